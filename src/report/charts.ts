@@ -1,0 +1,813 @@
+/**
+ * PNG charts: line, bar (chart.js drawn on @napi-rs/canvas) and a page map (plain canvas 2D).
+ *
+ * Everything is synchronous and returns a PNG Buffer. The machine may have no system fonts, so
+ * DejaVu Sans is registered from the bundled `dejavu-fonts-ttf` package on first use and chart.js
+ * is told to use it. Non-finite values (and values <= 0 on a log axis) are skipped; an empty chart
+ * still draws its axes with a "no data" note.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { createCanvas, GlobalFonts } from '@napi-rs/canvas';
+import { Chart, registerables } from 'chart.js';
+import type { ChartConfiguration, Plugin } from 'chart.js';
+
+// ---------------------------------------------------------------------------------------------
+// Public types
+// ---------------------------------------------------------------------------------------------
+
+export interface Series {
+  label: string;
+  points: Array<[number, number]>; // x, y
+  color?: string; // default: a fixed, colour-blind-friendly palette by series index
+  dashed?: boolean;
+  yAxis?: 'left' | 'right'; // right = secondary y axis (uses y2Label)
+  showPoints?: boolean; // default true
+}
+
+/** A vertical dashed line at data coordinate x (an index when xCategories is set) with a label at the top. */
+export interface Marker {
+  x: number;
+  label: string;
+  color?: string;
+}
+
+export interface LineChartSpec {
+  title: string;
+  subtitle?: string;
+  xLabel: string;
+  yLabel: string;
+  y2Label?: string;
+  xLog?: boolean;
+  yLog?: boolean;
+  /** Log scale for the right axis; defaults to yLog. */
+  y2Log?: boolean;
+  xCategories?: string[]; // when set, x values are indexes 0..n-1 into these category labels
+  series: Series[];
+  markers?: Marker[];
+  width?: number;
+  height?: number; // default 1000 x 600
+}
+
+export interface BarChartSpec {
+  title: string;
+  subtitle?: string;
+  categories: string[]; // x axis groups
+  series: Array<{ label: string; values: number[]; color?: string }>;
+  xLabel?: string;
+  yLabel: string;
+  stacked?: boolean;
+  horizontal?: boolean;
+  yLog?: boolean;
+  width?: number;
+  height?: number;
+}
+
+export interface PageMapSpec {
+  title: string;
+  subtitle?: string;
+  fill: ArrayLike<number>; // per page, 0..1: fraction of the usable page bytes in use
+  stubs: ArrayLike<number>; // per page: forwarding stubs
+  forwardedIn: ArrayLike<number>; // per page: forwarded rows living on this page away from their home
+  maxPages?: number; // default 20000
+  width?: number; // default 1000; height follows from the number of pages
+}
+
+// ---------------------------------------------------------------------------------------------
+// Setup: fonts, chart.js defaults
+// ---------------------------------------------------------------------------------------------
+
+export const FONT_FAMILY = 'DejaVu Sans';
+
+/** Okabe–Ito based palette (colour-blind friendly), yellow dropped for contrast on white. */
+export const PALETTE: readonly string[] = [
+  '#0072B2', // blue
+  '#D55E00', // vermillion
+  '#009E73', // bluish green
+  '#E69F00', // orange
+  '#CC79A7', // reddish purple
+  '#56B4E9', // sky blue
+  '#000000', // black
+  '#8C6D31', // brown
+  '#999999', // grey
+];
+
+const TEXT_COLOR = '#222222';
+const GRID_COLOR = '#e3e3e3';
+
+let setupDone = false;
+
+function fontDir(): string {
+  const req = createRequire(import.meta.url);
+  return path.join(path.dirname(req.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+}
+
+function ensureSetup(): void {
+  if (setupDone) return;
+  const dir = fontDir();
+  for (const file of ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf']) {
+    const key = GlobalFonts.registerFromPath(path.join(dir, file), FONT_FAMILY);
+    if (!key) throw new Error(`charts: could not register font ${path.join(dir, file)}`);
+  }
+  Chart.register(...registerables);
+  Chart.defaults.font.family = FONT_FAMILY;
+  Chart.defaults.font.size = 13;
+  Chart.defaults.color = TEXT_COLOR;
+  Chart.defaults.borderColor = GRID_COLOR;
+  Chart.defaults.animation = false;
+  Chart.defaults.responsive = false;
+  Chart.defaults.maintainAspectRatio = false;
+  Chart.defaults.devicePixelRatio = 1;
+  Chart.defaults.events = [];
+  Chart.defaults.plugins.tooltip.enabled = false;
+  setupDone = true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Number formatting
+// ---------------------------------------------------------------------------------------------
+
+function trimZeros(s: string): string {
+  return s.includes('.') ? s.replace(/\.?0+$/, '') : s;
+}
+
+/** Full-precision-ish readable number: thousands separators, a few decimals for small values. */
+export function formatNumber(v: number): string {
+  if (Number.isNaN(v)) return 'n/a';
+  if (!Number.isFinite(v)) return v > 0 ? '∞' : '-∞';
+  const a = Math.abs(v);
+  if (a === 0) return '0';
+  if (a >= 100) return Math.round(v).toLocaleString('en-US');
+  if (a >= 1) return v.toLocaleString('en-US', { maximumFractionDigits: 2 });
+  if (a >= 1e-3) return trimZeros(v.toPrecision(3));
+  return v.toExponential(1);
+}
+
+const COMPACT_UNITS: Array<[number, string]> = [
+  [1e12, 'T'],
+  [1e9, 'G'],
+  [1e6, 'M'],
+  [1e3, 'k'],
+];
+
+/** Compact axis number: 950, 1.2k, 3.4M, 5G; small values as formatNumber. */
+export function formatCompact(v: number): string {
+  if (!Number.isFinite(v)) return formatNumber(v);
+  const a = Math.abs(v);
+  for (const [unit, suffix] of COMPACT_UNITS) {
+    if (a >= unit) {
+      const s = v / unit;
+      const sa = Math.abs(s);
+      const digits = sa >= 100 ? 0 : sa >= 10 ? 1 : 2;
+      return trimZeros(s.toFixed(digits)) + suffix;
+    }
+  }
+  // Clean up floating noise on ticks such as 0.30000000000000004.
+  return formatNumber(Number(v.toPrecision(12)));
+}
+
+interface TickLike {
+  value: number;
+}
+
+/** Compact labels for all ticks, unless that makes two of them equal; then full numbers. */
+function linearTickLabel(value: number, index: number, ticks: TickLike[]): string {
+  const compact = ticks.map((t) => formatCompact(t.value));
+  if (new Set(compact).size === compact.length) return compact[index] ?? formatCompact(value);
+  return formatNumber(value);
+}
+
+/** Log axis labels: only 1, 2, 5 × 10^n (only 1 × 10^n when the range is wide). */
+function logTickLabel(value: number, _index: number, ticks: TickLike[]): string {
+  if (!(value > 0)) return '';
+  const pos = ticks.map((t) => t.value).filter((x) => x > 0);
+  const decades = pos.length > 1 ? Math.log10(Math.max(...pos) / Math.min(...pos)) : 0;
+  const sig = value / Math.pow(10, Math.floor(Math.log10(value) + 1e-9));
+  const near = (x: number): boolean => Math.abs(sig - x) < 1e-6 * x;
+  const keep = decades > 4 ? [1] : decades > 2 ? [1, 3] : [1, 2, 5];
+  if (keep.some(near) || near(10)) return formatCompact(value);
+  return '';
+}
+
+// ---------------------------------------------------------------------------------------------
+// chart.js plumbing
+// ---------------------------------------------------------------------------------------------
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type AnyChart = any;
+
+const backgroundPlugin: Plugin = {
+  id: 'rowsimWhiteBackground',
+  beforeDraw(chart: AnyChart) {
+    const ctx = chart.ctx;
+    ctx.save();
+    ctx.globalCompositeOperation = 'destination-over';
+    ctx.fillStyle = '#ffffff';
+    ctx.fillRect(0, 0, chart.width, chart.height);
+    ctx.restore();
+  },
+};
+
+function noDataPlugin(isEmpty: boolean): Plugin {
+  return {
+    id: 'rowsimNoData',
+    afterDraw(chart: AnyChart) {
+      if (!isEmpty) return;
+      const { ctx, chartArea } = chart;
+      ctx.save();
+      ctx.font = `16px "${FONT_FAMILY}"`;
+      ctx.fillStyle = '#666666';
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      ctx.fillText('no data', (chartArea.left + chartArea.right) / 2, (chartArea.top + chartArea.bottom) / 2);
+      ctx.restore();
+    },
+  };
+}
+
+function markerPlugin(markers: Marker[]): Plugin {
+  return {
+    id: 'rowsimMarkers',
+    afterDatasetsDraw(chart: AnyChart) {
+      if (markers.length === 0) return;
+      const { ctx, chartArea } = chart;
+      const xScale = chart.scales.x;
+      const fontPx = 12;
+      const lineH = fontPx + 6;
+      const placed: Array<Array<[number, number]>> = []; // per label row: occupied [x0, x1] spans
+      const items = markers
+        .map((m, i) => ({ m, px: xScale.getPixelForValue(m.x) as number, color: m.color ?? '#444444', i }))
+        .filter((it) => Number.isFinite(it.px) && it.px >= chartArea.left - 0.5 && it.px <= chartArea.right + 0.5)
+        .sort((a, b) => a.px - b.px);
+      ctx.save();
+      ctx.font = `${fontPx}px "${FONT_FAMILY}"`;
+      for (const it of items) {
+        ctx.strokeStyle = it.color;
+        ctx.lineWidth = 1.5;
+        ctx.setLineDash([6, 4]);
+        ctx.beginPath();
+        ctx.moveTo(it.px, chartArea.top);
+        ctx.lineTo(it.px, chartArea.bottom);
+        ctx.stroke();
+      }
+      ctx.setLineDash([]);
+      // Labels after all lines, so no line crosses a label; stacked in rows when they would overlap.
+      for (const it of items) {
+        if (!it.m.label) continue;
+        const w = ctx.measureText(it.m.label).width + 8;
+        // Label to the right of the line, unless that runs off the chart area.
+        let x0 = it.px + 3;
+        if (x0 + w > chartArea.right) x0 = Math.max(chartArea.left, it.px - 3 - w);
+        const x1 = x0 + w;
+        let row = 0;
+        while (placed[row]?.some(([a, b]) => x0 < b + 4 && x1 > a - 4)) row++;
+        (placed[row] ??= []).push([x0, x1]);
+        const y0 = chartArea.top + 2 + row * lineH;
+        ctx.fillStyle = 'rgba(255,255,255,0.85)';
+        ctx.fillRect(x0, y0, w, lineH - 2);
+        ctx.fillStyle = it.color;
+        ctx.textAlign = 'left';
+        ctx.textBaseline = 'middle';
+        ctx.fillText(it.m.label, x0 + 4, y0 + (lineH - 2) / 2);
+      }
+      ctx.restore();
+    },
+  };
+}
+
+function titlePlugins(title: string, subtitle: string | undefined): Record<string, unknown> {
+  return {
+    title: {
+      display: title !== '',
+      text: title,
+      font: { size: 20, weight: 'bold' },
+      color: '#111111',
+      padding: { top: 10, bottom: subtitle ? 2 : 10 },
+    },
+    subtitle: {
+      display: !!subtitle,
+      text: subtitle ?? '',
+      font: { size: 14 },
+      color: '#555555',
+      padding: { bottom: 10 },
+    },
+  };
+}
+
+function axisTitle(text: string | undefined): Record<string, unknown> {
+  return { display: !!text, text: text ?? '', font: { size: 14 }, color: TEXT_COLOR };
+}
+
+function renderChart(config: ChartConfiguration, width: number, height: number): Buffer {
+  ensureSetup();
+  const w = Math.max(50, Math.round(width));
+  const h = Math.max(50, Math.round(height));
+  const canvas = createCanvas(w, h);
+  const ctx = canvas.getContext('2d');
+  const chart = new Chart(ctx as AnyChart, config);
+  try {
+    chart.draw();
+    return canvas.toBuffer('image/png');
+  } finally {
+    chart.destroy();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Line chart
+// ---------------------------------------------------------------------------------------------
+
+export function renderLineChart(spec: LineChartSpec): Buffer {
+  const width = spec.width ?? 1000;
+  const height = spec.height ?? 600;
+  const cats = spec.xCategories && spec.xCategories.length > 0 ? spec.xCategories : undefined;
+  const xLog = !!spec.xLog && !cats;
+  const yLog = !!spec.yLog;
+  const y2Log = spec.y2Log ?? yLog;
+  const hasRight = spec.series.some((s) => s.yAxis === 'right');
+  const hasLeft = spec.series.some((s) => s.yAxis !== 'right');
+
+  let anyPoint = false;
+  let anyLeft = false;
+  let anyRight = false;
+  const datasets = spec.series.map((s, i) => {
+    const right = s.yAxis === 'right';
+    const logY = right ? y2Log : yLog;
+    const data: Array<{ x: number; y: number }> = [];
+    for (const p of s.points ?? []) {
+      if (!p) continue;
+      const [x, y] = p;
+      if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
+      if (xLog && x <= 0) continue;
+      if (logY && y <= 0) continue;
+      data.push({ x, y });
+    }
+    if (data.length > 0) {
+      anyPoint = true;
+      if (right) anyRight = true;
+      else anyLeft = true;
+    }
+    const color = s.color ?? PALETTE[i % PALETTE.length]!;
+    const showPoints = s.showPoints ?? true;
+    let label = s.label;
+    if (right && hasLeft) label += ' (right axis)';
+    if (data.length === 0) label += ' (no data)';
+    return {
+      label,
+      data,
+      borderColor: color,
+      backgroundColor: color,
+      borderWidth: 2,
+      borderDash: s.dashed ? [8, 5] : [],
+      pointRadius: showPoints ? (data.length > 150 ? 1.5 : 3) : 0,
+      pointHoverRadius: 0,
+      pointBackgroundColor: color,
+      pointBorderColor: color,
+      tension: 0,
+      fill: false,
+      spanGaps: true,
+      yAxisID: right ? 'y2' : 'y',
+    };
+  });
+
+  const markers = (spec.markers ?? []).filter((m) => m && Number.isFinite(m.x) && (!xLog || m.x > 0));
+  const markerXs = markers.map((m) => m.x);
+
+  const xScale: Record<string, unknown> = {
+    type: xLog ? 'logarithmic' : 'linear',
+    title: axisTitle(spec.xLabel),
+    grid: { color: GRID_COLOR },
+    ticks: { callback: xLog ? logTickLabel : linearTickLabel, font: { size: 12 }, maxRotation: 45 },
+  };
+  if (cats) {
+    const n = cats.length;
+    xScale.min = -0.5;
+    xScale.max = n - 0.5;
+    xScale.afterBuildTicks = (scale: AnyChart) => {
+      scale.ticks = cats.map((_c, i) => ({ value: i }));
+    };
+    xScale.ticks = {
+      autoSkip: true,
+      maxRotation: 45,
+      font: { size: 12 },
+      callback: (v: number) => (Number.isInteger(v) && v >= 0 && v < n ? cats[v] : ''),
+    };
+  } else if (!anyPoint && markerXs.length === 0) {
+    Object.assign(xScale, xLog ? { min: 1, max: 10 } : { min: 0, max: 1 });
+  } else if (markerXs.length > 0) {
+    xScale.suggestedMin = Math.min(...markerXs);
+    xScale.suggestedMax = Math.max(...markerXs);
+  }
+
+  const yScale = (log: boolean, label: string | undefined, right: boolean, empty: boolean): Record<string, unknown> => ({
+    type: log ? 'logarithmic' : 'linear',
+    position: right ? 'right' : 'left',
+    title: axisTitle(label),
+    grid: right ? { drawOnChartArea: false, color: GRID_COLOR } : { color: GRID_COLOR },
+    ticks: { callback: log ? logTickLabel : linearTickLabel, font: { size: 12 } },
+    ...(empty ? (log ? { min: 1, max: 10 } : { min: 0, max: 1 }) : {}),
+  });
+
+  const scales: Record<string, unknown> = {
+    x: xScale,
+    y: yScale(yLog, spec.yLabel, false, !anyLeft),
+  };
+  if (hasRight || spec.y2Label) scales.y2 = yScale(y2Log, spec.y2Label, true, !anyRight);
+
+  const config = {
+    type: 'line',
+    data: { datasets },
+    options: {
+      parsing: false,
+      normalized: false,
+      layout: { padding: { left: 8, right: 16, top: 4, bottom: 8 } },
+      scales,
+      plugins: {
+        ...titlePlugins(spec.title, spec.subtitle),
+        legend: {
+          display: datasets.length > 0,
+          position: 'top',
+          labels: {
+            usePointStyle: true,
+            pointStyle: 'line',
+            pointStyleWidth: 34,
+            font: { size: 13 },
+            padding: 14,
+            // With usePointStyle chart.js styles the legend from the point element: take dash and width from the line.
+            generateLabels: (chart: AnyChart) =>
+              Chart.defaults.plugins.legend.labels.generateLabels(chart).map((item: AnyChart) => {
+                const ds = datasets[item.datasetIndex as number];
+                return ds ? { ...item, lineDash: ds.borderDash, lineWidth: 2.5, strokeStyle: ds.borderColor } : item;
+              }),
+          },
+        },
+        tooltip: { enabled: false },
+      },
+    },
+    plugins: [backgroundPlugin, markerPlugin(markers), noDataPlugin(!anyPoint)],
+  } as unknown as ChartConfiguration;
+  return renderChart(config, width, height);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bar chart
+// ---------------------------------------------------------------------------------------------
+
+export function renderBarChart(spec: BarChartSpec): Buffer {
+  const width = spec.width ?? 1000;
+  const height = spec.height ?? 600;
+  const categories = spec.categories ?? [];
+  const horizontal = !!spec.horizontal;
+  const stacked = !!spec.stacked;
+  const log = !!spec.yLog;
+  let anyValue = false;
+  const datasets = spec.series.map((s, i) => {
+    const color = s.color ?? PALETTE[i % PALETTE.length]!;
+    const data = categories.map((_c, j) => {
+      const v = s.values?.[j];
+      if (typeof v !== 'number' || !Number.isFinite(v) || (log && v <= 0)) return null;
+      anyValue = true;
+      return v;
+    });
+    return { label: s.label, data, backgroundColor: color, borderColor: color, borderWidth: 0 };
+  });
+  const empty = !anyValue;
+  const valueAxis: Record<string, unknown> = {
+    type: log ? 'logarithmic' : 'linear',
+    stacked,
+    beginAtZero: !log,
+    title: axisTitle(spec.yLabel),
+    grid: { color: GRID_COLOR },
+    ticks: { callback: log ? logTickLabel : linearTickLabel, font: { size: 12 } },
+    ...(empty ? (log ? { min: 1, max: 10 } : { min: 0, max: 1 }) : {}),
+  };
+  const categoryAxis: Record<string, unknown> = {
+    type: 'category',
+    stacked,
+    title: axisTitle(spec.xLabel),
+    grid: { display: false },
+    ticks: { font: { size: 12 }, maxRotation: 45, autoSkip: false },
+  };
+  const config = {
+    type: 'bar',
+    data: { labels: categories, datasets },
+    options: {
+      indexAxis: horizontal ? 'y' : 'x',
+      layout: { padding: { left: 8, right: 16, top: 4, bottom: 8 } },
+      scales: horizontal ? { x: valueAxis, y: categoryAxis } : { x: categoryAxis, y: valueAxis },
+      plugins: {
+        ...titlePlugins(spec.title, spec.subtitle),
+        legend: { display: datasets.length > 0, position: 'top', labels: { font: { size: 13 }, padding: 14 } },
+        tooltip: { enabled: false },
+      },
+    },
+    plugins: [backgroundPlugin, noDataPlugin(empty)],
+  } as unknown as ChartConfiguration;
+  return renderChart(config, width, height);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Page map
+// ---------------------------------------------------------------------------------------------
+
+/** Sequential blue scale (ColorBrewer Blues-like), from a light but non-white tint to navy. */
+const FILL_STOPS: Array<[number, [number, number, number]]> = [
+  [0, [235, 242, 250]],
+  [0.25, [189, 215, 238]],
+  [0.5, [107, 174, 214]],
+  [0.75, [33, 113, 181]],
+  [1, [8, 48, 107]],
+];
+const STUB_COLOR = '#e0001b';
+const FWD_COLOR = '#ff8c00';
+const UNKNOWN_COLOR = '#bdbdbd';
+const GRID_BG = '#c8c8c8';
+
+/** Colour of a page filled to `f` (0..1); non-finite → grey. */
+export function fillColor(f: number): string {
+  if (!Number.isFinite(f)) return UNKNOWN_COLOR;
+  const t = Math.min(1, Math.max(0, f));
+  for (let i = 1; i < FILL_STOPS.length; i++) {
+    const [t1, c1] = FILL_STOPS[i]!;
+    if (t <= t1) {
+      const [t0, c0] = FILL_STOPS[i - 1]!;
+      const u = (t - t0) / (t1 - t0);
+      const c = c0.map((a, k) => Math.round(a + (c1[k]! - a) * u));
+      return `rgb(${c[0]},${c[1]},${c[2]})`;
+    }
+  }
+  const last = FILL_STOPS[FILL_STOPS.length - 1]![1];
+  return `rgb(${last[0]},${last[1]},${last[2]})`;
+}
+
+export interface PageMapLayout {
+  /** Pages drawn (≤ maxPages). */
+  pages: number;
+  /** Pages in the input. */
+  totalPages: number;
+  /** Cell size in px; cell i is at (gridLeft + (i % cols) * cell, gridTop + floor(i / cols) * cell). */
+  cell: number;
+  cols: number;
+  rows: number;
+  gridLeft: number;
+  gridTop: number;
+  width: number;
+  height: number;
+  /** Subtitle as drawn (with the "showing the first N of M pages" note when truncated). */
+  subtitle: string;
+}
+
+const PM_MARGIN = 16;
+const PM_MAX_CELL = 32;
+const PM_MAX_HEIGHT = 30000;
+
+type Ctx2D = ReturnType<ReturnType<typeof createCanvas>['getContext']>;
+
+function pmFont(px: number, bold = false): string {
+  return `${bold ? 'bold ' : ''}${px}px "${FONT_FAMILY}"`;
+}
+
+function valAt(a: ArrayLike<number>, i: number): number {
+  const v = i < a.length ? a[i]! : 0;
+  return Number.isFinite(v) ? v : 0;
+}
+
+interface PageTotals {
+  stubPages: number;
+  stubTotal: number;
+  fwdPages: number;
+  fwdTotal: number;
+  meanFill: number; // NaN when no finite fill
+}
+
+function pageTotals(spec: PageMapSpec): PageTotals {
+  const t: PageTotals = { stubPages: 0, stubTotal: 0, fwdPages: 0, fwdTotal: 0, meanFill: NaN };
+  let fillSum = 0;
+  let fillN = 0;
+  for (let i = 0; i < spec.fill.length; i++) {
+    const s = valAt(spec.stubs, i);
+    const f = valAt(spec.forwardedIn, i);
+    if (s > 0) {
+      t.stubPages++;
+      t.stubTotal += s;
+    }
+    if (f > 0) {
+      t.fwdPages++;
+      t.fwdTotal += f;
+    }
+    const fl = spec.fill[i]!;
+    if (Number.isFinite(fl)) {
+      fillSum += Math.min(1, Math.max(0, fl));
+      fillN++;
+    }
+  }
+  if (fillN > 0) t.meanFill = fillSum / fillN;
+  return t;
+}
+
+/**
+ * Draws the title, subtitle and legend (fill scale, the two marks) from the top of the image,
+ * wrapping legend items onto new lines when the width runs out. Returns the y below it.
+ * Also used on a scratch canvas to measure the header height.
+ */
+function drawPageMapHeader(ctx: Ctx2D, width: number, title: string, subtitle: string, t: PageTotals): number {
+  const right = width - PM_MARGIN;
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'top';
+  let y = 10;
+  if (title) {
+    ctx.fillStyle = '#111111';
+    ctx.font = pmFont(20, true);
+    ctx.fillText(title, PM_MARGIN, y);
+    y += 28;
+  }
+  if (subtitle) {
+    ctx.fillStyle = '#555555';
+    ctx.font = pmFont(14);
+    ctx.fillText(subtitle, PM_MARGIN, y);
+    y += 22;
+  }
+  y += 6;
+
+  // Legend items laid out left to right, wrapping. Each is [width, height, draw(x, y)].
+  ctx.font = pmFont(12);
+  const items: Array<[number, number, (x: number, y: number) => void]> = [];
+  const caption = `page fill${Number.isFinite(t.meanFill) ? ` (mean ${Math.round(t.meanFill * 100)}%)` : ''}:`;
+  const capW = ctx.measureText(caption).width;
+  const barW = 160;
+  items.push([
+    capW + 10 + barW,
+    34,
+    (x, y0) => {
+      ctx.fillStyle = TEXT_COLOR;
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'middle';
+      ctx.fillText(caption, x, y0 + 7);
+      const bx = x + capW + 10;
+      for (let k = 0; k < barW; k++) {
+        ctx.fillStyle = fillColor(k / (barW - 1));
+        ctx.fillRect(bx + k, y0, 1, 14);
+      }
+      ctx.strokeStyle = '#888888';
+      ctx.lineWidth = 1;
+      ctx.strokeRect(bx + 0.5, y0 + 0.5, barW - 1, 13);
+      ctx.fillStyle = TEXT_COLOR;
+      ctx.textBaseline = 'top';
+      ctx.fillText('0%', bx, y0 + 17);
+      ctx.textAlign = 'center';
+      ctx.fillText('50%', bx + barW / 2, y0 + 17);
+      ctx.textAlign = 'right';
+      ctx.fillText('100%', bx + barW, y0 + 17);
+    },
+  ]);
+  const markItem = (color: string, corner: 'tl' | 'br', text: string): void => {
+    const s = 16;
+    const w = s + 6 + ctx.measureText(text).width;
+    items.push([
+      w,
+      20,
+      (x, y0) => {
+        ctx.fillStyle = fillColor(0.5);
+        ctx.fillRect(x, y0 - 1, s, s);
+        drawMark(ctx, x, y0 - 1, s, color, corner);
+        ctx.fillStyle = TEXT_COLOR;
+        ctx.textAlign = 'left';
+        ctx.textBaseline = 'middle';
+        ctx.fillText(text, x + s + 6, y0 + 7);
+      },
+    ]);
+  };
+  markItem(STUB_COLOR, 'tl', `forwarding stubs (${formatNumber(t.stubPages)} pages, ${formatNumber(t.stubTotal)} stubs)`);
+  markItem(FWD_COLOR, 'br', `forwarded-in rows (${formatNumber(t.fwdPages)} pages, ${formatNumber(t.fwdTotal)} rows)`);
+
+  let x = PM_MARGIN;
+  let lineH = 0;
+  for (const [w, h, draw] of items) {
+    if (x > PM_MARGIN && x + w > right) {
+      y += lineH + 6;
+      x = PM_MARGIN;
+      lineH = 0;
+    }
+    ctx.font = pmFont(12);
+    draw(x, y);
+    x += w + 28;
+    lineH = Math.max(lineH, h);
+  }
+  return y + lineH + 10;
+}
+
+/** Where everything goes in a page map; exported so callers and tests can find a page's cell in the image. */
+export function pageMapLayout(spec: PageMapSpec): PageMapLayout {
+  return layoutWithTotals(spec, pageTotals(spec));
+}
+
+function layoutWithTotals(spec: PageMapSpec, totals: PageTotals): PageMapLayout {
+  ensureSetup();
+  const width = Math.max(200, Math.round(spec.width ?? 1000));
+  const totalPages = spec.fill.length;
+  const maxPages = Math.max(0, Math.floor(spec.maxPages ?? 20000));
+  let pages = Math.min(totalPages, maxPages);
+
+  const scratch = createCanvas(width, 10).getContext('2d');
+  scratch.font = pmFont(12);
+  const labelW = Math.ceil(scratch.measureText(formatNumber(Math.max(0, pages - 1))).width) + 8;
+  const gridLeft = PM_MARGIN + labelW;
+  const gridW = Math.max(2, width - gridLeft - PM_MARGIN);
+  const targetH = Math.max(300, Math.round(gridW * 0.75));
+  let cell = pages > 0 ? Math.floor(Math.sqrt((gridW * targetH) / pages)) : PM_MAX_CELL;
+  cell = Math.max(2, Math.min(PM_MAX_CELL, cell));
+  const cols = Math.max(1, Math.floor(gridW / cell));
+
+  const note = (n: number): string => `showing the first ${formatNumber(n)} of ${formatNumber(totalPages)} pages`;
+  const subtitleFor = (n: number): string => {
+    const base = spec.subtitle ?? '';
+    if (n >= totalPages) return base;
+    return base ? `${base} — ${note(n)}` : note(n);
+  };
+  // Keep the image a size PNG viewers handle: beyond PM_MAX_HEIGHT, draw fewer pages (and say so).
+  const headerMax = drawPageMapHeader(scratch, width, spec.title, subtitleFor(0), totals);
+  const maxRows = Math.max(1, Math.floor((PM_MAX_HEIGHT - headerMax - PM_MARGIN) / cell));
+  if (Math.ceil(pages / cols) > maxRows) pages = maxRows * cols;
+  const rows = Math.ceil(pages / cols);
+  const subtitle = subtitleFor(pages);
+  const gridTop = drawPageMapHeader(scratch, width, spec.title, subtitle, totals);
+  const height = gridTop + Math.max(rows * cell, pages === 0 ? 60 : 0) + PM_MARGIN;
+  return { pages, totalPages, cell, cols, rows, gridLeft, gridTop, width, height, subtitle };
+}
+
+export function renderPageMap(spec: PageMapSpec): Buffer {
+  ensureSetup();
+  const totals = pageTotals(spec);
+  const L = layoutWithTotals(spec, totals);
+  const canvas = createCanvas(L.width, L.height);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, L.width, L.height);
+  drawPageMapHeader(ctx, L.width, spec.title, L.subtitle, totals);
+
+  const { cell, cols, rows, gridLeft, gridTop, pages } = L;
+  if (pages === 0) {
+    ctx.fillStyle = '#666666';
+    ctx.font = pmFont(16);
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    ctx.fillText('no data', L.width / 2, gridTop + 30);
+    return canvas.toBuffer('image/png');
+  }
+
+  // Grey behind the cells shows as 1 px separators once cells are large enough to afford them.
+  const gap = cell >= 6 ? 1 : 0;
+  const inner = cell - gap;
+  ctx.fillStyle = GRID_BG;
+  const fullRows = Math.floor(pages / cols);
+  ctx.fillRect(gridLeft, gridTop, cols * cell, fullRows * cell);
+  if (pages % cols) ctx.fillRect(gridLeft, gridTop + fullRows * cell, (pages % cols) * cell, cell);
+  for (let i = 0; i < pages; i++) {
+    const cx = gridLeft + (i % cols) * cell;
+    const cy = gridTop + Math.floor(i / cols) * cell;
+    ctx.fillStyle = fillColor(spec.fill[i]!);
+    ctx.fillRect(cx, cy, inner, inner);
+    if (valAt(spec.stubs, i) > 0) drawMark(ctx, cx, cy, inner, STUB_COLOR, 'tl');
+    if (valAt(spec.forwardedIn, i) > 0) drawMark(ctx, cx, cy, inner, FWD_COLOR, 'br');
+  }
+
+  // Row labels: the number of the first page of every few rows.
+  let step = 1;
+  for (const m of [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000]) {
+    step = m;
+    if (m * cell >= 36) break;
+  }
+  ctx.font = pmFont(12);
+  ctx.fillStyle = '#555555';
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'middle';
+  for (let r = 0; r < rows; r += step) {
+    const ly = gridTop + r * cell + inner / 2;
+    ctx.fillText(formatNumber(r * cols), gridLeft - 6, Math.max(gridTop + 6, ly));
+  }
+  return canvas.toBuffer('image/png');
+}
+
+/** A corner mark in a cell of size s at (x, y): a triangle when there is room, else a small square. */
+function drawMark(ctx: Ctx2D, x: number, y: number, s: number, color: string, corner: 'tl' | 'br'): void {
+  ctx.fillStyle = color;
+  if (s >= 8) {
+    const t = Math.max(4, Math.round(s * 0.55));
+    ctx.beginPath();
+    if (corner === 'tl') {
+      ctx.moveTo(x, y);
+      ctx.lineTo(x + t, y);
+      ctx.lineTo(x, y + t);
+    } else {
+      ctx.moveTo(x + s, y + s);
+      ctx.lineTo(x + s - t, y + s);
+      ctx.lineTo(x + s, y + s - t);
+    }
+    ctx.closePath();
+    ctx.fill();
+  } else {
+    const t = Math.max(1, Math.ceil(s / 2));
+    if (corner === 'tl') ctx.fillRect(x, y, t, t);
+    else ctx.fillRect(x + s - t, y + s - t, t, t);
+  }
+}

@@ -1,0 +1,239 @@
+import { describe, it, expect } from 'vitest';
+import { createCanvas, loadImage } from '@napi-rs/canvas';
+import {
+  renderLineChart,
+  renderBarChart,
+  renderPageMap,
+  pageMapLayout,
+  formatCompact,
+  formatNumber,
+  type LineChartSpec,
+  type PageMapSpec,
+} from '../src/report/charts.js';
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function pngSize(buf: Buffer): { width: number; height: number } {
+  expect(buf.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+  expect(buf.subarray(12, 16).toString('latin1')).toBe('IHDR');
+  return { width: buf.readUInt32BE(16), height: buf.readUInt32BE(20) };
+}
+
+interface Pixels {
+  width: number;
+  height: number;
+  data: Uint8ClampedArray;
+}
+
+async function decode(buf: Buffer): Promise<Pixels> {
+  const img = await loadImage(buf);
+  const canvas = createCanvas(img.width, img.height);
+  const ctx = canvas.getContext('2d');
+  ctx.drawImage(img, 0, 0);
+  const { data } = ctx.getImageData(0, 0, img.width, img.height);
+  return { width: img.width, height: img.height, data };
+}
+
+function countPixels(p: Pixels, x0: number, y0: number, x1: number, y1: number, pred: (r: number, g: number, b: number) => boolean): number {
+  let n = 0;
+  for (let y = Math.max(0, y0); y < Math.min(p.height, y1); y++) {
+    for (let x = Math.max(0, x0); x < Math.min(p.width, x1); x++) {
+      const i = (y * p.width + x) * 4;
+      if (pred(p.data[i]!, p.data[i + 1]!, p.data[i + 2]!)) n++;
+    }
+  }
+  return n;
+}
+
+const isDark = (r: number, g: number, b: number): boolean => r + g + b < 3 * 100;
+const isNonWhite = (r: number, g: number, b: number): boolean => r < 250 || g < 250 || b < 250;
+const isRedish = (r: number, g: number, b: number): boolean => r > 170 && g < 90 && b < 90;
+
+function lineSpec(over: Partial<LineChartSpec> = {}): LineChartSpec {
+  return {
+    title: 'Throughput',
+    subtitle: 'fillfactor sweep',
+    xLabel: 'clients',
+    yLabel: 'tx/s',
+    series: [
+      { label: 'ff=100', points: [[1, 1000], [2, 1900], [4, 3500], [8, 6000]] },
+      { label: 'ff=80', points: [[1, 900], [2, 1700], [4, 3300], [8, 5200]], dashed: true },
+    ],
+    ...over,
+  };
+}
+
+describe('renderLineChart', () => {
+  it('writes a PNG of the default and the requested size', () => {
+    expect(pngSize(renderLineChart(lineSpec()))).toEqual({ width: 1000, height: 600 });
+    expect(pngSize(renderLineChart(lineSpec({ width: 640, height: 360 })))).toEqual({ width: 640, height: 360 });
+  });
+
+  it('has a white background and draws the title text in the top band', async () => {
+    const titled = await decode(renderLineChart(lineSpec({ subtitle: undefined })));
+    const untitled = await decode(renderLineChart(lineSpec({ title: '', subtitle: undefined })));
+    // Corner is background: white, not transparent.
+    expect(Array.from(titled.data.subarray(0, 4))).toEqual([255, 255, 255, 255]);
+    const band = (p: Pixels, pred: (r: number, g: number, b: number) => boolean): number => countPixels(p, 0, 0, p.width, 40, pred);
+    expect(band(titled, isNonWhite)).toBeGreaterThan(50);
+    expect(band(titled, isDark)).toBeGreaterThan(20);
+    // Without a title the legend moves up into the band, but the bold title has far more ink.
+    expect(band(titled, isDark)).toBeGreaterThan(band(untitled, isDark) + 50);
+    let differing = 0;
+    for (let i = 0; i < titled.width * 40 * 4; i++) if (titled.data[i] !== untitled.data[i]) differing++;
+    expect(differing).toBeGreaterThan(100);
+  });
+
+  it('renders log axes, categories, a right axis and markers', async () => {
+    const log = renderLineChart(
+      lineSpec({
+        xLog: true,
+        yLog: true,
+        series: [
+          { label: 'p99', points: [[1, 10], [10, 1e3], [100, 2e5], [0, 5], [1000, -1]] },
+          { label: 'forwarded', points: [[1, 0.1], [100, 0.5]], yAxis: 'right' },
+        ],
+        y2Label: 'fraction',
+        markers: [{ x: 10, label: 'knee' }, { x: 0, label: 'ignored on a log axis' }],
+      }),
+    );
+    expect(pngSize(log)).toEqual({ width: 1000, height: 600 });
+    const cats = renderLineChart(
+      lineSpec({
+        xCategories: ['exp_row_size=0', 'exp_row_size=1', 'exp_row_size=max'],
+        series: [{ label: 'pages', points: [[0, 1200], [1, 1500], [2, 2100]] }],
+        markers: [{ x: 1, label: 'default', color: '#d62728' }],
+      }),
+    );
+    expect(pngSize(cats).width).toBe(1000);
+    // The marker is drawn in its colour somewhere in the plot.
+    expect(countPixels(await decode(cats), 0, 60, 1000, 560, isRedish)).toBeGreaterThan(50);
+  });
+
+  it('never throws on empty or non-finite data', async () => {
+    const empty = renderLineChart(lineSpec({ series: [] }));
+    expect(pngSize(empty)).toEqual({ width: 1000, height: 600 });
+    const emptySeries = renderLineChart(lineSpec({ series: [{ label: 'none', points: [] }], yLog: true, xLog: true }));
+    expect(pngSize(emptySeries).height).toBe(600);
+    const junk = renderLineChart(
+      lineSpec({ series: [{ label: 'junk', points: [[NaN, 1], [1, Infinity], [-Infinity, 3]] }], markers: [{ x: NaN, label: 'x' }] }),
+    );
+    expect(pngSize(junk).width).toBe(1000);
+    // The "no data" note is drawn in the middle of the plot area.
+    const p = await decode(empty);
+    expect(countPixels(p, 400, 250, 650, 350, isNonWhite)).toBeGreaterThan(20);
+  });
+});
+
+describe('renderBarChart', () => {
+  it('renders grouped, stacked, horizontal and log bar charts of the requested size', async () => {
+    const spec = {
+      title: 'Forwarded rows',
+      categories: ['APL', 'DOL', 'heap'],
+      series: [
+        { label: 'ff=100', values: [10, 2000, 30000] },
+        { label: 'ff=90', values: [5, NaN, 15000] },
+      ],
+      yLabel: 'rows',
+      xLabel: 'engine',
+    };
+    const grouped = renderBarChart(spec);
+    expect(pngSize(grouped)).toEqual({ width: 1000, height: 600 });
+    const p = await decode(grouped);
+    expect(countPixels(p, 0, 0, p.width, 40, isDark)).toBeGreaterThan(20);
+    // Default palette: the first series is blue (#0072B2), drawn as bars.
+    const blue = countPixels(p, 0, 60, p.width, p.height, (r, g, b) => r < 20 && g > 90 && g < 130 && b > 160);
+    expect(blue).toBeGreaterThan(1000);
+    expect(pngSize(renderBarChart({ ...spec, stacked: true, horizontal: true, width: 500, height: 300 }))).toEqual({
+      width: 500,
+      height: 300,
+    });
+    expect(pngSize(renderBarChart({ ...spec, yLog: true })).width).toBe(1000);
+  });
+
+  it('never throws on empty input', () => {
+    expect(pngSize(renderBarChart({ title: 'x', categories: [], series: [], yLabel: 'y' })).height).toBe(600);
+    expect(pngSize(renderBarChart({ title: 'x', categories: ['a'], series: [{ label: 's', values: [] }], yLabel: 'y' })).width).toBe(1000);
+  });
+});
+
+function pageSpec(n: number, over: Partial<PageMapSpec> = {}): PageMapSpec {
+  const fill = new Float64Array(n);
+  for (let i = 0; i < n; i++) fill[i] = (i % 10) / 9;
+  return { title: 'Page map', subtitle: 'test', fill, stubs: new Uint32Array(n), forwardedIn: new Uint32Array(n), ...over };
+}
+
+describe('renderPageMap', () => {
+  it('has the default width and grows taller with more pages', () => {
+    const small = pngSize(renderPageMap(pageSpec(100)));
+    const large = pngSize(renderPageMap(pageSpec(5000)));
+    const huge = pngSize(renderPageMap(pageSpec(300_000, { maxPages: 300_000 })));
+    expect(small.width).toBe(1000);
+    expect(large.width).toBe(1000);
+    expect(large.height).toBeGreaterThan(small.height);
+    expect(huge.height).toBeGreaterThan(large.height);
+    expect(pngSize(renderPageMap(pageSpec(100, { width: 500 }))).width).toBe(500);
+  });
+
+  it('caps the pages drawn at maxPages and says so', () => {
+    const layout = pageMapLayout(pageSpec(30_000));
+    expect(layout.pages).toBe(20_000);
+    expect(layout.totalPages).toBe(30_000);
+    expect(layout.subtitle).toMatch(/first 20,000 of 30,000 pages/);
+    expect(pageMapLayout(pageSpec(30_000, { maxPages: 100 })).pages).toBe(100);
+    expect(layout.cell).toBeGreaterThanOrEqual(2);
+    expect(layout.gridLeft + layout.cols * layout.cell).toBeLessThanOrEqual(layout.width);
+  });
+
+  it('marks pages with forwarding stubs in red, and only those', async () => {
+    const n = 200;
+    const stubs = new Uint32Array(n);
+    const forwardedIn = new Uint32Array(n);
+    stubs[7] = 2;
+    forwardedIn[8] = 1;
+    const spec = pageSpec(n, { stubs, forwardedIn });
+    const L = pageMapLayout(spec);
+    const p = await decode(renderPageMap(spec));
+    expect(p.height).toBe(L.height);
+    const cellRed = (i: number): number => {
+      const x = L.gridLeft + (i % L.cols) * L.cell;
+      const y = L.gridTop + Math.floor(i / L.cols) * L.cell;
+      return countPixels(p, x, y, x + L.cell, y + L.cell, isRedish);
+    };
+    expect(cellRed(7)).toBeGreaterThan(0);
+    expect(cellRed(6)).toBe(0);
+    expect(cellRed(8)).toBe(0); // forwarded-in only: orange, not red
+    const x8 = L.gridLeft + (8 % L.cols) * L.cell;
+    const y8 = L.gridTop + Math.floor(8 / L.cols) * L.cell;
+    expect(countPixels(p, x8, y8, x8 + L.cell, y8 + L.cell, (r, g, b) => r > 200 && g > 100 && g < 180 && b < 60)).toBeGreaterThan(0);
+    // An empty page (fill 0) and a full page (fill 1) look clearly different.
+    const centre = (i: number): number[] => {
+      const x = L.gridLeft + (i % L.cols) * L.cell + Math.floor(L.cell / 2);
+      const y = L.gridTop + Math.floor(i / L.cols) * L.cell + Math.floor(L.cell / 2);
+      const k = (y * p.width + x) * 4;
+      return [p.data[k]!, p.data[k + 1]!, p.data[k + 2]!];
+    };
+    const [r0, g0, b0] = centre(0); // fill 0
+    const [r9, g9, b9] = centre(9); // fill 1
+    expect(r0! + g0! + b0! - (r9! + g9! + b9!)).toBeGreaterThan(300);
+    // Title text in the top band.
+    expect(countPixels(p, 0, 0, 300, 40, isDark)).toBeGreaterThan(20);
+  });
+
+  it('renders an empty page map', () => {
+    const { width, height } = pngSize(renderPageMap({ title: 'none', fill: [], stubs: [], forwardedIn: [] }));
+    expect(width).toBe(1000);
+    expect(height).toBeGreaterThan(50);
+  });
+});
+
+describe('number formatting', () => {
+  it('is readable', () => {
+    expect(formatNumber(1234567)).toBe('1,234,567');
+    expect(formatNumber(0.1234)).toBe('0.123');
+    expect(formatCompact(1200)).toBe('1.2k');
+    expect(formatCompact(3_400_000)).toBe('3.4M');
+    expect(formatCompact(950)).toBe('950');
+    expect(formatCompact(0.30000000000000004)).toBe('0.3');
+  });
+});

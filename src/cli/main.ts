@@ -1,0 +1,71 @@
+/**
+ * The rowsim command line. Thin: parse arguments, call the core, print. Exit status: 0 success,
+ * 2 bad input (config, CSV, DDL, arguments), 1 an internal error.
+ */
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { InputError } from '../config/errors.js';
+import { ROWSIM_VERSION } from '../version.js';
+import { runCommand } from './run.js';
+import { validateCommand } from './validate.js';
+
+export const EXIT_OK = 0;
+export const EXIT_INPUT = 2;
+
+export function parseWorkers(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < 1 || n > 256) {
+    throw new InvalidArgumentError(`expected a whole number of worker threads from 1 to 256, found "${value}"`);
+  }
+  return n;
+}
+
+export function buildProgram(setCode: (code: number) => void): Command {
+  const program = new Command();
+  program
+    .name('rowsim')
+    .description('Row-storage simulator: how rows live on pages, get forwarded, and what exp_row_size, fillfactor and PCTFREE buy; buffer-manager contention.')
+    .version(ROWSIM_VERSION)
+    .exitOverride()
+    .showHelpAfterError('(run rowsim --help for usage)')
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+
+  program
+    .command('run')
+    .description('run a config: storage workload (with its sweep) and/or the contention model; write out/<name>/')
+    .argument('<config>', 'config YAML file')
+    .option('--out <dir>', 'results folder (default: out/<name>)')
+    .option('--workers <n>', 'worker threads (default: the number of cores)', parseWorkers)
+    .option('--quiet', 'print nothing but errors')
+    .action(async (config: string, opts: { out?: string; workers?: number; quiet?: boolean }) => {
+      setCode(await runCommand(config, opts));
+    });
+
+  program
+    .command('validate')
+    .description('check a config without running it')
+    .argument('<config>', 'config YAML file')
+    .action((config: string) => {
+      setCode(validateCommand(config));
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let code = EXIT_OK;
+  const program = buildProgram((c) => (code = c));
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT_OK;
+      return EXIT_INPUT;
+    }
+    if (err instanceof InputError) {
+      process.stderr.write(`${err.message}\n`);
+      return EXIT_INPUT;
+    }
+    throw err;
+  }
+  return code;
+}

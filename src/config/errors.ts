@@ -1,0 +1,118 @@
+/**
+ * Operating errors for bad input (YAML, CSV, DDL, arguments): what the user must fix, where. The CLI
+ * prints `file:line:column: key.path: message` and exits with status 2.
+ */
+import { LineCounter, isNode, type Document } from 'yaml';
+
+export type KeyPath = readonly (string | number)[];
+
+export interface InputProblem {
+  file: string;
+  line?: number;
+  column?: number;
+  /** Dotted key path such as `engine.exp_row_size` or `workload[1].update.set.summary`. */
+  key?: string;
+  message: string;
+}
+
+export class InputError extends Error {
+  readonly problems: InputProblem[];
+  constructor(problems: InputProblem[]) {
+    super(problems.map(formatProblem).join('\n'));
+    this.problems = problems;
+    this.name = 'InputError';
+  }
+}
+
+export function formatProblem(p: InputProblem): string {
+  let where = p.file;
+  if (p.line !== undefined) where += `:${p.line}${p.column !== undefined ? `:${p.column}` : ''}`;
+  return `${where}: ${p.key ? `${p.key}: ` : ''}${p.message}`;
+}
+
+export function keyPathString(path: KeyPath): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else out += out ? `.${seg}` : seg;
+  }
+  return out;
+}
+
+/** Positions of YAML nodes for a parsed document. */
+export class YamlLocator {
+  constructor(
+    private readonly doc: Document,
+    private readonly lines: LineCounter,
+    readonly file: string,
+  ) {}
+
+  /** Line and column of the node at `path`, or of the deepest existing ancestor. */
+  locate(path: KeyPath, preferKey = false): { line: number; column: number } | undefined {
+    for (let n = path.length; n >= 0; n--) {
+      const sub = path.slice(0, n);
+      if (preferKey && n === path.length && n > 0) {
+        const parent = sub.length > 1 ? this.doc.getIn(sub.slice(0, -1), true) : this.doc.contents;
+        const key = sub[sub.length - 1];
+        if (parent && isNode(parent) && 'items' in parent) {
+          for (const item of (parent as { items: unknown[] }).items) {
+            const pair = item as { key?: { value?: unknown; range?: [number, number, number] } };
+            if (pair.key && pair.key.value === key && pair.key.range) return this.pos(pair.key.range[0]);
+          }
+        }
+      }
+      const node = sub.length === 0 ? this.doc.contents : this.doc.getIn(sub, true);
+      if (node && isNode(node) && node.range) return this.pos(node.range[0]);
+    }
+    return undefined;
+  }
+
+  problem(path: KeyPath, message: string, preferKey = false): InputProblem {
+    const pos = this.locate(path, preferKey);
+    return { file: this.file, line: pos?.line, column: pos?.column, key: keyPathString(path) || undefined, message };
+  }
+
+  private pos(offset: number): { line: number; column: number } {
+    const p = this.lines.linePos(offset);
+    return { line: p.line, column: p.col };
+  }
+}
+
+/** Describe a found value briefly for messages. */
+export function describeFound(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return 'a list';
+  return 'a mapping';
+}
+
+/** Levenshtein distance, for "did you mean" suggestions. */
+export function editDistance(a: string, b: string): number {
+  const prev = new Array<number>(b.length + 1);
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length]!;
+}
+
+export function nearest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(word.toLowerCase(), c.toLowerCase());
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(word.length / 2)) ? best : undefined;
+}

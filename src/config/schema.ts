@@ -1,0 +1,111 @@
+/**
+ * The zod schema of a rowsim config (shared/config-format.md). Objects are strict: an unknown key is
+ * an error with the nearest valid key suggested. Values come out with units resolved.
+ */
+import { z } from 'zod';
+import { zCount, zShare, zSize } from './zunits.js';
+
+export const FORMAT_IDS = ['ase-dol', 'ase-apl', 'sqlserver-heap', 'postgres-heap', 'oracle-heap'] as const;
+export type FormatId = (typeof FORMAT_IDS)[number];
+
+const pair = () => z.tuple([z.number(), z.number()]);
+
+/** A length distribution: a number, uniform, normal, lognormal, choice, or a histogram CSV. */
+export const distSchema = z.union([
+  z.number().min(0),
+  z.strictObject({ uniform: pair() }),
+  z.strictObject({ normal: pair() }),
+  z.strictObject({ lognormal: pair() }),
+  z.strictObject({ choice: z.record(z.string(), z.number().min(0)) }),
+  z.strictObject({ histogram: z.string().min(1) }),
+]);
+export type DistInput = z.infer<typeof distSchema>;
+
+export const columnSchema = z.strictObject({
+  name: z.string().min(1),
+  type: z.string().min(1),
+  null: z.boolean().optional(),
+});
+
+export const indexSchema = z.strictObject({
+  name: z.string().min(1),
+  columns: z.array(z.string().min(1)).min(1),
+  unique: z.boolean().optional(),
+});
+
+export const tableSchema = z.strictObject({
+  name: z.string().min(1).optional(),
+  columns: z.array(columnSchema).min(1).optional(),
+  ddl: z.string().min(1).optional(),
+  indexes: z.array(indexSchema).optional(),
+});
+
+export const engineSchema = z.strictObject({
+  format: z.enum(FORMAT_IDS),
+  page_size: zSize().optional(),
+  exp_row_size: z.union([z.number().int().min(0), z.literal('max')]).optional(),
+  default_exp_row_size_percent: z.number().min(0).max(100).optional(),
+  exp_row_size_basis: z.enum(['physical', 'logical']).optional(),
+  compaction: z.enum(['on', 'off']).optional(),
+  fillfactor: z.number().int().min(10).max(100).optional(),
+  pctfree: z.number().int().min(0).max(99).optional(),
+  pctused: z.number().int().min(1).max(99).optional(),
+  encoding: z.enum(['latin1', 'utf8', 'utf16']).optional(),
+  multibyte_share: zShare().optional(),
+});
+export type EngineInput = z.infer<typeof engineSchema>;
+
+export const valueSpecSchema = z.strictObject({
+  length: distSchema.optional(),
+  null: zShare().optional(),
+});
+
+export const setSpecSchema = z.union([
+  z.literal('changed'),
+  z.strictObject({
+    length: distSchema.optional(),
+    grow: distSchema.optional(),
+    null: zShare().optional(),
+  }),
+]);
+
+export const ORDER_RE = /^(sequential|random|spread|zipf\(\s*(\d+(?:\.\d+)?)\s*\))$/;
+const orderSchema = z.string().regex(ORDER_RE, 'sequential, random, spread or zipf(s) such as zipf(0.9)');
+
+export const insertSchema = z.strictObject({
+  rows: zCount(),
+  values: z.record(z.string(), valueSpecSchema).optional(),
+});
+export const updateSchema = z.strictObject({
+  rows: zCount(),
+  order: orderSchema.optional(),
+  transaction: z.enum(['statement', 'row']).optional(),
+  set: z.record(z.string(), setSpecSchema),
+});
+export const deleteSchema = z.strictObject({
+  rows: zCount(),
+  order: orderSchema.optional(),
+  transaction: z.enum(['statement', 'row']).optional(),
+});
+export const REORG_KINDS = ['forwarded_rows', 'rebuild', 'compact'] as const;
+export const reorgSchema = z.enum(REORG_KINDS);
+
+export const PHASE_KINDS = ['insert', 'update', 'delete', 'reorg'] as const;
+export type PhaseKind = (typeof PHASE_KINDS)[number];
+export const PHASE_SCHEMAS = {
+  insert: insertSchema,
+  update: updateSchema,
+  delete: deleteSchema,
+  reorg: reorgSchema,
+} as const;
+
+/** Top level; `workload` items and `contention` are checked separately (see load.ts). */
+export const topSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a run name of letters, digits, ".", "_" or "-"'),
+  seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  table: z.unknown().optional(),
+  engine: z.unknown().optional(),
+  workload: z.array(z.unknown()).optional(),
+  sweep: z.record(z.string(), z.array(z.union([z.number(), z.string(), z.boolean()])).min(1)).optional(),
+  contention: z.unknown().optional(),
+});

@@ -1,0 +1,89 @@
+/**
+ * The resolved run specification: what the config means once parsed, validated and with units, files
+ * (DDL, histograms) and defaults resolved. Plain data, so it crosses to worker threads unchanged.
+ */
+import type { Count } from '../util/units.js';
+import type { ColumnType } from '../schema/types.js';
+import type { FormatId } from './schema.js';
+
+export interface ColumnDef {
+  name: string;
+  type: ColumnType;
+  nullable: boolean;
+}
+
+export interface IndexDef {
+  name: string;
+  columns: string[];
+  unique: boolean;
+}
+
+export interface TableDef {
+  name: string;
+  columns: ColumnDef[];
+  indexes: IndexDef[];
+}
+
+export type Dist =
+  | { kind: 'const'; value: number }
+  | { kind: 'uniform'; min: number; max: number }
+  | { kind: 'normal'; mean: number; sd: number }
+  | { kind: 'lognormal'; median: number; sigma: number }
+  | { kind: 'choice'; values: number[]; weights: number[] };
+
+export interface ValueSpec {
+  /** Length in characters (character types) or bytes; absent: the declared length. */
+  length?: Dist;
+  /** Share of NULLs, 0..1 (nullable columns only). */
+  null: number;
+}
+
+export type SetSpec =
+  | { kind: 'changed' }
+  | { kind: 'length'; dist: Dist; null?: number }
+  | { kind: 'grow'; dist: Dist; null?: number }
+  | { kind: 'null'; null: number };
+
+export type Order =
+  | { kind: 'sequential' }
+  | { kind: 'random' }
+  | { kind: 'spread' }
+  | { kind: 'zipf'; s: number };
+
+export type TransactionScope = 'statement' | 'row';
+
+export type PhaseSpec =
+  | { op: 'insert'; rows: Count; values: Record<string, ValueSpec> }
+  | { op: 'update'; rows: Count; order: Order; transaction: TransactionScope; set: Record<string, SetSpec> }
+  | { op: 'delete'; rows: Count; order: Order; transaction: TransactionScope }
+  | { op: 'reorg'; kind: 'forwarded_rows' | 'rebuild' | 'compact' };
+
+export interface EngineSpec {
+  format: FormatId;
+  page_size: number;
+  exp_row_size: number | 'max';
+  default_exp_row_size_percent: number;
+  exp_row_size_basis: 'physical' | 'logical';
+  compaction: 'on' | 'off';
+  fillfactor: number;
+  pctfree: number;
+  pctused: number;
+  encoding: 'latin1' | 'utf8' | 'utf16';
+  multibyte_share: number;
+  /** Settings given in the config that this format does not use: reported as notes. */
+  ignored: string[];
+}
+
+export interface StorageSpec {
+  name: string;
+  seed: number;
+  table: TableDef;
+  engine: EngineSpec;
+  workload: PhaseSpec[];
+}
+
+export interface SweepPoint {
+  label: string;
+  params: Record<string, string | number | boolean>;
+  spec: StorageSpec;
+}

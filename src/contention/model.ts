@@ -1,0 +1,192 @@
+/**
+ * One simulation point resolved from the spec: the numbers the event loop and the analytic checks
+ * (MVA, bounds) share. Pure: no I/O, no clock, no randomness.
+ *
+ * A transaction is `lookups_per_transaction` buffer look-ups (index traversals first, then the data
+ * reads), separated by lookups + 1 equal CPU segments that together make its CPU work. Look-up i of a
+ * traversal reads one page of index level i % levels (the root at level 0); data reads fall on the data
+ * pages with Zipf popularity, page 0 the hottest.
+ */
+import type { BufferManagerKind, ContentionSpec } from './schema.js';
+
+export interface PointModel {
+  buffer_manager: BufferManagerKind;
+  engines: number;
+  users: number;
+  think_ns: number;
+  /** Data-page look-ups per transaction. */
+  data_reads: number;
+  /** Index-page look-ups per transaction (traversals × levels). */
+  index_reads: number;
+  /** All look-ups per transaction. */
+  lookups: number;
+  /** CPU work of a transaction outside locks: cpu_per_transaction × snap + reads × cpu_per_read, plus (lockless) latch-free look-up work. */
+  work_ns: number;
+  exponential: boolean;
+  /** latched + wait: block: a task gives its engine up at every latched look-up. */
+  block: boolean;
+  ttas: boolean;
+  handoff_ns: number;
+  spinlocks: number;
+  hold_ns: number;
+  /** Index-page latches in use (index look-ups and no latch-free B-tree for this manager). */
+  index_latches: boolean;
+  latch_hold_ns: number;
+  index_levels: number;
+  /** Pages on each index level (level 0 = root = 1 page). */
+  level_pages: number[];
+  /** First index-page number of each level, counted from 0 after the data pages. */
+  level_base: number[];
+  index_pages: number;
+  data_pages: number;
+  skew: number;
+  cas_ns: number;
+  update_share: number;
+  /** Data pages of rank < this are in the engine-local cache (lockless only). */
+  cached_data_pages: number;
+  /** Pages of each index level with in-level number < this are in the engine-local cache. */
+  cached_level_pages: number[];
+  duration_ns: number;
+  warmup_ns: number;
+  max_events: number;
+}
+
+/** The spinlock (cache partition) a page hashes to: a 32-bit integer mix, then modulo. */
+export function spinlockOfPage(page: number, spinlocks: number): number {
+  let h = Math.imul(page ^ 0x5bd1e995, 0x9e3779b1);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return (h >>> 0) % spinlocks;
+}
+
+/** Zipf popularity of data pages: p_i ∝ 1/(i+1)^skew, i = 0 the hottest. */
+export function zipfWeights(count: number, skew: number): Float64Array {
+  const w = new Float64Array(count);
+  let sum = 0;
+  for (let i = 0; i < count; i++) {
+    const x = skew === 0 ? 1 : Math.pow(i + 1, -skew);
+    w[i] = x;
+    sum += x;
+  }
+  for (let i = 0; i < count; i++) w[i]! /= sum;
+  return w;
+}
+
+export function buildPointModel(spec: ContentionSpec, bm: BufferManagerKind, engines: number, users: number): PointModel {
+  const x = spec.xoltp;
+  const xoltpOn = x.applies_to.includes(bm);
+  const snap = xoltpOn ? x.snap_cpu_factor : 1;
+  const dataReads = spec.transaction.logical_reads;
+  const indexReads = x.index.traversals * x.index.levels;
+  const lookups = dataReads + indexReads;
+  const lockless = bm === 'lockless';
+  const levelPages: number[] = [];
+  const levelBase: number[] = [];
+  let indexPages = 0;
+  for (let j = 0; j < x.index.levels; j++) {
+    const n = Math.min(Math.pow(x.index.fanout, j), spec.pages.count);
+    levelBase.push(indexPages);
+    levelPages.push(n);
+    indexPages += n;
+  }
+  const cache = lockless ? localCache(spec, levelPages) : { data: 0, levels: levelPages.map(() => 0) };
+  const indexLatches = indexReads > 0 && !(xoltpOn && x.latch_free_btree);
+  return {
+    buffer_manager: bm,
+    engines,
+    users,
+    think_ns: spec.think_time_ns,
+    data_reads: dataReads,
+    index_reads: indexReads,
+    lookups,
+    work_ns:
+      spec.transaction.cpu_per_transaction_ns * snap +
+      dataReads * spec.transaction.cpu_per_read_ns +
+      (lockless ? lookups * spec.lockless.lookup_ns : 0),
+    exponential: spec.service_times === 'exponential',
+    block: spec.latched.wait === 'block',
+    ttas: spec.latched.lock === 'ttas',
+    handoff_ns: spec.latched.handoff_per_waiter_ns,
+    spinlocks: spec.latched.spinlocks,
+    hold_ns: spec.latched.hold_ns,
+    index_latches: indexLatches,
+    latch_hold_ns: x.index.latch_hold_ns,
+    index_levels: x.index.levels,
+    level_pages: levelPages,
+    level_base: levelBase,
+    index_pages: indexReads > 0 ? indexPages : 0,
+    data_pages: spec.pages.count,
+    skew: spec.pages.skew,
+    cas_ns: spec.lockless.cas_ns,
+    update_share: spec.lockless.update_share,
+    cached_data_pages: cache.data,
+    cached_level_pages: cache.levels,
+    duration_ns: spec.duration_ns,
+    warmup_ns: spec.warmup_ns,
+    max_events: spec.max_events,
+  };
+}
+
+/**
+ * The engine-local cache holds the `local_cache_pages` pages with the highest access rate per
+ * transaction: index pages of level j are read traversals / fanout^j times each, data page i
+ * logical_reads × p_i times. A greedy merge of the two descending sequences picks them.
+ */
+function localCache(spec: ContentionSpec, levelPages: number[]): { data: number; levels: number[] } {
+  let room = Math.min(spec.lockless.local_cache_pages, spec.pages.count + levelPages.reduce((a, b) => a + b, 0));
+  const levels = levelPages.map(() => 0);
+  if (room === 0) return { data: 0, levels };
+  const trav = spec.xoltp.index.traversals;
+  const reads = spec.transaction.logical_reads;
+  const skew = spec.pages.skew;
+  let h = 0;
+  for (let i = 1; i <= spec.pages.count; i++) h += skew === 0 ? 1 : Math.pow(i, -skew);
+  const dataRate = (i: number): number => (reads * (skew === 0 ? 1 : Math.pow(i + 1, -skew))) / h;
+  let data = 0;
+  let level = 0;
+  const maxSteps = room + levelPages.length + 1;
+  for (let step = 0; step < maxSteps && room > 0; step++) {
+    const levelRate = trav > 0 && level < levelPages.length ? trav / levelPages[level]! : -1;
+    const dRate = data < spec.pages.count ? dataRate(data) : -1;
+    if (levelRate < 0 && dRate < 0) break;
+    if (levelRate >= dRate) {
+      const take = Math.min(room, levelPages[level]!);
+      levels[level] = take;
+      room -= take;
+      level += 1;
+    } else {
+      data += 1;
+      room -= 1;
+    }
+  }
+  return { data, levels };
+}
+
+/**
+ * Visits per transaction to each lock: spinlocks first (index 0..spinlocks-1), then, with index latches,
+ * one latch per index page. Used by the MVA and the operational bounds.
+ */
+export function lockVisits(m: PointModel): { spinlock: Float64Array; latch: Float64Array } {
+  const spin = new Float64Array(m.spinlocks);
+  if (m.buffer_manager === 'latched') {
+    if (m.data_reads > 0) {
+      const w = zipfWeights(m.data_pages, m.skew);
+      for (let p = 0; p < m.data_pages; p++) spin[spinlockOfPage(p, m.spinlocks)]! += m.data_reads * w[p]!;
+    }
+  }
+  const latch = new Float64Array(m.index_latches ? m.index_pages : 0);
+  if (m.index_reads > 0) {
+    const traversals = m.index_reads / m.index_levels;
+    for (let j = 0; j < m.index_levels; j++) {
+      const n = m.level_pages[j]!;
+      const each = traversals / n;
+      for (let i = 0; i < n; i++) {
+        const page = m.level_base[j]! + i;
+        if (m.buffer_manager === 'latched') spin[spinlockOfPage(m.data_pages + page, m.spinlocks)]! += each;
+        if (m.index_latches) latch[page]! += each;
+      }
+    }
+  }
+  return { spinlock: spin, latch };
+}

@@ -1,0 +1,292 @@
+/**
+ * SAP ASE data-only-locked (DOL: datarows/datapages) and allpages-locked (APL) row formats.
+ * Every figure cites shared/reference/storage-ase.md by its source key in brackets.
+ */
+import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
+import { isCharacterType, isVariableType, type ColumnType } from '../schema/types.js';
+import {
+  EngineSettingError,
+  columnIsIndexed,
+  type ColumnLayout,
+  type Format,
+  type PageGeometry,
+  type ResolvedEngine,
+  type TableLayout,
+} from './types.js';
+
+/** Logical page sizes ASE supports [A1][A2]. */
+export const ASE_PAGE_SIZES = [2048, 4096, 8192, 16384] as const;
+/** DOL page header bytes: 2002 usable on 2K [A]. */
+export const ASE_DOL_HEADER_BYTES = 46;
+/** APL page header bytes: 2016 usable on 2K [A]. */
+export const ASE_APL_HEADER_BYTES = 32;
+/** Row offset table entry [G]. */
+export const ASE_ROW_OFFSET_BYTES = 2;
+/** Every DOL row is at least 10 bytes so it can become a forwarding stub [B][E]. */
+export const ASE_DOL_MIN_ROW_BYTES = 10;
+/** The stub a forwarded DOL row leaves at home: 10 bytes (+ its 2-byte slot, kept) [E] (inference). */
+export const ASE_DOL_STUB_BYTES = 10;
+/** DOL row overhead: 6 bytes for all-fixed NOT NULL rows, 8 otherwise; 2 per variable column [E]. */
+export const ASE_DOL_FIXED_ROW_OVERHEAD = 6;
+export const ASE_DOL_VAR_ROW_OVERHEAD = 8;
+export const ASE_DOL_VAR_COLUMN_OFFSET_BYTES = 2;
+/** Max DOL row = page − 84: 1964 / 4012 / 8108 / 16300 [C]. */
+export const ASE_DOL_ROW_LIMIT_OVERHEAD = 84;
+/** Max APL row: 1962 / 4010 / 8096 / 16298 [D]. */
+export const ASE_APL_MAX_ROW_BYTES: Record<number, number> = { 2048: 1962, 4096: 4010, 8192: 8096, 16384: 16298 };
+/** Max APL rows per page [B]. */
+export const ASE_APL_MAX_ROWS_PER_PAGE = 256;
+/** APL row: 4 bytes of overhead; variable rows add adjust table, offset table and 2 bytes [F]. */
+export const ASE_APL_ROW_OVERHEAD = 4;
+/** Server default `default exp_row_size percent` [I][K]. */
+export const ASE_DEFAULT_EXP_ROW_SIZE_PERCENT = 5;
+/** Text/image columns keep a 16-byte text pointer in the row. */
+export const ASE_TEXT_POINTER_BYTES = 16;
+
+/** Bytes of a non-NULL value of a fixed-length ASE type. */
+export function aseFixedTypeBytes(t: ColumnType): number {
+  switch (t.family) {
+    case 'int':
+      return { tinyint: 1, smallint: 2, bigint: 8 }[t.name] ?? 4;
+    case 'float':
+      if (t.name === 'real') return 4;
+      if (t.name === 'float') return t.length <= 15 ? 4 : 8;
+      return 8;
+    case 'numeric':
+      // numeric/decimal take 2..17 bytes: one sign byte plus the bytes for the precision's digits.
+      return 1 + Math.ceil((t.precision * Math.log2(10)) / 8);
+    case 'money':
+      return t.name === 'smallmoney' ? 4 : 8;
+    case 'datetime':
+      return { date: 4, time: 4, smalldatetime: 4 }[t.name] ?? 8;
+    case 'bool':
+      return 1;
+    case 'uuid':
+      return 16;
+    case 'char':
+    case 'binary':
+      return t.length;
+    case 'text':
+    case 'blob':
+      return ASE_TEXT_POINTER_BYTES;
+    case 'varchar':
+    case 'varbinary':
+      return 0;
+  }
+}
+
+/** Bytes per character: unichar/univarchar are UTF-16; others follow the server character set. */
+export function aseBytesPerChar(t: ColumnType, engine: EngineSpec): number {
+  if (t.national) return 2;
+  switch (engine.encoding) {
+    case 'latin1':
+      return 1;
+    case 'utf16':
+      return 2;
+    case 'utf8':
+      return 1 + engine.multibyte_share;
+  }
+}
+
+function aseColumnLayout(col: ColumnDef, index: number, table: TableDef, engine: EngineSpec): ColumnLayout {
+  const t = col.type;
+  const variableType = isVariableType(t) && t.family !== 'text' && t.family !== 'blob';
+  const character = isCharacterType(t) && t.family !== 'text';
+  const bpc = character ? aseBytesPerChar(t, engine) : 1;
+  // In ASE, char(n)/varchar(n) declare bytes; unichar(n)/univarchar(n) declare characters.
+  const maxBytes = variableType
+    ? t.national
+      ? 2 * t.length
+      : t.length
+    : t.family === 'char' && t.national
+      ? 2 * t.length
+      : aseFixedTypeBytes(t);
+  return {
+    name: col.name,
+    index,
+    nullable: col.nullable,
+    varying: variableType || col.nullable,
+    varIndex: -1,
+    variableType,
+    fixedBytes: variableType ? 0 : maxBytes,
+    maxBytes,
+    character,
+    declaredLength: t.length,
+    bytesPerChar: bpc,
+    indexed: columnIsIndexed(table, col),
+  };
+}
+
+function buildLayout(table: TableDef, engine: EngineSpec, geometry: PageGeometry, apl: boolean): TableLayout {
+  const columns = table.columns.map((c, i) => aseColumnLayout(c, i, table, engine));
+  const varying = columns.filter((c) => c.varying);
+  varying.forEach((c, i) => (c.varIndex = i));
+  const fixedNotNullBytes = columns.filter((c) => !c.varying).reduce((s, c) => s + c.fixedBytes, 0);
+  const logicalMaxBytes = columns.reduce((s, c) => s + c.maxBytes, 0);
+  const nVar = varying.length;
+  const minData = fixedNotNullBytes;
+  const maxData = logicalMaxBytes;
+  const size = apl ? (d: number) => aplRowBytes(d, nVar) : (d: number) => dolRowBytes(d, nVar);
+  return {
+    columns,
+    varying,
+    geometry,
+    minRowBytes: size(minData),
+    maxRowBytes: size(maxData),
+    logicalMaxBytes,
+    fixedNotNullBytes,
+  };
+}
+
+/** DOL row bytes from data bytes and the number of variable (incl. nullable) columns [E][I]. */
+export function dolRowBytes(dataBytes: number, varColumns: number): number {
+  const raw =
+    varColumns === 0
+      ? ASE_DOL_FIXED_ROW_OVERHEAD + dataBytes
+      : ASE_DOL_VAR_ROW_OVERHEAD + dataBytes + ASE_DOL_VAR_COLUMN_OFFSET_BYTES * varColumns;
+  return Math.max(ASE_DOL_MIN_ROW_BYTES, raw);
+}
+
+/** APL row bytes [F]: 4 + fixed + variable, then adjust table, offset table and 2 bytes. */
+export function aplRowBytes(dataBytes: number, varColumns: number): number {
+  const subtotal = ASE_APL_ROW_OVERHEAD + dataBytes;
+  if (varColumns === 0) return subtotal;
+  return subtotal + Math.floor(subtotal / 256) + 1 + (varColumns + 1) + 2;
+}
+
+export function dolGeometry(pageBytes: number): PageGeometry {
+  const usable = pageBytes - ASE_DOL_HEADER_BYTES;
+  return {
+    pageBytes,
+    headerBytes: ASE_DOL_HEADER_BYTES,
+    usableBytes: usable,
+    slotBytes: ASE_ROW_OFFSET_BYTES,
+    maxRowsPerPage: Math.floor(usable / (ASE_DOL_MIN_ROW_BYTES + ASE_ROW_OFFSET_BYTES)),
+    maxRowBytes: pageBytes - ASE_DOL_ROW_LIMIT_OVERHEAD,
+  };
+}
+
+export function aplGeometry(pageBytes: number): PageGeometry {
+  return {
+    pageBytes,
+    headerBytes: ASE_APL_HEADER_BYTES,
+    usableBytes: pageBytes - ASE_APL_HEADER_BYTES,
+    slotBytes: ASE_ROW_OFFSET_BYTES,
+    maxRowsPerPage: ASE_APL_MAX_ROWS_PER_PAGE,
+    maxRowBytes: ASE_APL_MAX_ROW_BYTES[pageBytes] ?? pageBytes - 86,
+  };
+}
+
+function dataBytes(layout: TableLayout, lens: Uint16Array, base: number): number {
+  let sum = layout.fixedNotNullBytes;
+  const v = layout.varying;
+  for (let i = 0; i < v.length; i++) {
+    const len = lens[base + i]!;
+    if (len !== 0xffff) sum += len;
+  }
+  return sum;
+}
+
+function checkPageSize(engine: EngineSpec): void {
+  if (!(ASE_PAGE_SIZES as readonly number[]).includes(engine.page_size)) {
+    throw new EngineSettingError('page_size', `one of 2k, 4k, 8k, 16k for ASE, found ${engine.page_size}`);
+  }
+}
+
+/** Resolve exp_row_size: 0 → default percent of the usable page, 1 → pack fully, N, or max [I][J][N]. */
+export function resolveExpRowSize(engine: EngineSpec, layout: TableLayout): { exp_row_size: number; setting: string } {
+  const min = Math.max(2, layout.fixedNotNullBytes);
+  const max = layout.logicalMaxBytes;
+  const v = engine.exp_row_size;
+  if (v === 'max') return { exp_row_size: max, setting: 'max' };
+  if (v === 0) {
+    const bytes = Math.floor((layout.geometry.usableBytes * engine.default_exp_row_size_percent) / 100);
+    return { exp_row_size: bytes, setting: '0' };
+  }
+  if (v === 1) return { exp_row_size: 0, setting: '1' };
+  if (v < min || v > max) {
+    throw new EngineSettingError(
+      'exp_row_size',
+      `a value from ${min} to ${max} for this table (0 = server default, 1 = pack fully, max = ${max}, the maximum data row length), found ${v}`,
+    );
+  }
+  return { exp_row_size: v, setting: String(v) };
+}
+
+export const aseDol: Format = {
+  id: 'ase-dol',
+  title: 'SAP ASE data-only-locked (datarows)',
+  defaultPageBytes: 2048,
+  pageSizes: ASE_PAGE_SIZES,
+  settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'compaction', 'encoding', 'multibyte_share'],
+  layout(table, engine) {
+    return buildLayout(table, engine, dolGeometry(engine.page_size), false);
+  },
+  rowBytes(layout, lens, base) {
+    return dolRowBytes(dataBytes(layout, lens, base), layout.varying.length);
+  },
+  logicalBytes: dataBytes,
+  resolve(engine, layout): ResolvedEngine {
+    checkPageSize(engine);
+    const { exp_row_size, setting } = resolveExpRowSize(engine, layout);
+    return {
+      format: 'ase-dol',
+      page_size: engine.page_size,
+      exp_row_size,
+      exp_row_size_setting: setting,
+      exp_row_size_basis: engine.exp_row_size_basis,
+      compaction: engine.compaction,
+      usable_page_bytes: layout.geometry.usableBytes,
+      max_rows_per_page: layout.geometry.maxRowsPerPage,
+      max_row_bytes: layout.geometry.maxRowBytes,
+      exp_row_size_min: Math.max(2, layout.fixedNotNullBytes),
+      exp_row_size_max: layout.logicalMaxBytes,
+    };
+  },
+  notes(engine, resolved) {
+    const notes: string[] = [];
+    if (engine.exp_row_size === 0) {
+      notes.push(
+        `exp_row_size 0 uses the server default: ${engine.default_exp_row_size_percent}% of ${resolved.usable_page_bytes} usable bytes = ${resolved.exp_row_size} bytes`,
+      );
+    }
+    notes.push(
+      `exp_row_size is compared with each row's ${engine.exp_row_size_basis} length (exp_row_size_basis; ASE does not document which)`,
+    );
+    return notes;
+  },
+};
+
+export const aseApl: Format = {
+  id: 'ase-apl',
+  title: 'SAP ASE allpages-locked',
+  defaultPageBytes: 2048,
+  pageSizes: ASE_PAGE_SIZES,
+  settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'encoding', 'multibyte_share'],
+  layout(table, engine) {
+    return buildLayout(table, engine, aplGeometry(engine.page_size), true);
+  },
+  rowBytes(layout, lens, base) {
+    return aplRowBytes(dataBytes(layout, lens, base), layout.varying.length);
+  },
+  logicalBytes: dataBytes,
+  resolve(engine, layout): ResolvedEngine {
+    checkPageSize(engine);
+    // exp_row_size is checked as ASE would and stored, but APL pages ignore it [P][R1].
+    const { setting } = resolveExpRowSize(engine, layout);
+    return {
+      format: 'ase-apl',
+      page_size: engine.page_size,
+      exp_row_size: 0,
+      exp_row_size_setting: setting,
+      usable_page_bytes: layout.geometry.usableBytes,
+      max_rows_per_page: layout.geometry.maxRowsPerPage,
+      max_row_bytes: layout.geometry.maxRowBytes,
+    };
+  },
+  notes(engine) {
+    const notes = ['APL rows are never forwarded: a row that no longer fits moves, and every index entry for it is updated'];
+    if (engine.exp_row_size !== 0) notes.push('exp_row_size is accepted and ignored on allpages-locked tables');
+    return notes;
+  },
+};

@@ -1,0 +1,42 @@
+/**
+ * The interface between the workload runner and a page engine. The runner generates rows and sizes
+ * them with the format; the engine places them on pages and keeps the counters a DBA knows.
+ */
+export type Metrics = Record<string, number>;
+
+export interface PageMapData {
+  /** Per page: fraction of usable bytes in use (rows, stubs, offset table). */
+  fill: Float32Array;
+  /** Per page: forwarding stubs (rows whose home is here and that live elsewhere). */
+  stubs: Uint16Array;
+  /** Per page: forwarded rows living here away from home. */
+  forwardedIn: Uint16Array;
+}
+
+export interface UpdateInfo {
+  /** Some indexed column changed value (PostgreSQL: no HOT). */
+  indexedChanged: boolean;
+}
+
+export type ReorgKind = 'forwarded_rows' | 'rebuild' | 'compact';
+
+export interface StorageEngine {
+  /** Place a new row; false when the row is longer than a page takes (the insert fails, as in the DBMS). */
+  insert(row: number, physBytes: number, logicalBytes: number): boolean;
+  /** Resize a row; false when the new row is too long (the update fails and the row is unchanged). */
+  update(row: number, physBytes: number, logicalBytes: number, info: UpdateInfo): boolean;
+  delete(row: number): void;
+  reorg(kind: ReorgKind): void;
+  /** End of a transaction (statement or row scope): MVCC engines let old versions die here. */
+  commit(): void;
+  isLive(row: number): boolean;
+  liveRows(): number;
+  /** Physical bytes of a live row's current version. */
+  rowBytes(row: number): number;
+  metrics(): Metrics;
+  pageMap(): PageMapData;
+  /** Bytes of simulator memory held (typed arrays), for the benchmark. */
+  memoryBytes(): number;
+  /** Broken invariants, described; empty when all hold. For tests. */
+  checkInvariants(): string[];
+}

@@ -1,0 +1,524 @@
+/**
+ * The slotted-page heap with forwarding (ASE data-only-locked) or moving rows (ASE allpages-locked).
+ * See README.md beside this file for what is modelled, what is simplified and why.
+ *
+ * State is struct-of-arrays: per row (home page, current page, bytes, reservation, live) and per page
+ * (bytes used by row bodies and stubs, high-water mark of the row area, offset-table entries, bytes
+ * reserved for growth). Every operation is O(1) except reorg.
+ */
+import type { PageGeometry } from '../formats/types.js';
+import { grown } from './arrays.js';
+import type { Metrics, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
+
+export interface ForwardingHeapOptions {
+  geometry: PageGeometry;
+  /** Forward rows that no longer fit (DOL); false: move them and update the indexes (APL). */
+  forwarding: boolean;
+  /** Bytes of the stub a forwarded row leaves at home. */
+  stubBytes: number;
+  /** Bytes reserved per row for growth on insert: 0 packs fully. */
+  expRowSizeBytes: number;
+  /** Compare exp_row_size with the physical (with overhead) or logical (data only) row length. */
+  expRowSizeBasis: 'physical' | 'logical';
+  /** Compact a page when an update fits in total but not in contiguous free space; off: forward. */
+  compaction: boolean;
+  /** Indexes on the table: each row move updates one entry in each (APL). */
+  indexCount: number;
+  /** Expected rows, to size the arrays once. */
+  rowCapacity: number;
+}
+
+const PAGE_FREE = 0;
+const PAGE_ALLOCATED = 1;
+/** Pages per reorg transaction [R2][R3]. */
+export const REORG_PAGES_PER_TRANSACTION = 8;
+
+export class ForwardingHeap implements StorageEngine {
+  private readonly g: PageGeometry;
+  private readonly o: ForwardingHeapOptions;
+
+  // rows
+  private home: Int32Array;
+  private cur: Int32Array;
+  private len: Uint16Array;
+  private rsv: Uint16Array;
+  private live: Uint8Array;
+  private rowHigh = 0;
+  private liveCount = 0;
+  private forwardedCount = 0;
+
+  // pages
+  private used = new Int32Array(1024);
+  private top = new Int32Array(1024);
+  private slots = new Uint16Array(1024);
+  private reserved = new Int32Array(1024);
+  private state = new Uint8Array(1024);
+  private pageCount = 0;
+  private allocatedPages = 0;
+  private lastPage = -1;
+
+  // counters (cumulative)
+  private c = {
+    inserts: 0,
+    updates: 0,
+    updates_in_place: 0,
+    forwarded_updates: 0,
+    reforwarded_updates: 0,
+    row_moves: 0,
+    index_row_updates: 0,
+    compactions: 0,
+    deletes: 0,
+    rows_rejected: 0,
+    updates_rejected: 0,
+    exclusive_table_locks: 0,
+    reorg_transactions: 0,
+    rows_moved_home: 0,
+    rows_rehomed: 0,
+    pages_deallocated: 0,
+    pages_allocated: 0,
+  };
+
+  constructor(options: ForwardingHeapOptions) {
+    this.o = options;
+    this.g = options.geometry;
+    const n = Math.max(16, options.rowCapacity);
+    this.home = new Int32Array(n);
+    this.cur = new Int32Array(n);
+    this.len = new Uint16Array(n);
+    this.rsv = new Uint16Array(n);
+    this.live = new Uint8Array(n);
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private reserveFor(phys: number, logical: number): number {
+    const exp = this.o.expRowSizeBytes;
+    if (exp <= 0) return 0;
+    const length = this.o.expRowSizeBasis === 'physical' ? phys : logical;
+    return exp > length ? exp - length : 0;
+  }
+
+  private newPage(): number {
+    const p = this.pageCount++;
+    if (p >= this.used.length) {
+      const n = p + 1;
+      this.used = grown(this.used, n);
+      this.top = grown(this.top, n);
+      this.slots = grown(this.slots, n);
+      this.reserved = grown(this.reserved, n);
+      this.state = grown(this.state, n);
+    }
+    this.state[p] = PAGE_ALLOCATED;
+    this.allocatedPages++;
+    this.c.pages_allocated++;
+    this.lastPage = p;
+    return p;
+  }
+
+  /** May a new row charged `charge` bytes (row + reservation) go on page p? */
+  private fitsInsert(p: number, charge: number): boolean {
+    if (p < 0 || this.state[p] !== PAGE_ALLOCATED) return false;
+    const slotsNow = this.slots[p]!;
+    if (slotsNow >= this.g.maxRowsPerPage) return false;
+    const free = this.g.usableBytes - this.used[p]! - slotsNow * this.g.slotBytes - this.reserved[p]!;
+    return free >= charge + this.g.slotBytes;
+  }
+
+  /** The page a new or moving row goes to: the last page if it fits there, else a new page. */
+  private targetPage(charge: number, notPage: number): number {
+    const q = this.lastPage;
+    if (q !== notPage && this.fitsInsert(q, Math.min(charge, this.g.usableBytes - this.g.slotBytes))) return q;
+    return this.newPage();
+  }
+
+  /** Put a row body of `phys` bytes with its slot on page p, compacting when contiguous space lacks. */
+  private placeBody(p: number, phys: number, rsv: number): void {
+    const contiguous = this.g.usableBytes - this.top[p]! - (this.slots[p]! + 1) * this.g.slotBytes;
+    if (phys > contiguous) this.compact(p);
+    this.used[p]! += phys;
+    this.top[p]! += phys;
+    this.slots[p]!++;
+    this.reserved[p]! += rsv;
+  }
+
+  private removeBody(p: number, phys: number, rsv: number): void {
+    this.used[p]! -= phys;
+    this.slots[p]!--;
+    this.reserved[p]! -= rsv;
+  }
+
+  private compact(p: number): void {
+    if (this.top[p] !== this.used[p]) {
+      this.top[p] = this.used[p]!;
+      this.c.compactions++;
+    }
+  }
+
+  private ensureRow(row: number): void {
+    if (row < this.home.length) return;
+    const n = row + 1;
+    this.home = grown(this.home, n);
+    this.cur = grown(this.cur, n);
+    this.len = grown(this.len, n);
+    this.rsv = grown(this.rsv, n);
+    this.live = grown(this.live, n);
+  }
+
+  // ---- operations ----------------------------------------------------------------------------
+
+  insert(row: number, phys: number, logical: number): boolean {
+    if (phys > this.g.maxRowBytes) {
+      this.c.rows_rejected++;
+      return false;
+    }
+    this.ensureRow(row);
+    const rsv = this.reserveFor(phys, logical);
+    const p = this.targetPage(phys + rsv, -1);
+    this.placeBody(p, phys, rsv);
+    this.home[row] = p;
+    this.cur[row] = p;
+    this.len[row] = phys;
+    this.rsv[row] = rsv;
+    this.live[row] = 1;
+    if (row >= this.rowHigh) this.rowHigh = row + 1;
+    this.liveCount++;
+    this.c.inserts++;
+    return true;
+  }
+
+  update(row: number, phys: number, logical: number, _info: UpdateInfo): boolean {
+    if (phys > this.g.maxRowBytes) {
+      this.c.updates_rejected++;
+      return false;
+    }
+    this.c.updates++;
+    const p = this.cur[row]!;
+    const old = this.len[row]!;
+    const oldRsv = this.rsv[row]!;
+    const newRsv = this.reserveFor(phys, logical);
+    const delta = phys - old;
+    const g = this.g;
+    if (delta <= 0) {
+      // Shrinks in place; the freed bytes become a hole until the page is compacted.
+      this.used[p]! += delta;
+      this.reserved[p]! += newRsv - oldRsv;
+      this.len[row] = phys;
+      this.rsv[row] = newRsv;
+      this.c.updates_in_place++;
+      return true;
+    }
+    const slotArea = this.slots[p]! * g.slotBytes;
+    const totalFree = g.usableBytes - this.used[p]! - slotArea;
+    if (delta <= totalFree) {
+      const contiguous = g.usableBytes - this.top[p]! - slotArea;
+      let fits = true;
+      if (phys <= contiguous) {
+        this.top[p]! += phys; // rewritten into the contiguous free space; the old body becomes a hole
+      } else if (this.o.compaction) {
+        this.compact(p);
+        this.top[p]! += delta;
+      } else {
+        fits = false;
+      }
+      if (fits) {
+        this.used[p]! += delta;
+        this.reserved[p]! += newRsv - oldRsv;
+        this.len[row] = phys;
+        this.rsv[row] = newRsv;
+        this.c.updates_in_place++;
+        return true;
+      }
+    }
+    // The row no longer fits on its page.
+    const h = this.home[row]!;
+    if (!this.o.forwarding) {
+      // APL: the row moves (new row id); every index entry for it is updated.
+      this.removeBody(p, old, oldRsv);
+      const q = this.targetPage(phys + newRsv, p);
+      this.placeBody(q, phys, newRsv);
+      this.home[row] = q;
+      this.cur[row] = q;
+      this.c.row_moves++;
+      this.c.index_row_updates += this.o.indexCount;
+    } else if (p === h) {
+      // First move: a stub stays at home in the row's slot; the body goes elsewhere.
+      this.used[p]! += this.o.stubBytes - old;
+      this.reserved[p]! -= oldRsv;
+      const q = this.targetPage(phys + newRsv, p);
+      this.placeBody(q, phys, newRsv);
+      this.cur[row] = q;
+      this.forwardedCount++;
+      this.c.forwarded_updates++;
+    } else {
+      // Already forwarded: move again and update the home stub; never more than one hop.
+      this.removeBody(p, old, oldRsv);
+      const q = this.targetPage(phys + newRsv, p);
+      this.placeBody(q, phys, newRsv);
+      this.cur[row] = q;
+      this.c.reforwarded_updates++;
+    }
+    this.len[row] = phys;
+    this.rsv[row] = newRsv;
+    return true;
+  }
+
+  delete(row: number): void {
+    const p = this.cur[row]!;
+    this.removeBody(p, this.len[row]!, this.rsv[row]!);
+    const h = this.home[row]!;
+    if (h !== p) {
+      this.used[h]! -= this.o.stubBytes;
+      this.slots[h]!--;
+      this.forwardedCount--;
+    }
+    this.live[row] = 0;
+    this.liveCount--;
+    this.c.deletes++;
+  }
+
+  commit(): void {
+    // Forwarding heaps change rows in place: nothing becomes visible or dead at commit.
+  }
+
+  reorg(kind: ReorgKind): void {
+    switch (kind) {
+      case 'forwarded_rows':
+        this.reorgForwardedRows();
+        break;
+      case 'rebuild':
+        this.rebuild();
+        break;
+      case 'compact':
+        this.reorgForwardedRows();
+        this.reclaimSpace();
+        break;
+    }
+  }
+
+  /**
+   * reorg forwarded_rows [R2][R3][R4]: short transactions of at most 8 pages; each forwarded row goes
+   * home if it fits there, else it is deleted and re-inserted with a new home. A transaction that meets
+   * a forwarded row takes an exclusive table lock (seed 004).
+   */
+  private reorgForwardedRows(): void {
+    const forwarded: number[] = [];
+    for (let r = 0; r < this.rowHigh; r++) {
+      if (this.live[r] === 1 && this.cur[r] !== this.home[r]) forwarded.push(r);
+    }
+    forwarded.sort((a, b) => this.home[a]! - this.home[b]! || a - b);
+    this.c.reorg_transactions += Math.ceil(this.allocatedPages / REORG_PAGES_PER_TRANSACTION);
+    const g = this.g;
+    let lastGroup = -1;
+    for (const r of forwarded) {
+      const h = this.home[r]!;
+      const group = Math.floor(h / REORG_PAGES_PER_TRANSACTION);
+      if (group !== lastGroup) {
+        this.c.exclusive_table_locks++;
+        lastGroup = group;
+      }
+      const c = this.cur[r]!;
+      const L = this.len[r]!;
+      const rsv = this.rsv[r]!;
+      const freeAtHome = g.usableBytes - this.used[h]! - this.slots[h]! * g.slotBytes;
+      this.removeBody(c, L, rsv);
+      if (L - this.o.stubBytes <= freeAtHome) {
+        const contiguous = g.usableBytes - this.top[h]! - this.slots[h]! * g.slotBytes;
+        if (L > contiguous) this.compact(h);
+        this.used[h]! += L - this.o.stubBytes;
+        this.top[h]! += L;
+        this.reserved[h]! += rsv;
+        this.cur[r] = h;
+        this.c.rows_moved_home++;
+      } else {
+        this.used[h]! -= this.o.stubBytes;
+        this.slots[h]!--;
+        const q = this.targetPage(L + rsv, -1);
+        this.placeBody(q, L, rsv);
+        this.home[r] = q;
+        this.cur[r] = q;
+        this.c.rows_rehomed++;
+      }
+      this.forwardedCount--;
+    }
+  }
+
+  /** reorg reclaim_space: compact every page and deallocate empty ones (not the last page). */
+  private reclaimSpace(): void {
+    for (let p = 0; p < this.pageCount; p++) {
+      if (this.state[p] !== PAGE_ALLOCATED) continue;
+      this.compact(p);
+      if (this.slots[p] === 0 && p !== this.lastPage) {
+        this.state[p] = PAGE_FREE;
+        this.allocatedPages--;
+        this.c.pages_deallocated++;
+      }
+    }
+  }
+
+  /** reorg rebuild [R3][R5]: one exclusive table lock; rows repacked honouring exp_row_size. */
+  private rebuild(): void {
+    const order = this.scanOrder();
+    this.c.pages_deallocated += this.allocatedPages;
+    this.used.fill(0);
+    this.top.fill(0);
+    this.slots.fill(0);
+    this.reserved.fill(0);
+    this.state.fill(PAGE_FREE);
+    this.pageCount = 0;
+    this.allocatedPages = 0;
+    this.lastPage = -1;
+    for (let i = 0; i < order.length; i++) {
+      const r = order[i]!;
+      const L = this.len[r]!;
+      const rsv = this.rsv[r]!;
+      const p = this.targetPage(L + rsv, -1);
+      this.placeBody(p, L, rsv);
+      this.home[r] = p;
+      this.cur[r] = p;
+    }
+    this.forwardedCount = 0;
+    this.c.exclusive_table_locks++;
+    this.c.reorg_transactions++;
+  }
+
+  /** Live rows in table-scan order: by home page, then row id (a stable counting sort). */
+  private scanOrder(): Int32Array {
+    const counts = new Int32Array(this.pageCount + 1);
+    for (let r = 0; r < this.rowHigh; r++) if (this.live[r] === 1) counts[this.home[r]! + 1]!++;
+    for (let p = 0; p < this.pageCount; p++) counts[p + 1]! += counts[p]!;
+    const order = new Int32Array(this.liveCount);
+    for (let r = 0; r < this.rowHigh; r++) if (this.live[r] === 1) order[counts[this.home[r]!]!++] = r;
+    return order;
+  }
+
+  // ---- observation ---------------------------------------------------------------------------
+
+  isLive(row: number): boolean {
+    return this.live[row] === 1;
+  }
+
+  liveRows(): number {
+    return this.liveCount;
+  }
+
+  rowBytes(row: number): number {
+    return this.len[row]!;
+  }
+
+  metrics(): Metrics {
+    const g = this.g;
+    let usedBytes = 0;
+    let reservedBytes = 0;
+    let holes = 0;
+    let emptyPages = 0;
+    for (let p = 0; p < this.pageCount; p++) {
+      if (this.state[p] !== PAGE_ALLOCATED) continue;
+      usedBytes += this.used[p]! + this.slots[p]! * g.slotBytes;
+      reservedBytes += this.reserved[p]!;
+      holes += this.top[p]! - this.used[p]!;
+      if (this.slots[p] === 0) emptyPages++;
+    }
+    let rowBytes = 0;
+    for (let r = 0; r < this.rowHigh; r++) if (this.live[r] === 1) rowBytes += this.len[r]!;
+    const pages = this.allocatedPages;
+    return {
+      rows: this.liveCount,
+      pages,
+      forwarded_rows: this.forwardedCount,
+      stubs: this.o.forwarding ? this.forwardedCount : 0,
+      hot_updates: 0,
+      updates: this.c.updates,
+      table_scan_page_reads: pages + this.forwardedCount,
+      space_used_pct: pages > 0 ? round2((100 * usedBytes) / (pages * g.usableBytes)) : 0,
+      exclusive_table_locks: this.c.exclusive_table_locks,
+      avg_rows_per_page: pages > 0 ? round2(this.liveCount / pages) : 0,
+      avg_row_bytes: this.liveCount > 0 ? round2(rowBytes / this.liveCount) : 0,
+      reserved_bytes: reservedBytes,
+      fragmented_bytes: holes,
+      empty_pages: emptyPages,
+      inserts: this.c.inserts,
+      updates_in_place: this.c.updates_in_place,
+      forwarded_updates: this.c.forwarded_updates,
+      reforwarded_updates: this.c.reforwarded_updates,
+      row_moves: this.c.row_moves,
+      index_row_updates: this.c.index_row_updates,
+      compactions: this.c.compactions,
+      deletes: this.c.deletes,
+      rows_rejected: this.c.rows_rejected,
+      updates_rejected: this.c.updates_rejected,
+      reorg_transactions: this.c.reorg_transactions,
+      rows_moved_home: this.c.rows_moved_home,
+      rows_rehomed: this.c.rows_rehomed,
+      pages_allocated: this.c.pages_allocated,
+      pages_deallocated: this.c.pages_deallocated,
+    };
+  }
+
+  pageMap(): PageMapData {
+    const n = this.pageCount;
+    const fill = new Float32Array(n);
+    const stubs = new Uint16Array(n);
+    const forwardedIn = new Uint16Array(n);
+    for (let p = 0; p < n; p++) {
+      fill[p] = this.state[p] === PAGE_ALLOCATED ? (this.used[p]! + this.slots[p]! * this.g.slotBytes) / this.g.usableBytes : 0;
+    }
+    for (let r = 0; r < this.rowHigh; r++) {
+      if (this.live[r] === 1 && this.cur[r] !== this.home[r]) {
+        stubs[this.home[r]!]!++;
+        forwardedIn[this.cur[r]!]!++;
+      }
+    }
+    return { fill, stubs, forwardedIn };
+  }
+
+  memoryBytes(): number {
+    const rowArrays = [this.home, this.cur, this.len, this.rsv, this.live];
+    const pageArrays = [this.used, this.top, this.slots, this.reserved, this.state];
+    return [...rowArrays, ...pageArrays].reduce((s, a) => s + a.byteLength, 0);
+  }
+
+  checkInvariants(): string[] {
+    const bad: string[] = [];
+    const g = this.g;
+    const used = new Int32Array(this.pageCount);
+    const slots = new Int32Array(this.pageCount);
+    const reserved = new Int32Array(this.pageCount);
+    let liveRows = 0;
+    let forwarded = 0;
+    for (let r = 0; r < this.rowHigh; r++) {
+      if (this.live[r] !== 1) continue;
+      liveRows++;
+      const h = this.home[r]!;
+      const c = this.cur[r]!;
+      if (this.state[h] !== PAGE_ALLOCATED || this.state[c] !== PAGE_ALLOCATED) bad.push(`row ${r} on a free page`);
+      used[c]! += this.len[r]!;
+      slots[c]!++;
+      reserved[c]! += this.rsv[r]!;
+      if (c !== h) {
+        if (!this.o.forwarding) bad.push(`row ${r} forwarded on a format that does not forward`);
+        forwarded++;
+        used[h]! += this.o.stubBytes;
+        slots[h]!++;
+      }
+    }
+    if (liveRows !== this.liveCount) bad.push(`live rows ${this.liveCount} counted, ${liveRows} found`);
+    if (forwarded !== this.forwardedCount) bad.push(`forwarded rows ${this.forwardedCount} counted, ${forwarded} found`);
+    let allocated = 0;
+    for (let p = 0; p < this.pageCount; p++) {
+      if (this.state[p] === PAGE_ALLOCATED) allocated++;
+      if (used[p] !== this.used[p]) bad.push(`page ${p}: used ${this.used[p]} kept, ${used[p]} found`);
+      if (slots[p] !== this.slots[p]) bad.push(`page ${p}: slots ${this.slots[p]} kept, ${slots[p]} found`);
+      if (reserved[p] !== this.reserved[p]) bad.push(`page ${p}: reserved ${this.reserved[p]} kept, ${reserved[p]} found`);
+      if (this.used[p]! + this.slots[p]! * g.slotBytes > g.usableBytes) bad.push(`page ${p}: bytes exceed usable space`);
+      if (this.top[p]! + this.slots[p]! * g.slotBytes > g.usableBytes) bad.push(`page ${p}: row area overlaps offset table`);
+      if (this.top[p]! < this.used[p]!) bad.push(`page ${p}: high-water mark below bytes used`);
+      if (this.slots[p]! > g.maxRowsPerPage) bad.push(`page ${p}: more rows than a page holds`);
+    }
+    if (allocated !== this.allocatedPages) bad.push(`pages ${this.allocatedPages} counted, ${allocated} found`);
+    return bad;
+  }
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}

@@ -1,0 +1,13 @@
+/** Worker task: run one storage sweep point. */
+import type { StorageSpec } from '../config/spec.js';
+import { runStorage, type StorageRunResult } from '../workload/runner.js';
+
+export interface StorageTask {
+  spec: StorageSpec;
+  pageMapMaxPages: number;
+}
+
+export function runTask(payload: unknown): StorageRunResult {
+  const task = payload as StorageTask;
+  return runStorage(task.spec, { pageMapMaxPages: task.pageMapMaxPages });
+}

@@ -1,0 +1,173 @@
+/**
+ * Storage results: the results.json entries, summary.md sections, charts and the terminal table.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SweepPoint } from '../config/spec.js';
+import type { StorageRunResult } from '../workload/runner.js';
+import { renderLineChart, renderPageMap } from './charts.js';
+import { mdTable, textTable, fmt } from './tables.js';
+
+export interface StorageEntry {
+  label: string;
+  params: Record<string, string | number | boolean>;
+  engine: StorageRunResult['engine'];
+  notes: string[];
+  row_bytes: StorageRunResult['row_bytes'];
+  phases: { op: string; label: string; rows_affected: number; metrics: Record<string, number> }[];
+  final: Record<string, number>;
+}
+
+export function storageEntry(point: SweepPoint, r: StorageRunResult): StorageEntry {
+  return {
+    label: point.label,
+    params: point.params,
+    engine: r.engine,
+    notes: r.notes,
+    row_bytes: r.row_bytes,
+    phases: r.phases,
+    final: r.final,
+  };
+}
+
+/** The most forwarded rows seen after any phase (before a reorg cures them). */
+export function peakForwarded(e: StorageEntry): number {
+  return Math.max(0, ...e.phases.map((p) => p.metrics.forwarded_rows ?? 0));
+}
+
+function pct(part: number, whole: number): number {
+  return whole > 0 ? Math.round((10000 * part) / whole) / 100 : 0;
+}
+
+function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'base';
+}
+
+/** Write the storage charts into `<runDir>/charts`; return their paths relative to runDir. */
+export function writeStorageCharts(entries: StorageEntry[], results: StorageRunResult[], runDir: string, title: string): string[] {
+  const charts: string[] = [];
+  const write = (name: string, png: Buffer) => {
+    writeFileSync(join(runDir, 'charts', name), png);
+    charts.push(`charts/${name}`);
+  };
+  const labels = entries.map((e) => e.label);
+  if (entries.length >= 2) {
+    write(
+      'forwarding.png',
+      renderLineChart({
+        title: `${title}: forwarded rows and pages`,
+        subtitle: 'peak forwarded rows over the phases; pages and scan reads after the whole workload',
+        xLabel: 'sweep point',
+        yLabel: 'forwarded rows',
+        y2Label: 'pages',
+        xCategories: labels,
+        series: [
+          { label: 'forwarded rows (peak, before any reorg)', points: entries.map((e, i) => [i, peakForwarded(e)]) },
+          { label: 'forwarded rows (final)', points: entries.map((e, i) => [i, e.final.forwarded_rows ?? 0]), dashed: true },
+          { label: 'pages', points: entries.map((e, i) => [i, e.final.pages ?? 0]), yAxis: 'right' },
+          { label: 'table-scan page reads', points: entries.map((e, i) => [i, e.final.table_scan_page_reads ?? 0]), yAxis: 'right', dashed: true },
+        ],
+      }),
+    );
+  }
+  const phaseLabels = entries[0]?.phases.map((p, i) => `${i + 1}. ${p.op}${p.op === 'reorg' ? ` ${p.label.replace('reorg ', '')}` : ''}`) ?? [];
+  if (phaseLabels.length >= 1) {
+    for (const [file, metric, yLabel] of [
+      ['phases-forwarded.png', 'forwarded_rows', 'forwarded rows'],
+      ['phases-pages.png', 'pages', 'pages'],
+    ] as const) {
+      write(
+        file,
+        renderLineChart({
+          title: `${title}: ${yLabel} after each phase`,
+          xLabel: 'phase',
+          yLabel,
+          xCategories: phaseLabels,
+          series: entries.map((e) => ({ label: e.label, points: e.phases.map((p, i) => [i, p.metrics[metric] ?? 0] as [number, number]) })),
+        }),
+      );
+    }
+  }
+  results.forEach((r, i) => {
+    for (const pm of r.pageMaps) {
+      const f = r.final;
+      write(
+        `pagemap-${slug(entries[i]!.label)}-${slug(pm.label)}.png`,
+        renderPageMap({
+          title: `${title} — ${entries[i]!.label}: page map ${pm.label}`,
+          subtitle: `after phase ${pm.after_phase + 1} (${entries[i]!.phases[pm.after_phase]?.label ?? ''}); ${f.rows} rows`,
+          fill: pm.map.fill,
+          stubs: pm.map.stubs,
+          forwardedIn: pm.map.forwardedIn,
+        }),
+      );
+    }
+  });
+  return charts;
+}
+
+const FINAL_COLUMNS: [string, string][] = [
+  ['rows', 'rows'],
+  ['pages', 'pages'],
+  ['forwarded_rows', 'fwd at end'],
+  ['table_scan_page_reads', 'scan reads'],
+  ['space_used_pct', 'used %'],
+  ['exclusive_table_locks', 'excl. locks'],
+  ['compactions', 'compactions'],
+];
+
+function finalRow(e: StorageEntry): string[] {
+  const f = e.final;
+  const cells = [e.label, e.engine.format, String(e.engine.exp_row_size ?? e.engine.fillfactor ?? e.engine.pctfree ?? '')];
+  for (const [key] of FINAL_COLUMNS) cells.push(fmt(f[key]));
+  const peak = peakForwarded(e);
+  cells.splice(5, 0, fmt(peak), `${pct(peak, f.rows ?? 0)}%`);
+  return cells;
+}
+
+function finalHeader(): string[] {
+  const h = ['point', 'format', 'reserve (bytes)', ...FINAL_COLUMNS.map(([, t]) => t)];
+  h.splice(5, 0, 'peak fwd', 'peak fwd %');
+  return h;
+}
+
+export function storageMarkdown(entries: StorageEntry[], charts: string[]): string {
+  const out: string[] = ['## Storage', ''];
+  out.push(
+    'One row per sweep point. `peak fwd`: the most forwarded rows after any phase (before a reorg cures them); the other figures are the state after the whole workload. `scan reads` = pages + forwarded-row hops. `reserve`: the resolved exp_row_size (ASE), fillfactor or PCTFREE.',
+    '',
+  );
+  out.push(mdTable(finalHeader(), entries.map(finalRow)), '');
+  for (const e of entries) {
+    out.push(`### ${e.label}`, '');
+    const eng = Object.entries(e.engine)
+      .map(([k, v]) => `${k} = ${v}`)
+      .join(', ');
+    out.push(`Engine: ${eng}.`, '');
+    const rb = e.row_bytes;
+    out.push(
+      `Row bytes (physical) at the end: min ${rb.min}, avg ${rb.avg}, max ${rb.max}. The schema allows ${rb.schema_min}–${rb.schema_max} physical bytes; ` +
+        `the maximum data row length (logical, what ASE accepts as the largest exp_row_size) is ${rb.logical_max}.`,
+      '',
+    );
+    if (e.notes.length) out.push(...e.notes.map((n) => `- ${n}`), '');
+    const keys = ['rows', 'pages', 'forwarded_rows', 'table_scan_page_reads', 'space_used_pct', 'updates_in_place', 'forwarded_updates', 'reforwarded_updates', 'row_moves', 'compactions', 'exclusive_table_locks', 'rows_moved_home', 'rows_rehomed'];
+    out.push(
+      mdTable(
+        ['phase', 'affected', ...keys],
+        e.phases.map((p) => [p.label, fmt(p.rows_affected), ...keys.map((k) => fmt(p.metrics[k]))]),
+      ),
+      '',
+    );
+  }
+  const storageCharts = charts.filter((c) => !c.includes('contention'));
+  if (storageCharts.length) {
+    out.push('### Charts', '');
+    for (const c of storageCharts) out.push(`![${c}](${c})`, '');
+  }
+  return out.join('\n');
+}
+
+export function storageTerminal(entries: StorageEntry[]): string {
+  return textTable(finalHeader(), entries.map(finalRow));
+}

@@ -1,0 +1,54 @@
+/**
+ * The worker pool: one task per grid point (storage sweep point, contention point, estimate candidate)
+ * on a piscina pool. Results come back in task order whatever the finishing order, so a run gives the
+ * same results for any worker count.
+ */
+import { availableParallelism } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { TaskKind } from './worker.js';
+
+export interface Task<P = unknown> {
+  kind: TaskKind;
+  payload: P;
+}
+
+export interface PoolOptions {
+  /** Worker threads; default: the number of cores. */
+  workers?: number;
+  /** Called after each finished task with the number done and the total. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** The compiled worker entry. Under vitest this module is TypeScript source: use the build in dist/. */
+function workerFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.ts')) return resolve(dirname(here), '../../dist/sweep/worker.js');
+  return resolve(dirname(here), 'worker.js');
+}
+
+export function defaultWorkers(): number {
+  return Math.max(1, availableParallelism());
+}
+
+/** Run every task on a pool of `workers` threads; resolve with the results in task order. */
+export async function runTasks<R>(tasks: readonly Task[], options: PoolOptions = {}): Promise<R[]> {
+  if (tasks.length === 0) return [];
+  const threads = Math.max(1, Math.min(options.workers ?? defaultWorkers(), tasks.length));
+  const pool = new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 1000 });
+  let done = 0;
+  try {
+    const results = await Promise.all(
+      tasks.map(async (task) => {
+        const result = (await pool.run(task)) as R;
+        done += 1;
+        options.onProgress?.(done, tasks.length);
+        return result;
+      }),
+    );
+    return results;
+  } finally {
+    await pool.destroy();
+  }
+}

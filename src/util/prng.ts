@@ -1,0 +1,129 @@
+/**
+ * The one PRNG of rowsim: xoshiro128** (Blackman & Vigna), 32-bit state words, seeded through
+ * splitmix32 so that any integer seed gives a well-mixed state. Deterministic, allocation-free on the
+ * hot path, no Math.random anywhere in the core.
+ *
+ * Streams: `Prng.derive(seed, ...keys)` gives an independent generator for a (seed, key path), e.g.
+ * one stream per workload phase or per replicate, so results never depend on evaluation order.
+ */
+export class Prng {
+  private s0: number;
+  private s1: number;
+  private s2: number;
+  private s3: number;
+  private spareNormal = 0;
+  private hasSpare = false;
+
+  constructor(seed: number) {
+    let x = seed >>> 0;
+    const next = (): number => {
+      x = (x + 0x9e3779b9) | 0;
+      let z = x;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+      return (z ^ (z >>> 16)) >>> 0;
+    };
+    this.s0 = next();
+    this.s1 = next();
+    this.s2 = next();
+    this.s3 = next();
+    if ((this.s0 | this.s1 | this.s2 | this.s3) === 0) this.s0 = 1;
+  }
+
+  /** A generator for the stream named by `keys` under `seed`; same arguments, same stream. */
+  static derive(seed: number, ...keys: (string | number)[]): Prng {
+    return new Prng(mixKeys(seed, keys));
+  }
+
+  /** Next 32-bit unsigned integer. */
+  nextU32(): number {
+    const result = Math.imul(rotl(Math.imul(this.s1, 5), 7), 9) >>> 0;
+    const t = this.s1 << 9;
+    this.s2 ^= this.s0;
+    this.s3 ^= this.s1;
+    this.s1 ^= this.s2;
+    this.s0 ^= this.s3;
+    this.s2 ^= t;
+    this.s3 = rotl(this.s3, 11);
+    return result;
+  }
+
+  /** Uniform double in [0, 1) with 53 random bits. */
+  float(): number {
+    const hi = this.nextU32() >>> 5; // 27 bits
+    const lo = this.nextU32() >>> 6; // 26 bits
+    return (hi * 67108864 + lo) / 9007199254740992;
+  }
+
+  /** Uniform double in (0, 1]: safe for logarithms. */
+  floatOpen(): number {
+    return 1 - this.float();
+  }
+
+  /** Uniform integer in [0, n) for 0 < n ≤ 2^32, without modulo bias. */
+  int(n: number): number {
+    if (n <= 1) return 0;
+    if (n <= 0x100000000 && (n & (n - 1)) === 0 && n <= 0x80000000) return this.nextU32() & (n - 1);
+    const limit = Math.floor(0x100000000 / n) * n;
+    for (;;) {
+      const r = this.nextU32();
+      if (r < limit) return r % n;
+    }
+  }
+
+  /** Uniform integer in [min, max], inclusive. */
+  intBetween(min: number, max: number): number {
+    return min + this.int(max - min + 1);
+  }
+
+  /** Exponential variate with the given mean. */
+  exp(mean: number): number {
+    return -mean * Math.log(this.floatOpen());
+  }
+
+  /** Standard normal variate (Marsaglia polar method). */
+  normal(): number {
+    if (this.hasSpare) {
+      this.hasSpare = false;
+      return this.spareNormal;
+    }
+    for (;;) {
+      const u = 2 * this.float() - 1;
+      const v = 2 * this.float() - 1;
+      const s = u * u + v * v;
+      if (s > 0 && s < 1) {
+        const m = Math.sqrt((-2 * Math.log(s)) / s);
+        this.spareNormal = v * m;
+        this.hasSpare = true;
+        return u * m;
+      }
+    }
+  }
+}
+
+function rotl(x: number, k: number): number {
+  return (x << k) | (x >>> (32 - k));
+}
+
+/** FNV-1a over the seed and keys, then murmur finalisation: a 32-bit stream seed. */
+export function mixKeys(seed: number, keys: readonly (string | number)[]): number {
+  let h = 0x811c9dc5 ^ (seed >>> 0);
+  h = Math.imul(h, 0x01000193);
+  const hi = Math.floor(seed / 0x100000000);
+  h = Math.imul(h ^ (hi >>> 0), 0x01000193);
+  for (const key of keys) {
+    const text = typeof key === 'number' ? `#${key}` : `$${key}`;
+    for (let i = 0; i < text.length; i++) {
+      h ^= text.charCodeAt(i);
+      h = Math.imul(h, 0x01000193);
+    }
+    h ^= 0xff;
+    h = Math.imul(h, 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}

@@ -1,0 +1,276 @@
+/**
+ * The phase runner: generates rows and changes from the workload with seeded streams, sizes them with
+ * the format, and drives the page engine. Pure: no I/O.
+ */
+import type { PhaseSpec, SetSpec, StorageSpec, ValueSpec } from '../config/spec.js';
+import { getFormat } from '../formats/index.js';
+import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../formats/types.js';
+import { createEngine } from '../heap/create.js';
+import type { Metrics, PageMapData, StorageEngine } from '../heap/engine.js';
+import { grown } from '../heap/arrays.js';
+import { Prng } from '../util/prng.js';
+import { resolveCount } from '../util/units.js';
+import { lengthSampler, type Sampler } from './dist.js';
+import { selectRows } from './select.js';
+
+export interface PhaseResult {
+  op: PhaseSpec['op'];
+  /** What the phase did, e.g. "update 100000 rows (random)". */
+  label: string;
+  rows_affected: number;
+  metrics: Metrics;
+}
+
+export interface RowBytes {
+  min: number;
+  avg: number;
+  max: number;
+  logical_max: number;
+  /** The physical bounds the schema allows (shortest and longest possible row). */
+  schema_min: number;
+  schema_max: number;
+}
+
+export interface StorageRunResult {
+  engine: ResolvedEngine;
+  notes: string[];
+  row_bytes: RowBytes;
+  phases: PhaseResult[];
+  final: Metrics;
+  /** Page maps of small tables: before each reorg and at the end. */
+  pageMaps: { after_phase: number; label: string; map: PageMapData }[];
+  memory_bytes: number;
+}
+
+export interface RunOptions {
+  /** Keep the page map when the table has at most this many pages (0: never). */
+  pageMapMaxPages?: number;
+  /** Called with the engine after every phase (tests check invariants here). */
+  afterPhase?: (engine: StorageEngine, phase: number) => void;
+}
+
+/** Rows a workload inserts in total (percentages resolved against the rows at that point). */
+export function plannedInserts(workload: readonly PhaseSpec[]): number {
+  let live = 0;
+  let inserted = 0;
+  for (const ph of workload) {
+    if (ph.op === 'insert') {
+      const n = resolveCount(ph.rows, live);
+      live += n;
+      inserted += n;
+    } else if (ph.op === 'delete') {
+      live -= Math.min(live, resolveCount(ph.rows, live));
+    }
+  }
+  return inserted;
+}
+
+/** A table's rows: the stored lengths of the varying columns, NULL_LEN for NULL. */
+class RowStore {
+  lens: Uint16Array;
+  constructor(
+    readonly width: number,
+    capacity: number,
+  ) {
+    this.lens = new Uint16Array(Math.max(1, width * Math.max(16, capacity)));
+  }
+  ensure(row: number): void {
+    this.lens = grown(this.lens, (row + 1) * this.width);
+  }
+}
+
+/** How to generate a column's stored length. */
+interface ColumnGen {
+  col: ColumnLayout;
+  nullShare: number;
+  sample: Sampler | null;
+}
+
+function toBytes(col: ColumnLayout, length: number): number {
+  if (!col.variableType) return col.fixedBytes;
+  const units = Math.min(length, col.declaredLength);
+  const bytes = col.character ? Math.round(units * col.bytesPerChar) : units;
+  return Math.min(bytes, col.maxBytes, MAX_STORED_LEN);
+}
+
+export function runStorage(spec: StorageSpec, options: RunOptions = {}): StorageRunResult {
+  const format = getFormat(spec.engine.format);
+  if (!format) throw new Error(`format ${spec.engine.format} is not available`);
+  const layout: TableLayout = format.layout(spec.table, spec.engine);
+  const resolved = format.resolve(spec.engine, layout);
+  const capacity = plannedInserts(spec.workload);
+  const engine = createEngine(format, layout, resolved, spec, capacity);
+  const width = layout.varying.length;
+  const store = new RowStore(width, capacity);
+  const scratch = new Uint16Array(Math.max(1, width));
+  let nextRow = 0;
+  const phases: PhaseResult[] = [];
+  const maxPages = options.pageMapMaxPages ?? 0;
+  const pageMaps: StorageRunResult['pageMaps'] = [];
+
+  const liveRowIds = (): Int32Array => {
+    const out = new Int32Array(engine.liveRows());
+    let k = 0;
+    for (let r = 0; r < nextRow; r++) if (engine.isLive(r)) out[k++] = r;
+    return out;
+  };
+
+  spec.workload.forEach((phase, index) => {
+    const rng = Prng.derive(spec.seed, 'phase', index, phase.op);
+    let affected = 0;
+    let label: string;
+    switch (phase.op) {
+      case 'insert': {
+        const n = resolveCount(phase.rows, engine.liveRows());
+        const gens: ColumnGen[] = layout.varying.map((col) => columnGen(col, phase.values[col.name]));
+        store.ensure(nextRow + n);
+        const lens = store.lens;
+        for (let i = 0; i < n; i++) {
+          const row = nextRow++;
+          const base = row * width;
+          for (let v = 0; v < width; v++) {
+            const g = gens[v]!;
+            if (g.nullShare > 0 && rng.float() < g.nullShare) lens[base + v] = NULL_LEN;
+            else lens[base + v] = g.sample ? toBytes(g.col, g.sample(rng)) : g.col.variableType ? g.col.maxBytes : g.col.fixedBytes;
+          }
+          if (engine.insert(row, format.rowBytes(layout, lens, base), format.logicalBytes(layout, lens, base))) affected++;
+        }
+        engine.commit();
+        label = `insert ${n} rows`;
+        break;
+      }
+      case 'update': {
+        const live = liveRowIds();
+        const n = resolveCount(phase.rows, live.length);
+        const changes = Object.entries(phase.set).map(([name, set]) => {
+          const col = layout.columns.find((c) => c.name === name)!;
+          return { col, set, sample: setSampler(set) };
+        });
+        const indexedChanged = changes.some((ch) => ch.col.indexed);
+        const info = { indexedChanged };
+        const lens = store.lens;
+        const perRow = phase.transaction === 'row';
+        selectRows(live, n, phase.order, rng, (row) => {
+          const base = row * width;
+          for (let v = 0; v < width; v++) scratch[v] = lens[base + v]!;
+          for (const ch of changes) applySet(ch.col, ch.set, ch.sample, lens, base, rng);
+          if (engine.update(row, format.rowBytes(layout, lens, base), format.logicalBytes(layout, lens, base), info)) {
+            affected++;
+          } else {
+            for (let v = 0; v < width; v++) lens[base + v] = scratch[v]!;
+          }
+          if (perRow) engine.commit();
+        });
+        if (!perRow) engine.commit();
+        label = `update ${n} rows (${orderName(phase.order)}, ${Object.keys(phase.set).join(', ')})`;
+        break;
+      }
+      case 'delete': {
+        const live = liveRowIds();
+        const n = resolveCount(phase.rows, live.length);
+        const perRow = phase.transaction === 'row';
+        selectRows(live, n, phase.order, rng, (row) => {
+          if (!engine.isLive(row)) return;
+          engine.delete(row);
+          affected++;
+          if (perRow) engine.commit();
+        });
+        if (!perRow) engine.commit();
+        label = `delete ${n} rows (${orderName(phase.order)})`;
+        break;
+      }
+      case 'reorg': {
+        engine.reorg(phase.kind);
+        affected = engine.liveRows();
+        label = `reorg ${phase.kind}`;
+        break;
+      }
+    }
+    const metrics = engine.metrics();
+    phases.push({ op: phase.op, label, rows_affected: affected, metrics });
+    const next = spec.workload[index + 1];
+    if (next?.op === 'reorg' && phase.op !== 'reorg' && maxPages > 0 && metrics.pages! <= maxPages) {
+      pageMaps.push({ after_phase: index, label: `before reorg ${next.kind}`, map: engine.pageMap() });
+    }
+    options.afterPhase?.(engine, index);
+  });
+
+  const final = engine.metrics();
+  let min = Infinity;
+  let max = 0;
+  let sum = 0;
+  let count = 0;
+  for (let r = 0; r < nextRow; r++) {
+    if (!engine.isLive(r)) continue;
+    const b = engine.rowBytes(r);
+    if (b < min) min = b;
+    if (b > max) max = b;
+    sum += b;
+    count++;
+  }
+  const row_bytes: RowBytes = {
+    min: count ? min : 0,
+    avg: count ? Math.round((sum / count) * 100) / 100 : 0,
+    max,
+    logical_max: layout.logicalMaxBytes,
+    schema_min: layout.minRowBytes,
+    schema_max: layout.maxRowBytes,
+  };
+  const result: StorageRunResult = {
+    engine: resolved,
+    notes: [...format.notes(spec.engine, resolved), ...spec.engine.ignored.map((k) => `${k} does not apply to ${format.id} and is ignored`)],
+    row_bytes,
+    phases,
+    final,
+    pageMaps,
+    memory_bytes: engine.memoryBytes() + store.lens.byteLength,
+  };
+  if (maxPages > 0 && final.pages! <= maxPages) {
+    pageMaps.push({ after_phase: spec.workload.length - 1, label: 'final', map: engine.pageMap() });
+  }
+  return result;
+}
+
+function columnGen(col: ColumnLayout, spec: ValueSpec | undefined): ColumnGen {
+  return {
+    col,
+    nullShare: col.nullable ? (spec?.null ?? 0) : 0,
+    sample: spec?.length ? lengthSampler(spec.length) : null,
+  };
+}
+
+function setSampler(set: SetSpec): Sampler | null {
+  if (set.kind === 'length' || set.kind === 'grow') return lengthSampler(set.dist);
+  return null;
+}
+
+function applySet(col: ColumnLayout, set: SetSpec, sample: Sampler | null, lens: Uint16Array, base: number, rng: Prng): void {
+  if (!col.varying) return; // a fixed NOT NULL column: a new value of the same size
+  const at = base + col.varIndex;
+  if (set.kind === 'changed') return;
+  const nullShare = col.nullable ? (set.null ?? 0) : 0;
+  if (nullShare > 0 && rng.float() < nullShare) {
+    lens[at] = NULL_LEN;
+    return;
+  }
+  if (set.kind === 'null') {
+    if (lens[at] === NULL_LEN) lens[at] = col.variableType ? col.maxBytes : col.fixedBytes;
+    return;
+  }
+  if (!col.variableType) {
+    lens[at] = col.fixedBytes;
+    return;
+  }
+  const s = sample!(rng);
+  if (set.kind === 'length') {
+    lens[at] = toBytes(col, s);
+  } else {
+    const old = lens[at] === NULL_LEN ? 0 : lens[at]!;
+    const added = col.character ? Math.round(s * col.bytesPerChar) : s;
+    lens[at] = Math.min(old + added, col.maxBytes, MAX_STORED_LEN);
+  }
+}
+
+function orderName(o: { kind: string; s?: number }): string {
+  return o.kind === 'zipf' ? `zipf(${o.s})` : o.kind;
+}

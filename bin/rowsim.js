@@ -1,7 +1,20 @@
 #!/usr/bin/env node
 import { main } from '../dist/cli/main.js';
 
+// `rowsim run … | head` closes the pipe early: that is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err) => {
+    if (err && err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
 main(process.argv).then(
-  (code) => { process.exitCode = code; },
-  (err) => { console.error(err && err.stack ? err.stack : String(err)); process.exitCode = 1; },
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    console.error(err && err.stack ? err.stack : String(err));
+    process.exitCode = 1;
+  },
 );

@@ -144,6 +144,7 @@ class Simulator {
 
   // the event being processed
   private now = 0;
+  private handoffPart = 0;
   private current = -1;
   private selfNext = -1;
 
@@ -418,10 +419,20 @@ class Simulator {
     else this.requestEngine(t);
   }
 
-  private holdDraw(lock: number): number {
+  /**
+   * Occupancy of one acquisition: the hand-off (the lock word's cache line moving to the new owner:
+   * handoff_per_waiter once for a queue lock, × the waiters for ttas, at least once) plus the hold.
+   * Exponential service draws the whole occupancy as one exponential, so a queue lock is an
+   * exponential server. Sets this.handoffPart to the hand-off share of the returned occupancy.
+   */
+  private occupancy(lock: number, waiters: number): number {
     const m = this.m;
-    const mean = lock < m.spinlocks ? m.hold_ns : m.latch_hold_ns;
-    return m.exponential ? this.rngLock.exp(mean) : mean;
+    const hold = lock < m.spinlocks ? m.hold_ns : m.latch_hold_ns;
+    const handoff = m.ttas && waiters > 1 ? m.handoff_ns * waiters : m.handoff_ns;
+    const mean = hold + handoff;
+    const occ = m.exponential ? this.rngLock.exp(mean) : mean;
+    this.handoffPart = mean > 0 ? (occ * handoff) / mean : 0;
+    return occ;
   }
 
   private acquire(t: number, lock: number): void {
@@ -432,9 +443,9 @@ class Simulator {
     if (this.holder[lock]! < 0) {
       this.holder[lock] = t;
       this.lockSince[lock] = now;
-      const hold = this.holdDraw(lock);
-      if (this.onEngine[t] === 1) this.workNs += this.clip(now, now + hold);
-      this.schedule(t, now + hold, HOLD);
+      const occ = this.occupancy(lock, 1);
+      if (this.onEngine[t] === 1) this.workNs += this.clip(now, now + occ);
+      this.schedule(t, now + occ, HOLD);
     } else {
       this.state[t] = WAIT;
       this.since[t] = now;
@@ -476,18 +487,17 @@ class Simulator {
     }
     this.nextWaiter[u] = -1;
     this.count[lock] = waiters - 1;
-    const handoff = m.ttas ? m.handoff_ns * waiters : m.handoff_ns;
-    const start = now + handoff;
-    const hold = this.holdDraw(lock);
+    const occ = this.occupancy(lock, waiters);
+    const start = now + this.handoffPart;
     this.holder[lock] = u;
     this.lockSince[lock] = now;
     const waited = this.clip(this.since[u]!, start);
     this.lockWaitNs += waited;
     if (this.onEngine[u] === 1) {
       this.spinNs += waited;
-      this.workNs += this.clip(start, start + hold);
+      this.workNs += this.clip(start, now + occ);
     }
-    this.schedule(u, start + hold, HOLD);
+    this.schedule(u, now + occ, HOLD);
   }
 
   private finish(events: number): SimStats {

@@ -81,8 +81,8 @@ export function loadConfig(file: string, text?: string): RunConfig {
   if (doc.errors.length > 0) {
     throw new InputError(
       doc.errors.map((e) => {
-        const pos = e.linePos?.[0];
-        return { file, line: pos?.line, column: pos?.col, message: `expected valid YAML: ${e.message.split('\n')[0]}` };
+        const pos = lines.linePos(e.pos[0]);
+        return { file, line: pos.line, column: pos.col, message: `expected valid YAML: ${e.message.split('\n')[0]}` };
       }),
     );
   }

@@ -190,3 +190,68 @@ export function lockVisits(m: PointModel): { spinlock: Float64Array; latch: Floa
   }
   return { spinlock: spin, latch };
 }
+
+/** The queueing network of a point: service demands per transaction, in ns. */
+export interface PointNetwork {
+  think_ns: number;
+  engines: number;
+  /** Engine time per transaction without any waiting (work, holds taken on the engine, first CAS attempts). */
+  engine_demand_ns: number;
+  /** Demand at each lock (visits × (hold + one hand-off)), zero entries dropped. */
+  lock_demands_ns: number[];
+  /** Look-ups per transaction that CAS shared state. */
+  cas_per_transaction: number;
+  /** Minimum response time: all demands, no queueing. */
+  total_demand_ns: number;
+  /**
+   * The simulated network is product-form (BCMP): exponential service, no CAS work, and either no lock
+   * work at all or latched with wait: block and a hand-off that does not depend on the queue (queue
+   * lock, or no hand-off cost). Exact MVA then gives the simulation's expected values.
+   */
+  product_form: boolean;
+}
+
+export function pointNetwork(m: PointModel): PointNetwork {
+  const visits = lockVisits(m);
+  const locks: number[] = [];
+  let lockWork = 0;
+  for (let k = 0; k < visits.spinlock.length; k++) {
+    const d = visits.spinlock[k]! * (m.hold_ns + m.handoff_ns);
+    if (d > 0) locks.push(d);
+    lockWork += d;
+  }
+  for (let k = 0; k < visits.latch.length; k++) {
+    const d = visits.latch[k]! * (m.latch_hold_ns + m.handoff_ns);
+    if (d > 0) locks.push(d);
+    lockWork += d;
+  }
+  let cas = 0;
+  if (m.buffer_manager === 'lockless' && m.cas_ns > 0 && m.update_share > 0) {
+    if (m.data_reads > 0) {
+      const w = zipfWeights(m.data_pages, m.skew);
+      let cachedShare = 0;
+      for (let i = 0; i < m.cached_data_pages; i++) cachedShare += w[i]!;
+      cas += m.data_reads * (1 - cachedShare);
+    }
+    if (m.index_reads > 0) {
+      const traversals = m.index_reads / m.index_levels;
+      for (let j = 0; j < m.index_levels; j++) cas += traversals * (1 - m.cached_level_pages[j]! / m.level_pages[j]!);
+    }
+    cas *= m.update_share;
+  }
+  const casWork = cas * m.cas_ns;
+  // with wait: block the lock work happens off the engine (latched: every look-up; lockless: latches only)
+  const engineDemand = m.work_ns + casWork + (m.block ? 0 : lockWork);
+  const latchedBlock = m.buffer_manager === 'latched' && m.block;
+  const productForm =
+    m.exponential && casWork === 0 && (lockWork === 0 || (latchedBlock && (!m.ttas || m.handoff_ns === 0)));
+  return {
+    think_ns: m.think_ns,
+    engines: m.engines,
+    engine_demand_ns: engineDemand,
+    lock_demands_ns: locks,
+    cas_per_transaction: cas,
+    total_demand_ns: m.work_ns + casWork + lockWork,
+    product_form: productForm,
+  };
+}

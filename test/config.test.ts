@@ -1,0 +1,193 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../src/config/errors.js';
+import { loadConfig } from '../src/config/load.js';
+import { parseDdl } from '../src/schema/ddl.js';
+import { parseCount, parseDurationNs, parseSize } from '../src/util/units.js';
+
+const BASE = `name: t1
+seed: 3
+table:
+  name: notes
+  columns:
+    - { name: id, type: int }
+    - { name: status, type: char(8) }
+    - { name: summary, type: varchar(200), null: true }
+  indexes:
+    - { name: notes_pk, columns: [id], unique: true }
+engine:
+  format: ase-dol
+  page_size: 2k
+  exp_row_size: 0
+workload:
+  - insert:
+      rows: 1000
+      values:
+        summary: { length: 0 }
+  - update:
+      rows: 100%
+      order: random
+      set:
+        summary: { length: { uniform: [50, 200] } }
+  - reorg: forwarded_rows
+`;
+
+function problems(text: string, file = 'c.yaml') {
+  try {
+    loadConfig(file, text);
+  } catch (err) {
+    if (err instanceof InputError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected an InputError');
+}
+
+describe('units', () => {
+  it('sizes, durations, counts', () => {
+    expect(parseSize('2k')).toBe(2048);
+    expect(parseSize('16k')).toBe(16384);
+    expect(parseSize(4096)).toBe(4096);
+    expect(parseDurationNs('250ns')).toBe(250);
+    expect(parseDurationNs('5us')).toBe(5000);
+    expect(parseDurationNs('2ms')).toBe(2e6);
+    expect(parseDurationNs('1s')).toBe(1e9);
+    expect(parseCount('20%')).toEqual({ kind: 'percent', pct: 20 });
+    expect(parseCount('all')).toEqual({ kind: 'all' });
+    expect(() => parseSize('2q')).toThrow(/2k/);
+    expect(() => parseDurationNs('5 minutes')).toThrow(/250ns/);
+    expect(() => parseCount('120%')).toThrow(/percentage/);
+  });
+});
+
+describe('loading a config', () => {
+  it('resolves the contract example', () => {
+    const cfg = loadConfig('c.yaml', BASE);
+    expect(cfg.name).toBe('t1');
+    expect(cfg.seed).toBe(3);
+    expect(cfg.storage).toHaveLength(1);
+    const spec = cfg.storage[0]!.spec;
+    expect(spec.engine.page_size).toBe(2048);
+    expect(spec.table.columns.map((c) => c.type.sql)).toEqual(['int', 'char(8)', 'varchar(200)']);
+    expect(spec.workload.map((p) => p.op)).toEqual(['insert', 'update', 'reorg']);
+  });
+  it('reads `null: true` as the key null, not as a YAML null', () => {
+    const cfg = loadConfig('c.yaml', BASE);
+    expect(cfg.storage[0]!.spec.table.columns[2]!.nullable).toBe(true);
+  });
+  it('expands a sweep into labelled points', () => {
+    const cfg = loadConfig('c.yaml', `${BASE}sweep:\n  engine.exp_row_size: [1, 0, 150, max]\n`);
+    expect(cfg.storage.map((p) => p.label)).toEqual(['exp_row_size=1', 'exp_row_size=0', 'exp_row_size=150', 'exp_row_size=max']);
+    expect(cfg.storage[3]!.spec.engine.exp_row_size).toBe('max');
+  });
+  it('rejects an unknown key with its position and the nearest valid key', () => {
+    const p = problems(BASE.replace('  page_size: 2k', '  page_sise: 2k'));
+    expect(p).toHaveLength(1);
+    expect(p[0]).toMatchObject({ file: 'c.yaml', line: 13, column: 3, key: 'engine.page_sise' });
+    expect(p[0]!.message).toMatch(/did you mean "page_size"/);
+  });
+  it('says what was expected and what was found for a bad size', () => {
+    const p = problems(BASE.replace('page_size: 2k', 'page_size: 2kb7'));
+    expect(p[0]).toMatchObject({ line: 13, column: 14, key: 'engine.page_size' });
+    expect(p[0]!.message).toMatch(/expected a size such as 2048, 2k or 8k, found "2kb7"/);
+  });
+  it('refuses an ASE page size that does not exist', () => {
+    const p = problems(BASE.replace('page_size: 2k', 'page_size: 3k'));
+    expect(p[0]!.key).toBe('engine.page_size');
+    expect(p[0]!.message).toMatch(/2k, 4k, 8k, 16k/);
+  });
+  it('refuses exp_row_size outside the range, naming the range as ASE does', () => {
+    const p = problems(BASE.replace('exp_row_size: 0', 'exp_row_size: 4000'));
+    expect(p[0]).toMatchObject({ line: 14, column: 17, key: 'engine.exp_row_size' });
+    expect(p[0]!.message).toMatch(/from 12 to 212/);
+  });
+  it('points a bad sweep value at the sweep entry', () => {
+    const text = `${BASE}sweep:\n  engine.exp_row_size: [1, 5000]\n`;
+    const p = problems(text);
+    expect(p).toHaveLength(1);
+    expect(p[0]).toMatchObject({ key: 'sweep.engine.exp_row_size[1]', line: 27, column: 28 });
+    expect(p[0]!.message).toMatch(/from 12 to 212/);
+  });
+  it('refuses a sweep over a key the config does not have', () => {
+    const p = problems(`${BASE}sweep:\n  engin.exp_row_size: [1]\n`);
+    expect(p[0]!.key).toBe('sweep.engin.exp_row_size');
+  });
+  it('refuses a NULL share on a NOT NULL column', () => {
+    const p = problems(BASE.replace('        summary: { length: 0 }', '        status: { null: 0.1 }'));
+    expect(p[0]!.key).toBe('workload[0].insert.values.status.null');
+    expect(p[0]!.message).toMatch(/NOT NULL/);
+  });
+  it('suggests a column for a misspelt one in set:', () => {
+    const p = problems(BASE.replace('        summary: { length: { uniform', '        sumary: { length: { uniform'));
+    expect(p[0]!.key).toBe('workload[1].update.set.sumary');
+    expect(p[0]!.message).toMatch(/did you mean "summary"/);
+  });
+  it('refuses an unknown phase and an unknown order', () => {
+    expect(problems(BASE.replace('  - reorg: forwarded_rows', '  - reorgg: forwarded_rows'))[0]!.message).toMatch(/did you mean "reorg"/);
+    expect(problems(BASE.replace('order: random', 'order: zipfy'))[0]!.message).toMatch(/zipf\(s\)/);
+  });
+  it('refuses an unknown column type, listing the known ones', () => {
+    const p = problems(BASE.replace('type: char(8)', 'type: chr(8)'));
+    expect(p[0]).toMatchObject({ key: 'table.columns[1].type', line: 7 });
+    expect(p[0]!.message).toMatch(/known column type/);
+  });
+  it('reports YAML syntax errors with a position', () => {
+    const p = problems('name: x\ntable: [\n');
+    expect(p[0]!.line).toBeGreaterThan(0);
+    expect(p[0]!.message).toMatch(/YAML/);
+  });
+  it('reads a histogram CSV and reports its errors with file, line and column', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rowsim-cfg-'));
+    writeFileSync(join(dir, 'ok.csv'), 'length,count\n10,5\n200,5\n');
+    writeFileSync(join(dir, 'bad.csv'), 'length,count\n10,5\n20,x\n');
+    const withHist = (f: string) => BASE.replace('summary: { length: 0 }', `summary: { length: { histogram: ${f} } }`);
+    const cfg = loadConfig(join(dir, 'c.yaml'), withHist('ok.csv'));
+    expect((cfg.storage[0]!.spec.workload[0] as { values: Record<string, { length: unknown }> }).values.summary!.length).toEqual({
+      kind: 'choice',
+      values: [10, 200],
+      weights: [5, 5],
+    });
+    const p = problems(withHist('bad.csv'), join(dir, 'c.yaml'));
+    expect(p[0]).toMatchObject({ file: join(dir, 'bad.csv'), line: 3, column: 4 });
+    expect(p[0]!.message).toMatch(/count/);
+  });
+  it('takes the table from DDL', () => {
+    const text = BASE.replace(
+      /table:\n[\s\S]*?engine:/,
+      'table:\n  ddl: |\n    create table notes (id int not null, status char(8) not null, summary varchar(200) null)\n    lock datarows\n    create unique index notes_pk on notes (id)\nengine:',
+    );
+    const spec = loadConfig('c.yaml', text).storage[0]!.spec;
+    expect(spec.table.name).toBe('notes');
+    expect(spec.table.columns.map((c) => [c.name, c.nullable])).toEqual([
+      ['id', false],
+      ['status', false],
+      ['summary', true],
+    ]);
+    expect(spec.table.indexes).toEqual([{ name: 'notes_pk', columns: ['id'], unique: true }]);
+  });
+});
+
+describe('DDL', () => {
+  it('reads ASE, SQL Server and PostgreSQL spellings', () => {
+    const t = parseDdl(`
+      CREATE TABLE dbo.answers (
+        id uniqueidentifier NOT NULL DEFAULT newid(),
+        score numeric(5,2) NULL,
+        label character varying(40),
+        CONSTRAINT answers_pk PRIMARY KEY CLUSTERED (id)
+      );
+      CREATE INDEX answers_score ON answers (score DESC);`);
+    expect(t.columns.map((c) => c.type.sql)).toEqual(['uniqueidentifier', 'numeric(5,2)', 'character varying(40)']);
+    expect(t.indexes.map((i) => i.name)).toEqual(['answers_pk', 'answers_score']);
+  });
+  it('names the line and column of a DDL error', () => {
+    try {
+      parseDdl('create table t (\n  id int,\n  x varchr(10)\n)');
+      throw new Error('no error');
+    } catch (err) {
+      expect(err).toMatchObject({ line: 3, column: 5 });
+      expect((err as Error).message).toMatch(/x: expected a known column type/);
+    }
+  });
+});

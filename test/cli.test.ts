@@ -1,0 +1,127 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, rowsim } from './helpers/cli.js';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'rowsim-cli-'));
+
+const SMALL = `name: small
+seed: 11
+table:
+  name: t
+  columns:
+    - { name: id, type: int }
+    - { name: body, type: varchar(300), null: true }
+engine: { format: ase-dol, page_size: 2k }
+workload:
+  - insert: { rows: 3000, values: { body: { length: { uniform: [0, 30] } } } }
+  - update: { rows: all, order: zipf(0.8), set: { body: { grow: { uniform: [20, 120] } } } }
+  - delete: { rows: 10% }
+  - reorg: forwarded_rows
+sweep:
+  engine.exp_row_size: [1, 0, 120, max]
+  engine.exp_row_size_basis: [physical, logical]
+`;
+
+describe('rowsim run', () => {
+  it('writes results.json with the contract keys, summary.md and charts', () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'small.yaml'), SMALL);
+    const r = rowsim(['run', join(dir, 'small.yaml'), '--out', join(dir, 'out')]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/exp_row_size=120, exp_row_size_basis=logical/);
+    const res = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8'));
+    expect(Object.keys(res)).toEqual(['rowsim_version', 'name', 'seed', 'storage', 'charts']);
+    expect(res.storage).toHaveLength(8);
+    const point = res.storage[0];
+    expect(point).toMatchObject({ label: 'exp_row_size=1, exp_row_size_basis=physical', params: { 'engine.exp_row_size': 1, 'engine.exp_row_size_basis': 'physical' } });
+    expect(point.engine).toMatchObject({ format: 'ase-dol', page_size: 2048, exp_row_size: 0 });
+    expect(Object.keys(point.row_bytes)).toEqual(expect.arrayContaining(['min', 'avg', 'max', 'logical_max']));
+    expect(point.phases.map((p: { op: string }) => p.op)).toEqual(['insert', 'update', 'delete', 'reorg']);
+    for (const key of ['rows', 'pages', 'forwarded_rows', 'hot_updates', 'updates', 'table_scan_page_reads', 'space_used_pct', 'exclusive_table_locks']) {
+      expect(point.final).toHaveProperty(key);
+      expect(point.phases[1].metrics).toHaveProperty(key);
+    }
+    expect(point.final.rows).toBe(2700);
+    for (const c of res.charts) expect(existsSync(join(dir, 'out', c))).toBe(true);
+    expect(res.charts).toEqual(expect.arrayContaining(['charts/forwarding.png', 'charts/phases-forwarded.png', 'charts/phases-pages.png']));
+    expect(res.charts.some((c: string) => c.startsWith('charts/pagemap-'))).toBe(true);
+    const md = readFileSync(join(dir, 'out', 'summary.md'), 'utf8');
+    expect(md).toMatch(/peak fwd/);
+    expect(md).toMatch(/maximum data row length .* is 304/);
+  });
+
+  it('gives identical results.json for 1 and 2 workers (determinism)', () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'small.yaml'), SMALL);
+    expect(rowsim(['run', join(dir, 'small.yaml'), '--out', join(dir, 'w1'), '--workers', '1', '--quiet']).code).toBe(0);
+    expect(rowsim(['run', join(dir, 'small.yaml'), '--out', join(dir, 'w2'), '--workers', '2', '--quiet']).code).toBe(0);
+    const a = readFileSync(join(dir, 'w1', 'results.json'), 'utf8');
+    const b = readFileSync(join(dir, 'w2', 'results.json'), 'utf8');
+    expect(a).toBe(b);
+    // and a different seed gives different numbers
+    writeFileSync(join(dir, 'small2.yaml'), SMALL.replace('seed: 11', 'seed: 12'));
+    expect(rowsim(['run', join(dir, 'small2.yaml'), '--out', join(dir, 's2'), '--quiet']).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 's2', 'results.json'), 'utf8')).storage).not.toEqual(JSON.parse(a).storage);
+  });
+
+  it('the quickstart shows forwarding and its cure', () => {
+    const dir = tmp();
+    const r = rowsim(['run', join(ROOT, 'sim-configs', 'quickstart.yaml'), '--out', join(dir, 'q')]);
+    expect(r.code).toBe(0);
+    const res = JSON.parse(readFileSync(join(dir, 'q', 'results.json'), 'utf8'));
+    const peak = (p: { phases: { metrics: { forwarded_rows: number } }[] }) => Math.max(...p.phases.map((ph) => ph.metrics.forwarded_rows));
+    const packed = res.storage.find((p: { label: string }) => p.label === 'exp_row_size=1');
+    const max = res.storage.find((p: { label: string }) => p.label === 'exp_row_size=max');
+    expect(peak(packed) / packed.final.rows).toBeGreaterThan(0.5);
+    expect(peak(max)).toBe(0);
+    expect(packed.final.forwarded_rows).toBe(0); // reorg forwarded_rows cured it
+    expect(packed.final.exclusive_table_locks).toBeGreaterThan(0);
+  });
+});
+
+describe('bad input', () => {
+  function expectRefused(config: string, pattern: RegExp) {
+    const dir = tmp();
+    writeFileSync(join(dir, 'bad.yaml'), config);
+    const r = rowsim(['run', join(dir, 'bad.yaml'), '--out', join(dir, 'out')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(pattern);
+    expect(r.stdout).toBe('');
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+    expect(readdirSync(dir)).toEqual(['bad.yaml']);
+  }
+  it('an unknown key: file:line:column, key, suggestion, exit 2, nothing written', () => {
+    expectRefused(SMALL.replace('seed: 11', 'sed: 11'), /bad\.yaml:2:1: sed: unknown key "sed"; did you mean "seed"\?/);
+  });
+  it('exp_row_size out of range names the allowed range', () => {
+    expectRefused(SMALL.replace('[1, 0, 120, max]', '[1, 9999]'), /bad\.yaml:15:28: sweep\.engine\.exp_row_size\[1\]: expected a value from 4 to 304/);
+  });
+  it('a missing file', () => {
+    const r = rowsim(['run', '/nonexistent/x.yaml']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/\/nonexistent\/x\.yaml: cannot read the config: ENOENT/);
+  });
+  it('bad arguments', () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'small.yaml'), SMALL);
+    const r = rowsim(['run', join(dir, 'small.yaml'), '--workers', 'many']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/expected a whole number of worker threads from 1 to 256, found "many"/);
+    expect(rowsim(['frobnicate']).code).toBe(2);
+  });
+  it('validate checks without running', () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'small.yaml'), SMALL);
+    const ok = rowsim(['validate', join(dir, 'small.yaml')]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/ok: small, 8 storage points/);
+    writeFileSync(join(dir, 'bad.yaml'), SMALL.replace('varchar(300)', 'varchar(x)'));
+    const bad = rowsim(['validate', join(dir, 'bad.yaml')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/bad\.yaml:7:\d+: table\.columns\[1\]\.type: expected/);
+    expect(readdirSync(dir).sort()).toEqual(['bad.yaml', 'small.yaml']);
+  });
+});

@@ -59,7 +59,7 @@ const DEFAULT_PAGE_BYTES: Record<FormatId, number> = {
   'oracle-heap': 8192,
 };
 
-class Problems {
+export class Problems {
   list: InputProblem[] = [];
   constructor(readonly loc: YamlLocator) {}
   add(path: KeyPath, message: string, preferKey = false): void {
@@ -67,8 +67,14 @@ class Problems {
   }
 }
 
-/** Parse, validate and resolve a config file. Throws InputError. */
-export function loadConfig(file: string, text?: string): RunConfig {
+/** A parsed config document: the plain value and a locator for positioned problems. */
+export interface ParsedConfig {
+  raw: unknown;
+  loc: YamlLocator;
+}
+
+/** Read and parse a config file's YAML (no schema yet). Throws InputError on unreadable or invalid YAML. */
+export function parseConfigSource(file: string, text?: string): ParsedConfig {
   let source: string;
   try {
     source = text ?? readFileSync(file, 'utf8');
@@ -81,8 +87,8 @@ export function loadConfig(file: string, text?: string): RunConfig {
   if (doc.errors.length > 0) {
     throw new InputError(
       doc.errors.map((e) => {
-        const pos = lines.linePos(e.pos[0]);
-        return { file, line: pos.line, column: pos.col, message: `expected valid YAML: ${e.message.split('\n')[0]}` };
+        const pos = e.linePos?.[0];
+        return { file, line: pos?.line, column: pos?.col, message: `expected valid YAML: ${e.message.split('\n')[0]}` };
       }),
     );
   }
@@ -92,7 +98,12 @@ export function loadConfig(file: string, text?: string): RunConfig {
       if (isScalar(pair.key) && pair.key.value === null) pair.key.value = pair.key.source || 'null';
     },
   });
-  const raw = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  return { raw: doc.toJS({ maxAliasCount: 100 }) as unknown, loc };
+}
+
+/** Parse, validate and resolve a config file. Throws InputError. */
+export function loadConfig(file: string, text?: string): RunConfig {
+  const { raw, loc } = parseConfigSource(file, text);
   const P = new Problems(loc);
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     P.add([], `expected a mapping with name, table, engine and workload (or contention), found ${describeFound(raw)}`);
@@ -345,7 +356,7 @@ function resolveStorage(obj: Record<string, unknown>, name: string, seed: number
   return P.list.length === before ? spec : undefined;
 }
 
-function resolveTable(raw: unknown, baseDir: string, P: Problems): TableDef | undefined {
+export function resolveTable(raw: unknown, baseDir: string, P: Problems): TableDef | undefined {
   const t = zodCheck(tableSchema, raw, ['table'], P);
   if (!t) return undefined;
   if (t.columns && t.ddl) {
@@ -411,7 +422,7 @@ function resolveTable(raw: unknown, baseDir: string, P: Problems): TableDef | un
   return { name: tableName, columns, indexes };
 }
 
-function resolveEngine(raw: unknown, P: Problems): EngineSpec | undefined {
+export function resolveEngine(raw: unknown, P: Problems): EngineSpec | undefined {
   const e = zodCheck(engineSchema, raw, ['engine'], P);
   if (!e) return undefined;
   const format = getFormat(e.format);
@@ -432,7 +443,7 @@ function resolveEngine(raw: unknown, P: Problems): EngineSpec | undefined {
   };
 }
 
-function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, P: Problems): PhaseSpec[] | undefined {
+export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, P: Problems): PhaseSpec[] | undefined {
   if (!Array.isArray(raw) || raw.length === 0) {
     P.add(['workload'], `expected a list of phases (insert, update, delete, reorg), found ${describeFound(raw)}`);
     return undefined;
@@ -536,7 +547,7 @@ function resolveOrder(text: string): Order {
   return { kind: m[1] as 'sequential' | 'random' | 'spread' };
 }
 
-function resolveDist(d: DistInput, path: KeyPath, baseDir: string, P: Problems): Dist | undefined {
+export function resolveDist(d: DistInput, path: KeyPath, baseDir: string, P: Problems): Dist | undefined {
   if (typeof d === 'number') return { kind: 'const', value: d };
   if ('uniform' in d) {
     const [min, max] = d.uniform;

@@ -108,4 +108,6 @@ export const topSchema = z.strictObject({
   workload: z.array(z.unknown()).optional(),
   sweep: z.record(z.string(), z.array(z.union([z.number(), z.string(), z.boolean()])).min(1)).optional(),
   contention: z.unknown().optional(),
+  /** `rowsim estimate` input (src/estimate/config.ts); `rowsim run` ignores it. */
+  estimate: z.unknown().optional(),
 });

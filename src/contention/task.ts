@@ -50,7 +50,7 @@ export interface ContentionPoint {
   transactions: number;
   events: number;
   seed: number;
-  bounds: Bounds;
+  bounds: PointBounds;
   mva?: MvaCheck;
 }
 
@@ -118,8 +118,18 @@ export function runPoint(payload: ContentionTaskPayload): ContentionPoint {
   return point;
 }
 
-function roundBounds(b: Bounds): Bounds {
-  return { ...b, throughput_tps: round(b.throughput_tps), engines_tps: round(b.engines_tps), lock_tps: round(b.lock_tps), users_tps: round(b.users_tps) };
+/** Operational bounds in tps; null where a resource has no demand (no bound). */
+export interface PointBounds {
+  throughput_tps: number;
+  engines_tps: number | null;
+  lock_tps: number | null;
+  users_tps: number;
+  binding: Bounds['binding'];
+}
+
+function roundBounds(b: Bounds): PointBounds {
+  const fin = (x: number): number | null => (Number.isFinite(x) ? round(x) : null);
+  return { binding: b.binding, throughput_tps: round(b.throughput_tps), engines_tps: fin(b.engines_tps), lock_tps: fin(b.lock_tps), users_tps: round(b.users_tps) };
 }
 
 /** Pool entry (src/sweep/worker.ts, kind 'contention'). */

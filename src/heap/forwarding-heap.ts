@@ -2,9 +2,10 @@
  * The slotted-page heap with forwarding (ASE data-only-locked) or moving rows (ASE allpages-locked).
  * See README.md beside this file for what is modelled, what is simplified and why.
  *
- * State is struct-of-arrays: per row (home page, current page, bytes, reservation, live) and per page
- * (bytes used by row bodies and stubs, high-water mark of the row area, offset-table entries, bytes
- * reserved for growth). Every operation is O(1) except reorg.
+ * State is in typed arrays, interleaved per row (home page, current page, bytes and reservation) and per
+ * page (bytes used by row bodies and stubs, high-water mark of the row area, offset-table entries, bytes
+ * reserved for growth), so an operation touches one cache line of each. Every operation is O(1) except
+ * reorg.
  */
 import type { PageGeometry } from '../formats/types.js';
 import { grown } from './arrays.js';
@@ -28,6 +29,15 @@ export interface ForwardingHeapOptions {
   rowCapacity: number;
 }
 
+const ROW_STRIDE = 3;
+const HOME = 0;
+const CUR = 1;
+const SIZE = 2;
+const PAGE_STRIDE = 4;
+const USED = 0;
+const TOP = 1;
+const SLOTS = 2;
+const RESERVED = 3;
 const PAGE_FREE = 0;
 const PAGE_ALLOCATED = 1;
 /** Pages per reorg transaction [R2][R3]. */
@@ -37,21 +47,15 @@ export class ForwardingHeap implements StorageEngine {
   private readonly g: PageGeometry;
   private readonly o: ForwardingHeapOptions;
 
-  // rows
-  private home: Int32Array;
-  private cur: Int32Array;
-  private len: Uint16Array;
-  private rsv: Uint16Array;
-  private live: Uint8Array;
+  // rows, interleaved so one update touches one cache line: [home, cur, len | rsv << 16]; home −1 = not live
+  private rows: Int32Array;
   private rowHigh = 0;
   private liveCount = 0;
   private forwardedCount = 0;
 
-  // pages
-  private used = new Int32Array(1024);
-  private top = new Int32Array(1024);
-  private slots = new Uint16Array(1024);
-  private reserved = new Int32Array(1024);
+  // pages, interleaved: [used, top, slots, reserved] (bytes of bodies and stubs, high-water mark of the row
+  // area, offset-table entries, bytes reserved for growth); state: allocated or free
+  private pg = new Int32Array(1024 * PAGE_STRIDE);
   private state = new Uint8Array(1024);
   private pageCount = 0;
   private allocatedPages = 0;
@@ -82,11 +86,28 @@ export class ForwardingHeap implements StorageEngine {
     this.o = options;
     this.g = options.geometry;
     const n = Math.max(16, options.rowCapacity);
-    this.home = new Int32Array(n);
-    this.cur = new Int32Array(n);
-    this.len = new Uint16Array(n);
-    this.rsv = new Uint16Array(n);
-    this.live = new Uint8Array(n);
+    this.rows = new Int32Array(n * ROW_STRIDE).fill(-1);
+  }
+
+  // ---- row fields -----------------------------------------------------------------------------
+
+  private home(r: number): number {
+    return this.rows[r * ROW_STRIDE + HOME]!;
+  }
+  private cur(r: number): number {
+    return this.rows[r * ROW_STRIDE + CUR]!;
+  }
+  private len(r: number): number {
+    return this.rows[r * ROW_STRIDE + SIZE]! & 0xffff;
+  }
+  private rsv(r: number): number {
+    return this.rows[r * ROW_STRIDE + SIZE]! >>> 16;
+  }
+  private setRow(r: number, home: number, cur: number, len: number, rsv: number): void {
+    const i = r * ROW_STRIDE;
+    this.rows[i + HOME] = home;
+    this.rows[i + CUR] = cur;
+    this.rows[i + SIZE] = len | (rsv << 16);
   }
 
   // ---- helpers -------------------------------------------------------------------------------
@@ -100,13 +121,9 @@ export class ForwardingHeap implements StorageEngine {
 
   private newPage(): number {
     const p = this.pageCount++;
-    if (p >= this.used.length) {
-      const n = p + 1;
-      this.used = grown(this.used, n);
-      this.top = grown(this.top, n);
-      this.slots = grown(this.slots, n);
-      this.reserved = grown(this.reserved, n);
-      this.state = grown(this.state, n);
+    if (p >= this.state.length) {
+      this.pg = grown(this.pg, (p + 1) * PAGE_STRIDE);
+      this.state = grown(this.state, p + 1);
     }
     this.state[p] = PAGE_ALLOCATED;
     this.allocatedPages++;
@@ -118,9 +135,10 @@ export class ForwardingHeap implements StorageEngine {
   /** May a new row charged `charge` bytes (row + reservation) go on page p? */
   private fitsInsert(p: number, charge: number): boolean {
     if (p < 0 || this.state[p] !== PAGE_ALLOCATED) return false;
-    const slotsNow = this.slots[p]!;
+    const i = p * PAGE_STRIDE;
+    const slotsNow = this.pg[i + SLOTS]!;
     if (slotsNow >= this.g.maxRowsPerPage) return false;
-    const free = this.g.usableBytes - this.used[p]! - slotsNow * this.g.slotBytes - this.reserved[p]!;
+    const free = this.g.usableBytes - this.pg[i + USED]! - slotsNow * this.g.slotBytes - this.pg[i + RESERVED]!;
     return free >= charge + this.g.slotBytes;
   }
 
@@ -133,35 +151,36 @@ export class ForwardingHeap implements StorageEngine {
 
   /** Put a row body of `phys` bytes with its slot on page p, compacting when contiguous space lacks. */
   private placeBody(p: number, phys: number, rsv: number): void {
-    const contiguous = this.g.usableBytes - this.top[p]! - (this.slots[p]! + 1) * this.g.slotBytes;
+    const i = p * PAGE_STRIDE;
+    const contiguous = this.g.usableBytes - this.pg[i + TOP]! - (this.pg[i + SLOTS]! + 1) * this.g.slotBytes;
     if (phys > contiguous) this.compact(p);
-    this.used[p]! += phys;
-    this.top[p]! += phys;
-    this.slots[p]!++;
-    this.reserved[p]! += rsv;
+    this.pg[i + USED]! += phys;
+    this.pg[i + TOP]! += phys;
+    this.pg[i + SLOTS]!++;
+    this.pg[i + RESERVED]! += rsv;
   }
 
   private removeBody(p: number, phys: number, rsv: number): void {
-    this.used[p]! -= phys;
-    this.slots[p]!--;
-    this.reserved[p]! -= rsv;
+    const i = p * PAGE_STRIDE;
+    this.pg[i + USED]! -= phys;
+    this.pg[i + SLOTS]!--;
+    this.pg[i + RESERVED]! -= rsv;
   }
 
   private compact(p: number): void {
-    if (this.top[p] !== this.used[p]) {
-      this.top[p] = this.used[p]!;
+    const i = p * PAGE_STRIDE;
+    if (this.pg[i + TOP] !== this.pg[i + USED]) {
+      this.pg[i + TOP] = this.pg[i + USED]!;
       this.c.compactions++;
     }
   }
 
   private ensureRow(row: number): void {
-    if (row < this.home.length) return;
-    const n = row + 1;
-    this.home = grown(this.home, n);
-    this.cur = grown(this.cur, n);
-    this.len = grown(this.len, n);
-    this.rsv = grown(this.rsv, n);
-    this.live = grown(this.live, n);
+    const need = (row + 1) * ROW_STRIDE;
+    if (need <= this.rows.length) return;
+    const old = this.rows.length;
+    this.rows = grown(this.rows, need);
+    this.rows.fill(-1, old);
   }
 
   // ---- operations ----------------------------------------------------------------------------
@@ -175,11 +194,7 @@ export class ForwardingHeap implements StorageEngine {
     const rsv = this.reserveFor(phys, logical);
     const p = this.targetPage(phys + rsv, -1);
     this.placeBody(p, phys, rsv);
-    this.home[row] = p;
-    this.cur[row] = p;
-    this.len[row] = phys;
-    this.rsv[row] = rsv;
-    this.live[row] = 1;
+    this.setRow(row, p, p, phys, rsv);
     if (row >= this.rowHigh) this.rowHigh = row + 1;
     this.liveCount++;
     this.c.inserts++;
@@ -192,86 +207,85 @@ export class ForwardingHeap implements StorageEngine {
       return false;
     }
     this.c.updates++;
-    const p = this.cur[row]!;
-    const old = this.len[row]!;
-    const oldRsv = this.rsv[row]!;
+    const ri = row * ROW_STRIDE;
+    const h = this.rows[ri + HOME]!;
+    const p = this.rows[ri + CUR]!;
+    const size = this.rows[ri + SIZE]!;
+    const old = size & 0xffff;
+    const oldRsv = size >>> 16;
     const newRsv = this.reserveFor(phys, logical);
     const delta = phys - old;
     const g = this.g;
+    const pg = this.pg;
+    const pi = p * PAGE_STRIDE;
     if (delta <= 0) {
       // Shrinks in place; the freed bytes become a hole until the page is compacted.
-      this.used[p]! += delta;
-      this.reserved[p]! += newRsv - oldRsv;
-      this.len[row] = phys;
-      this.rsv[row] = newRsv;
+      pg[pi + USED]! += delta;
+      pg[pi + RESERVED]! += newRsv - oldRsv;
+      this.rows[ri + SIZE] = phys | (newRsv << 16);
       this.c.updates_in_place++;
       return true;
     }
-    const slotArea = this.slots[p]! * g.slotBytes;
-    const totalFree = g.usableBytes - this.used[p]! - slotArea;
+    const slotArea = pg[pi + SLOTS]! * g.slotBytes;
+    const totalFree = g.usableBytes - pg[pi + USED]! - slotArea;
     if (delta <= totalFree) {
-      const contiguous = g.usableBytes - this.top[p]! - slotArea;
+      const contiguous = g.usableBytes - pg[pi + TOP]! - slotArea;
       let fits = true;
       if (phys <= contiguous) {
-        this.top[p]! += phys; // rewritten into the contiguous free space; the old body becomes a hole
+        pg[pi + TOP]! += phys; // rewritten into the contiguous free space; the old body becomes a hole
       } else if (this.o.compaction) {
         this.compact(p);
-        this.top[p]! += delta;
+        pg[pi + TOP]! += delta;
       } else {
         fits = false;
       }
       if (fits) {
-        this.used[p]! += delta;
-        this.reserved[p]! += newRsv - oldRsv;
-        this.len[row] = phys;
-        this.rsv[row] = newRsv;
+        pg[pi + USED]! += delta;
+        pg[pi + RESERVED]! += newRsv - oldRsv;
+        this.rows[ri + SIZE] = phys | (newRsv << 16);
         this.c.updates_in_place++;
         return true;
       }
     }
     // The row no longer fits on its page.
-    const h = this.home[row]!;
+    let newHome = h;
+    let q: number;
     if (!this.o.forwarding) {
       // APL: the row moves (new row id); every index entry for it is updated.
       this.removeBody(p, old, oldRsv);
-      const q = this.targetPage(phys + newRsv, p);
-      this.placeBody(q, phys, newRsv);
-      this.home[row] = q;
-      this.cur[row] = q;
+      q = this.targetPage(phys + newRsv, p);
+      newHome = q;
       this.c.row_moves++;
       this.c.index_row_updates += this.o.indexCount;
     } else if (p === h) {
       // First move: a stub stays at home in the row's slot; the body goes elsewhere.
-      this.used[p]! += this.o.stubBytes - old;
-      this.reserved[p]! -= oldRsv;
-      const q = this.targetPage(phys + newRsv, p);
-      this.placeBody(q, phys, newRsv);
-      this.cur[row] = q;
+      pg[pi + USED]! += this.o.stubBytes - old;
+      pg[pi + RESERVED]! -= oldRsv;
+      q = this.targetPage(phys + newRsv, p);
       this.forwardedCount++;
       this.c.forwarded_updates++;
     } else {
       // Already forwarded: move again and update the home stub; never more than one hop.
       this.removeBody(p, old, oldRsv);
-      const q = this.targetPage(phys + newRsv, p);
-      this.placeBody(q, phys, newRsv);
-      this.cur[row] = q;
+      q = this.targetPage(phys + newRsv, p);
       this.c.reforwarded_updates++;
     }
-    this.len[row] = phys;
-    this.rsv[row] = newRsv;
+    this.placeBody(q, phys, newRsv);
+    this.setRow(row, newHome, q, phys, newRsv);
     return true;
   }
 
   delete(row: number): void {
-    const p = this.cur[row]!;
-    this.removeBody(p, this.len[row]!, this.rsv[row]!);
-    const h = this.home[row]!;
+    const p = this.cur(row);
+    this.removeBody(p, this.len(row), this.rsv(row));
+    const h = this.home(row);
     if (h !== p) {
-      this.used[h]! -= this.o.stubBytes;
-      this.slots[h]!--;
+      const hi = h * PAGE_STRIDE;
+      this.pg[hi + USED]! -= this.o.stubBytes;
+      this.pg[hi + SLOTS]!--;
       this.forwardedCount--;
     }
-    this.live[row] = 0;
+    this.setRow(row, -1, -1, 0, 0);
     this.liveCount--;
     this.c.deletes++;
   }
@@ -303,39 +317,40 @@ export class ForwardingHeap implements StorageEngine {
   private reorgForwardedRows(): void {
     const forwarded: number[] = [];
     for (let r = 0; r < this.rowHigh; r++) {
-      if (this.live[r] === 1 && this.cur[r] !== this.home[r]) forwarded.push(r);
+      if (this.isLive(r) && this.cur(r) !== this.home(r)) forwarded.push(r);
     }
-    forwarded.sort((a, b) => this.home[a]! - this.home[b]! || a - b);
+    forwarded.sort((a, b) => this.home(a) - this.home(b) || a - b);
     this.c.reorg_transactions += Math.ceil(this.allocatedPages / REORG_PAGES_PER_TRANSACTION);
     const g = this.g;
+    const pg = this.pg;
     let lastGroup = -1;
     for (const r of forwarded) {
-      const h = this.home[r]!;
+      const h = this.home(r);
       const group = Math.floor(h / REORG_PAGES_PER_TRANSACTION);
       if (group !== lastGroup) {
         this.c.exclusive_table_locks++;
         lastGroup = group;
       }
-      const c = this.cur[r]!;
-      const L = this.len[r]!;
-      const rsv = this.rsv[r]!;
-      const freeAtHome = g.usableBytes - this.used[h]! - this.slots[h]! * g.slotBytes;
+      const c = this.cur(r);
+      const L = this.len(r);
+      const rsv = this.rsv(r);
+      const hi = h * PAGE_STRIDE;
+      const freeAtHome = g.usableBytes - pg[hi + USED]! - pg[hi + SLOTS]! * g.slotBytes;
       this.removeBody(c, L, rsv);
       if (L - this.o.stubBytes <= freeAtHome) {
-        const contiguous = g.usableBytes - this.top[h]! - this.slots[h]! * g.slotBytes;
+        const contiguous = g.usableBytes - pg[hi + TOP]! - pg[hi + SLOTS]! * g.slotBytes;
         if (L > contiguous) this.compact(h);
-        this.used[h]! += L - this.o.stubBytes;
-        this.top[h]! += L;
-        this.reserved[h]! += rsv;
-        this.cur[r] = h;
+        pg[hi + USED]! += L - this.o.stubBytes;
+        pg[hi + TOP]! += L;
+        pg[hi + RESERVED]! += rsv;
+        this.setRow(r, h, h, L, rsv);
         this.c.rows_moved_home++;
       } else {
-        this.used[h]! -= this.o.stubBytes;
-        this.slots[h]!--;
+        pg[hi + USED]! -= this.o.stubBytes;
+        pg[hi + SLOTS]!--;
         const q = this.targetPage(L + rsv, -1);
         this.placeBody(q, L, rsv);
-        this.home[r] = q;
-        this.cur[r] = q;
+        this.setRow(r, q, q, L, rsv);
         this.c.rows_rehomed++;
       }
       this.forwardedCount--;
@@ -347,7 +362,7 @@ export class ForwardingHeap implements StorageEngine {
     for (let p = 0; p < this.pageCount; p++) {
       if (this.state[p] !== PAGE_ALLOCATED) continue;
       this.compact(p);
-      if (this.slots[p] === 0 && p !== this.lastPage) {
+      if (this.pg[p * PAGE_STRIDE + SLOTS] === 0 && p !== this.lastPage) {
         this.state[p] = PAGE_FREE;
         this.allocatedPages--;
         this.c.pages_deallocated++;
@@ -359,22 +374,18 @@ export class ForwardingHeap implements StorageEngine {
   private rebuild(): void {
     const order = this.scanOrder();
     this.c.pages_deallocated += this.allocatedPages;
-    this.used.fill(0);
-    this.top.fill(0);
-    this.slots.fill(0);
-    this.reserved.fill(0);
+    this.pg.fill(0);
     this.state.fill(PAGE_FREE);
     this.pageCount = 0;
     this.allocatedPages = 0;
     this.lastPage = -1;
     for (let i = 0; i < order.length; i++) {
       const r = order[i]!;
-      const L = this.len[r]!;
-      const rsv = this.rsv[r]!;
+      const L = this.len(r);
+      const rsv = this.rsv(r);
       const p = this.targetPage(L + rsv, -1);
       this.placeBody(p, L, rsv);
-      this.home[r] = p;
-      this.cur[r] = p;
+      this.setRow(r, p, p, L, rsv);
     }
     this.forwardedCount = 0;
     this.c.exclusive_table_locks++;
@@ -384,17 +395,17 @@ export class ForwardingHeap implements StorageEngine {
   /** Live rows in table-scan order: by home page, then row id (a stable counting sort). */
   private scanOrder(): Int32Array {
     const counts = new Int32Array(this.pageCount + 1);
-    for (let r = 0; r < this.rowHigh; r++) if (this.live[r] === 1) counts[this.home[r]! + 1]!++;
+    for (let r = 0; r < this.rowHigh; r++) if (this.isLive(r)) counts[this.home(r) + 1]!++;
     for (let p = 0; p < this.pageCount; p++) counts[p + 1]! += counts[p]!;
     const order = new Int32Array(this.liveCount);
-    for (let r = 0; r < this.rowHigh; r++) if (this.live[r] === 1) order[counts[this.home[r]!]!++] = r;
+    for (let r = 0; r < this.rowHigh; r++) if (this.isLive(r)) order[counts[this.home(r)]!++] = r;
     return order;
   }
 
   // ---- observation ---------------------------------------------------------------------------
 
   isLive(row: number): boolean {
-    return this.live[row] === 1;
+    return row < this.rowHigh && this.rows[row * ROW_STRIDE + HOME]! >= 0;
   }
 
   liveRows(): number {
@@ -402,24 +413,26 @@ export class ForwardingHeap implements StorageEngine {
   }
 
   rowBytes(row: number): number {
-    return this.len[row]!;
+    return this.len(row);
   }
 
   metrics(): Metrics {
     const g = this.g;
+    const pg = this.pg;
     let usedBytes = 0;
     let reservedBytes = 0;
     let holes = 0;
     let emptyPages = 0;
     for (let p = 0; p < this.pageCount; p++) {
       if (this.state[p] !== PAGE_ALLOCATED) continue;
-      usedBytes += this.used[p]! + this.slots[p]! * g.slotBytes;
-      reservedBytes += this.reserved[p]!;
-      holes += this.top[p]! - this.used[p]!;
-      if (this.slots[p] === 0) emptyPages++;
+      const i = p * PAGE_STRIDE;
+      usedBytes += pg[i + USED]! + pg[i + SLOTS]! * g.slotBytes;
+      reservedBytes += pg[i + RESERVED]!;
+      holes += pg[i + TOP]! - pg[i + USED]!;
+      if (pg[i + SLOTS] === 0) emptyPages++;
     }
     let rowBytes = 0;
-    for (let r = 0; r < this.rowHigh; r++) if (this.live[r] === 1) rowBytes += this.len[r]!;
+    for (let r = 0; r < this.rowHigh; r++) if (this.isLive(r)) rowBytes += this.len(r);
     const pages = this.allocatedPages;
     return {
       rows: this.liveCount,
@@ -460,40 +473,40 @@ export class ForwardingHeap implements StorageEngine {
     const stubs = new Uint16Array(n);
     const forwardedIn = new Uint16Array(n);
     for (let p = 0; p < n; p++) {
-      fill[p] = this.state[p] === PAGE_ALLOCATED ? (this.used[p]! + this.slots[p]! * this.g.slotBytes) / this.g.usableBytes : 0;
+      const i = p * PAGE_STRIDE;
+      fill[p] = this.state[p] === PAGE_ALLOCATED ? (this.pg[i + USED]! + this.pg[i + SLOTS]! * this.g.slotBytes) / this.g.usableBytes : 0;
     }
     for (let r = 0; r < this.rowHigh; r++) {
-      if (this.live[r] === 1 && this.cur[r] !== this.home[r]) {
-        stubs[this.home[r]!]!++;
-        forwardedIn[this.cur[r]!]!++;
+      if (this.isLive(r) && this.cur(r) !== this.home(r)) {
+        stubs[this.home(r)]!++;
+        forwardedIn[this.cur(r)]!++;
       }
     }
     return { fill, stubs, forwardedIn };
   }
 
   memoryBytes(): number {
-    const rowArrays = [this.home, this.cur, this.len, this.rsv, this.live];
-    const pageArrays = [this.used, this.top, this.slots, this.reserved, this.state];
-    return [...rowArrays, ...pageArrays].reduce((s, a) => s + a.byteLength, 0);
+    return this.rows.byteLength + this.pg.byteLength + this.state.byteLength;
   }
 
   checkInvariants(): string[] {
     const bad: string[] = [];
     const g = this.g;
-    const used = new Int32Array(this.pageCount);
-    const slots = new Int32Array(this.pageCount);
-    const reserved = new Int32Array(this.pageCount);
+    const n = this.pageCount;
+    const used = new Int32Array(n);
+    const slots = new Int32Array(n);
+    const reserved = new Int32Array(n);
     let liveRows = 0;
     let forwarded = 0;
     for (let r = 0; r < this.rowHigh; r++) {
-      if (this.live[r] !== 1) continue;
+      if (!this.isLive(r)) continue;
       liveRows++;
-      const h = this.home[r]!;
-      const c = this.cur[r]!;
+      const h = this.home(r);
+      const c = this.cur(r);
       if (this.state[h] !== PAGE_ALLOCATED || this.state[c] !== PAGE_ALLOCATED) bad.push(`row ${r} on a free page`);
-      used[c]! += this.len[r]!;
+      used[c]! += this.len(r);
       slots[c]!++;
-      reserved[c]! += this.rsv[r]!;
+      reserved[c]! += this.rsv(r);
       if (c !== h) {
         if (!this.o.forwarding) bad.push(`row ${r} forwarded on a format that does not forward`);
         forwarded++;
@@ -504,15 +517,17 @@ export class ForwardingHeap implements StorageEngine {
     if (liveRows !== this.liveCount) bad.push(`live rows ${this.liveCount} counted, ${liveRows} found`);
     if (forwarded !== this.forwardedCount) bad.push(`forwarded rows ${this.forwardedCount} counted, ${forwarded} found`);
     let allocated = 0;
-    for (let p = 0; p < this.pageCount; p++) {
+    for (let p = 0; p < n; p++) {
+      const i = p * PAGE_STRIDE;
+      const [u, top, sl, rs] = [this.pg[i + USED]!, this.pg[i + TOP]!, this.pg[i + SLOTS]!, this.pg[i + RESERVED]!];
       if (this.state[p] === PAGE_ALLOCATED) allocated++;
-      if (used[p] !== this.used[p]) bad.push(`page ${p}: used ${this.used[p]} kept, ${used[p]} found`);
-      if (slots[p] !== this.slots[p]) bad.push(`page ${p}: slots ${this.slots[p]} kept, ${slots[p]} found`);
-      if (reserved[p] !== this.reserved[p]) bad.push(`page ${p}: reserved ${this.reserved[p]} kept, ${reserved[p]} found`);
-      if (this.used[p]! + this.slots[p]! * g.slotBytes > g.usableBytes) bad.push(`page ${p}: bytes exceed usable space`);
-      if (this.top[p]! + this.slots[p]! * g.slotBytes > g.usableBytes) bad.push(`page ${p}: row area overlaps offset table`);
-      if (this.top[p]! < this.used[p]!) bad.push(`page ${p}: high-water mark below bytes used`);
-      if (this.slots[p]! > g.maxRowsPerPage) bad.push(`page ${p}: more rows than a page holds`);
+      if (used[p] !== u) bad.push(`page ${p}: used ${u} kept, ${used[p]} found`);
+      if (slots[p] !== sl) bad.push(`page ${p}: slots ${sl} kept, ${slots[p]} found`);
+      if (reserved[p] !== rs) bad.push(`page ${p}: reserved ${rs} kept, ${reserved[p]} found`);
+      if (u + sl * g.slotBytes > g.usableBytes) bad.push(`page ${p}: bytes exceed usable space`);
+      if (top + sl * g.slotBytes > g.usableBytes) bad.push(`page ${p}: row area overlaps offset table`);
+      if (top < u) bad.push(`page ${p}: high-water mark below bytes used`);
+      if (sl > g.maxRowsPerPage) bad.push(`page ${p}: more rows than a page holds`);
     }
     if (allocated !== this.allocatedPages) bad.push(`pages ${this.allocatedPages} counted, ${allocated} found`);
     return bad;

@@ -1,0 +1,21 @@
+/**
+ * `npm run bench`: every figure of merit, printed. Benchmarks print numbers; tests never assert timings.
+ */
+import { benchStorage, type BenchLine } from './storage.js';
+
+const suites: [string, () => Promise<BenchLine[]>][] = [['storage', benchStorage]];
+
+async function main(): Promise<void> {
+  const only = process.argv[2];
+  for (const [name, run] of suites) {
+    if (only && only !== name) continue;
+    for (const line of await run()) {
+      process.stdout.write(`${line.name}: ${line.value.toLocaleString('en-US')} ${line.unit}${line.note ? `  (${line.note})` : ''}\n`);
+    }
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

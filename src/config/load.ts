@@ -87,8 +87,8 @@ export function parseConfigSource(file: string, text?: string): ParsedConfig {
   if (doc.errors.length > 0) {
     throw new InputError(
       doc.errors.map((e) => {
-        const pos = e.linePos?.[0];
-        return { file, line: pos?.line, column: pos?.col, message: `expected valid YAML: ${e.message.split('\n')[0]}` };
+        const pos = lines.linePos(e.pos[0]);
+        return { file, line: pos.line, column: pos.col, message: `expected valid YAML: ${e.message.split('\n')[0]}` };
       }),
     );
   }

@@ -190,17 +190,19 @@ function resolve(raw: Raw): ContentionSpec {
 /** The `contention:` section: raw YAML values in, a resolved ContentionSpec out. */
 export const contentionSchema: z.ZodType<ContentionSpec, any> = rawSchema
   .superRefine((raw, ctx) => {
-    if (raw.duration <= 0) ctx.addIssue({ code: 'custom', path: ['duration'], message: 'a duration above zero', input: raw.duration });
-    const lookups = raw.transaction.logical_reads + raw.xoltp.index.traversals * raw.xoltp.index.levels;
+    // runs after other issues too: read defensively
+    const list = (v: unknown): number[] => (Array.isArray(v) ? v : typeof v === 'number' ? [v] : []).filter((x): x is number => typeof x === 'number');
+    if (typeof raw.duration === 'number' && raw.duration <= 0) ctx.addIssue({ code: 'custom', path: ['duration'], message: 'a duration above zero', input: raw.duration });
+    const lookups = (raw.transaction?.logical_reads ?? 0) + (raw.xoltp?.index?.traversals ?? 0) * (raw.xoltp?.index?.levels ?? 0);
     if (lookups > 100000)
       ctx.addIssue({ code: 'custom', path: ['transaction', 'logical_reads'], message: `at most 100000 look-ups per transaction, found ${lookups}`, input: lookups });
-    const maxUsers = Math.max(...raw.users);
+    const maxUsers = Math.max(0, ...list(raw.users));
     if (maxUsers > 1_000_000)
       ctx.addIssue({ code: 'custom', path: ['users'], message: `at most 1000000 users, found ${maxUsers}`, input: maxUsers });
-    const maxEngines = Math.max(...raw.engines);
+    const maxEngines = Math.max(0, ...list(raw.engines));
     if (maxEngines > 4096)
       ctx.addIssue({ code: 'custom', path: ['engines'], message: `at most 4096 engines, found ${maxEngines}`, input: maxEngines });
-    if (raw.pages.count > 50_000_000)
+    if ((raw.pages?.count ?? 0) > 50_000_000)
       ctx.addIssue({ code: 'custom', path: ['pages', 'count'], message: `at most 50000000 pages, found ${raw.pages.count}`, input: raw.pages.count });
   })
   .transform(resolve);

@@ -58,24 +58,63 @@ export function fitUsl(ns: readonly number[], xs: readonly number[]): UslFit {
       if (err < best.err) best = { sigma: s, kappa: k, err };
     }
   }
-  // pattern search in log space (a zero coordinate stays zero unless a step away from it helps)
-  let step = 0.1;
-  for (let iter = 0; iter < 200 && step > 1e-6; iter++) {
-    let improved = false;
-    const candidates: Array<[number, number]> = [];
-    for (const f of [Math.pow(10, step), Math.pow(10, -step)]) {
-      if (allowSigma) candidates.push([Math.min(1, (best.sigma || 1e-7) * f), best.kappa]);
-      if (allowKappa) candidates.push([best.sigma, (best.kappa || 1e-15) * f]);
-    }
-    for (const [s, k] of candidates) {
-      const { err } = evaluate(s, k);
-      if (err < best.err) {
-        best = { sigma: s, kappa: k, err };
-        improved = true;
-      }
-    }
-    if (!improved) step /= 2;
+  // refine with Nelder–Mead in log10 space, free σ and κ, and with either one held at zero
+  const toS = (v: number): number => Math.min(1, Math.pow(10, v));
+  const variants: Array<{ dims: number; start: number[]; map: (v: number[]) => [number, number] }> = [];
+  const ls = Math.log10(best.sigma || 1e-4);
+  const lk = Math.log10(best.kappa || 1e-8);
+  if (allowSigma && allowKappa) variants.push({ dims: 2, start: [ls, lk], map: (v) => [toS(v[0]!), Math.pow(10, v[1]!)] });
+  if (allowKappa) variants.push({ dims: 1, start: [lk], map: (v) => [0, Math.pow(10, v[0]!)] });
+  if (allowSigma) variants.push({ dims: 1, start: [ls], map: (v) => [toS(v[0]!), 0] });
+  for (const variant of variants) {
+    const f = (v: number[]): number => {
+      const [sg, kp] = variant.map(v);
+      return evaluate(sg, kp).err;
+    };
+    const v = nelderMead(f, variant.start, 0.3, 400);
+    const [sg, kp] = variant.map(v);
+    const err = evaluate(sg, kp).err;
+    if (err < best.err) best = { sigma: sg, kappa: kp, err };
   }
   const { lambda, err } = evaluate(best.sigma, best.kappa);
   return { lambda, sigma: best.sigma, kappa: best.kappa, rms_error_pct: 100 * Math.sqrt(err / pts.length) };
+}
+
+/** Nelder–Mead minimisation (standard coefficients), a bounded number of iterations. */
+function nelderMead(f: (v: number[]) => number, start: number[], step: number, maxIter: number): number[] {
+  const n = start.length;
+  let simplex: Array<{ v: number[]; y: number }> = [{ v: start.slice(), y: f(start) }];
+  for (let i = 0; i < n; i++) {
+    const v = start.slice();
+    v[i]! += step;
+    simplex.push({ v, y: f(v) });
+  }
+  const combine = (a: number[], b: number[], t: number): number[] => a.map((x, i) => x + t * (b[i]! - x));
+  for (let iter = 0; iter < maxIter; iter++) {
+    simplex.sort((a, b) => a.y - b.y);
+    const bestY = simplex[0]!.y;
+    const worst = simplex[n]!;
+    if (Math.abs(worst.y - bestY) <= 1e-14 * (Math.abs(bestY) + 1e-300)) break;
+    const centroid = new Array<number>(n).fill(0);
+    for (let i = 0; i < n; i++) for (let d = 0; d < n; d++) centroid[d]! += simplex[i]!.v[d]! / n;
+    const reflected = combine(centroid, worst.v, -1);
+    const yr = f(reflected);
+    if (yr < bestY) {
+      const expanded = combine(centroid, worst.v, -2);
+      const ye = f(expanded);
+      simplex[n] = ye < yr ? { v: expanded, y: ye } : { v: reflected, y: yr };
+    } else if (yr < simplex[n - 1]!.y) {
+      simplex[n] = { v: reflected, y: yr };
+    } else {
+      const contracted = combine(centroid, worst.v, 0.5);
+      const yc = f(contracted);
+      if (yc < worst.y) simplex[n] = { v: contracted, y: yc };
+      else {
+        const b = simplex[0]!.v;
+        simplex = simplex.map((p, i) => (i === 0 ? p : { v: combine(b, p.v, 0.5), y: f(combine(b, p.v, 0.5)) }));
+      }
+    }
+  }
+  simplex.sort((a, b) => a.y - b.y);
+  return simplex[0]!.v;
 }

@@ -7,6 +7,7 @@ import { InputError } from '../config/errors.js';
 import { ROWSIM_VERSION } from '../version.js';
 import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
+import { estimateCommand, parseFormats, parseRowCount, parseSampleRows, parseSeeds, parseTarget } from './estimate.js';
 
 export const EXIT_OK = 0;
 export const EXIT_INPUT = 2;
@@ -46,6 +47,23 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .argument('<config>', 'config YAML file')
     .action((config: string) => {
       setCode(validateCommand(config));
+    });
+
+  program
+    .command('estimate')
+    .description('recommend exp_row_size (and fillfactor, PCTFREE) for a table from its row lengths; write out/<name>/estimate.json')
+    .argument('<config>', 'config YAML file with table, engine, an estimate section and a workload or estimate.measured')
+    .option('--target <pct>', 'forwarded rows to stay under, % of rows (default: estimate.target_pct or 1)', parseTarget)
+    .option('--rows <n>', 'rows of the table the estimate is for, e.g. 1e9 (default: estimate.rows, or what the workload holds)', parseRowCount)
+    .option('--seeds <n>', 'replicates per candidate (default: estimate.seeds or 5)', parseSeeds)
+    .option('--sample-rows <n>', 'rows simulated per seed (default: estimate.sample_rows or 20000)', parseSampleRows)
+    .option('--formats <list>', 'also estimate these formats, e.g. postgres-heap,oracle-heap', parseFormats)
+    .option('--out <dir>', 'output folder (default: out/<name>)')
+    .option('--workers <n>', 'worker threads (default: the number of cores)', parseWorkers)
+    .option('--json', 'print estimate.json instead of the summary')
+    .option('--quiet', 'print nothing but errors')
+    .action(async (config: string, opts: Parameters<typeof estimateCommand>[1]) => {
+      setCode(await estimateCommand(config, opts));
     });
 
   return program;

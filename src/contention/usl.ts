@@ -76,6 +76,11 @@ export function fitUsl(ns: readonly number[], xs: readonly number[]): UslFit {
     const err = evaluate(sg, kp).err;
     if (err < best.err) best = { sigma: sg, kappa: kp, err };
   }
+  // values that vanish numerically are reported as zero (e.g. σ = 1e-18 means no contention term)
+  for (const [sg, kp] of [[best.sigma < 1e-9 ? 0 : best.sigma, best.kappa < 1e-15 ? 0 : best.kappa]] as const) {
+    const e = evaluate(sg, kp).err;
+    if (e <= best.err * (1 + 1e-9) + 1e-300) best = { sigma: sg, kappa: kp, err: e };
+  }
   const { lambda, err } = evaluate(best.sigma, best.kappa);
   return { lambda, sigma: best.sigma, kappa: best.kappa, rms_error_pct: 100 * Math.sqrt(err / pts.length) };
 }

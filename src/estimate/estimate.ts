@@ -193,7 +193,16 @@ function pair(x: [number, number], f: (v: number) => number): [number, number] {
 
 function aggregate(knob: ReserveKnob, c: Cand, figs: ReplicateFigures[], tableRows: number, sampleRows: number): CandidateFigures {
   const ratio = (key: keyof ReplicateFigures) => figs.map((f) => (f.rows > 0 ? f[key] / f.rows : 0));
-  const ex = (key: keyof ReplicateFigures): Extrapolated => extrapolate(ratio(key), tableRows, sampleRows);
+  // Sample-edge allowance: one page's worth of rows (forwarded rows), one page (pages), both (scan reads).
+  const rowsPerPage = figs.reduce((s, f) => s + (f.pages > 0 ? f.rows / f.pages : 0), 0) / Math.max(1, figs.length);
+  const S = Math.max(1, sampleRows);
+  const edges: Partial<Record<keyof ReplicateFigures, number>> = {
+    forwarded_rows: rowsPerPage / S,
+    pages: 1 / S,
+    table_scan_page_reads: (1 + rowsPerPage) / S,
+    packed_pages: 1 / S,
+  };
+  const ex = (key: keyof ReplicateFigures): Extrapolated => extrapolate(ratio(key), tableRows, sampleRows, edges[key] ?? 0);
   const fwd = ex('forwarded_rows');
   const pages = ex('pages');
   const scan = ex('table_scan_page_reads');

@@ -10,10 +10,9 @@ import { FORMAT_IDS, type FormatId } from '../config/schema.js';
 import { loadEstimateConfig, type EstimateConfig } from '../estimate/config.js';
 import { inProcessRunner, runEstimate, type CandidateRunner } from '../estimate/estimate.js';
 import { estimateChart, estimateJson, estimateMarkdown, estimateTerminal } from '../estimate/report.js';
-import type { ReplicateFigures } from '../estimate/simulate.js';
+import { poolRunner } from '../estimate/pool-runner.js';
 import { progressBar } from '../report/progress.js';
 import { writeFolderAtomically } from '../report/output.js';
-import { runTasks } from '../sweep/pool.js';
 
 export interface EstimateCliOptions {
   target?: number;
@@ -93,20 +92,7 @@ export async function estimateCommand(file: string, opts: EstimateCliOptions): P
   }
   const quiet = opts.quiet || opts.json;
   const bar = quiet ? undefined : progressBar('estimate');
-  let done = 0;
-  let total = 0;
-  const runner: CandidateRunner =
-    opts.workers === 0
-      ? inProcessRunner
-      : async (tasks) => {
-          total += tasks.length;
-          const base = done;
-          const res = await runTasks<ReplicateFigures[]>(
-            tasks.map((payload) => ({ kind: 'estimate', payload })),
-            { workers: opts.workers, onProgress: (d) => bar?.update((done = base + d), total) },
-          );
-          return res;
-        };
+  const runner: CandidateRunner = opts.workers === 0 ? inProcessRunner : poolRunner({ workers: opts.workers, onProgress: (d, t) => bar?.update(d, t) });
   const started = process.hrtime.bigint();
   const outcome = await runEstimate(cfg, runner);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;

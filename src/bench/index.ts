@@ -1,9 +1,13 @@
 /**
  * `npm run bench`: every figure of merit, printed. Benchmarks print numbers; tests never assert timings.
  */
+import { benchContention } from './contention.js';
 import { benchStorage, type BenchLine } from './storage.js';
 
-const suites: [string, () => Promise<BenchLine[]>][] = [['storage', benchStorage]];
+const suites: [string, () => Promise<BenchLine[]>][] = [
+  ['storage', benchStorage],
+  ['contention', benchContention],
+];
 
 async function main(): Promise<void> {
   const only = process.argv[2];

@@ -3,11 +3,12 @@
  * schemas and carried through to the run as resolved specs.
  */
 import type { z } from 'zod';
+import { contentionSchema, type ContentionSpec } from '../contention/schema.js';
 
 export interface SectionResults {
-  contention?: unknown;
+  contention?: ContentionSpec;
 }
 
-export function sectionSchemas(): Record<string, z.ZodType<unknown>> {
-  return {};
+export function sectionSchemas(): Record<keyof SectionResults, z.ZodType<unknown>> {
+  return { contention: contentionSchema as z.ZodType<unknown> };
 }

@@ -82,6 +82,33 @@ describe('rowsim run', () => {
   });
 });
 
+describe('rowsim run with a contention section', () => {
+  it('writes the contention results in the contract shape, with charts', () => {
+    const dir = tmp();
+    const r = rowsim(['run', join(ROOT, 'sim-configs', 'postgres-8-cores.yaml'), '--out', join(dir, 'c')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/8 engines = 7\.\d+× 1 engine/);
+    const res = JSON.parse(readFileSync(join(dir, 'c', 'results.json'), 'utf8'));
+    expect(res.storage).toBeUndefined();
+    const entry = res.contention[0];
+    expect(entry).toMatchObject({ buffer_manager: 'latched' });
+    expect(Object.keys(entry.usl)).toEqual(expect.arrayContaining(['lambda', 'sigma', 'kappa']));
+    for (const key of ['users', 'throughput_tps', 'response_time_ms', 'response_time_ms_p99', 'engine_busy_pct', 'spin_pct']) {
+      expect(entry.points[0]).toHaveProperty(key);
+    }
+    expect(res.charts.length).toBeGreaterThan(0);
+    for (const c of res.charts) expect(existsSync(join(dir, 'c', c))).toBe(true);
+    expect(readFileSync(join(dir, 'c', 'summary.md'), 'utf8')).toMatch(/contention/i);
+  });
+  it('refuses a bad duration with its position', () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'c.yaml'), 'name: c\ncontention:\n  engines: 4\n  users: [10]\n  think_time: 1 minute\n');
+    const r = rowsim(['validate', join(dir, 'c.yaml')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/c\.yaml:5:15: contention\.think_time: expected a duration such as 250ns/);
+  });
+});
+
 describe('bad input', () => {
   function expectRefused(config: string, pattern: RegExp) {
     const dir = tmp();

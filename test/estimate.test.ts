@@ -203,6 +203,13 @@ describe('measured input', () => {
     expect(f.commands[0]).toBe(`sp_chgattribute 'titles', 'exp_row_size', ${f.forwarding_target.value}`);
   });
 
+  it('the shipped measured example loads (synthetic CSV of titles lengths)', () => {
+    const cfg = loadEstimateConfig(join(ROOT, 'sim-configs', 'estimate-titles-measured.yaml'));
+    expect(cfg.source.kind).toBe('csv');
+    if (cfg.source.kind === 'csv') expect(cfg.source.pairs.insert.length).toBe(2000);
+    expect(cfg.rows).toBe(5000000);
+  });
+
   it('refuses lengths no row of the table can have, naming file, line, column and the allowed range', () => {
     const dir = tmp();
     writeFileSync(join(dir, 'lengths.csv'), 'insert,now\n40,120\n# a comment\n50, 400\n');

@@ -321,7 +321,7 @@ function recommend(knob: ReserveKnob, cands: CandidateFigures[], targetPct: numb
   const pack = cands.find((c) => c.specials.includes('pack') || (knob.key === 'fillfactor' && c.value === 100));
   const swhy =
     `${k} ${sc.value} gives the fewest table-scan page reads: ${sc.pages.toLocaleString('en-US')} pages + ${sc.forwarded_rows.toLocaleString('en-US')} ${word}-row hops = ${sc.table_scan_page_reads.toLocaleString('en-US')}` +
-    (pack && pack !== sc ? `; packing fully (${pack.label}) reads ${pack.table_scan_page_reads.toLocaleString('en-US')}` : '') +
+    (pack && pack !== sc ? `; packing fully (${k} ${pack.setting}) reads ${pack.table_scan_page_reads.toLocaleString('en-US')}` : '') +
     (sc.value === fc.value ? '; it also meets the forwarding target' : `; it lets ${fmtPct(sc.forwarded_rows_pct)} of rows be ${word}`);
   return { fwd: { value: fc.value, why: fwhy, met: f.met }, scan: { value: sc.value, why: swhy } };
 }

@@ -124,7 +124,7 @@ describe('recommendations', () => {
     );
   });
 
-  it('on the titles table: monotone in the target, each recommendation's interval under its target', async () => {
+  it('on the titles table: monotone in the target, each recommendation with its interval under the target', async () => {
     const picks: number[] = [];
     for (const target of [0.5, 1, 5, 20]) {
       const cfg = loadEstimateConfig(TITLES, { target_pct: target, sample_rows: 4000, seeds: 3 });

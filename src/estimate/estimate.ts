@@ -363,6 +363,7 @@ export async function runEstimate(cfg: EstimateConfig, runner: CandidateRunner =
       replicates: cfg.seeds,
       source: plan.source,
       reorg: w.knob.reorg,
+      movedMetric: w.knob.movedMetric,
     }));
     const results = await runner(tasks);
     items.forEach(({ w, c }, i) => w.figures.set(c.value, aggregate(w.knob, c, results[i]!, plan.tableRows, plan.sampleRows)));

@@ -43,6 +43,9 @@ export interface ReserveKnob {
   reorg?: ReorgKind;
   /** How a row that no longer fits is counted: "forwarded" (ASE, SQL Server), "migrated" (Oracle), … */
   movedWord: string;
+  /** The engine metric the target applies to: forwarded_rows (ASE; migrated rows on Oracle) or, on
+   *  PostgreSQL, newpage_updates (updates whose new version went to another page: not HOT). */
+  movedMetric: 'forwarded_rows' | 'newpage_updates';
 }
 
 /** Formats the estimator supports, whether or not they are registered in this build. */
@@ -81,6 +84,7 @@ export function reserveKnob(format: FormatId, layout: TableLayout, engine: Engin
         }),
         reorg: 'forwarded_rows',
         movedWord: 'forwarded',
+        movedMetric: 'forwarded_rows',
       };
     }
     case 'postgres-heap':
@@ -96,7 +100,8 @@ export function reserveKnob(format: FormatId, layout: TableLayout, engine: Engin
           commands: [`ALTER TABLE ${table} SET (fillfactor = ${value});`],
           note: `only pages filled from now on leave ${100 - value}% free; VACUUM FULL ${table} (or CLUSTER, pg_repack) rewrites existing pages`,
         }),
-        movedWord: 'moved to another page (non-HOT)',
+        movedWord: 'moved (non-HOT, to a new page)',
+        movedMetric: 'newpage_updates',
       };
     case 'oracle-heap':
       return {
@@ -115,6 +120,7 @@ export function reserveKnob(format: FormatId, layout: TableLayout, engine: Engin
           note: `only blocks used from now on keep ${value}% free; ALTER TABLE ${table} MOVE rewrites existing blocks and removes migrated rows (rebuild the indexes afterwards)`,
         }),
         movedWord: 'migrated',
+        movedMetric: 'forwarded_rows',
       };
     default:
       throw new KnobError(

@@ -38,12 +38,15 @@ export interface CandidateTask {
   replicates: number;
   source: SimSource;
   reorg?: ReorgKind;
+  /** The engine metric reported as forwarded_rows (the knob's movedMetric); default forwarded_rows. */
+  movedMetric?: string;
 }
 
 /** One replicate's figures, at the end of the workload (before the reorg whose cost is measured). */
 export interface ReplicateFigures {
   rows: number;
   pages: number;
+  /** Rows that no longer fit where they were: forwarded (ASE), migrated (Oracle), moved to a new page (PostgreSQL). */
   forwarded_rows: number;
   updates: number;
   hot_updates: number;
@@ -87,11 +90,11 @@ function packedPages(engine: StorageEngine, rowIds: number, g: PageGeometry): nu
   return pages;
 }
 
-function figures(before: Metrics, after: Metrics | undefined, packed: number): ReplicateFigures {
+function figures(before: Metrics, after: Metrics | undefined, packed: number, moved = 'forwarded_rows'): ReplicateFigures {
   return {
     rows: before.rows ?? 0,
     pages: before.pages ?? 0,
-    forwarded_rows: before.forwarded_rows ?? 0,
+    forwarded_rows: before[moved] ?? 0,
     updates: before.updates ?? 0,
     hot_updates: before.hot_updates ?? 0,
     table_scan_page_reads: before.table_scan_page_reads ?? (before.pages ?? 0) + (before.forwarded_rows ?? 0),
@@ -117,7 +120,7 @@ function simulateWorkload(task: CandidateTask, workload: PhaseSpec[], r: number)
   });
   const before = res.phases[last]!.metrics;
   const after = task.reorg ? res.phases[last + 1]!.metrics : undefined;
-  return figures(before, after, packed);
+  return figures(before, after, packed, task.movedMetric);
 }
 
 function simulateRows(task: CandidateTask, src: Extract<SimSource, { kind: 'rows' }>, r: number): ReplicateFigures {
@@ -180,5 +183,5 @@ function simulateRows(task: CandidateTask, src: Extract<SimSource, { kind: 'rows
     engine.reorg(task.reorg);
     after = engine.metrics();
   }
-  return figures(before, after, packed);
+  return figures(before, after, packed, task.movedMetric);
 }

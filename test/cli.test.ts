@@ -67,6 +67,21 @@ describe('rowsim run', () => {
     expect(JSON.parse(readFileSync(join(dir, 's2', 'results.json'), 'utf8')).storage).not.toEqual(JSON.parse(a).storage);
   });
 
+  it('keeps the estimate files that `rowsim estimate` wrote into the same folder', () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'small.yaml'), SMALL);
+    const out = join(dir, 'out');
+    expect(rowsim(['run', join(dir, 'small.yaml'), '--out', out, '--quiet']).code).toBe(0);
+    writeFileSync(join(out, 'estimate.json'), '{}');
+    writeFileSync(join(out, 'charts', 'estimate.png'), 'png');
+    writeFileSync(join(out, 'stale.txt'), 'old');
+    expect(rowsim(['run', join(dir, 'small.yaml'), '--out', out, '--quiet']).code).toBe(0);
+    expect(readFileSync(join(out, 'estimate.json'), 'utf8')).toBe('{}');
+    expect(existsSync(join(out, 'charts', 'estimate.png'))).toBe(true);
+    expect(existsSync(join(out, 'stale.txt'))).toBe(false);
+    expect(readdirSync(dir).sort()).toEqual(['out', 'small.yaml']);
+  });
+
   it('the quickstart shows forwarding and its cure', () => {
     const dir = tmp();
     const r = rowsim(['run', join(ROOT, 'sim-configs', 'quickstart.yaml'), '--out', join(dir, 'q')]);

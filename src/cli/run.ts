@@ -11,6 +11,11 @@ import { ROWSIM_VERSION } from '../version.js';
 import type { StorageRunResult } from '../workload/runner.js';
 import { runSections, type SectionRun } from './sections.js';
 
+/** `rowsim estimate` writes into the same folder: a run keeps its files. */
+function isEstimateOutput(relPath: string): boolean {
+  return /^(estimate\.(json|md)|charts\/estimate[^/]*\.png)$/.test(relPath);
+}
+
 /** Tables with at most this many pages get page-map pictures. */
 export const PAGE_MAP_MAX_PAGES = 20_000;
 
@@ -61,7 +66,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     if (entries.length) md.push(storageMarkdown(entries, charts));
     for (const s of sections) md.push(s.markdown);
     writeFileSync(join(dir, 'summary.md'), `${md.join('\n')}\n`);
-  });
+  }, isEstimateOutput);
 
   if (entries.length) {
     say(`${cfg.name}: ${entries.length} storage point${entries.length > 1 ? 's' : ''}`);

@@ -2,11 +2,13 @@
  * `npm run bench`: every figure of merit, printed. Benchmarks print numbers; tests never assert timings.
  */
 import { benchContention } from './contention.js';
+import { benchEstimate } from './estimate.js';
 import { benchStorage, type BenchLine } from './storage.js';
 
 const suites: [string, () => Promise<BenchLine[]>][] = [
   ['storage', benchStorage],
   ['contention', benchContention],
+  ['estimate', benchEstimate],
 ];
 
 async function main(): Promise<void> {

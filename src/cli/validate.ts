@@ -1,15 +1,34 @@
 import { InputError } from '../config/errors.js';
-import { loadConfig } from '../config/load.js';
+import { loadConfig, parseConfigSource } from '../config/load.js';
+import { loadEstimateConfig } from '../estimate/config.js';
 
+/**
+ * Check a config without running it. A config whose storage part is only for `rowsim estimate`
+ * (measured data instead of a workload) is checked as the estimate would read it.
+ */
 export function validateCommand(file: string): number {
   try {
-    const cfg = loadConfig(file);
+    const { raw } = parseConfigSource(file);
+    const obj = (raw ?? {}) as Record<string, unknown>;
     const parts: string[] = [];
-    if (cfg.storage.length) {
-      parts.push(`${cfg.storage.length} storage point${cfg.storage.length > 1 ? 's' : ''} (${cfg.storage.map((p) => p.label).join('; ')})`);
+    let name = '';
+    if (obj.estimate !== undefined && obj.workload === undefined) {
+      const est = loadEstimateConfig(file);
+      name = est.name;
+      parts.push(`an estimate for table ${est.table.name}`);
+    } else {
+      const cfg = loadConfig(file);
+      name = cfg.name;
+      if (cfg.storage.length) {
+        parts.push(`${cfg.storage.length} storage point${cfg.storage.length > 1 ? 's' : ''} (${cfg.storage.map((p) => p.label).join('; ')})`);
+      }
+      if (cfg.sections.contention) parts.push('a contention model');
+      if (obj.estimate !== undefined) {
+        loadEstimateConfig(file);
+        parts.push('an estimate');
+      }
     }
-    if (cfg.sections.contention) parts.push('a contention model');
-    process.stdout.write(`${file}: ok: ${cfg.name}, ${parts.join(' and ')}\n`);
+    process.stdout.write(`${file}: ok: ${name}, ${parts.join(' and ')}\n`);
     return 0;
   } catch (err) {
     if (err instanceof InputError) {

@@ -135,7 +135,10 @@ export function loadConfig(file: string, text?: string): RunConfig {
       ['engine', obj.engine === undefined],
       ['workload', obj.workload === undefined],
     ] as const) {
-      if (missing) P.add([], `expected a ${name} section (a storage run needs table, engine and workload), found none`);
+      if (missing) {
+        const hint = name === 'workload' && obj.estimate !== undefined ? '; a config with measured data is for rowsim estimate' : '';
+        P.add([], `expected a ${name} section (a storage run needs table, engine and workload), found none${hint}`);
+      }
     }
     if (P.list.length === 0) {
       const combos = sweepCombinations(top.sweep ?? {});
@@ -439,6 +442,9 @@ export function resolveEngine(raw: unknown, P: Problems): EngineSpec | undefined
     pctused: e.pctused ?? 40,
     encoding: e.encoding ?? 'latin1',
     multibyte_share: e.multibyte_share ?? 0,
+    pfs_bands: e.pfs_bands ?? 'on',
+    move_back_home: e.move_back_home ?? 'on',
+    row_versioning: e.row_versioning ?? 'off',
     ignored,
   };
 }
@@ -534,6 +540,12 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
         const v = zodCheck(PHASE_SCHEMAS.reorg, body, path, P);
         if (!v) return;
         phases.push({ op: 'reorg', kind: v });
+        break;
+      }
+      case 'vacuum': {
+        const v = zodCheck(PHASE_SCHEMAS.vacuum, body, path, P);
+        if (v === undefined) return;
+        phases.push({ op: 'reorg', kind: v?.full ? 'rebuild' : 'vacuum' });
         break;
       }
     }

@@ -133,6 +133,15 @@ export function parseDdl(sql: string): DdlTable {
       return names;
     }
   };
+  /** Skip a parenthesised group starting at the current `(`. */
+  const skipParens = () => {
+    let depth = 0;
+    do {
+      if (peek()!.text === '(') depth++;
+      if (peek()!.text === ')') depth--;
+      p++;
+    } while (depth > 0 && p < toks.length);
+  };
   /** Skip a balanced expression until a `,` or `)` at depth 0. */
   const skipExpr = () => {
     let depth = 0;
@@ -220,23 +229,11 @@ export function parseDdl(sql: string): DdlTable {
             } else if (isWord('DEFAULT') || isWord('CHECK') || isWord('REFERENCES') || isWord('IDENTITY')) {
               p++;
               if (peek()?.text === '(') {
-                let depth = 0;
-                do {
-                  if (peek()!.text === '(') depth++;
-                  if (peek()!.text === ')') depth--;
-                  p++;
-                } while (depth > 0 && p < toks.length);
+                skipParens();
               } else if (peek() && peek()!.text !== ',' && peek()!.text !== ')') {
                 // one value: a literal, a word or a function call
                 p++;
-                if (peek()?.text === '(') {
-                  let depth = 0;
-                  do {
-                    if (peek()!.text === '(') depth++;
-                    if (peek()!.text === ')') depth--;
-                    p++;
-                  } while (depth > 0 && p < toks.length);
-                }
+                if (peek()?.text === '(') skipParens();
               }
             } else {
               p++; // other column attributes (COLLATE x, CONSTRAINT n, …) do not change sizes

@@ -52,6 +52,9 @@ export const engineSchema = z.strictObject({
   pctused: z.number().int().min(1).max(99).optional(),
   encoding: z.enum(['latin1', 'utf8', 'utf16']).optional(),
   multibyte_share: zShare().optional(),
+  pfs_bands: z.enum(['on', 'off']).optional(),
+  move_back_home: z.enum(['on', 'off']).optional(),
+  row_versioning: z.enum(['on', 'off']).optional(),
 });
 export type EngineInput = z.infer<typeof engineSchema>;
 
@@ -87,16 +90,20 @@ export const deleteSchema = z.strictObject({
   order: orderSchema.optional(),
   transaction: z.enum(['statement', 'row']).optional(),
 });
-export const REORG_KINDS = ['forwarded_rows', 'rebuild', 'compact'] as const;
+export const REORG_KINDS = ['forwarded_rows', 'rebuild', 'compact', 'vacuum'] as const;
 export const reorgSchema = z.enum(REORG_KINDS);
 
-export const PHASE_KINDS = ['insert', 'update', 'delete', 'reorg'] as const;
+/** `vacuum:` (PostgreSQL VACUUM; `full: true` for VACUUM FULL): empty, or { full }. */
+export const vacuumSchema = z.union([z.null(), z.strictObject({ full: z.boolean().optional() })]);
+
+export const PHASE_KINDS = ['insert', 'update', 'delete', 'reorg', 'vacuum'] as const;
 export type PhaseKind = (typeof PHASE_KINDS)[number];
 export const PHASE_SCHEMAS = {
   insert: insertSchema,
   update: updateSchema,
   delete: deleteSchema,
   reorg: reorgSchema,
+  vacuum: vacuumSchema,
 } as const;
 
 /** Top level; `workload` items and `contention` are checked separately (see load.ts). */

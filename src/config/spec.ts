@@ -56,7 +56,7 @@ export type PhaseSpec =
   | { op: 'insert'; rows: Count; values: Record<string, ValueSpec> }
   | { op: 'update'; rows: Count; order: Order; transaction: TransactionScope; set: Record<string, SetSpec> }
   | { op: 'delete'; rows: Count; order: Order; transaction: TransactionScope }
-  | { op: 'reorg'; kind: 'forwarded_rows' | 'rebuild' | 'compact' };
+  | { op: 'reorg'; kind: 'forwarded_rows' | 'rebuild' | 'compact' | 'vacuum' };
 
 export interface EngineSpec {
   format: FormatId;
@@ -70,6 +70,13 @@ export interface EngineSpec {
   pctused: number;
   encoding: 'latin1' | 'utf8' | 'utf16';
   multibyte_share: number;
+  // Optional so that specs built in code (estimate, bench) need not name them; defaults: on, on, off.
+  /** sqlserver-heap: find pages for inserts through PFS bands (on) or by exact free space (off). */
+  pfs_bands?: 'on' | 'off';
+  /** sqlserver-heap: a forwarded row that shrinks moves back to its home page when it fits there. */
+  move_back_home?: 'on' | 'off';
+  /** sqlserver-heap: 14-byte row-versioning tag on every row (snapshot isolation / RCSI). */
+  row_versioning?: 'on' | 'off';
   /** Settings given in the config that this format does not use: reported as notes. */
   ignored: string[];
 }

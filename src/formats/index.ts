@@ -1,11 +1,17 @@
 /** The registry of storage formats. */
 import type { FormatId } from '../config/schema.js';
 import { aseApl, aseDol } from './ase.js';
+import { oracleHeap } from './oracle.js';
+import { postgresHeap } from './postgres.js';
+import { sqlserverHeap } from './sqlserver.js';
 import type { Format } from './types.js';
 
 const FORMATS: Partial<Record<FormatId, Format>> = {
   'ase-dol': aseDol,
   'ase-apl': aseApl,
+  'sqlserver-heap': sqlserverHeap,
+  'postgres-heap': postgresHeap,
+  'oracle-heap': oracleHeap,
 };
 
 export function registerFormat(format: Format): void {

@@ -18,7 +18,7 @@ export interface UpdateInfo {
   indexedChanged: boolean;
 }
 
-export type ReorgKind = 'forwarded_rows' | 'rebuild' | 'compact';
+export type ReorgKind = 'forwarded_rows' | 'rebuild' | 'compact' | 'vacuum';
 
 export interface StorageEngine {
   /** Place a new row; false when the row is longer than a page takes (the insert fails, as in the DBMS). */
@@ -39,4 +39,6 @@ export interface StorageEngine {
   memoryBytes(): number;
   /** Broken invariants, described; empty when all hold. For tests. */
   checkInvariants(): string[];
+  /** MVCC engines: the last update added an entry to every index (PostgreSQL: not HOT). */
+  readonly lastUpdateNewIndexEntries?: boolean;
 }

@@ -10,6 +10,7 @@
 import type { PageGeometry } from '../formats/types.js';
 import { grown } from './arrays.js';
 import type { Metrics, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
+import { FreeTree } from './free-tree.js';
 
 export interface ForwardingHeapOptions {
   geometry: PageGeometry;
@@ -27,6 +28,29 @@ export interface ForwardingHeapOptions {
   indexCount: number;
   /** Expected rows, to size the arrays once. */
   rowCapacity: number;
+  // Options for the other engines' heaps (sqlserver-heap, oracle-heap); the defaults are ASE's.
+  /** Extra bytes a forwarded record carries away from home (SQL Server's back-pointer). Default 0. */
+  backPointerBytes?: number;
+  /** A forwarded row that shrinks moves back home when it fits there (SQL Server). Default false. */
+  moveBackHome?: boolean;
+  /** Free bytes an insert must leave on its page (Oracle PCTFREE). Default 0. */
+  insertReserveBytes?: number;
+  /**
+   * How inserts and moving rows find a page: `last-page` (ASE: the last page, else a new one), `exact`
+   * (first page with room, by exact free space: Oracle ASSM), `pfs` (first page whose PFS band
+   * guarantees room: SQL Server). Default last-page.
+   */
+  freeSpaceSearch?: 'last-page' | 'exact' | 'pfs';
+  /** PFS bands: upper bound of each band in percent full (for freeSpaceSearch pfs). */
+  pfsBandUpperPct?: readonly number[];
+  /** Rows longer than a page are chained over extra pages (Oracle) instead of rejected. Default false. */
+  chaining?: boolean;
+  /** Row-piece overhead of each chained piece (Oracle: header + next rowid). */
+  chainPieceOverheadBytes?: number;
+  /** A table scan reads a forwarded row's page again (ASE, SQL Server). Oracle full scans do not. Default true. */
+  scanFollowsForwarding?: boolean;
+  /** `reorg forwarded_rows` rebuilds the table (SQL Server has no per-row reorg). Default false. */
+  reorgForwardedRowsRebuilds?: boolean;
 }
 
 const ROW_STRIDE = 3;
@@ -46,6 +70,16 @@ export const REORG_PAGES_PER_TRANSACTION = 8;
 export class ForwardingHeap implements StorageEngine {
   private readonly g: PageGeometry;
   private readonly o: ForwardingHeapOptions;
+  /** Back-pointer bytes of a forwarded record; insert reserve (PCTFREE) bytes. */
+  private readonly bp: number;
+  private readonly insertReserve: number;
+  /** Free-space search over pages (null: last page only, the ASE hot path). */
+  private readonly tree: FreeTree | null;
+  private readonly pfsGuaranteed: Int32Array | null;
+  /** Oracle chaining: extra pages per row (null when off) and their total. */
+  private chain: Uint16Array | null;
+  private chainPages = 0;
+  private chainedRows = 0;
 
   // rows, interleaved so one update touches one cache line: [home, cur, len | rsv << 16]; home −1 = not live
   private rows: Int32Array;
@@ -78,6 +112,8 @@ export class ForwardingHeap implements StorageEngine {
     reorg_transactions: 0,
     rows_moved_home: 0,
     rows_rehomed: 0,
+    moved_home_on_update: 0,
+    rows_chained: 0,
     pages_deallocated: 0,
     pages_allocated: 0,
   };
@@ -87,6 +123,39 @@ export class ForwardingHeap implements StorageEngine {
     this.g = options.geometry;
     const n = Math.max(16, options.rowCapacity);
     this.rows = new Int32Array(n * ROW_STRIDE).fill(-1);
+    this.bp = options.backPointerBytes ?? 0;
+    this.insertReserve = options.insertReserveBytes ?? 0;
+    const search = options.freeSpaceSearch ?? 'last-page';
+    this.tree = search === 'last-page' ? null : new FreeTree();
+    this.pfsGuaranteed =
+      search === 'pfs'
+        ? Int32Array.from(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], (upper) => Math.floor((this.g.usableBytes * (100 - upper)) / 100))
+        : null;
+    this.chain = options.chaining ? new Uint16Array(n) : null;
+  }
+
+  /** Bytes a new row (with its reservation) may take on page p: −1 when the page takes no rows. */
+  private insertRoom(p: number): number {
+    const i = p * PAGE_STRIDE;
+    const slotsNow = this.pg[i + SLOTS]!;
+    if (this.state[p] !== PAGE_ALLOCATED || slotsNow >= this.g.maxRowsPerPage) return -1;
+    const usedNow = this.pg[i + USED]! + slotsNow * this.g.slotBytes;
+    let room = this.g.usableBytes - usedNow - this.pg[i + RESERVED]! - this.g.slotBytes - this.insertReserve;
+    const bands = this.pfsGuaranteed;
+    if (bands !== null) {
+      // A page is chosen only when its PFS band guarantees room: 0, 1–50, 51–80, 81–95, 96–100 % full.
+      const pct = (100 * usedNow) / this.g.usableBytes;
+      const upper = this.o.pfsBandUpperPct ?? [0, 50, 80, 95, 100];
+      let band = 0;
+      while (band < upper.length - 1 && pct > upper[band]!) band++;
+      room = Math.min(room, bands[band]! - this.g.slotBytes);
+    }
+    return room;
+  }
+
+  /** Keep the free-space search up to date after page p changed. */
+  private touch(p: number): void {
+    this.tree!.set(p, this.insertRoom(p));
   }
 
   // ---- row fields -----------------------------------------------------------------------------
@@ -129,12 +198,14 @@ export class ForwardingHeap implements StorageEngine {
     this.allocatedPages++;
     this.c.pages_allocated++;
     this.lastPage = p;
+    if (this.tree !== null) this.touch(p);
     return p;
   }
 
   /** May a new row charged `charge` bytes (row + reservation) go on page p? */
   private fitsInsert(p: number, charge: number): boolean {
     if (p < 0 || this.state[p] !== PAGE_ALLOCATED) return false;
+    if (this.tree !== null || this.insertReserve > 0) return this.insertRoom(p) >= charge;
     const i = p * PAGE_STRIDE;
     const slotsNow = this.pg[i + SLOTS]!;
     if (slotsNow >= this.g.maxRowsPerPage) return false;
@@ -142,10 +213,19 @@ export class ForwardingHeap implements StorageEngine {
     return free >= charge + this.g.slotBytes;
   }
 
-  /** The page a new or moving row goes to: the last page if it fits there, else a new page. */
+  /**
+   * The page a new or moving row goes to: the last page if it fits there; with a free-space search,
+   * the first page with room; else a new page.
+   */
   private targetPage(charge: number, notPage: number): number {
     const q = this.lastPage;
-    if (q !== notPage && this.fitsInsert(q, Math.min(charge, this.g.usableBytes - this.g.slotBytes))) return q;
+    const need = Math.min(charge, this.g.usableBytes - this.g.slotBytes - this.insertReserve);
+    if (q !== notPage && this.fitsInsert(q, need)) return q;
+    if (this.tree !== null) {
+      let f = this.tree.findFrom(need, 0);
+      if (f === notPage && f >= 0) f = this.tree.findFrom(need, f + 1);
+      if (f >= 0) return f;
+    }
     return this.newPage();
   }
 
@@ -158,6 +238,7 @@ export class ForwardingHeap implements StorageEngine {
     this.pg[i + TOP]! += phys;
     this.pg[i + SLOTS]!++;
     this.pg[i + RESERVED]! += rsv;
+    if (this.tree !== null) this.touch(p);
   }
 
   private removeBody(p: number, phys: number, rsv: number): void {
@@ -165,6 +246,7 @@ export class ForwardingHeap implements StorageEngine {
     this.pg[i + USED]! -= phys;
     this.pg[i + SLOTS]!--;
     this.pg[i + RESERVED]! -= rsv;
+    if (this.tree !== null) this.touch(p);
   }
 
   private compact(p: number): void {
@@ -181,14 +263,44 @@ export class ForwardingHeap implements StorageEngine {
     const old = this.rows.length;
     this.rows = grown(this.rows, need);
     this.rows.fill(-1, old);
+    if (this.chain !== null) this.chain = grown(this.chain, row + 1);
+  }
+
+  /**
+   * Oracle chaining: a row longer than a page keeps a head piece on its page and continues on
+   * dedicated pages; returns the head piece's bytes and records the row's extra pages.
+   */
+  private chainRow(row: number, phys: number): number {
+    const chain = this.chain!;
+    const before = chain[row]!;
+    let extra = 0;
+    let head = phys;
+    if (phys > this.g.maxRowBytes) {
+      const over = this.o.chainPieceOverheadBytes ?? 0;
+      const piece = this.g.usableBytes - this.g.slotBytes - over;
+      extra = Math.ceil((phys - this.g.maxRowBytes) / piece);
+      head = phys - extra * piece + over;
+    }
+    chain[row] = extra;
+    this.chainPages += extra - before;
+    this.chainedRows += (extra > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
+    if (extra > before) {
+      this.c.pages_allocated += extra - before;
+      if (before === 0) this.c.rows_chained++;
+    }
+    return head;
   }
 
   // ---- operations ----------------------------------------------------------------------------
 
   insert(row: number, phys: number, logical: number): boolean {
     if (phys > this.g.maxRowBytes) {
-      this.c.rows_rejected++;
-      return false;
+      if (this.chain === null) {
+        this.c.rows_rejected++;
+        return false;
+      }
+      this.ensureRow(row);
+      phys = this.chainRow(row, phys);
     }
     this.ensureRow(row);
     const rsv = this.reserveFor(phys, logical);
@@ -202,7 +314,9 @@ export class ForwardingHeap implements StorageEngine {
   }
 
   update(row: number, phys: number, logical: number, _info: UpdateInfo): boolean {
-    if (phys > this.g.maxRowBytes) {
+    if (this.chain !== null) {
+      if (phys > this.g.maxRowBytes || this.chain[row]! > 0) phys = this.chainRow(row, phys);
+    } else if (phys > this.g.maxRowBytes) {
       this.c.updates_rejected++;
       return false;
     }
@@ -214,15 +328,19 @@ export class ForwardingHeap implements StorageEngine {
     const old = size & 0xffff;
     const oldRsv = size >>> 16;
     const newRsv = this.reserveFor(phys, logical);
-    const delta = phys - old;
     const g = this.g;
     const pg = this.pg;
     const pi = p * PAGE_STRIDE;
+    // A forwarded record carries the back-pointer (SQL Server) wherever it lives away from home.
+    const body = p !== h ? phys + this.bp : phys;
+    const delta = body - old;
     if (delta <= 0) {
+      if (p !== h && this.o.moveBackHome && this.moveHome(row, h, p, old, oldRsv, phys, newRsv)) return true;
       // Shrinks in place; the freed bytes become a hole until the page is compacted.
       pg[pi + USED]! += delta;
       pg[pi + RESERVED]! += newRsv - oldRsv;
-      this.rows[ri + SIZE] = phys | (newRsv << 16);
+      this.rows[ri + SIZE] = body | (newRsv << 16);
+      if (this.tree !== null) this.touch(p);
       this.c.updates_in_place++;
       return true;
     }
@@ -231,8 +349,8 @@ export class ForwardingHeap implements StorageEngine {
     if (delta <= totalFree) {
       const contiguous = g.usableBytes - pg[pi + TOP]! - slotArea;
       let fits = true;
-      if (phys <= contiguous) {
-        pg[pi + TOP]! += phys; // rewritten into the contiguous free space; the old body becomes a hole
+      if (body <= contiguous) {
+        pg[pi + TOP]! += body; // rewritten into the contiguous free space; the old body becomes a hole
       } else if (this.o.compaction) {
         this.compact(p);
         pg[pi + TOP]! += delta;
@@ -242,7 +360,8 @@ export class ForwardingHeap implements StorageEngine {
       if (fits) {
         pg[pi + USED]! += delta;
         pg[pi + RESERVED]! += newRsv - oldRsv;
-        this.rows[ri + SIZE] = phys | (newRsv << 16);
+        this.rows[ri + SIZE] = body | (newRsv << 16);
+        if (this.tree !== null) this.touch(p);
         this.c.updates_in_place++;
         return true;
       }
@@ -250,6 +369,7 @@ export class ForwardingHeap implements StorageEngine {
     // The row no longer fits on its page.
     let newHome = h;
     let q: number;
+    let placed = phys;
     if (!this.o.forwarding) {
       // APL: the row moves (new row id); every index entry for it is updated.
       this.removeBody(p, old, oldRsv);
@@ -261,17 +381,58 @@ export class ForwardingHeap implements StorageEngine {
       // First move: a stub stays at home in the row's slot; the body goes elsewhere.
       pg[pi + USED]! += this.o.stubBytes - old;
       pg[pi + RESERVED]! -= oldRsv;
-      q = this.targetPage(phys + newRsv, p);
+      if (this.tree !== null) this.touch(p);
+      placed = phys + this.bp;
+      q = this.targetPage(placed + newRsv, p);
       this.forwardedCount++;
       this.c.forwarded_updates++;
     } else {
       // Already forwarded: move again and update the home stub; never more than one hop.
+      if (this.o.moveBackHome && this.moveHome(row, h, p, old, oldRsv, phys, newRsv)) return true;
       this.removeBody(p, old, oldRsv);
-      q = this.targetPage(phys + newRsv, p);
+      placed = phys + this.bp;
+      q = this.targetPage(placed + newRsv, p);
+      if (q === h) {
+        // The free-space search chose the home page: the row is home again, the stub becomes the row.
+        placed = phys;
+        const hi = h * PAGE_STRIDE;
+        pg[hi + USED]! += phys - this.o.stubBytes;
+        pg[hi + TOP]! += phys;
+        pg[hi + RESERVED]! += newRsv;
+        if (this.tree !== null) this.touch(h);
+        this.setRow(row, h, h, phys, newRsv);
+        this.forwardedCount--;
+        this.c.moved_home_on_update++;
+        return true;
+      }
       this.c.reforwarded_updates++;
     }
-    this.placeBody(q, phys, newRsv);
-    this.setRow(row, newHome, q, phys, newRsv);
+    this.placeBody(q, placed, newRsv);
+    this.setRow(row, newHome, q, placed, newRsv);
+    return true;
+  }
+
+  /**
+   * SQL Server: a forwarded row that shrinks (or must move again) goes back to its home page when it
+   * fits there in place of its stub [sqlskills, third-party]. Returns false when it does not fit.
+   */
+  private moveHome(row: number, h: number, p: number, old: number, oldRsv: number, phys: number, newRsv: number): boolean {
+    const g = this.g;
+    const pg = this.pg;
+    const hi = h * PAGE_STRIDE;
+    const freeAtHome = g.usableBytes - pg[hi + USED]! - pg[hi + SLOTS]! * g.slotBytes;
+    if (phys + newRsv - this.o.stubBytes > freeAtHome) return false;
+    this.removeBody(p, old, oldRsv);
+    const contiguous = g.usableBytes - pg[hi + TOP]! - pg[hi + SLOTS]! * g.slotBytes;
+    if (phys > contiguous) this.compact(h);
+    pg[hi + USED]! += phys - this.o.stubBytes;
+    pg[hi + TOP]! += phys;
+    pg[hi + RESERVED]! += newRsv;
+    if (this.tree !== null) this.touch(h);
+    this.setRow(row, h, h, phys, newRsv);
+    this.forwardedCount--;
+    this.c.updates_in_place++;
+    this.c.moved_home_on_update++;
     return true;
   }
 
@@ -283,8 +444,10 @@ export class ForwardingHeap implements StorageEngine {
       const hi = h * PAGE_STRIDE;
       this.pg[hi + USED]! -= this.o.stubBytes;
       this.pg[hi + SLOTS]!--;
+      if (this.tree !== null) this.touch(h);
       this.forwardedCount--;
     }
+    if (this.chain !== null && this.chain[row]! > 0) this.chainRow(row, 0);
     this.setRow(row, -1, -1, 0, 0);
     this.liveCount--;
     this.c.deletes++;
@@ -297,7 +460,11 @@ export class ForwardingHeap implements StorageEngine {
   reorg(kind: ReorgKind): void {
     switch (kind) {
       case 'forwarded_rows':
-        this.reorgForwardedRows();
+        if (this.o.reorgForwardedRowsRebuilds) this.rebuild();
+        else this.reorgForwardedRows();
+        break;
+      case 'vacuum':
+        // No MVCC versions to vacuum in a forwarding heap.
         break;
       case 'rebuild':
         this.rebuild();
@@ -332,11 +499,12 @@ export class ForwardingHeap implements StorageEngine {
         lastGroup = group;
       }
       const c = this.cur(r);
-      const L = this.len(r);
+      const L0 = this.len(r);
+      const L = L0 - this.bp;
       const rsv = this.rsv(r);
       const hi = h * PAGE_STRIDE;
       const freeAtHome = g.usableBytes - pg[hi + USED]! - pg[hi + SLOTS]! * g.slotBytes;
-      this.removeBody(c, L, rsv);
+      this.removeBody(c, L0, rsv);
       if (L - this.o.stubBytes <= freeAtHome) {
         const contiguous = g.usableBytes - pg[hi + TOP]! - pg[hi + SLOTS]! * g.slotBytes;
         if (L > contiguous) this.compact(h);
@@ -344,10 +512,12 @@ export class ForwardingHeap implements StorageEngine {
         pg[hi + TOP]! += L;
         pg[hi + RESERVED]! += rsv;
         this.setRow(r, h, h, L, rsv);
+        if (this.tree !== null) this.touch(h);
         this.c.rows_moved_home++;
       } else {
         pg[hi + USED]! -= this.o.stubBytes;
         pg[hi + SLOTS]!--;
+        if (this.tree !== null) this.touch(h);
         const q = this.targetPage(L + rsv, -1);
         this.placeBody(q, L, rsv);
         this.setRow(r, q, q, L, rsv);
@@ -366,6 +536,7 @@ export class ForwardingHeap implements StorageEngine {
         this.state[p] = PAGE_FREE;
         this.allocatedPages--;
         this.c.pages_deallocated++;
+        if (this.tree !== null) this.touch(p);
       }
     }
   }
@@ -376,12 +547,13 @@ export class ForwardingHeap implements StorageEngine {
     this.c.pages_deallocated += this.allocatedPages;
     this.pg.fill(0);
     this.state.fill(PAGE_FREE);
+    this.tree?.clear();
     this.pageCount = 0;
     this.allocatedPages = 0;
     this.lastPage = -1;
     for (let i = 0; i < order.length; i++) {
       const r = order[i]!;
-      const L = this.len(r);
+      const L = this.cur(r) !== this.home(r) ? this.len(r) - this.bp : this.len(r);
       const rsv = this.rsv(r);
       const p = this.targetPage(L + rsv, -1);
       this.placeBody(p, L, rsv);
@@ -413,7 +585,8 @@ export class ForwardingHeap implements StorageEngine {
   }
 
   rowBytes(row: number): number {
-    return this.len(row);
+    const L = this.cur(row) !== this.home(row) ? this.len(row) - this.bp : this.len(row);
+    return this.chain !== null && this.chain[row]! > 0 ? L + this.chain[row]! * (this.g.usableBytes - this.g.slotBytes - (this.o.chainPieceOverheadBytes ?? 0)) - (this.o.chainPieceOverheadBytes ?? 0) : L;
   }
 
   metrics(): Metrics {
@@ -433,7 +606,9 @@ export class ForwardingHeap implements StorageEngine {
     }
     let rowBytes = 0;
     for (let r = 0; r < this.rowHigh; r++) if (this.isLive(r)) rowBytes += this.len(r);
-    const pages = this.allocatedPages;
+    const pages = this.allocatedPages + this.chainPages;
+    const usedAll = usedBytes + this.chainPages * g.usableBytes;
+    const hops = (this.o.scanFollowsForwarding ?? true) ? this.forwardedCount : 0;
     return {
       rows: this.liveCount,
       pages,
@@ -441,8 +616,8 @@ export class ForwardingHeap implements StorageEngine {
       stubs: this.o.forwarding ? this.forwardedCount : 0,
       hot_updates: 0,
       updates: this.c.updates,
-      table_scan_page_reads: pages + this.forwardedCount,
-      space_used_pct: pages > 0 ? round2((100 * usedBytes) / (pages * g.usableBytes)) : 0,
+      table_scan_page_reads: pages + hops + this.chainPages,
+      space_used_pct: pages > 0 ? round2((100 * usedAll) / (pages * g.usableBytes)) : 0,
       exclusive_table_locks: this.c.exclusive_table_locks,
       avg_rows_per_page: pages > 0 ? round2(this.liveCount / pages) : 0,
       avg_row_bytes: this.liveCount > 0 ? round2(rowBytes / this.liveCount) : 0,
@@ -464,6 +639,15 @@ export class ForwardingHeap implements StorageEngine {
       rows_rehomed: this.c.rows_rehomed,
       pages_allocated: this.c.pages_allocated,
       pages_deallocated: this.c.pages_deallocated,
+      ...(this.bp > 0 || this.o.moveBackHome ? { moved_home_on_update: this.c.moved_home_on_update } : {}),
+      ...(this.chain !== null
+        ? {
+            chained_rows: this.chainedRows,
+            chained_pages: this.chainPages,
+            // Oracle's `table fetch continued row` for one full scan plus one rowid fetch of every row.
+            table_fetch_continued_row: this.chainPages + this.forwardedCount,
+          }
+        : {}),
     };
   }
 
@@ -486,7 +670,7 @@ export class ForwardingHeap implements StorageEngine {
   }
 
   memoryBytes(): number {
-    return this.rows.byteLength + this.pg.byteLength + this.state.byteLength;
+    return this.rows.byteLength + this.pg.byteLength + this.state.byteLength + (this.tree?.byteLength ?? 0) + (this.chain?.byteLength ?? 0);
   }
 
   checkInvariants(): string[] {
@@ -530,6 +714,16 @@ export class ForwardingHeap implements StorageEngine {
       if (sl > g.maxRowsPerPage) bad.push(`page ${p}: more rows than a page holds`);
     }
     if (allocated !== this.allocatedPages) bad.push(`pages ${this.allocatedPages} counted, ${allocated} found`);
+    if (this.tree !== null) {
+      for (let p = 0; p < n; p++) {
+        if (this.tree.get(p) !== this.insertRoom(p)) bad.push(`page ${p}: free-space search says ${this.tree.get(p)}, page has ${this.insertRoom(p)}`);
+      }
+    }
+    if (this.chain !== null) {
+      let pagesFound = 0;
+      for (let r = 0; r < this.rowHigh; r++) if (this.isLive(r)) pagesFound += this.chain[r]!;
+      if (pagesFound !== this.chainPages) bad.push(`chained pages ${this.chainPages} counted, ${pagesFound} found`);
+    }
     return bad;
   }
 }

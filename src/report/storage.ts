@@ -4,8 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SweepPoint } from '../config/spec.js';
+import type { IndexPages } from '../index/btree.js';
 import type { StorageRunResult } from '../workload/runner.js';
-import { renderLineChart, renderPageMap } from './charts.js';
+import { renderBarChart, renderLineChart, renderPageMap } from './charts.js';
 import { mdTable, textTable, fmt } from './tables.js';
 
 export interface StorageEntry {
@@ -14,8 +15,17 @@ export interface StorageEntry {
   engine: StorageRunResult['engine'];
   notes: string[];
   row_bytes: StorageRunResult['row_bytes'];
-  phases: { op: string; label: string; rows_affected: number; metrics: Record<string, number> }[];
-  final: Record<string, number>;
+  phases: { op: string; label: string; rows_affected: number; metrics: EntryMetrics }[];
+  final: EntryMetrics;
+}
+
+/** Metrics as results.json has them: numbers, and `index_pages: { total, by_index }`. */
+export type EntryMetrics = { [metric: string]: number | IndexPages };
+
+/** A numeric metric (0 when absent). */
+export function num(m: EntryMetrics, key: string): number {
+  const v = m[key];
+  return typeof v === 'number' ? v : 0;
 }
 
 export function storageEntry(point: SweepPoint, r: StorageRunResult): StorageEntry {
@@ -25,14 +35,19 @@ export function storageEntry(point: SweepPoint, r: StorageRunResult): StorageEnt
     engine: r.engine,
     notes: r.notes,
     row_bytes: r.row_bytes,
-    phases: r.phases,
-    final: r.final,
+    phases: r.phases.map((p) => ({ op: p.op, label: p.label, rows_affected: p.rows_affected, metrics: { ...p.metrics, index_pages: p.index_pages } })),
+    final: { ...r.final, index_pages: r.index_pages },
   };
 }
 
 /** The most forwarded rows seen after any phase (before a reorg cures them). */
 export function peakForwarded(e: StorageEntry): number {
-  return Math.max(0, ...e.phases.map((p) => p.metrics.forwarded_rows ?? 0));
+  return Math.max(0, ...e.phases.map((p) => num(p.metrics, 'forwarded_rows')));
+}
+
+function indexPagesOf(m: EntryMetrics): number {
+  const v = m.index_pages;
+  return typeof v === 'object' ? v.total : 0;
 }
 
 function pct(part: number, whole: number): number {
@@ -63,9 +78,41 @@ export function writeStorageCharts(entries: StorageEntry[], results: StorageRunR
         xCategories: labels,
         series: [
           { label: 'forwarded rows (peak, before any reorg)', points: entries.map((e, i) => [i, peakForwarded(e)]) },
-          { label: 'forwarded rows (final)', points: entries.map((e, i) => [i, e.final.forwarded_rows ?? 0]), dashed: true },
-          { label: 'pages', points: entries.map((e, i) => [i, e.final.pages ?? 0]), yAxis: 'right' },
-          { label: 'table-scan page reads', points: entries.map((e, i) => [i, e.final.table_scan_page_reads ?? 0]), yAxis: 'right', dashed: true },
+          { label: 'forwarded rows (final)', points: entries.map((e, i) => [i, num(e.final, 'forwarded_rows')]), dashed: true },
+          { label: 'pages', points: entries.map((e, i) => [i, num(e.final, 'pages')]), yAxis: 'right' },
+          { label: 'table-scan page reads', points: entries.map((e, i) => [i, num(e.final, 'table_scan_page_reads')]), yAxis: 'right', dashed: true },
+        ],
+      }),
+    );
+  }
+  const formats = new Set(entries.map((e) => e.engine.format));
+  if (formats.size >= 2) {
+    // One run, many engines: the same workload's storage side by side.
+    write(
+      'engines.png',
+      renderBarChart({
+        title: `${title}: engines side by side`,
+        subtitle: 'after the whole workload; scan reads = pages + forwarded/migrated-row hops (+ chained pieces)',
+        categories: labels,
+        yLabel: 'pages',
+        series: [
+          { label: 'heap pages', values: entries.map((e) => num(e.final, 'pages')) },
+          { label: 'index pages', values: entries.map((e) => indexPagesOf(e.final)) },
+          { label: 'table-scan page reads', values: entries.map((e) => num(e.final, 'table_scan_page_reads')) },
+        ],
+      }),
+    );
+    write(
+      'engines-updates.png',
+      renderBarChart({
+        title: `${title}: what updates did, per engine`,
+        subtitle: 'forwarded/migrated rows at their peak; PostgreSQL: HOT and new-page updates',
+        categories: labels,
+        yLabel: 'rows',
+        series: [
+          { label: 'forwarded rows (peak)', values: entries.map((e) => peakForwarded(e)) },
+          { label: 'HOT updates', values: entries.map((e) => num(e.final, 'hot_updates')) },
+          { label: 'new-page updates', values: entries.map((e) => num(e.final, 'newpage_updates')) },
         ],
       }),
     );
@@ -83,7 +130,7 @@ export function writeStorageCharts(entries: StorageEntry[], results: StorageRunR
           xLabel: 'phase',
           yLabel,
           xCategories: phaseLabels,
-          series: entries.map((e) => ({ label: e.label, points: e.phases.map((p, i) => [i, p.metrics[metric] ?? 0] as [number, number]) })),
+          series: entries.map((e) => ({ label: e.label, points: e.phases.map((p, i) => [i, num(p.metrics, metric)] as [number, number]) })),
         }),
       );
     }
@@ -114,14 +161,16 @@ const FINAL_COLUMNS: [string, string][] = [
   ['space_used_pct', 'used %'],
   ['exclusive_table_locks', 'excl. locks'],
   ['compactions', 'compactions'],
+  ['hot_updates', 'HOT upd.'],
+  ['index_pages', 'index pages'],
 ];
 
 function finalRow(e: StorageEntry): string[] {
   const f = e.final;
   const cells = [e.label, e.engine.format, String(e.engine.exp_row_size ?? e.engine.fillfactor ?? e.engine.pctfree ?? '')];
-  for (const [key] of FINAL_COLUMNS) cells.push(fmt(f[key]));
+  for (const [key] of FINAL_COLUMNS) cells.push(key === 'index_pages' ? fmt(indexPagesOf(f)) : fmt(f[key] as number | undefined));
   const peak = peakForwarded(e);
-  cells.splice(5, 0, fmt(peak), `${pct(peak, f.rows ?? 0)}%`);
+  cells.splice(5, 0, fmt(peak), `${pct(peak, num(f, 'rows'))}%`);
   return cells;
 }
 
@@ -151,11 +200,14 @@ export function storageMarkdown(entries: StorageEntry[], charts: string[]): stri
       '',
     );
     if (e.notes.length) out.push(...e.notes.map((n) => `- ${n}`), '');
-    const keys = ['rows', 'pages', 'forwarded_rows', 'table_scan_page_reads', 'space_used_pct', 'updates_in_place', 'forwarded_updates', 'reforwarded_updates', 'row_moves', 'compactions', 'exclusive_table_locks', 'rows_moved_home', 'rows_rehomed'];
+    const keys =
+      e.engine.format === 'postgres-heap'
+        ? ['rows', 'pages', 'table_scan_page_reads', 'space_used_pct', 'updates', 'hot_updates', 'newpage_updates', 'dead_tuples', 'prunes', 'index_entries', 'exclusive_table_locks']
+        : ['rows', 'pages', 'forwarded_rows', 'table_scan_page_reads', 'space_used_pct', 'updates_in_place', 'forwarded_updates', 'reforwarded_updates', 'row_moves', 'compactions', 'exclusive_table_locks', 'rows_moved_home', 'rows_rehomed'];
     out.push(
       mdTable(
         ['phase', 'affected', ...keys],
-        e.phases.map((p) => [p.label, fmt(p.rows_affected), ...keys.map((k) => fmt(p.metrics[k]))]),
+        e.phases.map((p) => [p.label, fmt(p.rows_affected), ...keys.map((k) => fmt(p.metrics[k] as number | undefined))]),
       ),
       '',
     );

@@ -6,8 +6,10 @@ import type { PhaseSpec, SetSpec, StorageSpec, ValueSpec } from '../config/spec.
 import { getFormat } from '../formats/index.js';
 import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../formats/types.js';
 import { createEngine } from '../heap/create.js';
-import type { Metrics, PageMapData, StorageEngine } from '../heap/engine.js';
+import type { Metrics, PageMapData, ReorgKind, StorageEngine } from '../heap/engine.js';
 import { grown } from '../heap/arrays.js';
+import type { IndexPages } from '../index/btree.js';
+import { IndexSet } from '../index/tracker.js';
 import { Prng } from '../util/prng.js';
 import { resolveCount } from '../util/units.js';
 import { lengthSampler, type Sampler } from './dist.js';
@@ -19,6 +21,8 @@ export interface PhaseResult {
   label: string;
   rows_affected: number;
   metrics: Metrics;
+  /** Pages of the table's indexes after the phase (built at the end of the first insert phase). */
+  index_pages: IndexPages;
 }
 
 export interface RowBytes {
@@ -37,6 +41,7 @@ export interface StorageRunResult {
   row_bytes: RowBytes;
   phases: PhaseResult[];
   final: Metrics;
+  index_pages: IndexPages;
   /** Page maps of small tables: before each reorg and at the end. */
   pageMaps: { after_phase: number; label: string; map: PageMapData }[];
   memory_bytes: number;
@@ -47,6 +52,25 @@ export interface RunOptions {
   pageMapMaxPages?: number;
   /** Called with the engine after every phase (tests check invariants here). */
   afterPhase?: (engine: StorageEngine, phase: number) => void;
+  /** Sees every operation the engine accepted, in order, with the row's stored lengths (pg-check replays them). */
+  observer?: WorkloadObserver;
+}
+
+/**
+ * The operations of a run as the engine accepted them: what pg-check replays against a live database,
+ * so both see the same rows, the same changes and the same transaction boundaries.
+ */
+export interface WorkloadObserver {
+  phaseStart?(index: number, phase: PhaseSpec): void;
+  /** A new row; its varying lengths are lens[base …] (NULL_LEN for NULL). */
+  insert?(row: number, lens: Uint16Array, base: number): void;
+  /** A changed row: the columns its `set` names, and its lengths after the change. */
+  update?(row: number, columns: readonly ColumnLayout[], lens: Uint16Array, base: number): void;
+  delete?(row: number): void;
+  /** A transaction ends (the statement or the row, as the phase says). */
+  commit?(): void;
+  reorg?(kind: ReorgKind): void;
+  phaseEnd?(index: number, result: PhaseResult): void;
 }
 
 /** Rows a workload inserts in total (percentages resolved against the rows at that point). */
@@ -102,6 +126,9 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
   const engine = createEngine(format, layout, resolved, spec, capacity);
   const width = layout.varying.length;
   const store = new RowStore(width, capacity);
+  const obs = options.observer;
+  // Indexes grow with updates only where every non-HOT update adds entries (PostgreSQL).
+  const indexes = spec.table.indexes.length > 0 ? new IndexSet(format.id, spec.table, layout, format.id === 'postgres-heap') : null;
   const scratch = new Uint16Array(Math.max(1, width));
   let nextRow = 0;
   const phases: PhaseResult[] = [];
@@ -119,6 +146,7 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
     const rng = Prng.derive(spec.seed, 'phase', index, phase.op);
     let affected = 0;
     let label: string;
+    obs?.phaseStart?.(index, phase);
     switch (phase.op) {
       case 'insert': {
         const n = resolveCount(phase.rows, engine.liveRows());
@@ -133,9 +161,14 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
             if (g.nullShare > 0 && rng.float() < g.nullShare) lens[base + v] = NULL_LEN;
             else lens[base + v] = g.sample ? toBytes(g.col, g.sample(rng)) : g.col.variableType ? g.col.maxBytes : g.col.fixedBytes;
           }
-          if (engine.insert(row, format.rowBytes(layout, lens, base), format.logicalBytes(layout, lens, base))) affected++;
+          if (engine.insert(row, format.rowBytes(layout, lens, base), format.logicalBytes(layout, lens, base))) {
+            affected++;
+            if (indexes?.built) indexes.append(row, store.lens, base);
+            obs?.insert?.(row, lens, base);
+          }
         }
         engine.commit();
+        obs?.commit?.();
         label = `insert ${n} rows`;
         break;
       }
@@ -150,18 +183,27 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
         const info = { indexedChanged };
         const lens = store.lens;
         const perRow = phase.transaction === 'row';
+        const setColumns = changes.map((ch) => ch.col);
         selectRows(live, n, phase.order, rng, (row) => {
           const base = row * width;
           for (let v = 0; v < width; v++) scratch[v] = lens[base + v]!;
           for (const ch of changes) applySet(ch.col, ch.set, ch.sample, lens, base, rng);
           if (engine.update(row, format.rowBytes(layout, lens, base), format.logicalBytes(layout, lens, base), info)) {
             affected++;
+            if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base);
+            obs?.update?.(row, setColumns, lens, base);
           } else {
             for (let v = 0; v < width; v++) lens[base + v] = scratch[v]!;
           }
-          if (perRow) engine.commit();
+          if (perRow) {
+            engine.commit();
+            obs?.commit?.();
+          }
         });
-        if (!perRow) engine.commit();
+        if (!perRow) {
+          engine.commit();
+          obs?.commit?.();
+        }
         label = `update ${n} rows (${orderName(phase.order)}, ${Object.keys(phase.set).join(', ')})`;
         break;
       }
@@ -173,21 +215,39 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
           if (!engine.isLive(row)) return;
           engine.delete(row);
           affected++;
-          if (perRow) engine.commit();
+          obs?.delete?.(row);
+          if (perRow) {
+            engine.commit();
+            obs?.commit?.();
+          }
         });
-        if (!perRow) engine.commit();
+        if (!perRow) {
+          engine.commit();
+          obs?.commit?.();
+        }
         label = `delete ${n} rows (${orderName(phase.order)})`;
         break;
       }
       case 'reorg': {
         engine.reorg(phase.kind);
+        obs?.reorg?.(phase.kind);
         affected = engine.liveRows();
-        label = `reorg ${phase.kind}`;
+        label = phase.kind === 'vacuum' ? 'vacuum' : `reorg ${phase.kind}`;
+        if (indexes?.built) {
+          if (phase.kind === 'rebuild') indexes.build(liveRowIds(), store.lens, nextRow);
+          else if (format.id === 'postgres-heap' && (phase.kind === 'vacuum' || phase.kind === 'compact')) indexes.vacuum(engine.liveRows());
+        }
         break;
       }
     }
+    // Indexes are created on the loaded table: after the first phase that leaves rows.
+    if (indexes && !indexes.built && engine.liveRows() > 0) indexes.build(liveRowIds(), store.lens, capacity);
     const metrics = engine.metrics();
-    phases.push({ op: phase.op, label, rows_affected: affected, metrics });
+    if (indexes) metrics.index_entries = indexes.entries();
+    const index_pages = indexes ? indexes.pages() : { total: 0, by_index: {} };
+    const phaseResult: PhaseResult = { op: phase.op, label, rows_affected: affected, metrics, index_pages };
+    phases.push(phaseResult);
+    obs?.phaseEnd?.(index, phaseResult);
     const next = spec.workload[index + 1];
     if (next?.op === 'reorg' && phase.op !== 'reorg' && maxPages > 0 && metrics.pages! <= maxPages) {
       pageMaps.push({ after_phase: index, label: `before reorg ${next.kind}`, map: engine.pageMap() });
@@ -196,6 +256,7 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
   });
 
   const final = engine.metrics();
+  if (indexes) final.index_entries = indexes.entries();
   let min = Infinity;
   let max = 0;
   let sum = 0;
@@ -218,17 +279,27 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
   };
   const result: StorageRunResult = {
     engine: resolved,
-    notes: [...format.notes(spec.engine, resolved), ...spec.engine.ignored.map((k) => `${k} does not apply to ${format.id} and is ignored`)],
+    notes: [...format.notes(spec.engine, resolved), ...spec.engine.ignored.map((k) => `${k} does not apply to ${format.id} and is ignored`), ...phaseNotes(spec)],
     row_bytes,
     phases,
     final,
+    index_pages: indexes ? indexes.pages() : { total: 0, by_index: {} },
     pageMaps,
-    memory_bytes: engine.memoryBytes() + store.lens.byteLength,
+    memory_bytes: engine.memoryBytes() + store.lens.byteLength + (indexes?.memoryBytes() ?? 0),
   };
   if (maxPages > 0 && final.pages! <= maxPages) {
     pageMaps.push({ after_phase: spec.workload.length - 1, label: 'final', map: engine.pageMap() });
   }
   return result;
+}
+
+/** Phases that mean nothing to this format run as no-ops, with a note. */
+function phaseNotes(spec: StorageSpec): string[] {
+  const notes: string[] = [];
+  const kinds = new Set(spec.workload.flatMap((p) => (p.op === 'reorg' ? [p.kind] : [])));
+  if (kinds.has('vacuum') && spec.engine.format !== 'postgres-heap') notes.push(`vacuum applies to postgres-heap only; on ${spec.engine.format} it does nothing`);
+  if (kinds.has('forwarded_rows') && spec.engine.format === 'postgres-heap') notes.push('reorg forwarded_rows does nothing on postgres-heap (no forwarded rows; use vacuum)');
+  return notes;
 }
 
 function columnGen(col: ColumnLayout, spec: ValueSpec | undefined): ColumnGen {

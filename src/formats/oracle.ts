@@ -1,0 +1,255 @@
+/**
+ * Oracle heap-organised table row format (`oracle-heap`). Figures cite shared/reference/
+ * storage-other-engines.md, "Oracle heaps" [oracle]; where the reference is silent the constant says
+ * "assumption" and is a setting or a documented simplification.
+ *
+ * A row: 3-byte row header (flag, lock, column count) + per stored column a length byte (1 byte below
+ * 250 bytes, else 3) + data. Trailing NULL columns are not stored; a NULL between stored columns takes
+ * its length byte only. A block: ~84–107 bytes of overhead (57 fixed + 23 × INITRANS + 4 × tables) and
+ * a 2-byte row directory entry per row [oracle].
+ */
+import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
+import type { ColumnType } from '../schema/types.js';
+import { isCharacterType } from '../schema/types.js';
+import {
+  EngineSettingError,
+  NULL_LEN,
+  columnIsIndexed,
+  type ColumnLayout,
+  type Format,
+  type PageGeometry,
+  type ResolvedEngine,
+  type TableLayout,
+} from './types.js';
+
+export const ORACLE_BLOCK_SIZES = [2048, 4096, 8192, 16384, 32768] as const;
+export const ORACLE_DEFAULT_BLOCK_BYTES = 8192;
+/** Block overhead: 57 fixed + 23 × INITRANS + 4 × tables (+ 2 × rows in the row directory) [oracle]. */
+export const ORACLE_BLOCK_FIXED_OVERHEAD_BYTES = 57;
+export const ORACLE_ITL_ENTRY_BYTES = 23;
+export const ORACLE_TABLE_DIRECTORY_BYTES = 4;
+export const ORACLE_ROW_DIRECTORY_BYTES = 2;
+/** INITRANS default for tables (assumption: 1; ASSM segments may start with 2 ITL slots). */
+export const ORACLE_DEFAULT_INITRANS = 1;
+/** Row header 3 bytes; a column length byte below 250 bytes, else 3 [oracle]. */
+export const ORACLE_ROW_HEADER_BYTES = 3;
+export const ORACLE_SHORT_LENGTH_LIMIT = 250;
+export const ORACLE_SHORT_LENGTH_BYTES = 1;
+export const ORACLE_LONG_LENGTH_BYTES = 3;
+/** PCTFREE default 10, PCTUSED 40 (ignored under ASSM) [oracle]. */
+export const ORACLE_DEFAULT_PCTFREE = 10;
+export const ORACLE_DEFAULT_PCTUSED = 40;
+/** A migrated row's head keeps a forwarding address: row header + 6-byte rowid (assumption: 9 bytes). */
+export const ORACLE_ROWID_BYTES = 6;
+export const ORACLE_MIGRATION_STUB_BYTES = ORACLE_ROW_HEADER_BYTES + ORACLE_ROWID_BYTES;
+/** Every chained row piece carries a row header and the next piece's rowid (assumption). */
+export const ORACLE_CHAIN_PIECE_OVERHEAD_BYTES = ORACLE_ROW_HEADER_BYTES + ORACLE_ROWID_BYTES;
+/** DATE 7 bytes, TIMESTAMP 11, TIMESTAMP WITH TIME ZONE 13 (Oracle SQL Reference, data types). */
+export const ORACLE_DATE_BYTES = 7;
+export const ORACLE_TIMESTAMP_BYTES = 11;
+export const ORACLE_TIMESTAMP_TZ_BYTES = 13;
+/** In-row LOB: a 36-byte locator header with up to 3964 bytes of data inline (assumption, ENABLE STORAGE IN ROW). */
+export const ORACLE_LOB_LOCATOR_BYTES = 36;
+export const ORACLE_LOB_INLINE_MAX_BYTES = 3964;
+
+/** NUMBER(p): 1 exponent byte + 1 byte per 2 digits, for a positive value using every digit (Oracle SQL Reference). */
+export function oracleNumberBytes(digits: number): number {
+  return 1 + Math.ceil(digits / 2);
+}
+
+/** Bytes of a value of a constant-size Oracle type. */
+export function oracleFixedBytes(t: ColumnType, engine: EngineSpec): number {
+  switch (t.family) {
+    case 'int':
+      // smallint, integer and bigint map to NUMBER(5), NUMBER(10), NUMBER(19); sized at full precision.
+      return oracleNumberBytes({ tinyint: 3, smallint: 5, bigint: 19 }[t.name] ?? 10);
+    case 'float':
+      return t.name === 'real' || (t.name === 'float' && t.length <= 24) ? 4 : 8; // BINARY_FLOAT / BINARY_DOUBLE
+    case 'numeric':
+      return oracleNumberBytes(t.precision);
+    case 'money':
+      return oracleNumberBytes(19);
+    case 'datetime':
+      if (t.name === 'timestamptz') return ORACLE_TIMESTAMP_TZ_BYTES;
+      if (t.name === 'timestamp' || t.name === 'datetime2' || t.name === 'bigdatetime') return ORACLE_TIMESTAMP_BYTES;
+      return ORACLE_DATE_BYTES;
+    case 'bool':
+      return 1;
+    case 'uuid':
+      return 16; // RAW(16)
+    case 'char':
+      return t.national ? 2 * t.length : Math.round(t.length * oracleBytesPerChar(t, engine));
+    case 'binary':
+      return t.length;
+    case 'text':
+    case 'blob':
+    case 'varchar':
+    case 'varbinary':
+      return 0;
+  }
+}
+
+/** NCHAR/NVARCHAR2 use AL16UTF16 (2 bytes); CHAR/VARCHAR2 the database character set. */
+export function oracleBytesPerChar(t: ColumnType, engine: EngineSpec): number {
+  if (t.national) return 2;
+  return engine.encoding === 'utf8' ? 1 + engine.multibyte_share : 1;
+}
+
+export interface OracleLayoutInfo {
+  n: number;
+  /** Constant data bytes per column (−1 when the length is stored per row). */
+  bytes: Int32Array;
+  varIndex: Int32Array;
+  /** LOB columns: data beyond ORACLE_LOB_INLINE_MAX_BYTES goes out of row. */
+  lob: Uint8Array;
+}
+
+export interface OracleTableLayout extends TableLayout {
+  ora: OracleLayoutInfo;
+}
+
+function oraColumnLayout(col: ColumnDef, index: number, table: TableDef, engine: EngineSpec): ColumnLayout {
+  const t = col.type;
+  const variableType = t.family === 'varchar' || t.family === 'varbinary' || t.family === 'text' || t.family === 'blob';
+  const character = isCharacterType(t);
+  const bpc = character ? oracleBytesPerChar(t, engine) : 1;
+  const maxBytes = variableType ? Math.round(t.length * bpc) : oracleFixedBytes(t, engine);
+  return {
+    name: col.name,
+    index,
+    nullable: col.nullable,
+    varying: variableType || col.nullable,
+    varIndex: -1,
+    variableType,
+    fixedBytes: variableType ? 0 : maxBytes,
+    maxBytes,
+    character,
+    declaredLength: t.length,
+    bytesPerChar: bpc,
+    indexed: columnIsIndexed(table, col),
+  };
+}
+
+/** Row bytes: header, a length byte (or 3) per stored column, data; trailing NULLs not stored [oracle]. */
+export function oracleRowBytes(ora: OracleLayoutInfo, lens: Uint16Array, base: number): number {
+  let row = ORACLE_ROW_HEADER_BYTES;
+  let pendingNulls = 0;
+  for (let i = 0; i < ora.n; i++) {
+    const v = ora.varIndex[i]!;
+    let len = v >= 0 ? lens[base + v]! : ora.bytes[i]!;
+    if (len === NULL_LEN) {
+      pendingNulls++;
+      continue;
+    }
+    if (ora.lob[i] && len > ORACLE_LOB_INLINE_MAX_BYTES) len = 0;
+    if (ora.lob[i]) len += ORACLE_LOB_LOCATOR_BYTES;
+    row += pendingNulls * ORACLE_SHORT_LENGTH_BYTES;
+    pendingNulls = 0;
+    row += (len < ORACLE_SHORT_LENGTH_LIMIT ? ORACLE_SHORT_LENGTH_BYTES : ORACLE_LONG_LENGTH_BYTES) + len;
+  }
+  return row;
+}
+
+export function oracleBlockOverhead(initrans: number): number {
+  return ORACLE_BLOCK_FIXED_OVERHEAD_BYTES + ORACLE_ITL_ENTRY_BYTES * initrans + ORACLE_TABLE_DIRECTORY_BYTES;
+}
+
+export function oracleGeometry(blockBytes: number): PageGeometry {
+  const header = oracleBlockOverhead(ORACLE_DEFAULT_INITRANS);
+  const usable = blockBytes - header;
+  return {
+    pageBytes: blockBytes,
+    headerBytes: header,
+    usableBytes: usable,
+    slotBytes: ORACLE_ROW_DIRECTORY_BYTES,
+    maxRowsPerPage: Math.floor(usable / (ORACLE_MIGRATION_STUB_BYTES + ORACLE_ROW_DIRECTORY_BYTES)),
+    // A longer row is chained over several blocks (the engine splits it).
+    maxRowBytes: usable - ORACLE_ROW_DIRECTORY_BYTES,
+  };
+}
+
+export function oracleLayout(table: TableDef, engine: EngineSpec): OracleTableLayout {
+  const columns = table.columns.map((c, i) => oraColumnLayout(c, i, table, engine));
+  const varying = columns.filter((c) => c.varying);
+  varying.forEach((c, i) => (c.varIndex = i));
+  const ora: OracleLayoutInfo = {
+    n: columns.length,
+    bytes: Int32Array.from(columns, (c) => (c.varying ? -1 : c.fixedBytes)),
+    varIndex: Int32Array.from(columns, (c) => c.varIndex),
+    lob: Uint8Array.from(table.columns, (c) => (c.type.family === 'text' || c.type.family === 'blob' ? 1 : 0)),
+  };
+  const w = Math.max(1, varying.length);
+  const minLens = new Uint16Array(w);
+  const maxLens = new Uint16Array(w);
+  varying.forEach((c, i) => {
+    minLens[i] = c.nullable ? NULL_LEN : c.variableType ? 0 : c.fixedBytes;
+    maxLens[i] = c.variableType ? Math.min(c.maxBytes, 0xfffe) : c.fixedBytes;
+  });
+  return {
+    columns,
+    varying,
+    geometry: oracleGeometry(engine.page_size),
+    minRowBytes: oracleRowBytes(ora, minLens, 0),
+    maxRowBytes: oracleRowBytes(ora, maxLens, 0),
+    logicalMaxBytes: columns.reduce((s, c) => s + c.maxBytes, 0),
+    fixedNotNullBytes: columns.filter((c) => !c.varying).reduce((s, c) => s + c.fixedBytes, 0),
+    ora,
+  };
+}
+
+function dataBytes(layout: TableLayout, lens: Uint16Array, base: number): number {
+  let sum = layout.fixedNotNullBytes;
+  const v = layout.varying;
+  for (let i = 0; i < v.length; i++) {
+    const len = lens[base + i]!;
+    if (len !== NULL_LEN) sum += len;
+  }
+  return sum;
+}
+
+/** Bytes a block keeps free for updates: PCTFREE percent of the block [oracle]. */
+export function oraclePctfreeBytes(blockBytes: number, pctfree: number): number {
+  return Math.floor((blockBytes * pctfree) / 100);
+}
+
+export const oracleHeap: Format = {
+  id: 'oracle-heap',
+  title: 'Oracle heap table (PCTFREE, migration, chaining)',
+  defaultPageBytes: ORACLE_DEFAULT_BLOCK_BYTES,
+  pageSizes: ORACLE_BLOCK_SIZES,
+  settings: ['page_size', 'pctfree', 'pctused', 'encoding', 'multibyte_share', 'compaction'],
+  layout: oracleLayout,
+  rowBytes(layout, lens, base) {
+    return oracleRowBytes((layout as OracleTableLayout).ora, lens, base);
+  },
+  logicalBytes: dataBytes,
+  resolve(engine, layout): ResolvedEngine {
+    if (!(ORACLE_BLOCK_SIZES as readonly number[]).includes(engine.page_size)) {
+      throw new EngineSettingError('page_size', `an Oracle block size (2k, 4k, 8k, 16k or 32k), found ${engine.page_size}`);
+    }
+    if (engine.encoding === 'utf16') {
+      throw new EngineSettingError('encoding', 'latin1 or utf8 for the database character set (UTF-16 is only the national character set: declare nchar/nvarchar2), found utf16');
+    }
+    const g = layout.geometry;
+    return {
+      format: 'oracle-heap',
+      page_size: engine.page_size,
+      pctfree: engine.pctfree,
+      pctfree_bytes: oraclePctfreeBytes(engine.page_size, engine.pctfree),
+      pctused: engine.pctused,
+      initrans: ORACLE_DEFAULT_INITRANS,
+      encoding: engine.encoding,
+      block_overhead_bytes: g.headerBytes,
+      usable_page_bytes: g.usableBytes,
+      max_rows_per_page: g.maxRowsPerPage,
+      migration_stub_bytes: ORACLE_MIGRATION_STUB_BYTES,
+    };
+  },
+  notes() {
+    return [
+      'integers and NUMBER(p,s) are sized at full precision (1 + ⌈p/2⌉ bytes); real values are often shorter',
+      'PCTUSED is ignored: segments use automatic segment space management (ASSM, the default since 9i)',
+      'a migrated row leaves a 9-byte head (row header + rowid; assumption) and keeps its rowid; rows longer than a block are chained',
+    ];
+  },
+};

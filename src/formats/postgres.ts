@@ -1,0 +1,351 @@
+/**
+ * PostgreSQL heap tuple format (`postgres-heap`). Every figure cites shared/reference/
+ * storage-other-engines.md, "PostgreSQL heaps", by the PostgreSQL source file it names:
+ * [bufpage.h] src/include/storage/bufpage.h, [itemid.h], [htup_details.h], [heaptoast.h], [pg_type.h],
+ * [nbtree.h]. Sizes are computed the way heap_compute_data_size() and heap_form_tuple() do: a 23-byte
+ * header, a null bitmap only when the row has a NULL, t_hoff MAXALIGNed, each attribute aligned to its
+ * type's typalign, varlena values with a 1-byte header (and no alignment) when they fit in 127 bytes.
+ */
+import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
+import type { ColumnType } from '../schema/types.js';
+import { isCharacterType, isVariableType } from '../schema/types.js';
+import {
+  EngineSettingError,
+  NULL_LEN,
+  columnIsIndexed,
+  type ColumnLayout,
+  type Format,
+  type PageGeometry,
+  type ResolvedEngine,
+  type TableLayout,
+} from './types.js';
+
+/** BLCKSZ default [bufpage.h]. */
+export const PG_BLCKSZ = 8192;
+/** Page sizes PostgreSQL can be built with (BLCKSZ, configure --with-blocksize) [bufpage.h]. */
+export const PG_PAGE_SIZES = [1024, 2048, 4096, 8192, 16384, 32768] as const;
+/** SizeOfPageHeaderData [bufpage.h]. */
+export const PG_PAGE_HEADER_BYTES = 24;
+/** sizeof(ItemIdData), the line pointer [itemid.h]. */
+export const PG_LINE_POINTER_BYTES = 4;
+/** MAXIMUM_ALIGNOF on 64-bit platforms [reference: MAXALIGN = 8]. */
+export const PG_MAXALIGN = 8;
+/** SizeofHeapTupleHeader [htup_details.h]. */
+export const PG_HEAP_TUPLE_HEADER_BYTES = 23;
+/** VARATT_SHORT_MAX: a varlena of at most 127 bytes with its header takes a 1-byte header [reference]. */
+export const PG_VARLENA_SHORT_MAX = 127;
+/** VARHDRSZ (4-byte header, aligned to typalign i) and VARHDRSZ_SHORT (1 byte, unaligned) [reference]. */
+export const PG_VARHDRSZ = 4;
+export const PG_VARHDRSZ_SHORT = 1;
+/** TOAST_TUPLE_THRESHOLD and TOAST_TUPLE_TARGET on 8k pages [heaptoast.h, reference]. */
+export const PG_TOAST_TUPLE_THRESHOLD = 2032;
+/** TOAST_POINTER_SIZE: an out-of-line value leaves an 18-byte pointer in the tuple [reference]. */
+export const PG_TOAST_POINTER_BYTES = 18;
+/** fillfactor bounds and default for heaps [reference: 10–100, default 100]. */
+export const PG_MIN_FILLFACTOR = 10;
+export const PG_DEFAULT_FILLFACTOR = 100;
+/** On-access pruning runs when free space < max(fillfactor reserve, BLCKSZ / 10) [reference]. */
+export const PG_PRUNE_FREE_DIVISOR = 10;
+/** numeric: a 2-byte short header, then one 2-byte NBASE digit per 4 decimal digits (numeric.c). */
+export const PG_NUMERIC_SHORT_HEADER_BYTES = 2;
+export const PG_NUMERIC_DIGITS_PER_GROUP = 4;
+export const PG_NUMERIC_GROUP_BYTES = 2;
+
+export const maxalign = (n: number): number => (n + PG_MAXALIGN - 1) & ~(PG_MAXALIGN - 1);
+const alignTo = (n: number, a: number): number => (n + a - 1) & ~(a - 1);
+
+/** MaxHeapTupleSize = BLCKSZ − MAXALIGN(page header + one line pointer): 8160 on 8k [reference]. */
+export function pgMaxHeapTupleBytes(pageBytes: number): number {
+  return pageBytes - maxalign(PG_PAGE_HEADER_BYTES + PG_LINE_POINTER_BYTES);
+}
+
+/** MaxHeapTuplesPerPage = (BLCKSZ − header) / (MAXALIGN(23) + 4): 291 on 8k [reference]. */
+export function pgMaxHeapTuplesPerPage(pageBytes: number): number {
+  return Math.floor((pageBytes - PG_PAGE_HEADER_BYTES) / (maxalign(PG_HEAP_TUPLE_HEADER_BYTES) + PG_LINE_POINTER_BYTES));
+}
+
+/** TOAST_TUPLE_THRESHOLD = MAXALIGN_DOWN((BLCKSZ − MAXALIGN(24 + 4 × 4)) / 4): 2032 on 8k [heaptoast.h]. */
+export function pgToastThreshold(pageBytes: number): number {
+  const v = Math.floor((pageBytes - maxalign(PG_PAGE_HEADER_BYTES + 4 * PG_LINE_POINTER_BYTES)) / 4);
+  return v & ~(PG_MAXALIGN - 1);
+}
+
+/** How a column is stored: a fixed-length type with its typalign, or a varlena. */
+export const PG_KIND_FIXED = 0;
+/** varlena with storage 'x' (extended: may be compressed or moved out of line: text, varchar, bpchar, bytea). */
+export const PG_KIND_VARLENA_X = 1;
+/** varlena with storage 'm' (main: kept inline as long as possible: numeric). */
+export const PG_KIND_VARLENA_M = 2;
+
+export interface PgType {
+  kind: typeof PG_KIND_FIXED | typeof PG_KIND_VARLENA_X | typeof PG_KIND_VARLENA_M;
+  /** Fixed types: typlen. Varlenas of a fixed data length (char(n), numeric): the data bytes; else 0. */
+  bytes: number;
+  /** typalign in bytes: c = 1, s = 2, i = 4, d = 8 [reference]. Varlenas: i (applies to 4-byte headers). */
+  align: number;
+  /** The PostgreSQL type name used by rowsize and pg-check. */
+  sql: string;
+}
+
+/** numeric(p, s) data bytes for a value using every digit: 2 + 2 × (⌈(p − s)/4⌉ + ⌈s/4⌉). */
+export function pgNumericDataBytes(precision: number, scale: number): number {
+  const groups = Math.ceil((precision - scale) / PG_NUMERIC_DIGITS_PER_GROUP) + Math.ceil(scale / PG_NUMERIC_DIGITS_PER_GROUP);
+  return PG_NUMERIC_SHORT_HEADER_BYTES + PG_NUMERIC_GROUP_BYTES * groups;
+}
+
+/** Bytes per character of char/varchar/text under the database encoding. */
+export function pgBytesPerChar(engine: EngineSpec): number {
+  return engine.encoding === 'utf8' ? 1 + engine.multibyte_share : 1;
+}
+
+/** The PostgreSQL type of a column type, with typlen/typalign [pg_type.h, reference]. */
+export function pgType(t: ColumnType, bytesPerChar: number): PgType {
+  switch (t.family) {
+    case 'int':
+      if (t.name === 'bigint') return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'bigint' };
+      if (t.name === 'smallint' || t.name === 'tinyint') return { kind: PG_KIND_FIXED, bytes: 2, align: 2, sql: 'smallint' };
+      return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'integer' };
+    case 'float':
+      if (t.name === 'real' || (t.name === 'float' && t.length <= 24)) return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'real' };
+      return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'double precision' };
+    case 'numeric':
+      return { kind: PG_KIND_VARLENA_M, bytes: pgNumericDataBytes(t.precision, t.scale), align: 4, sql: `numeric(${t.precision},${t.scale})` };
+    case 'money':
+      return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'money' };
+    case 'datetime':
+      if (t.name === 'date') return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'date' };
+      if (t.name === 'time' || t.name === 'bigtime') return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'time' };
+      if (t.name === 'timestamptz') return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'timestamptz' };
+      return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'timestamp' };
+    case 'bool':
+      return { kind: PG_KIND_FIXED, bytes: 1, align: 1, sql: 'boolean' };
+    case 'uuid':
+      return { kind: PG_KIND_FIXED, bytes: 16, align: 1, sql: 'uuid' };
+    case 'char':
+      // bpchar is a varlena, blank-padded to n characters: the padding is stored [reference].
+      return { kind: PG_KIND_VARLENA_X, bytes: Math.round(t.length * bytesPerChar), align: 4, sql: `char(${t.length})` };
+    case 'varchar':
+      return { kind: PG_KIND_VARLENA_X, bytes: 0, align: 4, sql: `varchar(${t.length})` };
+    case 'text':
+      return { kind: PG_KIND_VARLENA_X, bytes: 0, align: 4, sql: 'text' };
+    case 'binary':
+      return { kind: PG_KIND_VARLENA_X, bytes: t.length, align: 4, sql: 'bytea' };
+    case 'varbinary':
+    case 'blob':
+      return { kind: PG_KIND_VARLENA_X, bytes: 0, align: 4, sql: 'bytea' };
+  }
+}
+
+/** Per-column storage facts in struct-of-arrays form, for the per-row size loop. */
+export interface PgLayoutInfo {
+  kind: Uint8Array;
+  bytes: Int32Array;
+  align: Uint8Array;
+  /** varIndex of the column (its stored length in the row store), or −1 for constant-size columns. */
+  varIndex: Int32Array;
+  types: PgType[];
+  natts: number;
+  toastThreshold: number;
+}
+
+export interface PgTableLayout extends TableLayout {
+  pg: PgLayoutInfo;
+}
+
+/** One tuple's sizes: header, data, t_len, bytes on the page (MAXALIGN(t_len)), values moved to TOAST. */
+export interface PgTupleSize {
+  hoff: number;
+  data: number;
+  t_len: number;
+  stored: number;
+  toasted: number;
+  hasNull: boolean;
+}
+
+const scratchSizes = new Int32Array(1600);
+const scratchExternal = new Uint8Array(1600);
+
+/**
+ * The size of the tuple whose varying lengths are lens[base …]: heap_compute_data_size() with the
+ * short-varlena rule, then toast_insert_or_update() for a tuple above TOAST_TUPLE_THRESHOLD: the
+ * biggest extended varlena goes out of line first (18-byte pointer) until the tuple fits [reference].
+ * Values are assumed incompressible (pg-check generates random text).
+ */
+export function pgTupleSize(info: PgLayoutInfo, lens: Uint16Array, base: number): PgTupleSize {
+  const n = info.natts;
+  let hasNull = false;
+  for (let i = 0; i < n; i++) {
+    const v = info.varIndex[i]!;
+    const len = v >= 0 ? lens[base + v]! : info.bytes[i]!;
+    if (len === NULL_LEN) {
+      hasNull = true;
+      scratchSizes[i] = -1;
+    } else scratchSizes[i] = len;
+    scratchExternal[i] = 0;
+  }
+  const hoff = maxalign(PG_HEAP_TUPLE_HEADER_BYTES + (hasNull ? (n + 7) >> 3 : 0));
+  let data = dataSize(info, n);
+  let toasted = 0;
+  if (hoff + data > info.toastThreshold) {
+    const maxData = info.toastThreshold - hoff;
+    while (data > maxData) {
+      // toast_tuple_find_biggest_attribute(): only values bigger than MAXALIGN(TOAST_POINTER_SIZE).
+      let best = -1;
+      let bestSize = maxalign(PG_TOAST_POINTER_BYTES);
+      for (let i = 0; i < n; i++) {
+        if (info.kind[i] !== PG_KIND_VARLENA_X || scratchExternal[i] || scratchSizes[i]! < 0) continue;
+        const size = scratchSizes[i]! + PG_VARHDRSZ;
+        if (size > bestSize) {
+          best = i;
+          bestSize = size;
+        }
+      }
+      if (best < 0) break;
+      scratchExternal[best] = 1;
+      toasted++;
+      data = dataSize(info, n);
+    }
+  }
+  const t_len = hoff + data;
+  return { hoff, data, t_len, stored: maxalign(t_len), toasted, hasNull };
+}
+
+function dataSize(info: PgLayoutInfo, n: number): number {
+  let off = 0;
+  for (let i = 0; i < n; i++) {
+    const len = scratchSizes[i]!;
+    if (len < 0) continue;
+    if (info.kind[i] === PG_KIND_FIXED) {
+      off = alignTo(off, info.align[i]!) + len;
+    } else if (scratchExternal[i]) {
+      off += PG_TOAST_POINTER_BYTES;
+    } else if (len + PG_VARHDRSZ_SHORT <= PG_VARLENA_SHORT_MAX) {
+      off += len + PG_VARHDRSZ_SHORT;
+    } else {
+      off = alignTo(off, 4) + len + PG_VARHDRSZ;
+    }
+  }
+  return off;
+}
+
+export function pgGeometry(pageBytes: number): PageGeometry {
+  const usable = pageBytes - PG_PAGE_HEADER_BYTES;
+  return {
+    pageBytes,
+    headerBytes: PG_PAGE_HEADER_BYTES,
+    usableBytes: usable,
+    slotBytes: PG_LINE_POINTER_BYTES,
+    maxRowsPerPage: pgMaxHeapTuplesPerPage(pageBytes),
+    maxRowBytes: pgMaxHeapTupleBytes(pageBytes),
+  };
+}
+
+function pgColumnLayout(col: ColumnDef, index: number, table: TableDef, t: PgType, bpc: number): ColumnLayout {
+  const variableType = isVariableType(col.type) && t.bytes === 0;
+  const character = isCharacterType(col.type);
+  const maxBytes = variableType ? Math.round(col.type.length * (character ? bpc : 1)) : t.bytes;
+  return {
+    name: col.name,
+    index,
+    nullable: col.nullable,
+    varying: variableType || col.nullable,
+    varIndex: -1,
+    variableType,
+    fixedBytes: variableType ? 0 : t.bytes,
+    maxBytes,
+    character,
+    declaredLength: col.type.length,
+    bytesPerChar: character ? bpc : 1,
+    indexed: columnIsIndexed(table, col),
+  };
+}
+
+export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
+  const bpc = pgBytesPerChar(engine);
+  const types = table.columns.map((c) => pgType(c.type, bpc));
+  const columns = table.columns.map((c, i) => pgColumnLayout(c, i, table, types[i]!, bpc));
+  const varying = columns.filter((c) => c.varying);
+  varying.forEach((c, i) => (c.varIndex = i));
+  const n = columns.length;
+  const pg: PgLayoutInfo = {
+    kind: Uint8Array.from(types, (t) => t.kind),
+    bytes: Int32Array.from(types, (t) => t.bytes),
+    align: Uint8Array.from(types, (t) => t.align),
+    varIndex: Int32Array.from(columns, (c) => c.varIndex),
+    types,
+    natts: n,
+    toastThreshold: pgToastThreshold(engine.page_size),
+  };
+  const geometry = pgGeometry(engine.page_size);
+  const minLens = new Uint16Array(Math.max(1, varying.length));
+  const maxLens = new Uint16Array(Math.max(1, varying.length));
+  varying.forEach((c, i) => {
+    minLens[i] = c.nullable ? NULL_LEN : c.variableType ? 0 : c.fixedBytes;
+    maxLens[i] = c.variableType ? Math.min(c.maxBytes, 0xfffe) : c.fixedBytes;
+  });
+  const fixedNotNullBytes = columns.filter((c) => !c.varying).reduce((s, c) => s + c.fixedBytes, 0);
+  return {
+    columns,
+    varying,
+    geometry,
+    minRowBytes: pgTupleSize(pg, minLens, 0).stored,
+    maxRowBytes: pgTupleSize(pg, maxLens, 0).stored,
+    logicalMaxBytes: columns.reduce((s, c) => s + c.maxBytes, 0),
+    fixedNotNullBytes,
+    pg,
+  };
+}
+
+function dataBytes(layout: TableLayout, lens: Uint16Array, base: number): number {
+  let sum = layout.fixedNotNullBytes;
+  const v = layout.varying;
+  for (let i = 0; i < v.length; i++) {
+    const len = lens[base + i]!;
+    if (len !== NULL_LEN) sum += len;
+  }
+  return sum;
+}
+
+export const postgresHeap: Format = {
+  id: 'postgres-heap',
+  title: 'PostgreSQL heap (MVCC, HOT, fillfactor)',
+  defaultPageBytes: PG_BLCKSZ,
+  pageSizes: PG_PAGE_SIZES,
+  settings: ['page_size', 'fillfactor', 'encoding', 'multibyte_share'],
+  layout: pgLayout,
+  rowBytes(layout, lens, base) {
+    return pgTupleSize((layout as PgTableLayout).pg, lens, base).stored;
+  },
+  logicalBytes: dataBytes,
+  resolve(engine, layout): ResolvedEngine {
+    if (!(PG_PAGE_SIZES as readonly number[]).includes(engine.page_size)) {
+      throw new EngineSettingError('page_size', `a PostgreSQL block size (1k, 2k, 4k, 8k, 16k or 32k; 8k unless built otherwise), found ${engine.page_size}`);
+    }
+    if (engine.encoding === 'utf16') {
+      throw new EngineSettingError('encoding', 'latin1 or utf8 for postgres-heap (PostgreSQL has no UTF-16 server encoding), found utf16');
+    }
+    const g = layout.geometry;
+    return {
+      format: 'postgres-heap',
+      page_size: engine.page_size,
+      fillfactor: engine.fillfactor,
+      fillfactor_reserve_bytes: Math.floor((engine.page_size * (100 - engine.fillfactor)) / 100),
+      prune_below_free_bytes: Math.max(Math.floor((engine.page_size * (100 - engine.fillfactor)) / 100), Math.floor(engine.page_size / PG_PRUNE_FREE_DIVISOR)),
+      encoding: engine.encoding,
+      usable_page_bytes: g.usableBytes,
+      max_rows_per_page: g.maxRowsPerPage,
+      max_row_bytes: g.maxRowBytes,
+      toast_threshold_bytes: (layout as PgTableLayout).pg.toastThreshold,
+    };
+  },
+  notes(engine) {
+    const notes = [
+      'row bytes are MAXALIGN(t_len); each tuple also takes a 4-byte line pointer',
+      'values above the TOAST threshold are assumed incompressible and moved out of line (18-byte pointer); TOAST pages are not counted',
+    ];
+    if (engine.encoding === 'utf8' && engine.multibyte_share > 0) {
+      notes.push(`utf8: ${Math.round(engine.multibyte_share * 100)}% of characters take 2 bytes`);
+    }
+    return notes;
+  },
+};

@@ -1,0 +1,297 @@
+/**
+ * SQL Server heap row format (`sqlserver-heap`). Figures cite shared/reference/storage-other-engines.md,
+ * "SQL Server heaps", by the document it names: [pages] pages-and-extents-architecture-guide,
+ * [heaps] heaps-tables-without-clustered-indexes, [estimate] estimate-the-size-of-a-heap,
+ * [versioning] row versioning resource usage, [fwd] improve.dk / sqlskills (third-party).
+ *
+ * A data row: status A 1 + status B 1 + fixed-length size 2 + fixed data + column count 2 + null bitmap
+ * ⌈cols/8⌉ + (when a variable column is stored) variable column count 2 + 2 per variable column up to the
+ * last non-NULL one + variable data. Fixed-length columns take their bytes even when NULL.
+ */
+import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
+import type { ColumnType } from '../schema/types.js';
+import { isCharacterType } from '../schema/types.js';
+import {
+  EngineSettingError,
+  NULL_LEN,
+  columnIsIndexed,
+  type ColumnLayout,
+  type Format,
+  type PageGeometry,
+  type ResolvedEngine,
+  type TableLayout,
+} from './types.js';
+
+/** Page 8192 bytes, 96-byte header, 2-byte slot array entries [pages]. */
+export const SQLSERVER_PAGE_BYTES = 8192;
+export const SQLSERVER_PAGE_HEADER_BYTES = 96;
+export const SQLSERVER_SLOT_BYTES = 2;
+/** Max in-row size; longer variable columns go to ROW_OVERFLOW pages leaving a 24-byte pointer [pages]. */
+export const SQLSERVER_MAX_IN_ROW_BYTES = 8060;
+export const SQLSERVER_ROW_OVERFLOW_POINTER_BYTES = 24;
+/** RID = 8 bytes [heaps]. */
+export const SQLSERVER_RID_BYTES = 8;
+/** Row header: status A 1 + status B 1 + fixed-length size 2 (the "+ 4" of the heap-size formula) [estimate]. */
+export const SQLSERVER_ROW_HEADER_BYTES = 4;
+/** Column count (2 bytes) before the null bitmap: Null_Bitmap = 2 + ⌊(Num_Cols + 7)/8⌋ [estimate]. */
+export const SQLSERVER_COLUMN_COUNT_BYTES = 2;
+/** Variable_Data_Size = 2 + 2 × Num_Variable_Cols + Max_Var_Size [estimate]. */
+export const SQLSERVER_VAR_COUNT_BYTES = 2;
+export const SQLSERVER_VAR_OFFSET_BYTES = 2;
+/** Forwarding stub: 1 status byte + 8-byte RID [fwd]. */
+export const SQLSERVER_FORWARDING_STUB_BYTES = 9;
+/** Back-pointer carried by a forwarded record: "about 10 bytes, not verified" [fwd]. */
+export const SQLSERVER_BACK_POINTER_BYTES = 10;
+/** Every heap row must be able to turn into a forwarding stub: rows are at least 9 bytes (inference from [fwd]). */
+export const SQLSERVER_MIN_ROW_BYTES = SQLSERVER_FORWARDING_STUB_BYTES;
+/** Row-versioning tag added to rows under snapshot isolation / RCSI [versioning]. */
+export const SQLSERVER_VERSION_TAG_BYTES = 14;
+/** text/ntext/image keep a 16-byte text pointer in the row. */
+export const SQLSERVER_TEXT_POINTER_BYTES = 16;
+/** PFS free-space bands, in percent full: 0, 1–50, 51–80, 81–95, 96–100 [pages]. */
+export const SQLSERVER_PFS_BAND_UPPER_PCT = [0, 50, 80, 95, 100] as const;
+
+/** Bytes of a fixed-length SQL Server type (bit columns are packed separately). */
+export function sqlserverFixedBytes(t: ColumnType): number {
+  switch (t.family) {
+    case 'int':
+      return { tinyint: 1, smallint: 2, bigint: 8 }[t.name] ?? 4;
+    case 'float':
+      if (t.name === 'real') return 4;
+      if (t.name === 'float') return t.length <= 24 ? 4 : 8;
+      return 8;
+    case 'numeric':
+      // decimal/numeric: precision 1–9 → 5, 10–19 → 9, 20–28 → 13, 29–38 → 17 bytes (MS docs, decimal and numeric).
+      return t.precision <= 9 ? 5 : t.precision <= 19 ? 9 : t.precision <= 28 ? 13 : 17;
+    case 'money':
+      return t.name === 'smallmoney' ? 4 : 8;
+    case 'datetime':
+      return { date: 3, time: 5, smalldatetime: 4, datetime2: 8, bigtime: 5 }[t.name] ?? 8;
+    case 'bool':
+      return 1;
+    case 'uuid':
+      return 16;
+    case 'char':
+      return t.national ? 2 * t.length : t.length;
+    case 'binary':
+      return t.length;
+    case 'text':
+    case 'blob':
+      return SQLSERVER_TEXT_POINTER_BYTES;
+    case 'varchar':
+    case 'varbinary':
+      return 0;
+  }
+}
+
+/** Bytes per character: nchar/nvarchar are UTF-16; char/varchar follow the code page (latin1) or a UTF-8 collation. */
+export function sqlserverBytesPerChar(t: ColumnType, engine: EngineSpec): number {
+  if (t.national) return 2;
+  return engine.encoding === 'utf8' ? 1 + engine.multibyte_share : 1;
+}
+
+export interface SqlServerLayoutInfo {
+  nCols: number;
+  /** Fixed-length data bytes (bit columns packed 8 per byte). */
+  fixedBytes: number;
+  /** varIndex of each variable-length column, in column order. */
+  varCols: Int32Array;
+  versionTagBytes: number;
+  maxInRow: number;
+}
+
+export interface SqlServerTableLayout extends TableLayout {
+  ss: SqlServerLayoutInfo;
+}
+
+function ssColumnLayout(col: ColumnDef, index: number, table: TableDef, engine: EngineSpec): ColumnLayout {
+  const t = col.type;
+  const variableType = t.family === 'varchar' || t.family === 'varbinary';
+  const character = isCharacterType(t) && t.family !== 'text';
+  const bpc = character ? sqlserverBytesPerChar(t, engine) : 1;
+  // varchar(n)/char(n) declare bytes; nvarchar(n)/nchar(n) declare byte-pairs.
+  const maxBytes = variableType ? (t.national ? 2 * t.length : t.length) : sqlserverFixedBytes(t);
+  return {
+    name: col.name,
+    index,
+    nullable: col.nullable,
+    // Fixed-length columns keep their bytes when NULL: only variable columns vary (NULL = not stored).
+    varying: variableType,
+    varIndex: -1,
+    variableType,
+    fixedBytes: variableType ? 0 : maxBytes,
+    maxBytes,
+    character,
+    declaredLength: t.length,
+    bytesPerChar: bpc,
+    indexed: columnIsIndexed(table, col),
+  };
+}
+
+/**
+ * Row bytes from the varying lengths: the documented row format, trailing NULL variable columns not
+ * stored, ROW_OVERFLOW for rows above 8060 bytes, the 9-byte minimum and the optional versioning tag.
+ */
+export function sqlserverRowBytes(ss: SqlServerLayoutInfo, lens: Uint16Array, base: number): number {
+  const fixedPart = SQLSERVER_ROW_HEADER_BYTES + ss.fixedBytes + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + 7) >> 3);
+  const vc = ss.varCols;
+  let lastStored = -1;
+  let varData = 0;
+  for (let i = 0; i < vc.length; i++) {
+    const len = lens[base + vc[i]!]!;
+    if (len !== NULL_LEN) {
+      lastStored = i;
+      varData += len;
+    }
+  }
+  let row = fixedPart;
+  if (lastStored >= 0) {
+    row += SQLSERVER_VAR_COUNT_BYTES + SQLSERVER_VAR_OFFSET_BYTES * (lastStored + 1) + varData;
+    if (row > ss.maxInRow) row = pushOffRow(ss, lens, base, row);
+  }
+  row += ss.versionTagBytes;
+  return Math.max(SQLSERVER_MIN_ROW_BYTES, row);
+}
+
+/** Move the largest variable columns to ROW_OVERFLOW pages (24-byte pointer each) until the row fits in-row [pages]. */
+function pushOffRow(ss: SqlServerLayoutInfo, lens: Uint16Array, base: number, row: number): number {
+  const vc = ss.varCols;
+  const moved = new Uint8Array(vc.length);
+  while (row > ss.maxInRow) {
+    let best = -1;
+    let bestLen = SQLSERVER_ROW_OVERFLOW_POINTER_BYTES;
+    for (let i = 0; i < vc.length; i++) {
+      const len = lens[base + vc[i]!]!;
+      if (!moved[i] && len !== NULL_LEN && len > bestLen) {
+        best = i;
+        bestLen = len;
+      }
+    }
+    if (best < 0) break;
+    moved[best] = 1;
+    row -= bestLen - SQLSERVER_ROW_OVERFLOW_POINTER_BYTES;
+  }
+  return row;
+}
+
+export function sqlserverGeometry(pageBytes: number): PageGeometry {
+  const usable = pageBytes - SQLSERVER_PAGE_HEADER_BYTES;
+  return {
+    pageBytes,
+    headerBytes: SQLSERVER_PAGE_HEADER_BYTES,
+    usableBytes: usable,
+    slotBytes: SQLSERVER_SLOT_BYTES,
+    maxRowsPerPage: Math.floor(usable / (SQLSERVER_MIN_ROW_BYTES + SQLSERVER_SLOT_BYTES)),
+    maxRowBytes: SQLSERVER_MAX_IN_ROW_BYTES + SQLSERVER_BACK_POINTER_BYTES,
+  };
+}
+
+export function sqlserverLayout(table: TableDef, engine: EngineSpec): SqlServerTableLayout {
+  const columns = table.columns.map((c, i) => ssColumnLayout(c, i, table, engine));
+  const varying = columns.filter((c) => c.varying);
+  varying.forEach((c, i) => (c.varIndex = i));
+  const bits = table.columns.filter((c) => c.type.family === 'bool').length;
+  const fixedBytes = columns.filter((c) => !c.variableType && table.columns[c.index]!.type.family !== 'bool').reduce((s, c) => s + c.fixedBytes, 0) + Math.ceil(bits / 8);
+  const ss: SqlServerLayoutInfo = {
+    nCols: columns.length,
+    fixedBytes,
+    varCols: Int32Array.from(varying, (c) => c.varIndex),
+    versionTagBytes: engine.row_versioning === 'on' ? SQLSERVER_VERSION_TAG_BYTES : 0,
+    maxInRow: SQLSERVER_MAX_IN_ROW_BYTES,
+  };
+  const w = Math.max(1, varying.length);
+  const minLens = new Uint16Array(w);
+  const maxLens = new Uint16Array(w);
+  varying.forEach((c, i) => {
+    minLens[i] = c.nullable ? NULL_LEN : 0;
+    maxLens[i] = Math.min(c.maxBytes, 0xfffe);
+  });
+  return {
+    columns,
+    varying,
+    geometry: sqlserverGeometry(engine.page_size),
+    minRowBytes: sqlserverRowBytes(ss, minLens, 0),
+    maxRowBytes: sqlserverRowBytes(ss, maxLens, 0),
+    logicalMaxBytes: columns.reduce((s, c) => s + c.maxBytes, 0),
+    fixedNotNullBytes: fixedBytes,
+    ss,
+  };
+}
+
+/**
+ * The documented "Estimate the Size of a Heap" [estimate], used as a test oracle: Num_Cols, the fixed
+ * data bytes, the number of variable columns and the largest variable data → row size and rows per page.
+ */
+export function sqlserverHeapEstimate(numCols: number, fixedDataBytes: number, numVariableCols: number, maxVarBytes: number): { rowBytes: number; rowsPerPage: number } {
+  const nullBitmap = 2 + Math.floor((numCols + 7) / 8);
+  const variableDataSize = numVariableCols > 0 ? 2 + 2 * numVariableCols + maxVarBytes : 0;
+  const rowBytes = fixedDataBytes + variableDataSize + nullBitmap + 4;
+  return { rowBytes, rowsPerPage: Math.floor((SQLSERVER_PAGE_BYTES - SQLSERVER_PAGE_HEADER_BYTES) / (rowBytes + 2)) };
+}
+
+function dataBytes(layout: TableLayout, lens: Uint16Array, base: number): number {
+  let sum = layout.fixedNotNullBytes;
+  const v = layout.varying;
+  for (let i = 0; i < v.length; i++) {
+    const len = lens[base + i]!;
+    if (len !== NULL_LEN) sum += len;
+  }
+  return sum;
+}
+
+/** PFS band of a page from its fullness: 0 empty, 1: 1–50 %, 2: 51–80 %, 3: 81–95 %, 4: 96–100 % [pages]. */
+export function pfsBand(usedBytes: number, usableBytes: number): number {
+  if (usedBytes <= 0) return 0;
+  const pct = (100 * usedBytes) / usableBytes;
+  if (pct <= 50) return 1;
+  if (pct <= 80) return 2;
+  if (pct <= 95) return 3;
+  return 4;
+}
+
+export const sqlserverHeap: Format = {
+  id: 'sqlserver-heap',
+  title: 'SQL Server heap (forwarding stubs, PFS)',
+  defaultPageBytes: SQLSERVER_PAGE_BYTES,
+  pageSizes: [SQLSERVER_PAGE_BYTES],
+  settings: ['page_size', 'encoding', 'multibyte_share', 'pfs_bands', 'move_back_home', 'row_versioning', 'compaction'],
+  layout: sqlserverLayout,
+  rowBytes(layout, lens, base) {
+    return sqlserverRowBytes((layout as SqlServerTableLayout).ss, lens, base);
+  },
+  logicalBytes: dataBytes,
+  resolve(engine, layout): ResolvedEngine {
+    if (engine.page_size !== SQLSERVER_PAGE_BYTES) {
+      throw new EngineSettingError('page_size', `8k for SQL Server (pages are always 8192 bytes), found ${engine.page_size}`);
+    }
+    if (engine.encoding === 'utf16') {
+      throw new EngineSettingError('encoding', 'latin1 (a code page) or utf8 (a _UTF8 collation) for char/varchar; declare nchar/nvarchar for UTF-16; found utf16');
+    }
+    const g = layout.geometry;
+    return {
+      format: 'sqlserver-heap',
+      page_size: engine.page_size,
+      pfs_bands: engine.pfs_bands ?? 'on',
+      move_back_home: engine.move_back_home ?? 'on',
+      row_versioning: engine.row_versioning ?? 'off',
+      encoding: engine.encoding,
+      usable_page_bytes: g.usableBytes,
+      max_rows_per_page: g.maxRowsPerPage,
+      max_row_bytes: SQLSERVER_MAX_IN_ROW_BYTES,
+      forwarding_stub_bytes: SQLSERVER_FORWARDING_STUB_BYTES,
+      back_pointer_bytes: SQLSERVER_BACK_POINTER_BYTES,
+    };
+  },
+  notes(engine) {
+    const notes = [
+      'a forwarded record carries a back-pointer of about 10 bytes (third-party, not verified); the stub left at home is 9 bytes',
+      'reorg forwarded_rows and rebuild both run ALTER TABLE … REBUILD (SQL Server has no per-row reorg); heaps have no fill factor',
+    ];
+    if ((engine.pfs_bands ?? 'on') === 'on') {
+      notes.push('inserts and forwarded rows find pages through PFS bands (0, 1–50, 51–80, 81–95, 96–100 % full): a page is only chosen when its band guarantees room');
+    }
+    if (engine.row_versioning === 'on') notes.push('row versioning on: every row carries a 14-byte versioning tag');
+    return notes;
+  },
+};
+

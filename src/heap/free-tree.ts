@@ -1,0 +1,69 @@
+/**
+ * A max-tree over pages: per page the bytes a new row may take there, and "the first page at or after
+ * `from` with at least N bytes" in O(log pages). It stands for SQL Server's PFS pages, Oracle's ASSM
+ * bitmap blocks and PostgreSQL's free space map (which is itself a tree of max values, fsm_internals.h).
+ */
+export class FreeTree {
+  private size = 1;
+  private t: Int32Array;
+
+  constructor(capacity = 1024) {
+    while (this.size < capacity) this.size *= 2;
+    this.t = new Int32Array(2 * this.size).fill(-1);
+  }
+
+  private grow(n: number): void {
+    let size = this.size;
+    while (size < n) size *= 2;
+    const t = new Int32Array(2 * size).fill(-1);
+    t.set(this.t.subarray(this.size, 2 * this.size), size);
+    this.size = size;
+    this.t = t;
+    for (let i = size - 1; i >= 1; i--) t[i] = Math.max(t[2 * i]!, t[2 * i + 1]!);
+  }
+
+  set(page: number, value: number): void {
+    if (page >= this.size) this.grow(page + 1);
+    let i = page + this.size;
+    this.t[i] = value;
+    for (i >>= 1; i >= 1; i >>= 1) {
+      const v = Math.max(this.t[2 * i]!, this.t[2 * i + 1]!);
+      if (this.t[i] === v) break;
+      this.t[i] = v;
+    }
+  }
+
+  get(page: number): number {
+    return page < this.size ? this.t[page + this.size]! : -1;
+  }
+
+  /** The first page ≥ from whose value is ≥ need, or −1. */
+  findFrom(need: number, from = 0): number {
+    if (from >= this.size || this.t[1]! < need) return -1;
+    return this.search(1, 0, this.size, need, from);
+  }
+
+  /** First fit at or after `from`, wrapping around to the start. */
+  findWrapping(need: number, from: number): number {
+    const a = this.findFrom(need, from);
+    if (a >= 0 || from === 0) return a;
+    return this.findFrom(need, 0);
+  }
+
+  private search(node: number, lo: number, hi: number, need: number, from: number): number {
+    if (hi <= from || this.t[node]! < need) return -1;
+    if (hi - lo === 1) return lo;
+    const mid = (lo + hi) >> 1;
+    const left = this.search(2 * node, lo, mid, need, from);
+    if (left >= 0) return left;
+    return this.search(2 * node + 1, mid, hi, need, from);
+  }
+
+  clear(): void {
+    this.t.fill(-1);
+  }
+
+  get byteLength(): number {
+    return this.t.byteLength;
+  }
+}

@@ -1,0 +1,557 @@
+/**
+ * The PostgreSQL heap: MVCC versions, HOT, fillfactor, on-access pruning, VACUUM. See README.md beside
+ * this file ("postgres-heap") for what is modelled and what is simplified. Sources: shared/reference/
+ * storage-other-engines.md, "PostgreSQL heaps", and the PostgreSQL source it names (bufpage.h, hio.c
+ * RelationGetBufferForTuple, heapam.c heap_update, pruneheap.c heap_page_prune_opt, freespace.c).
+ *
+ * Per page, in one interleaved Int32Array: bytes of tuple storage (live, not-yet-dead and dead-unpruned
+ * versions, each MAXALIGNed), line pointers (all, as nline), unused line pointers, line pointers kept by
+ * HOT-chain roots (redirect or LP_DEAD), versions whose deleting transaction is still open ("pending"),
+ * dead versions (committed, not yet pruned), and flags (PD_PAGE_FULL, touched in this transaction).
+ * Per row: the page of its current version, its stored bytes, and whether it is a heap-only tuple.
+ */
+import type { PageGeometry } from '../formats/types.js';
+import { PG_LINE_POINTER_BYTES, PG_PRUNE_FREE_DIVISOR } from '../formats/postgres.js';
+import { grown } from './arrays.js';
+import type { Metrics, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
+import { FreeTree } from './free-tree.js';
+
+export interface PostgresHeapOptions {
+  geometry: PageGeometry;
+  fillfactor: number;
+  /** Indexes on the table: a non-HOT update adds one entry to each. */
+  indexCount: number;
+  rowCapacity: number;
+}
+
+/** FSM_CATEGORIES = 256: free space is kept in BLCKSZ/256-byte steps (freespace.c). */
+export const PG_FSM_CATEGORIES = 256;
+/** Heap pages covered by one FSM leaf page on 8k: LeafNodesPerPage = 8164 − 4095 = 4069 (fsm_internals.h). */
+export function pgFsmLeafSlots(pageBytes: number): number {
+  const nodes = pageBytes - 24 - 4;
+  return nodes - (pageBytes / 2 - 1);
+}
+/** VACUUM truncates trailing empty pages when ≥ 1000 of them or ≥ 1/16 of the table (vacuumlazy.c). */
+export const PG_REL_TRUNCATE_MINIMUM = 1000;
+export const PG_REL_TRUNCATE_FRACTION = 16;
+
+// page fields
+const STRIDE = 12;
+const STORE = 0; // bytes of tuple storage
+const NLINE = 1; // line pointers
+const UNUSED = 2; // LP_UNUSED, reusable
+const ROOTS = 3; // LP_REDIRECT / LP_DEAD kept by chain roots after pruning
+const PEND_BYTES = 4;
+const PEND_COUNT = 5;
+const PEND_FREE_LP = 6; // pending versions that are heap-only: their LP becomes unused when pruned
+const DEAD_BYTES = 7;
+const DEAD_COUNT = 8;
+const DEAD_FREE_LP = 9;
+const FLAGS = 10;
+const LIVE = 11; // live versions on the page
+const F_FULL = 1;
+const F_TOUCHED = 2;
+
+export class PostgresHeap implements StorageEngine {
+  private readonly g: PageGeometry;
+  private readonly o: PostgresHeapOptions;
+  private readonly saveFreeSpace: number;
+  private readonly pruneMinFree: number;
+  private readonly nearlyEmptyFreeSpace: number;
+  private readonly catStep: number;
+  private readonly fsmLeaf: number;
+
+  private rowPage: Int32Array;
+  private rowLen: Uint16Array;
+  private rowHeapOnly: Uint8Array;
+  private rowHigh = 0;
+  private liveCount = 0;
+
+  private pg = new Int32Array(1024 * STRIDE);
+  private pageCount = 0;
+  private targetBlock = -1;
+  private fsm = new FreeTree();
+  private fsmNext = new Int32Array(16);
+  /** Upper FSM levels are only filled in by VACUUM (FreeSpaceMapVacuum): before it, searches stay on one FSM leaf page. */
+  private fsmVacuumed = false;
+  private touched = new Int32Array(64);
+  private touchedCount = 0;
+
+  /** True when the last update added an entry to every index (not HOT). */
+  lastUpdateNewIndexEntries = false;
+
+  private c = {
+    inserts: 0,
+    updates: 0,
+    hot_updates: 0,
+    newpage_updates: 0,
+    samepage_nonhot_updates: 0,
+    deletes: 0,
+    prunes: 0,
+    pruned_tuples: 0,
+    index_entries_added: 0,
+    rows_rejected: 0,
+    updates_rejected: 0,
+    vacuums: 0,
+    vacuum_full: 0,
+    exclusive_table_locks: 0,
+    pages_truncated: 0,
+    lp_dead_reclaimed: 0,
+  };
+
+  constructor(options: PostgresHeapOptions) {
+    this.o = options;
+    this.g = options.geometry;
+    const page = this.g.pageBytes;
+    // RelationGetTargetPageFreeSpace: BLCKSZ × (100 − fillfactor) / 100 (hio.c) [reference].
+    this.saveFreeSpace = Math.floor((page * (100 - options.fillfactor)) / 100);
+    // heap_page_prune_opt: minfree = Max(fillfactor reserve, BLCKSZ / 10) [reference].
+    this.pruneMinFree = Math.max(this.saveFreeSpace, Math.floor(page / PG_PRUNE_FREE_DIVISOR));
+    // hio.c: pages with only line pointers count as empty for large tuples at low fillfactor.
+    this.nearlyEmptyFreeSpace = this.g.maxRowBytes - Math.floor(this.g.maxRowsPerPage / 8) * PG_LINE_POINTER_BYTES;
+    this.catStep = page / PG_FSM_CATEGORIES;
+    this.fsmLeaf = pgFsmLeafSlots(page);
+    const n = Math.max(16, options.rowCapacity);
+    this.rowPage = new Int32Array(n).fill(-1);
+    this.rowLen = new Uint16Array(n);
+    this.rowHeapOnly = new Uint8Array(n);
+  }
+
+  // ---- page helpers --------------------------------------------------------------------------
+
+  /** PageGetHeapFreeSpace(): pd_upper − pd_lower − one line pointer; 0 at MaxHeapTuplesPerPage with no unused LP. */
+  private heapFree(p: number): number {
+    const i = p * STRIDE;
+    const nline = this.pg[i + NLINE]!;
+    if (nline >= this.g.maxRowsPerPage && this.pg[i + UNUSED] === 0) return 0;
+    const free = this.g.usableBytes - this.pg[i + STORE]! - nline * PG_LINE_POINTER_BYTES - PG_LINE_POINTER_BYTES;
+    return free > 0 ? free : 0;
+  }
+
+  private newPage(): number {
+    const p = this.pageCount++;
+    if ((p + 1) * STRIDE > this.pg.length) this.pg = grown(this.pg, (p + 1) * STRIDE);
+    this.pg.fill(0, p * STRIDE, (p + 1) * STRIDE);
+    return p;
+  }
+
+  /** PageAddItem: reuse an unused line pointer if there is one. */
+  private addTuple(p: number, bytes: number): void {
+    const i = p * STRIDE;
+    if (this.pg[i + UNUSED]! > 0) this.pg[i + UNUSED]!--;
+    else this.pg[i + NLINE]!++;
+    this.pg[i + STORE]! += bytes;
+    this.pg[i + LIVE]!++;
+  }
+
+  private fsmAvailCat(avail: number): number {
+    if (avail >= this.g.maxRowBytes) return PG_FSM_CATEGORIES - 1;
+    return Math.min(PG_FSM_CATEGORIES - 2, Math.floor(avail / this.catStep));
+  }
+
+  private fsmNeededCat(needed: number): number {
+    if (needed > this.g.maxRowBytes) return PG_FSM_CATEGORIES - 1;
+    return Math.ceil(needed / this.catStep);
+  }
+
+  /** fsm_search_avail on one FSM leaf page: first fit from fp_next_slot, wrapping; fp_next_slot moves past it. */
+  private fsmSearchLeaf(group: number, cat: number): number {
+    const lo = group * this.fsmLeaf;
+    const hi = Math.min(this.pageCount, lo + this.fsmLeaf);
+    if (hi <= lo) return -1;
+    if (group >= this.fsmNext.length) this.fsmNext = grown(this.fsmNext, group + 1);
+    const start = lo + this.fsmNext[group]!;
+    let f = this.fsm.findFrom(cat, start);
+    if (f < 0 || f >= hi) {
+      f = this.fsm.findFrom(cat, lo);
+      if (f >= hi || f >= start) f = -1;
+    }
+    if (f >= 0) this.fsmNext[group] = f - lo + 1;
+    return f;
+  }
+
+  /** fsm_search from the root: only pages VACUUM has recorded in the upper levels are found. */
+  private fsmSearchRoot(cat: number): number {
+    if (!this.fsmVacuumed) return -1;
+    const groups = Math.ceil(this.pageCount / this.fsmLeaf);
+    for (let gi = 0; gi < groups; gi++) {
+      const f = this.fsmSearchLeaf(gi, cat);
+      if (f >= 0) return f;
+    }
+    return -1;
+  }
+
+  /**
+   * RelationGetBufferForTuple (hio.c): the cached target block if it has len + fillfactor reserve
+   * free; else record its free space in the FSM and ask the FSM for another page; else extend.
+   */
+  private pageForTuple(len: number): number {
+    const targetFree = len + this.saveFreeSpace > this.nearlyEmptyFreeSpace ? Math.max(len, this.nearlyEmptyFreeSpace) : len + this.saveFreeSpace;
+    const cat = this.fsmNeededCat(targetFree);
+    let p = this.targetBlock;
+    if (p < 0) {
+      p = this.fsmSearchRoot(cat);
+      if (p < 0 && this.pageCount > 0) p = this.pageCount - 1;
+    }
+    for (let attempts = 0; p >= 0 && attempts < this.pageCount + 1; attempts++) {
+      const free = this.heapFree(p);
+      if (targetFree <= free) {
+        this.targetBlock = p;
+        return p;
+      }
+      // RecordAndGetPageWithFreeSpace: set this page's category, search its FSM leaf page, then the root.
+      this.fsm.set(p, this.fsmAvailCat(free));
+      const group = Math.floor(p / this.fsmLeaf);
+      p = this.fsmSearchLeaf(group, cat);
+      if (p < 0) p = this.fsmSearchRoot(cat);
+    }
+    p = this.newPage();
+    this.targetBlock = p;
+    return p;
+  }
+
+  private touch(p: number): void {
+    const i = p * STRIDE;
+    if ((this.pg[i + FLAGS]! & F_TOUCHED) !== 0) return;
+    this.pg[i + FLAGS]! |= F_TOUCHED;
+    if (this.touchedCount >= this.touched.length) this.touched = grown(this.touched, this.touchedCount + 1);
+    this.touched[this.touchedCount++] = p;
+  }
+
+  /** The old version of a row becomes dead when its transaction commits. */
+  private retire(p: number, bytes: number, heapOnly: boolean): void {
+    const i = p * STRIDE;
+    this.pg[i + PEND_BYTES]! += bytes;
+    this.pg[i + PEND_COUNT]!++;
+    if (heapOnly) this.pg[i + PEND_FREE_LP]!++;
+    this.pg[i + LIVE]!--;
+    this.touch(p);
+  }
+
+  /** heap_page_prune_opt: prune when the page has dead versions and is full or short of free space. */
+  private pruneOpt(p: number): void {
+    const i = p * STRIDE;
+    if (this.pg[i + DEAD_COUNT] === 0) return;
+    if ((this.pg[i + FLAGS]! & F_FULL) === 0 && this.heapFree(p) >= this.pruneMinFree) return;
+    this.prune(p);
+  }
+
+  /** heap_page_prune + PageRepairFragmentation: dead storage freed; heap-only LPs unused; roots keep theirs. */
+  private prune(p: number): void {
+    const i = p * STRIDE;
+    const dead = this.pg[i + DEAD_COUNT]!;
+    const freeLp = this.pg[i + DEAD_FREE_LP]!;
+    this.pg[i + STORE]! -= this.pg[i + DEAD_BYTES]!;
+    this.pg[i + UNUSED]! += freeLp;
+    this.pg[i + ROOTS]! += dead - freeLp;
+    this.pg[i + DEAD_BYTES] = 0;
+    this.pg[i + DEAD_COUNT] = 0;
+    this.pg[i + DEAD_FREE_LP] = 0;
+    this.pg[i + FLAGS]! &= ~F_FULL;
+    this.c.prunes++;
+    this.c.pruned_tuples += dead;
+  }
+
+  private ensureRow(row: number): void {
+    if (row < this.rowPage.length) return;
+    const old = this.rowPage.length;
+    this.rowPage = grown(this.rowPage, row + 1);
+    this.rowPage.fill(-1, old);
+    this.rowLen = grown(this.rowLen, row + 1);
+    this.rowHeapOnly = grown(this.rowHeapOnly, row + 1);
+  }
+
+  // ---- operations ----------------------------------------------------------------------------
+
+  insert(row: number, phys: number, _logical: number): boolean {
+    if (phys > this.g.maxRowBytes) {
+      this.c.rows_rejected++;
+      return false;
+    }
+    this.ensureRow(row);
+    const p = this.pageForTuple(phys);
+    this.addTuple(p, phys);
+    this.rowPage[row] = p;
+    this.rowLen[row] = phys;
+    this.rowHeapOnly[row] = 0;
+    if (row >= this.rowHigh) this.rowHigh = row + 1;
+    this.liveCount++;
+    this.c.inserts++;
+    return true;
+  }
+
+  update(row: number, phys: number, _logical: number, info: UpdateInfo): boolean {
+    this.lastUpdateNewIndexEntries = false;
+    if (phys > this.g.maxRowBytes) {
+      this.c.updates_rejected++;
+      return false;
+    }
+    const p = this.rowPage[row]!;
+    // The scan that finds the row reads its page: on-access pruning first.
+    this.pruneOpt(p);
+    this.c.updates++;
+    const oldLen = this.rowLen[row]!;
+    const oldHeapOnly = this.rowHeapOnly[row] === 1;
+    let q = p;
+    let hot = false;
+    if (phys <= this.heapFree(p)) {
+      hot = !info.indexedChanged;
+      if (!hot) this.c.samepage_nonhot_updates++;
+    } else {
+      // heap_update: the old page gets PD_PAGE_FULL as a hint to prune it on the next access.
+      this.pg[p * STRIDE + FLAGS]! |= F_FULL;
+      q = this.pageForTuple(phys);
+      this.c.newpage_updates++;
+    }
+    this.retire(p, oldLen, oldHeapOnly);
+    this.addTuple(q, phys);
+    this.rowPage[row] = q;
+    this.rowLen[row] = phys;
+    this.rowHeapOnly[row] = hot ? 1 : 0;
+    if (hot) this.c.hot_updates++;
+    else {
+      this.c.index_entries_added += this.o.indexCount;
+      this.lastUpdateNewIndexEntries = true;
+    }
+    return true;
+  }
+
+  delete(row: number): void {
+    const p = this.rowPage[row]!;
+    this.pruneOpt(p);
+    this.retire(p, this.rowLen[row]!, this.rowHeapOnly[row] === 1);
+    this.rowPage[row] = -1;
+    this.liveCount--;
+    this.c.deletes++;
+  }
+
+  /** Transaction end: versions it replaced or deleted become dead (prunable). */
+  commit(): void {
+    const pg = this.pg;
+    for (let k = 0; k < this.touchedCount; k++) {
+      const i = this.touched[k]! * STRIDE;
+      pg[i + DEAD_BYTES]! += pg[i + PEND_BYTES]!;
+      pg[i + DEAD_COUNT]! += pg[i + PEND_COUNT]!;
+      pg[i + DEAD_FREE_LP]! += pg[i + PEND_FREE_LP]!;
+      pg[i + PEND_BYTES] = 0;
+      pg[i + PEND_COUNT] = 0;
+      pg[i + PEND_FREE_LP] = 0;
+      pg[i + FLAGS]! &= ~F_TOUCHED;
+    }
+    this.touchedCount = 0;
+  }
+
+  reorg(kind: ReorgKind): void {
+    this.commit();
+    switch (kind) {
+      case 'vacuum':
+      case 'compact':
+        this.vacuum();
+        break;
+      case 'rebuild':
+        this.vacuumFull();
+        break;
+      case 'forwarded_rows':
+        // PostgreSQL heaps have no forwarded rows.
+        break;
+    }
+  }
+
+  /**
+   * Lazy VACUUM: prune every page, set LP_DEAD line pointers unused (index entries removed), truncate
+   * trailing unused line pointers of empty pages, record every page in the FSM, truncate trailing empty
+   * pages when enough of them.
+   */
+  private vacuum(): void {
+    const pg = this.pg;
+    const redirects = new Int32Array(this.pageCount);
+    for (let r = 0; r < this.rowHigh; r++) {
+      const p = this.rowPage[r]!;
+      if (p >= 0 && this.rowHeapOnly[r] === 1) redirects[p]!++;
+    }
+    for (let p = 0; p < this.pageCount; p++) {
+      const i = p * STRIDE;
+      if (pg[i + DEAD_COUNT]! > 0) this.prune(p);
+      const lpDead = pg[i + ROOTS]! - redirects[p]!;
+      this.c.lp_dead_reclaimed += lpDead;
+      pg[i + UNUSED]! += lpDead;
+      pg[i + ROOTS] = redirects[p]!;
+      if (pg[i + LIVE] === 0 && pg[i + ROOTS] === 0 && pg[i + PEND_COUNT] === 0) {
+        pg[i + NLINE] = 0;
+        pg[i + UNUSED] = 0;
+      }
+    }
+    // lazy_truncate_heap: trailing empty pages.
+    let end = this.pageCount;
+    while (end > 0 && pg[(end - 1) * STRIDE + NLINE] === 0) end--;
+    const freeable = this.pageCount - end;
+    if (freeable > 0 && (freeable >= PG_REL_TRUNCATE_MINIMUM || freeable >= this.pageCount / PG_REL_TRUNCATE_FRACTION)) {
+      this.c.pages_truncated += freeable;
+      this.pageCount = end;
+    }
+    this.fsm.clear();
+    for (let p = 0; p < this.pageCount; p++) this.fsm.set(p, this.fsmAvailCat(this.heapFree(p)));
+    this.fsmVacuumed = true;
+    this.fsmNext.fill(0);
+    this.targetBlock = -1; // the relcache entry is invalidated (relpages updated)
+    this.c.vacuums++;
+  }
+
+  /** VACUUM FULL: the live rows rewritten in scan order onto new pages, honouring fillfactor (rewriteheap.c). */
+  private vacuumFull(): void {
+    const order: number[] = [];
+    for (let p = 0; p < this.pageCount; p++) order.push(p);
+    const byPage: number[][] = Array.from({ length: this.pageCount }, () => []);
+    for (let r = 0; r < this.rowHigh; r++) if (this.rowPage[r]! >= 0) byPage[this.rowPage[r]!]!.push(r);
+    this.pg.fill(0);
+    this.pageCount = 0;
+    this.fsm.clear();
+    this.fsmVacuumed = false;
+    this.fsmNext.fill(0);
+    let cur = -1;
+    for (const rows of byPage) {
+      for (const r of rows) {
+        const len = this.rowLen[r]!;
+        if (cur < 0 || len + this.saveFreeSpace > this.heapFree(cur)) cur = this.newPage();
+        this.addTuple(cur, len);
+        this.rowPage[r] = cur;
+        this.rowHeapOnly[r] = 0;
+      }
+    }
+    this.targetBlock = -1;
+    this.c.vacuum_full++;
+    this.c.exclusive_table_locks++;
+  }
+
+  // ---- observation ---------------------------------------------------------------------------
+
+  isLive(row: number): boolean {
+    return row < this.rowHigh && this.rowPage[row]! >= 0;
+  }
+
+  liveRows(): number {
+    return this.liveCount;
+  }
+
+  rowBytes(row: number): number {
+    return this.rowLen[row]!;
+  }
+
+  /** Live rows whose current version is heap-only (reached through a HOT chain). */
+  private heapOnlyRows(): number {
+    let n = 0;
+    for (let r = 0; r < this.rowHigh; r++) if (this.rowPage[r]! >= 0 && this.rowHeapOnly[r] === 1) n++;
+    return n;
+  }
+
+  metrics(): Metrics {
+    const g = this.g;
+    const pg = this.pg;
+    let liveBytes = 0;
+    for (let r = 0; r < this.rowHigh; r++) if (this.rowPage[r]! >= 0) liveBytes += this.rowLen[r]!;
+    let deadTuples = 0;
+    let deadBytes = 0;
+    let freeBytes = 0;
+    let linePointers = 0;
+    let unusedLps = 0;
+    let emptyPages = 0;
+    for (let p = 0; p < this.pageCount; p++) {
+      const i = p * STRIDE;
+      deadTuples += pg[i + DEAD_COUNT]! + pg[i + PEND_COUNT]!;
+      deadBytes += pg[i + DEAD_BYTES]! + pg[i + PEND_BYTES]!;
+      freeBytes += this.heapFree(p);
+      linePointers += pg[i + NLINE]!;
+      unusedLps += pg[i + UNUSED]!;
+      if (pg[i + LIVE] === 0) emptyPages++;
+    }
+    const pages = this.pageCount;
+    const u = this.c.updates;
+    return {
+      rows: this.liveCount,
+      pages,
+      forwarded_rows: 0,
+      hot_updates: this.c.hot_updates,
+      updates: u,
+      hot_updates_pct: u > 0 ? round2((100 * this.c.hot_updates) / u) : 0,
+      newpage_updates: this.c.newpage_updates,
+      samepage_nonhot_updates: this.c.samepage_nonhot_updates,
+      table_scan_page_reads: pages,
+      space_used_pct: pages > 0 ? round2((100 * (liveBytes + this.liveCount * PG_LINE_POINTER_BYTES)) / (pages * g.usableBytes)) : 0,
+      exclusive_table_locks: this.c.exclusive_table_locks,
+      avg_rows_per_page: pages > 0 ? round2(this.liveCount / pages) : 0,
+      avg_row_bytes: this.liveCount > 0 ? round2(liveBytes / this.liveCount) : 0,
+      dead_tuples: deadTuples,
+      dead_tuple_bytes: deadBytes,
+      free_bytes: freeBytes,
+      line_pointers: linePointers,
+      unused_line_pointers: unusedLps,
+      heap_only_rows: this.heapOnlyRows(),
+      empty_pages: emptyPages,
+      prunes: this.c.prunes,
+      pruned_tuples: this.c.pruned_tuples,
+      index_entries_added: this.c.index_entries_added,
+      inserts: this.c.inserts,
+      deletes: this.c.deletes,
+      rows_rejected: this.c.rows_rejected,
+      updates_rejected: this.c.updates_rejected,
+      vacuums: this.c.vacuums,
+      vacuum_full: this.c.vacuum_full,
+      lp_dead_reclaimed: this.c.lp_dead_reclaimed,
+      pages_truncated: this.c.pages_truncated,
+    };
+  }
+
+  pageMap(): PageMapData {
+    const n = this.pageCount;
+    const fill = new Float32Array(n);
+    for (let p = 0; p < n; p++) {
+      const i = p * STRIDE;
+      fill[p] = (this.pg[i + STORE]! + this.pg[i + NLINE]! * PG_LINE_POINTER_BYTES) / this.g.usableBytes;
+    }
+    return { fill, stubs: new Uint16Array(n), forwardedIn: new Uint16Array(n) };
+  }
+
+  memoryBytes(): number {
+    return this.rowPage.byteLength + this.rowLen.byteLength + this.rowHeapOnly.byteLength + this.pg.byteLength + this.fsm.byteLength;
+  }
+
+  checkInvariants(): string[] {
+    const bad: string[] = [];
+    const n = this.pageCount;
+    const liveBytes = new Int32Array(n);
+    const live = new Int32Array(n);
+    const redirects = new Int32Array(n);
+    let liveRows = 0;
+    for (let r = 0; r < this.rowHigh; r++) {
+      const p = this.rowPage[r]!;
+      if (p < 0) continue;
+      if (p >= n) {
+        bad.push(`row ${r} on page ${p} beyond the table (${n} pages)`);
+        continue;
+      }
+      liveRows++;
+      liveBytes[p]! += this.rowLen[r]!;
+      live[p]!++;
+      if (this.rowHeapOnly[r] === 1) redirects[p]!++;
+    }
+    if (liveRows !== this.liveCount) bad.push(`live rows ${this.liveCount} counted, ${liveRows} found`);
+    for (let p = 0; p < n; p++) {
+      const i = p * STRIDE;
+      const pg = this.pg;
+      if (pg[i + LIVE] !== live[p]) bad.push(`page ${p}: ${pg[i + LIVE]} live versions kept, ${live[p]} found`);
+      const versions = pg[i + LIVE]! + pg[i + PEND_COUNT]! + pg[i + DEAD_COUNT]!;
+      const store = liveBytes[p]! + pg[i + PEND_BYTES]! + pg[i + DEAD_BYTES]!;
+      if (store !== pg[i + STORE]) bad.push(`page ${p}: storage ${pg[i + STORE]} kept, ${store} in its versions`);
+      if (versions + pg[i + UNUSED]! + pg[i + ROOTS]! !== pg[i + NLINE]) {
+        bad.push(`page ${p}: ${pg[i + NLINE]} line pointers, but ${versions} versions + ${pg[i + UNUSED]} unused + ${pg[i + ROOTS]} roots`);
+      }
+      if (pg[i + STORE]! + pg[i + NLINE]! * PG_LINE_POINTER_BYTES > this.g.usableBytes) bad.push(`page ${p}: tuples and line pointers exceed the page`);
+      if (pg[i + NLINE]! > this.g.maxRowsPerPage) bad.push(`page ${p}: more than MaxHeapTuplesPerPage line pointers`);
+    }
+    return bad;
+  }
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}

@@ -1,0 +1,170 @@
+/**
+ * The indexes of a simulated table over a workload: built (as CREATE INDEX on the loaded table) at the
+ * end of the first insert phase, then grown by later inserts (appended at the right edge, leaves filled
+ * to the build fill) and, on PostgreSQL, by the entry every non-HOT update adds to every index.
+ *
+ * Growth by updates is modelled per built leaf: a leaf gains a page when its entries no longer fit the
+ * pages it has (a split), as if the leaf's entries spread evenly over them. PostgreSQL 13+ deduplication
+ * and 14+ bottom-up deletion, which can avoid some of these splits, are not modelled.
+ */
+import type { TableDef } from '../config/spec.js';
+import type { FormatId } from '../config/schema.js';
+import { grown } from '../heap/arrays.js';
+import type { TableLayout } from '../formats/types.js';
+import { fillLevel, indexGeometries, upperPages, type IndexGeometry, type IndexPages } from './btree.js';
+
+interface IndexState {
+  g: IndexGeometry;
+  entries: number;
+  deadEntries: number;
+  leafPages: number;
+  pivot: number;
+  /** Per built leaf (and the appended tail): bytes of items + slots, and pages. */
+  used: Int32Array;
+  pages: Int32Array;
+  buckets: number;
+  rowBucket: Int32Array | null;
+}
+
+export class IndexSet {
+  private readonly states: IndexState[];
+  private readonly width: number;
+  built = false;
+
+  constructor(
+    format: FormatId,
+    table: TableDef,
+    layout: TableLayout,
+    private readonly trackRows: boolean,
+  ) {
+    this.width = layout.varying.length;
+    this.states = indexGeometries(format, table, layout).map((g) => ({
+      g,
+      entries: 0,
+      deadEntries: 0,
+      leafPages: 0,
+      pivot: 0,
+      used: new Int32Array(0),
+      pages: new Int32Array(0),
+      buckets: 0,
+      rowBucket: null,
+    }));
+  }
+
+  get count(): number {
+    return this.states.length;
+  }
+
+  /** Capacity of one leaf page for items and slots (the high key's slot excluded). */
+  private capacity(s: IndexState): number {
+    return s.g.pageRoomBytes - 2 * s.g.slotBytes;
+  }
+
+  /** CREATE INDEX over the live rows (in key order = row order). */
+  build(rows: Int32Array, lens: Uint16Array, rowCapacity: number): void {
+    const w = this.width;
+    for (const s of this.states) {
+      const size = (k: number) => s.g.leafTupleBytes(lens, rows[k]! * w);
+      const leaves = fillLevel(s.g, rows.length, size, true);
+      s.entries = rows.length;
+      s.deadEntries = 0;
+      s.pivot = rows.length > 0 ? s.g.pivotBytes(lens, rows[0]! * w) : 0;
+      s.leafPages = rows.length > 0 ? leaves.pages : 1;
+      s.buckets = s.leafPages;
+      s.used = new Int32Array(Math.max(16, s.buckets * 2));
+      s.pages = new Int32Array(s.used.length);
+      const cap = this.capacity(s);
+      for (let b = 0; b < s.buckets; b++) {
+        s.used[b] = rows.length > 0 ? cap - leaves.free[b]! : 0;
+        s.pages[b] = 1;
+      }
+      if (this.trackRows) {
+        s.rowBucket = new Int32Array(Math.max(16, rowCapacity)).fill(-1);
+        for (let b = 0; b < leaves.pages; b++) {
+          const end = b + 1 < leaves.pages ? leaves.firstItem[b + 1]! : rows.length;
+          for (let k = leaves.firstItem[b]!; k < end; k++) s.rowBucket[rows[k]!] = b;
+        }
+      }
+    }
+    this.built = true;
+  }
+
+  /** A new row's entry: appended to the rightmost leaf, which splits at the build fill. */
+  append(row: number, lens: Uint16Array, base: number): void {
+    for (const s of this.states) {
+      const b = s.buckets - 1;
+      const add = s.g.leafTupleBytes(lens, base) + s.g.slotBytes;
+      s.used[b]! += add;
+      const fillCap = this.capacity(s) - s.g.leafReserveBytes;
+      if (s.used[b]! > s.pages[b]! * fillCap) {
+        s.pages[b]!++;
+        s.leafPages++;
+      }
+      s.entries++;
+      if (s.rowBucket) {
+        if (row >= s.rowBucket.length) {
+          const old = s.rowBucket.length;
+          s.rowBucket = grown(s.rowBucket, row + 1);
+          s.rowBucket.fill(-1, old);
+        }
+        s.rowBucket[row] = b;
+      }
+    }
+  }
+
+  /** A non-HOT update: one more entry in every index, next to the row's key. */
+  addVersion(row: number, lens: Uint16Array, base: number): void {
+    for (const s of this.states) {
+      const b = s.rowBucket && row < s.rowBucket.length && s.rowBucket[row]! >= 0 ? s.rowBucket[row]! : s.buckets - 1;
+      s.used[b]! += s.g.leafTupleBytes(lens, base) + s.g.slotBytes;
+      if (s.used[b]! > s.pages[b]! * this.capacity(s)) {
+        s.pages[b]!++;
+        s.leafPages++;
+      }
+      s.entries++;
+      s.deadEntries++;
+    }
+  }
+
+  /** VACUUM: entries pointing at dead versions are removed; pages stay (empty ones are recycled, not returned). */
+  vacuum(liveRows: number): void {
+    for (const s of this.states) {
+      if (s.entries === 0) continue;
+      const removed = s.entries - liveRows;
+      if (removed <= 0) continue;
+      const per = Math.max(1, Math.round(this.avgEntry(s)));
+      // Spread the freed bytes over the leaves in proportion to their use.
+      const total = s.used.subarray(0, s.buckets).reduce((a, v) => a + v, 0);
+      const freed = removed * per;
+      for (let b = 0; b < s.buckets; b++) s.used[b] = Math.max(0, s.used[b]! - Math.round((freed * s.used[b]!) / Math.max(1, total)));
+      s.entries = liveRows;
+      s.deadEntries = 0;
+    }
+  }
+
+  private avgEntry(s: IndexState): number {
+    let used = 0;
+    for (let b = 0; b < s.buckets; b++) used += s.used[b]!;
+    return s.entries > 0 ? used / s.entries : 0;
+  }
+
+  pages(): IndexPages {
+    const by_index: Record<string, number> = {};
+    let total = 0;
+    for (const s of this.states) {
+      const up = this.built ? upperPages(s.g, s.leafPages, s.pivot).pages : 0;
+      const n = this.built ? s.g.metaPages + s.leafPages + up : 0;
+      by_index[s.g.name] = n;
+      total += n;
+    }
+    return { total, by_index };
+  }
+
+  entries(): number {
+    return this.states.reduce((a, s) => a + s.entries, 0);
+  }
+
+  memoryBytes(): number {
+    return this.states.reduce((a, s) => a + s.used.byteLength + s.pages.byteLength + (s.rowBucket?.byteLength ?? 0), 0);
+  }
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# A throw-away PostgreSQL cluster for rowsim's pg-check tests.
+#   .ci/pg-cluster.sh start   → initdb into a temp dir, start on a loopback port, print `export ROWSIM_PG_URL=…`
+#   .ci/pg-cluster.sh stop    → stop it and remove the temp dir
+# State (data dir, port) lives in ${ROWSIM_PG_STATE:-/tmp/rowsim-pg-cluster.state}. Installs Debian's
+# postgresql package when initdb is missing. Runs the server as the postgres user when started as root.
+set -euo pipefail
+STATE="${ROWSIM_PG_STATE:-/tmp/rowsim-pg-cluster.state}"
+
+find_bin() {
+  local b
+  for b in "$(command -v pg_ctl 2>/dev/null || true)" /usr/lib/postgresql/*/bin/pg_ctl; do
+    if [ -n "$b" ] && [ -x "$b" ]; then dirname "$b"; return 0; fi
+  done
+  return 1
+}
+
+as_pg() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+free_port() {
+  local p
+  for p in $(seq "${ROWSIM_PG_PORT:-54329}" 54399); do
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
+  done
+  echo "no free port in ${ROWSIM_PG_PORT:-54329}..54399" >&2
+  return 1
+}
+
+start() {
+  if [ -f "$STATE" ]; then
+    # shellcheck disable=SC1090
+    . "$STATE"
+    if [ -n "${PGDATA_DIR:-}" ] && [ -f "$PGDATA_DIR/postmaster.pid" ]; then
+      echo "export ROWSIM_PG_URL=postgres://postgres@127.0.0.1:$PGPORT_USED/postgres"
+      return 0
+    fi
+  fi
+  local bin
+  if ! bin=$(find_bin); then
+    echo "pg-cluster: installing postgresql (Debian package)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
+    bin=$(find_bin)
+  fi
+  local dir port
+  dir=$(mktemp -d /tmp/rowsim-pg.XXXXXX)
+  chmod 755 "$dir"
+  if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$dir"; fi
+  port=$(free_port)
+  as_pg "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
+  # autovacuum off: the tests control every VACUUM, so page counts are deterministic.
+  as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c autovacuum=off -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    start >&2 || { cat "$dir/server.log" >&2; exit 1; }
+  printf 'PGDATA_DIR=%s\nPGPORT_USED=%s\nPGBIN=%s\nPGTMP=%s\n' "$dir/data" "$port" "$bin" "$dir" >"$STATE"
+  echo "export ROWSIM_PG_URL=postgres://postgres@127.0.0.1:$port/postgres"
+}
+
+stop() {
+  [ -f "$STATE" ] || return 0
+  # shellcheck disable=SC1090
+  . "$STATE"
+  as_pg "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -m fast -w stop >&2 || true
+  rm -rf "$PGTMP"
+  rm -f "$STATE"
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  *) echo "usage: $0 start|stop" >&2; exit 2 ;;
+esac

@@ -7,6 +7,8 @@ import { InputError } from '../config/errors.js';
 import { ROWSIM_VERSION } from '../version.js';
 import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
+import { parseFormatList, parseRowsizeRows, rowsizeCommand } from './rowsize.js';
+import { pgCheckCommand } from './pg-check.js';
 import { estimateCommand, parseFormats, parseRowCount, parseSampleRows, parseSeeds, parseTarget } from './estimate.js';
 
 export const EXIT_OK = 0;
@@ -64,6 +66,27 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .option('--quiet', 'print nothing but errors')
     .action(async (config: string, opts: Parameters<typeof estimateCommand>[1]) => {
       setCode(await estimateCommand(config, opts));
+    });
+
+  program
+    .command('rowsize')
+    .description('row bytes, rows per page, pages and index sizes of a table in every engine format')
+    .argument('<table>', 'config YAML file (table, engine, first insert phase) or a CREATE TABLE .sql file')
+    .option('--rows <n>', 'rows to size the table for (default: the first insert phase, or 1000000)', parseRowsizeRows)
+    .option('--formats <list>', 'formats to show, e.g. postgres-heap,sqlserver-heap (default: all)', parseFormatList)
+    .option('--json', 'print JSON instead of the table')
+    .action((table: string, opts: { rows?: number; formats?: import('../config/schema.js').FormatId[]; json?: boolean }) => {
+      setCode(rowsizeCommand(table, opts));
+    });
+
+  program
+    .command('pg-check')
+    .description('run the config on a live PostgreSQL and print prediction and observation side by side')
+    .argument('<config>', 'config YAML file')
+    .option('--url <url>', 'postgres://user@host:port/database (default: $ROWSIM_PG_URL)')
+    .option('--json', 'print JSON instead of the table')
+    .action(async (config: string, opts: { url?: string; json?: boolean }) => {
+      setCode(await pgCheckCommand(config, opts));
     });
 
   return program;

@@ -91,7 +91,11 @@ export class IndexSet {
 
   /** A new row's entry: appended to the rightmost leaf, which splits at the build fill. */
   append(row: number, lens: Uint16Array, base: number): void {
-    for (const s of this.states) {
+    for (const s of this.states) this.appendOne(s, row, lens, base);
+  }
+
+  private appendOne(s: IndexState, row: number, lens: Uint16Array, base: number): void {
+    {
       const b = s.buckets - 1;
       const add = s.g.leafTupleBytes(lens, base) + s.g.slotBytes;
       s.used[b]! += add;
@@ -112,9 +116,18 @@ export class IndexSet {
     }
   }
 
-  /** A non-HOT update: one more entry in every index, next to the row's key. */
-  addVersion(row: number, lens: Uint16Array, base: number): void {
+  /**
+   * A non-HOT update: one more entry in every index, next to the row's key; when an indexed column
+   * changed, the new key is placed at the right edge (new keys are larger than the loaded ones, as
+   * pg-check generates them), and the row's later versions follow it there.
+   */
+  addVersion(row: number, lens: Uint16Array, base: number, keyChanged = false): void {
     for (const s of this.states) {
+      if (keyChanged) {
+        this.appendOne(s, row, lens, base);
+        s.deadEntries++;
+        continue;
+      }
       const b = s.rowBucket && row < s.rowBucket.length && s.rowBucket[row]! >= 0 ? s.rowBucket[row]! : s.buckets - 1;
       s.used[b]! += s.g.leafTupleBytes(lens, base) + s.g.slotBytes;
       if (s.used[b]! > s.pages[b]! * this.capacity(s)) {

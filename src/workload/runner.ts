@@ -190,7 +190,7 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
           for (const ch of changes) applySet(ch.col, ch.set, ch.sample, lens, base, rng);
           if (engine.update(row, format.rowBytes(layout, lens, base), format.logicalBytes(layout, lens, base), info)) {
             affected++;
-            if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base);
+            if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base, indexedChanged);
             obs?.update?.(row, setColumns, lens, base);
           } else {
             for (let v = 0; v < width; v++) lens[base + v] = scratch[v]!;

@@ -1,0 +1,197 @@
+/**
+ * `rowsim rowsize config.yaml | table.sql`: one row per engine format: row bytes (min/avg/max over the
+ * generated rows), rows per page, heap pages and bytes for N rows, index entry bytes and index pages.
+ * The rows are the config's first insert phase (its value distributions), or declared maximum lengths
+ * for a .sql file; the table is loaded by the same runner as `rowsim run`.
+ */
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError } from 'commander';
+import { InputError } from '../config/errors.js';
+import { loadConfig } from '../config/load.js';
+import { FORMAT_IDS, type FormatId } from '../config/schema.js';
+import type { EngineSpec, PhaseSpec, StorageSpec, TableDef, ValueSpec } from '../config/spec.js';
+import { getFormat } from '../formats/index.js';
+import { indexGeometries } from '../index/btree.js';
+import { textTable, fmt } from '../report/tables.js';
+import { DdlError, parseDdl } from '../schema/ddl.js';
+import { runStorage } from '../workload/runner.js';
+
+export interface RowsizeRow {
+  format: FormatId;
+  page_size: number;
+  row_bytes: { min: number; avg: number; max: number; schema_min: number; schema_max: number };
+  rows_per_page: number;
+  rows: number;
+  pages: number;
+  bytes: number;
+  index_entry_bytes: Record<string, number>;
+  index_pages: { total: number; by_index: Record<string, number> };
+  index_bytes: number;
+  total_bytes: number;
+  notes: string[];
+}
+
+export interface RowsizeOptions {
+  rows?: number;
+  json?: boolean;
+  formats?: FormatId[];
+}
+
+const DEFAULT_ROWS = 1_000_000;
+/** rowsize simulates every row: keep it to what a laptop does in seconds. */
+export const ROWSIZE_MAX_ROWS = 50_000_000;
+
+export function parseRowsizeRows(value: string): number {
+  const n = Number(value.trim().replace(/_/g, ''));
+  if (!Number.isInteger(n) || n < 1 || n > ROWSIZE_MAX_ROWS) throw new InvalidArgumentError(`expected a whole number of rows from 1 to ${ROWSIZE_MAX_ROWS}, such as 1000000 or 1e6, found "${value}"`);
+  return n;
+}
+
+export function parseFormatList(value: string): FormatId[] {
+  const list = value.split(',').map((v) => v.trim()).filter(Boolean);
+  for (const f of list) {
+    if (!(FORMAT_IDS as readonly string[]).includes(f)) throw new InvalidArgumentError(`expected formats from ${FORMAT_IDS.join(', ')}, separated by commas, found "${f}"`);
+  }
+  return list as FormatId[];
+}
+
+function defaultEngine(format: FormatId): EngineSpec {
+  return {
+    format,
+    page_size: getFormat(format)!.defaultPageBytes,
+    exp_row_size: 0,
+    default_exp_row_size_percent: 5,
+    exp_row_size_basis: 'physical',
+    compaction: 'on',
+    fillfactor: 100,
+    pctfree: 10,
+    pctused: 40,
+    encoding: 'latin1',
+    multibyte_share: 0,
+    ignored: [],
+  };
+}
+
+interface Source {
+  name: string;
+  seed: number;
+  table: TableDef;
+  engine?: EngineSpec;
+  values: Record<string, ValueSpec>;
+  rows?: number;
+}
+
+function readSource(file: string): Source {
+  if (/\.sql$/i.test(file)) {
+    let sql: string;
+    try {
+      sql = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new InputError([{ file, message: `cannot read the DDL: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` }]);
+    }
+    try {
+      const t = parseDdl(sql);
+      return { name: t.name, seed: 42, table: { name: t.name, columns: t.columns, indexes: t.indexes }, values: {} };
+    } catch (err) {
+      if (err instanceof DdlError) throw new InputError([{ file, line: err.line, column: err.column, message: err.message }]);
+      throw err;
+    }
+  }
+  const cfg = loadConfig(file);
+  const point = cfg.storage[0];
+  if (!point) throw new InputError([{ file, message: 'expected a storage config (table, engine, workload) or a .sql file, found neither' }]);
+  const ins = point.spec.workload.find((p): p is Extract<PhaseSpec, { op: 'insert' }> => p.op === 'insert');
+  return {
+    name: point.spec.name,
+    seed: point.spec.seed,
+    table: point.spec.table,
+    engine: point.spec.engine,
+    values: ins?.values ?? {},
+    rows: ins && ins.rows.kind === 'count' ? ins.rows.n : undefined,
+  };
+}
+
+export function rowsizeRows(src: Source, options: RowsizeOptions): RowsizeRow[] {
+  const n = options.rows ?? src.rows ?? DEFAULT_ROWS;
+  const formats = options.formats ?? [...FORMAT_IDS];
+  return formats.map((format) => {
+    const base = src.engine && src.engine.format === format ? src.engine : { ...(src.engine ?? defaultEngine(format)), format, page_size: getFormat(format)!.defaultPageBytes, ignored: [] };
+    if (format === 'postgres-heap' && base.encoding === 'utf16') base.encoding = 'utf8';
+    if ((format === 'sqlserver-heap' || format === 'oracle-heap') && base.encoding === 'utf16') base.encoding = 'utf8';
+    const spec: StorageSpec = {
+      name: src.name,
+      seed: src.seed,
+      table: src.table,
+      engine: base,
+      workload: [{ op: 'insert', rows: { kind: 'count', n }, values: src.values }],
+    };
+    const f = getFormat(format)!;
+    const layout = f.layout(spec.table, spec.engine);
+    const r = runStorage(spec);
+    const pages = r.final.pages ?? 0;
+    const geoms = indexGeometries(format, spec.table, layout);
+    // Entry bytes of an average-shaped row: the first generated row's key (keys are usually fixed-size).
+    const probe = new Uint16Array(Math.max(1, layout.varying.length));
+    layout.varying.forEach((c, i) => (probe[i] = c.variableType ? Math.min(c.maxBytes, 0xfffe) : c.fixedBytes));
+    const entry: Record<string, number> = {};
+    for (const g of geoms) entry[g.name] = g.leafTupleBytes(probe, 0) + g.slotBytes;
+    const indexBytes = r.index_pages.total * layout.geometry.pageBytes;
+    const bytes = pages * layout.geometry.pageBytes;
+    return {
+      format,
+      page_size: layout.geometry.pageBytes,
+      row_bytes: { min: r.row_bytes.min, avg: r.row_bytes.avg, max: r.row_bytes.max, schema_min: r.row_bytes.schema_min, schema_max: r.row_bytes.schema_max },
+      rows_per_page: pages > 0 ? Math.round(((r.final.rows ?? 0) / pages) * 100) / 100 : 0,
+      rows: r.final.rows ?? 0,
+      pages,
+      bytes,
+      index_entry_bytes: entry,
+      index_pages: r.index_pages,
+      index_bytes: indexBytes,
+      total_bytes: bytes + indexBytes,
+      notes: r.notes,
+    };
+  });
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toLocaleString('en-US', { maximumFractionDigits: 1 })} MiB`;
+}
+
+export function rowsizeText(table: string, rows: RowsizeRow[]): string {
+  const header = ['format', 'page', 'row min', 'row avg', 'row max', 'rows/page', 'pages', 'heap', 'index entry bytes', 'index pages', 'indexes', 'total'];
+  const body = rows.map((r) => [
+    r.format,
+    fmt(r.page_size),
+    fmt(r.row_bytes.min),
+    fmt(r.row_bytes.avg),
+    fmt(r.row_bytes.max),
+    fmt(r.rows_per_page),
+    fmt(r.pages),
+    mb(r.bytes),
+    Object.entries(r.index_entry_bytes)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', '),
+    fmt(r.index_pages.total),
+    mb(r.index_bytes),
+    mb(r.total_bytes),
+  ]);
+  const n = rows[0]?.rows ?? 0;
+  return [`${table}: ${fmt(n)} rows; row bytes are physical (with row overhead, without the slot/line pointer); index entry bytes include it`, textTable(header, body)].join('\n');
+}
+
+export function rowsizeCommand(file: string, options: RowsizeOptions): number {
+  try {
+    const src = readSource(file);
+    const rows = rowsizeRows(src, options);
+    if (options.json) process.stdout.write(`${JSON.stringify({ table: src.table.name, rows }, null, 2)}\n`);
+    else process.stdout.write(`${rowsizeText(src.table.name, rows)}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof InputError) {
+      process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}

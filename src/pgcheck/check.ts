@@ -1,0 +1,263 @@
+/**
+ * pg-check: run a config's table and workload on a live PostgreSQL and put the simulator's prediction
+ * beside what the server stores. The simulation runs first with an observer that records every
+ * operation the engine accepted (runner.ts, one code path for both); the same rows, changes and
+ * transaction boundaries are then replayed as SQL:
+ *   - CREATE TABLE … WITH (fillfactor, autovacuum off); indexes created after the first phase that
+ *     leaves rows (as the simulator builds them: CREATE INDEX on the loaded table);
+ *   - inserts as multi-row INSERTs in one transaction per phase; updates and deletes one statement per
+ *     row through the first index (index scans forced, so pages are pruned on access as an application
+ *     finding rows by key would), in one transaction per phase or per row as the phase says;
+ *   - vacuum → VACUUM (INDEX_CLEANUP ON); rebuild → VACUUM FULL.
+ * After each phase: pg_relation_size of the heap and of each index, n_tup_upd, n_tup_hot_upd and (16+)
+ * n_tup_newpage_upd from pg_stat_user_tables after pg_stat_force_next_flush().
+ */
+import type pg from 'pg';
+import type { PhaseSpec, StorageSpec } from '../config/spec.js';
+import { pgLayout } from '../formats/postgres.js';
+import type { ColumnLayout } from '../formats/types.js';
+import type { ReorgKind } from '../heap/engine.js';
+import { runStorage, type PhaseResult } from '../workload/runner.js';
+import { columnsSql, quoteIdent, valueFor, type SqlValue } from './values.js';
+
+export interface Comparison {
+  phase: number;
+  label: string;
+  metric: string;
+  predicted: number;
+  observed: number | null;
+  /** (observed − predicted) / observed × 100, rounded to 0.01; null when not observed. */
+  diff_pct: number | null;
+}
+
+export interface PgCheckResult {
+  label: string;
+  server_version: string;
+  notes: string[];
+  comparisons: Comparison[];
+}
+
+type Op =
+  | { k: 'phase'; index: number; phase: PhaseSpec }
+  | { k: 'insert'; row: number; lens: Uint16Array }
+  | { k: 'update'; row: number; cols: readonly ColumnLayout[]; lens: Uint16Array }
+  | { k: 'delete'; row: number }
+  | { k: 'commit' }
+  | { k: 'reorg'; kind: ReorgKind }
+  | { k: 'end'; index: number; result: PhaseResult };
+
+export class PgCheckError extends Error {}
+
+/** Rows per multi-row INSERT statement. */
+const INSERT_BATCH_ROWS = 200;
+
+export function diffPct(predicted: number, observed: number | null): number | null {
+  if (observed === null) return null;
+  if (observed === 0) return predicted === 0 ? 0 : null;
+  return Math.round(((observed - predicted) / observed) * 10000) / 100;
+}
+
+export interface PgCheckOptions {
+  /** A schema name to create and drop (default rowsim_check_<pid>). */
+  schema?: string;
+  label?: string;
+}
+
+export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgCheckOptions = {}): Promise<PgCheckResult> {
+  if (spec.engine.format !== 'postgres-heap') throw new PgCheckError(`pg-check compares postgres-heap, found ${spec.engine.format}`);
+  const layout = pgLayout(spec.table, spec.engine);
+  const width = layout.varying.length;
+  const notes: string[] = [];
+  const version = (await client.query('SHOW server_version')).rows[0].server_version as string;
+  const blockSize = Number((await client.query('SHOW block_size')).rows[0].block_size);
+  if (blockSize !== spec.engine.page_size) throw new PgCheckError(`the server's block_size is ${blockSize}, the config's page_size ${spec.engine.page_size}`);
+  const major = Number(/^(\d+)/.exec(version)?.[1] ?? 0);
+  if (major < 15) throw new PgCheckError(`PostgreSQL 15 or later (pg_stat_force_next_flush), found ${version}`);
+  const encoding = (await client.query('SHOW server_encoding')).rows[0].server_encoding as string;
+  if (spec.engine.encoding === 'utf8' && spec.engine.multibyte_share > 0 && encoding !== 'UTF8') {
+    notes.push(`the database encoding is ${encoding}, not UTF8: multi-byte characters will not take 2 bytes`);
+  }
+
+  // Record the simulated run (the runner's observer sees exactly what the engine accepted).
+  const ops: Op[] = [];
+  runStorage(spec, {
+    observer: {
+      phaseStart: (index, phase) => ops.push({ k: 'phase', index, phase }),
+      insert: (row, lens, base) => ops.push({ k: 'insert', row, lens: lens.slice(base, base + width) }),
+      update: (row, cols, lens, base) => ops.push({ k: 'update', row, cols, lens: lens.slice(base, base + width) }),
+      delete: (row) => ops.push({ k: 'delete', row }),
+      commit: () => ops.push({ k: 'commit' }),
+      reorg: (kind) => ops.push({ k: 'reorg', kind }),
+      phaseEnd: (index, result) => ops.push({ k: 'end', index, result }),
+    },
+  });
+
+  const cols = columnsSql(spec.table, layout);
+  const schema = options.schema ?? `rowsim_check_${process.pid}`;
+  const table = `${quoteIdent(schema)}.${quoteIdent(spec.table.name)}`;
+  const locatorIdx = spec.table.indexes[0];
+  const locator = locatorIdx ? locatorIdx.columns.map((c) => cols.findIndex((x) => x.name.toLowerCase() === c.toLowerCase())) : [];
+  if (!locatorIdx && ops.some((o) => o.k === 'update' || o.k === 'delete')) {
+    throw new PgCheckError('pg-check finds rows to update or delete through the table\'s first index: add one under table.indexes');
+  }
+  for (const ci of locator) {
+    if (cols[ci]!.type.sql === 'boolean') throw new PgCheckError(`the first index's column ${cols[ci]!.name} is boolean: pg-check needs a key it can make distinct per row`);
+  }
+
+  await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+  await client.query(`CREATE SCHEMA ${quoteIdent(schema)}`);
+  const colDdl = cols.map((c) => `${c.ident} ${c.type.sql}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
+  await client.query(`CREATE TABLE ${table} (${colDdl}) WITH (fillfactor = ${spec.engine.fillfactor}, autovacuum_enabled = off, toast.autovacuum_enabled = off)`);
+  await client.query('SET enable_seqscan = off');
+  await client.query('SET enable_bitmapscan = off');
+  await client.query('SET enable_tidscan = off');
+
+  const versions = new Int32Array(Math.max(16, ops.length));
+  const keyOf = new Map<number, SqlValue[]>();
+  const comparisons: Comparison[] = [];
+  let indexesBuilt = false;
+  let inTxn = false;
+  let pendingInserts: SqlValue[][] = [];
+  let hasNewpage = major >= 16;
+  const label = options.label ?? 'base';
+
+  const val = (ci: number, row: number, lens: Uint16Array) => valueFor(spec.seed, cols[ci]!, ci, row, versions[row]!, lens, 0, spec.engine);
+  const begin = async () => {
+    if (!inTxn) {
+      await client.query('BEGIN');
+      inTxn = true;
+    }
+  };
+  const flushInserts = async () => {
+    if (pendingInserts.length === 0) return;
+    const params: SqlValue[] = [];
+    const tuples = pendingInserts.map((vals) => `(${vals.map((v) => (params.push(v), `$${params.length}`)).join(', ')})`);
+    await client.query(`INSERT INTO ${table} VALUES ${tuples.join(', ')}`, params);
+    pendingInserts = [];
+  };
+  const where = (row: number, params: SqlValue[]) => {
+    const key = keyOf.get(row)!;
+    return locator.map((ci, j) => (params.push(key[j]!), `${cols[ci]!.ident} = $${params.length}`)).join(' AND ');
+  };
+  let phaseKind: PhaseSpec | undefined;
+  let perRow = false;
+
+  for (const op of ops) {
+    switch (op.k) {
+      case 'phase':
+        phaseKind = op.phase;
+        perRow = (op.phase.op === 'update' || op.phase.op === 'delete') && op.phase.transaction === 'row';
+        break;
+      case 'insert': {
+        if (!perRow) await begin();
+        const vals = cols.map((_, ci) => val(ci, op.row, op.lens));
+        keyOf.set(op.row, locator.map((ci) => vals[ci]!));
+        pendingInserts.push(vals);
+        if (pendingInserts.length >= INSERT_BATCH_ROWS) await flushInserts();
+        break;
+      }
+      case 'update': {
+        if (!perRow) await begin();
+        const params: SqlValue[] = [];
+        const cond = where(op.row, params);
+        versions[op.row]!++;
+        const sets: string[] = [];
+        const key = keyOf.get(op.row)!;
+        for (const c of op.cols) {
+          const v = val(c.index, op.row, op.lens);
+          params.push(v);
+          sets.push(`${cols[c.index]!.ident} = $${params.length}`);
+          const j = locator.indexOf(c.index);
+          if (j >= 0) key[j] = v;
+        }
+        await client.query(`UPDATE ${table} SET ${sets.join(', ')} WHERE ${cond}`, params);
+        break;
+      }
+      case 'delete': {
+        if (!perRow) await begin();
+        const params: SqlValue[] = [];
+        await client.query(`DELETE FROM ${table} WHERE ${where(op.row, params)}`, params);
+        keyOf.delete(op.row);
+        break;
+      }
+      case 'commit':
+        await flushInserts();
+        if (inTxn) {
+          await client.query('COMMIT');
+          inTxn = false;
+        }
+        break;
+      case 'reorg':
+        if (op.kind === 'vacuum' || op.kind === 'compact') await client.query(`VACUUM (INDEX_CLEANUP ON) ${table}`);
+        else if (op.kind === 'rebuild') await client.query(`VACUUM FULL ${table}`);
+        else notes.push(`reorg ${op.kind} has no PostgreSQL counterpart: skipped`);
+        break;
+      case 'end': {
+        await flushInserts();
+        if (inTxn) {
+          await client.query('COMMIT');
+          inTxn = false;
+        }
+        const m = op.result.metrics;
+        if (!indexesBuilt && (m.rows ?? 0) > 0) {
+          for (const idx of spec.table.indexes) {
+            const list = idx.columns.map((c) => quoteIdent(cols.find((x) => x.name.toLowerCase() === c.toLowerCase())!.name)).join(', ');
+            await client.query(`CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${table} (${list})`);
+          }
+          indexesBuilt = true;
+        }
+        const obs = await observe(client, schema, spec.table.name, spec.table.indexes.map((i) => i.name), hasNewpage);
+        if (obs.newpage === undefined) hasNewpage = false;
+        const add = (metric: string, predicted: number, observed: number | null) =>
+          comparisons.push({ phase: op.index, label: op.result.label, metric, predicted, observed, diff_pct: diffPct(predicted, observed) });
+        add('heap_pages', m.pages ?? 0, obs.heapPages);
+        if (phaseKind?.op === 'update' || (m.updates ?? 0) > 0) {
+          add('updates', m.updates ?? 0, obs.updates);
+          add('hot_updates', m.hot_updates ?? 0, obs.hotUpdates);
+          add('newpage_updates', m.newpage_updates ?? 0, obs.newpage ?? null);
+        }
+        for (const [name, pages] of Object.entries(op.result.index_pages.by_index)) add(`index_pages.${name}`, pages, obs.indexPages[name] ?? null);
+        break;
+      }
+    }
+  }
+  if (!hasNewpage) notes.push(`n_tup_newpage_upd exists from PostgreSQL 16; this server is ${version}`);
+  await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+  return { label, server_version: version, notes, comparisons };
+}
+
+async function observe(
+  client: pg.Client,
+  schema: string,
+  table: string,
+  indexes: string[],
+  withNewpage: boolean,
+): Promise<{ heapPages: number; indexPages: Record<string, number>; updates: number; hotUpdates: number; newpage?: number }> {
+  const rel = `${quoteIdent(schema)}.${quoteIdent(table)}`;
+  const heap = await client.query(`SELECT pg_relation_size($1::regclass) / current_setting('block_size')::int AS pages`, [rel]);
+  const indexPages: Record<string, number> = {};
+  for (const name of indexes) {
+    const r = await client.query(`SELECT pg_relation_size($1::regclass) / current_setting('block_size')::int AS pages`, [`${quoteIdent(schema)}.${quoteIdent(name)}`]);
+    indexPages[name] = Number(r.rows[0].pages);
+  }
+  // Counters reach pg_stat_user_tables when the backend goes idle: force it, then read in a new statement.
+  await client.query('SELECT pg_stat_force_next_flush()');
+  await client.query('SELECT pg_stat_clear_snapshot()');
+  const cols = `n_tup_upd, n_tup_hot_upd${withNewpage ? ', n_tup_newpage_upd' : ''}`;
+  let st;
+  try {
+    st = await client.query(`SELECT ${cols} FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2`, [schema, table]);
+  } catch {
+    st = await client.query('SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2', [schema, table]);
+    withNewpage = false;
+  }
+  const row = st.rows[0] ?? {};
+  return {
+    heapPages: Number(heap.rows[0].pages),
+    indexPages,
+    updates: Number(row.n_tup_upd ?? 0),
+    hotUpdates: Number(row.n_tup_hot_upd ?? 0),
+    newpage: withNewpage ? Number(row.n_tup_newpage_upd ?? 0) : undefined,
+  };
+}
+

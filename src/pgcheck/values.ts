@@ -103,13 +103,14 @@ export function valueFor(seed: number, col: ColumnSql, ci: number, row: number, 
   if (sql === 'bytea') {
     const b = Buffer.alloc(bytes);
     for (let i = 0; i < bytes; i++) b[i] = rng.int(256);
-    if (col.indexed) b.write(base62(unique).slice(0, bytes), 0, 'latin1');
+    if (col.indexed) b.write(String(unique).padStart(10, '0').slice(0, bytes), 0, 'latin1');
     return b;
   }
   // char(n), varchar(n), text
   const { chars, multi } = charsFor(bytes, col);
   const out: string[] = [];
-  const prefix = col.indexed ? `${base62(unique)}.` : '';
+  // Keys sort in the order of (version, row) when the column is wide enough: new keys go to the right edge.
+  const prefix = col.indexed ? (chars >= 11 ? `${String(unique).padStart(10, '0')}.` : `${base62(unique)}.`) : '';
   for (let i = 0; i < chars; i++) out.push(i < prefix.length ? prefix[i]! : ALNUM[rng.int(62)]!);
   // Multi-byte characters replace random positions after the key prefix.
   let placed = 0;

@@ -184,13 +184,14 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
         const lens = store.lens;
         const perRow = phase.transaction === 'row';
         const setColumns = changes.map((ch) => ch.col);
+        const changedColumns = new Set(setColumns.map((c) => c.index));
         selectRows(live, n, phase.order, rng, (row) => {
           const base = row * width;
           for (let v = 0; v < width; v++) scratch[v] = lens[base + v]!;
           for (const ch of changes) applySet(ch.col, ch.set, ch.sample, lens, base, rng);
           if (engine.update(row, format.rowBytes(layout, lens, base), format.logicalBytes(layout, lens, base), info)) {
             affected++;
-            if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base, indexedChanged);
+            if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base, changedColumns);
             obs?.update?.(row, setColumns, lens, base);
           } else {
             for (let v = 0; v < width; v++) lens[base + v] = scratch[v]!;

@@ -2,7 +2,9 @@
  * `rowsim pg-check config.yaml --url postgres://…`: the config's table and workload on a live
  * PostgreSQL, prediction beside observation (src/pgcheck/check.ts).
  */
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { parseAllDocuments } from 'yaml';
 import { InputError } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import type { SweepPoint } from '../config/spec.js';
@@ -51,7 +53,21 @@ export async function pgCheckCommand(file: string, options: PgCheckCliOptions): 
   let points: SweepPoint[];
   let note: string | undefined;
   try {
-    ({ points, note } = pgPoints(loadConfig(file).storage));
+    // A file of several configs separated by `---` (as rowsize reads them): every document is checked.
+    let texts: (string | undefined)[] = [undefined];
+    try {
+      const docs = parseAllDocuments(readFileSync(file, 'utf8'));
+      if (Array.isArray(docs) && docs.length > 1) texts = docs.map((d) => d.toString());
+    } catch {
+      // unreadable: loadConfig reports it
+    }
+    points = [];
+    for (const text of texts) {
+      const cfg = loadConfig(file, text);
+      const got = pgPoints(cfg.storage);
+      points.push(...got.points.map((p) => (texts.length > 1 ? { ...p, label: `${cfg.name}: ${p.label}` } : p)));
+      note ??= got.note;
+    }
   } catch (err) {
     if (err instanceof InputError) {
       process.stderr.write(`${err.message}\n`);

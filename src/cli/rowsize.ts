@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
+import { parseAllDocuments } from 'yaml';
 import { InputError } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import { FORMAT_IDS, type FormatId } from '../config/schema.js';
@@ -81,7 +82,24 @@ interface Source {
   rows?: number;
 }
 
-function readSource(file: string): Source {
+/**
+ * The tables of a file: a .sql file, a config, or a YAML file of several configs separated by `---`
+ * (one table each; rowsize sums the documents whose names share the part before the first dot).
+ */
+function readSources(file: string): Source[] {
+  if (/\.sql$/i.test(file)) return [readSource(file)];
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new InputError([{ file, message: `cannot read the config: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` }]);
+  }
+  const docs = parseAllDocuments(text);
+  if (!Array.isArray(docs) || docs.length <= 1) return [readSource(file)];
+  return docs.map((d) => readSource(file, d.toString()));
+}
+
+function readSource(file: string, text?: string): Source {
   if (/\.sql$/i.test(file)) {
     let sql: string;
     try {
@@ -97,7 +115,7 @@ function readSource(file: string): Source {
       throw err;
     }
   }
-  const cfg = loadConfig(file);
+  const cfg = loadConfig(file, text);
   const point = cfg.storage[0];
   if (!point) throw new InputError([{ file, message: 'expected a storage config (table, engine, workload) or a .sql file, found neither' }]);
   const ins = point.spec.workload.find((p): p is Extract<PhaseSpec, { op: 'insert' }> => p.op === 'insert');
@@ -180,12 +198,52 @@ export function rowsizeText(table: string, rows: RowsizeRow[]): string {
   return [`${table}: ${fmt(n)} rows; row bytes are physical (with row overhead, without the slot/line pointer); index entry bytes include it`, textTable(header, body)].join('\n');
 }
 
+export interface RowsizeTotal {
+  group: string;
+  format: FormatId;
+  heap_bytes: number;
+  index_bytes: number;
+  total_bytes: number;
+}
+
+/** Sum heap and index bytes per format over the tables of a group (the name before its first dot). */
+export function rowsizeTotals(tables: { name: string; rows: RowsizeRow[] }[]): RowsizeTotal[] {
+  const out = new Map<string, RowsizeTotal>();
+  for (const t of tables) {
+    const group = t.name.split('.')[0]!;
+    for (const r of t.rows) {
+      const key = `${group}\u0000${r.format}`;
+      const cur = out.get(key) ?? { group, format: r.format, heap_bytes: 0, index_bytes: 0, total_bytes: 0 };
+      cur.heap_bytes += r.bytes;
+      cur.index_bytes += r.index_bytes;
+      cur.total_bytes += r.total_bytes;
+      out.set(key, cur);
+    }
+  }
+  return [...out.values()];
+}
+
 export function rowsizeCommand(file: string, options: RowsizeOptions): number {
   try {
-    const src = readSource(file);
-    const rows = rowsizeRows(src, options);
-    if (options.json) process.stdout.write(`${JSON.stringify({ table: src.table.name, rows }, null, 2)}\n`);
-    else process.stdout.write(`${rowsizeText(src.table.name, rows)}\n`);
+    const sources = readSources(file);
+    const tables = sources.map((src) => ({ name: src.name, table: src.table.name, rows: rowsizeRows(src, options) }));
+    const totals = tables.length > 1 ? rowsizeTotals(tables) : [];
+    if (options.json) {
+      const body = tables.length === 1 ? { table: tables[0]!.table, rows: tables[0]!.rows } : { tables, totals };
+      process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    } else {
+      const parts = tables.map((t) => rowsizeText(tables.length > 1 ? `${t.name} (${t.table})` : t.table, t.rows));
+      if (totals.length) {
+        parts.push(
+          'totals (heap + indexes, per group of documents):',
+          textTable(
+            ['group', 'format', 'heap', 'indexes', 'total'],
+            totals.map((t) => [t.group, t.format, mb(t.heap_bytes), mb(t.index_bytes), mb(t.total_bytes)]),
+          ),
+        );
+      }
+      process.stdout.write(`${parts.join('\n\n')}\n`);
+    }
     return 0;
   } catch (err) {
     if (err instanceof InputError) {

@@ -219,7 +219,8 @@ export class ForwardingHeap implements StorageEngine {
    */
   private targetPage(charge: number, notPage: number): number {
     const q = this.lastPage;
-    const need = Math.min(charge, this.g.usableBytes - this.g.slotBytes - this.insertReserve);
+    // A row that can never leave the reserve free (PCTFREE near 100) still gets a page of its own.
+    const need = Math.max(0, Math.min(charge, this.g.usableBytes - this.g.slotBytes - this.insertReserve));
     if (q !== notPage && this.fitsInsert(q, need)) return q;
     if (this.tree !== null) {
       let f = this.tree.findFrom(need, 0);

@@ -3,19 +3,22 @@
  * `from` with at least N bytes" in O(log pages). It stands for SQL Server's PFS pages, Oracle's ASSM
  * bitmap blocks and PostgreSQL's free space map (which is itself a tree of max values, fsm_internals.h).
  */
+/** The value of a page that takes nothing (and of slots beyond the last page). */
+export const FREE_TREE_NONE = -0x80000000;
+
 export class FreeTree {
   private size = 1;
   private t: Int32Array;
 
   constructor(capacity = 1024) {
     while (this.size < capacity) this.size *= 2;
-    this.t = new Int32Array(2 * this.size).fill(-1);
+    this.t = new Int32Array(2 * this.size).fill(FREE_TREE_NONE);
   }
 
   private grow(n: number): void {
     let size = this.size;
     while (size < n) size *= 2;
-    const t = new Int32Array(2 * size).fill(-1);
+    const t = new Int32Array(2 * size).fill(FREE_TREE_NONE);
     t.set(this.t.subarray(this.size, 2 * this.size), size);
     this.size = size;
     this.t = t;
@@ -34,7 +37,7 @@ export class FreeTree {
   }
 
   get(page: number): number {
-    return page < this.size ? this.t[page + this.size]! : -1;
+    return page < this.size ? this.t[page + this.size]! : FREE_TREE_NONE;
   }
 
   /** The first page ≥ from whose value is ≥ need, or −1. */
@@ -60,7 +63,7 @@ export class FreeTree {
   }
 
   clear(): void {
-    this.t.fill(-1);
+    this.t.fill(FREE_TREE_NONE);
   }
 
   get byteLength(): number {

@@ -4,8 +4,11 @@
  * to the build fill) and, on PostgreSQL, by the entry every non-HOT update adds to every index.
  *
  * Growth by updates is modelled per built leaf: a leaf gains a page when its entries no longer fit the
- * pages it has (a split), as if the leaf's entries spread evenly over them. PostgreSQL 13+ deduplication
- * and 14+ bottom-up deletion, which can avoid some of these splits, are not modelled.
+ * pages it has (a split), as if the leaf's entries spread evenly over them. Before it splits, a leaf
+ * reclaims the entries of versions whose transaction has committed (PostgreSQL 14+ bottom-up deletion
+ * and simple deletion of entries index scans marked dead): with one transaction per row, the entries of
+ * replaced versions make room for the new ones; within one long transaction they cannot. PostgreSQL 13+
+ * deduplication (posting lists) is not modelled.
  */
 import type { TableDef } from '../config/spec.js';
 import type { FormatId } from '../config/schema.js';
@@ -30,6 +33,10 @@ interface IndexState {
   pages: Int32Array;
   buckets: number;
   rowBucket: Int32Array | null;
+  /** Per leaf: bytes of entries whose versions died in the open transaction, and in committed ones. */
+  pend: Int32Array;
+  dead: Int32Array;
+  touched: number[];
 }
 
 export class IndexSet {
@@ -54,6 +61,9 @@ export class IndexSet {
       pages: new Int32Array(0),
       buckets: 0,
       rowBucket: null,
+      pend: new Int32Array(0),
+      dead: new Int32Array(0),
+      touched: [],
     }));
   }
 
@@ -79,6 +89,9 @@ export class IndexSet {
       s.buckets = s.leafPages;
       s.used = new Int32Array(Math.max(16, s.buckets * 2));
       s.pages = new Int32Array(s.used.length);
+      s.pend = new Int32Array(s.used.length);
+      s.dead = new Int32Array(s.used.length);
+      s.touched = [];
       const cap = this.capacity(s);
       for (let b = 0; b < s.buckets; b++) {
         s.used[b] = rows.length > 0 ? cap - leaves.free[b]! : 0;
@@ -130,32 +143,64 @@ export class IndexSet {
   addVersion(row: number, lens: Uint16Array, base: number, changedColumns: ReadonlySet<number> | null = null): void {
     for (const s of this.states) {
       if (changedColumns !== null && s.g.columns.some((c) => changedColumns.has(c))) {
+        const old = s.rowBucket && row < s.rowBucket.length ? s.rowBucket[row]! : -1;
+        if (old >= 0) this.retire(s, old, s.g.leafTupleBytes(lens, base) + s.g.slotBytes);
         this.appendOne(s, row, lens, base, RANDOM_INSERT_FILL);
         s.deadEntries++;
         continue;
       }
       const b = s.rowBucket && row < s.rowBucket.length && s.rowBucket[row]! >= 0 ? s.rowBucket[row]! : s.buckets - 1;
-      s.used[b]! += s.g.leafTupleBytes(lens, base) + s.g.slotBytes;
+      const size = s.g.leafTupleBytes(lens, base) + s.g.slotBytes;
+      this.retire(s, b, size);
+      s.used[b]! += size;
       if (s.used[b]! > s.pages[b]! * this.capacity(s)) {
-        s.pages[b]!++;
-        s.leafPages++;
+        // Bottom-up / simple deletion first: entries of committed-dead versions go.
+        s.used[b]! -= s.dead[b]!;
+        s.entries -= Math.round(s.dead[b]! / size);
+        s.dead[b] = 0;
+        if (s.used[b]! > s.pages[b]! * this.capacity(s)) {
+          s.pages[b]!++;
+          s.leafPages++;
+        }
       }
       s.entries++;
       s.deadEntries++;
     }
   }
 
+  /** The row's old entry in leaf b belongs to a version that dies when the transaction commits. */
+  private retire(s: IndexState, b: number, size: number): void {
+    if (s.pend[b] === 0) s.touched.push(b);
+    s.pend[b]! += size;
+  }
+
+  /** A row deleted: its entries die with the transaction (PostgreSQL). */
+  remove(row: number, lens: Uint16Array, base: number): void {
+    for (const s of this.states) {
+      const b = s.rowBucket && row < s.rowBucket.length ? s.rowBucket[row]! : -1;
+      if (b >= 0) this.retire(s, b, s.g.leafTupleBytes(lens, base) + s.g.slotBytes);
+    }
+  }
+
+  /** Transaction end: the entries of the versions it replaced become removable. */
+  commit(): void {
+    for (const s of this.states) {
+      for (const b of s.touched) {
+        s.dead[b]! += s.pend[b]!;
+        s.pend[b] = 0;
+      }
+      s.touched.length = 0;
+    }
+  }
+
   /** VACUUM: entries pointing at dead versions are removed; pages stay (empty ones are recycled, not returned). */
   vacuum(liveRows: number): void {
+    this.commit();
     for (const s of this.states) {
-      if (s.entries === 0) continue;
-      const removed = s.entries - liveRows;
-      if (removed <= 0) continue;
-      const per = Math.max(1, Math.round(this.avgEntry(s)));
-      // Spread the freed bytes over the leaves in proportion to their use.
-      const total = s.used.subarray(0, s.buckets).reduce((a, v) => a + v, 0);
-      const freed = removed * per;
-      for (let b = 0; b < s.buckets; b++) s.used[b] = Math.max(0, s.used[b]! - Math.round((freed * s.used[b]!) / Math.max(1, total)));
+      for (let b = 0; b < s.buckets; b++) {
+        s.used[b] = Math.max(0, s.used[b]! - s.dead[b]!);
+        s.dead[b] = 0;
+      }
       s.entries = liveRows;
       s.deadEntries = 0;
     }

@@ -129,6 +129,7 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
   const obs = options.observer;
   // Indexes grow with updates only where every non-HOT update adds entries (PostgreSQL).
   const indexes = spec.table.indexes.length > 0 ? new IndexSet(format.id, spec.table, layout, format.id === 'postgres-heap') : null;
+  const trackVersions = indexes !== null && format.id === 'postgres-heap';
   const scratch = new Uint16Array(Math.max(1, width));
   let nextRow = 0;
   const phases: PhaseResult[] = [];
@@ -198,11 +199,13 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
           }
           if (perRow) {
             engine.commit();
+            if (trackVersions) indexes.commit();
             obs?.commit?.();
           }
         });
         if (!perRow) {
           engine.commit();
+          if (trackVersions) indexes.commit();
           obs?.commit?.();
         }
         label = `update ${n} rows (${orderName(phase.order)}, ${Object.keys(phase.set).join(', ')})`;
@@ -215,15 +218,18 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
         selectRows(live, n, phase.order, rng, (row) => {
           if (!engine.isLive(row)) return;
           engine.delete(row);
+          if (trackVersions) indexes.remove(row, store.lens, row * width);
           affected++;
           obs?.delete?.(row);
           if (perRow) {
             engine.commit();
+            if (trackVersions) indexes.commit();
             obs?.commit?.();
           }
         });
         if (!perRow) {
           engine.commit();
+          if (trackVersions) indexes.commit();
           obs?.commit?.();
         }
         label = `delete ${n} rows (${orderName(phase.order)})`;

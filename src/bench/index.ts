@@ -2,11 +2,13 @@
  * `npm run bench`: every figure of merit, printed. Benchmarks print numbers; tests never assert timings.
  */
 import { benchContention } from './contention.js';
+import { benchEngines } from './engines.js';
 import { benchEstimate } from './estimate.js';
 import { benchStorage, type BenchLine } from './storage.js';
 
 const suites: [string, () => Promise<BenchLine[]>][] = [
   ['storage', benchStorage],
+  ['engines', benchEngines],
   ['contention', benchContention],
   ['estimate', benchEstimate],
 ];

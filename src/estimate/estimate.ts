@@ -320,8 +320,11 @@ function recommend(knob: ReserveKnob, cands: CandidateFigures[], targetPct: numb
   const sc = ordered[s]!;
   const pack = cands.find((c) => c.specials.includes('pack') || (knob.key === 'fillfactor' && c.value === 100));
   const swhy =
-    `${k} ${sc.value} gives the fewest table-scan page reads: ${sc.pages.toLocaleString('en-US')} pages + ${sc.forwarded_rows.toLocaleString('en-US')} ${word}-row hops = ${sc.table_scan_page_reads.toLocaleString('en-US')}` +
-    (pack && pack !== sc ? `; packing fully (${k} ${pack.setting}) reads ${pack.table_scan_page_reads.toLocaleString('en-US')}` : '') +
+    `${k} ${sc.value} gives the fewest table-scan page reads: ` +
+    (sc.table_scan_page_reads > sc.pages
+      ? `${sc.pages.toLocaleString('en-US')} pages + ${(sc.table_scan_page_reads - sc.pages).toLocaleString('en-US')} ${word}-row hops = ${sc.table_scan_page_reads.toLocaleString('en-US')}`
+      : `${sc.table_scan_page_reads.toLocaleString('en-US')} (a scan reads each page once: ${word} rows cost no extra read in a scan on this engine)`) +
+    (pack && pack.value !== sc.value ? `; packing fully (${k} ${pack.setting}) reads ${pack.table_scan_page_reads.toLocaleString('en-US')}` : '') +
     (sc.value === fc.value ? '; it also meets the forwarding target' : `; it lets ${fmtPct(sc.forwarded_rows_pct)} of rows be ${word}`);
   return { fwd: { value: fc.value, why: fwhy, met: f.met }, scan: { value: sc.value, why: swhy } };
 }

@@ -222,8 +222,8 @@ export const aseDol: Format = {
   layout(table, engine) {
     return buildLayout(table, engine, dolGeometry(engine.page_size), false);
   },
-  rowBytes(layout, lens, base) {
-    return dolRowBytes(dataBytes(layout, lens, base), layout.varying.length);
+  rowBytes(layout, lens, base, logical) {
+    return dolRowBytes(logical ?? dataBytes(layout, lens, base), layout.varying.length);
   },
   logicalBytes: dataBytes,
   resolve(engine, layout): ResolvedEngine {
@@ -266,8 +266,8 @@ export const aseApl: Format = {
   layout(table, engine) {
     return buildLayout(table, engine, aplGeometry(engine.page_size), true);
   },
-  rowBytes(layout, lens, base) {
-    return aplRowBytes(dataBytes(layout, lens, base), layout.varying.length);
+  rowBytes(layout, lens, base, logical) {
+    return aplRowBytes(logical ?? dataBytes(layout, lens, base), layout.varying.length);
   },
   logicalBytes: dataBytes,
   resolve(engine, layout): ResolvedEngine {

@@ -86,8 +86,11 @@ export interface Format {
   /** Engine keys this format uses; other given keys are ignored with a note. */
   readonly settings: readonly (keyof EngineSpec)[];
   layout(table: TableDef, engine: EngineSpec): TableLayout;
-  /** Physical bytes of the row whose varying lengths are lens[base .. base + varying.length). */
-  rowBytes(layout: TableLayout, lens: Uint16Array, base: number): number;
+  /**
+   * Physical bytes of the row whose varying lengths are lens[base .. base + varying.length).
+   * `logical`, when given, is logicalBytes() of the same row, for formats that can reuse it.
+   */
+  rowBytes(layout: TableLayout, lens: Uint16Array, base: number, logical?: number): number;
   /** Logical bytes: data only, without row overhead. */
   logicalBytes(layout: TableLayout, lens: Uint16Array, base: number): number;
   /** Check and resolve format-specific settings; throws EngineSettingError. */

@@ -162,7 +162,8 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
             if (g.nullShare > 0 && rng.float() < g.nullShare) lens[base + v] = NULL_LEN;
             else lens[base + v] = g.sample ? toBytes(g.col, g.sample(rng)) : g.col.variableType ? g.col.maxBytes : g.col.fixedBytes;
           }
-          if (engine.insert(row, format.rowBytes(layout, lens, base), format.logicalBytes(layout, lens, base))) {
+          const logical = format.logicalBytes(layout, lens, base);
+          if (engine.insert(row, format.rowBytes(layout, lens, base, logical), logical)) {
             affected++;
             if (indexes?.built) indexes.append(row, store.lens, base);
             obs?.insert?.(row, lens, base);
@@ -190,7 +191,8 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
           const base = row * width;
           for (let v = 0; v < width; v++) scratch[v] = lens[base + v]!;
           for (const ch of changes) applySet(ch.col, ch.set, ch.sample, lens, base, rng);
-          if (engine.update(row, format.rowBytes(layout, lens, base), format.logicalBytes(layout, lens, base), info)) {
+          const logical = format.logicalBytes(layout, lens, base);
+          if (engine.update(row, format.rowBytes(layout, lens, base, logical), logical, info)) {
             affected++;
             if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base, changedColumns);
             obs?.update?.(row, setColumns, lens, base);

@@ -5,7 +5,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { InputError } from '../config/errors.js';
 import { FORMAT_IDS, type FormatId } from '../config/schema.js';
 import { loadEstimateConfig, type EstimateConfig } from '../estimate/config.js';
 import { inProcessRunner, runEstimate, type CandidateRunner } from '../estimate/estimate.js';
@@ -80,16 +79,8 @@ function writeEstimateFiles(outDir: string, write: (dir: string) => void): void 
 }
 
 export async function estimateCommand(file: string, opts: EstimateCliOptions): Promise<number> {
-  let cfg: EstimateConfig;
-  try {
-    cfg = loadEstimateConfig(file, { target_pct: opts.target, seeds: opts.seeds, sample_rows: opts.sampleRows, rows: opts.rows, formats: opts.formats });
-  } catch (err) {
-    if (err instanceof InputError) {
-      process.stderr.write(`${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
+  // Bad input throws InputError: main() prints it and exits with status 2.
+  const cfg: EstimateConfig = loadEstimateConfig(file, { target_pct: opts.target, seeds: opts.seeds, sample_rows: opts.sampleRows, rows: opts.rows, formats: opts.formats });
   const quiet = opts.quiet || opts.json;
   const bar = quiet ? undefined : progressBar('estimate');
   const runner: CandidateRunner = opts.workers === 0 ? inProcessRunner : poolRunner({ workers: opts.workers, onProgress: (d, t) => bar?.update(d, t) });

@@ -4,6 +4,7 @@
  * The rows are the config's first insert phase (its value distributions), or declared maximum lengths
  * for a .sql file; the table is loaded by the same runner as `rowsim run`.
  */
+import { defaultEngineSpec } from '../config/defaults.js';
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import { parseAllDocuments } from 'yaml';
@@ -56,22 +57,6 @@ export function parseFormatList(value: string): FormatId[] {
   return list as FormatId[];
 }
 
-function defaultEngine(format: FormatId): EngineSpec {
-  return {
-    format,
-    page_size: getFormat(format)!.defaultPageBytes,
-    exp_row_size: 0,
-    default_exp_row_size_percent: 5,
-    exp_row_size_basis: 'physical',
-    compaction: 'on',
-    fillfactor: 100,
-    pctfree: 10,
-    pctused: 40,
-    encoding: 'latin1',
-    multibyte_share: 0,
-    ignored: [],
-  };
-}
 
 interface Source {
   name: string;
@@ -133,7 +118,7 @@ export function rowsizeRows(src: Source, options: RowsizeOptions): RowsizeRow[] 
   const n = options.rows ?? src.rows ?? DEFAULT_ROWS;
   const formats = options.formats ?? [...FORMAT_IDS];
   return formats.map((format) => {
-    const base = src.engine && src.engine.format === format ? src.engine : { ...(src.engine ?? defaultEngine(format)), format, page_size: getFormat(format)!.defaultPageBytes, ignored: [] };
+    const base = src.engine && src.engine.format === format ? src.engine : defaultEngineSpec(format, { ...src.engine, format, page_size: undefined, ignored: [] });
     if (format === 'postgres-heap' && base.encoding === 'utf16') base.encoding = 'utf8';
     if ((format === 'sqlserver-heap' || format === 'oracle-heap') && base.encoding === 'utf16') base.encoding = 'utf8';
     const spec: StorageSpec = {

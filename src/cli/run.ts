@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { InputError } from '../config/errors.js';
 import { loadConfig, type RunConfig } from '../config/load.js';
 import type { StorageTask } from '../heap/task.js';
 import { progressBar } from '../report/progress.js';
@@ -26,16 +25,8 @@ export interface RunOptions {
 }
 
 export async function runCommand(file: string, opts: RunOptions): Promise<number> {
-  let cfg: RunConfig;
-  try {
-    cfg = loadConfig(file);
-  } catch (err) {
-    if (err instanceof InputError) {
-      process.stderr.write(`${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
+  // Bad input throws InputError: main() prints it and exits with status 2.
+  const cfg: RunConfig = loadConfig(file);
   const outDir = opts.out ?? join('out', cfg.name);
   const say = (s: string) => {
     if (!opts.quiet) process.stdout.write(`${s}\n`);

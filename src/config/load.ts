@@ -37,6 +37,7 @@ import type {
   ValueSpec,
 } from './spec.js';
 import { sectionSchemas, type SectionResults } from './sections.js';
+import { defaultEngineSpec } from './defaults.js';
 
 export const DEFAULT_SEED = 42;
 
@@ -50,14 +51,6 @@ export interface RunConfig {
   sections: SectionResults;
 }
 
-/** Per-format default page size [storage-ase.md A; storage-other-engines.md]. */
-const DEFAULT_PAGE_BYTES: Record<FormatId, number> = {
-  'ase-dol': 2048,
-  'ase-apl': 2048,
-  'sqlserver-heap': 8192,
-  'postgres-heap': 8192,
-  'oracle-heap': 8192,
-};
 
 export class Problems {
   list: InputProblem[] = [];
@@ -430,23 +423,7 @@ export function resolveEngine(raw: unknown, P: Problems): EngineSpec | undefined
   if (!e) return undefined;
   const format = getFormat(e.format);
   const ignored = format ? Object.keys(e).filter((k) => k !== 'format' && !format.settings.includes(k as keyof EngineSpec)) : [];
-  return {
-    format: e.format,
-    page_size: e.page_size ?? DEFAULT_PAGE_BYTES[e.format],
-    exp_row_size: e.exp_row_size ?? 0,
-    default_exp_row_size_percent: e.default_exp_row_size_percent ?? 5,
-    exp_row_size_basis: e.exp_row_size_basis ?? 'physical',
-    compaction: e.compaction ?? 'on',
-    fillfactor: e.fillfactor ?? 100,
-    pctfree: e.pctfree ?? 10,
-    pctused: e.pctused ?? 40,
-    encoding: e.encoding ?? 'latin1',
-    multibyte_share: e.multibyte_share ?? 0,
-    pfs_bands: e.pfs_bands ?? 'on',
-    move_back_home: e.move_back_home ?? 'on',
-    row_versioning: e.row_versioning ?? 'off',
-    ignored,
-  };
+  return defaultEngineSpec(e.format, { ...e, ignored });
 }
 
 export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, P: Problems): PhaseSpec[] | undefined {

@@ -130,6 +130,12 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
   // Indexes grow with updates only where every non-HOT update adds entries (PostgreSQL).
   const indexes = spec.table.indexes.length > 0 ? new IndexSet(format.id, spec.table, layout, format.id === 'postgres-heap') : null;
   const trackVersions = indexes !== null && format.id === 'postgres-heap';
+  /** End of a transaction (a statement, or one row with `transaction: row`). */
+  const commitTransaction = (): void => {
+    engine.commit();
+    if (trackVersions) indexes.commit();
+    obs?.commit?.();
+  };
   const scratch = new Uint16Array(Math.max(1, width));
   let nextRow = 0;
   const phases: PhaseResult[] = [];
@@ -199,17 +205,9 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
           } else {
             for (let v = 0; v < width; v++) lens[base + v] = scratch[v]!;
           }
-          if (perRow) {
-            engine.commit();
-            if (trackVersions) indexes.commit();
-            obs?.commit?.();
-          }
+          if (perRow) commitTransaction();
         });
-        if (!perRow) {
-          engine.commit();
-          if (trackVersions) indexes.commit();
-          obs?.commit?.();
-        }
+        if (!perRow) commitTransaction();
         label = `update ${n} rows (${orderName(phase.order)}, ${Object.keys(phase.set).join(', ')})`;
         break;
       }
@@ -223,17 +221,9 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
           if (trackVersions) indexes.remove(row, store.lens, row * width);
           affected++;
           obs?.delete?.(row);
-          if (perRow) {
-            engine.commit();
-            if (trackVersions) indexes.commit();
-            obs?.commit?.();
-          }
+          if (perRow) commitTransaction();
         });
-        if (!perRow) {
-          engine.commit();
-          if (trackVersions) indexes.commit();
-          obs?.commit?.();
-        }
+        if (!perRow) commitTransaction();
         label = `delete ${n} rows (${orderName(phase.order)})`;
         break;
       }

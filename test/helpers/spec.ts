@@ -1,6 +1,7 @@
 /** Building blocks for tests: tables, engine specs and storage specs without YAML. */
 import type { ColumnDef, EngineSpec, PhaseSpec, StorageSpec, TableDef } from '../../src/config/spec.js';
 import { parseType } from '../../src/schema/types.js';
+import { defaultEngineSpec } from '../../src/config/defaults.js';
 
 export function col(name: string, type: string, nullable = false): ColumnDef {
   return { name, type: parseType(type), nullable };
@@ -11,21 +12,7 @@ export function table(columns: ColumnDef[], indexes: TableDef['indexes'] = []): 
 }
 
 export function engine(overrides: Partial<EngineSpec> = {}): EngineSpec {
-  return {
-    format: 'ase-dol',
-    page_size: 2048,
-    exp_row_size: 1,
-    default_exp_row_size_percent: 5,
-    exp_row_size_basis: 'physical',
-    compaction: 'on',
-    fillfactor: 100,
-    pctfree: 10,
-    pctused: 40,
-    encoding: 'latin1',
-    multibyte_share: 0,
-    ignored: [],
-    ...overrides,
-  };
+  return defaultEngineSpec(overrides.format ?? 'ase-dol', { exp_row_size: 1, ...overrides });
 }
 
 export function storage(t: TableDef, e: EngineSpec, workload: PhaseSpec[], seed = 7): StorageSpec {

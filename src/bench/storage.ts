@@ -3,6 +3,7 @@
  * (in this thread). Reports row operations per second (generation, sizing and page engine together)
  * and simulator memory per row (typed arrays held by the engine and the row store).
  */
+import { defaultEngineSpec } from '../config/defaults.js';
 import type { StorageSpec } from '../config/spec.js';
 import { parseType } from '../schema/types.js';
 import { runStorage } from '../workload/runner.js';
@@ -27,20 +28,7 @@ export function storageBenchSpec(rows: number, format: StorageSpec['engine']['fo
       ],
       indexes: [{ name: 'bench_pk', columns: ['id'], unique: true }],
     },
-    engine: {
-      format,
-      page_size: format.startsWith('ase') ? 2048 : 8192,
-      exp_row_size: 100,
-      default_exp_row_size_percent: 5,
-      exp_row_size_basis: 'physical',
-      compaction: 'on',
-      fillfactor: 90,
-      pctfree: 10,
-      pctused: 40,
-      encoding: 'latin1',
-      multibyte_share: 0,
-      ignored: [],
-    },
+    engine: defaultEngineSpec(format, { exp_row_size: 100, fillfactor: 90 }),
     workload: [
       { op: 'insert', rows: { kind: 'count', n: rows }, values: { body: { null: 0, length: { kind: 'uniform', min: 0, max: 40 } } } },
       {

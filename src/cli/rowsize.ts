@@ -4,7 +4,7 @@
  * The rows are the config's first insert phase (its value distributions), or declared maximum lengths
  * for a .sql file; the table is loaded by the same runner as `rowsim run`.
  */
-import { defaultEngineSpec } from '../config/defaults.js';
+import { engineForFormat } from '../config/defaults.js';
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import { parseAllDocuments } from 'yaml';
@@ -118,7 +118,7 @@ export function rowsizeRows(src: Source, options: RowsizeOptions): RowsizeRow[] 
   const n = options.rows ?? src.rows ?? DEFAULT_ROWS;
   const formats = options.formats ?? [...FORMAT_IDS];
   return formats.map((format) => {
-    const base = src.engine && src.engine.format === format ? src.engine : defaultEngineSpec(format, { ...src.engine, format, page_size: undefined, ignored: [] });
+    const base = engineForFormat(src.engine, format);
     if (format === 'postgres-heap' && base.encoding === 'utf16') base.encoding = 'utf8';
     if ((format === 'sqlserver-heap' || format === 'oracle-heap') && base.encoding === 'utf16') base.encoding = 'utf8';
     const spec: StorageSpec = {

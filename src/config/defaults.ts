@@ -38,3 +38,13 @@ export function defaultEngineSpec(format: FormatId, given: Partial<EngineSpec> =
   }
   return spec;
 }
+
+/**
+ * The config's engine settings carried over to `format` (for rowsize and estimate, which look at one
+ * table in several formats): the same settings, with the format's own default page size unless it is
+ * the config's format.
+ */
+export function engineForFormat(base: EngineSpec | undefined, format: FormatId): EngineSpec {
+  if (base?.format === format) return { ...base, ignored: [] };
+  return defaultEngineSpec(format, { ...base, format, page_size: undefined, ignored: [] });
+}

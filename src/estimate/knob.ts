@@ -6,6 +6,7 @@
  *
  * The estimator is written against this interface only; it knows no format.
  */
+import { engineForFormat } from '../config/defaults.js';
 import type { EngineSpec } from '../config/spec.js';
 import type { FormatId } from '../config/schema.js';
 import { resolveExpRowSize } from '../formats/ase.js';
@@ -131,9 +132,7 @@ export function reserveKnob(format: FormatId, layout: TableLayout, engine: Engin
 
 /** Engine settings for estimating `format`, starting from the config's engine (page size: the format's own default unless it is the config's format). */
 export function engineFor(base: EngineSpec, format: FormatId): EngineSpec {
-  if (base.format === format) return { ...base, ignored: [] };
-  const f = getFormat(format);
-  return { ...base, format, page_size: f?.defaultPageBytes ?? 8192, ignored: [] };
+  return engineForFormat(base, format);
 }
 
 /** Order two knob values by the room they reserve: negative when `a` reserves less than `b`. */

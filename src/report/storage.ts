@@ -2,6 +2,7 @@
  * Storage results: the results.json entries, summary.md sections, charts and the terminal table.
  */
 import { writeFileSync } from 'node:fs';
+import { formatSize } from '../util/units.js';
 import { join } from 'node:path';
 import type { SweepPoint } from '../config/spec.js';
 import type { IndexPages } from '../index/btree.js';
@@ -38,6 +39,11 @@ export function storageEntry(point: SweepPoint, r: StorageRunResult): StorageEnt
     phases: r.phases.map((p) => ({ op: p.op, label: p.label, rows_affected: p.rows_affected, metrics: { ...p.metrics, index_pages: p.index_pages } })),
     final: { ...r.final, index_pages: r.index_pages },
   };
+}
+
+/** Pages of an entry's engine in MiB, to compare engines whose page sizes differ. */
+function mib(pages: number, e: StorageEntry): number {
+  return Math.round(((pages * e.engine.page_size) / 1048576) * 100) / 100;
 }
 
 /** The most forwarded rows seen after any phase (before a reorg cures them). */
@@ -92,13 +98,13 @@ export function writeStorageCharts(entries: StorageEntry[], results: StorageRunR
       'engines.png',
       renderBarChart({
         title: `${title}: engines side by side`,
-        subtitle: 'after the whole workload; scan reads = pages + forwarded/migrated-row hops (+ chained pieces)',
-        categories: labels,
-        yLabel: 'pages',
+        subtitle: 'after the whole workload, in MiB (page sizes differ between engines); scan = pages + forwarded/migrated-row hops (+ chained pieces)',
+        categories: labels.map((l, i) => `${l} (${formatSize(entries[i]!.engine.page_size)} pages)`),
+        yLabel: 'MiB',
         series: [
-          { label: 'heap pages', values: entries.map((e) => num(e.final, 'pages')) },
-          { label: 'index pages', values: entries.map((e) => indexPagesOf(e.final)) },
-          { label: 'table-scan page reads', values: entries.map((e) => num(e.final, 'table_scan_page_reads')) },
+          { label: 'heap', values: entries.map((e) => mib(num(e.final, 'pages'), e)) },
+          { label: 'indexes', values: entries.map((e) => mib(indexPagesOf(e.final), e)) },
+          { label: 'read by a table scan', values: entries.map((e) => mib(num(e.final, 'table_scan_page_reads'), e)) },
         ],
       }),
     );

@@ -6,7 +6,10 @@ import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
 import { isCharacterType, isVariableType, type ColumnType } from '../schema/types.js';
 import {
   EngineSettingError,
-  columnIsIndexed,
+  checkPageSize,
+  columnLayout,
+  indexVaryingColumns,
+  logicalDataBytes,
   type ColumnLayout,
   type Format,
   type PageGeometry,
@@ -101,40 +104,34 @@ function aseColumnLayout(col: ColumnDef, index: number, table: TableDef, engine:
     : t.family === 'char' && t.national
       ? 2 * t.length
       : aseFixedTypeBytes(t);
-  return {
-    name: col.name,
-    index,
-    nullable: col.nullable,
-    varying: variableType || col.nullable,
-    varIndex: -1,
-    variableType,
-    fixedBytes: variableType ? 0 : maxBytes,
-    maxBytes,
-    character,
-    declaredLength: t.length,
-    bytesPerChar: bpc,
-    indexed: columnIsIndexed(table, col),
-  };
+  return columnLayout(table, col, index, { variableType, character, bytesPerChar: bpc, maxBytes });
 }
 
-function buildLayout(table: TableDef, engine: EngineSpec, geometry: PageGeometry, apl: boolean): TableLayout {
+/** Row bytes from data bytes and the number of variable (incl. nullable) columns: DOL or APL. */
+type AseRowBytes = (dataBytes: number, varColumns: number) => number;
+
+function buildLayout(table: TableDef, engine: EngineSpec, geometry: PageGeometry, rowBytes: AseRowBytes): TableLayout {
   const columns = table.columns.map((c, i) => aseColumnLayout(c, i, table, engine));
-  const varying = columns.filter((c) => c.varying);
-  varying.forEach((c, i) => (c.varIndex = i));
-  const fixedNotNullBytes = columns.filter((c) => !c.varying).reduce((s, c) => s + c.fixedBytes, 0);
-  const logicalMaxBytes = columns.reduce((s, c) => s + c.maxBytes, 0);
+  const { varying, fixedNotNullBytes, logicalMaxBytes } = indexVaryingColumns(columns);
   const nVar = varying.length;
-  const minData = fixedNotNullBytes;
-  const maxData = logicalMaxBytes;
-  const size = apl ? (d: number) => aplRowBytes(d, nVar) : (d: number) => dolRowBytes(d, nVar);
   return {
     columns,
     varying,
     geometry,
-    minRowBytes: size(minData),
-    maxRowBytes: size(maxData),
+    // The shortest row holds only the fixed NOT NULL columns; the longest every column at its maximum.
+    minRowBytes: rowBytes(fixedNotNullBytes, nVar),
+    maxRowBytes: rowBytes(logicalMaxBytes, nVar),
     logicalMaxBytes,
     fixedNotNullBytes,
+  };
+}
+
+/** The layout and row-size answers of an ASE format, from its page geometry and its row size. */
+function aseRowFormat(geometry: (pageBytes: number) => PageGeometry, rowBytes: AseRowBytes): Pick<Format, 'layout' | 'rowBytes' | 'logicalBytes'> {
+  return {
+    layout: (table, engine) => buildLayout(table, engine, geometry(engine.page_size), rowBytes),
+    rowBytes: (layout, lens, base, logical) => rowBytes(logical ?? logicalDataBytes(layout, lens, base), layout.varying.length),
+    logicalBytes: logicalDataBytes,
   };
 }
 
@@ -177,20 +174,8 @@ export function aplGeometry(pageBytes: number): PageGeometry {
   };
 }
 
-function dataBytes(layout: TableLayout, lens: Uint16Array, base: number): number {
-  let sum = layout.fixedNotNullBytes;
-  const v = layout.varying;
-  for (let i = 0; i < v.length; i++) {
-    const len = lens[base + i]!;
-    if (len !== 0xffff) sum += len;
-  }
-  return sum;
-}
-
-function checkPageSize(engine: EngineSpec): void {
-  if (!(ASE_PAGE_SIZES as readonly number[]).includes(engine.page_size)) {
-    throw new EngineSettingError('page_size', `one of 2k, 4k, 8k, 16k for ASE, found ${engine.page_size}`);
-  }
+function checkAsePageSize(engine: EngineSpec): void {
+  checkPageSize(engine, ASE_PAGE_SIZES, 'one of 2k, 4k, 8k, 16k for ASE');
 }
 
 /** Resolve exp_row_size: 0 → default percent of the usable page, 1 → pack fully, N, or max [I][J][N]. */
@@ -219,15 +204,9 @@ export const aseDol: Format = {
   defaultPageBytes: 2048,
   pageSizes: ASE_PAGE_SIZES,
   settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'compaction', 'encoding', 'multibyte_share'],
-  layout(table, engine) {
-    return buildLayout(table, engine, dolGeometry(engine.page_size), false);
-  },
-  rowBytes(layout, lens, base, logical) {
-    return dolRowBytes(logical ?? dataBytes(layout, lens, base), layout.varying.length);
-  },
-  logicalBytes: dataBytes,
+  ...aseRowFormat(dolGeometry, dolRowBytes),
   resolve(engine, layout): ResolvedEngine {
-    checkPageSize(engine);
+    checkAsePageSize(engine);
     const { exp_row_size, setting } = resolveExpRowSize(engine, layout);
     return {
       format: 'ase-dol',
@@ -263,15 +242,9 @@ export const aseApl: Format = {
   defaultPageBytes: 2048,
   pageSizes: ASE_PAGE_SIZES,
   settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'encoding', 'multibyte_share'],
-  layout(table, engine) {
-    return buildLayout(table, engine, aplGeometry(engine.page_size), true);
-  },
-  rowBytes(layout, lens, base, logical) {
-    return aplRowBytes(logical ?? dataBytes(layout, lens, base), layout.varying.length);
-  },
-  logicalBytes: dataBytes,
+  ...aseRowFormat(aplGeometry, aplRowBytes),
   resolve(engine, layout): ResolvedEngine {
-    checkPageSize(engine);
+    checkAsePageSize(engine);
     // exp_row_size is checked as ASE would and stored, but APL pages ignore it [P][R1].
     const { setting } = resolveExpRowSize(engine, layout);
     return {

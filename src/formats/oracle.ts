@@ -14,7 +14,12 @@ import { isCharacterType } from '../schema/types.js';
 import {
   EngineSettingError,
   NULL_LEN,
-  columnIsIndexed,
+  checkPageSize,
+  columnLayout,
+  indexVaryingColumns,
+  logicalDataBytes,
+  nationalOrCharsetBytesPerChar,
+  rowBytesRange,
   type ColumnLayout,
   type Format,
   type PageGeometry,
@@ -90,10 +95,7 @@ export function oracleFixedBytes(t: ColumnType, engine: EngineSpec): number {
 }
 
 /** NCHAR/NVARCHAR2 use AL16UTF16 (2 bytes); CHAR/VARCHAR2 the database character set. */
-export function oracleBytesPerChar(t: ColumnType, engine: EngineSpec): number {
-  if (t.national) return 2;
-  return engine.encoding === 'utf8' ? 1 + engine.multibyte_share : 1;
-}
+export const oracleBytesPerChar: (t: ColumnType, engine: EngineSpec) => number = nationalOrCharsetBytesPerChar;
 
 export interface OracleLayoutInfo {
   n: number;
@@ -114,20 +116,7 @@ function oraColumnLayout(col: ColumnDef, index: number, table: TableDef, engine:
   const character = isCharacterType(t);
   const bpc = character ? oracleBytesPerChar(t, engine) : 1;
   const maxBytes = variableType ? Math.round(t.length * bpc) : oracleFixedBytes(t, engine);
-  return {
-    name: col.name,
-    index,
-    nullable: col.nullable,
-    varying: variableType || col.nullable,
-    varIndex: -1,
-    variableType,
-    fixedBytes: variableType ? 0 : maxBytes,
-    maxBytes,
-    character,
-    declaredLength: t.length,
-    bytesPerChar: bpc,
-    indexed: columnIsIndexed(table, col),
-  };
+  return columnLayout(table, col, index, { variableType, character, bytesPerChar: bpc, maxBytes });
 }
 
 /** Row bytes: header, a length byte (or 3) per stored column, data; trailing NULLs not stored [oracle]. */
@@ -170,41 +159,22 @@ export function oracleGeometry(blockBytes: number): PageGeometry {
 
 export function oracleLayout(table: TableDef, engine: EngineSpec): OracleTableLayout {
   const columns = table.columns.map((c, i) => oraColumnLayout(c, i, table, engine));
-  const varying = columns.filter((c) => c.varying);
-  varying.forEach((c, i) => (c.varIndex = i));
+  const { varying, fixedNotNullBytes, logicalMaxBytes } = indexVaryingColumns(columns);
   const ora: OracleLayoutInfo = {
     n: columns.length,
     bytes: Int32Array.from(columns, (c) => (c.varying ? -1 : c.fixedBytes)),
     varIndex: Int32Array.from(columns, (c) => c.varIndex),
     lob: Uint8Array.from(table.columns, (c) => (c.type.family === 'text' || c.type.family === 'blob' ? 1 : 0)),
   };
-  const w = Math.max(1, varying.length);
-  const minLens = new Uint16Array(w);
-  const maxLens = new Uint16Array(w);
-  varying.forEach((c, i) => {
-    minLens[i] = c.nullable ? NULL_LEN : c.variableType ? 0 : c.fixedBytes;
-    maxLens[i] = c.variableType ? Math.min(c.maxBytes, 0xfffe) : c.fixedBytes;
-  });
   return {
     columns,
     varying,
     geometry: oracleGeometry(engine.page_size),
-    minRowBytes: oracleRowBytes(ora, minLens, 0),
-    maxRowBytes: oracleRowBytes(ora, maxLens, 0),
-    logicalMaxBytes: columns.reduce((s, c) => s + c.maxBytes, 0),
-    fixedNotNullBytes: columns.filter((c) => !c.varying).reduce((s, c) => s + c.fixedBytes, 0),
+    ...rowBytesRange(varying, (lens) => oracleRowBytes(ora, lens, 0)),
+    logicalMaxBytes,
+    fixedNotNullBytes,
     ora,
   };
-}
-
-function dataBytes(layout: TableLayout, lens: Uint16Array, base: number): number {
-  let sum = layout.fixedNotNullBytes;
-  const v = layout.varying;
-  for (let i = 0; i < v.length; i++) {
-    const len = lens[base + i]!;
-    if (len !== NULL_LEN) sum += len;
-  }
-  return sum;
 }
 
 /** Bytes a block keeps free for updates: PCTFREE percent of the block [oracle]. */
@@ -222,11 +192,9 @@ export const oracleHeap: Format = {
   rowBytes(layout, lens, base) {
     return oracleRowBytes((layout as OracleTableLayout).ora, lens, base);
   },
-  logicalBytes: dataBytes,
+  logicalBytes: logicalDataBytes,
   resolve(engine, layout): ResolvedEngine {
-    if (!(ORACLE_BLOCK_SIZES as readonly number[]).includes(engine.page_size)) {
-      throw new EngineSettingError('page_size', `an Oracle block size (2k, 4k, 8k, 16k or 32k), found ${engine.page_size}`);
-    }
+    checkPageSize(engine, ORACLE_BLOCK_SIZES, 'an Oracle block size (2k, 4k, 8k, 16k or 32k)');
     if (engine.encoding === 'utf16') {
       throw new EngineSettingError('encoding', 'latin1 or utf8 for the database character set (UTF-16 is only the national character set: declare nchar/nvarchar2), found utf16');
     }

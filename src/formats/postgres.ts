@@ -12,7 +12,12 @@ import { isCharacterType, isVariableType } from '../schema/types.js';
 import {
   EngineSettingError,
   NULL_LEN,
-  columnIsIndexed,
+  charsetBytesPerChar,
+  checkPageSize,
+  columnLayout,
+  indexVaryingColumns,
+  logicalDataBytes,
+  rowBytesRange,
   type ColumnLayout,
   type Format,
   type PageGeometry,
@@ -94,9 +99,7 @@ export function pgNumericDataBytes(precision: number, scale: number): number {
 }
 
 /** Bytes per character of char/varchar/text under the database encoding. */
-export function pgBytesPerChar(engine: EngineSpec): number {
-  return engine.encoding === 'utf8' ? 1 + engine.multibyte_share : 1;
-}
+export const pgBytesPerChar: (engine: EngineSpec) => number = charsetBytesPerChar;
 
 /** The PostgreSQL type of a column type, with typlen/typalign [pg_type.h, reference]. */
 export function pgType(t: ColumnType, bytesPerChar: number): PgType {
@@ -244,28 +247,14 @@ function pgColumnLayout(col: ColumnDef, index: number, table: TableDef, t: PgTyp
   const variableType = isVariableType(col.type) && t.bytes === 0;
   const character = isCharacterType(col.type);
   const maxBytes = variableType ? Math.round(col.type.length * (character ? bpc : 1)) : t.bytes;
-  return {
-    name: col.name,
-    index,
-    nullable: col.nullable,
-    varying: variableType || col.nullable,
-    varIndex: -1,
-    variableType,
-    fixedBytes: variableType ? 0 : t.bytes,
-    maxBytes,
-    character,
-    declaredLength: col.type.length,
-    bytesPerChar: character ? bpc : 1,
-    indexed: columnIsIndexed(table, col),
-  };
+  return columnLayout(table, col, index, { variableType, character, bytesPerChar: character ? bpc : 1, maxBytes });
 }
 
 export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
   const bpc = pgBytesPerChar(engine);
   const types = table.columns.map((c) => pgType(c.type, bpc));
   const columns = table.columns.map((c, i) => pgColumnLayout(c, i, table, types[i]!, bpc));
-  const varying = columns.filter((c) => c.varying);
-  varying.forEach((c, i) => (c.varIndex = i));
+  const { varying, fixedNotNullBytes, logicalMaxBytes } = indexVaryingColumns(columns);
   const n = columns.length;
   const pg: PgLayoutInfo = {
     kind: Uint8Array.from(types, (t) => t.kind),
@@ -277,33 +266,15 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
     toastThreshold: pgToastThreshold(engine.page_size),
   };
   const geometry = pgGeometry(engine.page_size);
-  const minLens = new Uint16Array(Math.max(1, varying.length));
-  const maxLens = new Uint16Array(Math.max(1, varying.length));
-  varying.forEach((c, i) => {
-    minLens[i] = c.nullable ? NULL_LEN : c.variableType ? 0 : c.fixedBytes;
-    maxLens[i] = c.variableType ? Math.min(c.maxBytes, 0xfffe) : c.fixedBytes;
-  });
-  const fixedNotNullBytes = columns.filter((c) => !c.varying).reduce((s, c) => s + c.fixedBytes, 0);
   return {
     columns,
     varying,
     geometry,
-    minRowBytes: pgTupleSize(pg, minLens, 0).stored,
-    maxRowBytes: pgTupleSize(pg, maxLens, 0).stored,
-    logicalMaxBytes: columns.reduce((s, c) => s + c.maxBytes, 0),
+    ...rowBytesRange(varying, (lens) => pgTupleSize(pg, lens, 0).stored),
+    logicalMaxBytes,
     fixedNotNullBytes,
     pg,
   };
-}
-
-function dataBytes(layout: TableLayout, lens: Uint16Array, base: number): number {
-  let sum = layout.fixedNotNullBytes;
-  const v = layout.varying;
-  for (let i = 0; i < v.length; i++) {
-    const len = lens[base + i]!;
-    if (len !== NULL_LEN) sum += len;
-  }
-  return sum;
 }
 
 export const postgresHeap: Format = {
@@ -316,11 +287,9 @@ export const postgresHeap: Format = {
   rowBytes(layout, lens, base) {
     return pgTupleSize((layout as PgTableLayout).pg, lens, base).stored;
   },
-  logicalBytes: dataBytes,
+  logicalBytes: logicalDataBytes,
   resolve(engine, layout): ResolvedEngine {
-    if (!(PG_PAGE_SIZES as readonly number[]).includes(engine.page_size)) {
-      throw new EngineSettingError('page_size', `a PostgreSQL block size (1k, 2k, 4k, 8k, 16k or 32k; 8k unless built otherwise), found ${engine.page_size}`);
-    }
+    checkPageSize(engine, PG_PAGE_SIZES, 'a PostgreSQL block size (1k, 2k, 4k, 8k, 16k or 32k; 8k unless built otherwise)');
     if (engine.encoding === 'utf16') {
       throw new EngineSettingError('encoding', 'latin1 or utf8 for postgres-heap (PostgreSQL has no UTF-16 server encoding), found utf16');
     }

@@ -14,7 +14,12 @@ import { isCharacterType } from '../schema/types.js';
 import {
   EngineSettingError,
   NULL_LEN,
-  columnIsIndexed,
+  checkPageSize,
+  columnLayout,
+  indexVaryingColumns,
+  logicalDataBytes,
+  nationalOrCharsetBytesPerChar,
+  rowBytesRange,
   type ColumnLayout,
   type Format,
   type PageGeometry,
@@ -85,10 +90,7 @@ export function sqlserverFixedBytes(t: ColumnType): number {
 }
 
 /** Bytes per character: nchar/nvarchar are UTF-16; char/varchar follow the code page (latin1) or a UTF-8 collation. */
-export function sqlserverBytesPerChar(t: ColumnType, engine: EngineSpec): number {
-  if (t.national) return 2;
-  return engine.encoding === 'utf8' ? 1 + engine.multibyte_share : 1;
-}
+export const sqlserverBytesPerChar: (t: ColumnType, engine: EngineSpec) => number = nationalOrCharsetBytesPerChar;
 
 export interface SqlServerLayoutInfo {
   nCols: number;
@@ -111,21 +113,8 @@ function ssColumnLayout(col: ColumnDef, index: number, table: TableDef, engine: 
   const bpc = character ? sqlserverBytesPerChar(t, engine) : 1;
   // varchar(n)/char(n) declare bytes; nvarchar(n)/nchar(n) declare byte-pairs.
   const maxBytes = variableType ? (t.national ? 2 * t.length : t.length) : sqlserverFixedBytes(t);
-  return {
-    name: col.name,
-    index,
-    nullable: col.nullable,
-    // Fixed-length columns keep their bytes when NULL: only variable columns vary (NULL = not stored).
-    varying: variableType,
-    varIndex: -1,
-    variableType,
-    fixedBytes: variableType ? 0 : maxBytes,
-    maxBytes,
-    character,
-    declaredLength: t.length,
-    bytesPerChar: bpc,
-    indexed: columnIsIndexed(table, col),
-  };
+  // Fixed-length columns keep their bytes when NULL: only variable columns vary (NULL = not stored).
+  return columnLayout(table, col, index, { variableType, character, bytesPerChar: bpc, maxBytes, varying: variableType });
 }
 
 /**
@@ -188,8 +177,8 @@ export function sqlserverGeometry(pageBytes: number): PageGeometry {
 
 export function sqlserverLayout(table: TableDef, engine: EngineSpec): SqlServerTableLayout {
   const columns = table.columns.map((c, i) => ssColumnLayout(c, i, table, engine));
-  const varying = columns.filter((c) => c.varying);
-  varying.forEach((c, i) => (c.varIndex = i));
+  // Not its fixedNotNullBytes: SQL Server keeps fixed-length columns' bytes even when NULL.
+  const { varying, logicalMaxBytes } = indexVaryingColumns(columns);
   const bits = table.columns.filter((c) => c.type.family === 'bool').length;
   const fixedBytes = columns.filter((c) => !c.variableType && table.columns[c.index]!.type.family !== 'bool').reduce((s, c) => s + c.fixedBytes, 0) + Math.ceil(bits / 8);
   const ss: SqlServerLayoutInfo = {
@@ -199,20 +188,12 @@ export function sqlserverLayout(table: TableDef, engine: EngineSpec): SqlServerT
     versionTagBytes: engine.row_versioning === 'on' ? SQLSERVER_VERSION_TAG_BYTES : 0,
     maxInRow: SQLSERVER_MAX_IN_ROW_BYTES,
   };
-  const w = Math.max(1, varying.length);
-  const minLens = new Uint16Array(w);
-  const maxLens = new Uint16Array(w);
-  varying.forEach((c, i) => {
-    minLens[i] = c.nullable ? NULL_LEN : 0;
-    maxLens[i] = Math.min(c.maxBytes, 0xfffe);
-  });
   return {
     columns,
     varying,
     geometry: sqlserverGeometry(engine.page_size),
-    minRowBytes: sqlserverRowBytes(ss, minLens, 0),
-    maxRowBytes: sqlserverRowBytes(ss, maxLens, 0),
-    logicalMaxBytes: columns.reduce((s, c) => s + c.maxBytes, 0),
+    ...rowBytesRange(varying, (lens) => sqlserverRowBytes(ss, lens, 0)),
+    logicalMaxBytes,
     fixedNotNullBytes: fixedBytes,
     ss,
   };
@@ -227,16 +208,6 @@ export function sqlserverHeapEstimate(numCols: number, fixedDataBytes: number, n
   const variableDataSize = numVariableCols > 0 ? 2 + 2 * numVariableCols + maxVarBytes : 0;
   const rowBytes = fixedDataBytes + variableDataSize + nullBitmap + 4;
   return { rowBytes, rowsPerPage: Math.floor((SQLSERVER_PAGE_BYTES - SQLSERVER_PAGE_HEADER_BYTES) / (rowBytes + 2)) };
-}
-
-function dataBytes(layout: TableLayout, lens: Uint16Array, base: number): number {
-  let sum = layout.fixedNotNullBytes;
-  const v = layout.varying;
-  for (let i = 0; i < v.length; i++) {
-    const len = lens[base + i]!;
-    if (len !== NULL_LEN) sum += len;
-  }
-  return sum;
 }
 
 /** PFS band of a page from its fullness: 0 empty, 1: 1–50 %, 2: 51–80 %, 3: 81–95 %, 4: 96–100 % [pages]. */
@@ -259,11 +230,9 @@ export const sqlserverHeap: Format = {
   rowBytes(layout, lens, base) {
     return sqlserverRowBytes((layout as SqlServerTableLayout).ss, lens, base);
   },
-  logicalBytes: dataBytes,
+  logicalBytes: logicalDataBytes,
   resolve(engine, layout): ResolvedEngine {
-    if (engine.page_size !== SQLSERVER_PAGE_BYTES) {
-      throw new EngineSettingError('page_size', `8k for SQL Server (pages are always 8192 bytes), found ${engine.page_size}`);
-    }
+    checkPageSize(engine, [SQLSERVER_PAGE_BYTES], '8k for SQL Server (pages are always 8192 bytes)');
     if (engine.encoding === 'utf16') {
       throw new EngineSettingError('encoding', 'latin1 (a code page) or utf8 (a _UTF8 collation) for char/varchar; declare nchar/nvarchar for UTF-16; found utf16');
     }

@@ -4,6 +4,7 @@
  */
 import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
 import type { FormatId } from '../config/schema.js';
+import type { ColumnType } from '../schema/types.js';
 
 /** Marker for a NULL in a row's stored lengths. */
 export const NULL_LEN = 0xffff;
@@ -102,4 +103,90 @@ export interface Format {
 export function columnIsIndexed(table: TableDef, col: ColumnDef): boolean {
   const n = col.name.toLowerCase();
   return table.indexes.some((i) => i.columns.some((c) => c.toLowerCase() === n));
+}
+
+/** What a format decides about one column; columnLayout() fills in the rest. */
+export interface ColumnStorage {
+  variableType: boolean;
+  character: boolean;
+  /** Average bytes per character (1 for non-character columns). */
+  bytesPerChar: number;
+  /** Most bytes a value may take; for a fixed-length type also the bytes of every non-NULL value. */
+  maxBytes: number;
+  /** Stored length varies per row; default: a variable-length type or a nullable column. */
+  varying?: boolean;
+}
+
+/** The ColumnLayout of column `index` of `table` (varIndex is set by indexVaryingColumns()). */
+export function columnLayout(table: TableDef, col: ColumnDef, index: number, s: ColumnStorage): ColumnLayout {
+  return {
+    name: col.name,
+    index,
+    nullable: col.nullable,
+    varying: s.varying ?? (s.variableType || col.nullable),
+    varIndex: -1,
+    variableType: s.variableType,
+    fixedBytes: s.variableType ? 0 : s.maxBytes,
+    maxBytes: s.maxBytes,
+    character: s.character,
+    declaredLength: col.type.length,
+    bytesPerChar: s.bytesPerChar,
+    indexed: columnIsIndexed(table, col),
+  };
+}
+
+/**
+ * Number the varying columns (varIndex, in column order) and sum the bytes of the columns that are
+ * not varying (fixed-length NOT NULL) and the logical maximum of a row (every column at its maxBytes).
+ */
+export function indexVaryingColumns(columns: ColumnLayout[]): { varying: ColumnLayout[]; fixedNotNullBytes: number; logicalMaxBytes: number } {
+  const varying = columns.filter((c) => c.varying);
+  varying.forEach((c, i) => (c.varIndex = i));
+  return {
+    varying,
+    fixedNotNullBytes: columns.filter((c) => !c.varying).reduce((s, c) => s + c.fixedBytes, 0),
+    logicalMaxBytes: columns.reduce((s, c) => s + c.maxBytes, 0),
+  };
+}
+
+/**
+ * Physical bytes of the shortest and longest possible row: `rowBytes` of the varying lengths with every
+ * nullable column NULL and every variable value empty, then with every value at its longest stored length.
+ */
+export function rowBytesRange(varying: readonly ColumnLayout[], rowBytes: (lens: Uint16Array) => number): { minRowBytes: number; maxRowBytes: number } {
+  const minLens = new Uint16Array(Math.max(1, varying.length));
+  const maxLens = new Uint16Array(Math.max(1, varying.length));
+  varying.forEach((c, i) => {
+    minLens[i] = c.nullable ? NULL_LEN : c.variableType ? 0 : c.fixedBytes;
+    maxLens[i] = c.variableType ? Math.min(c.maxBytes, MAX_STORED_LEN) : c.fixedBytes;
+  });
+  return { minRowBytes: rowBytes(minLens), maxRowBytes: rowBytes(maxLens) };
+}
+
+/** Logical bytes of a row (data only): the fixed NOT NULL bytes plus every stored (non-NULL) varying length. */
+export function logicalDataBytes(layout: TableLayout, lens: Uint16Array, base: number): number {
+  let sum = layout.fixedNotNullBytes;
+  const v = layout.varying;
+  for (let i = 0; i < v.length; i++) {
+    const len = lens[base + i]!;
+    if (len !== NULL_LEN) sum += len;
+  }
+  return sum;
+}
+
+/** Average bytes per character of a latin1 (1) or utf8 (1 + multibyte share) character set. */
+export function charsetBytesPerChar(engine: EngineSpec): number {
+  return engine.encoding === 'utf8' ? 1 + engine.multibyte_share : 1;
+}
+
+/** National types (nchar/nvarchar …) take 2 bytes per character (UTF-16); others follow the character set. */
+export function nationalOrCharsetBytesPerChar(t: ColumnType, engine: EngineSpec): number {
+  return t.national ? 2 : charsetBytesPerChar(engine);
+}
+
+/** Throw unless the engine's page size is one of `pageSizes`; `expected` says which, before ", found …". */
+export function checkPageSize(engine: EngineSpec, pageSizes: readonly number[], expected: string): void {
+  if (!pageSizes.includes(engine.page_size)) {
+    throw new EngineSettingError('page_size', `${expected}, found ${engine.page_size}`);
+  }
 }

@@ -169,6 +169,23 @@ describe('reorg', () => {
     expect(h.metrics().rows_moved_home).toBeGreaterThanOrEqual(1);
     expect(h.checkInvariants()).toEqual([]);
   });
+  it('forwarded_rows keeps its page accounting while re-homing grows the page arrays', () => {
+    // 1,650 pages before the reorg, 2,925 after: re-homed rows allocate past the page arrays'
+    // capacity (2,048) in the middle of the reorg, which must keep writing to the grown arrays.
+    const n = 19 * 300;
+    const h = heap();
+    for (let r = 0; r < n; r++) h.insert(r, 100, 92);
+    for (let r = 0; r < n; r += 2) h.update(r, 900, 892, NO_INDEX);
+    for (let r = 1; r < n; r += 4) h.delete(r);
+    expect(h.checkInvariants()).toEqual([]);
+    h.reorg('forwarded_rows');
+    const m = h.metrics();
+    expect(m.forwarded_rows).toBe(0);
+    expect(m.rows_moved_home).toBeGreaterThan(0);
+    expect(m.rows_rehomed).toBeGreaterThan(0);
+    expect(m.pages_allocated).toBeGreaterThan(2048);
+    expect(h.checkInvariants()).toEqual([]);
+  });
   it('rebuild: one exclusive table lock, no forwarded rows, pages repacked', () => {
     const h = forwardedHeap();
     const before = h.metrics().pages;

@@ -395,14 +395,7 @@ export class ForwardingHeap implements StorageEngine {
       q = this.targetPage(placed + newRsv, p);
       if (q === h) {
         // The free-space search chose the home page: the row is home again, the stub becomes the row.
-        placed = phys;
-        const hi = h * PAGE_STRIDE;
-        pg[hi + USED]! += phys - this.o.stubBytes;
-        pg[hi + TOP]! += phys;
-        pg[hi + RESERVED]! += newRsv;
-        if (this.tree !== null) this.touch(h);
-        this.setRow(row, h, h, phys, newRsv);
-        this.forwardedCount--;
+        this.bodyHome(row, h, phys, newRsv);
         this.c.moved_home_on_update++;
         return true;
       }
@@ -411,6 +404,24 @@ export class ForwardingHeap implements StorageEngine {
     this.placeBody(q, placed, newRsv);
     this.setRow(row, newHome, q, placed, newRsv);
     return true;
+  }
+
+  /**
+   * A forwarded row's body comes home in place of its stub (the page is compacted first when its
+   * contiguous free space is too short); the row is no longer forwarded.
+   */
+  private bodyHome(row: number, h: number, phys: number, rsv: number): void {
+    const g = this.g;
+    const pg = this.pg;
+    const hi = h * PAGE_STRIDE;
+    const contiguous = g.usableBytes - pg[hi + TOP]! - pg[hi + SLOTS]! * g.slotBytes;
+    if (phys > contiguous) this.compact(h);
+    pg[hi + USED]! += phys - this.o.stubBytes;
+    pg[hi + TOP]! += phys;
+    pg[hi + RESERVED]! += rsv;
+    if (this.tree !== null) this.touch(h);
+    this.setRow(row, h, h, phys, rsv);
+    this.forwardedCount--;
   }
 
   /**
@@ -424,14 +435,7 @@ export class ForwardingHeap implements StorageEngine {
     const freeAtHome = g.usableBytes - pg[hi + USED]! - pg[hi + SLOTS]! * g.slotBytes;
     if (phys + newRsv - this.o.stubBytes > freeAtHome) return false;
     this.removeBody(p, old, oldRsv);
-    const contiguous = g.usableBytes - pg[hi + TOP]! - pg[hi + SLOTS]! * g.slotBytes;
-    if (phys > contiguous) this.compact(h);
-    pg[hi + USED]! += phys - this.o.stubBytes;
-    pg[hi + TOP]! += phys;
-    pg[hi + RESERVED]! += newRsv;
-    if (this.tree !== null) this.touch(h);
-    this.setRow(row, h, h, phys, newRsv);
-    this.forwardedCount--;
+    this.bodyHome(row, h, phys, newRsv);
     this.c.updates_in_place++;
     this.c.moved_home_on_update++;
     return true;
@@ -490,7 +494,6 @@ export class ForwardingHeap implements StorageEngine {
     forwarded.sort((a, b) => this.home(a) - this.home(b) || a - b);
     this.c.reorg_transactions += Math.ceil(this.allocatedPages / REORG_PAGES_PER_TRANSACTION);
     const g = this.g;
-    const pg = this.pg;
     let lastGroup = -1;
     for (const r of forwarded) {
       const h = this.home(r);
@@ -504,27 +507,22 @@ export class ForwardingHeap implements StorageEngine {
       const L = L0 - this.bp;
       const rsv = this.rsv(r);
       const hi = h * PAGE_STRIDE;
-      const freeAtHome = g.usableBytes - pg[hi + USED]! - pg[hi + SLOTS]! * g.slotBytes;
+      const freeAtHome = g.usableBytes - this.pg[hi + USED]! - this.pg[hi + SLOTS]! * g.slotBytes;
       this.removeBody(c, L0, rsv);
+      // this.pg, never a local copy: targetPage() may allocate a page and grow the array.
       if (L - this.o.stubBytes <= freeAtHome) {
-        const contiguous = g.usableBytes - pg[hi + TOP]! - pg[hi + SLOTS]! * g.slotBytes;
-        if (L > contiguous) this.compact(h);
-        pg[hi + USED]! += L - this.o.stubBytes;
-        pg[hi + TOP]! += L;
-        pg[hi + RESERVED]! += rsv;
-        this.setRow(r, h, h, L, rsv);
-        if (this.tree !== null) this.touch(h);
+        this.bodyHome(r, h, L, rsv);
         this.c.rows_moved_home++;
       } else {
-        pg[hi + USED]! -= this.o.stubBytes;
-        pg[hi + SLOTS]!--;
+        this.pg[hi + USED]! -= this.o.stubBytes;
+        this.pg[hi + SLOTS]!--;
         if (this.tree !== null) this.touch(h);
         const q = this.targetPage(L + rsv, -1);
         this.placeBody(q, L, rsv);
         this.setRow(r, q, q, L, rsv);
+        this.forwardedCount--;
         this.c.rows_rehomed++;
       }
-      this.forwardedCount--;
     }
   }
 

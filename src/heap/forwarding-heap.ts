@@ -338,11 +338,7 @@ export class ForwardingHeap implements StorageEngine {
     if (delta <= 0) {
       if (p !== h && this.o.moveBackHome && this.moveHome(row, h, p, old, oldRsv, phys, newRsv)) return true;
       // Shrinks in place; the freed bytes become a hole until the page is compacted.
-      pg[pi + USED]! += delta;
-      pg[pi + RESERVED]! += newRsv - oldRsv;
-      this.rows[ri + SIZE] = body | (newRsv << 16);
-      if (this.tree !== null) this.touch(p);
-      this.c.updates_in_place++;
+      this.resizeInPlace(row, p, body, delta, oldRsv, newRsv);
       return true;
     }
     const slotArea = pg[pi + SLOTS]! * g.slotBytes;
@@ -359,11 +355,7 @@ export class ForwardingHeap implements StorageEngine {
         fits = false;
       }
       if (fits) {
-        pg[pi + USED]! += delta;
-        pg[pi + RESERVED]! += newRsv - oldRsv;
-        this.rows[ri + SIZE] = body | (newRsv << 16);
-        if (this.tree !== null) this.touch(p);
-        this.c.updates_in_place++;
+        this.resizeInPlace(row, p, body, delta, oldRsv, newRsv);
         return true;
       }
     }
@@ -404,6 +396,16 @@ export class ForwardingHeap implements StorageEngine {
     this.placeBody(q, placed, newRsv);
     this.setRow(row, newHome, q, placed, newRsv);
     return true;
+  }
+
+  /** The row stays on page p with a body of `body` bytes (`delta` more than before) and reservation `newRsv`. */
+  private resizeInPlace(row: number, p: number, body: number, delta: number, oldRsv: number, newRsv: number): void {
+    const pi = p * PAGE_STRIDE;
+    this.pg[pi + USED]! += delta;
+    this.pg[pi + RESERVED]! += newRsv - oldRsv;
+    this.rows[row * ROW_STRIDE + SIZE] = body | (newRsv << 16);
+    if (this.tree !== null) this.touch(p);
+    this.c.updates_in_place++;
   }
 
   /**

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+import { main, reportInternalError } from '../dist/cli/main.js';
 
 // `rowsim run … | head` closes the pipe early: that is not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -14,7 +14,8 @@ main(process.argv).then(
     process.exitCode = code;
   },
   (err) => {
-    console.error(err && err.stack ? err.stack : String(err));
+    // main() reports every error itself; this is a last resort.
+    reportInternalError(err);
     process.exitCode = 1;
   },
 );

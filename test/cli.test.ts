@@ -67,18 +67,18 @@ describe('rowsim run', () => {
     expect(JSON.parse(readFileSync(join(dir, 's2', 'results.json'), 'utf8')).storage).not.toEqual(JSON.parse(a).storage);
   });
 
-  it('keeps the estimate files that `rowsim estimate` wrote into the same folder', () => {
+  it('keeps the estimate files and the files it did not write in its folder', () => {
     const dir = tmp();
     writeFileSync(join(dir, 'small.yaml'), SMALL);
     const out = join(dir, 'out');
     expect(rowsim(['run', join(dir, 'small.yaml'), '--out', out, '--quiet']).code).toBe(0);
-    writeFileSync(join(out, 'estimate.json'), '{}');
-    writeFileSync(join(out, 'charts', 'estimate.png'), 'png');
-    writeFileSync(join(out, 'stale.txt'), 'old');
+    expect(rowsim(['estimate', join(dir, 'small.yaml'), '--out', out, '--quiet', '--seeds', '2', '--sample-rows', '1000']).code).toBe(0);
+    const estimate = readFileSync(join(out, 'estimate.json'), 'utf8');
+    writeFileSync(join(out, 'notes.txt'), 'mine');
     expect(rowsim(['run', join(dir, 'small.yaml'), '--out', out, '--quiet']).code).toBe(0);
-    expect(readFileSync(join(out, 'estimate.json'), 'utf8')).toBe('{}');
+    expect(readFileSync(join(out, 'estimate.json'), 'utf8')).toBe(estimate);
     expect(existsSync(join(out, 'charts', 'estimate.png'))).toBe(true);
-    expect(existsSync(join(out, 'stale.txt'))).toBe(false);
+    expect(readFileSync(join(out, 'notes.txt'), 'utf8')).toBe('mine');
     expect(readdirSync(dir).sort()).toEqual(['out', 'small.yaml']);
   });
 
@@ -144,7 +144,7 @@ describe('bad input', () => {
   it('a missing file', () => {
     const r = rowsim(['run', '/nonexistent/x.yaml']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/\/nonexistent\/x\.yaml: cannot read the config: ENOENT/);
+    expect(r.stderr).toMatch(/\/nonexistent\/x\.yaml: expected a readable file, found no such file \(ENOENT\)/);
   });
   it('bad arguments', () => {
     const dir = tmp();

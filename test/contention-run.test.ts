@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -84,7 +84,7 @@ describe('runContention', () => {
     const results = runContentionInProcess(tiny(), 1);
     const dir = mkdtempSync(join(tmpdir(), 'rowsim-contention-'));
     try {
-      const files = writeContentionCharts(results, dir);
+      const files = writeContentionCharts(results, (rel, data) => writeFileSync(join(dir, rel.replace('charts/', '')), data));
       expect(files).toEqual(['charts/contention-throughput.png', 'charts/contention-response-time.png', 'charts/contention-engines.png', 'charts/contention-engine-time.png']);
       for (const f of files) expect(statSync(join(dir, f.replace('charts/', ''))).size).toBeGreaterThan(5000);
       const md = contentionMarkdown(results);

@@ -2,8 +2,7 @@
  * `rowsim estimate <config>`: recommend exp_row_size (and fillfactor, PCTFREE) for a table. Writes
  * out/<name>/estimate.json, estimate.md and charts/estimate*.png, prints a summary.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { FORMAT_IDS, type FormatId } from '../config/schema.js';
 import { loadEstimateConfig, type EstimateConfig } from '../estimate/config.js';
@@ -11,7 +10,7 @@ import { inProcessRunner, runEstimate, type CandidateRunner } from '../estimate/
 import { estimateChart, estimateJson, estimateMarkdown, estimateTerminal } from '../estimate/report.js';
 import { poolRunner } from '../estimate/pool-runner.js';
 import { progressBar } from '../report/progress.js';
-import { writeFolderAtomically } from '../report/output.js';
+import { checkOutputFolder, StagedOutput } from '../report/output.js';
 
 export interface EstimateCliOptions {
   target?: number;
@@ -57,30 +56,10 @@ export function parseFormats(value: string): FormatId[] {
   return list as FormatId[];
 }
 
-/**
- * Put estimate files into `outDir` without touching the other files there (results.json of `rowsim
- * run` lives in the same folder): stage in a temporary folder, then rename file by file.
- */
-function writeEstimateFiles(outDir: string, write: (dir: string) => void): void {
-  if (!existsSync(outDir)) {
-    writeFolderAtomically(outDir, write);
-    return;
-  }
-  const stage = mkdtempSync(join(resolve(outDir), '.estimate-tmp-'));
-  try {
-    mkdirSync(join(stage, 'charts'), { recursive: true });
-    write(stage);
-    mkdirSync(join(outDir, 'charts'), { recursive: true });
-    for (const f of readdirSync(join(stage, 'charts'))) renameSync(join(stage, 'charts', f), join(outDir, 'charts', f));
-    for (const f of readdirSync(stage)) if (f !== 'charts') renameSync(join(stage, f), join(outDir, f));
-  } finally {
-    rmSync(stage, { recursive: true, force: true });
-  }
-}
-
 export async function estimateCommand(file: string, opts: EstimateCliOptions): Promise<number> {
   // Bad input throws InputError: main() prints it and exits with status 2.
   const cfg: EstimateConfig = loadEstimateConfig(file, { target_pct: opts.target, seeds: opts.seeds, sample_rows: opts.sampleRows, rows: opts.rows, formats: opts.formats });
+  const folder = checkOutputFolder(opts.out ?? join('out', cfg.name), 'estimate');
   const quiet = opts.quiet || opts.json;
   const bar = quiet ? undefined : progressBar('estimate');
   const runner: CandidateRunner = opts.workers === 0 ? inProcessRunner : poolRunner({ workers: opts.workers, onProgress: (d, t) => bar?.update(d, t) });
@@ -89,21 +68,23 @@ export async function estimateCommand(file: string, opts: EstimateCliOptions): P
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   bar?.finish();
 
-  const outDir = opts.out ?? join('out', cfg.name);
   const charts = outcome.formats.map((f, i) => (i === 0 ? 'charts/estimate.png' : `charts/estimate-${f.format}.png`));
   const json = estimateJson(cfg, outcome, charts);
   const text = `${JSON.stringify(json, null, 2)}\n`;
-  mkdirSync(dirname(resolve(outDir)), { recursive: true });
-  writeEstimateFiles(outDir, (dir) => {
-    outcome.formats.forEach((f, i) => writeFileSync(join(dir, charts[i]!), estimateChart(cfg, f)));
-    writeFileSync(join(dir, 'estimate.md'), `${estimateMarkdown(cfg, outcome, charts)}\n`);
-    writeFileSync(join(dir, 'estimate.json'), text);
-  });
+  const out = new StagedOutput(folder);
+  try {
+    outcome.formats.forEach((f, i) => out.write(charts[i]!, estimateChart(cfg, f)));
+    out.write('estimate.md', `${estimateMarkdown(cfg, outcome, charts)}\n`);
+    out.write('estimate.json', text);
+    out.publish();
+  } finally {
+    out.discard();
+  }
   if (opts.json) {
     process.stdout.write(text);
   } else if (!opts.quiet) {
     process.stdout.write(`${estimateTerminal(cfg, outcome)}\n`);
-    const where = relative(process.cwd(), join(outDir, 'estimate.json')) || join(outDir, 'estimate.json');
+    const where = relative(process.cwd(), join(folder.dir, 'estimate.json')) || join(folder.dir, 'estimate.json');
     process.stdout.write(`estimate: ${where}, estimate.md and ${charts.join(', ')} beside it (${seconds.toFixed(1)} s)\n`);
   }
   return 0;

@@ -3,21 +3,32 @@
  * 2 bad input (config, CSV, DDL, arguments), 1 an internal error.
  */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { InputError } from '../config/errors.js';
+import { UserError } from '../config/errors.js';
 import { ROWSIM_VERSION } from '../version.js';
-import { runCommand } from './run.js';
+import { runCommand, type RunOptions } from './run.js';
+import { DEFAULT_MAX_SWEEP_POINTS } from '../config/load.js';
 import { validateCommand } from './validate.js';
 import { parseFormatList, parseRowsizeRows, rowsizeCommand } from './rowsize.js';
 import { pgCheckCommand } from './pg-check.js';
 import { estimateCommand, parseFormats, parseRowCount, parseSampleRows, parseSeeds, parseTarget } from './estimate.js';
 
 export const EXIT_OK = 0;
+/** An internal error (a bug of rowsim's), or `rowsim` without a command (help is printed). */
+export const EXIT_INTERNAL = 1;
 export const EXIT_INPUT = 2;
 
 export function parseWorkers(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n < 1 || n > 256) {
     throw new InvalidArgumentError(`expected a whole number of worker threads from 1 to 256, found "${value}"`);
+  }
+  return n;
+}
+
+export function parseMaxPoints(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < 1 || n > 1_000_000) {
+    throw new InvalidArgumentError(`expected a whole number of sweep points from 1 to 1000000, found "${value}"`);
   }
   return n;
 }
@@ -38,8 +49,9 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .argument('<config>', 'config YAML file')
     .option('--out <dir>', 'results folder (default: out/<name>)')
     .option('--workers <n>', 'worker threads (default: the number of cores)', parseWorkers)
+    .option('--max-points <n>', `refuse sweeps of more points than this (default ${DEFAULT_MAX_SWEEP_POINTS})`, parseMaxPoints)
     .option('--quiet', 'print nothing but errors')
-    .action(async (config: string, opts: { out?: string; workers?: number; quiet?: boolean }) => {
+    .action(async (config: string, opts: RunOptions) => {
       setCode(await runCommand(config, opts));
     });
 
@@ -47,8 +59,10 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .command('validate')
     .description('check a config without running it')
     .argument('<config>', 'config YAML file')
-    .action((config: string) => {
-      setCode(validateCommand(config));
+    .option('--workers <n>', 'worker threads the run would use (for the memory check; default: the number of cores)', parseWorkers)
+    .option('--max-points <n>', `refuse sweeps of more points than this (default ${DEFAULT_MAX_SWEEP_POINTS})`, parseMaxPoints)
+    .action((config: string, opts: { workers?: number; maxPoints?: number }) => {
+      setCode(validateCommand(config, opts));
     });
 
   program
@@ -98,15 +112,34 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv);
   } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT_OK;
-      return EXIT_INPUT;
-    }
-    if (err instanceof InputError) {
-      process.stderr.write(`${err.message}\n`);
-      return EXIT_INPUT;
-    }
-    throw err;
+    return exitCodeFor(err);
   }
   return code;
+}
+
+/**
+ * The exit status for an error that reached the top, after saying what it was: a user's mistake is one
+ * clear message and status 2; anything else is a bug of rowsim's, said in one line (the stack only
+ * with ROWSIM_DEBUG=1) with status 1.
+ */
+export function exitCodeFor(err: unknown): number {
+  if (err instanceof CommanderError) {
+    // --help and --version exit 0; `rowsim` without a command prints help and exits 1; bad arguments 2.
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT_OK;
+    if (err.code === 'commander.help') return err.exitCode === 0 ? EXIT_OK : EXIT_INTERNAL;
+    return EXIT_INPUT;
+  }
+  if (err instanceof UserError) {
+    process.stderr.write(`${err.message}\n`);
+    return EXIT_INPUT;
+  }
+  reportInternalError(err);
+  return EXIT_INTERNAL;
+}
+
+export function reportInternalError(err: unknown): void {
+  const e = err as Error | undefined;
+  const what = e && typeof e === 'object' && 'message' in e ? `${e.name && e.name !== 'Error' ? `${e.name}: ` : ''}${e.message.split('\n')[0]}` : String(err);
+  process.stderr.write(`rowsim: internal error: ${what}; please report it (run again with ROWSIM_DEBUG=1 for the details)\n`);
+  if (process.env.ROWSIM_DEBUG === '1' && e?.stack) process.stderr.write(`${e.stack}\n`);
 }

@@ -5,11 +5,10 @@
  * for a .sql file; the table is loaded by the same runner as `rowsim run`.
  */
 import { engineForFormat } from '../config/defaults.js';
-import { readFileSync } from 'node:fs';
+import { readInputText } from '../config/read.js';
 import { InvalidArgumentError } from 'commander';
-import { parseAllDocuments } from 'yaml';
 import { InputError } from '../config/errors.js';
-import { loadConfig } from '../config/load.js';
+import { configDocuments, loadConfig } from '../config/load.js';
 import { FORMAT_IDS, type FormatId } from '../config/schema.js';
 import type { EngineSpec, PhaseSpec, StorageSpec, TableDef, ValueSpec } from '../config/spec.js';
 import { getFormat } from '../formats/index.js';
@@ -73,25 +72,14 @@ interface Source {
  */
 function readSources(file: string): Source[] {
   if (/\.sql$/i.test(file)) return [readSource(file)];
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new InputError([{ file, message: `cannot read the config: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` }]);
-  }
-  const docs = parseAllDocuments(text);
-  if (!Array.isArray(docs) || docs.length <= 1) return [readSource(file)];
-  return docs.map((d) => readSource(file, d.toString()));
+  return configDocuments(file).map((text) => readSource(file, text));
 }
 
 function readSource(file: string, text?: string): Source {
   if (/\.sql$/i.test(file)) {
-    let sql: string;
-    try {
-      sql = readFileSync(file, 'utf8');
-    } catch (err) {
-      throw new InputError([{ file, message: `cannot read the DDL: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` }]);
-    }
+    const read = readInputText(file);
+    if (!read.ok) throw new InputError([{ file, message: `expected ${read.problem}` }]);
+    const sql = read.text;
     try {
       const t = parseDdl(sql);
       return { name: t.name, seed: 42, table: { name: t.name, columns: t.columns, indexes: t.indexes }, values: {} };

@@ -9,7 +9,7 @@ export interface SectionRun {
   results: unknown;
   markdown: string;
   terminal: string;
-  writeCharts(chartsDir: string): string[];
+  writeCharts(writeFile: (rel: string, data: Uint8Array) => void): string[];
 }
 
 export async function runSections(cfg: RunConfig, opts: { workers?: number; quiet: boolean }): Promise<SectionRun[]> {
@@ -24,7 +24,7 @@ export async function runSections(cfg: RunConfig, opts: { workers?: number; quie
       results,
       markdown: contentionMarkdown(results),
       terminal: contentionTerminal(results),
-      writeCharts: (dir) => writeContentionCharts(results, dir),
+      writeCharts: (writeFile) => writeContentionCharts(results, writeFile),
     });
   }
   return runs;

@@ -15,10 +15,26 @@ export interface InputProblem {
   message: string;
 }
 
-export class InputError extends Error {
+/**
+ * A problem the user must fix (a file, an argument, a folder): the CLI prints the message as it is, on
+ * one line where it can, and exits with status 2. Never a stack trace.
+ */
+export class UserError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UserError';
+  }
+}
+
+/** Most problems reported at once; the rest are counted in one last line. */
+export const MAX_REPORTED_PROBLEMS = 50;
+
+export class InputError extends UserError {
   readonly problems: InputProblem[];
   constructor(problems: InputProblem[]) {
-    super(problems.map(formatProblem).join('\n'));
+    const shown = problems.slice(0, MAX_REPORTED_PROBLEMS).map(formatProblem);
+    if (problems.length > MAX_REPORTED_PROBLEMS) shown.push(`… and ${problems.length - MAX_REPORTED_PROBLEMS} more problems (the first ${MAX_REPORTED_PROBLEMS} are shown)`);
+    super(shown.join('\n'));
     this.problems = problems;
     this.name = 'InputError';
   }
@@ -84,7 +100,8 @@ export function describeFound(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return 'a list';
+  if (Array.isArray(value)) return value.length === 0 ? 'an empty list' : 'a list';
+  if (typeof value === 'object' && Object.keys(value).length === 0) return 'an empty mapping';
   return 'a mapping';
 }
 

@@ -2,16 +2,16 @@
  * Load a config file: YAML → schema → resolved run specification. Every problem is reported with
  * file, line, column, key path, what was expected and what was found (InputError).
  */
-import { readFileSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
-import { LineCounter, isScalar, parseDocument, visit } from 'yaml';
+import { LineCounter, isAlias, isScalar, parseAllDocuments, parseDocument, visit, type Document } from 'yaml';
 import type { z } from 'zod';
 import { DdlError, parseDdl } from '../schema/ddl.js';
 import { parseType, SchemaError } from '../schema/types.js';
 import { getFormat, availableFormats } from '../formats/index.js';
 import { EngineSettingError } from '../formats/types.js';
 import { parseCount } from '../util/units.js';
-import { describeFound, InputError, nearest, type InputProblem, type KeyPath, YamlLocator } from './errors.js';
+import { describeFound, InputError, keyPathString, MAX_REPORTED_PROBLEMS, nearest, type InputProblem, type KeyPath, YamlLocator } from './errors.js';
+import { readInputText } from './read.js';
 import {
   FORMAT_IDS,
   ORDER_RE,
@@ -49,6 +49,8 @@ export interface RunConfig {
   storage: SweepPoint[];
   sweepKeys: string[];
   sections: SectionResults;
+  /** Positions of the config's keys, for problems found after loading (limits). */
+  loc: YamlLocator;
 }
 
 
@@ -56,8 +58,20 @@ export class Problems {
   list: InputProblem[] = [];
   constructor(readonly loc: YamlLocator) {}
   add(path: KeyPath, message: string, preferKey = false): void {
-    this.list.push(this.loc.problem(path, message, preferKey));
+    // Past the reported few, a problem is only counted: locating it would make checking a file with
+    // thousands of mistakes quadratic.
+    if (this.list.length >= MAX_REPORTED_PROBLEMS) this.list.push({ file: this.loc.file, message });
+    else this.list.push(this.loc.problem(path, message, preferKey));
   }
+}
+
+/** The largest sweep a run accepts unless --max-points says otherwise. */
+export const DEFAULT_MAX_SWEEP_POINTS = 1000;
+
+/** Options of loadConfig. */
+export interface LoadOptions {
+  /** Refuse sweeps of more points than this (default DEFAULT_MAX_SWEEP_POINTS). */
+  maxPoints?: number;
 }
 
 /** A parsed config document: the plain value and a locator for positioned problems. */
@@ -66,36 +80,103 @@ export interface ParsedConfig {
   loc: YamlLocator;
 }
 
+/** Alias expansions a config may use; more is a resource-exhaustion attack ("billion laughs"). */
+export const MAX_ALIAS_EXPANSIONS = 100;
+
 /** Read and parse a config file's YAML (no schema yet). Throws InputError on unreadable or invalid YAML. */
 export function parseConfigSource(file: string, text?: string): ParsedConfig {
-  let source: string;
-  try {
-    source = text ?? readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new InputError([{ file, message: `cannot read the config: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` }]);
+  let source = text;
+  if (source === undefined) {
+    const read = readInputText(file);
+    if (!read.ok) throw new InputError([{ file, message: `expected ${read.problem}` }]);
+    source = read.text;
   }
   const lines = new LineCounter();
-  const doc = parseDocument(source, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  // Duplicate keys are found below in linear time (the parser's own uniqueKeys check is quadratic).
+  const doc = parseDocument(source, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
   const loc = new YamlLocator(doc, lines, file);
+  const at = (offset: number) => {
+    const pos = lines.linePos(offset);
+    return { file, line: pos.line, column: pos.col };
+  };
   if (doc.errors.length > 0) {
     throw new InputError(
-      doc.errors.map((e) => {
-        const pos = lines.linePos(e.pos[0]);
-        return { file, line: pos.line, column: pos.col, message: `expected valid YAML: ${e.message.split('\n')[0]}` };
-      }),
+      doc.errors.map((e) =>
+        e.code === 'MULTIPLE_DOCS'
+          ? { ...at(e.pos[0]), message: 'expected one YAML document, found a second one (after ---): run, validate and estimate read one config per file; rowsize and pg-check read several' }
+          : { ...at(e.pos[0]), message: `expected valid YAML: ${e.message.split('\n')[0]}` },
+      ),
     );
   }
-  // `null: true` is a key in the config format: YAML reads an unquoted null key as the null value.
+  const problems: InputProblem[] = [];
   visit(doc, {
+    Map(_, map) {
+      const seen = new Map<unknown, number>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key) || !pair.key.range) continue;
+        const key = pair.key.value;
+        const first = seen.get(key);
+        if (first === undefined) seen.set(key, pair.key.range[0]);
+        else if (problems.length < MAX_REPORTED_PROBLEMS) problems.push({ ...at(pair.key.range[0]), message: `expected each key once in a mapping, found "${String(key)}" again (first at line ${lines.linePos(first).line})` });
+      }
+    },
     Pair(_, pair) {
+      // `null: true` is a key in the config format: YAML reads an unquoted null key as the null value.
       if (isScalar(pair.key) && pair.key.value === null) pair.key.value = pair.key.source || 'null';
+      // A key that would set an object's prototype is never a config key.
+      if (isScalar(pair.key) && pair.key.value === '__proto__' && pair.key.range) {
+        problems.push({ ...at(pair.key.range[0]), message: 'expected a config key, found "__proto__"' });
+      }
     },
   });
-  return { raw: doc.toJS({ maxAliasCount: 100 }) as unknown, loc };
+  if (problems.length) throw new InputError(problems);
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: MAX_ALIAS_EXPANSIONS });
+  } catch (err) {
+    throw new InputError([aliasProblem(doc, file, at, err)]);
+  }
+  return { raw, loc };
+}
+
+/** Where and why an alias could not be expanded: an undefined anchor, or too many expansions. */
+type Position = { file: string; line?: number; column?: number };
+
+function aliasProblem(doc: Document, file: string, at: (offset: number) => Position, err: unknown): InputProblem {
+  let first: Position | undefined;
+  let unresolved: InputProblem | undefined;
+  visit(doc, {
+    Alias(_, node) {
+      const pos = node.range ? at(node.range[0]) : { file };
+      first ??= pos;
+      if (!unresolved && isAlias(node) && node.resolve(doc) === undefined) unresolved = { ...pos, message: `expected an alias of an anchor defined before it, found *${node.source} with no anchor &${node.source} above` };
+    },
+  });
+  if (unresolved) return unresolved;
+  if (/alias count/i.test((err as Error).message ?? '')) {
+    return { ...(first ?? { file }), message: `expected aliases that expand to at most ${MAX_ALIAS_EXPANSIONS} nodes, found more (a YAML alias bomb?)` };
+  }
+  return { ...(first ?? { file }), message: `expected valid YAML aliases: ${(err as Error).message ?? String(err)}` };
+}
+
+/**
+ * The documents of a YAML file of several configs separated by `---` (rowsize and pg-check read such
+ * files), each as a text that keeps its line and column numbers in the file: the text before the
+ * document is blanked out except for its line breaks. A file of one document gives one text. Throws
+ * InputError when the file cannot be read.
+ */
+export function configDocuments(file: string): string[] {
+  const read = readInputText(file);
+  if (!read.ok) throw new InputError([{ file, message: `expected ${read.problem}` }]);
+  const source = read.text;
+  if (!/^---/m.test(source)) return [source];
+  const docs = parseAllDocuments(source, { uniqueKeys: false });
+  if (!Array.isArray(docs) || docs.length <= 1) return [source];
+  return docs.map((d) => `${source.slice(0, d.range[0]).replace(/[^\n]/g, '')}${source.slice(d.range[0], d.range[2])}`);
 }
 
 /** Parse, validate and resolve a config file. Throws InputError. */
-export function loadConfig(file: string, text?: string): RunConfig {
+export function loadConfig(file: string, text?: string, options: LoadOptions = {}): RunConfig {
   const { raw, loc } = parseConfigSource(file, text);
   const P = new Problems(loc);
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -105,7 +186,6 @@ export function loadConfig(file: string, text?: string): RunConfig {
   const top = zodCheck(topSchema, raw, [], P);
   if (!top) throw new InputError(P.list);
   const obj = raw as Record<string, unknown>;
-  const baseDir = dirname(resolvePath(file));
   const seed = top.seed ?? DEFAULT_SEED;
 
   const hasStorage = obj.table !== undefined || obj.engine !== undefined || obj.workload !== undefined;
@@ -120,7 +200,7 @@ export function loadConfig(file: string, text?: string): RunConfig {
     P.add([], 'expected table, engine and workload (a storage run) or contention, found neither');
   }
 
-  const storage: SweepPoint[] = [];
+  let storage: SweepPoint[] = [];
   const sweepKeys = Object.keys(top.sweep ?? {});
   if (hasStorage) {
     for (const [name, missing] of [
@@ -130,49 +210,95 @@ export function loadConfig(file: string, text?: string): RunConfig {
     ] as const) {
       if (missing) {
         const hint = name === 'workload' && obj.estimate !== undefined ? '; a config with measured data is for rowsim estimate' : '';
-        P.add([], `expected a ${name} section (a storage run needs table, engine and workload), found none${hint}`);
+        P.add([], `expected ${name === 'engine' ? 'an' : 'a'} ${name} section (a storage run needs table, engine and workload), found none${hint}`);
       }
     }
-    if (P.list.length === 0) {
-      const combos = sweepCombinations(top.sweep ?? {});
-      const seen = new Set<string>();
-      combos.forEach((combo) => {
-        const pointRaw = structuredClone(obj);
-        for (const [key, { value }] of Object.entries(combo)) {
-          const path = parseDotted(key);
-          if (!path || !setAt(pointRaw, path)) {
-            P.add(['sweep', key], `expected a key path such as engine.exp_row_size that exists in this config, found "${key}"`, true);
-            return;
-          }
-          setAt(pointRaw, path, value);
-        }
-        const pointProblems = new Problems(loc);
-        const spec = resolveStorage(pointRaw as Record<string, unknown>, top.name, seed, baseDir, pointProblems);
-        // A problem under a swept key is the sweep value's problem: point at it.
-        for (const prob of pointProblems.list) {
-          let relocated = prob;
-          for (const [key, { index }] of Object.entries(combo)) {
-            if (prob.key === key || prob.key?.startsWith(`${key}.`) || prob.key?.startsWith(`${key}[`)) {
-              relocated = { ...loc.problem(['sweep', key, index], prob.message), key: `sweep.${key}[${index}]` };
-            }
-          }
-          const id = `${relocated.line}:${relocated.column}:${relocated.key}:${relocated.message}`;
-          if (!seen.has(id)) {
-            seen.add(id);
-            P.list.push(relocated);
-          }
-        }
-        if (spec) {
-          const params = Object.fromEntries(Object.entries(combo).map(([k, v]) => [k, v.value]));
-          storage.push({ label: pointLabel(params), params, spec });
-        }
-      });
+    if (P.list.length === 0 && checkSweep(obj, top.sweep ?? {}, options.maxPoints ?? DEFAULT_MAX_SWEEP_POINTS, P)) {
+      storage = sweepPoints(obj, top.name, seed, dirname(resolvePath(file)), top.sweep ?? {}, P);
     }
   } else if (top.sweep) {
     P.add(['sweep'], 'expected sweep only with a storage run (table, engine, workload); contention takes lists directly', true);
   }
   if (P.list.length > 0) throw new InputError(P.list);
-  return { file, name: top.name, seed, storage, sweepKeys, sections };
+  return { file, name: top.name, seed, storage, sweepKeys, sections, loc };
+}
+
+/** Top-level keys under which a sweep may change values; `seed` itself may be swept too. */
+const SWEEPABLE_ROOTS = ['table', 'engine', 'workload', 'seed'] as const;
+/** Path segments that would reach an object's prototype instead of a config key. */
+const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
+
+type SweepValues = Record<string, (string | number | boolean)[]>;
+
+/**
+ * Check the sweep before any point is built: every key a path of this config that may be swept (one
+ * problem per bad path, not per value), a swept seed a valid seed, and no more points than `maxPoints`.
+ */
+function checkSweep(obj: Record<string, unknown>, sweep: SweepValues, maxPoints: number, P: Problems): boolean {
+  const before = P.list.length;
+  let points = 1;
+  for (const [key, values] of Object.entries(sweep)) {
+    points *= values.length;
+    const path = parseDotted(key);
+    const at: KeyPath = ['sweep', key];
+    if (!path) {
+      P.add(at, `expected a key path such as engine.exp_row_size or workload[1].update.rows, found "${key}"`, true);
+    } else if (path.some((seg) => typeof seg === 'string' && FORBIDDEN_SEGMENTS.has(seg))) {
+      P.add(at, `expected a key path of the config, found "${key}" (${path.find((seg) => typeof seg === 'string' && FORBIDDEN_SEGMENTS.has(seg))} is not a config key)`, true);
+    } else if (!(SWEEPABLE_ROOTS as readonly (string | number)[]).includes(path[0]!)) {
+      const guess = nearest(String(path[0]), SWEEPABLE_ROOTS);
+      P.add(at, `expected a key under ${SWEEPABLE_ROOTS.slice(0, 3).join(', ')}, or seed, found "${key}"${path[0] === 'name' || path[0] === 'contention' || path[0] === 'sweep' || path[0] === 'estimate' ? ` (${path[0]} cannot be swept${path[0] === 'contention' ? '; contention takes lists directly' : ''})` : guess ? `; did you mean "${guess}"?` : ''}`, true);
+    } else if (path[0] === 'seed') {
+      if (path.length > 1) P.add(at, `expected seed, found "${key}"`, true);
+      values.forEach((v, i) => {
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > Number.MAX_SAFE_INTEGER) P.add([...at, i], `expected a seed: a whole number ≥ 0, found ${describeFound(v)}`);
+      });
+    } else if (!parentExists(obj, path)) {
+      P.add(at, `expected a key path that exists in this config (its parent ${keyPathString(path.slice(0, -1))} is missing), found "${key}"`, true);
+    }
+  }
+  if (P.list.length > before) return false;
+  if (points > maxPoints) {
+    const sizes = Object.values(sweep).map((v) => v.length).join(' × ');
+    P.add(['sweep'], `expected at most ${maxPoints} sweep points (raise the limit with --max-points N), found ${points} (${sizes})`, true);
+    return false;
+  }
+  return true;
+}
+
+/** One resolved storage spec per sweep combination; a problem under a swept key points at its value. */
+function sweepPoints(obj: Record<string, unknown>, name: string, seed: number, baseDir: string, sweep: SweepValues, P: Problems): SweepPoint[] {
+  const storage: SweepPoint[] = [];
+  const seen = new Set<string>();
+  for (const combo of sweepCombinations(sweep)) {
+    const pointRaw = structuredClone(obj);
+    let pointSeed = seed;
+    for (const [key, { value }] of Object.entries(combo)) {
+      if (key === 'seed') pointSeed = value as number;
+      else setAt(pointRaw, parseDotted(key)!, value);
+    }
+    const pointProblems = new Problems(P.loc);
+    const spec = resolveStorage(pointRaw, name, pointSeed, baseDir, pointProblems);
+    for (const prob of pointProblems.list) {
+      let relocated = prob;
+      for (const [key, { index }] of Object.entries(combo)) {
+        if (prob.key === key || prob.key?.startsWith(`${key}.`) || prob.key?.startsWith(`${key}[`)) {
+          relocated = { ...P.loc.problem(['sweep', key, index], prob.message), key: `sweep.${key}[${index}]` };
+        }
+      }
+      const id = `${relocated.line}:${relocated.column}:${relocated.key}:${relocated.message}`;
+      if (!seen.has(id)) {
+        seen.add(id);
+        P.list.push(relocated);
+      }
+    }
+    if (spec) {
+      const params: Record<string, string | number | boolean> = Object.create(null);
+      for (const [k, v] of Object.entries(combo)) params[k] = v.value;
+      storage.push({ label: pointLabel(params), params, spec });
+    }
+  }
+  return storage;
 }
 
 function pointLabel(params: Record<string, string | number | boolean>): string {
@@ -204,16 +330,21 @@ function parseDotted(key: string): KeyPath | undefined {
   return path;
 }
 
-/** Set (or, with no value, check that the parent of) the node at path exists. */
-function setAt(obj: unknown, path: KeyPath, value?: unknown): boolean {
-  let node = obj as Record<string | number, unknown>;
+/** Does the parent of the node at `path` exist (own keys only, never a prototype's)? */
+function parentExists(obj: unknown, path: KeyPath): boolean {
+  let node = obj;
   for (let i = 0; i < path.length - 1; i++) {
-    const next = node?.[path[i]!];
-    if (next === null || typeof next !== 'object') return false;
-    node = next as Record<string | number, unknown>;
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, path[i]!)) return false;
+    node = (node as Record<string | number, unknown>)[path[i]!];
   }
-  if (arguments.length >= 3) node[path[path.length - 1]!] = value;
-  return true;
+  return node !== null && typeof node === 'object';
+}
+
+/** Set the node at `path` (its parent exists: checked by parentExists). */
+function setAt(obj: unknown, path: KeyPath, value: unknown): void {
+  let node = obj as Record<string | number, unknown>;
+  for (let i = 0; i < path.length - 1; i++) node = node[path[i]!] as Record<string | number, unknown>;
+  node[path[path.length - 1]!] = value;
 }
 
 function getAt(obj: unknown, path: KeyPath): unknown {
@@ -256,14 +387,23 @@ export function zodCheck<T>(schema: z.ZodType<T>, value: unknown, base: KeyPath,
         P.add(path, `expected one of ${issue.values.map((v) => String(v)).join(', ')}, found ${f}`);
         break;
       case 'too_small':
-        P.add(path, `expected ${issue.origin === 'array' ? `at least ${issue.minimum} item(s)` : issue.origin === 'string' ? 'a non-empty text' : `a number ≥ ${issue.minimum}${issue.inclusive === false ? ' (exclusive)' : ''}`}, found ${f}`);
+        P.add(path, `expected ${issue.origin === 'array' ? `at least ${issue.minimum} item(s)` : issue.origin === 'string' ? 'a non-empty text' : `a number ${issue.inclusive === false ? '>' : '≥'} ${issue.minimum}`}, found ${f}`);
         break;
       case 'too_big':
-        P.add(path, `expected ${issue.origin === 'array' ? `at most ${issue.maximum} item(s)` : `a number ≤ ${issue.maximum}`}, found ${f}`);
+        P.add(path, `expected ${issue.origin === 'array' ? `at most ${issue.maximum} item(s)` : `a number ${issue.inclusive === false ? '<' : '≤'} ${issue.maximum}`}, found ${f}`);
         break;
-      case 'invalid_union':
-        P.add(path, `expected ${unionExpectation(path)}, found ${f}`);
+      case 'invalid_union': {
+        // A mapping with a misspelt key ({ unifrom: … }): name the key and the nearest one accepted.
+        const valid = validKeys(schema, issue.path as (string | number)[]);
+        const unknown = found !== null && typeof found === 'object' && !Array.isArray(found) && valid.length ? Object.keys(found).filter((k) => !valid.includes(k)) : [];
+        if (unknown.length) {
+          for (const key of unknown) {
+            const guess = nearest(key, valid);
+            P.add([...path, key], `unknown key "${key}"${guess ? `; did you mean "${guess}"?` : ''} (expected ${unionExpectation(path)})`, true);
+          }
+        } else P.add(path, `expected ${unionExpectation(path)}, found ${f}`);
         break;
+      }
       case 'invalid_format':
         P.add(path, `expected ${issue.message && !issue.message.startsWith('Invalid') ? issue.message : issue.format}, found ${f}`);
         break;
@@ -296,7 +436,7 @@ function validKeys(schema: unknown, path: (string | number)[]): string[] {
   const unwrap = () => {
     for (let i = 0; i < 10 && s?._zod; i++) {
       const def = s._zod.def;
-      if (def.type === 'optional' || def.type === 'default' || def.type === 'nullable') s = def.innerType as typeof s;
+      if (['optional', 'default', 'prefault', 'nullable', 'nonoptional', 'readonly', 'catch'].includes(def.type as string)) s = def.innerType as typeof s;
       else if (def.type === 'pipe') s = def.in as typeof s;
       else break;
     }
@@ -367,12 +507,12 @@ export function resolveTable(raw: unknown, baseDir: string, P: Problems): TableD
     const path = isFile ? resolvePath(baseDir, t.ddl.trim()) : undefined;
     let sql = t.ddl;
     if (path) {
-      try {
-        sql = readFileSync(path, 'utf8');
-      } catch (err) {
-        P.add(['table', 'ddl'], `expected a readable .sql file, found ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+      const read = readInputText(path);
+      if (!read.ok) {
+        P.add(['table', 'ddl'], `expected a readable .sql file at ${path}: ${read.problem}`);
         return undefined;
       }
+      sql = read.text;
     }
     try {
       const parsed = parseDdl(sql);
@@ -414,6 +554,16 @@ export function resolveTable(raw: unknown, baseDir: string, P: Problems): TableD
       }
     });
     indexes.push({ name: idx.name, columns: idx.columns, unique: idx.unique ?? false });
+  });
+  // Index names are unique per table (the DDL's first, then the config's table.indexes).
+  const fromDdl = indexes.length - (t.indexes?.length ?? 0);
+  const firstUse = new Map<string, number>();
+  indexes.forEach((idx, i) => {
+    const key = idx.name.toLowerCase();
+    const before = firstUse.get(key);
+    if (before === undefined) firstUse.set(key, i);
+    else if (i < fromDdl) P.add(['table', 'ddl'], `expected index names not used before, found "${idx.name}" twice in the DDL`);
+    else P.add(['table', 'indexes', i - fromDdl, 'name'], `expected an index name not used before, found "${idx.name}" (also index ${before + 1})`);
   });
   return { name: tableName, columns, indexes };
 }
@@ -587,13 +737,12 @@ export function resolveDist(d: DistInput, path: KeyPath, baseDir: string, P: Pro
  * A histogram CSV: one `length,count` (or weight) per line, an optional header line, `#` comments.
  */
 export function readHistogram(file: string, path: KeyPath, P: Problems): Dist | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    P.add(path, `expected a readable CSV file, found ${file} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  const read = readInputText(file);
+  if (!read.ok) {
+    P.add(path, `expected a readable CSV file at ${file}: ${read.problem}`);
     return undefined;
   }
+  const text = read.text;
   const values: number[] = [];
   const weights: number[] = [];
   const lines = text.split(/\r?\n/);
@@ -601,6 +750,10 @@ export function readHistogram(file: string, path: KeyPath, P: Problems): Dist | 
     const line = lines[i]!.trim();
     if (line === '' || line.startsWith('#')) continue;
     const cells = line.split(/[,;\t]/).map((c) => c.trim());
+    if (cells.length > 2) {
+      P.list.push({ file, line: i + 1, column: lines[i]!.indexOf(cells[2]!) + 1, message: `expected two columns, length and count, found ${cells.length}` });
+      return undefined;
+    }
     if (values.length === 0 && cells.some((c) => c !== '' && !Number.isFinite(Number(c)))) continue; // header
     if (cells.length < 2) {
       P.list.push({ file, line: i + 1, column: 1, message: `expected two columns, length and count, found "${line}"` });

@@ -255,3 +255,27 @@ export function pointNetwork(m: PointModel): PointNetwork {
     product_form: productForm,
   };
 }
+
+/**
+ * Events one transaction costs the event loop, CAS retries aside: the end of its think time, one CPU
+ * segment per look-up plus the last, and per look-up the end of its lock hold or CAS attempt (twice
+ * with an index-page latch).
+ */
+export function eventsPerTransaction(m: PointModel): number {
+  return 2 + m.lookups * (m.index_latches ? 3 : 2);
+}
+
+/**
+ * An upper bound on the events a point simulates: the most transactions the point can complete in its
+ * warm-up and measured window (the lesser of the users' and the engines' bound, with each look-up
+ * costing at least its lock hold or CAS on the engine) times the events of one. Infinity when nothing
+ * makes simulated time advance.
+ */
+export function pointEventBound(m: PointModel): number {
+  const perLookupNs = m.buffer_manager === 'latched' ? m.hold_ns : m.cas_ns * m.update_share;
+  const demandNs = m.work_ns + m.lookups * perLookupNs;
+  const byUsers = m.think_ns + demandNs > 0 ? m.users / (m.think_ns + demandNs) : Infinity;
+  const byEngines = demandNs > 0 ? m.engines / demandNs : Infinity;
+  return Math.min(byUsers, byEngines) * (m.warmup_ns + m.duration_ns) * eventsPerTransaction(m);
+}
+

@@ -3,8 +3,6 @@
  * seed's keynote slide, engine scaling with the fitted USL curve, engine-time breakdown), a markdown
  * section for summary.md and a short terminal table. The only module of src/contention with I/O.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { renderBarChart, renderLineChart, PALETTE, type Series } from '../report/charts.js';
 import { fmt, mdTable, textTable } from '../report/tables.js';
 import type { ContentionResult } from './run.js';
@@ -47,10 +45,10 @@ export function gapAtMaxUsers(results: readonly ContentionResult[]): Array<{ eng
   return out;
 }
 
-export function writeContentionCharts(results: ContentionResult[], chartsDir: string): string[] {
+export function writeContentionCharts(results: ContentionResult[], writeFile: (rel: string, data: Uint8Array) => void): string[] {
   const files: string[] = [];
   const write = (name: string, png: Buffer): void => {
-    writeFileSync(join(chartsDir, name), png);
+    writeFile(`charts/${name}`, png);
     files.push(`charts/${name}`);
   };
   if (results.length === 0) return files;

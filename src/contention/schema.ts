@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { zDurationNs, zPosInt, zShare } from '../config/zunits.js';
+import { buildPointModel, pointEventBound } from './model.js';
 
 export type BufferManagerKind = 'latched' | 'lockless';
 export const BUFFER_MANAGERS: readonly BufferManagerKind[] = ['latched', 'lockless'];
@@ -205,4 +206,27 @@ export const contentionSchema: z.ZodType<ContentionSpec, any> = rawSchema
     if ((raw.pages?.count ?? 0) > 50_000_000)
       ctx.addIssue({ code: 'custom', path: ['pages', 'count'], message: `at most 50000000 pages, found ${raw.pages.count}`, input: raw.pages.count });
   })
-  .transform(resolve);
+  .transform(resolve)
+  .superRefine(checkEventBudget);
+
+/**
+ * The event budget, checked before any simulation: a point whose bound on events exceeds max_events
+ * would fail after minutes of work; say so now, at the duration (or max_events when it is given).
+ */
+function checkEventBudget(spec: ContentionSpec, ctx: z.RefinementCtx): void {
+  for (const bm of spec.buffer_managers) {
+    for (const engines of spec.engines) {
+      const users = Math.max(...spec.users);
+      const bound = pointEventBound(buildPointModel(spec, bm, engines, users));
+      if (bound <= spec.max_events) continue;
+      const need = Number.isFinite(bound) ? `about ${Math.ceil(bound).toLocaleString('en-US')} events` : 'events without end (transactions take no time and users do not think)';
+      ctx.addIssue({
+        code: 'custom',
+        path: ['duration'],
+        message: `a warm-up and duration that fit the event budget: the ${bm} point with ${engines} engines and ${users} users may need ${need}, more than max_events (${spec.max_events.toLocaleString('en-US')}); shorten duration or warmup, or raise contention.max_events`,
+        input: spec.duration_ns,
+      });
+      return;
+    }
+  }
+}

@@ -3,7 +3,7 @@
  * at insert and now, read from a CSV, or synthesised from optdiag-style figures; and the mapping of a
  * row's data length onto the stored lengths of its columns. Pure except readLengthPairs (reads a file).
  */
-import { readFileSync } from 'node:fs';
+import { readInputText } from '../config/read.js';
 import type { Dist } from '../config/spec.js';
 import type { InputProblem } from '../config/errors.js';
 import { MAX_STORED_LEN, NULL_LEN, type TableLayout } from '../formats/types.js';
@@ -116,13 +116,11 @@ export function readLengthPairs(
   range: { min: number; max: number; table: string },
 ): { pairs?: LengthPairs; problems: InputProblem[] } {
   const problems: InputProblem[] = [];
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    return { problems: [{ file, message: `expected a readable CSV file of row lengths, found ${file} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})` }] };
-  }
-  const lines = text.split(/\r?\n/);
+  const read = readInputText(file);
+  if (!read.ok) return { problems: [{ file, message: `expected a readable CSV file of row lengths: ${read.problem}` }] };
+  const lines = read.text.split(/\r?\n/);
+  /** Cells a data line may have: 2 (insert, now), or as many as the header names. */
+  let width = 2;
   let insertCol = 0;
   let nowCol = 1;
   let headerSeen = false;
@@ -167,6 +165,16 @@ export function readLengthPairs(
       }
       insertCol = ins;
       nowCol = nw;
+      width = cells.length;
+      continue;
+    }
+    if (cells.length > width) {
+      problems.push({
+        file,
+        line: i + 1,
+        column: cellColumn(line, width),
+        message: `expected ${width} columns (${headerSeen ? 'as the header names' : "the row's data length at insert and now"}), found ${cells.length}: "${trimmed}"`,
+      });
       continue;
     }
     const need = Math.max(insertCol, nowCol) + 1;

@@ -1,9 +1,7 @@
 /**
  * Storage results: the results.json entries, summary.md sections, charts and the terminal table.
  */
-import { writeFileSync } from 'node:fs';
 import { formatSize } from '../util/units.js';
-import { join } from 'node:path';
 import type { SweepPoint } from '../config/spec.js';
 import type { IndexPages } from '../index/btree.js';
 import type { StorageRunResult } from '../workload/runner.js';
@@ -64,11 +62,14 @@ function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'base';
 }
 
-/** Write the storage charts into `<runDir>/charts`; return their paths relative to runDir. */
-export function writeStorageCharts(entries: StorageEntry[], results: StorageRunResult[], runDir: string, title: string): string[] {
+/** Writes one file of the results folder (a path relative to it). */
+export type WriteFile = (rel: string, data: string | Uint8Array) => void;
+
+/** Write the charts that compare the sweep points; return their paths relative to the results folder. */
+export function writeStorageCharts(entries: StorageEntry[], writeFile: WriteFile, title: string): string[] {
   const charts: string[] = [];
   const write = (name: string, png: Buffer) => {
-    writeFileSync(join(runDir, 'charts', name), png);
+    writeFile(`charts/${name}`, png);
     charts.push(`charts/${name}`);
   };
   const labels = entries.map((e) => e.label);
@@ -141,21 +142,26 @@ export function writeStorageCharts(entries: StorageEntry[], results: StorageRunR
       );
     }
   }
-  results.forEach((r, i) => {
-    for (const pm of r.pageMaps) {
-      const f = r.final;
-      write(
-        `pagemap-${slug(entries[i]!.label)}-${slug(pm.label)}.png`,
-        renderPageMap({
-          title: `${title} — ${entries[i]!.label}: page map ${pm.label}`,
-          subtitle: `after phase ${pm.after_phase + 1} (${entries[i]!.phases[pm.after_phase]?.label ?? ''}); ${f.rows} rows`,
-          fill: pm.map.fill,
-          stubs: pm.map.stubs,
-          forwardedIn: pm.map.forwardedIn,
-        }),
-      );
-    }
-  });
+  return charts;
+}
+
+/** Write one sweep point's page maps as soon as its result arrives; return their paths. */
+export function writePageMapCharts(entry: StorageEntry, result: StorageRunResult, writeFile: WriteFile, title: string): string[] {
+  const charts: string[] = [];
+  for (const pm of result.pageMaps) {
+    const name = `charts/pagemap-${slug(entry.label)}-${slug(pm.label)}.png`;
+    writeFile(
+      name,
+      renderPageMap({
+        title: `${title} — ${entry.label}: page map ${pm.label}`,
+        subtitle: `after phase ${pm.after_phase + 1} (${entry.phases[pm.after_phase]?.label ?? ''}); ${result.final.rows} rows`,
+        fill: pm.map.fill,
+        stubs: pm.map.stubs,
+        forwardedIn: pm.map.forwardedIn,
+      }),
+    );
+    charts.push(name);
+  }
   return charts;
 }
 

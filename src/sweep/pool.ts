@@ -34,20 +34,29 @@ export function defaultWorkers(): number {
 
 /** Run every task on a pool of `workers` threads; resolve with the results in task order. */
 export async function runTasks<R>(tasks: readonly Task[], options: PoolOptions = {}): Promise<R[]> {
-  if (tasks.length === 0) return [];
+  const results: R[] = new Array<R>(tasks.length);
+  await runTasksEach<R>(tasks, (i, r) => (results[i] = r), options);
+  return results;
+}
+
+/**
+ * Run every task on a pool and hand each result to `onResult(index, result)` as it arrives, without
+ * keeping it: a large sweep is written out point by point instead of held in memory.
+ */
+export async function runTasksEach<R>(tasks: readonly Task[], onResult: (index: number, result: R) => void, options: PoolOptions = {}): Promise<void> {
+  if (tasks.length === 0) return;
   const threads = Math.max(1, Math.min(options.workers ?? defaultWorkers(), tasks.length));
   const pool = new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 1000 });
   let done = 0;
   try {
-    const results = await Promise.all(
-      tasks.map(async (task) => {
+    await Promise.all(
+      tasks.map(async (task, i) => {
         const result = (await pool.run(task)) as R;
         done += 1;
+        onResult(i, result);
         options.onProgress?.(done, tasks.length);
-        return result;
       }),
     );
-    return results;
   } finally {
     await pool.destroy();
   }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, rowsim } from './helpers/cli.js';
+import { spawnSync } from 'node:child_process';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'rowsim-cli-'));
 
@@ -165,5 +166,46 @@ describe('bad input', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/bad\.yaml:7:\d+: table\.columns\[1\]\.type: expected/);
     expect(readdirSync(dir).sort()).toEqual(['bad.yaml', 'small.yaml']);
+  });
+  it('a table that cannot fit in memory is refused up front by run and validate, naming the figure and the limit', () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'big.yaml'), SMALL.replace('rows: 3000', 'rows: 400000000'));
+    for (const cmd of ['run', 'validate']) {
+      const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'rowsim.js'), cmd, join(dir, 'big.yaml'), '--out', join(dir, 'out'), '--workers', '2'].slice(0, cmd === 'run' ? 7 : 3), {
+        encoding: 'utf8',
+        env: { ...process.env, ROWSIM_MAX_MEMORY: '2g' },
+      });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/big\.yaml:\d+:\d+: workload\[0\]\.insert\.rows: expected a table that fits in memory: the run needs about [\d.]+ GiB \(400,000,000 rows × \d+ bytes on ase-dol/);
+      expect(r.stderr).toMatch(/more than the 1\.8 GiB it may use \(90% of 2\.0 GiB, ROWSIM_MAX_MEMORY\)/);
+    }
+    writeFileSync(join(dir, 'huge.yaml'), SMALL.replace('rows: 3000', 'rows: 3000000000'));
+    expect(rowsim(['validate', join(dir, 'huge.yaml')]).stderr).toMatch(/expected at most 2,147,483,647 rows in a table \(row ids are 32-bit\), found 3,000,000,000/);
+    expect(readdirSync(dir).sort()).toEqual(['big.yaml', 'huge.yaml']);
+  });
+  it('rowsize says which formats a table cannot be stored in, and fails when none can', () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'wide.sql'), 'create table wide (a char(1000) not null, b char(1000) not null, c int not null)\n');
+    const some = rowsim(['rowsize', join(dir, 'wide.sql'), '--formats', 'ase-dol,postgres-heap', '--rows', '1000']);
+    expect(some.code).toBe(0);
+    expect(some.stdout).toMatch(/^postgres-heap /m);
+    expect(some.stdout).toMatch(/ase-dol: not shown: no row of table wide fits a 2048-byte page: the shortest row takes 2010 bytes, a page at most 1964/);
+    const none = rowsim(['rowsize', join(dir, 'wide.sql'), '--formats', 'ase-dol']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^wide: ase-dol: no row of table wide fits/);
+  });
+  it('rowsim without a command prints help and exits 1; --help exits 0', () => {
+    const none = rowsim([]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/Usage: rowsim/);
+    expect(rowsim(['--help']).code).toBe(0);
+  });
+  it('a swept seed changes the rows: the points differ', () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 's.yaml'), SMALL.replace(/sweep:[\s\S]*$/, 'sweep:\n  seed: [1, 2]\n'));
+    expect(rowsim(['run', join(dir, 's.yaml'), '--out', join(dir, 'o'), '--quiet']).code).toBe(0);
+    const res = JSON.parse(readFileSync(join(dir, 'o', 'results.json'), 'utf8'));
+    expect(res.storage.map((p: { label: string }) => p.label)).toEqual(['seed=1', 'seed=2']);
+    expect(res.storage[0].phases[1].metrics).not.toEqual(res.storage[1].phases[1].metrics);
   });
 });

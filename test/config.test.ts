@@ -191,3 +191,91 @@ describe('DDL', () => {
     }
   });
 });
+
+describe('hostile and mistaken input (issue: nothing lost, nothing hung)', () => {
+  const first = (text: string) => problems(text)[0]!;
+  it('applies a swept seed: each point runs with its own seed', () => {
+    const cfg = loadConfig('c.yaml', `${BASE}sweep:\n  seed: [1, 2]\n`);
+    expect(cfg.storage.map((p) => [p.label, p.spec.seed])).toEqual([
+      ['seed=1', 1],
+      ['seed=2', 2],
+    ]);
+    expect(first(`${BASE}sweep:\n  seed: [1, -2]\n`)).toMatchObject({ key: 'sweep.seed[1]' });
+  });
+  it('refuses keys that cannot be swept and paths into prototypes, one problem per path', () => {
+    const p = problems(`${BASE}sweep:\n  name: [a, b, c]\n  __proto__.polluted: [1]\n  constructor.prototype.x: [1]\n  engine.nothing.x: [1, 2, 3]\n`);
+    expect(p.map((x) => x.key)).toEqual(['sweep.name', 'sweep.__proto__.polluted', 'sweep.constructor.prototype.x', 'sweep.engine.nothing.x']);
+    expect(p[0]!.message).toMatch(/name cannot be swept/);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+  it('caps the points of a sweep, naming the flag that raises the cap', () => {
+    const values = Array.from({ length: 40 }, (_, i) => 12 + i).join(', ');
+    const text = `${BASE}sweep:\n  engine.exp_row_size: [${values}]\n  engine.page_size: [2k, 4k, 8k, 16k, 2k, 4k, 8k, 16k, 2k, 4k, 8k, 16k, 2k, 4k, 8k, 16k, 2k, 4k, 8k, 16k, 2k, 4k, 8k, 16k, 2k, 4k]\n`;
+    expect(first(text).message).toMatch(/at most 1000 sweep points \(raise the limit with --max-points N\), found 1040 \(40 × 26\)/);
+    expect(() => loadConfig('c.yaml', text.replace(/engine\.page_size.*\n/, ''), { maxPoints: 10 })).toThrow(/at most 10 sweep points/);
+  });
+  it('positions an undefined alias, an alias bomb, a __proto__ key, a duplicate key and a second document', () => {
+    expect(first('name: a\nseed: *nope\n')).toMatchObject({ line: 2, column: 7, message: expect.stringMatching(/\*nope with no anchor &nope above/) });
+    const bomb = 'name: a\nx: &a [1,2]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n';
+    expect(first(bomb).message).toMatch(/alias bomb/);
+    expect(first('name: a\n__proto__: { polluted: 1 }\n')).toMatchObject({ line: 2, column: 1, message: 'expected a config key, found "__proto__"' });
+    expect(first('name: a\nseed: 1\nseed: 2\n')).toMatchObject({ line: 3, column: 1, message: expect.stringMatching(/"seed" again \(first at line 2\)/) });
+    expect(first('name: a\n---\nname: b\n')).toMatchObject({ line: 2, message: expect.stringMatching(/expected one YAML document/) });
+  });
+  it('reports at most 50 problems of a file with thousands, in linear time', () => {
+    const keys = Array.from({ length: 20000 }, (_, i) => `  k${i}: 1`).join('\n');
+    const text = `name: x\nengine: { format: ase-dol }\nworkload: [ { insert: { rows: 1 } } ]\ntable:\n  columns: [ { name: id, type: int } ]\n${keys}\n`;
+    const err = (() => {
+      try {
+        loadConfig('c.yaml', text);
+      } catch (e) {
+        return e as InputError;
+      }
+      throw new Error('expected an InputError');
+    })();
+    expect(err.problems).toHaveLength(20000);
+    expect(err.message.split('\n')).toHaveLength(51);
+    expect(err.message).toMatch(/… and 19950 more problems \(the first 50 are shown\)$/);
+  });
+  it('suggests the nearest key everywhere: contention sections, distributions', () => {
+    const p = problems('name: c\ncontention: { engines: 2, users: 3, latched: { spinlock: 4 }, transaction: { reads: 3 }, pages: { cout: 3 } }\n');
+    expect(p.map((x) => x.message)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/"spinlock"; did you mean "spinlocks"/), expect.stringMatching(/"cout"; did you mean "count"/), expect.stringMatching(/unknown key "reads"/)]),
+    );
+    expect(first(BASE.replace('summary: { length: 0 }', 'summary: { length: { unifrom: [1, 2] } }')).message).toMatch(/unknown key "unifrom"; did you mean "uniform"\?/);
+  });
+  it('says "an empty list", and "> 0" rather than "(exclusive)"', () => {
+    expect(first(BASE.replace(/workload:[\s\S]*$/, 'workload: []\n')).message).toMatch(/found an empty list$/);
+    expect(first('name: c\ncontention: { engines: 2, users: 3, xoltp: { snap_cpu_factor: 0 } }\n').message).toMatch(/expected a number > 0, found 0/);
+  });
+  it('refuses duplicate index names, from the config and from DDL', () => {
+    const dup = BASE.replace('    - { name: notes_pk, columns: [id], unique: true }', '    - { name: notes_pk, columns: [id], unique: true }\n    - { name: NOTES_PK, columns: [status] }');
+    expect(first(dup)).toMatchObject({ key: 'table.indexes[1].name', message: expect.stringMatching(/not used before, found "NOTES_PK"/) });
+    const ddl = 'name: d\ntable:\n  ddl: "create table t (a int, b int)\\ncreate index i on t (a)\\ncreate index i on t (b)"\nengine: { format: ase-dol }\nworkload: [ { insert: { rows: 1 } } ]\n';
+    expect(first(ddl).message).toMatch(/found "i" twice in the DDL/);
+  });
+  it('refuses a contention run whose event budget would be exceeded, before simulating', () => {
+    const p = first('name: c\ncontention: { engines: 80, users: 5000, think_time: 10ms, duration: 1000s }\n');
+    expect(p).toMatchObject({ key: 'contention.duration', line: 2 });
+    expect(p.message).toMatch(/more than max_events \(2,000,000,000\); shorten duration or warmup, or raise contention\.max_events/);
+  });
+  it('a histogram CSV with a third column is an error at that column', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rowsim-csv-'));
+    writeFileSync(join(dir, 'h.csv'), 'length,count\n10,5\n20,5,9\n');
+    const text = BASE.replace('summary: { length: 0 }', 'summary: { length: { histogram: h.csv } }');
+    expect(problems(text, join(dir, 'c.yaml'))[0]).toMatchObject({ file: join(dir, 'h.csv'), line: 3, column: 6, message: 'expected two columns, length and count, found 3' });
+  });
+  it('refuses input files that are not regular files, at once', () => {
+    for (const [path, found] of [
+      ['/dev/zero', 'a character device'],
+      [tmpdir(), 'a folder'],
+    ] as const) {
+      try {
+        loadConfig(path);
+        throw new Error('expected an InputError');
+      } catch (err) {
+        expect((err as InputError).problems[0]).toMatchObject({ file: path, message: `expected a regular file, found ${found}` });
+      }
+    }
+  });
+});

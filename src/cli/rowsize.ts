@@ -7,7 +7,7 @@
 import { engineForFormat } from '../config/defaults.js';
 import { readInputText } from '../config/read.js';
 import { InvalidArgumentError } from 'commander';
-import { InputError } from '../config/errors.js';
+import { InputError, UserError } from '../config/errors.js';
 import { configDocuments, loadConfig } from '../config/load.js';
 import { FORMAT_IDS, type FormatId } from '../config/schema.js';
 import type { EngineSpec, PhaseSpec, StorageSpec, TableDef, ValueSpec } from '../config/spec.js';
@@ -102,10 +102,18 @@ function readSource(file: string, text?: string): Source {
   };
 }
 
-export function rowsizeRows(src: Source, options: RowsizeOptions): RowsizeRow[] {
+/** A format the table's rows cannot be stored in, and why. */
+export interface RowsizeSkipped {
+  format: FormatId;
+  reason: string;
+}
+
+export function rowsizeRows(src: Source, options: RowsizeOptions): { rows: RowsizeRow[]; skipped: RowsizeSkipped[] } {
   const n = options.rows ?? src.rows ?? DEFAULT_ROWS;
   const formats = options.formats ?? [...FORMAT_IDS];
-  return formats.map((format) => {
+  const rows: RowsizeRow[] = [];
+  const skipped: RowsizeSkipped[] = [];
+  for (const format of formats) {
     const base = engineForFormat(src.engine, format);
     if (format === 'postgres-heap' && base.encoding === 'utf16') base.encoding = 'utf8';
     if ((format === 'sqlserver-heap' || format === 'oracle-heap') && base.encoding === 'utf16') base.encoding = 'utf8';
@@ -118,17 +126,28 @@ export function rowsizeRows(src: Source, options: RowsizeOptions): RowsizeRow[] 
     };
     const f = getFormat(format)!;
     const layout = f.layout(spec.table, spec.engine);
+    // A table whose shortest row is longer than a page takes has no size in this format: say so
+    // instead of simulating a million refused inserts.
+    if (layout.minRowBytes > layout.geometry.maxRowBytes) {
+      skipped.push({
+        format,
+        reason: `no row of table ${src.table.name} fits a ${layout.geometry.pageBytes}-byte page: the shortest row takes ${layout.minRowBytes} bytes, a page at most ${layout.geometry.maxRowBytes}`,
+      });
+      continue;
+    }
     const r = runStorage(spec);
     const pages = r.final.pages ?? 0;
+    const rejected = r.final.rows_rejected ?? 0;
+    const notes = rejected > 0 ? [`${fmt(rejected)} of ${fmt(n)} rows are longer than a ${format} page takes (${layout.geometry.maxRowBytes} bytes) and were refused, as the DBMS would`, ...r.notes] : r.notes;
     const geoms = indexGeometries(format, spec.table, layout);
     // Entry bytes of an average-shaped row: the first generated row's key (keys are usually fixed-size).
     const probe = new Uint16Array(Math.max(1, layout.varying.length));
     layout.varying.forEach((c, i) => (probe[i] = c.variableType ? Math.min(c.maxBytes, 0xfffe) : c.fixedBytes));
-    const entry: Record<string, number> = {};
+    const entry: Record<string, number> = Object.create(null);
     for (const g of geoms) entry[g.name] = g.leafTupleBytes(probe, 0) + g.slotBytes;
     const indexBytes = r.index_pages.total * layout.geometry.pageBytes;
     const bytes = pages * layout.geometry.pageBytes;
-    return {
+    rows.push({
       format,
       page_size: layout.geometry.pageBytes,
       row_bytes: { min: r.row_bytes.min, avg: r.row_bytes.avg, max: r.row_bytes.max, schema_min: r.row_bytes.schema_min, schema_max: r.row_bytes.schema_max },
@@ -140,16 +159,20 @@ export function rowsizeRows(src: Source, options: RowsizeOptions): RowsizeRow[] 
       index_pages: r.index_pages,
       index_bytes: indexBytes,
       total_bytes: bytes + indexBytes,
-      notes: r.notes,
-    };
-  });
+      notes,
+    });
+  }
+  if (rows.length === 0) {
+    throw new UserError(`${src.name}: ${skipped.map((k) => `${k.format}: ${k.reason}`).join('; ')}`);
+  }
+  return { rows, skipped };
 }
 
 function mb(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toLocaleString('en-US', { maximumFractionDigits: 1 })} MiB`;
 }
 
-export function rowsizeText(table: string, rows: RowsizeRow[]): string {
+export function rowsizeText(table: string, rows: RowsizeRow[], skipped: RowsizeSkipped[] = []): string {
   const header = ['format', 'page', 'row min', 'row avg', 'row max', 'rows/page', 'pages', 'heap', 'index entry bytes', 'index pages', 'indexes', 'total'];
   const body = rows.map((r) => [
     r.format,
@@ -167,8 +190,11 @@ export function rowsizeText(table: string, rows: RowsizeRow[]): string {
     mb(r.index_bytes),
     mb(r.total_bytes),
   ]);
-  const n = rows[0]?.rows ?? 0;
-  return [`${table}: ${fmt(n)} rows; row bytes are physical (with row overhead, without the slot/line pointer); index entry bytes include it`, textTable(header, body)].join('\n');
+  const n = Math.max(0, ...rows.map((r) => r.rows));
+  const lines = [`${table}: ${fmt(n)} rows; row bytes are physical (with row overhead, without the slot/line pointer); index entry bytes include it`, textTable(header, body)];
+  for (const k of skipped) lines.push(`${k.format}: not shown: ${k.reason}`);
+  for (const r of rows) if (r.rows < n) lines.push(`${r.format}: ${r.notes[0]}`);
+  return lines.join('\n');
 }
 
 export interface RowsizeTotal {
@@ -199,13 +225,13 @@ export function rowsizeTotals(tables: { name: string; rows: RowsizeRow[] }[]): R
 export function rowsizeCommand(file: string, options: RowsizeOptions): number {
   try {
     const sources = readSources(file);
-    const tables = sources.map((src) => ({ name: src.name, table: src.table.name, rows: rowsizeRows(src, options) }));
+    const tables = sources.map((src) => ({ name: src.name, table: src.table.name, ...rowsizeRows(src, options) }));
     const totals = tables.length > 1 ? rowsizeTotals(tables) : [];
     if (options.json) {
-      const body = tables.length === 1 ? { table: tables[0]!.table, rows: tables[0]!.rows } : { tables, totals };
+      const body = tables.length === 1 ? { table: tables[0]!.table, rows: tables[0]!.rows, skipped: tables[0]!.skipped } : { tables, totals };
       process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     } else {
-      const parts = tables.map((t) => rowsizeText(tables.length > 1 ? `${t.name} (${t.table})` : t.table, t.rows));
+      const parts = tables.map((t) => rowsizeText(tables.length > 1 ? `${t.name} (${t.table})` : t.table, t.rows, t.skipped));
       if (totals.length) {
         parts.push(
           'totals (heap + indexes, per group of documents):',

@@ -26,6 +26,12 @@ export class UserError extends Error {
   }
 }
 
+/**
+ * Worker threads cannot throw a UserError across the thread boundary (errors arrive as plain Errors):
+ * a worker marks a user's error with this prefix on its message, and the pool turns it back.
+ */
+export const WORKER_USER_ERROR_PREFIX = 'rowsim-user-error: ';
+
 /** Most problems reported at once; the rest are counted in one last line. */
 export const MAX_REPORTED_PROBLEMS = 50;
 

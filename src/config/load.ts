@@ -614,7 +614,7 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
       case 'insert': {
         const v = zodCheck(PHASE_SCHEMAS.insert, body, path, P);
         if (!v) return;
-        const values: Record<string, ValueSpec> = {};
+        const values: Record<string, ValueSpec> = Object.create(null);
         for (const [name, spec] of Object.entries(v.values ?? {})) {
           const where = [...path, 'values', name];
           if (!checkColumn(name, where)) continue;
@@ -630,7 +630,7 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
       case 'update': {
         const v = zodCheck(PHASE_SCHEMAS.update, body, path, P);
         if (!v) return;
-        const set: Record<string, SetSpec> = {};
+        const set: Record<string, SetSpec> = Object.create(null);
         if (Object.keys(v.set).length === 0) P.add([...path, 'set'], 'expected at least one column to change, found none');
         for (const [name, s] of Object.entries(v.set)) {
           const where = [...path, 'set', name];

@@ -16,6 +16,7 @@
 import { EventHeap } from './heap.js';
 import { spinlockOfPage, zipfWeights, type PointModel } from './model.js';
 import { Prng } from '../util/prng.js';
+import { WORKER_USER_ERROR_PREFIX } from '../config/errors.js';
 
 const THINK = 0;
 const SEG = 1;
@@ -236,7 +237,7 @@ class Simulator {
       if (now > end) break;
       const t = heap.topId();
       events++;
-      if (events > maxEvents) throw new RangeError(`contention point exceeded max_events (${maxEvents}): shorten duration or raise max_events`);
+      if (events > maxEvents) throw new Error(`${WORKER_USER_ERROR_PREFIX}a contention point (${m.buffer_manager}, ${m.engines} engines, ${m.users} users) needed more than max_events (${maxEvents}) events: shorten contention.duration or raise contention.max_events`);
       this.now = now;
       this.current = t;
       this.selfNext = -1;

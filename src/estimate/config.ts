@@ -302,8 +302,8 @@ function resolveMeasured(
         return undefined;
       }
       const before = P.list.length;
-      const values: Record<string, ValueSpec> = {};
-      const set: Record<string, SetSpec> = {};
+      const values: Record<string, ValueSpec> = Object.create(null);
+      const set: Record<string, SetSpec> = Object.create(null);
       for (const [name, spec] of Object.entries(m.columns)) {
         const where: KeyPath = [...at, 'columns', name];
         const col = table.columns.find((c) => c.name === name);

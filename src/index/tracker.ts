@@ -213,7 +213,7 @@ export class IndexSet {
   }
 
   pages(): IndexPages {
-    const by_index: Record<string, number> = {};
+    const by_index: Record<string, number> = Object.create(null);
     let total = 0;
     for (const s of this.states) {
       const up = this.built ? upperPages(s.g, s.leafPages, s.pivot).pages : 0;

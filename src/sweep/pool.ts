@@ -8,6 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { TaskKind } from './worker.js';
+import { UserError, WORKER_USER_ERROR_PREFIX } from '../config/errors.js';
 
 export interface Task<P = unknown> {
   kind: TaskKind;
@@ -51,7 +52,14 @@ export async function runTasksEach<R>(tasks: readonly Task[], onResult: (index: 
   try {
     await Promise.all(
       tasks.map(async (task, i) => {
-        const result = (await pool.run(task)) as R;
+        let result: R;
+        try {
+          result = (await pool.run(task)) as R;
+        } catch (err) {
+          const message = (err as Error)?.message ?? '';
+          if (message.startsWith(WORKER_USER_ERROR_PREFIX)) throw new UserError(message.slice(WORKER_USER_ERROR_PREFIX.length));
+          throw err;
+        }
         done += 1;
         onResult(i, result);
         options.onProgress?.(done, tasks.length);

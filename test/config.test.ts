@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/config/errors.js';
 import { loadConfig } from '../src/config/load.js';
-import { parseDdl } from '../src/schema/ddl.js';
+import { parseDdl } from '../src/table/ddl.js';
 import { parseCount, parseDurationNs, parseSize } from '../src/util/units.js';
 
 const BASE = `name: t1

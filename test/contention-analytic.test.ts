@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { exactMva, machineRepairman, operationalBounds } from '../src/contention/mva.js';
 import { fitUsl, uslPeak, uslThroughput } from '../src/contention/usl.js';
-import { EventHeap } from '../src/contention/heap.js';
+import { EventQueue } from '../src/contention/event-queue.js';
 
 const rel = (a: number, b: number): number => Math.abs(a - b) / Math.abs(b);
 
@@ -92,7 +92,7 @@ describe('event heap', () => {
   it('pops in time order (a heap sort of random times)', () => {
     fc.assert(
       fc.property(fc.array(fc.double({ min: 0, max: 1e9, noNaN: true }), { minLength: 1, maxLength: 300 }), (times) => {
-        const h = new EventHeap(times.length);
+        const h = new EventQueue(times.length);
         times.forEach((t, i) => h.push(t, i));
         const out: number[] = [];
         while (h.size > 0) {

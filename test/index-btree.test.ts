@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pgLayout } from '../src/formats/postgres.js';
-import { buildIndex, indexGeometries, pgIndexTupleBytes } from '../src/index/btree.js';
+import { buildIndex, indexGeometries, pgIndexTupleBytes } from '../src/btree/geometry.js';
 import { getFormat } from '../src/formats/index.js';
 import { FORMAT_IDS } from '../src/config/schema.js';
 import { runStorage } from '../src/workload/runner.js';

@@ -5,7 +5,7 @@
  */
 import { defaultEngineSpec } from '../config/defaults.js';
 import type { StorageSpec } from '../config/spec.js';
-import { parseType } from '../schema/types.js';
+import { parseType } from '../table/column-types.js';
 import { runStorage } from '../workload/runner.js';
 
 export interface BenchLine {

@@ -12,9 +12,9 @@ import { configDocuments, loadConfig } from '../config/load.js';
 import { FORMAT_IDS, type FormatId } from '../config/schema.js';
 import type { EngineSpec, PhaseSpec, StorageSpec, TableDef, ValueSpec } from '../config/spec.js';
 import { getFormat } from '../formats/index.js';
-import { indexGeometries } from '../index/btree.js';
+import { indexGeometries } from '../btree/geometry.js';
 import { textTable, fmt } from '../report/tables.js';
-import { DdlError, parseDdl } from '../schema/ddl.js';
+import { DdlError, parseDdl } from '../table/ddl.js';
 import { runStorage } from '../workload/runner.js';
 
 export interface RowsizeRow {

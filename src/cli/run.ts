@@ -1,10 +1,10 @@
 import { join, relative } from 'node:path';
 import { loadConfig, type RunConfig } from '../config/load.js';
-import type { StorageTask } from '../heap/task.js';
+import type { StorageTask } from '../workload/task.js';
 import { progressBar } from '../report/progress.js';
 import { checkOutputFolder, StagedOutput } from '../report/output.js';
 import { storageEntry, storageMarkdown, storageTerminal, writePageMapCharts, writeStorageCharts, type StorageEntry } from '../report/storage.js';
-import { runTasksEach } from '../sweep/pool.js';
+import { runTasksEach } from '../pool/pool.js';
 import { ROWSIM_VERSION } from '../version.js';
 import type { StorageRunResult } from '../workload/runner.js';
 import { checkRunLimits } from './limits.js';

@@ -5,8 +5,8 @@
 import { dirname, resolve as resolvePath } from 'node:path';
 import { LineCounter, isAlias, isScalar, parseAllDocuments, parseDocument, visit, type Document } from 'yaml';
 import type { z } from 'zod';
-import { DdlError, parseDdl } from '../schema/ddl.js';
-import { parseType, SchemaError } from '../schema/types.js';
+import { DdlError, parseDdl } from '../table/ddl.js';
+import { parseType, SchemaError } from '../table/column-types.js';
 import { getFormat, availableFormats } from '../formats/index.js';
 import { EngineSettingError } from '../formats/types.js';
 import { parseCount } from '../util/units.js';

@@ -3,7 +3,7 @@
  * (DDL, histograms) and defaults resolved. Plain data, so it crosses to worker threads unchanged.
  */
 import type { Count } from '../util/units.js';
-import type { ColumnType } from '../schema/types.js';
+import type { ColumnType } from '../table/column-types.js';
 import type { FormatId } from './schema.js';
 
 export interface ColumnDef {

@@ -4,7 +4,7 @@
  * buffer manager, engines, users), so results do not depend on the worker count or finishing order.
  */
 import { Prng } from '../util/prng.js';
-import { runTasks, type Task } from '../sweep/pool.js';
+import { runTasks, type Task } from '../pool/pool.js';
 import type { BufferManagerKind, ContentionSpec } from './schema.js';
 import { runPoint, type ContentionPoint, type ContentionTaskPayload } from './task.js';
 import { buildPointModel, pointNetwork } from './model.js';

@@ -2,7 +2,7 @@
  * The discrete-event simulation of one point: U users, N engines, one buffer manager. Pure and
  * deterministic: same model and seed, same numbers. See README.md in this folder for what is modelled.
  *
- * Hot-path rules: struct-of-arrays state (one slot per task), an EventHeap on typed arrays, at most one
+ * Hot-path rules: struct-of-arrays state (one slot per task), an EventQueue on typed arrays, at most one
  * pending event per task, no allocation per event. Time is a double in nanoseconds.
  *
  * Task states (the state says what the task's pending event means, or that it has none):
@@ -13,7 +13,7 @@
  *   RUNQ   no event: in the run queue, waiting for an engine
  *   WAIT   no event: in a lock's waiter list (spinning on its engine, or blocked off it)
  */
-import { EventHeap } from './heap.js';
+import { EventQueue } from './event-queue.js';
 import { spinlockOfPage, zipfWeights, type PointModel } from './model.js';
 import { Prng } from '../util/prng.js';
 import { WORKER_USER_ERROR_PREFIX } from '../config/errors.js';
@@ -104,7 +104,7 @@ export function simulatePoint(m: PointModel, seed: number): SimStats {
 
 class Simulator {
   private readonly m: PointModel;
-  private readonly heap: EventHeap;
+  private readonly events: EventQueue;
   private readonly rngThink: Prng;
   private readonly rngPage: Prng;
   private readonly rngWork: Prng;
@@ -172,7 +172,7 @@ class Simulator {
   constructor(m: PointModel, seed: number) {
     this.m = m;
     const u = m.users;
-    this.heap = new EventHeap(u);
+    this.events = new EventQueue(u);
     this.rngThink = Prng.derive(seed, 'think');
     this.rngPage = Prng.derive(seed, 'page');
     this.rngWork = Prng.derive(seed, 'work');
@@ -218,24 +218,24 @@ class Simulator {
   private schedule(t: number, time: number, state: number): void {
     this.state[t] = state;
     if (t === this.current) this.selfNext = time;
-    else this.heap.push(time, t);
+    else this.events.push(time, t);
   }
 
   run(): SimStats {
     const m = this.m;
-    const heap = this.heap;
+    const queue = this.events;
     for (let t = 0; t < m.users; t++) {
       this.thinkStart[t] = -1; // the first think is a residual: not a think-time sample
       this.state[t] = THINK;
-      heap.push(m.think_ns > 0 ? this.rngThink.exp(m.think_ns) : 0, t);
+      queue.push(m.think_ns > 0 ? this.rngThink.exp(m.think_ns) : 0, t);
     }
     const end = this.w1;
     const maxEvents = m.max_events;
     let events = 0;
-    while (heap.size > 0) {
-      const now = heap.topTime();
+    while (queue.size > 0) {
+      const now = queue.topTime();
       if (now > end) break;
-      const t = heap.topId();
+      const t = queue.topId();
       events++;
       if (events > maxEvents) throw new Error(`${WORKER_USER_ERROR_PREFIX}a contention point (${m.buffer_manager}, ${m.engines} engines, ${m.users} users) needed more than max_events (${maxEvents}) events: shorten contention.duration or raise contention.max_events`);
       this.now = now;
@@ -259,8 +259,8 @@ class Simulator {
         default:
           throw new Error(`task ${t} has an event in state ${this.state[t]}`);
       }
-      if (this.selfNext >= 0) heap.replaceTop(this.selfNext);
-      else heap.pop();
+      if (this.selfNext >= 0) queue.replaceTop(this.selfNext);
+      else queue.pop();
     }
     return this.finish(events);
   }

@@ -132,7 +132,7 @@ function roundBounds(b: Bounds): PointBounds {
   return { binding: b.binding, throughput_tps: round(b.throughput_tps), engines_tps: fin(b.engines_tps), lock_tps: fin(b.lock_tps), users_tps: round(b.users_tps) };
 }
 
-/** Pool entry (src/sweep/worker.ts, kind 'contention'). */
+/** Pool entry (src/pool/worker.ts, kind 'contention'). */
 export function runTask(payload: unknown): unknown {
   if (!isPayload(payload)) throw new TypeError('contention task: payload must be { spec, buffer_manager, engines, users, seed }');
   return runPoint(payload);

@@ -1,5 +1,5 @@
-/** Candidate tasks on the piscina pool: one task per candidate value (src/sweep/worker.ts kind 'estimate'). */
-import { runTasks } from '../sweep/pool.js';
+/** Candidate tasks on the piscina pool: one task per candidate value (src/pool/worker.ts kind 'estimate'). */
+import { runTasks } from '../pool/pool.js';
 import type { CandidateRunner } from './estimate.js';
 import type { ReplicateFigures } from './simulate.js';
 

@@ -3,7 +3,7 @@
  * Every figure cites shared/reference/storage-ase.md by its source key in brackets.
  */
 import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
-import { isCharacterType, isVariableType, type ColumnType } from '../schema/types.js';
+import { isCharacterType, isVariableType, type ColumnType } from '../table/column-types.js';
 import {
   EngineSettingError,
   checkPageSize,

@@ -9,8 +9,8 @@
  * a 2-byte row directory entry per row [oracle].
  */
 import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
-import type { ColumnType } from '../schema/types.js';
-import { isCharacterType } from '../schema/types.js';
+import type { ColumnType } from '../table/column-types.js';
+import { isCharacterType } from '../table/column-types.js';
 import {
   EngineSettingError,
   NULL_LEN,

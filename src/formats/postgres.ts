@@ -7,8 +7,8 @@
  * type's typalign, varlena values with a 1-byte header (and no alignment) when they fit in 127 bytes.
  */
 import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
-import type { ColumnType } from '../schema/types.js';
-import { isCharacterType, isVariableType } from '../schema/types.js';
+import type { ColumnType } from '../table/column-types.js';
+import { isCharacterType, isVariableType } from '../table/column-types.js';
 import {
   EngineSettingError,
   NULL_LEN,

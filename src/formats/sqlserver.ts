@@ -9,8 +9,8 @@
  * last non-NULL one + variable data. Fixed-length columns take their bytes even when NULL.
  */
 import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
-import type { ColumnType } from '../schema/types.js';
-import { isCharacterType } from '../schema/types.js';
+import type { ColumnType } from '../table/column-types.js';
+import { isCharacterType } from '../table/column-types.js';
 import {
   EngineSettingError,
   NULL_LEN,

@@ -4,7 +4,7 @@
  */
 import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
 import type { FormatId } from '../config/schema.js';
-import type { ColumnType } from '../schema/types.js';
+import type { ColumnType } from '../table/column-types.js';
 
 /** Marker for a NULL in a row's stored lengths. */
 export const NULL_LEN = 0xffff;

@@ -8,7 +8,7 @@
  * reorg.
  */
 import type { PageGeometry } from '../formats/types.js';
-import { grown } from './arrays.js';
+import { grown } from '../util/arrays.js';
 import type { Metrics, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 

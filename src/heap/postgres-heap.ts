@@ -12,7 +12,7 @@
  */
 import type { PageGeometry } from '../formats/types.js';
 import { PG_LINE_POINTER_BYTES, PG_PRUNE_FREE_DIVISOR } from '../formats/postgres.js';
-import { grown } from './arrays.js';
+import { grown } from '../util/arrays.js';
 import type { Metrics, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 

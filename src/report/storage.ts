@@ -3,7 +3,7 @@
  */
 import { formatSize } from '../util/units.js';
 import type { SweepPoint } from '../config/spec.js';
-import type { IndexPages } from '../index/btree.js';
+import type { IndexPages } from '../btree/geometry.js';
 import type { StorageRunResult } from '../workload/runner.js';
 import { renderBarChart, renderLineChart, renderPageMap } from './charts.js';
 import { mdTable, textTable, fmt } from './tables.js';

@@ -1,6 +1,6 @@
 /** Building blocks for tests: tables, engine specs and storage specs without YAML. */
 import type { ColumnDef, EngineSpec, PhaseSpec, StorageSpec, TableDef } from '../../src/config/spec.js';
-import { parseType } from '../../src/schema/types.js';
+import { parseType } from '../../src/table/column-types.js';
 import { defaultEngineSpec } from '../../src/config/defaults.js';
 
 export function col(name: string, type: string, nullable = false): ColumnDef {

@@ -12,9 +12,9 @@
  */
 import type { TableDef } from '../config/spec.js';
 import type { FormatId } from '../config/schema.js';
-import { grown } from '../heap/arrays.js';
+import { grown } from '../util/arrays.js';
 import type { TableLayout } from '../formats/types.js';
-import { fillLevel, indexGeometries, upperPages, type IndexGeometry, type IndexPages } from './btree.js';
+import { fillLevel, indexGeometries, upperPages, type IndexGeometry, type IndexPages } from './geometry.js';
 
 /**
  * Keys arriving in random order fill B-tree leaves to ln 2 ≈ 69 % on average (Yao, "On random 2-3

@@ -25,7 +25,7 @@ export interface PoolOptions {
 /** The compiled worker entry. Under vitest this module is TypeScript source: use the build in dist/. */
 function workerFile(): string {
   const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.ts')) return resolve(dirname(here), '../../dist/sweep/worker.js');
+  if (here.endsWith('.ts')) return resolve(dirname(here), '../../dist/pool/worker.js');
   return resolve(dirname(here), 'worker.js');
 }
 

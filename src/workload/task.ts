@@ -1,6 +1,6 @@
 /** Worker task: run one storage sweep point. */
 import type { StorageSpec } from '../config/spec.js';
-import { runStorage, type StorageRunResult } from '../workload/runner.js';
+import { runStorage, type StorageRunResult } from './runner.js';
 
 export interface StorageTask {
   spec: StorageSpec;

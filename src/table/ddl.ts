@@ -9,7 +9,7 @@
  * column is nullable).
  */
 import type { ColumnDef, IndexDef } from '../config/spec.js';
-import { parseType, SchemaError } from './types.js';
+import { parseType, SchemaError } from './column-types.js';
 
 export class DdlError extends Error {
   constructor(

@@ -6,7 +6,7 @@
  * the current event can be rescheduled in place with replaceTop after other events were pushed at the
  * same instant.
  */
-export class EventHeap {
+export class EventQueue {
   readonly capacity: number;
   private readonly times: Float64Array;
   private readonly ids: Int32Array;

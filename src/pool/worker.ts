@@ -5,7 +5,7 @@
 export type TaskKind = 'storage' | 'contention' | 'estimate';
 
 const MODULES: Record<TaskKind, string> = {
-  storage: '../heap/task.js',
+  storage: '../workload/task.js',
   contention: '../contention/task.js',
   estimate: '../estimate/task.js',
 };

@@ -2,7 +2,10 @@
  * pg-check must never put a user's schemas at risk and must not leave its own behind: a schema named
  * like its own, concurrent runs, a signal mid-run, a terminated backend; and it must fail at once and
  * say why when the server asks for a password, without ever printing one. Runs against the live server
- * of ROWSIM_PG_URL (and the password role of ROWSIM_PG_PW_URL, both from .ci/pg-cluster.sh start).
+ * of ROWSIM_PG_URL (and the password role of ROWSIM_PG_PW_URL, both from .ci/pg-cluster.sh start), in a
+ * database of their own: a transaction open in a database holds back what pruning and VACUUM may
+ * remove in that database, and the exact page and HOT counts of test/pgcheck.test.ts, running at the
+ * same time, must not depend on these runs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -18,6 +21,18 @@ const PW_URL = process.env.ROWSIM_PG_PW_URL;
 const SKIP = process.env.ROWSIM_SKIP_PG === '1';
 const PW_HOWTO =
   'ROWSIM_PG_PW_URL is not set: .ci/pg-cluster.sh start creates a role that must give a password (scram-sha-256) and prints its URL; start a cluster with it, or set ROWSIM_SKIP_PG=1 to skip the live PostgreSQL tests on purpose';
+
+/** The database these tests run pg-check in (created and dropped by them). */
+const DB = `rowsim_safety_${process.pid}`;
+
+function inDatabase(base: string, db: string): string {
+  const u = new globalThis.URL(base);
+  u.pathname = `/${db}`;
+  return u.href;
+}
+
+const url = URL ? inDatabase(URL, DB) : '';
+const pwUrl = PW_URL ? inDatabase(PW_URL, DB) : '';
 
 const dir = mkdtempSync(join(tmpdir(), 'rowsim-pgsafe-'));
 
@@ -117,6 +132,14 @@ function noPasswordEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+async function connected(connectionString: string): Promise<pg.Client> {
+  const c = new pg.Client({ connectionString });
+  // pg emits 'error' when the server ends the connection; unheard, it would end the test process.
+  c.on('error', () => undefined);
+  await c.connect();
+  return c;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 if ((!URL || !PW_URL) && !SKIP) {
@@ -128,14 +151,18 @@ if ((!URL || !PW_URL) && !SKIP) {
 }
 
 describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
+  let admin: pg.Client;
   let client: pg.Client;
   beforeAll(async () => {
-    client = new pg.Client({ connectionString: URL });
-    client.on('error', () => undefined);
-    await client.connect();
+    admin = await connected(URL!);
+    await admin.query(`DROP DATABASE IF EXISTS "${DB}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${DB}"`);
+    client = await connected(url);
   });
   afterAll(async () => {
     await client?.end();
+    await admin?.query(`DROP DATABASE IF EXISTS "${DB}" WITH (FORCE)`);
+    await admin?.end();
   });
 
   /** Schemas whose pg-check marker names this process id (each run writes its own pid there). */
@@ -190,7 +217,7 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
     }
 
     it('survive a successful run, and the run leaves no schema of its own', async () => {
-      const r = start(['pg-check', small, '--url', URL!]);
+      const r = start(['pg-check', small, '--url', url]);
       const out = await r.done;
       expect(out.stderr).toBe('');
       expect(out.code).toBe(0);
@@ -199,7 +226,7 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
     });
 
     it('rowsim_check_<the run’s own pid> survives it (the name the old scheme took: PID 1 in a container)', async () => {
-      const r = start(['pg-check', small, '--url', URL!]);
+      const r = start(['pg-check', small, '--url', url]);
       // Made while node starts, long before the run connects: the old scheme would have dropped it.
       const own = `rowsim_check_${r.child.pid}`;
       await client.query(`CREATE SCHEMA "${own}"`);
@@ -215,7 +242,7 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
     });
 
     it('survive a run that fails before it starts (page_size is not the block size): exit 2, nothing left', async () => {
-      const r = start(['pg-check', wrongPageSize, '--url', URL!]);
+      const r = start(['pg-check', wrongPageSize, '--url', url]);
       const out = await r.done;
       expect(out.code).toBe(2);
       expect(out.stderr).toMatch(/block_size is 8192, the config's page_size 4096/);
@@ -224,7 +251,7 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
     });
 
     it('survive a run that fails mid-run (a duplicate key building the index), which drops its own schema', async () => {
-      const r = start(['pg-check', failsMidRun, '--url', URL!]);
+      const r = start(['pg-check', failsMidRun, '--url', url]);
       const out = await r.done;
       expect(out.code).not.toBe(0);
       expect(out.stderr).toMatch(/could not create unique index "dup_pk"/);
@@ -234,7 +261,7 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
   });
 
   it('two runs at the same time against one database both succeed, with the same results', async () => {
-    const [a, b] = await Promise.all([run(['pg-check', small, '--url', URL!, '--json']), run(['pg-check', small, '--url', URL!, '--json'])]);
+    const [a, b] = await Promise.all([run(['pg-check', small, '--url', url, '--json']), run(['pg-check', small, '--url', url, '--json'])]);
     for (const out of [a, b]) {
       expect(out.stderr).toBe('');
       expect(out.code).toBe(0);
@@ -249,7 +276,7 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
     ['SIGTERM', 143],
   ] as const) {
     it(`${signal} mid-run: exit ${code}, no stack trace, its schema dropped`, async () => {
-      const r = start(['pg-check', slow, '--url', URL!]);
+      const r = start(['pg-check', slow, '--url', url]);
       const schema = await waitForSchema(r);
       r.child.kill(signal);
       const out = await r.done;
@@ -261,7 +288,7 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
   }
 
   it('its backend terminated mid-run: one line, exit 2, no stack trace, the schema dropped over a new connection', async () => {
-    const r = start(['pg-check', slow, '--url', URL!]);
+    const r = start(['pg-check', slow, '--url', url]);
     const schema = await waitForSchema(r);
     await client.query('SELECT pg_terminate_backend($1)', [schema.backend]);
     const out = await r.done;
@@ -275,14 +302,14 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
 
   describe.skipIf(!PW_URL)('a role that must give a password (scram-sha-256)', () => {
     // postgres://ROLE:PASSWORD@host:port/db (rowsim_pw from .ci/pg-cluster.sh, or a role of your own)
-    const [, role = '', written = ''] = /^postgres:\/\/([^:]+):([^@]+)@/.exec(PW_URL ?? '') ?? [];
+    const [, role = '', written = ''] = /^postgres:\/\/([^:]+):([^@]+)@/.exec(pwUrl) ?? [];
     const password = decodeURIComponent(written);
     /** Neither the password nor its %-encoded form. */
     const expectNoPassword = (text: string) => {
       expect(text).not.toContain(password);
       expect(text).not.toContain(written);
     };
-    const withoutPassword = PW_URL?.replace(/^(postgres:\/\/[^:]+):[^@]+@/, '$1@') ?? '';
+    const withoutPassword = pwUrl.replace(/^(postgres:\/\/[^:]+):[^@]+@/, '$1@');
     const withPassword = (pw: string) => withoutPassword.replace(`${role}@`, `${role}:${pw}@`);
 
     it('without a password: fails at once and says where to put one; exit 2', async () => {
@@ -306,7 +333,7 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
 
     it('with the password in the URL: works, and never prints it', async () => {
       for (const args of [[], ['--json']]) {
-        const out = await run(['pg-check', small, '--url', PW_URL!, ...args], noPasswordEnv());
+        const out = await run(['pg-check', small, '--url', pwUrl, ...args], noPasswordEnv());
         expect(out.stderr).toBe('');
         expect(out.code).toBe(0);
         expect(out.stdout).toMatch(/heap_pages/);
@@ -322,7 +349,7 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
     });
 
     it('a lost connection does not print the password either', async () => {
-      const r = start(['pg-check', slow, '--url', PW_URL!], noPasswordEnv());
+      const r = start(['pg-check', slow, '--url', pwUrl], noPasswordEnv());
       const schema = await waitForSchema(r);
       await client.query('SELECT pg_terminate_backend($1)', [schema.backend]);
       const out = await r.done;

@@ -8,7 +8,7 @@
  * same time, must not depend on these runs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -35,6 +35,7 @@ const url = URL ? inDatabase(URL, DB) : '';
 const pwUrl = PW_URL ? inDatabase(PW_URL, DB) : '';
 
 const dir = mkdtempSync(join(tmpdir(), 'rowsim-pgsafe-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function config(name: string, yaml: string): string {
   const file = join(dir, `${name}.yaml`);
@@ -124,9 +125,11 @@ const run = (args: string[], env?: NodeJS.ProcessEnv) => start(args, env).done;
 /** A stack trace line, as node prints an uncaught error. */
 const STACK = /^\s+at .+[(:]\d+/m;
 
-/** The environment without any password source but the URL. */
+/** The environment without any password source but the URL (an empty HOME: no ~/.pgpass). */
 function noPasswordEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env, HOME: mkdtempSync(join(tmpdir(), 'rowsim-nohome-')) };
+  const home = join(dir, 'home');
+  mkdirSync(home, { recursive: true });
+  const env = { ...process.env, HOME: home };
   delete env.PGPASSWORD;
   delete env.PGPASSFILE;
   return env;

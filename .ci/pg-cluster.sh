@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # A throw-away PostgreSQL cluster for rowsim's pg-check tests.
 #   .ci/pg-cluster.sh start   → initdb into a temp dir, start on a loopback port, print `export ROWSIM_PG_URL=…`
+#                               and `export ROWSIM_PG_PW_URL=…`
 #   .ci/pg-cluster.sh stop    → stop it and remove the temp dir
+# Every role logs in without a password (trust) except rowsim_pw, which must give its password
+# (scram-sha-256 over TCP): the tests of pg-check's password handling connect as that role
+# (ROWSIM_PG_PW_URL carries the password, which is random per cluster).
 # State (data dir, port) lives in ${ROWSIM_PG_STATE:-/tmp/rowsim-pg-cluster.state}. Installs Debian's
 # postgresql package when initdb is missing. Runs the server as the postgres user when started as root.
 set -euo pipefail
 STATE="${ROWSIM_PG_STATE:-/tmp/rowsim-pg-cluster.state}"
+PW_ROLE=rowsim_pw
 
 find_bin() {
   local b
   for b in "$(command -v pg_ctl 2>/dev/null || true)" /usr/lib/postgresql/*/bin/pg_ctl; do
-    if [ -n "$b" ] && [ -x "$b" ]; then dirname "$b"; return 0; fi
+    # The real folder, not that of a symlink to pg_ctl: psql is looked up beside it.
+    if [ -n "$b" ] && [ -x "$b" ]; then dirname "$(readlink -f "$b")"; return 0; fi
   done
   return 1
 }
@@ -33,7 +39,7 @@ start() {
     # shellcheck disable=SC1090
     . "$STATE"
     if [ -n "${PGDATA_DIR:-}" ] && [ -f "$PGDATA_DIR/postmaster.pid" ]; then
-      echo "export ROWSIM_PG_URL=postgres://postgres@127.0.0.1:$PGPORT_USED/postgres"
+      print_urls "$PGPORT_USED" "${PW_PASSWORD:-}"
       return 0
     fi
   fi
@@ -55,7 +61,28 @@ start() {
     -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c autovacuum=off -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
     start >&2 || { cat "$dir/server.log" >&2; exit 1; }
   printf 'PGDATA_DIR=%s\nPGPORT_USED=%s\nPGBIN=%s\nPGTMP=%s\n' "$dir/data" "$port" "$bin" "$dir" >"$STATE"
-  echo "export ROWSIM_PG_URL=postgres://postgres@127.0.0.1:$port/postgres"
+  local pw
+  pw=$(add_password_role "$bin" "$dir" "$port") || { echo "pg-cluster: could not create the role $PW_ROLE (see above)" >&2; exit 1; }
+  printf 'PW_ROLE=%s\nPW_PASSWORD=%s\n' "$PW_ROLE" "$pw" >>"$STATE"
+  print_urls "$port" "$pw"
+}
+
+# The role that must authenticate with scram-sha-256 over TCP. Its pg_hba line goes before initdb's
+# trust lines (the first matching line wins); the password is random, hex so it needs no URL escaping.
+add_password_role() {
+  local bin=$1 dir=$2 port=$3 pw hba
+  pw="pw$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+  hba="$dir/data/pg_hba.conf"
+  # (called in $(…), where set -e does not hold: each step returns on failure)
+  as_pg sh -c "{ echo 'host all $PW_ROLE 127.0.0.1/32 scram-sha-256'; cat '$hba'; } >'$hba.new' && mv '$hba.new' '$hba'" || return 1
+  as_pg "$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$dir" -p "$port" -U postgres -d postgres \
+    -c "CREATE ROLE $PW_ROLE LOGIN SUPERUSER PASSWORD '$pw'" -c "SELECT pg_reload_conf()" >/dev/null || return 1
+  echo "$pw"
+}
+
+print_urls() {
+  echo "export ROWSIM_PG_URL=postgres://postgres@127.0.0.1:$1/postgres"
+  if [ -n "$2" ]; then echo "export ROWSIM_PG_PW_URL=postgres://$PW_ROLE:$2@127.0.0.1:$1/postgres"; fi
 }
 
 stop() {

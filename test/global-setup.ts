@@ -18,6 +18,9 @@ export default function setup(): (() => void) | undefined {
     const out = execFileSync('bash', [script, 'start'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 600_000 });
     const m = /ROWSIM_PG_URL=(\S+)/.exec(out);
     if (m) process.env.ROWSIM_PG_URL = m[1];
+    // The role that must give a password (scram-sha-256), for the tests of pg-check's password handling.
+    const pw = /ROWSIM_PG_PW_URL=(\S+)/.exec(out);
+    if (pw) process.env.ROWSIM_PG_PW_URL = pw[1];
   } catch (err) {
     process.stderr.write(`could not start a PostgreSQL cluster for the pg-check tests: ${(err as Error).message}\n`);
     return undefined;

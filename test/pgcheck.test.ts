@@ -35,6 +35,8 @@ describe.skipIf(!URL)('pg-check against a live PostgreSQL', () => {
   let client: pg.Client;
   beforeAll(async () => {
     client = new pg.Client({ connectionString: URL });
+    // pg emits 'error' when the server ends the connection; unheard, it would end the test process.
+    client.on('error', () => undefined);
     await client.connect();
   });
   afterAll(async () => {
@@ -53,7 +55,7 @@ engine: { format: postgres-heap }
 workload:
   - insert: { rows: 3000, values: { body: { length: ${w} } } }
 `);
-      const r = await pgCheck(client, s, { schema: 'rowsim_t_widths' });
+      const r = await pgCheck(client, s, { schemaPrefix: 'rowsim_t_widths' });
       const [heap] = at(r.comparisons, 'heap_pages');
       expect({ w, predicted: heap!.predicted, observed: heap!.observed }).toEqual({ w, predicted: heap!.observed, observed: heap!.observed });
       const [idx] = at(r.comparisons, `index_pages.w${w}_pk`);
@@ -77,7 +79,7 @@ engine: { format: postgres-heap }
 workload:
   - insert: { rows: 4000, values: { a: { null: 0.5 }, b: { length: 40, null: 0.3 }, c: { null: 0.2 }, d: { null: 0.5 }, e: { null: 0.4 } } }
 `);
-    const r = await pgCheck(client, s, { schema: 'rowsim_t_nulls' });
+    const r = await pgCheck(client, s, { schemaPrefix: 'rowsim_t_nulls' });
     const [heap] = at(r.comparisons, 'heap_pages');
     expect(heap!.predicted).toBe(heap!.observed);
   });
@@ -95,7 +97,7 @@ workload:
   - update: { rows: 60%, order: random, set: { body: { length: 90 } } }
   - update: { rows: 40%, order: random, transaction: row, set: { body: { length: 110 } } }
 `);
-      const r = await pgCheck(client, s, { schema: 'rowsim_t_ff' });
+      const r = await pgCheck(client, s, { schemaPrefix: 'rowsim_t_ff' });
       for (const c of [...at(r.comparisons, 'heap_pages'), ...at(r.comparisons, 'hot_updates'), ...at(r.comparisons, 'updates')]) {
         expect({ ff, phase: c.phase, metric: c.metric, value: c.predicted }).toEqual({ ff, phase: c.phase, metric: c.metric, value: c.observed });
       }
@@ -115,7 +117,7 @@ workload:
   - insert: { rows: 5000, values: { body: { length: 50 } } }
   - update: { rows: 50%, order: random, set: { code: changed } }
 `);
-    const r = await pgCheck(client, s, { schema: 'rowsim_t_ix' });
+    const r = await pgCheck(client, s, { schemaPrefix: 'rowsim_t_ix' });
     const hot = at(r.comparisons, 'hot_updates', 1)[0]!;
     expect(hot.predicted).toBe(0);
     expect(hot.observed).toBe(0);

@@ -1,14 +1,18 @@
 /**
  * `rowsim pg-check config.yaml --url postgres://…`: the config's table and workload on a live
- * PostgreSQL, prediction beside observation (src/pgcheck/check.ts).
+ * PostgreSQL, prediction beside observation (src/pgcheck/check.ts). Exit status 2 for a bad config, a
+ * connection that cannot be made or is lost, 130 / 143 when stopped by SIGINT / SIGTERM; what it
+ * created on the server is dropped in every case it can be (src/pgcheck/guard.ts).
  */
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
+import type pg from 'pg';
 import { parseAllDocuments } from 'yaml';
 import { InputError } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import type { SweepPoint } from '../config/spec.js';
 import { PgCheckError, pgCheck, type PgCheckResult } from '../pgcheck/check.js';
+import { closeClient, connect, isConnectionLost, PgConnectionError, pgTarget, type PgTarget } from '../pgcheck/connection.js';
+import { CheckGuard } from '../pgcheck/guard.js';
 import { fmt, textTable } from '../report/tables.js';
 
 export interface PgCheckCliOptions {
@@ -79,30 +83,65 @@ export async function pgCheckCommand(file: string, options: PgCheckCliOptions): 
     process.stderr.write(`${file}: expected a storage config (table, engine, workload), found none\n`);
     return 2;
   }
-  const client = new pg.Client({ connectionString: url });
+  let target: PgTarget;
   try {
-    await client.connect();
+    target = pgTarget(url);
   } catch (err) {
-    process.stderr.write(`rowsim pg-check: cannot connect to ${url}: ${(err as Error).message}\n`);
-    return 2;
-  }
-  const results: PgCheckResult[] = [];
-  try {
-    for (const p of points) {
-      const r = await pgCheck(client, p.spec, { label: p.label });
-      if (note) r.notes.unshift(note);
-      results.push(r);
-    }
-  } catch (err) {
-    if (err instanceof PgCheckError) {
+    if (err instanceof PgConnectionError) {
       process.stderr.write(`rowsim pg-check: ${err.message}\n`);
       return 2;
     }
     throw err;
-  } finally {
-    await client.end();
   }
-  if (options.json) process.stdout.write(`${JSON.stringify({ config: file, results }, null, 2)}\n`);
-  else process.stdout.write(`${pgCheckText(results)}\n`);
-  return 0;
+  const guard = new CheckGuard(target);
+  guard.listen();
+  try {
+    const results = await checkAll(guard, target, points, note);
+    if (!results) return await guard.stopped!;
+    if (options.json) process.stdout.write(`${JSON.stringify({ config: file, results }, null, 2)}\n`);
+    else process.stdout.write(`${pgCheckText(results)}\n`);
+    return 0;
+  } catch (err) {
+    if (guard.stopped) return await guard.stopped;
+    if (err instanceof PgCheckError || err instanceof PgConnectionError) {
+      process.stderr.write(`rowsim pg-check: ${err.message}\n`);
+      return 2;
+    }
+    if (isConnectionLost(err)) {
+      const line = await guard.lost(err);
+      // A signal during the reconnect: its own cleanup has the last word.
+      if (guard.stopped) return await guard.stopped;
+      process.stderr.write(`rowsim pg-check: ${line}\n`);
+      return 2;
+    }
+    throw redacted(err, target);
+  } finally {
+    if (guard.client) await closeClient(guard.client);
+    guard.unlisten();
+  }
+}
+
+/** Check every point over one connection; undefined when a signal stopped the run. */
+async function checkAll(guard: CheckGuard, target: PgTarget, points: SweepPoint[], note: string | undefined): Promise<PgCheckResult[] | undefined> {
+  const client: pg.Client = await connect(target, { onError: (err) => (guard.lostReason ??= target.redact(err.message)) });
+  guard.client = client;
+  guard.backendPid = Number((await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+  const results: PgCheckResult[] = [];
+  for (const p of points) {
+    // A signal's cleanup runs between statements: stop before starting anything new.
+    if (guard.stopped) return undefined;
+    const r = await pgCheck(client, p.spec, { label: p.label, backendPid: guard.backendPid, onSchema: (s) => (guard.schema = s) });
+    if (note) r.notes.unshift(note);
+    results.push(r);
+  }
+  return guard.stopped ? undefined : results;
+}
+
+/** An unexpected error, rethrown with the password masked in its message and stack. */
+function redacted(err: unknown, target: PgTarget): unknown {
+  if (err instanceof Error) {
+    err.message = target.redact(err.message);
+    if (err.stack) err.stack = target.redact(err.stack);
+  }
+  return err;
 }

@@ -11,6 +11,7 @@
  *   - vacuum → VACUUM (INDEX_CLEANUP ON); rebuild → VACUUM FULL.
  * After each phase: pg_relation_size of the heap and of each index, n_tup_upd, n_tup_hot_upd and (16+)
  * n_tup_newpage_upd from pg_stat_user_tables after pg_stat_force_next_flush().
+ * Everything lives in a scratch schema of its own (scratch.ts), dropped when the check ends, failed or not.
  */
 import type pg from 'pg';
 import type { PhaseSpec, StorageSpec } from '../config/spec.js';
@@ -18,7 +19,8 @@ import { pgLayout } from '../formats/postgres.js';
 import type { ColumnLayout } from '../formats/types.js';
 import type { ReorgKind } from '../heap/engine.js';
 import { runStorage, type PhaseResult } from '../workload/runner.js';
-import { columnsSql, quoteIdent, valueFor, type SqlValue } from './values.js';
+import { DEFAULT_SCHEMA_PREFIX, ScratchSchema } from './scratch.js';
+import { columnsSql, quoteIdent, valueFor, type ColumnSql, type SqlValue } from './values.js';
 
 export interface Comparison {
   phase: number;
@@ -58,9 +60,17 @@ export function diffPct(predicted: number, observed: number | null): number | nu
 }
 
 export interface PgCheckOptions {
-  /** A schema name to create and drop (default rowsim_check_<pid>). */
-  schema?: string;
+  /** The scratch schema is named <prefix>_<12 random hex> (default rowsim_check). */
+  schemaPrefix?: string;
   label?: string;
+  /** The client's backend (SELECT pg_backend_pid()), written into the schema's marker; asked when not given. */
+  backendPid?: number;
+  /**
+   * Told the scratch schema before its CREATE is sent, and undefined once it is dropped. When the check
+   * fails without dropping it (the connection is gone), the last schema told is still there to drop
+   * from another connection.
+   */
+  onSchema?: (schema: ScratchSchema | undefined) => void;
 }
 
 export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgCheckOptions = {}): Promise<PgCheckResult> {
@@ -93,8 +103,6 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
   });
 
   const cols = columnsSql(spec.table, layout);
-  const schema = options.schema ?? `rowsim_check_${process.pid}`;
-  const table = `${quoteIdent(schema)}.${quoteIdent(spec.table.name)}`;
   const locatorIdx = spec.table.indexes[0];
   const locator = locatorIdx ? locatorIdx.columns.map((c) => cols.findIndex((x) => x.name.toLowerCase() === c.toLowerCase())) : [];
   if (!locatorIdx && ops.some((o) => o.k === 'update' || o.k === 'delete')) {
@@ -104,8 +112,51 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
     if (cols[ci]!.type.sql === 'boolean') throw new PgCheckError(`the first index's column ${cols[ci]!.name} is boolean: pg-check needs a key it can make distinct per row`);
   }
 
-  await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
-  await client.query(`CREATE SCHEMA ${quoteIdent(schema)}`);
+  const backendPid = options.backendPid ?? Number((await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+  const scratch = await ScratchSchema.create(client, options.schemaPrefix ?? DEFAULT_SCHEMA_PREFIX, backendPid, (s) => options.onSchema?.(s));
+  let failed = true;
+  try {
+    const result = await replay(client, { spec, schema: scratch.name, ops, cols, locator, version, major, notes, label: options.label ?? 'base' });
+    failed = false;
+    return result;
+  } finally {
+    await dropScratch(client, scratch, failed, options.onSchema);
+  }
+}
+
+/**
+ * Drop the scratch schema. After a failure the replay's error is the one to report: a failed drop (the
+ * connection is gone) is left to the caller, who still holds the schema through onSchema.
+ */
+async function dropScratch(client: pg.Client, scratch: ScratchSchema, failed: boolean, onSchema: PgCheckOptions['onSchema']): Promise<void> {
+  // A failed statement leaves its transaction open and aborted, where a DROP would fail too.
+  if (failed) await client.query('ROLLBACK').catch(() => undefined);
+  try {
+    await scratch.drop(client);
+    onSchema?.(undefined);
+  } catch (err) {
+    if (!failed) throw err;
+  }
+}
+
+/** What replay() needs: the recorded run, the table's columns and key, the server, where to create the table. */
+interface ReplayPlan {
+  spec: StorageSpec;
+  schema: string;
+  ops: Op[];
+  cols: ColumnSql[];
+  /** Columns of the first index, by which rows are found. */
+  locator: number[];
+  version: string;
+  major: number;
+  notes: string[];
+  label: string;
+}
+
+/** Replay the recorded operations into a table of the scratch schema and compare after every phase. */
+async function replay(client: pg.Client, plan: ReplayPlan): Promise<PgCheckResult> {
+  const { spec, schema, ops, cols, locator, version, major, notes, label } = plan;
+  const table = `${quoteIdent(schema)}.${quoteIdent(spec.table.name)}`;
   const colDdl = cols.map((c) => `${c.ident} ${c.type.sql}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
   await client.query(`CREATE TABLE ${table} (${colDdl}) WITH (fillfactor = ${spec.engine.fillfactor}, autovacuum_enabled = off, toast.autovacuum_enabled = off)`);
   await client.query('SET enable_seqscan = off');
@@ -119,7 +170,6 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
   let inTxn = false;
   let pendingInserts: SqlValue[][] = [];
   let hasNewpage = major >= 16;
-  const label = options.label ?? 'base';
 
   const val = (ci: number, row: number, lens: Uint16Array) => valueFor(spec.seed, cols[ci]!, ci, row, versions[row]!, lens, 0, spec.engine);
   const begin = async () => {
@@ -222,7 +272,6 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
     }
   }
   if (!hasNewpage) notes.push(`n_tup_newpage_upd exists from PostgreSQL 16; this server is ${version}`);
-  await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
   return { label, server_version: version, notes, comparisons };
 }
 

@@ -4,11 +4,9 @@
  * connection that cannot be made or is lost, 130 / 143 when stopped by SIGINT / SIGTERM; what it
  * created on the server is dropped in every case it can be (src/pgcheck/guard.ts).
  */
-import { readFileSync } from 'node:fs';
 import type pg from 'pg';
-import { parseAllDocuments } from 'yaml';
 import { InputError } from '../config/errors.js';
-import { loadConfig } from '../config/load.js';
+import { configDocuments, loadConfig } from '../config/load.js';
 import type { SweepPoint } from '../config/spec.js';
 import { PgCheckError, pgCheck, type PgCheckResult } from '../pgcheck/check.js';
 import { closeClient, connect, isConnectionLost, PgConnectionError, pgTarget, type PgTarget } from '../pgcheck/connection.js';
@@ -58,13 +56,8 @@ export async function pgCheckCommand(file: string, options: PgCheckCliOptions): 
   let note: string | undefined;
   try {
     // A file of several configs separated by `---` (as rowsize reads them): every document is checked.
-    let texts: (string | undefined)[] = [undefined];
-    try {
-      const docs = parseAllDocuments(readFileSync(file, 'utf8'));
-      if (Array.isArray(docs) && docs.length > 1) texts = docs.map((d) => d.toString());
-    } catch {
-      // unreadable: loadConfig reports it
-    }
+    const docs = configDocuments(file);
+    const texts: (string | undefined)[] = docs.length > 1 ? docs : [undefined];
     points = [];
     for (const text of texts) {
       const cfg = loadConfig(file, text);

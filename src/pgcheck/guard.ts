@@ -13,9 +13,9 @@ import type pg from 'pg';
 import { closeClient, connect, PgConnectionError, type PgTarget } from './connection.js';
 import type { ScratchSchema } from './scratch.js';
 
-/** Exit statuses of a run stopped by a signal: 128 + the signal number, as a shell reports them. */
-export const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
-export type StopSignal = 'SIGINT' | 'SIGTERM';
+import { SIGNAL_EXIT, type StopSignal } from '../util/cleanup.js';
+
+export { SIGNAL_EXIT, type StopSignal };
 
 /** The second connection, and the reconnect after a loss, give up sooner than a first connect. */
 const CLEANUP_CONNECT_TIMEOUT_MS = 5000;

@@ -13,7 +13,9 @@ let exiting = false;
 /** Bound on the time asynchronous clean-ups get after a signal before the process exits anyway. */
 export const CLEANUP_TIMEOUT_MS = 10_000;
 
-const SIGNAL_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
+export type StopSignal = 'SIGINT' | 'SIGTERM';
+/** Exit statuses of a run stopped by a signal: 128 + the signal number, as a shell reports them. */
+export const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
 
 /** Register `fn` to run on SIGINT/SIGTERM; returns the function that unregisters it. */
 export function onInterrupt(fn: Cleanup): () => void {

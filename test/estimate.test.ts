@@ -15,7 +15,7 @@ import {
 } from '../src/estimate/estimate.js';
 import { fillRowLengths, maxEntropyLengths } from '../src/estimate/rows.js';
 import { extrapolate } from '../src/estimate/stats.js';
-import { getFormat } from '../src/formats/index.js';
+import { getFormat } from '../src/formats/registry.js';
 import { distMean } from '../src/workload/dist.js';
 import { runStorage } from '../src/workload/runner.js';
 import { ROOT } from './helpers/cli.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { pgLayout } from '../src/formats/postgres.js';
-import { buildIndex, indexGeometries, pgIndexTupleBytes } from '../src/btree/geometry.js';
-import { getFormat } from '../src/formats/index.js';
+import { pgIndexTupleBytes, pgLayout } from '../src/formats/postgres.js';
+import { buildIndex } from '../src/btree/geometry.js';
+import { getFormat, indexGeometries } from '../src/formats/registry.js';
 import { FORMAT_IDS } from '../src/config/schema.js';
 import { runStorage } from '../src/workload/runner.js';
 import { col, engine, table } from './helpers/spec.js';
@@ -22,7 +22,7 @@ describe('B-tree index sizes', () => {
   it('CREATE INDEX fills leaves to 90 %: 261 uuid entries a leaf, so 400,000 rows take 1,533 leaves (+ upper levels + metapage)', () => {
     const t = table([col('u', 'uuid')], [{ name: 'u_idx', columns: ['u'], unique: false }]);
     const l = pgLayout(t, pgE);
-    const [g] = indexGeometries('postgres-heap', t, l);
+    const [g] = indexGeometries(getFormat('postgres-heap'), t, l);
     const b = buildIndex(g!, 400_000, () => 24, 24);
     expect(b.leafPages).toBe(Math.ceil(400_000 / 261));
     expect(b.metaPages).toBe(1);

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { getFormat } from '../src/formats/index.js';
+import { getFormat } from '../src/formats/registry.js';
 import { SQLSERVER_FORWARDING_STUB_BYTES, pfsBand, sqlserverHeap, sqlserverHeapEstimate, sqlserverLayout, sqlserverRowBytes } from '../src/formats/sqlserver.js';
-import { createEngine } from '../src/heap/create.js';
 import type { StorageSpec } from '../src/config/spec.js';
 import { runStorage } from '../src/workload/runner.js';
 import { col, engine, table } from './helpers/spec.js';
@@ -65,7 +64,7 @@ describe('sqlserver-heap forwarding [fwd]', () => {
     const e = ssEngine(o);
     const f = getFormat('sqlserver-heap')!;
     const layout = f.layout(t, e);
-    return createEngine(f, layout, f.resolve(e, layout), { name: 'x', seed: 1, table: t, engine: e, workload: [] }, 100);
+    return f.createEngine(layout, f.resolve(e, layout), { name: 'x', seed: 1, table: t, engine: e, workload: [] }, 100);
   };
 
   it('a 9-byte stub stays home; the forwarded record carries a back-pointer; a second move updates the stub (one hop)', () => {

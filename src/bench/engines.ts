@@ -1,8 +1,9 @@
 /**
  * Benchmarks of the other engines' heaps: the storage benchmark's workload (1,000,000 inserts, then
  * 1,000,000 growing updates, one core) on postgres-heap, sqlserver-heap and oracle-heap, and rowsize
- * on the seed 000 schema. Figures are printed by `npm run bench`; tests never assert timings.
+ * on the uuid-vs-char(35) schema. Figures are printed by `npm run bench`; tests never assert timings.
  */
+import { getFormat } from '../formats/registry.js';
 import { runStorage } from '../workload/runner.js';
 import { storageBenchSpec } from './storage.js';
 
@@ -14,10 +15,8 @@ export async function benchEngines(): Promise<Array<{ name: string; value: numbe
     const t0 = process.hrtime.bigint();
     const r = runStorage(storageBenchSpec(rows, format));
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-    const detail =
-      format === 'postgres-heap'
-        ? `${r.final.hot_updates} HOT, ${r.final.newpage_updates} new-page updates`
-        : `${r.final.forwarded_rows} ${format === 'oracle-heap' ? 'migrated' : 'forwarded'} rows`;
+    const moved = getFormat(format).movedRows;
+    const detail = `${r.final[moved.metric]} ${moved.word} rows, ${r.final.hot_updates} HOT updates`;
     out.push({
       name: `engines: ${format} row operations per second (1M inserts + 1M growing updates, one core)`,
       value: Math.round((2 * rows) / seconds),

@@ -3,7 +3,7 @@
  * (in this thread). Reports row operations per second (generation, sizing and page engine together)
  * and simulator memory per row (typed arrays held by the engine and the row store).
  */
-import { defaultEngineSpec } from '../config/defaults.js';
+import { defaultEngineSpec } from '../formats/registry.js';
 import type { StorageSpec } from '../config/spec.js';
 import { parseType } from '../table/column-types.js';
 import { runStorage } from '../workload/runner.js';

@@ -1,43 +1,15 @@
 /**
- * B-tree index sizes per engine format, for the `indexes:` of a table: entry bytes, pages per level
- * after a build, and growth as entries are added.
+ * B-tree index sizes, whatever the format: pages per level after a build, and growth as entries are
+ * added. How big an entry is and how full a page is built come from the format's routine
+ * (StorageFormat.indexGeometry in src/formats); this file only fills pages.
  *
- * PostgreSQL (nbtree): the page layout and the build are emulated item by item, as nbtsort.c
- * _bt_buildadd() fills pages: 24-byte page header, 16-byte special space, a line pointer reserved for
- * the high key, index tuple = 8-byte IndexTupleData (+ 4-byte null bitmap, MAXALIGNed) + key, MAXALIGNed,
- * + 4-byte line pointer; leaves filled to fillfactor 90, upper levels to 70; a page is finished when its
- * free space falls under the target, its last item moves right and a (truncated) copy becomes the high
- * key; one metapage [reference: PostgreSQL heaps, nbtree].
- * Other formats: pages filled greedily with their documented or assumed entry sizes (see ENTRY notes).
+ * Two ways to fill a level: PostgreSQL's nbtsort.c _bt_buildadd() is emulated item by item (a page
+ * finished when its free space falls under the fill target, its last item moving right, a truncated copy
+ * becoming the high key, the first item of a non-leaf page a bare "minus infinity" tuple) [nbtree.h];
+ * the other formats fill pages greedily up to their build fill.
  */
 import type { IndexDef, TableDef } from '../config/spec.js';
-import type { FormatId } from '../config/schema.js';
-import { PG_KIND_FIXED, PG_LINE_POINTER_BYTES, PG_PAGE_HEADER_BYTES, PG_VARHDRSZ, PG_VARHDRSZ_SHORT, PG_VARLENA_SHORT_MAX, maxalign, type PgTableLayout } from '../formats/postgres.js';
 import { NULL_LEN, type TableLayout } from '../formats/types.js';
-
-/** nbtree: BTPageOpaqueData special space 16 bytes; IndexTupleData 8 bytes; IndexAttributeBitMapData 4 bytes [reference, nbtree.h, itup.h]. */
-export const PG_BTREE_SPECIAL_BYTES = 16;
-export const PG_INDEX_TUPLE_HEADER_BYTES = 8;
-export const PG_INDEX_NULL_BITMAP_BYTES = 4;
-/** BTREE_DEFAULT_FILLFACTOR 90 (leaves on build), BTREE_NONLEAF_FILLFACTOR 70 (nbtree.h) [reference]. */
-export const PG_BTREE_LEAF_FILLFACTOR = 90;
-export const PG_BTREE_NONLEAF_FILLFACTOR = 70;
-export const PG_BTREE_META_PAGES = 1;
-/** Leaf pages keep room to append a heap TID to the high key: MAXALIGN(sizeof(ItemPointerData)) (nbtsort.c). */
-export const PG_BTREE_LEAF_TID_SLACK = 8;
-
-/** SQL Server nonclustered index on a heap: 1-byte row header, 8-byte RID, 6-byte child page pointer, 2-byte slot (MS docs, "Estimate the Size of a Nonclustered Index"; not in the reference file). */
-export const SQLSERVER_INDEX_ROW_HEADER_BYTES = 1;
-export const SQLSERVER_INDEX_CHILD_POINTER_BYTES = 6;
-/** Oracle B*-tree: 2-byte entry header, 1 length byte per key column (3 from 250 bytes), 6-byte rowid (+1 length byte when non-unique), 2-byte row directory; index blocks 57 + 23 × INITRANS 2 bytes of overhead, PCTFREE 10 on build (assumptions). */
-export const ORACLE_INDEX_ENTRY_HEADER_BYTES = 2;
-export const ORACLE_INDEX_BLOCK_OVERHEAD_BYTES = 57 + 23 * 2;
-export const ORACLE_INDEX_PCTFREE = 10;
-export const ORACLE_BRANCH_POINTER_BYTES = 4;
-/** ASE index rows (assumption; the reference does not give them): key + 6-byte RID + 2 bytes of row overhead + 2 per variable key column, 2-byte offset table entry; non-leaf rows add a 4-byte child page pointer; pages packed full (fillfactor 0). */
-export const ASE_INDEX_RID_BYTES = 6;
-export const ASE_INDEX_ROW_OVERHEAD_BYTES = 2;
-export const ASE_INDEX_CHILD_POINTER_BYTES = 4;
 
 export interface IndexPages {
   total: number;
@@ -61,16 +33,21 @@ export interface IndexGeometry {
   leafReserveBytes: number;
   nonLeafReserveBytes: number;
   metaPages: number;
-  /** Emulate nbtsort (PostgreSQL) rather than greedy filling. */
+  /** Emulate nbtsort (PostgreSQL) rather than greedy filling; then the two sizes below apply. */
   nbtsort: boolean;
+  /** nbtsort: bytes of the bare first ("minus infinity") item of a non-leaf page. */
+  minusInfinityBytes: number;
+  /** nbtsort: bytes a leaf keeps free to append a heap TID to its high key. */
+  leafTidSlackBytes: number;
 }
 
-function keyColumns(table: TableDef, idx: IndexDef): number[] {
+/** The positions of an index's key columns in its table. */
+export function keyColumns(table: TableDef, idx: IndexDef): number[] {
   return idx.columns.map((c) => table.columns.findIndex((col) => col.name.toLowerCase() === c.toLowerCase()));
 }
 
 /** Bytes of column `ci` of the row (−1 for NULL) under the format's layout. */
-function colBytes(layout: TableLayout, ci: number, lens: Uint16Array, base: number): number {
+export function columnBytes(layout: TableLayout, ci: number, lens: Uint16Array, base: number): number {
   const col = layout.columns[ci]!;
   if (col.varIndex >= 0) {
     const v = lens[base + col.varIndex]!;
@@ -79,128 +56,16 @@ function colBytes(layout: TableLayout, ci: number, lens: Uint16Array, base: numb
   return col.fixedBytes;
 }
 
-function pgKeyData(layout: PgTableLayout, cols: number[], lens: Uint16Array, base: number): { data: number; hasNull: boolean } {
-  let off = 0;
-  let hasNull = false;
-  for (const ci of cols) {
-    const len = colBytes(layout, ci, lens, base);
-    if (len < 0) {
-      hasNull = true;
-      continue;
-    }
-    if (layout.pg.kind[ci] === PG_KIND_FIXED) {
-      const a = layout.pg.align[ci]!;
-      off = ((off + a - 1) & ~(a - 1)) + len;
-    } else if (len + PG_VARHDRSZ_SHORT <= PG_VARLENA_SHORT_MAX) {
-      off += len + PG_VARHDRSZ_SHORT;
-    } else {
-      off = ((off + 3) & ~3) + len + PG_VARHDRSZ;
-    }
+/** Sum of the key columns' bytes, plus `perVariable` for each variable-length one and `perColumn` for each. */
+export function keyBytes(layout: TableLayout, columns: readonly number[], lens: Uint16Array, base: number, perVariable: number, perColumn = 0): number {
+  let sum = 0;
+  for (const ci of columns) {
+    const b = columnBytes(layout, ci, lens, base);
+    if (b > 0) sum += b;
+    if (layout.columns[ci]!.variableType) sum += perVariable;
+    sum += perColumn;
   }
-  return { data: off, hasNull };
-}
-
-/** PostgreSQL index tuple bytes: MAXALIGN(8 [+ 4 null bitmap, MAXALIGNed] + key data). */
-export function pgIndexTupleBytes(layout: PgTableLayout, cols: number[], lens: Uint16Array, base: number): number {
-  const { data, hasNull } = pgKeyData(layout, cols, lens, base);
-  const hdr = hasNull ? maxalign(PG_INDEX_TUPLE_HEADER_BYTES + PG_INDEX_NULL_BITMAP_BYTES) : PG_INDEX_TUPLE_HEADER_BYTES;
-  return maxalign(hdr + data);
-}
-
-export function indexGeometries(format: FormatId, table: TableDef, layout: TableLayout): IndexGeometry[] {
-  const pageBytes = layout.geometry.pageBytes;
-  return table.indexes.map((idx) => {
-    const cols = keyColumns(table, idx);
-    const first = cols.slice(0, 1);
-    const nullableKey = cols.some((ci) => layout.columns[ci]!.nullable);
-    const sumKey = (cs: number[], lens: Uint16Array, base: number, perVar: number, perCol = 0) => {
-      let s = 0;
-      for (const ci of cs) {
-        const b = colBytes(layout, ci, lens, base);
-        if (b > 0) s += b;
-        if (layout.columns[ci]!.variableType) s += perVar;
-        s += perCol;
-      }
-      return s;
-    };
-    switch (format) {
-      case 'postgres-heap': {
-        const pl = layout as PgTableLayout;
-        return {
-          name: idx.name,
-          columns: cols,
-          unique: idx.unique,
-          leafTupleBytes: (lens, base) => pgIndexTupleBytes(pl, cols, lens, base),
-          // Suffix truncation keeps the first key column when the keys differ there (distinct keys).
-          pivotBytes: (lens, base) => pgIndexTupleBytes(pl, first, lens, base),
-          slotBytes: PG_LINE_POINTER_BYTES,
-          pageRoomBytes: pageBytes - PG_PAGE_HEADER_BYTES - PG_BTREE_SPECIAL_BYTES,
-          leafReserveBytes: Math.floor((pageBytes * (100 - PG_BTREE_LEAF_FILLFACTOR)) / 100),
-          nonLeafReserveBytes: Math.floor((pageBytes * (100 - PG_BTREE_NONLEAF_FILLFACTOR)) / 100),
-          metaPages: PG_BTREE_META_PAGES,
-          nbtsort: true,
-        };
-      }
-      case 'sqlserver-heap': {
-        const nullBitmap = nullableKey ? 2 + Math.ceil(cols.length / 8) : 0;
-        const varKeys = cols.filter((ci) => layout.columns[ci]!.variableType).length;
-        const varHead = varKeys > 0 ? 2 : 0;
-        const rid = 8;
-        return {
-          name: idx.name,
-          columns: cols,
-          unique: idx.unique,
-          leafTupleBytes: (lens, base) => SQLSERVER_INDEX_ROW_HEADER_BYTES + sumKey(cols, lens, base, 2) + nullBitmap + varHead + rid,
-          pivotBytes: (lens, base) => SQLSERVER_INDEX_ROW_HEADER_BYTES + sumKey(cols, lens, base, 2) + nullBitmap + varHead + SQLSERVER_INDEX_CHILD_POINTER_BYTES + (idx.unique ? 0 : rid),
-          slotBytes: 2,
-          pageRoomBytes: pageBytes - 96,
-          leafReserveBytes: 0,
-          nonLeafReserveBytes: 0,
-          metaPages: 0,
-          nbtsort: false,
-        };
-      }
-      case 'oracle-heap': {
-        const lenBytes = (cs: number[], lens: Uint16Array, base: number) => {
-          let s = 0;
-          for (const ci of cs) {
-            const b = colBytes(layout, ci, lens, base);
-            s += (b >= 250 ? 3 : 1) + Math.max(0, b);
-          }
-          return s;
-        };
-        return {
-          name: idx.name,
-          columns: cols,
-          unique: idx.unique,
-          leafTupleBytes: (lens, base) => ORACLE_INDEX_ENTRY_HEADER_BYTES + lenBytes(cols, lens, base) + 6 + (idx.unique ? 0 : 1),
-          pivotBytes: (lens, base) => ORACLE_INDEX_ENTRY_HEADER_BYTES + lenBytes(first, lens, base) + ORACLE_BRANCH_POINTER_BYTES,
-          slotBytes: 2,
-          pageRoomBytes: pageBytes - ORACLE_INDEX_BLOCK_OVERHEAD_BYTES,
-          leafReserveBytes: Math.floor((pageBytes * ORACLE_INDEX_PCTFREE) / 100),
-          nonLeafReserveBytes: 0,
-          metaPages: 0,
-          nbtsort: false,
-        };
-      }
-      default: {
-        const header = layout.geometry.headerBytes;
-        return {
-          name: idx.name,
-          columns: cols,
-          unique: idx.unique,
-          leafTupleBytes: (lens, base) => sumKey(cols, lens, base, 2) + ASE_INDEX_RID_BYTES + ASE_INDEX_ROW_OVERHEAD_BYTES,
-          pivotBytes: (lens, base) => sumKey(cols, lens, base, 2) + ASE_INDEX_CHILD_POINTER_BYTES + ASE_INDEX_ROW_OVERHEAD_BYTES + (idx.unique ? 0 : ASE_INDEX_RID_BYTES),
-          slotBytes: 2,
-          pageRoomBytes: pageBytes - header,
-          leafReserveBytes: 0,
-          nonLeafReserveBytes: 0,
-          metaPages: 0,
-          nbtsort: false,
-        };
-      }
-    }
-  });
+  return sum;
 }
 
 /** Pages of one B-tree level filled from a stream of item sizes; returns the page count and the last page's free bytes. */
@@ -228,11 +93,11 @@ export function fillLevel(g: IndexGeometry, count: number, itemBytes: (k: number
     let items = 0;
     let lastSize = 0;
     let lastIndex = 0;
-    const stored = (k: number, firstOnPage: boolean) => (!leaf && firstOnPage ? PG_INDEX_TUPLE_HEADER_BYTES : itemBytes(k));
+    const stored = (k: number, firstOnPage: boolean) => (!leaf && firstOnPage ? g.minusInfinityBytes : itemBytes(k));
     first.push(0);
     for (let k = 0; k < count; k++) {
       const size = itemBytes(k);
-      if (items > 0 && (pgspc < size + (leaf ? PG_BTREE_LEAF_TID_SLACK : 0) || (pgspc < reserve && items >= 2))) {
+      if (items > 0 && (pgspc < size + (leaf ? g.leafTidSlackBytes : 0) || (pgspc < reserve && items >= 2))) {
         // Finish the page: its last item moves to the new page (and a copy becomes the high key).
         free.push(pgspc + lastSize + g.slotBytes);
         first.push(lastIndex);
@@ -271,7 +136,7 @@ export function upperPages(g: IndexGeometry, leafPages: number, pivotBytes: numb
   let levels = 1;
   let children = leafPages;
   while (children > 1) {
-    const level = fillLevel(g, children, (k) => (k === 0 ? PG_INDEX_TUPLE_HEADER_BYTES : pivotBytes), false);
+    const level = fillLevel(g, children, (k) => (k === 0 ? g.minusInfinityBytes : pivotBytes), false);
     pages += level.pages;
     levels++;
     children = level.pages;

@@ -10,11 +10,8 @@
  * replaced versions make room for the new ones; within one long transaction they cannot. PostgreSQL 13+
  * deduplication (posting lists) is not modelled.
  */
-import type { TableDef } from '../config/spec.js';
-import type { FormatId } from '../config/schema.js';
 import { grown } from '../util/arrays.js';
-import type { TableLayout } from '../formats/types.js';
-import { fillLevel, indexGeometries, upperPages, type IndexGeometry, type IndexPages } from './geometry.js';
+import { fillLevel, upperPages, type IndexGeometry, type IndexPages } from './geometry.js';
 
 /**
  * Keys arriving in random order fill B-tree leaves to ln 2 ≈ 69 % on average (Yao, "On random 2-3
@@ -44,14 +41,17 @@ export class IndexSet {
   private readonly width: number;
   built = false;
 
+  /**
+   * The indexes of `geometries` over rows of `width` stored lengths. `trackRows`: remember which leaf
+   * holds each row's entry, for MVCC formats whose updates add entries next to the row's key.
+   */
   constructor(
-    format: FormatId,
-    table: TableDef,
-    layout: TableLayout,
+    geometries: readonly IndexGeometry[],
+    width: number,
     private readonly trackRows: boolean,
   ) {
-    this.width = layout.varying.length;
-    this.states = indexGeometries(format, table, layout).map((g) => ({
+    this.width = width;
+    this.states = geometries.map((g) => ({
       g,
       entries: 0,
       deadEntries: 0,

@@ -4,15 +4,13 @@
  * The rows are the config's first insert phase (its value distributions), or declared maximum lengths
  * for a .sql file; the table is loaded by the same runner as `rowsim run`.
  */
-import { engineForFormat } from '../config/defaults.js';
 import { readInputText } from '../config/read.js';
 import { InvalidArgumentError } from 'commander';
 import { InputError, UserError } from '../config/errors.js';
 import { configDocuments, loadConfig } from '../config/load.js';
 import { FORMAT_IDS, type FormatId } from '../config/schema.js';
 import type { EngineSpec, PhaseSpec, StorageSpec, TableDef, ValueSpec } from '../config/spec.js';
-import { getFormat } from '../formats/index.js';
-import { indexGeometries } from '../btree/geometry.js';
+import { engineForFormat, getFormat, indexGeometries } from '../formats/registry.js';
 import { textTable, fmt } from '../report/tables.js';
 import { DdlError, parseDdl } from '../table/ddl.js';
 import { runStorage } from '../workload/runner.js';
@@ -115,8 +113,6 @@ export function rowsizeRows(src: Source, options: RowsizeOptions): { rows: Rowsi
   const skipped: RowsizeSkipped[] = [];
   for (const format of formats) {
     const base = engineForFormat(src.engine, format);
-    if (format === 'postgres-heap' && base.encoding === 'utf16') base.encoding = 'utf8';
-    if ((format === 'sqlserver-heap' || format === 'oracle-heap') && base.encoding === 'utf16') base.encoding = 'utf8';
     const spec: StorageSpec = {
       name: src.name,
       seed: src.seed,
@@ -124,7 +120,7 @@ export function rowsizeRows(src: Source, options: RowsizeOptions): { rows: Rowsi
       engine: base,
       workload: [{ op: 'insert', rows: { kind: 'count', n }, values: src.values }],
     };
-    const f = getFormat(format)!;
+    const f = getFormat(format);
     const layout = f.layout(spec.table, spec.engine);
     // A table whose shortest row is longer than a page takes has no size in this format: say so
     // instead of simulating a million refused inserts.
@@ -139,7 +135,7 @@ export function rowsizeRows(src: Source, options: RowsizeOptions): { rows: Rowsi
     const pages = r.final.pages ?? 0;
     const rejected = r.final.rows_rejected ?? 0;
     const notes = rejected > 0 ? [`${fmt(rejected)} of ${fmt(n)} rows are longer than a ${format} page takes (${layout.geometry.maxRowBytes} bytes) and were refused, as the DBMS would`, ...r.notes] : r.notes;
-    const geoms = indexGeometries(format, spec.table, layout);
+    const geoms = indexGeometries(f, spec.table, layout);
     // Entry bytes of an average-shaped row: the first generated row's key (keys are usually fixed-size).
     const probe = new Uint16Array(Math.max(1, layout.varying.length));
     layout.varying.forEach((c, i) => (probe[i] = c.variableType ? Math.min(c.maxBytes, 0xfffe) : c.fixedBytes));

@@ -7,7 +7,7 @@ import { LineCounter, isAlias, isScalar, parseAllDocuments, parseDocument, visit
 import type { z } from 'zod';
 import { DdlError, parseDdl } from '../table/ddl.js';
 import { parseType, SchemaError } from '../table/column-types.js';
-import { getFormat, availableFormats } from '../formats/index.js';
+import { defaultEngineSpec, getFormat, availableFormats } from '../formats/registry.js';
 import { EngineSettingError } from '../formats/types.js';
 import { parseCount } from '../util/units.js';
 import { describeFound, InputError, keyPathString, MAX_REPORTED_PROBLEMS, nearest, type InputProblem, type KeyPath, YamlLocator } from './errors.js';
@@ -24,6 +24,7 @@ import {
   type FormatId,
 } from './schema.js';
 import type {
+  EngineSettings,
   ColumnDef,
   Dist,
   EngineSpec,
@@ -37,7 +38,6 @@ import type {
   ValueSpec,
 } from './spec.js';
 import { sectionSchemas, type SectionResults } from './sections.js';
-import { defaultEngineSpec } from './defaults.js';
 
 export const DEFAULT_SEED = 42;
 
@@ -572,7 +572,7 @@ export function resolveEngine(raw: unknown, P: Problems): EngineSpec | undefined
   const e = zodCheck(engineSchema, raw, ['engine'], P);
   if (!e) return undefined;
   const format = getFormat(e.format);
-  const ignored = format ? Object.keys(e).filter((k) => k !== 'format' && !format.settings.includes(k as keyof EngineSpec)) : [];
+  const ignored = format ? Object.keys(e).filter((k) => k !== 'format' && !format.settings.includes(k as keyof EngineSettings)) : [];
   return defaultEngineSpec(e.format, { ...e, ignored });
 }
 

@@ -57,6 +57,9 @@ export const engineSchema = z.strictObject({
   row_versioning: z.enum(['on', 'off']).optional(),
 });
 export type EngineInput = z.infer<typeof engineSchema>;
+/** Every engine setting with its default filled in (src/formats/registry.ts fills them): the schema is the one place a key is declared. */
+export type EngineSettings = Required<Omit<EngineInput, 'format'>>;
+export type Encoding = EngineSettings['encoding'];
 
 export const valueSpecSchema = z.strictObject({
   length: distSchema.optional(),

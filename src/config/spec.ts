@@ -4,7 +4,9 @@
  */
 import type { Count } from '../util/units.js';
 import type { ColumnType } from '../table/column-types.js';
-import type { FormatId } from './schema.js';
+import type { EngineSettings, FormatId } from './schema.js';
+
+export type { EngineSettings };
 
 export interface ColumnDef {
   name: string;
@@ -58,25 +60,9 @@ export type PhaseSpec =
   | { op: 'delete'; rows: Count; order: Order; transaction: TransactionScope }
   | { op: 'reorg'; kind: 'forwarded_rows' | 'rebuild' | 'compact' | 'vacuum' };
 
-export interface EngineSpec {
+/** The engine settings of a run: every key of the schema's `engine:` resolved, and the format. */
+export interface EngineSpec extends EngineSettings {
   format: FormatId;
-  page_size: number;
-  exp_row_size: number | 'max';
-  default_exp_row_size_percent: number;
-  exp_row_size_basis: 'physical' | 'logical';
-  compaction: 'on' | 'off';
-  fillfactor: number;
-  pctfree: number;
-  pctused: number;
-  encoding: 'latin1' | 'utf8' | 'utf16';
-  multibyte_share: number;
-  // Optional so that specs built in code (estimate, bench) need not name them; defaults: on, on, off.
-  /** sqlserver-heap: find pages for inserts through PFS bands (on) or by exact free space (off). */
-  pfs_bands?: 'on' | 'off';
-  /** sqlserver-heap: a forwarded row that shrinks moves back to its home page when it fits there. */
-  move_back_home?: 'on' | 'off';
-  /** sqlserver-heap: 14-byte row-versioning tag on every row (snapshot isolation / RCSI). */
-  row_versioning?: 'on' | 'off';
   /** Settings given in the config that this format does not use: reported as notes. */
   ignored: string[];
 }

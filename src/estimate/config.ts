@@ -19,7 +19,7 @@ import {
 } from '../config/load.js';
 import { FORMAT_IDS, topSchema, valueSpecSchema, type FormatId } from '../config/schema.js';
 import type { Dist, EngineSpec, PhaseSpec, SetSpec, TableDef, ValueSpec } from '../config/spec.js';
-import { availableFormats, getFormat } from '../formats/index.js';
+import { availableFormats, getFormat } from '../formats/registry.js';
 import { EngineSettingError } from '../formats/types.js';
 import { engineFor, KnobError, reserveKnob, type Setting } from './knob.js';
 import { dataLengthRange, maxEntropyLengths, readLengthPairs, type LengthPairs } from './rows.js';

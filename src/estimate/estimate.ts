@@ -13,7 +13,7 @@
  */
 import type { FormatId } from '../config/schema.js';
 import type { EngineSpec, PhaseSpec } from '../config/spec.js';
-import { getFormat } from '../formats/index.js';
+import { getFormat } from '../formats/registry.js';
 import { plannedInserts } from '../workload/runner.js';
 import { resolveCount, type Count } from '../util/units.js';
 import type { EstimateConfig } from './config.js';
@@ -225,7 +225,7 @@ function aggregate(knob: ReserveKnob, c: Cand, figs: ReplicateFigures[], tableRo
     spread: { forwarded_rows_pct: pair(fwd.spread, pct), pages: pair(pages.spread, rInt), table_scan_page_reads: pair(scan.spread, rInt) },
     interval: { forwarded_rows_pct: pair(fwd.interval, pct), pages: pair(pages.interval, rInt), table_scan_page_reads: pair(scan.interval, rInt) },
   };
-  if (knob.format === 'postgres-heap' && updates > 0) out.hot_updates_pct = r2((100 * figs.reduce((s, f) => s + f.hot_updates, 0)) / updates);
+  if (knob.movedMetric === 'newpage_updates' && updates > 0) out.hot_updates_pct = r2((100 * figs.reduce((s, f) => s + f.hot_updates, 0)) / updates);
   if (knob.reorg) {
     out.reorg = {
       kind: knob.reorg,

@@ -6,9 +6,8 @@
  * the differences between candidates are the knob's doing, not sampling noise.
  */
 import type { Dist, EngineSpec, PhaseSpec, StorageSpec, TableDef } from '../config/spec.js';
-import { getFormat } from '../formats/index.js';
-import type { PageGeometry } from '../formats/types.js';
-import { createEngine } from '../heap/create.js';
+import { getFormat } from '../formats/registry.js';
+import type { PageGeometry } from '../heap/engine.js';
 import type { Metrics, ReorgKind, StorageEngine } from '../heap/engine.js';
 import { Prng, mixKeys } from '../util/prng.js';
 import { lengthSampler } from '../workload/dist.js';
@@ -130,7 +129,7 @@ function simulateRows(task: CandidateTask, src: Extract<SimSource, { kind: 'rows
   const seed = replicateSeed(task.seed, r);
   const spec: StorageSpec = { name: task.name, seed, table: task.table, engine: task.engine, workload: [] };
   const n = src.rows;
-  const engine = createEngine(format, layout, resolved, spec, n);
+  const engine = format.createEngine(layout, resolved, spec, n);
   const width = layout.varying.length;
   const lens = new Uint16Array(Math.max(1, n * width));
   const shift = layout.fixedNotNullBytes - src.measuredFixedBytes;

@@ -3,6 +3,10 @@
  * Every figure cites shared/reference/storage-ase.md by its source key in brackets.
  */
 import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
+import { keyBytes } from '../btree/geometry.js';
+import { ForwardingHeap } from '../heap/forwarding-heap.js';
+import { COMMON_DEFAULTS, type ReserveKnob, type StorageFormat } from './format.js';
+import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import { isCharacterType, isVariableType, type ColumnType } from '../table/column-types.js';
 import {
   EngineSettingError,
@@ -11,7 +15,6 @@ import {
   indexVaryingColumns,
   logicalDataBytes,
   type ColumnLayout,
-  type Format,
   type PageGeometry,
   type ResolvedEngine,
   type TableLayout,
@@ -43,6 +46,13 @@ export const ASE_APL_MAX_ROWS_PER_PAGE = 256;
 export const ASE_APL_ROW_OVERHEAD = 4;
 /** Server default `default exp_row_size percent` [I][K]. */
 export const ASE_DEFAULT_EXP_ROW_SIZE_PERCENT = 5;
+/** ASE index rows (assumption; the sources give none): key + 6-byte RID + 2 bytes of row overhead + 2 per variable key column, 2-byte offset table entry; non-leaf rows add a 4-byte child page pointer; pages packed full (fillfactor 0). */
+export const ASE_INDEX_RID_BYTES = 6;
+export const ASE_INDEX_ROW_OVERHEAD_BYTES = 2;
+export const ASE_INDEX_CHILD_POINTER_BYTES = 4;
+export const ASE_INDEX_VAR_KEY_BYTES = 2;
+/** A table's row ids, page fields and reservations: three 32-bit fields a row (src/heap/forwarding-heap.ts). */
+const FORWARDING_HEAP_ROW_BYTES = 12;
 /** Text/image columns keep a 16-byte text pointer in the row. */
 export const ASE_TEXT_POINTER_BYTES = 16;
 
@@ -127,7 +137,7 @@ function buildLayout(table: TableDef, engine: EngineSpec, geometry: PageGeometry
 }
 
 /** The layout and row-size answers of an ASE format, from its page geometry and its row size. */
-function aseRowFormat(geometry: (pageBytes: number) => PageGeometry, rowBytes: AseRowBytes): Pick<Format, 'layout' | 'rowBytes' | 'logicalBytes'> {
+function aseRowFormat(geometry: (pageBytes: number) => PageGeometry, rowBytes: AseRowBytes): Pick<StorageFormat, 'layout' | 'rowBytes' | 'logicalBytes'> {
   return {
     layout: (table, engine) => buildLayout(table, engine, geometry(engine.page_size), rowBytes),
     rowBytes: (layout, lens, base, logical) => rowBytes(logical ?? logicalDataBytes(layout, lens, base), layout.varying.length),
@@ -198,13 +208,92 @@ export function resolveExpRowSize(engine: EngineSpec, layout: TableLayout): { ex
   return { exp_row_size: v, setting: String(v) };
 }
 
-export const aseDol: Format = {
+/** The settings both ASE formats own, with their defaults [I][K]. */
+const ASE_DEFAULTS = {
+  ...COMMON_DEFAULTS,
+  exp_row_size: 0,
+  default_exp_row_size_percent: ASE_DEFAULT_EXP_ROW_SIZE_PERCENT,
+  exp_row_size_basis: 'physical',
+  compaction: 'on',
+} as const satisfies StorageFormat['defaults'];
+
+/** What the two ASE formats answer alike: pages, defaults, the heap engine, index rows. */
+function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageBytes' | 'pageSizes' | 'defaults' | 'encodingFor' | 'createEngine' | 'engineRowBytes' | 'reorgNote' | 'indexGeometry' | 'versionedIndexes' | 'reserveSetting' | 'phaseMetrics' | 'movedRows'> {
+  const dol = id === 'ase-dol';
+  return {
+    defaultPageBytes: 2048,
+    pageSizes: ASE_PAGE_SIZES,
+    defaults: ASE_DEFAULTS,
+    // ASE keeps char/varchar in the server's character set, whichever it is (utf16 included).
+    encodingFor: (encoding) => encoding,
+    createEngine: (layout, resolved, spec, rowCapacity) =>
+      new ForwardingHeap({
+        geometry: layout.geometry,
+        // DOL rows are forwarded; APL rows move and their index entries follow [Q][U1].
+        forwarding: dol,
+        stubBytes: ASE_DOL_STUB_BYTES,
+        expRowSizeBytes: dol ? Number(resolved.exp_row_size) : 0,
+        expRowSizeBasis: spec.engine.exp_row_size_basis,
+        compaction: spec.engine.compaction === 'on',
+        indexCount: spec.table.indexes.length,
+        rowCapacity,
+      }),
+    engineRowBytes: FORWARDING_HEAP_ROW_BYTES,
+    reorgNote: forwardingReorgNote(id),
+    indexGeometry: (_table, layout, idx, columns) =>
+      greedyIndexGeometry({
+        name: idx.name,
+        columns,
+        unique: idx.unique,
+        leafTupleBytes: (lens, base) => keyBytes(layout, columns, lens, base, ASE_INDEX_VAR_KEY_BYTES) + ASE_INDEX_RID_BYTES + ASE_INDEX_ROW_OVERHEAD_BYTES,
+        pivotBytes: (lens, base) =>
+          keyBytes(layout, columns, lens, base, ASE_INDEX_VAR_KEY_BYTES) + ASE_INDEX_CHILD_POINTER_BYTES + ASE_INDEX_ROW_OVERHEAD_BYTES + (idx.unique ? 0 : ASE_INDEX_RID_BYTES),
+        slotBytes: ASE_ROW_OFFSET_BYTES,
+        pageRoomBytes: layout.geometry.pageBytes - layout.geometry.headerBytes,
+        leafReserveBytes: 0,
+        nonLeafReserveBytes: 0,
+      }),
+    versionedIndexes: false,
+    reserveSetting: 'exp_row_size',
+    phaseMetrics: FORWARDING_PHASE_METRICS,
+    movedRows: { metric: 'forwarded_rows', word: dol ? 'forwarded' : 'moved' },
+  };
+}
+
+/** exp_row_size as the estimator tunes it: max(2, fixed NOT NULL bytes) .. the maximum data row length [I][J][N]. */
+function expRowSizeKnob(layout: TableLayout, engine: EngineSpec): ReserveKnob {
+  const min = Math.max(2, layout.fixedNotNullBytes);
+  const max = layout.logicalMaxBytes;
+  const defaultBytes = resolveExpRowSize({ ...engine, exp_row_size: 0 }, layout).exp_row_size;
+  return {
+    format: 'ase-dol',
+    key: 'exp_row_size',
+    min,
+    max,
+    moreReserveWhenLarger: true,
+    specials: [
+      { name: 'pack', setting: 1, value: 1, label: '1 (pack fully)' },
+      { name: 'default', setting: 0, value: defaultBytes, label: `0 (server default ${engine.default_exp_row_size_percent}% = ${defaultBytes})` },
+      { name: 'max', setting: 'max', value: max, label: `max (${max})` },
+    ],
+    engineWith: (base, setting) => ({ ...base, format: 'ase-dol', exp_row_size: setting }),
+    commands: (table, value) => ({
+      commands: [`sp_chgattribute '${table}', 'exp_row_size', ${value}`],
+      note: `only pages allocated from now on use exp_row_size ${value}; existing pages keep their rows and reservations until \`reorg rebuild ${table}\` (an exclusive table lock for its whole run)`,
+    }),
+    reorg: 'forwarded_rows',
+    movedWord: 'forwarded',
+    movedMetric: 'forwarded_rows',
+  };
+}
+
+export const aseDol: StorageFormat = {
   id: 'ase-dol',
   title: 'SAP ASE data-only-locked (datarows)',
-  defaultPageBytes: 2048,
-  pageSizes: ASE_PAGE_SIZES,
   settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'compaction', 'encoding', 'multibyte_share'],
+  ...aseCommon('ase-dol'),
   ...aseRowFormat(dolGeometry, dolRowBytes),
+  reserveKnob: expRowSizeKnob,
   resolve(engine, layout): ResolvedEngine {
     checkAsePageSize(engine);
     const { exp_row_size, setting } = resolveExpRowSize(engine, layout);
@@ -236,13 +325,13 @@ export const aseDol: Format = {
   },
 };
 
-export const aseApl: Format = {
+export const aseApl: StorageFormat = {
   id: 'ase-apl',
   title: 'SAP ASE allpages-locked',
-  defaultPageBytes: 2048,
-  pageSizes: ASE_PAGE_SIZES,
   settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'encoding', 'multibyte_share'],
+  ...aseCommon('ase-apl'),
   ...aseRowFormat(aplGeometry, aplRowBytes),
+  noKnob: 'allpages-locked tables store exp_row_size but ignore it',
   resolve(engine, layout): ResolvedEngine {
     checkAsePageSize(engine);
     // exp_row_size is checked as ASE would and stored, but APL pages ignore it [P][R1].

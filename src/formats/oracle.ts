@@ -8,7 +8,11 @@
  * its length byte only. A block: ~84–107 bytes of overhead (57 fixed + 23 × INITRANS + 4 × tables) and
  * a 2-byte row directory entry per row [oracle].
  */
-import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
+import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
+import { columnBytes } from '../btree/geometry.js';
+import { ForwardingHeap } from '../heap/forwarding-heap.js';
+import { COMMON_DEFAULTS, withoutUtf16, type ReserveKnob, type StorageFormat } from './format.js';
+import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../table/column-types.js';
 import { isCharacterType } from '../table/column-types.js';
 import {
@@ -21,7 +25,6 @@ import {
   nationalOrCharsetBytesPerChar,
   rowBytesRange,
   type ColumnLayout,
-  type Format,
   type PageGeometry,
   type ResolvedEngine,
   type TableLayout,
@@ -56,6 +59,14 @@ export const ORACLE_TIMESTAMP_TZ_BYTES = 13;
 /** In-row LOB: a 36-byte locator header with up to 3964 bytes of data inline (assumption, ENABLE STORAGE IN ROW). */
 export const ORACLE_LOB_LOCATOR_BYTES = 36;
 export const ORACLE_LOB_INLINE_MAX_BYTES = 3964;
+
+/** B*-tree index (assumptions): 2-byte entry header, a length byte per key column (3 from 250 bytes), 6-byte rowid (+1 length byte when non-unique), 2-byte row directory; index blocks 57 + 23 × INITRANS 2 bytes of overhead, PCTFREE 10 on build; branch entries a 4-byte block pointer. */
+export const ORACLE_INDEX_ENTRY_HEADER_BYTES = 2;
+export const ORACLE_INDEX_BLOCK_OVERHEAD_BYTES = ORACLE_BLOCK_FIXED_OVERHEAD_BYTES + ORACLE_ITL_ENTRY_BYTES * 2;
+export const ORACLE_INDEX_PCTFREE = 10;
+export const ORACLE_BRANCH_POINTER_BYTES = 4;
+/** Row fields of the forwarding heap engine (three 32-bit fields) and the chain count (16 bits). */
+const ORACLE_ENGINE_ROW_BYTES = 14;
 
 /** NUMBER(p): 1 exponent byte + 1 byte per 2 digits, for a positive value using every digit (Oracle SQL Reference). */
 export function oracleNumberBytes(digits: number): number {
@@ -182,12 +193,88 @@ export function oraclePctfreeBytes(blockBytes: number, pctfree: number): number 
   return Math.floor((blockBytes * pctfree) / 100);
 }
 
-export const oracleHeap: Format = {
+/** A B*-tree: length-prefixed key columns and a rowid per entry, built to PCTFREE 10 (assumptions above). */
+function oracleIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, columns: number[]) {
+  const lengthPrefixed = (cs: readonly number[], lens: Uint16Array, base: number) => {
+    let sum = 0;
+    for (const ci of cs) {
+      const b = columnBytes(layout, ci, lens, base);
+      sum += (b >= ORACLE_SHORT_LENGTH_LIMIT ? ORACLE_LONG_LENGTH_BYTES : ORACLE_SHORT_LENGTH_BYTES) + Math.max(0, b);
+    }
+    return sum;
+  };
+  const first = columns.slice(0, 1);
+  const pageBytes = layout.geometry.pageBytes;
+  return greedyIndexGeometry({
+    name: idx.name,
+    columns,
+    unique: idx.unique,
+    leafTupleBytes: (lens, base) => ORACLE_INDEX_ENTRY_HEADER_BYTES + lengthPrefixed(columns, lens, base) + ORACLE_ROWID_BYTES + (idx.unique ? 0 : 1),
+    pivotBytes: (lens, base) => ORACLE_INDEX_ENTRY_HEADER_BYTES + lengthPrefixed(first, lens, base) + ORACLE_BRANCH_POINTER_BYTES,
+    slotBytes: ORACLE_ROW_DIRECTORY_BYTES,
+    pageRoomBytes: pageBytes - ORACLE_INDEX_BLOCK_OVERHEAD_BYTES,
+    leafReserveBytes: Math.floor((pageBytes * ORACLE_INDEX_PCTFREE) / 100),
+    nonLeafReserveBytes: 0,
+  });
+}
+
+/** PCTFREE 0..99: percent of a block kept free for updates [oracle]. */
+function pctfreeKnob(): ReserveKnob {
+  return {
+    format: 'oracle-heap',
+    key: 'pctfree',
+    min: 0,
+    max: 99,
+    moreReserveWhenLarger: true,
+    specials: [
+      { name: 'pack', setting: 0, value: 0, label: '0 (pack fully)' },
+      { name: 'default', setting: ORACLE_DEFAULT_PCTFREE, value: ORACLE_DEFAULT_PCTFREE, label: `${ORACLE_DEFAULT_PCTFREE} (default)` },
+    ],
+    engineWith: (base, setting) => ({ ...base, format: 'oracle-heap', pctfree: Number(setting) }),
+    commands: (table, value) => ({
+      commands: [`ALTER TABLE ${table} PCTFREE ${value};`],
+      note: `only blocks used from now on keep ${value}% free; ALTER TABLE ${table} MOVE rewrites existing blocks and removes migrated rows (rebuild the indexes afterwards)`,
+    }),
+    movedWord: 'migrated',
+    movedMetric: 'forwarded_rows',
+  };
+}
+
+export const oracleHeap: StorageFormat = {
   id: 'oracle-heap',
   title: 'Oracle heap table (PCTFREE, migration, chaining)',
   defaultPageBytes: ORACLE_DEFAULT_BLOCK_BYTES,
   pageSizes: ORACLE_BLOCK_SIZES,
   settings: ['page_size', 'pctfree', 'pctused', 'encoding', 'multibyte_share', 'compaction'],
+  defaults: { ...COMMON_DEFAULTS, pctfree: ORACLE_DEFAULT_PCTFREE, pctused: ORACLE_DEFAULT_PCTUSED, compaction: 'on' },
+  encodingFor: withoutUtf16,
+  createEngine: (layout, _resolved, spec, rowCapacity) =>
+    new ForwardingHeap({
+      geometry: layout.geometry,
+      forwarding: true,
+      stubBytes: ORACLE_MIGRATION_STUB_BYTES,
+      expRowSizeBytes: 0,
+      expRowSizeBasis: 'physical',
+      compaction: spec.engine.compaction === 'on',
+      indexCount: spec.table.indexes.length,
+      rowCapacity,
+      insertReserveBytes: oraclePctfreeBytes(spec.engine.page_size, spec.engine.pctfree),
+      freeSpaceSearch: 'exact',
+      chaining: true,
+      chainPieceOverheadBytes: ORACLE_CHAIN_PIECE_OVERHEAD_BYTES,
+      // A full scan reads a migrated row's head and skips it; the row is read where it lives [oracle].
+      scanFollowsForwarding: false,
+      // ALTER TABLE … MOVE: the table is rewritten [oracle].
+      reorgForwardedRowsRebuilds: true,
+    }),
+  engineRowBytes: ORACLE_ENGINE_ROW_BYTES,
+  reorgNote: forwardingReorgNote('oracle-heap'),
+  indexGeometry: oracleIndexGeometry,
+  versionedIndexes: false,
+  reserveKnob: pctfreeKnob,
+  reserveSetting: 'pctfree',
+  phaseMetrics: FORWARDING_PHASE_METRICS,
+  movedRows: { metric: 'forwarded_rows', word: 'migrated' },
   layout: oracleLayout,
   rowBytes(layout, lens, base) {
     return oracleRowBytes((layout as OracleTableLayout).ora, lens, base);

@@ -6,7 +6,10 @@
  * header, a null bitmap only when the row has a NULL, t_hoff MAXALIGNed, each attribute aligned to its
  * type's typalign, varlena values with a 1-byte header (and no alignment) when they fit in 127 bytes.
  */
-import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
+import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
+import { columnBytes } from '../btree/geometry.js';
+import { PG_PRUNE_FREE_DIVISOR, PostgresHeap } from '../heap/postgres-heap.js';
+import { COMMON_DEFAULTS, withoutUtf16, type ReserveKnob, type StorageFormat } from './format.js';
 import type { ColumnType } from '../table/column-types.js';
 import { isCharacterType, isVariableType } from '../table/column-types.js';
 import {
@@ -19,7 +22,6 @@ import {
   logicalDataBytes,
   rowBytesRange,
   type ColumnLayout,
-  type Format,
   type PageGeometry,
   type ResolvedEngine,
   type TableLayout,
@@ -49,8 +51,6 @@ export const PG_TOAST_POINTER_BYTES = 18;
 /** fillfactor bounds and default for heaps [reference: 10–100, default 100]. */
 export const PG_MIN_FILLFACTOR = 10;
 export const PG_DEFAULT_FILLFACTOR = 100;
-/** On-access pruning runs when free space < max(fillfactor reserve, BLCKSZ / 10) [reference]. */
-export const PG_PRUNE_FREE_DIVISOR = 10;
 /** numeric: a 2-byte short header, then one 2-byte NBASE digit per 4 decimal digits (numeric.c). */
 export const PG_NUMERIC_SHORT_HEADER_BYTES = 2;
 export const PG_NUMERIC_DIGITS_PER_GROUP = 4;
@@ -277,12 +277,109 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
   };
 }
 
-export const postgresHeap: Format = {
+// ---- B-tree indexes (nbtree) --------------------------------------------------------------------
+
+/** nbtree: BTPageOpaqueData special space 16 bytes; IndexTupleData 8 bytes; IndexAttributeBitMapData 4 bytes [nbtree.h][itup.h]. */
+export const PG_BTREE_SPECIAL_BYTES = 16;
+export const PG_INDEX_TUPLE_HEADER_BYTES = 8;
+export const PG_INDEX_NULL_BITMAP_BYTES = 4;
+/** BTREE_DEFAULT_FILLFACTOR 90 (leaves on build), BTREE_NONLEAF_FILLFACTOR 70 [nbtree.h]. */
+export const PG_BTREE_LEAF_FILLFACTOR = 90;
+export const PG_BTREE_NONLEAF_FILLFACTOR = 70;
+export const PG_BTREE_META_PAGES = 1;
+/** Leaf pages keep room to append a heap TID to the high key: MAXALIGN(sizeof(ItemPointerData)) (nbtsort.c). */
+export const PG_BTREE_LEAF_TID_SLACK = 8;
+
+function pgKeyData(layout: PgTableLayout, cols: readonly number[], lens: Uint16Array, base: number): { data: number; hasNull: boolean } {
+  let off = 0;
+  let hasNull = false;
+  for (const ci of cols) {
+    const len = columnBytes(layout, ci, lens, base);
+    if (len < 0) {
+      hasNull = true;
+      continue;
+    }
+    if (layout.pg.kind[ci] === PG_KIND_FIXED) {
+      off = alignTo(off, layout.pg.align[ci]!) + len;
+    } else if (len + PG_VARHDRSZ_SHORT <= PG_VARLENA_SHORT_MAX) {
+      off += len + PG_VARHDRSZ_SHORT;
+    } else {
+      off = alignTo(off, 4) + len + PG_VARHDRSZ;
+    }
+  }
+  return { data: off, hasNull };
+}
+
+/** PostgreSQL index tuple bytes: MAXALIGN(8 [+ 4 null bitmap, MAXALIGNed] + key data). */
+export function pgIndexTupleBytes(layout: PgTableLayout, cols: readonly number[], lens: Uint16Array, base: number): number {
+  const { data, hasNull } = pgKeyData(layout, cols, lens, base);
+  const hdr = hasNull ? maxalign(PG_INDEX_TUPLE_HEADER_BYTES + PG_INDEX_NULL_BITMAP_BYTES) : PG_INDEX_TUPLE_HEADER_BYTES;
+  return maxalign(hdr + data);
+}
+
+/** An nbtree built as nbtsort.c builds it: leaves to fillfactor 90, upper levels to 70, one metapage. */
+function pgIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, columns: number[]) {
+  const pl = layout as PgTableLayout;
+  const first = columns.slice(0, 1);
+  const pageBytes = layout.geometry.pageBytes;
+  return {
+    name: idx.name,
+    columns,
+    unique: idx.unique,
+    leafTupleBytes: (lens: Uint16Array, base: number) => pgIndexTupleBytes(pl, columns, lens, base),
+    // Suffix truncation keeps the first key column when the keys differ there (distinct keys).
+    pivotBytes: (lens: Uint16Array, base: number) => pgIndexTupleBytes(pl, first, lens, base),
+    slotBytes: PG_LINE_POINTER_BYTES,
+    pageRoomBytes: pageBytes - PG_PAGE_HEADER_BYTES - PG_BTREE_SPECIAL_BYTES,
+    leafReserveBytes: Math.floor((pageBytes * (100 - PG_BTREE_LEAF_FILLFACTOR)) / 100),
+    nonLeafReserveBytes: Math.floor((pageBytes * (100 - PG_BTREE_NONLEAF_FILLFACTOR)) / 100),
+    metaPages: PG_BTREE_META_PAGES,
+    nbtsort: true,
+    minusInfinityBytes: PG_INDEX_TUPLE_HEADER_BYTES,
+    leafTidSlackBytes: PG_BTREE_LEAF_TID_SLACK,
+  };
+}
+
+/** fillfactor 10..100 (less leaves more room), applied with ALTER TABLE … SET (fillfactor = N) [reference]. */
+function fillfactorKnob(): ReserveKnob {
+  return {
+    format: 'postgres-heap',
+    key: 'fillfactor',
+    min: PG_MIN_FILLFACTOR,
+    max: 100,
+    moreReserveWhenLarger: false,
+    specials: [{ name: 'default', setting: PG_DEFAULT_FILLFACTOR, value: PG_DEFAULT_FILLFACTOR, label: `${PG_DEFAULT_FILLFACTOR} (default, pack fully)` }],
+    engineWith: (base, setting) => ({ ...base, format: 'postgres-heap', fillfactor: Number(setting) }),
+    commands: (table, value) => ({
+      commands: [`ALTER TABLE ${table} SET (fillfactor = ${value});`],
+      note: `only pages filled from now on leave ${100 - value}% free; VACUUM FULL ${table} (or CLUSTER, pg_repack) rewrites existing pages`,
+    }),
+    movedWord: 'moved (non-HOT, to a new page)',
+    movedMetric: 'newpage_updates',
+  };
+}
+
+/** The MVCC heap engine's own row state: page (32 bits), length (16), heap-only flag (8). */
+const PG_ENGINE_ROW_BYTES = 7;
+
+export const postgresHeap: StorageFormat = {
   id: 'postgres-heap',
   title: 'PostgreSQL heap (MVCC, HOT, fillfactor)',
   defaultPageBytes: PG_BLCKSZ,
   pageSizes: PG_PAGE_SIZES,
   settings: ['page_size', 'fillfactor', 'encoding', 'multibyte_share'],
+  defaults: { ...COMMON_DEFAULTS, fillfactor: PG_DEFAULT_FILLFACTOR },
+  encodingFor: withoutUtf16,
+  createEngine: (layout, _resolved, spec, rowCapacity) =>
+    new PostgresHeap({ geometry: layout.geometry, fillfactor: spec.engine.fillfactor, indexCount: spec.table.indexes.length, rowCapacity }),
+  engineRowBytes: PG_ENGINE_ROW_BYTES,
+  reorgNote: (kind) => (kind === 'forwarded_rows' ? 'reorg forwarded_rows does nothing on postgres-heap (no forwarded rows; use vacuum)' : undefined),
+  indexGeometry: pgIndexGeometry,
+  versionedIndexes: true,
+  reserveKnob: fillfactorKnob,
+  reserveSetting: 'fillfactor',
+  movedRows: { metric: 'newpage_updates', word: 'moved to a new page (not HOT)' },
+  phaseMetrics: ['rows', 'pages', 'table_scan_page_reads', 'space_used_pct', 'updates', 'hot_updates', 'newpage_updates', 'dead_tuples', 'prunes', 'index_entries', 'exclusive_table_locks'],
   layout: pgLayout,
   rowBytes(layout, lens, base) {
     return pgTupleSize((layout as PgTableLayout).pg, lens, base).stored;

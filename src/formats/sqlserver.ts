@@ -9,6 +9,10 @@
  * last non-NULL one + variable data. Fixed-length columns take their bytes even when NULL.
  */
 import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
+import { keyBytes } from '../btree/geometry.js';
+import { ForwardingHeap } from '../heap/forwarding-heap.js';
+import { COMMON_DEFAULTS, withoutUtf16, type StorageFormat } from './format.js';
+import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../table/column-types.js';
 import { isCharacterType } from '../table/column-types.js';
 import {
@@ -21,7 +25,6 @@ import {
   nationalOrCharsetBytesPerChar,
   rowBytesRange,
   type ColumnLayout,
-  type Format,
   type PageGeometry,
   type ResolvedEngine,
   type TableLayout,
@@ -53,6 +56,12 @@ export const SQLSERVER_MIN_ROW_BYTES = SQLSERVER_FORWARDING_STUB_BYTES;
 export const SQLSERVER_VERSION_TAG_BYTES = 14;
 /** text/ntext/image keep a 16-byte text pointer in the row. */
 export const SQLSERVER_TEXT_POINTER_BYTES = 16;
+/** Nonclustered index on a heap: 1-byte row header, 8-byte RID, 6-byte child page pointer, 2-byte slot; variable keys add 2 bytes each and a 2-byte count, a nullable key a null bitmap (MS docs, "Estimate the Size of a Nonclustered Index"). */
+export const SQLSERVER_INDEX_ROW_HEADER_BYTES = 1;
+export const SQLSERVER_INDEX_CHILD_POINTER_BYTES = 6;
+export const SQLSERVER_INDEX_VAR_KEY_BYTES = 2;
+/** Row fields of the forwarding heap engine (src/heap/forwarding-heap.ts): three 32-bit fields. */
+const FORWARDING_HEAP_ROW_BYTES = 12;
 /** PFS free-space bands, in percent full: 0, 1–50, 51–80, 81–95, 96–100 [pages]. */
 export const SQLSERVER_PFS_BAND_UPPER_PCT = [0, 50, 80, 95, 100] as const;
 
@@ -220,12 +229,56 @@ export function pfsBand(usedBytes: number, usableBytes: number): number {
   return 4;
 }
 
-export const sqlserverHeap: Format = {
+/** A nonclustered index on a heap: key, RID, a null bitmap for nullable keys, variable-key offsets; pages packed full. */
+function sqlserverIndexGeometry(_table: TableDef, layout: TableLayout, idx: { name: string; unique: boolean }, columns: number[]) {
+  const nullBitmap = columns.some((ci) => layout.columns[ci]!.nullable) ? 2 + Math.ceil(columns.length / 8) : 0;
+  const varHead = columns.some((ci) => layout.columns[ci]!.variableType) ? 2 : 0;
+  const entry = (lens: Uint16Array, base: number) => SQLSERVER_INDEX_ROW_HEADER_BYTES + keyBytes(layout, columns, lens, base, SQLSERVER_INDEX_VAR_KEY_BYTES) + nullBitmap + varHead;
+  return greedyIndexGeometry({
+    name: idx.name,
+    columns,
+    unique: idx.unique,
+    leafTupleBytes: (lens, base) => entry(lens, base) + SQLSERVER_RID_BYTES,
+    pivotBytes: (lens, base) => entry(lens, base) + SQLSERVER_INDEX_CHILD_POINTER_BYTES + (idx.unique ? 0 : SQLSERVER_RID_BYTES),
+    slotBytes: SQLSERVER_SLOT_BYTES,
+    pageRoomBytes: layout.geometry.pageBytes - SQLSERVER_PAGE_HEADER_BYTES,
+    leafReserveBytes: 0,
+    nonLeafReserveBytes: 0,
+  });
+}
+
+export const sqlserverHeap: StorageFormat = {
   id: 'sqlserver-heap',
   title: 'SQL Server heap (forwarding stubs, PFS)',
   defaultPageBytes: SQLSERVER_PAGE_BYTES,
   pageSizes: [SQLSERVER_PAGE_BYTES],
   settings: ['page_size', 'encoding', 'multibyte_share', 'pfs_bands', 'move_back_home', 'row_versioning', 'compaction'],
+  defaults: { ...COMMON_DEFAULTS, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off', compaction: 'on' },
+  encodingFor: withoutUtf16,
+  createEngine: (layout, _resolved, spec, rowCapacity) =>
+    new ForwardingHeap({
+      geometry: layout.geometry,
+      forwarding: true,
+      stubBytes: SQLSERVER_FORWARDING_STUB_BYTES,
+      expRowSizeBytes: 0,
+      expRowSizeBasis: 'physical',
+      compaction: spec.engine.compaction === 'on',
+      indexCount: spec.table.indexes.length,
+      rowCapacity,
+      backPointerBytes: SQLSERVER_BACK_POINTER_BYTES,
+      moveBackHome: spec.engine.move_back_home === 'on',
+      freeSpaceSearch: spec.engine.pfs_bands === 'on' ? 'pfs' : 'exact',
+      pfsBandUpperPct: SQLSERVER_PFS_BAND_UPPER_PCT,
+      // SQL Server has no per-row reorg: ALTER TABLE … REBUILD [heaps].
+      reorgForwardedRowsRebuilds: true,
+    }),
+  engineRowBytes: FORWARDING_HEAP_ROW_BYTES,
+  reorgNote: forwardingReorgNote('sqlserver-heap'),
+  indexGeometry: sqlserverIndexGeometry,
+  versionedIndexes: false,
+  noKnob: 'heaps have no fill factor',
+  phaseMetrics: FORWARDING_PHASE_METRICS,
+  movedRows: { metric: 'forwarded_rows', word: 'forwarded' },
   layout: sqlserverLayout,
   rowBytes(layout, lens, base) {
     return sqlserverRowBytes((layout as SqlServerTableLayout).ss, lens, base);
@@ -240,9 +293,9 @@ export const sqlserverHeap: Format = {
     return {
       format: 'sqlserver-heap',
       page_size: engine.page_size,
-      pfs_bands: engine.pfs_bands ?? 'on',
-      move_back_home: engine.move_back_home ?? 'on',
-      row_versioning: engine.row_versioning ?? 'off',
+      pfs_bands: engine.pfs_bands,
+      move_back_home: engine.move_back_home,
+      row_versioning: engine.row_versioning,
       encoding: engine.encoding,
       usable_page_bytes: g.usableBytes,
       max_rows_per_page: g.maxRowsPerPage,
@@ -256,7 +309,7 @@ export const sqlserverHeap: Format = {
       'a forwarded record carries a back-pointer of about 10 bytes (third-party, not verified); the stub left at home is 9 bytes',
       'reorg forwarded_rows and rebuild both run ALTER TABLE … REBUILD (SQL Server has no per-row reorg); heaps have no fill factor',
     ];
-    if ((engine.pfs_bands ?? 'on') === 'on') {
+    if (engine.pfs_bands === 'on') {
       notes.push('inserts and forwarded rows find pages through PFS bands (0, 1–50, 51–80, 81–95, 96–100 % full): a page is only chosen when its band guarantees room');
     }
     if (engine.row_versioning === 'on') notes.push('row versioning on: every row carries a 14-byte versioning tag');

@@ -5,6 +5,9 @@
 import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
 import type { FormatId } from '../config/schema.js';
 import type { ColumnType } from '../table/column-types.js';
+import type { PageGeometry } from '../heap/engine.js';
+
+export type { PageGeometry };
 
 /** Marker for a NULL in a row's stored lengths. */
 export const NULL_LEN = 0xffff;
@@ -34,18 +37,6 @@ export interface ColumnLayout {
   bytesPerChar: number;
   /** The column is a key column of some index. */
   indexed: boolean;
-}
-
-export interface PageGeometry {
-  pageBytes: number;
-  headerBytes: number;
-  /** Bytes for rows and the row offset table: page − header (− special space). */
-  usableBytes: number;
-  /** Bytes of one row offset table entry / line pointer / slot. */
-  slotBytes: number;
-  maxRowsPerPage: number;
-  /** Longest row a page accepts (physical). */
-  maxRowBytes: number;
 }
 
 export interface TableLayout {

@@ -4,6 +4,19 @@
  */
 export type Metrics = Record<string, number>;
 
+/** What a page offers: the figures every page engine works with (each format fills them in). */
+export interface PageGeometry {
+  pageBytes: number;
+  headerBytes: number;
+  /** Bytes for rows and the row offset table: page − header (− special space). */
+  usableBytes: number;
+  /** Bytes of one row offset table entry / line pointer / slot. */
+  slotBytes: number;
+  maxRowsPerPage: number;
+  /** Longest row a page accepts (physical). */
+  maxRowBytes: number;
+}
+
 export interface PageMapData {
   /** Per page: fraction of usable bytes in use (rows, stubs, offset table). */
   fill: Float32Array;

@@ -7,9 +7,8 @@
  * reserved for growth), so an operation touches one cache line of each. Every operation is O(1) except
  * reorg.
  */
-import type { PageGeometry } from '../formats/types.js';
 import { grown } from '../util/arrays.js';
-import type { Metrics, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
+import type { Metrics, PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 
 export interface ForwardingHeapOptions {

@@ -10,10 +10,8 @@
  * dead versions (committed, not yet pruned), and flags (PD_PAGE_FULL, touched in this transaction).
  * Per row: the page of its current version, its stored bytes, and whether it is a heap-only tuple.
  */
-import type { PageGeometry } from '../formats/types.js';
-import { PG_LINE_POINTER_BYTES, PG_PRUNE_FREE_DIVISOR } from '../formats/postgres.js';
 import { grown } from '../util/arrays.js';
-import type { Metrics, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
+import type { Metrics, PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 
 export interface PostgresHeapOptions {
@@ -23,6 +21,9 @@ export interface PostgresHeapOptions {
   indexCount: number;
   rowCapacity: number;
 }
+
+/** On-access pruning runs when free space < max(fillfactor reserve, BLCKSZ / 10) (heap_page_prune_opt) [pruneheap.c]. */
+export const PG_PRUNE_FREE_DIVISOR = 10;
 
 /** FSM_CATEGORIES = 256: free space is kept in BLCKSZ/256-byte steps (freespace.c). */
 export const PG_FSM_CATEGORIES = 256;
@@ -108,7 +109,7 @@ export class PostgresHeap implements StorageEngine {
     // heap_page_prune_opt: minfree = Max(fillfactor reserve, BLCKSZ / 10) [reference].
     this.pruneMinFree = Math.max(this.saveFreeSpace, Math.floor(page / PG_PRUNE_FREE_DIVISOR));
     // hio.c: pages with only line pointers count as empty for large tuples at low fillfactor.
-    this.nearlyEmptyFreeSpace = this.g.maxRowBytes - Math.floor(this.g.maxRowsPerPage / 8) * PG_LINE_POINTER_BYTES;
+    this.nearlyEmptyFreeSpace = this.g.maxRowBytes - Math.floor(this.g.maxRowsPerPage / 8) * this.g.slotBytes;
     this.catStep = page / PG_FSM_CATEGORIES;
     this.fsmLeaf = pgFsmLeafSlots(page);
     const n = Math.max(16, options.rowCapacity);
@@ -124,7 +125,7 @@ export class PostgresHeap implements StorageEngine {
     const i = p * STRIDE;
     const nline = this.pg[i + NLINE]!;
     if (nline >= this.g.maxRowsPerPage && this.pg[i + UNUSED] === 0) return 0;
-    const free = this.g.usableBytes - this.pg[i + STORE]! - nline * PG_LINE_POINTER_BYTES - PG_LINE_POINTER_BYTES;
+    const free = this.g.usableBytes - this.pg[i + STORE]! - nline * this.g.slotBytes - this.g.slotBytes;
     return free > 0 ? free : 0;
   }
 
@@ -476,7 +477,7 @@ export class PostgresHeap implements StorageEngine {
       newpage_updates: this.c.newpage_updates,
       samepage_nonhot_updates: this.c.samepage_nonhot_updates,
       table_scan_page_reads: pages,
-      space_used_pct: pages > 0 ? round2((100 * (liveBytes + this.liveCount * PG_LINE_POINTER_BYTES)) / (pages * g.usableBytes)) : 0,
+      space_used_pct: pages > 0 ? round2((100 * (liveBytes + this.liveCount * this.g.slotBytes)) / (pages * g.usableBytes)) : 0,
       exclusive_table_locks: this.c.exclusive_table_locks,
       avg_rows_per_page: pages > 0 ? round2(this.liveCount / pages) : 0,
       avg_row_bytes: this.liveCount > 0 ? round2(liveBytes / this.liveCount) : 0,
@@ -506,7 +507,7 @@ export class PostgresHeap implements StorageEngine {
     const fill = new Float32Array(n);
     for (let p = 0; p < n; p++) {
       const i = p * STRIDE;
-      fill[p] = (this.pg[i + STORE]! + this.pg[i + NLINE]! * PG_LINE_POINTER_BYTES) / this.g.usableBytes;
+      fill[p] = (this.pg[i + STORE]! + this.pg[i + NLINE]! * this.g.slotBytes) / this.g.usableBytes;
     }
     return { fill, stubs: new Uint16Array(n), forwardedIn: new Uint16Array(n) };
   }
@@ -545,7 +546,7 @@ export class PostgresHeap implements StorageEngine {
       if (versions + pg[i + UNUSED]! + pg[i + ROOTS]! !== pg[i + NLINE]) {
         bad.push(`page ${p}: ${pg[i + NLINE]} line pointers, but ${versions} versions + ${pg[i + UNUSED]} unused + ${pg[i + ROOTS]} roots`);
       }
-      if (pg[i + STORE]! + pg[i + NLINE]! * PG_LINE_POINTER_BYTES > this.g.usableBytes) bad.push(`page ${p}: tuples and line pointers exceed the page`);
+      if (pg[i + STORE]! + pg[i + NLINE]! * this.g.slotBytes > this.g.usableBytes) bad.push(`page ${p}: tuples and line pointers exceed the page`);
       if (pg[i + NLINE]! > this.g.maxRowsPerPage) bad.push(`page ${p}: more than MaxHeapTuplesPerPage line pointers`);
     }
     return bad;

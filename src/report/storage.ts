@@ -3,6 +3,7 @@
  */
 import { formatSize } from '../util/units.js';
 import type { SweepPoint } from '../config/spec.js';
+import { getFormat } from '../formats/registry.js';
 import type { IndexPages } from '../btree/geometry.js';
 import type { StorageRunResult } from '../workload/runner.js';
 import { renderBarChart, renderLineChart, renderPageMap } from './charts.js';
@@ -179,7 +180,8 @@ const FINAL_COLUMNS: [string, string][] = [
 
 function finalRow(e: StorageEntry): string[] {
   const f = e.final;
-  const cells = [e.label, e.engine.format, String(e.engine.exp_row_size ?? e.engine.fillfactor ?? e.engine.pctfree ?? '')];
+  const reserve = getFormat(e.engine.format).reserveSetting;
+  const cells = [e.label, e.engine.format, reserve ? String(e.engine[reserve] ?? '') : ''];
   for (const [key] of FINAL_COLUMNS) cells.push(key === 'index_pages' ? fmt(indexPagesOf(f)) : fmt(f[key] as number | undefined));
   const peak = peakForwarded(e);
   cells.splice(5, 0, fmt(peak), `${pct(peak, num(f, 'rows'))}%`);
@@ -212,10 +214,7 @@ export function storageMarkdown(entries: StorageEntry[], charts: string[]): stri
       '',
     );
     if (e.notes.length) out.push(...e.notes.map((n) => `- ${n}`), '');
-    const keys =
-      e.engine.format === 'postgres-heap'
-        ? ['rows', 'pages', 'table_scan_page_reads', 'space_used_pct', 'updates', 'hot_updates', 'newpage_updates', 'dead_tuples', 'prunes', 'index_entries', 'exclusive_table_locks']
-        : ['rows', 'pages', 'forwarded_rows', 'table_scan_page_reads', 'space_used_pct', 'updates_in_place', 'forwarded_updates', 'reforwarded_updates', 'row_moves', 'compactions', 'exclusive_table_locks', 'rows_moved_home', 'rows_rehomed'];
+    const keys = getFormat(e.engine.format).phaseMetrics;
     out.push(
       mdTable(
         ['phase', 'affected', ...keys],

@@ -8,18 +8,9 @@
  * 4,000,000 rows is 21–23 bytes a row for every format (npm run bench), which these figures match.
  */
 import type { StorageSpec } from '../config/spec.js';
-import type { FormatId } from '../config/schema.js';
-import { getFormat } from '../formats/index.js';
+import { getFormat } from '../formats/registry.js';
 import { plannedInserts } from './runner.js';
 
-/** Engine bytes per row: forwarding heap [home, cur, len|rsv] 12 (+2 Oracle chain), PostgreSQL 7. */
-const ENGINE_ROW_BYTES: Record<FormatId, number> = {
-  'ase-dol': 12,
-  'ase-apl': 12,
-  'sqlserver-heap': 12,
-  'oracle-heap': 14,
-  'postgres-heap': 7,
-};
 /** Page fields (16) + free-space search (8), doubled for array growth. */
 const PAGE_BYTES_BOUND = 48;
 const ROW_IDS_BYTES = 4;
@@ -39,10 +30,9 @@ export interface StorageMemory {
 export function storageMemory(spec: StorageSpec): StorageMemory {
   const rows = plannedInserts(spec.workload);
   const format = getFormat(spec.engine.format);
-  if (!format) return { rows, bytes: 0, bytesPerRow: 0 };
   const layout = format.layout(spec.table, spec.engine);
   const perRow =
-    ENGINE_ROW_BYTES[spec.engine.format] +
+    format.engineRowBytes +
     ROW_STORE_BYTES_PER_VARYING_COLUMN * layout.varying.length +
     ROW_IDS_BYTES +
     INDEX_TRACKER_ROW_BYTES * spec.table.indexes.length;

@@ -3,9 +3,9 @@
  * the format, and drives the page engine. Pure: no I/O.
  */
 import type { PhaseSpec, SetSpec, StorageSpec, ValueSpec } from '../config/spec.js';
-import { getFormat } from '../formats/index.js';
+import { getFormat, indexGeometries } from '../formats/registry.js';
+import type { StorageFormat } from '../formats/format.js';
 import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../formats/types.js';
-import { createEngine } from '../heap/create.js';
 import type { Metrics, PageMapData, ReorgKind, StorageEngine } from '../heap/engine.js';
 import { grown } from '../util/arrays.js';
 import type { IndexPages } from '../btree/geometry.js';
@@ -119,17 +119,16 @@ function toBytes(col: ColumnLayout, length: number): number {
 
 export function runStorage(spec: StorageSpec, options: RunOptions = {}): StorageRunResult {
   const format = getFormat(spec.engine.format);
-  if (!format) throw new Error(`format ${spec.engine.format} is not available`);
   const layout: TableLayout = format.layout(spec.table, spec.engine);
   const resolved = format.resolve(spec.engine, layout);
   const capacity = plannedInserts(spec.workload);
-  const engine = createEngine(format, layout, resolved, spec, capacity);
+  const engine = format.createEngine(layout, resolved, spec, capacity);
   const width = layout.varying.length;
   const store = new RowStore(width, capacity);
   const obs = options.observer;
-  // Indexes grow with updates only where every non-HOT update adds entries (PostgreSQL).
-  const indexes = spec.table.indexes.length > 0 ? new IndexSet(format.id, spec.table, layout, format.id === 'postgres-heap') : null;
-  const trackVersions = indexes !== null && format.id === 'postgres-heap';
+  // Indexes grow with updates only where every update that is not heap-only adds entries (MVCC).
+  const indexes = spec.table.indexes.length > 0 ? new IndexSet(indexGeometries(format, spec.table, layout), layout.varying.length, format.versionedIndexes) : null;
+  const trackVersions = indexes !== null && format.versionedIndexes;
   /** End of a transaction (a statement, or one row with `transaction: row`). */
   const commitTransaction = (): void => {
     engine.commit();
@@ -234,7 +233,7 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
         label = phase.kind === 'vacuum' ? 'vacuum' : `reorg ${phase.kind}`;
         if (indexes?.built) {
           if (phase.kind === 'rebuild') indexes.build(liveRowIds(), store.lens, nextRow);
-          else if (format.id === 'postgres-heap' && (phase.kind === 'vacuum' || phase.kind === 'compact')) indexes.vacuum(engine.liveRows());
+          else if (format.versionedIndexes && (phase.kind === 'vacuum' || phase.kind === 'compact')) indexes.vacuum(engine.liveRows());
         }
         break;
       }
@@ -280,7 +279,7 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
   };
   const result: StorageRunResult = {
     engine: resolved,
-    notes: [...format.notes(spec.engine, resolved), ...spec.engine.ignored.map((k) => `${k} does not apply to ${format.id} and is ignored`), ...phaseNotes(spec)],
+    notes: [...format.notes(spec.engine, resolved), ...spec.engine.ignored.map((k) => `${k} does not apply to ${format.id} and is ignored`), ...reorgNotes(spec, format)],
     row_bytes,
     phases,
     final,
@@ -294,13 +293,10 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
   return result;
 }
 
-/** Phases that mean nothing to this format run as no-ops, with a note. */
-function phaseNotes(spec: StorageSpec): string[] {
-  const notes: string[] = [];
+/** Reorganisations that mean nothing to this format run as no-ops, with a note. */
+function reorgNotes(spec: StorageSpec, format: StorageFormat): string[] {
   const kinds = new Set(spec.workload.flatMap((p) => (p.op === 'reorg' ? [p.kind] : [])));
-  if (kinds.has('vacuum') && spec.engine.format !== 'postgres-heap') notes.push(`vacuum applies to postgres-heap only; on ${spec.engine.format} it does nothing`);
-  if (kinds.has('forwarded_rows') && spec.engine.format === 'postgres-heap') notes.push('reorg forwarded_rows does nothing on postgres-heap (no forwarded rows; use vacuum)');
-  return notes;
+  return [...kinds].flatMap((kind) => format.reorgNote(kind) ?? []);
 }
 
 function columnGen(col: ColumnLayout, spec: ValueSpec | undefined): ColumnGen {

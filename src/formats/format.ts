@@ -1,0 +1,113 @@
+/**
+ * One routine per storage format, after PostgreSQL's table access methods (tableam.h: a routine struct
+ * per access method, filled once; callers never ask which method they hold). Everything that differs
+ * between SAP ASE, SQL Server, PostgreSQL and Oracle is answered here; the config loader, the workload
+ * runner, the estimator and the reports ask the routine and never test a format's name.
+ *
+ * Adding a format: one module that exports a StorageFormat, and one line in registry.ts.
+ */
+import type { FormatId } from '../config/schema.js';
+import type { EngineSettings, EngineSpec, IndexDef, StorageSpec, TableDef } from '../config/spec.js';
+import type { IndexGeometry } from '../btree/geometry.js';
+import type { ReorgKind, StorageEngine } from '../heap/engine.js';
+import type { Encoding } from '../config/schema.js';
+import type { ResolvedEngine, TableLayout } from './types.js';
+
+/** A value of the reserve knob as written in a config or a DBMS command. */
+export type Setting = number | 'max';
+export type SpecialName = 'pack' | 'default' | 'max' | 'current';
+
+export interface SpecialSetting {
+  name: SpecialName;
+  /** What is written in the config / the DBMS command. */
+  setting: Setting;
+  /** Where it sits on the knob's numeric axis (ASE: the resolved bytes). */
+  value: number;
+  label: string;
+}
+
+/** The one setting of a format that leaves room on a page for rows to grow (exp_row_size, fillfactor, PCTFREE). */
+export interface ReserveKnob {
+  format: FormatId;
+  key: 'exp_row_size' | 'fillfactor' | 'pctfree';
+  /** Smallest and largest value the DBMS accepts for this table. */
+  min: number;
+  max: number;
+  /** true: a larger value reserves more room (exp_row_size, pctfree); false: less (fillfactor). */
+  moreReserveWhenLarger: boolean;
+  specials: SpecialSetting[];
+  /** The engine settings with this knob set. */
+  engineWith(base: EngineSpec, setting: Setting): EngineSpec;
+  /** Commands that apply `value` to table `table`, and what they do and do not change. */
+  commands(table: string, value: number): { commands: string[]; note: string };
+  /** The reorganisation whose cost is reported (ASE: reorg forwarded_rows and its exclusive table locks). */
+  reorg?: ReorgKind;
+  /** How a row that no longer fits is counted: "forwarded" (ASE, SQL Server), "migrated" (Oracle), … */
+  movedWord: string;
+  /** The engine metric the target applies to: forwarded_rows (ASE; migrated rows on Oracle) or, on
+   *  PostgreSQL, newpage_updates (updates whose new version went to another page: not HOT). */
+  movedMetric: 'forwarded_rows' | 'newpage_updates';
+}
+
+export interface StorageFormat {
+  readonly id: FormatId;
+  readonly title: string;
+
+  // ---- pages and settings -------------------------------------------------------------------------
+  readonly defaultPageBytes: number;
+  /** Page sizes the format accepts. */
+  readonly pageSizes: readonly number[];
+  /** Engine keys this format uses; other given keys are ignored with a note. */
+  readonly settings: readonly (keyof EngineSettings)[];
+  /** Defaults of the settings this format owns (the registry checks that no two formats disagree). */
+  readonly defaults: Partial<EngineSettings>;
+  /** The encoding this format stores a config's `encoding` in (rowsize and estimate carry one table
+   *  across formats; an encoding a format has not got maps to the nearest it has). */
+  encodingFor(encoding: Encoding): Encoding;
+
+  // ---- rows ---------------------------------------------------------------------------------------
+  layout(table: TableDef, engine: EngineSpec): TableLayout;
+  /**
+   * Physical bytes of the row whose varying lengths are lens[base .. base + varying.length).
+   * `logical`, when given, is logicalBytes() of the same row, for formats that can reuse it.
+   */
+  rowBytes(layout: TableLayout, lens: Uint16Array, base: number, logical?: number): number;
+  /** Logical bytes: data only, without row overhead. */
+  logicalBytes(layout: TableLayout, lens: Uint16Array, base: number): number;
+  /** Check and resolve format-specific settings; throws EngineSettingError. */
+  resolve(engine: EngineSpec, layout: TableLayout): ResolvedEngine;
+  /** Notes for the output: settings that are accepted but have no effect, assumptions. */
+  notes(engine: EngineSpec, resolved: ResolvedEngine): string[];
+
+  // ---- the page engine ----------------------------------------------------------------------------
+  createEngine(layout: TableLayout, resolved: ResolvedEngine, spec: StorageSpec, rowCapacity: number): StorageEngine;
+  /** Bytes of engine state per simulated row (the memory check before a run). */
+  readonly engineRowBytes: number;
+  /** A reorganisation that does nothing on this format: the note that says so (else undefined). */
+  reorgNote(kind: ReorgKind): string | undefined;
+
+  // ---- indexes ------------------------------------------------------------------------------------
+  /** How entries of `index` are sized and paged (columns: the key columns' positions in the table). */
+  indexGeometry(table: TableDef, layout: TableLayout, index: IndexDef, columns: number[]): IndexGeometry;
+  /** MVCC: every update that is not heap-only adds an entry to every index, VACUUM removes dead ones. */
+  readonly versionedIndexes: boolean;
+
+  // ---- the reserve knob and the reports -----------------------------------------------------------
+  /** The knob the estimator tunes, or undefined with `noKnob` saying why. */
+  reserveKnob?(layout: TableLayout, engine: EngineSpec): ReserveKnob;
+  readonly noKnob?: string;
+  /** The resolved engine setting shown as a point's reserve (exp_row_size, fillfactor, pctfree). */
+  readonly reserveSetting?: string;
+  /** The counters worth a column in the summary's per-phase table. */
+  readonly phaseMetrics: readonly string[];
+  /** How an update that no longer fits where the row was is counted, and called. */
+  readonly movedRows: { metric: 'forwarded_rows' | 'newpage_updates'; word: string };
+}
+
+/** Defaults of the settings every format reads the same way (the database character set). */
+export const COMMON_DEFAULTS = { encoding: 'latin1', multibyte_share: 0 } as const satisfies Partial<EngineSettings>;
+
+/** Engines with no UTF-16 database character set store a utf16 config's char/varchar as utf8. */
+export function withoutUtf16(encoding: Encoding): Encoding {
+  return encoding === 'utf16' ? 'utf8' : encoding;
+}

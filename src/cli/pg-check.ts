@@ -7,6 +7,8 @@
 import type pg from 'pg';
 import { InputError } from '../config/errors.js';
 import { configDocuments, loadConfig } from '../config/load.js';
+import { postgresHeap } from '../formats/postgres.js';
+import { engineForFormat } from '../formats/registry.js';
 import type { SweepPoint } from '../config/spec.js';
 import { PgCheckError, pgCheck, type PgCheckResult } from '../pgcheck/check.js';
 import { closeClient, connect, isConnectionLost, PgConnectionError, pgTarget, type PgTarget } from '../pgcheck/connection.js';
@@ -20,13 +22,14 @@ export interface PgCheckCliOptions {
 
 /** The points pg-check runs: the postgres-heap points of the sweep, or the base config as postgres-heap. */
 export function pgPoints(points: SweepPoint[]): { points: SweepPoint[]; note?: string } {
-  const pgp = points.filter((p) => p.spec.engine.format === 'postgres-heap');
+  const pg = postgresHeap.id;
+  const pgp = points.filter((p) => p.spec.engine.format === pg);
   if (pgp.length > 0) return { points: pgp };
   const first = points[0];
   if (!first) return { points: [] };
   return {
-    points: [{ ...first, label: `${first.label} as postgres-heap`, spec: { ...first.spec, engine: { ...first.spec.engine, format: 'postgres-heap', page_size: 8192 } } }],
-    note: `the config's format is ${first.spec.engine.format}: checked as postgres-heap`,
+    points: [{ ...first, label: `${first.label} as ${pg}`, spec: { ...first.spec, engine: engineForFormat(first.spec.engine, pg) } }],
+    note: `the config's format is ${first.spec.engine.format}: checked as ${pg}`,
   };
 }
 

@@ -15,7 +15,7 @@
  */
 import type pg from 'pg';
 import type { PhaseSpec, StorageSpec } from '../config/spec.js';
-import { pgLayout } from '../formats/postgres.js';
+import { pgLayout, postgresHeap } from '../formats/postgres.js';
 import type { ColumnLayout } from '../formats/types.js';
 import type { ReorgKind } from '../heap/engine.js';
 import { runStorage, type PhaseResult } from '../workload/runner.js';
@@ -74,7 +74,7 @@ export interface PgCheckOptions {
 }
 
 export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgCheckOptions = {}): Promise<PgCheckResult> {
-  if (spec.engine.format !== 'postgres-heap') throw new PgCheckError(`pg-check compares postgres-heap, found ${spec.engine.format}`);
+  if (spec.engine.format !== postgresHeap.id) throw new PgCheckError(`pg-check compares ${postgresHeap.id}, found ${spec.engine.format}`);
   const layout = pgLayout(spec.table, spec.engine);
   const width = layout.varying.length;
   const notes: string[] = [];

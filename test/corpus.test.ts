@@ -10,7 +10,7 @@
  * stderr, problems); ROWSIM_CORPUS_KEEP=1 keeps the temp folder of every failing case.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -231,11 +231,14 @@ describe('sweep over the seed', () => {
         '',
       ].join('\n'),
     );
-    const o = await execute(['run', 'seeds.yaml', '--quiet'], dir);
-    expect(o.result.code, describeRun(o.argv, o.result)).toBe(0);
-    const results = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8')) as { storage: { params: Record<string, unknown>; phases: unknown; final: unknown }[] };
-    expect(results.storage.map((p) => p.params)).toEqual([{ seed: 1 }, { seed: 2 }]);
-    expect(results.storage[0]!.phases, 'the two seeds gave identical per-phase metrics: the swept seed is not used').not.toEqual(results.storage[1]!.phases);
-    if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+    try {
+      const o = await execute(['run', 'seeds.yaml', '--quiet'], dir);
+      expect(o.result.code, describeRun(o.argv, o.result)).toBe(0);
+      const results = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8')) as { storage: { params: Record<string, unknown>; phases: unknown; final: unknown }[] };
+      expect(results.storage.map((p) => p.params)).toEqual([{ seed: 1 }, { seed: 2 }]);
+      expect(results.storage[0]!.phases, 'the two seeds gave identical per-phase metrics: the swept seed is not used').not.toEqual(results.storage[1]!.phases);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, TEST_TIMEOUT);
 });

@@ -1,0 +1,7 @@
+CREATE TABLE t (
+  id int,
+  code char(8),
+  body varchar(200) NULL
+)
+
+CREATE INDEX t_ix ON t (nope)

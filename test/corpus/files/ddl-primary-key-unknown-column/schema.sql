@@ -1,0 +1,6 @@
+CREATE TABLE t (
+  id int,
+  code char(8),
+  body varchar(200) NULL,
+  PRIMARY KEY (ident)
+)

@@ -1,0 +1,4 @@
+CREATE TABLE t (
+  id int,
+  code char(8) DEFAULT 'abc
+)

@@ -1,0 +1,4 @@
+CREATE TABLE t (
+  id int,
+  code chr(8)
+)

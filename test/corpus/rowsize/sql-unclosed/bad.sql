@@ -1,0 +1,3 @@
+CREATE TABLE t (
+  id int,
+  code char(8)

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/config/errors.js';
-import { loadConfig } from '../src/config/load.js';
-import { loadEstimateConfig } from '../src/estimate/config.js';
+import { loadConfig } from '../src/loader/config.js';
+import { loadEstimateConfig } from '../src/loader/config.js';
 import {
   pickForwardingTarget,
   refinementValues,

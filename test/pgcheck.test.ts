@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config/load.js';
+import { loadConfig } from '../src/loader/config.js';
 import type { StorageSpec } from '../src/config/spec.js';
 import { pgCheck, type Comparison } from '../src/pgcheck/check.js';
 import { ROOT, rowsim } from './helpers/cli.js';

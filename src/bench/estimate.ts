@@ -4,7 +4,7 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadEstimateConfig } from '../estimate/config.js';
+import { loadEstimateConfig } from '../loader/config.js';
 import { runEstimate } from '../estimate/estimate.js';
 import { poolRunner } from '../estimate/pool-runner.js';
 

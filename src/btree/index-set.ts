@@ -206,12 +206,6 @@ export class IndexSet {
     }
   }
 
-  private avgEntry(s: IndexState): number {
-    let used = 0;
-    for (let b = 0; b < s.buckets; b++) used += s.used[b]!;
-    return s.entries > 0 ? used / s.entries : 0;
-  }
-
   pages(): IndexPages {
     const by_index: Record<string, number> = Object.create(null);
     let total = 0;

@@ -3,9 +3,9 @@
  * out/<name>/estimate.json, estimate.md and charts/estimate*.png, prints a summary.
  */
 import { join, relative } from 'node:path';
-import { InvalidArgumentError } from 'commander';
-import { FORMAT_IDS, type FormatId } from '../config/schema.js';
-import { loadEstimateConfig, type EstimateConfig } from '../estimate/config.js';
+import {  type FormatId } from '../config/schema.js';
+import { type EstimateConfig } from '../estimate/config.js';
+import { loadEstimateConfig } from '../loader/config.js';
 import { inProcessRunner, runEstimate, type CandidateRunner } from '../estimate/estimate.js';
 import { estimateChart, estimateJson, estimateMarkdown, estimateTerminal } from '../estimate/report.js';
 import { poolRunner } from '../estimate/pool-runner.js';
@@ -22,38 +22,6 @@ export interface EstimateCliOptions {
   sampleRows?: number;
   rows?: number;
   formats?: FormatId[];
-}
-
-export function parseTarget(value: string): number {
-  const n = Number(value.trim().replace(/%$/, ''));
-  if (!Number.isFinite(n) || n <= 0 || n > 100) throw new InvalidArgumentError(`expected a percentage of rows above 0 and at most 100, such as 1 or 0.5, found "${value}"`);
-  return n;
-}
-
-export function parseRowCount(value: string): number {
-  const n = Number(value.trim().replace(/_/g, ''));
-  if (!Number.isFinite(n) || !Number.isInteger(n) || n < 1 || n > 1e15) throw new InvalidArgumentError(`expected a whole number of rows such as 1000000 or 1e9, found "${value}"`);
-  return n;
-}
-
-export function parseSeeds(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n < 1 || n > 30) throw new InvalidArgumentError(`expected a whole number of seeds from 1 to 30, found "${value}"`);
-  return n;
-}
-
-export function parseSampleRows(value: string): number {
-  const n = parseRowCount(value);
-  if (n < 100 || n > 5_000_000) throw new InvalidArgumentError(`expected sample rows from 100 to 5,000,000, found "${value}"`);
-  return n;
-}
-
-export function parseFormats(value: string): FormatId[] {
-  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const f of list) {
-    if (!(FORMAT_IDS as readonly string[]).includes(f)) throw new InvalidArgumentError(`expected formats from ${FORMAT_IDS.join(', ')}, separated by commas, found "${f}"`);
-  }
-  return list as FormatId[];
 }
 
 export async function estimateCommand(file: string, opts: EstimateCliOptions): Promise<number> {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { freemem } from 'node:os';
 import { InputError } from '../config/errors.js';
-import type { RunConfig } from '../config/load.js';
+import type { RunConfig } from '../loader/config.js';
 import { defaultWorkers } from '../pool/pool.js';
 import { parseSize } from '../util/units.js';
 import { MAX_TABLE_ROWS, storageMemory } from '../workload/memory.js';

@@ -1,37 +1,21 @@
 /**
- * The rowsim command line. Thin: parse arguments, call the core, print. Exit status: 0 success,
- * 2 bad input (config, CSV, DDL, arguments), 1 an internal error.
+ * The rowsim command line. Thin: parse arguments, call the core, print. Each command's module is
+ * loaded only when that command runs, so `rowsim --help` loads commander and nothing else. Exit
+ * status: 0 success, 2 bad input (config, CSV, DDL, arguments, output folder), 1 an internal error or
+ * no command given, 130 / 143 interrupted.
  */
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { UserError } from '../config/errors.js';
 import { ROWSIM_VERSION } from '../version.js';
-import { runCommand, type RunOptions } from './run.js';
-import { DEFAULT_MAX_SWEEP_POINTS } from '../config/load.js';
-import { validateCommand } from './validate.js';
-import { parseFormatList, parseRowsizeRows, rowsizeCommand } from './rowsize.js';
-import { pgCheckCommand } from './pg-check.js';
-import { estimateCommand, parseFormats, parseRowCount, parseSampleRows, parseSeeds, parseTarget } from './estimate.js';
+import { parseFormatList, parseMaxPoints, parseRowCount, parseRowsizeRows, parseSampleRows, parseSeeds, parseTarget, parseWorkers } from './args.js';
 
 export const EXIT_OK = 0;
 /** An internal error (a bug of rowsim's), or `rowsim` without a command (help is printed). */
 export const EXIT_INTERNAL = 1;
 export const EXIT_INPUT = 2;
 
-export function parseWorkers(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n < 1 || n > 256) {
-    throw new InvalidArgumentError(`expected a whole number of worker threads from 1 to 256, found "${value}"`);
-  }
-  return n;
-}
-
-export function parseMaxPoints(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n < 1 || n > 1_000_000) {
-    throw new InvalidArgumentError(`expected a whole number of sweep points from 1 to 1000000, found "${value}"`);
-  }
-  return n;
-}
+/** The default cap on sweep points (src/config/load.ts has the same figure: checked by a test). */
+const DEFAULT_MAX_POINTS = 1000;
 
 export function buildProgram(setCode: (code: number) => void): Command {
   const program = new Command();
@@ -47,21 +31,23 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .command('run')
     .description('run a config: storage workload (with its sweep) and/or the contention model; write out/<name>/')
     .argument('<config>', 'config YAML file')
-    .option('--out <dir>', 'results folder (default: out/<name>)')
+    .option('--out <dir>', 'results folder (default: out/<name>); rowsim refuses a non-empty folder it did not write')
     .option('--workers <n>', 'worker threads (default: the number of cores)', parseWorkers)
-    .option('--max-points <n>', `refuse sweeps of more points than this (default ${DEFAULT_MAX_SWEEP_POINTS})`, parseMaxPoints)
+    .option('--max-points <n>', `refuse sweeps of more points than this (default ${DEFAULT_MAX_POINTS})`, parseMaxPoints)
     .option('--quiet', 'print nothing but errors')
-    .action(async (config: string, opts: RunOptions) => {
+    .action(async (config: string, opts) => {
+      const { runCommand } = await import('./run.js');
       setCode(await runCommand(config, opts));
     });
 
   program
     .command('validate')
-    .description('check a config without running it')
+    .description('check a config without running it (the same checks as run, memory included)')
     .argument('<config>', 'config YAML file')
     .option('--workers <n>', 'worker threads the run would use (for the memory check; default: the number of cores)', parseWorkers)
-    .option('--max-points <n>', `refuse sweeps of more points than this (default ${DEFAULT_MAX_SWEEP_POINTS})`, parseMaxPoints)
-    .action((config: string, opts: { workers?: number; maxPoints?: number }) => {
+    .option('--max-points <n>', `refuse sweeps of more points than this (default ${DEFAULT_MAX_POINTS})`, parseMaxPoints)
+    .action(async (config: string, opts) => {
+      const { validateCommand } = await import('./validate.js');
       setCode(validateCommand(config, opts));
     });
 
@@ -73,12 +59,13 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .option('--rows <n>', 'rows of the table the estimate is for, e.g. 1e9 (default: estimate.rows, or what the workload holds)', parseRowCount)
     .option('--seeds <n>', 'replicates per candidate (default: estimate.seeds or 5)', parseSeeds)
     .option('--sample-rows <n>', 'rows simulated per seed (default: estimate.sample_rows or 20000)', parseSampleRows)
-    .option('--formats <list>', 'also estimate these formats, e.g. postgres-heap,oracle-heap', parseFormats)
+    .option('--formats <list>', 'also estimate these formats, e.g. postgres-heap,oracle-heap', parseFormatList)
     .option('--out <dir>', 'output folder (default: out/<name>)')
     .option('--workers <n>', 'worker threads (default: the number of cores)', parseWorkers)
     .option('--json', 'print estimate.json instead of the summary')
     .option('--quiet', 'print nothing but errors')
-    .action(async (config: string, opts: Parameters<typeof estimateCommand>[1]) => {
+    .action(async (config: string, opts) => {
+      const { estimateCommand } = await import('./estimate.js');
       setCode(await estimateCommand(config, opts));
     });
 
@@ -89,7 +76,8 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .option('--rows <n>', 'rows to size the table for (default: the first insert phase, or 1000000)', parseRowsizeRows)
     .option('--formats <list>', 'formats to show, e.g. postgres-heap,sqlserver-heap (default: all)', parseFormatList)
     .option('--json', 'print JSON instead of the table')
-    .action((table: string, opts: { rows?: number; formats?: import('../config/schema.js').FormatId[]; json?: boolean }) => {
+    .action(async (table: string, opts) => {
+      const { rowsizeCommand } = await import('./rowsize.js');
       setCode(rowsizeCommand(table, opts));
     });
 
@@ -99,7 +87,8 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .argument('<config>', 'config YAML file')
     .option('--url <url>', 'postgres://user@host:port/database (default: $ROWSIM_PG_URL)')
     .option('--json', 'print JSON instead of the table')
-    .action(async (config: string, opts: { url?: string; json?: boolean }) => {
+    .action(async (config: string, opts) => {
+      const { pgCheckCommand } = await import('./pg-check.js');
       setCode(await pgCheckCommand(config, opts));
     });
 
@@ -139,7 +128,7 @@ export function exitCodeFor(err: unknown): number {
 
 export function reportInternalError(err: unknown): void {
   const e = err as Error | undefined;
-  const what = e && typeof e === 'object' && 'message' in e ? `${e.name && e.name !== 'Error' ? `${e.name}: ` : ''}${e.message.split('\n')[0]}` : String(err);
+  const what = e && typeof e === 'object' && 'message' in e ? `${e.name && e.name !== 'Error' ? `${e.name}: ` : ''}${String(e.message).split('\n')[0]}` : String(err);
   process.stderr.write(`rowsim: internal error: ${what}; please report it (run again with ROWSIM_DEBUG=1 for the details)\n`);
   if (process.env.ROWSIM_DEBUG === '1' && e?.stack) process.stderr.write(`${e.stack}\n`);
 }

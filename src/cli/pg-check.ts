@@ -6,7 +6,8 @@
  */
 import type pg from 'pg';
 import { InputError } from '../config/errors.js';
-import { configDocuments, loadConfig } from '../config/load.js';
+import { configDocuments } from '../loader/source.js';
+import { loadConfig } from '../loader/config.js';
 import { postgresHeap } from '../formats/postgres.js';
 import { engineForFormat } from '../formats/registry.js';
 import type { SweepPoint } from '../config/spec.js';

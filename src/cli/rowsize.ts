@@ -5,9 +5,10 @@
  * for a .sql file; the table is loaded by the same runner as `rowsim run`.
  */
 import { readInputText } from '../config/read.js';
-import { InvalidArgumentError } from 'commander';
 import { InputError, UserError } from '../config/errors.js';
-import { configDocuments, loadConfig } from '../config/load.js';
+import { configDocuments } from '../loader/source.js';
+import { loadConfig } from '../loader/config.js';
+import { checkRunLimits } from './limits.js';
 import { FORMAT_IDS, type FormatId } from '../config/schema.js';
 import type { EngineSpec, PhaseSpec, StorageSpec, TableDef, ValueSpec } from '../config/spec.js';
 import { engineForFormat, getFormat, indexGeometries } from '../formats/registry.js';
@@ -37,23 +38,6 @@ export interface RowsizeOptions {
 }
 
 const DEFAULT_ROWS = 1_000_000;
-/** rowsize simulates every row: keep it to what a laptop does in seconds. */
-export const ROWSIZE_MAX_ROWS = 50_000_000;
-
-export function parseRowsizeRows(value: string): number {
-  const n = Number(value.trim().replace(/_/g, ''));
-  if (!Number.isInteger(n) || n < 1 || n > ROWSIZE_MAX_ROWS) throw new InvalidArgumentError(`expected a whole number of rows from 1 to ${ROWSIZE_MAX_ROWS}, such as 1000000 or 1e6, found "${value}"`);
-  return n;
-}
-
-export function parseFormatList(value: string): FormatId[] {
-  const list = value.split(',').map((v) => v.trim()).filter(Boolean);
-  for (const f of list) {
-    if (!(FORMAT_IDS as readonly string[]).includes(f)) throw new InvalidArgumentError(`expected formats from ${FORMAT_IDS.join(', ')}, separated by commas, found "${f}"`);
-  }
-  return list as FormatId[];
-}
-
 
 interface Source {
   name: string;
@@ -68,12 +52,12 @@ interface Source {
  * The tables of a file: a .sql file, a config, or a YAML file of several configs separated by `---`
  * (one table each; rowsize sums the documents whose names share the part before the first dot).
  */
-function readSources(file: string): Source[] {
+function readSources(file: string, options: RowsizeOptions): Source[] {
   if (/\.sql$/i.test(file)) return [readSource(file)];
-  return configDocuments(file).map((text) => readSource(file, text));
+  return configDocuments(file).map((text) => readSource(file, text, options));
 }
 
-function readSource(file: string, text?: string): Source {
+function readSource(file: string, text?: string, options: RowsizeOptions = {}): Source {
   if (/\.sql$/i.test(file)) {
     const read = readInputText(file);
     if (!read.ok) throw new InputError([{ file, message: `expected ${read.problem}` }]);
@@ -87,6 +71,8 @@ function readSource(file: string, text?: string): Source {
     }
   }
   const cfg = loadConfig(file, text);
+  // The config's row count is simulated unless --rows says otherwise: it must fit in memory.
+  if (options.rows === undefined) checkRunLimits(cfg, { workers: 1 });
   const point = cfg.storage[0];
   if (!point) throw new InputError([{ file, message: 'expected a storage config (table, engine, workload) or a .sql file, found neither' }]);
   const ins = point.spec.workload.find((p): p is Extract<PhaseSpec, { op: 'insert' }> => p.op === 'insert');
@@ -134,6 +120,10 @@ export function rowsizeRows(src: Source, options: RowsizeOptions): { rows: Rowsi
     const r = runStorage(spec);
     const pages = r.final.pages ?? 0;
     const rejected = r.final.rows_rejected ?? 0;
+    if (n > 0 && rejected === n) {
+      skipped.push({ format, reason: `every row of table ${src.table.name} is longer than a ${layout.geometry.pageBytes}-byte page takes (at most ${layout.geometry.maxRowBytes} bytes)` });
+      continue;
+    }
     const notes = rejected > 0 ? [`${fmt(rejected)} of ${fmt(n)} rows are longer than a ${format} page takes (${layout.geometry.maxRowBytes} bytes) and were refused, as the DBMS would`, ...r.notes] : r.notes;
     const geoms = indexGeometries(f, spec.table, layout);
     // Entry bytes of an average-shaped row: the first generated row's key (keys are usually fixed-size).
@@ -220,7 +210,7 @@ export function rowsizeTotals(tables: { name: string; rows: RowsizeRow[] }[]): R
 
 export function rowsizeCommand(file: string, options: RowsizeOptions): number {
   try {
-    const sources = readSources(file);
+    const sources = readSources(file, options);
     const tables = sources.map((src) => ({ name: src.name, table: src.table.name, ...rowsizeRows(src, options) }));
     const totals = tables.length > 1 ? rowsizeTotals(tables) : [];
     if (options.json) {

@@ -1,5 +1,5 @@
 import { join, relative } from 'node:path';
-import { loadConfig, type RunConfig } from '../config/load.js';
+import { loadConfig, type RunConfig } from '../loader/config.js';
 import type { StorageTask } from '../workload/task.js';
 import { progressBar } from '../report/progress.js';
 import { checkOutputFolder, StagedOutput } from '../report/output.js';

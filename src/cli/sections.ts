@@ -1,5 +1,5 @@
 /** Runs the config sections owned by other models (contention) and hands their output to the report. */
-import type { RunConfig } from '../config/load.js';
+import type { RunConfig } from '../loader/config.js';
 import { contentionMarkdown, contentionTerminal, writeContentionCharts } from '../contention/report.js';
 import { runContention } from '../contention/run.js';
 import { progressBar } from '../report/progress.js';

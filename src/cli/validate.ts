@@ -1,11 +1,11 @@
-import { configDocuments, loadConfig, parseConfigSource } from '../config/load.js';
-import { loadEstimateConfig } from '../estimate/config.js';
+import { loadConfig } from '../loader/config.js';
+import { configDocuments, parseConfigSource } from '../loader/source.js';
 import { checkRunLimits } from './limits.js';
 
 /**
- * Check a config without running it. A config whose storage part is only for `rowsim estimate`
- * (measured data instead of a workload) is checked as the estimate would read it. Bad input throws
- * InputError: main() prints it and exits with status 2.
+ * Check a config without running it: the same loading as `rowsim run` (and, when the config has an
+ * estimate section, as `rowsim estimate`), the same limits (memory, sweep size, event budget). Bad
+ * input throws InputError: main() prints it and exits with status 2.
  */
 export function validateCommand(file: string, opts: { workers?: number; maxPoints?: number } = {}): number {
   // A file of several configs (rowsize and pg-check read them): each document is checked.
@@ -16,25 +16,12 @@ export function validateCommand(file: string, opts: { workers?: number; maxPoint
 
 function validateDocument(file: string, text: string | undefined, opts: { workers?: number; maxPoints?: number }): void {
   const { raw } = parseConfigSource(file, text);
-  const obj = (raw ?? {}) as Record<string, unknown>;
+  const hasEstimate = raw !== null && typeof raw === 'object' && !Array.isArray(raw) && (raw as Record<string, unknown>).estimate !== undefined;
+  const cfg = loadConfig(file, text, { maxPoints: opts.maxPoints, estimate: hasEstimate ? {} : undefined });
+  checkRunLimits(cfg, { workers: opts.workers });
   const parts: string[] = [];
-  let name: string;
-  if (obj.estimate !== undefined && obj.workload === undefined) {
-    const est = loadEstimateConfig(file, {}, text);
-    name = est.name;
-    parts.push(`an estimate for table ${est.table.name}`);
-  } else {
-    const cfg = loadConfig(file, text, { maxPoints: opts.maxPoints });
-    checkRunLimits(cfg, { workers: opts.workers });
-    name = cfg.name;
-    if (cfg.storage.length) {
-      parts.push(`${cfg.storage.length} storage point${cfg.storage.length > 1 ? 's' : ''} (${cfg.storage.map((p) => p.label).join('; ')})`);
-    }
-    if (cfg.sections.contention) parts.push('a contention model');
-    if (obj.estimate !== undefined) {
-      loadEstimateConfig(file, {}, text);
-      parts.push('an estimate');
-    }
-  }
-  process.stdout.write(`${file}: ok: ${name}, ${parts.join(' and ')}\n`);
+  if (cfg.storage.length) parts.push(`${cfg.storage.length} storage point${cfg.storage.length > 1 ? 's' : ''} (${cfg.storage.map((p) => p.label).join('; ')})`);
+  if (cfg.sections.contention) parts.push('a contention model');
+  if (cfg.sections.estimate) parts.push(cfg.storage.length ? 'an estimate' : `an estimate for table ${cfg.sections.estimate.table.name}`);
+  process.stdout.write(`${file}: ok: ${cfg.name}, ${parts.join(' and ')}\n`);
 }

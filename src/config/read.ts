@@ -2,7 +2,7 @@
  * Reading the user's input files (configs, DDL, CSV): only regular files of a bounded size, so that a
  * path such as /dev/zero or a folder is refused at once instead of read forever.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync, type Stats } from 'node:fs';
 
 /** The largest input file rowsim reads: configs, DDL and CSV files are far smaller. */
 export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
@@ -33,6 +33,13 @@ const ERRNO_TEXT: Record<string, string> = {
  * ("a regular file, found a character device").
  */
 export function readInputText(path: string): ReadResult {
+  // /proc and /sys files say they are regular and empty, then produce text: not a user's file.
+  try {
+    const real = realpathSync(path);
+    if (/^\/(proc|sys)(\/|$)/.test(real)) return { ok: false, problem: `a regular file, found a kernel pseudo-file (${real})` };
+  } catch {
+    // a missing file: the open below says so
+  }
   let fd: number;
   try {
     // O_NONBLOCK: opening a named pipe must not wait for a writer before we can look at what it is.

@@ -5,8 +5,8 @@
 import { z } from 'zod';
 import { zCount, zShare, zSize } from './zunits.js';
 
-export const FORMAT_IDS = ['ase-dol', 'ase-apl', 'sqlserver-heap', 'postgres-heap', 'oracle-heap'] as const;
-export type FormatId = (typeof FORMAT_IDS)[number];
+export { FORMAT_IDS, type FormatId } from './format-ids.js';
+import { FORMAT_IDS } from './format-ids.js';
 
 const pair = () => z.tuple([z.number(), z.number()]);
 

@@ -98,7 +98,7 @@ const pagesSchema = z.strictObject({
 });
 
 const latchedSchema = z.strictObject({
-  spinlocks: zPosInt().default(16),
+  spinlocks: zPosInt().max(1_048_576).default(16),
   hold: zDur('300ns'),
   handoff_per_waiter: zDur('50ns'),
   wait: z.enum(['spin', 'block']).default('spin'),

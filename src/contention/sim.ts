@@ -415,7 +415,7 @@ class Simulator {
       return;
     }
     this.part[t] = 0;
-    this.step[t]++;
+    this.step[t]!++;
     if (this.onEngine[t] === 1) this.startSegment(t);
     else this.requestEngine(t);
   }
@@ -454,7 +454,7 @@ class Simulator {
       if (this.count[lock] === 0) this.head[lock] = t;
       else this.nextWaiter[this.tail[lock]!] = t;
       this.tail[lock] = t;
-      this.count[lock]++;
+      this.count[lock]!++;
     }
   }
 

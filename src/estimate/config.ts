@@ -4,23 +4,16 @@
  * come from `workload:` (insert + growth) or from `estimate.measured` (a CSV of per-row data lengths at
  * insert and now, per-column length histograms, or optdiag figures).
  */
-import { dirname, resolve as resolvePath } from 'node:path';
+import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
-import { describeFound, InputError, nearest, type KeyPath } from '../config/errors.js';
-import {
-  DEFAULT_SEED,
-  parseConfigSource,
-  Problems,
-  resolveDist,
-  resolveEngine,
-  resolveTable,
-  resolveWorkload,
-  zodCheck,
-} from '../config/load.js';
-import { FORMAT_IDS, topSchema, valueSpecSchema, type FormatId } from '../config/schema.js';
+import { describeFound, nearest, type KeyPath } from '../config/errors.js';
+import { FORMAT_IDS, valueSpecSchema, type FormatId } from '../config/schema.js';
 import type { Dist, EngineSpec, PhaseSpec, SetSpec, TableDef, ValueSpec } from '../config/spec.js';
 import { availableFormats, getFormat } from '../formats/registry.js';
 import { EngineSettingError } from '../formats/types.js';
+import { Problems, zodCheck } from '../loader/problems.js';
+import type { SectionContext } from '../loader/section.js';
+import { resolveDist, resolveWorkload } from '../loader/storage.js';
 import { engineFor, KnobError, reserveKnob, type Setting } from './knob.js';
 import { dataLengthRange, maxEntropyLengths, readLengthPairs, type LengthPairs } from './rows.js';
 
@@ -103,30 +96,20 @@ export interface EstimateOverrides {
   formats?: FormatId[];
 }
 
-/** Load a config for `rowsim estimate`. Throws InputError with positioned problems. */
-export function loadEstimateConfig(file: string, overrides: EstimateOverrides = {}, text?: string): EstimateConfig {
-  const { raw, loc } = parseConfigSource(file, text);
-  const P = new Problems(loc);
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    P.add([], `expected a mapping with name, table, engine and estimate (and workload or estimate.measured), found ${describeFound(raw)}`);
-    throw new InputError(P.list);
-  }
-  const top = zodCheck(topSchema, raw, [], P);
-  if (!top) throw new InputError(P.list);
-  const obj = raw as Record<string, unknown>;
-  const baseDir = dirname(resolvePath(file));
-  const est = zodCheck(estimateSchema, obj.estimate ?? {}, ['estimate'], P) ?? undefined;
-  const table = resolveTable(obj.table, baseDir, P);
-  const engine = resolveEngine(obj.engine, P);
-  if (!table || !engine || !est) throw new InputError(P.list);
+/**
+ * The `estimate:` section (rowsim estimate), resolved against the config's table and engine: loaded by
+ * the one config loader (src/loader/config.ts) like every section. Problems go to ctx.P; undefined when
+ * the section cannot be resolved.
+ */
+export function resolveEstimateSection(rawSection: unknown, ctx: SectionContext, overrides: EstimateOverrides): EstimateConfig | undefined {
+  const { P, baseDir, table, engine } = ctx;
+  const obj = ctx.raw;
+  const est = zodCheck(estimateSchema, rawSection ?? {}, ['estimate'], P) ?? undefined;
+  if (!table || !engine || !est) return undefined;
   const notes: string[] = [];
 
   // The config's format must have a reserve knob and valid settings.
   const format = getFormat(engine.format);
-  if (!format) {
-    P.add(['engine', 'format'], `expected a format this version implements (${availableFormats().join(', ')}), found "${engine.format}"`);
-    throw new InputError(P.list);
-  }
   const layout = format.layout(table, engine);
   try {
     format.resolve(engine, layout);
@@ -140,7 +123,7 @@ export function loadEstimateConfig(file: string, overrides: EstimateOverrides = 
   } catch (err) {
     if (!(err instanceof KnobError)) throw err;
     P.add(['engine', 'format'], `expected ${err.message}, found "${engine.format}"`);
-    throw new InputError(P.list);
+    return undefined;
   }
 
   // Other formats asked for.
@@ -148,7 +131,7 @@ export function loadEstimateConfig(file: string, overrides: EstimateOverrides = 
   const asked = overrides.formats ?? est.formats ?? [];
   asked.forEach((f, i) => {
     const add = (message: string) => {
-      if (overrides.formats) P.list.push({ file: '--formats', message });
+      if (overrides.formats) P.push({ file: '--formats', message });
       else P.add(['estimate', 'formats', i], message);
     };
     if (formats.includes(f)) return;
@@ -183,12 +166,14 @@ export function loadEstimateConfig(file: string, overrides: EstimateOverrides = 
       ] as const) {
         if (!ok(v)) P.add(['estimate', 'candidates', k], `expected a ${knob.key} ${engine.format} accepts for table ${table.name} (${range}), found ${v}`);
       }
+      const toValue = to === 'max' ? knob.max : to;
+      if (ok(from) && ok(to) && from > toValue) P.add(['estimate', 'candidates'], `expected from ≤ to, found from ${from} and to ${to}`);
     }
   }
 
   // Where the rows come from.
   let source: EstimateSource | undefined;
-  const measured = (obj.estimate as Record<string, unknown> | undefined)?.measured;
+  const measured = (rawSection as Record<string, unknown> | undefined)?.measured;
   if (measured !== undefined) {
     if (obj.workload !== undefined) notes.push('estimate.measured is given: the workload section is not used by rowsim estimate');
     source = resolveMeasured(measured, table, engine, layout, baseDir, P, est.rows ?? overrides.rows);
@@ -205,11 +190,11 @@ export function loadEstimateConfig(file: string, overrides: EstimateOverrides = 
   } else {
     P.add(['estimate'], 'expected the rows to simulate: a workload section (insert, then growth) or estimate.measured (csv, columns or optdiag), found neither', true);
   }
-  if (P.list.length > 0 || !source) throw new InputError(P.list);
+  if (!source) return undefined;
   return {
-    file,
-    name: top.name,
-    seed: top.seed ?? DEFAULT_SEED,
+    file: ctx.file,
+    name: ctx.name,
+    seed: ctx.seed,
     table,
     engine,
     formats,
@@ -256,7 +241,7 @@ function resolveMeasured(
       const { pairs, problems } = readLengthPairs(path, { ...range, table: table.name });
       if (!pairs) {
         // An unreadable file is the config's problem; a bad line is the CSV's.
-        for (const p of problems) P.list.push(p.line === undefined ? P.loc.problem([...at, 'csv'], p.message) : p);
+        for (const p of problems) P.push(p.line === undefined ? P.loc.problem([...at, 'csv'], p.message) : p);
         return undefined;
       }
       return { kind: 'csv', file: path, pairs };

@@ -117,7 +117,7 @@ export function readLengthPairs(
 ): { pairs?: LengthPairs; problems: InputProblem[] } {
   const problems: InputProblem[] = [];
   const read = readInputText(file);
-  if (!read.ok) return { problems: [{ file, message: `expected a readable CSV file of row lengths: ${read.problem}` }] };
+  if (!read.ok) return { problems: [{ file, message: `expected a readable CSV file of row lengths at ${file}: ${read.problem}` }] };
   const lines = read.text.split(/\r?\n/);
   /** Cells a data line may have: 2 (insert, now), or as many as the header names. */
   let width = 2;

@@ -76,6 +76,11 @@ export interface PgTarget {
 
 export function pgTarget(url: string): PgTarget {
   const redact = redactor(url);
+  // pg reads any string as a connection string (a bare word is a database on the local socket): ask
+  // for the URL form the documentation gives, so that a typo is not taken for a host or a database.
+  if (!/^postgres(ql)?:\/\/[^/]/i.test(url.trim())) {
+    throw new PgConnectionError(`expected a URL postgres://user[:password]@host:port/database, found ${redactUrl(url)}`);
+  }
   let probe: pg.Client;
   try {
     // Constructing a client only parses: no socket is opened.

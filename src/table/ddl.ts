@@ -72,6 +72,8 @@ function tokenize(sql: string): Token[] {
     } else if ((m = /^'(?:[^']|'')*'/.exec(rest))) {
       out.push({ text: m[0], upper: m[0], kind: 'string', ...start });
       adv(m[0].length);
+    } else if (c === "'") {
+      throw new DdlError("expected a closing ' for the string that starts here, found the end of the DDL", start.line, start.column);
     } else {
       out.push({ text: c, upper: c, kind: 'punct', ...start });
       adv(1);
@@ -88,6 +90,9 @@ export interface DdlTable {
 
 const TYPE_WORDS_2 = new Set(['DOUBLE PRECISION', 'CHARACTER VARYING', 'UNSIGNED INT']);
 const CONSTRAINT_STARTS = new Set(['CONSTRAINT', 'PRIMARY', 'UNIQUE', 'FOREIGN', 'CHECK', 'INDEX', 'KEY']);
+/** Column attributes that do not change a row's size: one word, or one word and its operand. */
+const SINGLE_WORD_ATTRIBUTES = new Set(['UNSIGNED', 'SIGNED', 'ZEROFILL', 'AUTO_INCREMENT', 'AUTOINCREMENT', 'SPARSE', 'ROWGUIDCOL', 'FILESTREAM', 'CLUSTERED', 'NONCLUSTERED', 'VISIBLE', 'INVISIBLE', 'BINARY', 'MATERIALIZED', 'PERSISTED', 'STORED', 'VIRTUAL']);
+const ATTRIBUTES_WITH_OPERAND = new Set(['COLLATE', 'CONSTRAINT', 'COMMENT', 'CHARSET', 'STORAGE', 'COMPRESSION']);
 
 export function parseDdl(sql: string): DdlTable {
   const toks = tokenize(sql);
@@ -119,10 +124,13 @@ export function parseDdl(sql: string): DdlTable {
     }
     return n;
   };
-  const nameList = (): string[] => {
+  /** Where each index column was named, for problems found after the whole DDL is read. */
+  const columnTokens = new Map<IndexDef, Token[]>();
+  const nameList = (tokens?: Token[]): string[] => {
     expect('(');
     const names: string[] = [];
     for (;;) {
+      tokens?.push(peek()!);
       names.push(name());
       while (isWord('ASC') || isWord('DESC')) p++;
       if (peek()?.text === ',') {
@@ -185,8 +193,11 @@ export function parseDdl(sql: string): DdlTable {
             p++;
             if (primary) expect('KEY');
             while (isWord('CLUSTERED') || isWord('NONCLUSTERED')) p++;
-            const cols = nameList();
-            indexes.push({ name: cname ?? `${tname}_${primary ? 'pk' : cols.join('_') + '_key'}`, columns: cols, unique });
+            const tokens: Token[] = [];
+            const cols = nameList(tokens);
+            const idx = { name: cname ?? `${tname}_${primary ? 'pk' : cols.join('_') + '_key'}`, columns: cols, unique };
+            columnTokens.set(idx, tokens);
+            indexes.push(idx);
           }
           skipExpr();
         } else {
@@ -226,18 +237,34 @@ export function parseDdl(sql: string): DdlTable {
             } else if (isWord('UNIQUE')) {
               p++;
               indexes.push({ name: `${tname}_${cname}_key`, columns: [cname], unique: true });
-            } else if (isWord('DEFAULT') || isWord('CHECK') || isWord('REFERENCES') || isWord('IDENTITY')) {
+            } else if (isWord('CHECK') || isWord('REFERENCES') || isWord('IDENTITY')) {
               p++;
-              if (peek()?.text === '(') {
-                skipParens();
-              } else if (peek() && peek()!.text !== ',' && peek()!.text !== ')') {
-                // one value: a literal, a word or a function call
+              if (peek()?.kind === 'word' && isWord('(', 1)) p++; // REFERENCES other (col)
+              if (peek()?.text === '(') skipParens();
+            } else if (isWord('DEFAULT')) {
+              // A value: a literal (maybe signed), a word, a function call, a parenthesised expression.
+              p++;
+              if (peek()?.text === '-' || peek()?.text === '+') p++;
+              if (peek()?.text === '(') skipParens();
+              else if (peek() && peek()!.text !== ',' && peek()!.text !== ')') {
                 p++;
                 if (peek()?.text === '(') skipParens();
               }
+            } else if (SINGLE_WORD_ATTRIBUTES.has(peek()!.upper)) {
+              p++;
+            } else if (ATTRIBUTES_WITH_OPERAND.has(peek()!.upper)) {
+              p += 2; // COLLATE x, CONSTRAINT n, COMMENT 'x' …
+            } else if (isWord('CHARACTER') && isWord('SET', 1)) {
+              p += 3;
+            } else if (isWord('ON') && isWord('UPDATE', 1)) {
+              p += 3;
+              if (peek()?.text === '(') skipParens();
+            } else if (isWord('GENERATED')) {
+              // GENERATED ALWAYS AS (expr) [STORED], GENERATED [ALWAYS | BY DEFAULT] AS IDENTITY [(…)]
+              skipExpr();
             } else {
-              p++; // other column attributes (COLLATE x, CONSTRAINT n, …) do not change sizes
-              if (!peek()) columnDone = true;
+              const t = peek()!;
+              fail(`expected "," or ")" after column ${cname}, found "${t.text}"${t.kind === 'word' && peek(1)?.kind === 'word' ? ' (a comma missing before it?)' : ''}`, t);
             }
           }
           try {
@@ -273,8 +300,11 @@ export function parseDdl(sql: string): DdlTable {
       expect('ON');
       const on = name();
       if (isWord('USING')) p += 2;
-      const cols = nameList();
-      pendingIndexes.push({ idx: { name: iname, columns: cols, unique }, tok: startTok, on });
+      const tokens: Token[] = [];
+      const cols = nameList(tokens);
+      const idx = { name: iname, columns: cols, unique };
+      columnTokens.set(idx, tokens);
+      pendingIndexes.push({ idx, tok: startTok, on });
       while (p < toks.length && !isWord('CREATE') && peek()!.text !== ';') p++;
     }
   }
@@ -285,12 +315,21 @@ export function parseDdl(sql: string): DdlTable {
     }
     table.indexes.push(idx);
   }
+  const seen = new Set<string>();
   for (const idx of table.indexes) {
-    for (const c of idx.columns) {
-      if (!table.columns.some((col) => col.name.toLowerCase() === c.toLowerCase())) {
-        throw new DdlError(`index ${idx.name} names column ${c}, which the table does not have`, 1, 1);
+    const tokens = columnTokens.get(idx) ?? [];
+    idx.columns.forEach((c, k) => {
+      if (!table!.columns.some((col) => col.name.toLowerCase() === c.toLowerCase())) {
+        const at = tokens[k] ?? { line: 1, column: 1 };
+        throw new DdlError(`index ${idx.name} names column ${c}, which the table does not have`, at.line, at.column);
       }
+    });
+    const key = idx.name.toLowerCase();
+    if (seen.has(key)) {
+      const at = pendingIndexes.find((p) => p.idx === idx)?.tok ?? tokens[0] ?? { line: 1, column: 1 };
+      throw new DdlError(`expected index names not used before, found "${idx.name}" again`, at.line, at.column);
     }
+    seen.add(key);
   }
   return table;
 }

@@ -215,6 +215,9 @@ const MAX_CAPTURE = 2 * 1024 * 1024;
 export function runCli(argv: string[], cwd: string, limitMs = HANG_MS): Promise<RunResult> {
   const env = { ...process.env };
   delete env.ROWSIM_PG_URL;
+  // The memory check depends on the machine: give every case the same 4 GiB, so that a table of
+  // 400,000,000 rows is refused here as on a laptop.
+  env.ROWSIM_MAX_MEMORY ??= '4g';
   return new Promise((resolvePromise) => {
     const started = Date.now();
     const child = spawn(process.execPath, [BIN, ...argv], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

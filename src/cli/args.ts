@@ -1,0 +1,45 @@
+/**
+ * Parsers of command-line option values. Each throws commander's InvalidArgumentError, which the CLI
+ * reports with the option's name and exit status 2. Kept apart from the commands so that `rowsim
+ * --help` loads nothing else.
+ */
+import { InvalidArgumentError } from 'commander';
+import { FORMAT_IDS, type FormatId } from '../config/format-ids.js';
+
+/** Rows rowsize simulates per format: what a laptop does in seconds. */
+export const ROWSIZE_MAX_ROWS = 50_000_000;
+
+/** A whole number from `min` to `max` (underscores and 1e6 notation accepted where `scientific`). */
+function wholeNumber(value: string, min: number, max: number, what: string, example: string, scientific = false): number {
+  const text = value.trim().replace(/_/g, '');
+  const n = Number(text);
+  const ok = scientific ? text !== '' && Number.isInteger(n) : /^\d+$/.test(text);
+  if (!ok || n < min || n > max) {
+    throw new InvalidArgumentError(`expected a whole number of ${what} from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}${example ? `, such as ${example}` : ''}, found "${value}"`);
+  }
+  return n;
+}
+
+export const parseWorkers = (value: string): number => wholeNumber(value, 1, 256, 'worker threads', '');
+export const parseMaxPoints = (value: string): number => wholeNumber(value, 1, 1_000_000, 'sweep points', '');
+export const parseSeeds = (value: string): number => wholeNumber(value, 1, 30, 'seeds', '');
+export const parseRowCount = (value: string): number => wholeNumber(value, 1, 1e15, 'rows', '1000000 or 1e9', true);
+export const parseSampleRows = (value: string): number => wholeNumber(value, 100, 5_000_000, 'sample rows', '20000', true);
+export const parseRowsizeRows = (value: string): number => wholeNumber(value, 1, ROWSIZE_MAX_ROWS, 'rows', '1000000 or 1e6', true);
+
+/** A percentage of rows above 0 and at most 100 (`1`, `0.5`, `2%`). */
+export function parseTarget(value: string): number {
+  const n = Number(value.trim().replace(/%$/, ''));
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 100) throw new InvalidArgumentError(`expected a percentage of rows above 0 and at most 100, such as 1 or 0.5, found "${value}"`);
+  return n;
+}
+
+/** A comma-separated list of one or more formats. */
+export function parseFormatList(value: string): FormatId[] {
+  const list = value.split(',').map((v) => v.trim()).filter(Boolean);
+  if (list.length === 0) throw new InvalidArgumentError(`expected one or more formats from ${FORMAT_IDS.join(', ')}, separated by commas, found "${value}"`);
+  for (const f of list) {
+    if (!(FORMAT_IDS as readonly string[]).includes(f)) throw new InvalidArgumentError(`expected formats from ${FORMAT_IDS.join(', ')}, separated by commas, found "${f}"`);
+  }
+  return list as FormatId[];
+}

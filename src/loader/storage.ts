@@ -1,0 +1,329 @@
+/**
+ * The storage part of a config, resolved: the table (columns or DDL), the engine settings and the
+ * workload phases with their length distributions (histogram CSVs read here).
+ */
+import {  resolve as resolvePath } from 'node:path';
+import { DdlError, parseDdl } from '../table/ddl.js';
+import { parseType, SchemaError } from '../table/column-types.js';
+import { defaultEngineSpec, getFormat, availableFormats } from '../formats/registry.js';
+import { EngineSettingError } from '../formats/types.js';
+import { describeFound, nearest, type KeyPath } from '../config/errors.js';
+import { readInputText } from '../config/read.js';
+import { ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, engineSchema, tableSchema, type DistInput } from '../config/schema.js';
+import type { EngineSettings, ColumnDef, Dist, EngineSpec, IndexDef, Order, PhaseSpec, SetSpec, StorageSpec, TableDef, ValueSpec } from '../config/spec.js';
+import { Problems, zodCheck } from './problems.js';
+
+
+export function resolveStorage(obj: Record<string, unknown>, name: string, seed: number, baseDir: string, P: Problems): StorageSpec | undefined {
+  const before = P.list.length;
+  const table = resolveTable(obj.table, baseDir, P);
+  const engine = resolveEngine(obj.engine, P);
+  if (!table || !engine) return undefined;
+  const format = getFormat(engine.format);
+  if (!format) {
+    P.add(['engine', 'format'], `expected a format this version implements (${availableFormats().join(', ')}), found "${engine.format}"`);
+    return undefined;
+  }
+  const workload = resolveWorkload(obj.workload, table, baseDir, P);
+  if (!workload) return undefined;
+  const spec: StorageSpec = { name, seed, table, engine, workload };
+  try {
+    const layout = format.layout(table, engine);
+    format.resolve(engine, layout);
+    if (layout.minRowBytes > layout.geometry.maxRowBytes) {
+      P.add(['table'], `expected rows that fit on a ${engine.page_size}-byte page (at most ${layout.geometry.maxRowBytes} bytes), found a shortest row of ${layout.minRowBytes} bytes`);
+    }
+  } catch (err) {
+    if (err instanceof EngineSettingError) P.add(['engine', err.key], `expected ${err.message}`);
+    else throw err;
+  }
+  return P.list.length === before ? spec : undefined;
+}
+
+export function resolveTable(raw: unknown, baseDir: string, P: Problems): TableDef | undefined {
+  const t = zodCheck(tableSchema, raw, ['table'], P);
+  if (!t) return undefined;
+  if (t.columns && t.ddl) {
+    P.add(['table', 'ddl'], 'expected either columns or ddl, found both', true);
+    return undefined;
+  }
+  let columns: ColumnDef[] = [];
+  let indexes: IndexDef[] = [];
+  let tableName = t.name;
+  if (t.ddl) {
+    const isFile = !t.ddl.includes('\n') && /\.sql$/i.test(t.ddl.trim());
+    const path = isFile ? resolvePath(baseDir, t.ddl.trim()) : undefined;
+    let sql = t.ddl;
+    if (path) {
+      const read = readInputText(path);
+      if (!read.ok) {
+        P.add(['table', 'ddl'], `expected a readable .sql file at ${path}: ${read.problem}`);
+        return undefined;
+      }
+      sql = read.text;
+    }
+    try {
+      const parsed = parseDdl(sql);
+      columns = parsed.columns;
+      indexes = parsed.indexes;
+      tableName ??= parsed.name;
+    } catch (err) {
+      if (!(err instanceof DdlError)) throw err;
+      if (path) P.push({ file: path, line: err.line, column: err.column, message: err.message });
+      else P.add(['table', 'ddl'], `DDL line ${err.line}, column ${err.column}: ${err.message}`);
+      return undefined;
+    }
+  } else if (t.columns) {
+    const seen = new Map<string, number>();
+    t.columns.forEach((c, i) => {
+      try {
+        columns.push({ name: c.name, type: parseType(c.type), nullable: c.null ?? false });
+      } catch (err) {
+        if (err instanceof SchemaError) P.add(['table', 'columns', i, 'type'], `expected ${err.message}`);
+        else throw err;
+      }
+      const key = c.name.toLowerCase();
+      if (seen.has(key)) P.add(['table', 'columns', i, 'name'], `expected a column name not used before, found "${c.name}" (also column ${seen.get(key)! + 1})`);
+      seen.set(key, i);
+    });
+  } else {
+    P.add(['table'], 'expected columns (a list of { name, type, null }) or ddl (CREATE TABLE text or a .sql file), found neither');
+    return undefined;
+  }
+  if (!tableName) {
+    P.add(['table'], 'expected a table name (table.name), found none', true);
+    return undefined;
+  }
+  (t.indexes ?? []).forEach((idx, i) => {
+    idx.columns.forEach((c, j) => {
+      if (!columns.some((col) => col.name.toLowerCase() === c.toLowerCase())) {
+        const guess = nearest(c, columns.map((col) => col.name));
+        P.add(['table', 'indexes', i, 'columns', j], `expected a column of the table${guess ? ` (did you mean "${guess}"?)` : ''}, found "${c}"`);
+      }
+    });
+    indexes.push({ name: idx.name, columns: idx.columns, unique: idx.unique ?? false });
+  });
+  // Index names are unique per table: the DDL reader checks its own; a name in table.indexes must not repeat one.
+  const fromDdl = indexes.length - (t.indexes?.length ?? 0);
+  const firstUse = new Map<string, number>();
+  indexes.forEach((idx, i) => {
+    const key = idx.name.toLowerCase();
+    const before = firstUse.get(key);
+    if (before === undefined) firstUse.set(key, i);
+    else P.add(['table', 'indexes', i - fromDdl, 'name'], `expected an index name not used before, found "${idx.name}" (also index ${before + 1})`);
+  });
+  return { name: tableName, columns, indexes };
+}
+
+export function resolveEngine(raw: unknown, P: Problems): EngineSpec | undefined {
+  const e = zodCheck(engineSchema, raw, ['engine'], P);
+  if (!e) return undefined;
+  const format = getFormat(e.format);
+  const ignored = format ? Object.keys(e).filter((k) => k !== 'format' && !format.settings.includes(k as keyof EngineSettings)) : [];
+  return defaultEngineSpec(e.format, { ...e, ignored });
+}
+
+export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, P: Problems): PhaseSpec[] | undefined {
+  if (!Array.isArray(raw) || raw.length === 0) {
+    P.add(['workload'], `expected a list of phases (insert, update, delete, reorg), found ${describeFound(raw)}`);
+    return undefined;
+  }
+  const before = P.list.length;
+  const phases: PhaseSpec[] = [];
+  const columnNames = table.columns.map((c) => c.name);
+  const column = (name: string) => table.columns.find((c) => c.name === name);
+  raw.forEach((item, i) => {
+    const at: KeyPath = ['workload', i];
+    if (item === null || typeof item !== 'object' || Array.isArray(item) || Object.keys(item).length !== 1) {
+      P.add(at, `expected one phase: a mapping with one key of ${PHASE_KINDS.join(', ')}, found ${describeFound(item)}`);
+      return;
+    }
+    const kind = Object.keys(item)[0]!;
+    if (!(PHASE_KINDS as readonly string[]).includes(kind)) {
+      const guess = nearest(kind, PHASE_KINDS);
+      P.add([...at, kind], `unknown phase "${kind}"${guess ? `; did you mean "${guess}"?` : ''} (expected one of: ${PHASE_KINDS.join(', ')})`, true);
+      return;
+    }
+    const body = (item as Record<string, unknown>)[kind];
+    const path: KeyPath = [...at, kind];
+    const checkColumn = (name: string, where: KeyPath): boolean => {
+      if (column(name)) return true;
+      const guess = nearest(name, columnNames);
+      P.add(where, `expected a column of table ${table.name}${guess ? ` (did you mean "${guess}"?)` : ''}, found "${name}"`, true);
+      return false;
+    };
+    const nullCheck = (name: string, share: number | undefined, where: KeyPath) => {
+      if (share !== undefined && share > 0 && !column(name)!.nullable) {
+        P.add(where, `expected a NULL share only on a nullable column, found ${share} on ${name}, which is NOT NULL (declare it with null: true)`);
+      }
+    };
+    switch (kind) {
+      case 'insert': {
+        const v = zodCheck(PHASE_SCHEMAS.insert, body, path, P);
+        if (!v) return;
+        const values: Record<string, ValueSpec> = Object.create(null);
+        for (const [name, spec] of Object.entries(v.values ?? {})) {
+          const where = [...path, 'values', name];
+          if (!checkColumn(name, where)) continue;
+          nullCheck(name, spec.null, [...where, 'null']);
+          values[name] = {
+            null: spec.null ?? 0,
+            length: spec.length === undefined ? undefined : resolveDist(spec.length, [...where, 'length'], baseDir, P),
+          };
+        }
+        phases.push({ op: 'insert', rows: v.rows, values });
+        break;
+      }
+      case 'update': {
+        const v = zodCheck(PHASE_SCHEMAS.update, body, path, P);
+        if (!v) return;
+        const set: Record<string, SetSpec> = Object.create(null);
+        if (Object.keys(v.set).length === 0) P.add([...path, 'set'], 'expected at least one column to change, found none');
+        for (const [name, s] of Object.entries(v.set)) {
+          const where = [...path, 'set', name];
+          if (!checkColumn(name, where)) continue;
+          if (s === 'changed') {
+            set[name] = { kind: 'changed' };
+            continue;
+          }
+          nullCheck(name, s.null, [...where, 'null']);
+          if (s.length !== undefined && s.grow !== undefined) {
+            P.add(where, 'expected either length (a new length) or grow (added to the old length), found both');
+          } else if (s.length !== undefined) {
+            const dist = resolveDist(s.length, [...where, 'length'], baseDir, P);
+            if (dist) set[name] = { kind: 'length', dist, null: s.null };
+          } else if (s.grow !== undefined) {
+            const dist = resolveDist(s.grow, [...where, 'grow'], baseDir, P);
+            if (dist) set[name] = { kind: 'grow', dist, null: s.null };
+          } else if (s.null !== undefined) {
+            set[name] = { kind: 'null', null: s.null };
+          } else {
+            P.add(where, 'expected changed, or a mapping with length, grow and/or null, found an empty mapping');
+          }
+        }
+        phases.push({ op: 'update', rows: v.rows, order: resolveOrder(v.order ?? 'random'), transaction: v.transaction ?? 'statement', set });
+        break;
+      }
+      case 'delete': {
+        const v = zodCheck(PHASE_SCHEMAS.delete, body, path, P);
+        if (!v) return;
+        phases.push({ op: 'delete', rows: v.rows, order: resolveOrder(v.order ?? 'random'), transaction: v.transaction ?? 'statement' });
+        break;
+      }
+      case 'reorg': {
+        const v = zodCheck(PHASE_SCHEMAS.reorg, body, path, P);
+        if (!v) return;
+        phases.push({ op: 'reorg', kind: v });
+        break;
+      }
+      case 'vacuum': {
+        const v = zodCheck(PHASE_SCHEMAS.vacuum, body, path, P);
+        if (v === undefined) return;
+        phases.push({ op: 'reorg', kind: v?.full ? 'rebuild' : 'vacuum' });
+        break;
+      }
+    }
+  });
+  return P.list.length === before ? phases : undefined;
+}
+
+function resolveOrder(text: string): Order {
+  const m = ORDER_RE.exec(text)!;
+  if (m[2] !== undefined) return { kind: 'zipf', s: Number(m[2]) };
+  return { kind: m[1] as 'sequential' | 'random' | 'spread' };
+}
+
+export function resolveDist(d: DistInput, path: KeyPath, baseDir: string, P: Problems): Dist | undefined {
+  if (typeof d === 'number') return { kind: 'const', value: d };
+  if ('uniform' in d) {
+    const [min, max] = d.uniform;
+    if (min < 0 || max < min) {
+      P.add([...path, 'uniform'], `expected [min, max] with 0 ≤ min ≤ max, found [${min}, ${max}]`);
+      return undefined;
+    }
+    return { kind: 'uniform', min, max };
+  }
+  if ('normal' in d) {
+    const [mean, sd] = d.normal;
+    if (sd < 0) {
+      P.add([...path, 'normal'], `expected [mean, sd] with sd ≥ 0, found sd ${sd}`);
+      return undefined;
+    }
+    return { kind: 'normal', mean, sd };
+  }
+  if ('lognormal' in d) {
+    const [median, sigma] = d.lognormal;
+    if (median <= 0 || sigma < 0) {
+      P.add([...path, 'lognormal'], `expected [median, sigma] with median > 0 and sigma ≥ 0, found [${median}, ${sigma}]`);
+      return undefined;
+    }
+    return { kind: 'lognormal', median, sigma };
+  }
+  if ('choice' in d) {
+    const values: number[] = [];
+    const weights: number[] = [];
+    for (const [k, w] of Object.entries(d.choice)) {
+      const v = Number(k);
+      if (!Number.isFinite(v) || v < 0) {
+        P.add([...path, 'choice', k], `expected a length (a number ≥ 0) as key, found "${k}"`, true);
+        return undefined;
+      }
+      values.push(v);
+      weights.push(w);
+    }
+    if (weights.reduce((s, w) => s + w, 0) <= 0) {
+      P.add([...path, 'choice'], 'expected at least one positive weight, found none');
+      return undefined;
+    }
+    return { kind: 'choice', values, weights };
+  }
+  return readHistogram(resolvePath(baseDir, d.histogram), [...path, 'histogram'], P);
+}
+
+/**
+ * A histogram CSV: one `length,count` (or weight) per line, an optional header line, `#` comments.
+ */
+export function readHistogram(file: string, path: KeyPath, P: Problems): Dist | undefined {
+  const read = readInputText(file);
+  if (!read.ok) {
+    P.add(path, `expected a readable CSV file at ${file}: ${read.problem}`);
+    return undefined;
+  }
+  const text = read.text;
+  const values: number[] = [];
+  const weights: number[] = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const cells = line.split(/[,;\t]/).map((c) => c.trim());
+    if (cells.length > 2) {
+      P.push({ file, line: i + 1, column: lines[i]!.indexOf(cells[2]!) + 1, message: `expected two columns, length and count, found ${cells.length}` });
+      return undefined;
+    }
+    if (values.length === 0 && cells.some((c) => c !== '' && !Number.isFinite(Number(c)))) continue; // header
+    if (cells.length < 2) {
+      P.push({ file, line: i + 1, column: 1, message: `expected two columns, length and count, found "${line}"` });
+      return undefined;
+    }
+    const v = Number(cells[0]);
+    const w = Number(cells[1]);
+    if (!Number.isFinite(v) || v < 0 || !Number.isInteger(v)) {
+      P.push({ file, line: i + 1, column: 1, message: `expected a whole length ≥ 0 in column 1, found "${cells[0]}"` });
+      return undefined;
+    }
+    if (!Number.isFinite(w) || w < 0) {
+      const col = lines[i]!.indexOf(cells[1]!) + 1;
+      P.push({ file, line: i + 1, column: col, message: `expected a count ≥ 0 in column 2, found "${cells[1]}"` });
+      return undefined;
+    }
+    values.push(v);
+    weights.push(w);
+  }
+  if (values.length === 0 || weights.reduce((s, w) => s + w, 0) <= 0) {
+    P.push({ file, line: 1, column: 1, message: 'expected at least one length with a positive count, found none' });
+    return undefined;
+  }
+  return { kind: 'choice', values, weights };
+}
+

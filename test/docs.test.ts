@@ -216,3 +216,38 @@ describe('the documentation checks themselves', () => {
     expect(mentionsIn('a.ts', ' * see ../shared/x and shared/seeds/000')).toHaveLength(2);
   });
 });
+
+/** The source keys docs/sources.md defines: the first cell of its tables' rows, and [keys] in its prose. */
+function sourceKeys(): Set<string> {
+  const keys = new Set<string>();
+  for (const line of readFileSync(join(ROOT, 'docs', 'sources.md'), 'utf8').split('\n')) {
+    const cell = /^\|\s*(?:<a name="[^"]*"><\/a>)?\[?([^\]|]+?)\]?\s*\|/.exec(line);
+    if (cell && !/^(-+|key|—)$/.test(cell[1]!.trim())) for (const k of cell[1]!.split(',')) keys.add(k.trim());
+    for (const m of line.matchAll(/`\[([^\]`]+)\]`/g)) keys.add(m[1]!);
+  }
+  return keys;
+}
+
+/**
+ * A bracketed word in a comment that names a source: a manual's key ([E], [R3], [AB]), a source
+ * document's ([S-ASE-BET]), a PostgreSQL file ([hio.c]), or a named key. (Upper-case words such as
+ * [IDENTITY] in SQL syntax notation are not keys.)
+ */
+const SOURCE_KEY = /\[([A-Z]{1,2}[0-9]?|S-[A-Z0-9-]+|[A-Z]+-[A-Z0-9-]+|[a-z_]+\.[ch]|pages|heaps|estimate|versioning|fwd|oracle|fillfactor|reference|USL|MVA|LOCKS|CAS|YCSB|YAO|TWEAKERS|SIMPY)\]/g;
+
+describe('source keys in the code', () => {
+  it('every [key] a code comment cites is defined in docs/sources.md', () => {
+    const keys = sourceKeys();
+    const missing: string[] = [];
+    for (const file of tracked('src/*.ts')) {
+      readFileSync(join(ROOT, file), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          const comment = /^\s*(\*|\/\/|\/\*\*)/.test(line) ? line : (/\/\/(.*)$/.exec(line)?.[1] ?? '');
+          for (const m of comment.matchAll(SOURCE_KEY)) if (!keys.has(m[1]!)) missing.push(`${file}:${i + 1}: [${m[1]}]`);
+        });
+    }
+    expect(missing).toEqual([]);
+  });
+});
+

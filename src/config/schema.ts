@@ -1,5 +1,5 @@
 /**
- * The zod schema of a rowsim config (shared/config-format.md). Objects are strict: an unknown key is
+ * The zod schema of a rowsim config (docs/config.md is its reference). Objects are strict: an unknown key is
  * an error with the nearest valid key suggested. Values come out with units resolved.
  */
 import { z } from 'zod';

@@ -3,7 +3,7 @@
  * durations such as `300ns`) into a fully resolved ContentionSpec — every default filled, every duration
  * in nanoseconds, `engines` and `users` always lists. Unknown keys are rejected (z.strictObject).
  *
- * The defaults are the values of the example in shared/config-format.md; the README in this folder
+ * The defaults are those docs/config.md gives (the contention example); the README in this folder
  * gives the source of each constant.
  */
 import { z } from 'zod';

@@ -1,8 +1,8 @@
 /**
  * "The reserve knob of a format": the one setting that leaves room on a page for rows to grow.
- * ASE DOL: exp_row_size (bytes reserved up to an expected row length) [storage-ase.md I][J][N];
+ * ASE DOL: exp_row_size (bytes reserved up to an expected row length) [I][J][N];
  * PostgreSQL heap: fillfactor 10..100 (percent of the page inserts may fill);
- * Oracle heap: PCTFREE 0..99 (percent of the block kept free for updates) [storage-other-engines.md].
+ * Oracle heap: PCTFREE 0..99 (percent of the block kept free for updates) [oracle]; PostgreSQL: [fillfactor].
  *
  * The estimator is written against this interface only; it knows no format.
  */

@@ -1,6 +1,6 @@
 /**
  * SAP ASE data-only-locked (DOL: datarows/datapages) and allpages-locked (APL) row formats.
- * Every figure cites shared/reference/storage-ase.md by its source key in brackets.
+ * Every figure cites its source by the key in brackets: docs/sources.md lists them with their addresses.
  */
 import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
 import { keyBytes } from '../btree/geometry.js';

@@ -1,6 +1,6 @@
 /**
- * Oracle heap-organised table row format (`oracle-heap`). Figures cite shared/reference/
- * storage-other-engines.md, "Oracle heaps" [oracle]; where the reference is silent the constant says
+ * Oracle heap-organised table row format (`oracle-heap`). Figures cite their source by key
+ * (docs/sources.md, "Oracle") [oracle]; where the sources are silent the constant says
  * "assumption" and is a setting or a documented simplification.
  *
  * A row: 3-byte row header (flag, lock, column count) + per stored column a length byte (1 byte below

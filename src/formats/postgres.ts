@@ -1,6 +1,6 @@
 /**
- * PostgreSQL heap tuple format (`postgres-heap`). Every figure cites shared/reference/
- * storage-other-engines.md, "PostgreSQL heaps", by the PostgreSQL source file it names:
+ * PostgreSQL heap tuple format (`postgres-heap`). Every figure cites the PostgreSQL source file it comes from
+ * (docs/sources.md, "PostgreSQL source code"):
  * [bufpage.h] src/include/storage/bufpage.h, [itemid.h], [htup_details.h], [heaptoast.h], [pg_type.h],
  * [nbtree.h]. Sizes are computed the way heap_compute_data_size() and heap_form_tuple() do: a 23-byte
  * header, a null bitmap only when the row has a NULL, t_hoff MAXALIGNed, each attribute aligned to its
@@ -35,20 +35,20 @@ export const PG_PAGE_SIZES = [1024, 2048, 4096, 8192, 16384, 32768] as const;
 export const PG_PAGE_HEADER_BYTES = 24;
 /** sizeof(ItemIdData), the line pointer [itemid.h]. */
 export const PG_LINE_POINTER_BYTES = 4;
-/** MAXIMUM_ALIGNOF on 64-bit platforms [reference: MAXALIGN = 8]. */
+/** MAXIMUM_ALIGNOF on 64-bit platforms [c.h]. */
 export const PG_MAXALIGN = 8;
 /** SizeofHeapTupleHeader [htup_details.h]. */
 export const PG_HEAP_TUPLE_HEADER_BYTES = 23;
-/** VARATT_SHORT_MAX: a varlena of at most 127 bytes with its header takes a 1-byte header [reference]. */
+/** VARATT_SHORT_MAX: a varlena of at most 127 bytes with its header takes a 1-byte header [varatt.h]. */
 export const PG_VARLENA_SHORT_MAX = 127;
-/** VARHDRSZ (4-byte header, aligned to typalign i) and VARHDRSZ_SHORT (1 byte, unaligned) [reference]. */
+/** VARHDRSZ (4-byte header, aligned to typalign i) and VARHDRSZ_SHORT (1 byte, unaligned) [varatt.h]. */
 export const PG_VARHDRSZ = 4;
 export const PG_VARHDRSZ_SHORT = 1;
 /** TOAST_TUPLE_THRESHOLD and TOAST_TUPLE_TARGET on 8k pages [heaptoast.h, reference]. */
 export const PG_TOAST_TUPLE_THRESHOLD = 2032;
-/** TOAST_POINTER_SIZE: an out-of-line value leaves an 18-byte pointer in the tuple [reference]. */
+/** TOAST_POINTER_SIZE: an out-of-line value leaves an 18-byte pointer in the tuple [varatt.h]. */
 export const PG_TOAST_POINTER_BYTES = 18;
-/** fillfactor bounds and default for heaps [reference: 10–100, default 100]. */
+/** fillfactor bounds and default for heaps [fillfactor]. */
 export const PG_MIN_FILLFACTOR = 10;
 export const PG_DEFAULT_FILLFACTOR = 100;
 /** numeric: a 2-byte short header, then one 2-byte NBASE digit per 4 decimal digits (numeric.c). */
@@ -59,12 +59,12 @@ export const PG_NUMERIC_GROUP_BYTES = 2;
 export const maxalign = (n: number): number => (n + PG_MAXALIGN - 1) & ~(PG_MAXALIGN - 1);
 const alignTo = (n: number, a: number): number => (n + a - 1) & ~(a - 1);
 
-/** MaxHeapTupleSize = BLCKSZ − MAXALIGN(page header + one line pointer): 8160 on 8k [reference]. */
+/** MaxHeapTupleSize = BLCKSZ − MAXALIGN(page header + one line pointer): 8160 on 8k [htup_details.h]. */
 export function pgMaxHeapTupleBytes(pageBytes: number): number {
   return pageBytes - maxalign(PG_PAGE_HEADER_BYTES + PG_LINE_POINTER_BYTES);
 }
 
-/** MaxHeapTuplesPerPage = (BLCKSZ − header) / (MAXALIGN(23) + 4): 291 on 8k [reference]. */
+/** MaxHeapTuplesPerPage = (BLCKSZ − header) / (MAXALIGN(23) + 4): 291 on 8k [htup_details.h]. */
 export function pgMaxHeapTuplesPerPage(pageBytes: number): number {
   return Math.floor((pageBytes - PG_PAGE_HEADER_BYTES) / (maxalign(PG_HEAP_TUPLE_HEADER_BYTES) + PG_LINE_POINTER_BYTES));
 }
@@ -86,7 +86,7 @@ export interface PgType {
   kind: typeof PG_KIND_FIXED | typeof PG_KIND_VARLENA_X | typeof PG_KIND_VARLENA_M;
   /** Fixed types: typlen. Varlenas of a fixed data length (char(n), numeric): the data bytes; else 0. */
   bytes: number;
-  /** typalign in bytes: c = 1, s = 2, i = 4, d = 8 [reference]. Varlenas: i (applies to 4-byte headers). */
+  /** typalign in bytes: c = 1, s = 2, i = 4, d = 8 [pg_type.h]. Varlenas: i (applies to 4-byte headers). */
   align: number;
   /** The PostgreSQL type name used by rowsize and pg-check. */
   sql: string;
@@ -125,7 +125,7 @@ export function pgType(t: ColumnType, bytesPerChar: number): PgType {
     case 'uuid':
       return { kind: PG_KIND_FIXED, bytes: 16, align: 1, sql: 'uuid' };
     case 'char':
-      // bpchar is a varlena, blank-padded to n characters: the padding is stored [reference].
+      // bpchar is a varlena, blank-padded to n characters: the padding is stored [pg_type.h].
       return { kind: PG_KIND_VARLENA_X, bytes: Math.round(t.length * bytesPerChar), align: 4, sql: `char(${t.length})` };
     case 'varchar':
       return { kind: PG_KIND_VARLENA_X, bytes: 0, align: 4, sql: `varchar(${t.length})` };
@@ -171,7 +171,7 @@ const scratchExternal = new Uint8Array(1600);
 /**
  * The size of the tuple whose varying lengths are lens[base …]: heap_compute_data_size() with the
  * short-varlena rule, then toast_insert_or_update() for a tuple above TOAST_TUPLE_THRESHOLD: the
- * biggest extended varlena goes out of line first (18-byte pointer) until the tuple fits [reference].
+ * biggest extended varlena goes out of line first (18-byte pointer) until the tuple fits [heaptoast.h].
  * Values are assumed incompressible (pg-check generates random text).
  */
 export function pgTupleSize(info: PgLayoutInfo, lens: Uint16Array, base: number): PgTupleSize {
@@ -340,7 +340,7 @@ function pgIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, c
   };
 }
 
-/** fillfactor 10..100 (less leaves more room), applied with ALTER TABLE … SET (fillfactor = N) [reference]. */
+/** fillfactor 10..100 (less leaves more room), applied with ALTER TABLE … SET (fillfactor = N) [fillfactor]. */
 function fillfactorKnob(): ReserveKnob {
   return {
     format: 'postgres-heap',

@@ -1,5 +1,5 @@
 /**
- * SQL Server heap row format (`sqlserver-heap`). Figures cite shared/reference/storage-other-engines.md,
+ * SQL Server heap row format (`sqlserver-heap`). Figures cite docs/sources.md,
  * "SQL Server heaps", by the document it names: [pages] pages-and-extents-architecture-guide,
  * [heaps] heaps-tables-without-clustered-indexes, [estimate] estimate-the-size-of-a-heap,
  * [versioning] row versioning resource usage, [fwd] improve.dk / sqlskills (third-party).

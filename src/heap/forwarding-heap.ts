@@ -485,7 +485,7 @@ export class ForwardingHeap implements StorageEngine {
   /**
    * reorg forwarded_rows [R2][R3][R4]: short transactions of at most 8 pages; each forwarded row goes
    * home if it fits there, else it is deleted and re-inserted with a new home. A transaction that meets
-   * a forwarded row takes an exclusive table lock (seed 004).
+   * a forwarded row takes an exclusive table lock [S-ASE-BET].
    */
   private reorgForwardedRows(): void {
     const forwarded: number[] = [];

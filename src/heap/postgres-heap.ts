@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL heap: MVCC versions, HOT, fillfactor, on-access pruning, VACUUM. See README.md beside
- * this file ("postgres-heap") for what is modelled and what is simplified. Sources: shared/reference/
- * storage-other-engines.md, "PostgreSQL heaps", and the PostgreSQL source it names (bufpage.h, hio.c
+ * this file ("postgres-heap") for what is modelled and what is simplified. Sources: docs/sources.md,
+ * "PostgreSQL source code": the files it names (bufpage.h, hio.c
  * RelationGetBufferForTuple, heapam.c heap_update, pruneheap.c heap_page_prune_opt, freespace.c).
  *
  * Per page, in one interleaved Int32Array: bytes of tuple storage (live, not-yet-dead and dead-unpruned
@@ -104,9 +104,9 @@ export class PostgresHeap implements StorageEngine {
     this.o = options;
     this.g = options.geometry;
     const page = this.g.pageBytes;
-    // RelationGetTargetPageFreeSpace: BLCKSZ × (100 − fillfactor) / 100 (hio.c) [reference].
+    // RelationGetTargetPageFreeSpace: BLCKSZ × (100 − fillfactor) / 100 [hio.c].
     this.saveFreeSpace = Math.floor((page * (100 - options.fillfactor)) / 100);
-    // heap_page_prune_opt: minfree = Max(fillfactor reserve, BLCKSZ / 10) [reference].
+    // heap_page_prune_opt: minfree = Max(fillfactor reserve, BLCKSZ / 10) [pruneheap.c].
     this.pruneMinFree = Math.max(this.saveFreeSpace, Math.floor(page / PG_PRUNE_FREE_DIVISOR));
     // hio.c: pages with only line pointers count as empty for large tuples at low fillfactor.
     this.nearlyEmptyFreeSpace = this.g.maxRowBytes - Math.floor(this.g.maxRowsPerPage / 8) * this.g.slotBytes;

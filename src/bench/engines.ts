@@ -4,6 +4,7 @@
  * on the uuid-vs-char(35) schema. Figures are printed by `npm run bench`; tests never assert timings.
  */
 import { getFormat } from '../formats/registry.js';
+import { metric } from '../heap/metrics.js';
 import { runStorage } from '../workload/runner.js';
 import { storageBenchSpec } from './storage.js';
 
@@ -16,7 +17,7 @@ export async function benchEngines(): Promise<Array<{ name: string; value: numbe
     const r = runStorage(storageBenchSpec(rows, format));
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const moved = getFormat(format).movedRows;
-    const detail = `${r.final[moved.metric]} ${moved.word} rows, ${r.final.hot_updates} HOT updates`;
+    const detail = `${metric(r.final, moved.metric)} ${moved.word} rows, ${r.final.hot_updates} HOT updates`;
     out.push({
       name: `engines: ${format} row operations per second (1M inserts + 1M growing updates, one core)`,
       value: Math.round((2 * rows) / seconds),

@@ -118,8 +118,8 @@ export function rowsizeRows(src: Source, options: RowsizeOptions): { rows: Rowsi
       continue;
     }
     const r = runStorage(spec);
-    const pages = r.final.pages ?? 0;
-    const rejected = r.final.rows_rejected ?? 0;
+    const pages = r.final.pages;
+    const rejected = r.final.rows_rejected;
     if (n > 0 && rejected === n) {
       skipped.push({ format, reason: `every row of table ${src.table.name} is longer than a ${layout.geometry.pageBytes}-byte page takes (at most ${layout.geometry.maxRowBytes} bytes)` });
       continue;
@@ -137,8 +137,8 @@ export function rowsizeRows(src: Source, options: RowsizeOptions): { rows: Rowsi
       format,
       page_size: layout.geometry.pageBytes,
       row_bytes: { min: r.row_bytes.min, avg: r.row_bytes.avg, max: r.row_bytes.max, schema_min: r.row_bytes.schema_min, schema_max: r.row_bytes.schema_max },
-      rows_per_page: pages > 0 ? Math.round(((r.final.rows ?? 0) / pages) * 100) / 100 : 0,
-      rows: r.final.rows ?? 0,
+      rows_per_page: pages > 0 ? Math.round((r.final.rows / pages) * 100) / 100 : 0,
+      rows: r.final.rows,
       pages,
       bytes,
       index_entry_bytes: entry,

@@ -8,7 +8,8 @@
 import type { Dist, EngineSpec, PhaseSpec, StorageSpec, TableDef } from '../config/spec.js';
 import { getFormat } from '../formats/registry.js';
 import type { PageGeometry } from '../heap/engine.js';
-import type { Metrics, ReorgKind, StorageEngine } from '../heap/engine.js';
+import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
+import { metric } from '../heap/metrics.js';
 import { Prng, mixKeys } from '../util/prng.js';
 import { lengthSampler } from '../workload/dist.js';
 import { plannedInserts, runStorage } from '../workload/runner.js';
@@ -89,18 +90,18 @@ function packedPages(engine: StorageEngine, rowIds: number, g: PageGeometry): nu
   return pages;
 }
 
-function figures(before: Metrics, after: Metrics | undefined, packed: number, moved = 'forwarded_rows'): ReplicateFigures {
+function figures(before: EngineMetrics, after: EngineMetrics | undefined, packed: number, moved = 'forwarded_rows'): ReplicateFigures {
   return {
-    rows: before.rows ?? 0,
-    pages: before.pages ?? 0,
-    forwarded_rows: before[moved] ?? 0,
-    updates: before.updates ?? 0,
-    hot_updates: before.hot_updates ?? 0,
-    table_scan_page_reads: before.table_scan_page_reads ?? (before.pages ?? 0) + (before.forwarded_rows ?? 0),
+    rows: before.rows,
+    pages: before.pages,
+    forwarded_rows: metric(before, moved),
+    updates: before.updates,
+    hot_updates: before.hot_updates,
+    table_scan_page_reads: before.table_scan_page_reads,
     packed_pages: packed,
-    space_used_pct: before.space_used_pct ?? 0,
-    reorg_exclusive_table_locks: after ? (after.exclusive_table_locks ?? 0) - (before.exclusive_table_locks ?? 0) : 0,
-    pages_after_reorg: after ? (after.pages ?? 0) : (before.pages ?? 0),
+    space_used_pct: before.space_used_pct,
+    reorg_exclusive_table_locks: after ? after.exclusive_table_locks - before.exclusive_table_locks : 0,
+    pages_after_reorg: after ? after.pages : before.pages,
   };
 }
 
@@ -177,7 +178,7 @@ function simulateRows(task: CandidateTask, src: Extract<SimSource, { kind: 'rows
   engine.commit();
   const before = engine.metrics();
   const packed = packedPages(engine, n, layout.geometry);
-  let after: Metrics | undefined;
+  let after: EngineMetrics | undefined;
   if (task.reorg) {
     engine.reorg(task.reorg);
     after = engine.metrics();

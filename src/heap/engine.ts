@@ -2,7 +2,9 @@
  * The interface between the workload runner and a page engine. The runner generates rows and sizes
  * them with the format; the engine places them on pages and keeps the counters a DBA knows.
  */
-export type Metrics = Record<string, number>;
+import type { EngineMetrics } from './metrics.js';
+
+export type { EngineMetrics };
 
 /** What a page offers: the figures every page engine works with (each format fills them in). */
 export interface PageGeometry {
@@ -46,7 +48,7 @@ export interface StorageEngine {
   liveRows(): number;
   /** Physical bytes of a live row's current version. */
   rowBytes(row: number): number;
-  metrics(): Metrics;
+  metrics(): EngineMetrics;
   pageMap(): PageMapData;
   /** Bytes of simulator memory held (typed arrays), for the benchmark. */
   memoryBytes(): number;

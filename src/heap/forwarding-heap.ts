@@ -7,8 +7,9 @@
  * reserved for growth), so an operation touches one cache line of each. Every operation is O(1) except
  * reorg.
  */
+import type { ForwardingMetrics } from './metrics.js';
 import { grown } from '../util/arrays.js';
-import type { Metrics, PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
+import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 
 export interface ForwardingHeapOptions {
@@ -589,7 +590,7 @@ export class ForwardingHeap implements StorageEngine {
     return this.chain !== null && this.chain[row]! > 0 ? L + this.chain[row]! * (this.g.usableBytes - this.g.slotBytes - (this.o.chainPieceOverheadBytes ?? 0)) - (this.o.chainPieceOverheadBytes ?? 0) : L;
   }
 
-  metrics(): Metrics {
+  metrics(): ForwardingMetrics {
     const g = this.g;
     const pg = this.pg;
     let usedBytes = 0;

@@ -10,8 +10,9 @@
  * dead versions (committed, not yet pruned), and flags (PD_PAGE_FULL, touched in this transaction).
  * Per row: the page of its current version, its stored bytes, and whether it is a heap-only tuple.
  */
+import type { MvccMetrics } from './metrics.js';
 import { grown } from '../util/arrays.js';
-import type { Metrics, PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
+import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 
 export interface PostgresHeapOptions {
@@ -445,7 +446,7 @@ export class PostgresHeap implements StorageEngine {
     return n;
   }
 
-  metrics(): Metrics {
+  metrics(): MvccMetrics {
     const g = this.g;
     const pg = this.pg;
     let liveBytes = 0;

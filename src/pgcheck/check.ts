@@ -18,6 +18,7 @@ import type { PhaseSpec, StorageSpec } from '../config/spec.js';
 import { pgLayout, postgresHeap } from '../formats/postgres.js';
 import type { ColumnLayout } from '../formats/types.js';
 import type { ReorgKind } from '../heap/engine.js';
+import { metric } from '../heap/metrics.js';
 import { runStorage, type PhaseResult } from '../workload/runner.js';
 import { DEFAULT_SCHEMA_PREFIX, ScratchSchema } from './scratch.js';
 import { columnsSql, quoteIdent, valueFor, type ColumnSql, type SqlValue } from './values.js';
@@ -260,11 +261,11 @@ async function replay(client: pg.Client, plan: ReplayPlan): Promise<PgCheckResul
         if (obs.newpage === undefined) hasNewpage = false;
         const add = (metric: string, predicted: number, observed: number | null) =>
           comparisons.push({ phase: op.index, label: op.result.label, metric, predicted, observed, diff_pct: diffPct(predicted, observed) });
-        add('heap_pages', m.pages ?? 0, obs.heapPages);
-        if (phaseKind?.op === 'update' || (m.updates ?? 0) > 0) {
-          add('updates', m.updates ?? 0, obs.updates);
-          add('hot_updates', m.hot_updates ?? 0, obs.hotUpdates);
-          add('newpage_updates', m.newpage_updates ?? 0, obs.newpage ?? null);
+        add('heap_pages', m.pages, obs.heapPages);
+        if (phaseKind?.op === 'update' || m.updates > 0) {
+          add('updates', m.updates, obs.updates);
+          add('hot_updates', m.hot_updates, obs.hotUpdates);
+          add('newpage_updates', metric(m, 'newpage_updates'), obs.newpage ?? null);
         }
         for (const [name, pages] of Object.entries(op.result.index_pages.by_index)) add(`index_pages.${name}`, pages, obs.indexPages[name] ?? null);
         break;

@@ -4,6 +4,7 @@
 import { formatSize } from '../util/units.js';
 import type { SweepPoint } from '../config/spec.js';
 import { getFormat } from '../formats/registry.js';
+import { metric, type EngineMetrics } from '../heap/metrics.js';
 import type { IndexPages } from '../btree/geometry.js';
 import type { StorageRunResult } from '../workload/runner.js';
 import { renderBarChart, renderLineChart, renderPageMap } from './charts.js';
@@ -19,14 +20,8 @@ export interface StorageEntry {
   final: EntryMetrics;
 }
 
-/** Metrics as results.json has them: numbers, and `index_pages: { total, by_index }`. */
-export type EntryMetrics = { [metric: string]: number | IndexPages };
-
-/** A numeric metric (0 when absent). */
-export function num(m: EntryMetrics, key: string): number {
-  const v = m[key];
-  return typeof v === 'number' ? v : 0;
-}
+/** Metrics as results.json has them: the engine's counters, and `index_pages: { total, by_index }`. */
+export type EntryMetrics = EngineMetrics & { index_pages: IndexPages };
 
 export function storageEntry(point: SweepPoint, r: StorageRunResult): StorageEntry {
   return {
@@ -47,13 +42,9 @@ function mib(pages: number, e: StorageEntry): number {
 
 /** The most forwarded rows seen after any phase (before a reorg cures them). */
 export function peakForwarded(e: StorageEntry): number {
-  return Math.max(0, ...e.phases.map((p) => num(p.metrics, 'forwarded_rows')));
+  return Math.max(0, ...e.phases.map((p) => p.metrics.forwarded_rows));
 }
 
-function indexPagesOf(m: EntryMetrics): number {
-  const v = m.index_pages;
-  return typeof v === 'object' ? v.total : 0;
-}
 
 function pct(part: number, whole: number): number {
   return whole > 0 ? Math.round((10000 * part) / whole) / 100 : 0;
@@ -86,9 +77,9 @@ export function writeStorageCharts(entries: StorageEntry[], writeFile: WriteFile
         xCategories: labels,
         series: [
           { label: 'forwarded rows (peak, before any reorg)', points: entries.map((e, i) => [i, peakForwarded(e)]) },
-          { label: 'forwarded rows (final)', points: entries.map((e, i) => [i, num(e.final, 'forwarded_rows')]), dashed: true },
-          { label: 'pages', points: entries.map((e, i) => [i, num(e.final, 'pages')]), yAxis: 'right' },
-          { label: 'table-scan page reads', points: entries.map((e, i) => [i, num(e.final, 'table_scan_page_reads')]), yAxis: 'right', dashed: true },
+          { label: 'forwarded rows (final)', points: entries.map((e, i) => [i, e.final.forwarded_rows]), dashed: true },
+          { label: 'pages', points: entries.map((e, i) => [i, e.final.pages]), yAxis: 'right' },
+          { label: 'table-scan page reads', points: entries.map((e, i) => [i, e.final.table_scan_page_reads]), yAxis: 'right', dashed: true },
         ],
       }),
     );
@@ -104,9 +95,9 @@ export function writeStorageCharts(entries: StorageEntry[], writeFile: WriteFile
         categories: labels.map((l, i) => `${l} (${formatSize(entries[i]!.engine.page_size)} pages)`),
         yLabel: 'MiB',
         series: [
-          { label: 'heap', values: entries.map((e) => mib(num(e.final, 'pages'), e)) },
-          { label: 'indexes', values: entries.map((e) => mib(indexPagesOf(e.final), e)) },
-          { label: 'read by a table scan', values: entries.map((e) => mib(num(e.final, 'table_scan_page_reads'), e)) },
+          { label: 'heap', values: entries.map((e) => mib(e.final.pages, e)) },
+          { label: 'indexes', values: entries.map((e) => mib(e.final.index_pages.total, e)) },
+          { label: 'read by a table scan', values: entries.map((e) => mib(e.final.table_scan_page_reads, e)) },
         ],
       }),
     );
@@ -119,15 +110,15 @@ export function writeStorageCharts(entries: StorageEntry[], writeFile: WriteFile
         yLabel: 'rows',
         series: [
           { label: 'forwarded rows (peak)', values: entries.map((e) => peakForwarded(e)) },
-          { label: 'HOT updates', values: entries.map((e) => num(e.final, 'hot_updates')) },
-          { label: 'new-page updates', values: entries.map((e) => num(e.final, 'newpage_updates')) },
+          { label: 'HOT updates', values: entries.map((e) => e.final.hot_updates) },
+          { label: 'new-page updates', values: entries.map((e) => metric(e.final, 'newpage_updates')) },
         ],
       }),
     );
   }
   const phaseLabels = entries[0]?.phases.map((p, i) => `${i + 1}. ${p.op}${p.op === 'reorg' ? ` ${p.label.replace('reorg ', '')}` : ''}`) ?? [];
   if (phaseLabels.length >= 1) {
-    for (const [file, metric, yLabel] of [
+    for (const [file, name, yLabel] of [
       ['phases-forwarded.png', 'forwarded_rows', 'forwarded rows'],
       ['phases-pages.png', 'pages', 'pages'],
     ] as const) {
@@ -138,7 +129,7 @@ export function writeStorageCharts(entries: StorageEntry[], writeFile: WriteFile
           xLabel: 'phase',
           yLabel,
           xCategories: phaseLabels,
-          series: entries.map((e) => ({ label: e.label, points: e.phases.map((p, i) => [i, num(p.metrics, metric)] as [number, number]) })),
+          series: entries.map((e) => ({ label: e.label, points: e.phases.map((p, i) => [i, metric(p.metrics, name)] as [number, number]) })),
         }),
       );
     }
@@ -166,6 +157,11 @@ export function writePageMapCharts(entry: StorageEntry, result: StorageRunResult
   return charts;
 }
 
+/** A counter as a table cell: empty when the engine does not keep it (compactions on PostgreSQL). */
+function cell(m: EntryMetrics, key: string): string {
+  return key in m ? fmt(metric(m, key)) : '';
+}
+
 const FINAL_COLUMNS: [string, string][] = [
   ['rows', 'rows'],
   ['pages', 'pages'],
@@ -182,9 +178,9 @@ function finalRow(e: StorageEntry): string[] {
   const f = e.final;
   const reserve = getFormat(e.engine.format).reserveSetting;
   const cells = [e.label, e.engine.format, reserve ? String(e.engine[reserve] ?? '') : ''];
-  for (const [key] of FINAL_COLUMNS) cells.push(key === 'index_pages' ? fmt(indexPagesOf(f)) : fmt(f[key] as number | undefined));
+  for (const [key] of FINAL_COLUMNS) cells.push(key === 'index_pages' ? fmt(f.index_pages.total) : cell(f, key));
   const peak = peakForwarded(e);
-  cells.splice(5, 0, fmt(peak), `${pct(peak, num(f, 'rows'))}%`);
+  cells.splice(5, 0, fmt(peak), `${pct(peak, f.rows)}%`);
   return cells;
 }
 
@@ -218,7 +214,7 @@ export function storageMarkdown(entries: StorageEntry[], charts: string[]): stri
     out.push(
       mdTable(
         ['phase', 'affected', ...keys],
-        e.phases.map((p) => [p.label, fmt(p.rows_affected), ...keys.map((k) => fmt(p.metrics[k] as number | undefined))]),
+        e.phases.map((p) => [p.label, fmt(p.rows_affected), ...keys.map((k) => cell(p.metrics, k))]),
       ),
       '',
     );

@@ -6,7 +6,7 @@ import type { PhaseSpec, SetSpec, StorageSpec, ValueSpec } from '../config/spec.
 import { getFormat, indexGeometries } from '../formats/registry.js';
 import type { StorageFormat } from '../formats/format.js';
 import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../formats/types.js';
-import type { Metrics, PageMapData, ReorgKind, StorageEngine } from '../heap/engine.js';
+import type { EngineMetrics, PageMapData, ReorgKind, StorageEngine } from '../heap/engine.js';
 import { grown } from '../util/arrays.js';
 import type { IndexPages } from '../btree/geometry.js';
 import { IndexSet } from '../btree/index-set.js';
@@ -20,7 +20,7 @@ export interface PhaseResult {
   /** What the phase did, e.g. "update 100000 rows (random)". */
   label: string;
   rows_affected: number;
-  metrics: Metrics;
+  metrics: EngineMetrics;
   /** Pages of the table's indexes after the phase (built at the end of the first insert phase). */
   index_pages: IndexPages;
 }
@@ -40,7 +40,7 @@ export interface StorageRunResult {
   notes: string[];
   row_bytes: RowBytes;
   phases: PhaseResult[];
-  final: Metrics;
+  final: EngineMetrics;
   index_pages: IndexPages;
   /** Page maps of small tables: before each reorg and at the end. */
   pageMaps: { after_phase: number; label: string; map: PageMapData }[];
@@ -247,7 +247,7 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
     phases.push(phaseResult);
     obs?.phaseEnd?.(index, phaseResult);
     const next = spec.workload[index + 1];
-    if (next?.op === 'reorg' && phase.op !== 'reorg' && maxPages > 0 && metrics.pages! <= maxPages) {
+    if (next?.op === 'reorg' && phase.op !== 'reorg' && maxPages > 0 && metrics.pages <= maxPages) {
       pageMaps.push({ after_phase: index, label: `before reorg ${next.kind}`, map: engine.pageMap() });
     }
     options.afterPhase?.(engine, index);
@@ -287,7 +287,7 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
     pageMaps,
     memory_bytes: engine.memoryBytes() + store.lens.byteLength + (indexes?.memoryBytes() ?? 0),
   };
-  if (maxPages > 0 && final.pages! <= maxPages) {
+  if (maxPages > 0 && final.pages <= maxPages) {
     pageMaps.push({ after_phase: spec.workload.length - 1, label: 'final', map: engine.pageMap() });
   }
   return result;

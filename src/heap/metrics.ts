@@ -1,0 +1,84 @@
+/**
+ * The counters a page engine reports after every phase (results.json: `phases[].metrics` and `final`),
+ * one interface per group. docs/results.md defines every one of them.
+ */
+
+/** What every engine reports: the table as a DBA sees it in sp_spaceused / optdiag / pgstattuple. */
+export interface TableMetrics {
+  rows: number;
+  pages: number;
+  /** Rows living away from their home page (ASE, SQL Server) or migrated (Oracle); 0 on PostgreSQL. */
+  forwarded_rows: number;
+  /** PostgreSQL heap-only updates; 0 for formats without MVCC. */
+  hot_updates: number;
+  updates: number;
+  /** Pages a table scan reads: pages + forwarded-row hops (+ chained pieces). */
+  table_scan_page_reads: number;
+  space_used_pct: number;
+  exclusive_table_locks: number;
+  avg_rows_per_page: number;
+  avg_row_bytes: number;
+}
+
+/** The operations that reached the engine, and those it refused (rows longer than a page takes). */
+export interface OperationMetrics {
+  inserts: number;
+  deletes: number;
+  rows_rejected: number;
+  updates_rejected: number;
+}
+
+/** A heap whose rows are forwarded (ASE DOL, SQL Server), migrated (Oracle) or moved (ASE APL). */
+export interface ForwardingMetrics extends TableMetrics, OperationMetrics {
+  stubs: number;
+  reserved_bytes: number;
+  fragmented_bytes: number;
+  empty_pages: number;
+  updates_in_place: number;
+  forwarded_updates: number;
+  reforwarded_updates: number;
+  row_moves: number;
+  index_row_updates: number;
+  compactions: number;
+  reorg_transactions: number;
+  rows_moved_home: number;
+  rows_rehomed: number;
+  pages_allocated: number;
+  pages_deallocated: number;
+  /** SQL Server: a shrinking forwarded row moved back home. */
+  moved_home_on_update?: number;
+  /** Oracle: rows longer than a block, their extra blocks, and `table fetch continued row`. */
+  chained_rows?: number;
+  chained_pages?: number;
+  table_fetch_continued_row?: number;
+}
+
+/** The PostgreSQL heap: MVCC versions, HOT, pruning, VACUUM (pg_stat_user_tables, pgstattuple). */
+export interface MvccMetrics extends TableMetrics, OperationMetrics {
+  hot_updates_pct: number;
+  newpage_updates: number;
+  samepage_nonhot_updates: number;
+  dead_tuples: number;
+  dead_tuple_bytes: number;
+  free_bytes: number;
+  line_pointers: number;
+  unused_line_pointers: number;
+  heap_only_rows: number;
+  empty_pages: number;
+  prunes: number;
+  pruned_tuples: number;
+  index_entries_added: number;
+  vacuums: number;
+  vacuum_full: number;
+  lp_dead_reclaimed: number;
+  pages_truncated: number;
+}
+
+/** What an engine reports; the runner adds the index entries it tracks. */
+export type EngineMetrics = (ForwardingMetrics | MvccMetrics) & { index_entries?: number };
+
+/** A counter by name (those a format's report columns or a knob's target name), 0 when absent. */
+export function metric(m: EngineMetrics, name: string): number {
+  const v = (m as unknown as Record<string, number | undefined>)[name];
+  return typeof v === 'number' ? v : 0;
+}

@@ -34,7 +34,7 @@ describe('sim-configs give the same figures as test/golden', () => {
       expect(r.stderr).toBe('');
       check(`${name}.rowsize.json`, r.stdout);
     } else {
-      const r = rowsim(['run', path, '--out', out, '--quiet']);
+      const r = rowsim(['run', path, '--out', out, '--quiet', '--check']);
       expect(r.stderr).toBe('');
       check(`${name}.results.json`, readFileSync(join(out, 'results.json'), 'utf8'));
     }

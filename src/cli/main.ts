@@ -35,6 +35,7 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .option('--workers <n>', 'worker threads (default: the number of cores)', parseWorkers)
     .option('--max-points <n>', `refuse sweeps of more points than this (default ${DEFAULT_MAX_POINTS})`, parseMaxPoints)
     .option('--quiet', 'print nothing but errors')
+    .option('--check', 'check the page engines\' invariants after every phase (slower; also ROWSIM_CHECK=1)')
     .action(async (config: string, opts) => {
       const { runCommand } = await import('./run.js');
       setCode(await runCommand(config, opts));

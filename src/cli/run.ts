@@ -18,6 +18,8 @@ export interface RunOptions {
   workers?: number;
   quiet?: boolean;
   maxPoints?: number;
+  /** Check the page engines' invariants after every phase (also ROWSIM_CHECK=1). */
+  check?: boolean;
 }
 
 export async function runCommand(file: string, opts: RunOptions): Promise<number> {
@@ -30,6 +32,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
   };
   // Files go to a temporary folder as they are made (a sweep's page maps point by point), then are
   // published into the results folder; an error or an interrupt removes the temporary folder.
+  const checkInvariants = opts.check === true || process.env.ROWSIM_CHECK === '1';
   const out = new StagedOutput(folder);
   const write = (rel: string, data: string | Uint8Array) => out.write(rel, data);
   try {
@@ -38,7 +41,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     if (cfg.storage.length) {
       const bar = opts.quiet ? undefined : progressBar('storage');
       await runTasksEach<StorageRunResult>(
-        cfg.storage.map((p) => ({ kind: 'storage', payload: { spec: p.spec, pageMapMaxPages: PAGE_MAP_MAX_PAGES } satisfies StorageTask })),
+        cfg.storage.map((p) => ({ kind: 'storage', payload: { spec: p.spec, pageMapMaxPages: PAGE_MAP_MAX_PAGES, checkInvariants } satisfies StorageTask })),
         (i, result) => {
           entries[i] = storageEntry(cfg.storage[i]!, result);
           pageMaps[i] = writePageMapCharts(entries[i]!, result, write, cfg.name);

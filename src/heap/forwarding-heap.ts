@@ -416,9 +416,11 @@ export class ForwardingHeap implements StorageEngine {
     const g = this.g;
     const pg = this.pg;
     const hi = h * PAGE_STRIDE;
+    // The stub goes first: its bytes become a hole, which a compaction squeezes out with the others.
+    pg[hi + USED]! -= this.o.stubBytes;
     const contiguous = g.usableBytes - pg[hi + TOP]! - pg[hi + SLOTS]! * g.slotBytes;
     if (phys > contiguous) this.compact(h);
-    pg[hi + USED]! += phys - this.o.stubBytes;
+    pg[hi + USED]! += phys;
     pg[hi + TOP]! += phys;
     pg[hi + RESERVED]! += rsv;
     if (this.tree !== null) this.touch(h);

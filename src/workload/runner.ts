@@ -52,6 +52,8 @@ export interface RunOptions {
   pageMapMaxPages?: number;
   /** Called with the engine after every phase (tests check invariants here). */
   afterPhase?: (engine: StorageEngine, phase: number) => void;
+  /** Check the engine's invariants after every phase (ROWSIM_CHECK=1, `run --check`); a broken one is an internal error. */
+  checkInvariants?: boolean;
   /** Sees every operation the engine accepted, in order, with the row's stored lengths (pg-check replays them). */
   observer?: WorkloadObserver;
 }
@@ -249,6 +251,10 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
     const next = spec.workload[index + 1];
     if (next?.op === 'reorg' && phase.op !== 'reorg' && maxPages > 0 && metrics.pages <= maxPages) {
       pageMaps.push({ after_phase: index, label: `before reorg ${next.kind}`, map: engine.pageMap() });
+    }
+    if (options.checkInvariants) {
+      const broken = engine.checkInvariants();
+      if (broken.length > 0) throw new Error(`page engine invariants broken after phase ${index + 1} (${label}): ${broken.slice(0, 5).join('; ')}${broken.length > 5 ? ` (and ${broken.length - 5} more)` : ''}`);
     }
     options.afterPhase?.(engine, index);
   });

@@ -36,6 +36,8 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .option('--max-points <n>', `refuse sweeps of more points than this (default ${DEFAULT_MAX_POINTS})`, parseMaxPoints)
     .option('--quiet', 'print nothing but errors')
     .option('--check', 'check the page engines\' invariants after every phase (slower; also ROWSIM_CHECK=1)')
+    .option('--wide', 'show every column of the tables, whatever the terminal width (COLUMNS)')
+    .option('--json', 'print results.json on standard output instead of the tables')
     .action(async (config: string, opts) => {
       const { runCommand } = await import('./run.js');
       setCode(await runCommand(config, opts));
@@ -76,6 +78,7 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .argument('<table>', 'config YAML file (table, engine, first insert phase) or a CREATE TABLE .sql file')
     .option('--rows <n>', 'rows to size the table for (default: the first insert phase, or 1000000)', parseRowsizeRows)
     .option('--formats <list>', 'formats to show, e.g. postgres-heap,sqlserver-heap (default: all)', parseFormatList)
+    .option('--wide', 'show every column of the table, whatever the terminal width (COLUMNS)')
     .option('--json', 'print JSON instead of the table')
     .action(async (table: string, opts) => {
       const { rowsizeCommand } = await import('./rowsize.js');

@@ -13,6 +13,7 @@ import { FORMAT_IDS, type FormatId } from '../config/schema.js';
 import type { EngineSpec, PhaseSpec, StorageSpec, TableDef, ValueSpec } from '../config/spec.js';
 import { engineForFormat, getFormat, indexGeometries } from '../formats/registry.js';
 import { textTable, fmt } from '../report/tables.js';
+import { terminalTable, type TableColumn, type TableOptions } from '../report/terminal.js';
 import { DdlError, parseDdl } from '../table/ddl.js';
 import { runStorage } from '../workload/runner.js';
 
@@ -35,6 +36,8 @@ export interface RowsizeOptions {
   rows?: number;
   json?: boolean;
   formats?: FormatId[];
+  /** Every column of the table, whatever the terminal width. */
+  wide?: boolean;
 }
 
 const DEFAULT_ROWS = 1_000_000;
@@ -158,8 +161,23 @@ function mb(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toLocaleString('en-US', { maximumFractionDigits: 1 })} MiB`;
 }
 
-export function rowsizeText(table: string, rows: RowsizeRow[], skipped: RowsizeSkipped[] = []): string {
-  const header = ['format', 'page', 'row min', 'row avg', 'row max', 'rows/page', 'pages', 'heap', 'index entry bytes', 'index pages', 'indexes', 'total'];
+/** The table's columns, and how soon each is left out of a narrow terminal (1: never). */
+const ROWSIZE_COLUMNS: TableColumn[] = [
+  { title: 'format', align: 'left', priority: 1 },
+  { title: 'page', priority: 3 },
+  { title: 'row min', priority: 3 },
+  { title: 'row avg', priority: 2 },
+  { title: 'row max', priority: 3 },
+  { title: 'rows/page', priority: 1 },
+  { title: 'pages', priority: 1 },
+  { title: 'heap', priority: 1 },
+  { title: 'index entry bytes', align: 'left', priority: 4 },
+  { title: 'index pages', priority: 2 },
+  { title: 'indexes', priority: 2 },
+  { title: 'total', priority: 1 },
+];
+
+export function rowsizeText(table: string, rows: RowsizeRow[], skipped: RowsizeSkipped[] = [], options: TableOptions = {}): string {
   const body = rows.map((r) => [
     r.format,
     fmt(r.page_size),
@@ -177,7 +195,7 @@ export function rowsizeText(table: string, rows: RowsizeRow[], skipped: RowsizeS
     mb(r.total_bytes),
   ]);
   const n = Math.max(0, ...rows.map((r) => r.rows));
-  const lines = [`${table}: ${fmt(n)} rows; row bytes are physical (with row overhead, without the slot/line pointer); index entry bytes include it`, textTable(header, body)];
+  const lines = [`${table}: ${fmt(n)} rows; row bytes are physical (with row overhead, without the slot/line pointer); index entry bytes include it`, terminalTable(ROWSIZE_COLUMNS, body, options)];
   for (const k of skipped) lines.push(`${k.format}: not shown: ${k.reason}`);
   for (const r of rows) if (r.rows < n) lines.push(`${r.format}: ${r.notes[0]}`);
   return lines.join('\n');
@@ -217,7 +235,7 @@ export function rowsizeCommand(file: string, options: RowsizeOptions): number {
       const body = tables.length === 1 ? { table: tables[0]!.table, rows: tables[0]!.rows, skipped: tables[0]!.skipped } : { tables, totals };
       process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     } else {
-      const parts = tables.map((t) => rowsizeText(tables.length > 1 ? `${t.name} (${t.table})` : t.table, t.rows, t.skipped));
+      const parts = tables.map((t) => rowsizeText(tables.length > 1 ? `${t.name} (${t.table})` : t.table, t.rows, t.skipped, { wide: options.wide }));
       if (totals.length) {
         parts.push(
           'totals (heap + indexes, per group of documents):',

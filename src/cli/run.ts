@@ -20,6 +20,10 @@ export interface RunOptions {
   maxPoints?: number;
   /** Check the page engines' invariants after every phase (also ROWSIM_CHECK=1). */
   check?: boolean;
+  /** Every column of the terminal table, whatever the width. */
+  wide?: boolean;
+  /** Print results.json on standard output instead of the tables. */
+  json?: boolean;
 }
 
 export async function runCommand(file: string, opts: RunOptions): Promise<number> {
@@ -27,8 +31,9 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
   const cfg: RunConfig = loadConfig(file, undefined, { maxPoints: opts.maxPoints });
   checkRunLimits(cfg, { workers: opts.workers });
   const folder = checkOutputFolder(opts.out ?? join('out', cfg.name), 'run');
+  const quiet = opts.quiet === true || opts.json === true;
   const say = (s: string) => {
-    if (!opts.quiet) process.stdout.write(`${s}\n`);
+    if (!quiet) process.stdout.write(`${s}\n`);
   };
   // Files go to a temporary folder as they are made (a sweep's page maps point by point), then are
   // published into the results folder; an error or an interrupt removes the temporary folder.
@@ -39,7 +44,8 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     const entries: StorageEntry[] = new Array(cfg.storage.length);
     const pageMaps: string[][] = new Array(cfg.storage.length);
     if (cfg.storage.length) {
-      const bar = opts.quiet ? undefined : progressBar('storage');
+      const bar = quiet ? undefined : progressBar('storage');
+      bar?.update(0, cfg.storage.length);
       await runTasksEach<StorageRunResult>(
         cfg.storage.map((p) => ({ kind: 'storage', payload: { spec: p.spec, pageMapMaxPages: PAGE_MAP_MAX_PAGES, checkInvariants } satisfies StorageTask })),
         (i, result) => {
@@ -50,7 +56,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       );
       bar?.finish();
     }
-    const sections: SectionRun[] = await runSections(cfg, { workers: opts.workers, quiet: opts.quiet ?? false });
+    const sections: SectionRun[] = await runSections(cfg, { workers: opts.workers, quiet });
 
     const charts: string[] = [];
     if (entries.length) charts.push(...writeStorageCharts(entries, write, cfg.name), ...pageMaps.flat());
@@ -63,12 +69,14 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     if (entries.length) md.push(storageMarkdown(entries, charts));
     for (const s of sections) md.push(s.markdown);
     write('summary.md', `${md.join('\n')}\n`);
-    write('results.json', `${JSON.stringify(results, null, 2)}\n`);
+    const json = `${JSON.stringify(results, null, 2)}\n`;
+    write('results.json', json);
     out.publish();
+    if (opts.json) process.stdout.write(json);
 
     if (entries.length) {
       say(`${cfg.name}: ${entries.length} storage point${entries.length > 1 ? 's' : ''}`);
-      say(storageTerminal(entries));
+      say(storageTerminal(entries, { wide: opts.wide }));
       const notes = [...new Set(entries.flatMap((e) => e.notes))];
       for (const n of notes) say(`note: ${n}`);
     }

@@ -8,7 +8,8 @@ import { metric, type EngineMetrics } from '../heap/metrics.js';
 import type { IndexPages } from '../btree/geometry.js';
 import type { StorageRunResult } from '../workload/runner.js';
 import { renderBarChart, renderLineChart, renderPageMap } from './charts.js';
-import { mdTable, textTable, fmt } from './tables.js';
+import { mdTable, fmt } from './tables.js';
+import { terminalTable, type TableOptions } from './terminal.js';
 
 export interface StorageEntry {
   label: string;
@@ -185,7 +186,7 @@ function finalRow(e: StorageEntry): string[] {
 }
 
 function finalHeader(): string[] {
-  const h = ['point', 'format', 'reserve (bytes)', ...FINAL_COLUMNS.map(([, t]) => t)];
+  const h = ['point', 'format', 'reserve', ...FINAL_COLUMNS.map(([, t]) => t)];
   h.splice(5, 0, 'peak fwd', 'peak fwd %');
   return h;
 }
@@ -227,6 +228,25 @@ export function storageMarkdown(entries: StorageEntry[], charts: string[]): stri
   return out.join('\n');
 }
 
-export function storageTerminal(entries: StorageEntry[]): string {
-  return textTable(finalHeader(), entries.map(finalRow));
+/** How soon each summary column is left out of a narrow terminal (1: never). */
+const TERMINAL_PRIORITY: Record<string, number> = {
+  point: 1,
+  format: 2,
+  'reserve': 1,
+  rows: 3,
+  pages: 1,
+  'peak fwd': 2,
+  'peak fwd %': 1,
+  'fwd at end': 1,
+  'scan reads': 1,
+  'used %': 3,
+  'excl. locks': 2,
+  compactions: 4,
+  'HOT upd.': 2,
+  'index pages': 3,
+};
+
+export function storageTerminal(entries: StorageEntry[], options: TableOptions = {}): string {
+  const columns = finalHeader().map((title, i) => ({ title, align: i < 2 ? ('left' as const) : ('right' as const), priority: TERMINAL_PRIORITY[title] ?? 2 }));
+  return terminalTable(columns, entries.map(finalRow), options);
 }

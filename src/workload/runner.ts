@@ -120,183 +120,248 @@ function toBytes(col: ColumnLayout, length: number): number {
 }
 
 export function runStorage(spec: StorageSpec, options: RunOptions = {}): StorageRunResult {
-  const format = getFormat(spec.engine.format);
-  const layout: TableLayout = format.layout(spec.table, spec.engine);
-  const resolved = format.resolve(spec.engine, layout);
-  const capacity = plannedInserts(spec.workload);
-  const engine = format.createEngine(layout, resolved, spec, capacity);
-  const width = layout.varying.length;
-  const store = new RowStore(width, capacity);
-  const obs = options.observer;
-  // Indexes grow with updates only where every update that is not heap-only adds entries (MVCC).
-  const indexes = spec.table.indexes.length > 0 ? new IndexSet(indexGeometries(format, spec.table, layout), layout.varying.length, format.versionedIndexes) : null;
-  const trackVersions = indexes !== null && format.versionedIndexes;
-  /** End of a transaction (a statement, or one row with `transaction: row`). */
-  const commitTransaction = (): void => {
-    engine.commit();
-    if (trackVersions) indexes.commit();
-    obs?.commit?.();
-  };
-  const scratch = new Uint16Array(Math.max(1, width));
-  let nextRow = 0;
-  const phases: PhaseResult[] = [];
-  const maxPages = options.pageMapMaxPages ?? 0;
-  const pageMaps: StorageRunResult['pageMaps'] = [];
+  return new WorkloadRun(spec, options).run();
+}
 
-  const liveRowIds = (): Int32Array => {
-    const out = new Int32Array(engine.liveRows());
-    let k = 0;
-    for (let r = 0; r < nextRow; r++) if (engine.isLive(r)) out[k++] = r;
-    return out;
-  };
+/** One phase's outcome before its metrics are read. */
+interface PhaseOutcome {
+  affected: number;
+  label: string;
+}
 
-  spec.workload.forEach((phase, index) => {
-    const rng = Prng.derive(spec.seed, 'phase', index, phase.op);
-    let affected = 0;
-    let label: string;
-    obs?.phaseStart?.(index, phase);
+/**
+ * One run of a workload on one engine: the rows' stored lengths, the engine, the indexes, and the phase
+ * results as they accumulate. Each phase kind is one method.
+ */
+class WorkloadRun {
+  private readonly format: StorageFormat;
+  private readonly layout: TableLayout;
+  private readonly resolved: ResolvedEngine;
+  private readonly capacity: number;
+  private readonly engine: StorageEngine;
+  private readonly width: number;
+  private readonly store: RowStore;
+  private readonly obs: WorkloadObserver | undefined;
+  private readonly indexes: IndexSet | null;
+  /** MVCC indexes keep an entry per version: they follow commits and deletes. */
+  private readonly trackVersions: boolean;
+  private readonly scratch: Uint16Array;
+  private readonly maxPages: number;
+  private readonly phases: PhaseResult[] = [];
+  private readonly pageMaps: StorageRunResult['pageMaps'] = [];
+  private nextRow = 0;
+
+  constructor(
+    private readonly spec: StorageSpec,
+    private readonly options: RunOptions,
+  ) {
+    this.format = getFormat(spec.engine.format);
+    this.layout = this.format.layout(spec.table, spec.engine);
+    this.resolved = this.format.resolve(spec.engine, this.layout);
+    this.capacity = plannedInserts(spec.workload);
+    this.engine = this.format.createEngine(this.layout, this.resolved, spec, this.capacity);
+    this.width = this.layout.varying.length;
+    this.store = new RowStore(this.width, this.capacity);
+    this.obs = options.observer;
+    // Indexes grow with updates only where every update that is not heap-only adds entries (MVCC).
+    this.indexes = spec.table.indexes.length > 0 ? new IndexSet(indexGeometries(this.format, spec.table, this.layout), this.width, this.format.versionedIndexes) : null;
+    this.trackVersions = this.indexes !== null && this.format.versionedIndexes;
+    this.scratch = new Uint16Array(Math.max(1, this.width));
+    this.maxPages = options.pageMapMaxPages ?? 0;
+  }
+
+  run(): StorageRunResult {
+    this.spec.workload.forEach((phase, index) => {
+      const rng = Prng.derive(this.spec.seed, 'phase', index, phase.op);
+      this.obs?.phaseStart?.(index, phase);
+      const outcome = this.runPhase(phase, rng);
+      this.afterPhase(phase, index, outcome);
+    });
+    return this.result();
+  }
+
+  private runPhase(phase: PhaseSpec, rng: Prng): PhaseOutcome {
     switch (phase.op) {
-      case 'insert': {
-        const n = resolveCount(phase.rows, engine.liveRows());
-        const gens: ColumnGen[] = layout.varying.map((col) => columnGen(col, phase.values[col.name]));
-        store.ensure(nextRow + n);
-        const lens = store.lens;
-        for (let i = 0; i < n; i++) {
-          const row = nextRow++;
-          const base = row * width;
-          for (let v = 0; v < width; v++) {
-            const g = gens[v]!;
-            if (g.nullShare > 0 && rng.float() < g.nullShare) lens[base + v] = NULL_LEN;
-            else lens[base + v] = g.sample ? toBytes(g.col, g.sample(rng)) : g.col.variableType ? g.col.maxBytes : g.col.fixedBytes;
-          }
-          const logical = format.logicalBytes(layout, lens, base);
-          if (engine.insert(row, format.rowBytes(layout, lens, base, logical), logical)) {
-            affected++;
-            if (indexes?.built) indexes.append(row, store.lens, base);
-            obs?.insert?.(row, lens, base);
-          }
-        }
-        engine.commit();
-        obs?.commit?.();
-        label = `insert ${n} rows`;
-        break;
+      case 'insert':
+        return this.insert(phase, rng);
+      case 'update':
+        return this.update(phase, rng);
+      case 'delete':
+        return this.delete(phase, rng);
+      case 'reorg':
+        return this.reorg(phase.kind);
+    }
+  }
+
+  /** End of a transaction (a statement, or one row with `transaction: row`). */
+  private commitTransaction(): void {
+    this.engine.commit();
+    if (this.trackVersions) this.indexes!.commit();
+    this.obs?.commit?.();
+  }
+
+  private liveRowIds(): Int32Array {
+    const out = new Int32Array(this.engine.liveRows());
+    let k = 0;
+    for (let r = 0; r < this.nextRow; r++) if (this.engine.isLive(r)) out[k++] = r;
+    return out;
+  }
+
+  private insert(phase: Extract<PhaseSpec, { op: 'insert' }>, rng: Prng): PhaseOutcome {
+    const { engine, format, layout, width, indexes, obs } = this;
+    const n = resolveCount(phase.rows, engine.liveRows());
+    const gens: ColumnGen[] = layout.varying.map((col) => columnGen(col, phase.values[col.name]));
+    this.store.ensure(this.nextRow + n);
+    const lens = this.store.lens;
+    let affected = 0;
+    for (let i = 0; i < n; i++) {
+      const row = this.nextRow++;
+      const base = row * width;
+      for (let v = 0; v < width; v++) {
+        const g = gens[v]!;
+        if (g.nullShare > 0 && rng.float() < g.nullShare) lens[base + v] = NULL_LEN;
+        else lens[base + v] = g.sample ? toBytes(g.col, g.sample(rng)) : g.col.variableType ? g.col.maxBytes : g.col.fixedBytes;
       }
-      case 'update': {
-        const live = liveRowIds();
-        const n = resolveCount(phase.rows, live.length);
-        const changes = Object.entries(phase.set).map(([name, set]) => {
-          const col = layout.columns.find((c) => c.name === name)!;
-          return { col, set, sample: setSampler(set) };
-        });
-        const indexedChanged = changes.some((ch) => ch.col.indexed);
-        const info = { indexedChanged };
-        const lens = store.lens;
-        const perRow = phase.transaction === 'row';
-        const setColumns = changes.map((ch) => ch.col);
-        const changedColumns = new Set(setColumns.map((c) => c.index));
-        selectRows(live, n, phase.order, rng, (row) => {
-          const base = row * width;
-          for (let v = 0; v < width; v++) scratch[v] = lens[base + v]!;
-          for (const ch of changes) applySet(ch.col, ch.set, ch.sample, lens, base, rng);
-          const logical = format.logicalBytes(layout, lens, base);
-          if (engine.update(row, format.rowBytes(layout, lens, base, logical), logical, info)) {
-            affected++;
-            if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base, changedColumns);
-            obs?.update?.(row, setColumns, lens, base);
-          } else {
-            for (let v = 0; v < width; v++) lens[base + v] = scratch[v]!;
-          }
-          if (perRow) commitTransaction();
-        });
-        if (!perRow) commitTransaction();
-        label = `update ${n} rows (${orderName(phase.order)}, ${Object.keys(phase.set).join(', ')})`;
-        break;
-      }
-      case 'delete': {
-        const live = liveRowIds();
-        const n = resolveCount(phase.rows, live.length);
-        const perRow = phase.transaction === 'row';
-        selectRows(live, n, phase.order, rng, (row) => {
-          if (!engine.isLive(row)) return;
-          engine.delete(row);
-          if (trackVersions) indexes.remove(row, store.lens, row * width);
-          affected++;
-          obs?.delete?.(row);
-          if (perRow) commitTransaction();
-        });
-        if (!perRow) commitTransaction();
-        label = `delete ${n} rows (${orderName(phase.order)})`;
-        break;
-      }
-      case 'reorg': {
-        engine.reorg(phase.kind);
-        obs?.reorg?.(phase.kind);
-        affected = engine.liveRows();
-        label = phase.kind === 'vacuum' ? 'vacuum' : `reorg ${phase.kind}`;
-        if (indexes?.built) {
-          if (phase.kind === 'rebuild') indexes.build(liveRowIds(), store.lens, nextRow);
-          else if (format.versionedIndexes && (phase.kind === 'vacuum' || phase.kind === 'compact')) indexes.vacuum(engine.liveRows());
-        }
-        break;
+      const logical = format.logicalBytes(layout, lens, base);
+      if (engine.insert(row, format.rowBytes(layout, lens, base, logical), logical)) {
+        affected++;
+        if (indexes?.built) indexes.append(row, lens, base);
+        obs?.insert?.(row, lens, base);
       }
     }
+    engine.commit();
+    obs?.commit?.();
+    return { affected, label: `insert ${n} rows` };
+  }
+
+  private update(phase: Extract<PhaseSpec, { op: 'update' }>, rng: Prng): PhaseOutcome {
+    const { engine, format, layout, width, indexes, obs, scratch } = this;
+    const live = this.liveRowIds();
+    const n = resolveCount(phase.rows, live.length);
+    const changes = Object.entries(phase.set).map(([name, set]) => {
+      const col = layout.columns.find((c) => c.name === name)!;
+      return { col, set, sample: setSampler(set) };
+    });
+    const info = { indexedChanged: changes.some((ch) => ch.col.indexed) };
+    const lens = this.store.lens;
+    const perRow = phase.transaction === 'row';
+    const setColumns = changes.map((ch) => ch.col);
+    const changedColumns = new Set(setColumns.map((c) => c.index));
+    let affected = 0;
+    selectRows(live, n, phase.order, rng, (row) => {
+      const base = row * width;
+      for (let v = 0; v < width; v++) scratch[v] = lens[base + v]!;
+      for (const ch of changes) applySet(ch.col, ch.set, ch.sample, lens, base, rng);
+      const logical = format.logicalBytes(layout, lens, base);
+      if (engine.update(row, format.rowBytes(layout, lens, base, logical), logical, info)) {
+        affected++;
+        if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base, changedColumns);
+        obs?.update?.(row, setColumns, lens, base);
+      } else {
+        for (let v = 0; v < width; v++) lens[base + v] = scratch[v]!;
+      }
+      if (perRow) this.commitTransaction();
+    });
+    if (!perRow) this.commitTransaction();
+    return { affected, label: `update ${n} rows (${orderName(phase.order)}, ${Object.keys(phase.set).join(', ')})` };
+  }
+
+  private delete(phase: Extract<PhaseSpec, { op: 'delete' }>, rng: Prng): PhaseOutcome {
+    const live = this.liveRowIds();
+    const n = resolveCount(phase.rows, live.length);
+    const perRow = phase.transaction === 'row';
+    let affected = 0;
+    selectRows(live, n, phase.order, rng, (row) => {
+      if (!this.engine.isLive(row)) return;
+      this.engine.delete(row);
+      if (this.trackVersions) this.indexes!.remove(row, this.store.lens, row * this.width);
+      affected++;
+      this.obs?.delete?.(row);
+      if (perRow) this.commitTransaction();
+    });
+    if (!perRow) this.commitTransaction();
+    return { affected, label: `delete ${n} rows (${orderName(phase.order)})` };
+  }
+
+  private reorg(kind: ReorgKind): PhaseOutcome {
+    this.engine.reorg(kind);
+    this.obs?.reorg?.(kind);
+    const indexes = this.indexes;
+    if (indexes?.built) {
+      if (kind === 'rebuild') indexes.build(this.liveRowIds(), this.store.lens, this.nextRow);
+      else if (this.format.versionedIndexes && (kind === 'vacuum' || kind === 'compact')) indexes.vacuum(this.engine.liveRows());
+    }
+    return { affected: this.engine.liveRows(), label: kind === 'vacuum' ? 'vacuum' : `reorg ${kind}` };
+  }
+
+  /** Indexes built on the loaded table, the phase's metrics, page maps, invariants. */
+  private afterPhase(phase: PhaseSpec, index: number, { affected, label }: PhaseOutcome): void {
+    const { engine, indexes } = this;
     // Indexes are created on the loaded table: after the first phase that leaves rows.
-    if (indexes && !indexes.built && engine.liveRows() > 0) indexes.build(liveRowIds(), store.lens, capacity);
+    if (indexes && !indexes.built && engine.liveRows() > 0) indexes.build(this.liveRowIds(), this.store.lens, this.capacity);
     const metrics = engine.metrics();
     if (indexes) metrics.index_entries = indexes.entries();
     const index_pages = indexes ? indexes.pages() : { total: 0, by_index: {} };
     const phaseResult: PhaseResult = { op: phase.op, label, rows_affected: affected, metrics, index_pages };
-    phases.push(phaseResult);
-    obs?.phaseEnd?.(index, phaseResult);
-    const next = spec.workload[index + 1];
-    if (next?.op === 'reorg' && phase.op !== 'reorg' && maxPages > 0 && metrics.pages <= maxPages) {
-      pageMaps.push({ after_phase: index, label: `before reorg ${next.kind}`, map: engine.pageMap() });
+    this.phases.push(phaseResult);
+    this.obs?.phaseEnd?.(index, phaseResult);
+    const next = this.spec.workload[index + 1];
+    if (next?.op === 'reorg' && phase.op !== 'reorg' && this.maxPages > 0 && metrics.pages <= this.maxPages) {
+      this.pageMaps.push({ after_phase: index, label: `before reorg ${next.kind}`, map: engine.pageMap() });
     }
-    if (options.checkInvariants) {
+    if (this.options.checkInvariants) {
       const broken = engine.checkInvariants();
       if (broken.length > 0) throw new Error(`page engine invariants broken after phase ${index + 1} (${label}): ${broken.slice(0, 5).join('; ')}${broken.length > 5 ? ` (and ${broken.length - 5} more)` : ''}`);
     }
-    options.afterPhase?.(engine, index);
-  });
+    this.options.afterPhase?.(engine, index);
+  }
 
-  // The state after the last phase is the final state: no need to count the pages again.
-  const last = phases[phases.length - 1];
-  const final = last ? { ...last.metrics } : engine.metrics();
-  if (!last && indexes) final.index_entries = indexes.entries();
-  let min = Infinity;
-  let max = 0;
-  let sum = 0;
-  let count = 0;
-  for (let r = 0; r < nextRow; r++) {
-    if (!engine.isLive(r)) continue;
-    const b = engine.rowBytes(r);
-    if (b < min) min = b;
-    if (b > max) max = b;
-    sum += b;
-    count++;
+  /** The physical row sizes of the live rows at the end. */
+  private rowBytes(): RowBytes {
+    let min = Infinity;
+    let max = 0;
+    let sum = 0;
+    let count = 0;
+    for (let r = 0; r < this.nextRow; r++) {
+      if (!this.engine.isLive(r)) continue;
+      const b = this.engine.rowBytes(r);
+      if (b < min) min = b;
+      if (b > max) max = b;
+      sum += b;
+      count++;
+    }
+    const layout = this.layout;
+    return {
+      min: count ? min : 0,
+      avg: count ? Math.round((sum / count) * 100) / 100 : 0,
+      max,
+      logical_max: layout.logicalMaxBytes,
+      schema_min: layout.minRowBytes,
+      schema_max: layout.maxRowBytes,
+    };
   }
-  const row_bytes: RowBytes = {
-    min: count ? min : 0,
-    avg: count ? Math.round((sum / count) * 100) / 100 : 0,
-    max,
-    logical_max: layout.logicalMaxBytes,
-    schema_min: layout.minRowBytes,
-    schema_max: layout.maxRowBytes,
-  };
-  const result: StorageRunResult = {
-    engine: resolved,
-    notes: [...format.notes(spec.engine, resolved), ...spec.engine.ignored.map((k) => `${k} does not apply to ${format.id} and is ignored`), ...reorgNotes(spec, format)],
-    row_bytes,
-    phases,
-    final,
-    index_pages: indexes ? indexes.pages() : { total: 0, by_index: {} },
-    pageMaps,
-    memory_bytes: engine.memoryBytes() + store.lens.byteLength + (indexes?.memoryBytes() ?? 0),
-  };
-  if (maxPages > 0 && final.pages <= maxPages) {
-    pageMaps.push({ after_phase: spec.workload.length - 1, label: 'final', map: engine.pageMap() });
+
+  private result(): StorageRunResult {
+    const { engine, indexes, spec, format } = this;
+    // The state after the last phase is the final state: no need to count the pages again.
+    const last = this.phases[this.phases.length - 1];
+    const final = last ? { ...last.metrics } : engine.metrics();
+    if (!last && indexes) final.index_entries = indexes.entries();
+    const result: StorageRunResult = {
+      engine: this.resolved,
+      notes: [...format.notes(spec.engine, this.resolved), ...spec.engine.ignored.map((k) => `${k} does not apply to ${format.id} and is ignored`), ...reorgNotes(spec, format)],
+      row_bytes: this.rowBytes(),
+      phases: this.phases,
+      final,
+      index_pages: indexes ? indexes.pages() : { total: 0, by_index: {} },
+      pageMaps: this.pageMaps,
+      memory_bytes: engine.memoryBytes() + this.store.lens.byteLength + (indexes?.memoryBytes() ?? 0),
+    };
+    if (this.maxPages > 0 && final.pages <= this.maxPages) {
+      this.pageMaps.push({ after_phase: spec.workload.length - 1, label: 'final', map: engine.pageMap() });
+    }
+    return result;
   }
-  return result;
 }
 
 /** Reorganisations that mean nothing to this format run as no-ops, with a note. */

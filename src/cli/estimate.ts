@@ -3,7 +3,7 @@
  * out/<name>/estimate.json, estimate.md and charts/estimate*.png, prints a summary.
  */
 import { join, relative } from 'node:path';
-import {  type FormatId } from '../config/schema.js';
+import { type FormatId } from '../config/schema.js';
 import { type EstimateConfig } from '../estimate/config.js';
 import { loadEstimateConfig } from '../loader/config.js';
 import { inProcessRunner, runEstimate, type CandidateRunner } from '../estimate/estimate.js';

@@ -3,7 +3,7 @@
  * config before any schema is applied: non-regular files, invalid YAML, alias bombs, duplicate keys.
  */
 import { LineCounter, isAlias, isScalar, parseAllDocuments, parseDocument, visit, type Document } from 'yaml';
-import {  InputError, MAX_REPORTED_PROBLEMS, type InputProblem } from '../config/errors.js';
+import { InputError, MAX_REPORTED_PROBLEMS, type InputProblem } from '../config/errors.js';
 import { YamlLocator } from '../config/locate.js';
 import { readInputText } from '../config/read.js';
 

@@ -2,14 +2,15 @@
  * The storage part of a config, resolved: the table (columns or DDL), the engine settings and the
  * workload phases with their length distributions (histogram CSVs read here).
  */
-import {  resolve as resolvePath } from 'node:path';
+import { resolve as resolvePath } from 'node:path';
+import type { z } from 'zod';
 import { DdlError, parseDdl } from '../table/ddl.js';
 import { parseType, SchemaError } from '../table/column-types.js';
 import { defaultEngineSpec, getFormat, availableFormats } from '../formats/registry.js';
 import { EngineSettingError } from '../formats/types.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
-import { ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, engineSchema, tableSchema, type DistInput } from '../config/schema.js';
+import { ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, engineSchema, tableSchema, type DistInput } from '../config/schema.js';
 import type { EngineSettings, ColumnDef, Dist, EngineSpec, IndexDef, Order, PhaseSpec, SetSpec, StorageSpec, TableDef, ValueSpec } from '../config/spec.js';
 import { Problems, zodCheck } from './problems.js';
 
@@ -123,15 +124,110 @@ export function resolveEngine(raw: unknown, P: Problems): EngineSpec | undefined
   return defaultEngineSpec(e.format, { ...e, ignored });
 }
 
+/** What a phase resolver needs: where problems go, the table, and checks of column names and NULL shares. */
+interface PhaseContext {
+  P: Problems;
+  baseDir: string;
+  table: TableDef;
+  /** True when `name` is a column of the table; else a problem (with the nearest name) at `where`. */
+  checkColumn(name: string, where: KeyPath): boolean;
+  /** A NULL share above 0 only on a nullable column. */
+  nullCheck(name: string, share: number | undefined, where: KeyPath): void;
+}
+
+type PhaseResolver = (body: unknown, path: KeyPath, ctx: PhaseContext) => PhaseSpec | undefined;
+
+function resolveInsert(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSpec | undefined {
+  const v = zodCheck(PHASE_SCHEMAS.insert, body, path, ctx.P);
+  if (!v) return undefined;
+  const values: Record<string, ValueSpec> = Object.create(null);
+  for (const [name, spec] of Object.entries(v.values ?? {})) {
+    const where = [...path, 'values', name];
+    if (!ctx.checkColumn(name, where)) continue;
+    ctx.nullCheck(name, spec.null, [...where, 'null']);
+    values[name] = {
+      null: spec.null ?? 0,
+      length: spec.length === undefined ? undefined : resolveDist(spec.length, [...where, 'length'], ctx.baseDir, ctx.P),
+    };
+  }
+  return { op: 'insert', rows: v.rows, values };
+}
+
+/** One column's change in `set:`: changed, a new length, a growth, or a NULL share. */
+function resolveSet(name: string, s: Exclude<z.infer<typeof PHASE_SCHEMAS.update>['set'][string], 'changed'>, where: KeyPath, ctx: PhaseContext): SetSpec | undefined {
+  ctx.nullCheck(name, s.null, [...where, 'null']);
+  if (s.length !== undefined && s.grow !== undefined) {
+    ctx.P.add(where, 'expected either length (a new length) or grow (added to the old length), found both');
+  } else if (s.length !== undefined) {
+    const dist = resolveDist(s.length, [...where, 'length'], ctx.baseDir, ctx.P);
+    if (dist) return { kind: 'length', dist, null: s.null };
+  } else if (s.grow !== undefined) {
+    const dist = resolveDist(s.grow, [...where, 'grow'], ctx.baseDir, ctx.P);
+    if (dist) return { kind: 'grow', dist, null: s.null };
+  } else if (s.null !== undefined) {
+    return { kind: 'null', null: s.null };
+  } else {
+    ctx.P.add(where, 'expected changed, or a mapping with length, grow and/or null, found an empty mapping');
+  }
+  return undefined;
+}
+
+function resolveUpdate(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSpec | undefined {
+  const v = zodCheck(PHASE_SCHEMAS.update, body, path, ctx.P);
+  if (!v) return undefined;
+  const set: Record<string, SetSpec> = Object.create(null);
+  if (Object.keys(v.set).length === 0) ctx.P.add([...path, 'set'], 'expected at least one column to change, found none');
+  for (const [name, s] of Object.entries(v.set)) {
+    const where = [...path, 'set', name];
+    if (!ctx.checkColumn(name, where)) continue;
+    const change = s === 'changed' ? ({ kind: 'changed' } as const) : resolveSet(name, s, where, ctx);
+    if (change) set[name] = change;
+  }
+  return { op: 'update', rows: v.rows, order: resolveOrder(v.order ?? 'random'), transaction: v.transaction ?? 'statement', set };
+}
+
+const PHASE_RESOLVERS: Record<PhaseKind, PhaseResolver> = {
+  insert: resolveInsert,
+  update: resolveUpdate,
+  delete: (body, path, ctx) => {
+    const v = zodCheck(PHASE_SCHEMAS.delete, body, path, ctx.P);
+    return v && { op: 'delete', rows: v.rows, order: resolveOrder(v.order ?? 'random'), transaction: v.transaction ?? 'statement' };
+  },
+  reorg: (body, path, ctx) => {
+    const v = zodCheck(PHASE_SCHEMAS.reorg, body, path, ctx.P);
+    return v && { op: 'reorg', kind: v };
+  },
+  vacuum: (body, path, ctx) => {
+    const v = zodCheck(PHASE_SCHEMAS.vacuum, body, path, ctx.P);
+    return v === undefined ? undefined : { op: 'reorg', kind: v?.full ? 'rebuild' : 'vacuum' };
+  },
+};
+
 export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, P: Problems): PhaseSpec[] | undefined {
   if (!Array.isArray(raw) || raw.length === 0) {
     P.add(['workload'], `expected a list of phases (insert, update, delete, reorg), found ${describeFound(raw)}`);
     return undefined;
   }
   const before = P.list.length;
-  const phases: PhaseSpec[] = [];
   const columnNames = table.columns.map((c) => c.name);
   const column = (name: string) => table.columns.find((c) => c.name === name);
+  const ctx: PhaseContext = {
+    P,
+    baseDir,
+    table,
+    checkColumn(name, where) {
+      if (column(name)) return true;
+      const guess = nearest(name, columnNames);
+      P.add(where, `expected a column of table ${table.name}${guess ? ` (did you mean "${guess}"?)` : ''}, found "${name}"`, true);
+      return false;
+    },
+    nullCheck(name, share, where) {
+      if (share !== undefined && share > 0 && !column(name)!.nullable) {
+        P.add(where, `expected a NULL share only on a nullable column, found ${share} on ${name}, which is NOT NULL (declare it with null: true)`);
+      }
+    },
+  };
+  const phases: PhaseSpec[] = [];
   raw.forEach((item, i) => {
     const at: KeyPath = ['workload', i];
     if (item === null || typeof item !== 'object' || Array.isArray(item) || Object.keys(item).length !== 1) {
@@ -144,85 +240,8 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
       P.add([...at, kind], `unknown phase "${kind}"${guess ? `; did you mean "${guess}"?` : ''} (expected one of: ${PHASE_KINDS.join(', ')})`, true);
       return;
     }
-    const body = (item as Record<string, unknown>)[kind];
-    const path: KeyPath = [...at, kind];
-    const checkColumn = (name: string, where: KeyPath): boolean => {
-      if (column(name)) return true;
-      const guess = nearest(name, columnNames);
-      P.add(where, `expected a column of table ${table.name}${guess ? ` (did you mean "${guess}"?)` : ''}, found "${name}"`, true);
-      return false;
-    };
-    const nullCheck = (name: string, share: number | undefined, where: KeyPath) => {
-      if (share !== undefined && share > 0 && !column(name)!.nullable) {
-        P.add(where, `expected a NULL share only on a nullable column, found ${share} on ${name}, which is NOT NULL (declare it with null: true)`);
-      }
-    };
-    switch (kind) {
-      case 'insert': {
-        const v = zodCheck(PHASE_SCHEMAS.insert, body, path, P);
-        if (!v) return;
-        const values: Record<string, ValueSpec> = Object.create(null);
-        for (const [name, spec] of Object.entries(v.values ?? {})) {
-          const where = [...path, 'values', name];
-          if (!checkColumn(name, where)) continue;
-          nullCheck(name, spec.null, [...where, 'null']);
-          values[name] = {
-            null: spec.null ?? 0,
-            length: spec.length === undefined ? undefined : resolveDist(spec.length, [...where, 'length'], baseDir, P),
-          };
-        }
-        phases.push({ op: 'insert', rows: v.rows, values });
-        break;
-      }
-      case 'update': {
-        const v = zodCheck(PHASE_SCHEMAS.update, body, path, P);
-        if (!v) return;
-        const set: Record<string, SetSpec> = Object.create(null);
-        if (Object.keys(v.set).length === 0) P.add([...path, 'set'], 'expected at least one column to change, found none');
-        for (const [name, s] of Object.entries(v.set)) {
-          const where = [...path, 'set', name];
-          if (!checkColumn(name, where)) continue;
-          if (s === 'changed') {
-            set[name] = { kind: 'changed' };
-            continue;
-          }
-          nullCheck(name, s.null, [...where, 'null']);
-          if (s.length !== undefined && s.grow !== undefined) {
-            P.add(where, 'expected either length (a new length) or grow (added to the old length), found both');
-          } else if (s.length !== undefined) {
-            const dist = resolveDist(s.length, [...where, 'length'], baseDir, P);
-            if (dist) set[name] = { kind: 'length', dist, null: s.null };
-          } else if (s.grow !== undefined) {
-            const dist = resolveDist(s.grow, [...where, 'grow'], baseDir, P);
-            if (dist) set[name] = { kind: 'grow', dist, null: s.null };
-          } else if (s.null !== undefined) {
-            set[name] = { kind: 'null', null: s.null };
-          } else {
-            P.add(where, 'expected changed, or a mapping with length, grow and/or null, found an empty mapping');
-          }
-        }
-        phases.push({ op: 'update', rows: v.rows, order: resolveOrder(v.order ?? 'random'), transaction: v.transaction ?? 'statement', set });
-        break;
-      }
-      case 'delete': {
-        const v = zodCheck(PHASE_SCHEMAS.delete, body, path, P);
-        if (!v) return;
-        phases.push({ op: 'delete', rows: v.rows, order: resolveOrder(v.order ?? 'random'), transaction: v.transaction ?? 'statement' });
-        break;
-      }
-      case 'reorg': {
-        const v = zodCheck(PHASE_SCHEMAS.reorg, body, path, P);
-        if (!v) return;
-        phases.push({ op: 'reorg', kind: v });
-        break;
-      }
-      case 'vacuum': {
-        const v = zodCheck(PHASE_SCHEMAS.vacuum, body, path, P);
-        if (v === undefined) return;
-        phases.push({ op: 'reorg', kind: v?.full ? 'rebuild' : 'vacuum' });
-        break;
-      }
-    }
+    const phase = PHASE_RESOLVERS[kind as PhaseKind]((item as Record<string, unknown>)[kind], [...at, kind], ctx);
+    if (phase) phases.push(phase);
   });
   return P.list.length === before ? phases : undefined;
 }

@@ -5,7 +5,7 @@
 import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
 import { keyBytes } from '../btree/geometry.js';
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
-import { COMMON_DEFAULTS, type ReserveKnob, type StorageFormat } from './format.js';
+import { COMMON_DEFAULTS, KnobError, type ReserveKnob, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import { isCharacterType, isVariableType, type ColumnType } from '../table/column-types.js';
 import {
@@ -188,13 +188,23 @@ function checkAsePageSize(engine: EngineSpec): void {
   checkPageSize(engine, ASE_PAGE_SIZES, 'one of 2k, 4k, 8k, 16k for ASE');
 }
 
-/** Resolve exp_row_size: 0 → default percent of the usable page, 1 → pack fully, N, or max [I][J][N]. */
+/**
+ * Resolve exp_row_size: 0 → default percent of the usable page, 1 → pack fully, N, or max [I][J][N].
+ * A table of fixed-length NOT NULL columns only takes 0 or 1, and the server default does not apply to it:
+ * "default exp_row_size percent … is only applied to pages for tables that have variable-length columns"
+ * [K][I1]; "You cannot specify an expected row size for tables that have fixed-length columns only" [I][N].
+ */
 export function resolveExpRowSize(engine: EngineSpec, layout: TableLayout): { exp_row_size: number; setting: string } {
   const min = Math.max(2, layout.fixedNotNullBytes);
   const max = layout.logicalMaxBytes;
   const v = engine.exp_row_size;
+  const fixedOnly = layout.varying.length === 0;
+  if (fixedOnly && v !== 0 && v !== 1) {
+    throw new EngineSettingError('exp_row_size', `0 or 1 for this table: its columns are all fixed-length and NOT NULL, and ASE takes no expected row size for such a table, found ${v}`);
+  }
   if (v === 'max') return { exp_row_size: max, setting: 'max' };
   if (v === 0) {
+    if (fixedOnly) return { exp_row_size: 0, setting: '0' };
     const bytes = Math.floor((layout.geometry.usableBytes * engine.default_exp_row_size_percent) / 100);
     return { exp_row_size: bytes, setting: '0' };
   }
@@ -262,6 +272,9 @@ function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageB
 
 /** exp_row_size as the estimator tunes it: max(2, fixed NOT NULL bytes) .. the maximum data row length [I][J][N]. */
 function expRowSizeKnob(layout: TableLayout, engine: EngineSpec): ReserveKnob {
+  if (layout.varying.length === 0) {
+    throw new KnobError('a table with a variable-length or nullable column (ASE takes no exp_row_size but 0 and 1 on a table of fixed-length NOT NULL columns only, whose rows cannot grow)');
+  }
   const min = Math.max(2, layout.fixedNotNullBytes);
   const max = layout.logicalMaxBytes;
   const defaultBytes = resolveExpRowSize({ ...engine, exp_row_size: 0 }, layout).exp_row_size;
@@ -309,11 +322,14 @@ export const aseDol: StorageFormat = {
       max_row_bytes: layout.geometry.maxRowBytes,
       exp_row_size_min: Math.max(2, layout.fixedNotNullBytes),
       exp_row_size_max: layout.logicalMaxBytes,
+      fixed_length_only: layout.varying.length === 0,
     };
   },
   notes(engine, resolved) {
     const notes: string[] = [];
-    if (engine.exp_row_size === 0) {
+    if (engine.exp_row_size === 0 && resolved.fixed_length_only === true) {
+      notes.push('exp_row_size 0: the server default applies only to tables with variable-length or nullable columns; this table\'s pages are packed full');
+    } else if (engine.exp_row_size === 0) {
       notes.push(
         `exp_row_size 0 uses the server default: ${engine.default_exp_row_size_percent}% of ${resolved.usable_page_bytes} usable bytes = ${resolved.exp_row_size} bytes`,
       );

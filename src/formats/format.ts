@@ -13,6 +13,9 @@ import type { ReorgKind, StorageEngine } from '../heap/engine.js';
 import type { Encoding } from '../config/schema.js';
 import type { ResolvedEngine, TableLayout } from './types.js';
 
+/** A format, or a table in a format, has no reserve knob the estimator can tune: why, as "expected …". */
+export class KnobError extends Error {}
+
 /** A value of the reserve knob as written in a config or a DBMS command. */
 export type Setting = number | 'max';
 export type SpecialName = 'pack' | 'default' | 'max' | 'current';

@@ -16,6 +16,7 @@ import { textTable, fmt } from '../report/tables.js';
 import { terminalTable, type TableColumn, type TableOptions } from '../report/terminal.js';
 import { DdlError, parseDdl } from '../table/ddl.js';
 import { runStorage } from '../workload/runner.js';
+import type { IndexPages } from '../btree/geometry.js';
 
 export interface RowsizeRow {
   format: FormatId;
@@ -26,7 +27,7 @@ export interface RowsizeRow {
   pages: number;
   bytes: number;
   index_entry_bytes: Record<string, number>;
-  index_pages: { total: number; by_index: Record<string, number> };
+  index_pages: IndexPages;
   index_bytes: number;
   total_bytes: number;
   notes: string[];
@@ -173,6 +174,7 @@ const ROWSIZE_COLUMNS: TableColumn[] = [
   { title: 'heap', priority: 1 },
   { title: 'index entry bytes', align: 'left', priority: 4 },
   { title: 'index pages', priority: 2 },
+  { title: 'index levels', align: 'left', priority: 4 },
   { title: 'indexes', priority: 2 },
   { title: 'total', priority: 1 },
 ];
@@ -191,6 +193,9 @@ export function rowsizeText(table: string, rows: RowsizeRow[], skipped: RowsizeS
       .map(([k, v]) => `${k} ${v}`)
       .join(', '),
     fmt(r.index_pages.total),
+    Object.entries(r.index_pages.levels)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', '),
     mb(r.index_bytes),
     mb(r.total_bytes),
   ]);

@@ -31,7 +31,16 @@ export const indexSchema = z.strictObject({
   name: z.string().min(1),
   columns: z.array(z.string().min(1)).min(1),
   unique: z.boolean().optional(),
+  clustered: z.boolean().optional(),
+  fillfactor: z.number().int().min(0).max(100).optional(),
+  pctfree: z.number().int().min(0).max(99).optional(),
+  max_rows_per_page: z.number().int().min(0).max(256).optional(),
+  reservepagegap: z.number().int().min(0).max(255).optional(),
 });
+export type IndexInput = z.infer<typeof indexSchema>;
+/** The per-index space settings (docs/config.md): which a format reads is StorageFormat.indexSettings. */
+export const INDEX_SETTING_KEYS = ['fillfactor', 'pctfree', 'max_rows_per_page', 'reservepagegap'] as const;
+export type IndexSettingKey = (typeof INDEX_SETTING_KEYS)[number];
 
 export const tableSchema = z.strictObject({
   name: z.string().min(1).optional(),

@@ -3,10 +3,10 @@
  * Every figure cites its source by the key in brackets: docs/sources.md lists them with their addresses.
  */
 import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
-import { keyBytes } from '../btree/geometry.js';
+import { aplIndexGeometry, dolIndexGeometry } from './ase-index.js';
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
 import { COMMON_DEFAULTS, KnobError, type ReserveKnob, type StorageFormat } from './format.js';
-import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
+import { FORWARDING_PHASE_METRICS, forwardingReorgNote } from './forwarding.js';
 import { isCharacterType, isVariableType, type ColumnType } from '../table/column-types.js';
 import {
   EngineSettingError,
@@ -46,11 +46,6 @@ export const ASE_APL_MAX_ROWS_PER_PAGE = 256;
 export const ASE_APL_ROW_OVERHEAD = 4;
 /** Server default `default exp_row_size percent` [I][K]. */
 export const ASE_DEFAULT_EXP_ROW_SIZE_PERCENT = 5;
-/** ASE index rows (assumption; the sources give none): key + 6-byte RID + 2 bytes of row overhead + 2 per variable key column, 2-byte offset table entry; non-leaf rows add a 4-byte child page pointer; pages packed full (fillfactor 0). */
-export const ASE_INDEX_RID_BYTES = 6;
-export const ASE_INDEX_ROW_OVERHEAD_BYTES = 2;
-export const ASE_INDEX_CHILD_POINTER_BYTES = 4;
-export const ASE_INDEX_VAR_KEY_BYTES = 2;
 /** A table's row ids, page fields and reservations: three 32-bit fields a row (src/heap/forwarding-heap.ts). */
 const FORWARDING_HEAP_ROW_BYTES = 12;
 /** Text/image columns keep a 16-byte text pointer in the row. */
@@ -250,19 +245,7 @@ function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageB
       }),
     engineRowBytes: FORWARDING_HEAP_ROW_BYTES,
     reorgNote: forwardingReorgNote(id),
-    indexGeometry: (_table, layout, idx, columns) =>
-      greedyIndexGeometry({
-        name: idx.name,
-        columns,
-        unique: idx.unique,
-        leafTupleBytes: (lens, base) => keyBytes(layout, columns, lens, base, ASE_INDEX_VAR_KEY_BYTES) + ASE_INDEX_RID_BYTES + ASE_INDEX_ROW_OVERHEAD_BYTES,
-        pivotBytes: (lens, base) =>
-          keyBytes(layout, columns, lens, base, ASE_INDEX_VAR_KEY_BYTES) + ASE_INDEX_CHILD_POINTER_BYTES + ASE_INDEX_ROW_OVERHEAD_BYTES + (idx.unique ? 0 : ASE_INDEX_RID_BYTES),
-        slotBytes: ASE_ROW_OFFSET_BYTES,
-        pageRoomBytes: layout.geometry.pageBytes - layout.geometry.headerBytes,
-        leafReserveBytes: 0,
-        nonLeafReserveBytes: 0,
-      }),
+    indexGeometry: (_table, layout, idx, columns) => (dol ? dolIndexGeometry(layout, idx, columns) : aplIndexGeometry(layout, idx, columns)),
     versionedIndexes: false,
     reserveSetting: 'exp_row_size',
     phaseMetrics: FORWARDING_PHASE_METRICS,
@@ -304,6 +287,8 @@ export const aseDol: StorageFormat = {
   id: 'ase-dol',
   title: 'SAP ASE data-only-locked (datarows)',
   settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'compaction', 'encoding', 'multibyte_share'],
+  // max_rows_per_page applies only to allpages-locked tables [ASE-IDXPROP].
+  indexSettings: ['fillfactor', 'reservepagegap'],
   ...aseCommon('ase-dol'),
   ...aseRowFormat(dolGeometry, dolRowBytes),
   reserveKnob: expRowSizeKnob,
@@ -345,6 +330,7 @@ export const aseApl: StorageFormat = {
   id: 'ase-apl',
   title: 'SAP ASE allpages-locked',
   settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'encoding', 'multibyte_share'],
+  indexSettings: ['fillfactor', 'max_rows_per_page', 'reservepagegap'],
   ...aseCommon('ase-apl'),
   ...aseRowFormat(aplGeometry, aplRowBytes),
   noKnob: 'allpages-locked tables store exp_row_size but ignore it',

@@ -6,7 +6,7 @@
  *
  * Adding a format: one module that exports a StorageFormat, and one line in registry.ts.
  */
-import type { FormatId } from '../config/schema.js';
+import type { FormatId, IndexSettingKey } from '../config/schema.js';
 import type { EngineSettings, EngineSpec, IndexDef, StorageSpec, TableDef } from '../config/spec.js';
 import type { IndexGeometry } from '../btree/geometry.js';
 import type { ReorgKind, StorageEngine } from '../heap/engine.js';
@@ -94,6 +94,12 @@ export interface StorageFormat {
   indexGeometry(table: TableDef, layout: TableLayout, index: IndexDef, columns: number[]): IndexGeometry;
   /** MVCC: every update that is not heap-only adds an entry to every index, VACUUM removes dead ones. */
   readonly versionedIndexes: boolean;
+  /** The per-index settings this format reads; an index's other settings are ignored with a note. */
+  readonly indexSettings: readonly IndexSettingKey[];
+  /** Check an index's settings against the format's own ranges; throws EngineSettingError naming the key. */
+  checkIndex?(index: IndexDef): void;
+  /** What the format does with the table's indexes, where it is not the obvious (a clustered index it does not keep). */
+  indexNotes?(table: TableDef): string[];
 
   // ---- the reserve knob and the reports -----------------------------------------------------------
   /** The knob the estimator tunes, or undefined with `noKnob` saying why. */

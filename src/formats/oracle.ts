@@ -213,7 +213,7 @@ function oracleIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDe
     pivotBytes: (lens, base) => ORACLE_INDEX_ENTRY_HEADER_BYTES + lengthPrefixed(first, lens, base) + ORACLE_BRANCH_POINTER_BYTES,
     slotBytes: ORACLE_ROW_DIRECTORY_BYTES,
     pageRoomBytes: pageBytes - ORACLE_INDEX_BLOCK_OVERHEAD_BYTES,
-    leafReserveBytes: Math.floor((pageBytes * ORACLE_INDEX_PCTFREE) / 100),
+    leafReserveBytes: Math.floor((pageBytes * (idx.pctfree ?? ORACLE_INDEX_PCTFREE)) / 100),
     nonLeafReserveBytes: 0,
   });
 }
@@ -246,6 +246,9 @@ export const oracleHeap: StorageFormat = {
   defaultPageBytes: ORACLE_DEFAULT_BLOCK_BYTES,
   pageSizes: ORACLE_BLOCK_SIZES,
   settings: ['page_size', 'pctfree', 'pctused', 'encoding', 'multibyte_share', 'compaction'],
+  indexSettings: ['pctfree'],
+  indexNotes: (table) =>
+    table.indexes.some((i) => i.clustered) ? ['clustered is ignored on oracle-heap: an index-organized table is not modelled; the table is a heap with a B*-tree index'] : [],
   defaults: { ...COMMON_DEFAULTS, pctfree: ORACLE_DEFAULT_PCTFREE, pctused: ORACLE_DEFAULT_PCTUSED, compaction: 'on' },
   encodingFor: withoutUtf16,
   createEngine: (layout, _resolved, spec, rowCapacity) =>

@@ -7,7 +7,7 @@
  * type's typalign, varlena values with a 1-byte header (and no alignment) when they fit in 127 bytes.
  */
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
-import { columnBytes } from '../btree/geometry.js';
+import { GEOMETRY_DEFAULTS, columnBytes, type IndexGeometry } from '../btree/geometry.js';
 import { PG_PRUNE_FREE_DIVISOR, PostgresHeap } from '../heap/postgres-heap.js';
 import { COMMON_DEFAULTS, withoutUtf16, type ReserveKnob, type StorageFormat } from './format.js';
 import type { ColumnType } from '../table/column-types.js';
@@ -283,9 +283,10 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
 export const PG_BTREE_SPECIAL_BYTES = 16;
 export const PG_INDEX_TUPLE_HEADER_BYTES = 8;
 export const PG_INDEX_NULL_BITMAP_BYTES = 4;
-/** BTREE_DEFAULT_FILLFACTOR 90 (leaves on build), BTREE_NONLEAF_FILLFACTOR 70 [nbtree.h]. */
+/** BTREE_DEFAULT_FILLFACTOR 90 (leaves on build), BTREE_NONLEAF_FILLFACTOR 70, BTREE_MIN_FILLFACTOR 10 [nbtree.h]. */
 export const PG_BTREE_LEAF_FILLFACTOR = 90;
 export const PG_BTREE_NONLEAF_FILLFACTOR = 70;
+export const PG_BTREE_MIN_FILLFACTOR = 10;
 export const PG_BTREE_META_PAGES = 1;
 /** Leaf pages keep room to append a heap TID to the high key: MAXALIGN(sizeof(ItemPointerData)) (nbtsort.c). */
 export const PG_BTREE_LEAF_TID_SLACK = 8;
@@ -317,12 +318,14 @@ export function pgIndexTupleBytes(layout: PgTableLayout, cols: readonly number[]
   return maxalign(hdr + data);
 }
 
-/** An nbtree built as nbtsort.c builds it: leaves to fillfactor 90, upper levels to 70, one metapage. */
-function pgIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, columns: number[]) {
+/** An nbtree built as nbtsort.c builds it: leaves to the index's fillfactor (default 90), upper levels to 70, one metapage [nbtree.h]. */
+function pgIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, columns: number[]): IndexGeometry {
   const pl = layout as PgTableLayout;
   const first = columns.slice(0, 1);
   const pageBytes = layout.geometry.pageBytes;
+  const leafFill = idx.fillfactor ?? PG_BTREE_LEAF_FILLFACTOR;
   return {
+    ...GEOMETRY_DEFAULTS,
     name: idx.name,
     columns,
     unique: idx.unique,
@@ -331,7 +334,7 @@ function pgIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, c
     pivotBytes: (lens: Uint16Array, base: number) => pgIndexTupleBytes(pl, first, lens, base),
     slotBytes: PG_LINE_POINTER_BYTES,
     pageRoomBytes: pageBytes - PG_PAGE_HEADER_BYTES - PG_BTREE_SPECIAL_BYTES,
-    leafReserveBytes: Math.floor((pageBytes * (100 - PG_BTREE_LEAF_FILLFACTOR)) / 100),
+    leafReserveBytes: Math.floor((pageBytes * (100 - leafFill)) / 100),
     nonLeafReserveBytes: Math.floor((pageBytes * (100 - PG_BTREE_NONLEAF_FILLFACTOR)) / 100),
     metaPages: PG_BTREE_META_PAGES,
     nbtsort: true,
@@ -368,6 +371,17 @@ export const postgresHeap: StorageFormat = {
   defaultPageBytes: PG_BLCKSZ,
   pageSizes: PG_PAGE_SIZES,
   settings: ['page_size', 'fillfactor', 'encoding', 'multibyte_share'],
+  indexSettings: ['fillfactor'],
+  checkIndex(idx) {
+    if (idx.fillfactor !== undefined && idx.fillfactor < PG_BTREE_MIN_FILLFACTOR) {
+      throw new EngineSettingError('fillfactor', `a B-tree fillfactor from ${PG_BTREE_MIN_FILLFACTOR} to 100 for postgres-heap, found ${idx.fillfactor}`);
+    }
+  },
+  // CLUSTER rewrites the heap once in index order; PostgreSQL does not keep the order afterwards.
+  indexNotes: (table) =>
+    table.indexes.some((i) => i.clustered)
+      ? ['clustered on postgres-heap means CLUSTER: a one-time reorder of the heap, which PostgreSQL does not maintain; rows are loaded in key order anyway, so pages and index sizes are those of an unclustered table']
+      : [],
   defaults: { ...COMMON_DEFAULTS, fillfactor: PG_DEFAULT_FILLFACTOR },
   encodingFor: withoutUtf16,
   createEngine: (layout, _resolved, spec, rowCapacity) =>

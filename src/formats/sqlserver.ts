@@ -8,7 +8,7 @@
  * ⌈cols/8⌉ + (when a variable column is stored) variable column count 2 + 2 per variable column up to the
  * last non-NULL one + variable data. Fixed-length columns take their bytes even when NULL.
  */
-import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
+import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { keyBytes } from '../btree/geometry.js';
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
 import { COMMON_DEFAULTS, withoutUtf16, type StorageFormat } from './format.js';
@@ -230,7 +230,7 @@ export function pfsBand(usedBytes: number, usableBytes: number): number {
 }
 
 /** A nonclustered index on a heap: key, RID, a null bitmap for nullable keys, variable-key offsets; pages packed full. */
-function sqlserverIndexGeometry(_table: TableDef, layout: TableLayout, idx: { name: string; unique: boolean }, columns: number[]) {
+function sqlserverIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, columns: number[]) {
   const nullBitmap = columns.some((ci) => layout.columns[ci]!.nullable) ? 2 + Math.ceil(columns.length / 8) : 0;
   const varHead = columns.some((ci) => layout.columns[ci]!.variableType) ? 2 : 0;
   const entry = (lens: Uint16Array, base: number) => SQLSERVER_INDEX_ROW_HEADER_BYTES + keyBytes(layout, columns, lens, base, SQLSERVER_INDEX_VAR_KEY_BYTES) + nullBitmap + varHead;
@@ -242,9 +242,15 @@ function sqlserverIndexGeometry(_table: TableDef, layout: TableLayout, idx: { na
     pivotBytes: (lens, base) => entry(lens, base) + SQLSERVER_INDEX_CHILD_POINTER_BYTES + (idx.unique ? 0 : SQLSERVER_RID_BYTES),
     slotBytes: SQLSERVER_SLOT_BYTES,
     pageRoomBytes: layout.geometry.pageBytes - SQLSERVER_PAGE_HEADER_BYTES,
-    leafReserveBytes: 0,
+    leafReserveBytes: sqlserverFillReserve(idx.fillfactor),
     nonLeafReserveBytes: 0,
   });
+}
+
+/** Fill factor 1–99 leaves (100 − n)% of a leaf page's 8096 bytes free on build; 0 and 100 fill it (non-leaf pages stay full without PAD_INDEX) [MS-FF]. */
+export function sqlserverFillReserve(fillfactor: number | undefined): number {
+  const usable = SQLSERVER_PAGE_BYTES - SQLSERVER_PAGE_HEADER_BYTES;
+  return fillfactor !== undefined && fillfactor > 0 && fillfactor < 100 ? Math.floor((usable * (100 - fillfactor)) / 100) : 0;
 }
 
 export const sqlserverHeap: StorageFormat = {
@@ -253,6 +259,7 @@ export const sqlserverHeap: StorageFormat = {
   defaultPageBytes: SQLSERVER_PAGE_BYTES,
   pageSizes: [SQLSERVER_PAGE_BYTES],
   settings: ['page_size', 'encoding', 'multibyte_share', 'pfs_bands', 'move_back_home', 'row_versioning', 'compaction'],
+  indexSettings: ['fillfactor'],
   defaults: { ...COMMON_DEFAULTS, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off', compaction: 'on' },
   encodingFor: withoutUtf16,
   createEngine: (layout, _resolved, spec, rowCapacity) =>

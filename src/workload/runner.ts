@@ -4,12 +4,13 @@
  */
 import type { PhaseSpec, SetSpec, StorageSpec, ValueSpec } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
+import { INDEX_SETTING_KEYS } from '../config/schema.js';
 import type { StorageFormat } from '../formats/format.js';
 import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../formats/types.js';
 import type { EngineMetrics, PageMapData, ReorgKind, StorageEngine } from '../heap/engine.js';
 import { grown } from '../util/arrays.js';
 import type { IndexPages } from '../btree/geometry.js';
-import { IndexSet } from '../btree/index-set.js';
+import { IndexSet, NO_INDEX_PAGES } from '../btree/index-set.js';
 import { Prng } from '../util/prng.js';
 import { resolveCount } from '../util/units.js';
 import { lengthSampler, type Sampler } from './dist.js';
@@ -244,7 +245,7 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
     if (indexes && !indexes.built && engine.liveRows() > 0) indexes.build(liveRowIds(), store.lens, capacity);
     const metrics = engine.metrics();
     if (indexes) metrics.index_entries = indexes.entries();
-    const index_pages = indexes ? indexes.pages() : { total: 0, by_index: {} };
+    const index_pages = indexes ? indexes.pages(metrics.pages) : NO_INDEX_PAGES;
     const phaseResult: PhaseResult = { op: phase.op, label, rows_affected: affected, metrics, index_pages };
     phases.push(phaseResult);
     obs?.phaseEnd?.(index, phaseResult);
@@ -285,11 +286,11 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
   };
   const result: StorageRunResult = {
     engine: resolved,
-    notes: [...format.notes(spec.engine, resolved), ...spec.engine.ignored.map((k) => `${k} does not apply to ${format.id} and is ignored`), ...reorgNotes(spec, format)],
+    notes: [...format.notes(spec.engine, resolved), ...spec.engine.ignored.map((k) => `${k} does not apply to ${format.id} and is ignored`), ...indexNotes(spec, format), ...reorgNotes(spec, format)],
     row_bytes,
     phases,
     final,
-    index_pages: indexes ? indexes.pages() : { total: 0, by_index: {} },
+    index_pages: last ? last.index_pages : NO_INDEX_PAGES,
     pageMaps,
     memory_bytes: engine.memoryBytes() + store.lens.byteLength + (indexes?.memoryBytes() ?? 0),
   };
@@ -297,6 +298,14 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
     pageMaps.push({ after_phase: spec.workload.length - 1, label: 'final', map: engine.pageMap() });
   }
   return result;
+}
+
+/** Index settings this format does not read are ignored, with a note; and what the format says about the indexes. */
+function indexNotes(spec: StorageSpec, format: StorageFormat): string[] {
+  const ignored = spec.table.indexes.flatMap((idx) =>
+    INDEX_SETTING_KEYS.filter((k) => idx[k] !== undefined && !format.indexSettings.includes(k)).map((k) => `${k} of index ${idx.name} does not apply to ${format.id} and is ignored`),
+  );
+  return [...ignored, ...(format.indexNotes?.(spec.table) ?? [])];
 }
 
 /** Reorganisations that mean nothing to this format run as no-ops, with a note. */

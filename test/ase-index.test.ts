@@ -87,6 +87,43 @@ describe('the 9,000,000-row table (2K pages)', () => {
   });
 });
 
+describe('ASE clustered indexes', () => {
+  it('allpages-locked: 9,000,000 inserts in key order fill 750,000 data pages, the leaf level of a 3,396-page, 3-level clustered index [PT-APL4]', () => {
+    const r = runStorage(storage(guideTable(true), engine({ format: 'ase-apl' }), [{ op: 'insert', rows: { kind: 'count', n: 9_000_000 }, values: {} }]));
+    expect(r.final.pages).toBe(750_000);
+    expect(r.index_pages.by_index.ci).toBe(3396);
+    expect(r.index_pages.levels.ci).toBe(3);
+    expect(r.index_pages.by_index.nc).toBe(164_137);
+    expect(r.engine.clustered_index).toBe('ci');
+  });
+
+  it('allpages-locked: a growing row splits its data page and the moved rows\' nonclustered entries are updated [PT-SPLIT]', () => {
+    const t = table([col('id', 'int'), col('body', 'varchar(400)')], [
+      { name: 'ci', columns: ['id'], unique: true, clustered: true },
+      { name: 'nc', columns: ['body'], unique: false, clustered: false },
+    ]);
+    const r = runStorage(
+      storage(t, engine({ format: 'ase-apl' }), [
+        { op: 'insert', rows: { kind: 'count', n: 2000 }, values: { body: { length: { kind: 'const', value: 20 }, null: 0 } } },
+        { op: 'update', rows: { kind: 'count', n: 200 }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'length', dist: { kind: 'const', value: 300 } } } },
+      ]),
+      { checkInvariants: true },
+    );
+    const m = r.final as unknown as Record<string, number>;
+    expect(m.page_splits).toBeGreaterThan(0);
+    expect(m.row_moves ?? 0).toBe(0);
+    expect(m.index_row_updates).toBe(m.rows_moved_by_splits);
+  });
+
+  it('data-only-locked: a placement index with a leaf row per data row, sized as a nonclustered index; the rows stay a heap [PT-DOLCI]', () => {
+    const r = runStorage(storage(guideTable(true), engine({ format: 'ase-dol', exp_row_size: 1 }), [{ op: 'insert', rows: { kind: 'count', n: 57_000 }, values: {} }]));
+    // 9 + 4 = 13-byte rows, 2002 / 13 = 154 a page: 371 leaves, 3 pages above them and a root
+    expect(r.index_pages.by_index.ci).toBe(371 + 3 + 1);
+    expect(r.engine.clustered_index).toBeUndefined();
+    expect(r.notes.join(' ')).toMatch(/placement index/);
+  });
+});
+
 describe('index space management properties [PT-FILL][ASE-IDXPROP]', () => {
   it('fillfactor 100 fills non-leaf pages too: 2016 / 40 = 50 rows, no two kept free', () => {
     const [, nc] = geometries('ase-apl', false, { fillfactor: 100 });

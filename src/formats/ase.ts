@@ -2,9 +2,11 @@
  * SAP ASE data-only-locked (DOL: datarows/datapages) and allpages-locked (APL) row formats.
  * Every figure cites its source by the key in brackets: docs/sources.md lists them with their addresses.
  */
-import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
-import { aplIndexGeometry, dolIndexGeometry } from './ase-index.js';
+import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
+import { aplIndexGeometry, aseFillReserve, dolIndexGeometry } from './ase-index.js';
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
+import { ClusteredHeap } from '../heap/clustered-heap.js';
+import type { StorageEngine } from '../heap/engine.js';
 import { COMMON_DEFAULTS, KnobError, type ReserveKnob, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote } from './forwarding.js';
 import { isCharacterType, isVariableType, type ColumnType } from '../table/column-types.js';
@@ -115,7 +117,8 @@ function aseColumnLayout(col: ColumnDef, index: number, table: TableDef, engine:
 /** Row bytes from data bytes and the number of variable (incl. nullable) columns: DOL or APL. */
 type AseRowBytes = (dataBytes: number, varColumns: number) => number;
 
-function buildLayout(table: TableDef, engine: EngineSpec, geometry: PageGeometry, rowBytes: AseRowBytes): TableLayout {
+function buildLayout(table: TableDef, engine: EngineSpec, geometry: PageGeometry, rowBytes: AseRowBytes, keepsClustered: boolean): TableLayout {
+  const clustered = keepsClustered ? table.indexes.find((i) => i.clustered) : undefined;
   const columns = table.columns.map((c, i) => aseColumnLayout(c, i, table, engine));
   const { varying, fixedNotNullBytes, logicalMaxBytes } = indexVaryingColumns(columns);
   const nVar = varying.length;
@@ -128,13 +131,14 @@ function buildLayout(table: TableDef, engine: EngineSpec, geometry: PageGeometry
     maxRowBytes: rowBytes(logicalMaxBytes, nVar),
     logicalMaxBytes,
     fixedNotNullBytes,
+    ...(clustered ? { clusteredIndex: clustered } : {}),
   };
 }
 
 /** The layout and row-size answers of an ASE format, from its page geometry and its row size. */
-function aseRowFormat(geometry: (pageBytes: number) => PageGeometry, rowBytes: AseRowBytes): Pick<StorageFormat, 'layout' | 'rowBytes' | 'logicalBytes'> {
+function aseRowFormat(geometry: (pageBytes: number) => PageGeometry, rowBytes: AseRowBytes, keepsClustered: boolean): Pick<StorageFormat, 'layout' | 'rowBytes' | 'logicalBytes'> {
   return {
-    layout: (table, engine) => buildLayout(table, engine, geometry(engine.page_size), rowBytes),
+    layout: (table, engine) => buildLayout(table, engine, geometry(engine.page_size), rowBytes, keepsClustered),
     rowBytes: (layout, lens, base, logical) => rowBytes(logical ?? logicalDataBytes(layout, lens, base), layout.varying.length),
     logicalBytes: logicalDataBytes,
   };
@@ -232,7 +236,7 @@ function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageB
     // ASE keeps char/varchar in the server's character set, whichever it is (utf16 included).
     encodingFor: (encoding) => encoding,
     createEngine: (layout, resolved, spec, rowCapacity) =>
-      new ForwardingHeap({
+      layout.clusteredIndex ? aplClusteredEngine(layout, layout.clusteredIndex, spec.table.indexes.length - 1, rowCapacity) : new ForwardingHeap({
         geometry: layout.geometry,
         // DOL rows are forwarded; APL rows move and their index entries follow [Q][U1].
         forwarding: dol,
@@ -248,9 +252,29 @@ function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageB
     indexGeometry: (_table, layout, idx, columns) => (dol ? dolIndexGeometry(layout, idx, columns) : aplIndexGeometry(layout, idx, columns)),
     versionedIndexes: false,
     reserveSetting: 'exp_row_size',
-    phaseMetrics: FORWARDING_PHASE_METRICS,
+    phaseMetrics: dol ? FORWARDING_PHASE_METRICS : [...FORWARDING_PHASE_METRICS, 'page_splits'],
     movedRows: { metric: 'forwarded_rows', word: dol ? 'forwarded' : 'moved' },
   };
+}
+
+/**
+ * An allpages-locked table with a clustered index: rows in key order on data pages that are the index's
+ * leaf level; a page that overflows splits and the moved rows get new row ids, so every nonclustered
+ * index entry for them is updated [PT-SPLIT]; fillfactor, max_rows_per_page and reservepagegap of the
+ * clustered index apply to the data pages [PT-FILL][ASE-IDXPROP]. reorg forwarded_rows and compact need a
+ * data-only-locked table [R3]: nothing to do here.
+ */
+function aplClusteredEngine(layout: TableLayout, index: IndexDef, nonclustered: number, rowCapacity: number): StorageEngine {
+  return new ClusteredHeap({
+    geometry: layout.geometry,
+    buildReserveBytes: aseFillReserve(layout.geometry.usableBytes, index.fillfactor),
+    maxRowsPerPage: index.max_rows_per_page ?? 0,
+    reservePageGap: index.reservepagegap ?? 0,
+    ridIndexes: nonclustered,
+    compactRebuilds: false,
+    forwardedRowsRebuilds: false,
+    rowCapacity,
+  });
 }
 
 /** exp_row_size as the estimator tunes it: max(2, fixed NOT NULL bytes) .. the maximum data row length [I][J][N]. */
@@ -289,8 +313,13 @@ export const aseDol: StorageFormat = {
   settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'compaction', 'encoding', 'multibyte_share'],
   // max_rows_per_page applies only to allpages-locked tables [ASE-IDXPROP].
   indexSettings: ['fillfactor', 'reservepagegap'],
+  indexNotes: (table) =>
+    table.indexes.some((i) => i.clustered)
+      ? ['clustered on ase-dol is a placement index: a leaf row per data row, sized as a nonclustered index; it directs inserts to the page of the key before, which for rows arriving in key order is the last page, so the rows are placed and forwarded as in a heap']
+      : [],
   ...aseCommon('ase-dol'),
-  ...aseRowFormat(dolGeometry, dolRowBytes),
+  // A DOL clustered index only places rows near their key [PT-DOLCI]: the rows are a heap.
+  ...aseRowFormat(dolGeometry, dolRowBytes, false),
   reserveKnob: expRowSizeKnob,
   resolve(engine, layout): ResolvedEngine {
     checkAsePageSize(engine);
@@ -332,7 +361,8 @@ export const aseApl: StorageFormat = {
   settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'encoding', 'multibyte_share'],
   indexSettings: ['fillfactor', 'max_rows_per_page', 'reservepagegap'],
   ...aseCommon('ase-apl'),
-  ...aseRowFormat(aplGeometry, aplRowBytes),
+  // An APL clustered index keeps the rows in key order: its leaf level is the data pages [PT-APL4].
+  ...aseRowFormat(aplGeometry, aplRowBytes, true),
   noKnob: 'allpages-locked tables store exp_row_size but ignore it',
   resolve(engine, layout): ResolvedEngine {
     checkAsePageSize(engine);
@@ -346,10 +376,14 @@ export const aseApl: StorageFormat = {
       usable_page_bytes: layout.geometry.usableBytes,
       max_rows_per_page: layout.geometry.maxRowsPerPage,
       max_row_bytes: layout.geometry.maxRowBytes,
+      ...(layout.clusteredIndex ? { clustered_index: layout.clusteredIndex.name } : {}),
     };
   },
-  notes(engine) {
-    const notes = ['APL rows are never forwarded: a row that no longer fits moves, and every index entry for it is updated'];
+  notes(engine, resolved) {
+    const notes =
+      resolved.clustered_index !== undefined
+        ? [`a clustered table: the rows are kept in the order of ${resolved.clustered_index}, whose leaf level is the data pages; a row that no longer fits splits its page (page_splits), and the rows moved get new row ids, so every nonclustered index entry for them is updated`]
+        : ['APL rows are never forwarded: a row that no longer fits moves, and every index entry for it is updated'];
     if (engine.exp_row_size !== 0) notes.push('exp_row_size is accepted and ignored on allpages-locked tables');
     return notes;
   },

@@ -323,7 +323,8 @@ function pgIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, c
   const pl = layout as PgTableLayout;
   const first = columns.slice(0, 1);
   const pageBytes = layout.geometry.pageBytes;
-  const leafFill = idx.fillfactor ?? PG_BTREE_LEAF_FILLFACTOR;
+  // A value below nbtree's minimum comes from another format's config (rowsize, pg-check): the default then.
+  const leafFill = idx.fillfactor !== undefined && idx.fillfactor >= PG_BTREE_MIN_FILLFACTOR ? idx.fillfactor : PG_BTREE_LEAF_FILLFACTOR;
   return {
     ...GEOMETRY_DEFAULTS,
     name: idx.name,

@@ -9,8 +9,9 @@
  * last non-NULL one + variable data. Fixed-length columns take their bytes even when NULL.
  */
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
-import { keyBytes } from '../btree/geometry.js';
+import { keyBytes, keyColumns, type IndexGeometry } from '../btree/geometry.js';
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
+import { ClusteredHeap } from '../heap/clustered-heap.js';
 import { COMMON_DEFAULTS, withoutUtf16, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../table/column-types.js';
@@ -109,6 +110,8 @@ export interface SqlServerLayoutInfo {
   varCols: Int32Array;
   versionTagBytes: number;
   maxInRow: number;
+  /** A non-unique clustered index: the uniquifier is a variable-length column, first of them, empty for a distinct key [MS-CI][DBA-15026]. */
+  uniquifier: boolean;
 }
 
 export interface SqlServerTableLayout extends TableLayout {
@@ -131,7 +134,8 @@ function ssColumnLayout(col: ColumnDef, index: number, table: TableDef, engine: 
  * stored, ROW_OVERFLOW for rows above 8060 bytes, the 9-byte minimum and the optional versioning tag.
  */
 export function sqlserverRowBytes(ss: SqlServerLayoutInfo, lens: Uint16Array, base: number): number {
-  const fixedPart = SQLSERVER_ROW_HEADER_BYTES + ss.fixedBytes + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + 7) >> 3);
+  const u = ss.uniquifier ? 1 : 0;
+  const fixedPart = SQLSERVER_ROW_HEADER_BYTES + ss.fixedBytes + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + u + 7) >> 3);
   const vc = ss.varCols;
   let lastStored = -1;
   let varData = 0;
@@ -144,7 +148,8 @@ export function sqlserverRowBytes(ss: SqlServerLayoutInfo, lens: Uint16Array, ba
   }
   let row = fixedPart;
   if (lastStored >= 0) {
-    row += SQLSERVER_VAR_COUNT_BYTES + SQLSERVER_VAR_OFFSET_BYTES * (lastStored + 1) + varData;
+    // The uniquifier's offset comes first: it costs 2 bytes whenever a later variable column is stored.
+    row += SQLSERVER_VAR_COUNT_BYTES + SQLSERVER_VAR_OFFSET_BYTES * (lastStored + 1 + u) + varData;
     if (row > ss.maxInRow) row = pushOffRow(ss, lens, base, row);
   }
   row += ss.versionTagBytes;
@@ -185,6 +190,7 @@ export function sqlserverGeometry(pageBytes: number): PageGeometry {
 }
 
 export function sqlserverLayout(table: TableDef, engine: EngineSpec): SqlServerTableLayout {
+  const clustered = table.indexes.find((i) => i.clustered);
   const columns = table.columns.map((c, i) => ssColumnLayout(c, i, table, engine));
   // Not its fixedNotNullBytes: SQL Server keeps fixed-length columns' bytes even when NULL.
   const { varying, logicalMaxBytes } = indexVaryingColumns(columns);
@@ -196,14 +202,18 @@ export function sqlserverLayout(table: TableDef, engine: EngineSpec): SqlServerT
     varCols: Int32Array.from(varying, (c) => c.varIndex),
     versionTagBytes: engine.row_versioning === 'on' ? SQLSERVER_VERSION_TAG_BYTES : 0,
     maxInRow: SQLSERVER_MAX_IN_ROW_BYTES,
+    uniquifier: clustered !== undefined && !clustered.unique,
   };
+  const heap = sqlserverGeometry(engine.page_size);
   return {
     columns,
     varying,
-    geometry: sqlserverGeometry(engine.page_size),
+    // A clustered table's rows are never forwarded: no back-pointer on top of the 8,060 bytes [pages].
+    geometry: clustered ? { ...heap, maxRowBytes: SQLSERVER_MAX_IN_ROW_BYTES } : heap,
     ...rowBytesRange(varying, (lens) => sqlserverRowBytes(ss, lens, 0)),
     logicalMaxBytes,
     fixedNotNullBytes: fixedBytes,
+    ...(clustered ? { clusteredIndex: clustered } : {}),
     ss,
   };
 }
@@ -229,22 +239,47 @@ export function pfsBand(usedBytes: number, usableBytes: number): number {
   return 4;
 }
 
-/** A nonclustered index on a heap: key, RID, a null bitmap for nullable keys, variable-key offsets; pages packed full. */
-function sqlserverIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, columns: number[]) {
-  const nullBitmap = columns.some((ci) => layout.columns[ci]!.nullable) ? 2 + Math.ceil(columns.length / 8) : 0;
-  const varHead = columns.some((ci) => layout.columns[ci]!.variableType) ? 2 : 0;
-  const entry = (lens: Uint16Array, base: number) => SQLSERVER_INDEX_ROW_HEADER_BYTES + keyBytes(layout, columns, lens, base, SQLSERVER_INDEX_VAR_KEY_BYTES) + nullBitmap + varHead;
-  return greedyIndexGeometry({
+/**
+ * Index rows [MS-NCI][MS-CI]: a 1-byte header, the key, a null bitmap when a key column is nullable, the
+ * variable-key offsets; a leaf row carries the row locator: the 8-byte RID on a heap, on a clustered table
+ * the clustering key's columns the index does not have [MS-NCI]; a non-leaf row a 6-byte child page
+ * pointer (and the locator when the index is not unique). A clustered index's leaf level is the data.
+ */
+function sqlserverIndexGeometry(table: TableDef, layout: TableLayout, idx: IndexDef, columns: number[]): IndexGeometry {
+  const entry = (cols: readonly number[]) => {
+    const nullBitmap = cols.some((ci) => layout.columns[ci]!.nullable) ? 2 + Math.ceil(cols.length / 8) : 0;
+    const varHead = cols.some((ci) => layout.columns[ci]!.variableType) ? 2 : 0;
+    return (lens: Uint16Array, base: number) => SQLSERVER_INDEX_ROW_HEADER_BYTES + keyBytes(layout, cols, lens, base, SQLSERVER_INDEX_VAR_KEY_BYTES) + nullBitmap + varHead;
+  };
+  const common = {
     name: idx.name,
     columns,
     unique: idx.unique,
-    leafTupleBytes: (lens, base) => entry(lens, base) + SQLSERVER_RID_BYTES,
-    pivotBytes: (lens, base) => entry(lens, base) + SQLSERVER_INDEX_CHILD_POINTER_BYTES + (idx.unique ? 0 : SQLSERVER_RID_BYTES),
     slotBytes: SQLSERVER_SLOT_BYTES,
     pageRoomBytes: layout.geometry.pageBytes - SQLSERVER_PAGE_HEADER_BYTES,
-    leafReserveBytes: sqlserverFillReserve(idx.fillfactor),
     nonLeafReserveBytes: 0,
+  };
+  const key = entry(columns);
+  const pivot = (lens: Uint16Array, base: number) => key(lens, base) + SQLSERVER_INDEX_CHILD_POINTER_BYTES;
+  if (idx.clustered) return greedyIndexGeometry({ ...common, leafTupleBytes: pivot, pivotBytes: pivot, leafReserveBytes: 0, leafIsData: true });
+  const clustered = table.indexes.find((i) => i.clustered);
+  const locator = clustered ? entry([...columns, ...keyColumns(table, clustered).filter((c) => !columns.includes(c))]) : (lens: Uint16Array, base: number) => key(lens, base) + SQLSERVER_RID_BYTES;
+  return greedyIndexGeometry({
+    ...common,
+    leafTupleBytes: locator,
+    pivotBytes: idx.unique ? pivot : (lens, base) => locator(lens, base) + SQLSERVER_INDEX_CHILD_POINTER_BYTES,
+    leafReserveBytes: sqlserverFillReserve(idx.fillfactor),
   });
+}
+
+/** What a clustered table does differently from a heap. */
+function sqlserverClusteredNotes(engine: EngineSpec, index: string): string[] {
+  const notes = [
+    `a clustered table: the rows live in the leaf pages of ${index} in key order; a row that grows past its page's free space splits the page (page_splits) and is never forwarded; nonclustered indexes carry the clustering key instead of a RID`,
+    'reorg forwarded_rows and rebuild run ALTER INDEX … REBUILD, compact ALTER INDEX … REORGANIZE, both at the clustered index\'s fill factor; pfs_bands and move_back_home apply to heaps only',
+  ];
+  if (engine.row_versioning === 'on') notes.push('row versioning on: every row carries a 14-byte versioning tag');
+  return notes;
 }
 
 /** Fill factor 1–99 leaves (100 − n)% of a leaf page's 8096 bytes free on build; 0 and 100 fill it (non-leaf pages stay full without PAD_INDEX) [MS-FF]. */
@@ -263,28 +298,43 @@ export const sqlserverHeap: StorageFormat = {
   defaults: { ...COMMON_DEFAULTS, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off', compaction: 'on' },
   encodingFor: withoutUtf16,
   createEngine: (layout, _resolved, spec, rowCapacity) =>
-    new ForwardingHeap({
-      geometry: layout.geometry,
-      forwarding: true,
-      stubBytes: SQLSERVER_FORWARDING_STUB_BYTES,
-      expRowSizeBytes: 0,
-      expRowSizeBasis: 'physical',
-      compaction: spec.engine.compaction === 'on',
-      indexCount: spec.table.indexes.length,
-      rowCapacity,
-      backPointerBytes: SQLSERVER_BACK_POINTER_BYTES,
-      moveBackHome: spec.engine.move_back_home === 'on',
-      freeSpaceSearch: spec.engine.pfs_bands === 'on' ? 'pfs' : 'exact',
-      pfsBandUpperPct: SQLSERVER_PFS_BAND_UPPER_PCT,
-      // SQL Server has no per-row reorg: ALTER TABLE … REBUILD [heaps].
-      reorgForwardedRowsRebuilds: true,
-    }),
+    layout.clusteredIndex
+      ? new ClusteredHeap({
+          geometry: layout.geometry,
+          buildReserveBytes: sqlserverFillReserve(layout.clusteredIndex.fillfactor),
+          maxRowsPerPage: 0,
+          reservePageGap: 0,
+          // Nonclustered indexes carry the clustering key, not a row id: a split moves no entry [MS-NCI].
+          ridIndexes: 0,
+          // ALTER INDEX … REORGANIZE compacts the leaf pages to the fill factor; REBUILD rewrites them.
+          compactRebuilds: true,
+          forwardedRowsRebuilds: true,
+          rowCapacity,
+        })
+      : new ForwardingHeap({
+          geometry: layout.geometry,
+          forwarding: true,
+          stubBytes: SQLSERVER_FORWARDING_STUB_BYTES,
+          expRowSizeBytes: 0,
+          expRowSizeBasis: 'physical',
+          compaction: spec.engine.compaction === 'on',
+          indexCount: spec.table.indexes.length,
+          rowCapacity,
+          backPointerBytes: SQLSERVER_BACK_POINTER_BYTES,
+          moveBackHome: spec.engine.move_back_home === 'on',
+          freeSpaceSearch: spec.engine.pfs_bands === 'on' ? 'pfs' : 'exact',
+          pfsBandUpperPct: SQLSERVER_PFS_BAND_UPPER_PCT,
+          // A page 81–95 % full takes a record of up to 5 % of 8,060 = 403 bytes: 392 characters fit, 393 do not [DBA-15026].
+          pfsBaseBytes: SQLSERVER_MAX_IN_ROW_BYTES,
+          // SQL Server has no per-row reorg: ALTER TABLE … REBUILD [heaps].
+          reorgForwardedRowsRebuilds: true,
+        }),
   engineRowBytes: FORWARDING_HEAP_ROW_BYTES,
   reorgNote: forwardingReorgNote('sqlserver-heap'),
   indexGeometry: sqlserverIndexGeometry,
   versionedIndexes: false,
   noKnob: 'heaps have no fill factor',
-  phaseMetrics: FORWARDING_PHASE_METRICS,
+  phaseMetrics: [...FORWARDING_PHASE_METRICS, 'page_splits'],
   movedRows: { metric: 'forwarded_rows', word: 'forwarded' },
   layout: sqlserverLayout,
   rowBytes(layout, lens, base) {
@@ -309,9 +359,11 @@ export const sqlserverHeap: StorageFormat = {
       max_row_bytes: SQLSERVER_MAX_IN_ROW_BYTES,
       forwarding_stub_bytes: SQLSERVER_FORWARDING_STUB_BYTES,
       back_pointer_bytes: SQLSERVER_BACK_POINTER_BYTES,
+      ...(layout.clusteredIndex ? { clustered_index: layout.clusteredIndex.name } : {}),
     };
   },
-  notes(engine) {
+  notes(engine, resolved) {
+    if (resolved.clustered_index !== undefined) return sqlserverClusteredNotes(engine, String(resolved.clustered_index));
     const notes = [
       'a forwarded record carries a back-pointer of about 10 bytes (third-party, not verified); the stub left at home is 9 bytes',
       'reorg forwarded_rows and rebuild both run ALTER TABLE … REBUILD (SQL Server has no per-row reorg); heaps have no fill factor',

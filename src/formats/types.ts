@@ -2,7 +2,7 @@
  * What a storage format answers: how many bytes a value and a row take, what a page holds, and which
  * engine settings it accepts. The page engine (src/heap) asks these questions; it knows no format.
  */
-import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
+import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import type { FormatId } from '../config/schema.js';
 import type { ColumnType } from '../table/column-types.js';
 import type { PageGeometry } from '../heap/engine.js';
@@ -50,6 +50,8 @@ export interface TableLayout {
   logicalMaxBytes: number;
   /** Bytes of the fixed-length NOT NULL columns (ASE's lower bound for exp_row_size). */
   fixedNotNullBytes: number;
+  /** The index whose order the rows are kept in, where the format keeps clustered tables (SQL Server, ASE allpages-locked). */
+  clusteredIndex?: IndexDef;
 }
 
 /** A setting that is wrong for this format and table: the config loader turns it into an InputError. */

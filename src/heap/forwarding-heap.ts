@@ -43,6 +43,8 @@ export interface ForwardingHeapOptions {
   freeSpaceSearch?: 'last-page' | 'exact' | 'pfs';
   /** PFS bands: upper bound of each band in percent full (for freeSpaceSearch pfs). */
   pfsBandUpperPct?: readonly number[];
+  /** PFS: the bytes a band's free percentage is taken of (SQL Server: 8,060, the longest record); default the usable page. */
+  pfsBaseBytes?: number;
   /** Rows longer than a page are chained over extra pages (Oracle) instead of rejected. Default false. */
   chaining?: boolean;
   /** Row-piece overhead of each chained piece (Oracle: header + next rowid). */
@@ -129,7 +131,7 @@ export class ForwardingHeap implements StorageEngine {
     this.tree = search === 'last-page' ? null : new FreeTree();
     this.pfsGuaranteed =
       search === 'pfs'
-        ? Int32Array.from(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], (upper) => Math.floor((this.g.usableBytes * (100 - upper)) / 100))
+        ? Int32Array.from(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], (upper) => Math.floor(((options.pfsBaseBytes ?? this.g.usableBytes) * (100 - upper)) / 100))
         : null;
     this.chain = options.chaining ? new Uint16Array(n) : null;
   }
@@ -148,7 +150,8 @@ export class ForwardingHeap implements StorageEngine {
       const upper = this.o.pfsBandUpperPct ?? [0, 50, 80, 95, 100];
       let band = 0;
       while (band < upper.length - 1 && pct > upper[band]!) band++;
-      room = Math.min(room, bands[band]! - this.g.slotBytes);
+      // The band guarantees its free share for the record itself; the slot comes on top [DBA-15026].
+      room = Math.min(room, bands[band]!);
     }
     return room;
   }

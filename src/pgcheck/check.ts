@@ -253,7 +253,8 @@ async function replay(client: pg.Client, plan: ReplayPlan): Promise<PgCheckResul
         if (!indexesBuilt && (m.rows ?? 0) > 0) {
           for (const idx of spec.table.indexes) {
             const list = idx.columns.map((c) => quoteIdent(cols.find((x) => x.name.toLowerCase() === c.toLowerCase())!.name)).join(', ');
-            await client.query(`CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${table} (${list})`);
+            const withFill = idx.fillfactor !== undefined && idx.fillfactor >= 10 ? ` WITH (fillfactor = ${Math.trunc(idx.fillfactor)})` : '';
+            await client.query(`CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${table} (${list})${withFill}`);
           }
           indexesBuilt = true;
         }

@@ -242,7 +242,10 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
       }
     }
     // Indexes are created on the loaded table: after the first phase that leaves rows.
-    if (indexes && !indexes.built && engine.liveRows() > 0) indexes.build(liveRowIds(), store.lens, capacity);
+    if (indexes && !indexes.built && engine.liveRows() > 0) {
+      indexes.build(liveRowIds(), store.lens, capacity);
+      engine.indexesBuilt?.();
+    }
     const metrics = engine.metrics();
     if (indexes) metrics.index_entries = indexes.entries();
     const index_pages = indexes ? indexes.pages(metrics.pages) : NO_INDEX_PAGES;

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildIndex, levelPages, type IndexGeometry } from '../src/btree/geometry.js';
 import { aplClusteredIndexRowBytes, aplLeafIndexRowBytes, dolIndexRowBytes } from '../src/formats/ase-index.js';
-import { aseApl, aseDol } from '../src/formats/ase.js';
+import { aseAllocationPages, aseApl, aseDol } from '../src/formats/ase.js';
 import { getFormat, indexGeometries } from '../src/formats/registry.js';
 import type { IndexDef } from '../src/config/spec.js';
 import { runStorage } from '../src/workload/runner.js';
@@ -84,6 +84,23 @@ describe('the 9,000,000-row table (2K pages)', () => {
     expect(r.final.pages).toBe(750_000);
     expect(r.index_pages.by_index.nc).toBe(ncPages);
     expect(r.index_pages.levels.nc).toBe(format === 'ase-apl' ? 5 : 4);
+  });
+});
+
+describe('allocation overhead: OAM pages [PT-APL6][PT-DOL3]', () => {
+  it('allpages-locked table and clustered index: 750,000 data pages + 12 OAM pages, 3,396 index pages + 1: 753,409 pages (the guide\'s minimum)', () => {
+    const t = guideTable(true);
+    t.indexes = t.indexes.filter((i) => i.name === 'ci');
+    const r = runStorage(storage(t, engine({ format: 'ase-apl' }), [{ op: 'insert', rows: { kind: 'count', n: 9_000_000 }, values: {} }]));
+    expect(r.allocation_pages.by_kind.oam).toBe(12 + 1);
+    expect(r.final.pages + r.index_pages.total + r.allocation_pages.by_kind.oam!).toBe(753_409);
+    expect(aseAllocationPages({ pageBytes: 2048, dataPages: 750_000, indexPages: { ci: 3396 }, metrics: r.final }).oam).toBe(13);
+  });
+  it('data-only-locked table: 750,000 + 12 = 750,012 pages', () => {
+    const r = aseAllocationPages({ pageBytes: 2048, dataPages: 750_000, indexPages: {}, metrics: {} as never });
+    expect(750_000 + r.oam!).toBe(750_012);
+    // one allocation page in each 256-page allocation unit the pages fill [A2]
+    expect(r.allocation).toBe(Math.ceil(750_012 / 255));
   });
 });
 

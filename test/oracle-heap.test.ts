@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StorageSpec } from '../src/config/spec.js';
-import { ORACLE_MIGRATION_STUB_BYTES, oracleGeometry, oracleLayout, oracleRowBytes } from '../src/formats/oracle.js';
+import { ORACLE_MIGRATION_STUB_BYTES, oracleGeometry, oracleLayout, oracleRowBytes, oracleSegmentMetadataBlocks } from '../src/formats/oracle.js';
 import { runStorage } from '../src/workload/runner.js';
 import { col, engine, table } from './helpers/spec.js';
 
@@ -57,5 +57,14 @@ describe('oracle-heap PCTFREE, migration and chaining', () => {
     expect(r.chained_pages).toBe(100);
     expect(r.table_fetch_continued_row).toBe(100);
     expect(r.rows_rejected).toBe(0);
+  });
+});
+
+describe('oracle-heap segment metadata (assumption: ASSM bitmap spans)', () => {
+  it('a segment header, a level-1 bitmap block per 16 blocks up to 1 MB (64 to 32 MB, …) and a level-2 block', () => {
+    expect(oracleSegmentMetadataBlocks(0, 8192)).toEqual({ header: 0, bitmap: 0 });
+    expect(oracleSegmentMetadataBlocks(8, 8192)).toEqual({ header: 1, bitmap: 2 });
+    expect(oracleSegmentMetadataBlocks(128, 8192)).toEqual({ header: 1, bitmap: 8 + 1 });
+    expect(oracleSegmentMetadataBlocks(1000, 8192)).toEqual({ header: 1, bitmap: 16 + 1 });
   });
 });

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IndexDef, PhaseSpec, StorageSpec } from '../src/config/spec.js';
 import { getFormat, indexGeometries } from '../src/formats/registry.js';
-import { sqlserverLayout, sqlserverRowBytes } from '../src/formats/sqlserver.js';
+import { sqlserverAllocationPages, sqlserverLayout, sqlserverRowBytes } from '../src/formats/sqlserver.js';
 import { runStorage } from '../src/workload/runner.js';
 import { col, engine, table } from './helpers/spec.js';
 
@@ -117,5 +117,23 @@ describe('sqlserver-heap with a clustered index', () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('SQL Server allocation pages and row-overflow data [pages]', () => {
+  it('an IAM page per allocation unit and 4 GB, a PFS page per 8,088 pages, a GAM and an SGAM per 64,000 extents', () => {
+    const a = sqlserverAllocationPages({ pageBytes: 8192, dataPages: 10_000, indexPages: { pk: 30 }, metrics: {} as never });
+    expect(a).toEqual({ iam: 2, pfs: Math.ceil(10_032 / 8088), gam: 1, sgam: 1 });
+  });
+  it('rows above 8,060 bytes push their largest values to ROW_OVERFLOW_DATA pages, counted (and an IAM page for them)', () => {
+    const t = table([col('id', 'int'), col('a', 'varchar(5000)'), col('b', 'varchar(5000)')]);
+    const w: PhaseSpec = { op: 'insert', rows: { kind: 'count', n: 1000 }, values: { a: { length: { kind: 'const', value: 5000 }, null: 0 }, b: { length: { kind: 'const', value: 4000 }, null: 0 } } };
+    const r = run(t, [w]);
+    // a 5,000-byte value moves off-row: a 5,000 + 14-byte record + 2-byte slot a row; the row keeps a 24-byte pointer
+    expect(r.final.row_overflow_pages).toBe(Math.ceil((1000 * 5016) / 8096));
+    expect(r.allocation_pages.by_kind.iam).toBe(2);
+    const short = run(t, [{ ...w, values: { a: { length: { kind: 'const', value: 3000 }, null: 0 } } } as PhaseSpec]);
+    expect(short.final.row_overflow_pages).toBe(0);
+    expect(run(table([col('id', 'int'), col('a', 'varchar(100)')]), [ins(10)]).final.row_overflow_pages).toBeUndefined();
   });
 });

@@ -7,7 +7,7 @@ import { aplIndexGeometry, aseFillReserve, dolIndexGeometry } from './ase-index.
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
 import { ClusteredHeap } from '../heap/clustered-heap.js';
 import type { StorageEngine } from '../heap/engine.js';
-import { COMMON_DEFAULTS, KnobError, type ReserveKnob, type StorageFormat } from './format.js';
+import { COMMON_DEFAULTS, KnobError, type AllocationInput, type ReserveKnob, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote } from './forwarding.js';
 import { isCharacterType, isVariableType, type ColumnType } from '../table/column-types.js';
 import {
@@ -136,11 +136,12 @@ function buildLayout(table: TableDef, engine: EngineSpec, geometry: PageGeometry
 }
 
 /** The layout and row-size answers of an ASE format, from its page geometry and its row size. */
-function aseRowFormat(geometry: (pageBytes: number) => PageGeometry, rowBytes: AseRowBytes, keepsClustered: boolean): Pick<StorageFormat, 'layout' | 'rowBytes' | 'logicalBytes'> {
+function aseRowFormat(geometry: (pageBytes: number) => PageGeometry, rowBytes: AseRowBytes, keepsClustered: boolean): Pick<StorageFormat, 'layout' | 'rowBytes' | 'logicalBytes' | 'rowBytesAre'> {
   return {
     layout: (table, engine) => buildLayout(table, engine, geometry(engine.page_size), rowBytes, keepsClustered),
     rowBytes: (layout, lens, base, logical) => rowBytes(logical ?? logicalDataBytes(layout, lens, base), layout.varying.length),
     logicalBytes: logicalDataBytes,
+    rowBytesAre: 'physical',
   };
 }
 
@@ -227,7 +228,7 @@ const ASE_DEFAULTS = {
 } as const satisfies StorageFormat['defaults'];
 
 /** What the two ASE formats answer alike: pages, defaults, the heap engine, index rows. */
-function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageBytes' | 'pageSizes' | 'defaults' | 'encodingFor' | 'createEngine' | 'engineRowBytes' | 'reorgNote' | 'indexGeometry' | 'versionedIndexes' | 'reserveSetting' | 'phaseMetrics' | 'movedRows'> {
+function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageBytes' | 'pageSizes' | 'defaults' | 'encodingFor' | 'createEngine' | 'engineRowBytes' | 'reorgNote' | 'indexGeometry' | 'versionedIndexes' | 'allocationPages' | 'reserveSetting' | 'phaseMetrics' | 'movedRows'> {
   const dol = id === 'ase-dol';
   return {
     defaultPageBytes: 2048,
@@ -251,6 +252,7 @@ function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageB
     reorgNote: forwardingReorgNote(id),
     indexGeometry: (_table, layout, idx, columns) => (dol ? dolIndexGeometry(layout, idx, columns) : aplIndexGeometry(layout, idx, columns)),
     versionedIndexes: false,
+    allocationPages: aseAllocationPages,
     reserveSetting: 'exp_row_size',
     phaseMetrics: dol ? FORWARDING_PHASE_METRICS : [...FORWARDING_PHASE_METRICS, 'page_splits'],
     movedRows: { metric: 'forwarded_rows', word: dol ? 'forwarded' : 'moved' },
@@ -275,6 +277,25 @@ function aplClusteredEngine(layout: TableLayout, index: IndexDef, nonclustered: 
     forwardedRowsRebuilds: false,
     rowCapacity,
   });
+}
+
+/** An OAM page maps 2,000 to 63,750 pages of its object; the guide's estimate is close to the minimum [PT-APL6][PT-DOL3]. */
+export const ASE_OAM_PAGES_MAPPED_MAX = 63_750;
+export const ASE_OAM_PAGES_MAPPED_MIN = 2_000;
+/** An allocation unit is 256 pages, the first its allocation page [A2]. */
+export const ASE_ALLOCATION_UNIT_PAGES = 256;
+
+/**
+ * ASE allocation overhead [PT-APL6][PT-DOL3]: one OAM page per 63,750 pages of the table and of each index
+ * (the guide's minimum, "in most cases … close to the minimum value": 750,000 data pages take 12), and
+ * the allocation pages of the allocation units those pages fill (one in 256 [A2]; the database's pages,
+ * counted as if the table's objects filled whole units, an upper estimate).
+ */
+export function aseAllocationPages(input: AllocationInput): Record<string, number> {
+  const objects = [input.dataPages, ...Object.values(input.indexPages)];
+  const oam = objects.reduce((sum, pages) => sum + Math.ceil(pages / ASE_OAM_PAGES_MAPPED_MAX), 0);
+  const all = objects.reduce((sum, pages) => sum + pages, 0) + oam;
+  return { oam, allocation: Math.ceil(all / (ASE_ALLOCATION_UNIT_PAGES - 1)) };
 }
 
 /** exp_row_size as the estimator tunes it: max(2, fixed NOT NULL bytes) .. the maximum data row length [I][J][N]. */

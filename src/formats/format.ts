@@ -9,7 +9,7 @@
 import type { FormatId, IndexSettingKey } from '../config/schema.js';
 import type { EngineSettings, EngineSpec, IndexDef, StorageSpec, TableDef } from '../config/spec.js';
 import type { IndexGeometry } from '../btree/geometry.js';
-import type { ReorgKind, StorageEngine } from '../heap/engine.js';
+import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
 import type { Encoding } from '../config/schema.js';
 import type { ResolvedEngine, TableLayout } from './types.js';
 
@@ -52,6 +52,22 @@ export interface ReserveKnob {
   movedMetric: 'forwarded_rows' | 'newpage_updates';
 }
 
+/** What a format's allocation overhead is computed from: the table's data pages, each index's pages, the engine's counters. */
+export interface AllocationInput {
+  pageBytes: number;
+  dataPages: number;
+  indexPages: Readonly<Record<string, number>>;
+  metrics: EngineMetrics;
+}
+
+/** Values a format keeps off the row's page (SQL Server ROW_OVERFLOW_DATA). */
+export interface OffRowStore {
+  /** Bytes the row's off-row records take (0 when the row fits in-row). */
+  recordBytes(lens: Uint16Array, base: number): number;
+  /** Pages those records take in all. */
+  pages(recordBytes: number): number;
+}
+
 export interface StorageFormat {
   readonly id: FormatId;
   readonly title: string;
@@ -77,6 +93,8 @@ export interface StorageFormat {
   rowBytes(layout: TableLayout, lens: Uint16Array, base: number, logical?: number): number;
   /** Logical bytes: data only, without row overhead. */
   logicalBytes(layout: TableLayout, lens: Uint16Array, base: number): number;
+  /** What rowBytes measures, for the reports: "physical" or how the format's length differs from what its tools report. */
+  readonly rowBytesAre: string;
   /** Check and resolve format-specific settings; throws EngineSettingError. */
   resolve(engine: EngineSpec, layout: TableLayout): ResolvedEngine;
   /** Notes for the output: settings that are accepted but have no effect, assumptions. */
@@ -100,6 +118,16 @@ export interface StorageFormat {
   checkIndex?(index: IndexDef): void;
   /** What the format does with the table's indexes, where it is not the obvious (a clustered index it does not keep). */
   indexNotes?(table: TableDef): string[];
+
+  // ---- allocation overhead ------------------------------------------------------------------------
+  /**
+   * Pages spent on keeping track of the table's and indexes' pages, by kind, apart from data and index
+   * pages: ASE OAM and allocation pages, SQL Server IAM/PFS/GAM/SGAM, PostgreSQL's FSM and VM forks,
+   * Oracle segment headers and ASSM bitmap blocks.
+   */
+  allocationPages(input: AllocationInput): Record<string, number>;
+  /** Where the table's rows can put values off-row on pages of their own (SQL Server row-overflow): how they are counted. */
+  offRow?(layout: TableLayout): OffRowStore | undefined;
 
   // ---- the reserve knob and the reports -----------------------------------------------------------
   /** The knob the estimator tunes, or undefined with `noKnob` saying why. */

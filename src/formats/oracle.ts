@@ -11,7 +11,7 @@
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { columnBytes } from '../btree/geometry.js';
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
-import { COMMON_DEFAULTS, withoutUtf16, type ReserveKnob, type StorageFormat } from './format.js';
+import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type ReserveKnob, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../table/column-types.js';
 import { isCharacterType } from '../table/column-types.js';
@@ -218,6 +218,32 @@ function oracleIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDe
   });
 }
 
+/**
+ * ASSM space metadata of one segment (assumption; Oracle documents the structure, not the counts): the
+ * segment header (with the level-3 bitmap), one level-1 bitmap block per 16 blocks of a segment up to
+ * 1 MB, per 64 up to 32 MB, per 256 up to 1 GB and per 1,024 beyond, and one level-2 bitmap block per
+ * 512 level-1 blocks. A new segment of one 64K extent: header, one L1 and one L2 block.
+ */
+export function oracleSegmentMetadataBlocks(blocks: number, blockBytes: number): { header: number; bitmap: number } {
+  if (blocks <= 0) return { header: 0, bitmap: 0 };
+  const bytes = blocks * blockBytes;
+  const span = bytes <= 1 << 20 ? 16 : bytes <= 32 << 20 ? 64 : bytes <= 1 << 30 ? 256 : 1024;
+  const l1 = Math.ceil(blocks / span);
+  return { header: 1, bitmap: l1 + Math.ceil(l1 / 512) };
+}
+
+/** The table's and each index's segment headers and ASSM bitmap blocks. */
+function oracleAllocationPages(input: AllocationInput): Record<string, number> {
+  let header = 0;
+  let bitmap = 0;
+  for (const blocks of [input.dataPages, ...Object.values(input.indexPages)]) {
+    const m = oracleSegmentMetadataBlocks(blocks, input.pageBytes);
+    header += m.header;
+    bitmap += m.bitmap;
+  }
+  return { segment_header: header, bitmap_blocks: bitmap };
+}
+
 /** PCTFREE 0..99: percent of a block kept free for updates [oracle]. */
 function pctfreeKnob(): ReserveKnob {
   return {
@@ -274,6 +300,7 @@ export const oracleHeap: StorageFormat = {
   reorgNote: forwardingReorgNote('oracle-heap'),
   indexGeometry: oracleIndexGeometry,
   versionedIndexes: false,
+  allocationPages: oracleAllocationPages,
   reserveKnob: pctfreeKnob,
   reserveSetting: 'pctfree',
   phaseMetrics: FORWARDING_PHASE_METRICS,
@@ -283,6 +310,7 @@ export const oracleHeap: StorageFormat = {
     return oracleRowBytes((layout as OracleTableLayout).ora, lens, base);
   },
   logicalBytes: logicalDataBytes,
+  rowBytesAre: 'physical',
   resolve(engine, layout): ResolvedEngine {
     checkPageSize(engine, ORACLE_BLOCK_SIZES, 'an Oracle block size (2k, 4k, 8k, 16k or 32k)');
     if (engine.encoding === 'utf16') {

@@ -9,6 +9,7 @@
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { GEOMETRY_DEFAULTS, columnBytes, type IndexGeometry } from '../btree/geometry.js';
 import { PG_PRUNE_FREE_DIVISOR, PostgresHeap } from '../heap/postgres-heap.js';
+import { metric } from '../heap/metrics.js';
 import { COMMON_DEFAULTS, withoutUtf16, type ReserveKnob, type StorageFormat } from './format.js';
 import type { ColumnType } from '../table/column-types.js';
 import { isCharacterType, isVariableType } from '../table/column-types.js';
@@ -391,6 +392,8 @@ export const postgresHeap: StorageFormat = {
   reorgNote: (kind) => (kind === 'forwarded_rows' ? 'reorg forwarded_rows does nothing on postgres-heap (no forwarded rows; use vacuum)' : undefined),
   indexGeometry: pgIndexGeometry,
   versionedIndexes: true,
+  // The heap's free space map and visibility map forks, as the engine has them [freespace.c][visibilitymap.c].
+  allocationPages: ({ metrics }) => ({ fsm: metric(metrics, 'fsm_pages'), vm: metric(metrics, 'vm_pages') }),
   reserveKnob: fillfactorKnob,
   reserveSetting: 'fillfactor',
   movedRows: { metric: 'newpage_updates', word: 'moved to a new page (not HOT)' },
@@ -400,6 +403,8 @@ export const postgresHeap: StorageFormat = {
     return pgTupleSize((layout as PgTableLayout).pg, lens, base).stored;
   },
   logicalBytes: logicalDataBytes,
+  // pgstattuple's tuple_len and pageinspect's lp_len are t_len; the page takes MAXALIGN(t_len) [htup_details.h].
+  rowBytesAre: 'MAXALIGN(t_len), the bytes a tuple takes on the page; pgstattuple (tuple_len) and pageinspect (lp_len) report t_len, up to 7 bytes less',
   resolve(engine, layout): ResolvedEngine {
     checkPageSize(engine, PG_PAGE_SIZES, 'a PostgreSQL block size (1k, 2k, 4k, 8k, 16k or 32k; 8k unless built otherwise)');
     if (engine.encoding === 'utf16') {
@@ -421,7 +426,7 @@ export const postgresHeap: StorageFormat = {
   },
   notes(engine) {
     const notes = [
-      'row bytes are MAXALIGN(t_len); each tuple also takes a 4-byte line pointer',
+      'row bytes are MAXALIGN(t_len), what a tuple takes on the page (pgstattuple\'s tuple_len and pageinspect\'s lp_len report t_len); each tuple also takes a 4-byte line pointer',
       'values above the TOAST threshold are assumed incompressible and moved out of line (18-byte pointer); TOAST pages are not counted',
     ];
     if (engine.encoding === 'utf8' && engine.multibyte_share > 0) {

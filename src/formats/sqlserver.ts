@@ -12,7 +12,8 @@ import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.j
 import { keyBytes, keyColumns, type IndexGeometry } from '../btree/geometry.js';
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
 import { ClusteredHeap } from '../heap/clustered-heap.js';
-import { COMMON_DEFAULTS, withoutUtf16, type StorageFormat } from './format.js';
+import { metric } from '../heap/metrics.js';
+import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type OffRowStore, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../table/column-types.js';
 import { isCharacterType } from '../table/column-types.js';
@@ -38,6 +39,8 @@ export const SQLSERVER_SLOT_BYTES = 2;
 /** Max in-row size; longer variable columns go to ROW_OVERFLOW pages leaving a 24-byte pointer [pages]. */
 export const SQLSERVER_MAX_IN_ROW_BYTES = 8060;
 export const SQLSERVER_ROW_OVERFLOW_POINTER_BYTES = 24;
+/** A ROW_OVERFLOW record: the value behind a 14-byte blob record header (assumption: DBCC PAGE shows 8,014-byte records for 8,000-byte values). */
+export const SQLSERVER_ROW_OVERFLOW_RECORD_HEADER_BYTES = 14;
 /** RID = 8 bytes [heaps]. */
 export const SQLSERVER_RID_BYTES = 8;
 /** Row header: status A 1 + status B 1 + fixed-length size 2 (the "+ 4" of the heap-size formula) [estimate]. */
@@ -158,8 +161,14 @@ export function sqlserverRowBytes(ss: SqlServerLayoutInfo, lens: Uint16Array, ba
 
 /** Move the largest variable columns to ROW_OVERFLOW pages (24-byte pointer each) until the row fits in-row [pages]. */
 function pushOffRow(ss: SqlServerLayoutInfo, lens: Uint16Array, base: number, row: number): number {
+  return pushedOffRow(ss, lens, base, row).row;
+}
+
+/** The in-row bytes left, and the bytes of the ROW_OVERFLOW records the pushed values take (value + record header + slot). */
+function pushedOffRow(ss: SqlServerLayoutInfo, lens: Uint16Array, base: number, row: number): { row: number; records: number } {
   const vc = ss.varCols;
   const moved = new Uint8Array(vc.length);
+  let records = 0;
   while (row > ss.maxInRow) {
     let best = -1;
     let bestLen = SQLSERVER_ROW_OVERFLOW_POINTER_BYTES;
@@ -173,8 +182,31 @@ function pushOffRow(ss: SqlServerLayoutInfo, lens: Uint16Array, base: number, ro
     if (best < 0) break;
     moved[best] = 1;
     row -= bestLen - SQLSERVER_ROW_OVERFLOW_POINTER_BYTES;
+    records += bestLen + SQLSERVER_ROW_OVERFLOW_RECORD_HEADER_BYTES + SQLSERVER_SLOT_BYTES;
   }
-  return row;
+  return { row, records };
+}
+
+/**
+ * ROW_OVERFLOW_DATA of a table whose rows can exceed 8,060 bytes (2005+) [pages]: the pushed values are
+ * records on their own pages, counted packed full (a lower bound: a page takes records whole).
+ */
+export function sqlserverOffRow(layout: TableLayout): OffRowStore | undefined {
+  const ss = (layout as SqlServerTableLayout).ss;
+  const longest = SQLSERVER_ROW_HEADER_BYTES + ss.fixedBytes + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + 8) >> 3) + SQLSERVER_VAR_COUNT_BYTES + layout.varying.reduce((sum, c) => sum + SQLSERVER_VAR_OFFSET_BYTES + c.maxBytes, 2);
+  if (longest <= ss.maxInRow) return undefined;
+  const usable = layout.geometry.pageBytes - SQLSERVER_PAGE_HEADER_BYTES;
+  return {
+    recordBytes: (lens, base) => {
+      let row = SQLSERVER_ROW_HEADER_BYTES + ss.fixedBytes + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + 7) >> 3) + SQLSERVER_VAR_COUNT_BYTES;
+      for (let i = 0; i < ss.varCols.length; i++) {
+        const len = lens[base + ss.varCols[i]!]!;
+        row += SQLSERVER_VAR_OFFSET_BYTES + (len === NULL_LEN ? 0 : len);
+      }
+      return row > ss.maxInRow ? pushedOffRow(ss, lens, base, row).records : 0;
+    },
+    pages: (bytes) => Math.ceil(bytes / usable),
+  };
 }
 
 export function sqlserverGeometry(pageBytes: number): PageGeometry {
@@ -272,6 +304,25 @@ function sqlserverIndexGeometry(table: TableDef, layout: TableLayout, idx: Index
   });
 }
 
+/** A PFS page tracks 8,088 pages; a GAM, an SGAM and an IAM page each cover 64,000 extents (512,000 pages, about 4 GB) [pages]. */
+export const SQLSERVER_PFS_INTERVAL_PAGES = 8_088;
+export const SQLSERVER_GAM_INTERVAL_PAGES = 64_000 * 8;
+
+/**
+ * SQL Server allocation overhead [pages]: an IAM page per allocation unit (the heap or clustered index,
+ * each nonclustered index, the row-overflow data) and 4-GB interval, and the file's PFS, GAM and SGAM pages
+ * over the pages of the table and its indexes (the database's pages, counted as if the table filled
+ * them alone).
+ */
+export function sqlserverAllocationPages(input: AllocationInput): Record<string, number> {
+  const overflow = metric(input.metrics, 'row_overflow_pages');
+  const units = [input.dataPages, ...Object.values(input.indexPages), ...(overflow > 0 ? [overflow] : [])];
+  const iam = units.reduce((sum, pages) => sum + Math.ceil(pages / SQLSERVER_GAM_INTERVAL_PAGES), 0);
+  const all = units.reduce((sum, pages) => sum + pages, 0) + iam;
+  const gam = Math.ceil(all / SQLSERVER_GAM_INTERVAL_PAGES);
+  return { iam, pfs: Math.ceil(all / SQLSERVER_PFS_INTERVAL_PAGES), gam, sgam: gam };
+}
+
 /** What a clustered table does differently from a heap. */
 function sqlserverClusteredNotes(engine: EngineSpec, index: string): string[] {
   const notes = [
@@ -333,6 +384,8 @@ export const sqlserverHeap: StorageFormat = {
   reorgNote: forwardingReorgNote('sqlserver-heap'),
   indexGeometry: sqlserverIndexGeometry,
   versionedIndexes: false,
+  allocationPages: sqlserverAllocationPages,
+  offRow: sqlserverOffRow,
   noKnob: 'heaps have no fill factor',
   phaseMetrics: [...FORWARDING_PHASE_METRICS, 'page_splits'],
   movedRows: { metric: 'forwarded_rows', word: 'forwarded' },
@@ -341,6 +394,7 @@ export const sqlserverHeap: StorageFormat = {
     return sqlserverRowBytes((layout as SqlServerTableLayout).ss, lens, base);
   },
   logicalBytes: logicalDataBytes,
+  rowBytesAre: 'physical',
   resolve(engine, layout): ResolvedEngine {
     checkPageSize(engine, [SQLSERVER_PAGE_BYTES], '8k for SQL Server (pages are always 8192 bytes)');
     if (engine.encoding === 'utf16') {

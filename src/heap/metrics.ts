@@ -72,6 +72,9 @@ export interface MvccMetrics extends TableMetrics, OperationMetrics {
   vacuum_full: number;
   lp_dead_reclaimed: number;
   pages_truncated: number;
+  /** Pages of the free space map and visibility map forks (pg_relation_size(…, 'fsm' | 'vm')). */
+  fsm_pages: number;
+  vm_pages: number;
 }
 
 /** A table kept in clustered-index order (SQL Server clustered table, ASE allpages-locked with a clustered index). */
@@ -91,7 +94,11 @@ export interface ClusteredMetrics extends TableMetrics, OperationMetrics {
 }
 
 /** What an engine reports; the runner adds the index entries it tracks. */
-export type EngineMetrics = (ForwardingMetrics | MvccMetrics | ClusteredMetrics) & { index_entries?: number };
+export type EngineMetrics = (ForwardingMetrics | MvccMetrics | ClusteredMetrics) & {
+  index_entries?: number;
+  /** SQL Server: pages of the ROW_OVERFLOW_DATA records of rows above 8,060 bytes (tables whose rows can exceed it). */
+  row_overflow_pages?: number;
+};
 
 /** A counter by name (those a format's report columns or a knob's target name), 0 when absent. */
 export function metric(m: EngineMetrics, name: string): number {

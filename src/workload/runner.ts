@@ -5,7 +5,7 @@
 import type { PhaseSpec, SetSpec, StorageSpec, ValueSpec } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
 import { INDEX_SETTING_KEYS } from '../config/schema.js';
-import type { StorageFormat } from '../formats/format.js';
+import type { OffRowStore, StorageFormat } from '../formats/format.js';
 import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../formats/types.js';
 import type { EngineMetrics, PageMapData, ReorgKind, StorageEngine } from '../heap/engine.js';
 import { grown } from '../util/arrays.js';
@@ -24,6 +24,13 @@ export interface PhaseResult {
   metrics: EngineMetrics;
   /** Pages of the table's indexes after the phase (built at the end of the first insert phase). */
   index_pages: IndexPages;
+  /** Pages the format spends on allocation apart from data and index pages, by kind. */
+  allocation_pages: AllocationPages;
+}
+
+export interface AllocationPages {
+  total: number;
+  by_kind: Record<string, number>;
 }
 
 export interface RowBytes {
@@ -43,6 +50,7 @@ export interface StorageRunResult {
   phases: PhaseResult[];
   final: EngineMetrics;
   index_pages: IndexPages;
+  allocation_pages: AllocationPages;
   /** Page maps of small tables: before each reorg and at the end. */
   pageMaps: { after_phase: number; label: string; map: PageMapData }[];
   memory_bytes: number;
@@ -106,6 +114,30 @@ class RowStore {
   }
 }
 
+/** The off-row records of the rows (SQL Server ROW_OVERFLOW_DATA): bytes per row and in all. */
+class OffRowTally {
+  private bytes: Uint32Array;
+  total = 0;
+  constructor(
+    readonly store: OffRowStore,
+    capacity: number,
+  ) {
+    this.bytes = new Uint32Array(Math.max(16, capacity));
+  }
+  set(row: number, lens: Uint16Array, base: number): void {
+    if (row >= this.bytes.length) this.bytes = grown(this.bytes, row + 1);
+    const b = this.store.recordBytes(lens, base);
+    this.total += b - this.bytes[row]!;
+    this.bytes[row] = b;
+  }
+  clear(row: number): void {
+    if (row < this.bytes.length) {
+      this.total -= this.bytes[row]!;
+      this.bytes[row] = 0;
+    }
+  }
+}
+
 /** How to generate a column's stored length. */
 interface ColumnGen {
   col: ColumnLayout;
@@ -132,6 +164,8 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
   // Indexes grow with updates only where every update that is not heap-only adds entries (MVCC).
   const indexes = spec.table.indexes.length > 0 ? new IndexSet(indexGeometries(format, spec.table, layout), layout.varying.length, format.versionedIndexes) : null;
   const trackVersions = indexes !== null && format.versionedIndexes;
+  const offRowStore = format.offRow?.(layout);
+  const offRow = offRowStore ? new OffRowTally(offRowStore, capacity) : null;
   /** End of a transaction (a statement, or one row with `transaction: row`). */
   const commitTransaction = (): void => {
     engine.commit();
@@ -174,6 +208,7 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
           if (engine.insert(row, format.rowBytes(layout, lens, base, logical), logical)) {
             affected++;
             if (indexes?.built) indexes.append(row, store.lens, base);
+            offRow?.set(row, lens, base);
             obs?.insert?.(row, lens, base);
           }
         }
@@ -203,6 +238,7 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
           if (engine.update(row, format.rowBytes(layout, lens, base, logical), logical, info)) {
             affected++;
             if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base, changedColumns);
+            offRow?.set(row, lens, base);
             obs?.update?.(row, setColumns, lens, base);
           } else {
             for (let v = 0; v < width; v++) lens[base + v] = scratch[v]!;
@@ -220,6 +256,7 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
         selectRows(live, n, phase.order, rng, (row) => {
           if (!engine.isLive(row)) return;
           engine.delete(row);
+          offRow?.clear(row);
           if (trackVersions) indexes.remove(row, store.lens, row * width);
           affected++;
           obs?.delete?.(row);
@@ -248,8 +285,10 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
     }
     const metrics = engine.metrics();
     if (indexes) metrics.index_entries = indexes.entries();
+    if (offRow) metrics.row_overflow_pages = offRow.store.pages(offRow.total);
     const index_pages = indexes ? indexes.pages(metrics.pages) : NO_INDEX_PAGES;
-    const phaseResult: PhaseResult = { op: phase.op, label, rows_affected: affected, metrics, index_pages };
+    const allocation_pages = allocationPages(format, layout, metrics, index_pages);
+    const phaseResult: PhaseResult = { op: phase.op, label, rows_affected: affected, metrics, index_pages, allocation_pages };
     phases.push(phaseResult);
     obs?.phaseEnd?.(index, phaseResult);
     const next = spec.workload[index + 1];
@@ -294,6 +333,7 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
     phases,
     final,
     index_pages: last ? last.index_pages : NO_INDEX_PAGES,
+    allocation_pages: last ? last.allocation_pages : allocationPages(format, layout, final, NO_INDEX_PAGES),
     pageMaps,
     memory_bytes: engine.memoryBytes() + store.lens.byteLength + (indexes?.memoryBytes() ?? 0),
   };
@@ -301,6 +341,12 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
     pageMaps.push({ after_phase: spec.workload.length - 1, label: 'final', map: engine.pageMap() });
   }
   return result;
+}
+
+/** The format's allocation overhead for the table's data and index pages. */
+function allocationPages(format: StorageFormat, layout: TableLayout, metrics: EngineMetrics, index: IndexPages): AllocationPages {
+  const by_kind = format.allocationPages({ pageBytes: layout.geometry.pageBytes, dataPages: metrics.pages, indexPages: index.by_index, metrics });
+  return { total: Object.values(by_kind).reduce((a, b) => a + b, 0), by_kind };
 }
 
 /** Index settings this format does not read are ignored, with a note; and what the format says about the indexes. */

@@ -59,6 +59,7 @@ export const engineSchema = z.strictObject({
   fillfactor: z.number().int().min(10).max(100).optional(),
   pctfree: z.number().int().min(0).max(99).optional(),
   pctused: z.number().int().min(1).max(99).optional(),
+  initrans: z.number().int().min(1).max(255).optional(),
   encoding: z.enum(['latin1', 'utf8', 'utf16']).optional(),
   multibyte_share: zShare().optional(),
   pfs_bands: z.enum(['on', 'off']).optional(),

@@ -37,6 +37,8 @@ export interface ColumnLayout {
   bytesPerChar: number;
   /** The column is a key column of some index. */
   indexed: boolean;
+  /** Bytes of a value whose configured length is `units`, where a format sizes it otherwise than by characters or bytes (Oracle NUMBER: digits). */
+  bytesOfLength?: (units: number) => number;
 }
 
 export interface TableLayout {
@@ -108,6 +110,10 @@ export interface ColumnStorage {
   maxBytes: number;
   /** Stored length varies per row; default: a variable-length type or a nullable column. */
   varying?: boolean;
+  /** The declared length a configured length is capped at; default the type's (char(n) …). */
+  declaredLength?: number;
+  /** See ColumnLayout.bytesOfLength. */
+  bytesOfLength?: (units: number) => number;
 }
 
 /** The ColumnLayout of column `index` of `table` (varIndex is set by indexVaryingColumns()). */
@@ -122,9 +128,10 @@ export function columnLayout(table: TableDef, col: ColumnDef, index: number, s: 
     fixedBytes: s.variableType ? 0 : s.maxBytes,
     maxBytes: s.maxBytes,
     character: s.character,
-    declaredLength: col.type.length,
+    declaredLength: s.declaredLength ?? col.type.length,
     bytesPerChar: s.bytesPerChar,
     indexed: columnIsIndexed(table, col),
+    ...(s.bytesOfLength ? { bytesOfLength: s.bytesOfLength } : {}),
   };
 }
 

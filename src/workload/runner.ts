@@ -148,7 +148,7 @@ interface ColumnGen {
 function toBytes(col: ColumnLayout, length: number): number {
   if (!col.variableType) return col.fixedBytes;
   const units = Math.min(length, col.declaredLength);
-  const bytes = col.character ? Math.round(units * col.bytesPerChar) : units;
+  const bytes = col.bytesOfLength ? col.bytesOfLength(units) : col.character ? Math.round(units * col.bytesPerChar) : units;
   return Math.min(bytes, col.maxBytes, MAX_STORED_LEN);
 }
 
@@ -398,7 +398,7 @@ function applySet(col: ColumnLayout, set: SetSpec, sample: Sampler | null, lens:
     lens[at] = toBytes(col, s);
   } else {
     const old = lens[at] === NULL_LEN ? 0 : lens[at]!;
-    const added = col.character ? Math.round(s * col.bytesPerChar) : s;
+    const added = col.bytesOfLength ? col.bytesOfLength(s) - col.bytesOfLength(0) : col.character ? Math.round(s * col.bytesPerChar) : s;
     lens[at] = Math.min(old + added, col.maxBytes, MAX_STORED_LEN);
   }
 }

@@ -184,3 +184,30 @@ describe('the server default exp_row_size applies only to tables with variable-l
     expect(resolveExpRowSize(engine({ exp_row_size: 1 }), layout).exp_row_size).toBe(0);
   });
 });
+
+describe('pages emptied by reorg forwarded_rows and deletes [HK-GC][PT-DEL]', () => {
+  const t = table([col('id', 'int'), col('body', 'varchar(400)', true)]);
+  const work = (gc: number) =>
+    runStorage(
+      storage(t, engine({ exp_row_size: 1, enable_housekeeper_gc: gc }), [
+        { op: 'insert', rows: { kind: 'count', n: 5000 }, values: { body: { length: { kind: 'const', value: 20 }, null: 0 } } },
+        { op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'length', dist: { kind: 'const', value: 150 } } } },
+        { op: 'reorg', kind: 'forwarded_rows' },
+      ]),
+      { checkInvariants: true },
+    ).final as unknown as Record<string, number>;
+
+  it('the housekeeper deallocates the pages the reorg leaves empty (enable housekeeper GC 1, the default); at 0 they stay', () => {
+    const kept = work(0);
+    const freed = work(1);
+    expect(kept.empty_pages).toBeGreaterThan(100);
+    expect(freed.empty_pages).toBe(0);
+    expect(freed.pages).toBe(kept.pages - kept.empty_pages!);
+    expect(freed.pages_deallocated).toBe(kept.empty_pages);
+  });
+
+  it('refuses the reserved values 2 and 3', () => {
+    const layout = aseDol.layout(t, engine());
+    expect(() => aseDol.resolve(engine({ enable_housekeeper_gc: 2 }), layout)).toThrowError(/0, 1, 4 or 5/);
+  });
+});

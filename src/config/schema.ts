@@ -56,6 +56,7 @@ export const engineSchema = z.strictObject({
   default_exp_row_size_percent: z.number().min(0).max(100).optional(),
   exp_row_size_basis: z.enum(['physical', 'logical']).optional(),
   compaction: z.enum(['on', 'off']).optional(),
+  enable_housekeeper_gc: z.number().int().min(0).max(5).optional(),
   fillfactor: z.number().int().min(10).max(100).optional(),
   pctfree: z.number().int().min(0).max(99).optional(),
   pctused: z.number().int().min(1).max(99).optional(),

@@ -46,6 +46,12 @@ export const ASE_APL_MAX_ROW_BYTES: Record<number, number> = { 2048: 1962, 4096:
 export const ASE_APL_MAX_ROWS_PER_PAGE = 256;
 /** APL row: 4 bytes of overhead; variable rows add adjust table, offset table and 2 bytes [F]. */
 export const ASE_APL_ROW_OVERHEAD = 4;
+/**
+ * `enable housekeeper GC`: 1 (default) lazy, 4 and 5 aggressive garbage collection, which deallocates the
+ * pages of a data-only-locked table that deletes leave empty; 0 leaves them for `reorg reclaim_space`;
+ * 2 and 3 are reserved [HK-GC].
+ */
+export const ASE_DEFAULT_HOUSEKEEPER_GC = 1;
 /** Server default `default exp_row_size percent` [I][K]. */
 export const ASE_DEFAULT_EXP_ROW_SIZE_PERCENT = 5;
 /** A table's row ids, page fields and reservations: three 32-bit fields a row (src/heap/forwarding-heap.ts). */
@@ -225,6 +231,7 @@ const ASE_DEFAULTS = {
   default_exp_row_size_percent: ASE_DEFAULT_EXP_ROW_SIZE_PERCENT,
   exp_row_size_basis: 'physical',
   compaction: 'on',
+  enable_housekeeper_gc: ASE_DEFAULT_HOUSEKEEPER_GC,
 } as const satisfies StorageFormat['defaults'];
 
 /** What the two ASE formats answer alike: pages, defaults, the heap engine, index rows. */
@@ -247,6 +254,9 @@ function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageB
         compaction: spec.engine.compaction === 'on',
         indexCount: spec.table.indexes.length,
         rowCapacity,
+        // A page whose last row leaves is deallocated: at once on APL [PT-DEL]; on DOL by the housekeeper's
+        // garbage collection (reorg forwarded_rows moving the rows of a page home included) [HK-GC].
+        deallocateEmptyPages: !dol || spec.engine.enable_housekeeper_gc !== 0,
       }),
     engineRowBytes: FORWARDING_HEAP_ROW_BYTES,
     reorgNote: forwardingReorgNote(id),
@@ -331,7 +341,7 @@ function expRowSizeKnob(layout: TableLayout, engine: EngineSpec): ReserveKnob {
 export const aseDol: StorageFormat = {
   id: 'ase-dol',
   title: 'SAP ASE data-only-locked (datarows)',
-  settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'compaction', 'encoding', 'multibyte_share'],
+  settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'compaction', 'enable_housekeeper_gc', 'encoding', 'multibyte_share'],
   // max_rows_per_page applies only to allpages-locked tables [ASE-IDXPROP].
   indexSettings: ['fillfactor', 'reservepagegap'],
   indexNotes: (table) =>
@@ -344,6 +354,9 @@ export const aseDol: StorageFormat = {
   reserveKnob: expRowSizeKnob,
   resolve(engine, layout): ResolvedEngine {
     checkAsePageSize(engine);
+    if (engine.enable_housekeeper_gc === 2 || engine.enable_housekeeper_gc === 3) {
+      throw new EngineSettingError('enable_housekeeper_gc', `0, 1, 4 or 5 (2 and 3 are reserved), found ${engine.enable_housekeeper_gc}`);
+    }
     const { exp_row_size, setting } = resolveExpRowSize(engine, layout);
     return {
       format: 'ase-dol',
@@ -352,6 +365,7 @@ export const aseDol: StorageFormat = {
       exp_row_size_setting: setting,
       exp_row_size_basis: engine.exp_row_size_basis,
       compaction: engine.compaction,
+      enable_housekeeper_gc: engine.enable_housekeeper_gc,
       usable_page_bytes: layout.geometry.usableBytes,
       max_rows_per_page: layout.geometry.maxRowsPerPage,
       max_row_bytes: layout.geometry.maxRowBytes,

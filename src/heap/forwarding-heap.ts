@@ -53,6 +53,12 @@ export interface ForwardingHeapOptions {
   scanFollowsForwarding?: boolean;
   /** `reorg forwarded_rows` rebuilds the table (SQL Server has no per-row reorg). Default false. */
   reorgForwardedRowsRebuilds?: boolean;
+  /**
+   * A page left without rows or stubs is deallocated (ASE: at once on an allpages-locked table, by the
+   * housekeeper's garbage collection on a data-only-locked one), except the first page and the last,
+   * where inserts go. Default false: it stays allocated until `reorg compact`.
+   */
+  deallocateEmptyPages?: boolean;
 }
 
 const ROW_STRIDE = 3;
@@ -250,6 +256,18 @@ export class ForwardingHeap implements StorageEngine {
     this.pg[i + USED]! -= phys;
     this.pg[i + SLOTS]!--;
     this.pg[i + RESERVED]! -= rsv;
+    if (this.tree !== null) this.touch(p);
+    if (this.o.deallocateEmptyPages && this.pg[i + SLOTS] === 0) this.freeIfEmpty(p);
+  }
+
+  /** A page without rows or stubs is deallocated, unless it is the first or the last page [PT-DEL][HK-GC]. */
+  private freeIfEmpty(p: number): void {
+    const i = p * PAGE_STRIDE;
+    if (this.pg[i + SLOTS] !== 0 || p === this.lastPage || p === 0 || this.state[p] !== PAGE_ALLOCATED) return;
+    this.pg[i + TOP] = 0;
+    this.state[p] = PAGE_FREE;
+    this.allocatedPages--;
+    this.c.pages_deallocated++;
     if (this.tree !== null) this.touch(p);
   }
 
@@ -457,6 +475,7 @@ export class ForwardingHeap implements StorageEngine {
       this.pg[hi + USED]! -= this.o.stubBytes;
       this.pg[hi + SLOTS]!--;
       if (this.tree !== null) this.touch(h);
+      if (this.o.deallocateEmptyPages) this.freeIfEmpty(h);
       this.forwardedCount--;
     }
     if (this.chain !== null && this.chain[row]! > 0) this.chainRow(row, 0);
@@ -524,6 +543,7 @@ export class ForwardingHeap implements StorageEngine {
         this.pg[hi + USED]! -= this.o.stubBytes;
         this.pg[hi + SLOTS]!--;
         if (this.tree !== null) this.touch(h);
+        if (this.o.deallocateEmptyPages) this.freeIfEmpty(h);
         const q = this.targetPage(L + rsv, -1);
         this.placeBody(q, L, rsv);
         this.setRow(r, q, q, L, rsv);

@@ -167,3 +167,16 @@ describe('index space management properties [PT-FILL][ASE-IDXPROP]', () => {
     expect(aseApl.indexSettings).toContain('max_rows_per_page');
   });
 });
+
+describe('"Effects of space management properties" [PT-SPACE]', () => {
+  // 4,000 rows of 4 + 494 bytes (502 with their APL row overhead, + 2 of offset table): 4 a 2K data page, 1,000 pages packed full.
+  const t = (o: Partial<IndexDef>) => table([col('id', 'int'), col('body', 'char(494)')], [{ name: 'ci', columns: ['id'], unique: true, clustered: true, ...o }]);
+  const pages = (o: Partial<IndexDef>) => runStorage(storage(t(o), engine({ format: 'ase-apl' }), [{ op: 'insert', rows: { kind: 'count', n: 4000 }, values: {} }])).final.pages;
+  it('fillfactor 75 "requires (100/75) × num_pages": 1,000 packed pages become 1,334 (the guide prints 1,333, the product rounded down)', () => {
+    expect(pages({})).toBe(1000);
+    expect(pages({ fillfactor: 75 })).toBe(1334);
+  });
+  it('reservepagegap 10 "increases space by 1/reservepagegap" (1,000 → 1,100); one empty page for every 9 filled, as the create index reference puts it, makes 1,111 [ASE-IDXPROP]', () => {
+    expect(pages({ reservepagegap: 10 })).toBe(1111);
+  });
+});

@@ -9,7 +9,8 @@ import {
   resolveExpRowSize,
 } from '../src/formats/ase.js';
 import { EngineSettingError } from '../src/formats/types.js';
-import { col, engine, table } from './helpers/spec.js';
+import { runStorage } from '../src/workload/runner.js';
+import { col, engine, storage, table } from './helpers/spec.js';
 
 /** The pubs2 titles table of the ASE manual's exp_row_size example (maximum row 331). */
 export const titles = table([
@@ -141,5 +142,72 @@ describe('exp_row_size [storage-ase.md I, J, K, N]', () => {
     expect(resolved.exp_row_size).toBe(0);
     expect(resolved.exp_row_size_setting).toBe('200');
     expect(aseApl.notes(e, resolved).join(' ')).toMatch(/ignored/);
+  });
+});
+
+describe('the server default exp_row_size applies only to tables with variable-length columns [K][I1]', () => {
+  const insert = (t: ReturnType<typeof table>, page: number, n: number) =>
+    runStorage(storage(t, engine({ exp_row_size: 0, page_size: page }), [{ op: 'insert', rows: { kind: 'count', n }, values: {} }]));
+
+  // The manual's maximum rows per DOL page [B]: a 10-byte row (the shortest DOL row) + 2 bytes of offset
+  // table, with exp_row_size left at its default (0) on a table of one fixed-length NOT NULL column.
+  it.each([
+    [2048, 166],
+    [4096, 337],
+    [8192, 678],
+    [16384, 1361],
+  ])('a %i-byte page holds %i rows of a fixed-length table at exp_row_size 0', (page, rows) => {
+    const r = insert(table([col('a', 'tinyint')]), page, rows * 10);
+    expect(r.row_bytes.max).toBe(10);
+    expect(r.final.pages).toBe(10);
+    expect(r.final.avg_rows_per_page).toBe(rows);
+    expect(r.engine.exp_row_size).toBe(0);
+    expect(r.notes.join(' ')).toMatch(/packed full/);
+  });
+
+  it('four int columns: 83 rows a 2K page (6 + 16 = 22 bytes + 2), not the 19 a 100-byte reservation would leave', () => {
+    const r = insert(table([col('a', 'int'), col('b', 'int'), col('c', 'int'), col('d', 'int')]), 2048, 8300);
+    expect(r.final.pages).toBe(100);
+  });
+
+  it('a nullable column makes the table variable: the default 5% (100 bytes) applies', () => {
+    const r = insert(table([col('a', 'int'), col('b', 'int', true)]), 2048, 1900);
+    expect(r.engine.exp_row_size).toBe(100);
+    expect(r.final.pages).toBe(100); // 2002 / 102 = 19 rows a page
+  });
+
+  it('refuses any exp_row_size but 0 and 1 on a fixed-length table [I][N]', () => {
+    const t = table([col('a', 'int'), col('b', 'char(10)')]);
+    const layout = aseDol.layout(t, engine());
+    expect(() => resolveExpRowSize(engine({ exp_row_size: 14 }), layout)).toThrowError(/0 or 1 for this table/);
+    expect(() => resolveExpRowSize(engine({ exp_row_size: 'max' }), layout)).toThrow(EngineSettingError);
+    expect(resolveExpRowSize(engine({ exp_row_size: 1 }), layout).exp_row_size).toBe(0);
+  });
+});
+
+describe('pages emptied by reorg forwarded_rows and deletes [HK-GC][PT-DEL]', () => {
+  const t = table([col('id', 'int'), col('body', 'varchar(400)', true)]);
+  const work = (gc: number) =>
+    runStorage(
+      storage(t, engine({ exp_row_size: 1, enable_housekeeper_gc: gc }), [
+        { op: 'insert', rows: { kind: 'count', n: 5000 }, values: { body: { length: { kind: 'const', value: 20 }, null: 0 } } },
+        { op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'length', dist: { kind: 'const', value: 150 } } } },
+        { op: 'reorg', kind: 'forwarded_rows' },
+      ]),
+      { checkInvariants: true },
+    ).final as unknown as Record<string, number>;
+
+  it('the housekeeper deallocates the pages the reorg leaves empty (enable housekeeper GC 1, the default); at 0 they stay', () => {
+    const kept = work(0);
+    const freed = work(1);
+    expect(kept.empty_pages).toBeGreaterThan(100);
+    expect(freed.empty_pages).toBe(0);
+    expect(freed.pages).toBe(kept.pages - kept.empty_pages!);
+    expect(freed.pages_deallocated).toBe(kept.empty_pages);
+  });
+
+  it('refuses the reserved values 2 and 3', () => {
+    const layout = aseDol.layout(t, engine());
+    expect(() => aseDol.resolve(engine({ enable_housekeeper_gc: 2 }), layout)).toThrowError(/0, 1, 4 or 5/);
   });
 });

@@ -164,7 +164,17 @@ describe('loading a config', () => {
       ['status', false],
       ['summary', true],
     ]);
-    expect(spec.table.indexes).toEqual([{ name: 'notes_pk', columns: ['id'], unique: true }]);
+    expect(spec.table.indexes).toEqual([{ name: 'notes_pk', columns: ['id'], unique: true, clustered: false }]);
+  });
+  it('reads CLUSTERED from DDL and refuses a second clustered index where it is written', () => {
+    const t = parseDdl('create table t (a int not null, b int, constraint t_pk primary key clustered (a))\ncreate nonclustered index t_b on t (b)');
+    expect(t.indexes.map((i) => [i.name, i.clustered])).toEqual([['t_pk', true], ['t_b', false]]);
+    expect(() => parseDdl('create table t (a int, b int)\ncreate clustered index i1 on t (a)\ncreate clustered index i2 on t (b)')).toThrowError(/at most one clustered index, found i2 after i1/);
+    try {
+      parseDdl('create table t (a int, b int)\ncreate clustered index i1 on t (a)\ncreate clustered index i2 on t (b)');
+    } catch (err) {
+      expect(err).toMatchObject({ line: 3, column: 1 });
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StorageSpec } from '../src/config/spec.js';
-import { ORACLE_MIGRATION_STUB_BYTES, oracleGeometry, oracleLayout, oracleRowBytes } from '../src/formats/oracle.js';
+import { ORACLE_MIGRATION_STUB_BYTES, oracleGeometry, oracleLayout, oracleNumberBytesOf, oraclePctfreeBytes, oracleRowBytes, oracleSegmentMetadataBlocks } from '../src/formats/oracle.js';
+import { getFormat } from '../src/formats/registry.js';
 import { runStorage } from '../src/workload/runner.js';
 import { col, engine, table } from './helpers/spec.js';
 
@@ -16,8 +17,10 @@ describe('oracle-heap row format [oracle]', () => {
     expect(oracleRowBytes(l.ora, Uint16Array.from([260, 0xffff, 0xffff]), 0)).toBe(3 + 3 + 260);
   });
 
-  it('block overhead 57 + 23 × INITRANS + 4 per table; 2-byte row directory', () => {
-    expect(oracleGeometry(8192)).toMatchObject({ headerBytes: 84, slotBytes: 2, usableBytes: 8108 });
+  it('an ASSM table block at INITRANS 1 has 2 ITL slots and 8,070 bytes for rows and their 2-byte row directory [ORA-FOOTE][ORA-LEWIS]', () => {
+    expect(oracleGeometry(8192)).toMatchObject({ headerBytes: 122, slotBytes: 2, usableBytes: 8070 });
+    expect(oracleGeometry(8192, 2).usableBytes).toBe(8070);
+    expect(oracleGeometry(8192, 4).usableBytes).toBe(8070 - 2 * 24);
   });
 });
 
@@ -57,5 +60,53 @@ describe('oracle-heap PCTFREE, migration and chaining', () => {
     expect(r.chained_pages).toBe(100);
     expect(r.table_fetch_continued_row).toBe(100);
     expect(r.rows_rejected).toBe(0);
+  });
+});
+
+describe('oracle-heap segment metadata (assumption: ASSM bitmap spans)', () => {
+  it('a segment header, a level-1 bitmap block per 16 blocks up to 1 MB (64 to 32 MB, …) and a level-2 block', () => {
+    expect(oracleSegmentMetadataBlocks(0, 8192)).toEqual({ header: 0, bitmap: 0 });
+    expect(oracleSegmentMetadataBlocks(8, 8192)).toEqual({ header: 1, bitmap: 2 });
+    expect(oracleSegmentMetadataBlocks(128, 8192)).toEqual({ header: 1, bitmap: 8 + 1 });
+    expect(oracleSegmentMetadataBlocks(1000, 8192)).toEqual({ header: 1, bitmap: 16 + 1 });
+  });
+});
+
+describe('Oracle block-sizing examples', () => {
+  it('Richard Foote\'s ziggy table (pctfree 0; rownum, mod(rownum, 100), \'Ziggy Stardust\'): 302 rows in the first block, a 24-byte first row, hsiz 0x26e [ORA-FOOTE]', () => {
+    const t = table([col('id', 'number'), col('code', 'number'), col('name', 'varchar2(42)')]);
+    const e = oraEngine({ pctfree: 0 });
+    const f = getFormat('oracle-heap');
+    const layout = oracleLayout(t, e);
+    const h = f.createEngine(layout, f.resolve(e, layout), { name: 'x', seed: 1, table: t, engine: e, workload: [] }, 400);
+    const row = (r: number) => oracleRowBytes(layout.ora, Uint16Array.from([oracleNumberBytesOf(r), oracleNumberBytesOf(r % 100), 14]), 0);
+    expect(row(1)).toBe(24);
+    for (let r = 1; r <= 303; r++) h.insert(r - 1, row(r), row(r));
+    const map = h.pageMap();
+    expect(h.metrics().pages).toBe(2);
+    expect(map.fill[1]! * 8070).toBeCloseTo(row(303) + 2, 0); // the 303rd row starts the second block
+    expect(18 + 2 * 302).toBe(0x26e);
+  });
+
+  it('Jonathan Lewis: 8,070 bytes for rows at INITRANS 2: three 2,683-byte rows (8,049 + 6 of row directory) a block, not three of 2,690 [ORA-LEWIS]', () => {
+    const t = table([col('body', 'varchar2(4000)')]);
+    const fill = (len: number) => runStorage({ name: 'x', seed: 1, table: t, engine: oraEngine({ pctfree: 0, initrans: 2 }), workload: [{ op: 'insert', rows: { kind: 'count', n: 30 }, values: { body: { length: { kind: 'const', value: len }, null: 0 } } }] }).final;
+    expect(oracleRowBytes(oracleLayout(t, oraEngine()).ora, Uint16Array.from([2677]), 0)).toBe(2683);
+    expect(fill(2677).pages).toBe(10);
+    expect(fill(2684).pages).toBe(15);
+  });
+
+  it('NUMBER by value: ROUND((digits + s)/2) + 1 bytes [ORA-NUMBER]; a column\'s workload length is its digits', () => {
+    expect([0, 1, 99, 100, 101, 123456, -1, -100].map(oracleNumberBytesOf)).toEqual([1, 2, 2, 2, 3, 4, 3, 3]);
+    const t = table([col('id', 'int'), col('amount', 'numeric(12,2)')]);
+    const r = runStorage({ name: 'x', seed: 1, table: t, engine: oraEngine(), workload: [{ op: 'insert', rows: { kind: 'count', n: 10 }, values: { id: { length: { kind: 'const', value: 3 }, null: 0 } } }] });
+    // id: 3 digits → 1 + 2 = 3 bytes (+1 length byte); amount at full precision: 1 + 6 = 7 (+1)
+    expect(r.row_bytes.max).toBe(3 + 4 + 8);
+  });
+
+  it('PCTFREE is a share of the space after the block header, as the sizing notes take it [ORA-10640]: 2K, INITRANS 1 (84 bytes of header in the note), PCTFREE 10 leaves (2048 − 84) × 0.9 = 1,768 bytes', () => {
+    const noteGeometry = { ...oracleGeometry(2048), headerBytes: 84, usableBytes: 2048 - 84 };
+    expect(noteGeometry.usableBytes - oraclePctfreeBytes(noteGeometry, 10)).toBe(1768);
+    expect(oraclePctfreeBytes(oracleGeometry(8192), 10)).toBe(807);
   });
 });

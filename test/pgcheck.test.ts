@@ -63,6 +63,41 @@ workload:
     }
   });
 
+  it('the free space map and visibility map forks match: 4 FSM pages past 4,069 heap pages, a VM page after VACUUM, neither after VACUUM FULL', async () => {
+    const s = spec(`name: f
+table:
+  name: forks
+  columns: [{ name: id, type: int }, { name: body, type: varchar(400) }]
+  indexes: [{ name: forks_pk, columns: [id], unique: true }]
+engine: { format: postgres-heap }
+workload:
+  - insert: { rows: 190000, values: { body: { length: 150 } } }
+  - vacuum:
+  - insert: { rows: 1000, values: { body: { length: 150 } } }
+  - vacuum: { full: true }
+`);
+    const r = await pgCheck(client, s, { schemaPrefix: 'rowsim_t_forks' });
+    const forks = [...at(r.comparisons, 'fsm_pages'), ...at(r.comparisons, 'vm_pages')];
+    for (const c of forks) expect({ phase: c.phase, metric: c.metric, value: c.predicted }).toEqual({ phase: c.phase, metric: c.metric, value: c.observed });
+    expect(forks.map((c) => `${c.metric}@${c.phase}=${c.predicted}`).sort()).toEqual(['fsm_pages@0=4', 'fsm_pages@1=4', 'fsm_pages@2=4', 'fsm_pages@3=0', 'vm_pages@0=0', 'vm_pages@1=1', 'vm_pages@2=1', 'vm_pages@3=0']);
+  });
+
+  it('an index fillfactor (CREATE INDEX … WITH (fillfactor = N)): index pages match for 100, 70 and 10', async () => {
+    for (const ff of [100, 70, 10]) {
+      const s = spec(`name: i
+table:
+  name: ixff${ff}
+  columns: [{ name: id, type: int }, { name: code, type: char(20) }]
+  indexes: [{ name: ixff${ff}_pk, columns: [id], unique: true, fillfactor: ${ff} }, { name: ixff${ff}_code, columns: [code] }]
+engine: { format: postgres-heap }
+workload:
+  - insert: { rows: 20000 }
+`);
+      const r = await pgCheck(client, s, { schemaPrefix: 'rowsim_t_ixff' });
+      for (const c of at(r.comparisons, `index_pages.ixff${ff}_pk`)) expect({ ff, value: c.predicted }).toEqual({ ff, value: c.observed });
+    }
+  });
+
   it('rows with NULLs (a null bitmap on some rows, not others): heap pages match', async () => {
     const s = spec(`name: n
 table:

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PhaseSpec, StorageSpec } from '../src/config/spec.js';
 import { pgGeometry } from '../src/formats/postgres.js';
-import { PostgresHeap } from '../src/heap/postgres-heap.js';
+import { PostgresHeap, pgFsmPages, pgVmPages } from '../src/heap/postgres-heap.js';
 import { runStorage } from '../src/workload/runner.js';
 import { col, engine, table } from './helpers/spec.js';
 
@@ -121,5 +121,19 @@ describe('postgres-heap MVCC engine', () => {
     const hot = [100, 85, 70].map((ff) => runStorage({ name: 'f', seed: 9, table: t, engine: engine({ format: 'postgres-heap', page_size: 8192, fillfactor: ff }), workload }).final.hot_updates!);
     expect(hot[0]).toBeLessThan(hot[1]!);
     expect(hot[1]).toBeLessThanOrEqual(hot[2]!);
+  });
+});
+
+describe('free space map and visibility map forks [freespace.c][visibilitymap.c]', () => {
+  it('FSM: 3 pages (root, one level-1, one leaf) up to 4,069 heap pages on 8k, 4 from the second leaf; none before anything is recorded', () => {
+    expect(pgFsmPages(8192, -1)).toBe(0);
+    expect(pgFsmPages(8192, 0)).toBe(3);
+    expect(pgFsmPages(8192, 4068)).toBe(3);
+    expect(pgFsmPages(8192, 4069)).toBe(4);
+  });
+  it('VM: one page per 32,672 heap pages on 8k', () => {
+    expect(pgVmPages(8192, -1)).toBe(0);
+    expect(pgVmPages(8192, 32_671)).toBe(1);
+    expect(pgVmPages(8192, 32_672)).toBe(2);
   });
 });

@@ -26,7 +26,7 @@ export function storageBenchSpec(rows: number, format: StorageSpec['engine']['fo
         { name: 'status', type: parseType('char(8)'), nullable: false },
         { name: 'body', type: parseType('varchar(300)'), nullable: true },
       ],
-      indexes: [{ name: 'bench_pk', columns: ['id'], unique: true }],
+      indexes: [{ name: 'bench_pk', columns: ['id'], unique: true, clustered: false }],
     },
     engine: defaultEngineSpec(format, { exp_row_size: 100, fillfactor: 90 }),
     workload: [

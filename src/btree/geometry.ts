@@ -14,6 +14,10 @@ import { NULL_LEN, type TableLayout } from '../formats/types.js';
 export interface IndexPages {
   total: number;
   by_index: Record<string, number>;
+  /** Levels of index pages per index: the leaf level and the levels above it; for a clustered index whose leaf level is the table's data pages (ASE allpages-locked, SQL Server), the levels above the data. */
+  levels: Record<string, number>;
+  /** The pages above the leaf level per index (included in by_index). */
+  nonleaf_by_index: Record<string, number>;
 }
 
 /** How entries of one index are sized and paged by a format. */
@@ -39,7 +43,27 @@ export interface IndexGeometry {
   minusInfinityBytes: number;
   /** nbtsort: bytes a leaf keeps free to append a heap TID to its high key. */
   leafTidSlackBytes: number;
+  /** Greedy: a non-leaf page keeps room for this many more entries (ASE: "(2016 / row size) − 2"). */
+  nonLeafSpareEntries: number;
+  /** Greedy: at most this many entries a leaf page (ASE max_rows_per_page); 0: no limit. */
+  leafMaxEntries: number;
+  /** One empty page left for every `reservePageGap − 1` leaf pages a build fills (ASE reservepagegap); 0: none. */
+  reservePageGap: number;
+  /** The leaf level is the table's data pages (a clustered index of ASE allpages-locked or SQL Server): the index's own pages are the levels above them, one entry per data page. */
+  leafIsData: boolean;
+  /** leafIsData: a root page even above a single data page (ASE). */
+  rootAlways: boolean;
 }
+
+/** The geometry options most formats leave at their neutral values. */
+export const GEOMETRY_DEFAULTS = {
+  metaPages: 0,
+  nonLeafSpareEntries: 0,
+  leafMaxEntries: 0,
+  reservePageGap: 0,
+  leafIsData: false,
+  rootAlways: false,
+} as const satisfies Partial<IndexGeometry>;
 
 /** The positions of an index's key columns in its table. */
 export function keyColumns(table: TableDef, idx: IndexDef): number[] {
@@ -81,67 +105,91 @@ export interface LevelFill {
  * Fill one level. nbtsort: a page is finished when the next item does not fit (leaves keep 8 bytes
  * for a heap TID) or when free space already fell under the fill target with two items on it; the
  * last item then moves to the new page. On non-leaf pages the first item is stored as a bare 8-byte
- * "minus infinity" tuple. Greedy: items fill a page up to room − reserve.
+ * "minus infinity" tuple. Greedy: items fill a page up to room − reserve (non-leaf pages also keep room
+ * for `nonLeafSpareEntries` more entries; leaves take at most `leafMaxEntries`).
  */
 export function fillLevel(g: IndexGeometry, count: number, itemBytes: (k: number) => number, leaf: boolean): LevelFill {
+  return g.nbtsort ? fillLevelNbtsort(g, count, itemBytes, leaf) : fillLevelGreedy(g, count, itemBytes, leaf);
+}
+
+function fillLevelNbtsort(g: IndexGeometry, count: number, itemBytes: (k: number) => number, leaf: boolean): LevelFill {
   const free: number[] = [];
-  const first: number[] = [];
+  const first: number[] = [0];
   const reserve = leaf ? g.leafReserveBytes : g.nonLeafReserveBytes;
-  if (g.nbtsort) {
-    const empty = g.pageRoomBytes - 2 * g.slotBytes; // the high-key line pointer is reserved, and PageGetFreeSpace takes one more
-    let pgspc = empty;
-    let items = 0;
-    let lastSize = 0;
-    let lastIndex = 0;
-    const stored = (k: number, firstOnPage: boolean) => (!leaf && firstOnPage ? g.minusInfinityBytes : itemBytes(k));
-    first.push(0);
-    for (let k = 0; k < count; k++) {
-      const size = itemBytes(k);
-      if (items > 0 && (pgspc < size + (leaf ? g.leafTidSlackBytes : 0) || (pgspc < reserve && items >= 2))) {
-        // Finish the page: its last item moves to the new page (and a copy becomes the high key).
-        free.push(pgspc + lastSize + g.slotBytes);
-        first.push(lastIndex);
-        const moved = stored(lastIndex, true);
-        pgspc = empty - moved - g.slotBytes;
-        items = 1;
-      }
-      const s = stored(k, items === 0);
-      pgspc -= s + g.slotBytes;
-      items++;
-      lastSize = s;
-      lastIndex = k;
+  const empty = g.pageRoomBytes - 2 * g.slotBytes; // the high-key line pointer is reserved, and PageGetFreeSpace takes one more
+  let pgspc = empty;
+  let items = 0;
+  let lastSize = 0;
+  let lastIndex = 0;
+  const stored = (k: number, firstOnPage: boolean) => (!leaf && firstOnPage ? g.minusInfinityBytes : itemBytes(k));
+  for (let k = 0; k < count; k++) {
+    const size = itemBytes(k);
+    if (items > 0 && (pgspc < size + (leaf ? g.leafTidSlackBytes : 0) || (pgspc < reserve && items >= 2))) {
+      // Finish the page: its last item moves to the new page (and a copy becomes the high key).
+      free.push(pgspc + lastSize + g.slotBytes);
+      first.push(lastIndex);
+      const moved = stored(lastIndex, true);
+      pgspc = empty - moved - g.slotBytes;
+      items = 1;
     }
-    free.push(pgspc);
-    return { pages: free.length, free: Int32Array.from(free), firstItem: Int32Array.from(first) };
+    const s = stored(k, items === 0);
+    pgspc -= s + g.slotBytes;
+    items++;
+    lastSize = s;
+    lastIndex = k;
   }
-  const room = g.pageRoomBytes - reserve;
+  free.push(pgspc);
+  return { pages: free.length, free: Int32Array.from(free), firstItem: Int32Array.from(first) };
+}
+
+function fillLevelGreedy(g: IndexGeometry, count: number, itemBytes: (k: number) => number, leaf: boolean): LevelFill {
+  const free: number[] = [];
+  const first: number[] = [0];
+  const spare = leaf || count === 0 ? 0 : g.nonLeafSpareEntries * (itemBytes(0) + g.slotBytes);
+  const room = g.pageRoomBytes - (leaf ? g.leafReserveBytes : g.nonLeafReserveBytes + spare);
+  const maxItems = leaf && g.leafMaxEntries > 0 ? g.leafMaxEntries : Infinity;
   let used = 0;
-  first.push(0);
+  let items = 0;
   for (let k = 0; k < count; k++) {
     const size = itemBytes(k) + g.slotBytes;
-    if (used > 0 && used + size > room) {
+    if (items > 0 && (used + size > room || items >= maxItems)) {
       free.push(g.pageRoomBytes - used);
       first.push(k);
       used = 0;
+      items = 0;
     }
     used += size;
+    items++;
   }
   free.push(g.pageRoomBytes - used);
   return { pages: free.length, free: Int32Array.from(free), firstItem: Int32Array.from(first) };
 }
 
-/** Pages above the leaves: one downlink per child page (the first one minus infinity), until one root. */
+/**
+ * Pages above the leaves: one downlink per child page (nbtsort: the first one minus infinity), until one
+ * root. `levels` counts the leaf level; for an index whose leaf level is the data pages, the levels of
+ * index pages above the data (a root always when `rootAlways`).
+ */
 export function upperPages(g: IndexGeometry, leafPages: number, pivotBytes: number): { pages: number; levels: number } {
-  let pages = 0;
-  let levels = 1;
+  const above = levelPages(g, leafPages, pivotBytes);
+  return { pages: above.reduce((a, b) => a + b, 0), levels: above.length + (g.leafIsData ? 0 : 1) };
+}
+
+/** The pages of each level above the leaves, lowest first. */
+export function levelPages(g: IndexGeometry, leafPages: number, pivotBytes: number): number[] {
+  const levels: number[] = [];
   let children = leafPages;
-  while (children > 1) {
-    const level = fillLevel(g, children, (k) => (k === 0 ? g.minusInfinityBytes : pivotBytes), false);
-    pages += level.pages;
-    levels++;
+  while (children > 1 || (g.rootAlways && g.leafIsData && levels.length === 0 && children > 0)) {
+    const level = fillLevel(g, children, (k) => (g.nbtsort && k === 0 ? g.minusInfinityBytes : pivotBytes), false);
+    levels.push(level.pages);
     children = level.pages;
   }
-  return { pages, levels };
+  return levels;
+}
+
+/** Empty pages a build leaves among `filled` leaf pages: one for every reservePageGap − 1 filled (ASE reservepagegap). */
+export function reservedGapPages(g: IndexGeometry, filled: number): number {
+  return g.reservePageGap > 1 ? Math.floor(filled / (g.reservePageGap - 1)) : 0;
 }
 
 export interface BuiltIndex {
@@ -153,13 +201,18 @@ export interface BuiltIndex {
   tupleBytes: number;
 }
 
-/** The size of an index built over `count` entries (CREATE INDEX on a loaded table). */
+/** The size of an index built over `count` entries (CREATE INDEX on a loaded table); for a leaf-is-data index, `count` is the data pages. */
 export function buildIndex(g: IndexGeometry, count: number, itemBytes: (k: number) => number, pivotBytes: number): BuiltIndex {
+  if (g.leafIsData) {
+    const up = upperPages(g, count, pivotBytes);
+    return { leafPages: 0, upperPages: up.pages, metaPages: g.metaPages, levels: up.levels, entries: count, tupleBytes: count * pivotBytes };
+  }
   if (count === 0) return { leafPages: 1, upperPages: 0, metaPages: g.metaPages, levels: 1, entries: 0, tupleBytes: 0 };
   const leaves = fillLevel(g, count, itemBytes, true);
+  const leafPages = leaves.pages + reservedGapPages(g, leaves.pages);
+  // The gap pages are allocated to the index but empty: no downlink points at them.
   const up = upperPages(g, leaves.pages, pivotBytes);
   let bytes = 0;
   for (let k = 0; k < count; k++) bytes += itemBytes(k);
-  return { leafPages: leaves.pages, upperPages: up.pages, metaPages: g.metaPages, levels: up.levels, entries: count, tupleBytes: bytes };
+  return { leafPages, upperPages: up.pages, metaPages: g.metaPages, levels: up.levels, entries: count, tupleBytes: bytes };
 }
-

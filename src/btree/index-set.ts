@@ -11,7 +11,7 @@
  * deduplication (posting lists) is not modelled.
  */
 import { grown } from '../util/arrays.js';
-import { fillLevel, upperPages, type IndexGeometry, type IndexPages } from './geometry.js';
+import { fillLevel, reservedGapPages, upperPages, type IndexGeometry, type IndexPages } from './geometry.js';
 
 /**
  * Keys arriving in random order fill B-tree leaves to ln 2 ≈ 69 % on average (Yao, "On random 2-3
@@ -22,6 +22,8 @@ export const RANDOM_INSERT_FILL = Math.LN2;
 interface IndexState {
   g: IndexGeometry;
   entries: number;
+  /** Empty pages a build left among the leaves (ASE reservepagegap), included in leafPages. */
+  gapPages: number;
   deadEntries: number;
   leafPages: number;
   pivot: number;
@@ -35,6 +37,9 @@ interface IndexState {
   dead: Int32Array;
   touched: number[];
 }
+
+/** No index: the pages of a table without indexes. */
+export const NO_INDEX_PAGES: IndexPages = Object.freeze({ total: 0, by_index: {}, levels: {}, nonleaf_by_index: {} });
 
 export class IndexSet {
   private readonly states: IndexState[];
@@ -54,6 +59,7 @@ export class IndexSet {
     this.states = geometries.map((g) => ({
       g,
       entries: 0,
+      gapPages: 0,
       deadEntries: 0,
       leafPages: 0,
       pivot: 0,
@@ -80,12 +86,15 @@ export class IndexSet {
   build(rows: Int32Array, lens: Uint16Array, rowCapacity: number): void {
     const w = this.width;
     for (const s of this.states) {
+      s.pivot = rows.length > 0 ? s.g.pivotBytes(lens, rows[0]! * w) : 0;
+      // A clustered index whose leaf level is the data pages: only the levels above them are its own.
+      if (s.g.leafIsData) continue;
       const size = (k: number) => s.g.leafTupleBytes(lens, rows[k]! * w);
       const leaves = fillLevel(s.g, rows.length, size, true);
       s.entries = rows.length;
       s.deadEntries = 0;
-      s.pivot = rows.length > 0 ? s.g.pivotBytes(lens, rows[0]! * w) : 0;
-      s.leafPages = rows.length > 0 ? leaves.pages : 1;
+      s.gapPages = rows.length > 0 ? reservedGapPages(s.g, leaves.pages) : 0;
+      s.leafPages = rows.length > 0 ? leaves.pages + s.gapPages : 1;
       s.buckets = s.leafPages;
       s.used = new Int32Array(Math.max(16, s.buckets * 2));
       s.pages = new Int32Array(s.used.length);
@@ -110,7 +119,7 @@ export class IndexSet {
 
   /** A new row's entry: appended to the rightmost leaf, which splits at the build fill. */
   append(row: number, lens: Uint16Array, base: number): void {
-    for (const s of this.states) this.appendOne(s, row, lens, base);
+    for (const s of this.states) if (!s.g.leafIsData) this.appendOne(s, row, lens, base);
   }
 
   private appendOne(s: IndexState, row: number, lens: Uint16Array, base: number, fill = 1): void {
@@ -206,16 +215,26 @@ export class IndexSet {
     }
   }
 
-  pages(): IndexPages {
+  /** Pages of every index; `dataPages`: the table's data pages, the leaf level of a leaf-is-data clustered index. */
+  pages(dataPages = 0): IndexPages {
     const by_index: Record<string, number> = Object.create(null);
+    const levels: Record<string, number> = Object.create(null);
+    const nonleaf_by_index: Record<string, number> = Object.create(null);
     let total = 0;
     for (const s of this.states) {
-      const up = this.built ? upperPages(s.g, s.leafPages, s.pivot).pages : 0;
-      const n = this.built ? s.g.metaPages + s.leafPages + up : 0;
-      by_index[s.g.name] = n;
+      const name = s.g.name;
+      if (!this.built) {
+        by_index[name] = levels[name] = nonleaf_by_index[name] = 0;
+        continue;
+      }
+      const up = s.g.leafIsData ? upperPages(s.g, Math.max(1, dataPages), s.pivot) : upperPages(s.g, s.leafPages - s.gapPages, s.pivot);
+      const n = s.g.metaPages + (s.g.leafIsData ? 0 : s.leafPages) + up.pages;
+      by_index[name] = n;
+      levels[name] = up.levels;
+      nonleaf_by_index[name] = up.pages;
       total += n;
     }
-    return { total, by_index };
+    return { total, by_index, levels, nonleaf_by_index };
   }
 
   entries(): number {

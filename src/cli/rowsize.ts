@@ -16,6 +16,8 @@ import { textTable, fmt } from '../report/tables.js';
 import { terminalTable, type TableColumn, type TableOptions } from '../report/terminal.js';
 import { DdlError, parseDdl } from '../table/ddl.js';
 import { runStorage } from '../workload/runner.js';
+import type { IndexPages } from '../btree/geometry.js';
+import type { AllocationPages } from '../workload/runner.js';
 
 export interface RowsizeRow {
   format: FormatId;
@@ -26,9 +28,14 @@ export interface RowsizeRow {
   pages: number;
   bytes: number;
   index_entry_bytes: Record<string, number>;
-  index_pages: { total: number; by_index: Record<string, number> };
+  index_pages: IndexPages;
   index_bytes: number;
+  /** Allocation overhead apart from data and index pages (OAM, IAM/PFS/GAM/SGAM, FSM/VM, segment headers and bitmap blocks), not in total_bytes. */
+  allocation_pages: AllocationPages;
+  allocation_bytes: number;
   total_bytes: number;
+  /** What row_bytes measure in this format. */
+  row_bytes_are: string;
   notes: string[];
 }
 
@@ -147,7 +154,10 @@ export function rowsizeRows(src: Source, options: RowsizeOptions): { rows: Rowsi
       index_entry_bytes: entry,
       index_pages: r.index_pages,
       index_bytes: indexBytes,
+      allocation_pages: r.allocation_pages,
+      allocation_bytes: r.allocation_pages.total * layout.geometry.pageBytes,
       total_bytes: bytes + indexBytes,
+      row_bytes_are: f.rowBytesAre,
       notes,
     });
   }
@@ -173,7 +183,9 @@ const ROWSIZE_COLUMNS: TableColumn[] = [
   { title: 'heap', priority: 1 },
   { title: 'index entry bytes', align: 'left', priority: 4 },
   { title: 'index pages', priority: 2 },
+  { title: 'index levels', align: 'left', priority: 4 },
   { title: 'indexes', priority: 2 },
+  { title: 'allocation', priority: 3 },
   { title: 'total', priority: 1 },
 ];
 
@@ -191,11 +203,19 @@ export function rowsizeText(table: string, rows: RowsizeRow[], skipped: RowsizeS
       .map(([k, v]) => `${k} ${v}`)
       .join(', '),
     fmt(r.index_pages.total),
+    Object.entries(r.index_pages.levels)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', '),
     mb(r.index_bytes),
+    `${fmt(r.allocation_pages.total)} p.`,
     mb(r.total_bytes),
   ]);
   const n = Math.max(0, ...rows.map((r) => r.rows));
-  const lines = [`${table}: ${fmt(n)} rows; row bytes are physical (with row overhead, without the slot/line pointer); index entry bytes include it`, terminalTable(ROWSIZE_COLUMNS, body, options)];
+  const lines = [
+    `${table}: ${fmt(n)} rows; row bytes are physical (with row overhead, without the slot/line pointer); index entry bytes include it; total is heap + indexes, allocation pages (OAM, IAM/PFS/GAM/SGAM, FSM/VM, segment headers) apart`,
+    terminalTable(ROWSIZE_COLUMNS, body, options),
+  ];
+  for (const r of rows) if (r.row_bytes_are !== 'physical') lines.push(`${r.format}: row bytes are ${r.row_bytes_are}`);
   for (const k of skipped) lines.push(`${k.format}: not shown: ${k.reason}`);
   for (const r of rows) if (r.rows < n) lines.push(`${r.format}: ${r.notes[0]}`);
   return lines.join('\n');

@@ -31,7 +31,16 @@ export const indexSchema = z.strictObject({
   name: z.string().min(1),
   columns: z.array(z.string().min(1)).min(1),
   unique: z.boolean().optional(),
+  clustered: z.boolean().optional(),
+  fillfactor: z.number().int().min(0).max(100).optional(),
+  pctfree: z.number().int().min(0).max(99).optional(),
+  max_rows_per_page: z.number().int().min(0).max(256).optional(),
+  reservepagegap: z.number().int().min(0).max(255).optional(),
 });
+export type IndexInput = z.infer<typeof indexSchema>;
+/** The per-index space settings (docs/config.md): which a format reads is StorageFormat.indexSettings. */
+export const INDEX_SETTING_KEYS = ['fillfactor', 'pctfree', 'max_rows_per_page', 'reservepagegap'] as const;
+export type IndexSettingKey = (typeof INDEX_SETTING_KEYS)[number];
 
 export const tableSchema = z.strictObject({
   name: z.string().min(1).optional(),
@@ -47,9 +56,11 @@ export const engineSchema = z.strictObject({
   default_exp_row_size_percent: z.number().min(0).max(100).optional(),
   exp_row_size_basis: z.enum(['physical', 'logical']).optional(),
   compaction: z.enum(['on', 'off']).optional(),
+  enable_housekeeper_gc: z.number().int().min(0).max(5).optional(),
   fillfactor: z.number().int().min(10).max(100).optional(),
   pctfree: z.number().int().min(0).max(99).optional(),
   pctused: z.number().int().min(1).max(99).optional(),
+  initrans: z.number().int().min(1).max(255).optional(),
   encoding: z.enum(['latin1', 'utf8', 'utf16']).optional(),
   multibyte_share: zShare().optional(),
   pfs_bands: z.enum(['on', 'off']).optional(),

@@ -4,7 +4,7 @@
  */
 import type { Count } from '../util/units.js';
 import type { ColumnType } from '../table/column-types.js';
-import type { EngineSettings, FormatId } from './schema.js';
+import type { EngineSettings, FormatId, IndexSettingKey } from './schema.js';
 
 export type { EngineSettings };
 
@@ -14,10 +14,12 @@ export interface ColumnDef {
   nullable: boolean;
 }
 
-export interface IndexDef {
+export interface IndexDef extends Partial<Record<IndexSettingKey, number>> {
   name: string;
   columns: string[];
   unique: boolean;
+  /** The table's rows are kept in this index's order (at most one per table). */
+  clustered: boolean;
 }
 
 export interface TableDef {

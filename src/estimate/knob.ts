@@ -9,13 +9,13 @@
 import { availableFormats, engineForFormat, getFormat } from '../formats/registry.js';
 import type { EngineSpec } from '../config/spec.js';
 import type { FormatId } from '../config/schema.js';
-import type { ReserveKnob } from '../formats/format.js';
+import { KnobError, type ReserveKnob } from '../formats/format.js';
 import type { TableLayout } from '../formats/types.js';
 
 export type { ReserveKnob, Setting, SpecialName, SpecialSetting } from '../formats/format.js';
 export type KnobKey = ReserveKnob['key'];
 
-export class KnobError extends Error {}
+export { KnobError };
 
 /** The reserve knob of `format` for a table laid out as `layout`. Throws KnobError when there is none. */
 export function reserveKnob(format: FormatId, layout: TableLayout, engine: EngineSpec): ReserveKnob {

@@ -2,11 +2,13 @@
  * SAP ASE data-only-locked (DOL: datarows/datapages) and allpages-locked (APL) row formats.
  * Every figure cites its source by the key in brackets: docs/sources.md lists them with their addresses.
  */
-import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
-import { keyBytes } from '../btree/geometry.js';
+import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
+import { aplIndexGeometry, aseFillReserve, dolIndexGeometry } from './ase-index.js';
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
-import { COMMON_DEFAULTS, type ReserveKnob, type StorageFormat } from './format.js';
-import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
+import { ClusteredHeap } from '../heap/clustered-heap.js';
+import type { StorageEngine } from '../heap/engine.js';
+import { COMMON_DEFAULTS, KnobError, type AllocationInput, type ReserveKnob, type StorageFormat } from './format.js';
+import { FORWARDING_PHASE_METRICS, forwardingReorgNote } from './forwarding.js';
 import { isCharacterType, isVariableType, type ColumnType } from '../table/column-types.js';
 import {
   EngineSettingError,
@@ -44,13 +46,14 @@ export const ASE_APL_MAX_ROW_BYTES: Record<number, number> = { 2048: 1962, 4096:
 export const ASE_APL_MAX_ROWS_PER_PAGE = 256;
 /** APL row: 4 bytes of overhead; variable rows add adjust table, offset table and 2 bytes [F]. */
 export const ASE_APL_ROW_OVERHEAD = 4;
+/**
+ * `enable housekeeper GC`: 1 (default) lazy, 4 and 5 aggressive garbage collection, which deallocates the
+ * pages of a data-only-locked table that deletes leave empty; 0 leaves them for `reorg reclaim_space`;
+ * 2 and 3 are reserved [HK-GC].
+ */
+export const ASE_DEFAULT_HOUSEKEEPER_GC = 1;
 /** Server default `default exp_row_size percent` [I][K]. */
 export const ASE_DEFAULT_EXP_ROW_SIZE_PERCENT = 5;
-/** ASE index rows (assumption; the sources give none): key + 6-byte RID + 2 bytes of row overhead + 2 per variable key column, 2-byte offset table entry; non-leaf rows add a 4-byte child page pointer; pages packed full (fillfactor 0). */
-export const ASE_INDEX_RID_BYTES = 6;
-export const ASE_INDEX_ROW_OVERHEAD_BYTES = 2;
-export const ASE_INDEX_CHILD_POINTER_BYTES = 4;
-export const ASE_INDEX_VAR_KEY_BYTES = 2;
 /** A table's row ids, page fields and reservations: three 32-bit fields a row (src/heap/forwarding-heap.ts). */
 const FORWARDING_HEAP_ROW_BYTES = 12;
 /** Text/image columns keep a 16-byte text pointer in the row. */
@@ -120,7 +123,8 @@ function aseColumnLayout(col: ColumnDef, index: number, table: TableDef, engine:
 /** Row bytes from data bytes and the number of variable (incl. nullable) columns: DOL or APL. */
 type AseRowBytes = (dataBytes: number, varColumns: number) => number;
 
-function buildLayout(table: TableDef, engine: EngineSpec, geometry: PageGeometry, rowBytes: AseRowBytes): TableLayout {
+function buildLayout(table: TableDef, engine: EngineSpec, geometry: PageGeometry, rowBytes: AseRowBytes, keepsClustered: boolean): TableLayout {
+  const clustered = keepsClustered ? table.indexes.find((i) => i.clustered) : undefined;
   const columns = table.columns.map((c, i) => aseColumnLayout(c, i, table, engine));
   const { varying, fixedNotNullBytes, logicalMaxBytes } = indexVaryingColumns(columns);
   const nVar = varying.length;
@@ -133,15 +137,17 @@ function buildLayout(table: TableDef, engine: EngineSpec, geometry: PageGeometry
     maxRowBytes: rowBytes(logicalMaxBytes, nVar),
     logicalMaxBytes,
     fixedNotNullBytes,
+    ...(clustered ? { clusteredIndex: clustered } : {}),
   };
 }
 
 /** The layout and row-size answers of an ASE format, from its page geometry and its row size. */
-function aseRowFormat(geometry: (pageBytes: number) => PageGeometry, rowBytes: AseRowBytes): Pick<StorageFormat, 'layout' | 'rowBytes' | 'logicalBytes'> {
+function aseRowFormat(geometry: (pageBytes: number) => PageGeometry, rowBytes: AseRowBytes, keepsClustered: boolean): Pick<StorageFormat, 'layout' | 'rowBytes' | 'logicalBytes' | 'rowBytesAre'> {
   return {
-    layout: (table, engine) => buildLayout(table, engine, geometry(engine.page_size), rowBytes),
+    layout: (table, engine) => buildLayout(table, engine, geometry(engine.page_size), rowBytes, keepsClustered),
     rowBytes: (layout, lens, base, logical) => rowBytes(logical ?? logicalDataBytes(layout, lens, base), layout.varying.length),
     logicalBytes: logicalDataBytes,
+    rowBytesAre: 'physical',
   };
 }
 
@@ -188,13 +194,23 @@ function checkAsePageSize(engine: EngineSpec): void {
   checkPageSize(engine, ASE_PAGE_SIZES, 'one of 2k, 4k, 8k, 16k for ASE');
 }
 
-/** Resolve exp_row_size: 0 → default percent of the usable page, 1 → pack fully, N, or max [I][J][N]. */
+/**
+ * Resolve exp_row_size: 0 → default percent of the usable page, 1 → pack fully, N, or max [I][J][N].
+ * A table of fixed-length NOT NULL columns only takes 0 or 1, and the server default does not apply to it:
+ * "default exp_row_size percent … is only applied to pages for tables that have variable-length columns"
+ * [K][I1]; "You cannot specify an expected row size for tables that have fixed-length columns only" [I][N].
+ */
 export function resolveExpRowSize(engine: EngineSpec, layout: TableLayout): { exp_row_size: number; setting: string } {
   const min = Math.max(2, layout.fixedNotNullBytes);
   const max = layout.logicalMaxBytes;
   const v = engine.exp_row_size;
+  const fixedOnly = layout.varying.length === 0;
+  if (fixedOnly && v !== 0 && v !== 1) {
+    throw new EngineSettingError('exp_row_size', `0 or 1 for this table: its columns are all fixed-length and NOT NULL, and ASE takes no expected row size for such a table, found ${v}`);
+  }
   if (v === 'max') return { exp_row_size: max, setting: 'max' };
   if (v === 0) {
+    if (fixedOnly) return { exp_row_size: 0, setting: '0' };
     const bytes = Math.floor((layout.geometry.usableBytes * engine.default_exp_row_size_percent) / 100);
     return { exp_row_size: bytes, setting: '0' };
   }
@@ -215,10 +231,11 @@ const ASE_DEFAULTS = {
   default_exp_row_size_percent: ASE_DEFAULT_EXP_ROW_SIZE_PERCENT,
   exp_row_size_basis: 'physical',
   compaction: 'on',
+  enable_housekeeper_gc: ASE_DEFAULT_HOUSEKEEPER_GC,
 } as const satisfies StorageFormat['defaults'];
 
 /** What the two ASE formats answer alike: pages, defaults, the heap engine, index rows. */
-function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageBytes' | 'pageSizes' | 'defaults' | 'encodingFor' | 'createEngine' | 'engineRowBytes' | 'reorgNote' | 'indexGeometry' | 'versionedIndexes' | 'reserveSetting' | 'phaseMetrics' | 'movedRows'> {
+function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageBytes' | 'pageSizes' | 'defaults' | 'encodingFor' | 'createEngine' | 'engineRowBytes' | 'reorgNote' | 'indexGeometry' | 'versionedIndexes' | 'allocationPages' | 'reserveSetting' | 'phaseMetrics' | 'movedRows'> {
   const dol = id === 'ase-dol';
   return {
     defaultPageBytes: 2048,
@@ -227,7 +244,7 @@ function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageB
     // ASE keeps char/varchar in the server's character set, whichever it is (utf16 included).
     encodingFor: (encoding) => encoding,
     createEngine: (layout, resolved, spec, rowCapacity) =>
-      new ForwardingHeap({
+      layout.clusteredIndex ? aplClusteredEngine(layout, layout.clusteredIndex, spec.table.indexes.length - 1, rowCapacity) : new ForwardingHeap({
         geometry: layout.geometry,
         // DOL rows are forwarded; APL rows move and their index entries follow [Q][U1].
         forwarding: dol,
@@ -237,31 +254,65 @@ function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageB
         compaction: spec.engine.compaction === 'on',
         indexCount: spec.table.indexes.length,
         rowCapacity,
+        // A page whose last row leaves is deallocated: at once on APL [PT-DEL]; on DOL by the housekeeper's
+        // garbage collection (reorg forwarded_rows moving the rows of a page home included) [HK-GC].
+        deallocateEmptyPages: !dol || spec.engine.enable_housekeeper_gc !== 0,
       }),
     engineRowBytes: FORWARDING_HEAP_ROW_BYTES,
     reorgNote: forwardingReorgNote(id),
-    indexGeometry: (_table, layout, idx, columns) =>
-      greedyIndexGeometry({
-        name: idx.name,
-        columns,
-        unique: idx.unique,
-        leafTupleBytes: (lens, base) => keyBytes(layout, columns, lens, base, ASE_INDEX_VAR_KEY_BYTES) + ASE_INDEX_RID_BYTES + ASE_INDEX_ROW_OVERHEAD_BYTES,
-        pivotBytes: (lens, base) =>
-          keyBytes(layout, columns, lens, base, ASE_INDEX_VAR_KEY_BYTES) + ASE_INDEX_CHILD_POINTER_BYTES + ASE_INDEX_ROW_OVERHEAD_BYTES + (idx.unique ? 0 : ASE_INDEX_RID_BYTES),
-        slotBytes: ASE_ROW_OFFSET_BYTES,
-        pageRoomBytes: layout.geometry.pageBytes - layout.geometry.headerBytes,
-        leafReserveBytes: 0,
-        nonLeafReserveBytes: 0,
-      }),
+    indexGeometry: (_table, layout, idx, columns) => (dol ? dolIndexGeometry(layout, idx, columns) : aplIndexGeometry(layout, idx, columns)),
     versionedIndexes: false,
+    allocationPages: aseAllocationPages,
     reserveSetting: 'exp_row_size',
-    phaseMetrics: FORWARDING_PHASE_METRICS,
+    phaseMetrics: dol ? FORWARDING_PHASE_METRICS : [...FORWARDING_PHASE_METRICS, 'page_splits'],
     movedRows: { metric: 'forwarded_rows', word: dol ? 'forwarded' : 'moved' },
   };
 }
 
+/**
+ * An allpages-locked table with a clustered index: rows in key order on data pages that are the index's
+ * leaf level; a page that overflows splits and the moved rows get new row ids, so every nonclustered
+ * index entry for them is updated [PT-SPLIT]; fillfactor, max_rows_per_page and reservepagegap of the
+ * clustered index apply to the data pages [PT-FILL][ASE-IDXPROP]. reorg forwarded_rows and compact need a
+ * data-only-locked table [R3]: nothing to do here.
+ */
+function aplClusteredEngine(layout: TableLayout, index: IndexDef, nonclustered: number, rowCapacity: number): StorageEngine {
+  return new ClusteredHeap({
+    geometry: layout.geometry,
+    buildReserveBytes: aseFillReserve(layout.geometry.usableBytes, index.fillfactor),
+    maxRowsPerPage: index.max_rows_per_page ?? 0,
+    reservePageGap: index.reservepagegap ?? 0,
+    ridIndexes: nonclustered,
+    compactRebuilds: false,
+    forwardedRowsRebuilds: false,
+    rowCapacity,
+  });
+}
+
+/** An OAM page maps 2,000 to 63,750 pages of its object; the guide's estimate is close to the minimum [PT-APL6][PT-DOL3]. */
+export const ASE_OAM_PAGES_MAPPED_MAX = 63_750;
+export const ASE_OAM_PAGES_MAPPED_MIN = 2_000;
+/** An allocation unit is 256 pages, the first its allocation page [A2]. */
+export const ASE_ALLOCATION_UNIT_PAGES = 256;
+
+/**
+ * ASE allocation overhead [PT-APL6][PT-DOL3]: one OAM page per 63,750 pages of the table and of each index
+ * (the guide's minimum, "in most cases … close to the minimum value": 750,000 data pages take 12), and
+ * the allocation pages of the allocation units those pages fill (one in 256 [A2]; the database's pages,
+ * counted as if the table's objects filled whole units, an upper estimate).
+ */
+export function aseAllocationPages(input: AllocationInput): Record<string, number> {
+  const objects = [input.dataPages, ...Object.values(input.indexPages)];
+  const oam = objects.reduce((sum, pages) => sum + Math.ceil(pages / ASE_OAM_PAGES_MAPPED_MAX), 0);
+  const all = objects.reduce((sum, pages) => sum + pages, 0) + oam;
+  return { oam, allocation: Math.ceil(all / (ASE_ALLOCATION_UNIT_PAGES - 1)) };
+}
+
 /** exp_row_size as the estimator tunes it: max(2, fixed NOT NULL bytes) .. the maximum data row length [I][J][N]. */
 function expRowSizeKnob(layout: TableLayout, engine: EngineSpec): ReserveKnob {
+  if (layout.varying.length === 0) {
+    throw new KnobError('a table with a variable-length or nullable column (ASE takes no exp_row_size but 0 and 1 on a table of fixed-length NOT NULL columns only, whose rows cannot grow)');
+  }
   const min = Math.max(2, layout.fixedNotNullBytes);
   const max = layout.logicalMaxBytes;
   const defaultBytes = resolveExpRowSize({ ...engine, exp_row_size: 0 }, layout).exp_row_size;
@@ -290,12 +341,22 @@ function expRowSizeKnob(layout: TableLayout, engine: EngineSpec): ReserveKnob {
 export const aseDol: StorageFormat = {
   id: 'ase-dol',
   title: 'SAP ASE data-only-locked (datarows)',
-  settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'compaction', 'encoding', 'multibyte_share'],
+  settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'compaction', 'enable_housekeeper_gc', 'encoding', 'multibyte_share'],
+  // max_rows_per_page applies only to allpages-locked tables [ASE-IDXPROP].
+  indexSettings: ['fillfactor', 'reservepagegap'],
+  indexNotes: (table) =>
+    table.indexes.some((i) => i.clustered)
+      ? ['clustered on ase-dol is a placement index: a leaf row per data row, sized as a nonclustered index; it directs inserts to the page of the key before, which for rows arriving in key order is the last page, so the rows are placed and forwarded as in a heap']
+      : [],
   ...aseCommon('ase-dol'),
-  ...aseRowFormat(dolGeometry, dolRowBytes),
+  // A DOL clustered index only places rows near their key [PT-DOLCI]: the rows are a heap.
+  ...aseRowFormat(dolGeometry, dolRowBytes, false),
   reserveKnob: expRowSizeKnob,
   resolve(engine, layout): ResolvedEngine {
     checkAsePageSize(engine);
+    if (engine.enable_housekeeper_gc === 2 || engine.enable_housekeeper_gc === 3) {
+      throw new EngineSettingError('enable_housekeeper_gc', `0, 1, 4 or 5 (2 and 3 are reserved), found ${engine.enable_housekeeper_gc}`);
+    }
     const { exp_row_size, setting } = resolveExpRowSize(engine, layout);
     return {
       format: 'ase-dol',
@@ -304,16 +365,20 @@ export const aseDol: StorageFormat = {
       exp_row_size_setting: setting,
       exp_row_size_basis: engine.exp_row_size_basis,
       compaction: engine.compaction,
+      enable_housekeeper_gc: engine.enable_housekeeper_gc,
       usable_page_bytes: layout.geometry.usableBytes,
       max_rows_per_page: layout.geometry.maxRowsPerPage,
       max_row_bytes: layout.geometry.maxRowBytes,
       exp_row_size_min: Math.max(2, layout.fixedNotNullBytes),
       exp_row_size_max: layout.logicalMaxBytes,
+      fixed_length_only: layout.varying.length === 0,
     };
   },
   notes(engine, resolved) {
     const notes: string[] = [];
-    if (engine.exp_row_size === 0) {
+    if (engine.exp_row_size === 0 && resolved.fixed_length_only === true) {
+      notes.push('exp_row_size 0: the server default applies only to tables with variable-length or nullable columns; this table\'s pages are packed full');
+    } else if (engine.exp_row_size === 0) {
       notes.push(
         `exp_row_size 0 uses the server default: ${engine.default_exp_row_size_percent}% of ${resolved.usable_page_bytes} usable bytes = ${resolved.exp_row_size} bytes`,
       );
@@ -329,8 +394,10 @@ export const aseApl: StorageFormat = {
   id: 'ase-apl',
   title: 'SAP ASE allpages-locked',
   settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'encoding', 'multibyte_share'],
+  indexSettings: ['fillfactor', 'max_rows_per_page', 'reservepagegap'],
   ...aseCommon('ase-apl'),
-  ...aseRowFormat(aplGeometry, aplRowBytes),
+  // An APL clustered index keeps the rows in key order: its leaf level is the data pages [PT-APL4].
+  ...aseRowFormat(aplGeometry, aplRowBytes, true),
   noKnob: 'allpages-locked tables store exp_row_size but ignore it',
   resolve(engine, layout): ResolvedEngine {
     checkAsePageSize(engine);
@@ -344,10 +411,14 @@ export const aseApl: StorageFormat = {
       usable_page_bytes: layout.geometry.usableBytes,
       max_rows_per_page: layout.geometry.maxRowsPerPage,
       max_row_bytes: layout.geometry.maxRowBytes,
+      ...(layout.clusteredIndex ? { clustered_index: layout.clusteredIndex.name } : {}),
     };
   },
-  notes(engine) {
-    const notes = ['APL rows are never forwarded: a row that no longer fits moves, and every index entry for it is updated'];
+  notes(engine, resolved) {
+    const notes =
+      resolved.clustered_index !== undefined
+        ? [`a clustered table: the rows are kept in the order of ${resolved.clustered_index}, whose leaf level is the data pages; a row that no longer fits splits its page (page_splits), and the rows moved get new row ids, so every nonclustered index entry for them is updated`]
+        : ['APL rows are never forwarded: a row that no longer fits moves, and every index entry for it is updated'];
     if (engine.exp_row_size !== 0) notes.push('exp_row_size is accepted and ignored on allpages-locked tables');
     return notes;
   },

@@ -6,12 +6,15 @@
  *
  * Adding a format: one module that exports a StorageFormat, and one line in registry.ts.
  */
-import type { FormatId } from '../config/schema.js';
+import type { FormatId, IndexSettingKey } from '../config/schema.js';
 import type { EngineSettings, EngineSpec, IndexDef, StorageSpec, TableDef } from '../config/spec.js';
 import type { IndexGeometry } from '../btree/geometry.js';
-import type { ReorgKind, StorageEngine } from '../heap/engine.js';
+import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
 import type { Encoding } from '../config/schema.js';
 import type { ResolvedEngine, TableLayout } from './types.js';
+
+/** A format, or a table in a format, has no reserve knob the estimator can tune: why, as "expected …". */
+export class KnobError extends Error {}
 
 /** A value of the reserve knob as written in a config or a DBMS command. */
 export type Setting = number | 'max';
@@ -49,6 +52,22 @@ export interface ReserveKnob {
   movedMetric: 'forwarded_rows' | 'newpage_updates';
 }
 
+/** What a format's allocation overhead is computed from: the table's data pages, each index's pages, the engine's counters. */
+export interface AllocationInput {
+  pageBytes: number;
+  dataPages: number;
+  indexPages: Readonly<Record<string, number>>;
+  metrics: EngineMetrics;
+}
+
+/** Values a format keeps off the row's page (SQL Server ROW_OVERFLOW_DATA). */
+export interface OffRowStore {
+  /** Bytes the row's off-row records take (0 when the row fits in-row). */
+  recordBytes(lens: Uint16Array, base: number): number;
+  /** Pages those records take in all. */
+  pages(recordBytes: number): number;
+}
+
 export interface StorageFormat {
   readonly id: FormatId;
   readonly title: string;
@@ -74,6 +93,8 @@ export interface StorageFormat {
   rowBytes(layout: TableLayout, lens: Uint16Array, base: number, logical?: number): number;
   /** Logical bytes: data only, without row overhead. */
   logicalBytes(layout: TableLayout, lens: Uint16Array, base: number): number;
+  /** What rowBytes measures, for the reports: "physical" or how the format's length differs from what its tools report. */
+  readonly rowBytesAre: string;
   /** Check and resolve format-specific settings; throws EngineSettingError. */
   resolve(engine: EngineSpec, layout: TableLayout): ResolvedEngine;
   /** Notes for the output: settings that are accepted but have no effect, assumptions. */
@@ -91,6 +112,22 @@ export interface StorageFormat {
   indexGeometry(table: TableDef, layout: TableLayout, index: IndexDef, columns: number[]): IndexGeometry;
   /** MVCC: every update that is not heap-only adds an entry to every index, VACUUM removes dead ones. */
   readonly versionedIndexes: boolean;
+  /** The per-index settings this format reads; an index's other settings are ignored with a note. */
+  readonly indexSettings: readonly IndexSettingKey[];
+  /** Check an index's settings against the format's own ranges; throws EngineSettingError naming the key. */
+  checkIndex?(index: IndexDef): void;
+  /** What the format does with the table's indexes, where it is not the obvious (a clustered index it does not keep). */
+  indexNotes?(table: TableDef): string[];
+
+  // ---- allocation overhead ------------------------------------------------------------------------
+  /**
+   * Pages spent on keeping track of the table's and indexes' pages, by kind, apart from data and index
+   * pages: ASE OAM and allocation pages, SQL Server IAM/PFS/GAM/SGAM, PostgreSQL's FSM and VM forks,
+   * Oracle segment headers and ASSM bitmap blocks.
+   */
+  allocationPages(input: AllocationInput): Record<string, number>;
+  /** Where the table's rows can put values off-row on pages of their own (SQL Server row-overflow): how they are counted. */
+  offRow?(layout: TableLayout): OffRowStore | undefined;
 
   // ---- the reserve knob and the reports -----------------------------------------------------------
   /** The knob the estimator tunes, or undefined with `noKnob` saying why. */

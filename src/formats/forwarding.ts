@@ -3,7 +3,7 @@
  * SAP ASE, SQL Server heaps and Oracle heap tables (src/heap/forwarding-heap.ts is their page engine).
  * Each of them still fills its own StorageFormat; these are the shared answers.
  */
-import type { IndexGeometry } from '../btree/geometry.js';
+import { GEOMETRY_DEFAULTS, type IndexGeometry } from '../btree/geometry.js';
 import type { ReorgKind } from '../heap/engine.js';
 
 /** The summary's per-phase columns for a forwarding heap. */
@@ -28,12 +28,9 @@ export function forwardingReorgNote(id: string): (kind: ReorgKind) => string | u
   return (kind) => (kind === 'vacuum' ? `vacuum applies to postgres-heap only; on ${id} it does nothing` : undefined);
 }
 
-/**
- * Index geometry of a page packed greedily (no nbtsort emulation). The first downlink of a non-leaf page
- * is counted as 8 bytes, as PostgreSQL's "minus infinity" item (an approximation for these formats).
- */
-export function greedyIndexGeometry(g: Omit<IndexGeometry, 'nbtsort' | 'minusInfinityBytes' | 'leafTidSlackBytes' | 'metaPages'> & { metaPages?: number }): IndexGeometry {
-  return { metaPages: 0, ...g, nbtsort: false, minusInfinityBytes: GREEDY_FIRST_DOWNLINK_BYTES, leafTidSlackBytes: 0 };
+/** Index geometry of pages packed greedily (no nbtsort emulation): every non-leaf entry is a full pivot, as the manuals' formulas count them. */
+export function greedyIndexGeometry(
+  g: Omit<IndexGeometry, 'nbtsort' | 'minusInfinityBytes' | 'leafTidSlackBytes' | keyof typeof GEOMETRY_DEFAULTS> & Partial<Pick<IndexGeometry, keyof typeof GEOMETRY_DEFAULTS>>,
+): IndexGeometry {
+  return { ...GEOMETRY_DEFAULTS, ...g, nbtsort: false, minusInfinityBytes: 0, leafTidSlackBytes: 0 };
 }
-
-const GREEDY_FIRST_DOWNLINK_BYTES = 8;

@@ -5,13 +5,14 @@
  *
  * A row: 3-byte row header (flag, lock, column count) + per stored column a length byte (1 byte below
  * 250 bytes, else 3) + data. Trailing NULL columns are not stored; a NULL between stored columns takes
- * its length byte only. A block: ~84–107 bytes of overhead (57 fixed + 23 × INITRANS + 4 × tables) and
- * a 2-byte row directory entry per row [oracle].
+ * its length byte only. A block: the cache layer, the transaction header with its ITL slots (two at
+ * least in an ASSM segment), the data header and table directory: 122 bytes on 8k at INITRANS 1, leaving
+ * 8,070 bytes for rows and their 2-byte row directory entries [ORA-FOOTE][ORA-LEWIS].
  */
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { columnBytes } from '../btree/geometry.js';
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
-import { COMMON_DEFAULTS, withoutUtf16, type ReserveKnob, type StorageFormat } from './format.js';
+import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type ReserveKnob, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../table/column-types.js';
 import { isCharacterType } from '../table/column-types.js';
@@ -32,12 +33,22 @@ import {
 
 export const ORACLE_BLOCK_SIZES = [2048, 4096, 8192, 16384, 32768] as const;
 export const ORACLE_DEFAULT_BLOCK_BYTES = 8192;
-/** Block overhead: 57 fixed + 23 × INITRANS + 4 × tables (+ 2 × rows in the row directory) [oracle]. */
-export const ORACLE_BLOCK_FIXED_OVERHEAD_BYTES = 57;
-export const ORACLE_ITL_ENTRY_BYTES = 23;
+/**
+ * Block overhead [ORA-FOOTE][ORA-LEWIS]: a block dump of an ASSM table block (8k, INITRANS 1) shows two
+ * ITL slots ("itc: 2"), a data area of tsiz 0x1f98 = 8,088 bytes and a data header of hsiz = 18 + 2 per row
+ * (0x26e with 302 rows); 8,088 − 18 = 8,070 bytes for rows, as Jonathan Lewis counts for INITRANS 2.
+ * 8,192 − 8,088 = 104 = the cache layer (20-byte header + 4-byte tail) + 32 bytes of fixed transaction
+ * header + 2 × 24-byte ITL slots (the split into parts is an inference; the totals are published).
+ */
+export const ORACLE_CACHE_LAYER_BYTES = 24;
+export const ORACLE_TXN_HEADER_FIXED_BYTES = 32;
+export const ORACLE_ITL_ENTRY_BYTES = 24;
+/** An ASSM segment formats at least two ITL slots in a table block, whatever INITRANS says ("itc: 2" at INITRANS 1) [ORA-FOOTE]. */
+export const ORACLE_ASSM_MIN_ITL = 2;
+export const ORACLE_DATA_HEADER_BYTES = 14;
 export const ORACLE_TABLE_DIRECTORY_BYTES = 4;
 export const ORACLE_ROW_DIRECTORY_BYTES = 2;
-/** INITRANS default for tables (assumption: 1; ASSM segments may start with 2 ITL slots). */
+/** INITRANS default for tables: 1 [oracle]. */
 export const ORACLE_DEFAULT_INITRANS = 1;
 /** Row header 3 bytes; a column length byte below 250 bytes, else 3 [oracle]. */
 export const ORACLE_ROW_HEADER_BYTES = 3;
@@ -60,17 +71,36 @@ export const ORACLE_TIMESTAMP_TZ_BYTES = 13;
 export const ORACLE_LOB_LOCATOR_BYTES = 36;
 export const ORACLE_LOB_INLINE_MAX_BYTES = 3964;
 
-/** B*-tree index (assumptions): 2-byte entry header, a length byte per key column (3 from 250 bytes), 6-byte rowid (+1 length byte when non-unique), 2-byte row directory; index blocks 57 + 23 × INITRANS 2 bytes of overhead, PCTFREE 10 on build; branch entries a 4-byte block pointer. */
+/**
+ * B*-tree index: index blocks offer 8,032 bytes on 8k with their two ITL slots ("kdxlebksz 8032" in a leaf
+ * block dump) [ORA-KDXLE]: 160 bytes of block overhead; PCTFREE 10 on build, of that space. Entries
+ * (assumptions): 2-byte entry header, a length byte per key column (3 from 250 bytes), 6-byte rowid (+1
+ * length byte when non-unique), 2-byte row directory; branch entries a 4-byte block pointer.
+ */
 export const ORACLE_INDEX_ENTRY_HEADER_BYTES = 2;
-export const ORACLE_INDEX_BLOCK_OVERHEAD_BYTES = ORACLE_BLOCK_FIXED_OVERHEAD_BYTES + ORACLE_ITL_ENTRY_BYTES * 2;
+export const ORACLE_INDEX_BLOCK_OVERHEAD_BYTES = 160;
 export const ORACLE_INDEX_PCTFREE = 10;
 export const ORACLE_BRANCH_POINTER_BYTES = 4;
 /** Row fields of the forwarding heap engine (three 32-bit fields) and the chain count (16 bits). */
 const ORACLE_ENGINE_ROW_BYTES = 14;
 
-/** NUMBER(p): 1 exponent byte + 1 byte per 2 digits, for a positive value using every digit (Oracle SQL Reference). */
+/**
+ * NUMBER bytes of a value of `digits` significant digits: ROUND((digits + s) / 2) + 1, s = 1 for a
+ * negative value [ORA-NUMBER]; for a positive value 1 + ⌈digits / 2⌉. NUMBER(p) holds at most p digits.
+ */
 export function oracleNumberBytes(digits: number): number {
   return 1 + Math.ceil(digits / 2);
+}
+
+/** NUMBER bytes of an integer value, exactly: an exponent byte, a byte per base-100 digit without the trailing zero ones, a terminator byte for a negative value under 20 digits [ORA-NUMBER]. */
+export function oracleNumberBytesOf(value: number): number {
+  if (value === 0) return 1;
+  const digits: number[] = [];
+  for (let v = Math.abs(Math.trunc(value)); v > 0; v = Math.floor(v / 100)) digits.push(v % 100);
+  let k = 0;
+  while (digits[k] === 0) k++;
+  const mantissa = digits.length - k;
+  return 1 + mantissa + (value < 0 && mantissa < 20 ? 1 : 0);
 }
 
 /** Bytes of a value of a constant-size Oracle type. */
@@ -121,8 +151,21 @@ export interface OracleTableLayout extends TableLayout {
   ora: OracleLayoutInfo;
 }
 
+/** Decimal digits of the NUMBER an integer, numeric or money column maps to (0: not a NUMBER). */
+export function oracleNumberDigits(t: ColumnType): number {
+  if (t.family === 'int') return { tinyint: 3, smallint: 5, bigint: 19 }[t.name] ?? 10;
+  if (t.family === 'numeric') return t.precision;
+  if (t.family === 'money') return 19;
+  return 0;
+}
+
 function oraColumnLayout(col: ColumnDef, index: number, table: TableDef, engine: EngineSpec): ColumnLayout {
   const t = col.type;
+  const digits = oracleNumberDigits(t);
+  if (digits > 0) {
+    // NUMBER is variable-length: sized by the value's significant digits (the workload's length), at most p [ORA-NUMBER].
+    return columnLayout(table, col, index, { variableType: true, character: false, bytesPerChar: 1, maxBytes: oracleNumberBytes(digits), declaredLength: digits, bytesOfLength: oracleNumberBytes });
+  }
   const variableType = t.family === 'varchar' || t.family === 'varbinary' || t.family === 'text' || t.family === 'blob';
   const character = isCharacterType(t);
   const bpc = character ? oracleBytesPerChar(t, engine) : 1;
@@ -150,12 +193,18 @@ export function oracleRowBytes(ora: OracleLayoutInfo, lens: Uint16Array, base: n
   return row;
 }
 
-export function oracleBlockOverhead(initrans: number): number {
-  return ORACLE_BLOCK_FIXED_OVERHEAD_BYTES + ORACLE_ITL_ENTRY_BYTES * initrans + ORACLE_TABLE_DIRECTORY_BYTES;
+/** ITL slots a table block starts with: INITRANS, at least two in an ASSM segment [ORA-FOOTE]. */
+export function oracleItlSlots(initrans: number): number {
+  return Math.max(initrans, ORACLE_ASSM_MIN_ITL);
 }
 
-export function oracleGeometry(blockBytes: number): PageGeometry {
-  const header = oracleBlockOverhead(ORACLE_DEFAULT_INITRANS);
+/** Bytes of a table block that rows and their row directory cannot use: 122 on any block size at INITRANS 1 or 2 [ORA-FOOTE][ORA-LEWIS]. */
+export function oracleBlockOverhead(initrans: number): number {
+  return ORACLE_CACHE_LAYER_BYTES + ORACLE_TXN_HEADER_FIXED_BYTES + ORACLE_ITL_ENTRY_BYTES * oracleItlSlots(initrans) + ORACLE_DATA_HEADER_BYTES + ORACLE_TABLE_DIRECTORY_BYTES;
+}
+
+export function oracleGeometry(blockBytes: number, initrans = ORACLE_DEFAULT_INITRANS): PageGeometry {
+  const header = oracleBlockOverhead(initrans);
   const usable = blockBytes - header;
   return {
     pageBytes: blockBytes,
@@ -180,7 +229,7 @@ export function oracleLayout(table: TableDef, engine: EngineSpec): OracleTableLa
   return {
     columns,
     varying,
-    geometry: oracleGeometry(engine.page_size),
+    geometry: oracleGeometry(engine.page_size, engine.initrans),
     ...rowBytesRange(varying, (lens) => oracleRowBytes(ora, lens, 0)),
     logicalMaxBytes,
     fixedNotNullBytes,
@@ -188,9 +237,12 @@ export function oracleLayout(table: TableDef, engine: EngineSpec): OracleTableLa
   };
 }
 
-/** Bytes a block keeps free for updates: PCTFREE percent of the block [oracle]. */
-export function oraclePctfreeBytes(blockBytes: number, pctfree: number): number {
-  return Math.floor((blockBytes * pctfree) / 100);
+/**
+ * Bytes a block keeps free for updates: PCTFREE percent of the space left after the block header, as the
+ * sizing notes take it ("a percentage of the block size minus the block header") [ORA-10640][ORA-ADMIN8].
+ */
+export function oraclePctfreeBytes(geometry: PageGeometry, pctfree: number): number {
+  return Math.floor((geometry.usableBytes * pctfree) / 100);
 }
 
 /** A B*-tree: length-prefixed key columns and a rowid per entry, built to PCTFREE 10 (assumptions above). */
@@ -213,9 +265,35 @@ function oracleIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDe
     pivotBytes: (lens, base) => ORACLE_INDEX_ENTRY_HEADER_BYTES + lengthPrefixed(first, lens, base) + ORACLE_BRANCH_POINTER_BYTES,
     slotBytes: ORACLE_ROW_DIRECTORY_BYTES,
     pageRoomBytes: pageBytes - ORACLE_INDEX_BLOCK_OVERHEAD_BYTES,
-    leafReserveBytes: Math.floor((pageBytes * ORACLE_INDEX_PCTFREE) / 100),
+    leafReserveBytes: Math.floor(((pageBytes - ORACLE_INDEX_BLOCK_OVERHEAD_BYTES) * (idx.pctfree ?? ORACLE_INDEX_PCTFREE)) / 100),
     nonLeafReserveBytes: 0,
   });
+}
+
+/**
+ * ASSM space metadata of one segment (assumption; Oracle documents the structure, not the counts): the
+ * segment header (with the level-3 bitmap), one level-1 bitmap block per 16 blocks of a segment up to
+ * 1 MB, per 64 up to 32 MB, per 256 up to 1 GB and per 1,024 beyond, and one level-2 bitmap block per
+ * 512 level-1 blocks. A new segment of one 64K extent: header, one L1 and one L2 block.
+ */
+export function oracleSegmentMetadataBlocks(blocks: number, blockBytes: number): { header: number; bitmap: number } {
+  if (blocks <= 0) return { header: 0, bitmap: 0 };
+  const bytes = blocks * blockBytes;
+  const span = bytes <= 1 << 20 ? 16 : bytes <= 32 << 20 ? 64 : bytes <= 1 << 30 ? 256 : 1024;
+  const l1 = Math.ceil(blocks / span);
+  return { header: 1, bitmap: l1 + Math.ceil(l1 / 512) };
+}
+
+/** The table's and each index's segment headers and ASSM bitmap blocks. */
+function oracleAllocationPages(input: AllocationInput): Record<string, number> {
+  let header = 0;
+  let bitmap = 0;
+  for (const blocks of [input.dataPages, ...Object.values(input.indexPages)]) {
+    const m = oracleSegmentMetadataBlocks(blocks, input.pageBytes);
+    header += m.header;
+    bitmap += m.bitmap;
+  }
+  return { segment_header: header, bitmap_blocks: bitmap };
 }
 
 /** PCTFREE 0..99: percent of a block kept free for updates [oracle]. */
@@ -245,8 +323,11 @@ export const oracleHeap: StorageFormat = {
   title: 'Oracle heap table (PCTFREE, migration, chaining)',
   defaultPageBytes: ORACLE_DEFAULT_BLOCK_BYTES,
   pageSizes: ORACLE_BLOCK_SIZES,
-  settings: ['page_size', 'pctfree', 'pctused', 'encoding', 'multibyte_share', 'compaction'],
-  defaults: { ...COMMON_DEFAULTS, pctfree: ORACLE_DEFAULT_PCTFREE, pctused: ORACLE_DEFAULT_PCTUSED, compaction: 'on' },
+  settings: ['page_size', 'pctfree', 'pctused', 'initrans', 'encoding', 'multibyte_share', 'compaction'],
+  indexSettings: ['pctfree'],
+  indexNotes: (table) =>
+    table.indexes.some((i) => i.clustered) ? ['clustered is ignored on oracle-heap: an index-organized table is not modelled; the table is a heap with a B*-tree index'] : [],
+  defaults: { ...COMMON_DEFAULTS, pctfree: ORACLE_DEFAULT_PCTFREE, pctused: ORACLE_DEFAULT_PCTUSED, initrans: ORACLE_DEFAULT_INITRANS, compaction: 'on' },
   encodingFor: withoutUtf16,
   createEngine: (layout, _resolved, spec, rowCapacity) =>
     new ForwardingHeap({
@@ -258,7 +339,7 @@ export const oracleHeap: StorageFormat = {
       compaction: spec.engine.compaction === 'on',
       indexCount: spec.table.indexes.length,
       rowCapacity,
-      insertReserveBytes: oraclePctfreeBytes(spec.engine.page_size, spec.engine.pctfree),
+      insertReserveBytes: oraclePctfreeBytes(layout.geometry, spec.engine.pctfree),
       freeSpaceSearch: 'exact',
       chaining: true,
       chainPieceOverheadBytes: ORACLE_CHAIN_PIECE_OVERHEAD_BYTES,
@@ -271,6 +352,7 @@ export const oracleHeap: StorageFormat = {
   reorgNote: forwardingReorgNote('oracle-heap'),
   indexGeometry: oracleIndexGeometry,
   versionedIndexes: false,
+  allocationPages: oracleAllocationPages,
   reserveKnob: pctfreeKnob,
   reserveSetting: 'pctfree',
   phaseMetrics: FORWARDING_PHASE_METRICS,
@@ -280,6 +362,7 @@ export const oracleHeap: StorageFormat = {
     return oracleRowBytes((layout as OracleTableLayout).ora, lens, base);
   },
   logicalBytes: logicalDataBytes,
+  rowBytesAre: 'physical',
   resolve(engine, layout): ResolvedEngine {
     checkPageSize(engine, ORACLE_BLOCK_SIZES, 'an Oracle block size (2k, 4k, 8k, 16k or 32k)');
     if (engine.encoding === 'utf16') {
@@ -290,9 +373,10 @@ export const oracleHeap: StorageFormat = {
       format: 'oracle-heap',
       page_size: engine.page_size,
       pctfree: engine.pctfree,
-      pctfree_bytes: oraclePctfreeBytes(engine.page_size, engine.pctfree),
+      pctfree_bytes: oraclePctfreeBytes(layout.geometry, engine.pctfree),
       pctused: engine.pctused,
-      initrans: ORACLE_DEFAULT_INITRANS,
+      initrans: engine.initrans,
+      itl_slots: oracleItlSlots(engine.initrans),
       encoding: engine.encoding,
       block_overhead_bytes: g.headerBytes,
       usable_page_bytes: g.usableBytes,
@@ -300,9 +384,10 @@ export const oracleHeap: StorageFormat = {
       migration_stub_bytes: ORACLE_MIGRATION_STUB_BYTES,
     };
   },
-  notes() {
+  notes(engine, resolved) {
     return [
-      'integers and NUMBER(p,s) are sized at full precision (1 + ⌈p/2⌉ bytes); real values are often shorter',
+      'integers and NUMBER(p,s) are sized by value: 1 + ⌈digits/2⌉ bytes, the significant digits given as the column\'s length in the workload, else the full precision',
+      `${resolved.itl_slots} ITL slots a block (INITRANS ${engine.initrans}; an ASSM segment formats at least 2): ${resolved.block_overhead_bytes} bytes of block overhead; PCTFREE ${engine.pctfree} keeps ${resolved.pctfree_bytes} of the ${resolved.usable_page_bytes} bytes after it free`,
       'PCTUSED is ignored: segments use automatic segment space management (ASSM, the default since 9i)',
       'a migrated row leaves a 9-byte head (row header + rowid; assumption) and keeps its rowid; rows longer than a block are chained',
     ];

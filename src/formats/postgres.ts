@@ -7,8 +7,9 @@
  * type's typalign, varlena values with a 1-byte header (and no alignment) when they fit in 127 bytes.
  */
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
-import { columnBytes } from '../btree/geometry.js';
+import { GEOMETRY_DEFAULTS, columnBytes, type IndexGeometry } from '../btree/geometry.js';
 import { PG_PRUNE_FREE_DIVISOR, PostgresHeap } from '../heap/postgres-heap.js';
+import { metric } from '../heap/metrics.js';
 import { COMMON_DEFAULTS, withoutUtf16, type ReserveKnob, type StorageFormat } from './format.js';
 import type { ColumnType } from '../table/column-types.js';
 import { isCharacterType, isVariableType } from '../table/column-types.js';
@@ -283,9 +284,10 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
 export const PG_BTREE_SPECIAL_BYTES = 16;
 export const PG_INDEX_TUPLE_HEADER_BYTES = 8;
 export const PG_INDEX_NULL_BITMAP_BYTES = 4;
-/** BTREE_DEFAULT_FILLFACTOR 90 (leaves on build), BTREE_NONLEAF_FILLFACTOR 70 [nbtree.h]. */
+/** BTREE_DEFAULT_FILLFACTOR 90 (leaves on build), BTREE_NONLEAF_FILLFACTOR 70, BTREE_MIN_FILLFACTOR 10 [nbtree.h]. */
 export const PG_BTREE_LEAF_FILLFACTOR = 90;
 export const PG_BTREE_NONLEAF_FILLFACTOR = 70;
+export const PG_BTREE_MIN_FILLFACTOR = 10;
 export const PG_BTREE_META_PAGES = 1;
 /** Leaf pages keep room to append a heap TID to the high key: MAXALIGN(sizeof(ItemPointerData)) (nbtsort.c). */
 export const PG_BTREE_LEAF_TID_SLACK = 8;
@@ -317,12 +319,15 @@ export function pgIndexTupleBytes(layout: PgTableLayout, cols: readonly number[]
   return maxalign(hdr + data);
 }
 
-/** An nbtree built as nbtsort.c builds it: leaves to fillfactor 90, upper levels to 70, one metapage. */
-function pgIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, columns: number[]) {
+/** An nbtree built as nbtsort.c builds it: leaves to the index's fillfactor (default 90), upper levels to 70, one metapage [nbtree.h]. */
+function pgIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, columns: number[]): IndexGeometry {
   const pl = layout as PgTableLayout;
   const first = columns.slice(0, 1);
   const pageBytes = layout.geometry.pageBytes;
+  // A value below nbtree's minimum comes from another format's config (rowsize, pg-check): the default then.
+  const leafFill = idx.fillfactor !== undefined && idx.fillfactor >= PG_BTREE_MIN_FILLFACTOR ? idx.fillfactor : PG_BTREE_LEAF_FILLFACTOR;
   return {
+    ...GEOMETRY_DEFAULTS,
     name: idx.name,
     columns,
     unique: idx.unique,
@@ -331,7 +336,7 @@ function pgIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, c
     pivotBytes: (lens: Uint16Array, base: number) => pgIndexTupleBytes(pl, first, lens, base),
     slotBytes: PG_LINE_POINTER_BYTES,
     pageRoomBytes: pageBytes - PG_PAGE_HEADER_BYTES - PG_BTREE_SPECIAL_BYTES,
-    leafReserveBytes: Math.floor((pageBytes * (100 - PG_BTREE_LEAF_FILLFACTOR)) / 100),
+    leafReserveBytes: Math.floor((pageBytes * (100 - leafFill)) / 100),
     nonLeafReserveBytes: Math.floor((pageBytes * (100 - PG_BTREE_NONLEAF_FILLFACTOR)) / 100),
     metaPages: PG_BTREE_META_PAGES,
     nbtsort: true,
@@ -368,6 +373,17 @@ export const postgresHeap: StorageFormat = {
   defaultPageBytes: PG_BLCKSZ,
   pageSizes: PG_PAGE_SIZES,
   settings: ['page_size', 'fillfactor', 'encoding', 'multibyte_share'],
+  indexSettings: ['fillfactor'],
+  checkIndex(idx) {
+    if (idx.fillfactor !== undefined && idx.fillfactor < PG_BTREE_MIN_FILLFACTOR) {
+      throw new EngineSettingError('fillfactor', `a B-tree fillfactor from ${PG_BTREE_MIN_FILLFACTOR} to 100 for postgres-heap, found ${idx.fillfactor}`);
+    }
+  },
+  // CLUSTER rewrites the heap once in index order; PostgreSQL does not keep the order afterwards.
+  indexNotes: (table) =>
+    table.indexes.some((i) => i.clustered)
+      ? ['clustered on postgres-heap means CLUSTER: a one-time reorder of the heap, which PostgreSQL does not maintain; rows are loaded in key order anyway, so pages and index sizes are those of an unclustered table']
+      : [],
   defaults: { ...COMMON_DEFAULTS, fillfactor: PG_DEFAULT_FILLFACTOR },
   encodingFor: withoutUtf16,
   createEngine: (layout, _resolved, spec, rowCapacity) =>
@@ -376,6 +392,8 @@ export const postgresHeap: StorageFormat = {
   reorgNote: (kind) => (kind === 'forwarded_rows' ? 'reorg forwarded_rows does nothing on postgres-heap (no forwarded rows; use vacuum)' : undefined),
   indexGeometry: pgIndexGeometry,
   versionedIndexes: true,
+  // The heap's free space map and visibility map forks, as the engine has them [freespace.c][visibilitymap.c].
+  allocationPages: ({ metrics }) => ({ fsm: metric(metrics, 'fsm_pages'), vm: metric(metrics, 'vm_pages') }),
   reserveKnob: fillfactorKnob,
   reserveSetting: 'fillfactor',
   movedRows: { metric: 'newpage_updates', word: 'moved to a new page (not HOT)' },
@@ -385,6 +403,8 @@ export const postgresHeap: StorageFormat = {
     return pgTupleSize((layout as PgTableLayout).pg, lens, base).stored;
   },
   logicalBytes: logicalDataBytes,
+  // pgstattuple's tuple_len and pageinspect's lp_len are t_len; the page takes MAXALIGN(t_len) [htup_details.h].
+  rowBytesAre: 'MAXALIGN(t_len), the bytes a tuple takes on the page; pgstattuple (tuple_len) and pageinspect (lp_len) report t_len, up to 7 bytes less',
   resolve(engine, layout): ResolvedEngine {
     checkPageSize(engine, PG_PAGE_SIZES, 'a PostgreSQL block size (1k, 2k, 4k, 8k, 16k or 32k; 8k unless built otherwise)');
     if (engine.encoding === 'utf16') {
@@ -406,7 +426,7 @@ export const postgresHeap: StorageFormat = {
   },
   notes(engine) {
     const notes = [
-      'row bytes are MAXALIGN(t_len); each tuple also takes a 4-byte line pointer',
+      'row bytes are MAXALIGN(t_len), what a tuple takes on the page (pgstattuple\'s tuple_len and pageinspect\'s lp_len report t_len); each tuple also takes a 4-byte line pointer',
       'values above the TOAST threshold are assumed incompressible and moved out of line (18-byte pointer); TOAST pages are not counted',
     ];
     if (engine.encoding === 'utf8' && engine.multibyte_share > 0) {

@@ -8,10 +8,12 @@
  * ⌈cols/8⌉ + (when a variable column is stored) variable column count 2 + 2 per variable column up to the
  * last non-NULL one + variable data. Fixed-length columns take their bytes even when NULL.
  */
-import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
-import { keyBytes } from '../btree/geometry.js';
+import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
+import { keyBytes, keyColumns, type IndexGeometry } from '../btree/geometry.js';
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
-import { COMMON_DEFAULTS, withoutUtf16, type StorageFormat } from './format.js';
+import { ClusteredHeap } from '../heap/clustered-heap.js';
+import { metric } from '../heap/metrics.js';
+import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type OffRowStore, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../table/column-types.js';
 import { isCharacterType } from '../table/column-types.js';
@@ -37,6 +39,8 @@ export const SQLSERVER_SLOT_BYTES = 2;
 /** Max in-row size; longer variable columns go to ROW_OVERFLOW pages leaving a 24-byte pointer [pages]. */
 export const SQLSERVER_MAX_IN_ROW_BYTES = 8060;
 export const SQLSERVER_ROW_OVERFLOW_POINTER_BYTES = 24;
+/** A ROW_OVERFLOW record: the value behind a 14-byte blob record header (assumption: DBCC PAGE shows 8,014-byte records for 8,000-byte values). */
+export const SQLSERVER_ROW_OVERFLOW_RECORD_HEADER_BYTES = 14;
 /** RID = 8 bytes [heaps]. */
 export const SQLSERVER_RID_BYTES = 8;
 /** Row header: status A 1 + status B 1 + fixed-length size 2 (the "+ 4" of the heap-size formula) [estimate]. */
@@ -109,6 +113,8 @@ export interface SqlServerLayoutInfo {
   varCols: Int32Array;
   versionTagBytes: number;
   maxInRow: number;
+  /** A non-unique clustered index: the uniquifier is a variable-length column, first of them, empty for a distinct key [MS-CI][DBA-15026]. */
+  uniquifier: boolean;
 }
 
 export interface SqlServerTableLayout extends TableLayout {
@@ -131,7 +137,8 @@ function ssColumnLayout(col: ColumnDef, index: number, table: TableDef, engine: 
  * stored, ROW_OVERFLOW for rows above 8060 bytes, the 9-byte minimum and the optional versioning tag.
  */
 export function sqlserverRowBytes(ss: SqlServerLayoutInfo, lens: Uint16Array, base: number): number {
-  const fixedPart = SQLSERVER_ROW_HEADER_BYTES + ss.fixedBytes + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + 7) >> 3);
+  const u = ss.uniquifier ? 1 : 0;
+  const fixedPart = SQLSERVER_ROW_HEADER_BYTES + ss.fixedBytes + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + u + 7) >> 3);
   const vc = ss.varCols;
   let lastStored = -1;
   let varData = 0;
@@ -144,7 +151,8 @@ export function sqlserverRowBytes(ss: SqlServerLayoutInfo, lens: Uint16Array, ba
   }
   let row = fixedPart;
   if (lastStored >= 0) {
-    row += SQLSERVER_VAR_COUNT_BYTES + SQLSERVER_VAR_OFFSET_BYTES * (lastStored + 1) + varData;
+    // The uniquifier's offset comes first: it costs 2 bytes whenever a later variable column is stored.
+    row += SQLSERVER_VAR_COUNT_BYTES + SQLSERVER_VAR_OFFSET_BYTES * (lastStored + 1 + u) + varData;
     if (row > ss.maxInRow) row = pushOffRow(ss, lens, base, row);
   }
   row += ss.versionTagBytes;
@@ -153,8 +161,14 @@ export function sqlserverRowBytes(ss: SqlServerLayoutInfo, lens: Uint16Array, ba
 
 /** Move the largest variable columns to ROW_OVERFLOW pages (24-byte pointer each) until the row fits in-row [pages]. */
 function pushOffRow(ss: SqlServerLayoutInfo, lens: Uint16Array, base: number, row: number): number {
+  return pushedOffRow(ss, lens, base, row).row;
+}
+
+/** The in-row bytes left, and the bytes of the ROW_OVERFLOW records the pushed values take (value + record header + slot). */
+function pushedOffRow(ss: SqlServerLayoutInfo, lens: Uint16Array, base: number, row: number): { row: number; records: number } {
   const vc = ss.varCols;
   const moved = new Uint8Array(vc.length);
+  let records = 0;
   while (row > ss.maxInRow) {
     let best = -1;
     let bestLen = SQLSERVER_ROW_OVERFLOW_POINTER_BYTES;
@@ -168,8 +182,31 @@ function pushOffRow(ss: SqlServerLayoutInfo, lens: Uint16Array, base: number, ro
     if (best < 0) break;
     moved[best] = 1;
     row -= bestLen - SQLSERVER_ROW_OVERFLOW_POINTER_BYTES;
+    records += bestLen + SQLSERVER_ROW_OVERFLOW_RECORD_HEADER_BYTES + SQLSERVER_SLOT_BYTES;
   }
-  return row;
+  return { row, records };
+}
+
+/**
+ * ROW_OVERFLOW_DATA of a table whose rows can exceed 8,060 bytes (2005+) [pages]: the pushed values are
+ * records on their own pages, counted packed full (a lower bound: a page takes records whole).
+ */
+export function sqlserverOffRow(layout: TableLayout): OffRowStore | undefined {
+  const ss = (layout as SqlServerTableLayout).ss;
+  const longest = SQLSERVER_ROW_HEADER_BYTES + ss.fixedBytes + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + 8) >> 3) + SQLSERVER_VAR_COUNT_BYTES + layout.varying.reduce((sum, c) => sum + SQLSERVER_VAR_OFFSET_BYTES + c.maxBytes, 2);
+  if (longest <= ss.maxInRow) return undefined;
+  const usable = layout.geometry.pageBytes - SQLSERVER_PAGE_HEADER_BYTES;
+  return {
+    recordBytes: (lens, base) => {
+      let row = SQLSERVER_ROW_HEADER_BYTES + ss.fixedBytes + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + 7) >> 3) + SQLSERVER_VAR_COUNT_BYTES;
+      for (let i = 0; i < ss.varCols.length; i++) {
+        const len = lens[base + ss.varCols[i]!]!;
+        row += SQLSERVER_VAR_OFFSET_BYTES + (len === NULL_LEN ? 0 : len);
+      }
+      return row > ss.maxInRow ? pushedOffRow(ss, lens, base, row).records : 0;
+    },
+    pages: (bytes) => Math.ceil(bytes / usable),
+  };
 }
 
 export function sqlserverGeometry(pageBytes: number): PageGeometry {
@@ -185,6 +222,7 @@ export function sqlserverGeometry(pageBytes: number): PageGeometry {
 }
 
 export function sqlserverLayout(table: TableDef, engine: EngineSpec): SqlServerTableLayout {
+  const clustered = table.indexes.find((i) => i.clustered);
   const columns = table.columns.map((c, i) => ssColumnLayout(c, i, table, engine));
   // Not its fixedNotNullBytes: SQL Server keeps fixed-length columns' bytes even when NULL.
   const { varying, logicalMaxBytes } = indexVaryingColumns(columns);
@@ -196,14 +234,18 @@ export function sqlserverLayout(table: TableDef, engine: EngineSpec): SqlServerT
     varCols: Int32Array.from(varying, (c) => c.varIndex),
     versionTagBytes: engine.row_versioning === 'on' ? SQLSERVER_VERSION_TAG_BYTES : 0,
     maxInRow: SQLSERVER_MAX_IN_ROW_BYTES,
+    uniquifier: clustered !== undefined && !clustered.unique,
   };
+  const heap = sqlserverGeometry(engine.page_size);
   return {
     columns,
     varying,
-    geometry: sqlserverGeometry(engine.page_size),
+    // A clustered table's rows are never forwarded: no back-pointer on top of the 8,060 bytes [pages].
+    geometry: clustered ? { ...heap, maxRowBytes: SQLSERVER_MAX_IN_ROW_BYTES } : heap,
     ...rowBytesRange(varying, (lens) => sqlserverRowBytes(ss, lens, 0)),
     logicalMaxBytes,
     fixedNotNullBytes: fixedBytes,
+    ...(clustered ? { clusteredIndex: clustered } : {}),
     ss,
   };
 }
@@ -229,22 +271,72 @@ export function pfsBand(usedBytes: number, usableBytes: number): number {
   return 4;
 }
 
-/** A nonclustered index on a heap: key, RID, a null bitmap for nullable keys, variable-key offsets; pages packed full. */
-function sqlserverIndexGeometry(_table: TableDef, layout: TableLayout, idx: { name: string; unique: boolean }, columns: number[]) {
-  const nullBitmap = columns.some((ci) => layout.columns[ci]!.nullable) ? 2 + Math.ceil(columns.length / 8) : 0;
-  const varHead = columns.some((ci) => layout.columns[ci]!.variableType) ? 2 : 0;
-  const entry = (lens: Uint16Array, base: number) => SQLSERVER_INDEX_ROW_HEADER_BYTES + keyBytes(layout, columns, lens, base, SQLSERVER_INDEX_VAR_KEY_BYTES) + nullBitmap + varHead;
-  return greedyIndexGeometry({
+/**
+ * Index rows [MS-NCI][MS-CI]: a 1-byte header, the key, a null bitmap when a key column is nullable, the
+ * variable-key offsets; a leaf row carries the row locator: the 8-byte RID on a heap, on a clustered table
+ * the clustering key's columns the index does not have [MS-NCI]; a non-leaf row a 6-byte child page
+ * pointer (and the locator when the index is not unique). A clustered index's leaf level is the data.
+ */
+function sqlserverIndexGeometry(table: TableDef, layout: TableLayout, idx: IndexDef, columns: number[]): IndexGeometry {
+  const entry = (cols: readonly number[]) => {
+    const nullBitmap = cols.some((ci) => layout.columns[ci]!.nullable) ? 2 + Math.ceil(cols.length / 8) : 0;
+    const varHead = cols.some((ci) => layout.columns[ci]!.variableType) ? 2 : 0;
+    return (lens: Uint16Array, base: number) => SQLSERVER_INDEX_ROW_HEADER_BYTES + keyBytes(layout, cols, lens, base, SQLSERVER_INDEX_VAR_KEY_BYTES) + nullBitmap + varHead;
+  };
+  const common = {
     name: idx.name,
     columns,
     unique: idx.unique,
-    leafTupleBytes: (lens, base) => entry(lens, base) + SQLSERVER_RID_BYTES,
-    pivotBytes: (lens, base) => entry(lens, base) + SQLSERVER_INDEX_CHILD_POINTER_BYTES + (idx.unique ? 0 : SQLSERVER_RID_BYTES),
     slotBytes: SQLSERVER_SLOT_BYTES,
     pageRoomBytes: layout.geometry.pageBytes - SQLSERVER_PAGE_HEADER_BYTES,
-    leafReserveBytes: 0,
     nonLeafReserveBytes: 0,
+  };
+  const key = entry(columns);
+  const pivot = (lens: Uint16Array, base: number) => key(lens, base) + SQLSERVER_INDEX_CHILD_POINTER_BYTES;
+  if (idx.clustered) return greedyIndexGeometry({ ...common, leafTupleBytes: pivot, pivotBytes: pivot, leafReserveBytes: 0, leafIsData: true });
+  const clustered = table.indexes.find((i) => i.clustered);
+  const locator = clustered ? entry([...columns, ...keyColumns(table, clustered).filter((c) => !columns.includes(c))]) : (lens: Uint16Array, base: number) => key(lens, base) + SQLSERVER_RID_BYTES;
+  return greedyIndexGeometry({
+    ...common,
+    leafTupleBytes: locator,
+    pivotBytes: idx.unique ? pivot : (lens, base) => locator(lens, base) + SQLSERVER_INDEX_CHILD_POINTER_BYTES,
+    leafReserveBytes: sqlserverFillReserve(idx.fillfactor),
   });
+}
+
+/** A PFS page tracks 8,088 pages; a GAM, an SGAM and an IAM page each cover 64,000 extents (512,000 pages, about 4 GB) [pages]. */
+export const SQLSERVER_PFS_INTERVAL_PAGES = 8_088;
+export const SQLSERVER_GAM_INTERVAL_PAGES = 64_000 * 8;
+
+/**
+ * SQL Server allocation overhead [pages]: an IAM page per allocation unit (the heap or clustered index,
+ * each nonclustered index, the row-overflow data) and 4-GB interval, and the file's PFS, GAM and SGAM pages
+ * over the pages of the table and its indexes (the database's pages, counted as if the table filled
+ * them alone).
+ */
+export function sqlserverAllocationPages(input: AllocationInput): Record<string, number> {
+  const overflow = metric(input.metrics, 'row_overflow_pages');
+  const units = [input.dataPages, ...Object.values(input.indexPages), ...(overflow > 0 ? [overflow] : [])];
+  const iam = units.reduce((sum, pages) => sum + Math.ceil(pages / SQLSERVER_GAM_INTERVAL_PAGES), 0);
+  const all = units.reduce((sum, pages) => sum + pages, 0) + iam;
+  const gam = Math.ceil(all / SQLSERVER_GAM_INTERVAL_PAGES);
+  return { iam, pfs: Math.ceil(all / SQLSERVER_PFS_INTERVAL_PAGES), gam, sgam: gam };
+}
+
+/** What a clustered table does differently from a heap. */
+function sqlserverClusteredNotes(engine: EngineSpec, index: string): string[] {
+  const notes = [
+    `a clustered table: the rows live in the leaf pages of ${index} in key order; a row that grows past its page's free space splits the page (page_splits) and is never forwarded; nonclustered indexes carry the clustering key instead of a RID`,
+    'reorg forwarded_rows and rebuild run ALTER INDEX … REBUILD, compact ALTER INDEX … REORGANIZE, both at the clustered index\'s fill factor; pfs_bands and move_back_home apply to heaps only',
+  ];
+  if (engine.row_versioning === 'on') notes.push('row versioning on: every row carries a 14-byte versioning tag');
+  return notes;
+}
+
+/** Fill factor 1–99 leaves (100 − n)% of a leaf page's 8096 bytes free on build; 0 and 100 fill it (non-leaf pages stay full without PAD_INDEX) [MS-FF]. */
+export function sqlserverFillReserve(fillfactor: number | undefined): number {
+  const usable = SQLSERVER_PAGE_BYTES - SQLSERVER_PAGE_HEADER_BYTES;
+  return fillfactor !== undefined && fillfactor > 0 && fillfactor < 100 ? Math.floor((usable * (100 - fillfactor)) / 100) : 0;
 }
 
 export const sqlserverHeap: StorageFormat = {
@@ -253,37 +345,56 @@ export const sqlserverHeap: StorageFormat = {
   defaultPageBytes: SQLSERVER_PAGE_BYTES,
   pageSizes: [SQLSERVER_PAGE_BYTES],
   settings: ['page_size', 'encoding', 'multibyte_share', 'pfs_bands', 'move_back_home', 'row_versioning', 'compaction'],
+  indexSettings: ['fillfactor'],
   defaults: { ...COMMON_DEFAULTS, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off', compaction: 'on' },
   encodingFor: withoutUtf16,
   createEngine: (layout, _resolved, spec, rowCapacity) =>
-    new ForwardingHeap({
-      geometry: layout.geometry,
-      forwarding: true,
-      stubBytes: SQLSERVER_FORWARDING_STUB_BYTES,
-      expRowSizeBytes: 0,
-      expRowSizeBasis: 'physical',
-      compaction: spec.engine.compaction === 'on',
-      indexCount: spec.table.indexes.length,
-      rowCapacity,
-      backPointerBytes: SQLSERVER_BACK_POINTER_BYTES,
-      moveBackHome: spec.engine.move_back_home === 'on',
-      freeSpaceSearch: spec.engine.pfs_bands === 'on' ? 'pfs' : 'exact',
-      pfsBandUpperPct: SQLSERVER_PFS_BAND_UPPER_PCT,
-      // SQL Server has no per-row reorg: ALTER TABLE … REBUILD [heaps].
-      reorgForwardedRowsRebuilds: true,
-    }),
+    layout.clusteredIndex
+      ? new ClusteredHeap({
+          geometry: layout.geometry,
+          buildReserveBytes: sqlserverFillReserve(layout.clusteredIndex.fillfactor),
+          maxRowsPerPage: 0,
+          reservePageGap: 0,
+          // Nonclustered indexes carry the clustering key, not a row id: a split moves no entry [MS-NCI].
+          ridIndexes: 0,
+          // ALTER INDEX … REORGANIZE compacts the leaf pages to the fill factor; REBUILD rewrites them.
+          compactRebuilds: true,
+          forwardedRowsRebuilds: true,
+          rowCapacity,
+        })
+      : new ForwardingHeap({
+          geometry: layout.geometry,
+          forwarding: true,
+          stubBytes: SQLSERVER_FORWARDING_STUB_BYTES,
+          expRowSizeBytes: 0,
+          expRowSizeBasis: 'physical',
+          compaction: spec.engine.compaction === 'on',
+          indexCount: spec.table.indexes.length,
+          rowCapacity,
+          backPointerBytes: SQLSERVER_BACK_POINTER_BYTES,
+          moveBackHome: spec.engine.move_back_home === 'on',
+          freeSpaceSearch: spec.engine.pfs_bands === 'on' ? 'pfs' : 'exact',
+          pfsBandUpperPct: SQLSERVER_PFS_BAND_UPPER_PCT,
+          // A page 81–95 % full takes a record of up to 5 % of 8,060 = 403 bytes: 392 characters fit, 393 do not [DBA-15026].
+          pfsBaseBytes: SQLSERVER_MAX_IN_ROW_BYTES,
+          // SQL Server has no per-row reorg: ALTER TABLE … REBUILD [heaps].
+          reorgForwardedRowsRebuilds: true,
+        }),
   engineRowBytes: FORWARDING_HEAP_ROW_BYTES,
   reorgNote: forwardingReorgNote('sqlserver-heap'),
   indexGeometry: sqlserverIndexGeometry,
   versionedIndexes: false,
+  allocationPages: sqlserverAllocationPages,
+  offRow: sqlserverOffRow,
   noKnob: 'heaps have no fill factor',
-  phaseMetrics: FORWARDING_PHASE_METRICS,
+  phaseMetrics: [...FORWARDING_PHASE_METRICS, 'page_splits'],
   movedRows: { metric: 'forwarded_rows', word: 'forwarded' },
   layout: sqlserverLayout,
   rowBytes(layout, lens, base) {
     return sqlserverRowBytes((layout as SqlServerTableLayout).ss, lens, base);
   },
   logicalBytes: logicalDataBytes,
+  rowBytesAre: 'physical',
   resolve(engine, layout): ResolvedEngine {
     checkPageSize(engine, [SQLSERVER_PAGE_BYTES], '8k for SQL Server (pages are always 8192 bytes)');
     if (engine.encoding === 'utf16') {
@@ -302,9 +413,11 @@ export const sqlserverHeap: StorageFormat = {
       max_row_bytes: SQLSERVER_MAX_IN_ROW_BYTES,
       forwarding_stub_bytes: SQLSERVER_FORWARDING_STUB_BYTES,
       back_pointer_bytes: SQLSERVER_BACK_POINTER_BYTES,
+      ...(layout.clusteredIndex ? { clustered_index: layout.clusteredIndex.name } : {}),
     };
   },
-  notes(engine) {
+  notes(engine, resolved) {
+    if (resolved.clustered_index !== undefined) return sqlserverClusteredNotes(engine, String(resolved.clustered_index));
     const notes = [
       'a forwarded record carries a back-pointer of about 10 bytes (third-party, not verified); the stub left at home is 9 bytes',
       'reorg forwarded_rows and rebuild both run ALTER TABLE … REBUILD (SQL Server has no per-row reorg); heaps have no fill factor',

@@ -2,7 +2,7 @@
  * What a storage format answers: how many bytes a value and a row take, what a page holds, and which
  * engine settings it accepts. The page engine (src/heap) asks these questions; it knows no format.
  */
-import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
+import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import type { FormatId } from '../config/schema.js';
 import type { ColumnType } from '../table/column-types.js';
 import type { PageGeometry } from '../heap/engine.js';
@@ -37,6 +37,8 @@ export interface ColumnLayout {
   bytesPerChar: number;
   /** The column is a key column of some index. */
   indexed: boolean;
+  /** Bytes of a value whose configured length is `units`, where a format sizes it otherwise than by characters or bytes (Oracle NUMBER: digits). */
+  bytesOfLength?: (units: number) => number;
 }
 
 export interface TableLayout {
@@ -50,6 +52,8 @@ export interface TableLayout {
   logicalMaxBytes: number;
   /** Bytes of the fixed-length NOT NULL columns (ASE's lower bound for exp_row_size). */
   fixedNotNullBytes: number;
+  /** The index whose order the rows are kept in, where the format keeps clustered tables (SQL Server, ASE allpages-locked). */
+  clusteredIndex?: IndexDef;
 }
 
 /** A setting that is wrong for this format and table: the config loader turns it into an InputError. */
@@ -106,6 +110,10 @@ export interface ColumnStorage {
   maxBytes: number;
   /** Stored length varies per row; default: a variable-length type or a nullable column. */
   varying?: boolean;
+  /** The declared length a configured length is capped at; default the type's (char(n) …). */
+  declaredLength?: number;
+  /** See ColumnLayout.bytesOfLength. */
+  bytesOfLength?: (units: number) => number;
 }
 
 /** The ColumnLayout of column `index` of `table` (varIndex is set by indexVaryingColumns()). */
@@ -120,9 +128,10 @@ export function columnLayout(table: TableDef, col: ColumnDef, index: number, s: 
     fixedBytes: s.variableType ? 0 : s.maxBytes,
     maxBytes: s.maxBytes,
     character: s.character,
-    declaredLength: col.type.length,
+    declaredLength: s.declaredLength ?? col.type.length,
     bytesPerChar: s.bytesPerChar,
     indexed: columnIsIndexed(table, col),
+    ...(s.bytesOfLength ? { bytesOfLength: s.bytesOfLength } : {}),
   };
 }
 

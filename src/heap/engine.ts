@@ -54,6 +54,8 @@ export interface StorageEngine {
   memoryBytes(): number;
   /** Broken invariants, described; empty when all hold. For tests. */
   checkInvariants(): string[];
+  /** The table's indexes were just built on the loaded table (CREATE INDEX): a clustered table rewrites its pages at the index's fill factor. */
+  indexesBuilt?(): void;
   /** MVCC engines: the last update added an entry to every index (PostgreSQL: not HOT). */
   readonly lastUpdateNewIndexEntries?: boolean;
 }

@@ -43,6 +43,8 @@ export interface ForwardingHeapOptions {
   freeSpaceSearch?: 'last-page' | 'exact' | 'pfs';
   /** PFS bands: upper bound of each band in percent full (for freeSpaceSearch pfs). */
   pfsBandUpperPct?: readonly number[];
+  /** PFS: the bytes a band's free percentage is taken of (SQL Server: 8,060, the longest record); default the usable page. */
+  pfsBaseBytes?: number;
   /** Rows longer than a page are chained over extra pages (Oracle) instead of rejected. Default false. */
   chaining?: boolean;
   /** Row-piece overhead of each chained piece (Oracle: header + next rowid). */
@@ -51,6 +53,12 @@ export interface ForwardingHeapOptions {
   scanFollowsForwarding?: boolean;
   /** `reorg forwarded_rows` rebuilds the table (SQL Server has no per-row reorg). Default false. */
   reorgForwardedRowsRebuilds?: boolean;
+  /**
+   * A page left without rows or stubs is deallocated (ASE: at once on an allpages-locked table, by the
+   * housekeeper's garbage collection on a data-only-locked one), except the first page and the last,
+   * where inserts go. Default false: it stays allocated until `reorg compact`.
+   */
+  deallocateEmptyPages?: boolean;
 }
 
 const ROW_STRIDE = 3;
@@ -129,7 +137,7 @@ export class ForwardingHeap implements StorageEngine {
     this.tree = search === 'last-page' ? null : new FreeTree();
     this.pfsGuaranteed =
       search === 'pfs'
-        ? Int32Array.from(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], (upper) => Math.floor((this.g.usableBytes * (100 - upper)) / 100))
+        ? Int32Array.from(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], (upper) => Math.floor(((options.pfsBaseBytes ?? this.g.usableBytes) * (100 - upper)) / 100))
         : null;
     this.chain = options.chaining ? new Uint16Array(n) : null;
   }
@@ -148,7 +156,8 @@ export class ForwardingHeap implements StorageEngine {
       const upper = this.o.pfsBandUpperPct ?? [0, 50, 80, 95, 100];
       let band = 0;
       while (band < upper.length - 1 && pct > upper[band]!) band++;
-      room = Math.min(room, bands[band]! - this.g.slotBytes);
+      // The band guarantees its free share for the record itself; the slot comes on top [DBA-15026].
+      room = Math.min(room, bands[band]!);
     }
     return room;
   }
@@ -247,6 +256,18 @@ export class ForwardingHeap implements StorageEngine {
     this.pg[i + USED]! -= phys;
     this.pg[i + SLOTS]!--;
     this.pg[i + RESERVED]! -= rsv;
+    if (this.tree !== null) this.touch(p);
+    if (this.o.deallocateEmptyPages && this.pg[i + SLOTS] === 0) this.freeIfEmpty(p);
+  }
+
+  /** A page without rows or stubs is deallocated, unless it is the first or the last page [PT-DEL][HK-GC]. */
+  private freeIfEmpty(p: number): void {
+    const i = p * PAGE_STRIDE;
+    if (this.pg[i + SLOTS] !== 0 || p === this.lastPage || p === 0 || this.state[p] !== PAGE_ALLOCATED) return;
+    this.pg[i + TOP] = 0;
+    this.state[p] = PAGE_FREE;
+    this.allocatedPages--;
+    this.c.pages_deallocated++;
     if (this.tree !== null) this.touch(p);
   }
 
@@ -454,6 +475,7 @@ export class ForwardingHeap implements StorageEngine {
       this.pg[hi + USED]! -= this.o.stubBytes;
       this.pg[hi + SLOTS]!--;
       if (this.tree !== null) this.touch(h);
+      if (this.o.deallocateEmptyPages) this.freeIfEmpty(h);
       this.forwardedCount--;
     }
     if (this.chain !== null && this.chain[row]! > 0) this.chainRow(row, 0);
@@ -521,6 +543,7 @@ export class ForwardingHeap implements StorageEngine {
         this.pg[hi + USED]! -= this.o.stubBytes;
         this.pg[hi + SLOTS]!--;
         if (this.tree !== null) this.touch(h);
+        if (this.o.deallocateEmptyPages) this.freeIfEmpty(h);
         const q = this.targetPage(L + rsv, -1);
         this.placeBody(q, L, rsv);
         this.setRow(r, q, q, L, rsv);

@@ -72,10 +72,33 @@ export interface MvccMetrics extends TableMetrics, OperationMetrics {
   vacuum_full: number;
   lp_dead_reclaimed: number;
   pages_truncated: number;
+  /** Pages of the free space map and visibility map forks (pg_relation_size(…, 'fsm' | 'vm')). */
+  fsm_pages: number;
+  vm_pages: number;
+}
+
+/** A table kept in clustered-index order (SQL Server clustered table, ASE allpages-locked with a clustered index). */
+export interface ClusteredMetrics extends TableMetrics, OperationMetrics {
+  updates_in_place: number;
+  /** Pages split because a row grew past its page's free space (mid-index splits; not the new pages appended at the end). */
+  page_splits: number;
+  rows_moved_by_splits: number;
+  /** ASE allpages-locked: entries of the nonclustered indexes updated for the rows splits moved (one per index per row). */
+  index_row_updates: number;
+  /** Pages a build left empty for later splits (reservepagegap). */
+  empty_pages: number;
+  pages_allocated: number;
+  pages_deallocated: number;
+  /** Data pages whose next page in key order lies before them in the file, in % (sys.dm_db_index_physical_stats avg_fragmentation_in_percent). */
+  logical_fragmentation_pct: number;
 }
 
 /** What an engine reports; the runner adds the index entries it tracks. */
-export type EngineMetrics = (ForwardingMetrics | MvccMetrics) & { index_entries?: number };
+export type EngineMetrics = (ForwardingMetrics | MvccMetrics | ClusteredMetrics) & {
+  index_entries?: number;
+  /** SQL Server: pages of the ROW_OVERFLOW_DATA records of rows above 8,060 bytes (tables whose rows can exceed it). */
+  row_overflow_pages?: number;
+};
 
 /** A counter by name (those a format's report columns or a knob's target name), 0 when absent. */
 export function metric(m: EngineMetrics, name: string): number {

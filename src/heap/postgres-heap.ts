@@ -33,6 +33,30 @@ export function pgFsmLeafSlots(pageBytes: number): number {
   const nodes = pageBytes - 24 - 4;
   return nodes - (pageBytes / 2 - 1);
 }
+/**
+ * Pages of the free space map fork when its highest recorded heap page is `highPage` (−1: no FSM): the
+ * FSM is a tree of FSM_TREE_DEPTH levels (3 from 1,626 slots a page) whose pages are laid out depth first;
+ * the file reaches the leaf covering `highPage` (fsm_logical_to_physical) [freespace.c][fsm_internals.h].
+ * 3 pages up to 4,069 heap pages on 8k.
+ */
+export function pgFsmPages(pageBytes: number, highPage: number): number {
+  if (highPage < 0) return 0;
+  const slots = pgFsmLeafSlots(pageBytes);
+  const depth = slots >= 1626 ? 3 : 4;
+  let leafno = Math.floor(highPage / slots);
+  let pages = 0;
+  for (let l = 0; l < depth; l++) {
+    pages += leafno + 1;
+    leafno = Math.floor(leafno / slots);
+  }
+  return pages;
+}
+
+/** Pages of the visibility map fork covering heap pages 0 … highPage: 2 bits a heap page on (BLCKSZ − 24) bytes, 32,672 heap pages a map page on 8k [visibilitymap.c]. */
+export function pgVmPages(pageBytes: number, highPage: number): number {
+  return highPage < 0 ? 0 : Math.ceil((highPage + 1) / ((pageBytes - 24) * 4));
+}
+
 /** VACUUM truncates trailing empty pages when ≥ 1000 of them or ≥ 1/16 of the table (vacuumlazy.c). */
 export const PG_REL_TRUNCATE_MINIMUM = 1000;
 export const PG_REL_TRUNCATE_FRACTION = 16;
@@ -76,6 +100,9 @@ export class PostgresHeap implements StorageEngine {
   private fsmNext = new Int32Array(16);
   /** Upper FSM levels are only filled in by VACUUM (FreeSpaceMapVacuum): before it, searches stay on one FSM leaf page. */
   private fsmVacuumed = false;
+  /** The highest heap page the FSM fork covers and the highest the visibility map covers (−1: no fork) [freespace.c][visibilitymap.c]. */
+  private fsmHigh = -1;
+  private vmHigh = -1;
   private touched = new Int32Array(64);
   private touchedCount = 0;
 
@@ -203,6 +230,7 @@ export class PostgresHeap implements StorageEngine {
       }
       // RecordAndGetPageWithFreeSpace: set this page's category, search its FSM leaf page, then the root.
       this.fsm.set(p, this.fsmAvailCat(free));
+      if (p > this.fsmHigh) this.fsmHigh = p;
       const group = Math.floor(p / this.fsmLeaf);
       p = this.fsmSearchLeaf(group, cat);
       if (p < 0) p = this.fsmSearchRoot(cat);
@@ -395,6 +423,9 @@ export class PostgresHeap implements StorageEngine {
     for (let p = 0; p < this.pageCount; p++) this.fsm.set(p, this.fsmAvailCat(this.heapFree(p)));
     this.fsmVacuumed = true;
     this.fsmNext.fill(0);
+    // VACUUM records every page in the FSM and pins the visibility map page of every page (both forks
+    // are truncated with the heap).
+    this.fsmHigh = this.vmHigh = this.pageCount - 1;
     this.targetBlock = -1; // the relcache entry is invalidated (relpages updated)
     this.c.vacuums++;
   }
@@ -410,6 +441,8 @@ export class PostgresHeap implements StorageEngine {
     this.fsm.clear();
     this.fsmVacuumed = false;
     this.fsmNext.fill(0);
+    // A new relation file: no free space map and no visibility map until something records them.
+    this.fsmHigh = this.vmHigh = -1;
     let cur = -1;
     for (const rows of byPage) {
       for (const r of rows) {
@@ -492,6 +525,8 @@ export class PostgresHeap implements StorageEngine {
       prunes: this.c.prunes,
       pruned_tuples: this.c.pruned_tuples,
       index_entries_added: this.c.index_entries_added,
+      fsm_pages: pgFsmPages(this.g.pageBytes, this.fsmHigh),
+      vm_pages: pgVmPages(this.g.pageBytes, this.vmHigh),
       inserts: this.c.inserts,
       deletes: this.c.deletes,
       rows_rejected: this.c.rows_rejected,

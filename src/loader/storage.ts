@@ -7,10 +7,11 @@ import type { z } from 'zod';
 import { DdlError, parseDdl } from '../table/ddl.js';
 import { parseType, SchemaError } from '../table/column-types.js';
 import { defaultEngineSpec, getFormat, availableFormats } from '../formats/registry.js';
+import type { StorageFormat } from '../formats/format.js';
 import { EngineSettingError } from '../formats/types.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
-import { ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, engineSchema, tableSchema, type DistInput } from '../config/schema.js';
+import { INDEX_SETTING_KEYS, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, engineSchema, tableSchema, type DistInput } from '../config/schema.js';
 import type { EngineSettings, ColumnDef, Dist, EngineSpec, IndexDef, Order, PhaseSpec, SetSpec, StorageSpec, TableDef, ValueSpec } from '../config/spec.js';
 import { Problems, zodCheck } from './problems.js';
 
@@ -28,6 +29,7 @@ export function resolveStorage(obj: Record<string, unknown>, name: string, seed:
   const workload = resolveWorkload(obj.workload, table, baseDir, P);
   if (!workload) return undefined;
   const spec: StorageSpec = { name, seed, table, engine, workload };
+  checkIndexSettings(format, table, Array.isArray((obj.table as { indexes?: unknown } | undefined)?.indexes) ? (obj.table as { indexes: unknown[] }).indexes.length : 0, P);
   try {
     const layout = format.layout(table, engine);
     format.resolve(engine, layout);
@@ -39,6 +41,19 @@ export function resolveStorage(obj: Record<string, unknown>, name: string, seed:
     else throw err;
   }
   return P.list.length === before ? spec : undefined;
+}
+
+/** The format's own ranges for the settings of the config's indexes (the last `given` of table.indexes). */
+function checkIndexSettings(format: StorageFormat, table: TableDef, given: number, P: Problems): void {
+  const fromDdl = table.indexes.length - given;
+  table.indexes.forEach((idx, i) => {
+    try {
+      format.checkIndex?.(idx);
+    } catch (err) {
+      if (!(err instanceof EngineSettingError)) throw err;
+      P.add(i >= fromDdl ? ['table', 'indexes', i - fromDdl, err.key] : ['table', 'ddl'], `expected ${err.message}`);
+    }
+  });
 }
 
 export function resolveTable(raw: unknown, baseDir: string, P: Problems): TableDef | undefined {
@@ -102,7 +117,8 @@ export function resolveTable(raw: unknown, baseDir: string, P: Problems): TableD
         P.add(['table', 'indexes', i, 'columns', j], `expected a column of the table${guess ? ` (did you mean "${guess}"?)` : ''}, found "${c}"`);
       }
     });
-    indexes.push({ name: idx.name, columns: idx.columns, unique: idx.unique ?? false });
+    const settings = Object.fromEntries(INDEX_SETTING_KEYS.flatMap((k) => (idx[k] === undefined ? [] : [[k, idx[k]]])));
+    indexes.push({ name: idx.name, columns: idx.columns, unique: idx.unique ?? false, clustered: idx.clustered ?? false, ...settings });
   });
   // Index names are unique per table: the DDL reader checks its own; a name in table.indexes must not repeat one.
   const fromDdl = indexes.length - (t.indexes?.length ?? 0);
@@ -113,6 +129,12 @@ export function resolveTable(raw: unknown, baseDir: string, P: Problems): TableD
     if (before === undefined) firstUse.set(key, i);
     else P.add(['table', 'indexes', i - fromDdl, 'name'], `expected an index name not used before, found "${idx.name}" (also index ${before + 1})`);
   });
+  // A table's rows follow one order: at most one clustered index.
+  const clustered = indexes.filter((idx) => idx.clustered);
+  if (clustered.length > 1) {
+    const second = indexes.indexOf(clustered[1]!);
+    P.add(['table', 'indexes', second - fromDdl, 'clustered'], `expected at most one clustered index, found ${clustered[1]!.name} after ${clustered[0]!.name}`);
+  }
   return { name: tableName, columns, indexes };
 }
 

@@ -253,7 +253,8 @@ async function replay(client: pg.Client, plan: ReplayPlan): Promise<PgCheckResul
         if (!indexesBuilt && (m.rows ?? 0) > 0) {
           for (const idx of spec.table.indexes) {
             const list = idx.columns.map((c) => quoteIdent(cols.find((x) => x.name.toLowerCase() === c.toLowerCase())!.name)).join(', ');
-            await client.query(`CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${table} (${list})`);
+            const withFill = idx.fillfactor !== undefined && idx.fillfactor >= 10 ? ` WITH (fillfactor = ${Math.trunc(idx.fillfactor)})` : '';
+            await client.query(`CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${table} (${list})${withFill}`);
           }
           indexesBuilt = true;
         }
@@ -268,6 +269,8 @@ async function replay(client: pg.Client, plan: ReplayPlan): Promise<PgCheckResul
           add('newpage_updates', metric(m, 'newpage_updates'), obs.newpage ?? null);
         }
         for (const [name, pages] of Object.entries(op.result.index_pages.by_index)) add(`index_pages.${name}`, pages, obs.indexPages[name] ?? null);
+        add('fsm_pages', metric(m, 'fsm_pages'), obs.fsmPages);
+        add('vm_pages', metric(m, 'vm_pages'), obs.vmPages);
         break;
       }
     }
@@ -282,9 +285,12 @@ async function observe(
   table: string,
   indexes: string[],
   withNewpage: boolean,
-): Promise<{ heapPages: number; indexPages: Record<string, number>; updates: number; hotUpdates: number; newpage?: number }> {
+): Promise<{ heapPages: number; fsmPages: number; vmPages: number; indexPages: Record<string, number>; updates: number; hotUpdates: number; newpage?: number }> {
   const rel = `${quoteIdent(schema)}.${quoteIdent(table)}`;
-  const heap = await client.query(`SELECT pg_relation_size($1::regclass) / current_setting('block_size')::int AS pages`, [rel]);
+  const heap = await client.query(
+    `SELECT pg_relation_size($1::regclass) / b AS pages, pg_relation_size($1::regclass, 'fsm') / b AS fsm, pg_relation_size($1::regclass, 'vm') / b AS vm FROM (SELECT current_setting('block_size')::int AS b) s`,
+    [rel],
+  );
   const indexPages: Record<string, number> = {};
   for (const name of indexes) {
     const r = await client.query(`SELECT pg_relation_size($1::regclass) / current_setting('block_size')::int AS pages`, [`${quoteIdent(schema)}.${quoteIdent(name)}`]);
@@ -304,6 +310,8 @@ async function observe(
   const row = st.rows[0] ?? {};
   return {
     heapPages: Number(heap.rows[0].pages),
+    fsmPages: Number(heap.rows[0].fsm),
+    vmPages: Number(heap.rows[0].vm),
     indexPages,
     updates: Number(row.n_tup_upd ?? 0),
     hotUpdates: Number(row.n_tup_hot_upd ?? 0),

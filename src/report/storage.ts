@@ -6,7 +6,7 @@ import type { SweepPoint } from '../config/spec.js';
 import { getFormat } from '../formats/registry.js';
 import { metric, type EngineMetrics } from '../heap/metrics.js';
 import type { IndexPages } from '../btree/geometry.js';
-import type { StorageRunResult } from '../workload/runner.js';
+import type { AllocationPages, StorageRunResult } from '../workload/runner.js';
 import { renderBarChart, renderLineChart, renderPageMap } from './charts.js';
 import { mdTable, fmt } from './tables.js';
 import { terminalTable, type TableOptions } from './terminal.js';
@@ -21,8 +21,8 @@ export interface StorageEntry {
   final: EntryMetrics;
 }
 
-/** Metrics as results.json has them: the engine's counters, and `index_pages: { total, by_index }`. */
-export type EntryMetrics = EngineMetrics & { index_pages: IndexPages };
+/** Metrics as results.json has them: the engine's counters, `index_pages` and `allocation_pages`. */
+export type EntryMetrics = EngineMetrics & { index_pages: IndexPages; allocation_pages: AllocationPages };
 
 export function storageEntry(point: SweepPoint, r: StorageRunResult): StorageEntry {
   return {
@@ -31,8 +31,8 @@ export function storageEntry(point: SweepPoint, r: StorageRunResult): StorageEnt
     engine: r.engine,
     notes: r.notes,
     row_bytes: r.row_bytes,
-    phases: r.phases.map((p) => ({ op: p.op, label: p.label, rows_affected: p.rows_affected, metrics: { ...p.metrics, index_pages: p.index_pages } })),
-    final: { ...r.final, index_pages: r.index_pages },
+    phases: r.phases.map((p) => ({ op: p.op, label: p.label, rows_affected: p.rows_affected, metrics: { ...p.metrics, index_pages: p.index_pages, allocation_pages: p.allocation_pages } })),
+    final: { ...r.final, index_pages: r.index_pages, allocation_pages: r.allocation_pages },
   };
 }
 

@@ -5,6 +5,7 @@
  * Understood: CREATE TABLE [owner.]name ( col type [NULL | NOT NULL] [DEFAULT …] [IDENTITY]
  * [PRIMARY KEY | UNIQUE] [CONSTRAINT …] …, [CONSTRAINT n] PRIMARY KEY [CLUSTERED] (cols),
  * UNIQUE (cols) ) [LOCK DATAROWS] [WITH …]; CREATE [UNIQUE] [CLUSTERED|NONCLUSTERED] INDEX n ON t (cols).
+ * CLUSTERED makes the index clustered (a PRIMARY KEY without it is not: one DDL serves every format).
  * Columns are NOT NULL unless declared NULL (ASE's default; PostgreSQL users should write NULL where a
  * column is nullable).
  */
@@ -192,10 +193,11 @@ export function parseDdl(sql: string): DdlTable {
             const primary = isWord('PRIMARY');
             p++;
             if (primary) expect('KEY');
-            while (isWord('CLUSTERED') || isWord('NONCLUSTERED')) p++;
+            let clustered = false;
+            while (isWord('CLUSTERED') || isWord('NONCLUSTERED')) clustered = toks[p++]!.upper === 'CLUSTERED';
             const tokens: Token[] = [];
             const cols = nameList(tokens);
-            const idx = { name: cname ?? `${tname}_${primary ? 'pk' : cols.join('_') + '_key'}`, columns: cols, unique };
+            const idx = { name: cname ?? `${tname}_${primary ? 'pk' : cols.join('_') + '_key'}`, columns: cols, unique, clustered };
             columnTokens.set(idx, tokens);
             indexes.push(idx);
           }
@@ -233,10 +235,10 @@ export function parseDdl(sql: string): DdlTable {
               p++;
             } else if (isWord('PRIMARY') && isWord('KEY', 1)) {
               p += 2;
-              indexes.push({ name: `${tname}_pk`, columns: [cname], unique: true });
+              indexes.push({ name: `${tname}_pk`, columns: [cname], unique: true, clustered: isWord('CLUSTERED') });
             } else if (isWord('UNIQUE')) {
               p++;
-              indexes.push({ name: `${tname}_${cname}_key`, columns: [cname], unique: true });
+              indexes.push({ name: `${tname}_${cname}_key`, columns: [cname], unique: true, clustered: isWord('CLUSTERED') });
             } else if (isWord('CHECK') || isWord('REFERENCES') || isWord('IDENTITY')) {
               p++;
               if (peek()?.kind === 'word' && isWord('(', 1)) p++; // REFERENCES other (col)
@@ -290,8 +292,10 @@ export function parseDdl(sql: string): DdlTable {
       table = { name: tname, columns, indexes };
     } else {
       let unique = false;
+      let clustered = false;
       while (isWord('UNIQUE') || isWord('CLUSTERED') || isWord('NONCLUSTERED')) {
         if (isWord('UNIQUE')) unique = true;
+        if (isWord('CLUSTERED')) clustered = true;
         p++;
       }
       if (!isWord('INDEX')) fail(`expected TABLE or INDEX after CREATE, found ${peek() ? `"${peek()!.text}"` : 'end of DDL'}`);
@@ -302,7 +306,7 @@ export function parseDdl(sql: string): DdlTable {
       if (isWord('USING')) p += 2;
       const tokens: Token[] = [];
       const cols = nameList(tokens);
-      const idx = { name: iname, columns: cols, unique };
+      const idx = { name: iname, columns: cols, unique, clustered };
       columnTokens.set(idx, tokens);
       pendingIndexes.push({ idx, tok: startTok, on });
       while (p < toks.length && !isWord('CREATE') && peek()!.text !== ';') p++;
@@ -316,6 +320,7 @@ export function parseDdl(sql: string): DdlTable {
     table.indexes.push(idx);
   }
   const seen = new Set<string>();
+  let clustered: IndexDef | undefined;
   for (const idx of table.indexes) {
     const tokens = columnTokens.get(idx) ?? [];
     idx.columns.forEach((c, k) => {
@@ -330,6 +335,11 @@ export function parseDdl(sql: string): DdlTable {
       throw new DdlError(`expected index names not used before, found "${idx.name}" again`, at.line, at.column);
     }
     seen.add(key);
+    if (idx.clustered && clustered) {
+      const at = pendingIndexes.find((p) => p.idx === idx)?.tok ?? tokens[0] ?? { line: 1, column: 1 };
+      throw new DdlError(`expected at most one clustered index, found ${idx.name} after ${clustered.name}`, at.line, at.column);
+    }
+    if (idx.clustered) clustered = idx;
   }
   return table;
 }

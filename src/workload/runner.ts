@@ -4,12 +4,13 @@
  */
 import type { PhaseSpec, SetSpec, StorageSpec, ValueSpec } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
-import type { StorageFormat } from '../formats/format.js';
+import { INDEX_SETTING_KEYS } from '../config/schema.js';
+import type { OffRowStore, StorageFormat } from '../formats/format.js';
 import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../formats/types.js';
 import type { EngineMetrics, PageMapData, ReorgKind, StorageEngine } from '../heap/engine.js';
 import { grown } from '../util/arrays.js';
 import type { IndexPages } from '../btree/geometry.js';
-import { IndexSet } from '../btree/index-set.js';
+import { IndexSet, NO_INDEX_PAGES } from '../btree/index-set.js';
 import { Prng } from '../util/prng.js';
 import { resolveCount } from '../util/units.js';
 import { lengthSampler, type Sampler } from './dist.js';
@@ -23,6 +24,13 @@ export interface PhaseResult {
   metrics: EngineMetrics;
   /** Pages of the table's indexes after the phase (built at the end of the first insert phase). */
   index_pages: IndexPages;
+  /** Pages the format spends on allocation apart from data and index pages, by kind. */
+  allocation_pages: AllocationPages;
+}
+
+export interface AllocationPages {
+  total: number;
+  by_kind: Record<string, number>;
 }
 
 export interface RowBytes {
@@ -42,6 +50,7 @@ export interface StorageRunResult {
   phases: PhaseResult[];
   final: EngineMetrics;
   index_pages: IndexPages;
+  allocation_pages: AllocationPages;
   /** Page maps of small tables: before each reorg and at the end. */
   pageMaps: { after_phase: number; label: string; map: PageMapData }[];
   memory_bytes: number;
@@ -105,6 +114,30 @@ class RowStore {
   }
 }
 
+/** The off-row records of the rows (SQL Server ROW_OVERFLOW_DATA): bytes per row and in all. */
+class OffRowTally {
+  private bytes: Uint32Array;
+  total = 0;
+  constructor(
+    readonly store: OffRowStore,
+    capacity: number,
+  ) {
+    this.bytes = new Uint32Array(Math.max(16, capacity));
+  }
+  set(row: number, lens: Uint16Array, base: number): void {
+    if (row >= this.bytes.length) this.bytes = grown(this.bytes, row + 1);
+    const b = this.store.recordBytes(lens, base);
+    this.total += b - this.bytes[row]!;
+    this.bytes[row] = b;
+  }
+  clear(row: number): void {
+    if (row < this.bytes.length) {
+      this.total -= this.bytes[row]!;
+      this.bytes[row] = 0;
+    }
+  }
+}
+
 /** How to generate a column's stored length. */
 interface ColumnGen {
   col: ColumnLayout;
@@ -115,7 +148,7 @@ interface ColumnGen {
 function toBytes(col: ColumnLayout, length: number): number {
   if (!col.variableType) return col.fixedBytes;
   const units = Math.min(length, col.declaredLength);
-  const bytes = col.character ? Math.round(units * col.bytesPerChar) : units;
+  const bytes = col.bytesOfLength ? col.bytesOfLength(units) : col.character ? Math.round(units * col.bytesPerChar) : units;
   return Math.min(bytes, col.maxBytes, MAX_STORED_LEN);
 }
 
@@ -146,6 +179,8 @@ class WorkloadRun {
   /** MVCC indexes keep an entry per version: they follow commits and deletes. */
   private readonly trackVersions: boolean;
   private readonly scratch: Uint16Array;
+  /** Off-row records (SQL Server row overflow), when the format keeps any. */
+  private readonly offRow: OffRowTally | null;
   private readonly maxPages: number;
   private readonly phases: PhaseResult[] = [];
   private readonly pageMaps: StorageRunResult['pageMaps'] = [];
@@ -167,6 +202,8 @@ class WorkloadRun {
     this.indexes = spec.table.indexes.length > 0 ? new IndexSet(indexGeometries(this.format, spec.table, this.layout), this.width, this.format.versionedIndexes) : null;
     this.trackVersions = this.indexes !== null && this.format.versionedIndexes;
     this.scratch = new Uint16Array(Math.max(1, this.width));
+    const offRowStore = this.format.offRow?.(this.layout);
+    this.offRow = offRowStore ? new OffRowTally(offRowStore, this.capacity) : null;
     this.maxPages = options.pageMapMaxPages ?? 0;
   }
 
@@ -226,6 +263,7 @@ class WorkloadRun {
       if (engine.insert(row, format.rowBytes(layout, lens, base, logical), logical)) {
         affected++;
         if (indexes?.built) indexes.append(row, lens, base);
+        this.offRow?.set(row, lens, base);
         obs?.insert?.(row, lens, base);
       }
     }
@@ -256,6 +294,7 @@ class WorkloadRun {
       if (engine.update(row, format.rowBytes(layout, lens, base, logical), logical, info)) {
         affected++;
         if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base, changedColumns);
+        this.offRow?.set(row, lens, base);
         obs?.update?.(row, setColumns, lens, base);
       } else {
         for (let v = 0; v < width; v++) lens[base + v] = scratch[v]!;
@@ -274,6 +313,7 @@ class WorkloadRun {
     selectRows(live, n, phase.order, rng, (row) => {
       if (!this.engine.isLive(row)) return;
       this.engine.delete(row);
+      this.offRow?.clear(row);
       if (this.trackVersions) this.indexes!.remove(row, this.store.lens, row * this.width);
       affected++;
       this.obs?.delete?.(row);
@@ -298,11 +338,16 @@ class WorkloadRun {
   private afterPhase(phase: PhaseSpec, index: number, { affected, label }: PhaseOutcome): void {
     const { engine, indexes } = this;
     // Indexes are created on the loaded table: after the first phase that leaves rows.
-    if (indexes && !indexes.built && engine.liveRows() > 0) indexes.build(this.liveRowIds(), this.store.lens, this.capacity);
+    if (indexes && !indexes.built && engine.liveRows() > 0) {
+      indexes.build(this.liveRowIds(), this.store.lens, this.capacity);
+      engine.indexesBuilt?.();
+    }
     const metrics = engine.metrics();
     if (indexes) metrics.index_entries = indexes.entries();
-    const index_pages = indexes ? indexes.pages() : { total: 0, by_index: {} };
-    const phaseResult: PhaseResult = { op: phase.op, label, rows_affected: affected, metrics, index_pages };
+    if (this.offRow) metrics.row_overflow_pages = this.offRow.store.pages(this.offRow.total);
+    const index_pages = indexes ? indexes.pages(metrics.pages) : NO_INDEX_PAGES;
+    const allocation_pages = allocationPages(this.format, this.layout, metrics, index_pages);
+    const phaseResult: PhaseResult = { op: phase.op, label, rows_affected: affected, metrics, index_pages, allocation_pages };
     this.phases.push(phaseResult);
     this.obs?.phaseEnd?.(index, phaseResult);
     const next = this.spec.workload[index + 1];
@@ -349,11 +394,12 @@ class WorkloadRun {
     if (!last && indexes) final.index_entries = indexes.entries();
     const result: StorageRunResult = {
       engine: this.resolved,
-      notes: [...format.notes(spec.engine, this.resolved), ...spec.engine.ignored.map((k) => `${k} does not apply to ${format.id} and is ignored`), ...reorgNotes(spec, format)],
+      notes: [...format.notes(spec.engine, this.resolved), ...spec.engine.ignored.map((k) => `${k} does not apply to ${format.id} and is ignored`), ...indexNotes(spec, format), ...reorgNotes(spec, format)],
       row_bytes: this.rowBytes(),
       phases: this.phases,
       final,
-      index_pages: indexes ? indexes.pages() : { total: 0, by_index: {} },
+      index_pages: last ? last.index_pages : NO_INDEX_PAGES,
+      allocation_pages: last ? last.allocation_pages : allocationPages(format, this.layout, final, NO_INDEX_PAGES),
       pageMaps: this.pageMaps,
       memory_bytes: engine.memoryBytes() + this.store.lens.byteLength + (indexes?.memoryBytes() ?? 0),
     };
@@ -362,6 +408,20 @@ class WorkloadRun {
     }
     return result;
   }
+}
+
+/** The format's allocation overhead for the table's data and index pages. */
+function allocationPages(format: StorageFormat, layout: TableLayout, metrics: EngineMetrics, index: IndexPages): AllocationPages {
+  const by_kind = format.allocationPages({ pageBytes: layout.geometry.pageBytes, dataPages: metrics.pages, indexPages: index.by_index, metrics });
+  return { total: Object.values(by_kind).reduce((a, b) => a + b, 0), by_kind };
+}
+
+/** Index settings this format does not read are ignored, with a note; and what the format says about the indexes. */
+function indexNotes(spec: StorageSpec, format: StorageFormat): string[] {
+  const ignored = spec.table.indexes.flatMap((idx) =>
+    INDEX_SETTING_KEYS.filter((k) => idx[k] !== undefined && !format.indexSettings.includes(k)).map((k) => `${k} of index ${idx.name} does not apply to ${format.id} and is ignored`),
+  );
+  return [...ignored, ...(format.indexNotes?.(spec.table) ?? [])];
 }
 
 /** Reorganisations that mean nothing to this format run as no-ops, with a note. */
@@ -405,7 +465,7 @@ function applySet(col: ColumnLayout, set: SetSpec, sample: Sampler | null, lens:
     lens[at] = toBytes(col, s);
   } else {
     const old = lens[at] === NULL_LEN ? 0 : lens[at]!;
-    const added = col.character ? Math.round(s * col.bytesPerChar) : s;
+    const added = col.bytesOfLength ? col.bytesOfLength(s) - col.bytesOfLength(0) : col.character ? Math.round(s * col.bytesPerChar) : s;
     lens[at] = Math.min(old + added, col.maxBytes, MAX_STORED_LEN);
   }
 }

@@ -1,0 +1,42 @@
+/**
+ * The design rule of src/formats/format.ts: everything format-specific is answered by the format's
+ * StorageFormat routine, so no file outside src/formats asks which format it holds — no comparison with a
+ * format id (`=== 'ase-dol'`), no `case 'oracle-heap':`, no `switch (…format…)`.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FORMAT_IDS } from '../src/config/schema.js';
+import { ROOT } from './helpers/cli.js';
+
+const ids = FORMAT_IDS.map((f) => f.replace(/[-]/g, '\\-')).join('|');
+/** A test of which format a value is: a comparison with a format id, a case label, a switch on a format. */
+export const FORMAT_TEST = new RegExp(`(?:[!=]==?\\s*['"\`](?:${ids})['"\`])|(?:['"\`](?:${ids})['"\`]\\s*[!=]==?)|(?:case\\s+['"\`](?:${ids})['"\`])|(?:switch\\s*\\([^)]*format[^)]*\\))`);
+
+function sourcesOutsideFormats(): string[] {
+  return execFileSync('git', ['ls-files', '-z', 'src/*.ts'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter((f) => f !== '' && !f.startsWith('src/formats/') && f !== 'src/config/format-ids.ts');
+}
+
+describe('format-specific code lives in src/formats', () => {
+  it('no file outside src/formats tests which format it holds', () => {
+    const found: string[] = [];
+    for (const file of sourcesOutsideFormats()) {
+      readFileSync(join(ROOT, file), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (FORMAT_TEST.test(line)) found.push(`${file}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    expect(found, `ask the format's StorageFormat routine instead:\n${found.join('\n')}`).toEqual([]);
+  });
+
+  it('sees the forms it forbids', () => {
+    for (const bad of ["if (engine.format === 'ase-dol')", "x !== 'oracle-heap'", "case 'postgres-heap':", 'switch (spec.engine.format) {', "'sqlserver-heap' == f"]) {
+      expect(FORMAT_TEST.test(bad), bad).toBe(true);
+    }
+    expect(FORMAT_TEST.test("format: StorageSpec['engine']['format'] = 'ase-dol'")).toBe(false);
+  });
+});

@@ -13,7 +13,7 @@ import { availableFormats, getFormat } from '../formats/registry.js';
 import { EngineSettingError } from '../formats/types.js';
 import { Problems, zodCheck } from '../loader/problems.js';
 import type { SectionContext } from '../loader/section.js';
-import { resolveDist, resolveWorkload } from '../loader/storage.js';
+import { checkLockScheme, engineSettingProblem, resolveDist, resolveWorkload } from '../loader/storage.js';
 import { engineFor, KnobError, reserveKnob, type Setting } from './knob.js';
 import { dataLengthRange, maxEntropyLengths, readLengthPairs, type LengthPairs } from './rows.js';
 
@@ -114,9 +114,10 @@ export function resolveEstimateSection(rawSection: unknown, ctx: SectionContext,
   try {
     format.resolve(engine, layout);
   } catch (err) {
-    if (err instanceof EngineSettingError) P.add(['engine', err.key], `expected ${err.message}`);
+    if (err instanceof EngineSettingError) engineSettingProblem(err, obj.engine, table, P);
     else throw err;
   }
+  checkLockScheme(table, engine, P);
   let knob;
   try {
     knob = reserveKnob(engine.format, layout, engine);

@@ -34,3 +34,28 @@ export function engineFor(base: EngineSpec, format: FormatId): EngineSpec {
 export function compareReserve(knob: ReserveKnob, a: number, b: number): number {
   return knob.moreReserveWhenLarger ? a - b : b - a;
 }
+
+/**
+ * The knob the estimate tunes for the config's own format: its reserve knob, or for a format whose rows
+ * are forwarded but that has no reserve setting (SQL Server heaps: no fill factor [heaps]) a knob with
+ * one value, the table as it is, no command, and its rebuild as the maintenance. Throws KnobError for a
+ * format that neither reserves nor forwards (ASE allpages-locked tables: rows move, exp_row_size is
+ * ignored).
+ */
+export function estimateKnob(format: FormatId, layout: TableLayout, engine: EngineSpec): ReserveKnob {
+  const f = getFormat(format);
+  if (f.reserveKnob || f.movedRows.word !== 'forwarded') return reserveKnob(format, layout, engine);
+  return {
+    format,
+    key: 'none',
+    min: 0,
+    max: 0,
+    moreReserveWhenLarger: true,
+    specials: [],
+    engineWith: (base) => ({ ...base }),
+    commands: () => ({ commands: [], note: `${format} ${f.noKnob ?? 'has no reserve setting'}: no setting reserves room for growth` }),
+    reorg: 'forwarded_rows',
+    movedWord: f.movedRows.word,
+    movedMetric: f.movedRows.metric,
+  };
+}

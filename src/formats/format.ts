@@ -29,7 +29,8 @@ export interface SpecialSetting {
 /** The one setting of a format that leaves room on a page for rows to grow (exp_row_size, fillfactor, PCTFREE). */
 export interface ReserveKnob {
   format: FormatId;
-  key: 'exp_row_size' | 'fillfactor' | 'pctfree';
+  /** `none`: a format with no reserve setting the estimate can only describe (SQL Server heaps). */
+  key: 'exp_row_size' | 'fillfactor' | 'pctfree' | 'none';
   /** Smallest and largest value the DBMS accepts for this table. */
   min: number;
   max: number;

@@ -192,7 +192,7 @@ export function recommend(knob: ReserveKnob, cands: CandidateFigures[], targetPc
       (prev ? `; the next smaller reserve, ${k} ${prev.value}, gives ${fmtPct(prev.forwarded_rows_pct)} (up to ${fmtPct(prev.interval.forwarded_rows_pct[1])})` : '') +
       `. It takes ${fc.pages.toLocaleString('en-US')} pages, ${r2(fc.space_overhead_pct)}% more than packed.`
     : knob.key === 'none'
-      ? `no setting meets ${targetPct}%: ${knob.format} has none that reserves room (${knob.commands('', 0).note.replace(/^.*?: /, '')}); the table forwards ${fmtPct(fc.forwarded_rows_pct)} (up to ${fmtPct(fc.interval.forwarded_rows_pct[1])})`
+      ? `no setting meets ${targetPct}%: ${knob.format} has none that reserves room for growth (${knob.commands('', 0).note}), and the table forwards ${fmtPct(fc.forwarded_rows_pct)} of its rows (up to ${fmtPct(fc.interval.forwarded_rows_pct[1])})`
       : `no ${k} meets ${targetPct}%: the best is ${fc.value} with ${fmtPct(fc.forwarded_rows_pct)} (up to ${fmtPct(fc.interval.forwarded_rows_pct[1])}); rows grow by more than any reservation this setting allows`;
   const s = pickMinScan(view);
   const sc = ordered[s]!;

@@ -38,7 +38,7 @@ export function compareReserve(knob: ReserveKnob, a: number, b: number): number 
 /**
  * The knob the estimate tunes for the config's own format: its reserve knob, or for a format whose rows
  * are forwarded but that has no reserve setting (SQL Server heaps: no fill factor [heaps]) a knob with
- * one value, the table as it is, no command, and its rebuild as the maintenance. Throws KnobError for a
+ * one value, the table as it is, and no command (the maintenance what-if shows its rebuild). Throws KnobError for a
  * format that neither reserves nor forwards (ASE allpages-locked tables: rows move, exp_row_size is
  * ignored).
  */
@@ -53,8 +53,7 @@ export function estimateKnob(format: FormatId, layout: TableLayout, engine: Engi
     moreReserveWhenLarger: true,
     specials: [],
     engineWith: (base) => ({ ...base }),
-    commands: () => ({ commands: [], note: `${format} ${f.noKnob ?? 'has no reserve setting'}: no setting reserves room for growth` }),
-    reorg: 'forwarded_rows',
+    commands: () => ({ commands: [], note: f.noKnob ?? 'no reserve setting' }),
     movedWord: f.movedRows.word,
     movedMetric: f.movedRows.metric,
   };

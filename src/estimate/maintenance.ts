@@ -55,6 +55,8 @@ export interface MaintenancePlan {
   sample_growth_per_day: number;
   /** The periodic reorganisation the engine runs: ASE reorg forwarded_rows; SQL Server and Oracle rebuild the table. */
   periodic: ReorgKind;
+  /** The periodic run rebuilds the table: one exclusive table lock a run, whatever the table's size. */
+  periodicRebuilds: boolean;
 }
 
 interface Replicate {
@@ -122,7 +124,8 @@ export function simulateScenario(
     days.push(day);
   }
   const runs: MaintenanceRun[] = reps[0]!.runs.map((run, i) => {
-    const locks = ex(reps.map((x) => x.runs[i]!.locks));
+    // A rebuild takes one lock whatever the size; reorg forwarded_rows one per 8-page transaction, which scales.
+    const locks = plan.periodicRebuilds ? { value: 1, interval: [1, 1] as [number, number] } : ex(reps.map((x) => x.runs[i]!.locks));
     return {
       day: run.day,
       forwarded_rows_before: Math.round(ex(reps.map((x) => x.runs[i]!.before)).value),

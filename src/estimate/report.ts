@@ -3,6 +3,7 @@
  * buffers; the CLI writes them. The verdict comes first; the `apply:` commands only when the estimate
  * recommends them (or --force); sizes are in pages and in MB or GB of the stated page size.
  */
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { renderLineChart, type Marker, type Series } from '../report/charts.js';
 import { fmt, mdTable, textTable } from '../report/tables.js';
 import { ROWSIM_VERSION } from '../version.js';
@@ -123,7 +124,22 @@ export function estimateJson(cfg: EstimateConfig, out: EstimateOutcome, charts: 
   json.other_formats = others.map((f) => formatJson(f, cfg.target_pct));
   json.notes = out.notes;
   json.charts = charts;
-  return json;
+  return withShownPaths(json, cfg.file) as Record<string, unknown>;
+}
+
+/**
+ * Input files as estimate.json names them: relative to the config's folder (so the file is the same
+ * wherever the repository lies), or to the working folder for files given on the command line.
+ */
+function withShownPaths(value: unknown, configFile: string): unknown {
+  const base = configFile === '(command line)' || configFile === '' ? process.cwd() : dirname(resolve(configFile));
+  const walk = (v: unknown, key?: string): unknown => {
+    if (key === 'file' && typeof v === 'string' && isAbsolute(v)) return relative(base, v) || v;
+    if (Array.isArray(v)) return v.map((x) => walk(x));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+    return v;
+  };
+  return walk(value);
 }
 
 function evidenceJson(cfg: EstimateConfig): Record<string, unknown> {
@@ -178,7 +194,7 @@ function sampleLine(out: EstimateOutcome): string {
 
 function formatTitle(f: FormatEstimate): string {
   const pages = `pages of ${pageSizeText(f.page_bytes)}`;
-  return f.knob === 'none' ? `${f.format}: no reserve setting (${f.command_note}); ${pages}` : `${f.format}: ${f.knob} from ${Object.values(f.limits).join(' to ')}, ${f.candidates.length} candidates; ${pages}`;
+  return f.knob === 'none' ? `${f.format}: no reserve setting (${f.command_note}): the table as it is; ${pages}` : `${f.format}: ${f.knob} from ${Object.values(f.limits).join(' to ')}, ${f.candidates.length} candidates; ${pages}`;
 }
 
 /** The lines that apply the recommendation, or why there are none. */

@@ -36,6 +36,7 @@ export function whatIf(cfg: EstimateConfig, knob: ReserveKnob, primary: FormatEs
     growth_rows_per_day: growth,
     sample_growth_per_day: Math.max(1, Math.round((growth * plan.sampleRows) / plan.tableRows)),
     periodic: knob.reorg ?? 'rebuild',
+    periodicRebuilds: knob.reorg !== 'forwarded_rows' || knob.format !== 'ase-dol',
   };
   const scale = { tableRows: plan.tableRows, sampleRows: plan.sampleRows };
   const cur = currentCand(knob, cfg.engine);
@@ -90,9 +91,12 @@ function summary(
   const t = totals;
   let s =
     `living with ${setting} and running \`${maintenanceCommands(knob, cfg.table.name, 0).periodic}\` every ${mp.every_days} days: ` +
-    `the first run (now) moves the ${t.first_run_forwarded.toLocaleString('en-US')} forwarded rows there are and takes ${t.first_run_locks.toLocaleString('en-US')} exclusive table locks; ` +
-    `then ${t.periodic_runs} runs in ${mp.days} days take ${t.periodic_locks.toLocaleString('en-US')} (about ${t.periodic_locks_per_run.toLocaleString('en-US')} a run), ` +
-    `with up to ${rows(t.peak_forwarded, of)} built up before each (${mp.growth_rows_per_day.toLocaleString('en-US')} new rows a day, inserted short and grown)`;
+    (mp.periodicRebuilds
+      ? `the first run (now) removes the ${t.first_run_forwarded.toLocaleString('en-US')} forwarded rows there are; then ${t.periodic_runs} runs in ${mp.days} days, each rewriting the whole table ` +
+        `(about ${current.days[0]!.pages.toLocaleString('en-US')} pages, ${mb(current.days[0]!.pages, primary.page_bytes)})`
+      : `the first run (now) moves the ${t.first_run_forwarded.toLocaleString('en-US')} forwarded rows there are and takes ${t.first_run_locks.toLocaleString('en-US')} exclusive table locks; ` +
+        `then ${t.periodic_runs} runs in ${mp.days} days take ${t.periodic_locks.toLocaleString('en-US')} (about ${t.periodic_locks_per_run.toLocaleString('en-US')} a run)`) +
+    `, with up to ${rows(t.peak_forwarded, of)} built up before each (${mp.growth_rows_per_day.toLocaleString('en-US')} new rows a day, inserted short and grown)`;
   if (recommended?.rebuild) {
     const end = recommended.days[recommended.days.length - 1]!;
     s +=

@@ -379,6 +379,9 @@ class DdlReader {
     const startTok = this.peek()!;
     const save = this.p;
     this.p += 2;
+    // ALTER TABLE [IF EXISTS] [ONLY] t (PostgreSQL, as pg_dump writes it)
+    if (this.isWord('IF') && this.isWord('EXISTS', 1)) this.p += 2;
+    if (this.isWord('ONLY') && this.peek(1)?.kind === 'word') this.p++;
     const on = this.name();
     let cname: string | undefined;
     if (this.isWord('ADD')) {
@@ -586,11 +589,13 @@ class DdlReader {
     this.p++;
     if (this.peek()?.text === '=') this.p++;
     const v = this.peek();
-    if (!v || v.kind !== 'number' || !/^\d+$/.test(v.text) || Number(v.text) < min || Number(v.text) > max) {
+    // pg_dump quotes storage parameters: WITH (fillfactor='70').
+    const text = v?.kind === 'string' ? unquote(v).trim() : v?.kind === 'number' ? v.text : '';
+    if (!v || !/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
       this.fail(`expected ${option} = a whole number from ${min} to ${max}, found ${this.found(v)}`, v);
     }
     this.p++;
-    return { value: Number(v!.text), line: v!.line, column: v!.column };
+    return { value: Number(text), line: v!.line, column: v!.column };
   }
 
   /** ASE `with exp_row_size = N, reservepagegap = N, max_rows_per_page = N, fillfactor = N, identity_gap = N, …`. */

@@ -121,7 +121,9 @@ function finish(cfg: EstimateConfig, knob: ReserveKnob | undefined, cal: Calibra
   const s = cal.simulated;
   const head = `${cal.measured.label}: ${fmtPct(cal.measured.pct)} of ${cal.measured.basis_word}`;
   const growth = cal.fit
-    ? ` with rows inserted at about ${Math.round(cal.fit.insert_avg_bytes)} data bytes and grown to ${Math.round(cal.fit.now_avg_bytes)} on average (the fitted growth; ${Math.round(100 * cal.fit.insert_share)}% of the way from the shortest row, ${cal.fit.floor_bytes} bytes, to each row's length now)`
+    ? ` with rows inserted at about ${Math.round(cal.fit.insert_avg_bytes)} data bytes and grown to ${Math.round(cal.fit.now_avg_bytes)} on average (` +
+      (cal.reproduced ? 'the fitted growth; ' : 'the closest growth; ') +
+      `${Math.round(100 * cal.fit.insert_share)}% of the way from the shortest row, ${cal.fit.floor_bytes} bytes, to each row's length now)`
     : ' with the row lengths given';
   cal.sentence =
     `${head}; the simulation of the current setting (${s.setting})${growth} gives ${fmtPct(s.moved_pct)} ${word}, 95% interval ${fmtPct(s.interval[0])}–${fmtPct(s.interval[1])}: ` +

@@ -193,7 +193,10 @@ export function recommend(knob: ReserveKnob, cands: CandidateFigures[], targetPc
       `. It takes ${fc.pages.toLocaleString('en-US')} pages, ${r2(fc.space_overhead_pct)}% more than packed.`
     : knob.key === 'none'
       ? `no setting meets ${targetPct}%: ${knob.format} has none that reserves room for growth (${knob.commands('', 0).note}), and the table forwards ${fmtPct(fc.forwarded_rows_pct)} of its rows (up to ${fmtPct(fc.interval.forwarded_rows_pct[1])})`
-      : `no ${k} meets ${targetPct}%: the best is ${fc.value} with ${fmtPct(fc.forwarded_rows_pct)} (up to ${fmtPct(fc.interval.forwarded_rows_pct[1])}); rows grow by more than any reservation this setting allows`;
+      : `no ${k} meets ${targetPct}%: the best is ${fc.value} with ${fmtPct(fc.forwarded_rows_pct)} (up to ${fmtPct(fc.interval.forwarded_rows_pct[1])}); ` +
+        (fc.forwarded_rows_pct <= targetPct
+          ? `its estimate is under the target but its 95% interval is not: the sample cannot show less (more seeds or sample rows narrow it: --seeds, --sample-rows)`
+          : `rows grow by more than any reservation this setting allows`);
   const s = pickMinScan(view);
   const sc = ordered[s]!;
   const pack = cands.find((c) => c.specials.includes('pack') || (knob.key === 'fillfactor' && c.value === 100));

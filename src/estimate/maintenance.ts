@@ -152,7 +152,7 @@ export function maintenanceCommands(knob: ReserveKnob, table: string, value: num
           'reorg forwarded_rows runs as transactions of at most 8 pages; one that meets a forwarded row takes an exclusive table lock [R3][S-ASE-BET]',
           'reorg rebuild copies every row to new pages and rebuilds every index under one exclusive table lock for its whole run [R3][R5]',
           'it needs free space for a complete copy of the table and its indexes on their segments [R6]',
-          "it needs the database option select into/bulkcopy/pllsort and is minimally logged: after it, dump transaction is refused until a dump database [R7]",
+          "it needs the database option select into/bulkcopy/pllsort, and after it dump transaction is refused until a dump database [R7]",
         ],
       };
     case 'sqlserver-heap':

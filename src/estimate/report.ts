@@ -210,8 +210,9 @@ export function estimateTerminal(cfg: EstimateConfig, out: EstimateOutcome, forc
   lines.push(`${cfg.name}: table ${cfg.table.name}, ${sampleLine(out)}; target: forwarded rows ≤ ${cfg.target_pct}%`);
   lines.push('', `${out.verdict.exit_status === 0 ? '' : 'NOT APPLICABLE: '}${out.verdict.headline}`);
   if (out.calibration) lines.push('', `calibration (${out.calibration.kind === 'fit' ? 'fitted' : 'checked'}): ${out.calibration.sentence}`);
+  const unexplained = out.verdict.status === 'evidence_not_reproduced';
   out.formats.forEach((f, i) => {
-    lines.push('', formatTitle(f), compareTable(f, false), '');
+    lines.push('', `${formatTitle(f)}${unexplained ? ' (simulated with the closest growth, which does not reproduce the evidence: not a recommendation)' : ''}`, compareTable(f, false), '');
     // The primary format's recommendation is the verdict above.
     if (i > 0) lines.push(`recommended ${f.knob} ${f.forwarding_target.value}: ${f.forwarding_target.why}`);
     if (f.knob !== 'none' && f.min_scan_reads.value !== f.forwarding_target.value) lines.push(`fewest scan reads: ${f.min_scan_reads.why}`);
@@ -337,7 +338,9 @@ export function maintenanceChart(cfg: EstimateConfig, out: EstimateOutcome): Buf
   if (m.recommended) series.push({ label: `${f.knob} ${m.recommended.setting} after one rebuild, no reorg`, points: m.recommended.days.map((d) => [d.day, d.forwarded_rows]), color: '#009E73', showPoints: false });
   return renderLineChart({
     title: `${cfg.table.name} on ${f.format}: forwarded rows over ${m.days} days`,
-    subtitle: `${m.growth_rows_per_day.toLocaleString('en-US')} rows a day inserted short and grown (the fitted growth)${m.assumed.length ? `; assumed: ${m.assumed.join(', ')}` : ''}`,
+    subtitle:
+      `${m.growth_rows_per_day.toLocaleString('en-US')} rows a day inserted short and grown (the fitted growth); day 0: today's ${fmt(m.totals.first_run_forwarded)} forwarded rows removed` +
+      `${m.assumed.length ? `; assumed: ${m.assumed.join(', ')}` : ''}`,
     xLabel: 'day',
     yLabel: 'forwarded rows',
     series,

@@ -1,6 +1,6 @@
 /**
  * A small CREATE TABLE / CREATE INDEX reader: enough SQL to take a table definition from ASE, SQL
- * Server, PostgreSQL or Oracle DDL, and from a script SAP ASE's `ddlgen` writes. Errors carry the line
+ * Server, PostgreSQL or Oracle DDL, and from a script SAP ASE's `ddlgen` writes [R9]. Errors carry the line
  * and column in the DDL text.
  *
  * Understood: CREATE TABLE [db.][owner.]name ( col type [NULL | NOT NULL] [DEFAULT …] [IDENTITY]

@@ -8,7 +8,7 @@
  * partition: their page_count, record_count and forwarded_record_count are summed; the record sizes
  * are record-weighted. On a heap, record_count counts a forwarded row twice (the forwarding stub at
  * home and the forwarded record) [heaps][fwd]: the live rows are record_count − forwarded_record_count,
- * and the average record size includes the 9-byte stubs [fwd], which are taken out. In LIMITED mode
+ * and the average record size includes the 9-byte stubs [fwd], which are taken out [dmv]. In LIMITED mode
  * the record figures are NULL: the reader asks for SAMPLED or DETAILED.
  */
 import type { InputProblem } from '../../config/errors.js';

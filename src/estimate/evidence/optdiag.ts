@@ -2,7 +2,7 @@
  * optdiag's text output (`optdiag statistics db..table -U… -o file`): the table-level statistics
  * ("Statistics for table:": Data page count, Empty data page count, Data row count, Forwarded row
  * count, Deleted row count, Data row size …) and, where present, per-column statistics ("Statistics
- * for column:" with Average column width, and the histogram's NULL step) [U][V]. Partitions
+ * for column:" with Average column width, and the histogram's NULL step) [U][V][R10]. Partitions
  * ("Statistics for partition:") are summed when the table block lacks a figure. Other sections
  * (indexes, histograms' other steps, derived statistics) are read past.
  *

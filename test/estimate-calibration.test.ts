@@ -13,6 +13,8 @@ import { aggregate } from '../src/estimate/figures.js';
 import { estimateKnob } from '../src/estimate/knob.js';
 import { candidateTask, currentCand, samplePlan } from '../src/estimate/plan.js';
 import { simulateCandidate } from '../src/estimate/simulate.js';
+import { EXIT_NO_RECOMMENDATION } from '../src/estimate/verdict.js';
+import { EXIT_INPUT, EXIT_NOT_APPLICABLE } from '../src/cli/main.js';
 import { getFormat } from '../src/formats/registry.js';
 import { loadEstimateConfig } from '../src/loader/config.js';
 import { ROOT } from './helpers/cli.js';
@@ -67,6 +69,12 @@ describe('calibration', () => {
 });
 
 describe('the verdict: exit status 3 and no command when nothing should be applied', () => {
+  it("is the command line's EXIT_NOT_APPLICABLE, apart from bad input's 2", () => {
+    expect(EXIT_NO_RECOMMENDATION).toBe(EXIT_NOT_APPLICABLE);
+    expect(EXIT_NOT_APPLICABLE).toBe(3);
+    expect(EXIT_INPUT).toBe(2);
+  });
+
   it('evidence no growth model reproduces (25.83% forwarded, more than any growth of these rows gives)', async () => {
     const o = await runEstimate(loadEstimateConfig(SC('estimate-titles-unexplained.yaml'), small));
     expect(o.verdict).toMatchObject({ status: 'evidence_not_reproduced', exit_status: 3 });

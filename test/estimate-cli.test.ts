@@ -75,4 +75,59 @@ describe('rowsim estimate', () => {
     expect(t.code).toBe(2);
     expect(t.stderr).toMatch(/--target/);
   });
+
+  it('one command from ddlgen and optdiag output, no config: calibrated, in MB as well as pages, with the what-if', () => {
+    const dir = tmp();
+    const ex = (f: string) => join(ROOT, 'sim-configs', 'estimate', f);
+    const r = rowsim(['estimate', '--ddl', ex('titles.ddlgen.sql'), '--optdiag', ex('titles.optdiag.txt'), '--sample-rows', '4000', '--seeds', '3', '--out', join(dir, 'o')]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^recommended exp_row_size \d+: /m);
+    expect(r.stdout).toMatch(/calibration \(fitted\): optdiag Forwarded row count 526,600 of 5,000,000 rows: 10\.53% of rows; .*the measurement is inside it/);
+    expect(r.stdout).toMatch(/pages of 2 KB/);
+    expect(r.stdout).toMatch(/current \(config\) +150 .* MB +— /);
+    expect(r.stdout).toMatch(/^apply:\n  sp_chgattribute 'titles', 'exp_row_size', \d+$/m);
+    expect(r.stdout).toMatch(/^maintenance what-if \(28 days; assumed: every_days 7, growth_per_day 1%/m);
+    const est = JSON.parse(readFileSync(join(dir, 'o', 'estimate.json'), 'utf8'));
+    expect(est).toMatchObject({ name: 'titles', verdict: { status: 'recommended', exit_status: 0 }, page_size_bytes: 2048, calibration: { kind: 'fit', reproduced: true } });
+    expect(est.evidence.forwarded).toMatchObject({ value: 526600, from: 'optdiag Forwarded row count', line: 16 });
+    expect(est.candidates[0].size_bytes).toBe(est.candidates[0].pages * 2048);
+    expect(existsSync(join(dir, 'o', 'charts', 'estimate-maintenance.png'))).toBe(true);
+  });
+
+  it('exit status 3 with the reason as the headline and no apply: line; --force prints the command, still 3', () => {
+    const dir = tmp();
+    const cfg = join(ROOT, 'sim-configs', 'estimate-titles-unexplained.yaml');
+    const args = ['estimate', cfg, '--sample-rows', '4000', '--seeds', '3'];
+    const r = rowsim([...args, '--out', join(dir, 'a')]);
+    expect(r.code).toBe(3);
+    expect(r.stdout.split('\n')[2]).toMatch(/^NOT APPLICABLE: the evidence cannot be reproduced: /);
+    expect(r.stdout).not.toMatch(/^apply/m);
+    expect(r.stdout).toMatch(/^no apply: command \(evidence not reproduced; --force prints/m);
+    expect(r.stdout).not.toContain('sp_chgattribute');
+    const f = rowsim([...args, '--force', '--out', join(dir, 'b')]);
+    expect(f.code).toBe(3);
+    expect(f.stdout).toMatch(/^apply \(--force: the estimate does not recommend it\):\n  sp_chgattribute 'titles', 'exp_row_size', \d+/m);
+    const q = rowsim([...args, '--quiet', '--out', join(dir, 'c')]);
+    expect(q.code).toBe(3);
+    expect(q.stdout).toBe('');
+    expect(q.stderr).toMatch(/^rowsim estimate: the evidence cannot be reproduced/);
+    expect(JSON.parse(readFileSync(join(dir, 'c', 'estimate.json'), 'utf8')).verdict).toMatchObject({ status: 'evidence_not_reproduced', exit_status: 3 });
+  });
+
+  it('a target no setting meets exits 3 too', () => {
+    const dir = tmp();
+    const r = rowsim(['estimate', join(ROOT, 'sim-configs', 'estimate-titles-optdiag.yaml'), '--target', '0.01', '--sample-rows', '4000', '--seeds', '3', '--out', join(dir, 'o')]);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(/NOT APPLICABLE: no exp_row_size meets 0\.01%: the best is \d+ with/);
+  });
+
+  it('refuses --ddl beside a config, and an estimate with neither (exit 2)', () => {
+    const a = rowsim(['estimate', TITLES, '--ddl', 'x.sql']);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/--ddl, --format and --page-size are for an estimate without a config file/);
+    const b = rowsim(['estimate', '--optdiag', 'x.txt']);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/expected a config file, or --ddl/);
+  });
 });

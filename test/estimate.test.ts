@@ -228,7 +228,12 @@ describe('measured input', () => {
     const cfg = loadEstimateConfig(file, { sample_rows: 3000, seeds: 2 });
     const o = await runEstimate(cfg);
     expect(o.sample.table_rows).toBe(1000000);
-    expect(o.notes.join('\n')).toMatch(/optdiag reports 400,000 forwarded rows/);
+    // The forwarded count calibrates the unknown insert lengths: the current setting reproduces 40%.
+    expect(o.calibration).toMatchObject({ kind: 'fit', reproduced: true, measured: { pct: 40 } });
+    const iv = o.calibration!.simulated.interval;
+    expect(iv[0]).toBeLessThanOrEqual(40);
+    expect(iv[1]).toBeGreaterThanOrEqual(40);
+    expect(o.notes.join('\n')).toMatch(/at insert: fitted to the forwarded rows/);
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, withMeasured('    optdiag: { rows: 1000, min: 10, avg: 184, max: 331 }\n'));
     const p = problems(() => loadEstimateConfig(bad));

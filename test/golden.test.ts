@@ -27,7 +27,10 @@ describe('sim-configs give the same figures as test/golden', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'rowsim-golden-')), name);
     if (name.startsWith('estimate-')) {
       const r = rowsim(['estimate', path, '--out', out, '--quiet']);
-      expect(r.stderr).toBe('');
+      // Exit status 3 (nothing to apply) is an estimate too: --quiet then prints only its reason.
+      expect([0, 3]).toContain(r.code);
+      if (r.code === 0) expect(r.stderr).toBe('');
+      else expect(r.stderr).toMatch(/^rowsim estimate: (the evidence cannot be reproduced|no (setting|\S+) meets)/);
       check(`${name}.estimate.json`, readFileSync(join(out, 'estimate.json'), 'utf8'));
     } else if (name === 'uuid-vs-char35') {
       const r = rowsim(['rowsize', path, '--json']);

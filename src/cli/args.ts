@@ -43,3 +43,18 @@ export function parseFormatList(value: string): FormatId[] {
   }
   return list as FormatId[];
 }
+
+/** One format id. */
+export function parseFormat(value: string): FormatId {
+  const f = value.trim();
+  if (!(FORMAT_IDS as readonly string[]).includes(f)) throw new InvalidArgumentError(`expected one of ${FORMAT_IDS.join(', ')}, found "${value}"`);
+  return f as FormatId;
+}
+
+/** A page size: 2048, 2k, 4k, 8k, 16k (which sizes a format accepts is checked with the config). */
+export function parsePageSize(value: string): number {
+  const m = /^\s*(\d+)\s*([kK])?\s*$/.exec(value);
+  const n = m ? Number(m[1]) * (m[2] ? 1024 : 1) : NaN;
+  if (!m || !Number.isInteger(n) || n < 1024 || n > 65536) throw new InvalidArgumentError(`expected a page size such as 2k, 4k, 8k or 16k, found "${value}"`);
+  return n;
+}

@@ -1,16 +1,23 @@
 /**
- * `rowsim estimate <config>`: recommend exp_row_size (and fillfactor, PCTFREE) for a table. Writes
- * out/<name>/estimate.json, estimate.md and charts/estimate*.png, prints a summary.
+ * `rowsim estimate [config]`: recommend exp_row_size (and fillfactor, PCTFREE) for a table. Writes
+ * out/<name>/estimate.json, estimate.md and charts/estimate*.png, prints a summary. The table and the
+ * DBA's measurements may come from the config or from files on the command line (--ddl, --optdiag …);
+ * without a config, --ddl is required. Exit status 3 when the estimate recommends nothing (the evidence
+ * cannot be reproduced, or no setting meets the target): the summary says why and prints no command.
  */
-import { join, relative } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
+import { UserError } from '../config/errors.js';
 import { type FormatId } from '../config/schema.js';
 import { type EstimateConfig } from '../estimate/config.js';
-import { loadEstimateConfig } from '../loader/config.js';
 import { inProcessRunner, runEstimate, type CandidateRunner } from '../estimate/estimate.js';
-import { estimateChart, estimateJson, estimateMarkdown, estimateTerminal } from '../estimate/report.js';
+import type { EvidenceKind } from '../estimate/evidence/types.js';
+import type { MeasuredFiles } from '../estimate/measured.js';
+import { estimateChart, estimateJson, estimateMarkdown, estimateTerminal, maintenanceChart } from '../estimate/report.js';
 import { poolRunner } from '../estimate/pool-runner.js';
+import { loadEstimateConfig } from '../loader/config.js';
 import { progressBar } from '../report/progress.js';
 import { checkOutputFolder, StagedOutput } from '../report/output.js';
+import { EXIT_NOT_APPLICABLE, EXIT_OK } from './exit-codes.js';
 
 export interface EstimateCliOptions {
   target?: number;
@@ -22,11 +29,57 @@ export interface EstimateCliOptions {
   sampleRows?: number;
   rows?: number;
   formats?: FormatId[];
+  force?: boolean;
+  ddl?: string;
+  format?: FormatId;
+  pageSize?: number;
+  optdiag?: string;
+  spSpaceused?: string;
+  indexPhysicalStats?: string;
+  pgstattuple?: string;
+  pgStatUserTables?: string;
 }
 
-export async function estimateCommand(file: string, opts: EstimateCliOptions): Promise<number> {
+/** The tool outputs given on the command line, by their estimate.measured key. */
+function measuredFiles(opts: EstimateCliOptions): MeasuredFiles {
+  const files: MeasuredFiles = {};
+  const given: [EvidenceKind, string | undefined][] = [
+    ['optdiag', opts.optdiag],
+    ['sp_spaceused', opts.spSpaceused],
+    ['index_physical_stats', opts.indexPhysicalStats],
+    ['pgstattuple', opts.pgstattuple],
+    ['pg_stat_user_tables', opts.pgStatUserTables],
+  ];
+  for (const [k, v] of given) if (v !== undefined) files[k] = v;
+  return files;
+}
+
+/**
+ * A config for a table given by --ddl alone: named after the DDL file, its format from --format or
+ * guessed from the inputs (PostgreSQL's for pgstattuple / pg_stat_user_tables, SQL Server's for the
+ * DMV, SAP ASE datarows otherwise), the page size from --page-size or the format's default.
+ */
+function commandLineConfig(opts: EstimateCliOptions, files: MeasuredFiles): { file: string; text: string } {
+  if (!opts.ddl) throw new UserError('rowsim estimate: expected a config file, or --ddl <file> with the table (and --optdiag or other measurements), found neither');
+  const ddl = resolve(opts.ddl);
+  const format: FormatId = opts.format ?? (files.pgstattuple || files.pg_stat_user_tables ? 'postgres-heap' : files.index_physical_stats ? 'sqlserver-heap' : 'ase-dol');
+  const name = basename(ddl).replace(/\..*$/, '').replace(/[^A-Za-z0-9_-]/g, '_') || 'estimate';
+  const engine = [`format: ${format}`, ...(opts.pageSize ? [`page_size: ${opts.pageSize}`] : [])].join(', ');
+  return { file: '(command line)', text: `name: ${JSON.stringify(name)}\ntable: { ddl: ${JSON.stringify(ddl)} }\nengine: { ${engine} }\nestimate: {}\n` };
+}
+
+export async function estimateCommand(file: string | undefined, opts: EstimateCliOptions): Promise<number> {
   // Bad input throws InputError: main() prints it and exits with status 2.
-  const cfg: EstimateConfig = loadEstimateConfig(file, { target_pct: opts.target, seeds: opts.seeds, sample_rows: opts.sampleRows, rows: opts.rows, formats: opts.formats });
+  const files = measuredFiles(opts);
+  const overrides = { target_pct: opts.target, seeds: opts.seeds, sample_rows: opts.sampleRows, rows: opts.rows, formats: opts.formats, measured: files };
+  let cfg: EstimateConfig;
+  if (file === undefined) {
+    const cl = commandLineConfig(opts, files);
+    cfg = loadEstimateConfig(cl.file, overrides, cl.text);
+  } else {
+    if (opts.ddl || opts.format || opts.pageSize) throw new UserError('rowsim estimate: --ddl, --format and --page-size are for an estimate without a config file; with one, set table.ddl and engine in the config');
+    cfg = loadEstimateConfig(file, overrides);
+  }
   const folder = checkOutputFolder(opts.out ?? join('out', cfg.name), 'estimate');
   const quiet = opts.quiet || opts.json;
   const bar = quiet ? undefined : progressBar('estimate');
@@ -37,12 +90,14 @@ export async function estimateCommand(file: string, opts: EstimateCliOptions): P
   bar?.finish();
 
   const charts = outcome.formats.map((f, i) => (i === 0 ? 'charts/estimate.png' : `charts/estimate-${f.format}.png`));
+  if (outcome.maintenance) charts.push('charts/estimate-maintenance.png');
   const json = estimateJson(cfg, outcome, charts);
   const text = `${JSON.stringify(json, null, 2)}\n`;
   const out = new StagedOutput(folder);
   try {
     outcome.formats.forEach((f, i) => out.write(charts[i]!, estimateChart(cfg, f)));
-    out.write('estimate.md', `${estimateMarkdown(cfg, outcome, charts)}\n`);
+    if (outcome.maintenance) out.write('charts/estimate-maintenance.png', maintenanceChart(cfg, outcome));
+    out.write('estimate.md', `${estimateMarkdown(cfg, outcome, charts, !!opts.force)}\n`);
     out.write('estimate.json', text);
     out.publish();
   } finally {
@@ -51,9 +106,10 @@ export async function estimateCommand(file: string, opts: EstimateCliOptions): P
   if (opts.json) {
     process.stdout.write(text);
   } else if (!opts.quiet) {
-    process.stdout.write(`${estimateTerminal(cfg, outcome)}\n`);
+    process.stdout.write(`${estimateTerminal(cfg, outcome, !!opts.force)}\n`);
     const where = relative(process.cwd(), join(folder.dir, 'estimate.json')) || join(folder.dir, 'estimate.json');
     process.stdout.write(`estimate: ${where}, estimate.md and ${charts.join(', ')} beside it (${seconds.toFixed(1)} s)\n`);
   }
-  return 0;
+  if (opts.quiet && outcome.verdict.exit_status !== 0) process.stderr.write(`rowsim estimate: ${outcome.verdict.headline}\n`);
+  return outcome.verdict.exit_status === 0 ? EXIT_OK : EXIT_NOT_APPLICABLE;
 }

@@ -1,18 +1,19 @@
 /**
  * The rowsim command line. Thin: parse arguments, call the core, print. Each command's module is
  * loaded only when that command runs, so `rowsim --help` loads commander and nothing else. Exit
- * status: 0 success, 2 bad input (config, CSV, DDL, arguments, output folder), 1 an internal error or
- * no command given, 130 / 143 interrupted.
+ * status: 0 success, 2 bad input (config, CSV, DDL, arguments, output folder), 3 `rowsim estimate`
+ * recommends nothing (the measurements cannot be reproduced, or no setting meets the target: the
+ * output says why and prints no command), 1 an internal error or no command given, 130 / 143
+ * interrupted.
  */
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../config/errors.js';
 import { ROWSIM_VERSION } from '../version.js';
-import { parseFormatList, parseMaxPoints, parseRowCount, parseRowsizeRows, parseSampleRows, parseSeeds, parseTarget, parseWorkers } from './args.js';
+import { parseFormat, parseFormatList, parseMaxPoints, parseRowCount, parseRowsizeRows, parseSampleRows, parseSeeds, parsePageSize, parseTarget, parseWorkers } from './args.js';
 
-export const EXIT_OK = 0;
-/** An internal error (a bug of rowsim's), or `rowsim` without a command (help is printed). */
-export const EXIT_INTERNAL = 1;
-export const EXIT_INPUT = 2;
+import { EXIT_INPUT, EXIT_INTERNAL, EXIT_OK } from './exit-codes.js';
+
+export { EXIT_INPUT, EXIT_INTERNAL, EXIT_NOT_APPLICABLE, EXIT_OK } from './exit-codes.js';
 
 /** The default cap on sweep points (src/config/load.ts has the same figure: checked by a test). */
 const DEFAULT_MAX_POINTS = 1000;
@@ -56,18 +57,27 @@ export function buildProgram(setCode: (code: number) => void): Command {
 
   program
     .command('estimate')
-    .description('recommend exp_row_size (and fillfactor, PCTFREE) for a table from its row lengths; write out/<name>/estimate.json')
-    .argument('<config>', 'config YAML file with table, engine, an estimate section and a workload or estimate.measured')
+    .description('recommend exp_row_size (and fillfactor, PCTFREE) for a table from its row lengths or its measurements; write out/<name>/estimate.json; exit 3 when nothing should be applied')
+    .argument('[config]', 'config YAML file with table, engine, an estimate section and a workload or estimate.measured (optional with --ddl)')
     .option('--target <pct>', 'forwarded rows to stay under, % of rows (default: estimate.target_pct or 1)', parseTarget)
-    .option('--rows <n>', 'rows of the table the estimate is for, e.g. 1e9 (default: estimate.rows, or what the workload holds)', parseRowCount)
+    .option('--rows <n>', 'rows of the table the estimate is for, e.g. 1e9 (default: estimate.rows, or what the workload or measurements hold)', parseRowCount)
     .option('--seeds <n>', 'replicates per candidate (default: estimate.seeds or 5)', parseSeeds)
     .option('--sample-rows <n>', 'rows simulated per seed (default: estimate.sample_rows or 20000)', parseSampleRows)
     .option('--formats <list>', 'also estimate these formats, e.g. postgres-heap,oracle-heap', parseFormatList)
+    .option('--ddl <file>', "the table's DDL (a ddlgen script or CREATE TABLE), for an estimate without a config file")
+    .option('--format <format>', 'the storage format with --ddl (default: ase-dol; postgres-heap with PostgreSQL inputs, sqlserver-heap with the DMV)', parseFormat)
+    .option('--page-size <size>', "the server's page size with --ddl, e.g. 2k, 4k, 8k, 16k (default: the format's)", parsePageSize)
+    .option('--optdiag <file>', "optdiag's text output for the table (estimate.measured.optdiag)")
+    .option('--sp-spaceused <file>', 'the output of sp_spaceused <table> (estimate.measured.sp_spaceused)')
+    .option('--index-physical-stats <file>', 'sys.dm_db_index_physical_stats rows of the heap as CSV (estimate.measured.index_physical_stats)')
+    .option('--pgstattuple <file>', "psql's output of pgstattuple('<table>') (estimate.measured.pgstattuple)")
+    .option('--pg-stat-user-tables <file>', "psql's output of pg_stat_user_tables for the table (estimate.measured.pg_stat_user_tables)")
+    .option('--force', "print the best setting's command even when the estimate recommends nothing (exit status stays 3)")
     .option('--out <dir>', 'output folder (default: out/<name>)')
     .option('--workers <n>', 'worker threads (default: the number of cores)', parseWorkers)
     .option('--json', 'print estimate.json instead of the summary')
-    .option('--quiet', 'print nothing but errors')
-    .action(async (config: string, opts) => {
+    .option('--quiet', 'print nothing but errors (and, with exit status 3, the reason)')
+    .action(async (config: string | undefined, opts) => {
       const { estimateCommand } = await import('./estimate.js');
       setCode(await estimateCommand(config, opts));
     });

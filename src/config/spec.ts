@@ -5,6 +5,7 @@
 import type { Count } from '../util/units.js';
 import type { ColumnType } from '../table/column-types.js';
 import type { EngineSettings, FormatId, IndexSettingKey } from './schema.js';
+import type { DdlStorage } from '../table/ddl.js';
 
 export type { EngineSettings };
 
@@ -26,6 +27,13 @@ export interface TableDef {
   name: string;
   columns: ColumnDef[];
   indexes: IndexDef[];
+  /** Storage options the table's DDL states (lock scheme, exp_row_size, fillfactor, PCTFREE …). */
+  storage?: TableStorage;
+}
+
+/** The storage options of a table's DDL, and the .sql file they were read from (absent: inline DDL). */
+export interface TableStorage extends DdlStorage {
+  file?: string;
 }
 
 export type Dist =

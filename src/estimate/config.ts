@@ -1,21 +1,25 @@
 /**
  * The `estimate:` section of a config, validated with zod through the config loader's positioned
  * problems (file, line, column, key path). The config's `table:` and `engine:` are reused; the rows
- * come from `workload:` (insert + growth) or from `estimate.measured` (a CSV of per-row data lengths at
- * insert and now, per-column length histograms, or optdiag figures).
+ * come from `workload:` (insert + growth) or from `estimate.measured` (src/estimate/measured.ts: a CSV
+ * of per-row data lengths, per-column length histograms, optdiag figures, or the output of the DBA's
+ * tools, which the estimate also calibrates to).
  */
-import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
-import { describeFound, nearest, type KeyPath } from '../config/errors.js';
-import { FORMAT_IDS, valueSpecSchema, type FormatId } from '../config/schema.js';
-import type { Dist, EngineSpec, PhaseSpec, SetSpec, TableDef, ValueSpec } from '../config/spec.js';
+import { FORMAT_IDS, type FormatId } from '../config/schema.js';
+import type { EngineSpec, TableDef } from '../config/spec.js';
+import { zCount } from '../config/zunits.js';
 import { availableFormats, getFormat } from '../formats/registry.js';
 import { EngineSettingError } from '../formats/types.js';
-import { Problems, zodCheck } from '../loader/problems.js';
+import { zodCheck } from '../loader/problems.js';
 import type { SectionContext } from '../loader/section.js';
-import { resolveDist, resolveWorkload } from '../loader/storage.js';
-import { engineFor, KnobError, reserveKnob, type Setting } from './knob.js';
-import { dataLengthRange, maxEntropyLengths, readLengthPairs, type LengthPairs } from './rows.js';
+import { checkLockScheme, ddlSettingSource, engineSettingProblem, resolveWorkload } from '../loader/storage.js';
+import type { Count } from '../util/units.js';
+import type { Measurements } from './evidence/merge.js';
+import { engineFor, estimateKnob, KnobError, reserveKnob, type ReserveKnob, type Setting } from './knob.js';
+import { resolveMeasured, type EstimateSource, type MeasuredFiles } from './measured.js';
+
+export type { EstimateSource } from './measured.js';
 
 export const ESTIMATE_DEFAULTS = {
   target_pct: 1,
@@ -23,28 +27,21 @@ export const ESTIMATE_DEFAULTS = {
   sample_rows: 20_000,
 } as const;
 
+/**
+ * The maintenance what-if's defaults, all assumed (no source gives a DBA's schedule or growth rate):
+ * a weekly `reorg forwarded_rows`, looked at over four weeks, with 1% of the table's rows inserted
+ * (short) and grown each day.
+ */
+export const MAINTENANCE_DEFAULTS = { every_days: 7, periods: 4, growth_per_day: { kind: 'percent', pct: 1 } as Count } as const;
+
 const settingSchema = z.union([z.number().int().min(0), z.literal('max')]);
 
-const optdiagSchema = z.strictObject({
-  rows: z.number().int().positive(),
-  min: z.number().int().min(0),
-  avg: z.number().min(0),
-  max: z.number().int().min(0),
-  forwarded: z.number().int().min(0).optional(),
-  /** Average data length at insert; default: rows were inserted at the minimum length. */
-  insert_avg: z.number().min(0).optional(),
+/** estimate.maintenance: the reorg what-if (src/estimate/maintenance.ts). */
+const maintenanceSchema = z.strictObject({
+  every_days: z.number().int().min(1).max(365).optional(),
+  days: z.number().int().min(1).max(3650).optional(),
+  growth_per_day: zCount().optional(),
 });
-
-const columnMeasureSchema = z.strictObject({
-  insert: valueSpecSchema.optional(),
-  now: valueSpecSchema.optional(),
-});
-
-const MEASURED_SCHEMAS = {
-  csv: z.strictObject({ csv: z.string().min(1) }),
-  optdiag: z.strictObject({ optdiag: optdiagSchema }),
-  columns: z.strictObject({ columns: z.record(z.string(), columnMeasureSchema) }),
-} as const;
 
 export const estimateSchema = z.strictObject({
   rows: z.number().int().positive().optional(),
@@ -60,13 +57,16 @@ export const estimateSchema = z.strictObject({
   refine: z.boolean().optional(),
   formats: z.array(z.enum(FORMAT_IDS)).optional(),
   measured: z.unknown().optional(),
+  maintenance: maintenanceSchema.optional(),
 });
 
-export type EstimateSource =
-  | { kind: 'workload'; workload: PhaseSpec[] }
-  | { kind: 'columns'; workload: PhaseSpec[] }
-  | { kind: 'csv'; file: string; pairs: LengthPairs }
-  | { kind: 'optdiag'; rows: number; min: number; avg: number; max: number; forwarded?: number; insertAvg?: number; insert: Dist; now: Dist };
+export interface MaintenanceSpec {
+  every_days: number;
+  days: number;
+  growth_per_day: Count;
+  /** The keys left at their assumed defaults. */
+  assumed: string[];
+}
 
 export interface EstimateConfig {
   file: string;
@@ -85,6 +85,11 @@ export interface EstimateConfig {
   candidates?: Setting[] | { from: number; to: Setting; step?: number };
   refine: boolean;
   source: EstimateSource;
+  /** The DBA's measurements of the table, merged (optdiag, sp_spaceused, DMV, pgstattuple, pg_stat_user_tables). */
+  evidence?: Measurements;
+  /** The rows' lengths at insert are unknown: fit them so that the current setting reproduces evidence.moved. */
+  fit: boolean;
+  maintenance: MaintenanceSpec;
   notes: string[];
 }
 
@@ -94,6 +99,8 @@ export interface EstimateOverrides {
   sample_rows?: number;
   rows?: number;
   formats?: FormatId[];
+  /** Tool outputs given on the command line (--optdiag FILE …): they replace the config's. */
+  measured?: MeasuredFiles;
 }
 
 /**
@@ -102,37 +109,70 @@ export interface EstimateOverrides {
  * the section cannot be resolved.
  */
 export function resolveEstimateSection(rawSection: unknown, ctx: SectionContext, overrides: EstimateOverrides): EstimateConfig | undefined {
-  const { P, baseDir, table, engine } = ctx;
-  const obj = ctx.raw;
+  const { P, table, engine } = ctx;
   const est = zodCheck(estimateSchema, rawSection ?? {}, ['estimate'], P) ?? undefined;
   if (!table || !engine || !est) return undefined;
   const notes: string[] = [];
+  const knob = primaryKnob(ctx, table, engine, notes);
+  if (!knob) return undefined;
+  const formats = otherFormats(ctx, est.formats, overrides.formats, table, engine);
+  checkCandidates(ctx, est.candidates, knob, table, engine);
+  const rows = source(ctx, rawSection, overrides, est.rows ?? overrides.rows, notes);
+  if (!rows) return undefined;
+  return {
+    file: ctx.file,
+    name: ctx.name,
+    seed: ctx.seed,
+    table,
+    engine,
+    formats,
+    target_pct: overrides.target_pct ?? est.target_pct ?? ESTIMATE_DEFAULTS.target_pct,
+    seeds: overrides.seeds ?? est.seeds ?? ESTIMATE_DEFAULTS.seeds,
+    sample_rows: overrides.sample_rows ?? est.sample_rows ?? ESTIMATE_DEFAULTS.sample_rows,
+    rows: overrides.rows ?? est.rows,
+    candidates: est.candidates,
+    refine: est.refine ?? true,
+    source: rows.source,
+    ...(rows.evidence ? { evidence: rows.evidence } : {}),
+    fit: rows.fit,
+    maintenance: maintenance(est.maintenance),
+    notes: [...notes, ...rows.notes],
+  };
+}
 
-  // The config's format must have a reserve knob and valid settings.
+/** The config's format: its settings valid, its lock scheme the DDL's, and a knob to tune (or none, SQL Server heaps). */
+function primaryKnob(ctx: SectionContext, table: TableDef, engine: EngineSpec, notes: string[]): ReserveKnob | undefined {
+  const { P } = ctx;
   const format = getFormat(engine.format);
   const layout = format.layout(table, engine);
   try {
     format.resolve(engine, layout);
   } catch (err) {
-    if (err instanceof EngineSettingError) P.add(['engine', err.key], `expected ${err.message}`);
+    if (err instanceof EngineSettingError) engineSettingProblem(err, ctx.raw.engine, table, P);
     else throw err;
   }
-  let knob;
+  checkLockScheme(table, engine, P);
+  const fromDdl = ddlSettingSource(table, 'exp_row_size', ctx.raw.engine);
+  const stated = table.storage?.exp_row_size;
+  if (stated && !fromDdl && format.settings.includes('exp_row_size') && String(stated.value) !== String(engine.exp_row_size)) {
+    notes.push(`engine.exp_row_size ${engine.exp_row_size} in the config is taken as the current setting, not the DDL's exp_row_size = ${stated.value} (line ${stated.line})`);
+  }
   try {
-    knob = reserveKnob(engine.format, layout, engine);
+    return estimateKnob(engine.format, layout, engine);
   } catch (err) {
     if (!(err instanceof KnobError)) throw err;
     P.add(['engine', 'format'], `expected ${err.message}, found "${engine.format}"`);
     return undefined;
   }
+}
 
-  // Other formats asked for.
+/** The config's format first, then the other formats asked for (with a reserve knob each). */
+function otherFormats(ctx: SectionContext, fromConfig: FormatId[] | undefined, fromCli: FormatId[] | undefined, table: TableDef, engine: EngineSpec): FormatId[] {
   const formats: FormatId[] = [engine.format];
-  const asked = overrides.formats ?? est.formats ?? [];
-  asked.forEach((f, i) => {
+  (fromCli ?? fromConfig ?? []).forEach((f, i) => {
     const add = (message: string) => {
-      if (overrides.formats) P.push({ file: '--formats', message });
-      else P.add(['estimate', 'formats', i], message);
+      if (fromCli) ctx.P.push({ file: '--formats', message });
+      else ctx.P.add(['estimate', 'formats', i], message);
     };
     if (formats.includes(f)) return;
     if (!getFormat(f)) {
@@ -149,174 +189,61 @@ export function resolveEstimateSection(rawSection: unknown, ctx: SectionContext,
     }
     formats.push(f);
   });
-
-  // Candidates: values the DBMS accepts for this table.
-  if (est.candidates) {
-    const ok = (v: Setting) => v === 'max' ? knob.key === 'exp_row_size' : (v >= knob.min && v <= knob.max) || knob.specials.some((s) => s.setting === v);
-    const range = `${knob.min} to ${knob.max}${knob.specials.length ? ` or ${knob.specials.map((s) => s.setting).join(', ')}` : ''}`;
-    if (Array.isArray(est.candidates)) {
-      est.candidates.forEach((v, i) => {
-        if (!ok(v)) P.add(['estimate', 'candidates', i], `expected a ${knob.key} ${engine.format} accepts for table ${table.name} (${range}), found ${v}`);
-      });
-    } else {
-      const { from, to } = est.candidates;
-      for (const [k, v] of [
-        ['from', from],
-        ['to', to],
-      ] as const) {
-        if (!ok(v)) P.add(['estimate', 'candidates', k], `expected a ${knob.key} ${engine.format} accepts for table ${table.name} (${range}), found ${v}`);
-      }
-      const toValue = to === 'max' ? knob.max : to;
-      if (ok(from) && ok(to) && from > toValue) P.add(['estimate', 'candidates'], `expected from ≤ to, found from ${from} and to ${to}`);
-    }
-  }
-
-  // Where the rows come from.
-  let source: EstimateSource | undefined;
-  const measured = (rawSection as Record<string, unknown> | undefined)?.measured;
-  if (measured !== undefined) {
-    if (obj.workload !== undefined) notes.push('estimate.measured is given: the workload section is not used by rowsim estimate');
-    source = resolveMeasured(measured, table, engine, layout, baseDir, P, est.rows ?? overrides.rows);
-  } else if (obj.workload !== undefined) {
-    const workload = resolveWorkload(obj.workload, table, baseDir, P);
-    if (workload) {
-      let end = workload.length;
-      while (end > 0 && workload[end - 1]!.op === 'reorg') end--;
-      if (end < workload.length) notes.push('the workload ends with a reorg: the estimate looks at the table before it (a reorg would hide the forwarding)');
-      if (end === 0) P.add(['workload'], 'expected at least one insert before any reorg, found only reorgs');
-      else if (!workload.slice(0, end).some((p) => p.op === 'update')) notes.push('the workload has no update: rows never grow, so nothing is forwarded whatever the setting');
-      source = { kind: 'workload', workload: workload.slice(0, end) };
-    }
-  } else {
-    P.add(['estimate'], 'expected the rows to simulate: a workload section (insert, then growth) or estimate.measured (csv, columns or optdiag), found neither', true);
-  }
-  if (!source) return undefined;
-  return {
-    file: ctx.file,
-    name: ctx.name,
-    seed: ctx.seed,
-    table,
-    engine,
-    formats,
-    target_pct: overrides.target_pct ?? est.target_pct ?? ESTIMATE_DEFAULTS.target_pct,
-    seeds: overrides.seeds ?? est.seeds ?? ESTIMATE_DEFAULTS.seeds,
-    sample_rows: overrides.sample_rows ?? est.sample_rows ?? ESTIMATE_DEFAULTS.sample_rows,
-    rows: overrides.rows ?? est.rows,
-    candidates: est.candidates,
-    refine: est.refine ?? true,
-    source,
-    notes,
-  };
+  return formats;
 }
 
-function resolveMeasured(
-  measured: unknown,
-  table: TableDef,
-  engine: EngineSpec,
-  layout: ReturnType<NonNullable<ReturnType<typeof getFormat>>['layout']>,
-  baseDir: string,
-  P: Problems,
-  rows: number | undefined,
-): EstimateSource | undefined {
-  const at: KeyPath = ['estimate', 'measured'];
-  const kinds = Object.keys(MEASURED_SCHEMAS) as (keyof typeof MEASURED_SCHEMAS)[];
-  const keys = measured !== null && typeof measured === 'object' && !Array.isArray(measured) ? Object.keys(measured) : [];
-  const kind = kinds.find((k) => keys.includes(k));
-  if (!kind || keys.length !== 1) {
-    const other = keys.find((k) => !kinds.includes(k as never));
-    const guess = other ? nearest(other, kinds) : undefined;
-    P.add(
-      other ? [...at, other] : at,
-      `expected one of csv (per-row data lengths at insert and now), columns (per-column length histograms) or optdiag (row count and min/avg/max row length), found ${keys.length ? keys.map((k) => `"${k}"`).join(', ') : describeFound(measured)}${guess ? `; did you mean "${guess}"?` : ''}`,
-      !!other,
-    );
+/** Candidates: values the DBMS accepts for this table. */
+function checkCandidates(ctx: SectionContext, candidates: z.infer<typeof estimateSchema>['candidates'], knob: ReserveKnob, table: TableDef, engine: EngineSpec): void {
+  if (!candidates) return;
+  const { P } = ctx;
+  const ok = (v: Setting) => (v === 'max' ? knob.key === 'exp_row_size' : (v >= knob.min && v <= knob.max) || knob.specials.some((s) => s.setting === v));
+  const range = `${knob.min} to ${knob.max}${knob.specials.length ? ` or ${knob.specials.map((s) => s.setting).join(', ')}` : ''}`;
+  const bad = (at: (string | number)[], v: Setting) => P.add(['estimate', 'candidates', ...at], `expected a ${knob.key} ${engine.format} accepts for table ${table.name} (${range}), found ${v}`);
+  if (Array.isArray(candidates)) {
+    candidates.forEach((v, i) => {
+      if (!ok(v)) bad([i], v);
+    });
+    return;
+  }
+  const { from, to } = candidates;
+  if (!ok(from)) bad(['from'], from);
+  if (!ok(to)) bad(['to'], to);
+  const toValue = to === 'max' ? knob.max : to;
+  if (ok(from) && ok(to) && from > toValue) P.add(['estimate', 'candidates'], `expected from ≤ to, found from ${from} and to ${to}`);
+}
+
+/** Where the rows come from: estimate.measured (and files on the command line) or the workload. */
+function source(ctx: SectionContext, rawSection: unknown, overrides: EstimateOverrides, rows: number | undefined, notes: string[]) {
+  const { P, table, engine, baseDir } = ctx;
+  const obj = ctx.raw;
+  const measured = (rawSection as Record<string, unknown> | undefined)?.measured;
+  const cli = overrides.measured ?? {};
+  if (measured !== undefined || Object.keys(cli).length) {
+    if (obj.workload !== undefined) notes.push('estimate.measured is given: the workload section is not used by rowsim estimate');
+    const layout = getFormat(engine!.format).layout(table!, engine!);
+    return resolveMeasured(measured, { table: table!, engine: engine!, layout, baseDir, P, rows }, cli);
+  }
+  if (obj.workload === undefined) {
+    P.add(['estimate'], 'expected the rows to simulate: a workload section (insert, then growth) or estimate.measured (csv, columns, optdiag, sp_spaceused, index_physical_stats, pgstattuple or pg_stat_user_tables), found neither', true);
     return undefined;
   }
-  const range = dataLengthRange(layout);
-  switch (kind) {
-    case 'csv': {
-      const m = zodCheck(MEASURED_SCHEMAS.csv, measured, at, P);
-      if (!m) return undefined;
-      const path = resolvePath(baseDir, m.csv);
-      const { pairs, problems } = readLengthPairs(path, { ...range, table: table.name });
-      if (!pairs) {
-        // An unreadable file is the config's problem; a bad line is the CSV's.
-        for (const p of problems) P.push(p.line === undefined ? P.loc.problem([...at, 'csv'], p.message) : p);
-        return undefined;
-      }
-      return { kind: 'csv', file: path, pairs };
-    }
-    case 'optdiag': {
-      const m = zodCheck(MEASURED_SCHEMAS.optdiag, measured, at, P);
-      if (!m) return undefined;
-      const o = m.optdiag;
-      const where: KeyPath = [...at, 'optdiag'];
-      const before = P.list.length;
-      for (const k of ['min', 'avg', 'max', 'insert_avg'] as const) {
-        const v = o[k];
-        if (v !== undefined && (v < range.min || v > range.max)) {
-          P.add(
-            [...where, k],
-            `expected a data row length from ${range.min} to ${range.max} bytes (table ${table.name}: fixed-length NOT NULL columns .. maximum data row length), found ${v}`,
-          );
-        }
-      }
-      if (P.list.length === before && !(o.min <= o.avg && o.avg <= o.max)) P.add(where, `expected min ≤ avg ≤ max, found ${o.min}, ${o.avg}, ${o.max}`);
-      if (o.insert_avg !== undefined && (o.insert_avg < o.min || o.insert_avg > o.max)) {
-        P.add([...where, 'insert_avg'], `expected an average length at insert from min ${o.min} to max ${o.max}, found ${o.insert_avg}`);
-      }
-      if (o.forwarded !== undefined && o.forwarded > o.rows) P.add([...where, 'forwarded'], `expected at most ${o.rows} forwarded rows (rows), found ${o.forwarded}`);
-      if (P.list.length > before) return undefined;
-      return {
-        kind: 'optdiag',
-        rows: o.rows,
-        min: o.min,
-        avg: o.avg,
-        max: o.max,
-        forwarded: o.forwarded,
-        insertAvg: o.insert_avg,
-        now: maxEntropyLengths(o.min, o.max, o.avg),
-        insert: o.insert_avg === undefined ? { kind: 'const', value: o.min } : maxEntropyLengths(o.min, o.max, o.insert_avg),
-      };
-    }
-    case 'columns': {
-      const m = zodCheck(MEASURED_SCHEMAS.columns, measured, at, P);
-      if (!m) return undefined;
-      if (rows === undefined) {
-        P.add(['estimate'], 'expected estimate.rows (the table\'s row count) with measured column histograms, found none', true);
-        return undefined;
-      }
-      const before = P.list.length;
-      const values: Record<string, ValueSpec> = Object.create(null);
-      const set: Record<string, SetSpec> = Object.create(null);
-      for (const [name, spec] of Object.entries(m.columns)) {
-        const where: KeyPath = [...at, 'columns', name];
-        const col = table.columns.find((c) => c.name === name);
-        if (!col) {
-          const guess = nearest(name, table.columns.map((c) => c.name));
-          P.add(where, `expected a column of table ${table.name}${guess ? ` (did you mean "${guess}"?)` : ''}, found "${name}"`, true);
-          continue;
-        }
-        const side = (s: typeof spec.insert, key: 'insert' | 'now'): { length?: Dist; null: number } | undefined => {
-          if (!s) return undefined;
-          if ((s.null ?? 0) > 0 && !col.nullable) {
-            P.add([...where, key, 'null'], `expected a NULL share only on a nullable column, found ${s.null} on ${name}, which is NOT NULL`);
-          }
-          return { null: s.null ?? 0, length: s.length === undefined ? undefined : resolveDist(s.length, [...where, key, 'length'], baseDir, P) };
-        };
-        const ins = side(spec.insert, 'insert');
-        const now = side(spec.now, 'now');
-        const atInsert = ins ?? now;
-        if (atInsert) values[name] = atInsert;
-        if (now) {
-          if (now.length) set[name] = { kind: 'length', dist: now.length, null: now.null };
-          else set[name] = { kind: 'null', null: now.null };
-        }
-      }
-      if (P.list.length > before) return undefined;
-      const workload: PhaseSpec[] = [{ op: 'insert', rows: { kind: 'count', n: rows }, values }];
-      if (Object.keys(set).length) workload.push({ op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set });
-      return { kind: 'columns', workload };
-    }
+  const workload = resolveWorkload(obj.workload, table!, baseDir, P);
+  if (!workload) return undefined;
+  let end = workload.length;
+  while (end > 0 && workload[end - 1]!.op === 'reorg') end--;
+  if (end < workload.length) notes.push('the workload ends with a reorg: the estimate looks at the table before it (a reorg would hide the forwarding)');
+  if (end === 0) {
+    P.add(['workload'], 'expected at least one insert before any reorg, found only reorgs');
+    return undefined;
   }
+  if (!workload.slice(0, end).some((p) => p.op === 'update')) notes.push('the workload has no update: rows never grow, so nothing is forwarded whatever the setting');
+  return { source: { kind: 'workload' as const, workload: workload.slice(0, end) }, fit: false, notes: [] as string[], evidence: undefined };
+}
+
+function maintenance(m: z.infer<typeof maintenanceSchema> | undefined): MaintenanceSpec {
+  const every = m?.every_days ?? MAINTENANCE_DEFAULTS.every_days;
+  const assumed: string[] = [];
+  if (m?.every_days === undefined) assumed.push(`every_days ${every}`);
+  if (m?.growth_per_day === undefined) assumed.push('growth_per_day 1%');
+  return { every_days: every, days: m?.days ?? every * MAINTENANCE_DEFAULTS.periods, growth_per_day: m?.growth_per_day ?? MAINTENANCE_DEFAULTS.growth_per_day, assumed };
 }

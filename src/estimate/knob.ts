@@ -34,3 +34,27 @@ export function engineFor(base: EngineSpec, format: FormatId): EngineSpec {
 export function compareReserve(knob: ReserveKnob, a: number, b: number): number {
   return knob.moreReserveWhenLarger ? a - b : b - a;
 }
+
+/**
+ * The knob the estimate tunes for the config's own format: its reserve knob, or for a format whose rows
+ * are forwarded but that has no reserve setting (SQL Server heaps: no fill factor [heaps]) a knob with
+ * one value, the table as it is, and no command (the maintenance what-if shows its rebuild). Throws KnobError for a
+ * format that neither reserves nor forwards (ASE allpages-locked tables: rows move, exp_row_size is
+ * ignored).
+ */
+export function estimateKnob(format: FormatId, layout: TableLayout, engine: EngineSpec): ReserveKnob {
+  const f = getFormat(format);
+  if (f.reserveKnob || f.movedRows.word !== 'forwarded') return reserveKnob(format, layout, engine);
+  return {
+    format,
+    key: 'none',
+    min: 0,
+    max: 0,
+    moreReserveWhenLarger: true,
+    specials: [],
+    engineWith: (base) => ({ ...base }),
+    commands: () => ({ commands: [], note: f.noKnob ?? 'no reserve setting' }),
+    movedWord: f.movedRows.word,
+    movedMetric: f.movedRows.metric,
+  };
+}

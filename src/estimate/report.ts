@@ -1,8 +1,10 @@
 /**
- * estimate.json, the terminal summary, estimate.md and the chart. Pure: returns data, text and PNG
- * buffers; the CLI writes them.
+ * estimate.json, the terminal summary, estimate.md and the charts. Pure: returns data, text and PNG
+ * buffers; the CLI writes them. The verdict comes first; the `apply:` commands only when the estimate
+ * recommends them (or --force); sizes are in pages and in MB or GB of the stated page size.
  */
-import { renderLineChart, type Marker } from '../report/charts.js';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { renderLineChart, type Marker, type Series } from '../report/charts.js';
 import { fmt, mdTable, textTable } from '../report/tables.js';
 import { ROWSIM_VERSION } from '../version.js';
 import type { EstimateConfig } from './config.js';
@@ -20,6 +22,10 @@ export function compareRows(f: FormatEstimate): CompareRow[] {
   const add = (name: string, c: CandidateFigures | undefined) => {
     if (c) rows.push({ name, figures: c });
   };
+  if (f.knob === 'none') {
+    add('the table as it is', f.candidates[0]);
+    return rows;
+  }
   add('forwarding target', find((c) => c.value === f.forwarding_target.value));
   add('fewest scan reads', find((c) => c.value === f.min_scan_reads.value));
   add('server default', find((c) => c.specials.includes('default')));
@@ -29,22 +35,32 @@ export function compareRows(f: FormatEstimate): CompareRow[] {
   return rows;
 }
 
-function candidateJson(knob: string, c: CandidateFigures): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    [knob]: c.value,
-    setting: c.setting,
-    label: c.label,
-  };
+/** Bytes as MB or GB (binary units, as sp_spaceused and pg_size_pretty count). */
+export function sizeText(bytes: number): string {
+  const abs = Math.abs(bytes);
+  if (abs >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(2)} GB`;
+  if (abs >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+  return `${(bytes / 1024).toFixed(0)} KB`;
+}
+
+function pageSizeText(bytes: number): string {
+  return `${bytes / 1024} KB`;
+}
+
+function candidateJson(knob: string, c: CandidateFigures, pageBytes: number): Record<string, unknown> {
+  const out: Record<string, unknown> = knob === 'none' ? { setting: c.setting, label: 'the table as it is' } : { [knob]: c.value, setting: c.setting, label: c.label };
   if (c.specials.length) out.specials = c.specials;
   if (c.refined) out.refined = true;
   Object.assign(out, {
     forwarded_rows: c.forwarded_rows,
     forwarded_rows_pct: c.forwarded_rows_pct,
     pages: c.pages,
+    size_bytes: c.pages * pageBytes,
     table_scan_page_reads: c.table_scan_page_reads,
     packed_pages: c.packed_pages,
     space_overhead_pct: c.space_overhead_pct,
   });
+  if (c.vs_current) out.vs_current = { pages: c.vs_current.pages, bytes: c.vs_current.pages * pageBytes, pct: c.vs_current.pct };
   if (c.hot_updates_pct !== undefined) out.hot_updates_pct = c.hot_updates_pct;
   if (c.reorg) out[`reorg_${c.reorg.kind}`] = { exclusive_table_locks: c.reorg.exclusive_table_locks, pages_after: c.reorg.pages_after };
   out.spread = c.spread;
@@ -60,8 +76,9 @@ function formatJson(f: FormatEstimate, targetPct: number): Record<string, unknow
   return {
     format: f.format,
     knob: k,
+    page_size_bytes: f.page_bytes,
     limits: f.limits,
-    candidates: f.candidates.map((c) => candidateJson(k, c)),
+    candidates: f.candidates.map((c) => candidateJson(k, c, f.page_bytes)),
     recommendations: {
       forwarding_target: {
         [k]: f.forwarding_target.value,
@@ -78,7 +95,7 @@ function formatJson(f: FormatEstimate, targetPct: number): Record<string, unknow
         why: f.min_scan_reads.why,
       },
     },
-    compare: compareRows(f).map((r) => ({ name: r.name, ...candidateJson(k, r.figures) })),
+    compare: compareRows(f).map((r) => ({ name: r.name, ...candidateJson(k, r.figures, f.page_bytes) })),
     commands: f.commands,
     command_note: f.command_note,
     alternative_commands: f.alternative_commands,
@@ -87,22 +104,54 @@ function formatJson(f: FormatEstimate, targetPct: number): Record<string, unknow
 
 export function estimateJson(cfg: EstimateConfig, out: EstimateOutcome, charts: string[]): Record<string, unknown> {
   const [primary, ...others] = out.formats;
-  return {
+  const json: Record<string, unknown> = {
     rowsim_version: ROWSIM_VERSION,
     name: cfg.name,
     seed: cfg.seed,
     table: cfg.table.name,
     target_pct: cfg.target_pct,
+    verdict: out.verdict,
     sample: {
       ...out.sample,
       interval:
         'interval: 95% prediction interval for the whole table (replicate spread, scaled by sqrt(1/seeds + sample/table)); spread: lowest and highest seed, scaled to the whole table',
     },
-    ...formatJson(primary!, cfg.target_pct),
-    other_formats: others.map((f) => formatJson(f, cfg.target_pct)),
-    notes: out.notes,
-    charts,
   };
+  if (cfg.evidence) json.evidence = evidenceJson(cfg);
+  if (out.calibration) json.calibration = out.calibration;
+  Object.assign(json, formatJson(primary!, cfg.target_pct));
+  if (out.maintenance) json.maintenance = out.maintenance;
+  json.other_formats = others.map((f) => formatJson(f, cfg.target_pct));
+  json.notes = out.notes;
+  json.charts = charts;
+  return withShownPaths(json, cfg.file) as Record<string, unknown>;
+}
+
+/**
+ * Input files as estimate.json names them: relative to the config's folder (so the file is the same
+ * wherever the repository lies), or to the working folder for files given on the command line.
+ */
+function withShownPaths(value: unknown, configFile: string): unknown {
+  const base = configFile === '(command line)' || configFile === '' ? process.cwd() : dirname(resolve(configFile));
+  const walk = (v: unknown, key?: string): unknown => {
+    if (key === 'file' && typeof v === 'string' && isAbsolute(v)) return relative(base, v) || v;
+    if (Array.isArray(v)) return v.map((x) => walk(x));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+    return v;
+  };
+  return walk(value);
+}
+
+function evidenceJson(cfg: EstimateConfig): Record<string, unknown> {
+  const e = cfg.evidence!;
+  const fig = (f: { value: number; kind: string; label: string; file: string; line: number } | undefined) => (f ? { value: f.value, from: `${f.kind} ${f.label}`, file: f.file, line: f.line } : undefined);
+  const out: Record<string, unknown> = { inputs: e.kinds, page_size_bytes: e.pageBytes };
+  for (const key of ['rows', 'pages', 'forwarded', 'deleted', 'emptyPages', 'avgRowBytes', 'minRowBytes', 'maxRowBytes'] as const) {
+    const v = fig(e[key]);
+    if (v) out[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = v;
+  }
+  if (e.columns) out.columns = e.columns;
+  return out;
 }
 
 function pct(x: number): string {
@@ -111,24 +160,17 @@ function pct(x: number): string {
 
 function compareTable(f: FormatEstimate, md: boolean): string {
   const reorg = f.candidates[0]?.reorg;
-  const header = [
-    '',
-    f.knob,
-    'fwd rows',
-    'fwd %',
-    '95% interval',
-    'pages',
-    'scan reads',
-    'over packed',
-    ...(reorg ? ['reorg locks'] : []),
-  ];
+  const hasCurrent = f.candidates.some((c) => c.vs_current);
+  const header = ['', ...(f.knob === 'none' ? [] : [f.knob]), 'fwd rows', 'fwd %', '95% interval', 'pages', 'size', ...(hasCurrent && f.knob !== 'none' ? ['vs current'] : []), 'scan reads', 'over packed', ...(reorg ? ['reorg locks'] : [])];
   const rows = compareRows(f).map(({ name, figures: c }) => [
     name,
-    c.setting !== String(c.value) ? `${c.setting} (= ${c.value})` : String(c.value),
+    ...(f.knob === 'none' ? [] : [c.setting !== String(c.value) ? `${c.setting} (= ${c.value})` : String(c.value)]),
     fmt(c.forwarded_rows),
     pct(c.forwarded_rows_pct),
     `${pct(c.interval.forwarded_rows_pct[0])}–${pct(c.interval.forwarded_rows_pct[1])}`,
     fmt(c.pages),
+    sizeText(c.pages * f.page_bytes),
+    ...(hasCurrent && f.knob !== 'none' ? [vsCurrent(c, f.page_bytes)] : []),
     fmt(c.table_scan_page_reads),
     pct(c.space_overhead_pct),
     ...(c.reorg ? [fmt(c.reorg.exclusive_table_locks)] : []),
@@ -136,65 +178,127 @@ function compareTable(f: FormatEstimate, md: boolean): string {
   return md ? mdTable(header, rows) : textTable(header, rows);
 }
 
-function sampleLine(cfg: EstimateConfig, out: EstimateOutcome): string {
+/** The space a candidate costs against the current setting: "+241.3 MB (+24.52%)"; the current row itself: "—". */
+function vsCurrent(c: CandidateFigures, pageBytes: number): string {
+  if (!c.vs_current || c.specials.includes('current')) return c.specials.includes('current') ? '—' : '';
+  const sign = c.vs_current.pages >= 0 ? '+' : '';
+  return `${sign}${sizeText(c.vs_current.pages * pageBytes)} (${sign}${c.vs_current.pct}%)`;
+}
+
+function sampleLine(out: EstimateOutcome): string {
   const s = out.sample;
   return s.sampled
     ? `${fmt(s.table_rows)} rows, estimated from a sample: ${s.seeds} seeds × ${fmt(s.rows_per_seed)} rows (about ${fmt(s.pages_per_seed)} pages each), extrapolated with 95% intervals`
     : `${fmt(s.table_rows)} rows, simulated whole with ${s.seeds} seeds (intervals: run-to-run variation)`;
 }
 
-export function estimateTerminal(cfg: EstimateConfig, out: EstimateOutcome): string {
+function formatTitle(f: FormatEstimate): string {
+  const pages = `pages of ${pageSizeText(f.page_bytes)}`;
+  return f.knob === 'none' ? `${f.format}: no reserve setting (${f.command_note}): the table as it is; ${pages}` : `${f.format}: ${f.knob} from ${Object.values(f.limits).join(' to ')}, ${f.candidates.length} candidates; ${pages}`;
+}
+
+/** The lines that apply the recommendation, or why there are none. */
+function applyLines(f: FormatEstimate, primary: boolean, out: EstimateOutcome, force: boolean): string[] {
+  if (f.commands.length === 0) return [];
+  const withheld = primary && out.verdict.exit_status !== 0;
+  if (withheld && !force) return [`no apply: command (${out.verdict.status.replace(/_/g, ' ')}; --force prints the best setting's command anyway)`];
+  return [withheld ? 'apply (--force: the estimate does not recommend it):' : 'apply:', ...f.commands.map((c) => `  ${c}`), `  (${f.command_note})`];
+}
+
+export function estimateTerminal(cfg: EstimateConfig, out: EstimateOutcome, force = false): string {
   const lines: string[] = [];
-  lines.push(`${cfg.name}: table ${cfg.table.name}, ${sampleLine(cfg, out)}; target: forwarded rows ≤ ${cfg.target_pct}%`);
-  for (const f of out.formats) {
-    lines.push('', `${f.format}: ${f.knob} from ${Object.values(f.limits).join(' to ')}, ${f.candidates.length} candidates`);
-    lines.push(compareTable(f, false), '');
-    lines.push(`recommended ${f.knob} ${f.forwarding_target.value}: ${f.forwarding_target.why}`);
-    if (f.min_scan_reads.value !== f.forwarding_target.value) lines.push(`fewest scan reads: ${f.min_scan_reads.why}`);
-    lines.push('apply:');
-    for (const c of f.commands) lines.push(`  ${c}`);
-    lines.push(`  (${f.command_note})`);
+  lines.push(`${cfg.name}: table ${cfg.table.name}, ${sampleLine(out)}; target: forwarded rows ≤ ${cfg.target_pct}%`);
+  lines.push('', `${out.verdict.exit_status === 0 ? '' : 'NOT APPLICABLE: '}${out.verdict.headline}`);
+  if (out.calibration) lines.push('', `calibration (${out.calibration.kind === 'fit' ? 'fitted' : 'checked'}): ${out.calibration.sentence}`);
+  const unexplained = out.verdict.status === 'evidence_not_reproduced';
+  out.formats.forEach((f, i) => {
+    lines.push('', `${formatTitle(f)}${unexplained ? ' (simulated with the closest growth, which does not reproduce the evidence: not a recommendation)' : ''}`, compareTable(f, false), '');
+    // The primary format's recommendation is the verdict above.
+    if (i > 0) lines.push(`recommended ${f.knob} ${f.forwarding_target.value}: ${f.forwarding_target.why}`);
+    if (f.knob !== 'none' && f.min_scan_reads.value !== f.forwarding_target.value) lines.push(`fewest scan reads: ${f.min_scan_reads.why}`);
+    lines.push(...applyLines(f, i === 0, out, force));
+  });
+  if (out.maintenance) {
+    const m = out.maintenance;
+    lines.push('', `maintenance what-if (${m.days} days${m.assumed.length ? `; assumed: ${m.assumed.join(', ')} (estimate.maintenance)` : ''}): ${m.summary}`);
+    for (const c of m.costs) lines.push(`  - ${c}`);
   }
   for (const n of out.notes) lines.push(`note: ${n}`);
   return lines.join('\n');
 }
 
-export function estimateMarkdown(cfg: EstimateConfig, out: EstimateOutcome, charts: string[]): string {
+export function estimateMarkdown(cfg: EstimateConfig, out: EstimateOutcome, charts: string[], force = false): string {
   const md: string[] = [`# rowsim estimate: ${cfg.name}`, '', `Config \`${cfg.file}\`, seed ${cfg.seed}, rowsim ${ROWSIM_VERSION}.`, ''];
-  md.push(`Table ${cfg.table.name}: ${sampleLine(cfg, out)}. Target: forwarded rows ≤ ${cfg.target_pct}%.`, '');
+  md.push(`Table ${cfg.table.name}: ${sampleLine(out)}. Target: forwarded rows ≤ ${cfg.target_pct}%.`, '');
+  md.push(`**${out.verdict.exit_status === 0 ? 'Verdict' : 'Not applicable (exit status 3)'}:** ${out.verdict.headline}`, '');
+  if (out.calibration) md.push(...calibrationMarkdown(out), '');
   out.formats.forEach((f, i) => {
-    md.push(`## ${f.format}: ${f.knob}`, '', compareTable(f, true), '');
-    md.push(`**Recommended ${f.knob} ${f.forwarding_target.value}.** ${f.forwarding_target.why}`, '');
-    md.push(`**Fewest table-scan page reads: ${f.knob} ${f.min_scan_reads.value}.** ${f.min_scan_reads.why}`, '');
-    md.push('```sql', ...f.commands, '```', '', f.command_note, '');
+    md.push(`## ${f.format}: ${f.knob === 'none' ? 'no reserve setting' : f.knob}`, '', `Pages of ${pageSizeText(f.page_bytes)}.`, '', compareTable(f, true), '');
+    if (f.knob !== 'none') {
+      md.push(`**Forwarding target: ${f.knob} ${f.forwarding_target.value}.** ${f.forwarding_target.why}`, '');
+      md.push(`**Fewest table-scan page reads: ${f.knob} ${f.min_scan_reads.value}.** ${f.min_scan_reads.why}`, '');
+    }
+    const apply = applyLines(f, i === 0, out, force);
+    if (apply[0]?.startsWith('apply')) md.push('```sql', ...f.commands, '```', '', f.command_note, '');
+    else if (apply.length) md.push(apply[0]!, '');
     if (charts[i]) md.push(`![${charts[i]}](${charts[i]})`, '');
-    md.push('### All candidates', '');
-    md.push(
-      mdTable(
-        [f.knob, 'fwd %', '95% interval', 'seeds', 'pages', 'scan reads', 'over packed'],
-        f.candidates.map((c) => [
-          c.specials.length ? c.label : String(c.value),
-          pct(c.forwarded_rows_pct),
-          `${pct(c.interval.forwarded_rows_pct[0])}–${pct(c.interval.forwarded_rows_pct[1])}`,
-          `${pct(c.spread.forwarded_rows_pct[0])}–${pct(c.spread.forwarded_rows_pct[1])}`,
-          fmt(c.pages),
-          fmt(c.table_scan_page_reads),
-          pct(c.space_overhead_pct),
-        ]),
-      ),
-      '',
-    );
+    if (f.knob !== 'none') md.push('### All candidates', '', candidatesTable(f), '');
   });
+  if (out.maintenance) md.push(...maintenanceMarkdown(out, charts), '');
   if (out.notes.length) md.push('## Notes', '', ...out.notes.map((n) => `- ${n}`), '');
   return md.join('\n');
+}
+
+function candidatesTable(f: FormatEstimate): string {
+  return mdTable(
+    [f.knob, 'fwd %', '95% interval', 'seeds', 'pages', 'size', 'scan reads', 'over packed'],
+    f.candidates.map((c) => [
+      c.specials.length ? c.label : String(c.value),
+      pct(c.forwarded_rows_pct),
+      `${pct(c.interval.forwarded_rows_pct[0])}–${pct(c.interval.forwarded_rows_pct[1])}`,
+      `${pct(c.spread.forwarded_rows_pct[0])}–${pct(c.spread.forwarded_rows_pct[1])}`,
+      fmt(c.pages),
+      sizeText(c.pages * f.page_bytes),
+      fmt(c.table_scan_page_reads),
+      pct(c.space_overhead_pct),
+    ]),
+  );
+}
+
+function calibrationMarkdown(out: EstimateOutcome): string[] {
+  const c = out.calibration!;
+  const md = ['## Calibration', '', c.sentence, ''];
+  md.push(
+    mdTable(
+      ['', 'measured', 'simulated (current setting)', '95% interval'],
+      [
+        [`moved share of ${c.measured.basis_word}`, pct(c.measured.pct), pct(c.simulated.moved_pct), `${pct(c.simulated.interval[0])}–${pct(c.simulated.interval[1])}`],
+        ...(c.pages ? [['data pages', fmt(c.pages.measured), fmt(c.pages.simulated), `${fmt(c.pages.interval[0])}–${fmt(c.pages.interval[1])}`]] : []),
+      ],
+    ),
+  );
+  if (c.fit) {
+    md.push('', `Fitted: rows inserted at ${fmt(c.fit.insert_avg_bytes)} data bytes on average and grown by ${fmt(c.fit.growth_avg_bytes)} to ${fmt(c.fit.now_avg_bytes)} (insert share ${c.fit.insert_share}; the evidence allows ${c.fit.insert_share_range[0]}–${c.fit.insert_share_range[1]}).`);
+  }
+  return md;
+}
+
+function maintenanceMarkdown(out: EstimateOutcome, charts: string[]): string[] {
+  const m = out.maintenance!;
+  const md = ['## Maintenance what-if', '', m.summary, ''];
+  if (m.assumed.length) md.push(`Assumed (set them in estimate.maintenance): ${m.assumed.join(', ')}.`, '');
+  md.push('```sql', `-- every ${m.every_days} days, living with the current setting`, m.periodic_command, ...(m.change_commands.length ? ['-- or, once: the recommended setting', ...m.change_commands] : []), '```', '');
+  md.push(...m.costs.map((c) => `- ${c}`), '');
+  md.push(mdTable(['run (day)', 'forwarded rows before', 'exclusive table locks', '95% interval'], m.current.runs.map((r) => [String(r.day), fmt(r.forwarded_rows_before), fmt(r.exclusive_table_locks), `${fmt(r.exclusive_table_locks_interval[0])}–${fmt(r.exclusive_table_locks_interval[1])}`])));
+  const chart = charts.find((c) => c.endsWith('estimate-maintenance.png'));
+  if (chart) md.push('', `![${chart}](${chart})`);
+  return md;
 }
 
 /** Forwarded rows and pages against the knob, with the recommendations and special values marked. */
 export function estimateChart(cfg: EstimateConfig, f: FormatEstimate): Buffer {
   const cs = f.candidates;
-  const markers: Marker[] = [
-    { x: f.forwarding_target.value, label: `≤ ${cfg.target_pct}% forwarded: ${f.forwarding_target.value}`, color: '#D55E00' },
-  ];
+  const markers: Marker[] = [{ x: f.forwarding_target.value, label: `≤ ${cfg.target_pct}% forwarded: ${f.forwarding_target.value}`, color: '#D55E00' }];
   if (f.min_scan_reads.value !== f.forwarding_target.value) {
     markers.push({ x: f.min_scan_reads.value, label: `fewest scan reads: ${f.min_scan_reads.value}`, color: '#009E73' });
   }
@@ -206,7 +310,7 @@ export function estimateChart(cfg: EstimateConfig, f: FormatEstimate): Buffer {
   }
   return renderLineChart({
     title: `${cfg.table.name} on ${f.format}: forwarded rows and pages against ${f.knob}`,
-    subtitle: `${cs.length} candidates, ${cfg.seeds} seeds each; dashed red: upper end of the 95% interval of forwarded rows`,
+    subtitle: `${cs.length} candidates, ${cfg.seeds} seeds each; pages of ${pageSizeText(f.page_bytes)}; dashed red: upper end of the 95% interval of forwarded rows`,
     xLabel: f.knob,
     yLabel: 'forwarded rows (% of rows)',
     y2Label: 'pages',
@@ -217,5 +321,29 @@ export function estimateChart(cfg: EstimateConfig, f: FormatEstimate): Buffer {
       { label: 'table-scan page reads', points: cs.map((c) => [c.value, c.table_scan_page_reads]), yAxis: 'right', color: '#0072B2', dashed: true },
     ],
     markers,
+  });
+}
+
+/** Forwarded rows day by day: the current setting with its periodic reorg, and the recommended one after its rebuild. */
+export function maintenanceChart(cfg: EstimateConfig, out: EstimateOutcome): Buffer {
+  const m = out.maintenance!;
+  const f = out.formats[0]!;
+  const sawtooth: Array<[number, number]> = [];
+  for (const d of m.current.days) {
+    sawtooth.push([d.day, d.forwarded_rows]);
+    if (d.forwarded_rows_after_reorg !== undefined) sawtooth.push([d.day, d.forwarded_rows_after_reorg]);
+  }
+  const current = f.knob === 'none' ? 'the table as it is' : `${f.knob} ${m.current.setting}`;
+  const series: Series[] = [{ label: `${current}, ${m.periodic_command} every ${m.every_days} days`, points: sawtooth, color: '#D55E00', showPoints: false }];
+  if (m.recommended) series.push({ label: `${f.knob} ${m.recommended.setting} after one rebuild, no reorg`, points: m.recommended.days.map((d) => [d.day, d.forwarded_rows]), color: '#009E73', showPoints: false });
+  return renderLineChart({
+    title: `${cfg.table.name} on ${f.format}: forwarded rows over ${m.days} days`,
+    subtitle:
+      `${m.growth_rows_per_day.toLocaleString('en-US')} rows a day inserted short and grown (the fitted growth); day 0: today's ${fmt(m.totals.first_run_forwarded)} forwarded rows removed` +
+      `${m.assumed.length ? `; assumed: ${m.assumed.join(', ')}` : ''}`,
+    xLabel: 'day',
+    yLabel: 'forwarded rows',
+    series,
+    markers: m.current.runs.filter((r) => r.day > 0).map((r) => ({ x: r.day, label: `reorg: ${fmt(r.exclusive_table_locks)} locks`, color: '#999999' })),
   });
 }

@@ -6,6 +6,7 @@
 import { readInputText } from '../config/read.js';
 import type { Dist } from '../config/spec.js';
 import type { InputProblem } from '../config/errors.js';
+import type { StorageFormat } from '../formats/format.js';
 import { MAX_STORED_LEN, NULL_LEN, type TableLayout } from '../formats/types.js';
 
 /** The data lengths a row of this table can have: fixed-length NOT NULL columns .. every column at its declared maximum. */
@@ -220,4 +221,31 @@ export function readLengthPairs(
   }
   if (problems.length) return { problems };
   return { pairs: { insert: insert.subarray(0, n), now: now.subarray(0, n) }, problems };
+}
+
+/**
+ * The data length whose physical row (on this format, with the data spread over the columns as
+ * fillRowLengths does) is closest to `physBytes`: how a reported average row (optdiag's Data row size,
+ * the DMV's avg_record_size_in_bytes, pgstattuple's tuple_len per tuple) becomes data bytes. Fractional
+ * between the two whole lengths that bracket it.
+ */
+export function dataLengthFor(format: StorageFormat, layout: TableLayout, physBytes: number): number {
+  const { min, max } = dataLengthRange(layout);
+  const lens = new Uint16Array(Math.max(1, layout.varying.length));
+  const phys = (d: number) => {
+    fillRowLengths(layout, d, lens, 0);
+    return format.rowBytes(layout, lens, 0, format.logicalBytes(layout, lens, 0));
+  };
+  if (physBytes <= phys(min)) return min - (phys(min) - physBytes);
+  if (physBytes >= phys(max)) return max + (physBytes - phys(max));
+  let lo = min;
+  let hi = max;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (phys(mid) <= physBytes) lo = mid;
+    else hi = mid;
+  }
+  const a = phys(lo);
+  const b = phys(hi);
+  return b > a ? lo + (physBytes - a) / (b - a) : lo;
 }

@@ -9,6 +9,8 @@ import type { Dist, EngineSpec, PhaseSpec, StorageSpec, TableDef } from '../conf
 import { getFormat } from '../formats/registry.js';
 import type { PageGeometry } from '../heap/engine.js';
 import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
+import type { StorageFormat } from '../formats/format.js';
+import type { TableLayout } from '../formats/types.js';
 import { metric } from '../heap/metrics.js';
 import { Prng, mixKeys } from '../util/prng.js';
 import { lengthSampler } from '../workload/dist.js';
@@ -25,6 +27,11 @@ export type SimSource =
       rows: number;
       pairs?: LengthPairs;
       dists?: { insert: Dist; now: Dist };
+      /**
+       * Lengths now from `now`; each row inserted at floor + insertShare × (now − floor): the growth model
+       * the estimate fits to the evidence (src/estimate/fit.ts). 0: inserted at the floor, 1: never grown.
+       */
+      grown?: { now: Dist; floor: number; insertShare: number };
       /** Fixed NOT NULL bytes of the layout the lengths were measured on (shifted onto other formats). */
       measuredFixedBytes: number;
     };
@@ -124,64 +131,107 @@ function simulateWorkload(task: CandidateTask, workload: PhaseSpec[], r: number)
 }
 
 function simulateRows(task: CandidateTask, src: Extract<SimSource, { kind: 'rows' }>, r: number): ReplicateFigures {
-  const format = getFormat(task.engine.format)!;
-  const layout = format.layout(task.table, task.engine);
-  const resolved = format.resolve(task.engine, layout);
-  const seed = replicateSeed(task.seed, r);
-  const spec: StorageSpec = { name: task.name, seed, table: task.table, engine: task.engine, workload: [] };
-  const n = src.rows;
-  const engine = format.createEngine(layout, resolved, spec, n);
-  const width = layout.varying.length;
-  const lens = new Uint16Array(Math.max(1, n * width));
-  const shift = layout.fixedNotNullBytes - src.measuredFixedBytes;
-  const lo = layout.fixedNotNullBytes;
-  const hi = layout.logicalMaxBytes;
-  const onLayout = (len: number) => Math.min(hi, Math.max(lo, len + shift));
+  const t = new RowsTable(task, src, replicateSeed(task.seed, r), src.rows);
+  t.loadAndGrow();
+  const before = t.engine.metrics();
+  const packed = packedPages(t.engine, src.rows, t.layout.geometry);
+  let after: EngineMetrics | undefined;
+  if (task.reorg) {
+    t.engine.reorg(task.reorg);
+    after = t.engine.metrics();
+  }
+  return figures(before, after, packed, task.movedMetric);
+}
 
-  // Which measured rows this replicate replays, and their lengths now.
-  const pick = Prng.derive(seed, 'rows');
-  const nowLen = new Int32Array(n);
-  const sampleIns = src.dists ? lengthSampler(src.dists.insert) : null;
-  const sampleNow = src.dists ? lengthSampler(src.dists.now) : null;
-  for (let row = 0; row < n; row++) {
+/**
+ * A table of measured rows on the page engine: each row drawn from the source (a resampled pair, two
+ * independent lengths, or the fitted growth model), inserted at its length then, grown to its length
+ * now. `capacity` leaves room for rows added later (the maintenance what-if adds rows day by day).
+ */
+export class RowsTable {
+  readonly format: StorageFormat;
+  readonly layout: TableLayout;
+  readonly engine: StorageEngine;
+  private readonly width: number;
+  private readonly lens: Uint16Array;
+  private readonly nowLen: Int32Array;
+  private readonly shift: number;
+  private readonly sampleIns: ((rng: Prng) => number) | null;
+  private readonly sampleNow: ((rng: Prng) => number) | null;
+  /** Rows inserted so far (row ids 0 .. count − 1). */
+  count = 0;
+  private readonly info = { indexedChanged: false };
+
+  constructor(
+    task: CandidateTask,
+    private readonly src: Extract<SimSource, { kind: 'rows' }>,
+    private readonly seed: number,
+    capacity: number,
+  ) {
+    this.format = getFormat(task.engine.format)!;
+    this.layout = this.format.layout(task.table, task.engine);
+    const resolved = this.format.resolve(task.engine, this.layout);
+    const spec: StorageSpec = { name: task.name, seed, table: task.table, engine: task.engine, workload: [] };
+    this.engine = this.format.createEngine(this.layout, resolved, spec, capacity);
+    this.width = this.layout.varying.length;
+    this.lens = new Uint16Array(Math.max(1, capacity * this.width));
+    this.nowLen = new Int32Array(capacity);
+    this.shift = this.layout.fixedNotNullBytes - src.measuredFixedBytes;
+    this.sampleIns = src.dists ? lengthSampler(src.dists.insert) : null;
+    this.sampleNow = src.dists ? lengthSampler(src.dists.now) : src.grown ? lengthSampler(src.grown.now) : null;
+  }
+
+  private onLayout(len: number): number {
+    return Math.min(this.layout.logicalMaxBytes, Math.max(this.layout.fixedNotNullBytes, len + this.shift));
+  }
+
+  /** Draw the next row (its length at insert and now) and insert it. */
+  insertRow(pick: Prng): number {
+    const src = this.src;
+    const row = this.count++;
     let ins: number;
     if (src.pairs) {
       const k = pick.int(src.pairs.insert.length);
       ins = src.pairs.insert[k]!;
-      nowLen[row] = src.pairs.now[k]!;
+      this.nowLen[row] = src.pairs.now[k]!;
+    } else if (src.grown) {
+      const now = this.sampleNow!(pick);
+      this.nowLen[row] = now;
+      ins = Math.min(now, src.grown.floor + Math.round(src.grown.insertShare * Math.max(0, now - src.grown.floor)));
     } else {
-      ins = sampleIns!(pick);
-      nowLen[row] = sampleNow!(pick);
+      ins = this.sampleIns!(pick);
+      this.nowLen[row] = this.sampleNow!(pick);
     }
-    const base = row * width;
-    fillRowLengths(layout, onLayout(ins), lens, base);
-    engine.insert(row, format.rowBytes(layout, lens, base), format.logicalBytes(layout, lens, base));
+    const base = row * this.width;
+    fillRowLengths(this.layout, this.onLayout(ins), this.lens, base);
+    this.engine.insert(row, this.format.rowBytes(this.layout, this.lens, base), this.format.logicalBytes(this.layout, this.lens, base));
+    return row;
   }
-  engine.commit();
-  // Growth: every row goes from its insert length to its length now, in random order, one statement.
-  const order = Int32Array.from({ length: n }, (_, i) => i);
-  const shuffle = Prng.derive(seed, 'update-order');
-  for (let i = n - 1; i > 0; i--) {
-    const j = shuffle.int(i + 1);
-    const t = order[i]!;
-    order[i] = order[j]!;
-    order[j] = t;
+
+  /** Grow rows first .. end − 1 to their length now, in random order, as one statement. */
+  grow(first: number, end: number, shuffle: Prng): void {
+    const order = Int32Array.from({ length: end - first }, (_, i) => first + i);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = shuffle.int(i + 1);
+      const t = order[i]!;
+      order[i] = order[j]!;
+      order[j] = t;
+    }
+    for (let i = 0; i < order.length; i++) {
+      const row = order[i]!;
+      if (!this.engine.isLive(row)) continue;
+      const base = row * this.width;
+      fillRowLengths(this.layout, this.onLayout(this.nowLen[row]!), this.lens, base);
+      this.engine.update(row, this.format.rowBytes(this.layout, this.lens, base), this.format.logicalBytes(this.layout, this.lens, base), this.info);
+    }
+    this.engine.commit();
   }
-  const info = { indexedChanged: false };
-  for (let i = 0; i < n; i++) {
-    const row = order[i]!;
-    if (!engine.isLive(row)) continue;
-    const base = row * width;
-    fillRowLengths(layout, onLayout(nowLen[row]!), lens, base);
-    engine.update(row, format.rowBytes(layout, lens, base), format.logicalBytes(layout, lens, base), info);
+
+  /** The table's history as the source describes it: every row inserted, then every row grown in random order. */
+  loadAndGrow(): void {
+    const pick = Prng.derive(this.seed, 'rows');
+    for (let row = 0; row < this.src.rows; row++) this.insertRow(pick);
+    this.engine.commit();
+    this.grow(0, this.src.rows, Prng.derive(this.seed, 'update-order'));
   }
-  engine.commit();
-  const before = engine.metrics();
-  const packed = packedPages(engine, n, layout.geometry);
-  let after: EngineMetrics | undefined;
-  if (task.reorg) {
-    engine.reorg(task.reorg);
-    after = engine.metrics();
-  }
-  return figures(before, after, packed, task.movedMetric);
 }

@@ -351,7 +351,19 @@ export const aseDol: StorageFormat = {
   ...aseCommon('ase-dol'),
   // A DOL clustered index only places rows near their key [PT-DOLCI]: the rows are a heap.
   ...aseRowFormat(dolGeometry, dolRowBytes, false),
+  ddlLocks: ['datarows', 'datapages'],
   reserveKnob: expRowSizeKnob,
+  maintenance: (table, value) => ({
+    periodic: `reorg forwarded_rows ${table}`,
+    periodicRebuilds: false,
+    change: [`sp_chgattribute '${table}', 'exp_row_size', ${value}`, `reorg rebuild ${table}`],
+    costs: [
+      'reorg forwarded_rows runs as transactions of at most 8 pages; one that meets a forwarded row takes an exclusive table lock [R3][S-ASE-BET]',
+      'reorg rebuild copies every row to new pages and rebuilds every index under one exclusive table lock for its whole run [R3][R5]',
+      'it needs free space for a complete copy of the table and its indexes on their segments [R6]',
+      "it needs the database option select into/bulkcopy/pllsort, and after it dump transaction is refused until a dump database [R7]",
+    ],
+  }),
   resolve(engine, layout): ResolvedEngine {
     checkAsePageSize(engine);
     if (engine.enable_housekeeper_gc === 2 || engine.enable_housekeeper_gc === 3) {
@@ -398,6 +410,7 @@ export const aseApl: StorageFormat = {
   ...aseCommon('ase-apl'),
   // An APL clustered index keeps the rows in key order: its leaf level is the data pages [PT-APL4].
   ...aseRowFormat(aplGeometry, aplRowBytes, true),
+  ddlLocks: ['allpages'],
   noKnob: 'allpages-locked tables store exp_row_size but ignore it',
   resolve(engine, layout): ResolvedEngine {
     checkAsePageSize(engine);

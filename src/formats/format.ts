@@ -32,7 +32,8 @@ export interface SpecialSetting {
 /** The one setting of a format that leaves room on a page for rows to grow (exp_row_size, fillfactor, PCTFREE). */
 export interface ReserveKnob {
   format: FormatId;
-  key: 'exp_row_size' | 'fillfactor' | 'pctfree';
+  /** `none`: a format with no reserve setting the estimate can only describe (SQL Server heaps). */
+  key: 'exp_row_size' | 'fillfactor' | 'pctfree' | 'none';
   /** Smallest and largest value the DBMS accepts for this table. */
   min: number;
   max: number;
@@ -66,6 +67,15 @@ export interface OffRowStore {
   recordBytes(lens: Uint16Array, base: number): number;
   /** Pages those records take in all. */
   pages(recordBytes: number): number;
+}
+
+/** The periodic cure and the change of setting, with what they cost (each cost cites its source). */
+export interface MaintenanceCommands {
+  periodic: string;
+  /** The periodic cure rewrites the table (one lock) rather than moving forwarded rows home. */
+  periodicRebuilds: boolean;
+  change: string[];
+  costs: string[];
 }
 
 export interface StorageFormat {
@@ -130,6 +140,10 @@ export interface StorageFormat {
   offRow?(layout: TableLayout): OffRowStore | undefined;
 
   // ---- the reserve knob and the reports -----------------------------------------------------------
+  /** The `lock` schemes of an ASE DDL that mean this format (a DDL's lock clause must name one of them). */
+  readonly ddlLocks?: readonly string[];
+  /** What a DBA runs to cure forwarding, and to change the setting: the estimator's maintenance what-if. */
+  maintenance?(table: string, value: number): MaintenanceCommands;
   /** The knob the estimator tunes, or undefined with `noKnob` saying why. */
   reserveKnob?(layout: TableLayout, engine: EngineSpec): ReserveKnob;
   readonly noKnob?: string;

@@ -354,6 +354,12 @@ export const oracleHeap: StorageFormat = {
   versionedIndexes: false,
   allocationPages: oracleAllocationPages,
   reserveKnob: pctfreeKnob,
+  maintenance: (table, value) => ({
+    periodic: `ALTER TABLE ${table} MOVE`,
+    periodicRebuilds: true,
+    change: [`ALTER TABLE ${table} PCTFREE ${value};`, `ALTER TABLE ${table} MOVE;`],
+    costs: ['ALTER TABLE … MOVE rewrites every block and leaves the indexes unusable until they are rebuilt [oracle]'],
+  }),
   reserveSetting: 'pctfree',
   phaseMetrics: FORWARDING_PHASE_METRICS,
   movedRows: { metric: 'forwarded_rows', word: 'migrated' },

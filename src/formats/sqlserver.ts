@@ -387,6 +387,15 @@ export const sqlserverHeap: StorageFormat = {
   allocationPages: sqlserverAllocationPages,
   offRow: sqlserverOffRow,
   noKnob: 'heaps have no fill factor',
+  maintenance: (table) => ({
+    periodic: `ALTER TABLE ${table} REBUILD`,
+    periodicRebuilds: true,
+    change: [],
+    costs: [
+      'ALTER TABLE … REBUILD rewrites the heap (every page written) and removes its forwarded records [heaps]; its locks and log depend on ONLINE and the recovery model (not modelled)',
+      'a clustered index keeps rows from being forwarded at all (a table with one is not a heap) [heaps]',
+    ],
+  }),
   phaseMetrics: [...FORWARDING_PHASE_METRICS, 'page_splits'],
   movedRows: { metric: 'forwarded_rows', word: 'forwarded' },
   layout: sqlserverLayout,

@@ -127,7 +127,7 @@ export function loadConfig(file: string, text?: string, options: LoadOptions = {
   const wanted = SECTION_LOADERS.filter((loader) => loader.wanted(obj[loader.key], options));
   if (wanted.some((loader) => loader.needsTable)) {
     if (obj.table !== undefined) ctx.table = resolveTable(obj.table, baseDir, P);
-    if (obj.engine !== undefined) ctx.engine = resolveEngine(obj.engine, P);
+    if (obj.engine !== undefined) ctx.engine = resolveEngine(obj.engine, P, ctx.table);
   }
   const sections: Sections = {};
   for (const loader of wanted) {

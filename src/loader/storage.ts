@@ -11,15 +11,15 @@ import type { StorageFormat } from '../formats/format.js';
 import { EngineSettingError } from '../formats/types.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
-import { INDEX_SETTING_KEYS, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, engineSchema, tableSchema, type DistInput } from '../config/schema.js';
-import type { EngineSettings, ColumnDef, Dist, EngineSpec, IndexDef, Order, PhaseSpec, SetSpec, StorageSpec, TableDef, ValueSpec } from '../config/spec.js';
+import { INDEX_SETTING_KEYS, type FormatId, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, engineSchema, tableSchema, type DistInput } from '../config/schema.js';
+import type { EngineSettings, ColumnDef, Dist, EngineSpec, IndexDef, Order, PhaseSpec, SetSpec, StorageSpec, TableDef, TableStorage, ValueSpec } from '../config/spec.js';
 import { Problems, zodCheck } from './problems.js';
 
 
 export function resolveStorage(obj: Record<string, unknown>, name: string, seed: number, baseDir: string, P: Problems): StorageSpec | undefined {
   const before = P.list.length;
   const table = resolveTable(obj.table, baseDir, P);
-  const engine = resolveEngine(obj.engine, P);
+  const engine = resolveEngine(obj.engine, P, table);
   if (!table || !engine) return undefined;
   const format = getFormat(engine.format);
   if (!format) {
@@ -37,9 +37,10 @@ export function resolveStorage(obj: Record<string, unknown>, name: string, seed:
       P.add(['table'], `expected rows that fit on a ${engine.page_size}-byte page (at most ${layout.geometry.maxRowBytes} bytes), found a shortest row of ${layout.minRowBytes} bytes`);
     }
   } catch (err) {
-    if (err instanceof EngineSettingError) P.add(['engine', err.key], `expected ${err.message}`);
+    if (err instanceof EngineSettingError) engineSettingProblem(err, obj.engine, table, P);
     else throw err;
   }
+  checkLockScheme(table, engine, P);
   return P.list.length === before ? spec : undefined;
 }
 
@@ -66,6 +67,7 @@ export function resolveTable(raw: unknown, baseDir: string, P: Problems): TableD
   let columns: ColumnDef[] = [];
   let indexes: IndexDef[] = [];
   let tableName = t.name;
+  let storage: TableStorage | undefined;
   if (t.ddl) {
     const isFile = !t.ddl.includes('\n') && /\.sql$/i.test(t.ddl.trim());
     const path = isFile ? resolvePath(baseDir, t.ddl.trim()) : undefined;
@@ -83,6 +85,7 @@ export function resolveTable(raw: unknown, baseDir: string, P: Problems): TableD
       columns = parsed.columns;
       indexes = parsed.indexes;
       tableName ??= parsed.name;
+      storage = { ...parsed.storage, ...(path ? { file: path } : {}) };
     } catch (err) {
       if (!(err instanceof DdlError)) throw err;
       if (path) P.push({ file: path, line: err.line, column: err.column, message: err.message });
@@ -135,15 +138,64 @@ export function resolveTable(raw: unknown, baseDir: string, P: Problems): TableD
     const second = indexes.indexOf(clustered[1]!);
     P.add(['table', 'indexes', second - fromDdl, 'clustered'], `expected at most one clustered index, found ${clustered[1]!.name} after ${clustered[0]!.name}`);
   }
-  return { name: tableName, columns, indexes };
+  return storage ? { name: tableName, columns, indexes, storage } : { name: tableName, columns, indexes };
 }
 
-export function resolveEngine(raw: unknown, P: Problems): EngineSpec | undefined {
+/** Engine settings a table's DDL states, by the engine key they set (only the keys `format` reads). */
+export function tableEngineSettings(table: TableDef | undefined, format: FormatId): Partial<Record<'exp_row_size' | 'fillfactor' | 'pctfree', number>> {
+  const s = table?.storage;
+  if (!s) return {};
+  const reads = getFormat(format)?.settings ?? [];
+  const out: Partial<Record<'exp_row_size' | 'fillfactor' | 'pctfree', number>> = {};
+  for (const key of ['exp_row_size', 'fillfactor', 'pctfree'] as const) {
+    const v = s[key];
+    if (v && reads.includes(key)) out[key] = v.value;
+  }
+  return out;
+}
+
+/** The DDL's statement of an engine setting that the config's engine section leaves unset: where it was written. */
+export function ddlSettingSource(table: TableDef | undefined, key: string, rawEngine: unknown): { line: number; column: number; file?: string } | undefined {
+  const given = rawEngine !== null && typeof rawEngine === 'object' ? (rawEngine as Record<string, unknown>)[key] : undefined;
+  const s = table?.storage;
+  if (given !== undefined || !s || !(key === 'exp_row_size' || key === 'fillfactor' || key === 'pctfree')) return undefined;
+  const v = s[key];
+  return v ? { line: v.line, column: v.column, file: s.file } : undefined;
+}
+
+/** A problem with a DDL-stated setting, at the DDL's line and column (the .sql file, or table.ddl when inline). */
+export function addDdlProblem(table: TableDef, at: { line: number; column: number }, message: string, P: Problems): void {
+  const file = table.storage?.file;
+  if (file) P.push({ file, line: at.line, column: at.column, message });
+  else P.add(['table', 'ddl'], `DDL line ${at.line}, column ${at.column}: ${message}`);
+}
+
+/** An engine setting the format refuses: at the config key, or at the DDL's `with …` when the DDL set it. */
+export function engineSettingProblem(err: EngineSettingError, rawEngine: unknown, table: TableDef, P: Problems): void {
+  const src = ddlSettingSource(table, err.key, rawEngine);
+  if (src) addDdlProblem(table, src, `${err.key}: expected ${err.message}`, P);
+  else P.add(['engine', err.key], `expected ${err.message}`);
+}
+
+/** The DDL's `lock` scheme against engine.format: an ASE table is data-only-locked (ase-dol) or allpages-locked (ase-apl). */
+export function checkLockScheme(table: TableDef, engine: EngineSpec, P: Problems): void {
+  const lock = table.storage?.lock;
+  const accepts = getFormat(engine.format).ddlLocks;
+  if (!lock || !accepts || accepts.includes(lock.value)) return;
+  const other = availableFormats().find((id) => getFormat(id).ddlLocks?.includes(lock.value));
+  addDdlProblem(table, lock, `expected lock ${accepts.join(' or ')} for engine.format ${engine.format}, found lock ${lock.value}${other ? ` (set engine.format: ${other} to model such a table)` : ''}`, P);
+}
+
+/**
+ * The engine settings: the config's engine section, with the settings the table's DDL states
+ * (exp_row_size, fillfactor, PCTFREE) where the section leaves them unset; the rest defaults.
+ */
+export function resolveEngine(raw: unknown, P: Problems, table?: TableDef): EngineSpec | undefined {
   const e = zodCheck(engineSchema, raw, ['engine'], P);
   if (!e) return undefined;
   const format = getFormat(e.format);
   const ignored = format ? Object.keys(e).filter((k) => k !== 'format' && !format.settings.includes(k as keyof EngineSettings)) : [];
-  return defaultEngineSpec(e.format, { ...e, ignored });
+  return defaultEngineSpec(e.format, { ...tableEngineSettings(table, e.format), ...e, ignored });
 }
 
 /** What a phase resolver needs: where problems go, the table, and checks of column names and NULL shares. */

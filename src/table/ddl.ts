@@ -1,11 +1,22 @@
 /**
  * A small CREATE TABLE / CREATE INDEX reader: enough SQL to take a table definition from ASE, SQL
- * Server, PostgreSQL or Oracle DDL. Errors carry the line and column in the DDL text.
+ * Server, PostgreSQL or Oracle DDL, and from a script SAP ASE's `ddlgen` writes [R9]. Errors carry the line
+ * and column in the DDL text.
  *
- * Understood: CREATE TABLE [owner.]name ( col type [NULL | NOT NULL] [DEFAULT …] [IDENTITY]
+ * Understood: CREATE TABLE [db.][owner.]name ( col type [NULL | NOT NULL] [DEFAULT …] [IDENTITY]
  * [PRIMARY KEY | UNIQUE] [CONSTRAINT …] …, [CONSTRAINT n] PRIMARY KEY [CLUSTERED] (cols),
- * UNIQUE (cols) ) [LOCK DATAROWS] [WITH …]; CREATE [UNIQUE] [CLUSTERED|NONCLUSTERED] INDEX n ON t (cols).
- * CLUSTERED makes the index clustered (a PRIMARY KEY without it is not: one DDL serves every format).
+ * UNIQUE (cols) ) and its table options: LOCK ALLPAGES | DATAPAGES | DATAROWS, WITH exp_row_size = N,
+ * reservepagegap = N, max_rows_per_page = N, fillfactor = N … (ASE), WITH (fillfactor = N)
+ * (PostgreSQL), PCTFREE N (Oracle), ON 'segment', PARTITION BY …; CREATE [UNIQUE]
+ * [CLUSTERED|NONCLUSTERED] INDEX n ON t (cols) (CLUSTERED makes an index clustered; a PRIMARY KEY without it
+ * is not: one DDL serves every format); ALTER TABLE t ADD [CONSTRAINT n] PRIMARY KEY | UNIQUE
+ * (cols); user-defined types from `sp_addtype name, 'type' [, 'null' | 'not null']`.
+ *
+ * A ddlgen script's other statements are read past: `go` batch separators, `use`, `print`,
+ * `setuser`, `grant`/`revoke`, `exec`, system procedures (`sp_addgroup`, `sp_bindefault` …), `if`,
+ * `drop`, `alter table` without a key, and whole batches of CREATE TRIGGER / VIEW / PROCEDURE. Any
+ * other statement is an error at its first word.
+ *
  * Columns are NOT NULL unless declared NULL (ASE's default; PostgreSQL users should write NULL where a
  * column is nullable).
  */
@@ -28,6 +39,8 @@ interface Token {
   kind: 'word' | 'number' | 'punct' | 'string';
   line: number;
   column: number;
+  /** The first token on its line (a `go` batch separator, a statement that starts a line). */
+  lineStart: boolean;
 }
 
 function tokenize(sql: string): Token[] {
@@ -35,6 +48,7 @@ function tokenize(sql: string): Token[] {
   let i = 0;
   let line = 1;
   let col = 1;
+  let lastLine = 0;
   const adv = (n: number) => {
     for (let k = 0; k < n; k++) {
       if (sql[i] === '\n') {
@@ -43,6 +57,10 @@ function tokenize(sql: string): Token[] {
       } else col++;
       i++;
     }
+  };
+  const push = (text: string, upper: string, kind: Token['kind'], start: { line: number; column: number }) => {
+    out.push({ text, upper, kind, ...start, lineStart: start.line !== lastLine });
+    lastLine = start.line;
   };
   while (i < sql.length) {
     const c = sql[i]!;
@@ -65,28 +83,64 @@ function tokenize(sql: string): Token[] {
     if ((m = /^[A-Za-z_#@][A-Za-z0-9_$#@]*/.exec(rest)) || (m = /^"[^"]*"|^\[[^\]]*\]|^`[^`]*`/.exec(rest))) {
       const raw = m[0];
       const text = /^["[`]/.test(raw) ? raw.slice(1, -1) : raw;
-      out.push({ text, upper: text.toUpperCase(), kind: 'word', ...start });
+      push(text, text.toUpperCase(), 'word', start);
       adv(raw.length);
     } else if ((m = /^\d+(?:\.\d+)?/.exec(rest))) {
-      out.push({ text: m[0], upper: m[0], kind: 'number', ...start });
+      push(m[0], m[0], 'number', start);
       adv(m[0].length);
     } else if ((m = /^'(?:[^']|'')*'/.exec(rest))) {
-      out.push({ text: m[0], upper: m[0], kind: 'string', ...start });
+      push(m[0], m[0], 'string', start);
       adv(m[0].length);
     } else if (c === "'") {
       throw new DdlError("expected a closing ' for the string that starts here, found the end of the DDL", start.line, start.column);
     } else {
-      out.push({ text: c, upper: c, kind: 'punct', ...start });
+      push(c, c, 'punct', start);
       adv(1);
     }
   }
   return out;
 }
 
+/** A table option read from the DDL, with where it was written. */
+export interface DdlSetting<T> {
+  value: T;
+  line: number;
+  column: number;
+}
+
+export type LockScheme = 'allpages' | 'datapages' | 'datarows';
+
+/** The table's storage options as the DDL states them (absent: not stated). */
+export interface DdlStorage {
+  /** ASE `lock allpages | datapages | datarows`. */
+  lock?: DdlSetting<LockScheme>;
+  /** ASE `with exp_row_size = N` (0 = server default, 1 = pack fully). */
+  exp_row_size?: DdlSetting<number>;
+  /** ASE `with reservepagegap = N`: one empty page per N pages allocated by extent-allocating commands. */
+  reservepagegap?: DdlSetting<number>;
+  /** ASE `with max_rows_per_page = N`. */
+  max_rows_per_page?: DdlSetting<number>;
+  /** ASE `with fillfactor = N`: how full index and data pages are made when they are rebuilt. */
+  ase_fillfactor?: DdlSetting<number>;
+  /** PostgreSQL `WITH (fillfactor = N)`. */
+  fillfactor?: DdlSetting<number>;
+  /** Oracle `PCTFREE N`. */
+  pctfree?: DdlSetting<number>;
+  /** ASE `on 'segment'`. */
+  segment?: string;
+  /** ASE `partition by roundrobin | hash | range | list …`: the scheme and, where stated, the count. */
+  partitions?: { kind: string; count?: number };
+  /** The database of a `use db` before the CREATE TABLE, or of a db.owner.table name. */
+  database?: string;
+  /** The owner of an owner.table name or of a `setuser 'owner'` before the CREATE TABLE. */
+  owner?: string;
+}
+
 export interface DdlTable {
   name: string;
   columns: ColumnDef[];
   indexes: IndexDef[];
+  storage: DdlStorage;
 }
 
 const TYPE_WORDS_2 = new Set(['DOUBLE PRECISION', 'CHARACTER VARYING', 'UNSIGNED INT']);
@@ -94,252 +148,563 @@ const CONSTRAINT_STARTS = new Set(['CONSTRAINT', 'PRIMARY', 'UNIQUE', 'FOREIGN',
 /** Column attributes that do not change a row's size: one word, or one word and its operand. */
 const SINGLE_WORD_ATTRIBUTES = new Set(['UNSIGNED', 'SIGNED', 'ZEROFILL', 'AUTO_INCREMENT', 'AUTOINCREMENT', 'SPARSE', 'ROWGUIDCOL', 'FILESTREAM', 'CLUSTERED', 'NONCLUSTERED', 'VISIBLE', 'INVISIBLE', 'BINARY', 'MATERIALIZED', 'PERSISTED', 'STORED', 'VIRTUAL']);
 const ATTRIBUTES_WITH_OPERAND = new Set(['COLLATE', 'CONSTRAINT', 'COMMENT', 'CHARSET', 'STORAGE', 'COMPRESSION']);
+/** Statements of a ddlgen (or isql) script that hold no table definition: read past. */
+const SKIPPED_STATEMENTS = new Set(['USE', 'PRINT', 'SETUSER', 'GRANT', 'REVOKE', 'EXEC', 'EXECUTE', 'DBCC', 'CHECKPOINT', 'DECLARE', 'SET', 'IF', 'DROP', 'ALTER', 'DUMP', 'COMMIT', 'BEGIN', 'UPDATE', 'SELECT']);
+/** CREATE … whose body runs to the end of its batch (`go`). */
+const CREATE_BATCHES = new Set(['TRIGGER', 'VIEW', 'PROCEDURE', 'PROC', 'FUNCTION', 'DEFAULT', 'RULE', 'SCHEMA', 'SERVICE', 'ENCRYPTION', 'SEQUENCE']);
+const LOCK_SCHEMES = new Set(['ALLPAGES', 'DATAPAGES', 'DATAROWS']);
+
+function isStatementStart(t: Token): boolean {
+  return t.upper === 'CREATE' || t.upper === 'GO' || SKIPPED_STATEMENTS.has(t.upper) || /^SP_/.test(t.upper);
+}
+
+function unquote(t: Token): string {
+  return t.kind === 'string' ? t.text.slice(1, -1).replace(/''/g, "'") : t.text;
+}
+
+/** A user-defined type of `sp_addtype`: its base type's spelling and whether it allows NULL. */
+interface UserType {
+  base: string;
+  nullable: boolean;
+}
+
+/** The `sp_addtype name, 'base type' [, 'null' | 'not null']` calls anywhere in the script. */
+function userTypes(toks: Token[]): Map<string, UserType> {
+  const types = new Map<string, UserType>();
+  for (let i = 0; i < toks.length; i++) {
+    if (toks[i]!.upper !== 'SP_ADDTYPE') continue;
+    const args: string[] = [];
+    let k = i + 1;
+    // Arguments: name, type [, nulltype], each a word, a string or a type with its (length).
+    while (k < toks.length && args.length < 3 && !toks[k]!.lineStart) {
+      let text = unquote(toks[k]!);
+      k++;
+      if (toks[k]?.text === '(') {
+        const close = toks.findIndex((t, j) => j > k && t.text === ')');
+        if (close < 0) break;
+        text += `(${toks.slice(k + 1, close).map((t) => t.text).join('')})`;
+        k = close + 1;
+      }
+      args.push(text);
+      if (toks[k]?.text !== ',') break;
+      k++;
+    }
+    if (args.length >= 2) types.set(args[0]!.toLowerCase(), { base: args[1]!, nullable: /^null$/i.test((args[2] ?? '').trim()) });
+  }
+  return types;
+}
 
 export function parseDdl(sql: string): DdlTable {
-  const toks = tokenize(sql);
-  let p = 0;
-  const eofPos = () => {
-    const last = toks[toks.length - 1];
-    return last ? { line: last.line, column: last.column + last.text.length } : { line: 1, column: 1 };
-  };
-  const fail = (msg: string, t: Token | undefined = toks[p]): never => {
-    const pos = t ?? eofPos();
-    throw new DdlError(msg, pos.line, pos.column);
-  };
-  const peek = (k = 0) => toks[p + k];
-  const isWord = (w: string, k = 0) => peek(k)?.upper === w;
-  const expect = (w: string): Token => {
-    const t = peek();
-    if (!t || t.upper !== w) fail(`expected ${w}, found ${t ? `"${t.text}"` : 'end of DDL'}`);
-    p++;
-    return t!;
-  };
-  const name = (): string => {
-    const t = peek();
-    if (!t || t.kind !== 'word') fail(`expected a name, found ${t ? `"${t.text}"` : 'end of DDL'}`);
-    p++;
-    let n = t!.text;
-    while (peek()?.text === '.' && peek(1)?.kind === 'word') {
-      n = peek(1)!.text;
-      p += 2;
-    }
-    return n;
-  };
+  return new DdlReader(tokenize(sql)).read();
+}
+
+/** The reader: one method per statement; `p` is the position in the token list. */
+class DdlReader {
+  private p = 0;
+  private table: DdlTable | undefined;
+  private readonly pendingIndexes: { idx: IndexDef; tok: Token; on: string }[] = [];
   /** Where each index column was named, for problems found after the whole DDL is read. */
-  const columnTokens = new Map<IndexDef, Token[]>();
-  const nameList = (tokens?: Token[]): string[] => {
-    expect('(');
-    const names: string[] = [];
-    for (;;) {
-      tokens?.push(peek()!);
-      names.push(name());
-      while (isWord('ASC') || isWord('DESC')) p++;
-      if (peek()?.text === ',') {
-        p++;
+  private readonly columnTokens = new Map<IndexDef, Token[]>();
+  private readonly types: Map<string, UserType>;
+  private database: string | undefined;
+  private owner: string | undefined;
+
+  constructor(private readonly toks: Token[]) {
+    this.types = userTypes(toks);
+  }
+
+  // ---- tokens ------------------------------------------------------------------------------------
+
+  private peek(k = 0): Token | undefined {
+    return this.toks[this.p + k];
+  }
+  private isWord(w: string, k = 0): boolean {
+    return this.peek(k)?.upper === w;
+  }
+  private fail(msg: string, t: Token | undefined = this.peek()): never {
+    const last = this.toks[this.toks.length - 1];
+    const pos = t ?? (last ? { line: last.line, column: last.column + last.text.length } : { line: 1, column: 1 });
+    throw new DdlError(msg, pos.line, pos.column);
+  }
+  private found(t: Token | undefined = this.peek()): string {
+    return t ? `"${t.text}"` : 'end of DDL';
+  }
+  private expect(w: string): Token {
+    const t = this.peek();
+    if (!t || t.upper !== w) this.fail(`expected ${w}, found ${this.found(t)}`);
+    this.p++;
+    return t!;
+  }
+  /** A name, possibly qualified (db.owner.name): the last part, and the parts before it. */
+  private qualifiedName(): { name: string; qualifiers: string[] } {
+    const t = this.peek();
+    if (!t || t.kind !== 'word') this.fail(`expected a name, found ${this.found(t)}`);
+    this.p++;
+    const parts = [t!.text];
+    while (this.peek()?.text === '.' && (this.peek(1)?.kind === 'word' || this.peek(1)?.text === '.')) {
+      // db..name: the owner left out.
+      if (this.peek(1)?.text === '.') {
+        parts.push('');
+        this.p++;
         continue;
       }
-      expect(')');
+      parts.push(this.peek(1)!.text);
+      this.p += 2;
+    }
+    return { name: parts[parts.length - 1]!, qualifiers: parts.slice(0, -1) };
+  }
+  private name(): string {
+    return this.qualifiedName().name;
+  }
+  private nameList(tokens?: Token[]): string[] {
+    this.expect('(');
+    const names: string[] = [];
+    for (;;) {
+      tokens?.push(this.peek()!);
+      names.push(this.name());
+      while (this.isWord('ASC') || this.isWord('DESC')) this.p++;
+      if (this.peek()?.text === ',') {
+        this.p++;
+        continue;
+      }
+      this.expect(')');
       return names;
     }
-  };
+  }
   /** Skip a parenthesised group starting at the current `(`. */
-  const skipParens = () => {
+  private skipParens(): void {
     let depth = 0;
     do {
-      if (peek()!.text === '(') depth++;
-      if (peek()!.text === ')') depth--;
-      p++;
-    } while (depth > 0 && p < toks.length);
-  };
+      if (this.peek()!.text === '(') depth++;
+      if (this.peek()!.text === ')') depth--;
+      this.p++;
+    } while (depth > 0 && this.p < this.toks.length);
+  }
   /** Skip a balanced expression until a `,` or `)` at depth 0. */
-  const skipExpr = () => {
+  private skipExpr(): void {
     let depth = 0;
-    while (p < toks.length) {
-      const t = toks[p]!;
+    while (this.p < this.toks.length) {
+      const t = this.toks[this.p]!;
       if (depth === 0 && (t.text === ',' || t.text === ')')) return;
       if (t.text === '(') depth++;
       if (t.text === ')') depth--;
-      p++;
+      this.p++;
     }
-  };
+  }
+  /** Skip to the end of a statement: `;`, a `go`, or the next line that starts a statement. */
+  private skipStatement(): void {
+    this.p++;
+    this.skipRestOfStatement();
+  }
+  private skipRestOfStatement(): void {
+    while (this.p < this.toks.length) {
+      const t = this.toks[this.p]!;
+      if (t.text === ';' || (t.lineStart && isStatementStart(t))) return;
+      if (t.text === '(') this.skipParens();
+      else this.p++;
+    }
+  }
+  /** Skip to the end of the batch: the next `go` that starts a line (trigger and procedure bodies). */
+  private skipBatch(): void {
+    this.p++;
+    while (this.p < this.toks.length && !(this.toks[this.p]!.upper === 'GO' && this.toks[this.p]!.lineStart)) this.p++;
+  }
 
-  let table: DdlTable | undefined;
-  const pendingIndexes: { idx: IndexDef; tok: Token; on: string }[] = [];
-  while (p < toks.length) {
-    if (peek()?.text === ';' || isWord('GO')) {
-      p++;
-      continue;
-    }
-    const startTok = peek()!;
-    expect('CREATE');
-    if (isWord('TABLE')) {
-      p++;
-      if (table) fail('one CREATE TABLE per DDL', startTok);
-      const tname = name();
-      expect('(');
-      const columns: ColumnDef[] = [];
-      const indexes: IndexDef[] = [];
-      for (;;) {
-        const t = peek();
-        if (!t) fail('expected a column definition or ")", found end of DDL');
-        if (CONSTRAINT_STARTS.has(t!.upper)) {
-          let cname: string | undefined;
-          if (isWord('CONSTRAINT')) {
-            p++;
-            cname = name();
-          }
-          if (isWord('PRIMARY') || isWord('UNIQUE')) {
-            const unique = true;
-            const primary = isWord('PRIMARY');
-            p++;
-            if (primary) expect('KEY');
-            let clustered = false;
-            while (isWord('CLUSTERED') || isWord('NONCLUSTERED')) clustered = toks[p++]!.upper === 'CLUSTERED';
-            const tokens: Token[] = [];
-            const cols = nameList(tokens);
-            const idx = { name: cname ?? `${tname}_${primary ? 'pk' : cols.join('_') + '_key'}`, columns: cols, unique, clustered };
-            columnTokens.set(idx, tokens);
-            indexes.push(idx);
-          }
-          skipExpr();
-        } else {
-          const colTok = t!;
-          const cname = name();
-          const typeTok = peek();
-          if (!typeTok || typeTok.kind !== 'word') fail(`expected a type for column ${cname}`);
-          let typeText = typeTok!.text;
-          p++;
-          const two = `${typeTok!.upper} ${peek()?.upper ?? ''}`;
-          if (TYPE_WORDS_2.has(two)) {
-            typeText += ` ${peek()!.text}`;
-            p++;
-          }
-          if (peek()?.text === '(') {
-            const parts: string[] = [];
-            p++;
-            while (peek() && peek()!.text !== ')') {
-              parts.push(peek()!.text);
-              p++;
-            }
-            expect(')');
-            typeText += `(${parts.join('')})`;
-          }
-          let nullable = false;
-          let columnDone = false;
-          while (!columnDone && peek() && peek()!.text !== ',' && peek()!.text !== ')') {
-            if (isWord('NOT') && isWord('NULL', 1)) {
-              nullable = false;
-              p += 2;
-            } else if (isWord('NULL')) {
-              nullable = true;
-              p++;
-            } else if (isWord('PRIMARY') && isWord('KEY', 1)) {
-              p += 2;
-              indexes.push({ name: `${tname}_pk`, columns: [cname], unique: true, clustered: isWord('CLUSTERED') });
-            } else if (isWord('UNIQUE')) {
-              p++;
-              indexes.push({ name: `${tname}_${cname}_key`, columns: [cname], unique: true, clustered: isWord('CLUSTERED') });
-            } else if (isWord('CHECK') || isWord('REFERENCES') || isWord('IDENTITY')) {
-              p++;
-              if (peek()?.kind === 'word' && isWord('(', 1)) p++; // REFERENCES other (col)
-              if (peek()?.text === '(') skipParens();
-            } else if (isWord('DEFAULT')) {
-              // A value: a literal (maybe signed), a word, a function call, a parenthesised expression.
-              p++;
-              if (peek()?.text === '-' || peek()?.text === '+') p++;
-              if (peek()?.text === '(') skipParens();
-              else if (peek() && peek()!.text !== ',' && peek()!.text !== ')') {
-                p++;
-                if (peek()?.text === '(') skipParens();
-              }
-            } else if (SINGLE_WORD_ATTRIBUTES.has(peek()!.upper)) {
-              p++;
-            } else if (ATTRIBUTES_WITH_OPERAND.has(peek()!.upper)) {
-              p += 2; // COLLATE x, CONSTRAINT n, COMMENT 'x' …
-            } else if (isWord('CHARACTER') && isWord('SET', 1)) {
-              p += 3;
-            } else if (isWord('ON') && isWord('UPDATE', 1)) {
-              p += 3;
-              if (peek()?.text === '(') skipParens();
-            } else if (isWord('GENERATED')) {
-              // GENERATED ALWAYS AS (expr) [STORED], GENERATED [ALWAYS | BY DEFAULT] AS IDENTITY [(…)]
-              skipExpr();
-            } else {
-              const t = peek()!;
-              fail(`expected "," or ")" after column ${cname}, found "${t.text}"${t.kind === 'word' && peek(1)?.kind === 'word' ? ' (a comma missing before it?)' : ''}`, t);
-            }
-          }
-          try {
-            columns.push({ name: cname, type: parseType(typeText), nullable });
-          } catch (err) {
-            if (err instanceof SchemaError) fail(`column ${cname}: expected ${err.message}`, typeTok);
-            throw err;
-          }
-          if (columns.filter((c) => c.name.toLowerCase() === cname.toLowerCase()).length > 1) {
-            fail(`column ${cname} is defined twice`, colTok);
-          }
-        }
-        if (peek()?.text === ',') {
-          p++;
-          continue;
-        }
-        expect(')');
-        break;
+  // ---- statements --------------------------------------------------------------------------------
+
+  read(): DdlTable {
+    while (this.p < this.toks.length) {
+      const t = this.peek()!;
+      if (t.text === ';' || t.upper === 'GO') {
+        this.p++;
+        // `go 2` runs the batch twice: the count is not a statement.
+        if (t.upper === 'GO' && this.peek()?.kind === 'number' && !this.peek()!.lineStart) this.p++;
+      } else if (t.upper === 'CREATE') {
+        this.create();
+      } else if (t.upper === 'USE' && this.peek(1)?.kind === 'word') {
+        this.database = this.peek(1)!.text;
+        this.skipStatement();
+      } else if (t.upper === 'SETUSER') {
+        const who = this.peek(1);
+        this.owner = who && !who.lineStart && who.kind === 'string' ? unquote(who) : undefined;
+        this.skipStatement();
+      } else if (t.upper === 'ALTER' && this.isWord('TABLE', 1)) {
+        this.alterTable();
+      } else if (SKIPPED_STATEMENTS.has(t.upper) || /^SP_/.test(t.upper)) {
+        this.skipStatement();
+      } else {
+        this.fail(
+          `expected CREATE TABLE (or a statement a ddlgen script holds around it: go, use, print, setuser, grant, exec, sp_…), found ${this.found(t)}`,
+          t,
+        );
       }
-      // table options: LOCK DATAROWS, WITH (…), WITH exp_row_size = N …, up to ';' or the next CREATE
-      while (p < toks.length && !isWord('CREATE') && peek()!.text !== ';') p++;
-      if (columns.length === 0) fail('a table with at least one column', startTok);
-      table = { name: tname, columns, indexes };
-    } else {
-      let unique = false;
+    }
+    return this.finish();
+  }
+
+  private create(): void {
+    const startTok = this.peek()!;
+    this.expect('CREATE');
+    if (this.isWord('TABLE')) {
+      this.p++;
+      if (this.table) this.fail('one CREATE TABLE per DDL', startTok);
+      this.createTable(startTok);
+      return;
+    }
+    if (this.peek() && CREATE_BATCHES.has(this.peek()!.upper)) {
+      this.skipBatch();
+      return;
+    }
+    let unique = false;
+    let clustered = false;
+    while (this.isWord('UNIQUE') || this.isWord('CLUSTERED') || this.isWord('NONCLUSTERED')) {
+      if (this.isWord('UNIQUE')) unique = true;
+      if (this.isWord('CLUSTERED')) clustered = true;
+      this.p++;
+    }
+    if (!this.isWord('INDEX')) this.fail(`expected TABLE or INDEX after CREATE, found ${this.found()}`);
+    this.p++;
+    const iname = this.name();
+    this.expect('ON');
+    const on = this.name();
+    if (this.isWord('USING')) this.p += 2;
+    const tokens: Token[] = [];
+    const cols = this.nameList(tokens);
+    const idx = { name: iname, columns: cols, unique, clustered };
+    this.columnTokens.set(idx, tokens);
+    this.pendingIndexes.push({ idx, tok: startTok, on });
+    // Index options (WITH …, ON segment, LOCAL …) up to the next statement.
+    while (this.p < this.toks.length && !this.isWord('CREATE') && this.peek()!.text !== ';' && !(this.peek()!.lineStart && isStatementStart(this.peek()!))) this.p++;
+  }
+
+  /** ALTER TABLE t ADD [CONSTRAINT n] PRIMARY KEY | UNIQUE [CLUSTERED] (cols): an index; other ALTERs are read past. */
+  private alterTable(): void {
+    const startTok = this.peek()!;
+    const save = this.p;
+    this.p += 2;
+    // ALTER TABLE [IF EXISTS] [ONLY] t (PostgreSQL, as pg_dump writes it)
+    if (this.isWord('IF') && this.isWord('EXISTS', 1)) this.p += 2;
+    if (this.isWord('ONLY') && this.peek(1)?.kind === 'word') this.p++;
+    const on = this.name();
+    let cname: string | undefined;
+    if (this.isWord('ADD')) {
+      this.p++;
+      if (this.isWord('CONSTRAINT')) {
+        this.p++;
+        cname = this.name();
+      }
+      if (this.isWord('PRIMARY') || this.isWord('UNIQUE')) {
+        const primary = this.isWord('PRIMARY');
+        this.p++;
+        if (primary) this.expect('KEY');
+        let clustered = false;
+        while (this.isWord('CLUSTERED') || this.isWord('NONCLUSTERED')) clustered = this.toks[this.p++]!.upper === 'CLUSTERED';
+        const tokens: Token[] = [];
+        const cols = this.nameList(tokens);
+        const idx = { name: cname ?? `${on}_${primary ? 'pk' : `${cols.join('_')}_key`}`, columns: cols, unique: true, clustered };
+        this.columnTokens.set(idx, tokens);
+        this.pendingIndexes.push({ idx, tok: startTok, on });
+      }
+    }
+    this.p = Math.max(this.p, save + 1);
+    this.skipRestOfStatement();
+  }
+
+  private createTable(startTok: Token): void {
+    const { name: tname, qualifiers } = this.qualifiedName();
+    this.expect('(');
+    const columns: ColumnDef[] = [];
+    const indexes: IndexDef[] = [];
+    for (;;) {
+      const t = this.peek();
+      if (!t) this.fail('expected a column definition or ")", found end of DDL');
+      if (CONSTRAINT_STARTS.has(t!.upper)) this.tableConstraint(tname, indexes);
+      else this.column(tname, columns, indexes);
+      if (this.peek()?.text === ',') {
+        this.p++;
+        continue;
+      }
+      this.expect(')');
+      break;
+    }
+    const storage = this.tableOptions();
+    if (columns.length === 0) this.fail('a table with at least one column', startTok);
+    const database = qualifiers.length >= 2 ? qualifiers[qualifiers.length - 2] : this.database;
+    const owner = qualifiers.length >= 1 && qualifiers[qualifiers.length - 1] !== '' ? qualifiers[qualifiers.length - 1] : this.owner;
+    if (database) storage.database = database;
+    if (owner) storage.owner = owner;
+    this.table = { name: tname, columns, indexes, storage };
+  }
+
+  private tableConstraint(tname: string, indexes: IndexDef[]): void {
+    let cname: string | undefined;
+    if (this.isWord('CONSTRAINT')) {
+      this.p++;
+      cname = this.name();
+    }
+    if (this.isWord('PRIMARY') || this.isWord('UNIQUE')) {
+      const primary = this.isWord('PRIMARY');
+      this.p++;
+      if (primary) this.expect('KEY');
       let clustered = false;
-      while (isWord('UNIQUE') || isWord('CLUSTERED') || isWord('NONCLUSTERED')) {
-        if (isWord('UNIQUE')) unique = true;
-        if (isWord('CLUSTERED')) clustered = true;
-        p++;
-      }
-      if (!isWord('INDEX')) fail(`expected TABLE or INDEX after CREATE, found ${peek() ? `"${peek()!.text}"` : 'end of DDL'}`);
-      p++;
-      const iname = name();
-      expect('ON');
-      const on = name();
-      if (isWord('USING')) p += 2;
+      while (this.isWord('CLUSTERED') || this.isWord('NONCLUSTERED')) clustered = this.toks[this.p++]!.upper === 'CLUSTERED';
       const tokens: Token[] = [];
-      const cols = nameList(tokens);
-      const idx = { name: iname, columns: cols, unique, clustered };
-      columnTokens.set(idx, tokens);
-      pendingIndexes.push({ idx, tok: startTok, on });
-      while (p < toks.length && !isWord('CREATE') && peek()!.text !== ';') p++;
+      const cols = this.nameList(tokens);
+      const idx = { name: cname ?? `${tname}_${primary ? 'pk' : cols.join('_') + '_key'}`, columns: cols, unique: true, clustered };
+      this.columnTokens.set(idx, tokens);
+      indexes.push(idx);
     }
+    this.skipExpr();
   }
-  if (!table) throw new DdlError('expected a CREATE TABLE statement, found none', 1, 1);
-  for (const { idx, tok, on } of pendingIndexes) {
-    if (on.toLowerCase() !== table.name.toLowerCase()) {
-      throw new DdlError(`index ${idx.name} is on ${on}, not on table ${table.name}`, tok.line, tok.column);
+
+  /** The column's type spelling (one or two words, with its parenthesised parameters). */
+  private columnType(cname: string): { text: string; tok: Token } {
+    const typeTok = this.peek();
+    if (!typeTok || typeTok.kind !== 'word') this.fail(`expected a type for column ${cname}`);
+    let text = typeTok!.text;
+    this.p++;
+    if (TYPE_WORDS_2.has(`${typeTok!.upper} ${this.peek()?.upper ?? ''}`)) {
+      text += ` ${this.peek()!.text}`;
+      this.p++;
     }
-    table.indexes.push(idx);
-  }
-  const seen = new Set<string>();
-  let clustered: IndexDef | undefined;
-  for (const idx of table.indexes) {
-    const tokens = columnTokens.get(idx) ?? [];
-    idx.columns.forEach((c, k) => {
-      if (!table!.columns.some((col) => col.name.toLowerCase() === c.toLowerCase())) {
-        const at = tokens[k] ?? { line: 1, column: 1 };
-        throw new DdlError(`index ${idx.name} names column ${c}, which the table does not have`, at.line, at.column);
+    if (this.peek()?.text === '(') {
+      const parts: string[] = [];
+      this.p++;
+      while (this.peek() && this.peek()!.text !== ')') {
+        parts.push(this.peek()!.text);
+        this.p++;
       }
-    });
-    const key = idx.name.toLowerCase();
-    if (seen.has(key)) {
-      const at = pendingIndexes.find((p) => p.idx === idx)?.tok ?? tokens[0] ?? { line: 1, column: 1 };
-      throw new DdlError(`expected index names not used before, found "${idx.name}" again`, at.line, at.column);
+      this.expect(')');
+      text += `(${parts.join('')})`;
     }
-    seen.add(key);
-    if (idx.clustered && clustered) {
-      const at = pendingIndexes.find((p) => p.idx === idx)?.tok ?? tokens[0] ?? { line: 1, column: 1 };
-      throw new DdlError(`expected at most one clustered index, found ${idx.name} after ${clustered.name}`, at.line, at.column);
-    }
-    if (idx.clustered) clustered = idx;
+    return { text, tok: typeTok! };
   }
-  return table;
+
+  private column(tname: string, columns: ColumnDef[], indexes: IndexDef[]): void {
+    const colTok = this.peek()!;
+    const cname = this.name();
+    const type = this.columnType(cname);
+    const udt = this.types.get(type.text.toLowerCase());
+    let nullable: boolean | undefined;
+    while (this.peek() && this.peek()!.text !== ',' && this.peek()!.text !== ')') {
+      const declared = this.columnAttribute(tname, cname, indexes);
+      if (declared !== undefined) nullable = declared;
+    }
+    try {
+      columns.push({ name: cname, type: parseType(udt ? udt.base : type.text), nullable: nullable ?? udt?.nullable ?? false });
+    } catch (err) {
+      if (err instanceof SchemaError) {
+        const hint = udt ? ` (the base type of user-defined type ${type.text})` : /^[a-z_][a-z0-9_]*$/i.test(type.text) ? ` (a user-defined type? add its sp_addtype ${type.text}, '<base type>' line to the DDL)` : '';
+        this.fail(`column ${cname}: expected ${err.message}${hint}`, type.tok);
+      }
+      throw err;
+    }
+    if (columns.filter((c) => c.name.toLowerCase() === cname.toLowerCase()).length > 1) {
+      this.fail(`column ${cname} is defined twice`, colTok);
+    }
+  }
+
+  /** One attribute after a column's type; returns the nullability it declares, if it declares one. */
+  private columnAttribute(tname: string, cname: string, indexes: IndexDef[]): boolean | undefined {
+    if (this.isWord('NOT') && this.isWord('NULL', 1)) {
+      this.p += 2;
+      return false;
+    }
+    if (this.isWord('NULL')) {
+      this.p++;
+      return true;
+    }
+    if (this.isWord('PRIMARY') && this.isWord('KEY', 1)) {
+      this.p += 2;
+      indexes.push({ name: `${tname}_pk`, columns: [cname], unique: true, clustered: this.isWord('CLUSTERED') });
+    } else if (this.isWord('UNIQUE')) {
+      this.p++;
+      indexes.push({ name: `${tname}_${cname}_key`, columns: [cname], unique: true, clustered: this.isWord('CLUSTERED') });
+    } else if (this.isWord('CHECK') || this.isWord('REFERENCES') || this.isWord('IDENTITY')) {
+      this.p++;
+      if (this.peek()?.kind === 'word' && this.isWord('(', 1)) this.p++; // REFERENCES other (col)
+      if (this.peek()?.text === '(') this.skipParens();
+    } else if (this.isWord('DEFAULT')) {
+      // A value: a literal (maybe signed), a word, a function call, a parenthesised expression.
+      this.p++;
+      if (this.peek()?.text === '-' || this.peek()?.text === '+') this.p++;
+      if (this.peek()?.text === '(') this.skipParens();
+      else if (this.peek() && this.peek()!.text !== ',' && this.peek()!.text !== ')') {
+        this.p++;
+        if (this.peek()?.text === '(') this.skipParens();
+      }
+    } else if (SINGLE_WORD_ATTRIBUTES.has(this.peek()!.upper)) {
+      this.p++;
+    } else if (ATTRIBUTES_WITH_OPERAND.has(this.peek()!.upper)) {
+      this.p += 2; // COLLATE x, CONSTRAINT n, COMMENT 'x' …
+    } else if (this.isWord('CHARACTER') && this.isWord('SET', 1)) {
+      this.p += 3;
+    } else if (this.isWord('ON') && this.isWord('UPDATE', 1)) {
+      this.p += 3;
+      if (this.peek()?.text === '(') this.skipParens();
+    } else if (this.isWord('GENERATED')) {
+      // GENERATED ALWAYS AS (expr) [STORED], GENERATED [ALWAYS | BY DEFAULT] AS IDENTITY [(…)]
+      this.skipExpr();
+    } else {
+      const t = this.peek()!;
+      this.fail(`expected "," or ")" after column ${cname}, found "${t.text}"${t.kind === 'word' && this.peek(1)?.kind === 'word' ? ' (a comma missing before it?)' : ''}`, t);
+    }
+    return undefined;
+  }
+
+  // ---- table options -----------------------------------------------------------------------------
+
+  /** LOCK …, WITH …, ON segment, PARTITION BY …, PCTFREE N … up to the end of the statement. */
+  private tableOptions(): DdlStorage {
+    const storage: DdlStorage = {};
+    while (this.p < this.toks.length) {
+      const t = this.peek()!;
+      if (t.text === ';' || t.upper === 'CREATE' || t.upper === 'GO' || (t.lineStart && isStatementStart(t))) break;
+      if (t.upper === 'LOCK' && this.peek(1) && LOCK_SCHEMES.has(this.peek(1)!.upper)) {
+        const s = this.peek(1)!;
+        storage.lock = { value: s.text.toLowerCase() as LockScheme, line: s.line, column: s.column };
+        this.p += 2;
+      } else if (t.upper === 'LOCK') {
+        this.fail(`expected allpages, datapages or datarows after lock, found ${this.found(this.peek(1))}`, this.peek(1) ?? t);
+      } else if (t.upper === 'WITH' && this.peek(1)?.text === '(') {
+        this.p++;
+        this.storageParameters(storage);
+      } else if (t.upper === 'WITH') {
+        this.p++;
+        this.aseOptions(storage);
+      } else if (t.upper === 'ON' && this.peek(1) && (this.peek(1)!.kind === 'string' || this.peek(1)!.kind === 'word')) {
+        storage.segment = unquote(this.peek(1)!);
+        this.p += 2;
+      } else if (t.upper === 'PARTITION' && this.isWord('BY', 1)) {
+        this.p += 2;
+        storage.partitions = this.partitions();
+      } else if (t.upper === 'PCTFREE' && this.peek(1)?.kind === 'number') {
+        storage.pctfree = this.wholeValue('pctfree', 0, 99);
+      } else if (t.text === '(') {
+        this.skipParens();
+      } else {
+        this.p++;
+      }
+    }
+    return storage;
+  }
+
+  /** A whole-number option value after the option word (and an optional `=`). */
+  private wholeValue(option: string, min: number, max: number): DdlSetting<number> {
+    this.p++;
+    if (this.peek()?.text === '=') this.p++;
+    const v = this.peek();
+    // pg_dump quotes storage parameters: WITH (fillfactor='70').
+    const text = v?.kind === 'string' ? unquote(v).trim() : v?.kind === 'number' ? v.text : '';
+    if (!v || !/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+      this.fail(`expected ${option} = a whole number from ${min} to ${max}, found ${this.found(v)}`, v);
+    }
+    this.p++;
+    return { value: Number(text), line: v!.line, column: v!.column };
+  }
+
+  /** ASE `with exp_row_size = N, reservepagegap = N, max_rows_per_page = N, fillfactor = N, identity_gap = N, …`. */
+  private aseOptions(storage: DdlStorage): void {
+    for (;;) {
+      const t = this.peek();
+      if (!t || t.kind !== 'word') return;
+      switch (t.upper) {
+        case 'EXP_ROW_SIZE':
+          storage.exp_row_size = this.wholeValue('exp_row_size', 0, 65535);
+          break;
+        case 'RESERVEPAGEGAP':
+          storage.reservepagegap = this.wholeValue('reservepagegap', 0, 255);
+          break;
+        case 'MAX_ROWS_PER_PAGE':
+          storage.max_rows_per_page = this.wholeValue('max_rows_per_page', 0, 256);
+          break;
+        case 'FILLFACTOR':
+          storage.ase_fillfactor = this.wholeValue('fillfactor', 0, 100);
+          break;
+        default:
+          // identity_gap = N, dml_logging = minimal, compression = row, lob_compression = N …
+          this.p++;
+          if (this.peek()?.text === '=') this.p += 2;
+      }
+      if (this.peek()?.text !== ',') return;
+      this.p++;
+    }
+  }
+
+  /** PostgreSQL `WITH (fillfactor = N, autovacuum_… = …)`. */
+  private storageParameters(storage: DdlStorage): void {
+    const open = this.p;
+    this.p++;
+    while (this.p < this.toks.length && this.peek()!.text !== ')') {
+      if (this.isWord('FILLFACTOR')) storage.fillfactor = this.wholeValue('fillfactor', 10, 100);
+      else this.p++;
+    }
+    if (this.p >= this.toks.length) this.fail('expected ")" to close WITH (…), found end of DDL', this.toks[open]);
+    this.p++;
+  }
+
+  /** `partition by roundrobin N | hash (cols) N | hash (cols) (p1, p2) | range/list (cols) (p1 …, p2 …)` [on (…)]. */
+  private partitions(): { kind: string; count?: number } {
+    const kindTok = this.peek();
+    if (!kindTok || kindTok.kind !== 'word') this.fail(`expected roundrobin, hash, range or list after partition by, found ${this.found(kindTok)}`, kindTok);
+    const kind = kindTok!.text.toLowerCase();
+    this.p++;
+    if (this.peek()?.text === '(' && kind !== 'roundrobin') this.skipParens(); // the partition key columns
+    let count: number | undefined;
+    if (this.peek()?.kind === 'number') {
+      count = Number(this.peek()!.text);
+      this.p++;
+    } else if (this.peek()?.text === '(') {
+      count = 1;
+      let depth = 0;
+      do {
+        const x = this.peek()!.text;
+        if (x === '(') depth++;
+        else if (x === ')') depth--;
+        else if (x === ',' && depth === 1) count++;
+        this.p++;
+      } while (depth > 0 && this.p < this.toks.length);
+    }
+    if (this.isWord('ON') && this.peek(1)?.text === '(') {
+      this.p++;
+      this.skipParens();
+    }
+    return count === undefined ? { kind } : { kind, count };
+  }
+
+  // ---- the whole DDL -----------------------------------------------------------------------------
+
+  private finish(): DdlTable {
+    const table = this.table;
+    if (!table) throw new DdlError('expected a CREATE TABLE statement, found none', 1, 1);
+    for (const { idx, tok, on } of this.pendingIndexes) {
+      if (on.toLowerCase() !== table.name.toLowerCase()) {
+        throw new DdlError(`index ${idx.name} is on ${on}, not on table ${table.name}`, tok.line, tok.column);
+      }
+      table.indexes.push(idx);
+    }
+    const seen = new Set<string>();
+    let clustered: IndexDef | undefined;
+    for (const idx of table.indexes) {
+      const tokens = this.columnTokens.get(idx) ?? [];
+      idx.columns.forEach((c, k) => {
+        if (!table.columns.some((col) => col.name.toLowerCase() === c.toLowerCase())) {
+          const at = tokens[k] ?? { line: 1, column: 1 };
+          throw new DdlError(`index ${idx.name} names column ${c}, which the table does not have`, at.line, at.column);
+        }
+      });
+      const key = idx.name.toLowerCase();
+      if (seen.has(key)) {
+        const at = this.pendingIndexes.find((p) => p.idx === idx)?.tok ?? tokens[0] ?? { line: 1, column: 1 };
+        throw new DdlError(`expected index names not used before, found "${idx.name}" again`, at.line, at.column);
+      }
+      seen.add(key);
+      if (idx.clustered && clustered) {
+        const at = this.pendingIndexes.find((p) => p.idx === idx)?.tok ?? tokens[0] ?? { line: 1, column: 1 };
+        throw new DdlError(`expected at most one clustered index, found ${idx.name} after ${clustered.name}`, at.line, at.column);
+      }
+      if (idx.clustered) clustered = idx;
+    }
+    return table;
+  }
 }

@@ -1,0 +1,123 @@
+/**
+ * Calibration: the DBA's tools give the rows' lengths now and how many of them no longer fit where they
+ * were (forwarded rows, non-HOT updates that went to another page), but not how long the rows were
+ * when they were inserted. One parameter describes that growth: each row is inserted at
+ * floor + s × (its length now − floor), floor being the shortest row the source allows; s = 0 is the
+ * manual's short-insert-then-update case, s = 1 rows that never grow. The fit simulates the table's
+ * current setting over s and takes the s whose moved share matches the measured one; the evidence is
+ * reproduced when the measured share lies inside that simulation's 95% interval. When even s = 0 moves
+ * fewer rows than measured (the most growth these lengths allow), no growth model reproduces it.
+ *
+ * Pure apart from the runner it is given (the same CandidateRunner as the estimate).
+ */
+import type { MovedTarget } from './evidence/merge.js';
+import { aggregate, r2, type Cand, type CandidateFigures } from './figures.js';
+import type { ReserveKnob } from './knob.js';
+import type { CandidateTask, ReplicateFigures } from './simulate.js';
+
+/** Coarse grid of insert shares, then this many bisection steps between the bracketing grid points. */
+export const FIT_GRID = [0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1] as const;
+export const FIT_BISECTIONS = 5;
+
+export interface FitPoint {
+  insert_share: number;
+  moved_pct: number;
+  interval: [number, number];
+  pages: number;
+  pages_interval: [number, number];
+}
+
+export interface FitResult {
+  /** The measured share, % of rows (or of updates). */
+  measured_pct: number;
+  measured: MovedTarget;
+  /** Whether a growth model reproduces the measurement (inside the simulated 95% interval). */
+  reproduced: boolean;
+  /** The fitted insert share, and the range of shares whose interval holds the measurement. */
+  insert_share: number;
+  insert_share_range: [number, number];
+  /** The current setting at the fitted share. */
+  simulated: FitPoint;
+  /** Every share simulated, in increasing order. */
+  curve: FitPoint[];
+}
+
+/** Builds the current setting's task for an insert share (the plan's rows with that growth). */
+export type TaskForShare = (share: number) => CandidateTask;
+export type Runner = (tasks: CandidateTask[]) => Promise<ReplicateFigures[][]>;
+
+export async function fitGrowth(
+  target: MovedTarget,
+  knob: ReserveKnob,
+  current: Cand,
+  taskFor: TaskForShare,
+  runner: Runner,
+  scale: { tableRows: number; sampleRows: number },
+): Promise<FitResult> {
+  const points = new Map<number, FitPoint>();
+  const evaluate = async (shares: number[]) => {
+    const todo = shares.filter((s) => !points.has(s));
+    const results = await runner(todo.map(taskFor));
+    todo.forEach((s, i) => points.set(s, point(s, aggregate(knob, current, results[i]!, scale.tableRows, scale.sampleRows))));
+  };
+  const m = 100 * target.share;
+  await evaluate([...FIT_GRID]);
+  const grid = FIT_GRID.map((s) => points.get(s)!);
+  // The moved share falls as the insert share rises: find the first grid point at or under the measurement.
+  let k = grid.findIndex((p) => p.moved_pct <= m);
+  if (k < 0) k = grid.length - 1;
+  let lo = k > 0 ? grid[k - 1]!.insert_share : 0;
+  let hi = grid[k]!.insert_share;
+  if (k > 0) {
+    for (let i = 0; i < FIT_BISECTIONS; i++) {
+      const mid = Math.round(((lo + hi) / 2) * 1e6) / 1e6;
+      await evaluate([mid]);
+      if (points.get(mid)!.moved_pct > m) lo = mid;
+      else hi = mid;
+    }
+  }
+  const a = points.get(lo)!;
+  const b = points.get(hi)!;
+  // The closer of the two bracketing shares: both were simulated, so the reported fit is a simulation.
+  const best = k === 0 ? b : Math.abs(a.moved_pct - m) <= Math.abs(b.moved_pct - m) ? a : b;
+  const curve = [...points.values()].sort((x, y) => x.insert_share - y.insert_share);
+  const holds = curve.filter((p) => contains(p.interval, m));
+  const reproduced = contains(best.interval, m);
+  return {
+    measured_pct: r4(m),
+    measured: target,
+    reproduced,
+    insert_share: best.insert_share,
+    insert_share_range: holds.length ? [holds[0]!.insert_share, holds[holds.length - 1]!.insert_share] : [best.insert_share, best.insert_share],
+    simulated: best,
+    curve,
+  };
+}
+
+function point(share: number, c: CandidateFigures): FitPoint {
+  return { insert_share: share, moved_pct: c.forwarded_rows_pct, interval: c.interval.forwarded_rows_pct, pages: c.pages, pages_interval: c.interval.pages };
+}
+
+function contains(iv: [number, number], v: number): boolean {
+  return v >= iv[0] - 1e-9 && v <= iv[1] + 1e-9;
+}
+
+function r4(x: number): number {
+  return Math.round(x * 10000) / 10000;
+}
+
+/** The fit in words, for the report: measured against simulated, and the growth it implies. */
+export function fitSentence(f: FitResult, setting: string, word: string, lengths: { floor: number; avgNow: number }): string {
+  const ins = lengths.floor + f.insert_share * (lengths.avgNow - lengths.floor);
+  const basis = f.measured.basisWord;
+  return (
+    `${f.measured.label}: ${pct(f.measured_pct)} of ${basis} ${word}; the current setting (${setting}) simulated with rows inserted at about ${Math.round(ins)} data bytes ` +
+    `(${Math.round(100 * f.insert_share)}% of the way from ${lengths.floor} to their length now, ${r2(lengths.avgNow)} on average) gives ${pct(f.simulated.moved_pct)} ` +
+    `(95% interval ${pct(f.simulated.interval[0])}–${pct(f.simulated.interval[1])})` +
+    (f.reproduced ? `: the measurement is inside it` : `: the measurement is outside it`)
+  );
+}
+
+function pct(x: number): string {
+  return `${x < 0.01 && x > 0 ? x.toPrecision(2) : r2(x)}%`;
+}

@@ -1,0 +1,290 @@
+/**
+ * estimate.measured, resolved: where the rows' lengths come from (a CSV of per-row lengths, per-column
+ * histograms, optdiag figures, or the average row the DBA's tools report) and the evidence the estimate
+ * calibrates to or checks against (optdiag, sp_spaceused, sys.dm_db_index_physical_stats, pgstattuple,
+ * pg_stat_user_tables). Files are read through the evidence readers; problems carry positions.
+ */
+import { resolve as resolvePath } from 'node:path';
+import { z } from 'zod';
+import { describeFound, nearest, type KeyPath } from '../config/errors.js';
+import { valueSpecSchema } from '../config/schema.js';
+import type { Dist, EngineSpec, PhaseSpec, SetSpec, TableDef, ValueSpec } from '../config/spec.js';
+import { getFormat } from '../formats/registry.js';
+import type { TableLayout } from '../formats/types.js';
+import { Problems, zodCheck } from '../loader/problems.js';
+import { resolveDist } from '../loader/storage.js';
+import { mergeEvidence, type Measurements } from './evidence/merge.js';
+import { readEvidence } from './evidence/read.js';
+import type { Evidence, EvidenceKind, Figure } from './evidence/types.js';
+import { dataLengthFor, dataLengthRange, maxEntropyLengths, readLengthPairs, type LengthPairs } from './rows.js';
+
+export const optdiagFiguresSchema = z.strictObject({
+  rows: z.number().int().positive(),
+  min: z.number().int().min(0),
+  avg: z.number().min(0),
+  max: z.number().int().min(0),
+  forwarded: z.number().int().min(0).optional(),
+  /** Average data length at insert; default: rows were inserted at the minimum length. */
+  insert_avg: z.number().min(0).optional(),
+});
+
+const columnMeasureSchema = z.strictObject({
+  insert: valueSpecSchema.optional(),
+  now: valueSpecSchema.optional(),
+});
+
+/** estimate.measured: one source of row lengths (csv, columns, optdiag figures) and/or the DBA's tools' output files. */
+export const measuredSchema = z.strictObject({
+  csv: z.string().min(1).optional(),
+  columns: z.record(z.string(), columnMeasureSchema).optional(),
+  optdiag: z.union([z.string().min(1), optdiagFiguresSchema]).optional(),
+  sp_spaceused: z.string().min(1).optional(),
+  index_physical_stats: z.string().min(1).optional(),
+  pgstattuple: z.string().min(1).optional(),
+  pg_stat_user_tables: z.string().min(1).optional(),
+});
+export type MeasuredInput = z.infer<typeof measuredSchema>;
+export const MEASURED_KEYS = Object.keys(measuredSchema.shape) as (keyof MeasuredInput)[];
+export const EVIDENCE_KEYS: EvidenceKind[] = ['optdiag', 'sp_spaceused', 'index_physical_stats', 'pgstattuple', 'pg_stat_user_tables'];
+
+export type EstimateSource =
+  | { kind: 'workload'; workload: PhaseSpec[] }
+  | { kind: 'columns'; workload: PhaseSpec[] }
+  | { kind: 'csv'; file: string; pairs: LengthPairs }
+  | { kind: 'optdiag'; rows: number; min: number; avg: number; max: number; forwarded?: number; insertAvg?: number; insert: Dist; now: Dist }
+  /** Lengths from the average row the tools report; how long rows were at insert is fitted (src/estimate/fit.ts). */
+  | { kind: 'evidence'; rows: number; min: number; avg: number; max: number; now: Dist; from: string };
+
+export interface MeasuredResult {
+  source: EstimateSource;
+  evidence?: Measurements;
+  /** The rows' lengths at insert are unknown: fit them to the evidence. */
+  fit: boolean;
+  notes: string[];
+}
+
+/** Files given on the command line (--optdiag …), by measured key; they replace the config's. */
+export type MeasuredFiles = Partial<Record<EvidenceKind, string>>;
+
+interface Ctx {
+  table: TableDef;
+  engine: EngineSpec;
+  layout: TableLayout;
+  baseDir: string;
+  P: Problems;
+  rows: number | undefined;
+  cli: MeasuredFiles;
+}
+
+const AT: KeyPath = ['estimate', 'measured'];
+const WHAT = 'csv (per-row data lengths), columns (per-column length histograms), optdiag (its text output, or { rows, min, avg, max } figures), sp_spaceused, index_physical_stats, pgstattuple or pg_stat_user_tables (their output files)';
+
+export function resolveMeasured(measured: unknown, c: Omit<Ctx, 'cli'>, cli: MeasuredFiles = {}): MeasuredResult | undefined {
+  const ctx: Ctx = { ...c, cli };
+  const { P } = ctx;
+  const isMap = measured !== null && typeof measured === 'object' && !Array.isArray(measured);
+  const keys = isMap ? Object.keys(measured as object) : [];
+  const unknown = keys.filter((k) => !(MEASURED_KEYS as string[]).includes(k));
+  if (measured !== undefined && (!isMap || keys.length === 0 || unknown.length)) {
+    const other = unknown[0];
+    const guess = other ? nearest(other, MEASURED_KEYS) : undefined;
+    P.add(other ? [...AT, other] : AT, `expected ${WHAT}, found ${keys.length ? keys.map((k) => `"${k}"`).join(', ') : describeFound(measured)}${guess ? `; did you mean "${guess}"?` : ''}`, !!other);
+    return undefined;
+  }
+  const m = (measured === undefined ? {} : zodCheck(measuredSchema, measured, AT, P)) as MeasuredInput | undefined;
+  if (!m) return undefined;
+  const lengthKeys = (['csv', 'columns'] as const).filter((k) => m[k] !== undefined);
+  if (m.optdiag !== undefined && typeof m.optdiag === 'object') lengthKeys.push('optdiag' as never);
+  if (lengthKeys.length > 1) {
+    P.add(AT, `expected one source of row lengths (csv, columns or optdiag figures), found ${lengthKeys.join(' and ')}`);
+    return undefined;
+  }
+  const evidence = readAll(m, ctx);
+  if (evidence === undefined) return undefined;
+  const notes: string[] = [];
+  const kind = lengthKeys[0];
+  if (kind === 'csv') return withEvidence({ source: csvSource(m.csv!, ctx), fit: false, notes }, evidence, ctx);
+  if (kind === 'columns') return withEvidence({ source: columnsSource(m.columns!, ctx), fit: false, notes }, evidence, ctx);
+  if (kind === 'optdiag') return optdiagFigures(m.optdiag as z.infer<typeof optdiagFiguresSchema>, evidence, ctx);
+  return evidenceSource(evidence, ctx);
+}
+
+/** Every tool output given (config keys and command-line files), read and merged. */
+function readAll(m: MeasuredInput, ctx: Ctx): Measurements | null | undefined {
+  const inputs: Evidence[] = [];
+  let bad = false;
+  for (const kind of EVIDENCE_KEYS) {
+    const fromCli = ctx.cli[kind];
+    const given = fromCli ?? (typeof m[kind] === 'string' ? (m[kind] as string) : undefined);
+    if (given === undefined) continue;
+    const file = fromCli ? resolvePath(fromCli) : resolvePath(ctx.baseDir, given);
+    const r = readEvidence(kind, file, ctx.table.name);
+    if ('unreadable' in r) {
+      if (fromCli) ctx.P.push({ file: `--${kind.replace(/_/g, '-')}`, message: r.unreadable });
+      else ctx.P.add([...AT, kind], r.unreadable);
+      bad = true;
+    } else if (r.evidence) inputs.push(r.evidence);
+    else {
+      for (const p of r.problems) ctx.P.push(p);
+      bad = true;
+    }
+  }
+  if (bad) return undefined;
+  if (inputs.length === 0) return null;
+  const format = getFormat(ctx.engine.format);
+  const merged = mergeEvidence(inputs, ctx.engine.page_size, ctx.table.name, format.movedRows.metric);
+  for (const p of merged.problems) ctx.P.push(p);
+  return merged.measurements;
+}
+
+function withEvidence(r: { source: EstimateSource | undefined; fit: boolean; notes: string[] }, evidence: Measurements | null, ctx: Ctx): MeasuredResult | undefined {
+  if (!r.source) return undefined;
+  if (evidence?.moved === undefined && evidence) r.notes.push(`the measured figures (${evidence.kinds.join(', ')}) give no ${movedWord(ctx)} count: nothing to check the lengths against`);
+  return evidence ? { source: r.source, evidence, fit: r.fit, notes: r.notes } : { source: r.source, fit: r.fit, notes: r.notes };
+}
+
+function movedWord(ctx: Ctx): string {
+  return getFormat(ctx.engine.format).movedRows.metric === 'newpage_updates' ? 'non-HOT update' : 'forwarded row';
+}
+
+function csvSource(csv: string, ctx: Ctx): EstimateSource | undefined {
+  const path = resolvePath(ctx.baseDir, csv);
+  const { pairs, problems } = readLengthPairs(path, { ...dataLengthRange(ctx.layout), table: ctx.table.name });
+  if (!pairs) {
+    // An unreadable file is the config's problem; a bad line is the CSV's.
+    for (const p of problems) ctx.P.push(p.line === undefined ? ctx.P.loc.problem([...AT, 'csv'], p.message) : p);
+    return undefined;
+  }
+  return { kind: 'csv', file: path, pairs };
+}
+
+function columnsSource(columns: NonNullable<MeasuredInput['columns']>, ctx: Ctx): EstimateSource | undefined {
+  const { P, table } = ctx;
+  if (ctx.rows === undefined) {
+    P.add(['estimate'], "expected estimate.rows (the table's row count) with measured column histograms, found none", true);
+    return undefined;
+  }
+  const before = P.list.length;
+  const values: Record<string, ValueSpec> = Object.create(null);
+  const set: Record<string, SetSpec> = Object.create(null);
+  for (const [name, spec] of Object.entries(columns)) {
+    const where: KeyPath = [...AT, 'columns', name];
+    const col = table.columns.find((c) => c.name === name);
+    if (!col) {
+      const guess = nearest(name, table.columns.map((c) => c.name));
+      P.add(where, `expected a column of table ${table.name}${guess ? ` (did you mean "${guess}"?)` : ''}, found "${name}"`, true);
+      continue;
+    }
+    const side = (s: (typeof spec)['insert'], key: 'insert' | 'now'): { length?: Dist; null: number } | undefined => {
+      if (s === undefined) return undefined;
+      if ((s.null ?? 0) > 0 && !col.nullable) P.add([...where, key, 'null'], `expected a NULL share only on a nullable column, found ${s.null} on ${name}, which is NOT NULL`);
+      return { null: s.null ?? 0, length: s.length === undefined ? undefined : resolveDist(s.length, [...where, key, 'length'], ctx.baseDir, P) };
+    };
+    const ins = side(spec.insert, 'insert');
+    const now = side(spec.now, 'now');
+    const atInsert = ins ?? now;
+    if (atInsert) values[name] = atInsert;
+    if (now) set[name] = now.length ? { kind: 'length', dist: now.length, null: now.null } : { kind: 'null', null: now.null };
+  }
+  if (P.list.length > before) return undefined;
+  const workload: PhaseSpec[] = [{ op: 'insert', rows: { kind: 'count', n: ctx.rows }, values }];
+  if (Object.keys(set).length) workload.push({ op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set });
+  return { kind: 'columns', workload };
+}
+
+function optdiagFigures(o: z.infer<typeof optdiagFiguresSchema>, evidence: Measurements | null, ctx: Ctx): MeasuredResult | undefined {
+  const { P, table } = ctx;
+  const range = dataLengthRange(ctx.layout);
+  const where: KeyPath = [...AT, 'optdiag'];
+  const before = P.list.length;
+  for (const k of ['min', 'avg', 'max', 'insert_avg'] as const) {
+    const v = o[k];
+    if (v !== undefined && (v < range.min || v > range.max)) {
+      P.add([...where, k], `expected a data row length from ${range.min} to ${range.max} bytes (table ${table.name}: fixed-length NOT NULL columns .. maximum data row length), found ${v}`);
+    }
+  }
+  if (P.list.length === before && !(o.min <= o.avg && o.avg <= o.max)) P.add(where, `expected min ≤ avg ≤ max, found ${o.min}, ${o.avg}, ${o.max}`);
+  if (o.insert_avg !== undefined && (o.insert_avg < o.min || o.insert_avg > o.max)) {
+    P.add([...where, 'insert_avg'], `expected an average length at insert from min ${o.min} to max ${o.max}, found ${o.insert_avg}`);
+  }
+  if (o.forwarded !== undefined && o.forwarded > o.rows) P.add([...where, 'forwarded'], `expected at most ${o.rows} forwarded rows (rows), found ${o.forwarded}`);
+  if (P.list.length > before) return undefined;
+  const source: EstimateSource = {
+    kind: 'optdiag',
+    rows: o.rows,
+    min: o.min,
+    avg: o.avg,
+    max: o.max,
+    forwarded: o.forwarded,
+    insertAvg: o.insert_avg,
+    now: maxEntropyLengths(o.min, o.max, o.avg),
+    insert: o.insert_avg === undefined ? { kind: 'const', value: o.min } : maxEntropyLengths(o.min, o.max, o.insert_avg),
+  };
+  let ev = evidence ?? undefined;
+  if (o.forwarded !== undefined && !ev?.moved) {
+    const line = P.loc.problem([...where, 'forwarded'], '').line ?? 0;
+    const fig: Figure = { value: o.forwarded, kind: 'optdiag', label: 'estimate.measured.optdiag.forwarded', file: P.loc.file, line };
+    const rowsFig: Figure = { ...fig, value: o.rows, label: 'estimate.measured.optdiag.rows' };
+    ev = {
+      ...(ev ?? { kinds: ['optdiag'], pageBytes: ctx.engine.page_size, notes: [] }),
+      rows: ev?.rows ?? rowsFig,
+      forwarded: fig,
+      moved: { share: o.forwarded / o.rows, count: o.forwarded, basis: o.rows, basisWord: 'rows', label: `optdiag figures: ${o.forwarded.toLocaleString('en-US')} forwarded of ${o.rows.toLocaleString('en-US')} rows`, figures: [fig, rowsFig] },
+    };
+  }
+  // Insert lengths unknown and a forwarded count to fit them to; with insert_avg they are given.
+  return { source, ...(ev ? { evidence: ev } : {}), fit: o.insert_avg === undefined && ev?.moved !== undefined, notes: [] };
+}
+
+/** Lengths from the tools' figures: the average row (or the columns' average widths), the table's range. */
+function evidenceSource(evidence: Measurements | null, ctx: Ctx): MeasuredResult | undefined {
+  const { P, table, layout } = ctx;
+  if (!evidence || !evidence.avgRowBytes || !evidence.rows) {
+    const have = evidence ? ` (${evidence.kinds.join(', ')} give${evidence.kinds.length === 1 ? 's' : ''} no average row)` : '';
+    P.add(AT, `expected row lengths from csv, columns, optdiag (text or figures), index_physical_stats or pgstattuple${have}, found none`);
+    return undefined;
+  }
+  const format = getFormat(ctx.engine.format);
+  const range = dataLengthRange(layout);
+  const toData = (f: Figure) => dataLengthFor(format, layout, f.value);
+  const notes: string[] = [];
+  let avg = toData(evidence.avgRowBytes);
+  const cols = evidence.columns?.filter((c) => c.avgWidth !== undefined) ?? [];
+  const allColumns = table.columns.every((c) => cols.some((x) => x.name.toLowerCase() === c.name.toLowerCase()));
+  if (allColumns && cols.length) {
+    const sum = cols.reduce((s, c) => s + (c.avgWidth ?? 0), 0);
+    notes.push(`the average data row (${round1(sum)} bytes) is the sum of optdiag's Average column width of every column; Data row size ${round1(evidence.avgRowBytes.value)} less the row overhead gives ${round1(avg)}`);
+    avg = sum;
+  }
+  const phys = evidence.avgRowBytes;
+  if (avg < range.min - 0.5 || avg > range.max + 0.5) {
+    P.push({
+      file: phys.file,
+      line: phys.line,
+      column: 1,
+      message: `expected an average row a row of table ${table.name} can have (data ${range.min} to ${range.max} bytes on ${format.id}), found ${phys.label} ${round1(phys.value)} (data ${round1(avg)}): is it the same table?`,
+    });
+    return undefined;
+  }
+  avg = Math.min(range.max, Math.max(range.min, avg));
+  const min = evidence.minRowBytes ? Math.min(avg, toData(evidence.minRowBytes)) : range.min;
+  const max = evidence.maxRowBytes ? Math.max(avg, toData(evidence.maxRowBytes)) : range.max;
+  notes.push(
+    `row lengths now: the maximum-entropy distribution on [${Math.round(min)}, ${Math.round(max)}] data bytes with mean ${round1(avg)} (${phys.kind} ${phys.label} ${round1(phys.value)} bytes, less ${format.id}'s row overhead${evidence.minRowBytes || evidence.maxRowBytes ? '; the range from its smallest and largest records' : "; the range: the table's shortest and longest rows"})`,
+  );
+  const source: EstimateSource = {
+    kind: 'evidence',
+    rows: evidence.rows.value,
+    min: Math.round(min),
+    avg,
+    max: Math.round(max),
+    now: maxEntropyLengths(Math.round(min), Math.round(max), avg),
+    from: evidence.kinds.join(' + '),
+  };
+  if (!evidence.moved) notes.push(`the measured figures give no ${movedWord(ctx)} count: rows are assumed inserted at the shortest length (${Math.round(min)} bytes) and grown to their length now`);
+  return { source, evidence, fit: evidence.moved !== undefined, notes };
+}
+
+function round1(x: number): number {
+  return Math.round(x * 10) / 10;
+}

@@ -1,0 +1,56 @@
+/**
+ * What the estimate says first, and whether it prints a command: a recommendation (exit status 0), or
+ * one of the two reasons not to apply anything (exit status 3, no `apply:` command unless --force):
+ * the evidence cannot be reproduced by any growth of these rows, or no setting the DBMS accepts meets
+ * the target. Pure.
+ */
+import type { EstimateConfig } from './config.js';
+import type { Calibration } from './calibrate.js';
+import type { FormatEstimate } from './estimate.js';
+import type { ReserveKnob } from './knob.js';
+import { fmtPct } from './plan.js';
+
+export type VerdictStatus = 'recommended' | 'nothing_to_change' | 'target_not_met' | 'evidence_not_reproduced';
+
+export interface Verdict {
+  status: VerdictStatus;
+  headline: string;
+  /** 0: apply the commands; 3: do not (the reason is the headline). */
+  exit_status: 0 | 3;
+}
+
+/** Exit status of an estimate that says not to apply anything (the CLI's EXIT_NOT_APPLICABLE, src/cli/exit-codes.ts). */
+export const EXIT_NO_RECOMMENDATION = 3;
+
+export function verdictOf(cfg: EstimateConfig, primary: FormatEstimate, knob: ReserveKnob, cal: Calibration | undefined): Verdict {
+  if (cal && !cal.reproduced) return { status: 'evidence_not_reproduced', headline: notReproduced(cfg, knob, cal), exit_status: EXIT_NO_RECOMMENDATION };
+  const rec = primary.forwarding_target;
+  if (!rec.met) return { status: 'target_not_met', headline: rec.why, exit_status: EXIT_NO_RECOMMENDATION };
+  if (knob.key === 'none') {
+    const c = primary.candidates[0]!;
+    return {
+      status: 'nothing_to_change',
+      headline: `${knob.format}: the table forwards ${fmtPct(c.forwarded_rows_pct)} of its rows (up to ${fmtPct(c.interval.forwarded_rows_pct[1])}), within the ${cfg.target_pct}% target; it has no setting to change`,
+      exit_status: 0,
+    };
+  }
+  return { status: 'recommended', headline: `recommended ${knob.key} ${rec.value}: ${rec.why}`, exit_status: 0 };
+}
+
+function notReproduced(cfg: EstimateConfig, knob: ReserveKnob, cal: Calibration): string {
+  const m = cal.measured;
+  const s = cal.simulated;
+  const word = knob.movedWord;
+  const head = `the evidence cannot be reproduced: ${m.label} (${fmtPct(m.pct)} of ${m.basis_word} ${word})`;
+  if (cal.kind === 'fit') {
+    const most = cal.fit!.curve[0]!;
+    const fewest = cal.fit!.curve[cal.fit!.curve.length - 1]!;
+    const dir = m.pct > most.interval[1]
+      ? `even with every row inserted at the shortest length (${cal.fit!.floor_bytes} bytes) and grown to its length now (${Math.round(cal.fit!.now_avg_bytes)} on average), ${s.setting} gives at most ${fmtPct(most.moved_pct)} (interval up to ${fmtPct(most.interval[1])})`
+      : `no growth of these rows gives it with ${s.setting}: the closest is ${fmtPct(s.moved_pct)} (interval ${fmtPct(s.interval[0])}–${fmtPct(s.interval[1])}), the least ${fmtPct(fewest.moved_pct)}`;
+    return (
+      `${head}, but ${dir}. Something the model leaves out moves these rows (rows that grow more than once, deletes and re-inserts, a setting other than the current one when the rows were inserted, figures of another table or time), so no setting is recommended`
+    );
+  }
+  return `${head}, but the rows ${cfg.source.kind === 'workload' ? 'of the workload' : 'given'} simulated with the current setting (${s.setting}) give ${fmtPct(s.moved_pct)} (interval ${fmtPct(s.interval[0])}–${fmtPct(s.interval[1])}): the lengths do not describe this table, so no setting is recommended`;
+}

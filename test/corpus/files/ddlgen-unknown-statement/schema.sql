@@ -1,0 +1,11 @@
+use pubs2
+go
+setuser 'dbo'
+go
+insert into titles values ('x', null)
+go
+create table titles (
+	title_id varchar(6) not null,
+	notes varchar(200) null
+)
+go

@@ -350,6 +350,7 @@ export function contentionMarkdown(results: ContentionResults): string {
       ];
     });
     out.push(mdTable(header, rows), '');
+    if (s.factors) out.push(...factorsMarkdown(s.factors));
     out.push(...inputsMarkdown(results));
     return out.join('\n');
   }
@@ -357,6 +358,20 @@ export function contentionMarkdown(results: ContentionResults): string {
   out.push(...inputsMarkdown(results));
   out.push(...entriesMarkdown(results.entries, R));
   return out.join('\n');
+}
+
+function factorsMarkdown(f: NonNullable<NonNullable<ContentionResults['sweep']>['factors']>): string[] {
+  return [
+    `### Features one at a time (${f.engines} engines, ${fmt(f.users)} users)`,
+    '',
+    `From the baseline (latched, every swept key at its first value: ${n0(f.baseline_tps)} tps), each feature alone, then all together. A share is the feature's log gain over that of all together.`,
+    '',
+    mdTable(
+      ['feature', 'throughput (tps)', 'gain', 'share of the total'],
+      [...f.features.map((x) => [x.feature, n0(x.tps), `${x.gain.toFixed(2)}×`, `${x.share_pct.toFixed(0)}%`]), ['all together', n0(f.all.tps), `${f.all.gain.toFixed(2)}×`, '100%'], ['interaction (all together − the sum of the shares)', '', '', `${f.interaction_pct.toFixed(0)}%`]],
+    ),
+    '',
+  ];
 }
 
 export function contentionTerminal(results: ContentionResults): string {
@@ -372,6 +387,10 @@ export function contentionTerminal(results: ContentionResults): string {
       c.gap ? `${Math.round(c.gap.latched_collapsed_share * 100)}%` : '',
     ]);
     lines.push(textTable(header, rows), s.headline.text);
+    if (s.factors)
+      lines.push(
+        `features one at a time from latched (${n0(s.factors.baseline_tps)} tps): ${s.factors.features.map((f) => `${f.feature} ${f.gain.toFixed(2)}× (${f.share_pct.toFixed(0)}%)`).join('; ')}; all together ${s.factors.all.gain.toFixed(2)}×; interaction ${s.factors.interaction_pct.toFixed(0)}%`,
+      );
   } else {
     const header = ['buffer manager', 'engines', 'users', 'tps', '95% CI', 'resp ms', 'p99 ms', 'busy %', 'spin %', 'collapsed'];
     const rows: string[][] = [];

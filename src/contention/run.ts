@@ -75,6 +75,21 @@ export interface SweepCellResult {
   stationary: boolean;
 }
 
+/**
+ * Features one at a time (a sweep whose keys each take two values, both buffer managers): the baseline
+ * is the latched manager with every key at its first value; each feature alone changes one of them
+ * (the lockless manager is one feature); `all` changes every one. A feature's share is its log gain
+ * over the log gain of all together; what the shares leave is the interaction.
+ */
+export interface FactorEffects {
+  users: number;
+  engines: number;
+  baseline_tps: number;
+  features: Array<{ feature: string; tps: number; gain: number; share_pct: number }>;
+  all: { tps: number; gain: number };
+  interaction_pct: number;
+}
+
 export interface ContentionResults {
   replications: number;
   inputs: ModelInput[];
@@ -82,7 +97,7 @@ export interface ContentionResults {
   entries: ContentionEntry[];
   /** Without a sweep: lockless ÷ latched at the largest population, per engine count. */
   gaps: Gap[];
-  sweep?: { axes: Array<{ key: string; values: Array<string | number | boolean> }>; cells: SweepCellResult[]; headline: PhaseHeadline };
+  sweep?: { axes: Array<{ key: string; values: Array<string | number | boolean> }>; cells: SweepCellResult[]; headline: PhaseHeadline; factors?: FactorEffects };
   /** Every point of the run passed the stationarity checks. */
   stationary: boolean;
   /** Points that did not, as labels. */
@@ -279,14 +294,47 @@ export function assembleResults(spec: ContentionSpec, jobs: readonly Job[], reps
     cells.filter((c) => c.gap).map((c) => ({ index: c.index, ratio: c.gap!.throughput_ratio, collapsed_share: c.gap!.latched_collapsed_share, lockless_collapsed_share: c.gap!.lockless_collapsed_share })),
     context,
   );
+  const factors = factorEffects(spec, cells);
   return {
     replications: spec.replications,
     inputs,
     entries: [],
     gaps: [],
-    sweep: { axes: spec.sweep.axes, cells, headline },
+    sweep: { axes: spec.sweep.axes, cells, headline, ...(factors ? { factors } : {}) },
     stationary: ns.length === 0,
     not_stationary: ns,
     calibration: spec.calibration,
+  };
+}
+
+function factorEffects(spec: ContentionSpec, cells: readonly SweepCellResult[]): FactorEffects | undefined {
+  const axes = spec.sweep!.axes;
+  if (!axes.every((a) => a.values.length === 2) || !(spec.buffer_managers.includes('latched') && spec.buffer_managers.includes('lockless'))) return undefined;
+  const engines = Math.max(...spec.engines);
+  const users = Math.max(...spec.users);
+  const tps = (index: number[], bm: BufferManagerKind): number | undefined =>
+    cells
+      .find((c) => c.index.every((v, i) => v === index[i]))
+      ?.entries.find((e) => e.buffer_manager === bm && e.engines === engines)
+      ?.points.find((p) => p.users === users)?.throughput_tps;
+  const zero = axes.map(() => 0);
+  const base = tps(zero, 'latched');
+  const all = tps(axes.map(() => 1), 'lockless');
+  if (!base || !all) return undefined;
+  const logAll = Math.log(all / base);
+  const features: FactorEffects['features'] = [];
+  const add = (feature: string, x: number | undefined): void => {
+    if (x === undefined) return;
+    features.push({ feature, tps: x, gain: round(x / base), share_pct: logAll !== 0 ? round((100 * Math.log(x / base)) / logAll) : 0 });
+  };
+  add('lockless buffer manager', tps(zero, 'lockless'));
+  axes.forEach((a, i) => add(`${a.key}: ${String(a.values[0])} → ${String(a.values[1])}`, tps(zero.map((_v, k) => (k === i ? 1 : 0)), 'latched')));
+  return {
+    users,
+    engines,
+    baseline_tps: base,
+    features,
+    all: { tps: all, gain: round(all / base) },
+    interaction_pct: round(100 - features.reduce((a, f) => a + f.share_pct, 0)),
   };
 }

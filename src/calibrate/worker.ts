@@ -7,10 +7,10 @@
  *   none         outside work only (the time of the work between accesses)
  *   bare         outside work + the critical section's work on a header, no latch (one thread only)
  *   ttas         test-and-test-and-set spinlock per partition: spin on a plain read, then CAS
- *   ticket       ticket lock per partition: take a ticket (atomic add), spin until it is served
- *   mcs          MCS queue lock per partition: swap yourself onto the tail, spin on your own node
+ *   ticket       ticket lock per partition [MCS]: take a ticket (atomic add), spin until it is served
+ *   mcs          MCS queue lock per partition [MCS]: swap yourself onto the tail, spin on your own node
  *   cas-pin      lockless: pin / update the header's usage word with a CAS loop, read the header
- *   optimistic   lockless: read the version, read the payload, validate the version (restart on a
+ *   optimistic   lockless [OLC]: read the version, read the payload, validate the version (restart on a
  *                change); `write_share` of the accesses lock the version (CAS to odd), write, unlock
  *   cas-count    one shared word CAS-incremented (fitting the CAS costs)
  *   broken       a "lock" that excludes nothing (the checker's teeth: updates must get lost)

@@ -693,7 +693,7 @@ class Simulator {
     this.afterAccess(t);
   }
 
-  /** An optimistic read: note the page's version, read for `lookup`, then validate. */
+  /** An optimistic read ([LEANSTORE], [OLC]): note the page's version, read for `lookup`, then validate. */
   private beginOptimistic(t: number): void {
     this.snap[t] = this.version[this.page[t]!]!;
     this.opBegin[t] = this.now;
@@ -734,7 +734,7 @@ class Simulator {
   /**
    * Occupancy of one acquisition: the hand-off (the lock word's cache line moving to the new owner:
    * handoff_per_waiter once for mcs and ttas_backoff, × the waiters spinning on the word for ttas,
-   * spin_yield and ticket, at least once) plus the hold. Exponential service draws the whole occupancy
+   * spin_yield and ticket, at least once: [LOCKS], [MCS]) plus the hold. Exponential service draws the whole occupancy
    * as one exponential, so a queue lock is an exponential server. Sets this.handoffPart to the hand-off
    * share of the returned occupancy.
    */
@@ -782,7 +782,7 @@ class Simulator {
     else this.state[t] = WAIT;
   }
 
-  /** Exponential back-off: a delay between half and all of the current bound, which then doubles. */
+  /** Exponential back-off [ANDERSON]: a delay between half and all of the current bound, which then doubles. */
   private backoffDelay(t: number): number {
     const cur = this.backoff[t]!;
     const next = cur * 2;
@@ -809,7 +809,7 @@ class Simulator {
     this.schedule(t, now + occ, HOLD);
   }
 
-  /** spin_yield: the spin limit is reached: leave the waiter list, give the engine up, queue for one again. */
+  /** spin_yield ([PG-SLOCK] spins, then gives up): the spin limit is reached: leave the waiter list, give the engine up, queue for one again. */
   private onSpinLimit(t: number): void {
     const lock = this.lockOf[t]!;
     let prev = -1;

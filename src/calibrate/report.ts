@@ -33,6 +33,8 @@ export function calibrationTerminal(r: CalibrationReport): string {
   for (const u of r.usl) lines.push(`USL over threads, ${u.mode} (${u.threads.join(', ')}): σ = ${u.sigma}, κ = ${u.kappa}, rms error ${u.rms_error_pct.toFixed(1)}%`);
   const sliced = r.runs.filter((x) => x.time_sliced);
   if (sliced.length) lines.push(`time-sliced runs (no cost fitted, no prediction): ${sliced.map((x) => `${x.mode}@${x.threads} (${x.time_sliced_reason})`).join('; ')}`);
+  const notes = [...new Set(r.predictions.map((p) => p.note).filter((x): x is string => !!x && x.startsWith('with the assumed')))];
+  for (const n of notes) lines.push(`model column ${n}`);
   lines.push(r.checks_passed ? 'correctness: mutual exclusion held, no lost updates, no torn reads in every run' : 'CORRECTNESS FAILURE: see checks in calibration.json');
   return lines.join('\n');
 }

@@ -120,10 +120,10 @@ describe('runContention', () => {
   });
 
   it('runs a replication whose model and seed repeat across sweep cells once', async () => {
-    const spec = tiny({ engines: 2, users: 8, sweep: { 'latched.hold': ['1us', '2us', '4us'] } });
+    const spec = tiny({ engines: 2, users: 8, sweep: { 'latched.spinlocks': [1, 2, 4] } });
     let total = 0;
     const r = await runContention(spec, 5, { workers: 1, onProgress: (_d, t) => (total = t) });
-    // latched: 3 cells × 3 replications; lockless does not depend on the latched hold: 3 replications
+    // latched: 3 cells × 3 replications; lockless does not depend on the spinlocks: 3 replications
     expect(total).toBe(9 + 3);
     expect(r.sweep!.cells).toHaveLength(3);
     expect(r.sweep!.cells[0]!.entries.find((e) => e.buffer_manager === 'lockless')).toEqual(r.sweep!.cells[2]!.entries.find((e) => e.buffer_manager === 'lockless'));

@@ -12,7 +12,7 @@ import { Prng } from '../util/prng.js';
 import { runTasks, type Task } from '../pool/pool.js';
 import type { BufferManagerKind, ContentionBase, ContentionSpec } from './schema.js';
 import { runReplication, summarisePoint, round, type ContentionPoint, type ContentionTaskPayload, type Replication } from './task.js';
-import { buildPointModel, pointNetwork } from './model.js';
+import { buildPointModel, pointNetwork, type PointModel } from './model.js';
 import { fitUsl } from './usl.js';
 import { operationalBounds } from './mva.js';
 import { ratioInterval, type Interval } from './stats.js';
@@ -124,6 +124,20 @@ function models(spec: ContentionSpec): ContentionBase[] {
   return spec.sweep ? spec.sweep.cells.map((c) => c.spec) : [spec];
 }
 
+/** Fields of a point model that cannot change the simulation of the other buffer manager. */
+const LATCHED_ONLY = ['lock', 'ttas', 'random_handoff', 'handoff_ns', 'backoff_min_ns', 'backoff_max_ns', 'spin_limit_ns', 'spinlocks', 'hold_ns', 'block'];
+const LOCKLESS_ONLY = ['cas_ns', 'line_transfer_ns', 'optimistic', 'lookup_ns', 'update_share', 'write_share', 'write_hold_ns', 'cached_data_pages', 'cached_level_pages'];
+
+/**
+ * A canonical text of what a point's simulation depends on: the model without the other manager's
+ * settings (a lockless point without index latches never takes a spinlock; a latched point never
+ * CASes), so that a sweep over one manager's keys runs the other's points once.
+ */
+export function modelKey(m: PointModel): string {
+  const drop = m.buffer_manager === 'latched' ? LOCKLESS_ONLY : m.index_latches ? [] : LATCHED_ONLY;
+  return JSON.stringify(m, (k, v) => (drop.includes(k) ? undefined : v));
+}
+
 /** The unique payloads of a run and, for every replication of every point, which payload it is. */
 export function contentionJobs(spec: ContentionSpec, seed: number): { payloads: ContentionTaskPayload[]; jobs: Job[] } {
   const payloads: ContentionTaskPayload[] = [];
@@ -135,7 +149,7 @@ export function contentionJobs(spec: ContentionSpec, seed: number): { payloads: 
         for (const users of m.users)
           for (let rep = 0; rep < m.replications; rep++) {
             const s = replicationSeed(seed, bm, engines, users, rep);
-            const key = `${s}:${JSON.stringify(buildPointModel(m, bm, engines, users))}`;
+            const key = `${s}:${modelKey(buildPointModel(m, bm, engines, users))}`;
             let task = byKey.get(key);
             if (task === undefined) {
               task = payloads.length;

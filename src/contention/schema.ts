@@ -395,6 +395,13 @@ export const contentionSchema: z.ZodType<ContentionSpec, any> = baseSchema
         cells *= Array.isArray(sweep[key]) ? sweep[key]!.length : 1;
         if (!SWEEPABLE_CONTENTION_KEYS.includes(key)) {
           ctx.addIssue({ code: 'custom', path: ['sweep', key], message: `a key the contention sweep can vary (${SWEEPABLE_CONTENTION_KEYS.join(', ')}), found "${key}"`, input: key });
+        } else if (Array.isArray(sweep[key])) {
+          // each value must be valid for its key (checked here too, so that every problem is found at once)
+          const fs = fieldSchema(key.split('.'))!;
+          sweep[key]!.forEach((v, i) => {
+            const r = fs.safeParse(v);
+            if (!r.success) for (const iss of r.error.issues) ctx.addIssue({ code: 'custom', path: ['sweep', key, i], message: `${iss.code === 'custom' ? iss.message : iss.message.replace(/^Invalid (input|option): (expected )?/, '')} for ${key}`, input: v });
+          });
         }
       }
       if (cells > MAX_SWEEP_CELLS) ctx.addIssue({ code: 'custom', path: ['sweep'], message: `at most ${MAX_SWEEP_CELLS} sweep cells, found ${cells}`, input: cells });

@@ -128,7 +128,7 @@ export function loadConfig(file: string, text?: string, options: LoadOptions = {
       storage = sweepPoints(obj, top.name, seed, baseDir, top.sweep ?? {}, P);
     }
   } else if (top.sweep) {
-    P.add(['sweep'], 'expected sweep only with a storage run (table, engine, workload); contention takes lists directly', true);
+    P.add(['sweep'], 'expected sweep only with a storage run (table, engine, workload); contention takes lists directly and has its own sweep: contention.sweep', true);
   }
 
   // Sections, against the config's table and engine (resolved again for them: a problem found twice is listed once).

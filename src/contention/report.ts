@@ -182,7 +182,7 @@ function cellRatio(c: SweepCellResult): number {
 function writePhaseCharts(results: ContentionResults, write: (name: string, png: Buffer) => void): void {
   const sweep = results.sweep!;
   const axes = sweep.axes;
-  const notes = ['dashed outline: bimodal (some replications collapse, some do not); †: a point not stationary after its extensions'];
+  const notes = ['dashed outline: bimodal (some replications collapse, some do not); †: a point not stationary after its extensions', '‡: the lockless manager collapsed too (its hottest CAS line saturated) in at least half its replications'];
   if (axes.length === 1) {
     const a = axes[0]!;
     const pts: Array<[number, number]> = [];
@@ -223,7 +223,7 @@ function writePhaseCharts(results: ContentionResults, write: (name: string, png:
         xValues: ax.values.map(String),
         yValues: ay.values.map(String),
         values,
-        cellText: rows.map((row) => row.map((c) => (c?.gap ? `${ratioText(c.gap.throughput_ratio)}×` : ''))),
+        cellText: rows.map((row) => row.map((c) => (c?.gap ? `${ratioText(c.gap.throughput_ratio)}×${c.gap.lockless_collapsed_share >= 0.5 ? ' ‡' : ''}` : ''))),
         dashed: rows.map((row) => row.map((c) => !!c?.gap?.bimodal)),
         dagger: rows.map((row) => row.map((c) => !!c && !c.stationary)),
         center: 1,

@@ -564,7 +564,7 @@ export function renderHeatMap(spec: HeatMapSpec): Buffer {
   }
   y += 8;
   const notes = spec.notes ?? [];
-  const legendH = 46 + notes.length * 18;
+  const legendH = 56 + notes.length * 18;
   const left = 110;
   const right = width - 30;
   const top = y;
@@ -619,10 +619,15 @@ export function renderHeatMap(spec: HeatMapSpec): Buffer {
   ctx.textBaseline = 'middle';
   ctx.fillText(spec.yLabel, 0, 0);
   ctx.restore();
-  // legend: the colour scale
-  const ly = bottom + 56;
+  // legend: the colour scale, its caption above it, its ends and centre below it
+  const ly = bottom + 62;
   const lw = Math.min(420, right - left);
   const lx = (width - lw) / 2;
+  ctx.fillStyle = TEXT_COLOR;
+  ctx.font = pmFont(12);
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'bottom';
+  ctx.fillText(spec.legendLabel, width / 2, ly - 3);
   for (let k = 0; k < lw; k++) {
     ctx.fillStyle = divergingColor((2 * k) / (lw - 1) - 1);
     ctx.fillRect(lx + k, ly, 1, 14);
@@ -631,14 +636,14 @@ export function renderHeatMap(spec: HeatMapSpec): Buffer {
   ctx.lineWidth = 1;
   ctx.strokeRect(lx + 0.5, ly + 0.5, lw - 1, 13);
   ctx.fillStyle = TEXT_COLOR;
-  ctx.font = pmFont(12);
   ctx.textBaseline = 'top';
+  const end = formatNumber(Number((center * Math.pow(10, span)).toPrecision(2)));
   ctx.textAlign = 'left';
-  ctx.fillText(`≤ ${formatNumber(center / Math.pow(10, span))}`, lx, ly + 17);
+  ctx.fillText(`≤ 1/${end}`, lx, ly + 17);
   ctx.textAlign = 'center';
-  ctx.fillText(`${formatNumber(center)} — ${spec.legendLabel}`, lx + lw / 2, ly + 17);
+  ctx.fillText(formatNumber(center), lx + lw / 2, ly + 17);
   ctx.textAlign = 'right';
-  ctx.fillText(`≥ ${formatNumber(center * Math.pow(10, span))}`, lx + lw, ly + 17);
+  ctx.fillText(`≥ ${end}`, lx + lw, ly + 17);
   ctx.textAlign = 'center';
   notes.forEach((n, i) => ctx.fillText(n, width / 2, ly + 36 + i * 18));
   return canvas.toBuffer('image/png');

@@ -21,7 +21,7 @@ import { CTRL_READY, CTRL_START, CTRL_STOP, dataLine, header, H_PAYLOAD, H_USAGE
 import type { Mode, RunMessage, ThreadResult } from './worker.js';
 import { ROWSIM_VERSION } from '../version.js';
 
-/** A thread that got less than this share of a core was time-sliced or preempted. */
+/** A thread that got less than this share of a core was time-sliced or preempted (assumed: a threshold well below the ~100% an unshared core gives, above the ~50% two threads get from one). */
 export const MIN_CPU_SHARE = 0.8;
 
 export interface Workload {

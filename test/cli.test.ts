@@ -106,12 +106,15 @@ describe('rowsim run with a contention section', () => {
     expect(r.stdout).toMatch(/8 engines = 7\.\d+× 1 engine/);
     const res = JSON.parse(readFileSync(join(dir, 'c', 'results.json'), 'utf8'));
     expect(res.storage).toBeUndefined();
-    const entry = res.contention[0];
+    const entry = res.contention.entries[0];
     expect(entry).toMatchObject({ buffer_manager: 'latched' });
-    expect(Object.keys(entry.usl)).toEqual(expect.arrayContaining(['lambda', 'sigma', 'kappa']));
-    for (const key of ['users', 'throughput_tps', 'response_time_ms', 'response_time_ms_p99', 'engine_busy_pct', 'spin_pct']) {
+    expect(Object.keys(entry.usl)).toEqual(expect.arrayContaining(['lambda', 'sigma', 'kappa', 'rms_error_pct']));
+    expect(entry.usl.over).toBe('engines');
+    for (const key of ['users', 'throughput_tps', 'ci95', 'collapsed', 'stationary', 'response_time_ms', 'response_time_ms_p99', 'engine_busy_pct', 'spin_pct']) {
       expect(entry.points[0]).toHaveProperty(key);
     }
+    expect(res.contention.replications).toBe(5);
+    expect(res.contention.inputs.find((i: { key: string }) => i.key === 'latched.spinlocks').source).toContain('[PG-BUFMAP]');
     expect(res.charts.length).toBeGreaterThan(0);
     for (const c of res.charts) expect(existsSync(join(dir, 'c', c))).toBe(true);
     expect(readFileSync(join(dir, 'c', 'summary.md'), 'utf8')).toMatch(/contention/i);

@@ -23,7 +23,7 @@ type Def = { type: string; [k: string]: unknown };
 const defOf = (s: unknown): Def => (s as { _zod: { def: Def } })._zod.def;
 
 /** Every key an object schema accepts, with its default and enum values, as dotted paths (`[]` for list items). */
-function schemaKeys(schema: unknown, prefix = ''): KeyFacts[] {
+function schemaKeys(schema: unknown, prefix = '', placeholder = '<key>'): KeyFacts[] {
   let s = schema;
   let dflt: unknown;
   for (let i = 0; i < 10; i++) {
@@ -35,10 +35,10 @@ function schemaKeys(schema: unknown, prefix = ''): KeyFacts[] {
   }
   const d = defOf(s);
   if (d.type === 'object') {
-    return Object.entries(d.shape as Record<string, unknown>).flatMap(([k, v]) => schemaKeys(v, prefix ? `${prefix}.${k}` : k));
+    return Object.entries(d.shape as Record<string, unknown>).flatMap(([k, v]) => schemaKeys(v, prefix ? `${prefix}.${k}` : k, placeholder));
   }
-  if (d.type === 'array' && defOf(d.element).type === 'object') return schemaKeys(d.element, `${prefix}[]`);
-  if (d.type === 'record') return schemaKeys(d.valueType, `${prefix}.<column>`);
+  if (d.type === 'array' && defOf(d.element).type === 'object') return schemaKeys(d.element, `${prefix}[]`, placeholder);
+  if (d.type === 'record') return schemaKeys(d.valueType, `${prefix}.${placeholder}`, placeholder);
   const facts: KeyFacts = { path: prefix };
   if (dflt !== undefined) facts.default = dflt;
   if (d.type === 'enum') facts.values = Object.values(d.entries as Record<string, string>);
@@ -89,7 +89,7 @@ describe('docs/config.md against the schemas', () => {
     expect(check('table', schemaKeys(tableSchema), (p) => `table.${p}`)).toEqual([]);
   });
   it('workload: every key of every phase, and its allowed values', () => {
-    const keys = Object.entries(PHASE_SCHEMAS).flatMap(([phase, schema]) => schemaKeys(schema, phase));
+    const keys = Object.entries(PHASE_SCHEMAS).flatMap(([phase, schema]) => schemaKeys(schema, phase, '<column>'));
     expect(check('workload', keys, (p) => p)).toEqual([]);
   });
   it('estimate: every key and its default', () => {

@@ -3,14 +3,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { contentionSchema, type ContentionSpec } from '../src/contention/schema.js';
-import { runContention, runContentionInProcess, type ContentionResult } from '../src/contention/run.js';
-import { contentionMarkdown, contentionTerminal, gapAtMaxUsers, writeContentionCharts } from '../src/contention/report.js';
+import { contentionSchema, parseContention, type ContentionSpec } from '../src/contention/schema.js';
+import { runContention, runContentionInProcess } from '../src/contention/run.js';
+import { contentionMarkdown, contentionTerminal, writeContentionCharts } from '../src/contention/report.js';
 
 const loadConfig = (name: string): { seed: number; spec: ContentionSpec } => {
   const doc = parse(readFileSync(join(__dirname, '..', 'sim-configs', name), 'utf8')) as { seed: number; name: string; contention: unknown };
   expect(doc.name).toBe(name.replace(/\.yaml$/, ''));
-  return { seed: doc.seed, spec: contentionSchema.parse(doc.contention) };
+  return { seed: doc.seed, spec: parseContention(doc.contention) };
 };
 
 describe('contention schema', () => {
@@ -18,13 +18,20 @@ describe('contention schema', () => {
     const s = contentionSchema.parse({ engines: 80, users: [1000, 2000], latched: { hold: '1us' }, duration: '2s' });
     expect(s.engines).toEqual([80]);
     expect(s.users).toEqual([1000, 2000]);
-    expect(s.latched).toEqual({ spinlocks: 16, hold_ns: 1000, handoff_per_waiter_ns: 50, wait: 'spin', lock: 'ttas' });
+    expect(s.latched).toEqual({ spinlocks: 16, hold_ns: 1000, handoff_per_waiter_ns: 50, wait: 'spin', lock: 'ttas', backoff_min_ns: 100, backoff_max_ns: 6400, spin_limit_ns: 10000 });
     expect(s.lockless.lookup_ns).toBe(1000); // defaults to the latched hold: the same work without the latch
+    expect(s.lockless.line_transfer_ns).toBe(50); // defaults to the hand-off: the same cache-line transfer
+    expect(s.lockless.read).toBe('cas');
+    expect(s.lockless.write_hold_ns).toBe(1000);
     expect(s.think_time_ns).toBe(1e9);
     expect(s.transaction).toEqual({ logical_reads: 40, cpu_per_read_ns: 5000, cpu_per_transaction_ns: 200000 });
     expect(s.duration_ns).toBe(2e9);
     expect(s.warmup_ns).toBe(5e8);
+    expect(s.replications).toBe(5);
+    expect(s.stationarity).toEqual({ tolerance_pct: 1, max_extensions: 2 });
     expect(s.xoltp.applies_to).toEqual(['latched', 'lockless']);
+    expect(s.sweep).toBeNull();
+    expect(contentionSchema.parse({ engines: 1, users: 1, latched: { lock: 'queue' } }).latched.lock).toBe('mcs');
   });
 
   it('rejects unknown keys and bad units with the key path', () => {
@@ -35,16 +42,34 @@ describe('contention schema', () => {
     expect(bad.error!.issues.some((i) => i.code === 'unrecognized_keys')).toBe(true);
     expect(contentionSchema.safeParse({ engines: 8, users: 10, latched: { lock: 'mutex' } }).success).toBe(false);
     expect(contentionSchema.safeParse({ engines: 0, users: 10 }).success).toBe(false);
+    const blockBackoff = contentionSchema.safeParse({ engines: 8, users: 10, latched: { wait: 'block', lock: 'ttas_backoff' } });
+    expect(blockBackoff.error!.issues.map((i) => i.path.join('.'))).toContain('latched.lock');
+    const sources = contentionSchema.safeParse({ engines: 8, users: 10, sources: { 'latched.hodl': '[LOCKS]' } });
+    expect(sources.error!.issues.map((i) => i.path.join('.'))).toContain('sources.latched.hodl');
   });
 
-  it('parses both shipped configs', () => {
+  it('resolves a sweep into cells, each value parsed by its key and problems at the sweep value', () => {
+    const s = contentionSchema.parse({ engines: 8, users: 10, sweep: { 'latched.handoff_per_waiter': ['20ns', '40ns'], 'pages.skew': [0.5, 0.9, 0.99] } });
+    expect(s.sweep!.cells).toHaveLength(6);
+    expect(s.sweep!.cells[0]!.params).toEqual({ 'latched.handoff_per_waiter': '20ns', 'pages.skew': 0.5 });
+    expect(s.sweep!.cells[5]!.spec.latched.handoff_per_waiter_ns).toBe(40);
+    expect(s.sweep!.cells[5]!.spec.lockless.line_transfer_ns).toBe(40); // the derived default follows the swept hand-off
+    expect(s.sweep!.cells[5]!.spec.pages.skew).toBe(0.99);
+    const bad = contentionSchema.safeParse({ engines: 8, users: 10, sweep: { 'latched.hold': ['1us', '3 parsecs'], 'latched.spinlock': [1] } });
+    const paths = bad.error!.issues.map((i) => i.path.join('.'));
+    expect(paths).toContain('sweep.latched.hold.1');
+    expect(paths).toContain('sweep.latched.spinlock');
+  });
+
+  it('parses every shipped contention config', () => {
     expect(loadConfig('xoltp-80-engines.yaml').spec.engines).toEqual([80]);
     expect(loadConfig('postgres-8-cores.yaml').spec.engines).toEqual([1, 2, 4, 8]);
+    expect(loadConfig('xoltp-phase-diagram.yaml').spec.sweep!.axes).toHaveLength(2);
   });
 });
 
-const tiny = (): ContentionSpec =>
-  contentionSchema.parse({
+const tiny = (over: Record<string, unknown> = {}): ContentionSpec =>
+  parseContention({
     engines: [2, 4],
     users: [8, 32],
     think_time: '1ms',
@@ -53,6 +78,8 @@ const tiny = (): ContentionSpec =>
     latched: { spinlocks: 2, hold: '2us' },
     duration: '40ms',
     warmup: '5ms',
+    replications: 3,
+    ...over,
   });
 
 describe('runContention', () => {
@@ -61,23 +88,46 @@ describe('runContention', () => {
     const one = await runContention(spec, 42, { workers: 1 });
     let calls = 0;
     const two = await runContention(spec, 42, { workers: 2, onProgress: () => calls++ });
-    expect(calls).toBe(8);
+    expect(calls).toBe(2 * 2 * 2 * 3);
     expect(two).toEqual(one);
     expect(runContentionInProcess(spec, 42)).toEqual(one);
-    expect(one.map((r) => [r.buffer_manager, r.engines])).toEqual([
+    expect(one.entries.map((r) => [r.buffer_manager, r.engines])).toEqual([
       ['latched', 2],
       ['latched', 4],
       ['lockless', 2],
       ['lockless', 4],
     ]);
-    for (const r of one) {
+    for (const r of one.entries) {
       expect(r.points.map((p) => p.users)).toEqual([8, 32]);
-      for (const k of ['throughput_tps', 'response_time_ms', 'response_time_ms_p99', 'engine_busy_pct', 'spin_pct'] as const)
-        expect(typeof r.points[0]![k]).toBe('number');
-      expect(Object.keys(r.usl)).toEqual(expect.arrayContaining(['lambda', 'sigma', 'kappa']));
+      for (const p of r.points) {
+        expect(p.replications).toBe(3);
+        expect(p.runs).toHaveLength(3);
+        expect(p.ci95.throughput_tps[0]).toBeLessThanOrEqual(p.throughput_tps);
+        expect(p.ci95.throughput_tps[1]).toBeGreaterThanOrEqual(p.throughput_tps);
+        expect(new Set(p.runs.map((x) => x.seed)).size).toBe(3);
+      }
+      // two engine counts: a USL fit over engines, at the largest population
+      expect(r.usl).toMatchObject({ over: 'engines', users: 32, engines: [2, 4] });
     }
     const other = runContentionInProcess(spec, 43);
-    expect(other[0]!.points[1]!.response_time_ms).not.toEqual(one[0]!.points[1]!.response_time_ms);
+    expect(other.entries[0]!.points[1]!.response_time_ms).not.toEqual(one.entries[0]!.points[1]!.response_time_ms);
+  });
+
+  it('never fits the USL over users: one engine count gives no fit', () => {
+    const r = runContentionInProcess(tiny({ engines: 4 }), 1);
+    for (const e of r.entries) expect(e.usl).toBeUndefined();
+    expect(contentionMarkdown(r)).toContain('No USL fit');
+  });
+
+  it('runs a replication whose model and seed repeat across sweep cells once', async () => {
+    const spec = tiny({ engines: 2, users: 8, sweep: { 'latched.spinlocks': [1, 2, 4] } });
+    let total = 0;
+    const r = await runContention(spec, 5, { workers: 1, onProgress: (_d, t) => (total = t) });
+    // latched: 3 cells × 3 replications; lockless does not depend on the spinlocks: 3 replications
+    expect(total).toBe(9 + 3);
+    expect(r.sweep!.cells).toHaveLength(3);
+    expect(r.sweep!.cells[0]!.entries.find((e) => e.buffer_manager === 'lockless')).toEqual(r.sweep!.cells[2]!.entries.find((e) => e.buffer_manager === 'lockless'));
+    expect(r.sweep!.headline.text).toMatch(/latched/);
   });
 
   it('writes charts, a markdown section and a terminal table', () => {
@@ -89,10 +139,16 @@ describe('runContention', () => {
       for (const f of files) expect(statSync(join(dir, f.replace('charts/', ''))).size).toBeGreaterThan(5000);
       const md = contentionMarkdown(results);
       expect(md).toContain('## Buffer-manager contention');
-      expect(md).toContain('| engines | users | throughput (tps)');
+      expect(md).toContain('| engines | users | throughput (tps) | 95% CI');
+      expect(md).toContain('### Model inputs');
+      expect(md).toContain('Where engine time and response time go');
       const text = contentionTerminal(results);
       expect(text.split('\n')[0]).toContain('buffer manager');
-      expect(text).toContain('lockless vs latched at 32 users');
+      expect(text).toContain('at 32 users, 4 engines: lockless');
+      const sweep = runContentionInProcess(tiny({ engines: 2, users: 8, sweep: { 'latched.hold': ['1us', '4us'], 'pages.skew': [0.5, 1.2] } }), 1);
+      expect(writeContentionCharts(sweep, (rel, data) => writeFileSync(join(dir, rel.replace('charts/', '')), data))).toEqual(['charts/contention-phase.png']);
+      expect(statSync(join(dir, 'contention-phase.png')).size).toBeGreaterThan(5000);
+      expect(contentionMarkdown(sweep)).toContain('### Phase diagram');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -100,27 +156,28 @@ describe('runContention', () => {
   });
 });
 
-describe('the shipped configs reproduce the seed figures (shortened runs)', () => {
+describe('the shipped configs reproduce the published figures (shortened runs)', () => {
   it('xoltp-80-engines: lockless 4–7× the latched throughput, 10–100× lower response time at 5000 users', () => {
     const { seed, spec } = loadConfig('xoltp-80-engines.yaml');
-    const short: ContentionSpec = { ...spec, users: [5000], duration_ns: 300e6, warmup_ns: 150e6 };
+    const short: ContentionSpec = { ...spec, users: [5000], duration_ns: 200e6, warmup_ns: 150e6, replications: 2 };
     const results = runContentionInProcess(short, seed);
-    const [gap] = gapAtMaxUsers(results);
+    const [gap] = results.gaps;
     expect(gap!.throughput_ratio).toBeGreaterThan(4);
     expect(gap!.throughput_ratio).toBeLessThan(7);
     expect(gap!.response_ratio).toBeGreaterThan(10);
     expect(gap!.response_ratio).toBeLessThan(100);
-    const latched = results.find((r) => r.buffer_manager === 'latched')!.points[0]!;
+    expect(gap!.latched_collapsed_share).toBe(1);
+    const latched = results.entries.find((r) => r.buffer_manager === 'latched')!.points[0]!;
     expect(latched.spin_pct).toBeGreaterThan(50); // out of CPU, mostly from spinlock contention
   });
 
   it('postgres-8-cores: eight engines deliver about 7.4× one engine', () => {
     const { seed, spec } = loadConfig('postgres-8-cores.yaml');
-    const results: ContentionResult[] = runContentionInProcess({ ...spec, duration_ns: 200e6 }, seed);
-    const eight = results.find((r) => r.engines === 8)!;
+    const results = runContentionInProcess({ ...spec, duration_ns: 200e6, replications: 2 }, seed);
+    const eight = results.entries.find((r) => r.engines === 8)!;
     expect(eight.speedup!).toBeGreaterThan(7.1);
     expect(eight.speedup!).toBeLessThan(7.7);
-    expect(eight.usl.over).toBe('engines');
-    expect(eight.usl.sigma + eight.usl.kappa).toBeGreaterThan(0);
+    expect(eight.usl!.over).toBe('engines');
+    expect(eight.usl!.sigma + eight.usl!.kappa).toBeGreaterThan(0);
   });
 });

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { contentionSchema, type ContentionSpec } from '../src/contention/schema.js';
-import { runPoint, type ContentionPoint } from '../src/contention/task.js';
+import { parseContention, type ContentionSpec } from '../src/contention/schema.js';
+import { runReplication, summarisePoint, type ContentionPoint } from '../src/contention/task.js';
 import { buildPointModel, pointNetwork } from '../src/contention/model.js';
 import { exactMva, machineRepairman } from '../src/contention/mva.js';
 import type { BufferManagerKind } from '../src/contention/schema.js';
 
-const spec = (raw: Record<string, unknown>): ContentionSpec => contentionSchema.parse(raw);
+const spec = (raw: Record<string, unknown>): ContentionSpec => parseContention({ stationarity: { max_extensions: 0 }, ...raw });
+/** One replication of a point, summarised (bounds and, product-form, MVA). */
 const point = (s: ContentionSpec, bm: BufferManagerKind, engines: number, users: number, seed = 7): ContentionPoint =>
-  runPoint({ spec: s, buffer_manager: bm, engines, users, seed });
+  summarisePoint(s, bm, engines, users, [runReplication({ spec: s, buffer_manager: bm, engines, users, seed })]);
 const relErr = (a: number, b: number): number => Math.abs(a - b) / b;
 
 /** A small product-form network: 4 engines, 2 spinlocks (one hot), a FCFS lock station per spinlock. */

@@ -20,8 +20,11 @@ function check(file: string, actual: string): void {
 
 const configs = readdirSync(join(ROOT, 'sim-configs')).filter((f) => f.endsWith('.yaml'));
 
+/** The contention configs run replications and sweeps: minutes on two shared cores, not seconds. */
+const TIMEOUT_MS = 400_000;
+
 describe('sim-configs give the same figures as test/golden', () => {
-  it.each(configs)('%s', (config) => {
+  it.each(configs)('%s', { timeout: TIMEOUT_MS }, (config) => {
     const name = config.replace(/\.yaml$/, '');
     const path = join(ROOT, 'sim-configs', config);
     const out = join(mkdtempSync(join(tmpdir(), 'rowsim-golden-')), name);

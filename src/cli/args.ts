@@ -58,3 +58,15 @@ export function parsePageSize(value: string): number {
   if (!m || !Number.isInteger(n) || n < 1024 || n > 65536) throw new InvalidArgumentError(`expected a page size such as 2k, 4k, 8k or 16k, found "${value}"`);
   return n;
 }
+
+/** Milliseconds a calibration run lasts (50 … 60,000). */
+export const parseDurationMs = (value: string): number => wholeNumber(value, 50, 60_000, 'milliseconds', '300');
+export const parseRepeats = (value: string): number => wholeNumber(value, 1, 15, 'repeats', '3');
+
+/** A comma-separated list of thread counts from 1 to 256 (`1,2` or `1,2,4`). */
+export function parseThreadList(value: string): number[] {
+  const parts = value.split(',').map((v) => v.trim()).filter(Boolean);
+  if (parts.length === 0) throw new InvalidArgumentError(`expected thread counts from 1 to 256 separated by commas, such as 1,2, found "${value}"`);
+  const list = parts.map((p) => wholeNumber(p, 1, 256, 'threads', '1,2'));
+  return [...new Set(list)].sort((a, b) => a - b);
+}

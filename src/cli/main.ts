@@ -9,7 +9,7 @@
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../config/errors.js';
 import { ROWSIM_VERSION } from '../version.js';
-import { parseFormat, parseFormatList, parseMaxPoints, parseRowCount, parseRowsizeRows, parseSampleRows, parseSeeds, parsePageSize, parseTarget, parseWorkers } from './args.js';
+import { parseDurationMs, parseFormat, parseFormatList, parseMaxPoints, parsePageSize, parseRepeats, parseRowCount, parseRowsizeRows, parseSampleRows, parseSeeds, parseTarget, parseThreadList, parseWorkers } from './args.js';
 
 import { EXIT_INPUT, EXIT_INTERNAL, EXIT_OK } from './exit-codes.js';
 
@@ -104,6 +104,21 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .action(async (config: string, opts) => {
       const { pgCheckCommand } = await import('./pg-check.js');
       setCode(await pgCheckCommand(config, opts));
+    });
+
+  program
+    .command('calibrate')
+    .description('measure latch and CAS costs on worker threads (SharedArrayBuffer, Atomics), fit the contention model, print the model beside the measurement; write out/calibrate/calibration.json')
+    .option('--out <dir>', 'output folder (default: out/calibrate)')
+    .option('--threads <list>', 'thread counts of the table runs, e.g. 1,2 (default: 1 … the number of cores)', parseThreadList)
+    .option('--oversubscribe', 'also run more threads than cores (measured, marked time-sliced, never fitted)')
+    .option('--duration <ms>', 'milliseconds each run lasts (default 300)', parseDurationMs)
+    .option('--repeats <n>', 'repeats of each fitting run, the median is used (default 3)', parseRepeats)
+    .option('--json', 'print calibration.json instead of the table')
+    .option('--quiet', 'print nothing but errors')
+    .action(async (opts) => {
+      const { calibrateCommand } = await import('./calibrate.js');
+      setCode(await calibrateCommand({ ...opts, durationMs: opts.duration }));
     });
 
   return program;

@@ -7,7 +7,7 @@
  * traversal reads one page of index level i % levels (the root at level 0); data reads fall on the data
  * pages with Zipf popularity, page 0 the hottest.
  */
-import type { BufferManagerKind, ContentionSpec } from './schema.js';
+import type { BufferManagerKind, ContentionBase, LockKind } from './schema.js';
 
 export interface PointModel {
   buffer_manager: BufferManagerKind;
@@ -25,8 +25,15 @@ export interface PointModel {
   exponential: boolean;
   /** latched + wait: block: a task gives its engine up at every latched look-up. */
   block: boolean;
+  lock: LockKind;
+  /** The hand-off grows with the waiters spinning on the lock word (ttas, spin_yield, ticket). */
   ttas: boolean;
+  /** The next owner is a random spinner (ttas, spin_yield) rather than the first in line. */
+  random_handoff: boolean;
   handoff_ns: number;
+  backoff_min_ns: number;
+  backoff_max_ns: number;
+  spin_limit_ns: number;
   spinlocks: number;
   hold_ns: number;
   /** Index-page latches in use (index look-ups and no latch-free B-tree for this manager). */
@@ -41,7 +48,14 @@ export interface PointModel {
   data_pages: number;
   skew: number;
   cas_ns: number;
+  line_transfer_ns: number;
+  /** Lockless reads validate a version word instead of pinning by CAS. */
+  optimistic: boolean;
+  /** Optimistic read window of one look-up (lockless.lookup): the engine work of the read. */
+  lookup_ns: number;
   update_share: number;
+  write_share: number;
+  write_hold_ns: number;
   /** Data pages of rank < this are in the engine-local cache (lockless only). */
   cached_data_pages: number;
   /** Pages of each index level with in-level number < this are in the engine-local cache. */
@@ -49,6 +63,10 @@ export interface PointModel {
   duration_ns: number;
   warmup_ns: number;
   max_events: number;
+  /** Little's law error and half-window drift allowed, percent. */
+  tolerance_pct: number;
+  /** Window extensions before a point is flagged as not stationary. */
+  max_extensions: number;
 }
 
 /** The spinlock (cache partition) a page hashes to: a 32-bit integer mix, then modulo. */
@@ -73,7 +91,7 @@ export function zipfWeights(count: number, skew: number): Float64Array {
   return w;
 }
 
-export function buildPointModel(spec: ContentionSpec, bm: BufferManagerKind, engines: number, users: number): PointModel {
+export function buildPointModel(spec: ContentionBase, bm: BufferManagerKind, engines: number, users: number): PointModel {
   const x = spec.xoltp;
   const xoltpOn = x.applies_to.includes(bm);
   const snap = xoltpOn ? x.snap_cpu_factor : 1;
@@ -92,6 +110,8 @@ export function buildPointModel(spec: ContentionSpec, bm: BufferManagerKind, eng
   }
   const cache = lockless ? localCache(spec, levelPages) : { data: 0, levels: levelPages.map(() => 0) };
   const indexLatches = indexReads > 0 && !(xoltpOn && x.latch_free_btree);
+  const optimistic = lockless && spec.lockless.read === 'optimistic';
+  const lock = spec.latched.lock;
   return {
     buffer_manager: bm,
     engines,
@@ -103,11 +123,16 @@ export function buildPointModel(spec: ContentionSpec, bm: BufferManagerKind, eng
     work_ns:
       spec.transaction.cpu_per_transaction_ns * snap +
       dataReads * spec.transaction.cpu_per_read_ns +
-      (lockless ? lookups * spec.lockless.lookup_ns : 0),
+      (lockless && !optimistic ? lookups * spec.lockless.lookup_ns : 0),
     exponential: spec.service_times === 'exponential',
     block: spec.latched.wait === 'block',
-    ttas: spec.latched.lock === 'ttas',
+    lock,
+    ttas: lock === 'ttas' || lock === 'spin_yield' || lock === 'ticket',
+    random_handoff: lock === 'ttas' || lock === 'spin_yield',
     handoff_ns: spec.latched.handoff_per_waiter_ns,
+    backoff_min_ns: spec.latched.backoff_min_ns,
+    backoff_max_ns: spec.latched.backoff_max_ns,
+    spin_limit_ns: spec.latched.spin_limit_ns,
     spinlocks: spec.latched.spinlocks,
     hold_ns: spec.latched.hold_ns,
     index_latches: indexLatches,
@@ -119,12 +144,19 @@ export function buildPointModel(spec: ContentionSpec, bm: BufferManagerKind, eng
     data_pages: spec.pages.count,
     skew: spec.pages.skew,
     cas_ns: spec.lockless.cas_ns,
-    update_share: spec.lockless.update_share,
+    line_transfer_ns: spec.lockless.line_transfer_ns,
+    optimistic,
+    lookup_ns: spec.lockless.lookup_ns,
+    update_share: optimistic ? 0 : spec.lockless.update_share,
+    write_share: lockless ? spec.lockless.write_share : 0,
+    write_hold_ns: spec.lockless.write_hold_ns,
     cached_data_pages: cache.data,
     cached_level_pages: cache.levels,
     duration_ns: spec.duration_ns,
     warmup_ns: spec.warmup_ns,
     max_events: spec.max_events,
+    tolerance_pct: spec.stationarity.tolerance_pct,
+    max_extensions: spec.stationarity.max_extensions,
   };
 }
 
@@ -133,7 +165,7 @@ export function buildPointModel(spec: ContentionSpec, bm: BufferManagerKind, eng
  * transaction: index pages of level j are read traversals / fanout^j times each, data page i
  * logical_reads × p_i times. A greedy merge of the two descending sequences picks them.
  */
-function localCache(spec: ContentionSpec, levelPages: number[]): { data: number; levels: number[] } {
+function localCache(spec: ContentionBase, levelPages: number[]): { data: number; levels: number[] } {
   let room = Math.min(spec.lockless.local_cache_pages, spec.pages.count + levelPages.reduce((a, b) => a + b, 0));
   const levels = levelPages.map(() => 0);
   if (room === 0) return { data: 0, levels };
@@ -225,21 +257,18 @@ export function pointNetwork(m: PointModel): PointNetwork {
     if (d > 0) locks.push(d);
     lockWork += d;
   }
+  const lines = lineVisits(m);
   let cas = 0;
-  if (m.buffer_manager === 'lockless' && m.cas_ns > 0 && m.update_share > 0) {
-    if (m.data_reads > 0) {
-      const w = zipfWeights(m.data_pages, m.skew);
-      let cachedShare = 0;
-      for (let i = 0; i < m.cached_data_pages; i++) cachedShare += w[i]!;
-      cas += m.data_reads * (1 - cachedShare);
-    }
-    if (m.index_reads > 0) {
-      const traversals = m.index_reads / m.index_levels;
-      for (let j = 0; j < m.index_levels; j++) cas += traversals * (1 - m.cached_level_pages[j]! / m.level_pages[j]!);
-    }
-    cas *= m.update_share;
+  let hottestLine = 0;
+  for (let p = 0; p < lines.cas.length; p++) {
+    cas += lines.cas[p]!;
+    // the line is exclusively held for each CAS (and, optimistic, for each write's hold)
+    const d = lines.cas[p]! * m.cas_ns + (m.optimistic ? lines.writes[p]! * m.write_hold_ns : 0);
+    if (d > hottestLine) hottestLine = d;
   }
-  const casWork = cas * m.cas_ns;
+  if (hottestLine > 0) locks.push(hottestLine);
+  const writes = m.buffer_manager === 'lockless' ? m.lookups * m.write_share : 0;
+  const casWork = cas * m.cas_ns + writes * m.write_hold_ns + (m.optimistic ? m.lookups * m.lookup_ns : 0);
   // with wait: block the lock work happens off the engine (latched: every look-up; lockless: latches only)
   const engineDemand = m.work_ns + casWork + (m.block ? 0 : lockWork);
   const latchedBlock = m.buffer_manager === 'latched' && m.block;
@@ -257,12 +286,45 @@ export function pointNetwork(m: PointModel): PointNetwork {
 }
 
 /**
- * Events one transaction costs the event loop, CAS retries aside: the end of its think time, one CPU
+ * Per page (data pages, then index pages): CAS visits per transaction (pins of cas reads and every
+ * write) and write visits. Lockless only; empty arrays otherwise.
+ */
+export function lineVisits(m: PointModel): { cas: Float64Array; writes: Float64Array } {
+  const n = m.buffer_manager === 'lockless' ? m.data_pages + m.index_pages : 0;
+  const cas = new Float64Array(n);
+  const writes = new Float64Array(n);
+  if (n === 0 || (m.write_share <= 0 && (m.cas_ns <= 0 || m.update_share <= 0))) return { cas, writes };
+  const pin = m.cas_ns > 0 ? m.update_share * (1 - m.write_share) : 0;
+  if (m.data_reads > 0) {
+    const w = zipfWeights(m.data_pages, m.skew);
+    for (let p = 0; p < m.data_pages; p++) {
+      const v = m.data_reads * w[p]!;
+      writes[p] = v * m.write_share;
+      cas[p] = writes[p]! + (p < m.cached_data_pages ? 0 : v * pin);
+    }
+  }
+  if (m.index_reads > 0) {
+    const traversals = m.index_reads / m.index_levels;
+    for (let j = 0; j < m.index_levels; j++) {
+      const count = m.level_pages[j]!;
+      for (let i = 0; i < count; i++) {
+        const p = m.data_pages + m.level_base[j]! + i;
+        const v = traversals / count;
+        writes[p] = v * m.write_share;
+        cas[p] = writes[p]! + (i < m.cached_level_pages[j]! ? 0 : v * pin);
+      }
+    }
+  }
+  return { cas, writes };
+}
+
+/**
+ * Events one transaction costs the event loop, restarts and back-off probes aside: the end of its think time, one CPU
  * segment per look-up plus the last, and per look-up the end of its lock hold or CAS attempt (twice
- * with an index-page latch).
+ * with an index-page latch), and the end of a write's hold.
  */
 export function eventsPerTransaction(m: PointModel): number {
-  return 2 + m.lookups * (m.index_latches ? 3 : 2);
+  return 2 + m.lookups * (m.index_latches ? 3 : 2) + m.lookups * m.write_share;
 }
 
 /**
@@ -272,7 +334,8 @@ export function eventsPerTransaction(m: PointModel): number {
  * makes simulated time advance.
  */
 export function pointEventBound(m: PointModel): number {
-  const perLookupNs = m.buffer_manager === 'latched' ? m.hold_ns : m.cas_ns * m.update_share;
+  const perLookupNs =
+    m.buffer_manager === 'latched' ? m.hold_ns : m.cas_ns * m.update_share + m.write_share * m.write_hold_ns + (m.optimistic ? m.lookup_ns : 0);
   const demandNs = m.work_ns + m.lookups * perLookupNs;
   const byUsers = m.think_ns + demandNs > 0 ? m.users / (m.think_ns + demandNs) : Infinity;
   const byEngines = demandNs > 0 ? m.engines / demandNs : Infinity;

@@ -1,21 +1,23 @@
 /**
- * Reporting of contention results: PNG charts (throughput and response time against users like the
- * seed's keynote slide, engine scaling with the fitted USL curve, engine-time breakdown), a markdown
- * section for summary.md and a short terminal table. The only module of src/contention with I/O.
+ * Reporting of contention results: PNG charts (throughput and response time against users with 95%
+ * intervals, engine scaling with the USL fit clipped at the operational bound, where engine time goes,
+ * the phase diagram of a sweep), a markdown section for summary.md (inputs and their sources, points,
+ * flags) and a short terminal table. The only module of src/contention with I/O.
  */
-import { renderBarChart, renderLineChart, PALETTE, type Series } from '../report/charts.js';
+import { renderBarChart, renderHeatMap, renderLineChart, PALETTE, type Series } from '../report/charts.js';
 import { fmt, mdTable, textTable } from '../report/tables.js';
-import type { ContentionResult } from './run.js';
-import { uslPeak, uslThroughput } from './usl.js';
+import type { ContentionEntry, ContentionResults, Gap, SweepCellResult } from './run.js';
+import type { ContentionPoint } from './task.js';
+import { uslThroughput } from './usl.js';
 
 const BM_COLOR: Record<string, string> = { latched: PALETTE[1]!, lockless: PALETTE[0]! };
 
-function label(r: ContentionResult, results: readonly ContentionResult[]): string {
+function label(r: ContentionEntry, results: readonly ContentionEntry[]): string {
   const engineCounts = new Set(results.map((x) => x.engines));
   return engineCounts.size > 1 ? `${r.buffer_manager}, ${r.engines} engines` : r.buffer_manager;
 }
 
-function colorOf(r: ContentionResult, results: readonly ContentionResult[]): string {
+function colorOf(r: ContentionEntry, results: readonly ContentionEntry[]): string {
   const same = results.filter((x) => x.buffer_manager === r.buffer_manager);
   if (same.length <= 1) return BM_COLOR[r.buffer_manager] ?? PALETTE[2]!;
   const i = same.indexOf(r);
@@ -23,72 +25,57 @@ function colorOf(r: ContentionResult, results: readonly ContentionResult[]): str
   return PALETTE[base[i % base.length]!]!;
 }
 
-/** The users axis has several populations. */
-function hasUserCurve(results: readonly ContentionResult[]): boolean {
-  return results.some((r) => r.points.length >= 2);
+const ratioText = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
+const ci = (iv: readonly [number, number], f: (x: number) => string): string => `${f(iv[0])}–${f(iv[1])}`;
+
+/** One gap as a sentence fragment: "5.1× (95% CI 4.9–5.3)", with the collapse shares when they matter. */
+export function gapText(g: Gap): string {
+  let s = `lockless ${ratioText(g.throughput_ratio)}× the latched throughput (95% CI ${ci(g.throughput_ratio_ci95, ratioText)}), ${g.response_ratio >= 10 ? g.response_ratio.toFixed(0) : g.response_ratio.toFixed(1)}× lower mean response time`;
+  if (g.bimodal) s += `; BIMODAL: ${Math.round(g.latched_collapsed_share * 100)}% of the latched replications collapsed, the mean describes neither outcome`;
+  else if (g.latched_collapsed_share === 1) s += '; the latched manager collapsed in every replication';
+  return s;
 }
 
-function maxUsers(results: readonly ContentionResult[]): number {
-  return Math.max(...results.flatMap((r) => r.points.map((p) => p.users)));
-}
+const flag = (p: ContentionPoint): string => `${p.bimodal ? ' (bimodal)' : ''}${p.stationary ? '' : ' (not stationary)'}`;
 
-/** Lockless ÷ latched at the largest population, per engine count: [throughput ratio, response ratio]. */
-export function gapAtMaxUsers(results: readonly ContentionResult[]): Array<{ engines: number; users: number; throughput_ratio: number; response_ratio: number }> {
-  const out: Array<{ engines: number; users: number; throughput_ratio: number; response_ratio: number }> = [];
-  const u = maxUsers(results);
-  for (const e of [...new Set(results.map((r) => r.engines))]) {
-    const lat = results.find((r) => r.engines === e && r.buffer_manager === 'latched')?.points.find((p) => p.users === u);
-    const ll = results.find((r) => r.engines === e && r.buffer_manager === 'lockless')?.points.find((p) => p.users === u);
-    if (lat && ll && lat.throughput_tps > 0 && ll.response_time_ms > 0)
-      out.push({ engines: e, users: u, throughput_ratio: ll.throughput_tps / lat.throughput_tps, response_ratio: lat.response_time_ms / ll.response_time_ms });
-  }
-  return out;
-}
-
-export function writeContentionCharts(results: ContentionResult[], writeFile: (rel: string, data: Uint8Array) => void): string[] {
+export function writeContentionCharts(results: ContentionResults, writeFile: (rel: string, data: Uint8Array) => void): string[] {
   const files: string[] = [];
   const write = (name: string, png: Buffer): void => {
     writeFile(`charts/${name}`, png);
     files.push(`charts/${name}`);
   };
-  if (results.length === 0) return files;
-  const gaps = gapAtMaxUsers(results);
-  const gapText = gaps.length
-    ? gaps.map((g) => `at ${fmt(g.users)} users${gaps.length > 1 ? ` (${g.engines} engines)` : ''}: lockless ${g.throughput_ratio.toFixed(1)}× the throughput, ${g.response_ratio.toFixed(0)}× lower response time`).join('; ')
+  if (results.sweep) {
+    writePhaseCharts(results, write);
+    return files;
+  }
+  const entries = results.entries;
+  if (entries.length === 0) return files;
+  const R = results.replications;
+  const gaps = results.gaps;
+  const gapSubtitle = gaps.length
+    ? gaps.map((g) => `at ${fmt(g.users)} users${gaps.length > 1 ? ` (${g.engines} engines)` : ''}: ${gapText(g)}`).join('; ')
     : undefined;
+  const intervalNote = R > 1 ? `bars: 95% interval of the mean over ${R} replications` : 'one replication: no interval';
 
-  if (hasUserCurve(results)) {
+  if (entries.some((r) => r.points.length >= 2)) {
+    const engines = [...new Set(entries.map((r) => r.engines))].join(', ');
     const tput: Series[] = [];
     const resp: Series[] = [];
-    for (const r of results) {
-      const color = colorOf(r, results);
-      const name = label(r, results);
-      tput.push({ label: `${name} (simulated)`, color, points: r.points.map((p) => [p.users, p.throughput_tps]) });
-      if (r.usl.over === 'users' && r.points.length >= 3) {
-        const lo = Math.min(...r.points.map((p) => p.users));
-        const hi = Math.max(...r.points.map((p) => p.users));
-        const curve: Array<[number, number]> = [];
-        for (let i = 0; i <= 60; i++) {
-          const n = lo + ((hi - lo) * i) / 60;
-          curve.push([n, uslThroughput(r.usl, n)]);
-        }
-        tput.push({
-          label: `${name} USL fit (σ=${r.usl.sigma.toPrecision(2)}, κ=${r.usl.kappa.toPrecision(2)})`,
-          color,
-          dashed: true,
-          showPoints: false,
-          points: curve,
-        });
-      }
-      resp.push({ label: `${name} mean`, color, points: r.points.map((p) => [p.users, p.response_time_ms]) });
+    const bimodalPts: Array<[number, number]> = [];
+    for (const r of entries) {
+      const color = colorOf(r, entries);
+      const name = label(r, entries);
+      tput.push({ label: `${name} (mean)`, color, points: r.points.map((p) => [p.users, p.throughput_tps]), errorBars: r.points.map((p) => p.ci95.throughput_tps) });
+      resp.push({ label: `${name} mean`, color, points: r.points.map((p) => [p.users, p.response_time_ms]), errorBars: r.points.map((p) => p.ci95.response_time_ms) });
       resp.push({ label: `${name} p99`, color, dashed: true, points: r.points.map((p) => [p.users, p.response_time_ms_p99]) });
+      for (const p of r.points) if (p.bimodal) bimodalPts.push([p.users, p.throughput_tps]);
     }
-    const engines = [...new Set(results.map((r) => r.engines))].join(', ');
+    if (bimodalPts.length) tput.push({ label: 'bimodal point (some seeds collapse)', color: '#000000', showLine: false, pointStyle: 'rectRot', pointRadius: 8, points: bimodalPts });
     write(
       'contention-throughput.png',
       renderLineChart({
         title: `Throughput against users (${engines} engines)`,
-        ...(gapText ? { subtitle: gapText } : {}),
+        subtitle: [gapSubtitle, intervalNote].filter(Boolean).join('. '),
         xLabel: 'users',
         yLabel: 'throughput (transactions/s)',
         series: tput,
@@ -98,7 +85,7 @@ export function writeContentionCharts(results: ContentionResult[], writeFile: (r
       'contention-response-time.png',
       renderLineChart({
         title: `Response time against users (${engines} engines)`,
-        subtitle: 'mean (solid) and 99th percentile (dashed), log scale',
+        subtitle: `mean (solid, ${intervalNote}) and 99th percentile (dashed), log scale`,
         xLabel: 'users',
         yLabel: 'response time (ms)',
         yLog: true,
@@ -107,36 +94,44 @@ export function writeContentionCharts(results: ContentionResult[], writeFile: (r
     );
   }
 
-  const engineCounts = [...new Set(results.map((r) => r.engines))].sort((a, b) => a - b);
+  const engineCounts = [...new Set(entries.map((r) => r.engines))].sort((a, b) => a - b);
   if (engineCounts.length >= 2) {
     const series: Series[] = [];
-    const users = results[0]!.points[results[0]!.points.length - 1]!.users;
     let subtitle = '';
-    for (const bm of [...new Set(results.map((r) => r.buffer_manager))]) {
-      const entries = results.filter((r) => r.buffer_manager === bm).sort((a, b) => a.engines - b.engines);
+    for (const bm of [...new Set(entries.map((r) => r.buffer_manager))]) {
+      const list = entries.filter((r) => r.buffer_manager === bm).sort((a, b) => a.engines - b.engines);
+      const fit = list[0]!.usl;
+      if (!fit) continue;
       const color = BM_COLOR[bm] ?? PALETTE[2]!;
-      const pts: Array<[number, number]> = entries.map((r) => [r.engines, r.points[r.points.length - 1]!.throughput_tps]);
-      series.push({ label: `${bm} (simulated, ${fmt(users)} users)`, color, points: pts });
-      const fit = entries[0]!.usl;
-      if (fit.over === 'engines') {
-        const hi = engineCounts[engineCounts.length - 1]!;
-        const curve: Array<[number, number]> = [];
-        for (let i = 0; i <= 60; i++) {
-          const n = 1 + ((hi - 1) * i) / 60;
-          curve.push([n, uslThroughput(fit, n)]);
-        }
-        series.push({ label: `${bm} USL fit (σ=${fit.sigma.toPrecision(2)}, κ=${fit.kappa.toPrecision(2)})`, color, dashed: true, showPoints: false, points: curve });
-        series.push({ label: `${bm} linear (λ·N)`, color: PALETTE[8]!, dashed: true, showPoints: false, points: [[1, fit.lambda], [hi, fit.lambda * hi]] });
-        const top = entries[entries.length - 1]!;
-        const peak = uslPeak(fit);
-        subtitle += `${bm}: ${top.engines} engines = ${(top.speedup ?? 0).toFixed(2)}× ${entries[0]!.engines}; USL peak at ${Number.isFinite(peak) ? fmt(Math.round(peak)) : '∞'} engines. `;
+      const at = (r: ContentionEntry): ContentionPoint => r.points.find((p) => p.users === fit.users)!;
+      series.push({ label: `${bm} (simulated, ${fmt(fit.users)} users)`, color, points: list.map((r) => [r.engines, at(r).throughput_tps]), errorBars: list.map((r) => at(r).ci95.throughput_tps) });
+      // the fitted curve, never above the operational bound, never past the data unless asked
+      const lo = list[0]!.engines;
+      const hi = fit.drawn_to;
+      const bound = list.map((r) => [r.engines, at(r).bounds.throughput_tps] as const);
+      const boundAt = (n: number): number => {
+        // the engines bound grows linearly with N; interpolate the others between the measured counts
+        const b = bound.find(([e]) => e >= n) ?? bound[bound.length - 1]!;
+        const eng = list.find((r) => r.engines === b[0])!;
+        const p = at(eng);
+        const perEngine = p.bounds.engines_tps !== null ? p.bounds.engines_tps / eng.engines : Infinity;
+        return Math.min(perEngine * n, p.bounds.lock_tps ?? Infinity, p.bounds.users_tps);
+      };
+      const curve: Array<[number, number]> = [];
+      for (let i = 0; i <= 60; i++) {
+        const n = lo + ((hi - lo) * i) / 60;
+        curve.push([n, Math.min(uslThroughput(fit, n), boundAt(n))]);
       }
+      series.push({ label: `${bm} USL fit (σ=${fit.sigma.toPrecision(2)}, κ=${fit.kappa.toPrecision(2)}, rms error ${fit.rms_error_pct.toFixed(1)}%)`, color, dashed: true, showPoints: false, points: curve });
+      series.push({ label: `${bm} linear (λ·N)`, color: PALETTE[8]!, dashed: true, showPoints: false, points: [[lo, fit.lambda * lo], [hi, Math.min(fit.lambda * hi, boundAt(hi))]] });
+      const top = list[list.length - 1]!;
+      subtitle += `${bm}: ${top.engines} engines = ${(top.speedup ?? 0).toFixed(2)}× ${list[0]!.engines}; USL peak ${fit.peak_engines === null ? 'none (κ = 0)' : `at ${fmt(Math.round(fit.peak_engines))} engines`}${fit.peak_engines !== null && fit.peak_engines > Math.max(...fit.engines) ? ' (beyond the data)' : ''}. `;
     }
     write(
       'contention-engines.png',
       renderLineChart({
         title: 'Engine scaling',
-        ...(subtitle ? { subtitle: subtitle.trim() } : {}),
+        subtitle: `${subtitle}Curves are clipped at the operational bound and end at the largest engine count measured.`,
         xLabel: 'engines',
         yLabel: 'throughput (transactions/s)',
         series,
@@ -148,13 +143,15 @@ export function writeContentionCharts(results: ContentionResult[], writeFile: (r
   const work: number[] = [];
   const spin: number[] = [];
   const cas: number[] = [];
+  const restart: number[] = [];
   const idle: number[] = [];
-  for (const r of results) {
+  for (const r of entries) {
     for (const p of r.points) {
       categories.push(`${r.buffer_manager === 'latched' ? 'L' : 'LF'} ${engineCounts.length > 1 ? `${r.engines}e ` : ''}${fmt(p.users)}`);
       work.push(p.work_pct);
       spin.push(p.spin_pct);
       cas.push(p.cas_retry_pct);
+      restart.push(p.restart_pct);
       idle.push(p.idle_pct);
     }
   }
@@ -162,12 +159,13 @@ export function writeContentionCharts(results: ContentionResult[], writeFile: (r
     'contention-engine-time.png',
     renderBarChart({
       title: 'Where engine time goes',
-      subtitle: 'L = latched, LF = lockless; each bar is one point (users), 100% = all engines for the whole window',
+      subtitle: `L = latched, LF = lockless; each bar is one point (users), the mean of ${R} replication${R > 1 ? 's' : ''}; 100% = all engines for the whole window`,
       categories,
       series: [
         { label: 'useful work', values: work, color: PALETTE[2]! },
         { label: 'spinning', values: spin, color: PALETTE[1]! },
-        { label: 'CAS retries', values: cas, color: PALETTE[4]! },
+        { label: 'CAS conflicts', values: cas, color: PALETTE[4]! },
+        { label: 'optimistic restarts', values: restart, color: PALETTE[3]! },
         { label: 'idle', values: idle, color: '#cccccc' },
       ],
       yLabel: 'share of engine time (%)',
@@ -177,40 +175,104 @@ export function writeContentionCharts(results: ContentionResult[], writeFile: (r
   return files;
 }
 
+function cellRatio(c: SweepCellResult): number {
+  return c.gap ? c.gap.throughput_ratio : NaN;
+}
+
+function writePhaseCharts(results: ContentionResults, write: (name: string, png: Buffer) => void): void {
+  const sweep = results.sweep!;
+  const axes = sweep.axes;
+  const notes = ['dashed outline: bimodal (some replications collapse, some do not); †: a point not stationary after its extensions', '‡: the lockless manager collapsed too (its hottest CAS line saturated) in at least half its replications'];
+  if (axes.length === 1) {
+    const a = axes[0]!;
+    const pts: Array<[number, number]> = [];
+    const errs: Array<[number, number] | null> = [];
+    sweep.cells.forEach((c, i) => {
+      pts.push([i, cellRatio(c)]);
+      errs.push(c.gap ? c.gap.throughput_ratio_ci95 : null);
+    });
+    write(
+      'contention-phase.png',
+      renderLineChart({
+        title: `Lockless ÷ latched throughput against ${a.key}`,
+        subtitle: sweep.headline.text,
+        xLabel: a.key,
+        yLabel: 'lockless ÷ latched throughput',
+        yLog: true,
+        xCategories: a.values.map(String),
+        series: [{ label: `ratio (mean, 95% interval over ${results.replications} replications)`, color: PALETTE[0]!, points: pts, errorBars: errs }],
+      }),
+    );
+    return;
+  }
+  const [ax, ay, az] = axes as [(typeof axes)[0], (typeof axes)[0], (typeof axes)[0] | undefined];
+  const slices = az ? az.values.map((_v, k) => k) : [-1];
+  for (const k of slices) {
+    const cells = sweep.cells.filter((c) => k < 0 || c.index[2] === k);
+    const at = (r: number, col: number): SweepCellResult | undefined => cells.find((c) => c.index[0] === col && c.index[1] === r);
+    const rows = ay.values.map((_v, r) => ax.values.map((_w, col) => at(r, col)));
+    const values = rows.map((row) => row.map((c) => (c ? cellRatio(c) : NaN)));
+    const maxLog = Math.max(0.3, ...values.flat().filter((v) => Number.isFinite(v) && v > 0).map((v) => Math.abs(Math.log10(v))));
+    write(
+      k < 0 ? 'contention-phase.png' : `contention-phase-${k + 1}.png`,
+      renderHeatMap({
+        title: `Where the latched buffer manager collapses${az && k >= 0 ? ` (${az.key} = ${String(az.values[k])})` : ''}`,
+        subtitle: sweep.headline.text,
+        xLabel: ax.key,
+        yLabel: ay.key,
+        xValues: ax.values.map(String),
+        yValues: ay.values.map(String),
+        values,
+        cellText: rows.map((row) => row.map((c) => (c?.gap ? `${ratioText(c.gap.throughput_ratio)}×${c.gap.lockless_collapsed_share >= 0.5 ? ' ‡' : ''}` : ''))),
+        dashed: rows.map((row) => row.map((c) => !!c?.gap?.bimodal)),
+        dagger: rows.map((row) => row.map((c) => !!c && !c.stationary)),
+        center: 1,
+        logSpan: Math.min(1.5, Math.ceil(maxLog * 10) / 10),
+        legendLabel: `lockless ÷ latched throughput (mean of ${results.replications} replications)`,
+        notes,
+      }),
+    );
+  }
+}
+
 const n0 = (x: number): string => fmt(Math.round(x));
 const n2 = (x: number): string => (Math.abs(x) >= 100 ? fmt(Math.round(x)) : fmt(Number(x.toPrecision(3))));
 
-export function contentionMarkdown(results: ContentionResult[]): string {
-  const out: string[] = ['## Buffer-manager contention', ''];
-  const gaps = gapAtMaxUsers(results);
-  for (const g of gaps)
-    out.push(
-      `At ${fmt(g.users)} users on ${g.engines} engines the lockless buffer manager delivers **${g.throughput_ratio.toFixed(1)}×** the latched throughput with a **${g.response_ratio.toFixed(0)}×** lower mean response time.`,
-      '',
-    );
-  const multiEngines = new Set(results.map((r) => r.engines)).size > 1;
-  for (const bm of [...new Set(results.map((r) => r.buffer_manager))]) {
-    const entries = results.filter((r) => r.buffer_manager === bm);
-    out.push(`### ${bm} buffer manager${multiEngines ? '' : `, ${entries[0]!.engines} engines`}`, '');
-    const mva = entries.some((r) => r.points.some((p) => p.mva));
-    const header = ['users', 'throughput (tps)', 'response (ms)', 'p95 (ms)', 'p99 (ms)', 'engine busy %', 'spin %', 'spinlock wait % of response', 'CAS retries / look-up', 'bound (tps)', "Little's law error %"];
+function inputsMarkdown(results: ContentionResults): string[] {
+  const out = ['### Model inputs', '', 'Every input with its source: a measurement, a key of docs/sources.md, or "assumed".', ''];
+  out.push(mdTable(['input', 'value', 'origin', 'source'], results.inputs.map((i) => [`\`${i.key}\``, i.value, i.origin, i.source.replace(/\|/g, '/')])), '');
+  if (results.calibration) {
+    out.push(`Costs measured by \`rowsim calibrate\` (${results.calibration.file}, ${results.calibration.machine}) replace the assumed ones: ${Object.entries(results.calibration.values).map(([k, v]) => `${k} = ${n2(v)} ns`).join(', ')}.`, '');
+  }
+  return out;
+}
+
+function entriesMarkdown(entries: readonly ContentionEntry[], R: number): string[] {
+  const out: string[] = [];
+  const multiEngines = new Set(entries.map((r) => r.engines)).size > 1;
+  for (const bm of [...new Set(entries.map((r) => r.buffer_manager))]) {
+    const list = entries.filter((r) => r.buffer_manager === bm);
+    out.push(`### ${bm} buffer manager${multiEngines ? '' : `, ${list[0]!.engines} engines`}`, '');
+    const mva = list.some((r) => r.points.some((p) => p.mva));
+    const header = ['users', 'throughput (tps)', '95% CI', 'response (ms)', '95% CI', 'p99 (ms)', 'collapsed', 'spin %', 'stationary', 'bound (tps)', "Little's law error %", 'drift %'];
     if (multiEngines) header.unshift('engines');
     if (mva) header.push('MVA tps', 'MVA response (ms)');
     const rows: string[][] = [];
-    for (const r of entries) {
+    for (const r of list) {
       for (const p of r.points) {
         const row = [
           fmt(p.users),
-          n0(p.throughput_tps),
+          n0(p.throughput_tps) + (p.bimodal ? ' (bimodal)' : ''),
+          ci(p.ci95.throughput_tps, n0),
           n2(p.response_time_ms),
-          n2(p.response_time_ms_p95),
+          ci(p.ci95.response_time_ms, n2),
           n2(p.response_time_ms_p99),
-          n2(p.engine_busy_pct),
+          `${p.collapsed} of ${p.replications}`,
           n2(p.spin_pct),
-          n2(p.spinlock_wait_pct),
-          p.cas_retries_per_lookup === 0 ? '0' : p.cas_retries_per_lookup.toPrecision(2),
+          p.stationary ? (p.extensions ? `yes (extended ×${p.extensions})` : 'yes') : `**no** (${p.not_stationary} of ${p.replications})`,
           `${n0(p.bounds.throughput_tps)} (${p.bounds.binding})`,
           p.little_law_error_pct.toFixed(2),
+          p.drift_pct.toFixed(2),
         ];
         if (multiEngines) row.unshift(String(r.engines));
         if (mva) row.push(p.mva ? n0(p.mva.throughput_tps) : '', p.mva ? n2(p.mva.response_time_ms) : '');
@@ -218,32 +280,143 @@ export function contentionMarkdown(results: ContentionResult[]): string {
       }
     }
     out.push(mdTable(header, rows), '');
-    const fits = entries[0]!.usl.over === 'engines' ? [entries[entries.length - 1]!] : entries;
-    for (const r of fits) {
-      const u = r.usl;
+    for (const r of list)
+      for (const p of r.points)
+        if (p.modes)
+          out.push(
+            `- ${r.engines} engines, ${fmt(p.users)} users is **bimodal**: ${p.collapsed} of ${p.replications} replications collapsed (mean ${n0(p.modes.collapsed.throughput_tps)} tps, ${n2(p.modes.collapsed.response_time_ms)} ms); the others ran at ${n0(p.modes.running.throughput_tps)} tps, ${n2(p.modes.running.response_time_ms)} ms.`,
+          );
+    if (list.some((r) => r.points.some((p) => p.modes))) out.push('');
+    const fit = list[0]!.usl;
+    if (fit) {
+      const top = list.reduce((a, b) => (b.engines > a.engines ? b : a));
       out.push(
-        `USL fit over ${u.over}${u.over === 'users' && multiEngines ? ` (${r.engines} engines)` : ''}: λ = ${n2(u.lambda)} tps per ${u.over === 'users' ? 'user' : 'engine'}, σ = ${u.sigma.toPrecision(3)}, κ = ${u.kappa.toPrecision(3)} (rms error ${u.rms_error_pct.toFixed(1)}%)` +
-          (r.speedup !== undefined ? `; ${r.engines} engines deliver ${r.speedup.toFixed(2)}× ${entries[0]!.engines}` : '') +
-          `. Demands per transaction: engines ${n2(r.network.engine_demand_us)} µs, hottest lock ${n2(r.network.hottest_lock_demand_us)} µs${r.network.product_form ? ' (product-form network: exact MVA applies)' : ''}.`,
+        `USL fit over engines at ${fmt(fit.users)} users (${fit.engines.join(', ')}): λ = ${n2(fit.lambda)} tps per engine, σ = ${fit.sigma.toPrecision(3)}, κ = ${fit.kappa.toPrecision(3)}, rms error ${fit.rms_error_pct.toFixed(1)}%; ${top.engines} engines deliver ${(top.speedup ?? 0).toFixed(2)}× ${Math.min(...fit.engines)}. The curve is drawn to ${fmt(fit.drawn_to)} engines and never above the operational bound.`,
         '',
       );
-    }
+    } else out.push(`No USL fit: the USL is fitted over engines only (never over users with think time), and this run has one engine count.`, '');
+    out.push(`Demands per transaction: engines ${n2(list[0]!.network.engine_demand_us)} µs, hottest lock or line ${n2(list[0]!.network.hottest_lock_demand_us)} µs${list[0]!.network.product_form ? ' (product-form network: exact MVA applies)' : ''}.`, '');
   }
+  out.push('#### Where engine time and response time go', '');
+  const rows: string[][] = [];
+  for (const r of entries)
+    for (const p of r.points)
+      rows.push([
+        r.buffer_manager,
+        String(r.engines),
+        fmt(p.users),
+        n2(p.work_pct),
+        n2(p.spin_pct),
+        n2(p.cas_retry_pct),
+        n2(p.restart_pct),
+        n2(p.idle_pct),
+        n2(p.run_queue_pct),
+        n2(p.spinlock_wait_pct),
+        p.cas_retries_per_lookup === 0 ? '0' : p.cas_retries_per_lookup.toPrecision(2),
+        p.optimistic_restarts_per_read === 0 ? '0' : p.optimistic_restarts_per_read.toPrecision(2),
+      ]);
+  out.push(
+    mdTable(['buffer manager', 'engines', 'users', 'work %', 'spinning %', 'CAS conflicts %', 'optimistic restarts %', 'idle %', 'run queue % of response', 'lock wait % of response', 'CAS retries / look-up', 'restarts / read'], rows),
+    '',
+    `Engine time is the mean over ${R} replication${R > 1 ? 's' : ''}; work + spinning + CAS conflicts + restarts + idle = 100%.`,
+    '',
+  );
+  return out;
+}
+
+export function contentionMarkdown(results: ContentionResults): string {
+  const out: string[] = ['## Buffer-manager contention', ''];
+  const R = results.replications;
+  out.push(`Every point ran ${R} replication${R > 1 ? 's' : ''} (seeds derived from the run seed); figures are means with 95% intervals.`, '');
+  if (!results.stationary) {
+    out.push(`**Not stationary** after the bounded extensions (Little's law or the drift between the window's halves past the tolerance): ${results.not_stationary.join('; ')}. Read these points with care: lengthen warmup and duration.`, '');
+  }
+  if (results.sweep) {
+    const s = results.sweep;
+    out.push('### Phase diagram', '', `**${s.headline.text}**`, '');
+    const header = [...s.axes.map((a) => a.key), 'lockless ÷ latched', '95% CI', 'latched collapsed', 'latched tps', 'lockless tps', 'stationary'];
+    const rows = s.cells.map((c) => {
+      const lat = c.entries.find((e) => e.buffer_manager === 'latched');
+      const ll = c.entries.find((e) => e.buffer_manager === 'lockless');
+      const last = (e?: ContentionEntry) => e?.points[e.points.length - 1];
+      return [
+        ...s.axes.map((a) => String(c.params[a.key])),
+        c.gap ? `${ratioText(c.gap.throughput_ratio)}×${c.gap.bimodal ? ' (bimodal)' : ''}` : '',
+        c.gap ? ci(c.gap.throughput_ratio_ci95, ratioText) : '',
+        c.gap ? `${Math.round(c.gap.latched_collapsed_share * 100)}%` : '',
+        last(lat) ? n0(last(lat)!.throughput_tps) : '',
+        last(ll) ? n0(last(ll)!.throughput_tps) : '',
+        c.stationary ? 'yes' : '**no**',
+      ];
+    });
+    out.push(mdTable(header, rows), '');
+    if (s.factors) out.push(...factorsMarkdown(s.factors));
+    out.push(...inputsMarkdown(results));
+    return out.join('\n');
+  }
+  for (const g of results.gaps) out.push(`At ${fmt(g.users)} users on ${g.engines} engines: ${gapText(g)}.`, '');
+  out.push(...inputsMarkdown(results));
+  out.push(...entriesMarkdown(results.entries, R));
   return out.join('\n');
 }
 
-export function contentionTerminal(results: ContentionResult[]): string {
-  const header = ['buffer manager', 'engines', 'users', 'tps', 'resp ms', 'p99 ms', 'busy %', 'spin %'];
-  const rows: string[][] = [];
-  for (const r of results)
-    for (const p of r.points)
-      rows.push([r.buffer_manager, String(r.engines), fmt(p.users), n0(p.throughput_tps), n2(p.response_time_ms), n2(p.response_time_ms_p99), n2(p.engine_busy_pct), n2(p.spin_pct)]);
-  const lines = [textTable(header, rows)];
-  for (const g of gapAtMaxUsers(results))
-    lines.push(`lockless vs latched at ${fmt(g.users)} users, ${g.engines} engines: ${g.throughput_ratio.toFixed(1)}× throughput, ${g.response_ratio.toFixed(0)}× lower response time`);
-  for (const bm of [...new Set(results.map((r) => r.buffer_manager))]) {
-    const sc = results.filter((r) => r.buffer_manager === bm && r.speedup !== undefined).sort((a, b) => a.engines - b.engines);
-    if (sc.length >= 2) lines.push(`${bm}: ${sc[sc.length - 1]!.engines} engines = ${sc[sc.length - 1]!.speedup!.toFixed(2)}× ${sc[0]!.engines} engine(s)`);
+function factorsMarkdown(f: NonNullable<NonNullable<ContentionResults['sweep']>['factors']>): string[] {
+  return [
+    `### Features one at a time (${f.engines} engines, ${fmt(f.users)} users)`,
+    '',
+    `From the baseline (latched, every swept key at its first value: ${n0(f.baseline_tps)} tps), each feature alone, then all together. A share is the feature's log gain over that of all together.`,
+    '',
+    mdTable(
+      ['feature', 'throughput (tps)', 'gain', 'share of the total'],
+      [...f.features.map((x) => [x.feature, n0(x.tps), `${x.gain.toFixed(2)}×`, `${x.share_pct.toFixed(0)}%`]), ['all together', n0(f.all.tps), `${f.all.gain.toFixed(2)}×`, '100%'], ['interaction (all together − the sum of the shares)', '', '', `${f.interaction_pct.toFixed(0)}%`]],
+    ),
+    '',
+  ];
+}
+
+export function contentionTerminal(results: ContentionResults): string {
+  const lines: string[] = [];
+  const R = results.replications;
+  if (results.sweep) {
+    const s = results.sweep;
+    const header = [...s.axes.map((a) => a.key), 'lockless/latched', '95% CI', 'latched collapsed'];
+    const rows = s.cells.map((c) => [
+      ...s.axes.map((a) => String(c.params[a.key])),
+      c.gap ? `${ratioText(c.gap.throughput_ratio)}×${c.gap.bimodal ? ' bimodal' : ''}${c.stationary ? '' : ' (not stationary)'}` : '',
+      c.gap ? ci(c.gap.throughput_ratio_ci95, ratioText) : '',
+      c.gap ? `${Math.round(c.gap.latched_collapsed_share * 100)}%` : '',
+    ]);
+    lines.push(textTable(header, rows), s.headline.text);
+    if (s.factors)
+      lines.push(
+        `features one at a time from latched (${n0(s.factors.baseline_tps)} tps): ${s.factors.features.map((f) => `${f.feature} ${f.gain.toFixed(2)}× (${f.share_pct.toFixed(0)}%)`).join('; ')}; all together ${s.factors.all.gain.toFixed(2)}×; interaction ${s.factors.interaction_pct.toFixed(0)}%`,
+      );
+  } else {
+    const header = ['buffer manager', 'engines', 'users', 'tps', '95% CI', 'resp ms', 'p99 ms', 'busy %', 'spin %', 'collapsed'];
+    const rows: string[][] = [];
+    for (const r of results.entries)
+      for (const p of r.points)
+        rows.push([
+          r.buffer_manager,
+          String(r.engines),
+          fmt(p.users),
+          n0(p.throughput_tps) + flag(p),
+          ci(p.ci95.throughput_tps, n0),
+          n2(p.response_time_ms),
+          n2(p.response_time_ms_p99),
+          n2(p.engine_busy_pct),
+          n2(p.spin_pct),
+          `${p.collapsed}/${p.replications}`,
+        ]);
+    lines.push(textTable(header, rows));
+    for (const g of results.gaps) lines.push(`at ${fmt(g.users)} users, ${g.engines} engines: ${gapText(g)}`);
+    for (const bm of [...new Set(results.entries.map((r) => r.buffer_manager))]) {
+      const sc = results.entries.filter((r) => r.buffer_manager === bm && r.speedup !== undefined).sort((a, b) => a.engines - b.engines);
+      if (sc.length >= 2) lines.push(`${bm}: ${sc[sc.length - 1]!.engines} engines = ${sc[sc.length - 1]!.speedup!.toFixed(2)}× ${sc[0]!.engines} engine(s); USL rms error ${sc[0]!.usl!.rms_error_pct.toFixed(1)}%`);
+    }
   }
+  lines.push(`${R} replication${R > 1 ? 's' : ''} a point; intervals are 95% of the mean`);
+  if (!results.stationary) lines.push(`WARNING: not stationary after the bounded extensions: ${results.not_stationary.join('; ')}`);
+  if (results.calibration) lines.push(`costs measured by rowsim calibrate (${results.calibration.file}): ${Object.keys(results.calibration.values).join(', ')}`);
   return lines.join('\n');
 }

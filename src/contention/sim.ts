@@ -6,12 +6,27 @@
  * pending event per task, no allocation per event. Time is a double in nanoseconds.
  *
  * Task states (the state says what the task's pending event means, or that it has none):
- *   THINK  event = end of think time → the transaction starts and asks for an engine
- *   SEG    event = end of a CPU segment on its engine → next look-up, or commit after the last segment
- *   HOLD   event = end of a lock hold (hand-off included) → release, hand the lock on, continue
- *   CAS    event = end of a compare-and-swap attempt → success continues, conflict retries
- *   RUNQ   no event: in the run queue, waiting for an engine
- *   WAIT   no event: in a lock's waiter list (spinning on its engine, or blocked off it)
+ *   THINK    event = end of think time → the transaction starts and asks for an engine
+ *   SEG      event = end of a CPU segment on its engine → next look-up, or commit after the last segment
+ *   HOLD     event = end of a lock hold (hand-off included) → release, hand the lock on, continue
+ *   CAS      event = end of a compare-and-swap on a page's line (after any wait and failed attempt)
+ *   WHOLD    event = end of a write's hold of the page (lockless writes) → continue
+ *   OPT      event = end of an optimistic read → validate the version: continue or restart
+ *   BACKOFF  event = end of a back-off delay (ttas_backoff) → probe the lock again
+ *   SPIN     event = spin limit reached (spin_yield), while in the lock's waiter list → yield the engine
+ *   RUNQ     no event: in the run queue, waiting for an engine
+ *   WAIT     no event: in a lock's waiter list (spinning on its engine, or blocked off it)
+ *
+ * Thinking users have no events of their own: think times are exponential, so the think completions
+ * of k thinking users form a Poisson process of rate k/Z whose next completion is a uniformly chosen
+ * thinking user (memorylessness). One aggregate event (thinkNext) stands for it and is redrawn whenever
+ * k changes; it is kept beside the heap, not in it. This is exact in distribution and keeps the heap as small as the set of busy tasks, which
+ * is what makes the event loop fast with thousands of users. With think_time 0 a committing task
+ * starts its next transaction at once (an event at the same instant).
+ *
+ * The measuring window is [warmup, warmup + duration]. When the point is not stationary at its end
+ * (Little's law or the drift between the window's halves past the tolerance), the run goes on: the old
+ * window becomes warm-up and a window twice as long is measured, at most max_extensions times.
  */
 import { EventQueue } from './event-queue.js';
 import { spinlockOfPage, zipfWeights, type PointModel } from './model.js';
@@ -24,21 +39,33 @@ const HOLD = 2;
 const CAS = 3;
 const RUNQ = 4;
 const WAIT = 5;
+const BACKOFF = 6;
+const SPIN = 7;
+const OPT = 8;
+const WHOLD = 9;
+
+/** z of the counting-noise band of the half-window drift (99%, two-sided). */
+const DRIFT_NOISE_Z = 2.576;
 
 export interface SimStats {
   window_ns: number;
+  warmup_ns: number;
   transactions: number;
-  /** Response times of the transactions that committed in the window, ascending. */
-  response_ns_sorted: Float64Array;
+  /** Commits in the first and the second half of the window. */
+  half_transactions: [number, number];
+  /** 95th and 99th percentile of the response times of the transactions committed in the window (exact). */
+  response_ns_p95: number;
+  response_ns_p99: number;
   response_sum_ns: number;
   think_sum_ns: number;
   thinks: number;
-  /** Engine time in the window, by use. busy = work + spin + cas_retry (an invariant). */
+  /** Engine time in the window, by use. busy = work + spin + cas_retry + restart (an invariant). */
   engine_busy_ns: number;
   engine_work_ns: number;
   engine_spin_ns: number;
   engine_cas_retry_ns: number;
-  /** Time tasks spent waiting for a spinlock or latch (spinning or blocked), hand-off included. */
+  engine_restart_ns: number;
+  /** Time tasks spent waiting for a spinlock or latch (spinning, backing off or blocked), hand-off included. */
   lock_wait_ns: number;
   /** Time tasks spent in the run queue. */
   run_queue_ns: number;
@@ -47,15 +74,28 @@ export interface SimStats {
   lookups: number;
   cas_attempts: number;
   cas_retries: number;
+  optimistic_reads: number;
+  optimistic_restarts: number;
+  /** spin_yield: times a spinner gave its engine up. */
+  yields: number;
   /** Busy time (held or in hand-off) of the busiest lock. */
   hottest_lock_busy_ns: number;
   /** 'spinlock' or 'latch'. */
   hottest_lock_kind: string;
   events: number;
+  /** Window extensions made; the checks of the last window. */
+  extensions: number;
+  little_law_error_pct: number;
+  drift_pct: number;
+  /** The drift the window's commit count alone would explain (99%), percent. */
+  drift_noise_pct: number;
+  stationary: boolean;
+  /** An extension was due but would have passed max_events. */
+  budget_stopped: boolean;
 }
 
 /** Walker alias table for O(1) sampling of data pages by Zipf popularity. */
-class AliasTable {
+export class AliasTable {
   readonly prob: Float64Array;
   readonly alias: Int32Array;
   readonly n: number;
@@ -96,6 +136,77 @@ class AliasTable {
       this.alias[s] = s;
     }
   }
+
+  /** A draw from a uniform u in [0, 1). */
+  sample(u: number): number {
+    const x = u * this.n;
+    const j = x | 0;
+    return x - j < this.prob[j]! ? j : this.alias[j]!;
+  }
+}
+
+/** Little's law check: (X·(R + Z̄) − U)/U in percent, with the measured mean think time. */
+export function littleLawErrorPct(s: Pick<SimStats, 'transactions' | 'window_ns' | 'response_sum_ns' | 'think_sum_ns' | 'thinks'>, users: number, thinkNs: number): number {
+  const x = s.transactions / s.window_ns;
+  const r = s.transactions > 0 ? s.response_sum_ns / s.transactions : 0;
+  const z = s.thinks > 0 ? s.think_sum_ns / s.thinks : thinkNs;
+  return (100 * (x * (r + z) - users)) / users;
+}
+
+/** Drift of throughput between the halves of the window, and the drift counting noise alone explains. */
+export function halfDrift(half: readonly [number, number]): { drift_pct: number; noise_pct: number } {
+  const n = half[0] + half[1];
+  if (n === 0) return { drift_pct: 0, noise_pct: 0 };
+  return { drift_pct: (200 * (half[1] - half[0])) / n, noise_pct: (100 * DRIFT_NOISE_Z * 2) / Math.sqrt(n) };
+}
+
+/**
+ * Is a window stationary? Little's law holds within the tolerance, and the drift between its halves is
+ * within the tolerance or within what the commit count's noise explains.
+ */
+export function isStationary(little_pct: number, drift_pct: number, noise_pct: number, tolerance_pct: number): boolean {
+  return Math.abs(little_pct) <= tolerance_pct && (Math.abs(drift_pct) <= tolerance_pct || Math.abs(drift_pct) <= noise_pct);
+}
+
+/**
+ * The q-quantile by the nearest-rank rule (the ⌈q·n⌉-th smallest), found by selection (Hoare's
+ * quickselect with a median-of-three pivot) instead of a full sort; reorders `a`. 0 when empty.
+ */
+export function nearestRank(a: Float64Array, q: number): number {
+  const n = a.length;
+  if (n === 0) return 0;
+  const k = Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1));
+  let lo = 0;
+  let hi = n - 1;
+  while (hi > lo) {
+    const mid = (lo + hi) >> 1;
+    // median of three to the middle
+    if (a[mid]! < a[lo]!) swap(a, mid, lo);
+    if (a[hi]! < a[lo]!) swap(a, hi, lo);
+    if (a[hi]! < a[mid]!) swap(a, hi, mid);
+    const pivot = a[mid]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        swap(a, i, j);
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k]!;
+  }
+  return a[k]!;
+}
+
+function swap(a: Float64Array, i: number, j: number): void {
+  const t = a[i]!;
+  a[i] = a[j]!;
+  a[j] = t;
 }
 
 export function simulatePoint(m: PointModel, seed: number): SimStats {
@@ -116,16 +227,21 @@ class Simulator {
   private readonly state: Uint8Array;
   private readonly part: Uint8Array;
   private readonly onEngine: Uint8Array;
+  private readonly isWrite: Uint8Array;
+  private readonly retryLock: Uint8Array;
   private readonly step: Int32Array;
   private readonly page: Int32Array;
   private readonly lockOf: Int32Array;
-  private readonly casSnap: Int32Array;
+  private readonly snap: Int32Array;
   private readonly nextWaiter: Int32Array;
   private readonly segNs: Float64Array;
   private readonly txStart: Float64Array;
   private readonly thinkStart: Float64Array;
   private readonly since: Float64Array; // start of the current wait (run queue or lock)
   private readonly engineSince: Float64Array;
+  private readonly opBegin: Float64Array; // start of the current CAS or optimistic read
+  private readonly casWasteEnd: Float64Array; // end of the wasted part of the current CAS
+  private readonly backoff: Float64Array;
 
   // locks
   private readonly nLocks: number;
@@ -135,7 +251,11 @@ class Simulator {
   private readonly count: Int32Array;
   private readonly lockSince: Float64Array;
   private readonly lockBusy: Float64Array;
-  private readonly casVersion: Int32Array;
+
+  // page lines (lockless)
+  private readonly version: Int32Array;
+  private readonly lineFree: Float64Array;
+  private readonly lineReq: Int32Array;
 
   // engines and run queue
   private freeEngines: number;
@@ -143,18 +263,28 @@ class Simulator {
   private rqHead = 0;
   private rqCount = 0;
 
+  // thinking users (aggregate think-completion event, id = users)
+  private readonly thinkers: Int32Array;
+  private readonly thinkIdx: Int32Array;
+  private nThink = 0;
+  /** Time of the next think completion (Infinity when nobody thinks or think_time is 0). */
+  private thinkNext = Infinity;
+
   // the event being processed
   private now = 0;
   private handoffPart = 0;
   private current = -1;
   private selfNext = -1;
+  private nEvents = 0;
 
-  private readonly w0: number;
-  private readonly w1: number;
+  private w0: number;
+  private w1: number;
+  private mid: number;
 
-  // statistics
+  // statistics of the current window
   private responses: Float64Array;
   private nResp = 0;
+  private half1 = 0;
   private respSum = 0;
   private thinkSum = 0;
   private thinks = 0;
@@ -162,17 +292,23 @@ class Simulator {
   private workNs = 0;
   private spinNs = 0;
   private casRetryNs = 0;
+  private restartNs = 0;
   private lockWaitNs = 0;
   private runqNs = 0;
   private inTxNs = 0;
   private lookups = 0;
   private casAttempts = 0;
   private casRetries = 0;
+  private optReads = 0;
+  private optRestarts = 0;
+  private yields = 0;
 
   constructor(m: PointModel, seed: number) {
     this.m = m;
     const u = m.users;
     this.events = new EventQueue(u);
+    this.thinkers = new Int32Array(u);
+    this.thinkIdx = new Int32Array(u);
     this.rngThink = Prng.derive(seed, 'think');
     this.rngPage = Prng.derive(seed, 'page');
     this.rngWork = Prng.derive(seed, 'work');
@@ -183,16 +319,21 @@ class Simulator {
     this.state = new Uint8Array(u);
     this.part = new Uint8Array(u);
     this.onEngine = new Uint8Array(u);
+    this.isWrite = new Uint8Array(u);
+    this.retryLock = new Uint8Array(u);
     this.step = new Int32Array(u);
     this.page = new Int32Array(u);
     this.lockOf = new Int32Array(u);
-    this.casSnap = new Int32Array(u);
+    this.snap = new Int32Array(u);
     this.nextWaiter = new Int32Array(u).fill(-1);
     this.segNs = new Float64Array(u);
     this.txStart = new Float64Array(u);
     this.thinkStart = new Float64Array(u);
     this.since = new Float64Array(u);
     this.engineSince = new Float64Array(u);
+    this.opBegin = new Float64Array(u);
+    this.casWasteEnd = new Float64Array(u);
+    this.backoff = new Float64Array(u);
     this.nLocks = m.spinlocks + (m.index_latches ? m.index_pages : 0);
     this.holder = new Int32Array(this.nLocks).fill(-1);
     this.head = new Int32Array(this.nLocks).fill(-1);
@@ -200,12 +341,20 @@ class Simulator {
     this.count = new Int32Array(this.nLocks);
     this.lockSince = new Float64Array(this.nLocks);
     this.lockBusy = new Float64Array(this.nLocks);
-    this.casVersion = new Int32Array(m.buffer_manager === 'lockless' ? m.data_pages + m.index_pages : 0);
+    const lines = m.buffer_manager === 'lockless' ? m.data_pages + m.index_pages : 0;
+    this.version = new Int32Array(lines);
+    this.lineFree = new Float64Array(lines);
+    this.lineReq = new Int32Array(lines);
     this.freeEngines = m.engines;
     this.runq = new Int32Array(u);
     this.w0 = m.warmup_ns;
     this.w1 = m.warmup_ns + m.duration_ns;
-    this.responses = new Float64Array(1024);
+    this.mid = (this.w0 + this.w1) / 2;
+    // room for the commits the window can hold (the lesser of the users' and the engines' bound), so
+    // the array rarely grows; at most 4M entries up front
+    const demand = m.work_ns > 0 ? m.work_ns : 0;
+    const rate = demand > 0 ? Math.min(m.users / (m.think_ns + demand), m.engines / demand) : 0;
+    this.responses = new Float64Array(Math.max(1024, Math.min(4 << 20, Math.ceil(rate * m.duration_ns * 1.05))));
   }
 
   /** Length of [a, b] inside the measurement window. */
@@ -213,6 +362,10 @@ class Simulator {
     const lo = a > this.w0 ? a : this.w0;
     const hi = b < this.w1 ? b : this.w1;
     return hi > lo ? hi - lo : 0;
+  }
+
+  private inWindow(): boolean {
+    return this.now >= this.w0 && this.now <= this.w1;
   }
 
   private schedule(t: number, time: number, state: number): void {
@@ -223,21 +376,49 @@ class Simulator {
 
   run(): SimStats {
     const m = this.m;
-    const queue = this.events;
     for (let t = 0; t < m.users; t++) {
       this.thinkStart[t] = -1; // the first think is a residual: not a think-time sample
       this.state[t] = THINK;
-      queue.push(m.think_ns > 0 ? this.rngThink.exp(m.think_ns) : 0, t);
+      if (m.think_ns > 0) this.addThinker(t);
+      else this.events.push(0, t);
     }
+    if (m.think_ns > 0) this.thinkNext = this.rngThink.exp32(m.think_ns / this.nThink);
+    let extensions = 0;
+    for (;;) {
+      this.loop();
+      const stats = this.finish();
+      const little = littleLawErrorPct(stats, m.users, m.think_ns);
+      const { drift_pct, noise_pct } = halfDrift(stats.half_transactions);
+      const stationary = isStationary(little, drift_pct, noise_pct, m.tolerance_pct);
+      const out = { ...stats, extensions, little_law_error_pct: little, drift_pct, drift_noise_pct: noise_pct, stationary, budget_stopped: false };
+      if (stationary || extensions >= m.max_extensions) return out;
+      const length = 2 * (this.w1 - this.w0);
+      if ((this.nEvents * (this.w1 + length)) / this.w1 > m.max_events) return { ...out, budget_stopped: true };
+      extensions++;
+      this.resetWindow(this.w1, this.w1 + length);
+    }
+  }
+
+  private loop(): void {
+    const m = this.m;
+    const queue = this.events;
     const end = this.w1;
     const maxEvents = m.max_events;
-    let events = 0;
-    while (queue.size > 0) {
-      const now = queue.topTime();
+    for (;;) {
+      const now = queue.size > 0 ? queue.topTime() : Infinity;
+      const tn = this.thinkNext;
+      if (tn <= now) {
+        // the next think completion comes first (ties: before the heap's event)
+        if (tn > end) break;
+        if (++this.nEvents > maxEvents) this.tooManyEvents();
+        this.now = tn;
+        this.current = -1;
+        this.onAggregateThink();
+        continue;
+      }
       if (now > end) break;
       const t = queue.topId();
-      events++;
-      if (events > maxEvents) throw new Error(`${WORKER_USER_ERROR_PREFIX}a contention point (${m.buffer_manager}, ${m.engines} engines, ${m.users} users) needed more than max_events (${maxEvents}) events: shorten contention.duration or raise contention.max_events`);
+      if (++this.nEvents > maxEvents) this.tooManyEvents();
       this.now = now;
       this.current = t;
       this.selfNext = -1;
@@ -256,13 +437,73 @@ class Simulator {
         case CAS:
           this.onCasEnd(t);
           break;
+        case WHOLD:
+          this.onWriteHoldEnd(t);
+          break;
+        case OPT:
+          this.onOptimisticEnd(t);
+          break;
+        case BACKOFF:
+          this.onBackoffEnd(t);
+          break;
+        case SPIN:
+          this.onSpinLimit(t);
+          break;
         default:
           throw new Error(`task ${t} has an event in state ${this.state[t]}`);
       }
       if (this.selfNext >= 0) queue.replaceTop(this.selfNext);
       else queue.pop();
     }
-    return this.finish(events);
+  }
+
+  private tooManyEvents(): never {
+    const m = this.m;
+    throw new Error(`${WORKER_USER_ERROR_PREFIX}a contention point (${m.buffer_manager}, ${m.engines} engines, ${m.users} users) needed more than max_events (${m.max_events}) events: shorten contention.duration or raise contention.max_events`);
+  }
+
+  /** Measure a new window [w0, w1]: the statistics start again (intervals are clipped to it). */
+  private resetWindow(w0: number, w1: number): void {
+    this.w0 = w0;
+    this.w1 = w1;
+    this.mid = (w0 + w1) / 2;
+    this.nResp = 0;
+    this.half1 = 0;
+    this.respSum = 0;
+    this.thinkSum = 0;
+    this.thinks = 0;
+    this.busyNs = 0;
+    this.workNs = 0;
+    this.spinNs = 0;
+    this.casRetryNs = 0;
+    this.restartNs = 0;
+    this.lockWaitNs = 0;
+    this.runqNs = 0;
+    this.inTxNs = 0;
+    this.lookups = 0;
+    this.casAttempts = 0;
+    this.casRetries = 0;
+    this.optReads = 0;
+    this.optRestarts = 0;
+    this.yields = 0;
+    this.lockBusy.fill(0);
+  }
+
+  private addThinker(t: number): void {
+    this.thinkers[this.nThink] = t;
+    this.thinkIdx[t] = this.nThink;
+    this.nThink++;
+  }
+
+  /** The next think completion: a uniformly chosen thinking user starts its transaction. */
+  private onAggregateThink(): void {
+    const k = this.rngThink.index(this.nThink);
+    const u = this.thinkers[k]!;
+    const last = this.thinkers[--this.nThink]!;
+    this.thinkers[k] = last;
+    this.thinkIdx[last] = k;
+    this.thinkNext = this.nThink > 0 ? this.now + this.rngThink.exp32(this.m.think_ns / this.nThink) : Infinity;
+    this.onThinkEnd(u); // current is −1: u has no event, its schedules are pushes
   }
 
   private onThinkEnd(t: number): void {
@@ -276,7 +517,7 @@ class Simulator {
     this.step[t] = 0;
     this.part[t] = 0;
     const segments = m.lookups + 1;
-    this.segNs[t] = (m.exponential ? this.rngWork.exp(m.work_ns) : m.work_ns) / segments;
+    this.segNs[t] = (m.exponential ? this.rngWork.exp32(m.work_ns) : m.work_ns) / segments;
     this.requestEngine(t);
   }
 
@@ -285,7 +526,7 @@ class Simulator {
       this.freeEngines--;
       this.onEngine[t] = 1;
       this.engineSince[t] = this.now;
-      this.startSegment(t);
+      this.dispatch(t);
     } else {
       this.state[t] = RUNQ;
       this.since[t] = this.now;
@@ -295,6 +536,14 @@ class Simulator {
       this.runq[tail] = t;
       this.rqCount++;
     }
+  }
+
+  /** A task got an engine: its next CPU segment, or (after a yield) another try at its lock. */
+  private dispatch(t: number): void {
+    if (this.retryLock[t] === 1) {
+      this.retryLock[t] = 0;
+      this.acquire(t, this.lockOf[t]!);
+    } else this.startSegment(t);
   }
 
   private releaseEngine(t: number): void {
@@ -309,7 +558,7 @@ class Simulator {
       this.runqNs += this.clip(this.since[u]!, now);
       this.onEngine[u] = 1;
       this.engineSince[u] = now;
-      this.startSegment(u);
+      this.dispatch(u);
     } else {
       this.freeEngines++;
     }
@@ -319,7 +568,7 @@ class Simulator {
     const m = this.m;
     const now = this.now;
     let len: number;
-    if (m.block && m.exponential && m.buffer_manager === 'latched') len = this.rngWork.exp(m.work_ns / (m.lookups + 1));
+    if (m.block && m.exponential && m.buffer_manager === 'latched') len = this.rngWork.exp32(m.work_ns / (m.lookups + 1));
     else len = this.segNs[t]!;
     this.workNs += this.clip(now, now + len);
     this.schedule(t, now + len, SEG);
@@ -337,10 +586,16 @@ class Simulator {
       }
       this.responses[this.nResp++] = r;
       this.respSum += r;
+      if (now < this.mid) this.half1++;
     }
     this.inTxNs += this.clip(this.txStart[t]!, now);
     this.thinkStart[t] = now;
-    this.schedule(t, m.think_ns > 0 ? now + this.rngThink.exp(m.think_ns) : now, THINK);
+    if (m.think_ns > 0) {
+      // t joins the thinking users and has no event of its own; the aggregate event is redrawn
+      this.state[t] = THINK;
+      this.addThinker(t);
+      this.thinkNext = now + this.rngThink.exp32(m.think_ns / this.nThink);
+    } else this.schedule(t, now, THINK);
     this.releaseEngine(t);
   }
 
@@ -350,60 +605,116 @@ class Simulator {
     const s = this.step[t]!;
     const level = this.levelOfStep[s]!;
     let page: number;
-    if (level >= 0) {
-      page = m.data_pages + m.level_base[level]! + this.rngPage.int(m.level_pages[level]!);
-    } else {
-      const table = this.table!;
-      const u = this.rngPage.float() * table.n;
-      const j = u | 0;
-      page = u - j < table.prob[j]! ? j : table.alias[j]!;
-    }
+    if (level >= 0) page = m.data_pages + m.level_base[level]! + this.rngPage.index(m.level_pages[level]!);
+    else page = this.table!.sample(this.rngPage.float32());
     this.page[t] = page;
-    if (this.now >= this.w0 && this.now <= this.w1) this.lookups++;
+    if (this.inWindow()) this.lookups++;
     if (m.buffer_manager === 'latched') {
       this.acquire(t, spinlockOfPage(page, m.spinlocks));
-    } else if (this.needsCas(page)) {
-      this.casSnap[t] = this.casVersion[page]!;
-      this.schedule(t, this.now + m.cas_ns, CAS);
-    } else {
-      this.afterAccess(t);
+      return;
     }
+    const write = m.write_share > 0 && (m.write_share >= 1 || this.rngLock.float32() < m.write_share);
+    this.isWrite[t] = write ? 1 : 0;
+    if (write || (!m.optimistic && this.needsCas(page))) this.beginCas(t, page);
+    else if (m.optimistic) this.beginOptimistic(t);
+    else this.afterAccess(t);
+  }
+
+  /** A page of the engine-local cache (lockless: no pin, no validation). */
+  private cached(page: number): boolean {
+    const m = this.m;
+    if (page < m.data_pages) return page < m.cached_data_pages;
+    const rel = page - m.data_pages;
+    for (let j = 0; j < m.index_levels; j++) {
+      const base = m.level_base[j]!;
+      if (rel >= base && rel < base + m.level_pages[j]!) return rel - base < m.cached_level_pages[j]!;
+    }
+    return false;
   }
 
   private needsCas(page: number): boolean {
     const m = this.m;
     if (m.cas_ns <= 0 || m.update_share <= 0) return false;
-    if (page < m.data_pages) {
-      if (page < m.cached_data_pages) return false;
+    if (this.cached(page)) return false;
+    return m.update_share >= 1 || this.rngLock.float32() < m.update_share;
+  }
+
+  /**
+   * A compare-and-swap on the page's line. Successful CASes on one line are serialised (the line is
+   * exclusively owned by one engine at a time, FIFO). An attempt that finds the line busy read a value
+   * that the CAS ahead of it changes: it waits for the line, fails (one attempt of cas + line_transfer
+   * per other engine writing the line), and retries at once on the line it now owns (cas, succeeds).
+   */
+  private beginCas(t: number, line: number): void {
+    const m = this.m;
+    const now = this.now;
+    const free = this.lineFree[line]!;
+    const writers = ++this.lineReq[line]!;
+    let end: number;
+    if (free > now) {
+      const failedEnd = free + m.cas_ns + m.line_transfer_ns * (writers - 1);
+      this.casWasteEnd[t] = failedEnd;
+      end = failedEnd + m.cas_ns;
     } else {
-      const rel = page - m.data_pages;
-      for (let j = 0; j < m.index_levels; j++) {
-        const base = m.level_base[j]!;
-        if (rel >= base && rel < base + m.level_pages[j]!) {
-          if (rel - base < m.cached_level_pages[j]!) return false;
-          break;
-        }
-      }
+      this.casWasteEnd[t] = now;
+      end = now + m.cas_ns;
     }
-    return m.update_share >= 1 || this.rngLock.float() < m.update_share;
+    this.opBegin[t] = now;
+    this.lineFree[line] = m.optimistic && this.isWrite[t] === 1 ? end + m.write_hold_ns : end;
+    // engine time: the wait for the line and the failed attempt are lost to the conflict, the rest is work
+    this.casRetryNs += this.clip(now, this.casWasteEnd[t]!);
+    this.workNs += this.clip(this.casWasteEnd[t]!, end);
+    this.schedule(t, end, CAS);
   }
 
   private onCasEnd(t: number): void {
     const now = this.now;
-    const page = this.page[t]!;
     const m = this.m;
-    const inWindow = now >= this.w0 && now <= this.w1;
-    if (inWindow) this.casAttempts++;
-    if (this.casVersion[page] === this.casSnap[t]) {
-      this.casVersion[page] = (this.casSnap[t]! + 1) | 0;
-      this.workNs += this.clip(now - m.cas_ns, now);
-      this.afterAccess(t);
-    } else {
-      if (inWindow) this.casRetries++;
-      this.casRetryNs += this.clip(now - m.cas_ns, now);
-      this.casSnap[t] = this.casVersion[page]!;
-      this.schedule(t, now + m.cas_ns, CAS);
+    const line = this.page[t]!;
+    this.lineReq[line]!--;
+    const waste = this.casWasteEnd[t]!;
+    const failed = waste > this.opBegin[t]!;
+    if (this.inWindow()) {
+      this.casAttempts += failed ? 2 : 1;
+      if (failed) this.casRetries++;
     }
+    this.version[line] = (this.version[line]! + 1) | 0; // optimistic write: odd = locked
+    if (this.isWrite[t] === 1) {
+      this.workNs += this.clip(now, now + m.write_hold_ns);
+      this.schedule(t, now + m.write_hold_ns, WHOLD);
+    } else this.afterAccess(t);
+  }
+
+  private onWriteHoldEnd(t: number): void {
+    if (this.m.optimistic) {
+      const line = this.page[t]!;
+      this.version[line] = (this.version[line]! + 1) | 0; // unlocked
+    }
+    this.afterAccess(t);
+  }
+
+  /** An optimistic read ([LEANSTORE], [OLC]): note the page's version, read for `lookup`, then validate. */
+  private beginOptimistic(t: number): void {
+    this.snap[t] = this.version[this.page[t]!]!;
+    this.opBegin[t] = this.now;
+    this.schedule(t, this.now + this.m.lookup_ns, OPT);
+  }
+
+  private onOptimisticEnd(t: number): void {
+    const page = this.page[t]!;
+    const now = this.now;
+    const inWindow = this.inWindow();
+    if (inWindow) this.optReads++;
+    const s = this.snap[t]!;
+    if (this.cached(page) || ((s & 1) === 0 && this.version[page] === s)) {
+      this.workNs += this.clip(this.opBegin[t]!, now);
+      this.afterAccess(t);
+      return;
+    }
+    // locked when read, or written since: the read is wasted; read again
+    if (inWindow) this.optRestarts++;
+    this.restartNs += this.clip(this.opBegin[t]!, now);
+    this.beginOptimistic(t);
   }
 
   /** The buffer part (or the latch part) of a look-up is done: latch next, or the next segment. */
@@ -422,18 +733,29 @@ class Simulator {
 
   /**
    * Occupancy of one acquisition: the hand-off (the lock word's cache line moving to the new owner:
-   * handoff_per_waiter once for a queue lock, × the waiters for ttas, at least once) plus the hold.
-   * Exponential service draws the whole occupancy as one exponential, so a queue lock is an
-   * exponential server. Sets this.handoffPart to the hand-off share of the returned occupancy.
+   * handoff_per_waiter once for mcs and ttas_backoff, × the waiters spinning on the word for ttas,
+   * spin_yield and ticket, at least once: [LOCKS], [MCS]) plus the hold. Exponential service draws the whole occupancy
+   * as one exponential, so a queue lock is an exponential server. Sets this.handoffPart to the hand-off
+   * share of the returned occupancy.
    */
   private occupancy(lock: number, waiters: number): number {
     const m = this.m;
     const hold = lock < m.spinlocks ? m.hold_ns : m.latch_hold_ns;
     const handoff = m.ttas && waiters > 1 ? m.handoff_ns * waiters : m.handoff_ns;
     const mean = hold + handoff;
-    const occ = m.exponential ? this.rngLock.exp(mean) : mean;
+    const occ = m.exponential ? this.rngLock.exp32(mean) : mean;
     this.handoffPart = mean > 0 ? (occ * handoff) / mean : 0;
     return occ;
+  }
+
+  /** Take a free lock now: the first hand-off and the hold are work on the engine. */
+  private take(t: number, lock: number): void {
+    const now = this.now;
+    this.holder[lock] = t;
+    this.lockSince[lock] = now;
+    const occ = this.occupancy(lock, 1);
+    if (this.onEngine[t] === 1) this.workNs += this.clip(now, now + occ);
+    this.schedule(t, now + occ, HOLD);
   }
 
   private acquire(t: number, lock: number): void {
@@ -442,20 +764,74 @@ class Simulator {
     if (m.block && this.onEngine[t] === 1) this.releaseEngine(t);
     this.lockOf[t] = lock;
     if (this.holder[lock]! < 0) {
-      this.holder[lock] = t;
-      this.lockSince[lock] = now;
-      const occ = this.occupancy(lock, 1);
-      if (this.onEngine[t] === 1) this.workNs += this.clip(now, now + occ);
-      this.schedule(t, now + occ, HOLD);
-    } else {
-      this.state[t] = WAIT;
-      this.since[t] = now;
-      this.nextWaiter[t] = -1;
-      if (this.count[lock] === 0) this.head[lock] = t;
-      else this.nextWaiter[this.tail[lock]!] = t;
-      this.tail[lock] = t;
-      this.count[lock]!++;
+      this.take(t, lock);
+      return;
     }
+    this.since[t] = now;
+    if (m.lock === 'ttas_backoff' && !m.block) {
+      this.backoff[t] = m.backoff_min_ns;
+      this.schedule(t, now + this.backoffDelay(t), BACKOFF);
+      return;
+    }
+    this.nextWaiter[t] = -1;
+    if (this.count[lock] === 0) this.head[lock] = t;
+    else this.nextWaiter[this.tail[lock]!] = t;
+    this.tail[lock] = t;
+    this.count[lock]!++;
+    if (m.lock === 'spin_yield' && !m.block) this.schedule(t, now + m.spin_limit_ns, SPIN);
+    else this.state[t] = WAIT;
+  }
+
+  /** Exponential back-off [ANDERSON]: a delay between half and all of the current bound, which then doubles. */
+  private backoffDelay(t: number): number {
+    const cur = this.backoff[t]!;
+    const next = cur * 2;
+    this.backoff[t] = next < this.m.backoff_max_ns ? next : this.m.backoff_max_ns;
+    return cur * (0.5 + 0.5 * this.rngLock.float32());
+  }
+
+  /** ttas_backoff: the back-off is over: probe the lock (one line read), take it if free, else back off longer. */
+  private onBackoffEnd(t: number): void {
+    const lock = this.lockOf[t]!;
+    const now = this.now;
+    if (this.holder[lock]! >= 0) {
+      this.schedule(t, now + this.backoffDelay(t), BACKOFF);
+      return;
+    }
+    this.holder[lock] = t;
+    this.lockSince[lock] = now;
+    const occ = this.occupancy(lock, 1);
+    const start = now + this.handoffPart;
+    const waited = this.clip(this.since[t]!, start);
+    this.lockWaitNs += waited;
+    this.spinNs += waited;
+    this.workNs += this.clip(start, now + occ);
+    this.schedule(t, now + occ, HOLD);
+  }
+
+  /** spin_yield ([PG-SLOCK] spins, then gives up): the spin limit is reached: leave the waiter list, give the engine up, queue for one again. */
+  private onSpinLimit(t: number): void {
+    const lock = this.lockOf[t]!;
+    let prev = -1;
+    let u = this.head[lock]!;
+    while (u !== t) {
+      prev = u;
+      u = this.nextWaiter[u]!;
+    }
+    const next = this.nextWaiter[t]!;
+    if (prev < 0) this.head[lock] = next;
+    else this.nextWaiter[prev] = next;
+    if (this.tail[lock] === t) this.tail[lock] = prev;
+    this.nextWaiter[t] = -1;
+    this.count[lock]!--;
+    const waited = this.clip(this.since[t]!, this.now);
+    this.lockWaitNs += waited;
+    this.spinNs += waited;
+    if (this.inWindow()) this.yields++;
+    this.retryLock[t] = 1;
+    this.state[t] = RUNQ;
+    this.releaseEngine(t);
+    this.requestEngine(t);
   }
 
   private release(lock: number): void {
@@ -467,10 +843,10 @@ class Simulator {
       this.holder[lock] = -1;
       return;
     }
-    // pick the next owner: FIFO, or (ttas while spinning) whichever spinner wins the race
+    // pick the next owner: FIFO, or (ttas, spin_yield while spinning) whichever spinner wins the race
     let u: number;
-    if (m.ttas && !m.block && waiters > 1) {
-      const k = this.rngLock.int(waiters);
+    if (m.random_handoff && !m.block && waiters > 1) {
+      const k = this.rngLock.index(waiters);
       let prev = -1;
       u = this.head[lock]!;
       for (let i = 0; i < k; i++) {
@@ -498,55 +874,76 @@ class Simulator {
       this.spinNs += waited;
       this.workNs += this.clip(start, now + occ);
     }
-    this.schedule(u, now + occ, HOLD);
+    if (this.state[u] === SPIN) {
+      // its spin-limit event is pending: move it to the end of the hold
+      this.state[u] = HOLD;
+      this.events.update(u, now + occ);
+    } else this.schedule(u, now + occ, HOLD);
   }
 
-  private finish(events: number): SimStats {
+  private finish(): Omit<SimStats, 'extensions' | 'little_law_error_pct' | 'drift_pct' | 'drift_noise_pct' | 'stationary' | 'budget_stopped'> {
     const m = this.m;
     const end = this.w1;
+    let busy = this.busyNs;
+    let inTx = this.inTxNs;
+    let runq = this.runqNs;
+    let lockWait = this.lockWaitNs;
+    let spin = this.spinNs;
+    let work = this.workNs;
     // close the intervals still open at the end of the window
     for (let t = 0; t < m.users; t++) {
       const st = this.state[t]!;
-      if (this.onEngine[t] === 1) this.busyNs += this.clip(this.engineSince[t]!, end);
-      if (st !== THINK) this.inTxNs += this.clip(this.txStart[t]!, end);
-      if (st === RUNQ) this.runqNs += this.clip(this.since[t]!, end);
-      if (st === WAIT) {
+      if (this.onEngine[t] === 1) busy += this.clip(this.engineSince[t]!, end);
+      if (st !== THINK) inTx += this.clip(this.txStart[t]!, end);
+      if (st === RUNQ) runq += this.clip(this.since[t]!, end);
+      // an optimistic read still running: work so far (whether it validates is not known yet)
+      if (st === OPT) work += this.clip(this.opBegin[t]!, end);
+      if (st === WAIT || st === BACKOFF || st === SPIN) {
         const w = this.clip(this.since[t]!, end);
-        this.lockWaitNs += w;
-        if (this.onEngine[t] === 1) this.spinNs += w;
+        lockWait += w;
+        if (this.onEngine[t] === 1) spin += w;
       }
     }
     let hottest = 0;
     let hottestLock = 0;
     for (let l = 0; l < this.nLocks; l++) {
-      let busy = this.lockBusy[l]!;
-      if (this.holder[l]! >= 0) busy += this.clip(this.lockSince[l]!, end);
-      if (busy > hottest) {
-        hottest = busy;
+      let b = this.lockBusy[l]!;
+      if (this.holder[l]! >= 0) b += this.clip(this.lockSince[l]!, end);
+      if (b > hottest) {
+        hottest = b;
         hottestLock = l;
       }
     }
-    const responses = this.responses.slice(0, this.nResp).sort();
+    const responses = this.responses.subarray(0, this.nResp); // reordered in place: the window is over
+    const p95 = nearestRank(responses, 0.95);
+    const p99 = nearestRank(responses, 0.99);
     return {
-      window_ns: m.duration_ns,
+      window_ns: this.w1 - this.w0,
+      warmup_ns: this.w0,
       transactions: this.nResp,
-      response_ns_sorted: responses,
+      half_transactions: [this.half1, this.nResp - this.half1],
+      response_ns_p95: p95,
+      response_ns_p99: p99,
       response_sum_ns: this.respSum,
       think_sum_ns: this.thinkSum,
       thinks: this.thinks,
-      engine_busy_ns: this.busyNs,
-      engine_work_ns: this.workNs,
-      engine_spin_ns: this.spinNs,
+      engine_busy_ns: busy,
+      engine_work_ns: work,
+      engine_spin_ns: spin,
       engine_cas_retry_ns: this.casRetryNs,
-      lock_wait_ns: this.lockWaitNs,
-      run_queue_ns: this.runqNs,
-      in_transaction_ns: this.inTxNs,
+      engine_restart_ns: this.restartNs,
+      lock_wait_ns: lockWait,
+      run_queue_ns: runq,
+      in_transaction_ns: inTx,
       lookups: this.lookups,
       cas_attempts: this.casAttempts,
       cas_retries: this.casRetries,
+      optimistic_reads: this.optReads,
+      optimistic_restarts: this.optRestarts,
+      yields: this.yields,
       hottest_lock_busy_ns: hottest,
       hottest_lock_kind: hottestLock < m.spinlocks ? 'spinlock' : 'latch',
-      events,
+      events: this.nEvents,
     };
   }
 }

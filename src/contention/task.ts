@@ -1,57 +1,120 @@
 /**
- * One contention point as a pool task: `runTask(payload)` builds the point model, runs the
- * simulation, and adds the analytic checks (bounds always, exact MVA when the network is
- * product-form). Payload and result are plain, structured-cloneable data.
+ * One replication of one contention point as a pool task: `runTask(payload)` builds the point model
+ * and runs the simulation. `summarisePoint` merges a point's replications: means, 95% intervals, the
+ * share that collapsed, stationarity, the operational bounds and (product-form networks) exact MVA.
+ * Payload and result are plain, structured-cloneable data.
  */
-import { buildPointModel, pointNetwork } from './model.js';
+import { buildPointModel, pointNetwork, type PointModel } from './model.js';
 import { exactMva, operationalBounds, type Bounds } from './mva.js';
-import type { BufferManagerKind, ContentionSpec } from './schema.js';
+import type { BufferManagerKind, ContentionBase } from './schema.js';
 import { simulatePoint } from './sim.js';
+import { meanInterval, type Interval } from './stats.js';
 
 export interface ContentionTaskPayload {
-  spec: ContentionSpec;
+  spec: ContentionBase;
   buffer_manager: BufferManagerKind;
   engines: number;
   users: number;
-  /** The point's own seed, derived from (run seed, buffer manager, engines, users). */
+  /** The replication's own seed, derived from (run seed, buffer manager, engines, users, replication). */
   seed: number;
+}
+
+/**
+ * A replication collapsed when its throughput is below this share of the point's operational bound
+ * (a definition, assumed: the latched collapse delivers ~20% of the bound, a running point ~100%).
+ */
+export const COLLAPSE_SHARE_OF_BOUND = 0.5;
+
+/** One simulation: the figures of one seed. */
+export interface Replication {
+  seed: number;
+  throughput_tps: number;
+  response_time_ms: number;
+  response_time_ms_p95: number;
+  response_time_ms_p99: number;
+  engine_busy_pct: number;
+  work_pct: number;
+  spin_pct: number;
+  cas_retry_pct: number;
+  restart_pct: number;
+  idle_pct: number;
+  spinlock_wait_pct: number;
+  run_queue_pct: number;
+  cas_retries_per_lookup: number;
+  optimistic_restarts_per_read: number;
+  yields_per_transaction: number;
+  hottest_lock_busy_pct: number;
+  little_law_error_pct: number;
+  drift_pct: number;
+  drift_noise_pct: number;
+  stationary: boolean;
+  extensions: number;
+  budget_stopped: boolean;
+  warmup_ms: number;
+  window_ms: number;
+  transactions: number;
+  events: number;
 }
 
 export interface MvaCheck {
   throughput_tps: number;
   response_time_ms: number;
-  /** (simulated − MVA) / MVA, percent. */
+  /** (simulated mean − MVA) / MVA, percent. */
   throughput_error_pct: number;
   response_time_error_pct: number;
 }
 
+/** Operational bounds in tps; null where a resource has no demand (no bound). */
+export interface PointBounds {
+  throughput_tps: number;
+  engines_tps: number | null;
+  lock_tps: number | null;
+  users_tps: number;
+  binding: Bounds['binding'];
+}
+
+/** A point: its replications merged. Scalar figures are means over the replications. */
 export interface ContentionPoint {
   users: number;
+  replications: number;
   throughput_tps: number;
   response_time_ms: number;
   response_time_ms_p95: number;
   response_time_ms_p99: number;
-  /** Engine time (N × window): busy = work + spin + CAS retries; idle the rest. */
+  /** 95% intervals of the mean (Student t over the replications). */
+  ci95: { throughput_tps: Interval; response_time_ms: Interval; response_time_ms_p99: Interval };
+  /** Replications whose throughput fell below COLLAPSE_SHARE_OF_BOUND of the bound. */
+  collapsed: number;
+  collapsed_share: number;
+  /** Some replications collapsed and some did not: the mean describes neither. */
+  bimodal: boolean;
+  /** Bimodal points: the mean of each group. */
+  modes?: { collapsed: { throughput_tps: number; response_time_ms: number }; running: { throughput_tps: number; response_time_ms: number } };
   engine_busy_pct: number;
   work_pct: number;
   spin_pct: number;
   cas_retry_pct: number;
+  restart_pct: number;
   idle_pct: number;
-  /** Share of response time spent waiting for a spinlock or latch (spinning or blocked). */
   spinlock_wait_pct: number;
-  /** Share of response time spent in the run queue, waiting for an engine. */
   run_queue_pct: number;
   cas_retries_per_lookup: number;
+  optimistic_restarts_per_read: number;
+  yields_per_transaction: number;
   lookups_per_transaction: number;
-  /** Busy share of the busiest spinlock or latch (hand-off included). */
   hottest_lock_busy_pct: number;
-  /** users = throughput × (response + think): (right − left) / left, percent. */
+  /** Every replication passed the stationarity checks (after any extensions). */
+  stationary: boolean;
+  not_stationary: number;
+  /** The largest (by magnitude) over the replications. */
   little_law_error_pct: number;
+  drift_pct: number;
+  extensions: number;
   transactions: number;
   events: number;
-  seed: number;
   bounds: PointBounds;
   mva?: MvaCheck;
+  runs: Array<Pick<Replication, 'seed' | 'throughput_tps' | 'response_time_ms' | 'stationary' | 'extensions' | 'window_ms'> & { collapsed: boolean }>;
 }
 
 function isPayload(p: unknown): p is ContentionTaskPayload {
@@ -66,65 +129,48 @@ function isPayload(p: unknown): p is ContentionTaskPayload {
   );
 }
 
-const round = (x: number, digits = 4): number => (Number.isFinite(x) ? Number(x.toPrecision(digits + 2)) : x);
+export const round = (x: number, digits = 4): number => (Number.isFinite(x) ? Number(x.toPrecision(digits + 2)) : x);
 
-export function runPoint(payload: ContentionTaskPayload): ContentionPoint {
+export function runReplication(payload: ContentionTaskPayload): Replication {
   const model = buildPointModel(payload.spec, payload.buffer_manager, payload.engines, payload.users);
-  const net = pointNetwork(model);
-  const s = simulatePoint(model, payload.seed);
+  return replicationFrom(model, payload.seed);
+}
+
+export function replicationFrom(model: PointModel, seed: number): Replication {
+  const s = simulatePoint(model, seed);
   const windowNs = s.window_ns;
   const x = s.transactions / windowNs; // per ns
   const r = s.transactions > 0 ? s.response_sum_ns / s.transactions : 0;
-  const z = s.thinks > 0 ? s.think_sum_ns / s.thinks : model.think_ns;
-  const pct = (q: number): number => {
-    const a = s.response_ns_sorted;
-    if (a.length === 0) return 0;
-    return a[Math.min(a.length - 1, Math.max(0, Math.ceil(q * a.length) - 1))]!;
-  };
   const engineNs = model.engines * windowNs;
-  const point: ContentionPoint = {
-    users: payload.users,
+  return {
+    seed,
     throughput_tps: round(x * 1e9),
     response_time_ms: round(r / 1e6),
-    response_time_ms_p95: round(pct(0.95) / 1e6),
-    response_time_ms_p99: round(pct(0.99) / 1e6),
+    response_time_ms_p95: round(s.response_ns_p95 / 1e6),
+    response_time_ms_p99: round(s.response_ns_p99 / 1e6),
     engine_busy_pct: round((100 * s.engine_busy_ns) / engineNs),
     work_pct: round((100 * s.engine_work_ns) / engineNs),
     spin_pct: round((100 * s.engine_spin_ns) / engineNs),
     cas_retry_pct: round((100 * s.engine_cas_retry_ns) / engineNs),
+    restart_pct: round((100 * s.engine_restart_ns) / engineNs),
     idle_pct: round(Math.max(0, 100 - (100 * s.engine_busy_ns) / engineNs)),
     spinlock_wait_pct: s.in_transaction_ns > 0 ? round((100 * s.lock_wait_ns) / s.in_transaction_ns) : 0,
     run_queue_pct: s.in_transaction_ns > 0 ? round((100 * s.run_queue_ns) / s.in_transaction_ns) : 0,
     cas_retries_per_lookup: s.lookups > 0 ? round(s.cas_retries / s.lookups) : 0,
-    lookups_per_transaction: model.lookups,
+    optimistic_restarts_per_read: s.optimistic_reads > 0 ? round(s.optimistic_restarts / s.optimistic_reads) : 0,
+    yields_per_transaction: s.transactions > 0 ? round(s.yields / s.transactions) : 0,
     hottest_lock_busy_pct: round((100 * s.hottest_lock_busy_ns) / windowNs),
-    little_law_error_pct: round((100 * (x * (r + z) - payload.users)) / payload.users),
+    little_law_error_pct: round(s.little_law_error_pct),
+    drift_pct: round(s.drift_pct),
+    drift_noise_pct: round(s.drift_noise_pct),
+    stationary: s.stationary,
+    extensions: s.extensions,
+    budget_stopped: s.budget_stopped,
+    warmup_ms: round(s.warmup_ns / 1e6),
+    window_ms: round(windowNs / 1e6),
     transactions: s.transactions,
     events: s.events,
-    seed: payload.seed,
-    bounds: roundBounds(operationalBounds(net, payload.users)),
   };
-  if (net.product_form) {
-    const sol = exactMva(net, payload.users);
-    const mx = sol.throughput_per_ns[payload.users]! * 1e9;
-    const mr = sol.response_ns[payload.users]! / 1e6;
-    point.mva = {
-      throughput_tps: round(mx),
-      response_time_ms: round(mr),
-      throughput_error_pct: round((100 * (x * 1e9 - mx)) / mx),
-      response_time_error_pct: mr > 0 ? round((100 * (r / 1e6 - mr)) / mr) : 0,
-    };
-  }
-  return point;
-}
-
-/** Operational bounds in tps; null where a resource has no demand (no bound). */
-export interface PointBounds {
-  throughput_tps: number;
-  engines_tps: number | null;
-  lock_tps: number | null;
-  users_tps: number;
-  binding: Bounds['binding'];
 }
 
 function roundBounds(b: Bounds): PointBounds {
@@ -132,8 +178,75 @@ function roundBounds(b: Bounds): PointBounds {
   return { binding: b.binding, throughput_tps: round(b.throughput_tps), engines_tps: fin(b.engines_tps), lock_tps: fin(b.lock_tps), users_tps: round(b.users_tps) };
 }
 
+/** Merge a point's replications (in replication order) with its bounds and, when product-form, MVA. */
+export function summarisePoint(spec: ContentionBase, bm: BufferManagerKind, engines: number, users: number, reps: readonly Replication[]): ContentionPoint {
+  const model = buildPointModel(spec, bm, engines, users);
+  const net = pointNetwork(model);
+  const bounds = roundBounds(operationalBounds(net, users));
+  const mean = (f: (r: Replication) => number): number => round(reps.reduce((a, r) => a + f(r), 0) / reps.length);
+  const worst = (f: (r: Replication) => number): number => reps.map(f).reduce((a, b) => (Math.abs(b) > Math.abs(a) ? b : a), 0);
+  const isCollapsed = (r: Replication): boolean => r.throughput_tps < COLLAPSE_SHARE_OF_BOUND * bounds.throughput_tps;
+  const collapsed = reps.filter(isCollapsed);
+  const running = reps.filter((r) => !isCollapsed(r));
+  // figures that cannot be negative: an interval reaching below zero (a bimodal point) is cut at zero
+  const ci = (f: (r: Replication) => number): Interval => meanInterval(reps.map(f)).ci95.map((v) => round(Math.max(0, v))) as Interval;
+  const point: ContentionPoint = {
+    users,
+    replications: reps.length,
+    throughput_tps: mean((r) => r.throughput_tps),
+    response_time_ms: mean((r) => r.response_time_ms),
+    response_time_ms_p95: mean((r) => r.response_time_ms_p95),
+    response_time_ms_p99: mean((r) => r.response_time_ms_p99),
+    ci95: { throughput_tps: ci((r) => r.throughput_tps), response_time_ms: ci((r) => r.response_time_ms), response_time_ms_p99: ci((r) => r.response_time_ms_p99) },
+    collapsed: collapsed.length,
+    collapsed_share: round(collapsed.length / reps.length),
+    bimodal: collapsed.length > 0 && running.length > 0,
+    engine_busy_pct: mean((r) => r.engine_busy_pct),
+    work_pct: mean((r) => r.work_pct),
+    spin_pct: mean((r) => r.spin_pct),
+    cas_retry_pct: mean((r) => r.cas_retry_pct),
+    restart_pct: mean((r) => r.restart_pct),
+    idle_pct: mean((r) => r.idle_pct),
+    spinlock_wait_pct: mean((r) => r.spinlock_wait_pct),
+    run_queue_pct: mean((r) => r.run_queue_pct),
+    cas_retries_per_lookup: mean((r) => r.cas_retries_per_lookup),
+    optimistic_restarts_per_read: mean((r) => r.optimistic_restarts_per_read),
+    yields_per_transaction: mean((r) => r.yields_per_transaction),
+    lookups_per_transaction: model.lookups,
+    hottest_lock_busy_pct: mean((r) => r.hottest_lock_busy_pct),
+    stationary: reps.every((r) => r.stationary),
+    not_stationary: reps.filter((r) => !r.stationary).length,
+    little_law_error_pct: worst((r) => r.little_law_error_pct),
+    drift_pct: worst((r) => r.drift_pct),
+    extensions: Math.max(...reps.map((r) => r.extensions)),
+    transactions: reps.reduce((a, r) => a + r.transactions, 0),
+    events: reps.reduce((a, r) => a + r.events, 0),
+    bounds,
+    runs: reps.map((r) => ({ seed: r.seed, throughput_tps: r.throughput_tps, response_time_ms: r.response_time_ms, collapsed: isCollapsed(r), stationary: r.stationary, extensions: r.extensions, window_ms: r.window_ms })),
+  };
+  if (point.bimodal) {
+    const m = (rs: Replication[], f: (r: Replication) => number) => round(rs.reduce((a, r) => a + f(r), 0) / rs.length);
+    point.modes = {
+      collapsed: { throughput_tps: m(collapsed, (r) => r.throughput_tps), response_time_ms: m(collapsed, (r) => r.response_time_ms) },
+      running: { throughput_tps: m(running, (r) => r.throughput_tps), response_time_ms: m(running, (r) => r.response_time_ms) },
+    };
+  }
+  if (net.product_form) {
+    const sol = exactMva(net, users);
+    const mx = sol.throughput_per_ns[users]! * 1e9;
+    const mr = sol.response_ns[users]! / 1e6;
+    point.mva = {
+      throughput_tps: round(mx),
+      response_time_ms: round(mr),
+      throughput_error_pct: round((100 * (point.throughput_tps - mx)) / mx),
+      response_time_error_pct: mr > 0 ? round((100 * (point.response_time_ms - mr)) / mr) : 0,
+    };
+  }
+  return point;
+}
+
 /** Pool entry (src/pool/worker.ts, kind 'contention'). */
 export function runTask(payload: unknown): unknown {
   if (!isPayload(payload)) throw new TypeError('contention task: payload must be { spec, buffer_manager, engines, users, seed }');
-  return runPoint(payload);
+  return runReplication(payload);
 }

@@ -9,7 +9,8 @@ import { describeFound, InputError } from '../config/errors.js';
 import type { YamlLocator } from '../config/locate.js';
 import { topSchema } from '../config/schema.js';
 import type { SweepPoint } from '../config/spec.js';
-import { contentionSchema, type ContentionSpec } from '../contention/schema.js';
+import { contentionSchema, explicitContentionKeys, type ContentionSpec } from '../contention/schema.js';
+import { applyCalibrationFile } from './calibration.js';
 import { resolveEstimateSection, type EstimateConfig, type EstimateOverrides } from '../estimate/config.js';
 import { Problems, zodCheck } from './problems.js';
 import type { SectionContext } from './section.js';
@@ -62,13 +63,21 @@ const CONTENTION: SectionLoader<'contention'> = {
   needsTable: false,
   wanted: (raw) => raw !== undefined,
   load(raw, ctx, options) {
-    const spec = zodCheck(contentionSchema, raw, ['contention'], ctx.P);
+    const parsed = zodCheck(contentionSchema, raw, ['contention'], ctx.P);
+    if (!parsed) return undefined;
+    let spec: ContentionSpec = { ...parsed, explicit_keys: explicitContentionKeys(raw) };
     const maxPoints = options.maxPoints ?? DEFAULT_MAX_SWEEP_POINTS;
-    const points = spec ? spec.buffer_managers.length * spec.engines.length * spec.users.length : 0;
-    if (spec && points > maxPoints) {
-      const sizes = `${spec.buffer_managers.length} buffer managers × ${spec.engines.length} engine counts × ${spec.users.length} populations`;
-      ctx.P.add(['contention', 'users'], `expected at most ${maxPoints} contention points (raise the limit with --max-points N), found ${points} (${sizes})`);
+    const cells = spec.sweep ? spec.sweep.cells.length : 1;
+    const points = spec.buffer_managers.length * spec.engines.length * spec.users.length * cells;
+    if (points > maxPoints) {
+      const sizes = `${spec.buffer_managers.length} buffer managers × ${spec.engines.length} engine counts × ${spec.users.length} populations${cells > 1 ? ` × ${cells} sweep cells` : ''}`;
+      ctx.P.add(['contention', spec.sweep ? 'sweep' : 'users'], `expected at most ${maxPoints} contention points (raise the limit with --max-points N), found ${points} (${sizes})`);
       return undefined;
+    }
+    if (typeof (raw as Record<string, unknown>).calibration === 'string') {
+      const applied = applyCalibrationFile(spec, (raw as Record<string, string>).calibration!, ctx);
+      if (!applied) return undefined;
+      spec = applied;
     }
     return spec;
   },
@@ -119,7 +128,7 @@ export function loadConfig(file: string, text?: string, options: LoadOptions = {
       storage = sweepPoints(obj, top.name, seed, baseDir, top.sweep ?? {}, P);
     }
   } else if (top.sweep) {
-    P.add(['sweep'], 'expected sweep only with a storage run (table, engine, workload); contention takes lists directly', true);
+    P.add(['sweep'], 'expected sweep only with a storage run (table, engine, workload); contention takes lists directly and has its own sweep: contention.sweep', true);
   }
 
   // Sections, against the config's table and engine (resolved again for them: a problem found twice is listed once).

@@ -23,6 +23,11 @@ export interface Series {
   dashed?: boolean;
   yAxis?: 'left' | 'right'; // right = secondary y axis (uses y2Label)
   showPoints?: boolean; // default true
+  showLine?: boolean; // default true; false draws the points only
+  pointStyle?: 'circle' | 'triangle' | 'rectRot' | 'crossRot' | 'rect';
+  pointRadius?: number;
+  /** Per point (aligned with `points`): a vertical interval [low, high] drawn as an error bar, or null. */
+  errorBars?: Array<[number, number] | null>;
 }
 
 /** A vertical dashed line at data coordinate x (an index when xCategories is set) with a label at the top. */
@@ -334,14 +339,17 @@ export function renderLineChart(spec: LineChartSpec): Buffer {
     const right = s.yAxis === 'right';
     const logY = right ? y2Log : yLog;
     const data: Array<{ x: number; y: number }> = [];
-    for (const p of s.points ?? []) {
-      if (!p) continue;
+    const errors: Array<[number, number] | null> = [];
+    (s.points ?? []).forEach((p, k) => {
+      if (!p) return;
       const [x, y] = p;
-      if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
-      if (xLog && x <= 0) continue;
-      if (logY && y <= 0) continue;
+      if (!Number.isFinite(x) || !Number.isFinite(y)) return;
+      if (xLog && x <= 0) return;
+      if (logY && y <= 0) return;
       data.push({ x, y });
-    }
+      const e = s.errorBars?.[k];
+      errors.push(e && Number.isFinite(e[0]) && Number.isFinite(e[1]) && (!logY || e[0] > 0) ? e : null);
+    });
     if (data.length > 0) {
       anyPoint = true;
       if (right) anyRight = true;
@@ -359,7 +367,10 @@ export function renderLineChart(spec: LineChartSpec): Buffer {
       backgroundColor: color,
       borderWidth: 2,
       borderDash: s.dashed ? [8, 5] : [],
-      pointRadius: showPoints ? (data.length > 150 ? 1.5 : 3) : 0,
+      pointRadius: showPoints ? (s.pointRadius ?? (data.length > 150 ? 1.5 : 3)) : 0,
+      pointStyle: s.pointStyle ?? 'circle',
+      showLine: s.showLine ?? true,
+      rowsimErrors: errors,
       pointHoverRadius: 0,
       pointBackgroundColor: color,
       pointBorderColor: color,
@@ -444,9 +455,213 @@ export function renderLineChart(spec: LineChartSpec): Buffer {
         tooltip: { enabled: false },
       },
     },
-    plugins: [backgroundPlugin, markerPlugin(markers), noDataPlugin(!anyPoint)],
+    plugins: [backgroundPlugin, errorBarPlugin, markerPlugin(markers), noDataPlugin(!anyPoint)],
   } as unknown as ChartConfiguration;
   return renderChart(config, width, height);
+}
+
+/** Vertical error bars with caps, from each dataset's `rowsimErrors` (aligned with its data). */
+const errorBarPlugin: Plugin = {
+  id: 'rowsimErrorBars',
+  afterDatasetsDraw(chart: AnyChart) {
+    const { ctx } = chart;
+    chart.data.datasets.forEach((ds: AnyChart, di: number) => {
+      const errors = ds.rowsimErrors as Array<[number, number] | null> | undefined;
+      if (!errors || !errors.some((e) => e)) return;
+      const meta = chart.getDatasetMeta(di);
+      const yScale = chart.scales[ds.yAxisID ?? 'y'];
+      const xScale = chart.scales.x;
+      ctx.save();
+      ctx.strokeStyle = ds.borderColor;
+      ctx.lineWidth = 1.5;
+      ctx.setLineDash([]);
+      errors.forEach((e, i) => {
+        if (!e || !meta.data[i]) return;
+        const px = xScale.getPixelForValue(ds.data[i].x);
+        const lo = yScale.getPixelForValue(e[0]);
+        const hi = yScale.getPixelForValue(e[1]);
+        if (![px, lo, hi].every(Number.isFinite)) return;
+        ctx.beginPath();
+        ctx.moveTo(px, lo);
+        ctx.lineTo(px, hi);
+        ctx.moveTo(px - 4, lo);
+        ctx.lineTo(px + 4, lo);
+        ctx.moveTo(px - 4, hi);
+        ctx.lineTo(px + 4, hi);
+        ctx.stroke();
+      });
+      ctx.restore();
+    });
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Heat map
+// ---------------------------------------------------------------------------------------------
+
+export interface HeatMapSpec {
+  title: string;
+  subtitle?: string;
+  xLabel: string;
+  yLabel: string;
+  /** Column labels (left to right) and row labels (bottom to top). */
+  xValues: string[];
+  yValues: string[];
+  /** values[row][col]; NaN = no data (grey). */
+  values: number[][];
+  /** Text in each cell; default the value. */
+  cellText?: string[][];
+  /** Cells drawn with a dashed outline (e.g. bimodal) and cells marked with a dagger (e.g. not stationary). */
+  dashed?: boolean[][];
+  dagger?: boolean[][];
+  /** Colour scale: log10 of value/center, diverging (blue below, red above), saturating at ±logSpan. */
+  center?: number;
+  logSpan?: number;
+  legendLabel: string;
+  /** Notes under the map (legend of the marks). */
+  notes?: string[];
+  width?: number;
+  height?: number;
+}
+
+/** Diverging colour for t in [-1, 1]: blue (−1), near-white (0), red (+1). */
+export function divergingColor(t: number): string {
+  if (!Number.isFinite(t)) return UNKNOWN_COLOR;
+  const u = Math.max(-1, Math.min(1, t));
+  const white: [number, number, number] = [247, 247, 247];
+  const red: [number, number, number] = [178, 24, 43];
+  const blue: [number, number, number] = [33, 102, 172];
+  const to = u >= 0 ? red : blue;
+  const a = Math.abs(u);
+  const c = white.map((w, k) => Math.round(w + (to[k]! - w) * a));
+  return `rgb(${c[0]},${c[1]},${c[2]})`;
+}
+
+export function renderHeatMap(spec: HeatMapSpec): Buffer {
+  ensureSetup();
+  const width = spec.width ?? 1000;
+  const height = spec.height ?? 700;
+  const canvas = createCanvas(width, height);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, width, height);
+  const center = spec.center ?? 1;
+  const span = spec.logSpan ?? 1;
+  let y = 12;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  ctx.fillStyle = '#111111';
+  ctx.font = pmFont(20, true);
+  ctx.fillText(spec.title, width / 2, y);
+  y += 28;
+  if (spec.subtitle) {
+    ctx.font = pmFont(14);
+    ctx.fillStyle = '#555555';
+    for (const line of wrapText(ctx, spec.subtitle, width - 40)) {
+      ctx.fillText(line, width / 2, y);
+      y += 19;
+    }
+  }
+  y += 8;
+  const notes = spec.notes ?? [];
+  const legendH = 56 + notes.length * 18;
+  const left = 110;
+  const right = width - 30;
+  const top = y;
+  const bottom = height - 60 - legendH;
+  const nx = spec.xValues.length;
+  const ny = spec.yValues.length;
+  if (nx === 0 || ny === 0 || bottom - top < 20) {
+    ctx.fillStyle = '#666666';
+    ctx.font = pmFont(16);
+    ctx.fillText('no data', width / 2, (top + height) / 2);
+    return canvas.toBuffer('image/png');
+  }
+  const cw = (right - left) / nx;
+  const ch = (bottom - top) / ny;
+  for (let r = 0; r < ny; r++) {
+    for (let c = 0; c < nx; c++) {
+      const v = spec.values[r]?.[c] ?? NaN;
+      const x0 = left + c * cw;
+      const y0 = bottom - (r + 1) * ch;
+      ctx.fillStyle = Number.isFinite(v) && v > 0 ? divergingColor(Math.log10(v / center) / span) : UNKNOWN_COLOR;
+      ctx.fillRect(x0 + 1, y0 + 1, cw - 2, ch - 2);
+      if (spec.dashed?.[r]?.[c]) {
+        ctx.strokeStyle = '#111111';
+        ctx.lineWidth = 2;
+        ctx.setLineDash([6, 4]);
+        ctx.strokeRect(x0 + 3, y0 + 3, cw - 6, ch - 6);
+        ctx.setLineDash([]);
+      }
+      const text = (spec.cellText?.[r]?.[c] ?? (Number.isFinite(v) ? formatNumber(v) : '')) + (spec.dagger?.[r]?.[c] ? ' †' : '');
+      const t = Number.isFinite(v) && v > 0 ? Math.abs(Math.log10(v / center) / span) : 0;
+      ctx.fillStyle = t > 0.6 ? '#ffffff' : '#111111';
+      ctx.font = pmFont(Math.max(10, Math.min(16, Math.floor(cw / 5))));
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      ctx.fillText(text, x0 + cw / 2, y0 + ch / 2);
+    }
+  }
+  ctx.fillStyle = TEXT_COLOR;
+  ctx.font = pmFont(12);
+  ctx.textBaseline = 'top';
+  spec.xValues.forEach((v, c) => ctx.fillText(v, left + (c + 0.5) * cw, bottom + 6));
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'middle';
+  spec.yValues.forEach((v, r) => ctx.fillText(v, left - 8, bottom - (r + 0.5) * ch));
+  ctx.font = pmFont(14);
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  ctx.fillText(spec.xLabel, (left + right) / 2, bottom + 26);
+  ctx.save();
+  ctx.translate(22, (top + bottom) / 2);
+  ctx.rotate(-Math.PI / 2);
+  ctx.textBaseline = 'middle';
+  ctx.fillText(spec.yLabel, 0, 0);
+  ctx.restore();
+  // legend: the colour scale, its caption above it, its ends and centre below it
+  const ly = bottom + 62;
+  const lw = Math.min(420, right - left);
+  const lx = (width - lw) / 2;
+  ctx.fillStyle = TEXT_COLOR;
+  ctx.font = pmFont(12);
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'bottom';
+  ctx.fillText(spec.legendLabel, width / 2, ly - 3);
+  for (let k = 0; k < lw; k++) {
+    ctx.fillStyle = divergingColor((2 * k) / (lw - 1) - 1);
+    ctx.fillRect(lx + k, ly, 1, 14);
+  }
+  ctx.strokeStyle = '#888888';
+  ctx.lineWidth = 1;
+  ctx.strokeRect(lx + 0.5, ly + 0.5, lw - 1, 13);
+  ctx.fillStyle = TEXT_COLOR;
+  ctx.textBaseline = 'top';
+  const end = formatNumber(Number((center * Math.pow(10, span)).toPrecision(2)));
+  ctx.textAlign = 'left';
+  ctx.fillText(`≤ 1/${end}`, lx, ly + 17);
+  ctx.textAlign = 'center';
+  ctx.fillText(formatNumber(center), lx + lw / 2, ly + 17);
+  ctx.textAlign = 'right';
+  ctx.fillText(`≥ ${end}`, lx + lw, ly + 17);
+  ctx.textAlign = 'center';
+  notes.forEach((n, i) => ctx.fillText(n, width / 2, ly + 36 + i * 18));
+  return canvas.toBuffer('image/png');
+}
+
+function wrapText(ctx: Ctx2D, text: string, maxWidth: number): string[] {
+  const words = text.split(' ');
+  const lines: string[] = [];
+  let line = '';
+  for (const w of words) {
+    const next = line ? `${line} ${w}` : w;
+    if (ctx.measureText(next).width > maxWidth && line) {
+      lines.push(line);
+      line = w;
+    } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines;
 }
 
 // ---------------------------------------------------------------------------------------------

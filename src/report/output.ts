@@ -38,8 +38,8 @@ import { onInterrupt } from '../util/cleanup.js';
 import { ROWSIM_VERSION } from '../version.js';
 
 export const MANIFEST_FILE = '.rowsim-output.json';
-export type OutputOwner = 'run' | 'estimate';
-const OWNERS: readonly OutputOwner[] = ['run', 'estimate'];
+export type OutputOwner = 'run' | 'estimate' | 'calibrate';
+const OWNERS: readonly OutputOwner[] = ['run', 'estimate', 'calibrate'];
 
 /** How long a command waits for another rowsim process to finish publishing into the same folder. */
 export const LOCK_WAIT_MS = 120_000;

@@ -1,0 +1,239 @@
+/**
+ * One thread of `rowsim calibrate`: the latch and buffer-header protocols on a SharedArrayBuffer with
+ * Atomics, in a loop until the main thread sets the stop flag. Every protocol runs over a hash table of
+ * buffer headers accessed with a Zipf law (page → partition by the same hash as the contention model).
+ *
+ * Modes
+ *   none         outside work only (the time of the work between accesses)
+ *   bare         outside work + the critical section's work on a header, no latch (one thread only)
+ *   ttas         test-and-test-and-set spinlock per partition: spin on a plain read, then CAS
+ *   ticket       ticket lock per partition [MCS]: take a ticket (atomic add), spin until it is served
+ *   mcs          MCS queue lock per partition [MCS]: swap yourself onto the tail, spin on your own node
+ *   cas-pin      lockless: pin / update the header's usage word with a CAS loop, read the header
+ *   optimistic   lockless [OLC]: read the version, read the payload, validate the version (restart on a
+ *                change); `write_share` of the accesses lock the version (CAS to odd), write, unlock
+ *   cas-count    one shared word CAS-incremented (fitting the CAS costs)
+ *   broken       a "lock" that excludes nothing (the checker's teeth: updates must get lost)
+ *   unvalidated  optimistic reads that skip validation (the checker's teeth: reads must tear)
+ *
+ * Checks counted in every run: the counter each lock protects is incremented with a plain read and
+ * write inside the critical section (a lost increment = two threads inside at once), an occupancy word
+ * is raised and lowered atomically inside it (with `check`), the CAS-incremented usage words must add
+ * up to the accesses, and a validated optimistic read must see all payload words equal.
+ */
+import { parentPort } from 'node:worker_threads';
+import { AliasTable } from '../contention/sim.js';
+import { spinlockOfPage, zipfWeights } from '../contention/model.js';
+import { Prng } from '../util/prng.js';
+import { CTRL_READY, CTRL_START, CTRL_STOP, dataLine, header, H_PAYLOAD, H_USAGE, H_VERSION, layout, lockLine, PAYLOAD_WORDS, qnode, Q_LOCKED, Q_NEXT } from './layout.js';
+
+export type Mode = 'none' | 'bare' | 'ttas' | 'ticket' | 'mcs' | 'cas-pin' | 'optimistic' | 'cas-count' | 'broken' | 'unvalidated';
+
+export interface RunMessage {
+  type: 'run';
+  mode: Mode;
+  index: number;
+  threads: number;
+  sab: SharedArrayBuffer;
+  partitions: number;
+  headers: number;
+  skew: number;
+  outsideIters: number;
+  csIters: number;
+  writeShare: number;
+  seed: number;
+  /** Time one access in this many (latency percentiles). */
+  sampleEvery: number;
+  /** Raise an occupancy word inside every critical section (costs two atomics). */
+  check: boolean;
+}
+
+export interface ThreadResult {
+  ops: number;
+  casAttempts: number;
+  casFailures: number;
+  reads: number;
+  restarts: number;
+  torn: number;
+  occupancyViolations: number;
+  /** Sampled acquisition (or read) latencies, ns. */
+  latencies: number[];
+  sink: number;
+}
+
+/** Busy work the JIT cannot remove: an xorshift loop. */
+function work(n: number, x: number): number {
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+  }
+  return x;
+}
+
+export function runThread(msg: RunMessage): ThreadResult {
+  const a = new Int32Array(msg.sab);
+  const L = layout(msg.partitions, msg.headers);
+  const rng = new Prng(msg.seed);
+  const table = new AliasTable(zipfWeights(msg.headers, msg.skew));
+  const me = msg.index;
+  const myNode = qnode(L, me);
+  const res: ThreadResult = { ops: 0, casAttempts: 0, casFailures: 0, reads: 0, restarts: 0, torn: 0, occupancyViolations: 0, latencies: [], sink: 1 };
+  let x = (msg.seed | 1) >>> 0 || 1;
+  const mode = msg.mode;
+
+  const acquire = (p: number): void => {
+    const l = lockLine(p);
+    if (mode === 'ttas') {
+      for (;;) {
+        while (Atomics.load(a, l) !== 0);
+        res.casAttempts++;
+        if (Atomics.compareExchange(a, l, 0, 1) === 0) return;
+        res.casFailures++;
+      }
+    } else if (mode === 'ticket') {
+      const ticket = Atomics.add(a, l, 1);
+      while (Atomics.load(a, l + 1) !== ticket);
+    } else if (mode === 'mcs') {
+      Atomics.store(a, myNode + Q_NEXT, 0);
+      Atomics.store(a, myNode + Q_LOCKED, 1);
+      const pred = Atomics.exchange(a, l, me + 1); // tail: thread index + 1, 0 = empty
+      if (pred !== 0) {
+        Atomics.store(a, qnode(L, pred - 1) + Q_NEXT, me + 1);
+        while (Atomics.load(a, myNode + Q_LOCKED) !== 0);
+      }
+    }
+  };
+  const release = (p: number): void => {
+    const l = lockLine(p);
+    if (mode === 'ttas') Atomics.store(a, l, 0);
+    else if (mode === 'ticket') Atomics.add(a, l + 1, 1);
+    else if (mode === 'mcs') {
+      let next = Atomics.load(a, myNode + Q_NEXT);
+      if (next === 0) {
+        if (Atomics.compareExchange(a, l, me + 1, 0) === me + 1) return;
+        while ((next = Atomics.load(a, myNode + Q_NEXT)) === 0);
+      }
+      Atomics.store(a, qnode(L, next - 1) + Q_LOCKED, 0);
+    }
+  };
+  /** The critical section: walk the header (read its words), then the protected counter's increment. */
+  const critical = (p: number, h: number): void => {
+    const d = dataLine(p);
+    if (msg.check && Atomics.add(a, d + 1, 1) !== 0) res.occupancyViolations++;
+    const base = header(L, h);
+    let s = a[base]! + a[base + H_PAYLOAD]!;
+    const c = a[d]!; // plain read …
+    x = work(msg.csIters, x ^ s);
+    a[d] = c + 1; // … and plain write: a second thread inside would lose an increment
+    s ^= x;
+    res.sink ^= s;
+    if (msg.check) Atomics.sub(a, d + 1, 1);
+  };
+  const casIncrement = (w: number): void => {
+    for (;;) {
+      const v = Atomics.load(a, w);
+      res.casAttempts++;
+      if (Atomics.compareExchange(a, w, v, v + 1) === v) return;
+      res.casFailures++;
+    }
+  };
+  const optimisticRead = (h: number, validate: boolean): void => {
+    const base = header(L, h);
+    for (;;) {
+      res.reads++;
+      const v1 = Atomics.load(a, base + H_VERSION);
+      if (validate && (v1 & 1) === 1) {
+        res.restarts++;
+        continue;
+      }
+      const first = Atomics.load(a, base + H_PAYLOAD);
+      let same = true;
+      for (let k = 1; k < PAYLOAD_WORDS; k++) if (Atomics.load(a, base + H_PAYLOAD + k) !== first) same = false;
+      x = work(msg.csIters, x ^ first);
+      if (validate && Atomics.load(a, base + H_VERSION) !== v1) {
+        res.restarts++;
+        continue;
+      }
+      if (!same) res.torn++;
+      return;
+    }
+  };
+  const optimisticWrite = (h: number): void => {
+    const base = header(L, h);
+    for (;;) {
+      const v = Atomics.load(a, base + H_VERSION);
+      res.casAttempts++;
+      if ((v & 1) === 0 && Atomics.compareExchange(a, base + H_VERSION, v, v + 1) === v) break;
+      res.casFailures++;
+    }
+    const value = (x = work(1, x));
+    for (let k = 0; k < PAYLOAD_WORDS; k++) {
+      Atomics.store(a, base + H_PAYLOAD + k, value);
+      if (k === 3) x = work(msg.csIters >> 1, x); // a writer in the middle of its write
+    }
+    Atomics.add(a, base + H_VERSION, 1);
+  };
+
+  Atomics.add(a, CTRL_READY, 1);
+  Atomics.notify(a, CTRL_READY);
+  while (Atomics.load(a, CTRL_START) === 0) Atomics.wait(a, CTRL_START, 0, 50);
+  const sampleEvery = Math.max(1, msg.sampleEvery);
+  for (;;) {
+    if ((res.ops & 63) === 0 && Atomics.load(a, CTRL_STOP) !== 0) break;
+    x = work(msg.outsideIters, x);
+    const h = mode === 'cas-count' ? 0 : table.sample(rng.float32());
+    const p = spinlockOfPage(h, msg.partitions);
+    const timed = res.ops % sampleEvery === 0;
+    const t0 = timed ? performance.now() : 0;
+    switch (mode) {
+      case 'none':
+        break;
+      case 'bare':
+        critical(p, h);
+        break;
+      case 'ttas':
+      case 'ticket':
+      case 'mcs':
+        acquire(p);
+        if (timed) res.latencies.push((performance.now() - t0) * 1e6);
+        critical(p, h);
+        release(p);
+        break;
+      case 'broken':
+        critical(p, h);
+        break;
+      case 'cas-pin': {
+        casIncrement(header(L, h) + H_USAGE);
+        if (timed) res.latencies.push((performance.now() - t0) * 1e6);
+        const base = header(L, h);
+        x = work(msg.csIters, x ^ a[base + H_PAYLOAD]!);
+        break;
+      }
+      case 'cas-count':
+        casIncrement(header(L, 0) + H_USAGE);
+        if (timed) res.latencies.push((performance.now() - t0) * 1e6);
+        break;
+      case 'optimistic':
+        if (msg.writeShare > 0 && rng.float32() < msg.writeShare) optimisticWrite(h);
+        else optimisticRead(h, true);
+        if (timed) res.latencies.push((performance.now() - t0) * 1e6);
+        break;
+      case 'unvalidated':
+        if (me === 0) optimisticWrite(h);
+        else optimisticRead(h, false);
+        break;
+    }
+    res.ops++;
+  }
+  res.sink ^= x;
+  return res;
+}
+
+parentPort?.on('message', (msg: RunMessage) => {
+  try {
+    parentPort!.postMessage({ ok: true, result: runThread(msg) });
+  } catch (err) {
+    parentPort!.postMessage({ ok: false, error: (err as Error).message });
+  }
+});

@@ -8,7 +8,7 @@ import {
   dolRowBytes,
   resolveExpRowSize,
 } from '../src/formats/ase.js';
-import { EngineSettingError } from '../src/formats/types.js';
+import { EngineSettingError } from '../src/layout/table-layout.js';
 import { runStorage } from '../src/workload/runner.js';
 import { col, engine, storage, table } from './helpers/spec.js';
 

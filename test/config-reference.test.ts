@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { engineSchema, PHASE_SCHEMAS, tableSchema } from '../src/config/schema.js';
 import { contentionSchema } from '../src/contention/schema.js';
-import { estimateSchema } from '../src/estimate/config.js';
+import { estimateSchema } from '../src/loader/estimate-section.js';
 import { ENGINE_DEFAULTS } from '../src/formats/registry.js';
 import { ROOT } from './helpers/cli.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PG_TOAST_POINTER_BYTES, pgLayout, pgMaxHeapTupleBytes, pgMaxHeapTuplesPerPage, pgToastThreshold, pgTupleSize, postgresHeap } from '../src/formats/postgres.js';
-import { NULL_LEN } from '../src/formats/types.js';
+import { NULL_LEN } from '../src/layout/table-layout.js';
 import { col, engine, table } from './helpers/spec.js';
 
 const pgEngine = (o = {}) => engine({ format: 'postgres-heap', page_size: 8192, ...o });

@@ -5,7 +5,7 @@
  */
 import { defaultEngineSpec } from '../formats/registry.js';
 import type { StorageSpec } from '../config/spec.js';
-import { parseType } from '../table/column-types.js';
+import { parseType } from '../config/column-types.js';
 import { runStorage } from '../workload/runner.js';
 
 export interface BenchLine {

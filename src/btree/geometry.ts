@@ -9,7 +9,7 @@
  * the other formats fill pages greedily up to their build fill.
  */
 import type { IndexDef, TableDef } from '../config/spec.js';
-import { NULL_LEN, type TableLayout } from '../formats/types.js';
+import { NULL_LEN, type TableLayout } from '../layout/table-layout.js';
 
 export interface IndexPages {
   total: number;

@@ -8,10 +8,10 @@
 import { basename, join, relative, resolve } from 'node:path';
 import { UserError } from '../config/errors.js';
 import { type FormatId } from '../config/schema.js';
-import { type EstimateConfig } from '../estimate/config.js';
+import { type EstimateConfig } from '../estimate/types.js';
 import { inProcessRunner, runEstimate, type CandidateRunner } from '../estimate/estimate.js';
 import type { EvidenceKind } from '../estimate/evidence/types.js';
-import type { MeasuredFiles } from '../estimate/measured.js';
+import type { MeasuredFiles } from '../estimate/types.js';
 import { estimateChart, estimateJson, estimateMarkdown, estimateTerminal, maintenanceChart } from '../estimate/report.js';
 import { poolRunner } from '../estimate/pool-runner.js';
 import { loadEstimateConfig } from '../loader/config.js';

@@ -3,9 +3,8 @@
  * (DDL, histograms) and defaults resolved. Plain data, so it crosses to worker threads unchanged.
  */
 import type { Count } from '../util/units.js';
-import type { ColumnType } from '../table/column-types.js';
+import type { ColumnType } from './column-types.js';
 import type { EngineSettings, FormatId, IndexSettingKey } from './schema.js';
-import type { DdlStorage } from '../table/ddl.js';
 
 export type { EngineSettings };
 
@@ -89,4 +88,39 @@ export interface SweepPoint {
   label: string;
   params: Record<string, string | number | boolean>;
   spec: StorageSpec;
+}
+
+/** A table option read from the DDL, with where it was written. */
+export interface DdlSetting<T> {
+  value: T;
+  line: number;
+  column: number;
+}
+
+export type LockScheme = 'allpages' | 'datapages' | 'datarows';
+
+/** The table's storage options as the DDL states them (absent: not stated). */
+export interface DdlStorage {
+  /** ASE `lock allpages | datapages | datarows`. */
+  lock?: DdlSetting<LockScheme>;
+  /** ASE `with exp_row_size = N` (0 = server default, 1 = pack fully). */
+  exp_row_size?: DdlSetting<number>;
+  /** ASE `with reservepagegap = N`: one empty page per N pages allocated by extent-allocating commands. */
+  reservepagegap?: DdlSetting<number>;
+  /** ASE `with max_rows_per_page = N`. */
+  max_rows_per_page?: DdlSetting<number>;
+  /** ASE `with fillfactor = N`: how full index and data pages are made when they are rebuilt. */
+  ase_fillfactor?: DdlSetting<number>;
+  /** PostgreSQL `WITH (fillfactor = N)`. */
+  fillfactor?: DdlSetting<number>;
+  /** Oracle `PCTFREE N`. */
+  pctfree?: DdlSetting<number>;
+  /** ASE `on 'segment'`. */
+  segment?: string;
+  /** ASE `partition by roundrobin | hash | range | list …`: the scheme and, where stated, the count. */
+  partitions?: { kind: string; count?: number };
+  /** The database of a `use db` before the CREATE TABLE, or of a db.owner.table name. */
+  database?: string;
+  /** The owner of an owner.table name or of a `setuser 'owner'` before the CREATE TABLE. */
+  owner?: string;
 }

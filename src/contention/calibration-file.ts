@@ -4,7 +4,7 @@
  * could fit it was time-sliced). Applying it to a resolved spec is pure.
  */
 import { z } from 'zod';
-import type { CalibrationApplied, ContentionBase, ContentionSpec } from './schema.js';
+import type { CalibrationApplied, ContentionBase, ContentionSpec } from './spec.js';
 
 /** Model keys a calibration file may set. */
 export const CALIBRATED_KEYS = ['latched.hold', 'latched.handoff_per_waiter', 'lockless.cas', 'lockless.line_transfer', 'lockless.lookup'] as const;

@@ -3,7 +3,7 @@
  * calibration file), a source the config names (`contention.sources`), a default's published source
  * (keys of docs/sources.md), or "assumed". Pure: reads the resolved spec only.
  */
-import type { ContentionBase, ContentionSpec } from './schema.js';
+import type { ContentionBase, ContentionSpec } from './spec.js';
 
 export interface ModelInput {
   key: string;

@@ -7,7 +7,7 @@
  * traversal reads one page of index level i % levels (the root at level 0); data reads fall on the data
  * pages with Zipf popularity, page 0 the hottest.
  */
-import type { BufferManagerKind, ContentionBase, LockKind } from './schema.js';
+import type { BufferManagerKind, ContentionBase, LockKind } from './spec.js';
 
 export interface PointModel {
   buffer_manager: BufferManagerKind;

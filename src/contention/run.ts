@@ -10,7 +10,7 @@
  */
 import { Prng } from '../util/prng.js';
 import { runTasks, type Task } from '../pool/pool.js';
-import type { BufferManagerKind, ContentionBase, ContentionSpec } from './schema.js';
+import type { BufferManagerKind, ContentionBase, ContentionSpec } from './spec.js';
 import { runReplication, summarisePoint, round, type ContentionPoint, type ContentionTaskPayload, type Replication } from './task.js';
 import { buildPointModel, pointNetwork, type PointModel } from './model.js';
 import { fitUsl } from './usl.js';

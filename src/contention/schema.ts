@@ -9,12 +9,12 @@
 import { z } from 'zod';
 import { zDurationNs, zPosInt, zShare } from '../config/zunits.js';
 import { buildPointModel, pointEventBound } from './model.js';
+import type { BufferManagerKind, CalibrationApplied, ContentionBase, ContentionSpec, LockKind, SweepAxis, SweepCell } from './spec.js';
 
-export type BufferManagerKind = 'latched' | 'lockless';
+export type { BufferManagerKind, CalibrationApplied, ContentionBase, ContentionSpec, LockKind, SweepAxis, SweepCell };
+
 export const BUFFER_MANAGERS: readonly BufferManagerKind[] = ['latched', 'lockless'];
 
-/** Spinlock kinds of the latched buffer manager (`queue` in a config is `mcs`). */
-export type LockKind = 'ttas' | 'ttas_backoff' | 'spin_yield' | 'ticket' | 'mcs';
 export const LOCK_KINDS: readonly string[] = ['ttas', 'ttas_backoff', 'spin_yield', 'ticket', 'mcs', 'queue'];
 
 /** Keys a contention sweep may vary (key paths inside the contention section). */
@@ -49,137 +49,6 @@ export const SWEEPABLE_CONTENTION_KEYS: readonly string[] = [
   'xoltp.index.latch_hold',
   'service_times',
 ];
-
-/** One resolved model: what a point of the simulation needs (no sweep). */
-export interface ContentionBase {
-  /** Engine (CPU) counts: one curve per count. */
-  engines: number[];
-  /** User populations (closed system): one point per population. */
-  users: number[];
-  /** Mean of the exponential think time between a user's transactions. */
-  think_time_ns: number;
-  transaction: {
-    /** Buffer look-ups of data pages per transaction. */
-    logical_reads: number;
-    cpu_per_read_ns: number;
-    cpu_per_transaction_ns: number;
-  };
-  pages: {
-    /** Distinct data pages the look-ups fall on. */
-    count: number;
-    /** Zipf exponent of page popularity: 0 = uniform, 0.99 = YCSB-like hot pages. */
-    skew: number;
-  };
-  buffer_managers: BufferManagerKind[];
-  latched: {
-    /** Spinlocks (cache partitions / buffer-mapping partitions); a page hashes to one. */
-    spinlocks: number;
-    /** Time a look-up holds its spinlock. */
-    hold_ns: number;
-    /** Cache-line transfer per waiter at hand-off (ttas: × waiters; queue: once). */
-    handoff_per_waiter_ns: number;
-    /** spin: a waiter burns its engine; block: it gives its engine up and queues at the lock. */
-    wait: 'spin' | 'block';
-    /**
-     * ttas: test-and-test-and-set, hand-off grows with the spinners, a random spinner wins;
-     * ttas_backoff: the same with exponential back-off (one prober at a time, idle gaps);
-     * spin_yield: ttas for at most spin_limit, then the engine is yielded (back of the run queue);
-     * ticket: FIFO, but every waiter spins on one line, so hand-off grows with the waiters;
-     * mcs: a queue lock, FIFO, each waiter spins on its own line, constant hand-off.
-     */
-    lock: LockKind;
-    /** ttas_backoff: first and largest back-off delay (each failed probe doubles it, randomised). */
-    backoff_min_ns: number;
-    backoff_max_ns: number;
-    /** spin_yield: spin at most this long, then yield the engine. */
-    spin_limit_ns: number;
-  };
-  lockless: {
-    /** Cost of one uncontended compare-and-swap whose line comes from another engine (one transfer). */
-    cas_ns: number;
-    /** Extra line-transfer cost per other engine writing the same line (default: latched.handoff_per_waiter). */
-    line_transfer_ns: number;
-    /** cas: every read pins the page by CAS (update_share of them); optimistic: read a version, validate, restart on change. */
-    read: 'cas' | 'optimistic';
-    /** Share of look-ups that modify the page: a CAS that takes the page's version word exclusively for write_hold. */
-    write_share: number;
-    write_hold_ns: number;
-    /** Latch-free hash look-up work per access (default: latched.hold_ns, the same work unlatched). */
-    lookup_ns: number;
-    /** Share of look-ups that update shared replacement state (pin / usage count / LRU) by CAS. */
-    update_share: number;
-    /** Engine-local cache of the hottest pages: look-ups of these pages need no CAS. */
-    local_cache_pages: number;
-  };
-  xoltp: {
-    /** Compiled queries (SNAP): cpu_per_transaction × this factor. */
-    snap_cpu_factor: number;
-    /** Index pages are read without a latch (optimistic, version-validated). */
-    latch_free_btree: boolean;
-    index: {
-      /** Root-to-leaf index traversals per transaction (0 = no index look-ups). */
-      traversals: number;
-      levels: number;
-      fanout: number;
-      /** Exclusive time of an index-page latch word per acquisition (shared latches included). */
-      latch_hold_ns: number;
-    };
-    /** Buffer managers that get snap_cpu_factor and latch_free_btree. */
-    applies_to: BufferManagerKind[];
-  };
-  service_times: 'constant' | 'exponential';
-  /** Measured simulated time, after the warm-up. */
-  duration_ns: number;
-  warmup_ns: number;
-  /** Bound on the events of one point: a run that would exceed it fails instead of running away. */
-  max_events: number;
-  /** Seeds per point: results carry the mean, a 95% interval and the share that collapsed. */
-  replications: number;
-  stationarity: {
-    /** Little's law error and drift between the two halves of the window allowed, percent. */
-    tolerance_pct: number;
-    /** Window extensions (each doubles the duration, the old window becomes warm-up) before a point is flagged. */
-    max_extensions: number;
-  };
-  /** USL over engines: draw the fitted curve out to this many engines (default: the largest measured). */
-  usl_extrapolate_to: number | null;
-}
-
-/** A sweep axis: a key path of the contention section and its values as written. */
-export interface SweepAxis {
-  key: string;
-  values: Array<string | number | boolean>;
-}
-
-/** One combination of the sweep's values, resolved. */
-export interface SweepCell {
-  /** Index into each axis's values. */
-  index: number[];
-  params: Record<string, string | number | boolean>;
-  spec: ContentionBase;
-}
-
-/** The `contention:` section resolved: the base model, the sweep's cells, sources and calibration. */
-export interface ContentionSpec extends ContentionBase {
-  /** Sweep over contention parameters (phase diagram); null without one. */
-  sweep: { axes: SweepAxis[]; cells: SweepCell[] } | null;
-  /** Sources the config gives for its values, by key path (`latched.handoff_per_waiter: "[LOCKS]"`). */
-  sources: Record<string, string>;
-  /** Key paths the config sets explicitly (filled by the loader; empty when parsed directly). */
-  explicit_keys: string[];
-  /** The calibration file named by the config (applied by the loader), or null. */
-  calibration: CalibrationApplied | null;
-}
-
-/** Costs measured by `rowsim calibrate`, as applied to the model. */
-export interface CalibrationApplied {
-  file: string;
-  machine: string;
-  /** Key path → value (ns) that replaced the assumed one. */
-  values: Record<string, number>;
-  /** Key path → the value the config or the default had before. */
-  replaced: Record<string, number>;
-}
 
 const oneOrMany = () =>
   z.union([zPosInt(), z.array(zPosInt()).min(1)]).transform((v) => (Array.isArray(v) ? v : [v]));

@@ -6,7 +6,7 @@
  */
 import { buildPointModel, pointNetwork, type PointModel } from './model.js';
 import { exactMva, operationalBounds, type Bounds } from './mva.js';
-import type { BufferManagerKind, ContentionBase } from './schema.js';
+import type { BufferManagerKind, ContentionBase } from './spec.js';
 import { simulatePoint } from './sim.js';
 import { meanInterval, type Interval } from './stats.js';
 

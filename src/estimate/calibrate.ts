@@ -5,35 +5,15 @@
  * reproduces it. Either way the measured share is set beside the simulated one with its 95% interval,
  * and the measured data pages beside the simulated pages. Pure apart from the runner.
  */
-import type { EstimateConfig } from './config.js';
-import type { CandidateRunner, FormatEstimate } from './estimate.js';
+import type { EstimateConfig } from './types.js';
+import type { Calibration, CandidateRunner, FormatEstimate } from './types.js';
+
+export type { Calibration };
 import type { MovedTarget } from './evidence/merge.js';
 import { r2, type Cand } from './figures.js';
-import { fitGrowth, type FitPoint } from './fit.js';
+import { fitGrowth } from './fit.js';
 import type { ReserveKnob } from './knob.js';
 import { candidateTask, fmtPct, samplePlan } from './plan.js';
-
-export interface Calibration {
-  /** fit: the insert lengths were fitted to the measurement; check: they were given, and checked. */
-  kind: 'fit' | 'check';
-  measured: { pct: number; count: number; basis: number; basis_word: string; label: string; figures: { label: string; value: number; file: string; line: number }[] };
-  simulated: { setting: string; moved_pct: number; interval: [number, number]; pages: number; pages_interval: [number, number] };
-  reproduced: boolean;
-  fit?: {
-    /** Rows inserted at floor + share × (length now − floor). */
-    insert_share: number;
-    /** The shares whose simulated interval holds the measurement. */
-    insert_share_range: [number, number];
-    floor_bytes: number;
-    insert_avg_bytes: number;
-    now_avg_bytes: number;
-    growth_avg_bytes: number;
-    curve: FitPoint[];
-  };
-  /** The measured data pages against the simulated ones (a second check, not fitted). */
-  pages?: { measured: number; label: string; simulated: number; interval: [number, number]; inside: boolean };
-  sentence: string;
-}
 
 function measuredOf(t: MovedTarget): Calibration['measured'] {
   return {

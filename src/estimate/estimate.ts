@@ -14,22 +14,21 @@
 import type { FormatId } from '../config/schema.js';
 import type { EngineSpec } from '../config/spec.js';
 import { getFormat } from '../formats/registry.js';
-import type { EstimateConfig } from './config.js';
+import type { EstimateConfig } from './types.js';
 import { aggregate, r2, type Cand, type CandidateFigures } from './figures.js';
 import { compareReserve, engineFor, estimateKnob, reserveKnob, type ReserveKnob, type Setting } from './knob.js';
-import type { CandidateTask, ReplicateFigures } from './simulate.js';
+import type { CandidateTask } from './simulate.js';
 import { simulateCandidate } from './simulate.js';
-import { calibrate, checkEvidence, sourceNotes, type Calibration } from './calibrate.js';
+import { calibrate, checkEvidence, sourceNotes } from './calibrate.js';
 import { candidateTask, currentCand, fmtPct, samplePlan, type Plan } from './plan.js';
-import { verdictOf, type Verdict } from './verdict.js';
+import { verdictOf } from './verdict.js';
 import { whatIf, type MaintenanceWhatIf } from './whatif.js';
 
 export { candidateTask, currentCand, fmtPct, plannedLive, samplePlan, scaleWorkload, type Plan } from './plan.js';
 
 export type { CandidateFigures } from './figures.js';
-
-/** Runs candidate tasks; results in task order. */
-export type CandidateRunner = (tasks: CandidateTask[]) => Promise<ReplicateFigures[][]>;
+export type { CandidateRunner, FormatEstimate, Recommendation } from './types.js';
+import type { CandidateRunner, FormatEstimate, Recommendation, Calibration, Verdict } from './types.js';
 
 /** Runs every task in this thread (tests, benchmarks, --workers 0). */
 export const inProcessRunner: CandidateRunner = async (tasks) => tasks.map(simulateCandidate);
@@ -38,26 +37,6 @@ export const inProcessRunner: CandidateRunner = async (tasks) => tasks.map(simul
 export const COARSE_STEPS = 32;
 /** Refinement: at most this many extra values per bracket. */
 export const REFINE_MAX = 24;
-
-export interface Recommendation {
-  value: number;
-  why: string;
-  met?: boolean;
-}
-
-export interface FormatEstimate {
-  format: FormatId;
-  knob: ReserveKnob['key'];
-  /** The page size the page counts are in (bytes). */
-  page_bytes: number;
-  limits: Record<string, number>;
-  candidates: CandidateFigures[];
-  forwarding_target: Recommendation;
-  min_scan_reads: Recommendation;
-  commands: string[];
-  command_note: string;
-  alternative_commands: string[];
-}
 
 export interface SampleInfo {
   source: EstimateConfig['source']['kind'];

@@ -10,7 +10,7 @@ import { availableFormats, engineForFormat, getFormat } from '../formats/registr
 import type { EngineSpec } from '../config/spec.js';
 import type { FormatId } from '../config/schema.js';
 import { KnobError, type ReserveKnob } from '../formats/format.js';
-import type { TableLayout } from '../formats/types.js';
+import type { TableLayout } from '../layout/table-layout.js';
 
 export type { ReserveKnob, Setting, SpecialName, SpecialSetting } from '../formats/format.js';
 export type KnobKey = ReserveKnob['key'];

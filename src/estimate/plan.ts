@@ -5,7 +5,7 @@
 import type { EngineSpec, PhaseSpec } from '../config/spec.js';
 import { plannedInserts } from '../workload/runner.js';
 import { resolveCount, type Count } from '../util/units.js';
-import type { EstimateConfig } from './config.js';
+import type { EstimateConfig } from './types.js';
 import { r2, type Cand } from './figures.js';
 import type { ReserveKnob, Setting } from './knob.js';
 import type { CandidateTask, SimSource } from './simulate.js';

@@ -7,7 +7,7 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { renderLineChart, type Marker, type Series } from '../report/charts.js';
 import { fmt, mdTable, textTable } from '../report/tables.js';
 import { ROWSIM_VERSION } from '../version.js';
-import type { EstimateConfig } from './config.js';
+import type { EstimateConfig } from './types.js';
 import type { CandidateFigures, EstimateOutcome, FormatEstimate } from './estimate.js';
 
 interface CompareRow {

@@ -7,7 +7,7 @@ import { readInputText } from '../config/read.js';
 import type { Dist } from '../config/spec.js';
 import type { InputProblem } from '../config/errors.js';
 import type { StorageFormat } from '../formats/format.js';
-import { MAX_STORED_LEN, NULL_LEN, type TableLayout } from '../formats/types.js';
+import { MAX_STORED_LEN, NULL_LEN, type TableLayout } from '../layout/table-layout.js';
 
 /** The data lengths a row of this table can have: fixed-length NOT NULL columns .. every column at its declared maximum. */
 export function dataLengthRange(layout: TableLayout): { min: number; max: number } {

@@ -10,7 +10,7 @@ import { getFormat } from '../formats/registry.js';
 import type { PageGeometry } from '../heap/engine.js';
 import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
 import type { StorageFormat } from '../formats/format.js';
-import type { TableLayout } from '../formats/types.js';
+import type { TableLayout } from '../layout/table-layout.js';
 import { metric } from '../heap/metrics.js';
 import { Prng, mixKeys } from '../util/prng.js';
 import { lengthSampler } from '../workload/dist.js';

@@ -4,20 +4,12 @@
  * the evidence cannot be reproduced by any growth of these rows, or no setting the DBMS accepts meets
  * the target. Pure.
  */
-import type { EstimateConfig } from './config.js';
-import type { Calibration } from './calibrate.js';
-import type { FormatEstimate } from './estimate.js';
+import type { EstimateConfig } from './types.js';
+import type { Calibration, FormatEstimate, Verdict } from './types.js';
+
+export type { Verdict, VerdictStatus } from './types.js';
 import type { ReserveKnob } from './knob.js';
 import { fmtPct } from './plan.js';
-
-export type VerdictStatus = 'recommended' | 'nothing_to_change' | 'target_not_met' | 'evidence_not_reproduced';
-
-export interface Verdict {
-  status: VerdictStatus;
-  headline: string;
-  /** 0: apply the commands; 3: do not (the reason is the headline). */
-  exit_status: 0 | 3;
-}
 
 /** Exit status of an estimate that says not to apply anything (the CLI's EXIT_NOT_APPLICABLE, src/cli/exit-codes.ts). */
 export const EXIT_NO_RECOMMENDATION = 3;

@@ -4,12 +4,11 @@
  * periodic reorg, against the recommended setting applied by one rebuild. Pure.
  */
 import { resolveCount } from '../util/units.js';
-import type { EstimateConfig } from './config.js';
-import type { FormatEstimate } from './estimate.js';
+import type { EstimateConfig } from './types.js';
+import type { FormatEstimate, Verdict } from './types.js';
 import type { ReserveKnob } from './knob.js';
 import { maintenanceCommands, maintenanceTotals, simulateScenario, type MaintenancePlan, type MaintenanceScenario, type MaintenanceTotals } from './maintenance.js';
 import { candidateTask, currentCand, fmtPct, type Plan } from './plan.js';
-import type { Verdict } from './verdict.js';
 
 export interface MaintenanceWhatIf {
   every_days: number;

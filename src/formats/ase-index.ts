@@ -8,7 +8,7 @@
 import type { IndexDef } from '../config/spec.js';
 import { columnBytes, type IndexGeometry } from '../btree/geometry.js';
 import { greedyIndexGeometry } from './forwarding.js';
-import type { TableLayout } from './types.js';
+import type { TableLayout } from '../layout/table-layout.js';
 
 /** APL nonclustered leaf row: 7 + fixed keys; with a variable or nullable key 9 + … [PT-APL7]. */
 export const ASE_APL_LEAF_FIXED_OVERHEAD = 7;

@@ -9,7 +9,7 @@ import { ClusteredHeap } from '../heap/clustered-heap.js';
 import type { StorageEngine } from '../heap/engine.js';
 import { COMMON_DEFAULTS, KnobError, type AllocationInput, type ReserveKnob, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote } from './forwarding.js';
-import { isCharacterType, isVariableType, type ColumnType } from '../table/column-types.js';
+import { isCharacterType, isVariableType, type ColumnType } from '../config/column-types.js';
 import {
   EngineSettingError,
   checkPageSize,
@@ -20,7 +20,7 @@ import {
   type PageGeometry,
   type ResolvedEngine,
   type TableLayout,
-} from './types.js';
+} from '../layout/table-layout.js';
 
 /** Logical page sizes ASE supports [A1][A2]. */
 export const ASE_PAGE_SIZES = [2048, 4096, 8192, 16384] as const;

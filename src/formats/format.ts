@@ -11,7 +11,7 @@ import type { EngineSettings, EngineSpec, IndexDef, StorageSpec, TableDef } from
 import type { IndexGeometry } from '../btree/geometry.js';
 import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
 import type { Encoding } from '../config/schema.js';
-import type { ResolvedEngine, TableLayout } from './types.js';
+import type { ResolvedEngine, TableLayout } from '../layout/table-layout.js';
 
 /** A format, or a table in a format, has no reserve knob the estimator can tune: why, as "expected …". */
 export class KnobError extends Error {}

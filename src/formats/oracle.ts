@@ -14,8 +14,8 @@ import { columnBytes } from '../btree/geometry.js';
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
 import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type ReserveKnob, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
-import type { ColumnType } from '../table/column-types.js';
-import { isCharacterType } from '../table/column-types.js';
+import type { ColumnType } from '../config/column-types.js';
+import { isCharacterType } from '../config/column-types.js';
 import {
   EngineSettingError,
   NULL_LEN,
@@ -29,7 +29,7 @@ import {
   type PageGeometry,
   type ResolvedEngine,
   type TableLayout,
-} from './types.js';
+} from '../layout/table-layout.js';
 
 export const ORACLE_BLOCK_SIZES = [2048, 4096, 8192, 16384, 32768] as const;
 export const ORACLE_DEFAULT_BLOCK_BYTES = 8192;

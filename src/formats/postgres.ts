@@ -11,8 +11,8 @@ import { GEOMETRY_DEFAULTS, columnBytes, type IndexGeometry } from '../btree/geo
 import { PG_PRUNE_FREE_DIVISOR, PostgresHeap } from '../heap/postgres-heap.js';
 import { metric } from '../heap/metrics.js';
 import { COMMON_DEFAULTS, withoutUtf16, type ReserveKnob, type StorageFormat } from './format.js';
-import type { ColumnType } from '../table/column-types.js';
-import { isCharacterType, isVariableType } from '../table/column-types.js';
+import type { ColumnType } from '../config/column-types.js';
+import { isCharacterType, isVariableType } from '../config/column-types.js';
 import {
   EngineSettingError,
   NULL_LEN,
@@ -26,7 +26,7 @@ import {
   type PageGeometry,
   type ResolvedEngine,
   type TableLayout,
-} from './types.js';
+} from '../layout/table-layout.js';
 
 /** BLCKSZ default [bufpage.h]. */
 export const PG_BLCKSZ = 8192;

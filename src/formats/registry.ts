@@ -6,7 +6,7 @@
 import { FORMAT_IDS, type FormatId } from '../config/schema.js';
 import type { EngineSettings, EngineSpec, TableDef } from '../config/spec.js';
 import { keyColumns, type IndexGeometry } from '../btree/geometry.js';
-import type { TableLayout } from './types.js';
+import type { TableLayout } from '../layout/table-layout.js';
 import { aseApl, aseDol } from './ase.js';
 import type { StorageFormat } from './format.js';
 import { oracleHeap } from './oracle.js';

@@ -15,8 +15,8 @@ import { ClusteredHeap } from '../heap/clustered-heap.js';
 import { metric } from '../heap/metrics.js';
 import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type OffRowStore, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
-import type { ColumnType } from '../table/column-types.js';
-import { isCharacterType } from '../table/column-types.js';
+import type { ColumnType } from '../config/column-types.js';
+import { isCharacterType } from '../config/column-types.js';
 import {
   EngineSettingError,
   NULL_LEN,
@@ -30,7 +30,7 @@ import {
   type PageGeometry,
   type ResolvedEngine,
   type TableLayout,
-} from './types.js';
+} from '../layout/table-layout.js';
 
 /** Page 8192 bytes, 96-byte header, 2-byte slot array entries [pages]. */
 export const SQLSERVER_PAGE_BYTES = 8192;

@@ -5,10 +5,10 @@
 import { resolve as resolvePath } from 'node:path';
 import type { z } from 'zod';
 import { DdlError, parseDdl } from '../table/ddl.js';
-import { parseType, SchemaError } from '../table/column-types.js';
+import { parseType, SchemaError } from '../config/column-types.js';
 import { defaultEngineSpec, getFormat, availableFormats } from '../formats/registry.js';
 import type { StorageFormat } from '../formats/format.js';
-import { EngineSettingError } from '../formats/types.js';
+import { EngineSettingError } from '../layout/table-layout.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
 import { INDEX_SETTING_KEYS, type FormatId, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, engineSchema, tableSchema, type DistInput } from '../config/schema.js';

@@ -16,7 +16,7 @@
 import type pg from 'pg';
 import type { PhaseSpec, StorageSpec } from '../config/spec.js';
 import { pgLayout, postgresHeap } from '../formats/postgres.js';
-import type { ColumnLayout } from '../formats/types.js';
+import type { ColumnLayout } from '../layout/table-layout.js';
 import type { ReorgKind } from '../heap/engine.js';
 import { metric } from '../heap/metrics.js';
 import { runStorage, type PhaseResult } from '../workload/runner.js';

@@ -7,7 +7,7 @@
  */
 import type { EngineSpec, TableDef } from '../config/spec.js';
 import type { PgTableLayout, PgType } from '../formats/postgres.js';
-import { NULL_LEN } from '../formats/types.js';
+import { NULL_LEN } from '../layout/table-layout.js';
 import { Prng } from '../util/prng.js';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

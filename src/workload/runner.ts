@@ -6,7 +6,7 @@ import type { PhaseSpec, SetSpec, StorageSpec, ValueSpec } from '../config/spec.
 import { getFormat, indexGeometries } from '../formats/registry.js';
 import { INDEX_SETTING_KEYS } from '../config/schema.js';
 import type { OffRowStore, StorageFormat } from '../formats/format.js';
-import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../formats/types.js';
+import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
 import type { EngineMetrics, PageMapData, ReorgKind, StorageEngine } from '../heap/engine.js';
 import { grown } from '../util/arrays.js';
 import type { IndexPages } from '../btree/geometry.js';

@@ -69,6 +69,10 @@ export function shrunkBases(): Base[] {
         const cap = (v: Json, max: number): Json => (Array.isArray(v) ? v.slice(0, 2).map((x) => (typeof x === 'number' ? Math.min(x, max) : x)) : typeof v === 'number' ? Math.min(v, max) : v);
         c.users = cap(c.users!, 200);
         c.engines = cap(c.engines!, 16);
+        // Replications and a phase-diagram sweep multiply the points: keep two of each.
+        if (typeof c.replications === 'number') c.replications = Math.min(c.replications, 2);
+        const cs = c.sweep;
+        if (cs && typeof cs === 'object' && !Array.isArray(cs)) for (const k of Object.keys(cs)) if (Array.isArray(cs[k])) cs[k] = (cs[k] as Json[]).slice(0, 2);
       }
       const e = config.estimate as { [k: string]: Json } | undefined;
       if (e) {

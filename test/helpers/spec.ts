@@ -1,6 +1,6 @@
 /** Building blocks for tests: tables, engine specs and storage specs without YAML. */
 import type { ColumnDef, EngineSpec, PhaseSpec, StorageSpec, TableDef } from '../../src/config/spec.js';
-import { parseType } from '../../src/table/column-types.js';
+import { parseType } from '../../src/config/column-types.js';
 import { defaultEngineSpec } from '../../src/formats/registry.js';
 
 export function col(name: string, type: string, nullable = false): ColumnDef {

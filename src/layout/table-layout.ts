@@ -4,7 +4,7 @@
  */
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import type { FormatId } from '../config/schema.js';
-import type { ColumnType } from '../table/column-types.js';
+import type { ColumnType } from '../config/column-types.js';
 import type { PageGeometry } from '../heap/engine.js';
 
 export type { PageGeometry };

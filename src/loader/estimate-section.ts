@@ -10,29 +10,14 @@ import { FORMAT_IDS, type FormatId } from '../config/schema.js';
 import type { EngineSpec, TableDef } from '../config/spec.js';
 import { zCount } from '../config/zunits.js';
 import { availableFormats, getFormat } from '../formats/registry.js';
-import { EngineSettingError } from '../formats/types.js';
-import { zodCheck } from '../loader/problems.js';
-import type { SectionContext } from '../loader/section.js';
-import { checkLockScheme, ddlSettingSource, engineSettingProblem, resolveWorkload } from '../loader/storage.js';
-import type { Count } from '../util/units.js';
-import type { Measurements } from './evidence/merge.js';
-import { engineFor, estimateKnob, KnobError, reserveKnob, type ReserveKnob, type Setting } from './knob.js';
-import { resolveMeasured, type EstimateSource, type MeasuredFiles } from './measured.js';
+import { EngineSettingError } from '../layout/table-layout.js';
+import { zodCheck } from './problems.js';
+import type { SectionContext } from './section.js';
+import { checkLockScheme, ddlSettingSource, engineSettingProblem, resolveWorkload } from './storage.js';
+import { engineFor, estimateKnob, KnobError, reserveKnob, type ReserveKnob, type Setting } from '../estimate/knob.js';
+import { resolveMeasured } from './estimate-measured.js';
+import { ESTIMATE_DEFAULTS, MAINTENANCE_DEFAULTS, type EstimateConfig, type EstimateOverrides, type MaintenanceSpec } from '../estimate/types.js';
 
-export type { EstimateSource } from './measured.js';
-
-export const ESTIMATE_DEFAULTS = {
-  target_pct: 1,
-  seeds: 5,
-  sample_rows: 20_000,
-} as const;
-
-/**
- * The maintenance what-if's defaults, all assumed (no source gives a DBA's schedule or growth rate):
- * a weekly `reorg forwarded_rows`, looked at over four weeks, with 1% of the table's rows inserted
- * (short) and grown each day.
- */
-export const MAINTENANCE_DEFAULTS = { every_days: 7, periods: 4, growth_per_day: { kind: 'percent', pct: 1 } as Count } as const;
 
 const settingSchema = z.union([z.number().int().min(0), z.literal('max')]);
 
@@ -59,49 +44,6 @@ export const estimateSchema = z.strictObject({
   measured: z.unknown().optional(),
   maintenance: maintenanceSchema.optional(),
 });
-
-export interface MaintenanceSpec {
-  every_days: number;
-  days: number;
-  growth_per_day: Count;
-  /** The keys left at their assumed defaults. */
-  assumed: string[];
-}
-
-export interface EstimateConfig {
-  file: string;
-  name: string;
-  seed: number;
-  table: TableDef;
-  engine: EngineSpec;
-  /** The config's format first, then any others asked for. */
-  formats: FormatId[];
-  target_pct: number;
-  seeds: number;
-  sample_rows: number;
-  /** Rows of the table the estimate is for; absent: what the workload or measurements hold. */
-  rows?: number;
-  /** Candidate values for the config's format; absent: a grid over the whole accepted range. */
-  candidates?: Setting[] | { from: number; to: Setting; step?: number };
-  refine: boolean;
-  source: EstimateSource;
-  /** The DBA's measurements of the table, merged (optdiag, sp_spaceused, DMV, pgstattuple, pg_stat_user_tables). */
-  evidence?: Measurements;
-  /** The rows' lengths at insert are unknown: fit them so that the current setting reproduces evidence.moved. */
-  fit: boolean;
-  maintenance: MaintenanceSpec;
-  notes: string[];
-}
-
-export interface EstimateOverrides {
-  target_pct?: number;
-  seeds?: number;
-  sample_rows?: number;
-  rows?: number;
-  formats?: FormatId[];
-  /** Tool outputs given on the command line (--optdiag FILE …): they replace the config's. */
-  measured?: MeasuredFiles;
-}
 
 /**
  * The `estimate:` section (rowsim estimate), resolved against the config's table and engine: loaded by

@@ -10,13 +10,14 @@ import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { valueSpecSchema } from '../config/schema.js';
 import type { Dist, EngineSpec, PhaseSpec, SetSpec, TableDef, ValueSpec } from '../config/spec.js';
 import { getFormat } from '../formats/registry.js';
-import type { TableLayout } from '../formats/types.js';
-import { Problems, zodCheck } from '../loader/problems.js';
-import { resolveDist } from '../loader/storage.js';
-import { mergeEvidence, type Measurements } from './evidence/merge.js';
-import { readEvidence } from './evidence/read.js';
-import type { Evidence, EvidenceKind, Figure } from './evidence/types.js';
-import { dataLengthFor, dataLengthRange, maxEntropyLengths, readLengthPairs, type LengthPairs } from './rows.js';
+import type { TableLayout } from '../layout/table-layout.js';
+import { Problems, zodCheck } from './problems.js';
+import type { EstimateSource, MeasuredFiles } from '../estimate/types.js';
+import { resolveDist } from './storage.js';
+import { mergeEvidence, type Measurements } from '../estimate/evidence/merge.js';
+import { readEvidence } from '../estimate/evidence/read.js';
+import type { Evidence, EvidenceKind, Figure } from '../estimate/evidence/types.js';
+import { dataLengthFor, dataLengthRange, maxEntropyLengths, readLengthPairs } from '../estimate/rows.js';
 
 export const optdiagFiguresSchema = z.strictObject({
   rows: z.number().int().positive(),
@@ -47,14 +48,6 @@ export type MeasuredInput = z.infer<typeof measuredSchema>;
 export const MEASURED_KEYS = Object.keys(measuredSchema.shape) as (keyof MeasuredInput)[];
 export const EVIDENCE_KEYS: EvidenceKind[] = ['optdiag', 'sp_spaceused', 'index_physical_stats', 'pgstattuple', 'pg_stat_user_tables'];
 
-export type EstimateSource =
-  | { kind: 'workload'; workload: PhaseSpec[] }
-  | { kind: 'columns'; workload: PhaseSpec[] }
-  | { kind: 'csv'; file: string; pairs: LengthPairs }
-  | { kind: 'optdiag'; rows: number; min: number; avg: number; max: number; forwarded?: number; insertAvg?: number; insert: Dist; now: Dist }
-  /** Lengths from the average row the tools report; how long rows were at insert is fitted (src/estimate/fit.ts). */
-  | { kind: 'evidence'; rows: number; min: number; avg: number; max: number; now: Dist; from: string };
-
 export interface MeasuredResult {
   source: EstimateSource;
   evidence?: Measurements;
@@ -62,9 +55,6 @@ export interface MeasuredResult {
   fit: boolean;
   notes: string[];
 }
-
-/** Files given on the command line (--optdiag …), by measured key; they replace the config's. */
-export type MeasuredFiles = Partial<Record<EvidenceKind, string>>;
 
 interface Ctx {
   table: TableDef;

@@ -1,0 +1,139 @@
+/**
+ * The estimator's shared result types: what a candidate runner returns, one format's estimate, the
+ * calibration against the evidence and the verdict. (estimate.ts, calibrate.ts, verdict.ts and
+ * whatif.ts all read them; none of them imports another for its types.)
+ */
+import type { FormatId } from '../config/schema.js';
+import type { Dist, EngineSpec, PhaseSpec, TableDef } from '../config/spec.js';
+import type { Count } from '../util/units.js';
+import type { Measurements } from './evidence/merge.js';
+import type { EvidenceKind } from './evidence/types.js';
+import type { Setting } from './knob.js';
+import type { LengthPairs } from './rows.js';
+import type { CandidateFigures } from './figures.js';
+import type { FitPoint } from './fit.js';
+import type { ReserveKnob } from './knob.js';
+import type { CandidateTask, ReplicateFigures } from './simulate.js';
+
+/** Runs candidate tasks; results in task order. */
+export type CandidateRunner = (tasks: CandidateTask[]) => Promise<ReplicateFigures[][]>;
+
+export interface Recommendation {
+  value: number;
+  why: string;
+  met?: boolean;
+}
+
+export interface FormatEstimate {
+  format: FormatId;
+  knob: ReserveKnob['key'];
+  /** The page size the page counts are in (bytes). */
+  page_bytes: number;
+  limits: Record<string, number>;
+  candidates: CandidateFigures[];
+  forwarding_target: Recommendation;
+  min_scan_reads: Recommendation;
+  commands: string[];
+  command_note: string;
+  alternative_commands: string[];
+}
+
+export interface Calibration {
+  /** fit: the insert lengths were fitted to the measurement; check: they were given, and checked. */
+  kind: 'fit' | 'check';
+  measured: { pct: number; count: number; basis: number; basis_word: string; label: string; figures: { label: string; value: number; file: string; line: number }[] };
+  simulated: { setting: string; moved_pct: number; interval: [number, number]; pages: number; pages_interval: [number, number] };
+  reproduced: boolean;
+  fit?: {
+    /** Rows inserted at floor + share × (length now − floor). */
+    insert_share: number;
+    /** The shares whose simulated interval holds the measurement. */
+    insert_share_range: [number, number];
+    floor_bytes: number;
+    insert_avg_bytes: number;
+    now_avg_bytes: number;
+    growth_avg_bytes: number;
+    curve: FitPoint[];
+  };
+  /** The measured data pages against the simulated ones (a second check, not fitted). */
+  pages?: { measured: number; label: string; simulated: number; interval: [number, number]; inside: boolean };
+  sentence: string;
+}
+
+export type VerdictStatus = 'recommended' | 'nothing_to_change' | 'target_not_met' | 'evidence_not_reproduced';
+
+export interface Verdict {
+  status: VerdictStatus;
+  headline: string;
+  /** 0: apply the commands; 3: do not (the reason is the headline). */
+  exit_status: 0 | 3;
+}
+
+// ---- the estimate section, resolved ---------------------------------------------------------------
+
+export const ESTIMATE_DEFAULTS = {
+  target_pct: 1,
+  seeds: 5,
+  sample_rows: 20_000,
+} as const;
+
+/**
+ * The maintenance what-if's defaults, all assumed (no source gives a DBA's schedule or growth rate):
+ * a weekly `reorg forwarded_rows`, looked at over four weeks, with 1% of the table's rows inserted
+ * (short) and grown each day.
+ */
+export const MAINTENANCE_DEFAULTS = { every_days: 7, periods: 4, growth_per_day: { kind: 'percent', pct: 1 } as Count } as const;
+
+export interface MaintenanceSpec {
+  every_days: number;
+  days: number;
+  growth_per_day: Count;
+  /** The keys left at their assumed defaults. */
+  assumed: string[];
+}
+
+export interface EstimateConfig {
+  file: string;
+  name: string;
+  seed: number;
+  table: TableDef;
+  engine: EngineSpec;
+  /** The config's format first, then any others asked for. */
+  formats: FormatId[];
+  target_pct: number;
+  seeds: number;
+  sample_rows: number;
+  /** Rows of the table the estimate is for; absent: what the workload or measurements hold. */
+  rows?: number;
+  /** Candidate values for the config's format; absent: a grid over the whole accepted range. */
+  candidates?: Setting[] | { from: number; to: Setting; step?: number };
+  refine: boolean;
+  source: EstimateSource;
+  /** The DBA's measurements of the table, merged (optdiag, sp_spaceused, DMV, pgstattuple, pg_stat_user_tables). */
+  evidence?: Measurements;
+  /** The rows' lengths at insert are unknown: fit them so that the current setting reproduces evidence.moved. */
+  fit: boolean;
+  maintenance: MaintenanceSpec;
+  notes: string[];
+}
+
+export interface EstimateOverrides {
+  target_pct?: number;
+  seeds?: number;
+  sample_rows?: number;
+  rows?: number;
+  formats?: FormatId[];
+  /** Tool outputs given on the command line (--optdiag FILE …): they replace the config's. */
+  measured?: MeasuredFiles;
+}
+
+export type EstimateSource =
+  | { kind: 'workload'; workload: PhaseSpec[] }
+  | { kind: 'columns'; workload: PhaseSpec[] }
+  | { kind: 'csv'; file: string; pairs: LengthPairs }
+  | { kind: 'optdiag'; rows: number; min: number; avg: number; max: number; forwarded?: number; insertAvg?: number; insert: Dist; now: Dist }
+  /** Lengths from the average row the tools report; how long rows were at insert is fitted (src/estimate/fit.ts). */
+  | { kind: 'evidence'; rows: number; min: number; avg: number; max: number; now: Dist; from: string };
+
+/** Files given on the command line (--optdiag …), by measured key; they replace the config's. */
+export type MeasuredFiles = Partial<Record<EvidenceKind, string>>;

@@ -320,40 +320,8 @@ export const contentionSchema: z.ZodType<ContentionSpec, any> = baseSchema
   })
   .superRefine(checkEventBudget);
 
-/** The model inputs a config may give a source for (`contention.sources`), by key path. */
-export const INPUT_KEYS: readonly string[] = [
-  'engines',
-  'users',
-  'think_time',
-  'transaction.logical_reads',
-  'transaction.cpu_per_read',
-  'transaction.cpu_per_transaction',
-  'pages.count',
-  'pages.skew',
-  'latched.spinlocks',
-  'latched.hold',
-  'latched.handoff_per_waiter',
-  'latched.lock',
-  'latched.wait',
-  'latched.backoff_min',
-  'latched.backoff_max',
-  'latched.spin_limit',
-  'lockless.cas',
-  'lockless.line_transfer',
-  'lockless.lookup',
-  'lockless.read',
-  'lockless.update_share',
-  'lockless.write_share',
-  'lockless.write_hold',
-  'lockless.local_cache_pages',
-  'xoltp.snap_cpu_factor',
-  'xoltp.latch_free_btree',
-  'xoltp.index.traversals',
-  'xoltp.index.levels',
-  'xoltp.index.fanout',
-  'xoltp.index.latch_hold',
-  'service_times',
-];
+/** The model inputs a config may give a source for (`contention.sources`), by key path: the sweepable ones and the index shape. */
+export const INPUT_KEYS: readonly string[] = [...SWEEPABLE_CONTENTION_KEYS.filter((k) => k !== 'xoltp.index.latch_hold' && k !== 'service_times'), 'xoltp.index.levels', 'xoltp.index.fanout', 'xoltp.index.latch_hold', 'service_times'];
 
 /** Key paths (as INPUT_KEYS spells them) that a raw `contention:` value sets explicitly. */
 export function explicitContentionKeys(raw: unknown): string[] {

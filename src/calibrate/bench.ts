@@ -229,11 +229,18 @@ export function benchmarkModel(mode: Mode, threads: number, w: Workload, costs: 
   });
 }
 
-export async function calibrate(opts: CalibrateOptions): Promise<CalibrationReport> {
-  const cores = availableParallelism();
+interface Measured {
+  /** The fitting runs (one and two threads on purpose-built workloads), by tag. */
+  fitting: RunResult[];
+  byTag: Map<string, RunResult[]>;
+  /** The protocol table: every mode at every thread count asked for. */
+  runs: RunResult[];
+}
+
+/** Run the fitting plan (repeated) and the protocol table on one thread pool. */
+async function measure(opts: CalibrateOptions): Promise<Measured> {
   const w = opts.workload;
-  const maxThreads = Math.max(2, ...opts.threads);
-  const pool = new ThreadPool(maxThreads);
+  const pool = new ThreadPool(Math.max(2, ...opts.threads));
   const single: Workload = { ...w, partitions: 1, headers: 1, outsideIters: 0 };
   const spaced: Workload = { ...w, partitions: 1, headers: 1 };
   const plan: Array<{ mode: Mode; threads: number; w: Workload; tag: string }> = [];
@@ -251,26 +258,38 @@ export async function calibrate(opts: CalibrateOptions): Promise<CalibrationRepo
   for (const mode of TABLE_MODES) for (const t of opts.threads) table.push({ mode, threads: t });
   const total = plan.length + table.length;
   let done = 0;
-  const fitting: RunResult[] = [];
-  const byTag = new Map<string, RunResult[]>();
-  const runs: RunResult[] = [];
+  const m: Measured = { fitting: [], byTag: new Map(), runs: [] };
   try {
     for (const p of plan) {
       // no latency sampling in the fitting runs: a clock read costs as much as an uncontended CAS
       const r = await pool.run(p.mode, p.threads, opts.durationMs, p.w, { seed: done + 1, sampleEvery: 2 ** 30 });
-      fitting.push(r);
-      byTag.set(p.tag, [...(byTag.get(p.tag) ?? []), r]);
+      m.fitting.push(r);
+      m.byTag.set(p.tag, [...(m.byTag.get(p.tag) ?? []), r]);
       opts.onProgress?.(++done, total);
     }
     for (const t of table) {
-      runs.push(await pool.run(t.mode, t.threads, opts.durationMs, w, { seed: done + 1, check: false, sampleEvery: 128 }));
+      m.runs.push(await pool.run(t.mode, t.threads, opts.durationMs, w, { seed: done + 1, check: false, sampleEvery: 128 }));
       opts.onProgress?.(++done, total);
     }
   } finally {
     await pool.close();
   }
-  // per-access times (ns per op of one thread), medians over the repeats
-  // only the repeats that were not time-sliced count; a tag whose every repeat was is refused
+  return m;
+}
+
+interface Fitting {
+  fits: Record<string, Fitted>;
+  /** Per-access ns of one thread: outside work alone, and the look-up (critical-section work). */
+  outside: number;
+  lookup: number;
+  hold: number;
+  /** One thread's uncontended CAS, ns. */
+  cas1: number;
+}
+
+/** The model's costs from the fitting runs: medians over the repeats that were not time-sliced. */
+function fitCosts(byTag: Map<string, RunResult[]>): Fitting {
+  // a tag whose every repeat was time-sliced is refused
   const usable = (tag: string): RunResult[] => (byTag.get(tag) ?? []).filter((r) => !r.time_sliced);
   const nsPerOp = (tag: string): number => {
     const ok = usable(tag);
@@ -285,6 +304,7 @@ export async function calibrate(opts: CalibrateOptions): Promise<CalibrationRepo
   const hold = Math.max(0, nsPerOp('ttas1') - outside);
   fits['latched.hold'] = { value: r3(hold), from: 'one thread: an uncontended TTAS acquisition, the critical section and the release, per access' };
   const lock1 = nsPerOp('lock1');
+  const cas1 = nsPerOp('cas1');
   const twoRefusal = sliced('lock2') ?? sliced('cas2') ?? sliced('casSpaced');
   if (twoRefusal) {
     const why = `refused: every repeat of a two-thread run was time-sliced (${twoRefusal})`;
@@ -295,16 +315,20 @@ export async function calibrate(opts: CalibrateOptions): Promise<CalibrationRepo
     // one lock, two threads back to back: each acquisition is hold + one hand-off (the line moves)
     const passNs = nsPerOp('lock2') / 2;
     fits['latched.handoff_per_waiter'] = { value: r3(Math.max(0, passNs - lock1)), from: 'one TTAS lock passed between two threads: time per acquisition − the one-thread time' };
-    const cas1 = nsPerOp('cas1');
     const casRemote = Math.max(cas1, nsPerOp('casSpaced') - outside);
     fits['lockless.cas'] = { value: r3(casRemote), from: 'one word CAS-incremented by two threads between outside work: time per access − outside work (a CAS whose line the other thread wrote)' };
     // saturated: per success the model takes cas + transfer (the failed attempt) + cas (the retry)
     const perSuccess = nsPerOp('cas2') / 2;
     fits['lockless.line_transfer'] = { value: r3(Math.max(0, perSuccess - 2 * casRemote)), from: 'one word CAS-incremented by two threads back to back: time per success − 2 × cas' };
   }
+  return { fits, outside, lookup, hold, cas1 };
+}
+
+/** The model's prediction of every table run, with the fitted costs (or the defaults where refused). */
+function predictRuns(runs: RunResult[], w: Workload, f: Fitting): Prediction[] {
+  const { fits, outside, lookup, hold, cas1 } = f;
   const handoff = fits['latched.handoff_per_waiter']!.value ?? 50;
   const cas = fits['lockless.cas']!.value ?? 40;
-  const cas1 = nsPerOp('cas1');
   const transfer = fits['lockless.line_transfer']!.value ?? 50;
   // each protocol's own uncontended cost per access, from its one-thread table run (a fit, not a
   // prediction): the lock kinds' holds, the CAS-pinned look-up (minus its local CAS), the optimistic read
@@ -312,21 +336,14 @@ export async function calibrate(opts: CalibrateOptions): Promise<CalibrationRepo
   const costsFor = (mode: Mode) => {
     const c1 = oneThread(mode);
     const access = c1 !== undefined ? Math.max(0, c1 - outside) : mode === 'cas-pin' || mode === 'optimistic' ? lookup : hold;
-    return {
-      outside,
-      hold: access,
-      handoff,
-      cas,
-      transfer,
-      lookup: mode === 'cas-pin' ? Math.max(0, access - cas1) : access,
-    };
+    return { outside, hold: access, handoff, cas, transfer, lookup: mode === 'cas-pin' ? Math.max(0, access - cas1) : access };
   };
-  const predictions: Prediction[] = runs.map((r) => {
+  const assumed = ['latched.handoff_per_waiter', 'lockless.cas', 'lockless.line_transfer'].filter((k) => fits[k]!.value === null);
+  return runs.map((r) => {
     if (r.time_sliced) return { mode: r.mode, threads: r.threads, measured_ops_per_sec: r.ops_per_sec, predicted_ops_per_sec: null, error_pct: null, note: `not predicted: time-sliced (${r.time_sliced_reason}); the model has no time slices` };
     const spec = benchmarkModel(r.mode, r.threads, w, costsFor(r.mode));
     const rep = runReplication({ spec, buffer_manager: spec.buffer_managers[0]!, engines: r.threads, users: r.threads, seed: 1 });
     const predicted = rep.throughput_tps;
-    const assumed = ['latched.handoff_per_waiter', 'lockless.cas', 'lockless.line_transfer'].filter((k) => fits[k]!.value === null);
     const note =
       assumed.length > 0
         ? `with the assumed ${assumed.join(', ')} (not fitted: time-sliced)`
@@ -335,6 +352,10 @@ export async function calibrate(opts: CalibrateOptions): Promise<CalibrationRepo
         : undefined;
     return { mode: r.mode, threads: r.threads, measured_ops_per_sec: r.ops_per_sec, predicted_ops_per_sec: r3(predicted), error_pct: r3((100 * (predicted - r.ops_per_sec)) / r.ops_per_sec), ...(note ? { note } : {}) };
   });
+}
+
+/** The Universal Scalability Law fitted to each protocol's runs that were not time-sliced. */
+function fitUslCurves(runs: RunResult[]): CalibrationReport['usl'] {
   const usl: CalibrationReport['usl'] = [];
   for (const mode of TABLE_MODES) {
     const ok = runs.filter((r) => r.mode === mode && !r.time_sliced);
@@ -343,27 +364,33 @@ export async function calibrate(opts: CalibrateOptions): Promise<CalibrationRepo
       usl.push({ mode, threads: ok.map((r) => r.threads), sigma: r3(fit.sigma), kappa: r3(fit.kappa), rms_error_pct: r3(fit.rms_error_pct) });
     }
   }
+  return usl;
+}
+
+export async function calibrate(opts: CalibrateOptions): Promise<CalibrationReport> {
+  const w = opts.workload;
+  const { fitting, byTag, runs } = await measure(opts);
+  const f = fitCosts(byTag);
   const all = [...fitting, ...runs];
   const checksPassed = all.every((r) => r.checks.lost_updates === 0 && r.checks.occupancy_violations === 0 && r.checks.torn_reads === 0 && r.checks.cas_lost_updates === 0);
-  const model = cpus()[0]?.model ?? 'unknown CPU';
   return {
     rowsim_calibration: 1,
     rowsim_version: ROWSIM_VERSION,
-    machine: { cpus: cores, model, node: process.version },
+    machine: { cpus: availableParallelism(), model: cpus()[0]?.model ?? 'unknown CPU', node: process.version },
     costs: {
-      'latched.hold': fits['latched.hold']!.value,
-      'latched.handoff_per_waiter': fits['latched.handoff_per_waiter']!.value,
-      'lockless.cas': fits['lockless.cas']!.value,
-      'lockless.line_transfer': fits['lockless.line_transfer']!.value,
-      'lockless.lookup': fits['lockless.lookup']!.value,
+      'latched.hold': f.fits['latched.hold']!.value,
+      'latched.handoff_per_waiter': f.fits['latched.handoff_per_waiter']!.value,
+      'lockless.cas': f.fits['lockless.cas']!.value,
+      'lockless.line_transfer': f.fits['lockless.line_transfer']!.value,
+      'lockless.lookup': f.fits['lockless.lookup']!.value,
     },
     workload: w,
-    single_thread_ns: { outside: r3(outside), critical_section: r3(lookup) },
-    fits,
+    single_thread_ns: { outside: r3(f.outside), critical_section: r3(f.lookup) },
+    fits: f.fits,
     runs,
     fitting_runs: fitting,
-    predictions,
-    usl,
+    predictions: predictRuns(runs, w, f),
+    usl: fitUslCurves(runs),
     checks_passed: checksPassed,
   };
 }

@@ -71,163 +71,202 @@ function work(n: number, x: number): number {
   return x;
 }
 
-export function runThread(msg: RunMessage): ThreadResult {
-  const a = new Int32Array(msg.sab);
-  const L = layout(msg.partitions, msg.headers);
-  const rng = new Prng(msg.seed);
-  const table = new AliasTable(zipfWeights(msg.headers, msg.skew));
-  const me = msg.index;
-  const myNode = qnode(L, me);
-  const res: ThreadResult = { ops: 0, casAttempts: 0, casFailures: 0, reads: 0, restarts: 0, torn: 0, occupancyViolations: 0, latencies: [], sink: 1 };
-  let x = (msg.seed | 1) >>> 0 || 1;
-  const mode = msg.mode;
+/** One benchmark thread's state: the shared words, its queue node, its PRNG and its counters. */
+class LatchThread {
+  private readonly a: Int32Array;
+  private readonly L: ReturnType<typeof layout>;
+  private readonly rng: Prng;
+  private readonly table: AliasTable;
+  private readonly myNode: number;
+  /** The xorshift state threaded through all busy work, so the JIT cannot drop it. */
+  private x: number;
+  readonly res: ThreadResult = { ops: 0, casAttempts: 0, casFailures: 0, reads: 0, restarts: 0, torn: 0, occupancyViolations: 0, latencies: [], sink: 1 };
 
-  const acquire = (p: number): void => {
+  constructor(private readonly msg: RunMessage) {
+    this.a = new Int32Array(msg.sab);
+    this.L = layout(msg.partitions, msg.headers);
+    this.rng = new Prng(msg.seed);
+    this.table = new AliasTable(zipfWeights(msg.headers, msg.skew));
+    this.myNode = qnode(this.L, msg.index);
+    this.x = (msg.seed | 1) >>> 0 || 1;
+  }
+
+  private acquire(p: number): void {
+    const a = this.a;
     const l = lockLine(p);
+    const mode = this.msg.mode;
     if (mode === 'ttas') {
       for (;;) {
         while (Atomics.load(a, l) !== 0);
-        res.casAttempts++;
+        this.res.casAttempts++;
         if (Atomics.compareExchange(a, l, 0, 1) === 0) return;
-        res.casFailures++;
+        this.res.casFailures++;
       }
     } else if (mode === 'ticket') {
       const ticket = Atomics.add(a, l, 1);
       while (Atomics.load(a, l + 1) !== ticket);
     } else if (mode === 'mcs') {
-      Atomics.store(a, myNode + Q_NEXT, 0);
-      Atomics.store(a, myNode + Q_LOCKED, 1);
+      const me = this.msg.index;
+      Atomics.store(a, this.myNode + Q_NEXT, 0);
+      Atomics.store(a, this.myNode + Q_LOCKED, 1);
       const pred = Atomics.exchange(a, l, me + 1); // tail: thread index + 1, 0 = empty
       if (pred !== 0) {
-        Atomics.store(a, qnode(L, pred - 1) + Q_NEXT, me + 1);
-        while (Atomics.load(a, myNode + Q_LOCKED) !== 0);
+        Atomics.store(a, qnode(this.L, pred - 1) + Q_NEXT, me + 1);
+        while (Atomics.load(a, this.myNode + Q_LOCKED) !== 0);
       }
     }
-  };
-  const release = (p: number): void => {
+  }
+
+  private release(p: number): void {
+    const a = this.a;
     const l = lockLine(p);
+    const mode = this.msg.mode;
     if (mode === 'ttas') Atomics.store(a, l, 0);
     else if (mode === 'ticket') Atomics.add(a, l + 1, 1);
     else if (mode === 'mcs') {
-      let next = Atomics.load(a, myNode + Q_NEXT);
+      const me = this.msg.index;
+      let next = Atomics.load(a, this.myNode + Q_NEXT);
       if (next === 0) {
         if (Atomics.compareExchange(a, l, me + 1, 0) === me + 1) return;
-        while ((next = Atomics.load(a, myNode + Q_NEXT)) === 0);
+        while ((next = Atomics.load(a, this.myNode + Q_NEXT)) === 0);
       }
-      Atomics.store(a, qnode(L, next - 1) + Q_LOCKED, 0);
+      Atomics.store(a, qnode(this.L, next - 1) + Q_LOCKED, 0);
     }
-  };
+  }
+
   /** The critical section: walk the header (read its words), then the protected counter's increment. */
-  const critical = (p: number, h: number): void => {
+  private critical(p: number, h: number): void {
+    const a = this.a;
     const d = dataLine(p);
-    if (msg.check && Atomics.add(a, d + 1, 1) !== 0) res.occupancyViolations++;
-    const base = header(L, h);
+    if (this.msg.check && Atomics.add(a, d + 1, 1) !== 0) this.res.occupancyViolations++;
+    const base = header(this.L, h);
     let s = a[base]! + a[base + H_PAYLOAD]!;
     const c = a[d]!; // plain read …
-    x = work(msg.csIters, x ^ s);
+    this.x = work(this.msg.csIters, this.x ^ s);
     a[d] = c + 1; // … and plain write: a second thread inside would lose an increment
-    s ^= x;
-    res.sink ^= s;
-    if (msg.check) Atomics.sub(a, d + 1, 1);
-  };
-  const casIncrement = (w: number): void => {
+    s ^= this.x;
+    this.res.sink ^= s;
+    if (this.msg.check) Atomics.sub(a, d + 1, 1);
+  }
+
+  private casIncrement(w: number): void {
     for (;;) {
-      const v = Atomics.load(a, w);
-      res.casAttempts++;
-      if (Atomics.compareExchange(a, w, v, v + 1) === v) return;
-      res.casFailures++;
+      const v = Atomics.load(this.a, w);
+      this.res.casAttempts++;
+      if (Atomics.compareExchange(this.a, w, v, v + 1) === v) return;
+      this.res.casFailures++;
     }
-  };
-  const optimisticRead = (h: number, validate: boolean): void => {
-    const base = header(L, h);
+  }
+
+  private optimisticRead(h: number, validate: boolean): void {
+    const a = this.a;
+    const base = header(this.L, h);
     for (;;) {
-      res.reads++;
+      this.res.reads++;
       const v1 = Atomics.load(a, base + H_VERSION);
       if (validate && (v1 & 1) === 1) {
-        res.restarts++;
+        this.res.restarts++;
         continue;
       }
       const first = Atomics.load(a, base + H_PAYLOAD);
       let same = true;
       for (let k = 1; k < PAYLOAD_WORDS; k++) if (Atomics.load(a, base + H_PAYLOAD + k) !== first) same = false;
-      x = work(msg.csIters, x ^ first);
+      this.x = work(this.msg.csIters, this.x ^ first);
       if (validate && Atomics.load(a, base + H_VERSION) !== v1) {
-        res.restarts++;
+        this.res.restarts++;
         continue;
       }
-      if (!same) res.torn++;
+      if (!same) this.res.torn++;
       return;
     }
-  };
-  const optimisticWrite = (h: number): void => {
-    const base = header(L, h);
+  }
+
+  private optimisticWrite(h: number): void {
+    const a = this.a;
+    const base = header(this.L, h);
     for (;;) {
       const v = Atomics.load(a, base + H_VERSION);
-      res.casAttempts++;
+      this.res.casAttempts++;
       if ((v & 1) === 0 && Atomics.compareExchange(a, base + H_VERSION, v, v + 1) === v) break;
-      res.casFailures++;
+      this.res.casFailures++;
     }
-    const value = (x = work(1, x));
+    const value = (this.x = work(1, this.x));
     for (let k = 0; k < PAYLOAD_WORDS; k++) {
       Atomics.store(a, base + H_PAYLOAD + k, value);
-      if (k === 3) x = work(msg.csIters >> 1, x); // a writer in the middle of its write
+      if (k === 3) this.x = work(this.msg.csIters >> 1, this.x); // a writer in the middle of its write
     }
     Atomics.add(a, base + H_VERSION, 1);
-  };
+  }
 
-  Atomics.add(a, CTRL_READY, 1);
-  Atomics.notify(a, CTRL_READY);
-  while (Atomics.load(a, CTRL_START) === 0) Atomics.wait(a, CTRL_START, 0, 50);
-  const sampleEvery = Math.max(1, msg.sampleEvery);
-  for (;;) {
-    if ((res.ops & 63) === 0 && Atomics.load(a, CTRL_STOP) !== 0) break;
-    x = work(msg.outsideIters, x);
-    const h = mode === 'cas-count' ? 0 : table.sample(rng.float32());
+  private sampleLatency(timed: boolean, t0: number): void {
+    if (timed) this.res.latencies.push((performance.now() - t0) * 1e6);
+  }
+
+  /** One access by this thread's mode, with its latency sampled when `timed`. */
+  private access(h: number, timed: boolean): void {
+    const msg = this.msg;
     const p = spinlockOfPage(h, msg.partitions);
-    const timed = res.ops % sampleEvery === 0;
     const t0 = timed ? performance.now() : 0;
-    switch (mode) {
+    switch (msg.mode) {
       case 'none':
         break;
       case 'bare':
-        critical(p, h);
+      case 'broken':
+        this.critical(p, h);
         break;
       case 'ttas':
       case 'ticket':
       case 'mcs':
-        acquire(p);
-        if (timed) res.latencies.push((performance.now() - t0) * 1e6);
-        critical(p, h);
-        release(p);
-        break;
-      case 'broken':
-        critical(p, h);
+        this.acquire(p);
+        this.sampleLatency(timed, t0);
+        this.critical(p, h);
+        this.release(p);
         break;
       case 'cas-pin': {
-        casIncrement(header(L, h) + H_USAGE);
-        if (timed) res.latencies.push((performance.now() - t0) * 1e6);
-        const base = header(L, h);
-        x = work(msg.csIters, x ^ a[base + H_PAYLOAD]!);
+        this.casIncrement(header(this.L, h) + H_USAGE);
+        this.sampleLatency(timed, t0);
+        this.x = work(msg.csIters, this.x ^ this.a[header(this.L, h) + H_PAYLOAD]!);
         break;
       }
       case 'cas-count':
-        casIncrement(header(L, 0) + H_USAGE);
-        if (timed) res.latencies.push((performance.now() - t0) * 1e6);
+        this.casIncrement(header(this.L, 0) + H_USAGE);
+        this.sampleLatency(timed, t0);
         break;
       case 'optimistic':
-        if (msg.writeShare > 0 && rng.float32() < msg.writeShare) optimisticWrite(h);
-        else optimisticRead(h, true);
-        if (timed) res.latencies.push((performance.now() - t0) * 1e6);
+        if (msg.writeShare > 0 && this.rng.float32() < msg.writeShare) this.optimisticWrite(h);
+        else this.optimisticRead(h, true);
+        this.sampleLatency(timed, t0);
         break;
       case 'unvalidated':
-        if (me === 0) optimisticWrite(h);
-        else optimisticRead(h, false);
+        if (msg.index === 0) this.optimisticWrite(h);
+        else this.optimisticRead(h, false);
         break;
     }
-    res.ops++;
   }
-  res.sink ^= x;
-  return res;
+
+  /** Announce readiness, wait for the start flag, then access until the stop flag. */
+  run(): ThreadResult {
+    const a = this.a;
+    const msg = this.msg;
+    const res = this.res;
+    Atomics.add(a, CTRL_READY, 1);
+    Atomics.notify(a, CTRL_READY);
+    while (Atomics.load(a, CTRL_START) === 0) Atomics.wait(a, CTRL_START, 0, 50);
+    const sampleEvery = Math.max(1, msg.sampleEvery);
+    for (;;) {
+      if ((res.ops & 63) === 0 && Atomics.load(a, CTRL_STOP) !== 0) break;
+      this.x = work(msg.outsideIters, this.x);
+      const h = msg.mode === 'cas-count' ? 0 : this.table.sample(this.rng.float32());
+      this.access(h, res.ops % sampleEvery === 0);
+      res.ops++;
+    }
+    res.sink ^= this.x;
+    return res;
+  }
+}
+
+export function runThread(msg: RunMessage): ThreadResult {
+  return new LatchThread(msg).run();
 }
 
 parentPort?.on('message', (msg: RunMessage) => {

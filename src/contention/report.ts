@@ -38,9 +38,11 @@ export function gapText(g: Gap): string {
 
 const flag = (p: ContentionPoint): string => `${p.bimodal ? ' (bimodal)' : ''}${p.stationary ? '' : ' (not stationary)'}`;
 
+type WriteChart = (name: string, png: Buffer) => void;
+
 export function writeContentionCharts(results: ContentionResults, writeFile: (rel: string, data: Uint8Array) => void): string[] {
   const files: string[] = [];
-  const write = (name: string, png: Buffer): void => {
+  const write: WriteChart = (name, png) => {
     writeFile(`charts/${name}`, png);
     files.push(`charts/${name}`);
   };
@@ -50,104 +52,115 @@ export function writeContentionCharts(results: ContentionResults, writeFile: (re
   }
   const entries = results.entries;
   if (entries.length === 0) return files;
+  if (entries.some((r) => r.points.length >= 2)) writeUserCharts(results, write);
+  const engineCounts = [...new Set(entries.map((r) => r.engines))].sort((a, b) => a - b);
+  if (engineCounts.length >= 2) writeEngineScalingChart(entries, write);
+  writeEngineTimeChart(results, engineCounts.length > 1, write);
+  return files;
+}
+
+/** Throughput and response time against users, with intervals, the gap and the bimodal points. */
+function writeUserCharts(results: ContentionResults, write: WriteChart): void {
+  const entries = results.entries;
   const R = results.replications;
   const gaps = results.gaps;
   const gapSubtitle = gaps.length
     ? gaps.map((g) => `at ${fmt(g.users)} users${gaps.length > 1 ? ` (${g.engines} engines)` : ''}: ${gapText(g)}`).join('; ')
     : undefined;
   const intervalNote = R > 1 ? `bars: 95% interval of the mean over ${R} replications` : 'one replication: no interval';
-
-  if (entries.some((r) => r.points.length >= 2)) {
-    const engines = [...new Set(entries.map((r) => r.engines))].join(', ');
-    const tput: Series[] = [];
-    const resp: Series[] = [];
-    const bimodalPts: Array<[number, number]> = [];
-    for (const r of entries) {
-      const color = colorOf(r, entries);
-      const name = label(r, entries);
-      tput.push({ label: `${name} (mean)`, color, points: r.points.map((p) => [p.users, p.throughput_tps]), errorBars: r.points.map((p) => p.ci95.throughput_tps) });
-      resp.push({ label: `${name} mean`, color, points: r.points.map((p) => [p.users, p.response_time_ms]), errorBars: r.points.map((p) => p.ci95.response_time_ms) });
-      resp.push({ label: `${name} p99`, color, dashed: true, points: r.points.map((p) => [p.users, p.response_time_ms_p99]) });
-      for (const p of r.points) if (p.bimodal) bimodalPts.push([p.users, p.throughput_tps]);
-    }
-    if (bimodalPts.length) tput.push({ label: 'bimodal point (some seeds collapse)', color: '#000000', showLine: false, pointStyle: 'rectRot', pointRadius: 8, points: bimodalPts });
-    write(
-      'contention-throughput.png',
-      renderLineChart({
-        title: `Throughput against users (${engines} engines)`,
-        subtitle: [gapSubtitle, intervalNote].filter(Boolean).join('. '),
-        xLabel: 'users',
-        yLabel: 'throughput (transactions/s)',
-        series: tput,
-      }),
-    );
-    write(
-      'contention-response-time.png',
-      renderLineChart({
-        title: `Response time against users (${engines} engines)`,
-        subtitle: `mean (solid, ${intervalNote}) and 99th percentile (dashed), log scale`,
-        xLabel: 'users',
-        yLabel: 'response time (ms)',
-        yLog: true,
-        series: resp,
-      }),
-    );
+  const engines = [...new Set(entries.map((r) => r.engines))].join(', ');
+  const tput: Series[] = [];
+  const resp: Series[] = [];
+  const bimodalPts: Array<[number, number]> = [];
+  for (const r of entries) {
+    const color = colorOf(r, entries);
+    const name = label(r, entries);
+    tput.push({ label: `${name} (mean)`, color, points: r.points.map((p) => [p.users, p.throughput_tps]), errorBars: r.points.map((p) => p.ci95.throughput_tps) });
+    resp.push({ label: `${name} mean`, color, points: r.points.map((p) => [p.users, p.response_time_ms]), errorBars: r.points.map((p) => p.ci95.response_time_ms) });
+    resp.push({ label: `${name} p99`, color, dashed: true, points: r.points.map((p) => [p.users, p.response_time_ms_p99]) });
+    for (const p of r.points) if (p.bimodal) bimodalPts.push([p.users, p.throughput_tps]);
   }
+  if (bimodalPts.length) tput.push({ label: 'bimodal point (some seeds collapse)', color: '#000000', showLine: false, pointStyle: 'rectRot', pointRadius: 8, points: bimodalPts });
+  write(
+    'contention-throughput.png',
+    renderLineChart({
+      title: `Throughput against users (${engines} engines)`,
+      subtitle: [gapSubtitle, intervalNote].filter(Boolean).join('. '),
+      xLabel: 'users',
+      yLabel: 'throughput (transactions/s)',
+      series: tput,
+    }),
+  );
+  write(
+    'contention-response-time.png',
+    renderLineChart({
+      title: `Response time against users (${engines} engines)`,
+      subtitle: `mean (solid, ${intervalNote}) and 99th percentile (dashed), log scale`,
+      xLabel: 'users',
+      yLabel: 'response time (ms)',
+      yLog: true,
+      series: resp,
+    }),
+  );
+}
 
-  const engineCounts = [...new Set(entries.map((r) => r.engines))].sort((a, b) => a - b);
-  if (engineCounts.length >= 2) {
-    const series: Series[] = [];
-    let subtitle = '';
-    for (const bm of [...new Set(entries.map((r) => r.buffer_manager))]) {
-      const list = entries.filter((r) => r.buffer_manager === bm).sort((a, b) => a.engines - b.engines);
-      const fit = list[0]!.usl;
-      if (!fit) continue;
-      const color = BM_COLOR[bm] ?? PALETTE[2]!;
-      const at = (r: ContentionEntry): ContentionPoint => r.points.find((p) => p.users === fit.users)!;
-      series.push({ label: `${bm} (simulated, ${fmt(fit.users)} users)`, color, points: list.map((r) => [r.engines, at(r).throughput_tps]), errorBars: list.map((r) => at(r).ci95.throughput_tps) });
-      // the fitted curve, never above the operational bound, never past the data unless asked
-      const lo = list[0]!.engines;
-      const hi = fit.drawn_to;
-      const bound = list.map((r) => [r.engines, at(r).bounds.throughput_tps] as const);
-      const boundAt = (n: number): number => {
-        // the engines bound grows linearly with N; interpolate the others between the measured counts
-        const b = bound.find(([e]) => e >= n) ?? bound[bound.length - 1]!;
-        const eng = list.find((r) => r.engines === b[0])!;
-        const p = at(eng);
-        const perEngine = p.bounds.engines_tps !== null ? p.bounds.engines_tps / eng.engines : Infinity;
-        return Math.min(perEngine * n, p.bounds.lock_tps ?? Infinity, p.bounds.users_tps);
-      };
-      const curve: Array<[number, number]> = [];
-      for (let i = 0; i <= 60; i++) {
-        const n = lo + ((hi - lo) * i) / 60;
-        curve.push([n, Math.min(uslThroughput(fit, n), boundAt(n))]);
-      }
-      series.push({ label: `${bm} USL fit (σ=${fit.sigma.toPrecision(2)}, κ=${fit.kappa.toPrecision(2)}, rms error ${fit.rms_error_pct.toFixed(1)}%)`, color, dashed: true, showPoints: false, points: curve });
-      series.push({ label: `${bm} linear (λ·N)`, color: PALETTE[8]!, dashed: true, showPoints: false, points: [[lo, fit.lambda * lo], [hi, Math.min(fit.lambda * hi, boundAt(hi))]] });
-      const top = list[list.length - 1]!;
-      subtitle += `${bm}: ${top.engines} engines = ${(top.speedup ?? 0).toFixed(2)}× ${list[0]!.engines}; USL peak ${fit.peak_engines === null ? 'none (κ = 0)' : `at ${fmt(Math.round(fit.peak_engines))} engines`}${fit.peak_engines !== null && fit.peak_engines > Math.max(...fit.engines) ? ' (beyond the data)' : ''}. `;
+/** Throughput against engines with the USL fit, clipped at the operational bound and the data. */
+function writeEngineScalingChart(entries: readonly ContentionEntry[], write: WriteChart): void {
+  const series: Series[] = [];
+  let subtitle = '';
+  for (const bm of [...new Set(entries.map((r) => r.buffer_manager))]) {
+    const list = entries.filter((r) => r.buffer_manager === bm).sort((a, b) => a.engines - b.engines);
+    const fit = list[0]!.usl;
+    if (!fit) continue;
+    const color = BM_COLOR[bm] ?? PALETTE[2]!;
+    const at = (r: ContentionEntry): ContentionPoint => r.points.find((p) => p.users === fit.users)!;
+    series.push({ label: `${bm} (simulated, ${fmt(fit.users)} users)`, color, points: list.map((r) => [r.engines, at(r).throughput_tps]), errorBars: list.map((r) => at(r).ci95.throughput_tps) });
+    // the fitted curve, never above the operational bound, never past the data unless asked
+    const lo = list[0]!.engines;
+    const hi = fit.drawn_to;
+    const bound = list.map((r) => [r.engines, at(r).bounds.throughput_tps] as const);
+    const boundAt = (n: number): number => {
+      // the engines bound grows linearly with N; interpolate the others between the measured counts
+      const b = bound.find(([e]) => e >= n) ?? bound[bound.length - 1]!;
+      const eng = list.find((r) => r.engines === b[0])!;
+      const p = at(eng);
+      const perEngine = p.bounds.engines_tps !== null ? p.bounds.engines_tps / eng.engines : Infinity;
+      return Math.min(perEngine * n, p.bounds.lock_tps ?? Infinity, p.bounds.users_tps);
+    };
+    const curve: Array<[number, number]> = [];
+    for (let i = 0; i <= 60; i++) {
+      const n = lo + ((hi - lo) * i) / 60;
+      curve.push([n, Math.min(uslThroughput(fit, n), boundAt(n))]);
     }
-    write(
-      'contention-engines.png',
-      renderLineChart({
-        title: 'Engine scaling',
-        subtitle: `${subtitle}Curves are clipped at the operational bound and end at the largest engine count measured.`,
-        xLabel: 'engines',
-        yLabel: 'throughput (transactions/s)',
-        series,
-      }),
-    );
+    series.push({ label: `${bm} USL fit (σ=${fit.sigma.toPrecision(2)}, κ=${fit.kappa.toPrecision(2)}, rms error ${fit.rms_error_pct.toFixed(1)}%)`, color, dashed: true, showPoints: false, points: curve });
+    series.push({ label: `${bm} linear (λ·N)`, color: PALETTE[8]!, dashed: true, showPoints: false, points: [[lo, fit.lambda * lo], [hi, Math.min(fit.lambda * hi, boundAt(hi))]] });
+    const top = list[list.length - 1]!;
+    subtitle += `${bm}: ${top.engines} engines = ${(top.speedup ?? 0).toFixed(2)}× ${list[0]!.engines}; USL peak ${fit.peak_engines === null ? 'none (κ = 0)' : `at ${fmt(Math.round(fit.peak_engines))} engines`}${fit.peak_engines !== null && fit.peak_engines > Math.max(...fit.engines) ? ' (beyond the data)' : ''}. `;
   }
+  write(
+    'contention-engines.png',
+    renderLineChart({
+      title: 'Engine scaling',
+      subtitle: `${subtitle}Curves are clipped at the operational bound and end at the largest engine count measured.`,
+      xLabel: 'engines',
+      yLabel: 'throughput (transactions/s)',
+      series,
+    }),
+  );
+}
 
+/** Where engine time goes: one stacked bar per point. */
+function writeEngineTimeChart(results: ContentionResults, manyEngineCounts: boolean, write: WriteChart): void {
+  const R = results.replications;
   const categories: string[] = [];
   const work: number[] = [];
   const spin: number[] = [];
   const cas: number[] = [];
   const restart: number[] = [];
   const idle: number[] = [];
-  for (const r of entries) {
+  for (const r of results.entries) {
     for (const p of r.points) {
-      categories.push(`${r.buffer_manager === 'latched' ? 'L' : 'LF'} ${engineCounts.length > 1 ? `${r.engines}e ` : ''}${fmt(p.users)}`);
+      categories.push(`${r.buffer_manager === 'latched' ? 'L' : 'LF'} ${manyEngineCounts ? `${r.engines}e ` : ''}${fmt(p.users)}`);
       work.push(p.work_pct);
       spin.push(p.spin_pct);
       cas.push(p.cas_retry_pct);
@@ -172,7 +185,6 @@ export function writeContentionCharts(results: ContentionResults, writeFile: (re
       stacked: true,
     }),
   );
-  return files;
 }
 
 function cellRatio(c: SweepCellResult): number {

@@ -22,7 +22,7 @@ describe('rowsim rowsize', () => {
     expect(pg.total_bytes).toBe(pg.bytes + pg.index_bytes);
   });
 
-  it('uuid vs char(35) (seed 000): char(35) takes about twice the bytes in PostgreSQL', () => {
+  it('uuid vs char(35) (the schema of [S-BUNNIES]): char(35) takes about twice the bytes in PostgreSQL', () => {
     const out = JSON.parse(rowsim(['rowsize', join(ROOT, 'sim-configs', 'uuid-vs-char35.yaml'), '--formats', 'postgres-heap', '--json']).stdout);
     const total = (g: string) => out.totals.find((t: { group: string }) => t.group === g).total_bytes;
     expect(out.tables).toHaveLength(6);

@@ -5,12 +5,15 @@
  */
 import { InvalidArgumentError } from 'commander';
 import { FORMAT_IDS, type FormatId } from '../config/format-ids.js';
+import { CALIBRATE_DEFAULTS, CALIBRATE_RANGES, RUN_RANGES, type Range } from '../config/defaults.js';
+import { ESTIMATE_DEFAULTS, ESTIMATE_RANGES } from '../estimate/types.js';
 
 /** Rows rowsize simulates per format: what a laptop does in seconds. */
-export const ROWSIZE_MAX_ROWS = 50_000_000;
+const ROWSIZE_ROWS: Range = { min: 1, max: 50_000_000 };
+const ROW_COUNT: Range = { min: 1, max: 1e15 };
 
-/** A whole number from `min` to `max` (underscores and 1e6 notation accepted where `scientific`). */
-function wholeNumber(value: string, min: number, max: number, what: string, example: string, scientific = false): number {
+/** A whole number in `range` (underscores and 1e6 notation accepted where `scientific`). */
+function wholeNumber(value: string, { min, max }: Range, what: string, example: string | number, scientific = false): number {
   const text = value.trim().replace(/_/g, '');
   const n = Number(text);
   const ok = scientific ? text !== '' && Number.isInteger(n) : /^\d+$/.test(text);
@@ -20,12 +23,12 @@ function wholeNumber(value: string, min: number, max: number, what: string, exam
   return n;
 }
 
-export const parseWorkers = (value: string): number => wholeNumber(value, 1, 256, 'worker threads', '');
-export const parseMaxPoints = (value: string): number => wholeNumber(value, 1, 1_000_000, 'sweep points', '');
-export const parseSeeds = (value: string): number => wholeNumber(value, 1, 30, 'seeds', '');
-export const parseRowCount = (value: string): number => wholeNumber(value, 1, 1e15, 'rows', '1000000 or 1e9', true);
-export const parseSampleRows = (value: string): number => wholeNumber(value, 100, 5_000_000, 'sample rows', '20000', true);
-export const parseRowsizeRows = (value: string): number => wholeNumber(value, 1, ROWSIZE_MAX_ROWS, 'rows', '1000000 or 1e6', true);
+export const parseWorkers = (value: string): number => wholeNumber(value, RUN_RANGES.workers, 'worker threads', '');
+export const parseMaxPoints = (value: string): number => wholeNumber(value, RUN_RANGES.maxSweepPoints, 'sweep points', '');
+export const parseSeeds = (value: string): number => wholeNumber(value, ESTIMATE_RANGES.seeds, 'seeds', '');
+export const parseRowCount = (value: string): number => wholeNumber(value, ROW_COUNT, 'rows', '1000000 or 1e9', true);
+export const parseSampleRows = (value: string): number => wholeNumber(value, ESTIMATE_RANGES.sample_rows, 'sample rows', ESTIMATE_DEFAULTS.sample_rows, true);
+export const parseRowsizeRows = (value: string): number => wholeNumber(value, ROWSIZE_ROWS, 'rows', '1000000 or 1e6', true);
 
 /** A percentage of rows above 0 and at most 100 (`1`, `0.5`, `2%`). */
 export function parseTarget(value: string): number {
@@ -60,13 +63,13 @@ export function parsePageSize(value: string): number {
 }
 
 /** Milliseconds a calibration run lasts (50 … 60,000). */
-export const parseDurationMs = (value: string): number => wholeNumber(value, 50, 60_000, 'milliseconds', '300');
-export const parseRepeats = (value: string): number => wholeNumber(value, 1, 15, 'repeats', '3');
+export const parseDurationMs = (value: string): number => wholeNumber(value, CALIBRATE_RANGES.durationMs, 'milliseconds', CALIBRATE_DEFAULTS.durationMs);
+export const parseRepeats = (value: string): number => wholeNumber(value, CALIBRATE_RANGES.repeats, 'repeats', CALIBRATE_DEFAULTS.repeats);
 
 /** A comma-separated list of thread counts from 1 to 256 (`1,2` or `1,2,4`). */
 export function parseThreadList(value: string): number[] {
   const parts = value.split(',').map((v) => v.trim()).filter(Boolean);
-  if (parts.length === 0) throw new InvalidArgumentError(`expected thread counts from 1 to 256 separated by commas, such as 1,2, found "${value}"`);
-  const list = parts.map((p) => wholeNumber(p, 1, 256, 'threads', '1,2'));
+  if (parts.length === 0) throw new InvalidArgumentError(`expected thread counts from ${CALIBRATE_RANGES.threads.min} to ${CALIBRATE_RANGES.threads.max} separated by commas, such as 1,2, found "${value}"`);
+  const list = parts.map((p) => wholeNumber(p, CALIBRATE_RANGES.threads, 'threads', '1,2'));
   return [...new Set(list)].sort((a, b) => a - b);
 }

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { calibrate, DEFAULT_WORKLOAD } from '../calibrate/bench.js';
 import { calibrationMarkdown, calibrationTerminal } from '../calibrate/report.js';
+import { CALIBRATE_DEFAULTS } from '../config/defaults.js';
 import { UserError } from '../config/errors.js';
 import { checkOutputFolder, StagedOutput } from '../report/output.js';
 import { progressBar } from '../report/progress.js';
@@ -30,7 +31,7 @@ export async function calibrateCommand(opts: CalibrateCliOptions): Promise<numbe
   const folder = checkOutputFolder(opts.out ?? join('out', 'calibrate'), 'calibrate');
   const quiet = opts.quiet || opts.json;
   const bar = quiet ? undefined : progressBar('calibrate');
-  const report = await calibrate({ threads, durationMs: opts.durationMs ?? 300, workload: DEFAULT_WORKLOAD, repeats: opts.repeats ?? 3, onProgress: (d, t) => bar?.update(d, t) });
+  const report = await calibrate({ threads, durationMs: opts.durationMs ?? CALIBRATE_DEFAULTS.durationMs, workload: DEFAULT_WORKLOAD, repeats: opts.repeats ?? CALIBRATE_DEFAULTS.repeats, onProgress: (d, t) => bar?.update(d, t) });
   bar?.finish();
   const text = `${JSON.stringify(report, null, 2)}\n`;
   const out = new StagedOutput(folder);

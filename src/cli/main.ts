@@ -12,11 +12,10 @@ import { ROWSIM_VERSION } from '../version.js';
 import { parseDurationMs, parseFormat, parseFormatList, parseMaxPoints, parsePageSize, parseRepeats, parseRowCount, parseRowsizeRows, parseSampleRows, parseSeeds, parseTarget, parseThreadList, parseWorkers } from './args.js';
 
 import { EXIT_INPUT, EXIT_INTERNAL, EXIT_OK } from './exit-codes.js';
+import { CALIBRATE_DEFAULTS, RUN_DEFAULTS } from '../config/defaults.js';
+import { ESTIMATE_DEFAULTS } from '../estimate/types.js';
 
 export { EXIT_INPUT, EXIT_INTERNAL, EXIT_NOT_APPLICABLE, EXIT_OK } from './exit-codes.js';
-
-/** The default cap on sweep points (src/config/load.ts has the same figure: checked by a test). */
-const DEFAULT_MAX_POINTS = 1000;
 
 export function buildProgram(setCode: (code: number) => void): Command {
   const program = new Command();
@@ -34,7 +33,7 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .argument('<config>', 'config YAML file')
     .option('--out <dir>', 'results folder (default: out/<name>); rowsim refuses a non-empty folder it did not write')
     .option('--workers <n>', 'worker threads (default: the number of cores)', parseWorkers)
-    .option('--max-points <n>', `refuse sweeps of more points than this (default ${DEFAULT_MAX_POINTS})`, parseMaxPoints)
+    .option('--max-points <n>', `refuse sweeps of more points than this (default ${RUN_DEFAULTS.maxSweepPoints})`, parseMaxPoints)
     .option('--quiet', 'print nothing but errors')
     .option('--check', 'check the page engines\' invariants after every phase (slower; also ROWSIM_CHECK=1)')
     .option('--wide', 'show every column of the tables, whatever the terminal width (COLUMNS)')
@@ -49,7 +48,7 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .description('check a config without running it (the same checks as run, memory included)')
     .argument('<config>', 'config YAML file')
     .option('--workers <n>', 'worker threads the run would use (for the memory check; default: the number of cores)', parseWorkers)
-    .option('--max-points <n>', `refuse sweeps of more points than this (default ${DEFAULT_MAX_POINTS})`, parseMaxPoints)
+    .option('--max-points <n>', `refuse sweeps of more points than this (default ${RUN_DEFAULTS.maxSweepPoints})`, parseMaxPoints)
     .action(async (config: string, opts) => {
       const { validateCommand } = await import('./validate.js');
       setCode(validateCommand(config, opts));
@@ -59,10 +58,10 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .command('estimate')
     .description('recommend exp_row_size (and fillfactor, PCTFREE) for a table from its row lengths or its measurements; write out/<name>/estimate.json; exit 3 when nothing should be applied')
     .argument('[config]', 'config YAML file with table, engine, an estimate section and a workload or estimate.measured (optional with --ddl)')
-    .option('--target <pct>', 'forwarded rows to stay under, % of rows (default: estimate.target_pct or 1)', parseTarget)
+    .option('--target <pct>', `forwarded rows to stay under, % of rows (default: estimate.target_pct or ${ESTIMATE_DEFAULTS.target_pct})`, parseTarget)
     .option('--rows <n>', 'rows of the table the estimate is for, e.g. 1e9 (default: estimate.rows, or what the workload or measurements hold)', parseRowCount)
-    .option('--seeds <n>', 'replicates per candidate (default: estimate.seeds or 5)', parseSeeds)
-    .option('--sample-rows <n>', 'rows simulated per seed (default: estimate.sample_rows or 20000)', parseSampleRows)
+    .option('--seeds <n>', `replicates per candidate (default: estimate.seeds or ${ESTIMATE_DEFAULTS.seeds})`, parseSeeds)
+    .option('--sample-rows <n>', `rows simulated per seed (default: estimate.sample_rows or ${ESTIMATE_DEFAULTS.sample_rows})`, parseSampleRows)
     .option('--formats <list>', 'also estimate these formats, e.g. postgres-heap,oracle-heap', parseFormatList)
     .option('--ddl <file>', "the table's DDL (a ddlgen script or CREATE TABLE), for an estimate without a config file")
     .option('--format <format>', 'the storage format with --ddl (default: ase-dol; postgres-heap with PostgreSQL inputs, sqlserver-heap with the DMV)', parseFormat)
@@ -112,8 +111,8 @@ export function buildProgram(setCode: (code: number) => void): Command {
     .option('--out <dir>', 'output folder (default: out/calibrate)')
     .option('--threads <list>', 'thread counts of the table runs, e.g. 1,2 (default: 1 … the number of cores)', parseThreadList)
     .option('--oversubscribe', 'also run more threads than cores (measured, marked time-sliced, never fitted)')
-    .option('--duration <ms>', 'milliseconds each run lasts (default 300)', parseDurationMs)
-    .option('--repeats <n>', 'repeats of each fitting run, the median is used (default 3)', parseRepeats)
+    .option('--duration <ms>', `milliseconds each run lasts (default ${CALIBRATE_DEFAULTS.durationMs})`, parseDurationMs)
+    .option('--repeats <n>', `repeats of each fitting run, the median is used (default ${CALIBRATE_DEFAULTS.repeats})`, parseRepeats)
     .option('--json', 'print calibration.json instead of the table')
     .option('--quiet', 'print nothing but errors')
     .action(async (opts) => {

@@ -1,4 +1,5 @@
 import { join, relative } from 'node:path';
+import { RUN_DEFAULTS } from '../config/defaults.js';
 import { loadConfig, type RunConfig } from '../loader/config.js';
 import type { StorageTask } from '../workload/task.js';
 import { progressBar } from '../report/progress.js';
@@ -9,9 +10,6 @@ import { ROWSIM_VERSION } from '../version.js';
 import type { StorageRunResult } from '../workload/runner.js';
 import { checkRunLimits } from './limits.js';
 import { runSections, type SectionRun } from './sections.js';
-
-/** Tables with at most this many pages get page-map pictures. */
-export const PAGE_MAP_MAX_PAGES = 20_000;
 
 export interface RunOptions {
   out?: string;
@@ -47,7 +45,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       const bar = quiet ? undefined : progressBar('storage');
       bar?.update(0, cfg.storage.length);
       await runTasksEach<StorageRunResult>(
-        cfg.storage.map((p) => ({ kind: 'storage', payload: { spec: p.spec, pageMapMaxPages: PAGE_MAP_MAX_PAGES, checkInvariants } satisfies StorageTask })),
+        cfg.storage.map((p) => ({ kind: 'storage', payload: { spec: p.spec, pageMapMaxPages: RUN_DEFAULTS.pageMapMaxPages, checkInvariants } satisfies StorageTask })),
         (i, result) => {
           entries[i] = storageEntry(cfg.storage[i]!, result);
           pageMaps[i] = writePageMapCharts(entries[i]!, result, write, cfg.name);

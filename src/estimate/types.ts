@@ -77,6 +77,12 @@ export const ESTIMATE_DEFAULTS = {
   sample_rows: 20_000,
 } as const;
 
+/** The ranges `estimate.seeds` and `estimate.sample_rows` (and --seeds, --sample-rows) accept. */
+export const ESTIMATE_RANGES = {
+  seeds: { min: 1, max: 30 },
+  sample_rows: { min: 100, max: 5_000_000 },
+} as const;
+
 /**
  * The maintenance what-if's defaults, all assumed (no source gives a DBA's schedule or growth rate):
  * a weekly `reorg forwarded_rows`, looked at over four weeks, with 1% of the table's rows inserted

@@ -13,16 +13,12 @@ import { contentionSchema, explicitContentionKeys, type ContentionSpec } from '.
 import { applyCalibrationFile } from './calibration.js';
 import { resolveEstimateSection } from './estimate-section.js';
 import type { EstimateConfig, EstimateOverrides } from '../estimate/types.js';
+import { RUN_DEFAULTS } from '../config/defaults.js';
 import { Problems, zodCheck } from './problems.js';
 import type { SectionContext } from './section.js';
 import { parseConfigSource } from './source.js';
 import { resolveEngine, resolveTable } from './storage.js';
 import { checkSweep, sweepPoints } from './sweep.js';
-
-export const DEFAULT_SEED = 42;
-
-/** The largest sweep a run accepts unless --max-points says otherwise. */
-export const DEFAULT_MAX_SWEEP_POINTS = 1000;
 
 /** The sections models other than the storage workload own, resolved. */
 export interface Sections {
@@ -44,7 +40,7 @@ export interface RunConfig {
 
 /** Options of loadConfig. */
 export interface LoadOptions {
-  /** Refuse sweeps (and contention grids) of more points than this (default DEFAULT_MAX_SWEEP_POINTS). */
+  /** Refuse sweeps (and contention grids) of more points than this (default RUN_DEFAULTS.maxSweepPoints). */
   maxPoints?: number;
   /** rowsim estimate: resolve the estimate section even when the config has none, with these overrides. */
   estimate?: EstimateOverrides;
@@ -67,7 +63,7 @@ const CONTENTION: SectionLoader<'contention'> = {
     const parsed = zodCheck(contentionSchema, raw, ['contention'], ctx.P);
     if (!parsed) return undefined;
     let spec: ContentionSpec = { ...parsed, explicit_keys: explicitContentionKeys(raw) };
-    const maxPoints = options.maxPoints ?? DEFAULT_MAX_SWEEP_POINTS;
+    const maxPoints = options.maxPoints ?? RUN_DEFAULTS.maxSweepPoints;
     const cells = spec.sweep ? spec.sweep.cells.length : 1;
     const points = spec.buffer_managers.length * spec.engines.length * spec.users.length * cells;
     if (points > maxPoints) {
@@ -105,7 +101,7 @@ export function loadConfig(file: string, text?: string, options: LoadOptions = {
   const top = zodCheck(topSchema, raw, [], P);
   if (!top) throw new InputError(P.list);
   const obj = raw as Record<string, unknown>;
-  const seed = top.seed ?? DEFAULT_SEED;
+  const seed = top.seed ?? RUN_DEFAULTS.seed;
   const baseDir = dirname(resolvePath(file));
   const forEstimate = options.estimate !== undefined;
 
@@ -124,7 +120,7 @@ export function loadConfig(file: string, text?: string, options: LoadOptions = {
         P.add([], `expected ${name === 'engine' ? 'an' : 'a'} ${name} section (${name === 'workload' ? 'a storage run needs table, engine and workload' : 'the table and its engine settings'}), found none${hint}`);
       }
     }
-    const maxPoints = options.maxPoints ?? DEFAULT_MAX_SWEEP_POINTS;
+    const maxPoints = options.maxPoints ?? RUN_DEFAULTS.maxSweepPoints;
     if (P.list.length === 0 && obj.workload !== undefined && checkSweep(obj, top.sweep ?? {}, maxPoints, P)) {
       storage = sweepPoints(obj, top.name, seed, baseDir, top.sweep ?? {}, P);
     }

@@ -16,7 +16,7 @@ import type { SectionContext } from './section.js';
 import { checkLockScheme, ddlSettingSource, engineSettingProblem, resolveWorkload } from './storage.js';
 import { engineFor, estimateKnob, KnobError, reserveKnob, type ReserveKnob, type Setting } from '../estimate/knob.js';
 import { resolveMeasured } from './estimate-measured.js';
-import { ESTIMATE_DEFAULTS, MAINTENANCE_DEFAULTS, type EstimateConfig, type EstimateOverrides, type MaintenanceSpec } from '../estimate/types.js';
+import { ESTIMATE_DEFAULTS, ESTIMATE_RANGES, MAINTENANCE_DEFAULTS, type EstimateConfig, type EstimateOverrides, type MaintenanceSpec } from '../estimate/types.js';
 
 
 const settingSchema = z.union([z.number().int().min(0), z.literal('max')]);
@@ -31,8 +31,8 @@ const maintenanceSchema = z.strictObject({
 export const estimateSchema = z.strictObject({
   rows: z.number().int().positive().optional(),
   target_pct: z.number().positive().max(100).optional(),
-  seeds: z.number().int().min(1).max(30).optional(),
-  sample_rows: z.number().int().min(100).max(5_000_000).optional(),
+  seeds: z.number().int().min(ESTIMATE_RANGES.seeds.min).max(ESTIMATE_RANGES.seeds.max).optional(),
+  sample_rows: z.number().int().min(ESTIMATE_RANGES.sample_rows.min).max(ESTIMATE_RANGES.sample_rows.max).optional(),
   candidates: z
     .union([
       z.array(settingSchema).min(1),

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { createCanvas, GlobalFonts } from '@napi-rs/canvas';
 import { Chart, registerables } from 'chart.js';
 import type { ChartConfiguration, Plugin } from 'chart.js';
+import { RUN_DEFAULTS } from '../config/defaults.js';
 
 // ---------------------------------------------------------------------------------------------
 // Public types
@@ -74,7 +75,7 @@ export interface PageMapSpec {
   fill: ArrayLike<number>; // per page, 0..1: fraction of the usable page bytes in use
   stubs: ArrayLike<number>; // per page: forwarding stubs
   forwardedIn: ArrayLike<number>; // per page: forwarded rows living on this page away from their home
-  maxPages?: number; // default 20000
+  maxPages?: number; // default RUN_DEFAULTS.pageMapMaxPages
   width?: number; // default 1000; height follows from the number of pages
 }
 
@@ -920,7 +921,7 @@ function layoutWithTotals(spec: PageMapSpec, totals: PageTotals): PageMapLayout 
   ensureSetup();
   const width = Math.max(200, Math.round(spec.width ?? 1000));
   const totalPages = spec.fill.length;
-  const maxPages = Math.max(0, Math.floor(spec.maxPages ?? 20000));
+  const maxPages = Math.max(0, Math.floor(spec.maxPages ?? RUN_DEFAULTS.pageMapMaxPages));
   let pages = Math.min(totalPages, maxPages);
 
   const scratch = createCanvas(width, 10).getContext('2d');

@@ -192,6 +192,42 @@ describe('documentation', () => {
   });
 });
 
+/**
+ * Paths of this repository named in prose and comments (`src/…`, `test/…`, `docs/…`, `sim-configs/…`,
+ * `bin/…`, `.ci/…`, ending in a file name with an extension): each must exist. PostgreSQL's own source
+ * paths (src/backend/…, src/include/…) are citations, globs are patterns, and the format docs/engines.md
+ * adds as an example does not exist on purpose.
+ */
+export const REPO_PATH = /(?<![\w./-])((?:src|test|docs|sim-configs|bin|\.ci)\/[A-Za-z0-9_./*-]*\.[a-z]{1,5})\b/g;
+const CITED_ELSEWHERE = /^src\/(backend|include|common|port)\//;
+const EXAMPLE_PATHS = new Set(['src/formats/innodb.ts']);
+
+export function missingRepoPaths(file: string, text: string, exists: (path: string) => boolean): string[] {
+  const out: string[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    for (const m of line.matchAll(REPO_PATH)) {
+      const path = m[1]!.replace(/\.+$/, '');
+      if (path.includes('*') || CITED_ELSEWHERE.test(path) || EXAMPLE_PATHS.has(path) || exists(path)) continue;
+      out.push(`${file}:${i + 1}: ${path} does not exist in the repository`);
+    }
+  });
+  return out;
+}
+
+describe('paths the documentation and the code name', () => {
+  it('every repository path a Markdown page or a source comment names exists', () => {
+    const files = [...markdownFiles, ...tracked('src/*.ts'), ...tracked('.ci/*')];
+    const missing = files.flatMap((file) => missingRepoPaths(file, readFileSync(join(ROOT, file), 'utf8'), (p) => existsSync(join(ROOT, p))));
+    expect(missing, missing.join('\n')).toEqual([]);
+  });
+
+  it('the path check sees a stale path, and passes citations, globs and the example', () => {
+    const exists = (p: string) => p === 'src/loader/config.ts';
+    const text = 'see src/loader/config.ts and (src/estimate/config.ts),\n[heaptoast.h] src/include/varatt.h, `src/heap/*.ts`, src/formats/innodb.ts';
+    expect(missingRepoPaths('a.md', text, exists)).toEqual(['a.md:1: src/estimate/config.ts does not exist in the repository']);
+  });
+});
+
 describe('the documentation checks themselves', () => {
   it('slugs headings as GitHub does', () => {
     expect(githubSlug('The `estimate:` section')).toBe('the-estimate-section');

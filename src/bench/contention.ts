@@ -46,7 +46,7 @@ function runPointOnce(spec: ContentionSpec, bm: BufferManagerKind, users: number
 }
 
 /** The repairman model: events and transactions per CPU-second, median of `runs`. */
-export function benchRepairman(runs = 5, durationMs = 2000): { eventsPerSec: number; txPerSec: number; samples: number[]; events: number; transactions: number } {
+function benchRepairman(runs = 5, durationMs = 2000): { eventsPerSec: number; txPerSec: number; samples: number[]; events: number; transactions: number } {
   const spec = repairmanSpec(durationMs);
   runPointOnce(repairmanSpec(200), 'lockless', REPAIRMAN.users, 1); // JIT warm-up
   const samples: number[] = [];

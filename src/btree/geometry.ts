@@ -93,7 +93,7 @@ export function keyBytes(layout: TableLayout, columns: readonly number[], lens: 
 }
 
 /** Pages of one B-tree level filled from a stream of item sizes; returns the page count and the last page's free bytes. */
-export interface LevelFill {
+interface LevelFill {
   pages: number;
   /** Free bytes (PageGetFreeSpace for nbtree) left on each page, in key order. */
   free: Int32Array;
@@ -192,7 +192,7 @@ export function reservedGapPages(g: IndexGeometry, filled: number): number {
   return g.reservePageGap > 1 ? Math.floor(filled / (g.reservePageGap - 1)) : 0;
 }
 
-export interface BuiltIndex {
+interface BuiltIndex {
   leafPages: number;
   upperPages: number;
   metaPages: number;

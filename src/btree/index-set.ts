@@ -17,7 +17,7 @@ import { fillLevel, reservedGapPages, upperPages, type IndexGeometry, type Index
  * Keys arriving in random order fill B-tree leaves to ln 2 ≈ 69 % on average (Yao, "On random 2-3
  * trees", 1978): new keys of updated rows arrive in the update phase's (random) order.
  */
-export const RANDOM_INSERT_FILL = Math.LN2;
+const RANDOM_INSERT_FILL = Math.LN2;
 
 interface IndexState {
   g: IndexGeometry;

@@ -22,7 +22,7 @@ import type { Mode, RunMessage, ThreadResult } from './worker.js';
 import { ROWSIM_VERSION } from '../version.js';
 
 /** A thread that got less than this share of a core was time-sliced or preempted (assumed: a threshold well below the ~100% an unshared core gives, above the ~50% two threads get from one). */
-export const MIN_CPU_SHARE = 0.8;
+const MIN_CPU_SHARE = 0.8;
 
 export interface Workload {
   partitions: number;
@@ -160,7 +160,7 @@ export class ThreadPool {
   }
 }
 
-export interface CalibrateOptions {
+interface CalibrateOptions {
   /** Thread counts of the table runs (default 1 … cores). */
   threads: number[];
   durationMs: number;
@@ -177,7 +177,7 @@ export interface Fitted {
   refused?: string;
 }
 
-export interface Prediction {
+interface Prediction {
   mode: Mode;
   threads: number;
   measured_ops_per_sec: number;

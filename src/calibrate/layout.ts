@@ -8,14 +8,14 @@
  *   next MAX_THREADS lines      MCS queue nodes, one per thread: locked flag, next
  *   next H lines                buffer headers: tag, usage (CAS-incremented), version, 8 payload words
  */
-export const LINE = 16;
-export const MAX_THREADS = 256;
+const LINE = 16;
+const MAX_THREADS = 256;
 
 export const CTRL_START = 0;
 export const CTRL_STOP = 1;
 export const CTRL_READY = 2;
 
-export const H_TAG = 0;
+/** Words of a buffer header: 0 the page tag (never written by the benchmark), 1 the usage count, 2 the version, 4… the payload. */
 export const H_USAGE = 1;
 export const H_VERSION = 2;
 export const H_PAYLOAD = 4;
@@ -24,7 +24,7 @@ export const PAYLOAD_WORDS = 8;
 export const Q_LOCKED = 0;
 export const Q_NEXT = 1;
 
-export interface Layout {
+interface Layout {
   partitions: number;
   headers: number;
   words: number;

@@ -265,7 +265,7 @@ class LatchThread {
   }
 }
 
-export function runThread(msg: RunMessage): ThreadResult {
+function runThread(msg: RunMessage): ThreadResult {
   return new LatchThread(msg).run();
 }
 

@@ -12,7 +12,7 @@ import { UserError } from '../config/errors.js';
 import { checkOutputFolder, StagedOutput } from '../report/output.js';
 import { progressBar } from '../report/progress.js';
 
-export interface CalibrateCliOptions {
+interface CalibrateCliOptions {
   out?: string;
   durationMs?: number;
   threads?: number[];

@@ -19,7 +19,7 @@ import { progressBar } from '../report/progress.js';
 import { checkOutputFolder, StagedOutput } from '../report/output.js';
 import { EXIT_NOT_APPLICABLE, EXIT_OK } from './exit-codes.js';
 
-export interface EstimateCliOptions {
+interface EstimateCliOptions {
   target?: number;
   out?: string;
   workers?: number;

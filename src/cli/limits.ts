@@ -11,7 +11,7 @@ import { parseSize } from '../util/units.js';
 import { MAX_TABLE_ROWS, storageMemory } from '../workload/memory.js';
 
 /** Share of the available memory a run may plan to use. */
-export const MEMORY_SHARE = 0.9;
+const MEMORY_SHARE = 0.9;
 /** Node.js itself, and each worker thread. */
 const PROCESS_BASE_BYTES = 80 * 1048576;
 const WORKER_BASE_BYTES = 40 * 1048576;
@@ -29,7 +29,7 @@ function readNumber(path: string): number | undefined {
  * Memory this process may use: ROWSIM_MAX_MEMORY when set (a size such as 2g), else the least of the
  * kernel's MemAvailable and what the control group (container) limit leaves.
  */
-export function availableMemory(): { bytes: number; source: string } {
+function availableMemory(): { bytes: number; source: string } {
   const env = process.env.ROWSIM_MAX_MEMORY;
   if (env) {
     try {

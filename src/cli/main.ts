@@ -17,7 +17,7 @@ import { ESTIMATE_DEFAULTS } from '../estimate/types.js';
 
 export { EXIT_INPUT, EXIT_INTERNAL, EXIT_NOT_APPLICABLE, EXIT_OK } from './exit-codes.js';
 
-export function buildProgram(setCode: (code: number) => void): Command {
+function buildProgram(setCode: (code: number) => void): Command {
   const program = new Command();
   program
     .name('rowsim')
@@ -139,7 +139,7 @@ export async function main(argv: string[]): Promise<number> {
  * clear message and status 2; anything else is a bug of rowsim's, said in one line (the stack only
  * with ROWSIM_DEBUG=1) with status 1.
  */
-export function exitCodeFor(err: unknown): number {
+function exitCodeFor(err: unknown): number {
   if (err instanceof CommanderError) {
     // --help and --version exit 0; `rowsim` without a command prints help and exits 1; bad arguments 2.
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT_OK;

@@ -16,13 +16,13 @@ import { closeClient, connect, isConnectionLost, PgConnectionError, pgTarget, ty
 import { CheckGuard } from '../pgcheck/guard.js';
 import { fmt, textTable } from '../report/tables.js';
 
-export interface PgCheckCliOptions {
+interface PgCheckCliOptions {
   url?: string;
   json?: boolean;
 }
 
 /** The points pg-check runs: the postgres-heap points of the sweep, or the base config as postgres-heap. */
-export function pgPoints(points: SweepPoint[]): { points: SweepPoint[]; note?: string } {
+function pgPoints(points: SweepPoint[]): { points: SweepPoint[]; note?: string } {
   const pg = postgresHeap.id;
   const pgp = points.filter((p) => p.spec.engine.format === pg);
   if (pgp.length > 0) return { points: pgp };
@@ -34,7 +34,7 @@ export function pgPoints(points: SweepPoint[]): { points: SweepPoint[]; note?: s
   };
 }
 
-export function pgCheckText(results: PgCheckResult[]): string {
+function pgCheckText(results: PgCheckResult[]): string {
   const out: string[] = [];
   for (const r of results) {
     out.push(`${r.label} (PostgreSQL ${r.server_version})`);

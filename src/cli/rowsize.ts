@@ -19,7 +19,7 @@ import { runStorage } from '../workload/runner.js';
 import type { IndexPages } from '../btree/geometry.js';
 import type { AllocationPages } from '../workload/runner.js';
 
-export interface RowsizeRow {
+interface RowsizeRow {
   format: FormatId;
   page_size: number;
   row_bytes: { min: number; avg: number; max: number; schema_min: number; schema_max: number };
@@ -39,7 +39,7 @@ export interface RowsizeRow {
   notes: string[];
 }
 
-export interface RowsizeOptions {
+interface RowsizeOptions {
   rows?: number;
   json?: boolean;
   formats?: FormatId[];
@@ -97,12 +97,12 @@ function readSource(file: string, text?: string, options: RowsizeOptions = {}): 
 }
 
 /** A format the table's rows cannot be stored in, and why. */
-export interface RowsizeSkipped {
+interface RowsizeSkipped {
   format: FormatId;
   reason: string;
 }
 
-export function rowsizeRows(src: Source, options: RowsizeOptions): { rows: RowsizeRow[]; skipped: RowsizeSkipped[] } {
+function rowsizeRows(src: Source, options: RowsizeOptions): { rows: RowsizeRow[]; skipped: RowsizeSkipped[] } {
   const n = options.rows ?? src.rows ?? DEFAULT_ROWS;
   const formats = options.formats ?? [...FORMAT_IDS];
   const rows: RowsizeRow[] = [];
@@ -189,7 +189,7 @@ const ROWSIZE_COLUMNS: TableColumn[] = [
   { title: 'total', priority: 1 },
 ];
 
-export function rowsizeText(table: string, rows: RowsizeRow[], skipped: RowsizeSkipped[] = [], options: TableOptions = {}): string {
+function rowsizeText(table: string, rows: RowsizeRow[], skipped: RowsizeSkipped[] = [], options: TableOptions = {}): string {
   const body = rows.map((r) => [
     r.format,
     fmt(r.page_size),
@@ -221,7 +221,7 @@ export function rowsizeText(table: string, rows: RowsizeRow[], skipped: RowsizeS
   return lines.join('\n');
 }
 
-export interface RowsizeTotal {
+interface RowsizeTotal {
   group: string;
   format: FormatId;
   heap_bytes: number;
@@ -230,7 +230,7 @@ export interface RowsizeTotal {
 }
 
 /** Sum heap and index bytes per format over the tables of a group (the name before its first dot). */
-export function rowsizeTotals(tables: { name: string; rows: RowsizeRow[] }[]): RowsizeTotal[] {
+function rowsizeTotals(tables: { name: string; rows: RowsizeRow[] }[]): RowsizeTotal[] {
   const out = new Map<string, RowsizeTotal>();
   for (const t of tables) {
     const group = t.name.split('.')[0]!;

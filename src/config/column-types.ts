@@ -5,7 +5,7 @@
 export class SchemaError extends Error {}
 
 /** Type families: how a value is stored, before any engine-specific sizing. */
-export type TypeFamily =
+type TypeFamily =
   | 'int' // whole numbers; bytes fixed per type name
   | 'float'
   | 'numeric' // numeric(p,s)/decimal: bytes from the precision
@@ -99,9 +99,9 @@ const TYPES: Record<string, TypeInfo> = {
 const MAX_DECLARED_LENGTH = 1_000_000;
 
 /** Unbounded types (text, blob) are generated up to this many characters unless a length is given. */
-export const UNBOUNDED_DEFAULT_MAX = 65_535;
+const UNBOUNDED_DEFAULT_MAX = 65_535;
 
-export function knownTypeNames(): string[] {
+function knownTypeNames(): string[] {
   return Object.keys(TYPES);
 }
 

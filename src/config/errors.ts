@@ -45,7 +45,7 @@ export class InputError extends UserError {
   }
 }
 
-export function formatProblem(p: InputProblem): string {
+function formatProblem(p: InputProblem): string {
   let where = p.file;
   if (p.line !== undefined) where += `:${p.line}${p.column !== undefined ? `:${p.column}` : ''}`;
   return `${where}: ${p.key ? `${p.key}: ` : ''}${p.message}`;
@@ -72,7 +72,7 @@ export function describeFound(value: unknown): string {
 }
 
 /** Levenshtein distance, for "did you mean" suggestions. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const prev = new Array<number>(b.length + 1);
   for (let j = 0; j <= b.length; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {

@@ -5,9 +5,9 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync, type Stats } from 'node:fs';
 
 /** The largest input file rowsim reads: configs, DDL and CSV files are far smaller. */
-export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
+const MAX_INPUT_BYTES = 64 * 1024 * 1024;
 
-export type ReadResult = { ok: true; text: string } | { ok: false; problem: string };
+type ReadResult = { ok: true; text: string } | { ok: false; problem: string };
 
 function kind(st: Stats): string {
   if (st.isDirectory()) return 'a folder';

@@ -11,7 +11,7 @@ import { FORMAT_IDS } from './format-ids.js';
 const pair = () => z.tuple([z.number(), z.number()]);
 
 /** A length distribution: a number, uniform, normal, lognormal, choice, or a histogram CSV. */
-export const distSchema = z.union([
+const distSchema = z.union([
   z.number().min(0),
   z.strictObject({ uniform: pair() }),
   z.strictObject({ normal: pair() }),
@@ -21,7 +21,7 @@ export const distSchema = z.union([
 ]);
 export type DistInput = z.infer<typeof distSchema>;
 
-export const columnSchema = z.strictObject({
+const columnSchema = z.strictObject({
   name: z.string().min(1),
   type: z.string().min(1),
   null: z.boolean().optional(),
@@ -37,7 +37,6 @@ export const indexSchema = z.strictObject({
   max_rows_per_page: z.number().int().min(0).max(256).optional(),
   reservepagegap: z.number().int().min(0).max(255).optional(),
 });
-export type IndexInput = z.infer<typeof indexSchema>;
 /** The per-index space settings (docs/config.md): which a format reads is StorageFormat.indexSettings. */
 export const INDEX_SETTING_KEYS = ['fillfactor', 'pctfree', 'max_rows_per_page', 'reservepagegap'] as const;
 export type IndexSettingKey = (typeof INDEX_SETTING_KEYS)[number];
@@ -67,7 +66,7 @@ export const engineSchema = z.strictObject({
   move_back_home: z.enum(['on', 'off']).optional(),
   row_versioning: z.enum(['on', 'off']).optional(),
 });
-export type EngineInput = z.infer<typeof engineSchema>;
+type EngineInput = z.infer<typeof engineSchema>;
 /** Every engine setting with its default filled in (src/formats/registry.ts fills them): the schema is the one place a key is declared. */
 export type EngineSettings = Required<Omit<EngineInput, 'format'>>;
 export type Encoding = EngineSettings['encoding'];
@@ -77,7 +76,7 @@ export const valueSpecSchema = z.strictObject({
   null: zShare().optional(),
 });
 
-export const setSpecSchema = z.union([
+const setSpecSchema = z.union([
   z.literal('changed'),
   z.strictObject({
     length: distSchema.optional(),
@@ -89,26 +88,26 @@ export const setSpecSchema = z.union([
 export const ORDER_RE = /^(sequential|random|spread|zipf\(\s*(\d+(?:\.\d+)?)\s*\))$/;
 const orderSchema = z.string().regex(ORDER_RE, 'sequential, random, spread or zipf(s) such as zipf(0.9)');
 
-export const insertSchema = z.strictObject({
+const insertSchema = z.strictObject({
   rows: zCount(),
   values: z.record(z.string(), valueSpecSchema).optional(),
 });
-export const updateSchema = z.strictObject({
+const updateSchema = z.strictObject({
   rows: zCount(),
   order: orderSchema.optional(),
   transaction: z.enum(['statement', 'row']).optional(),
   set: z.record(z.string(), setSpecSchema),
 });
-export const deleteSchema = z.strictObject({
+const deleteSchema = z.strictObject({
   rows: zCount(),
   order: orderSchema.optional(),
   transaction: z.enum(['statement', 'row']).optional(),
 });
-export const REORG_KINDS = ['forwarded_rows', 'rebuild', 'compact', 'vacuum'] as const;
-export const reorgSchema = z.enum(REORG_KINDS);
+const REORG_KINDS = ['forwarded_rows', 'rebuild', 'compact', 'vacuum'] as const;
+const reorgSchema = z.enum(REORG_KINDS);
 
 /** `vacuum:` (PostgreSQL VACUUM; `full: true` for VACUUM FULL): empty, or { full }. */
-export const vacuumSchema = z.union([z.null(), z.strictObject({ full: z.boolean().optional() })]);
+const vacuumSchema = z.union([z.null(), z.strictObject({ full: z.boolean().optional() })]);
 
 export const PHASE_KINDS = ['insert', 'update', 'delete', 'reorg', 'vacuum'] as const;
 export type PhaseKind = (typeof PHASE_KINDS)[number];
@@ -120,7 +119,7 @@ export const PHASE_SCHEMAS = {
   vacuum: vacuumSchema,
 } as const;
 
-/** Top level; `workload` items and `contention` are checked separately (see load.ts). */
+/** Top level; `workload` items and `contention` are checked separately (src/loader/config.ts loads each section). */
 export const topSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a run name of letters, digits, ".", "_" or "-"'),
   seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
@@ -129,6 +128,6 @@ export const topSchema = z.strictObject({
   workload: z.array(z.unknown()).optional(),
   sweep: z.record(z.string(), z.array(z.union([z.number(), z.string(), z.boolean()])).min(1)).optional(),
   contention: z.unknown().optional(),
-  /** `rowsim estimate` input (src/estimate/config.ts); `rowsim run` ignores it. */
+  /** `rowsim estimate` input (src/loader/estimate-section.ts); `rowsim run` ignores it. */
   estimate: z.unknown().optional(),
 });

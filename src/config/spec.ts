@@ -61,7 +61,7 @@ export type Order =
   | { kind: 'spread' }
   | { kind: 'zipf'; s: number };
 
-export type TransactionScope = 'statement' | 'row';
+type TransactionScope = 'statement' | 'row';
 
 export type PhaseSpec =
   | { op: 'insert'; rows: Count; values: Record<string, ValueSpec> }

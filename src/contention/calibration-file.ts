@@ -7,8 +7,8 @@ import { z } from 'zod';
 import type { CalibrationApplied, ContentionBase, ContentionSpec } from './spec.js';
 
 /** Model keys a calibration file may set. */
-export const CALIBRATED_KEYS = ['latched.hold', 'latched.handoff_per_waiter', 'lockless.cas', 'lockless.line_transfer', 'lockless.lookup'] as const;
-export type CalibratedKey = (typeof CALIBRATED_KEYS)[number];
+const CALIBRATED_KEYS = ['latched.hold', 'latched.handoff_per_waiter', 'lockless.cas', 'lockless.line_transfer', 'lockless.lookup'] as const;
+type CalibratedKey = (typeof CALIBRATED_KEYS)[number];
 
 const cost = z.number().min(0).max(1e7).nullable();
 
@@ -46,7 +46,7 @@ function get(m: ContentionBase, key: CalibratedKey): number {
  * swept values. Values derived from a replaced one follow it unless the config sets them: the
  * lockless line transfer follows the hand-off, the lockless look-up and the write hold follow the hold.
  */
-export function applyCalibration(m: ContentionBase, costs: CalibrationFile['costs'], explicit: readonly string[], swept: readonly string[]): ContentionBase {
+function applyCalibration(m: ContentionBase, costs: CalibrationFile['costs'], explicit: readonly string[], swept: readonly string[]): ContentionBase {
   const out = structuredClone(m);
   const set = (key: CalibratedKey, v: number): void => {
     if (swept.includes(key)) return;

@@ -34,7 +34,7 @@ const latched = (s: ContentionBase): boolean => s.buffer_managers.includes('latc
 const lockless = (s: ContentionBase): boolean => s.buffer_managers.includes('lockless');
 
 /** The inputs in the order the summary lists them. */
-export const INPUT_DEFS: readonly InputDef[] = [
+const INPUT_DEFS: readonly InputDef[] = [
   { key: 'engines', value: (s) => s.engines.join(', ') },
   { key: 'users', value: (s) => s.users.join(', ') },
   { key: 'think_time', value: (s) => ns(s.think_time_ns), source: 'assumed' },

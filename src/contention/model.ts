@@ -199,7 +199,7 @@ function localCache(spec: ContentionBase, levelPages: number[]): { data: number;
  * Visits per transaction to each lock: spinlocks first (index 0..spinlocks-1), then, with index latches,
  * one latch per index page. Used by the MVA and the operational bounds.
  */
-export function lockVisits(m: PointModel): { spinlock: Float64Array; latch: Float64Array } {
+function lockVisits(m: PointModel): { spinlock: Float64Array; latch: Float64Array } {
   const spin = new Float64Array(m.spinlocks);
   if (m.buffer_manager === 'latched') {
     if (m.data_reads > 0) {
@@ -224,7 +224,7 @@ export function lockVisits(m: PointModel): { spinlock: Float64Array; latch: Floa
 }
 
 /** The queueing network of a point: service demands per transaction, in ns. */
-export interface PointNetwork {
+interface PointNetwork {
   think_ns: number;
   engines: number;
   /** Engine time per transaction without any waiting (work, holds taken on the engine, first CAS attempts). */
@@ -289,7 +289,7 @@ export function pointNetwork(m: PointModel): PointNetwork {
  * Per page (data pages, then index pages): CAS visits per transaction (pins of cas reads and every
  * write) and write visits. Lockless only; empty arrays otherwise.
  */
-export function lineVisits(m: PointModel): { cas: Float64Array; writes: Float64Array } {
+function lineVisits(m: PointModel): { cas: Float64Array; writes: Float64Array } {
   const n = m.buffer_manager === 'lockless' ? m.data_pages + m.index_pages : 0;
   const cas = new Float64Array(n);
   const writes = new Float64Array(n);
@@ -323,7 +323,7 @@ export function lineVisits(m: PointModel): { cas: Float64Array; writes: Float64A
  * segment per look-up plus the last, and per look-up the end of its lock hold or CAS attempt (twice
  * with an index-page latch), and the end of a write's hold.
  */
-export function eventsPerTransaction(m: PointModel): number {
+function eventsPerTransaction(m: PointModel): number {
   return 2 + m.lookups * (m.index_latches ? 3 : 2) + m.lookups * m.write_share;
 }
 

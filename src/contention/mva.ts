@@ -9,14 +9,14 @@
  * the throughput of the network without the engines (Reiser's identity). The textbook normalisation
  * p(0 | n) = 1 − Σ… cancels catastrophically once 80 engines saturate.
  */
-export interface MvaNetwork {
+interface MvaNetwork {
   think_ns: number;
   engines: number;
   engine_demand_ns: number;
   lock_demands_ns: readonly number[];
 }
 
-export interface MvaSolution {
+interface MvaSolution {
   /** Throughput in transactions per ns at population n (index n; index 0 unused). */
   throughput_per_ns: Float64Array;
   /** Mean response time (ns) at population n. */

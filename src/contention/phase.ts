@@ -3,7 +3,7 @@
  * collapsed in every replication, described as "key ≥ value and …" corners when that region is
  * monotone in each swept key (an up-set once each axis is oriented), else as a list of cells. Pure.
  */
-export interface PhaseCell {
+interface PhaseCell {
   /** Index into each axis's values. */
   index: number[];
   ratio: number;
@@ -13,7 +13,7 @@ export interface PhaseCell {
   lockless_collapsed_share?: number;
 }
 
-export interface PhaseAxis {
+interface PhaseAxis {
   key: string;
   values: Array<string | number | boolean>;
 }

@@ -29,7 +29,7 @@ const ratioText = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1))
 const ci = (iv: readonly [number, number], f: (x: number) => string): string => `${f(iv[0])}–${f(iv[1])}`;
 
 /** One gap as a sentence fragment: "5.1× (95% CI 4.9–5.3)", with the collapse shares when they matter. */
-export function gapText(g: Gap): string {
+function gapText(g: Gap): string {
   let s = `lockless ${ratioText(g.throughput_ratio)}× the latched throughput (95% CI ${ci(g.throughput_ratio_ci95, ratioText)}), ${g.response_ratio >= 10 ? g.response_ratio.toFixed(0) : g.response_ratio.toFixed(1)}× lower mean response time`;
   if (g.bimodal) s += `; BIMODAL: ${Math.round(g.latched_collapsed_share * 100)}% of the latched replications collapsed, the mean describes neither outcome`;
   else if (g.latched_collapsed_share === 1) s += '; the latched manager collapsed in every replication';

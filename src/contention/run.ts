@@ -14,12 +14,11 @@ import type { BufferManagerKind, ContentionBase, ContentionSpec } from './spec.j
 import { runReplication, summarisePoint, round, type ContentionPoint, type ContentionTaskPayload, type Replication } from './task.js';
 import { buildPointModel, pointNetwork, type PointModel } from './model.js';
 import { fitUsl } from './usl.js';
-import { operationalBounds } from './mva.js';
 import { ratioInterval, type Interval } from './stats.js';
 import { modelInputs, type ModelInput } from './inputs.js';
 import { phaseHeadline, type PhaseHeadline } from './phase.js';
 
-export interface UslResult {
+interface UslResult {
   lambda: number;
   sigma: number;
   kappa: number;
@@ -81,7 +80,7 @@ export interface SweepCellResult {
  * (the lockless manager is one feature); `all` changes every one. A feature's share is its log gain
  * over the log gain of all together; what the shares leave is the interaction.
  */
-export interface FactorEffects {
+interface FactorEffects {
   users: number;
   engines: number;
   baseline_tps: number;
@@ -106,7 +105,7 @@ export interface ContentionResults {
 }
 
 /** The replication seed: a stream derived from the run seed and the point's coordinates. */
-export function replicationSeed(seed: number, bm: BufferManagerKind, engines: number, users: number, replication: number): number {
+function replicationSeed(seed: number, bm: BufferManagerKind, engines: number, users: number, replication: number): number {
   return Prng.derive(seed, 'contention', bm, engines, users, replication).nextU32();
 }
 
@@ -133,13 +132,13 @@ const LOCKLESS_ONLY = ['cas_ns', 'line_transfer_ns', 'optimistic', 'lookup_ns', 
  * settings (a lockless point without index latches never takes a spinlock; a latched point never
  * CASes), so that a sweep over one manager's keys runs the other's points once.
  */
-export function modelKey(m: PointModel): string {
+function modelKey(m: PointModel): string {
   const drop = m.buffer_manager === 'latched' ? LOCKLESS_ONLY : m.index_latches ? [] : LATCHED_ONLY;
   return JSON.stringify(m, (k, v) => (drop.includes(k) ? undefined : v));
 }
 
 /** The unique payloads of a run and, for every replication of every point, which payload it is. */
-export function contentionJobs(spec: ContentionSpec, seed: number): { payloads: ContentionTaskPayload[]; jobs: Job[] } {
+function contentionJobs(spec: ContentionSpec, seed: number): { payloads: ContentionTaskPayload[]; jobs: Job[] } {
   const payloads: ContentionTaskPayload[] = [];
   const byKey = new Map<string, number>();
   const jobs: Job[] = [];
@@ -234,12 +233,6 @@ function cellEntries(m: ContentionBase, repsOf: (bm: BufferManagerKind, engines:
   return entries;
 }
 
-/** The operational bound of a point at another engine count (for clipping a USL curve): pure. */
-export function boundAtEngines(m: ContentionBase, bm: BufferManagerKind, engines: number, users: number): number {
-  const net = pointNetwork(buildPointModel(m, bm, Math.max(1, Math.round(engines)), users));
-  return operationalBounds({ ...net, engines }, users).throughput_tps;
-}
-
 function gapsOf(entries: readonly ContentionEntry[], repsOf: (bm: BufferManagerKind, engines: number, users: number) => Replication[], onlyTop: boolean): Gap[] {
   const out: Gap[] = [];
   const engineCounts = [...new Set(entries.map((e) => e.engines))];
@@ -274,7 +267,7 @@ function notStationary(entries: readonly ContentionEntry[], prefix: string): str
 }
 
 /** Group replications into points, entries, gaps and (with a sweep) the phase diagram. */
-export function assembleResults(spec: ContentionSpec, jobs: readonly Job[], reps: readonly Replication[]): ContentionResults {
+function assembleResults(spec: ContentionSpec, jobs: readonly Job[], reps: readonly Replication[]): ContentionResults {
   const byPoint = new Map<string, Replication[]>();
   for (const j of jobs) {
     const key = `${j.cell}|${j.bm}|${j.engines}|${j.users}`;

@@ -9,16 +9,13 @@
 import { z } from 'zod';
 import { zDurationNs, zPosInt, zShare } from '../config/zunits.js';
 import { buildPointModel, pointEventBound } from './model.js';
+import { BUFFER_MANAGER_KINDS, LOCK_KIND_ALIASES, LOCK_KINDS, READ_KINDS, SERVICE_TIME_KINDS, WAIT_KINDS } from './spec.js';
 import type { BufferManagerKind, CalibrationApplied, ContentionBase, ContentionSpec, LockKind, SweepAxis, SweepCell } from './spec.js';
 
 export type { BufferManagerKind, CalibrationApplied, ContentionBase, ContentionSpec, LockKind, SweepAxis, SweepCell };
 
-export const BUFFER_MANAGERS: readonly BufferManagerKind[] = ['latched', 'lockless'];
-
-export const LOCK_KINDS: readonly string[] = ['ttas', 'ttas_backoff', 'spin_yield', 'ticket', 'mcs', 'queue'];
-
 /** Keys a contention sweep may vary (key paths inside the contention section). */
-export const SWEEPABLE_CONTENTION_KEYS: readonly string[] = [
+const SWEEPABLE_CONTENTION_KEYS: readonly string[] = [
   'engines',
   'users',
   'think_time',
@@ -55,7 +52,7 @@ const oneOrMany = () =>
 
 const zDur = (dflt: string) => zDurationNs().prefault(dflt);
 const zNonNegInt = () => z.number().int().min(0);
-const zBM = () => z.enum(['latched', 'lockless']);
+const zBM = () => z.enum(BUFFER_MANAGER_KINDS);
 
 const transactionSchema = z.strictObject({
   logical_reads: zNonNegInt().default(40),
@@ -72,8 +69,8 @@ const latchedSchema = z.strictObject({
   spinlocks: zPosInt().max(1_048_576).default(16),
   hold: zDur('300ns'),
   handoff_per_waiter: zDur('50ns'),
-  wait: z.enum(['spin', 'block']).default('spin'),
-  lock: z.enum(['ttas', 'ttas_backoff', 'spin_yield', 'ticket', 'mcs', 'queue']).default('ttas'),
+  wait: z.enum(WAIT_KINDS).default('spin'),
+  lock: z.enum([...LOCK_KINDS, ...(Object.keys(LOCK_KIND_ALIASES) as (keyof typeof LOCK_KIND_ALIASES)[])]).default('ttas'),
   backoff_min: zDur('100ns'),
   backoff_max: zDur('6.4us'),
   spin_limit: zDur('10us'),
@@ -82,7 +79,7 @@ const latchedSchema = z.strictObject({
 const locklessSchema = z.strictObject({
   cas: zDur('40ns'),
   line_transfer: zDurationNs().optional(),
-  read: z.enum(['cas', 'optimistic']).default('cas'),
+  read: z.enum(READ_KINDS).default('cas'),
   write_share: zShare().default(0),
   write_hold: zDurationNs().optional(),
   lookup: zDurationNs().optional(),
@@ -101,7 +98,7 @@ const xoltpSchema = z.strictObject({
   snap_cpu_factor: z.number().positive().max(10).default(1),
   latch_free_btree: z.boolean().default(false),
   index: indexSchema.prefault({}),
-  applies_to: z.array(zBM()).min(1).default(['latched', 'lockless']),
+  applies_to: z.array(zBM()).min(1).default([...BUFFER_MANAGER_KINDS]),
 });
 
 const rawSchema = z.strictObject({
@@ -110,11 +107,11 @@ const rawSchema = z.strictObject({
   think_time: zDur('1s'),
   transaction: transactionSchema.prefault({}),
   pages: pagesSchema.prefault({}),
-  buffer_managers: z.array(zBM()).min(1).default(['latched', 'lockless']),
+  buffer_managers: z.array(zBM()).min(1).default([...BUFFER_MANAGER_KINDS]),
   latched: latchedSchema.prefault({}),
   lockless: locklessSchema.prefault({}),
   xoltp: xoltpSchema.prefault({}),
-  service_times: z.enum(['constant', 'exponential']).default('constant'),
+  service_times: z.enum(SERVICE_TIME_KINDS).default('constant'),
   duration: zDur('2s'),
   warmup: zDur('500ms'),
   max_events: zPosInt().default(2_000_000_000),
@@ -152,7 +149,7 @@ function resolve(raw: Raw): ContentionBase {
       hold_ns: raw.latched.hold,
       handoff_per_waiter_ns: raw.latched.handoff_per_waiter,
       wait: raw.latched.wait,
-      lock: raw.latched.lock === 'queue' ? 'mcs' : raw.latched.lock,
+      lock: raw.latched.lock === 'queue' ? LOCK_KIND_ALIASES.queue : raw.latched.lock,
       backoff_min_ns: raw.latched.backoff_min,
       backoff_max_ns: raw.latched.backoff_max,
       spin_limit_ns: raw.latched.spin_limit,
@@ -236,7 +233,7 @@ function setPath(obj: Record<string, unknown>, path: string[], value: unknown): 
 }
 
 /** Every combination of the axes' value indexes, the first axis varying slowest. */
-export function sweepIndexes(sizes: readonly number[]): number[][] {
+function sweepIndexes(sizes: readonly number[]): number[][] {
   let combos: number[][] = [[]];
   for (const n of sizes) {
     const next: number[][] = [];
@@ -247,7 +244,7 @@ export function sweepIndexes(sizes: readonly number[]): number[][] {
 }
 
 /** At most this many cells in a contention sweep (each runs every point of the section). */
-export const MAX_SWEEP_CELLS = 400;
+const MAX_SWEEP_CELLS = 400;
 
 type RawWithSweep = z.output<typeof baseSchema>;
 
@@ -321,7 +318,7 @@ export const contentionSchema: z.ZodType<ContentionSpec, any> = baseSchema
   .superRefine(checkEventBudget);
 
 /** The model inputs a config may give a source for (`contention.sources`), by key path: the sweepable ones and the index shape. */
-export const INPUT_KEYS: readonly string[] = [...SWEEPABLE_CONTENTION_KEYS.filter((k) => k !== 'xoltp.index.latch_hold' && k !== 'service_times'), 'xoltp.index.levels', 'xoltp.index.fanout', 'xoltp.index.latch_hold', 'service_times'];
+const INPUT_KEYS: readonly string[] = [...SWEEPABLE_CONTENTION_KEYS.filter((k) => k !== 'xoltp.index.latch_hold' && k !== 'service_times'), 'xoltp.index.levels', 'xoltp.index.fanout', 'xoltp.index.latch_hold', 'service_times'];
 
 /** Key paths (as INPUT_KEYS spells them) that a raw `contention:` value sets explicitly. */
 export function explicitContentionKeys(raw: unknown): string[] {

@@ -47,7 +47,7 @@ const WHOLD = 9;
 /** z of the counting-noise band of the half-window drift (99%, two-sided). */
 const DRIFT_NOISE_Z = 2.576;
 
-export interface SimStats {
+interface SimStats {
   window_ns: number;
   warmup_ns: number;
   transactions: number;
@@ -146,7 +146,7 @@ export class AliasTable {
 }
 
 /** Little's law check: (X·(R + Z̄) − U)/U in percent, with the measured mean think time. */
-export function littleLawErrorPct(s: Pick<SimStats, 'transactions' | 'window_ns' | 'response_sum_ns' | 'think_sum_ns' | 'thinks'>, users: number, thinkNs: number): number {
+function littleLawErrorPct(s: Pick<SimStats, 'transactions' | 'window_ns' | 'response_sum_ns' | 'think_sum_ns' | 'thinks'>, users: number, thinkNs: number): number {
   const x = s.transactions / s.window_ns;
   const r = s.transactions > 0 ? s.response_sum_ns / s.transactions : 0;
   const z = s.thinks > 0 ? s.think_sum_ns / s.thinks : thinkNs;

@@ -1,12 +1,21 @@
 /**
  * The resolved `contention:` section: the types every part of the model shares (the zod schema in
- * schema.ts produces them; model, simulation and report read them).
+ * schema.ts produces them; model, simulation and report read them). The choices a key offers are
+ * listed once, here: the schema's enums and these types are both made from the lists.
  */
 
-export type BufferManagerKind = 'latched' | 'lockless';
+export const BUFFER_MANAGER_KINDS = ['latched', 'lockless'] as const;
+export type BufferManagerKind = (typeof BUFFER_MANAGER_KINDS)[number];
 
-/** Spinlock kinds of the latched buffer manager (`queue` in a config is `mcs`). */
-export type LockKind = 'ttas' | 'ttas_backoff' | 'spin_yield' | 'ticket' | 'mcs';
+/** Spinlock kinds of the latched buffer manager. */
+export const LOCK_KINDS = ['ttas', 'ttas_backoff', 'spin_yield', 'ticket', 'mcs'] as const;
+export type LockKind = (typeof LOCK_KINDS)[number];
+/** Names a config may give a lock kind by: `queue` is `mcs`. */
+export const LOCK_KIND_ALIASES = { queue: 'mcs' } as const satisfies Record<string, LockKind>;
+
+export const WAIT_KINDS = ['spin', 'block'] as const;
+export const READ_KINDS = ['cas', 'optimistic'] as const;
+export const SERVICE_TIME_KINDS = ['constant', 'exponential'] as const;
 
 /** One resolved model: what a point of the simulation needs (no sweep). */
 export interface ContentionBase {
@@ -37,7 +46,7 @@ export interface ContentionBase {
     /** Cache-line transfer per waiter at hand-off (ttas: × waiters; queue: once). */
     handoff_per_waiter_ns: number;
     /** spin: a waiter burns its engine; block: it gives its engine up and queues at the lock. */
-    wait: 'spin' | 'block';
+    wait: (typeof WAIT_KINDS)[number];
     /**
      * ttas: test-and-test-and-set, hand-off grows with the spinners, a random spinner wins;
      * ttas_backoff: the same with exponential back-off (one prober at a time, idle gaps);
@@ -58,7 +67,7 @@ export interface ContentionBase {
     /** Extra line-transfer cost per other engine writing the same line (default: latched.handoff_per_waiter). */
     line_transfer_ns: number;
     /** cas: every read pins the page by CAS (update_share of them); optimistic: read a version, validate, restart on change. */
-    read: 'cas' | 'optimistic';
+    read: (typeof READ_KINDS)[number];
     /** Share of look-ups that modify the page: a CAS that takes the page's version word exclusively for write_hold. */
     write_share: number;
     write_hold_ns: number;
@@ -85,7 +94,7 @@ export interface ContentionBase {
     /** Buffer managers that get snap_cpu_factor and latch_free_btree. */
     applies_to: BufferManagerKind[];
   };
-  service_times: 'constant' | 'exponential';
+  service_times: (typeof SERVICE_TIME_KINDS)[number];
   /** Measured simulated time, after the warm-up. */
   duration_ns: number;
   warmup_ns: number;

@@ -20,7 +20,7 @@ export function t95(df: number): number {
   return 1.96;
 }
 
-export interface MeanInterval {
+interface MeanInterval {
   mean: number;
   /** Standard error of the mean (0 with one value). */
   se: number;

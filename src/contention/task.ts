@@ -56,7 +56,7 @@ export interface Replication {
   events: number;
 }
 
-export interface MvaCheck {
+interface MvaCheck {
   throughput_tps: number;
   response_time_ms: number;
   /** (simulated mean − MVA) / MVA, percent. */
@@ -65,7 +65,7 @@ export interface MvaCheck {
 }
 
 /** Operational bounds in tps; null where a resource has no demand (no bound). */
-export interface PointBounds {
+interface PointBounds {
   throughput_tps: number;
   engines_tps: number | null;
   lock_tps: number | null;
@@ -136,7 +136,7 @@ export function runReplication(payload: ContentionTaskPayload): Replication {
   return replicationFrom(model, payload.seed);
 }
 
-export function replicationFrom(model: PointModel, seed: number): Replication {
+function replicationFrom(model: PointModel, seed: number): Replication {
   const s = simulatePoint(model, seed);
   const windowNs = s.window_ns;
   const x = s.transactions / windowNs; // per ns

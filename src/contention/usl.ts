@@ -4,7 +4,7 @@
  * engines. The fit minimises the squared relative error; for fixed (σ, κ) the best λ is closed form,
  * so the search is over (σ, κ) only: a log grid, then a shrinking pattern search. Deterministic.
  */
-export interface UslFit {
+interface UslFit {
   lambda: number;
   sigma: number;
   kappa: number;
@@ -12,7 +12,7 @@ export interface UslFit {
   rms_error_pct: number;
 }
 
-export function uslCapacity(n: number, sigma: number, kappa: number): number {
+function uslCapacity(n: number, sigma: number, kappa: number): number {
   return n / (1 + sigma * (n - 1) + kappa * n * (n - 1));
 }
 

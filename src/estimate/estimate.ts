@@ -34,11 +34,11 @@ import type { CandidateRunner, FormatEstimate, Recommendation, Calibration, Verd
 export const inProcessRunner: CandidateRunner = async (tasks) => tasks.map(simulateCandidate);
 
 /** Coarse grid: about this many steps over the accepted range. */
-export const COARSE_STEPS = 32;
+const COARSE_STEPS = 32;
 /** Refinement: at most this many extra values per bracket. */
-export const REFINE_MAX = 24;
+const REFINE_MAX = 24;
 
-export interface SampleInfo {
+interface SampleInfo {
   source: EstimateConfig['source']['kind'];
   table_rows: number;
   sampled: boolean;
@@ -97,11 +97,11 @@ function dedupe(cands: Cand[]): Cand[] {
 // ---- recommendations ----------------------------------------------------------------------------
 
 /** Candidates in order of the room they reserve, least first. */
-export function byReserve<T extends { value: number }>(knob: Pick<ReserveKnob, 'moreReserveWhenLarger'>, cands: readonly T[]): T[] {
+function byReserve<T extends { value: number }>(knob: Pick<ReserveKnob, 'moreReserveWhenLarger'>, cands: readonly T[]): T[] {
   return [...cands].sort((a, b) => compareReserve(knob as ReserveKnob, a.value, b.value));
 }
 
-export interface Choice {
+interface Choice {
   /** Index into the reserve-ordered list. */
   index: number;
   met: boolean;
@@ -120,7 +120,7 @@ export function pickForwardingTarget(ordered: readonly { upper: number }[], targ
 }
 
 /** The fewest table-scan page reads (least reserve on ties). */
-export function pickMinScan(ordered: readonly { reads: number }[]): number {
+function pickMinScan(ordered: readonly { reads: number }[]): number {
   let best = 0;
   for (let k = 1; k < ordered.length; k++) if (ordered[k]!.reads < ordered[best]!.reads) best = k;
   return best;

@@ -11,13 +11,13 @@
  * Pure apart from the runner it is given (the same CandidateRunner as the estimate).
  */
 import type { MovedTarget } from './evidence/merge.js';
-import { aggregate, r2, type Cand, type CandidateFigures } from './figures.js';
+import { aggregate, type Cand, type CandidateFigures } from './figures.js';
 import type { ReserveKnob } from './knob.js';
 import type { CandidateTask, ReplicateFigures } from './simulate.js';
 
 /** Coarse grid of insert shares, then this many bisection steps between the bracketing grid points. */
-export const FIT_GRID = [0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1] as const;
-export const FIT_BISECTIONS = 5;
+const FIT_GRID = [0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1] as const;
+const FIT_BISECTIONS = 5;
 
 export interface FitPoint {
   insert_share: number;
@@ -27,7 +27,7 @@ export interface FitPoint {
   pages_interval: [number, number];
 }
 
-export interface FitResult {
+interface FitResult {
   /** The measured share, % of rows (or of updates). */
   measured_pct: number;
   measured: MovedTarget;
@@ -43,8 +43,8 @@ export interface FitResult {
 }
 
 /** Builds the current setting's task for an insert share (the plan's rows with that growth). */
-export type TaskForShare = (share: number) => CandidateTask;
-export type Runner = (tasks: CandidateTask[]) => Promise<ReplicateFigures[][]>;
+type TaskForShare = (share: number) => CandidateTask;
+type Runner = (tasks: CandidateTask[]) => Promise<ReplicateFigures[][]>;
 
 export async function fitGrowth(
   target: MovedTarget,
@@ -106,18 +106,3 @@ function r4(x: number): number {
   return Math.round(x * 10000) / 10000;
 }
 
-/** The fit in words, for the report: measured against simulated, and the growth it implies. */
-export function fitSentence(f: FitResult, setting: string, word: string, lengths: { floor: number; avgNow: number }): string {
-  const ins = lengths.floor + f.insert_share * (lengths.avgNow - lengths.floor);
-  const basis = f.measured.basisWord;
-  return (
-    `${f.measured.label}: ${pct(f.measured_pct)} of ${basis} ${word}; the current setting (${setting}) simulated with rows inserted at about ${Math.round(ins)} data bytes ` +
-    `(${Math.round(100 * f.insert_share)}% of the way from ${lengths.floor} to their length now, ${r2(lengths.avgNow)} on average) gives ${pct(f.simulated.moved_pct)} ` +
-    `(95% interval ${pct(f.simulated.interval[0])}–${pct(f.simulated.interval[1])})` +
-    (f.reproduced ? `: the measurement is inside it` : `: the measurement is outside it`)
-  );
-}
-
-function pct(x: number): string {
-  return `${x < 0.01 && x > 0 ? x.toPrecision(2) : r2(x)}%`;
-}

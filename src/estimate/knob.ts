@@ -13,7 +13,6 @@ import { KnobError, type ReserveKnob } from '../formats/format.js';
 import type { TableLayout } from '../layout/table-layout.js';
 
 export type { ReserveKnob, Setting, SpecialName, SpecialSetting } from '../formats/format.js';
-export type KnobKey = ReserveKnob['key'];
 
 export { KnobError };
 

@@ -17,12 +17,11 @@ import { getFormat } from '../formats/registry.js';
 import type { MaintenanceCommands } from '../formats/format.js';
 import type { ReorgKind } from '../heap/engine.js';
 import { Prng } from '../util/prng.js';
-import { r2 } from './figures.js';
 import type { ReserveKnob } from './knob.js';
 import { replicateSeed, RowsTable, type CandidateTask, type SimSource } from './simulate.js';
 import { extrapolate } from './stats.js';
 
-export interface MaintenanceDay {
+interface MaintenanceDay {
   day: number;
   /** At the end of the day (before the day's reorg, on a reorg day). */
   forwarded_rows: number;
@@ -32,7 +31,7 @@ export interface MaintenanceDay {
   forwarded_rows_after_reorg?: number;
 }
 
-export interface MaintenanceRun {
+interface MaintenanceRun {
   day: number;
   /** Forwarded rows the run found (the peak before it). */
   forwarded_rows_before: number;
@@ -177,6 +176,3 @@ export function maintenanceTotals(current: MaintenanceScenario, recommended: Mai
   return out;
 }
 
-export function pctOf(x: number, of: number): number {
-  return of > 0 ? r2((100 * x) / of) : 0;
-}

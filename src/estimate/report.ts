@@ -16,7 +16,7 @@ interface CompareRow {
 }
 
 /** The side-by-side rows: both recommendations, then the server default, full packing, max and the config's setting. */
-export function compareRows(f: FormatEstimate): CompareRow[] {
+function compareRows(f: FormatEstimate): CompareRow[] {
   const find = (pred: (c: CandidateFigures) => boolean) => f.candidates.find(pred);
   const rows: CompareRow[] = [];
   const add = (name: string, c: CandidateFigures | undefined) => {
@@ -36,7 +36,7 @@ export function compareRows(f: FormatEstimate): CompareRow[] {
 }
 
 /** Bytes as MB or GB (binary units, as sp_spaceused and pg_size_pretty count). */
-export function sizeText(bytes: number): string {
+function sizeText(bytes: number): string {
   const abs = Math.abs(bytes);
   if (abs >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(2)} GB`;
   if (abs >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;

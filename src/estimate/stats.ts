@@ -19,7 +19,7 @@ const T975 = [
   2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
 ];
 
-export function tQuantile975(dof: number): number {
+function tQuantile975(dof: number): number {
   if (dof < 1) return Infinity;
   return dof <= T975.length ? T975[dof - 1]! : 1.96;
 }

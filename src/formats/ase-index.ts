@@ -11,26 +11,26 @@ import { greedyIndexGeometry } from './forwarding.js';
 import type { TableLayout } from '../layout/table-layout.js';
 
 /** APL nonclustered leaf row: 7 + fixed keys; with a variable or nullable key 9 + … [PT-APL7]. */
-export const ASE_APL_LEAF_FIXED_OVERHEAD = 7;
-export const ASE_APL_LEAF_VAR_OVERHEAD = 9;
+const ASE_APL_LEAF_FIXED_OVERHEAD = 7;
+const ASE_APL_LEAF_VAR_OVERHEAD = 9;
 /** APL nonclustered non-leaf row: the leaf row + a 4-byte page pointer (36 + 4 = 40 in the guide's step 10) [PT-APL10]. */
-export const ASE_APL_NONLEAF_POINTER_BYTES = 4;
+const ASE_APL_NONLEAF_POINTER_BYTES = 4;
 /** APL clustered index row: 5 + keys (+ the variable-row adjustment) [PT-APL3]. */
-export const ASE_APL_CLUSTERED_OVERHEAD = 5;
+const ASE_APL_CLUSTERED_OVERHEAD = 5;
 /** DOL index row (leaf and non-leaf, clustered or not): 9 + keys + 2 per variable key [PT-DOL4]. */
-export const ASE_DOL_INDEX_OVERHEAD = 9;
-export const ASE_DOL_INDEX_VAR_KEY_BYTES = 2;
+const ASE_DOL_INDEX_OVERHEAD = 9;
+const ASE_DOL_INDEX_VAR_KEY_BYTES = 2;
 /** Non-leaf pages of an index built at fillfactor 0 keep room for two rows: "(2016 / row size) − 2" [PT-APL4][PT-APL10][PT-FILL]. */
-export const ASE_NONLEAF_SPARE_ROWS = 2;
+const ASE_NONLEAF_SPARE_ROWS = 2;
 
 /** The key of one index row: bytes of the fixed-length NOT NULL key columns, of the others, and how many others. */
-export interface AseKeyParts {
+interface AseKeyParts {
   fixed: number;
   variable: number;
   nVar: number;
 }
 
-export function aseKeyParts(layout: TableLayout, columns: readonly number[], lens: Uint16Array, base: number): AseKeyParts {
+function aseKeyParts(layout: TableLayout, columns: readonly number[], lens: Uint16Array, base: number): AseKeyParts {
   const parts = { fixed: 0, variable: 0, nVar: 0 };
   for (const ci of columns) {
     const col = layout.columns[ci]!;
@@ -74,7 +74,7 @@ export function aseFillReserve(room: number, fillfactor: number | undefined): nu
 }
 
 /** Non-leaf rows kept free on a page: two at fillfactor 0 [PT-FILL], none at 100; other values: two (assumption, the guide shows only 0). */
-export function aseNonLeafSpare(fillfactor: number | undefined): number {
+function aseNonLeafSpare(fillfactor: number | undefined): number {
   return fillfactor === 100 ? 0 : ASE_NONLEAF_SPARE_ROWS;
 }
 

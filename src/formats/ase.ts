@@ -23,44 +23,44 @@ import {
 } from '../layout/table-layout.js';
 
 /** Logical page sizes ASE supports [A1][A2]. */
-export const ASE_PAGE_SIZES = [2048, 4096, 8192, 16384] as const;
+const ASE_PAGE_SIZES = [2048, 4096, 8192, 16384] as const;
 /** DOL page header bytes: 2002 usable on 2K [A]. */
-export const ASE_DOL_HEADER_BYTES = 46;
+const ASE_DOL_HEADER_BYTES = 46;
 /** APL page header bytes: 2016 usable on 2K [A]. */
-export const ASE_APL_HEADER_BYTES = 32;
+const ASE_APL_HEADER_BYTES = 32;
 /** Row offset table entry [G]. */
-export const ASE_ROW_OFFSET_BYTES = 2;
+const ASE_ROW_OFFSET_BYTES = 2;
 /** Every DOL row is at least 10 bytes so it can become a forwarding stub [B][E]. */
-export const ASE_DOL_MIN_ROW_BYTES = 10;
+const ASE_DOL_MIN_ROW_BYTES = 10;
 /** The stub a forwarded DOL row leaves at home: 10 bytes (+ its 2-byte slot, kept) [E] (inference). */
-export const ASE_DOL_STUB_BYTES = 10;
+const ASE_DOL_STUB_BYTES = 10;
 /** DOL row overhead: 6 bytes for all-fixed NOT NULL rows, 8 otherwise; 2 per variable column [E]. */
-export const ASE_DOL_FIXED_ROW_OVERHEAD = 6;
-export const ASE_DOL_VAR_ROW_OVERHEAD = 8;
-export const ASE_DOL_VAR_COLUMN_OFFSET_BYTES = 2;
+const ASE_DOL_FIXED_ROW_OVERHEAD = 6;
+const ASE_DOL_VAR_ROW_OVERHEAD = 8;
+const ASE_DOL_VAR_COLUMN_OFFSET_BYTES = 2;
 /** Max DOL row = page − 84: 1964 / 4012 / 8108 / 16300 [C]. */
-export const ASE_DOL_ROW_LIMIT_OVERHEAD = 84;
+const ASE_DOL_ROW_LIMIT_OVERHEAD = 84;
 /** Max APL row: 1962 / 4010 / 8096 / 16298 [D]. */
-export const ASE_APL_MAX_ROW_BYTES: Record<number, number> = { 2048: 1962, 4096: 4010, 8192: 8096, 16384: 16298 };
+const ASE_APL_MAX_ROW_BYTES: Record<number, number> = { 2048: 1962, 4096: 4010, 8192: 8096, 16384: 16298 };
 /** Max APL rows per page [B]. */
-export const ASE_APL_MAX_ROWS_PER_PAGE = 256;
+const ASE_APL_MAX_ROWS_PER_PAGE = 256;
 /** APL row: 4 bytes of overhead; variable rows add adjust table, offset table and 2 bytes [F]. */
-export const ASE_APL_ROW_OVERHEAD = 4;
+const ASE_APL_ROW_OVERHEAD = 4;
 /**
  * `enable housekeeper GC`: 1 (default) lazy, 4 and 5 aggressive garbage collection, which deallocates the
  * pages of a data-only-locked table that deletes leave empty; 0 leaves them for `reorg reclaim_space`;
  * 2 and 3 are reserved [HK-GC].
  */
-export const ASE_DEFAULT_HOUSEKEEPER_GC = 1;
+const ASE_DEFAULT_HOUSEKEEPER_GC = 1;
 /** Server default `default exp_row_size percent` [I][K]. */
-export const ASE_DEFAULT_EXP_ROW_SIZE_PERCENT = 5;
+const ASE_DEFAULT_EXP_ROW_SIZE_PERCENT = 5;
 /** A table's row ids, page fields and reservations: three 32-bit fields a row (src/heap/forwarding-heap.ts). */
 const FORWARDING_HEAP_ROW_BYTES = 12;
 /** Text/image columns keep a 16-byte text pointer in the row. */
-export const ASE_TEXT_POINTER_BYTES = 16;
+const ASE_TEXT_POINTER_BYTES = 16;
 
 /** Bytes of a non-NULL value of a fixed-length ASE type. */
-export function aseFixedTypeBytes(t: ColumnType): number {
+function aseFixedTypeBytes(t: ColumnType): number {
   switch (t.family) {
     case 'int':
       return { tinyint: 1, smallint: 2, bigint: 8 }[t.name] ?? 4;
@@ -92,7 +92,7 @@ export function aseFixedTypeBytes(t: ColumnType): number {
 }
 
 /** Bytes per character: unichar/univarchar are UTF-16; others follow the server character set. */
-export function aseBytesPerChar(t: ColumnType, engine: EngineSpec): number {
+function aseBytesPerChar(t: ColumnType, engine: EngineSpec): number {
   if (t.national) return 2;
   switch (engine.encoding) {
     case 'latin1':
@@ -289,11 +289,10 @@ function aplClusteredEngine(layout: TableLayout, index: IndexDef, nonclustered: 
   });
 }
 
-/** An OAM page maps 2,000 to 63,750 pages of its object; the guide's estimate is close to the minimum [PT-APL6][PT-DOL3]. */
-export const ASE_OAM_PAGES_MAPPED_MAX = 63_750;
-export const ASE_OAM_PAGES_MAPPED_MIN = 2_000;
+/** An OAM page maps 2,000 to 63,750 pages of its object; the guide's estimate uses the most (OAM pages close to their minimum) [PT-APL6][PT-DOL3]. */
+const ASE_OAM_PAGES_MAPPED_MAX = 63_750;
 /** An allocation unit is 256 pages, the first its allocation page [A2]. */
-export const ASE_ALLOCATION_UNIT_PAGES = 256;
+const ASE_ALLOCATION_UNIT_PAGES = 256;
 
 /**
  * ASE allocation overhead [PT-APL6][PT-DOL3]: one OAM page per 63,750 pages of the table and of each index

@@ -31,8 +31,8 @@ import {
   type TableLayout,
 } from '../layout/table-layout.js';
 
-export const ORACLE_BLOCK_SIZES = [2048, 4096, 8192, 16384, 32768] as const;
-export const ORACLE_DEFAULT_BLOCK_BYTES = 8192;
+const ORACLE_BLOCK_SIZES = [2048, 4096, 8192, 16384, 32768] as const;
+const ORACLE_DEFAULT_BLOCK_BYTES = 8192;
 /**
  * Block overhead [ORA-FOOTE][ORA-LEWIS]: a block dump of an ASSM table block (8k, INITRANS 1) shows two
  * ITL slots ("itc: 2"), a data area of tsiz 0x1f98 = 8,088 bytes and a data header of hsiz = 18 + 2 per row
@@ -40,36 +40,36 @@ export const ORACLE_DEFAULT_BLOCK_BYTES = 8192;
  * 8,192 − 8,088 = 104 = the cache layer (20-byte header + 4-byte tail) + 32 bytes of fixed transaction
  * header + 2 × 24-byte ITL slots (the split into parts is an inference; the totals are published).
  */
-export const ORACLE_CACHE_LAYER_BYTES = 24;
-export const ORACLE_TXN_HEADER_FIXED_BYTES = 32;
-export const ORACLE_ITL_ENTRY_BYTES = 24;
+const ORACLE_CACHE_LAYER_BYTES = 24;
+const ORACLE_TXN_HEADER_FIXED_BYTES = 32;
+const ORACLE_ITL_ENTRY_BYTES = 24;
 /** An ASSM segment formats at least two ITL slots in a table block, whatever INITRANS says ("itc: 2" at INITRANS 1) [ORA-FOOTE]. */
-export const ORACLE_ASSM_MIN_ITL = 2;
-export const ORACLE_DATA_HEADER_BYTES = 14;
-export const ORACLE_TABLE_DIRECTORY_BYTES = 4;
-export const ORACLE_ROW_DIRECTORY_BYTES = 2;
+const ORACLE_ASSM_MIN_ITL = 2;
+const ORACLE_DATA_HEADER_BYTES = 14;
+const ORACLE_TABLE_DIRECTORY_BYTES = 4;
+const ORACLE_ROW_DIRECTORY_BYTES = 2;
 /** INITRANS default for tables: 1 [oracle]. */
-export const ORACLE_DEFAULT_INITRANS = 1;
+const ORACLE_DEFAULT_INITRANS = 1;
 /** Row header 3 bytes; a column length byte below 250 bytes, else 3 [oracle]. */
-export const ORACLE_ROW_HEADER_BYTES = 3;
-export const ORACLE_SHORT_LENGTH_LIMIT = 250;
-export const ORACLE_SHORT_LENGTH_BYTES = 1;
-export const ORACLE_LONG_LENGTH_BYTES = 3;
+const ORACLE_ROW_HEADER_BYTES = 3;
+const ORACLE_SHORT_LENGTH_LIMIT = 250;
+const ORACLE_SHORT_LENGTH_BYTES = 1;
+const ORACLE_LONG_LENGTH_BYTES = 3;
 /** PCTFREE default 10, PCTUSED 40 (ignored under ASSM) [oracle]. */
-export const ORACLE_DEFAULT_PCTFREE = 10;
-export const ORACLE_DEFAULT_PCTUSED = 40;
+const ORACLE_DEFAULT_PCTFREE = 10;
+const ORACLE_DEFAULT_PCTUSED = 40;
 /** A migrated row's head keeps a forwarding address: row header + 6-byte rowid (assumption: 9 bytes). */
-export const ORACLE_ROWID_BYTES = 6;
+const ORACLE_ROWID_BYTES = 6;
 export const ORACLE_MIGRATION_STUB_BYTES = ORACLE_ROW_HEADER_BYTES + ORACLE_ROWID_BYTES;
 /** Every chained row piece carries a row header and the next piece's rowid (assumption). */
-export const ORACLE_CHAIN_PIECE_OVERHEAD_BYTES = ORACLE_ROW_HEADER_BYTES + ORACLE_ROWID_BYTES;
+const ORACLE_CHAIN_PIECE_OVERHEAD_BYTES = ORACLE_ROW_HEADER_BYTES + ORACLE_ROWID_BYTES;
 /** DATE 7 bytes, TIMESTAMP 11, TIMESTAMP WITH TIME ZONE 13 (Oracle SQL Reference, data types). */
-export const ORACLE_DATE_BYTES = 7;
-export const ORACLE_TIMESTAMP_BYTES = 11;
-export const ORACLE_TIMESTAMP_TZ_BYTES = 13;
+const ORACLE_DATE_BYTES = 7;
+const ORACLE_TIMESTAMP_BYTES = 11;
+const ORACLE_TIMESTAMP_TZ_BYTES = 13;
 /** In-row LOB: a 36-byte locator header with up to 3964 bytes of data inline (assumption, ENABLE STORAGE IN ROW). */
-export const ORACLE_LOB_LOCATOR_BYTES = 36;
-export const ORACLE_LOB_INLINE_MAX_BYTES = 3964;
+const ORACLE_LOB_LOCATOR_BYTES = 36;
+const ORACLE_LOB_INLINE_MAX_BYTES = 3964;
 
 /**
  * B*-tree index: index blocks offer 8,032 bytes on 8k with their two ITL slots ("kdxlebksz 8032" in a leaf
@@ -77,10 +77,10 @@ export const ORACLE_LOB_INLINE_MAX_BYTES = 3964;
  * (assumptions): 2-byte entry header, a length byte per key column (3 from 250 bytes), 6-byte rowid (+1
  * length byte when non-unique), 2-byte row directory; branch entries a 4-byte block pointer.
  */
-export const ORACLE_INDEX_ENTRY_HEADER_BYTES = 2;
-export const ORACLE_INDEX_BLOCK_OVERHEAD_BYTES = 160;
-export const ORACLE_INDEX_PCTFREE = 10;
-export const ORACLE_BRANCH_POINTER_BYTES = 4;
+const ORACLE_INDEX_ENTRY_HEADER_BYTES = 2;
+const ORACLE_INDEX_BLOCK_OVERHEAD_BYTES = 160;
+const ORACLE_INDEX_PCTFREE = 10;
+const ORACLE_BRANCH_POINTER_BYTES = 4;
 /** Row fields of the forwarding heap engine (three 32-bit fields) and the chain count (16 bits). */
 const ORACLE_ENGINE_ROW_BYTES = 14;
 
@@ -88,7 +88,7 @@ const ORACLE_ENGINE_ROW_BYTES = 14;
  * NUMBER bytes of a value of `digits` significant digits: ROUND((digits + s) / 2) + 1, s = 1 for a
  * negative value [ORA-NUMBER]; for a positive value 1 + ⌈digits / 2⌉. NUMBER(p) holds at most p digits.
  */
-export function oracleNumberBytes(digits: number): number {
+function oracleNumberBytes(digits: number): number {
   return 1 + Math.ceil(digits / 2);
 }
 
@@ -104,7 +104,7 @@ export function oracleNumberBytesOf(value: number): number {
 }
 
 /** Bytes of a value of a constant-size Oracle type. */
-export function oracleFixedBytes(t: ColumnType, engine: EngineSpec): number {
+function oracleFixedBytes(t: ColumnType, engine: EngineSpec): number {
   switch (t.family) {
     case 'int':
       // smallint, integer and bigint map to NUMBER(5), NUMBER(10), NUMBER(19); sized at full precision.
@@ -136,9 +136,9 @@ export function oracleFixedBytes(t: ColumnType, engine: EngineSpec): number {
 }
 
 /** NCHAR/NVARCHAR2 use AL16UTF16 (2 bytes); CHAR/VARCHAR2 the database character set. */
-export const oracleBytesPerChar: (t: ColumnType, engine: EngineSpec) => number = nationalOrCharsetBytesPerChar;
+const oracleBytesPerChar: (t: ColumnType, engine: EngineSpec) => number = nationalOrCharsetBytesPerChar;
 
-export interface OracleLayoutInfo {
+interface OracleLayoutInfo {
   n: number;
   /** Constant data bytes per column (−1 when the length is stored per row). */
   bytes: Int32Array;
@@ -147,12 +147,12 @@ export interface OracleLayoutInfo {
   lob: Uint8Array;
 }
 
-export interface OracleTableLayout extends TableLayout {
+interface OracleTableLayout extends TableLayout {
   ora: OracleLayoutInfo;
 }
 
 /** Decimal digits of the NUMBER an integer, numeric or money column maps to (0: not a NUMBER). */
-export function oracleNumberDigits(t: ColumnType): number {
+function oracleNumberDigits(t: ColumnType): number {
   if (t.family === 'int') return { tinyint: 3, smallint: 5, bigint: 19 }[t.name] ?? 10;
   if (t.family === 'numeric') return t.precision;
   if (t.family === 'money') return 19;
@@ -194,12 +194,12 @@ export function oracleRowBytes(ora: OracleLayoutInfo, lens: Uint16Array, base: n
 }
 
 /** ITL slots a table block starts with: INITRANS, at least two in an ASSM segment [ORA-FOOTE]. */
-export function oracleItlSlots(initrans: number): number {
+function oracleItlSlots(initrans: number): number {
   return Math.max(initrans, ORACLE_ASSM_MIN_ITL);
 }
 
 /** Bytes of a table block that rows and their row directory cannot use: 122 on any block size at INITRANS 1 or 2 [ORA-FOOTE][ORA-LEWIS]. */
-export function oracleBlockOverhead(initrans: number): number {
+function oracleBlockOverhead(initrans: number): number {
   return ORACLE_CACHE_LAYER_BYTES + ORACLE_TXN_HEADER_FIXED_BYTES + ORACLE_ITL_ENTRY_BYTES * oracleItlSlots(initrans) + ORACLE_DATA_HEADER_BYTES + ORACLE_TABLE_DIRECTORY_BYTES;
 }
 

@@ -29,35 +29,33 @@ import {
 } from '../layout/table-layout.js';
 
 /** BLCKSZ default [bufpage.h]. */
-export const PG_BLCKSZ = 8192;
+const PG_BLCKSZ = 8192;
 /** Page sizes PostgreSQL can be built with (BLCKSZ, configure --with-blocksize) [bufpage.h]. */
-export const PG_PAGE_SIZES = [1024, 2048, 4096, 8192, 16384, 32768] as const;
+const PG_PAGE_SIZES = [1024, 2048, 4096, 8192, 16384, 32768] as const;
 /** SizeOfPageHeaderData [bufpage.h]. */
-export const PG_PAGE_HEADER_BYTES = 24;
+const PG_PAGE_HEADER_BYTES = 24;
 /** sizeof(ItemIdData), the line pointer [itemid.h]. */
-export const PG_LINE_POINTER_BYTES = 4;
+const PG_LINE_POINTER_BYTES = 4;
 /** MAXIMUM_ALIGNOF on 64-bit platforms [c.h]. */
-export const PG_MAXALIGN = 8;
+const PG_MAXALIGN = 8;
 /** SizeofHeapTupleHeader [htup_details.h]. */
-export const PG_HEAP_TUPLE_HEADER_BYTES = 23;
+const PG_HEAP_TUPLE_HEADER_BYTES = 23;
 /** VARATT_SHORT_MAX: a varlena of at most 127 bytes with its header takes a 1-byte header [varatt.h]. */
-export const PG_VARLENA_SHORT_MAX = 127;
+const PG_VARLENA_SHORT_MAX = 127;
 /** VARHDRSZ (4-byte header, aligned to typalign i) and VARHDRSZ_SHORT (1 byte, unaligned) [varatt.h]. */
-export const PG_VARHDRSZ = 4;
-export const PG_VARHDRSZ_SHORT = 1;
-/** TOAST_TUPLE_THRESHOLD and TOAST_TUPLE_TARGET on 8k pages [heaptoast.h, reference]. */
-export const PG_TOAST_TUPLE_THRESHOLD = 2032;
+const PG_VARHDRSZ = 4;
+const PG_VARHDRSZ_SHORT = 1;
 /** TOAST_POINTER_SIZE: an out-of-line value leaves an 18-byte pointer in the tuple [varatt.h]. */
 export const PG_TOAST_POINTER_BYTES = 18;
 /** fillfactor bounds and default for heaps [fillfactor]. */
-export const PG_MIN_FILLFACTOR = 10;
-export const PG_DEFAULT_FILLFACTOR = 100;
+const PG_MIN_FILLFACTOR = 10;
+const PG_DEFAULT_FILLFACTOR = 100;
 /** numeric: a 2-byte short header, then one 2-byte NBASE digit per 4 decimal digits (numeric.c). */
-export const PG_NUMERIC_SHORT_HEADER_BYTES = 2;
-export const PG_NUMERIC_DIGITS_PER_GROUP = 4;
-export const PG_NUMERIC_GROUP_BYTES = 2;
+const PG_NUMERIC_SHORT_HEADER_BYTES = 2;
+const PG_NUMERIC_DIGITS_PER_GROUP = 4;
+const PG_NUMERIC_GROUP_BYTES = 2;
 
-export const maxalign = (n: number): number => (n + PG_MAXALIGN - 1) & ~(PG_MAXALIGN - 1);
+const maxalign = (n: number): number => (n + PG_MAXALIGN - 1) & ~(PG_MAXALIGN - 1);
 const alignTo = (n: number, a: number): number => (n + a - 1) & ~(a - 1);
 
 /** MaxHeapTupleSize = BLCKSZ − MAXALIGN(page header + one line pointer): 8160 on 8k [htup_details.h]. */
@@ -77,11 +75,11 @@ export function pgToastThreshold(pageBytes: number): number {
 }
 
 /** How a column is stored: a fixed-length type with its typalign, or a varlena. */
-export const PG_KIND_FIXED = 0;
+const PG_KIND_FIXED = 0;
 /** varlena with storage 'x' (extended: may be compressed or moved out of line: text, varchar, bpchar, bytea). */
-export const PG_KIND_VARLENA_X = 1;
+const PG_KIND_VARLENA_X = 1;
 /** varlena with storage 'm' (main: kept inline as long as possible: numeric). */
-export const PG_KIND_VARLENA_M = 2;
+const PG_KIND_VARLENA_M = 2;
 
 export interface PgType {
   kind: typeof PG_KIND_FIXED | typeof PG_KIND_VARLENA_X | typeof PG_KIND_VARLENA_M;
@@ -94,16 +92,16 @@ export interface PgType {
 }
 
 /** numeric(p, s) data bytes for a value using every digit: 2 + 2 × (⌈(p − s)/4⌉ + ⌈s/4⌉). */
-export function pgNumericDataBytes(precision: number, scale: number): number {
+function pgNumericDataBytes(precision: number, scale: number): number {
   const groups = Math.ceil((precision - scale) / PG_NUMERIC_DIGITS_PER_GROUP) + Math.ceil(scale / PG_NUMERIC_DIGITS_PER_GROUP);
   return PG_NUMERIC_SHORT_HEADER_BYTES + PG_NUMERIC_GROUP_BYTES * groups;
 }
 
 /** Bytes per character of char/varchar/text under the database encoding. */
-export const pgBytesPerChar: (engine: EngineSpec) => number = charsetBytesPerChar;
+const pgBytesPerChar: (engine: EngineSpec) => number = charsetBytesPerChar;
 
 /** The PostgreSQL type of a column type, with typlen/typalign [pg_type.h, reference]. */
-export function pgType(t: ColumnType, bytesPerChar: number): PgType {
+function pgType(t: ColumnType, bytesPerChar: number): PgType {
   switch (t.family) {
     case 'int':
       if (t.name === 'bigint') return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'bigint' };
@@ -141,7 +139,7 @@ export function pgType(t: ColumnType, bytesPerChar: number): PgType {
 }
 
 /** Per-column storage facts in struct-of-arrays form, for the per-row size loop. */
-export interface PgLayoutInfo {
+interface PgLayoutInfo {
   kind: Uint8Array;
   bytes: Int32Array;
   align: Uint8Array;
@@ -157,7 +155,7 @@ export interface PgTableLayout extends TableLayout {
 }
 
 /** One tuple's sizes: header, data, t_len, bytes on the page (MAXALIGN(t_len)), values moved to TOAST. */
-export interface PgTupleSize {
+interface PgTupleSize {
   hoff: number;
   data: number;
   t_len: number;
@@ -281,16 +279,16 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
 // ---- B-tree indexes (nbtree) --------------------------------------------------------------------
 
 /** nbtree: BTPageOpaqueData special space 16 bytes; IndexTupleData 8 bytes; IndexAttributeBitMapData 4 bytes [nbtree.h][itup.h]. */
-export const PG_BTREE_SPECIAL_BYTES = 16;
-export const PG_INDEX_TUPLE_HEADER_BYTES = 8;
-export const PG_INDEX_NULL_BITMAP_BYTES = 4;
+const PG_BTREE_SPECIAL_BYTES = 16;
+const PG_INDEX_TUPLE_HEADER_BYTES = 8;
+const PG_INDEX_NULL_BITMAP_BYTES = 4;
 /** BTREE_DEFAULT_FILLFACTOR 90 (leaves on build), BTREE_NONLEAF_FILLFACTOR 70, BTREE_MIN_FILLFACTOR 10 [nbtree.h]. */
-export const PG_BTREE_LEAF_FILLFACTOR = 90;
-export const PG_BTREE_NONLEAF_FILLFACTOR = 70;
-export const PG_BTREE_MIN_FILLFACTOR = 10;
-export const PG_BTREE_META_PAGES = 1;
+const PG_BTREE_LEAF_FILLFACTOR = 90;
+const PG_BTREE_NONLEAF_FILLFACTOR = 70;
+const PG_BTREE_MIN_FILLFACTOR = 10;
+const PG_BTREE_META_PAGES = 1;
 /** Leaf pages keep room to append a heap TID to the high key: MAXALIGN(sizeof(ItemPointerData)) (nbtsort.c). */
-export const PG_BTREE_LEAF_TID_SLACK = 8;
+const PG_BTREE_LEAF_TID_SLACK = 8;
 
 function pgKeyData(layout: PgTableLayout, cols: readonly number[], lens: Uint16Array, base: number): { data: number; hasNull: boolean } {
   let off = 0;

@@ -33,44 +33,44 @@ import {
 } from '../layout/table-layout.js';
 
 /** Page 8192 bytes, 96-byte header, 2-byte slot array entries [pages]. */
-export const SQLSERVER_PAGE_BYTES = 8192;
-export const SQLSERVER_PAGE_HEADER_BYTES = 96;
-export const SQLSERVER_SLOT_BYTES = 2;
+const SQLSERVER_PAGE_BYTES = 8192;
+const SQLSERVER_PAGE_HEADER_BYTES = 96;
+const SQLSERVER_SLOT_BYTES = 2;
 /** Max in-row size; longer variable columns go to ROW_OVERFLOW pages leaving a 24-byte pointer [pages]. */
-export const SQLSERVER_MAX_IN_ROW_BYTES = 8060;
-export const SQLSERVER_ROW_OVERFLOW_POINTER_BYTES = 24;
+const SQLSERVER_MAX_IN_ROW_BYTES = 8060;
+const SQLSERVER_ROW_OVERFLOW_POINTER_BYTES = 24;
 /** A ROW_OVERFLOW record: the value behind a 14-byte blob record header (assumption: DBCC PAGE shows 8,014-byte records for 8,000-byte values). */
-export const SQLSERVER_ROW_OVERFLOW_RECORD_HEADER_BYTES = 14;
+const SQLSERVER_ROW_OVERFLOW_RECORD_HEADER_BYTES = 14;
 /** RID = 8 bytes [heaps]. */
-export const SQLSERVER_RID_BYTES = 8;
+const SQLSERVER_RID_BYTES = 8;
 /** Row header: status A 1 + status B 1 + fixed-length size 2 (the "+ 4" of the heap-size formula) [estimate]. */
-export const SQLSERVER_ROW_HEADER_BYTES = 4;
+const SQLSERVER_ROW_HEADER_BYTES = 4;
 /** Column count (2 bytes) before the null bitmap: Null_Bitmap = 2 + ⌊(Num_Cols + 7)/8⌋ [estimate]. */
-export const SQLSERVER_COLUMN_COUNT_BYTES = 2;
+const SQLSERVER_COLUMN_COUNT_BYTES = 2;
 /** Variable_Data_Size = 2 + 2 × Num_Variable_Cols + Max_Var_Size [estimate]. */
-export const SQLSERVER_VAR_COUNT_BYTES = 2;
-export const SQLSERVER_VAR_OFFSET_BYTES = 2;
+const SQLSERVER_VAR_COUNT_BYTES = 2;
+const SQLSERVER_VAR_OFFSET_BYTES = 2;
 /** Forwarding stub: 1 status byte + 8-byte RID [fwd]. */
 export const SQLSERVER_FORWARDING_STUB_BYTES = 9;
 /** Back-pointer carried by a forwarded record: "about 10 bytes, not verified" [fwd]. */
-export const SQLSERVER_BACK_POINTER_BYTES = 10;
+const SQLSERVER_BACK_POINTER_BYTES = 10;
 /** Every heap row must be able to turn into a forwarding stub: rows are at least 9 bytes (inference from [fwd]). */
-export const SQLSERVER_MIN_ROW_BYTES = SQLSERVER_FORWARDING_STUB_BYTES;
+const SQLSERVER_MIN_ROW_BYTES = SQLSERVER_FORWARDING_STUB_BYTES;
 /** Row-versioning tag added to rows under snapshot isolation / RCSI [versioning]. */
-export const SQLSERVER_VERSION_TAG_BYTES = 14;
+const SQLSERVER_VERSION_TAG_BYTES = 14;
 /** text/ntext/image keep a 16-byte text pointer in the row. */
-export const SQLSERVER_TEXT_POINTER_BYTES = 16;
+const SQLSERVER_TEXT_POINTER_BYTES = 16;
 /** Nonclustered index on a heap: 1-byte row header, 8-byte RID, 6-byte child page pointer, 2-byte slot; variable keys add 2 bytes each and a 2-byte count, a nullable key a null bitmap (MS docs, "Estimate the Size of a Nonclustered Index"). */
-export const SQLSERVER_INDEX_ROW_HEADER_BYTES = 1;
-export const SQLSERVER_INDEX_CHILD_POINTER_BYTES = 6;
-export const SQLSERVER_INDEX_VAR_KEY_BYTES = 2;
+const SQLSERVER_INDEX_ROW_HEADER_BYTES = 1;
+const SQLSERVER_INDEX_CHILD_POINTER_BYTES = 6;
+const SQLSERVER_INDEX_VAR_KEY_BYTES = 2;
 /** Row fields of the forwarding heap engine (src/heap/forwarding-heap.ts): three 32-bit fields. */
 const FORWARDING_HEAP_ROW_BYTES = 12;
 /** PFS free-space bands, in percent full: 0, 1–50, 51–80, 81–95, 96–100 [pages]. */
-export const SQLSERVER_PFS_BAND_UPPER_PCT = [0, 50, 80, 95, 100] as const;
+const SQLSERVER_PFS_BAND_UPPER_PCT = [0, 50, 80, 95, 100] as const;
 
 /** Bytes of a fixed-length SQL Server type (bit columns are packed separately). */
-export function sqlserverFixedBytes(t: ColumnType): number {
+function sqlserverFixedBytes(t: ColumnType): number {
   switch (t.family) {
     case 'int':
       return { tinyint: 1, smallint: 2, bigint: 8 }[t.name] ?? 4;
@@ -103,9 +103,9 @@ export function sqlserverFixedBytes(t: ColumnType): number {
 }
 
 /** Bytes per character: nchar/nvarchar are UTF-16; char/varchar follow the code page (latin1) or a UTF-8 collation. */
-export const sqlserverBytesPerChar: (t: ColumnType, engine: EngineSpec) => number = nationalOrCharsetBytesPerChar;
+const sqlserverBytesPerChar: (t: ColumnType, engine: EngineSpec) => number = nationalOrCharsetBytesPerChar;
 
-export interface SqlServerLayoutInfo {
+interface SqlServerLayoutInfo {
   nCols: number;
   /** Fixed-length data bytes (bit columns packed 8 per byte). */
   fixedBytes: number;
@@ -117,7 +117,7 @@ export interface SqlServerLayoutInfo {
   uniquifier: boolean;
 }
 
-export interface SqlServerTableLayout extends TableLayout {
+interface SqlServerTableLayout extends TableLayout {
   ss: SqlServerLayoutInfo;
 }
 
@@ -191,7 +191,7 @@ function pushedOffRow(ss: SqlServerLayoutInfo, lens: Uint16Array, base: number, 
  * ROW_OVERFLOW_DATA of a table whose rows can exceed 8,060 bytes (2005+) [pages]: the pushed values are
  * records on their own pages, counted packed full (a lower bound: a page takes records whole).
  */
-export function sqlserverOffRow(layout: TableLayout): OffRowStore | undefined {
+function sqlserverOffRow(layout: TableLayout): OffRowStore | undefined {
   const ss = (layout as SqlServerTableLayout).ss;
   const longest = SQLSERVER_ROW_HEADER_BYTES + ss.fixedBytes + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + 8) >> 3) + SQLSERVER_VAR_COUNT_BYTES + layout.varying.reduce((sum, c) => sum + SQLSERVER_VAR_OFFSET_BYTES + c.maxBytes, 2);
   if (longest <= ss.maxInRow) return undefined;
@@ -209,7 +209,7 @@ export function sqlserverOffRow(layout: TableLayout): OffRowStore | undefined {
   };
 }
 
-export function sqlserverGeometry(pageBytes: number): PageGeometry {
+function sqlserverGeometry(pageBytes: number): PageGeometry {
   const usable = pageBytes - SQLSERVER_PAGE_HEADER_BYTES;
   return {
     pageBytes,
@@ -305,8 +305,8 @@ function sqlserverIndexGeometry(table: TableDef, layout: TableLayout, idx: Index
 }
 
 /** A PFS page tracks 8,088 pages; a GAM, an SGAM and an IAM page each cover 64,000 extents (512,000 pages, about 4 GB) [pages]. */
-export const SQLSERVER_PFS_INTERVAL_PAGES = 8_088;
-export const SQLSERVER_GAM_INTERVAL_PAGES = 64_000 * 8;
+const SQLSERVER_PFS_INTERVAL_PAGES = 8_088;
+const SQLSERVER_GAM_INTERVAL_PAGES = 64_000 * 8;
 
 /**
  * SQL Server allocation overhead [pages]: an IAM page per allocation unit (the heap or clustered index,
@@ -334,7 +334,7 @@ function sqlserverClusteredNotes(engine: EngineSpec, index: string): string[] {
 }
 
 /** Fill factor 1–99 leaves (100 − n)% of a leaf page's 8096 bytes free on build; 0 and 100 fill it (non-leaf pages stay full without PAD_INDEX) [MS-FF]. */
-export function sqlserverFillReserve(fillfactor: number | undefined): number {
+function sqlserverFillReserve(fillfactor: number | undefined): number {
   const usable = SQLSERVER_PAGE_BYTES - SQLSERVER_PAGE_HEADER_BYTES;
   return fillfactor !== undefined && fillfactor > 0 && fillfactor < 100 ? Math.floor((usable * (100 - fillfactor)) / 100) : 0;
 }

@@ -16,7 +16,7 @@ import type { ClusteredMetrics } from './metrics.js';
 import { grown } from '../util/arrays.js';
 import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 
-export interface ClusteredHeapOptions {
+interface ClusteredHeapOptions {
   geometry: PageGeometry;
   /** Bytes a build or rebuild leaves free on each data page (the clustered index's fill factor). */
   buildReserveBytes: number;

@@ -73,7 +73,7 @@ const RESERVED = 3;
 const PAGE_FREE = 0;
 const PAGE_ALLOCATED = 1;
 /** Pages per reorg transaction [R2][R3]. */
-export const REORG_PAGES_PER_TRANSACTION = 8;
+const REORG_PAGES_PER_TRANSACTION = 8;
 
 export class ForwardingHeap implements StorageEngine {
   private readonly g: PageGeometry;

@@ -4,7 +4,7 @@
  * bitmap blocks and PostgreSQL's free space map (which is itself a tree of max values, fsm_internals.h).
  */
 /** The value of a page that takes nothing (and of slots beyond the last page). */
-export const FREE_TREE_NONE = -0x80000000;
+const FREE_TREE_NONE = -0x80000000;
 
 export class FreeTree {
   private size = 1;

@@ -4,7 +4,7 @@
  */
 
 /** What every engine reports: the table as a DBA sees it in sp_spaceused / optdiag / pgstattuple. */
-export interface TableMetrics {
+interface TableMetrics {
   rows: number;
   pages: number;
   /** Rows living away from their home page (ASE, SQL Server) or migrated (Oracle); 0 on PostgreSQL. */
@@ -21,7 +21,7 @@ export interface TableMetrics {
 }
 
 /** The operations that reached the engine, and those it refused (rows longer than a page takes). */
-export interface OperationMetrics {
+interface OperationMetrics {
   inserts: number;
   deletes: number;
   rows_rejected: number;

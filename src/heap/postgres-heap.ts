@@ -15,7 +15,7 @@ import { grown } from '../util/arrays.js';
 import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 
-export interface PostgresHeapOptions {
+interface PostgresHeapOptions {
   geometry: PageGeometry;
   fillfactor: number;
   /** Indexes on the table: a non-HOT update adds one entry to each. */
@@ -27,9 +27,9 @@ export interface PostgresHeapOptions {
 export const PG_PRUNE_FREE_DIVISOR = 10;
 
 /** FSM_CATEGORIES = 256: free space is kept in BLCKSZ/256-byte steps (freespace.c). */
-export const PG_FSM_CATEGORIES = 256;
+const PG_FSM_CATEGORIES = 256;
 /** Heap pages covered by one FSM leaf page on 8k: LeafNodesPerPage = 8164 − 4095 = 4069 (fsm_internals.h). */
-export function pgFsmLeafSlots(pageBytes: number): number {
+function pgFsmLeafSlots(pageBytes: number): number {
   const nodes = pageBytes - 24 - 4;
   return nodes - (pageBytes / 2 - 1);
 }
@@ -58,8 +58,8 @@ export function pgVmPages(pageBytes: number, highPage: number): number {
 }
 
 /** VACUUM truncates trailing empty pages when ≥ 1000 of them or ≥ 1/16 of the table (vacuumlazy.c). */
-export const PG_REL_TRUNCATE_MINIMUM = 1000;
-export const PG_REL_TRUNCATE_FRACTION = 16;
+const PG_REL_TRUNCATE_MINIMUM = 1000;
+const PG_REL_TRUNCATE_FRACTION = 16;
 
 // page fields
 const STRIDE = 12;

@@ -73,35 +73,13 @@ export interface ResolvedEngine {
   [setting: string]: string | number | boolean | undefined;
 }
 
-export interface Format {
-  readonly id: FormatId;
-  readonly title: string;
-  readonly defaultPageBytes: number;
-  /** Page sizes the format accepts. */
-  readonly pageSizes: readonly number[];
-  /** Engine keys this format uses; other given keys are ignored with a note. */
-  readonly settings: readonly (keyof EngineSpec)[];
-  layout(table: TableDef, engine: EngineSpec): TableLayout;
-  /**
-   * Physical bytes of the row whose varying lengths are lens[base .. base + varying.length).
-   * `logical`, when given, is logicalBytes() of the same row, for formats that can reuse it.
-   */
-  rowBytes(layout: TableLayout, lens: Uint16Array, base: number, logical?: number): number;
-  /** Logical bytes: data only, without row overhead. */
-  logicalBytes(layout: TableLayout, lens: Uint16Array, base: number): number;
-  /** Check and resolve format-specific settings; throws EngineSettingError. */
-  resolve(engine: EngineSpec, layout: TableLayout): ResolvedEngine;
-  /** Notes for the output: settings that are accepted but have no effect, assumptions. */
-  notes(engine: EngineSpec, resolved: ResolvedEngine): string[];
-}
-
-export function columnIsIndexed(table: TableDef, col: ColumnDef): boolean {
+function columnIsIndexed(table: TableDef, col: ColumnDef): boolean {
   const n = col.name.toLowerCase();
   return table.indexes.some((i) => i.columns.some((c) => c.toLowerCase() === n));
 }
 
 /** What a format decides about one column; columnLayout() fills in the rest. */
-export interface ColumnStorage {
+interface ColumnStorage {
   variableType: boolean;
   character: boolean;
   /** Average bytes per character (1 for non-character columns). */

@@ -21,7 +21,7 @@ import { resolveEngine, resolveTable } from './storage.js';
 import { checkSweep, sweepPoints } from './sweep.js';
 
 /** The sections models other than the storage workload own, resolved. */
-export interface Sections {
+interface Sections {
   contention?: ContentionSpec;
   estimate?: EstimateConfig;
 }
@@ -39,7 +39,7 @@ export interface RunConfig {
 }
 
 /** Options of loadConfig. */
-export interface LoadOptions {
+interface LoadOptions {
   /** Refuse sweeps (and contention grids) of more points than this (default RUN_DEFAULTS.maxSweepPoints). */
   maxPoints?: number;
   /** rowsim estimate: resolve the estimate section even when the config has none, with these overrides. */

@@ -19,7 +19,7 @@ import { readEvidence } from '../estimate/evidence/read.js';
 import type { Evidence, EvidenceKind, Figure } from '../estimate/evidence/types.js';
 import { dataLengthFor, dataLengthRange, maxEntropyLengths, readLengthPairs } from '../estimate/rows.js';
 
-export const optdiagFiguresSchema = z.strictObject({
+const optdiagFiguresSchema = z.strictObject({
   rows: z.number().int().positive(),
   min: z.number().int().min(0),
   avg: z.number().min(0),
@@ -35,7 +35,7 @@ const columnMeasureSchema = z.strictObject({
 });
 
 /** estimate.measured: one source of row lengths (csv, columns, optdiag figures) and/or the DBA's tools' output files. */
-export const measuredSchema = z.strictObject({
+const measuredSchema = z.strictObject({
   csv: z.string().min(1).optional(),
   columns: z.record(z.string(), columnMeasureSchema).optional(),
   optdiag: z.union([z.string().min(1), optdiagFiguresSchema]).optional(),
@@ -44,11 +44,11 @@ export const measuredSchema = z.strictObject({
   pgstattuple: z.string().min(1).optional(),
   pg_stat_user_tables: z.string().min(1).optional(),
 });
-export type MeasuredInput = z.infer<typeof measuredSchema>;
-export const MEASURED_KEYS = Object.keys(measuredSchema.shape) as (keyof MeasuredInput)[];
-export const EVIDENCE_KEYS: EvidenceKind[] = ['optdiag', 'sp_spaceused', 'index_physical_stats', 'pgstattuple', 'pg_stat_user_tables'];
+type MeasuredInput = z.infer<typeof measuredSchema>;
+const MEASURED_KEYS = Object.keys(measuredSchema.shape) as (keyof MeasuredInput)[];
+const EVIDENCE_KEYS: EvidenceKind[] = ['optdiag', 'sp_spaceused', 'index_physical_stats', 'pgstattuple', 'pg_stat_user_tables'];
 
-export interface MeasuredResult {
+interface MeasuredResult {
   source: EstimateSource;
   evidence?: Measurements;
   /** The rows' lengths at insert are unknown: fit them to the evidence. */

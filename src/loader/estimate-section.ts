@@ -1,7 +1,7 @@
 /**
  * The `estimate:` section of a config, validated with zod through the config loader's positioned
  * problems (file, line, column, key path). The config's `table:` and `engine:` are reused; the rows
- * come from `workload:` (insert + growth) or from `estimate.measured` (src/estimate/measured.ts: a CSV
+ * come from `workload:` (insert + growth) or from `estimate.measured` (src/loader/estimate-measured.ts: a CSV
  * of per-row data lengths, per-column length histograms, optdiag figures, or the output of the DBA's
  * tools, which the estimate also calibrates to).
  */

@@ -29,7 +29,7 @@ export class Problems {
   }
 }
 
-export function getAt(obj: unknown, path: KeyPath): unknown {
+function getAt(obj: unknown, path: KeyPath): unknown {
   let node = obj;
   for (const seg of path) {
     if (node === null || typeof node !== 'object') return undefined;

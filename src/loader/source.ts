@@ -8,13 +8,13 @@ import { YamlLocator } from '../config/locate.js';
 import { readInputText } from '../config/read.js';
 
 /** A parsed config document: the plain value and a locator for positioned problems. */
-export interface ParsedConfig {
+interface ParsedConfig {
   raw: unknown;
   loc: YamlLocator;
 }
 
 /** Alias expansions a config may use; more is a resource-exhaustion attack ("billion laughs"). */
-export const MAX_ALIAS_EXPANSIONS = 100;
+const MAX_ALIAS_EXPANSIONS = 100;
 
 /** Read and parse a config file's YAML (no schema yet). Throws InputError on unreadable or invalid YAML. */
 export function parseConfigSource(file: string, text?: string): ParsedConfig {

@@ -142,7 +142,7 @@ export function resolveTable(raw: unknown, baseDir: string, P: Problems): TableD
 }
 
 /** Engine settings a table's DDL states, by the engine key they set (only the keys `format` reads). */
-export function tableEngineSettings(table: TableDef | undefined, format: FormatId): Partial<Record<'exp_row_size' | 'fillfactor' | 'pctfree', number>> {
+function tableEngineSettings(table: TableDef | undefined, format: FormatId): Partial<Record<'exp_row_size' | 'fillfactor' | 'pctfree', number>> {
   const s = table?.storage;
   if (!s) return {};
   const reads = getFormat(format)?.settings ?? [];
@@ -164,7 +164,7 @@ export function ddlSettingSource(table: TableDef | undefined, key: string, rawEn
 }
 
 /** A problem with a DDL-stated setting, at the DDL's line and column (the .sql file, or table.ddl when inline). */
-export function addDdlProblem(table: TableDef, at: { line: number; column: number }, message: string, P: Problems): void {
+function addDdlProblem(table: TableDef, at: { line: number; column: number }, message: string, P: Problems): void {
   const file = table.storage?.file;
   if (file) P.push({ file, line: at.line, column: at.column, message });
   else P.add(['table', 'ddl'], `DDL line ${at.line}, column ${at.column}: ${message}`);
@@ -376,7 +376,7 @@ export function resolveDist(d: DistInput, path: KeyPath, baseDir: string, P: Pro
 /**
  * A histogram CSV: one `length,count` (or weight) per line, an optional header line, `#` comments.
  */
-export function readHistogram(file: string, path: KeyPath, P: Problems): Dist | undefined {
+function readHistogram(file: string, path: KeyPath, P: Problems): Dist | undefined {
   const read = readInputText(file);
   if (!read.ok) {
     P.add(path, `expected a readable CSV file at ${file}: ${read.problem}`);

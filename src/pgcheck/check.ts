@@ -54,13 +54,13 @@ export class PgCheckError extends Error {}
 /** Rows per multi-row INSERT statement. */
 const INSERT_BATCH_ROWS = 200;
 
-export function diffPct(predicted: number, observed: number | null): number | null {
+function diffPct(predicted: number, observed: number | null): number | null {
   if (observed === null) return null;
   if (observed === 0) return predicted === 0 ? 0 : null;
   return Math.round(((observed - predicted) / observed) * 10000) / 100;
 }
 
-export interface PgCheckOptions {
+interface PgCheckOptions {
   /** The scratch schema is named <prefix>_<12 random hex> (default rowsim_check). */
   schemaPrefix?: string;
   label?: string;

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import pg from 'pg';
 
 /** Connecting gives up after this: a host that drops packets would otherwise take minutes. */
-export const CONNECT_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /** A connection failure or loss, said in one line (no password in it): the CLI prints it and exits 2. */
 export class PgConnectionError extends Error {}
@@ -16,7 +16,7 @@ export class PgConnectionError extends Error {}
 class PasswordMissingError extends Error {}
 
 /** Masks a password in texts: the URL's (decoded and as written) and PGPASSWORD's. */
-export type Redact = (text: string) => string;
+type Redact = (text: string) => string;
 
 /**
  * `scheme://user:` then the password, up to the last `@` before any query: a password may hold an `@`
@@ -128,7 +128,7 @@ function connectFailure(err: unknown, target: PgTarget, timeoutMs: number): PgCo
   return new PgConnectionError(`cannot connect to ${target.shown}: ${message}`);
 }
 
-export interface ConnectOptions {
+interface ConnectOptions {
   timeoutMs?: number;
   /** Called with errors the client reports outside a query (the connection dropped while idle). */
   onError?: (err: Error) => void;

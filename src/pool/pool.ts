@@ -15,7 +15,7 @@ export interface Task<P = unknown> {
   payload: P;
 }
 
-export interface PoolOptions {
+interface PoolOptions {
   /** Worker threads; default: the number of cores. */
   workers?: number;
   /** Called after each finished task with the number done and the total. */

@@ -55,7 +55,7 @@ export interface LineChartSpec {
   height?: number; // default 1000 x 600
 }
 
-export interface BarChartSpec {
+interface BarChartSpec {
   title: string;
   subtitle?: string;
   categories: string[]; // x axis groups
@@ -83,7 +83,7 @@ export interface PageMapSpec {
 // Setup: fonts, chart.js defaults
 // ---------------------------------------------------------------------------------------------
 
-export const FONT_FAMILY = 'DejaVu Sans';
+const FONT_FAMILY = 'DejaVu Sans';
 
 /** Okabe–Ito based palette (colour-blind friendly), yellow dropped for contrast on white. */
 export const PALETTE: readonly string[] = [
@@ -500,7 +500,7 @@ const errorBarPlugin: Plugin = {
 // Heat map
 // ---------------------------------------------------------------------------------------------
 
-export interface HeatMapSpec {
+interface HeatMapSpec {
   title: string;
   subtitle?: string;
   xLabel: string;
@@ -526,7 +526,7 @@ export interface HeatMapSpec {
 }
 
 /** Diverging colour for t in [-1, 1]: blue (−1), near-white (0), red (+1). */
-export function divergingColor(t: number): string {
+function divergingColor(t: number): string {
   if (!Number.isFinite(t)) return UNKNOWN_COLOR;
   const u = Math.max(-1, Math.min(1, t));
   const white: [number, number, number] = [247, 247, 247];
@@ -740,7 +740,7 @@ const UNKNOWN_COLOR = '#bdbdbd';
 const GRID_BG = '#c8c8c8';
 
 /** Colour of a page filled to `f` (0..1); non-finite → grey. */
-export function fillColor(f: number): string {
+function fillColor(f: number): string {
   if (!Number.isFinite(f)) return UNKNOWN_COLOR;
   const t = Math.min(1, Math.max(0, f));
   for (let i = 1; i < FILL_STOPS.length; i++) {
@@ -756,7 +756,7 @@ export function fillColor(f: number): string {
   return `rgb(${last[0]},${last[1]},${last[2]})`;
 }
 
-export interface PageMapLayout {
+interface PageMapLayout {
   /** Pages drawn (≤ maxPages). */
   pages: number;
   /** Pages in the input. */

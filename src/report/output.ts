@@ -37,12 +37,12 @@ import { UserError } from '../config/errors.js';
 import { onInterrupt } from '../util/cleanup.js';
 import { ROWSIM_VERSION } from '../version.js';
 
-export const MANIFEST_FILE = '.rowsim-output.json';
-export type OutputOwner = 'run' | 'estimate' | 'calibrate';
+const MANIFEST_FILE = '.rowsim-output.json';
+type OutputOwner = 'run' | 'estimate' | 'calibrate';
 const OWNERS: readonly OutputOwner[] = ['run', 'estimate', 'calibrate'];
 
 /** How long a command waits for another rowsim process to finish publishing into the same folder. */
-export const LOCK_WAIT_MS = 120_000;
+const LOCK_WAIT_MS = 120_000;
 const LOCK_POLL_MS = 50;
 
 interface Manifest {
@@ -51,7 +51,7 @@ interface Manifest {
 }
 
 /** A checked output folder: where it is, how to show it, and which command writes into it. */
-export interface OutputFolder {
+interface OutputFolder {
   /** Absolute path. */
   readonly dir: string;
   /** The path as the user gave it (for messages). */

@@ -4,7 +4,7 @@
  */
 import { SingleBar } from 'cli-progress';
 
-export interface Progress {
+interface Progress {
   update(done: number, total: number): void;
   finish(): void;
 }

@@ -22,7 +22,7 @@ export interface StorageEntry {
 }
 
 /** Metrics as results.json has them: the engine's counters, `index_pages` and `allocation_pages`. */
-export type EntryMetrics = EngineMetrics & { index_pages: IndexPages; allocation_pages: AllocationPages };
+type EntryMetrics = EngineMetrics & { index_pages: IndexPages; allocation_pages: AllocationPages };
 
 export function storageEntry(point: SweepPoint, r: StorageRunResult): StorageEntry {
   return {
@@ -42,7 +42,7 @@ function mib(pages: number, e: StorageEntry): number {
 }
 
 /** The most forwarded rows seen after any phase (before a reorg cures them). */
-export function peakForwarded(e: StorageEntry): number {
+function peakForwarded(e: StorageEntry): number {
   return Math.max(0, ...e.phases.map((p) => p.metrics.forwarded_rows));
 }
 
@@ -56,7 +56,7 @@ function slug(text: string): string {
 }
 
 /** Writes one file of the results folder (a path relative to it). */
-export type WriteFile = (rel: string, data: string | Uint8Array) => void;
+type WriteFile = (rel: string, data: string | Uint8Array) => void;
 
 /** Write the charts that compare the sweep points; return their paths relative to the results folder. */
 export function writeStorageCharts(entries: StorageEntry[], writeFile: WriteFile, title: string): string[] {

@@ -20,13 +20,13 @@ export interface TableOptions {
   wide?: boolean;
 }
 
-export const DEFAULT_TERMINAL_WIDTH = 100;
+const DEFAULT_TERMINAL_WIDTH = 100;
 const GAP = 2;
 /** The narrowest a wrapped column gets. */
 const MIN_WRAP_WIDTH = 12;
 
 /** COLUMNS when set, else the terminal's width, else 100. */
-export function terminalWidth(): number {
+function terminalWidth(): number {
   const env = Number(process.env.COLUMNS);
   if (Number.isInteger(env) && env > 20) return env;
   const tty = process.stdout.isTTY ? process.stdout.columns : undefined;

@@ -104,7 +104,7 @@ function tokenize(sql: string): Token[] {
 }
 
 
-export interface DdlTable {
+interface DdlTable {
   name: string;
   columns: ColumnDef[];
   indexes: IndexDef[];

@@ -1,5 +1,5 @@
 /** Growable typed arrays for the page engine (struct-of-arrays, doubling growth). */
-export type NumArray = Int32Array | Uint16Array | Uint8Array | Float64Array | Uint32Array;
+type NumArray = Int32Array | Uint16Array | Uint8Array | Float64Array | Uint32Array;
 
 export function grown<T extends NumArray>(arr: T, minLength: number): T {
   if (arr.length >= minLength) return arr;

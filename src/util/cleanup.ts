@@ -4,14 +4,14 @@
  * and unregisters when it is done; a signal runs what is registered, newest first, then exits with the
  * shell's status for that signal (130 for SIGINT, 143 for SIGTERM).
  */
-export type Cleanup = () => void | Promise<void>;
+type Cleanup = () => void | Promise<void>;
 
 const registered = new Set<Cleanup>();
 let installed = false;
 let exiting = false;
 
 /** Bound on the time asynchronous clean-ups get after a signal before the process exits anyway. */
-export const CLEANUP_TIMEOUT_MS = 10_000;
+const CLEANUP_TIMEOUT_MS = 10_000;
 
 export type StopSignal = 'SIGINT' | 'SIGTERM';
 /** Exit statuses of a run stopped by a signal: 128 + the signal number, as a shell reports them. */
@@ -27,7 +27,7 @@ export function onInterrupt(fn: Cleanup): () => void {
 }
 
 /** Run every registered clean-up (newest first); errors are reported, not thrown. */
-export async function runCleanups(): Promise<void> {
+async function runCleanups(): Promise<void> {
   const fns = [...registered].reverse();
   registered.clear();
   for (const fn of fns) {

@@ -3,7 +3,7 @@
  * returned in nanoseconds), and percentages (`20%`). Pure functions; each throws UnitError with what
  * was expected, and the config layer adds file, line and key.
  */
-export class UnitError extends Error {}
+class UnitError extends Error {}
 
 const SIZE_RE = /^\s*(\d+(?:\.\d+)?)\s*([kKmMgG]?)[bB]?\s*$/;
 
@@ -68,10 +68,3 @@ export function formatSize(bytes: number): string {
   return String(bytes);
 }
 
-/** Nanoseconds in a compact human form. */
-export function formatDuration(ns: number): string {
-  if (ns >= 1e9 && ns % 1e9 === 0) return `${ns / 1e9}s`;
-  if (ns >= 1e6 && ns % 1e6 === 0) return `${ns / 1e6}ms`;
-  if (ns >= 1e3 && ns % 1e3 === 0) return `${ns / 1e3}us`;
-  return `${ns}ns`;
-}

@@ -20,7 +20,7 @@ const ROW_STORE_BYTES_PER_VARYING_COLUMN = 2;
 /** Row ids are 32-bit signed integers in the engines' arrays. */
 export const MAX_TABLE_ROWS = 2 ** 31 - 1;
 
-export interface StorageMemory {
+interface StorageMemory {
   rows: number;
   bytes: number;
   bytesPerRow: number;

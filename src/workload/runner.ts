@@ -33,7 +33,7 @@ export interface AllocationPages {
   by_kind: Record<string, number>;
 }
 
-export interface RowBytes {
+interface RowBytes {
   min: number;
   avg: number;
   max: number;
@@ -71,7 +71,7 @@ export interface RunOptions {
  * The operations of a run as the engine accepted them: what pg-check replays against a live database,
  * so both see the same rows, the same changes and the same transaction boundaries.
  */
-export interface WorkloadObserver {
+interface WorkloadObserver {
   phaseStart?(index: number, phase: PhaseSpec): void;
   /** A new row; its varying lengths are lens[base …] (NULL_LEN for NULL). */
   insert?(row: number, lens: Uint16Array, base: number): void;

@@ -13,7 +13,7 @@ export interface Cell {
   column: number;
 }
 
-export interface CsvTable {
+interface CsvTable {
   header: Cell[];
   rows: Cell[][];
 }

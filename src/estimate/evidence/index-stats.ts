@@ -16,7 +16,7 @@ import { columnIndex, parseCsv, type Cell } from './csv.js';
 import { at, emptyEvidence, parseFigure, type Figure, type ReadOutcome } from './types.js';
 
 /** The forwarding stub SQL Server leaves at home: 9 bytes [fwd] (src/formats/sqlserver.ts has the same figure). */
-export const DMV_FORWARDING_STUB_BYTES = 9;
+const DMV_FORWARDING_STUB_BYTES = 9;
 
 const NEEDED = ['page_count', 'record_count', 'forwarded_record_count', 'avg_record_size_in_bytes'] as const;
 const OPTIONAL = ['min_record_size_in_bytes', 'max_record_size_in_bytes', 'ghost_record_count'] as const;

@@ -10,7 +10,7 @@
 import type { InputProblem } from '../../config/errors.js';
 import { at, type ColumnFigure, type Evidence, type EvidenceKind, type Figure } from './types.js';
 
-export const EVIDENCE_ORDER: readonly EvidenceKind[] = ['optdiag', 'index_physical_stats', 'pgstattuple', 'sp_spaceused', 'pg_stat_user_tables'];
+const EVIDENCE_ORDER: readonly EvidenceKind[] = ['optdiag', 'index_physical_stats', 'pgstattuple', 'sp_spaceused', 'pg_stat_user_tables'];
 
 /** What the calibration reproduces: a share of rows (snapshot) or of updates (cumulative counters). */
 export interface MovedTarget {

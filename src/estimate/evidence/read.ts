@@ -10,7 +10,7 @@ import { parseSpaceused } from './spaceused.js';
 import type { EvidenceKind, ReadOutcome } from './types.js';
 
 /** What each input is, for messages: "optdiag's text output". */
-export const EVIDENCE_WHAT: Record<EvidenceKind, string> = {
+const EVIDENCE_WHAT: Record<EvidenceKind, string> = {
   optdiag: "optdiag's text output (optdiag statistics db..table -o file)",
   sp_spaceused: 'the output of sp_spaceused <table>',
   index_physical_stats: 'sys.dm_db_index_physical_stats rows of the heap, as CSV with a header',
@@ -18,7 +18,7 @@ export const EVIDENCE_WHAT: Record<EvidenceKind, string> = {
   pg_stat_user_tables: "psql's output of SELECT * FROM pg_stat_user_tables WHERE relname = '<table>'",
 };
 
-export function parseEvidence(kind: EvidenceKind, text: string, file: string, table?: string): ReadOutcome {
+function parseEvidence(kind: EvidenceKind, text: string, file: string, table?: string): ReadOutcome {
   switch (kind) {
     case 'optdiag':
       return parseOptdiag(text, file, table);

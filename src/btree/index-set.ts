@@ -20,7 +20,7 @@ import { fillLevel, reservedGapPages, upperPages, type IndexGeometry, type Index
 const RANDOM_INSERT_FILL = Math.LN2;
 
 interface IndexState {
-  g: IndexGeometry;
+  geometry: IndexGeometry;
   entries: number;
   /** Empty pages a build left among the leaves (ASE reservepagegap), included in leafPages. */
   gapPages: number;
@@ -57,7 +57,7 @@ export class IndexSet {
   ) {
     this.width = width;
     this.states = geometries.map((g) => ({
-      g,
+      geometry: g,
       entries: 0,
       gapPages: 0,
       deadEntries: 0,
@@ -79,21 +79,21 @@ export class IndexSet {
 
   /** Capacity of one leaf page for items and slots (the high key's slot excluded). */
   private capacity(s: IndexState): number {
-    return s.g.pageRoomBytes - 2 * s.g.slotBytes;
+    return s.geometry.pageRoomBytes - 2 * s.geometry.slotBytes;
   }
 
   /** CREATE INDEX over the live rows (in key order = row order). */
   build(rows: Int32Array, lens: Uint16Array, rowCapacity: number): void {
     const w = this.width;
     for (const s of this.states) {
-      s.pivot = rows.length > 0 ? s.g.pivotBytes(lens, rows[0]! * w) : 0;
+      s.pivot = rows.length > 0 ? s.geometry.pivotBytes(lens, rows[0]! * w) : 0;
       // A clustered index whose leaf level is the data pages: only the levels above them are its own.
-      if (s.g.leafIsData) continue;
-      const size = (k: number) => s.g.leafTupleBytes(lens, rows[k]! * w);
-      const leaves = fillLevel(s.g, rows.length, size, true);
+      if (s.geometry.leafIsData) continue;
+      const size = (k: number) => s.geometry.leafTupleBytes(lens, rows[k]! * w);
+      const leaves = fillLevel(s.geometry, rows.length, size, true);
       s.entries = rows.length;
       s.deadEntries = 0;
-      s.gapPages = rows.length > 0 ? reservedGapPages(s.g, leaves.pages) : 0;
+      s.gapPages = rows.length > 0 ? reservedGapPages(s.geometry, leaves.pages) : 0;
       s.leafPages = rows.length > 0 ? leaves.pages + s.gapPages : 1;
       s.buckets = s.leafPages;
       s.used = new Int32Array(Math.max(16, s.buckets * 2));
@@ -119,15 +119,15 @@ export class IndexSet {
 
   /** A new row's entry: appended to the rightmost leaf, which splits at the build fill. */
   append(row: number, lens: Uint16Array, base: number): void {
-    for (const s of this.states) if (!s.g.leafIsData) this.appendOne(s, row, lens, base);
+    for (const s of this.states) if (!s.geometry.leafIsData) this.appendOne(s, row, lens, base);
   }
 
   private appendOne(s: IndexState, row: number, lens: Uint16Array, base: number, fill = 1): void {
     {
       const b = s.buckets - 1;
-      const add = s.g.leafTupleBytes(lens, base) + s.g.slotBytes;
+      const add = s.geometry.leafTupleBytes(lens, base) + s.geometry.slotBytes;
       s.used[b]! += add;
-      const fillCap = fill < 1 ? this.capacity(s) * fill : this.capacity(s) - s.g.leafReserveBytes;
+      const fillCap = fill < 1 ? this.capacity(s) * fill : this.capacity(s) - s.geometry.leafReserveBytes;
       if (s.used[b]! > s.pages[b]! * fillCap) {
         s.pages[b]!++;
         s.leafPages++;
@@ -151,15 +151,15 @@ export class IndexSet {
    */
   addVersion(row: number, lens: Uint16Array, base: number, changedColumns: ReadonlySet<number> | null = null): void {
     for (const s of this.states) {
-      if (changedColumns !== null && s.g.columns.some((c) => changedColumns.has(c))) {
+      if (changedColumns !== null && s.geometry.columns.some((c) => changedColumns.has(c))) {
         const old = s.rowBucket && row < s.rowBucket.length ? s.rowBucket[row]! : -1;
-        if (old >= 0) this.retire(s, old, s.g.leafTupleBytes(lens, base) + s.g.slotBytes);
+        if (old >= 0) this.retire(s, old, s.geometry.leafTupleBytes(lens, base) + s.geometry.slotBytes);
         this.appendOne(s, row, lens, base, RANDOM_INSERT_FILL);
         s.deadEntries++;
         continue;
       }
       const b = s.rowBucket && row < s.rowBucket.length && s.rowBucket[row]! >= 0 ? s.rowBucket[row]! : s.buckets - 1;
-      const size = s.g.leafTupleBytes(lens, base) + s.g.slotBytes;
+      const size = s.geometry.leafTupleBytes(lens, base) + s.geometry.slotBytes;
       this.retire(s, b, size);
       s.used[b]! += size;
       if (s.used[b]! > s.pages[b]! * this.capacity(s)) {
@@ -187,7 +187,7 @@ export class IndexSet {
   remove(row: number, lens: Uint16Array, base: number): void {
     for (const s of this.states) {
       const b = s.rowBucket && row < s.rowBucket.length ? s.rowBucket[row]! : -1;
-      if (b >= 0) this.retire(s, b, s.g.leafTupleBytes(lens, base) + s.g.slotBytes);
+      if (b >= 0) this.retire(s, b, s.geometry.leafTupleBytes(lens, base) + s.geometry.slotBytes);
     }
   }
 
@@ -222,13 +222,13 @@ export class IndexSet {
     const nonleaf_by_index: Record<string, number> = Object.create(null);
     let total = 0;
     for (const s of this.states) {
-      const name = s.g.name;
+      const name = s.geometry.name;
       if (!this.built) {
         by_index[name] = levels[name] = nonleaf_by_index[name] = 0;
         continue;
       }
-      const up = s.g.leafIsData ? upperPages(s.g, Math.max(1, dataPages), s.pivot) : upperPages(s.g, s.leafPages - s.gapPages, s.pivot);
-      const n = s.g.metaPages + (s.g.leafIsData ? 0 : s.leafPages) + up.pages;
+      const up = s.geometry.leafIsData ? upperPages(s.geometry, Math.max(1, dataPages), s.pivot) : upperPages(s.geometry, s.leafPages - s.gapPages, s.pivot);
+      const n = s.geometry.metaPages + (s.geometry.leafIsData ? 0 : s.leafPages) + up.pages;
       by_index[name] = n;
       levels[name] = up.levels;
       nonleaf_by_index[name] = up.pages;

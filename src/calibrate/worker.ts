@@ -73,8 +73,9 @@ function work(n: number, x: number): number {
 
 /** One benchmark thread's state: the shared words, its queue node, its PRNG and its counters. */
 class LatchThread {
-  private readonly a: Int32Array;
-  private readonly L: ReturnType<typeof layout>;
+  /** The shared words (SharedArrayBuffer) and where each lock, header and queue node sits in them. */
+  private readonly words: Int32Array;
+  private readonly wordLayout: ReturnType<typeof layout>;
   private readonly rng: Prng;
   private readonly table: AliasTable;
   private readonly myNode: number;
@@ -83,16 +84,16 @@ class LatchThread {
   readonly res: ThreadResult = { ops: 0, casAttempts: 0, casFailures: 0, reads: 0, restarts: 0, torn: 0, occupancyViolations: 0, latencies: [], sink: 1 };
 
   constructor(private readonly msg: RunMessage) {
-    this.a = new Int32Array(msg.sab);
-    this.L = layout(msg.partitions, msg.headers);
+    this.words = new Int32Array(msg.sab);
+    this.wordLayout = layout(msg.partitions, msg.headers);
     this.rng = new Prng(msg.seed);
     this.table = new AliasTable(zipfWeights(msg.headers, msg.skew));
-    this.myNode = qnode(this.L, msg.index);
+    this.myNode = qnode(this.wordLayout, msg.index);
     this.x = (msg.seed | 1) >>> 0 || 1;
   }
 
   private acquire(p: number): void {
-    const a = this.a;
+    const a = this.words;
     const l = lockLine(p);
     const mode = this.msg.mode;
     if (mode === 'ttas') {
@@ -111,14 +112,14 @@ class LatchThread {
       Atomics.store(a, this.myNode + Q_LOCKED, 1);
       const pred = Atomics.exchange(a, l, me + 1); // tail: thread index + 1, 0 = empty
       if (pred !== 0) {
-        Atomics.store(a, qnode(this.L, pred - 1) + Q_NEXT, me + 1);
+        Atomics.store(a, qnode(this.wordLayout, pred - 1) + Q_NEXT, me + 1);
         while (Atomics.load(a, this.myNode + Q_LOCKED) !== 0);
       }
     }
   }
 
   private release(p: number): void {
-    const a = this.a;
+    const a = this.words;
     const l = lockLine(p);
     const mode = this.msg.mode;
     if (mode === 'ttas') Atomics.store(a, l, 0);
@@ -130,16 +131,16 @@ class LatchThread {
         if (Atomics.compareExchange(a, l, me + 1, 0) === me + 1) return;
         while ((next = Atomics.load(a, this.myNode + Q_NEXT)) === 0);
       }
-      Atomics.store(a, qnode(this.L, next - 1) + Q_LOCKED, 0);
+      Atomics.store(a, qnode(this.wordLayout, next - 1) + Q_LOCKED, 0);
     }
   }
 
   /** The critical section: walk the header (read its words), then the protected counter's increment. */
   private critical(p: number, h: number): void {
-    const a = this.a;
+    const a = this.words;
     const d = dataLine(p);
     if (this.msg.check && Atomics.add(a, d + 1, 1) !== 0) this.res.occupancyViolations++;
-    const base = header(this.L, h);
+    const base = header(this.wordLayout, h);
     let s = a[base]! + a[base + H_PAYLOAD]!;
     const c = a[d]!; // plain read …
     this.x = work(this.msg.csIters, this.x ^ s);
@@ -151,16 +152,16 @@ class LatchThread {
 
   private casIncrement(w: number): void {
     for (;;) {
-      const v = Atomics.load(this.a, w);
+      const v = Atomics.load(this.words, w);
       this.res.casAttempts++;
-      if (Atomics.compareExchange(this.a, w, v, v + 1) === v) return;
+      if (Atomics.compareExchange(this.words, w, v, v + 1) === v) return;
       this.res.casFailures++;
     }
   }
 
   private optimisticRead(h: number, validate: boolean): void {
-    const a = this.a;
-    const base = header(this.L, h);
+    const a = this.words;
+    const base = header(this.wordLayout, h);
     for (;;) {
       this.res.reads++;
       const v1 = Atomics.load(a, base + H_VERSION);
@@ -182,8 +183,8 @@ class LatchThread {
   }
 
   private optimisticWrite(h: number): void {
-    const a = this.a;
-    const base = header(this.L, h);
+    const a = this.words;
+    const base = header(this.wordLayout, h);
     for (;;) {
       const v = Atomics.load(a, base + H_VERSION);
       this.res.casAttempts++;
@@ -223,13 +224,13 @@ class LatchThread {
         this.release(p);
         break;
       case 'cas-pin': {
-        this.casIncrement(header(this.L, h) + H_USAGE);
+        this.casIncrement(header(this.wordLayout, h) + H_USAGE);
         this.sampleLatency(timed, t0);
-        this.x = work(msg.csIters, this.x ^ this.a[header(this.L, h) + H_PAYLOAD]!);
+        this.x = work(msg.csIters, this.x ^ this.words[header(this.wordLayout, h) + H_PAYLOAD]!);
         break;
       }
       case 'cas-count':
-        this.casIncrement(header(this.L, 0) + H_USAGE);
+        this.casIncrement(header(this.wordLayout, 0) + H_USAGE);
         this.sampleLatency(timed, t0);
         break;
       case 'optimistic':
@@ -246,7 +247,7 @@ class LatchThread {
 
   /** Announce readiness, wait for the start flag, then access until the stop flag. */
   run(): ThreadResult {
-    const a = this.a;
+    const a = this.words;
     const msg = this.msg;
     const res = this.res;
     Atomics.add(a, CTRL_READY, 1);

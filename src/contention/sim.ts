@@ -98,10 +98,10 @@ interface SimStats {
 export class AliasTable {
   readonly prob: Float64Array;
   readonly alias: Int32Array;
-  readonly n: number;
+  readonly size: number;
   constructor(weights: Float64Array) {
     const n = weights.length;
-    this.n = n;
+    this.size = n;
     this.prob = new Float64Array(n);
     this.alias = new Int32Array(n);
     const scaled = new Float64Array(n);
@@ -139,7 +139,7 @@ export class AliasTable {
 
   /** A draw from a uniform u in [0, 1). */
   sample(u: number): number {
-    const x = u * this.n;
+    const x = u * this.size;
     const j = x | 0;
     return x - j < this.prob[j]! ? j : this.alias[j]!;
   }
@@ -214,7 +214,7 @@ export function simulatePoint(m: PointModel, seed: number): SimStats {
 }
 
 class Simulator {
-  private readonly m: PointModel;
+  private readonly model: PointModel;
   private readonly events: EventQueue;
   private readonly rngThink: Prng;
   private readonly rngPage: Prng;
@@ -277,9 +277,9 @@ class Simulator {
   private selfNext = -1;
   private nEvents = 0;
 
-  private w0: number;
-  private w1: number;
-  private mid: number;
+  private windowStartNs: number;
+  private windowEndNs: number;
+  private windowMidNs: number;
 
   // statistics of the current window
   private responses: Float64Array;
@@ -304,7 +304,7 @@ class Simulator {
   private yields = 0;
 
   constructor(m: PointModel, seed: number) {
-    this.m = m;
+    this.model = m;
     const u = m.users;
     this.events = new EventQueue(u);
     this.thinkers = new Int32Array(u);
@@ -347,9 +347,9 @@ class Simulator {
     this.lineReq = new Int32Array(lines);
     this.freeEngines = m.engines;
     this.runq = new Int32Array(u);
-    this.w0 = m.warmup_ns;
-    this.w1 = m.warmup_ns + m.duration_ns;
-    this.mid = (this.w0 + this.w1) / 2;
+    this.windowStartNs = m.warmup_ns;
+    this.windowEndNs = m.warmup_ns + m.duration_ns;
+    this.windowMidNs = (this.windowStartNs + this.windowEndNs) / 2;
     // room for the commits the window can hold (the lesser of the users' and the engines' bound), so
     // the array rarely grows; at most 4M entries up front
     const demand = m.work_ns > 0 ? m.work_ns : 0;
@@ -359,13 +359,13 @@ class Simulator {
 
   /** Length of [a, b] inside the measurement window. */
   private clip(a: number, b: number): number {
-    const lo = a > this.w0 ? a : this.w0;
-    const hi = b < this.w1 ? b : this.w1;
+    const lo = a > this.windowStartNs ? a : this.windowStartNs;
+    const hi = b < this.windowEndNs ? b : this.windowEndNs;
     return hi > lo ? hi - lo : 0;
   }
 
   private inWindow(): boolean {
-    return this.now >= this.w0 && this.now <= this.w1;
+    return this.now >= this.windowStartNs && this.now <= this.windowEndNs;
   }
 
   private schedule(t: number, time: number, state: number): void {
@@ -375,7 +375,7 @@ class Simulator {
   }
 
   run(): SimStats {
-    const m = this.m;
+    const m = this.model;
     for (let t = 0; t < m.users; t++) {
       this.thinkStart[t] = -1; // the first think is a residual: not a think-time sample
       this.state[t] = THINK;
@@ -392,17 +392,17 @@ class Simulator {
       const stationary = isStationary(little, drift_pct, noise_pct, m.tolerance_pct);
       const out = { ...stats, extensions, little_law_error_pct: little, drift_pct, drift_noise_pct: noise_pct, stationary, budget_stopped: false };
       if (stationary || extensions >= m.max_extensions) return out;
-      const length = 2 * (this.w1 - this.w0);
-      if ((this.nEvents * (this.w1 + length)) / this.w1 > m.max_events) return { ...out, budget_stopped: true };
+      const length = 2 * (this.windowEndNs - this.windowStartNs);
+      if ((this.nEvents * (this.windowEndNs + length)) / this.windowEndNs > m.max_events) return { ...out, budget_stopped: true };
       extensions++;
-      this.resetWindow(this.w1, this.w1 + length);
+      this.resetWindow(this.windowEndNs, this.windowEndNs + length);
     }
   }
 
   private loop(): void {
-    const m = this.m;
+    const m = this.model;
     const queue = this.events;
-    const end = this.w1;
+    const end = this.windowEndNs;
     const maxEvents = m.max_events;
     for (;;) {
       const now = queue.size > 0 ? queue.topTime() : Infinity;
@@ -458,15 +458,15 @@ class Simulator {
   }
 
   private tooManyEvents(): never {
-    const m = this.m;
+    const m = this.model;
     throw new Error(`${WORKER_USER_ERROR_PREFIX}a contention point (${m.buffer_manager}, ${m.engines} engines, ${m.users} users) needed more than max_events (${m.max_events}) events: shorten contention.duration or raise contention.max_events`);
   }
 
   /** Measure a new window [w0, w1]: the statistics start again (intervals are clipped to it). */
   private resetWindow(w0: number, w1: number): void {
-    this.w0 = w0;
-    this.w1 = w1;
-    this.mid = (w0 + w1) / 2;
+    this.windowStartNs = w0;
+    this.windowEndNs = w1;
+    this.windowMidNs = (w0 + w1) / 2;
     this.nResp = 0;
     this.half1 = 0;
     this.respSum = 0;
@@ -502,14 +502,14 @@ class Simulator {
     const last = this.thinkers[--this.nThink]!;
     this.thinkers[k] = last;
     this.thinkIdx[last] = k;
-    this.thinkNext = this.nThink > 0 ? this.now + this.rngThink.exp32(this.m.think_ns / this.nThink) : Infinity;
+    this.thinkNext = this.nThink > 0 ? this.now + this.rngThink.exp32(this.model.think_ns / this.nThink) : Infinity;
     this.onThinkEnd(u); // current is −1: u has no event, its schedules are pushes
   }
 
   private onThinkEnd(t: number): void {
     const now = this.now;
-    const m = this.m;
-    if (now >= this.w0 && now <= this.w1 && this.thinkStart[t]! >= 0) {
+    const m = this.model;
+    if (now >= this.windowStartNs && now <= this.windowEndNs && this.thinkStart[t]! >= 0) {
       this.thinkSum += now - this.thinkStart[t]!;
       this.thinks++;
     }
@@ -530,7 +530,7 @@ class Simulator {
     } else {
       this.state[t] = RUNQ;
       this.since[t] = this.now;
-      const m = this.m;
+      const m = this.model;
       let tail = this.rqHead + this.rqCount;
       if (tail >= m.users) tail -= m.users;
       this.runq[tail] = t;
@@ -553,7 +553,7 @@ class Simulator {
     if (this.rqCount > 0) {
       const u = this.runq[this.rqHead]!;
       this.rqHead++;
-      if (this.rqHead === this.m.users) this.rqHead = 0;
+      if (this.rqHead === this.model.users) this.rqHead = 0;
       this.rqCount--;
       this.runqNs += this.clip(this.since[u]!, now);
       this.onEngine[u] = 1;
@@ -565,7 +565,7 @@ class Simulator {
   }
 
   private startSegment(t: number): void {
-    const m = this.m;
+    const m = this.model;
     const now = this.now;
     let len: number;
     if (m.block && m.exponential && m.buffer_manager === 'latched') len = this.rngWork.exp32(m.work_ns / (m.lookups + 1));
@@ -576,8 +576,8 @@ class Simulator {
 
   private commit(t: number): void {
     const now = this.now;
-    const m = this.m;
-    if (now >= this.w0 && now <= this.w1) {
+    const m = this.model;
+    if (now >= this.windowStartNs && now <= this.windowEndNs) {
       const r = now - this.txStart[t]!;
       if (this.nResp === this.responses.length) {
         const grown = new Float64Array(this.responses.length * 2);
@@ -586,7 +586,7 @@ class Simulator {
       }
       this.responses[this.nResp++] = r;
       this.respSum += r;
-      if (now < this.mid) this.half1++;
+      if (now < this.windowMidNs) this.half1++;
     }
     this.inTxNs += this.clip(this.txStart[t]!, now);
     this.thinkStart[t] = now;
@@ -601,7 +601,7 @@ class Simulator {
 
   /** The look-up of step[t] starts: pick its page, then the buffer manager's path. */
   private beginAccess(t: number): void {
-    const m = this.m;
+    const m = this.model;
     const s = this.step[t]!;
     const level = this.levelOfStep[s]!;
     let page: number;
@@ -622,7 +622,7 @@ class Simulator {
 
   /** A page of the engine-local cache (lockless: no pin, no validation). */
   private cached(page: number): boolean {
-    const m = this.m;
+    const m = this.model;
     if (page < m.data_pages) return page < m.cached_data_pages;
     const rel = page - m.data_pages;
     for (let j = 0; j < m.index_levels; j++) {
@@ -633,7 +633,7 @@ class Simulator {
   }
 
   private needsCas(page: number): boolean {
-    const m = this.m;
+    const m = this.model;
     if (m.cas_ns <= 0 || m.update_share <= 0) return false;
     if (this.cached(page)) return false;
     return m.update_share >= 1 || this.rngLock.float32() < m.update_share;
@@ -646,7 +646,7 @@ class Simulator {
    * per other engine writing the line), and retries at once on the line it now owns (cas, succeeds).
    */
   private beginCas(t: number, line: number): void {
-    const m = this.m;
+    const m = this.model;
     const now = this.now;
     const free = this.lineFree[line]!;
     const writers = ++this.lineReq[line]!;
@@ -669,7 +669,7 @@ class Simulator {
 
   private onCasEnd(t: number): void {
     const now = this.now;
-    const m = this.m;
+    const m = this.model;
     const line = this.page[t]!;
     this.lineReq[line]!--;
     const waste = this.casWasteEnd[t]!;
@@ -686,7 +686,7 @@ class Simulator {
   }
 
   private onWriteHoldEnd(t: number): void {
-    if (this.m.optimistic) {
+    if (this.model.optimistic) {
       const line = this.page[t]!;
       this.version[line] = (this.version[line]! + 1) | 0; // unlocked
     }
@@ -697,7 +697,7 @@ class Simulator {
   private beginOptimistic(t: number): void {
     this.snap[t] = this.version[this.page[t]!]!;
     this.opBegin[t] = this.now;
-    this.schedule(t, this.now + this.m.lookup_ns, OPT);
+    this.schedule(t, this.now + this.model.lookup_ns, OPT);
   }
 
   private onOptimisticEnd(t: number): void {
@@ -719,7 +719,7 @@ class Simulator {
 
   /** The buffer part (or the latch part) of a look-up is done: latch next, or the next segment. */
   private afterAccess(t: number): void {
-    const m = this.m;
+    const m = this.model;
     if (this.part[t] === 0 && m.index_latches && this.page[t]! >= m.data_pages) {
       this.part[t] = 1;
       this.acquire(t, m.spinlocks + (this.page[t]! - m.data_pages));
@@ -739,7 +739,7 @@ class Simulator {
    * share of the returned occupancy.
    */
   private occupancy(lock: number, waiters: number): number {
-    const m = this.m;
+    const m = this.model;
     const hold = lock < m.spinlocks ? m.hold_ns : m.latch_hold_ns;
     const handoff = m.ttas && waiters > 1 ? m.handoff_ns * waiters : m.handoff_ns;
     const mean = hold + handoff;
@@ -759,7 +759,7 @@ class Simulator {
   }
 
   private acquire(t: number, lock: number): void {
-    const m = this.m;
+    const m = this.model;
     const now = this.now;
     if (m.block && this.onEngine[t] === 1) this.releaseEngine(t);
     this.lockOf[t] = lock;
@@ -786,7 +786,7 @@ class Simulator {
   private backoffDelay(t: number): number {
     const cur = this.backoff[t]!;
     const next = cur * 2;
-    this.backoff[t] = next < this.m.backoff_max_ns ? next : this.m.backoff_max_ns;
+    this.backoff[t] = next < this.model.backoff_max_ns ? next : this.model.backoff_max_ns;
     return cur * (0.5 + 0.5 * this.rngLock.float32());
   }
 
@@ -835,7 +835,7 @@ class Simulator {
   }
 
   private release(lock: number): void {
-    const m = this.m;
+    const m = this.model;
     const now = this.now;
     this.lockBusy[lock]! += this.clip(this.lockSince[lock]!, now);
     const waiters = this.count[lock]!;
@@ -882,8 +882,8 @@ class Simulator {
   }
 
   private finish(): Omit<SimStats, 'extensions' | 'little_law_error_pct' | 'drift_pct' | 'drift_noise_pct' | 'stationary' | 'budget_stopped'> {
-    const m = this.m;
-    const end = this.w1;
+    const m = this.model;
+    const end = this.windowEndNs;
     let busy = this.busyNs;
     let inTx = this.inTxNs;
     let runq = this.runqNs;
@@ -918,8 +918,8 @@ class Simulator {
     const p95 = nearestRank(responses, 0.95);
     const p99 = nearestRank(responses, 0.99);
     return {
-      window_ns: this.w1 - this.w0,
-      warmup_ns: this.w0,
+      window_ns: this.windowEndNs - this.windowStartNs,
+      warmup_ns: this.windowStartNs,
       transactions: this.nResp,
       half_transactions: [this.half1, this.nResp - this.half1],
       response_ns_p95: p95,

@@ -36,8 +36,8 @@ interface ClusteredHeapOptions {
 const NONE = -1;
 
 export class ClusteredHeap implements StorageEngine {
-  private readonly g: PageGeometry;
-  private readonly o: ClusteredHeapOptions;
+  private readonly geometry: PageGeometry;
+  private readonly options: ClusteredHeapOptions;
   private readonly maxRows: number;
   // rows: page (−1 = not live) and bytes
   private rowPage: Int32Array;
@@ -58,7 +58,7 @@ export class ClusteredHeap implements StorageEngine {
   private tail = NONE;
   /** Empty pages a build left for later splits (reservepagegap). */
   private gapPages = 0;
-  private c = {
+  private counters = {
     inserts: 0,
     updates: 0,
     updates_in_place: 0,
@@ -74,9 +74,9 @@ export class ClusteredHeap implements StorageEngine {
   };
 
   constructor(options: ClusteredHeapOptions) {
-    this.o = options;
-    this.g = options.geometry;
-    this.maxRows = options.maxRowsPerPage > 0 ? Math.min(options.maxRowsPerPage, this.g.maxRowsPerPage) : this.g.maxRowsPerPage;
+    this.options = options;
+    this.geometry = options.geometry;
+    this.maxRows = options.maxRowsPerPage > 0 ? Math.min(options.maxRowsPerPage, this.geometry.maxRowsPerPage) : this.geometry.maxRowsPerPage;
     const n = Math.max(16, options.rowCapacity);
     this.rowPage = new Int32Array(n).fill(NONE);
     this.rowLen = new Uint16Array(n);
@@ -85,7 +85,7 @@ export class ClusteredHeap implements StorageEngine {
   // ---- pages -------------------------------------------------------------------------------------
 
   private free(p: number): number {
-    return this.g.usableBytes - this.used[p]! - this.slots[p]! * this.g.slotBytes;
+    return this.geometry.usableBytes - this.used[p]! - this.slots[p]! * this.geometry.slotBytes;
   }
 
   /** A new page linked after `after` in key order (NONE: the first page); a reserved gap page when there is one. */
@@ -107,7 +107,7 @@ export class ClusteredHeap implements StorageEngine {
     if (this.gapPages > 0) this.gapPages--;
     else {
       this.allocated++;
-      this.c.pages_allocated++;
+      this.counters.pages_allocated++;
     }
     const nx = after === NONE ? this.head : this.next[after]!;
     this.prev[p] = after;
@@ -128,7 +128,7 @@ export class ClusteredHeap implements StorageEngine {
     else this.prev[nx] = pv;
     this.live[p] = 0;
     this.allocated--;
-    this.c.pages_deallocated++;
+    this.counters.pages_deallocated++;
   }
 
   private place(p: number, row: number, bytes: number): void {
@@ -141,7 +141,7 @@ export class ClusteredHeap implements StorageEngine {
   }
 
   private fits(p: number, bytes: number, reserve = 0): boolean {
-    return this.slots[p]! < this.maxRows && this.free(p) - reserve >= bytes + this.g.slotBytes;
+    return this.slots[p]! < this.maxRows && this.free(p) - reserve >= bytes + this.geometry.slotBytes;
   }
 
   /**
@@ -169,16 +169,16 @@ export class ClusteredHeap implements StorageEngine {
     }
     this.hi[p] = rows[k - 1]!;
     const moved = rows.length - k;
-    this.c.page_splits++;
-    this.c.rows_moved_by_splits += moved;
-    this.c.index_row_updates += moved * this.o.ridIndexes;
+    this.counters.page_splits++;
+    this.counters.rows_moved_by_splits += moved;
+    this.counters.index_row_updates += moved * this.options.ridIndexes;
   }
 
   // ---- operations --------------------------------------------------------------------------------
 
   insert(row: number, phys: number): boolean {
-    if (phys > this.g.maxRowBytes) {
-      this.c.rows_rejected++;
+    if (phys > this.geometry.maxRowBytes) {
+      this.counters.rows_rejected++;
       return false;
     }
     if (row >= this.rowPage.length) {
@@ -192,16 +192,16 @@ export class ClusteredHeap implements StorageEngine {
     this.place(p, row, phys);
     if (row >= this.rowHigh) this.rowHigh = row + 1;
     this.liveCount++;
-    this.c.inserts++;
+    this.counters.inserts++;
     return true;
   }
 
   update(row: number, phys: number, _logical: number, _info: UpdateInfo): boolean {
-    if (phys > this.g.maxRowBytes) {
-      this.c.updates_rejected++;
+    if (phys > this.geometry.maxRowBytes) {
+      this.counters.updates_rejected++;
       return false;
     }
-    this.c.updates++;
+    this.counters.updates++;
     let p = this.rowPage[row]!;
     const delta = phys - this.rowLen[row]!;
     // The page is split until the row's page has room for its growth (a row alone on a page always fits).
@@ -211,7 +211,7 @@ export class ClusteredHeap implements StorageEngine {
     }
     this.used[p]! += delta;
     this.rowLen[row] = phys;
-    this.c.updates_in_place++;
+    this.counters.updates_in_place++;
     return true;
   }
 
@@ -221,7 +221,7 @@ export class ClusteredHeap implements StorageEngine {
     this.slots[p]!--;
     this.rowPage[row] = NONE;
     this.liveCount--;
-    this.c.deletes++;
+    this.counters.deletes++;
     if (this.slots[p] === 0 && this.allocated > 1) this.dropPage(p);
   }
 
@@ -235,15 +235,15 @@ export class ClusteredHeap implements StorageEngine {
   }
 
   reorg(kind: ReorgKind): void {
-    if (kind === 'rebuild' || (kind === 'compact' && this.o.compactRebuilds) || (kind === 'forwarded_rows' && this.o.forwardedRowsRebuilds)) {
+    if (kind === 'rebuild' || (kind === 'compact' && this.options.compactRebuilds) || (kind === 'forwarded_rows' && this.options.forwardedRowsRebuilds)) {
       this.rebuild();
-      if (kind !== 'compact') this.c.exclusive_table_locks++;
+      if (kind !== 'compact') this.counters.exclusive_table_locks++;
     }
   }
 
   /** Rows rewritten in key order onto new pages, each filled to the fill factor, with reservepagegap's empty pages. */
   private rebuild(): void {
-    this.c.pages_deallocated += this.allocated;
+    this.counters.pages_deallocated += this.allocated;
     this.pageCount = 0;
     this.allocated = 0;
     this.gapPages = 0;
@@ -252,14 +252,14 @@ export class ClusteredHeap implements StorageEngine {
     let p = NONE;
     for (let r = 0; r < this.rowHigh; r++) {
       if (this.rowPage[r] === NONE) continue;
-      if (p === NONE || !this.fits(p, this.rowLen[r]!, this.o.buildReserveBytes)) p = this.newPage(p);
+      if (p === NONE || !this.fits(p, this.rowLen[r]!, this.options.buildReserveBytes)) p = this.newPage(p);
       this.place(p, r, this.rowLen[r]!);
     }
     if (p === NONE) this.newPage(NONE);
-    if (this.o.reservePageGap > 1) {
-      this.gapPages = Math.floor(this.allocated / (this.o.reservePageGap - 1));
+    if (this.options.reservePageGap > 1) {
+      this.gapPages = Math.floor(this.allocated / (this.options.reservePageGap - 1));
       this.allocated += this.gapPages;
-      this.c.pages_allocated += this.gapPages;
+      this.counters.pages_allocated += this.gapPages;
     }
   }
 
@@ -283,7 +283,7 @@ export class ClusteredHeap implements StorageEngine {
     let linked = 0;
     let outOfOrder = 0;
     for (let p = this.head; p !== NONE; p = this.next[p]!) {
-      usedBytes += this.used[p]! + this.slots[p]! * this.g.slotBytes;
+      usedBytes += this.used[p]! + this.slots[p]! * this.geometry.slotBytes;
       rowBytes += this.used[p]!;
       linked++;
       // An out-of-order page: the next page in key order lies before it in the file [MS-FRAG].
@@ -295,23 +295,23 @@ export class ClusteredHeap implements StorageEngine {
       pages,
       forwarded_rows: 0,
       hot_updates: 0,
-      updates: this.c.updates,
+      updates: this.counters.updates,
       table_scan_page_reads: linked,
-      space_used_pct: pages > 0 ? round2((100 * usedBytes) / (pages * this.g.usableBytes)) : 0,
-      exclusive_table_locks: this.c.exclusive_table_locks,
+      space_used_pct: pages > 0 ? round2((100 * usedBytes) / (pages * this.geometry.usableBytes)) : 0,
+      exclusive_table_locks: this.counters.exclusive_table_locks,
       avg_rows_per_page: pages > 0 ? round2(this.liveCount / pages) : 0,
       avg_row_bytes: this.liveCount > 0 ? round2(rowBytes / this.liveCount) : 0,
-      inserts: this.c.inserts,
-      deletes: this.c.deletes,
-      rows_rejected: this.c.rows_rejected,
-      updates_rejected: this.c.updates_rejected,
-      updates_in_place: this.c.updates_in_place,
-      page_splits: this.c.page_splits,
-      rows_moved_by_splits: this.c.rows_moved_by_splits,
-      index_row_updates: this.c.index_row_updates,
+      inserts: this.counters.inserts,
+      deletes: this.counters.deletes,
+      rows_rejected: this.counters.rows_rejected,
+      updates_rejected: this.counters.updates_rejected,
+      updates_in_place: this.counters.updates_in_place,
+      page_splits: this.counters.page_splits,
+      rows_moved_by_splits: this.counters.rows_moved_by_splits,
+      index_row_updates: this.counters.index_row_updates,
       empty_pages: this.gapPages,
-      pages_allocated: this.c.pages_allocated,
-      pages_deallocated: this.c.pages_deallocated,
+      pages_allocated: this.counters.pages_allocated,
+      pages_deallocated: this.counters.pages_deallocated,
       logical_fragmentation_pct: linked > 0 ? round2((100 * outOfOrder) / linked) : 0,
     };
   }
@@ -319,7 +319,7 @@ export class ClusteredHeap implements StorageEngine {
   pageMap(): PageMapData {
     const n = this.pageCount;
     const fill = new Float32Array(n);
-    for (let p = 0; p < n; p++) if (this.live[p]) fill[p] = (this.used[p]! + this.slots[p]! * this.g.slotBytes) / this.g.usableBytes;
+    for (let p = 0; p < n; p++) if (this.live[p]) fill[p] = (this.used[p]! + this.slots[p]! * this.geometry.slotBytes) / this.geometry.usableBytes;
     return { fill, stubs: new Uint16Array(n), forwardedIn: new Uint16Array(n) };
   }
 

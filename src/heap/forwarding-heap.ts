@@ -76,10 +76,10 @@ const PAGE_ALLOCATED = 1;
 const REORG_PAGES_PER_TRANSACTION = 8;
 
 export class ForwardingHeap implements StorageEngine {
-  private readonly g: PageGeometry;
-  private readonly o: ForwardingHeapOptions;
+  private readonly geometry: PageGeometry;
+  private readonly options: ForwardingHeapOptions;
   /** Back-pointer bytes of a forwarded record; insert reserve (PCTFREE) bytes. */
-  private readonly bp: number;
+  private readonly backPointerBytes: number;
   private readonly insertReserve: number;
   /** Free-space search over pages (null: last page only, the ASE hot path). */
   private readonly tree: FreeTree | null;
@@ -97,14 +97,14 @@ export class ForwardingHeap implements StorageEngine {
 
   // pages, interleaved: [used, top, slots, reserved] (bytes of bodies and stubs, high-water mark of the row
   // area, offset-table entries, bytes reserved for growth); state: allocated or free
-  private pg = new Int32Array(1024 * PAGE_STRIDE);
+  private pageFields = new Int32Array(1024 * PAGE_STRIDE);
   private state = new Uint8Array(1024);
   private pageCount = 0;
   private allocatedPages = 0;
   private lastPage = -1;
 
   // counters (cumulative)
-  private c = {
+  private counters = {
     inserts: 0,
     updates: 0,
     updates_in_place: 0,
@@ -127,17 +127,17 @@ export class ForwardingHeap implements StorageEngine {
   };
 
   constructor(options: ForwardingHeapOptions) {
-    this.o = options;
-    this.g = options.geometry;
+    this.options = options;
+    this.geometry = options.geometry;
     const n = Math.max(16, options.rowCapacity);
     this.rows = new Int32Array(n * ROW_STRIDE).fill(-1);
-    this.bp = options.backPointerBytes ?? 0;
+    this.backPointerBytes = options.backPointerBytes ?? 0;
     this.insertReserve = options.insertReserveBytes ?? 0;
     const search = options.freeSpaceSearch ?? 'last-page';
     this.tree = search === 'last-page' ? null : new FreeTree();
     this.pfsGuaranteed =
       search === 'pfs'
-        ? Int32Array.from(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], (upper) => Math.floor(((options.pfsBaseBytes ?? this.g.usableBytes) * (100 - upper)) / 100))
+        ? Int32Array.from(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], (upper) => Math.floor(((options.pfsBaseBytes ?? this.geometry.usableBytes) * (100 - upper)) / 100))
         : null;
     this.chain = options.chaining ? new Uint16Array(n) : null;
   }
@@ -145,15 +145,15 @@ export class ForwardingHeap implements StorageEngine {
   /** Bytes a new row (with its reservation) may take on page p: −1 when the page takes no rows. */
   private insertRoom(p: number): number {
     const i = p * PAGE_STRIDE;
-    const slotsNow = this.pg[i + SLOTS]!;
-    if (this.state[p] !== PAGE_ALLOCATED || slotsNow >= this.g.maxRowsPerPage) return -1;
-    const usedNow = this.pg[i + USED]! + slotsNow * this.g.slotBytes;
-    let room = this.g.usableBytes - usedNow - this.pg[i + RESERVED]! - this.g.slotBytes - this.insertReserve;
+    const slotsNow = this.pageFields[i + SLOTS]!;
+    if (this.state[p] !== PAGE_ALLOCATED || slotsNow >= this.geometry.maxRowsPerPage) return -1;
+    const usedNow = this.pageFields[i + USED]! + slotsNow * this.geometry.slotBytes;
+    let room = this.geometry.usableBytes - usedNow - this.pageFields[i + RESERVED]! - this.geometry.slotBytes - this.insertReserve;
     const bands = this.pfsGuaranteed;
     if (bands !== null) {
       // A page is chosen only when its PFS band guarantees room: 0, 1–50, 51–80, 81–95, 96–100 % full.
-      const pct = (100 * usedNow) / this.g.usableBytes;
-      const upper = this.o.pfsBandUpperPct ?? [0, 50, 80, 95, 100];
+      const pct = (100 * usedNow) / this.geometry.usableBytes;
+      const upper = this.options.pfsBandUpperPct ?? [0, 50, 80, 95, 100];
       let band = 0;
       while (band < upper.length - 1 && pct > upper[band]!) band++;
       // The band guarantees its free share for the record itself; the slot comes on top [DBA-15026].
@@ -191,21 +191,21 @@ export class ForwardingHeap implements StorageEngine {
   // ---- helpers -------------------------------------------------------------------------------
 
   private reserveFor(phys: number, logical: number): number {
-    const exp = this.o.expRowSizeBytes;
+    const exp = this.options.expRowSizeBytes;
     if (exp <= 0) return 0;
-    const length = this.o.expRowSizeBasis === 'physical' ? phys : logical;
+    const length = this.options.expRowSizeBasis === 'physical' ? phys : logical;
     return exp > length ? exp - length : 0;
   }
 
   private newPage(): number {
     const p = this.pageCount++;
     if (p >= this.state.length) {
-      this.pg = grown(this.pg, (p + 1) * PAGE_STRIDE);
+      this.pageFields = grown(this.pageFields, (p + 1) * PAGE_STRIDE);
       this.state = grown(this.state, p + 1);
     }
     this.state[p] = PAGE_ALLOCATED;
     this.allocatedPages++;
-    this.c.pages_allocated++;
+    this.counters.pages_allocated++;
     this.lastPage = p;
     if (this.tree !== null) this.touch(p);
     return p;
@@ -216,10 +216,10 @@ export class ForwardingHeap implements StorageEngine {
     if (p < 0 || this.state[p] !== PAGE_ALLOCATED) return false;
     if (this.tree !== null || this.insertReserve > 0) return this.insertRoom(p) >= charge;
     const i = p * PAGE_STRIDE;
-    const slotsNow = this.pg[i + SLOTS]!;
-    if (slotsNow >= this.g.maxRowsPerPage) return false;
-    const free = this.g.usableBytes - this.pg[i + USED]! - slotsNow * this.g.slotBytes - this.pg[i + RESERVED]!;
-    return free >= charge + this.g.slotBytes;
+    const slotsNow = this.pageFields[i + SLOTS]!;
+    if (slotsNow >= this.geometry.maxRowsPerPage) return false;
+    const free = this.geometry.usableBytes - this.pageFields[i + USED]! - slotsNow * this.geometry.slotBytes - this.pageFields[i + RESERVED]!;
+    return free >= charge + this.geometry.slotBytes;
   }
 
   /**
@@ -229,7 +229,7 @@ export class ForwardingHeap implements StorageEngine {
   private targetPage(charge: number, notPage: number): number {
     const q = this.lastPage;
     // A row that can never leave the reserve free (PCTFREE near 100) still gets a page of its own.
-    const need = Math.max(0, Math.min(charge, this.g.usableBytes - this.g.slotBytes - this.insertReserve));
+    const need = Math.max(0, Math.min(charge, this.geometry.usableBytes - this.geometry.slotBytes - this.insertReserve));
     if (q !== notPage && this.fitsInsert(q, need)) return q;
     if (this.tree !== null) {
       let f = this.tree.findFrom(need, 0);
@@ -242,40 +242,40 @@ export class ForwardingHeap implements StorageEngine {
   /** Put a row body of `phys` bytes with its slot on page p, compacting when contiguous space lacks. */
   private placeBody(p: number, phys: number, rsv: number): void {
     const i = p * PAGE_STRIDE;
-    const contiguous = this.g.usableBytes - this.pg[i + TOP]! - (this.pg[i + SLOTS]! + 1) * this.g.slotBytes;
+    const contiguous = this.geometry.usableBytes - this.pageFields[i + TOP]! - (this.pageFields[i + SLOTS]! + 1) * this.geometry.slotBytes;
     if (phys > contiguous) this.compact(p);
-    this.pg[i + USED]! += phys;
-    this.pg[i + TOP]! += phys;
-    this.pg[i + SLOTS]!++;
-    this.pg[i + RESERVED]! += rsv;
+    this.pageFields[i + USED]! += phys;
+    this.pageFields[i + TOP]! += phys;
+    this.pageFields[i + SLOTS]!++;
+    this.pageFields[i + RESERVED]! += rsv;
     if (this.tree !== null) this.touch(p);
   }
 
   private removeBody(p: number, phys: number, rsv: number): void {
     const i = p * PAGE_STRIDE;
-    this.pg[i + USED]! -= phys;
-    this.pg[i + SLOTS]!--;
-    this.pg[i + RESERVED]! -= rsv;
+    this.pageFields[i + USED]! -= phys;
+    this.pageFields[i + SLOTS]!--;
+    this.pageFields[i + RESERVED]! -= rsv;
     if (this.tree !== null) this.touch(p);
-    if (this.o.deallocateEmptyPages && this.pg[i + SLOTS] === 0) this.freeIfEmpty(p);
+    if (this.options.deallocateEmptyPages && this.pageFields[i + SLOTS] === 0) this.freeIfEmpty(p);
   }
 
   /** A page without rows or stubs is deallocated, unless it is the first or the last page [PT-DEL][HK-GC]. */
   private freeIfEmpty(p: number): void {
     const i = p * PAGE_STRIDE;
-    if (this.pg[i + SLOTS] !== 0 || p === this.lastPage || p === 0 || this.state[p] !== PAGE_ALLOCATED) return;
-    this.pg[i + TOP] = 0;
+    if (this.pageFields[i + SLOTS] !== 0 || p === this.lastPage || p === 0 || this.state[p] !== PAGE_ALLOCATED) return;
+    this.pageFields[i + TOP] = 0;
     this.state[p] = PAGE_FREE;
     this.allocatedPages--;
-    this.c.pages_deallocated++;
+    this.counters.pages_deallocated++;
     if (this.tree !== null) this.touch(p);
   }
 
   private compact(p: number): void {
     const i = p * PAGE_STRIDE;
-    if (this.pg[i + TOP] !== this.pg[i + USED]) {
-      this.pg[i + TOP] = this.pg[i + USED]!;
-      this.c.compactions++;
+    if (this.pageFields[i + TOP] !== this.pageFields[i + USED]) {
+      this.pageFields[i + TOP] = this.pageFields[i + USED]!;
+      this.counters.compactions++;
     }
   }
 
@@ -297,18 +297,18 @@ export class ForwardingHeap implements StorageEngine {
     const before = chain[row]!;
     let extra = 0;
     let head = phys;
-    if (phys > this.g.maxRowBytes) {
-      const over = this.o.chainPieceOverheadBytes ?? 0;
-      const piece = this.g.usableBytes - this.g.slotBytes - over;
-      extra = Math.ceil((phys - this.g.maxRowBytes) / piece);
+    if (phys > this.geometry.maxRowBytes) {
+      const over = this.options.chainPieceOverheadBytes ?? 0;
+      const piece = this.geometry.usableBytes - this.geometry.slotBytes - over;
+      extra = Math.ceil((phys - this.geometry.maxRowBytes) / piece);
       head = phys - extra * piece + over;
     }
     chain[row] = extra;
     this.chainPages += extra - before;
     this.chainedRows += (extra > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
     if (extra > before) {
-      this.c.pages_allocated += extra - before;
-      if (before === 0) this.c.rows_chained++;
+      this.counters.pages_allocated += extra - before;
+      if (before === 0) this.counters.rows_chained++;
     }
     return head;
   }
@@ -316,9 +316,9 @@ export class ForwardingHeap implements StorageEngine {
   // ---- operations ----------------------------------------------------------------------------
 
   insert(row: number, phys: number, logical: number): boolean {
-    if (phys > this.g.maxRowBytes) {
+    if (phys > this.geometry.maxRowBytes) {
       if (this.chain === null) {
-        this.c.rows_rejected++;
+        this.counters.rows_rejected++;
         return false;
       }
       this.ensureRow(row);
@@ -331,18 +331,18 @@ export class ForwardingHeap implements StorageEngine {
     this.setRow(row, p, p, phys, rsv);
     if (row >= this.rowHigh) this.rowHigh = row + 1;
     this.liveCount++;
-    this.c.inserts++;
+    this.counters.inserts++;
     return true;
   }
 
   update(row: number, phys: number, logical: number, _info: UpdateInfo): boolean {
     if (this.chain !== null) {
-      if (phys > this.g.maxRowBytes || this.chain[row]! > 0) phys = this.chainRow(row, phys);
-    } else if (phys > this.g.maxRowBytes) {
-      this.c.updates_rejected++;
+      if (phys > this.geometry.maxRowBytes || this.chain[row]! > 0) phys = this.chainRow(row, phys);
+    } else if (phys > this.geometry.maxRowBytes) {
+      this.counters.updates_rejected++;
       return false;
     }
-    this.c.updates++;
+    this.counters.updates++;
     const ri = row * ROW_STRIDE;
     const h = this.rows[ri + HOME]!;
     const p = this.rows[ri + CUR]!;
@@ -350,14 +350,14 @@ export class ForwardingHeap implements StorageEngine {
     const old = size & 0xffff;
     const oldRsv = size >>> 16;
     const newRsv = this.reserveFor(phys, logical);
-    const g = this.g;
-    const pg = this.pg;
+    const g = this.geometry;
+    const pg = this.pageFields;
     const pi = p * PAGE_STRIDE;
     // A forwarded record carries the back-pointer (SQL Server) wherever it lives away from home.
-    const body = p !== h ? phys + this.bp : phys;
+    const body = p !== h ? phys + this.backPointerBytes : phys;
     const delta = body - old;
     if (delta <= 0) {
-      if (p !== h && this.o.moveBackHome && this.moveHome(row, h, p, old, oldRsv, phys, newRsv)) return true;
+      if (p !== h && this.options.moveBackHome && this.moveHome(row, h, p, old, oldRsv, phys, newRsv)) return true;
       // Shrinks in place; the freed bytes become a hole until the page is compacted.
       this.resizeInPlace(row, p, body, delta, oldRsv, newRsv);
       return true;
@@ -369,7 +369,7 @@ export class ForwardingHeap implements StorageEngine {
       let fits = true;
       if (body <= contiguous) {
         pg[pi + TOP]! += body; // rewritten into the contiguous free space; the old body becomes a hole
-      } else if (this.o.compaction) {
+      } else if (this.options.compaction) {
         this.compact(p);
         pg[pi + TOP]! += delta;
       } else {
@@ -384,35 +384,35 @@ export class ForwardingHeap implements StorageEngine {
     let newHome = h;
     let q: number;
     let placed = phys;
-    if (!this.o.forwarding) {
+    if (!this.options.forwarding) {
       // APL: the row moves (new row id); every index entry for it is updated.
       this.removeBody(p, old, oldRsv);
       q = this.targetPage(phys + newRsv, p);
       newHome = q;
-      this.c.row_moves++;
-      this.c.index_row_updates += this.o.indexCount;
+      this.counters.row_moves++;
+      this.counters.index_row_updates += this.options.indexCount;
     } else if (p === h) {
       // First move: a stub stays at home in the row's slot; the body goes elsewhere.
-      pg[pi + USED]! += this.o.stubBytes - old;
+      pg[pi + USED]! += this.options.stubBytes - old;
       pg[pi + RESERVED]! -= oldRsv;
       if (this.tree !== null) this.touch(p);
-      placed = phys + this.bp;
+      placed = phys + this.backPointerBytes;
       q = this.targetPage(placed + newRsv, p);
       this.forwardedCount++;
-      this.c.forwarded_updates++;
+      this.counters.forwarded_updates++;
     } else {
       // Already forwarded: move again and update the home stub; never more than one hop.
-      if (this.o.moveBackHome && this.moveHome(row, h, p, old, oldRsv, phys, newRsv)) return true;
+      if (this.options.moveBackHome && this.moveHome(row, h, p, old, oldRsv, phys, newRsv)) return true;
       this.removeBody(p, old, oldRsv);
-      placed = phys + this.bp;
+      placed = phys + this.backPointerBytes;
       q = this.targetPage(placed + newRsv, p);
       if (q === h) {
         // The free-space search chose the home page: the row is home again, the stub becomes the row.
         this.bodyHome(row, h, phys, newRsv);
-        this.c.moved_home_on_update++;
+        this.counters.moved_home_on_update++;
         return true;
       }
-      this.c.reforwarded_updates++;
+      this.counters.reforwarded_updates++;
     }
     this.placeBody(q, placed, newRsv);
     this.setRow(row, newHome, q, placed, newRsv);
@@ -422,11 +422,11 @@ export class ForwardingHeap implements StorageEngine {
   /** The row stays on page p with a body of `body` bytes (`delta` more than before) and reservation `newRsv`. */
   private resizeInPlace(row: number, p: number, body: number, delta: number, oldRsv: number, newRsv: number): void {
     const pi = p * PAGE_STRIDE;
-    this.pg[pi + USED]! += delta;
-    this.pg[pi + RESERVED]! += newRsv - oldRsv;
+    this.pageFields[pi + USED]! += delta;
+    this.pageFields[pi + RESERVED]! += newRsv - oldRsv;
     this.rows[row * ROW_STRIDE + SIZE] = body | (newRsv << 16);
     if (this.tree !== null) this.touch(p);
-    this.c.updates_in_place++;
+    this.counters.updates_in_place++;
   }
 
   /**
@@ -434,11 +434,11 @@ export class ForwardingHeap implements StorageEngine {
    * contiguous free space is too short); the row is no longer forwarded.
    */
   private bodyHome(row: number, h: number, phys: number, rsv: number): void {
-    const g = this.g;
-    const pg = this.pg;
+    const g = this.geometry;
+    const pg = this.pageFields;
     const hi = h * PAGE_STRIDE;
     // The stub goes first: its bytes become a hole, which a compaction squeezes out with the others.
-    pg[hi + USED]! -= this.o.stubBytes;
+    pg[hi + USED]! -= this.options.stubBytes;
     const contiguous = g.usableBytes - pg[hi + TOP]! - pg[hi + SLOTS]! * g.slotBytes;
     if (phys > contiguous) this.compact(h);
     pg[hi + USED]! += phys;
@@ -454,15 +454,15 @@ export class ForwardingHeap implements StorageEngine {
    * fits there in place of its stub [sqlskills, third-party]. Returns false when it does not fit.
    */
   private moveHome(row: number, h: number, p: number, old: number, oldRsv: number, phys: number, newRsv: number): boolean {
-    const g = this.g;
-    const pg = this.pg;
+    const g = this.geometry;
+    const pg = this.pageFields;
     const hi = h * PAGE_STRIDE;
     const freeAtHome = g.usableBytes - pg[hi + USED]! - pg[hi + SLOTS]! * g.slotBytes;
-    if (phys + newRsv - this.o.stubBytes > freeAtHome) return false;
+    if (phys + newRsv - this.options.stubBytes > freeAtHome) return false;
     this.removeBody(p, old, oldRsv);
     this.bodyHome(row, h, phys, newRsv);
-    this.c.updates_in_place++;
-    this.c.moved_home_on_update++;
+    this.counters.updates_in_place++;
+    this.counters.moved_home_on_update++;
     return true;
   }
 
@@ -472,16 +472,16 @@ export class ForwardingHeap implements StorageEngine {
     const h = this.home(row);
     if (h !== p) {
       const hi = h * PAGE_STRIDE;
-      this.pg[hi + USED]! -= this.o.stubBytes;
-      this.pg[hi + SLOTS]!--;
+      this.pageFields[hi + USED]! -= this.options.stubBytes;
+      this.pageFields[hi + SLOTS]!--;
       if (this.tree !== null) this.touch(h);
-      if (this.o.deallocateEmptyPages) this.freeIfEmpty(h);
+      if (this.options.deallocateEmptyPages) this.freeIfEmpty(h);
       this.forwardedCount--;
     }
     if (this.chain !== null && this.chain[row]! > 0) this.chainRow(row, 0);
     this.setRow(row, -1, -1, 0, 0);
     this.liveCount--;
-    this.c.deletes++;
+    this.counters.deletes++;
   }
 
   commit(): void {
@@ -491,7 +491,7 @@ export class ForwardingHeap implements StorageEngine {
   reorg(kind: ReorgKind): void {
     switch (kind) {
       case 'forwarded_rows':
-        if (this.o.reorgForwardedRowsRebuilds) this.rebuild();
+        if (this.options.reorgForwardedRowsRebuilds) this.rebuild();
         else this.reorgForwardedRows();
         break;
       case 'vacuum':
@@ -518,37 +518,37 @@ export class ForwardingHeap implements StorageEngine {
       if (this.isLive(r) && this.cur(r) !== this.home(r)) forwarded.push(r);
     }
     forwarded.sort((a, b) => this.home(a) - this.home(b) || a - b);
-    this.c.reorg_transactions += Math.ceil(this.allocatedPages / REORG_PAGES_PER_TRANSACTION);
-    const g = this.g;
+    this.counters.reorg_transactions += Math.ceil(this.allocatedPages / REORG_PAGES_PER_TRANSACTION);
+    const g = this.geometry;
     let lastGroup = -1;
     for (const r of forwarded) {
       const h = this.home(r);
       const group = Math.floor(h / REORG_PAGES_PER_TRANSACTION);
       if (group !== lastGroup) {
-        this.c.exclusive_table_locks++;
+        this.counters.exclusive_table_locks++;
         lastGroup = group;
       }
       const c = this.cur(r);
       const L0 = this.len(r);
-      const L = L0 - this.bp;
+      const L = L0 - this.backPointerBytes;
       const rsv = this.rsv(r);
       const hi = h * PAGE_STRIDE;
-      const freeAtHome = g.usableBytes - this.pg[hi + USED]! - this.pg[hi + SLOTS]! * g.slotBytes;
+      const freeAtHome = g.usableBytes - this.pageFields[hi + USED]! - this.pageFields[hi + SLOTS]! * g.slotBytes;
       this.removeBody(c, L0, rsv);
-      // this.pg, never a local copy: targetPage() may allocate a page and grow the array.
-      if (L - this.o.stubBytes <= freeAtHome) {
+      // this.pageFields, never a local copy: targetPage() may allocate a page and grow the array.
+      if (L - this.options.stubBytes <= freeAtHome) {
         this.bodyHome(r, h, L, rsv);
-        this.c.rows_moved_home++;
+        this.counters.rows_moved_home++;
       } else {
-        this.pg[hi + USED]! -= this.o.stubBytes;
-        this.pg[hi + SLOTS]!--;
+        this.pageFields[hi + USED]! -= this.options.stubBytes;
+        this.pageFields[hi + SLOTS]!--;
         if (this.tree !== null) this.touch(h);
-        if (this.o.deallocateEmptyPages) this.freeIfEmpty(h);
+        if (this.options.deallocateEmptyPages) this.freeIfEmpty(h);
         const q = this.targetPage(L + rsv, -1);
         this.placeBody(q, L, rsv);
         this.setRow(r, q, q, L, rsv);
         this.forwardedCount--;
-        this.c.rows_rehomed++;
+        this.counters.rows_rehomed++;
       }
     }
   }
@@ -558,10 +558,10 @@ export class ForwardingHeap implements StorageEngine {
     for (let p = 0; p < this.pageCount; p++) {
       if (this.state[p] !== PAGE_ALLOCATED) continue;
       this.compact(p);
-      if (this.pg[p * PAGE_STRIDE + SLOTS] === 0 && p !== this.lastPage) {
+      if (this.pageFields[p * PAGE_STRIDE + SLOTS] === 0 && p !== this.lastPage) {
         this.state[p] = PAGE_FREE;
         this.allocatedPages--;
-        this.c.pages_deallocated++;
+        this.counters.pages_deallocated++;
         if (this.tree !== null) this.touch(p);
       }
     }
@@ -570,8 +570,8 @@ export class ForwardingHeap implements StorageEngine {
   /** reorg rebuild [R3][R5]: one exclusive table lock; rows repacked honouring exp_row_size. */
   private rebuild(): void {
     const order = this.scanOrder();
-    this.c.pages_deallocated += this.allocatedPages;
-    this.pg.fill(0);
+    this.counters.pages_deallocated += this.allocatedPages;
+    this.pageFields.fill(0);
     this.state.fill(PAGE_FREE);
     this.tree?.clear();
     this.pageCount = 0;
@@ -579,15 +579,15 @@ export class ForwardingHeap implements StorageEngine {
     this.lastPage = -1;
     for (let i = 0; i < order.length; i++) {
       const r = order[i]!;
-      const L = this.cur(r) !== this.home(r) ? this.len(r) - this.bp : this.len(r);
+      const L = this.cur(r) !== this.home(r) ? this.len(r) - this.backPointerBytes : this.len(r);
       const rsv = this.rsv(r);
       const p = this.targetPage(L + rsv, -1);
       this.placeBody(p, L, rsv);
       this.setRow(r, p, p, L, rsv);
     }
     this.forwardedCount = 0;
-    this.c.exclusive_table_locks++;
-    this.c.reorg_transactions++;
+    this.counters.exclusive_table_locks++;
+    this.counters.reorg_transactions++;
   }
 
   /** Live rows in table-scan order: by home page, then row id (a stable counting sort). */
@@ -611,13 +611,13 @@ export class ForwardingHeap implements StorageEngine {
   }
 
   rowBytes(row: number): number {
-    const L = this.cur(row) !== this.home(row) ? this.len(row) - this.bp : this.len(row);
-    return this.chain !== null && this.chain[row]! > 0 ? L + this.chain[row]! * (this.g.usableBytes - this.g.slotBytes - (this.o.chainPieceOverheadBytes ?? 0)) - (this.o.chainPieceOverheadBytes ?? 0) : L;
+    const L = this.cur(row) !== this.home(row) ? this.len(row) - this.backPointerBytes : this.len(row);
+    return this.chain !== null && this.chain[row]! > 0 ? L + this.chain[row]! * (this.geometry.usableBytes - this.geometry.slotBytes - (this.options.chainPieceOverheadBytes ?? 0)) - (this.options.chainPieceOverheadBytes ?? 0) : L;
   }
 
   metrics(): ForwardingMetrics {
-    const g = this.g;
-    const pg = this.pg;
+    const g = this.geometry;
+    const pg = this.pageFields;
     let usedBytes = 0;
     let reservedBytes = 0;
     let holes = 0;
@@ -634,38 +634,38 @@ export class ForwardingHeap implements StorageEngine {
     for (let r = 0; r < this.rowHigh; r++) if (this.isLive(r)) rowBytes += this.len(r);
     const pages = this.allocatedPages + this.chainPages;
     const usedAll = usedBytes + this.chainPages * g.usableBytes;
-    const hops = (this.o.scanFollowsForwarding ?? true) ? this.forwardedCount : 0;
+    const hops = (this.options.scanFollowsForwarding ?? true) ? this.forwardedCount : 0;
     return {
       rows: this.liveCount,
       pages,
       forwarded_rows: this.forwardedCount,
-      stubs: this.o.forwarding ? this.forwardedCount : 0,
+      stubs: this.options.forwarding ? this.forwardedCount : 0,
       hot_updates: 0,
-      updates: this.c.updates,
+      updates: this.counters.updates,
       table_scan_page_reads: pages + hops + this.chainPages,
       space_used_pct: pages > 0 ? round2((100 * usedAll) / (pages * g.usableBytes)) : 0,
-      exclusive_table_locks: this.c.exclusive_table_locks,
+      exclusive_table_locks: this.counters.exclusive_table_locks,
       avg_rows_per_page: pages > 0 ? round2(this.liveCount / pages) : 0,
       avg_row_bytes: this.liveCount > 0 ? round2(rowBytes / this.liveCount) : 0,
       reserved_bytes: reservedBytes,
       fragmented_bytes: holes,
       empty_pages: emptyPages,
-      inserts: this.c.inserts,
-      updates_in_place: this.c.updates_in_place,
-      forwarded_updates: this.c.forwarded_updates,
-      reforwarded_updates: this.c.reforwarded_updates,
-      row_moves: this.c.row_moves,
-      index_row_updates: this.c.index_row_updates,
-      compactions: this.c.compactions,
-      deletes: this.c.deletes,
-      rows_rejected: this.c.rows_rejected,
-      updates_rejected: this.c.updates_rejected,
-      reorg_transactions: this.c.reorg_transactions,
-      rows_moved_home: this.c.rows_moved_home,
-      rows_rehomed: this.c.rows_rehomed,
-      pages_allocated: this.c.pages_allocated,
-      pages_deallocated: this.c.pages_deallocated,
-      ...(this.bp > 0 || this.o.moveBackHome ? { moved_home_on_update: this.c.moved_home_on_update } : {}),
+      inserts: this.counters.inserts,
+      updates_in_place: this.counters.updates_in_place,
+      forwarded_updates: this.counters.forwarded_updates,
+      reforwarded_updates: this.counters.reforwarded_updates,
+      row_moves: this.counters.row_moves,
+      index_row_updates: this.counters.index_row_updates,
+      compactions: this.counters.compactions,
+      deletes: this.counters.deletes,
+      rows_rejected: this.counters.rows_rejected,
+      updates_rejected: this.counters.updates_rejected,
+      reorg_transactions: this.counters.reorg_transactions,
+      rows_moved_home: this.counters.rows_moved_home,
+      rows_rehomed: this.counters.rows_rehomed,
+      pages_allocated: this.counters.pages_allocated,
+      pages_deallocated: this.counters.pages_deallocated,
+      ...(this.backPointerBytes > 0 || this.options.moveBackHome ? { moved_home_on_update: this.counters.moved_home_on_update } : {}),
       ...(this.chain !== null
         ? {
             chained_rows: this.chainedRows,
@@ -684,7 +684,7 @@ export class ForwardingHeap implements StorageEngine {
     const forwardedIn = new Uint16Array(n);
     for (let p = 0; p < n; p++) {
       const i = p * PAGE_STRIDE;
-      fill[p] = this.state[p] === PAGE_ALLOCATED ? (this.pg[i + USED]! + this.pg[i + SLOTS]! * this.g.slotBytes) / this.g.usableBytes : 0;
+      fill[p] = this.state[p] === PAGE_ALLOCATED ? (this.pageFields[i + USED]! + this.pageFields[i + SLOTS]! * this.geometry.slotBytes) / this.geometry.usableBytes : 0;
     }
     for (let r = 0; r < this.rowHigh; r++) {
       if (this.isLive(r) && this.cur(r) !== this.home(r)) {
@@ -696,12 +696,12 @@ export class ForwardingHeap implements StorageEngine {
   }
 
   memoryBytes(): number {
-    return this.rows.byteLength + this.pg.byteLength + this.state.byteLength + (this.tree?.byteLength ?? 0) + (this.chain?.byteLength ?? 0);
+    return this.rows.byteLength + this.pageFields.byteLength + this.state.byteLength + (this.tree?.byteLength ?? 0) + (this.chain?.byteLength ?? 0);
   }
 
   checkInvariants(): string[] {
     const bad: string[] = [];
-    const g = this.g;
+    const g = this.geometry;
     const n = this.pageCount;
     const used = new Int32Array(n);
     const slots = new Int32Array(n);
@@ -718,9 +718,9 @@ export class ForwardingHeap implements StorageEngine {
       slots[c]!++;
       reserved[c]! += this.rsv(r);
       if (c !== h) {
-        if (!this.o.forwarding) bad.push(`row ${r} forwarded on a format that does not forward`);
+        if (!this.options.forwarding) bad.push(`row ${r} forwarded on a format that does not forward`);
         forwarded++;
-        used[h]! += this.o.stubBytes;
+        used[h]! += this.options.stubBytes;
         slots[h]!++;
       }
     }
@@ -729,7 +729,7 @@ export class ForwardingHeap implements StorageEngine {
     let allocated = 0;
     for (let p = 0; p < n; p++) {
       const i = p * PAGE_STRIDE;
-      const [u, top, sl, rs] = [this.pg[i + USED]!, this.pg[i + TOP]!, this.pg[i + SLOTS]!, this.pg[i + RESERVED]!];
+      const [u, top, sl, rs] = [this.pageFields[i + USED]!, this.pageFields[i + TOP]!, this.pageFields[i + SLOTS]!, this.pageFields[i + RESERVED]!];
       if (this.state[p] === PAGE_ALLOCATED) allocated++;
       if (used[p] !== u) bad.push(`page ${p}: used ${u} kept, ${used[p]} found`);
       if (slots[p] !== sl) bad.push(`page ${p}: slots ${sl} kept, ${slots[p]} found`);

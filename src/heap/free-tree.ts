@@ -8,41 +8,41 @@ const FREE_TREE_NONE = -0x80000000;
 
 export class FreeTree {
   private size = 1;
-  private t: Int32Array;
+  private nodes: Int32Array;
 
   constructor(capacity = 1024) {
     while (this.size < capacity) this.size *= 2;
-    this.t = new Int32Array(2 * this.size).fill(FREE_TREE_NONE);
+    this.nodes = new Int32Array(2 * this.size).fill(FREE_TREE_NONE);
   }
 
   private grow(n: number): void {
     let size = this.size;
     while (size < n) size *= 2;
     const t = new Int32Array(2 * size).fill(FREE_TREE_NONE);
-    t.set(this.t.subarray(this.size, 2 * this.size), size);
+    t.set(this.nodes.subarray(this.size, 2 * this.size), size);
     this.size = size;
-    this.t = t;
+    this.nodes = t;
     for (let i = size - 1; i >= 1; i--) t[i] = Math.max(t[2 * i]!, t[2 * i + 1]!);
   }
 
   set(page: number, value: number): void {
     if (page >= this.size) this.grow(page + 1);
     let i = page + this.size;
-    this.t[i] = value;
+    this.nodes[i] = value;
     for (i >>= 1; i >= 1; i >>= 1) {
-      const v = Math.max(this.t[2 * i]!, this.t[2 * i + 1]!);
-      if (this.t[i] === v) break;
-      this.t[i] = v;
+      const v = Math.max(this.nodes[2 * i]!, this.nodes[2 * i + 1]!);
+      if (this.nodes[i] === v) break;
+      this.nodes[i] = v;
     }
   }
 
   get(page: number): number {
-    return page < this.size ? this.t[page + this.size]! : FREE_TREE_NONE;
+    return page < this.size ? this.nodes[page + this.size]! : FREE_TREE_NONE;
   }
 
   /** The first page ≥ from whose value is ≥ need, or −1. */
   findFrom(need: number, from = 0): number {
-    if (from >= this.size || this.t[1]! < need) return -1;
+    if (from >= this.size || this.nodes[1]! < need) return -1;
     return this.search(1, 0, this.size, need, from);
   }
 
@@ -54,7 +54,7 @@ export class FreeTree {
   }
 
   private search(node: number, lo: number, hi: number, need: number, from: number): number {
-    if (hi <= from || this.t[node]! < need) return -1;
+    if (hi <= from || this.nodes[node]! < need) return -1;
     if (hi - lo === 1) return lo;
     const mid = (lo + hi) >> 1;
     const left = this.search(2 * node, lo, mid, need, from);
@@ -63,10 +63,10 @@ export class FreeTree {
   }
 
   clear(): void {
-    this.t.fill(FREE_TREE_NONE);
+    this.nodes.fill(FREE_TREE_NONE);
   }
 
   get byteLength(): number {
-    return this.t.byteLength;
+    return this.nodes.byteLength;
   }
 }

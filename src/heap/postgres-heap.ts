@@ -79,8 +79,8 @@ const F_FULL = 1;
 const F_TOUCHED = 2;
 
 export class PostgresHeap implements StorageEngine {
-  private readonly g: PageGeometry;
-  private readonly o: PostgresHeapOptions;
+  private readonly geometry: PageGeometry;
+  private readonly options: PostgresHeapOptions;
   private readonly saveFreeSpace: number;
   private readonly pruneMinFree: number;
   private readonly nearlyEmptyFreeSpace: number;
@@ -93,7 +93,7 @@ export class PostgresHeap implements StorageEngine {
   private rowHigh = 0;
   private liveCount = 0;
 
-  private pg = new Int32Array(1024 * STRIDE);
+  private pageFields = new Int32Array(1024 * STRIDE);
   private pageCount = 0;
   private targetBlock = -1;
   private fsm = new FreeTree();
@@ -109,7 +109,7 @@ export class PostgresHeap implements StorageEngine {
   /** True when the last update added an entry to every index (not HOT). */
   lastUpdateNewIndexEntries = false;
 
-  private c = {
+  private counters = {
     inserts: 0,
     updates: 0,
     hot_updates: 0,
@@ -129,15 +129,15 @@ export class PostgresHeap implements StorageEngine {
   };
 
   constructor(options: PostgresHeapOptions) {
-    this.o = options;
-    this.g = options.geometry;
-    const page = this.g.pageBytes;
+    this.options = options;
+    this.geometry = options.geometry;
+    const page = this.geometry.pageBytes;
     // RelationGetTargetPageFreeSpace: BLCKSZ × (100 − fillfactor) / 100 [hio.c].
     this.saveFreeSpace = Math.floor((page * (100 - options.fillfactor)) / 100);
     // heap_page_prune_opt: minfree = Max(fillfactor reserve, BLCKSZ / 10) [pruneheap.c].
     this.pruneMinFree = Math.max(this.saveFreeSpace, Math.floor(page / PG_PRUNE_FREE_DIVISOR));
     // hio.c: pages with only line pointers count as empty for large tuples at low fillfactor.
-    this.nearlyEmptyFreeSpace = this.g.maxRowBytes - Math.floor(this.g.maxRowsPerPage / 8) * this.g.slotBytes;
+    this.nearlyEmptyFreeSpace = this.geometry.maxRowBytes - Math.floor(this.geometry.maxRowsPerPage / 8) * this.geometry.slotBytes;
     this.catStep = page / PG_FSM_CATEGORIES;
     this.fsmLeaf = pgFsmLeafSlots(page);
     const n = Math.max(16, options.rowCapacity);
@@ -151,35 +151,35 @@ export class PostgresHeap implements StorageEngine {
   /** PageGetHeapFreeSpace(): pd_upper − pd_lower − one line pointer; 0 at MaxHeapTuplesPerPage with no unused LP. */
   private heapFree(p: number): number {
     const i = p * STRIDE;
-    const nline = this.pg[i + NLINE]!;
-    if (nline >= this.g.maxRowsPerPage && this.pg[i + UNUSED] === 0) return 0;
-    const free = this.g.usableBytes - this.pg[i + STORE]! - nline * this.g.slotBytes - this.g.slotBytes;
+    const nline = this.pageFields[i + NLINE]!;
+    if (nline >= this.geometry.maxRowsPerPage && this.pageFields[i + UNUSED] === 0) return 0;
+    const free = this.geometry.usableBytes - this.pageFields[i + STORE]! - nline * this.geometry.slotBytes - this.geometry.slotBytes;
     return free > 0 ? free : 0;
   }
 
   private newPage(): number {
     const p = this.pageCount++;
-    if ((p + 1) * STRIDE > this.pg.length) this.pg = grown(this.pg, (p + 1) * STRIDE);
-    this.pg.fill(0, p * STRIDE, (p + 1) * STRIDE);
+    if ((p + 1) * STRIDE > this.pageFields.length) this.pageFields = grown(this.pageFields, (p + 1) * STRIDE);
+    this.pageFields.fill(0, p * STRIDE, (p + 1) * STRIDE);
     return p;
   }
 
   /** PageAddItem: reuse an unused line pointer if there is one. */
   private addTuple(p: number, bytes: number): void {
     const i = p * STRIDE;
-    if (this.pg[i + UNUSED]! > 0) this.pg[i + UNUSED]!--;
-    else this.pg[i + NLINE]!++;
-    this.pg[i + STORE]! += bytes;
-    this.pg[i + LIVE]!++;
+    if (this.pageFields[i + UNUSED]! > 0) this.pageFields[i + UNUSED]!--;
+    else this.pageFields[i + NLINE]!++;
+    this.pageFields[i + STORE]! += bytes;
+    this.pageFields[i + LIVE]!++;
   }
 
   private fsmAvailCat(avail: number): number {
-    if (avail >= this.g.maxRowBytes) return PG_FSM_CATEGORIES - 1;
+    if (avail >= this.geometry.maxRowBytes) return PG_FSM_CATEGORIES - 1;
     return Math.min(PG_FSM_CATEGORIES - 2, Math.floor(avail / this.catStep));
   }
 
   private fsmNeededCat(needed: number): number {
-    if (needed > this.g.maxRowBytes) return PG_FSM_CATEGORIES - 1;
+    if (needed > this.geometry.maxRowBytes) return PG_FSM_CATEGORIES - 1;
     return Math.ceil(needed / this.catStep);
   }
 
@@ -242,8 +242,8 @@ export class PostgresHeap implements StorageEngine {
 
   private touch(p: number): void {
     const i = p * STRIDE;
-    if ((this.pg[i + FLAGS]! & F_TOUCHED) !== 0) return;
-    this.pg[i + FLAGS]! |= F_TOUCHED;
+    if ((this.pageFields[i + FLAGS]! & F_TOUCHED) !== 0) return;
+    this.pageFields[i + FLAGS]! |= F_TOUCHED;
     if (this.touchedCount >= this.touched.length) this.touched = grown(this.touched, this.touchedCount + 1);
     this.touched[this.touchedCount++] = p;
   }
@@ -251,35 +251,35 @@ export class PostgresHeap implements StorageEngine {
   /** The old version of a row becomes dead when its transaction commits. */
   private retire(p: number, bytes: number, heapOnly: boolean): void {
     const i = p * STRIDE;
-    this.pg[i + PEND_BYTES]! += bytes;
-    this.pg[i + PEND_COUNT]!++;
-    if (heapOnly) this.pg[i + PEND_FREE_LP]!++;
-    this.pg[i + LIVE]!--;
+    this.pageFields[i + PEND_BYTES]! += bytes;
+    this.pageFields[i + PEND_COUNT]!++;
+    if (heapOnly) this.pageFields[i + PEND_FREE_LP]!++;
+    this.pageFields[i + LIVE]!--;
     this.touch(p);
   }
 
   /** heap_page_prune_opt: prune when the page has dead versions and is full or short of free space. */
   private pruneOpt(p: number): void {
     const i = p * STRIDE;
-    if (this.pg[i + DEAD_COUNT] === 0) return;
-    if ((this.pg[i + FLAGS]! & F_FULL) === 0 && this.heapFree(p) >= this.pruneMinFree) return;
+    if (this.pageFields[i + DEAD_COUNT] === 0) return;
+    if ((this.pageFields[i + FLAGS]! & F_FULL) === 0 && this.heapFree(p) >= this.pruneMinFree) return;
     this.prune(p);
   }
 
   /** heap_page_prune + PageRepairFragmentation: dead storage freed; heap-only LPs unused; roots keep theirs. */
   private prune(p: number): void {
     const i = p * STRIDE;
-    const dead = this.pg[i + DEAD_COUNT]!;
-    const freeLp = this.pg[i + DEAD_FREE_LP]!;
-    this.pg[i + STORE]! -= this.pg[i + DEAD_BYTES]!;
-    this.pg[i + UNUSED]! += freeLp;
-    this.pg[i + ROOTS]! += dead - freeLp;
-    this.pg[i + DEAD_BYTES] = 0;
-    this.pg[i + DEAD_COUNT] = 0;
-    this.pg[i + DEAD_FREE_LP] = 0;
-    this.pg[i + FLAGS]! &= ~F_FULL;
-    this.c.prunes++;
-    this.c.pruned_tuples += dead;
+    const dead = this.pageFields[i + DEAD_COUNT]!;
+    const freeLp = this.pageFields[i + DEAD_FREE_LP]!;
+    this.pageFields[i + STORE]! -= this.pageFields[i + DEAD_BYTES]!;
+    this.pageFields[i + UNUSED]! += freeLp;
+    this.pageFields[i + ROOTS]! += dead - freeLp;
+    this.pageFields[i + DEAD_BYTES] = 0;
+    this.pageFields[i + DEAD_COUNT] = 0;
+    this.pageFields[i + DEAD_FREE_LP] = 0;
+    this.pageFields[i + FLAGS]! &= ~F_FULL;
+    this.counters.prunes++;
+    this.counters.pruned_tuples += dead;
   }
 
   private ensureRow(row: number): void {
@@ -294,8 +294,8 @@ export class PostgresHeap implements StorageEngine {
   // ---- operations ----------------------------------------------------------------------------
 
   insert(row: number, phys: number, _logical: number): boolean {
-    if (phys > this.g.maxRowBytes) {
-      this.c.rows_rejected++;
+    if (phys > this.geometry.maxRowBytes) {
+      this.counters.rows_rejected++;
       return false;
     }
     this.ensureRow(row);
@@ -306,41 +306,41 @@ export class PostgresHeap implements StorageEngine {
     this.rowHeapOnly[row] = 0;
     if (row >= this.rowHigh) this.rowHigh = row + 1;
     this.liveCount++;
-    this.c.inserts++;
+    this.counters.inserts++;
     return true;
   }
 
   update(row: number, phys: number, _logical: number, info: UpdateInfo): boolean {
     this.lastUpdateNewIndexEntries = false;
-    if (phys > this.g.maxRowBytes) {
-      this.c.updates_rejected++;
+    if (phys > this.geometry.maxRowBytes) {
+      this.counters.updates_rejected++;
       return false;
     }
     const p = this.rowPage[row]!;
     // The scan that finds the row reads its page: on-access pruning first.
     this.pruneOpt(p);
-    this.c.updates++;
+    this.counters.updates++;
     const oldLen = this.rowLen[row]!;
     const oldHeapOnly = this.rowHeapOnly[row] === 1;
     let q = p;
     let hot = false;
     if (phys <= this.heapFree(p)) {
       hot = !info.indexedChanged;
-      if (!hot) this.c.samepage_nonhot_updates++;
+      if (!hot) this.counters.samepage_nonhot_updates++;
     } else {
       // heap_update: the old page gets PD_PAGE_FULL as a hint to prune it on the next access.
-      this.pg[p * STRIDE + FLAGS]! |= F_FULL;
+      this.pageFields[p * STRIDE + FLAGS]! |= F_FULL;
       q = this.pageForTuple(phys);
-      this.c.newpage_updates++;
+      this.counters.newpage_updates++;
     }
     this.retire(p, oldLen, oldHeapOnly);
     this.addTuple(q, phys);
     this.rowPage[row] = q;
     this.rowLen[row] = phys;
     this.rowHeapOnly[row] = hot ? 1 : 0;
-    if (hot) this.c.hot_updates++;
+    if (hot) this.counters.hot_updates++;
     else {
-      this.c.index_entries_added += this.o.indexCount;
+      this.counters.index_entries_added += this.options.indexCount;
       this.lastUpdateNewIndexEntries = true;
     }
     return true;
@@ -352,12 +352,12 @@ export class PostgresHeap implements StorageEngine {
     this.retire(p, this.rowLen[row]!, this.rowHeapOnly[row] === 1);
     this.rowPage[row] = -1;
     this.liveCount--;
-    this.c.deletes++;
+    this.counters.deletes++;
   }
 
   /** Transaction end: versions it replaced or deleted become dead (prunable). */
   commit(): void {
-    const pg = this.pg;
+    const pg = this.pageFields;
     for (let k = 0; k < this.touchedCount; k++) {
       const i = this.touched[k]! * STRIDE;
       pg[i + DEAD_BYTES]! += pg[i + PEND_BYTES]!;
@@ -393,7 +393,7 @@ export class PostgresHeap implements StorageEngine {
    * pages when enough of them.
    */
   private vacuum(): void {
-    const pg = this.pg;
+    const pg = this.pageFields;
     const redirects = new Int32Array(this.pageCount);
     for (let r = 0; r < this.rowHigh; r++) {
       const p = this.rowPage[r]!;
@@ -403,7 +403,7 @@ export class PostgresHeap implements StorageEngine {
       const i = p * STRIDE;
       if (pg[i + DEAD_COUNT]! > 0) this.prune(p);
       const lpDead = pg[i + ROOTS]! - redirects[p]!;
-      this.c.lp_dead_reclaimed += lpDead;
+      this.counters.lp_dead_reclaimed += lpDead;
       pg[i + UNUSED]! += lpDead;
       pg[i + ROOTS] = redirects[p]!;
       if (pg[i + LIVE] === 0 && pg[i + ROOTS] === 0 && pg[i + PEND_COUNT] === 0) {
@@ -416,7 +416,7 @@ export class PostgresHeap implements StorageEngine {
     while (end > 0 && pg[(end - 1) * STRIDE + NLINE] === 0) end--;
     const freeable = this.pageCount - end;
     if (freeable > 0 && (freeable >= PG_REL_TRUNCATE_MINIMUM || freeable >= this.pageCount / PG_REL_TRUNCATE_FRACTION)) {
-      this.c.pages_truncated += freeable;
+      this.counters.pages_truncated += freeable;
       this.pageCount = end;
     }
     this.fsm.clear();
@@ -427,7 +427,7 @@ export class PostgresHeap implements StorageEngine {
     // are truncated with the heap).
     this.fsmHigh = this.vmHigh = this.pageCount - 1;
     this.targetBlock = -1; // the relcache entry is invalidated (relpages updated)
-    this.c.vacuums++;
+    this.counters.vacuums++;
   }
 
   /** VACUUM FULL: the live rows rewritten in scan order onto new pages, honouring fillfactor (rewriteheap.c). */
@@ -436,7 +436,7 @@ export class PostgresHeap implements StorageEngine {
     for (let p = 0; p < this.pageCount; p++) order.push(p);
     const byPage: number[][] = Array.from({ length: this.pageCount }, () => []);
     for (let r = 0; r < this.rowHigh; r++) if (this.rowPage[r]! >= 0) byPage[this.rowPage[r]!]!.push(r);
-    this.pg.fill(0);
+    this.pageFields.fill(0);
     this.pageCount = 0;
     this.fsm.clear();
     this.fsmVacuumed = false;
@@ -454,8 +454,8 @@ export class PostgresHeap implements StorageEngine {
       }
     }
     this.targetBlock = -1;
-    this.c.vacuum_full++;
-    this.c.exclusive_table_locks++;
+    this.counters.vacuum_full++;
+    this.counters.exclusive_table_locks++;
   }
 
   // ---- observation ---------------------------------------------------------------------------
@@ -480,8 +480,8 @@ export class PostgresHeap implements StorageEngine {
   }
 
   metrics(): MvccMetrics {
-    const g = this.g;
-    const pg = this.pg;
+    const g = this.geometry;
+    const pg = this.pageFields;
     let liveBytes = 0;
     for (let r = 0; r < this.rowHigh; r++) if (this.rowPage[r]! >= 0) liveBytes += this.rowLen[r]!;
     let deadTuples = 0;
@@ -500,19 +500,19 @@ export class PostgresHeap implements StorageEngine {
       if (pg[i + LIVE] === 0) emptyPages++;
     }
     const pages = this.pageCount;
-    const u = this.c.updates;
+    const u = this.counters.updates;
     return {
       rows: this.liveCount,
       pages,
       forwarded_rows: 0,
-      hot_updates: this.c.hot_updates,
+      hot_updates: this.counters.hot_updates,
       updates: u,
-      hot_updates_pct: u > 0 ? round2((100 * this.c.hot_updates) / u) : 0,
-      newpage_updates: this.c.newpage_updates,
-      samepage_nonhot_updates: this.c.samepage_nonhot_updates,
+      hot_updates_pct: u > 0 ? round2((100 * this.counters.hot_updates) / u) : 0,
+      newpage_updates: this.counters.newpage_updates,
+      samepage_nonhot_updates: this.counters.samepage_nonhot_updates,
       table_scan_page_reads: pages,
-      space_used_pct: pages > 0 ? round2((100 * (liveBytes + this.liveCount * this.g.slotBytes)) / (pages * g.usableBytes)) : 0,
-      exclusive_table_locks: this.c.exclusive_table_locks,
+      space_used_pct: pages > 0 ? round2((100 * (liveBytes + this.liveCount * this.geometry.slotBytes)) / (pages * g.usableBytes)) : 0,
+      exclusive_table_locks: this.counters.exclusive_table_locks,
       avg_rows_per_page: pages > 0 ? round2(this.liveCount / pages) : 0,
       avg_row_bytes: this.liveCount > 0 ? round2(liveBytes / this.liveCount) : 0,
       dead_tuples: deadTuples,
@@ -522,19 +522,19 @@ export class PostgresHeap implements StorageEngine {
       unused_line_pointers: unusedLps,
       heap_only_rows: this.heapOnlyRows(),
       empty_pages: emptyPages,
-      prunes: this.c.prunes,
-      pruned_tuples: this.c.pruned_tuples,
-      index_entries_added: this.c.index_entries_added,
-      fsm_pages: pgFsmPages(this.g.pageBytes, this.fsmHigh),
-      vm_pages: pgVmPages(this.g.pageBytes, this.vmHigh),
-      inserts: this.c.inserts,
-      deletes: this.c.deletes,
-      rows_rejected: this.c.rows_rejected,
-      updates_rejected: this.c.updates_rejected,
-      vacuums: this.c.vacuums,
-      vacuum_full: this.c.vacuum_full,
-      lp_dead_reclaimed: this.c.lp_dead_reclaimed,
-      pages_truncated: this.c.pages_truncated,
+      prunes: this.counters.prunes,
+      pruned_tuples: this.counters.pruned_tuples,
+      index_entries_added: this.counters.index_entries_added,
+      fsm_pages: pgFsmPages(this.geometry.pageBytes, this.fsmHigh),
+      vm_pages: pgVmPages(this.geometry.pageBytes, this.vmHigh),
+      inserts: this.counters.inserts,
+      deletes: this.counters.deletes,
+      rows_rejected: this.counters.rows_rejected,
+      updates_rejected: this.counters.updates_rejected,
+      vacuums: this.counters.vacuums,
+      vacuum_full: this.counters.vacuum_full,
+      lp_dead_reclaimed: this.counters.lp_dead_reclaimed,
+      pages_truncated: this.counters.pages_truncated,
     };
   }
 
@@ -543,13 +543,13 @@ export class PostgresHeap implements StorageEngine {
     const fill = new Float32Array(n);
     for (let p = 0; p < n; p++) {
       const i = p * STRIDE;
-      fill[p] = (this.pg[i + STORE]! + this.pg[i + NLINE]! * this.g.slotBytes) / this.g.usableBytes;
+      fill[p] = (this.pageFields[i + STORE]! + this.pageFields[i + NLINE]! * this.geometry.slotBytes) / this.geometry.usableBytes;
     }
     return { fill, stubs: new Uint16Array(n), forwardedIn: new Uint16Array(n) };
   }
 
   memoryBytes(): number {
-    return this.rowPage.byteLength + this.rowLen.byteLength + this.rowHeapOnly.byteLength + this.pg.byteLength + this.fsm.byteLength;
+    return this.rowPage.byteLength + this.rowLen.byteLength + this.rowHeapOnly.byteLength + this.pageFields.byteLength + this.fsm.byteLength;
   }
 
   checkInvariants(): string[] {
@@ -574,7 +574,7 @@ export class PostgresHeap implements StorageEngine {
     if (liveRows !== this.liveCount) bad.push(`live rows ${this.liveCount} counted, ${liveRows} found`);
     for (let p = 0; p < n; p++) {
       const i = p * STRIDE;
-      const pg = this.pg;
+      const pg = this.pageFields;
       if (pg[i + LIVE] !== live[p]) bad.push(`page ${p}: ${pg[i + LIVE]} live versions kept, ${live[p]} found`);
       const versions = pg[i + LIVE]! + pg[i + PEND_COUNT]! + pg[i + DEAD_COUNT]!;
       const store = liveBytes[p]! + pg[i + PEND_BYTES]! + pg[i + DEAD_BYTES]!;
@@ -582,8 +582,8 @@ export class PostgresHeap implements StorageEngine {
       if (versions + pg[i + UNUSED]! + pg[i + ROOTS]! !== pg[i + NLINE]) {
         bad.push(`page ${p}: ${pg[i + NLINE]} line pointers, but ${versions} versions + ${pg[i + UNUSED]} unused + ${pg[i + ROOTS]} roots`);
       }
-      if (pg[i + STORE]! + pg[i + NLINE]! * this.g.slotBytes > this.g.usableBytes) bad.push(`page ${p}: tuples and line pointers exceed the page`);
-      if (pg[i + NLINE]! > this.g.maxRowsPerPage) bad.push(`page ${p}: more than MaxHeapTuplesPerPage line pointers`);
+      if (pg[i + STORE]! + pg[i + NLINE]! * this.geometry.slotBytes > this.geometry.usableBytes) bad.push(`page ${p}: tuples and line pointers exceed the page`);
+      if (pg[i + NLINE]! > this.geometry.maxRowsPerPage) bad.push(`page ${p}: more than MaxHeapTuplesPerPage line pointers`);
     }
     return bad;
   }

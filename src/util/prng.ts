@@ -7,6 +7,7 @@
  * one stream per workload phase or per replicate, so results never depend on evaluation order.
  */
 export class Prng {
+  // The four 32-bit state words of xoshiro128**, named s0..s3 as in the reference implementation.
   private s0: number;
   private s1: number;
   private s2: number;

@@ -75,6 +75,7 @@ export function distMean(d: Dist): number {
  * any n. Rank 1 is the most popular.
  */
 export class ZipfSampler {
+  // Named as in the paper: H(x1) − 1, H(n + ½) and the squeeze bound s of the acceptance test; n ranks, exponent s.
   private readonly hX1: number;
   private readonly hN: number;
   private readonly sCut: number;

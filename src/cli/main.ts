@@ -17,7 +17,10 @@ import { ESTIMATE_DEFAULTS } from '../estimate/types.js';
 
 export { EXIT_INPUT, EXIT_INTERNAL, EXIT_NOT_APPLICABLE, EXIT_OK } from './exit-codes.js';
 
-function buildProgram(setCode: (code: number) => void): Command {
+/** Where a command's action leaves its exit status. */
+type SetCode = (code: number) => void;
+
+function buildProgram(setCode: SetCode): Command {
   const program = new Command();
   program
     .name('rowsim')
@@ -26,7 +29,16 @@ function buildProgram(setCode: (code: number) => void): Command {
     .exitOverride()
     .showHelpAfterError('(run rowsim --help for usage)')
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  addRunCommand(program, setCode);
+  addValidateCommand(program, setCode);
+  addEstimateCommand(program, setCode);
+  addRowsizeCommand(program, setCode);
+  addPgCheckCommand(program, setCode);
+  addCalibrateCommand(program, setCode);
+  return program;
+}
 
+function addRunCommand(program: Command, setCode: SetCode): void {
   program
     .command('run')
     .description('run a config: storage workload (with its sweep) and/or the contention model; write out/<name>/')
@@ -42,7 +54,9 @@ function buildProgram(setCode: (code: number) => void): Command {
       const { runCommand } = await import('./run.js');
       setCode(await runCommand(config, opts));
     });
+}
 
+function addValidateCommand(program: Command, setCode: SetCode): void {
   program
     .command('validate')
     .description('check a config without running it (the same checks as run, memory included)')
@@ -53,7 +67,9 @@ function buildProgram(setCode: (code: number) => void): Command {
       const { validateCommand } = await import('./validate.js');
       setCode(validateCommand(config, opts));
     });
+}
 
+function addEstimateCommand(program: Command, setCode: SetCode): void {
   program
     .command('estimate')
     .description('recommend exp_row_size (and fillfactor, PCTFREE) for a table from its row lengths or its measurements; write out/<name>/estimate.json; exit 3 when nothing should be applied')
@@ -80,7 +96,9 @@ function buildProgram(setCode: (code: number) => void): Command {
       const { estimateCommand } = await import('./estimate.js');
       setCode(await estimateCommand(config, opts));
     });
+}
 
+function addRowsizeCommand(program: Command, setCode: SetCode): void {
   program
     .command('rowsize')
     .description('row bytes, rows per page, pages and index sizes of a table in every engine format')
@@ -93,7 +111,9 @@ function buildProgram(setCode: (code: number) => void): Command {
       const { rowsizeCommand } = await import('./rowsize.js');
       setCode(rowsizeCommand(table, opts));
     });
+}
 
+function addPgCheckCommand(program: Command, setCode: SetCode): void {
   program
     .command('pg-check')
     .description('run the config on a live PostgreSQL and print prediction and observation side by side')
@@ -104,7 +124,9 @@ function buildProgram(setCode: (code: number) => void): Command {
       const { pgCheckCommand } = await import('./pg-check.js');
       setCode(await pgCheckCommand(config, opts));
     });
+}
 
+function addCalibrateCommand(program: Command, setCode: SetCode): void {
   program
     .command('calibrate')
     .description('measure latch and CAS costs on worker threads (SharedArrayBuffer, Atomics), fit the contention model, print the model beside the measurement; write out/calibrate/calibration.json')
@@ -119,8 +141,6 @@ function buildProgram(setCode: (code: number) => void): Command {
       const { calibrateCommand } = await import('./calibrate.js');
       setCode(await calibrateCommand({ ...opts, durationMs: opts.duration }));
     });
-
-  return program;
 }
 
 export async function main(argv: string[]): Promise<number> {

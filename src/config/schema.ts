@@ -37,6 +37,7 @@ export const indexSchema = z.strictObject({
   max_rows_per_page: z.number().int().min(0).max(256).optional(),
   reservepagegap: z.number().int().min(0).max(255).optional(),
 });
+export type IndexInput = z.infer<typeof indexSchema>;
 /** The per-index space settings (docs/config.md): which a format reads is StorageFormat.indexSettings. */
 export const INDEX_SETTING_KEYS = ['fillfactor', 'pctfree', 'max_rows_per_page', 'reservepagegap'] as const;
 export type IndexSettingKey = (typeof INDEX_SETTING_KEYS)[number];

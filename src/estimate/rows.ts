@@ -106,114 +106,70 @@ export interface LengthPairs {
 const INSERT_NAMES = ['insert', 'insert_length', 'at_insert', 'inserted', 'before', 'initial'];
 const NOW_NAMES = ['now', 'now_length', 'current', 'after', 'final'];
 
+/** Where the lengths stand in the CSV's lines: as the header names them, or the first two cells. */
+interface LengthColumns {
+  /** Cells a data line may have: 2 (insert, now), or as many as the header names. */
+  width: number;
+  insertCol: number;
+  nowCol: number;
+  headerSeen: boolean;
+}
+
+/** The length range a row of the table can have, and the table's name for the message. */
+interface LengthRange {
+  min: number;
+  max: number;
+  table: string;
+}
+
+function isDataLine(line: string): boolean {
+  const trimmed = line.trim();
+  return trimmed !== '' && !trimmed.startsWith('#');
+}
+
+/** 1-based character column where cell `idx` of `line` starts (after leading blanks). */
+function cellColumn(line: string, idx: number): number {
+  let at = 0;
+  for (let k = 0; k < idx; k++) {
+    const next = line.slice(at).search(/[,;\t]/);
+    if (next < 0) break;
+    at += next + 1;
+  }
+  const rest = line.slice(at);
+  return at + (rest.length - rest.trimStart().length) + 1;
+}
+
 /**
  * Read a CSV of per-row data lengths: `insert,now` per line (a header line naming the columns
  * insert and now is optional; without one the first two columns are taken), `#` comments. Every length
  * must be one a row of this table can have: [range.min, range.max]. Problems carry file, line, column.
  * The arrays live in shared memory, so worker threads read them without a copy.
  */
-export function readLengthPairs(
-  file: string,
-  range: { min: number; max: number; table: string },
-): { pairs?: LengthPairs; problems: InputProblem[] } {
+export function readLengthPairs(file: string, range: LengthRange): { pairs?: LengthPairs; problems: InputProblem[] } {
   const problems: InputProblem[] = [];
   const read = readInputText(file);
   if (!read.ok) return { problems: [{ file, message: `expected a readable CSV file of row lengths at ${file}: ${read.problem}` }] };
   const lines = read.text.split(/\r?\n/);
-  /** Cells a data line may have: 2 (insert, now), or as many as the header names. */
-  let width = 2;
-  let insertCol = 0;
-  let nowCol = 1;
-  let headerSeen = false;
-  let count = 0;
-  // First pass: count data lines (to size shared arrays once).
-  for (const raw of lines) {
-    const line = raw.trim();
-    if (line !== '' && !line.startsWith('#')) count++;
-  }
+  // Count the data lines first, to size the shared arrays once.
+  const count = lines.filter(isDataLine).length;
   const insert = new Int32Array(new SharedArrayBuffer(Math.max(1, count) * 4));
   const now = new Int32Array(new SharedArrayBuffer(Math.max(1, count) * 4));
+  const columns: LengthColumns = { width: 2, insertCol: 0, nowCol: 1, headerSeen: false };
   let n = 0;
-  /** 1-based character column where cell `idx` of `line` starts (after leading blanks). */
-  const cellColumn = (line: string, idx: number): number => {
-    let at = 0;
-    for (let k = 0; k < idx; k++) {
-      const next = line.slice(at).search(/[,;\t]/);
-      if (next < 0) break;
-      at += next + 1;
-    }
-    const rest = line.slice(at);
-    return at + (rest.length - rest.trimStart().length) + 1;
-  };
   for (let i = 0; i < lines.length && problems.length < 20; i++) {
     const line = lines[i]!;
-    const trimmed = line.trim();
-    if (trimmed === '' || trimmed.startsWith('#')) continue;
+    if (!isDataLine(line)) continue;
     const cells = line.split(/[,;\t]/).map((c) => c.trim());
-    if (!headerSeen && n === 0 && cells.some((c) => c !== '' && !Number.isFinite(Number(c)))) {
-      headerSeen = true;
-      const lower = cells.map((c) => c.toLowerCase());
-      const ins = lower.findIndex((c) => INSERT_NAMES.includes(c));
-      const nw = lower.findIndex((c) => NOW_NAMES.includes(c));
-      if (ins < 0 || nw < 0) {
-        problems.push({
-          file,
-          line: i + 1,
-          column: 1,
-          message: `expected a header naming the columns insert and now (or no header: the first two columns are insert and now), found "${trimmed}"`,
-        });
-        break;
-      }
-      insertCol = ins;
-      nowCol = nw;
-      width = cells.length;
-      continue;
+    if (!columns.headerSeen && n === 0 && cells.some((c) => c !== '' && !Number.isFinite(Number(c)))) {
+      const problem = readLengthHeader(cells, columns);
+      if (problem === undefined) continue;
+      problems.push({ file, line: i + 1, column: 1, message: `${problem}, found "${line.trim()}"` });
+      break;
     }
-    if (cells.length > width) {
-      problems.push({
-        file,
-        line: i + 1,
-        column: cellColumn(line, width),
-        message: `expected ${width} columns (${headerSeen ? 'as the header names' : "the row's data length at insert and now"}), found ${cells.length}: "${trimmed}"`,
-      });
-      continue;
-    }
-    const need = Math.max(insertCol, nowCol) + 1;
-    if (cells.length < need) {
-      problems.push({
-        file,
-        line: i + 1,
-        column: line.length + 1,
-        message: `expected ${need} columns (the row's data length at insert and now), found ${cells.length}: "${trimmed}"`,
-      });
-      continue;
-    }
-    let ok = true;
-    const vals: number[] = [];
-    for (const [idx, what] of [
-      [insertCol, 'at insert'],
-      [nowCol, 'now'],
-    ] as const) {
-      const cell = cells[idx]!;
-      const v = Number(cell);
-      const column = cellColumn(line, idx);
-      if (cell === '' || !Number.isInteger(v) || v < 0) {
-        problems.push({ file, line: i + 1, column, message: `expected a whole data length in bytes ${what}, found "${cell}"` });
-        ok = false;
-      } else if (v < range.min || v > range.max) {
-        problems.push({
-          file,
-          line: i + 1,
-          column,
-          message: `expected a data length ${what} from ${range.min} to ${range.max} bytes (no row of table ${range.table} is shorter than its fixed-length NOT NULL columns or longer than its maximum data row length), found ${v}`,
-        });
-        ok = false;
-      }
-      vals.push(v);
-    }
-    if (!ok) continue;
-    insert[n] = vals[0]!;
-    now[n] = vals[1]!;
+    const pair = readLengthLine(file, i + 1, line, cells, columns, range, problems);
+    if (!pair) continue;
+    insert[n] = pair[0];
+    now[n] = pair[1];
     n++;
   }
   if (problems.length === 0 && n === 0) {
@@ -221,6 +177,63 @@ export function readLengthPairs(
   }
   if (problems.length) return { problems };
   return { pairs: { insert: insert.subarray(0, n), now: now.subarray(0, n) }, problems };
+}
+
+/** A header line: where it puts insert and now (into `columns`), or what was expected of it. */
+function readLengthHeader(cells: string[], columns: LengthColumns): string | undefined {
+  columns.headerSeen = true;
+  const lower = cells.map((c) => c.toLowerCase());
+  const ins = lower.findIndex((c) => INSERT_NAMES.includes(c));
+  const nw = lower.findIndex((c) => NOW_NAMES.includes(c));
+  if (ins < 0 || nw < 0) return 'expected a header naming the columns insert and now (or no header: the first two columns are insert and now)';
+  columns.insertCol = ins;
+  columns.nowCol = nw;
+  columns.width = cells.length;
+  return undefined;
+}
+
+/** One data line's [insert, now] lengths, or undefined with its problems added. */
+function readLengthLine(file: string, lineNo: number, line: string, cells: string[], columns: LengthColumns, range: LengthRange, problems: InputProblem[]): [number, number] | undefined {
+  const trimmed = line.trim();
+  const { width, insertCol, nowCol, headerSeen } = columns;
+  if (cells.length > width) {
+    problems.push({
+      file,
+      line: lineNo,
+      column: cellColumn(line, width),
+      message: `expected ${width} columns (${headerSeen ? 'as the header names' : "the row's data length at insert and now"}), found ${cells.length}: "${trimmed}"`,
+    });
+    return undefined;
+  }
+  const need = Math.max(insertCol, nowCol) + 1;
+  if (cells.length < need) {
+    problems.push({ file, line: lineNo, column: line.length + 1, message: `expected ${need} columns (the row's data length at insert and now), found ${cells.length}: "${trimmed}"` });
+    return undefined;
+  }
+  let ok = true;
+  const vals: number[] = [];
+  for (const [idx, what] of [
+    [insertCol, 'at insert'],
+    [nowCol, 'now'],
+  ] as const) {
+    const cell = cells[idx]!;
+    const v = Number(cell);
+    const column = cellColumn(line, idx);
+    if (cell === '' || !Number.isInteger(v) || v < 0) {
+      problems.push({ file, line: lineNo, column, message: `expected a whole data length in bytes ${what}, found "${cell}"` });
+      ok = false;
+    } else if (v < range.min || v > range.max) {
+      problems.push({
+        file,
+        line: lineNo,
+        column,
+        message: `expected a data length ${what} from ${range.min} to ${range.max} bytes (no row of table ${range.table} is shorter than its fixed-length NOT NULL columns or longer than its maximum data row length), found ${v}`,
+      });
+      ok = false;
+    }
+    vals.push(v);
+  }
+  return ok ? [vals[0]!, vals[1]!] : undefined;
 }
 
 /**

@@ -350,9 +350,6 @@ export class ForwardingHeap implements StorageEngine {
     const old = size & 0xffff;
     const oldRsv = size >>> 16;
     const newRsv = this.reserveFor(phys, logical);
-    const g = this.geometry;
-    const pg = this.pageFields;
-    const pi = p * PAGE_STRIDE;
     // A forwarded record carries the back-pointer (SQL Server) wherever it lives away from home.
     const body = p !== h ? phys + this.backPointerBytes : phys;
     const delta = body - old;
@@ -362,25 +359,38 @@ export class ForwardingHeap implements StorageEngine {
       this.resizeInPlace(row, p, body, delta, oldRsv, newRsv);
       return true;
     }
+    if (this.growOnPage(p, body, delta)) {
+      this.resizeInPlace(row, p, body, delta, oldRsv, newRsv);
+      return true;
+    }
+    return this.relocate(row, h, p, old, oldRsv, phys, newRsv);
+  }
+
+  /**
+   * Make room on page p for a body growing by `delta` to `body` bytes: rewritten into the contiguous free
+   * space (the old body becomes a hole), or after compacting the page when only the total free space
+   * takes it. False when the page cannot take it (or may not be compacted).
+   */
+  private growOnPage(p: number, body: number, delta: number): boolean {
+    const g = this.geometry;
+    const pg = this.pageFields;
+    const pi = p * PAGE_STRIDE;
     const slotArea = pg[pi + SLOTS]! * g.slotBytes;
     const totalFree = g.usableBytes - pg[pi + USED]! - slotArea;
-    if (delta <= totalFree) {
-      const contiguous = g.usableBytes - pg[pi + TOP]! - slotArea;
-      let fits = true;
-      if (body <= contiguous) {
-        pg[pi + TOP]! += body; // rewritten into the contiguous free space; the old body becomes a hole
-      } else if (this.options.compaction) {
-        this.compact(p);
-        pg[pi + TOP]! += delta;
-      } else {
-        fits = false;
-      }
-      if (fits) {
-        this.resizeInPlace(row, p, body, delta, oldRsv, newRsv);
-        return true;
-      }
+    if (delta > totalFree) return false;
+    const contiguous = g.usableBytes - pg[pi + TOP]! - slotArea;
+    if (body <= contiguous) {
+      pg[pi + TOP]! += body;
+      return true;
     }
-    // The row no longer fits on its page.
+    if (!this.options.compaction) return false;
+    this.compact(p);
+    pg[pi + TOP]! += delta;
+    return true;
+  }
+
+  /** The row (home h, now on page p) no longer fits where it is: move it (APL), forward it, or forward it again. */
+  private relocate(row: number, h: number, p: number, old: number, oldRsv: number, phys: number, newRsv: number): boolean {
     let newHome = h;
     let q: number;
     let placed = phys;
@@ -393,8 +403,9 @@ export class ForwardingHeap implements StorageEngine {
       this.counters.index_row_updates += this.options.indexCount;
     } else if (p === h) {
       // First move: a stub stays at home in the row's slot; the body goes elsewhere.
-      pg[pi + USED]! += this.options.stubBytes - old;
-      pg[pi + RESERVED]! -= oldRsv;
+      const pi = p * PAGE_STRIDE;
+      this.pageFields[pi + USED]! += this.options.stubBytes - old;
+      this.pageFields[pi + RESERVED]! -= oldRsv;
       if (this.tree !== null) this.touch(p);
       placed = phys + this.backPointerBytes;
       q = this.targetPage(placed + newRsv, p);

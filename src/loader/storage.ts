@@ -11,7 +11,7 @@ import type { StorageFormat } from '../formats/format.js';
 import { EngineSettingError } from '../layout/table-layout.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
-import { INDEX_SETTING_KEYS, type FormatId, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, engineSchema, tableSchema, type DistInput } from '../config/schema.js';
+import { INDEX_SETTING_KEYS, type IndexInput, type FormatId, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, engineSchema, tableSchema, type DistInput } from '../config/schema.js';
 import type { EngineSettings, ColumnDef, Dist, EngineSpec, IndexDef, Order, PhaseSpec, SetSpec, StorageSpec, TableDef, TableStorage, ValueSpec } from '../config/spec.js';
 import { Problems, zodCheck } from './problems.js';
 
@@ -64,56 +64,76 @@ export function resolveTable(raw: unknown, baseDir: string, P: Problems): TableD
     P.add(['table', 'ddl'], 'expected either columns or ddl, found both', true);
     return undefined;
   }
-  let columns: ColumnDef[] = [];
-  let indexes: IndexDef[] = [];
-  let tableName = t.name;
-  let storage: TableStorage | undefined;
-  if (t.ddl) {
-    const isFile = !t.ddl.includes('\n') && /\.sql$/i.test(t.ddl.trim());
-    const path = isFile ? resolvePath(baseDir, t.ddl.trim()) : undefined;
-    let sql = t.ddl;
-    if (path) {
-      const read = readInputText(path);
-      if (!read.ok) {
-        P.add(['table', 'ddl'], `expected a readable .sql file at ${path}: ${read.problem}`);
-        return undefined;
-      }
-      sql = read.text;
-    }
-    try {
-      const parsed = parseDdl(sql);
-      columns = parsed.columns;
-      indexes = parsed.indexes;
-      tableName ??= parsed.name;
-      storage = { ...parsed.storage, ...(path ? { file: path } : {}) };
-    } catch (err) {
-      if (!(err instanceof DdlError)) throw err;
-      if (path) P.push({ file: path, line: err.line, column: err.column, message: err.message });
-      else P.add(['table', 'ddl'], `DDL line ${err.line}, column ${err.column}: ${err.message}`);
-      return undefined;
-    }
-  } else if (t.columns) {
-    const seen = new Map<string, number>();
-    t.columns.forEach((c, i) => {
-      try {
-        columns.push({ name: c.name, type: parseType(c.type), nullable: c.null ?? false });
-      } catch (err) {
-        if (err instanceof SchemaError) P.add(['table', 'columns', i, 'type'], `expected ${err.message}`);
-        else throw err;
-      }
-      const key = c.name.toLowerCase();
-      if (seen.has(key)) P.add(['table', 'columns', i, 'name'], `expected a column name not used before, found "${c.name}" (also column ${seen.get(key)! + 1})`);
-      seen.set(key, i);
-    });
-  } else {
+  if (!t.ddl && !t.columns) {
     P.add(['table'], 'expected columns (a list of { name, type, null }) or ddl (CREATE TABLE text or a .sql file), found neither');
     return undefined;
   }
+  const declared: DeclaredTable | undefined = t.ddl ? tableFromDdl(t.ddl, baseDir, P) : { columns: tableColumns(t.columns!, P), indexes: [] };
+  if (!declared) return undefined;
+  const { columns, indexes, storage } = declared;
+  const tableName = t.name ?? declared.name;
   if (!tableName) {
     P.add(['table'], 'expected a table name (table.name), found none', true);
     return undefined;
   }
-  (t.indexes ?? []).forEach((idx, i) => {
+  addConfigIndexes(t.indexes ?? [], columns, indexes, P);
+  checkIndexes(indexes, t.indexes?.length ?? 0, P);
+  return storage ? { name: tableName, columns, indexes, storage } : { name: tableName, columns, indexes };
+}
+
+/** A table as its DDL or its `columns` declare it, before `table.indexes` and `table.name` are added. */
+interface DeclaredTable {
+  name?: string;
+  columns: ColumnDef[];
+  indexes: IndexDef[];
+  storage?: TableStorage;
+}
+
+/** The columns, indexes, name and storage options of `table.ddl` (CREATE TABLE text or a .sql file). */
+function tableFromDdl(ddl: string, baseDir: string, P: Problems): DeclaredTable | undefined {
+  const isFile = !ddl.includes('\n') && /\.sql$/i.test(ddl.trim());
+  const path = isFile ? resolvePath(baseDir, ddl.trim()) : undefined;
+  let sql = ddl;
+  if (path) {
+    const read = readInputText(path);
+    if (!read.ok) {
+      P.add(['table', 'ddl'], `expected a readable .sql file at ${path}: ${read.problem}`);
+      return undefined;
+    }
+    sql = read.text;
+  }
+  try {
+    const parsed = parseDdl(sql);
+    return { name: parsed.name, columns: parsed.columns, indexes: parsed.indexes, storage: { ...parsed.storage, ...(path ? { file: path } : {}) } };
+  } catch (err) {
+    if (!(err instanceof DdlError)) throw err;
+    if (path) P.push({ file: path, line: err.line, column: err.column, message: err.message });
+    else P.add(['table', 'ddl'], `DDL line ${err.line}, column ${err.column}: ${err.message}`);
+    return undefined;
+  }
+}
+
+/** `table.columns`: each type parsed, each name used once (a column whose type is wrong is left out, and said). */
+function tableColumns(given: readonly { name: string; type: string; null?: boolean }[], P: Problems): ColumnDef[] {
+  const columns: ColumnDef[] = [];
+  const seen = new Map<string, number>();
+  given.forEach((c, i) => {
+    try {
+      columns.push({ name: c.name, type: parseType(c.type), nullable: c.null ?? false });
+    } catch (err) {
+      if (err instanceof SchemaError) P.add(['table', 'columns', i, 'type'], `expected ${err.message}`);
+      else throw err;
+    }
+    const key = c.name.toLowerCase();
+    if (seen.has(key)) P.add(['table', 'columns', i, 'name'], `expected a column name not used before, found "${c.name}" (also column ${seen.get(key)! + 1})`);
+    seen.set(key, i);
+  });
+  return columns;
+}
+
+/** `table.indexes`, appended to the DDL's: each key column must be one of the table's. */
+function addConfigIndexes(given: readonly IndexInput[], columns: ColumnDef[], indexes: IndexDef[], P: Problems): void {
+  given.forEach((idx, i) => {
     idx.columns.forEach((c, j) => {
       if (!columns.some((col) => col.name.toLowerCase() === c.toLowerCase())) {
         const guess = nearest(c, columns.map((col) => col.name));
@@ -123,8 +143,11 @@ export function resolveTable(raw: unknown, baseDir: string, P: Problems): TableD
     const settings = Object.fromEntries(INDEX_SETTING_KEYS.flatMap((k) => (idx[k] === undefined ? [] : [[k, idx[k]]])));
     indexes.push({ name: idx.name, columns: idx.columns, unique: idx.unique ?? false, clustered: idx.clustered ?? false, ...settings });
   });
-  // Index names are unique per table: the DDL reader checks its own; a name in table.indexes must not repeat one.
-  const fromDdl = indexes.length - (t.indexes?.length ?? 0);
+}
+
+/** Index names are unique per table, and a table's rows follow one order: at most one clustered index. (The last `given` came from table.indexes; the DDL reader checks its own.) */
+function checkIndexes(indexes: IndexDef[], given: number, P: Problems): void {
+  const fromDdl = indexes.length - given;
   const firstUse = new Map<string, number>();
   indexes.forEach((idx, i) => {
     const key = idx.name.toLowerCase();
@@ -132,13 +155,11 @@ export function resolveTable(raw: unknown, baseDir: string, P: Problems): TableD
     if (before === undefined) firstUse.set(key, i);
     else P.add(['table', 'indexes', i - fromDdl, 'name'], `expected an index name not used before, found "${idx.name}" (also index ${before + 1})`);
   });
-  // A table's rows follow one order: at most one clustered index.
   const clustered = indexes.filter((idx) => idx.clustered);
   if (clustered.length > 1) {
     const second = indexes.indexOf(clustered[1]!);
     P.add(['table', 'indexes', second - fromDdl, 'clustered'], `expected at most one clustered index, found ${clustered[1]!.name} after ${clustered[0]!.name}`);
   }
-  return storage ? { name: tableName, columns, indexes, storage } : { name: tableName, columns, indexes };
 }
 
 /** Engine settings a table's DDL states, by the engine key they set (only the keys `format` reads). */

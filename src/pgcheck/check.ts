@@ -155,128 +155,175 @@ interface ReplayPlan {
 }
 
 /** Replay the recorded operations into a table of the scratch schema and compare after every phase. */
-async function replay(client: pg.Client, plan: ReplayPlan): Promise<PgCheckResult> {
-  const { spec, schema, ops, cols, locator, version, major, notes, label } = plan;
-  const table = `${quoteIdent(schema)}.${quoteIdent(spec.table.name)}`;
-  const colDdl = cols.map((c) => `${c.ident} ${c.type.sql}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
-  await client.query(`CREATE TABLE ${table} (${colDdl}) WITH (fillfactor = ${spec.engine.fillfactor}, autovacuum_enabled = off, toast.autovacuum_enabled = off)`);
-  await client.query('SET enable_seqscan = off');
-  await client.query('SET enable_bitmapscan = off');
-  await client.query('SET enable_tidscan = off');
+function replay(client: pg.Client, plan: ReplayPlan): Promise<PgCheckResult> {
+  return new Replay(client, plan).run();
+}
 
-  const versions = new Int32Array(Math.max(16, ops.length));
-  const keyOf = new Map<number, SqlValue[]>();
-  const comparisons: Comparison[] = [];
-  let indexesBuilt = false;
-  let inTxn = false;
-  let pendingInserts: SqlValue[][] = [];
-  let hasNewpage = major >= 16;
+type OpOf<K extends Op['k']> = Extract<Op, { k: K }>;
 
-  const val = (ci: number, row: number, lens: Uint16Array) => valueFor(spec.seed, cols[ci]!, ci, row, versions[row]!, lens, 0, spec.engine);
-  const begin = async () => {
-    if (!inTxn) {
-      await client.query('BEGIN');
-      inTxn = true;
-    }
-  };
-  const flushInserts = async () => {
-    if (pendingInserts.length === 0) return;
-    const params: SqlValue[] = [];
-    const tuples = pendingInserts.map((vals) => `(${vals.map((v) => (params.push(v), `$${params.length}`)).join(', ')})`);
-    await client.query(`INSERT INTO ${table} VALUES ${tuples.join(', ')}`, params);
-    pendingInserts = [];
-  };
-  const where = (row: number, params: SqlValue[]) => {
-    const key = keyOf.get(row)!;
-    return locator.map((ci, j) => (params.push(key[j]!), `${cols[ci]!.ident} = $${params.length}`)).join(' AND ');
-  };
-  let phaseKind: PhaseSpec | undefined;
-  let perRow = false;
+/**
+ * One replay: the table on the server, the rows' current versions and keys, the open transaction and the
+ * inserts batched into it. Each recorded operation kind is one method.
+ */
+class Replay {
+  private readonly table: string;
+  private readonly versions: Int32Array;
+  /** The locator columns' current values of each live row (how the row is found). */
+  private readonly keyOf = new Map<number, SqlValue[]>();
+  private readonly comparisons: Comparison[] = [];
+  private indexesBuilt = false;
+  private inTxn = false;
+  private pendingInserts: SqlValue[][] = [];
+  /** pg_stat_user_tables has n_tup_newpage_upd (PostgreSQL 16 on). */
+  private hasNewpage: boolean;
+  private phaseKind: PhaseSpec | undefined;
+  /** The phase commits every row on its own (transaction: row). */
+  private perRow = false;
 
-  for (const op of ops) {
+  constructor(
+    private readonly client: pg.Client,
+    private readonly plan: ReplayPlan,
+  ) {
+    this.table = `${quoteIdent(plan.schema)}.${quoteIdent(plan.spec.table.name)}`;
+    this.versions = new Int32Array(Math.max(16, plan.ops.length));
+    this.hasNewpage = plan.major >= 16;
+  }
+
+  async run(): Promise<PgCheckResult> {
+    const { spec, cols, notes, version, label } = this.plan;
+    const colDdl = cols.map((c) => `${c.ident} ${c.type.sql}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
+    await this.client.query(`CREATE TABLE ${this.table} (${colDdl}) WITH (fillfactor = ${spec.engine.fillfactor}, autovacuum_enabled = off, toast.autovacuum_enabled = off)`);
+    await this.client.query('SET enable_seqscan = off');
+    await this.client.query('SET enable_bitmapscan = off');
+    await this.client.query('SET enable_tidscan = off');
+    for (const op of this.plan.ops) await this.apply(op);
+    if (!this.hasNewpage) notes.push(`n_tup_newpage_upd exists from PostgreSQL 16; this server is ${version}`);
+    return { label, server_version: version, notes, comparisons: this.comparisons };
+  }
+
+  private async apply(op: Op): Promise<void> {
     switch (op.k) {
       case 'phase':
-        phaseKind = op.phase;
-        perRow = (op.phase.op === 'update' || op.phase.op === 'delete') && op.phase.transaction === 'row';
-        break;
-      case 'insert': {
-        if (!perRow) await begin();
-        const vals = cols.map((_, ci) => val(ci, op.row, op.lens));
-        keyOf.set(op.row, locator.map((ci) => vals[ci]!));
-        pendingInserts.push(vals);
-        if (pendingInserts.length >= INSERT_BATCH_ROWS) await flushInserts();
-        break;
-      }
-      case 'update': {
-        if (!perRow) await begin();
-        const params: SqlValue[] = [];
-        const cond = where(op.row, params);
-        versions[op.row]!++;
-        const sets: string[] = [];
-        const key = keyOf.get(op.row)!;
-        for (const c of op.cols) {
-          const v = val(c.index, op.row, op.lens);
-          params.push(v);
-          sets.push(`${cols[c.index]!.ident} = $${params.length}`);
-          const j = locator.indexOf(c.index);
-          if (j >= 0) key[j] = v;
-        }
-        await client.query(`UPDATE ${table} SET ${sets.join(', ')} WHERE ${cond}`, params);
-        break;
-      }
-      case 'delete': {
-        if (!perRow) await begin();
-        const params: SqlValue[] = [];
-        await client.query(`DELETE FROM ${table} WHERE ${where(op.row, params)}`, params);
-        keyOf.delete(op.row);
-        break;
-      }
+        this.phaseKind = op.phase;
+        this.perRow = (op.phase.op === 'update' || op.phase.op === 'delete') && op.phase.transaction === 'row';
+        return;
+      case 'insert':
+        return this.insert(op);
+      case 'update':
+        return this.update(op);
+      case 'delete':
+        return this.delete(op);
       case 'commit':
-        await flushInserts();
-        if (inTxn) {
-          await client.query('COMMIT');
-          inTxn = false;
-        }
-        break;
+        return this.commit();
       case 'reorg':
-        if (op.kind === 'vacuum' || op.kind === 'compact') await client.query(`VACUUM (INDEX_CLEANUP ON) ${table}`);
-        else if (op.kind === 'rebuild') await client.query(`VACUUM FULL ${table}`);
-        else notes.push(`reorg ${op.kind} has no PostgreSQL counterpart: skipped`);
-        break;
-      case 'end': {
-        await flushInserts();
-        if (inTxn) {
-          await client.query('COMMIT');
-          inTxn = false;
-        }
-        const m = op.result.metrics;
-        if (!indexesBuilt && (m.rows ?? 0) > 0) {
-          for (const idx of spec.table.indexes) {
-            const list = idx.columns.map((c) => quoteIdent(cols.find((x) => x.name.toLowerCase() === c.toLowerCase())!.name)).join(', ');
-            const withFill = idx.fillfactor !== undefined && idx.fillfactor >= 10 ? ` WITH (fillfactor = ${Math.trunc(idx.fillfactor)})` : '';
-            await client.query(`CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${table} (${list})${withFill}`);
-          }
-          indexesBuilt = true;
-        }
-        const obs = await observe(client, schema, spec.table.name, spec.table.indexes.map((i) => i.name), hasNewpage);
-        if (obs.newpage === undefined) hasNewpage = false;
-        const add = (metric: string, predicted: number, observed: number | null) =>
-          comparisons.push({ phase: op.index, label: op.result.label, metric, predicted, observed, diff_pct: diffPct(predicted, observed) });
-        add('heap_pages', m.pages, obs.heapPages);
-        if (phaseKind?.op === 'update' || m.updates > 0) {
-          add('updates', m.updates, obs.updates);
-          add('hot_updates', m.hot_updates, obs.hotUpdates);
-          add('newpage_updates', metric(m, 'newpage_updates'), obs.newpage ?? null);
-        }
-        for (const [name, pages] of Object.entries(op.result.index_pages.by_index)) add(`index_pages.${name}`, pages, obs.indexPages[name] ?? null);
-        add('fsm_pages', metric(m, 'fsm_pages'), obs.fsmPages);
-        add('vm_pages', metric(m, 'vm_pages'), obs.vmPages);
-        break;
-      }
+        return this.reorg(op);
+      case 'end':
+        await this.commit();
+        await this.buildIndexes(op);
+        return this.compare(op);
     }
   }
-  if (!hasNewpage) notes.push(`n_tup_newpage_upd exists from PostgreSQL 16; this server is ${version}`);
-  return { label, server_version: version, notes, comparisons };
+
+  private value(ci: number, row: number, lens: Uint16Array): SqlValue {
+    const { spec, cols } = this.plan;
+    return valueFor(spec.seed, cols[ci]!, ci, row, this.versions[row]!, lens, 0, spec.engine);
+  }
+
+  private async begin(): Promise<void> {
+    if (this.perRow || this.inTxn) return;
+    await this.client.query('BEGIN');
+    this.inTxn = true;
+  }
+
+  private async flushInserts(): Promise<void> {
+    if (this.pendingInserts.length === 0) return;
+    const params: SqlValue[] = [];
+    const tuples = this.pendingInserts.map((vals) => `(${vals.map((v) => (params.push(v), `$${params.length}`)).join(', ')})`);
+    await this.client.query(`INSERT INTO ${this.table} VALUES ${tuples.join(', ')}`, params);
+    this.pendingInserts = [];
+  }
+
+  /** The WHERE clause that finds `row` by its locator columns; their values go to `params`. */
+  private where(row: number, params: SqlValue[]): string {
+    const key = this.keyOf.get(row)!;
+    return this.plan.locator.map((ci, j) => (params.push(key[j]!), `${this.plan.cols[ci]!.ident} = $${params.length}`)).join(' AND ');
+  }
+
+  private async insert(op: OpOf<'insert'>): Promise<void> {
+    await this.begin();
+    const vals = this.plan.cols.map((_, ci) => this.value(ci, op.row, op.lens));
+    this.keyOf.set(op.row, this.plan.locator.map((ci) => vals[ci]!));
+    this.pendingInserts.push(vals);
+    if (this.pendingInserts.length >= INSERT_BATCH_ROWS) await this.flushInserts();
+  }
+
+  private async update(op: OpOf<'update'>): Promise<void> {
+    await this.begin();
+    const params: SqlValue[] = [];
+    const cond = this.where(op.row, params);
+    this.versions[op.row]!++;
+    const sets: string[] = [];
+    const key = this.keyOf.get(op.row)!;
+    for (const c of op.cols) {
+      const v = this.value(c.index, op.row, op.lens);
+      params.push(v);
+      sets.push(`${this.plan.cols[c.index]!.ident} = $${params.length}`);
+      const j = this.plan.locator.indexOf(c.index);
+      if (j >= 0) key[j] = v;
+    }
+    await this.client.query(`UPDATE ${this.table} SET ${sets.join(', ')} WHERE ${cond}`, params);
+  }
+
+  private async delete(op: OpOf<'delete'>): Promise<void> {
+    await this.begin();
+    const params: SqlValue[] = [];
+    await this.client.query(`DELETE FROM ${this.table} WHERE ${this.where(op.row, params)}`, params);
+    this.keyOf.delete(op.row);
+  }
+
+  private async commit(): Promise<void> {
+    await this.flushInserts();
+    if (!this.inTxn) return;
+    await this.client.query('COMMIT');
+    this.inTxn = false;
+  }
+
+  private async reorg(op: OpOf<'reorg'>): Promise<void> {
+    if (op.kind === 'vacuum' || op.kind === 'compact') await this.client.query(`VACUUM (INDEX_CLEANUP ON) ${this.table}`);
+    else if (op.kind === 'rebuild') await this.client.query(`VACUUM FULL ${this.table}`);
+    else this.plan.notes.push(`reorg ${op.kind} has no PostgreSQL counterpart: skipped`);
+  }
+
+  /** The indexes are built once the table has rows (as the simulation builds them after the first insert phase). */
+  private async buildIndexes(op: OpOf<'end'>): Promise<void> {
+    if (this.indexesBuilt || (op.result.metrics.rows ?? 0) === 0) return;
+    const { spec, cols } = this.plan;
+    for (const idx of spec.table.indexes) {
+      const list = idx.columns.map((c) => quoteIdent(cols.find((x) => x.name.toLowerCase() === c.toLowerCase())!.name)).join(', ');
+      const withFill = idx.fillfactor !== undefined && idx.fillfactor >= 10 ? ` WITH (fillfactor = ${Math.trunc(idx.fillfactor)})` : '';
+      await this.client.query(`CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${this.table} (${list})${withFill}`);
+    }
+    this.indexesBuilt = true;
+  }
+
+  /** The phase's predicted figures beside what the server reports now. */
+  private async compare(op: OpOf<'end'>): Promise<void> {
+    const { spec, schema } = this.plan;
+    const m = op.result.metrics;
+    const obs = await observe(this.client, schema, spec.table.name, spec.table.indexes.map((i) => i.name), this.hasNewpage);
+    if (obs.newpage === undefined) this.hasNewpage = false;
+    const add = (name: string, predicted: number, observed: number | null) =>
+      this.comparisons.push({ phase: op.index, label: op.result.label, metric: name, predicted, observed, diff_pct: diffPct(predicted, observed) });
+    add('heap_pages', m.pages, obs.heapPages);
+    if (this.phaseKind?.op === 'update' || m.updates > 0) {
+      add('updates', m.updates, obs.updates);
+      add('hot_updates', m.hot_updates, obs.hotUpdates);
+      add('newpage_updates', metric(m, 'newpage_updates'), obs.newpage ?? null);
+    }
+    for (const [name, pages] of Object.entries(op.result.index_pages.by_index)) add(`index_pages.${name}`, pages, obs.indexPages[name] ?? null);
+    add('fsm_pages', metric(m, 'fsm_pages'), obs.fsmPages);
+    add('vm_pages', metric(m, 'vm_pages'), obs.vmPages);
+  }
 }
 
 async function observe(

@@ -331,12 +331,49 @@ export function renderLineChart(spec: LineChartSpec): Buffer {
   const yLog = !!spec.yLog;
   const y2Log = spec.y2Log ?? yLog;
   const hasRight = spec.series.some((s) => s.yAxis === 'right');
-  const hasLeft = spec.series.some((s) => s.yAxis !== 'right');
+  const { datasets, anyPoint, anyLeft, anyRight } = lineDatasets(spec, xLog, yLog, y2Log);
+  const markers = (spec.markers ?? []).filter((m) => m && Number.isFinite(m.x) && (!xLog || m.x > 0));
 
+  const scales: Record<string, unknown> = {
+    x: lineXScale(spec.xLabel, cats, xLog, anyPoint, markers.map((m) => m.x)),
+    y: lineYScale(yLog, spec.yLabel, false, !anyLeft),
+  };
+  if (hasRight || spec.y2Label) scales.y2 = lineYScale(y2Log, spec.y2Label, true, !anyRight);
+
+  const config = {
+    type: 'line',
+    data: { datasets },
+    options: {
+      parsing: false,
+      normalized: false,
+      layout: { padding: { left: 8, right: 16, top: 4, bottom: 8 } },
+      scales,
+      plugins: {
+        ...titlePlugins(spec.title, spec.subtitle),
+        legend: lineLegend(datasets),
+        tooltip: { enabled: false },
+      },
+    },
+    plugins: [backgroundPlugin, errorBarPlugin, markerPlugin(markers), noDataPlugin(!anyPoint)],
+  } as unknown as ChartConfiguration;
+  return renderChart(config, width, height);
+}
+
+interface LineDataset {
+  label: string;
+  data: Array<{ x: number; y: number }>;
+  borderColor: string;
+  borderDash: number[];
+  [option: string]: unknown;
+}
+
+/** One chart.js dataset per series: the points a log axis can show, their error bars, the series' style. */
+function lineDatasets(spec: LineChartSpec, xLog: boolean, yLog: boolean, y2Log: boolean): { datasets: LineDataset[]; anyPoint: boolean; anyLeft: boolean; anyRight: boolean } {
+  const hasLeft = spec.series.some((s) => s.yAxis !== 'right');
   let anyPoint = false;
   let anyLeft = false;
   let anyRight = false;
-  const datasets = spec.series.map((s, i) => {
+  const datasets = spec.series.map((s, i): LineDataset => {
     const right = s.yAxis === 'right';
     const logY = right ? y2Log : yLog;
     const data: Array<{ x: number; y: number }> = [];
@@ -381,13 +418,14 @@ export function renderLineChart(spec: LineChartSpec): Buffer {
       yAxisID: right ? 'y2' : 'y',
     };
   });
+  return { datasets, anyPoint, anyLeft, anyRight };
+}
 
-  const markers = (spec.markers ?? []).filter((m) => m && Number.isFinite(m.x) && (!xLog || m.x > 0));
-  const markerXs = markers.map((m) => m.x);
-
+/** The x axis: categories, a log or linear scale, a default range when there is nothing to show, room for the markers. */
+function lineXScale(label: string | undefined, cats: string[] | undefined, xLog: boolean, anyPoint: boolean, markerXs: number[]): Record<string, unknown> {
   const xScale: Record<string, unknown> = {
     type: xLog ? 'logarithmic' : 'linear',
-    title: axisTitle(spec.xLabel),
+    title: axisTitle(label),
     grid: { color: GRID_COLOR },
     ticks: { callback: xLog ? logTickLabel : linearTickLabel, font: { size: 12 }, maxRotation: 45 },
   };
@@ -410,55 +448,39 @@ export function renderLineChart(spec: LineChartSpec): Buffer {
     xScale.suggestedMin = Math.min(...markerXs);
     xScale.suggestedMax = Math.max(...markerXs);
   }
+  return xScale;
+}
 
-  const yScale = (log: boolean, label: string | undefined, right: boolean, empty: boolean): Record<string, unknown> => ({
+function lineYScale(log: boolean, label: string | undefined, right: boolean, empty: boolean): Record<string, unknown> {
+  return {
     type: log ? 'logarithmic' : 'linear',
     position: right ? 'right' : 'left',
     title: axisTitle(label),
     grid: right ? { drawOnChartArea: false, color: GRID_COLOR } : { color: GRID_COLOR },
     ticks: { callback: log ? logTickLabel : linearTickLabel, font: { size: 12 } },
     ...(empty ? (log ? { min: 1, max: 10 } : { min: 0, max: 1 }) : {}),
-  });
-
-  const scales: Record<string, unknown> = {
-    x: xScale,
-    y: yScale(yLog, spec.yLabel, false, !anyLeft),
   };
-  if (hasRight || spec.y2Label) scales.y2 = yScale(y2Log, spec.y2Label, true, !anyRight);
+}
 
-  const config = {
-    type: 'line',
-    data: { datasets },
-    options: {
-      parsing: false,
-      normalized: false,
-      layout: { padding: { left: 8, right: 16, top: 4, bottom: 8 } },
-      scales,
-      plugins: {
-        ...titlePlugins(spec.title, spec.subtitle),
-        legend: {
-          display: datasets.length > 0,
-          position: 'top',
-          labels: {
-            usePointStyle: true,
-            pointStyle: 'line',
-            pointStyleWidth: 34,
-            font: { size: 13 },
-            padding: 14,
-            // With usePointStyle chart.js styles the legend from the point element: take dash and width from the line.
-            generateLabels: (chart: AnyChart) =>
-              Chart.defaults.plugins.legend.labels.generateLabels(chart).map((item: AnyChart) => {
-                const ds = datasets[item.datasetIndex as number];
-                return ds ? { ...item, lineDash: ds.borderDash, lineWidth: 2.5, strokeStyle: ds.borderColor } : item;
-              }),
-          },
-        },
-        tooltip: { enabled: false },
-      },
+/** The legend: line samples drawn with each dataset's dash and colour. */
+function lineLegend(datasets: LineDataset[]): Record<string, unknown> {
+  return {
+    display: datasets.length > 0,
+    position: 'top',
+    labels: {
+      usePointStyle: true,
+      pointStyle: 'line',
+      pointStyleWidth: 34,
+      font: { size: 13 },
+      padding: 14,
+      // With usePointStyle chart.js styles the legend from the point element: take dash and width from the line.
+      generateLabels: (chart: AnyChart) =>
+        Chart.defaults.plugins.legend.labels.generateLabels(chart).map((item: AnyChart) => {
+          const ds = datasets[item.datasetIndex as number];
+          return ds ? { ...item, lineDash: ds.borderDash, lineWidth: 2.5, strokeStyle: ds.borderColor } : item;
+        }),
     },
-    plugins: [backgroundPlugin, errorBarPlugin, markerPlugin(markers), noDataPlugin(!anyPoint)],
-  } as unknown as ChartConfiguration;
-  return renderChart(config, width, height);
+  };
 }
 
 /** Vertical error bars with caps, from each dataset's `rowsimErrors` (aligned with its data). */
@@ -546,8 +568,37 @@ export function renderHeatMap(spec: HeatMapSpec): Buffer {
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(0, 0, width, height);
-  const center = spec.center ?? 1;
-  const span = spec.logSpan ?? 1;
+  const top = heatMapTitle(ctx, spec, width) + 8;
+  const legendH = 56 + (spec.notes ?? []).length * 18;
+  const nx = spec.xValues.length;
+  const ny = spec.yValues.length;
+  const grid: HeatGrid = { left: 110, right: width - 30, top, bottom: height - 60 - legendH, cellW: 0, cellH: 0 };
+  if (nx === 0 || ny === 0 || grid.bottom - grid.top < 20) {
+    ctx.fillStyle = '#666666';
+    ctx.font = pmFont(16);
+    ctx.fillText('no data', width / 2, (top + height) / 2);
+    return canvas.toBuffer('image/png');
+  }
+  grid.cellW = (grid.right - grid.left) / nx;
+  grid.cellH = (grid.bottom - grid.top) / ny;
+  heatMapCells(ctx, spec, grid);
+  heatMapAxes(ctx, spec, grid);
+  heatMapLegend(ctx, spec, grid, width);
+  return canvas.toBuffer('image/png');
+}
+
+/** Where the heat map's cells go: the grid's edges and one cell's size, in pixels. */
+interface HeatGrid {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+  cellW: number;
+  cellH: number;
+}
+
+/** The title and the wrapped subtitle; returns the y below them. */
+function heatMapTitle(ctx: Ctx2D, spec: HeatMapSpec, width: number): number {
   let y = 12;
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
@@ -563,25 +614,16 @@ export function renderHeatMap(spec: HeatMapSpec): Buffer {
       y += 19;
     }
   }
-  y += 8;
-  const notes = spec.notes ?? [];
-  const legendH = 56 + notes.length * 18;
-  const left = 110;
-  const right = width - 30;
-  const top = y;
-  const bottom = height - 60 - legendH;
-  const nx = spec.xValues.length;
-  const ny = spec.yValues.length;
-  if (nx === 0 || ny === 0 || bottom - top < 20) {
-    ctx.fillStyle = '#666666';
-    ctx.font = pmFont(16);
-    ctx.fillText('no data', width / 2, (top + height) / 2);
-    return canvas.toBuffer('image/png');
-  }
-  const cw = (right - left) / nx;
-  const ch = (bottom - top) / ny;
-  for (let r = 0; r < ny; r++) {
-    for (let c = 0; c < nx; c++) {
+  return y;
+}
+
+/** One cell per (x, y) value: its colour on the diverging scale, a dashed frame where asked, its text. */
+function heatMapCells(ctx: Ctx2D, spec: HeatMapSpec, grid: HeatGrid): void {
+  const center = spec.center ?? 1;
+  const span = spec.logSpan ?? 1;
+  const { left, bottom, cellW: cw, cellH: ch } = grid;
+  for (let r = 0; r < spec.yValues.length; r++) {
+    for (let c = 0; c < spec.xValues.length; c++) {
       const v = spec.values[r]?.[c] ?? NaN;
       const x0 = left + c * cw;
       const y0 = bottom - (r + 1) * ch;
@@ -603,8 +645,14 @@ export function renderHeatMap(spec: HeatMapSpec): Buffer {
       ctx.fillText(text, x0 + cw / 2, y0 + ch / 2);
     }
   }
+}
+
+/** The values under and beside the grid, and the two axis titles (the y title turned upright). */
+function heatMapAxes(ctx: Ctx2D, spec: HeatMapSpec, grid: HeatGrid): void {
+  const { left, right, top, bottom, cellW: cw, cellH: ch } = grid;
   ctx.fillStyle = TEXT_COLOR;
   ctx.font = pmFont(12);
+  ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
   spec.xValues.forEach((v, c) => ctx.fillText(v, left + (c + 0.5) * cw, bottom + 6));
   ctx.textAlign = 'right';
@@ -620,9 +668,14 @@ export function renderHeatMap(spec: HeatMapSpec): Buffer {
   ctx.textBaseline = 'middle';
   ctx.fillText(spec.yLabel, 0, 0);
   ctx.restore();
-  // legend: the colour scale, its caption above it, its ends and centre below it
-  const ly = bottom + 62;
-  const lw = Math.min(420, right - left);
+}
+
+/** The colour scale, its caption above it, its ends and centre below it, then the notes. */
+function heatMapLegend(ctx: Ctx2D, spec: HeatMapSpec, grid: HeatGrid, width: number): void {
+  const center = spec.center ?? 1;
+  const span = spec.logSpan ?? 1;
+  const ly = grid.bottom + 62;
+  const lw = Math.min(420, grid.right - grid.left);
   const lx = (width - lw) / 2;
   ctx.fillStyle = TEXT_COLOR;
   ctx.font = pmFont(12);
@@ -646,8 +699,7 @@ export function renderHeatMap(spec: HeatMapSpec): Buffer {
   ctx.textAlign = 'right';
   ctx.fillText(`≥ ${end}`, lx + lw, ly + 17);
   ctx.textAlign = 'center';
-  notes.forEach((n, i) => ctx.fillText(n, width / 2, ly + 36 + i * 18));
-  return canvas.toBuffer('image/png');
+  (spec.notes ?? []).forEach((n, i) => ctx.fillText(n, width / 2, ly + 36 + i * 18));
 }
 
 function wrapText(ctx: Ctx2D, text: string, maxWidth: number): string[] {
@@ -827,7 +879,6 @@ function pageTotals(spec: PageMapSpec): PageTotals {
  * Also used on a scratch canvas to measure the header height.
  */
 function drawPageMapHeader(ctx: Ctx2D, width: number, title: string, subtitle: string, t: PageTotals): number {
-  const right = width - PM_MARGIN;
   ctx.textAlign = 'left';
   ctx.textBaseline = 'top';
   let y = 10;
@@ -844,17 +895,50 @@ function drawPageMapHeader(ctx: Ctx2D, width: number, title: string, subtitle: s
     y += 22;
   }
   y += 6;
-
-  // Legend items laid out left to right, wrapping. Each is [width, height, draw(x, y)].
   ctx.font = pmFont(12);
-  const items: Array<[number, number, (x: number, y: number) => void]> = [];
+  const items = [
+    fillScaleItem(ctx, t),
+    markItem(ctx, STUB_COLOR, 'tl', `forwarding stubs (${formatNumber(t.stubPages)} pages, ${formatNumber(t.stubTotal)} stubs)`),
+    markItem(ctx, FWD_COLOR, 'br', `forwarded-in rows (${formatNumber(t.fwdPages)} pages, ${formatNumber(t.fwdTotal)} rows)`),
+  ];
+  return drawLegendItems(ctx, items, y, width - PM_MARGIN) + 10;
+}
+
+/** A legend item: its width and height, and how to draw it with its top left corner at (x, y). */
+interface LegendItem {
+  width: number;
+  height: number;
+  draw(x: number, y: number): void;
+}
+
+/** Legend items laid out left to right from PM_MARGIN, wrapping at `right`; returns the y below the last line. */
+function drawLegendItems(ctx: Ctx2D, items: LegendItem[], top: number, right: number): number {
+  let y = top;
+  let x = PM_MARGIN;
+  let lineH = 0;
+  for (const item of items) {
+    if (x > PM_MARGIN && x + item.width > right) {
+      y += lineH + 6;
+      x = PM_MARGIN;
+      lineH = 0;
+    }
+    ctx.font = pmFont(12);
+    item.draw(x, y);
+    x += item.width + 28;
+    lineH = Math.max(lineH, item.height);
+  }
+  return y + lineH;
+}
+
+/** "page fill (mean N%):" and the fill colour scale from 0% to 100%. */
+function fillScaleItem(ctx: Ctx2D, t: PageTotals): LegendItem {
   const caption = `page fill${Number.isFinite(t.meanFill) ? ` (mean ${Math.round(t.meanFill * 100)}%)` : ''}:`;
   const capW = ctx.measureText(caption).width;
   const barW = 160;
-  items.push([
-    capW + 10 + barW,
-    34,
-    (x, y0) => {
+  return {
+    width: capW + 10 + barW,
+    height: 34,
+    draw: (x, y0) => {
       ctx.fillStyle = TEXT_COLOR;
       ctx.textAlign = 'left';
       ctx.textBaseline = 'middle';
@@ -875,41 +959,25 @@ function drawPageMapHeader(ctx: Ctx2D, width: number, title: string, subtitle: s
       ctx.textAlign = 'right';
       ctx.fillText('100%', bx + barW, y0 + 17);
     },
-  ]);
-  const markItem = (color: string, corner: 'tl' | 'br', text: string): void => {
-    const s = 16;
-    const w = s + 6 + ctx.measureText(text).width;
-    items.push([
-      w,
-      20,
-      (x, y0) => {
-        ctx.fillStyle = fillColor(0.5);
-        ctx.fillRect(x, y0 - 1, s, s);
-        drawMark(ctx, x, y0 - 1, s, color, corner);
-        ctx.fillStyle = TEXT_COLOR;
-        ctx.textAlign = 'left';
-        ctx.textBaseline = 'middle';
-        ctx.fillText(text, x + s + 6, y0 + 7);
-      },
-    ]);
   };
-  markItem(STUB_COLOR, 'tl', `forwarding stubs (${formatNumber(t.stubPages)} pages, ${formatNumber(t.stubTotal)} stubs)`);
-  markItem(FWD_COLOR, 'br', `forwarded-in rows (${formatNumber(t.fwdPages)} pages, ${formatNumber(t.fwdTotal)} rows)`);
+}
 
-  let x = PM_MARGIN;
-  let lineH = 0;
-  for (const [w, h, draw] of items) {
-    if (x > PM_MARGIN && x + w > right) {
-      y += lineH + 6;
-      x = PM_MARGIN;
-      lineH = 0;
-    }
-    ctx.font = pmFont(12);
-    draw(x, y);
-    x += w + 28;
-    lineH = Math.max(lineH, h);
-  }
-  return y + lineH + 10;
+/** A half-filled sample cell with a corner mark, and its text. */
+function markItem(ctx: Ctx2D, color: string, corner: 'tl' | 'br', text: string): LegendItem {
+  const s = 16;
+  return {
+    width: s + 6 + ctx.measureText(text).width,
+    height: 20,
+    draw: (x, y0) => {
+      ctx.fillStyle = fillColor(0.5);
+      ctx.fillRect(x, y0 - 1, s, s);
+      drawMark(ctx, x, y0 - 1, s, color, corner);
+      ctx.fillStyle = TEXT_COLOR;
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'middle';
+      ctx.fillText(text, x + s + 6, y0 + 7);
+    },
+  };
 }
 
 /** Where everything goes in a page map; exported so callers and tests can find a page's cell in the image. */

@@ -1,17 +1,25 @@
 /**
  * `npm run bench`: every figure of merit, printed. Benchmarks print numbers; tests never assert timings.
  */
+import { benchCli } from './cli.js';
 import { benchContention } from './contention.js';
 import { benchEngines } from './engines.js';
 import { benchEstimate } from './estimate.js';
 import { benchStorage, type BenchLine } from './storage.js';
 
 const suites: [string, () => Promise<BenchLine[]>][] = [
+  ['cli', benchCli],
   ['storage', benchStorage],
   ['engines', benchEngines],
   ['contention', benchContention],
   ['estimate', benchEstimate],
 ];
+
+// `npm run bench | head` closes the pipe early: that is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
 
 async function main(): Promise<void> {
   const only = process.argv[2];

@@ -1,12 +1,12 @@
 /**
  * The worker pool: one task per grid point (storage sweep point, contention point, estimate candidate)
  * on a piscina pool. Results come back in task order whatever the finishing order, so a run gives the
- * same results for any worker count.
+ * same results for any worker count. piscina is loaded when the first pool starts, so commands that only
+ * ask how many workers there would be (validate, rowsize) do not load it.
  */
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
 import type { TaskKind } from './worker.js';
 import { UserError, WORKER_USER_ERROR_PREFIX } from '../config/errors.js';
 
@@ -47,6 +47,7 @@ export async function runTasks<R>(tasks: readonly Task[], options: PoolOptions =
 export async function runTasksEach<R>(tasks: readonly Task[], onResult: (index: number, result: R) => void, options: PoolOptions = {}): Promise<void> {
   if (tasks.length === 0) return;
   const threads = Math.max(1, Math.min(options.workers ?? defaultWorkers(), tasks.length));
+  const { Piscina } = await import('piscina');
   const pool = new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 1000 });
   let done = 0;
   try {

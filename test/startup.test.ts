@@ -1,0 +1,57 @@
+/**
+ * Start-up: each command loads only what it needs. `rowsim --help` and `--version` load commander and
+ * the few modules that build the help, nothing else (no canvas, chart.js, pg, piscina, yaml or zod);
+ * commands that neither draw nor run a pool (validate, rowsize) load no canvas, chart.js, pg or piscina.
+ * What a process loads is recorded by module loader hooks (test/helpers/imports). How long start-up
+ * takes is a figure of `npm run bench` (suite cli), not a test.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './helpers/cli.js';
+
+const REGISTER = pathToFileURL(join(ROOT, 'test', 'helpers', 'imports', 'register.mjs')).href;
+
+/** The modules `rowsim args…` loads: rowsim's own (paths under dist/) and packages (their names). */
+function loaded(args: string[]): { own: string[]; packages: string[]; code: number } {
+  const log = join(mkdtempSync(join(tmpdir(), 'rowsim-imports-')), 'log');
+  const r = spawnSync(process.execPath, ['--import', REGISTER, join(ROOT, 'bin', 'rowsim.js'), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, ROWSIM_IMPORT_LOG: log },
+  });
+  const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  const own = urls.flatMap((u) => /\/dist\/(.+)\.js$/.exec(u)?.[1] ?? []);
+  const packages = [...new Set(urls.flatMap((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1] ?? []))].sort();
+  return { own, packages, code: r.status ?? -1 };
+}
+
+/** What the help texts are built from: the command table, the option parsers, the defaults they quote. */
+const HELP_MODULES = ['cli/main', 'cli/args', 'cli/exit-codes', 'config/errors', 'config/defaults', 'config/format-ids', 'estimate/types', 'version'];
+const HEAVY = ['@napi-rs/canvas', 'chart.js', 'pg', 'piscina', 'cli-progress'];
+
+describe('start-up', () => {
+  it.each([['--help'], ['--version'], ['estimate', '--help'], ['run', '--help']])('rowsim %s loads commander and the help, nothing else', (...args) => {
+    const r = loaded(args);
+    expect(r.code).toBe(0);
+    expect(r.packages).toEqual(['commander']);
+    expect(r.own.filter((m) => !HELP_MODULES.includes(m))).toEqual([]);
+  });
+
+  it.each([['validate'], ['rowsize']])('rowsim %s loads no canvas, charts, PostgreSQL client or worker pool', (command) => {
+    const r = loaded([command, join('sim-configs', 'quickstart.yaml')]);
+    expect(r.code).toBe(0);
+    expect(r.packages.filter((p) => HEAVY.includes(p))).toEqual([]);
+  });
+
+  it('the recorder sees what a command loads (rowsim run draws charts on canvas with chart.js, on a pool)', () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'rowsim-imports-run-')), 'quickstart');
+    const r = loaded(['run', join('sim-configs', 'quickstart.yaml'), '--out', out, '--quiet']);
+    expect(r.code).toBe(0);
+    expect(r.packages).toEqual(expect.arrayContaining(['@napi-rs/canvas', 'chart.js', 'piscina', 'yaml', 'zod']));
+    expect(r.own).toEqual(expect.arrayContaining(['report/charts', 'pool/pool', 'workload/runner']));
+  });
+});

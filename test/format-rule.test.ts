@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FORMAT_IDS } from '../src/config/schema.js';
+import { FORMAT_IDS } from '../src/formats/registry.js';
 import { ROOT } from './helpers/cli.js';
 
 const ids = FORMAT_IDS.map((f) => f.replace(/[-]/g, '\\-')).join('|');
@@ -17,8 +17,11 @@ export const FORMAT_TEST = new RegExp(`(?:[!=]==?\\s*['"\`](?:${ids})['"\`])|(?:
 function sourcesOutsideFormats(): string[] {
   return execFileSync('git', ['ls-files', '-z', 'src/*.ts'], { cwd: ROOT, encoding: 'utf8' })
     .split('\0')
-    .filter((f) => f !== '' && !f.startsWith('src/formats/') && f !== 'src/config/format-ids.ts');
+    .filter((f) => f !== '' && !f.startsWith('src/formats/'));
 }
+
+/** A format's id as a string literal in code (comments aside): only src/formats names them (and the benchmarks, which pick the formats they time). */
+export const FORMAT_NAMED = new RegExp(`['"\`](?:${ids})['"\`]`);
 
 describe('format-specific code lives in src/formats', () => {
   it('no file outside src/formats tests which format it holds', () => {
@@ -33,7 +36,21 @@ describe('format-specific code lives in src/formats', () => {
     expect(found, `ask the format's StorageFormat routine instead:\n${found.join('\n')}`).toEqual([]);
   });
 
+  it('no file outside src/formats names a format: the ids live in the format modules and the registry only', () => {
+    const found: string[] = [];
+    for (const file of sourcesOutsideFormats().filter((f) => !f.startsWith('src/bench/'))) {
+      readFileSync(join(ROOT, file), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (!/^\s*(\*|\/\/|\/\*)/.test(line) && FORMAT_NAMED.test(line.replace(/\/\/.*$/, ''))) found.push(`${file}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    expect(found, `ask the registry or the format's routine instead:\n${found.join('\n')}`).toEqual([]);
+  });
+
   it('sees the forms it forbids', () => {
+    expect(FORMAT_NAMED.test("opts.format ?? 'ase-dol'")).toBe(true);
+    expect(FORMAT_NAMED.test('const f = format.id;')).toBe(false);
     for (const bad of ["if (engine.format === 'ase-dol')", "x !== 'oracle-heap'", "case 'postgres-heap':", 'switch (spec.engine.format) {', "'sqlserver-heap' == f"]) {
       expect(FORMAT_TEST.test(bad), bad).toBe(true);
     }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pgIndexTupleBytes, pgLayout } from '../src/formats/postgres.js';
 import { buildIndex } from '../src/btree/geometry.js';
 import { getFormat, indexGeometries } from '../src/formats/registry.js';
-import { FORMAT_IDS } from '../src/config/schema.js';
+import { FORMAT_IDS } from '../src/formats/registry.js';
 import { runStorage } from '../src/workload/runner.js';
 import { col, engine, table } from './helpers/spec.js';
 

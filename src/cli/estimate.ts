@@ -15,6 +15,7 @@ import type { MeasuredFiles } from '../estimate/types.js';
 import { estimateChart, estimateJson, estimateMarkdown, estimateTerminal, maintenanceChart } from '../estimate/report.js';
 import { poolRunner } from '../estimate/pool-runner.js';
 import { loadEstimateConfig } from '../loader/config.js';
+import { formatForEvidence } from '../formats/registry.js';
 import { progressBar } from '../report/progress.js';
 import { checkOutputFolder, StagedOutput } from '../report/output.js';
 import { EXIT_NOT_APPLICABLE, EXIT_OK } from './exit-codes.js';
@@ -62,7 +63,7 @@ function measuredFiles(opts: EstimateCliOptions): MeasuredFiles {
 function commandLineConfig(opts: EstimateCliOptions, files: MeasuredFiles): { file: string; text: string } {
   if (!opts.ddl) throw new UserError('rowsim estimate: expected a config file, or --ddl <file> with the table (and --optdiag or other measurements), found neither');
   const ddl = resolve(opts.ddl);
-  const format: FormatId = opts.format ?? (files.pgstattuple || files.pg_stat_user_tables ? 'postgres-heap' : files.index_physical_stats ? 'sqlserver-heap' : 'ase-dol');
+  const format: FormatId = opts.format ?? formatForEvidence(Object.keys(files) as EvidenceKind[]);
   const name = basename(ddl).replace(/\..*$/, '').replace(/[^A-Za-z0-9_-]/g, '_') || 'estimate';
   const engine = [`format: ${format}`, ...(opts.pageSize ? [`page_size: ${opts.pageSize}`] : [])].join(', ');
   return { file: '(command line)', text: `name: ${JSON.stringify(name)}\ntable: { ddl: ${JSON.stringify(ddl)} }\nengine: { ${engine} }\nestimate: {}\n` };

@@ -92,7 +92,9 @@ function addEstimateCommand(program: Command, setCode: SetCode): void {
     .option('--workers <n>', 'worker threads (default: the number of cores)', parseWorkers)
     .option('--json', 'print estimate.json instead of the summary')
     .option('--quiet', 'print nothing but errors (and, with exit status 3, the reason)')
-    .action(async (config: string | undefined, opts) => {
+    .action(async (config: string | undefined, opts, cmd: Command) => {
+      await checkFormatNames(cmd, '--formats <list>', opts.formats);
+      await checkFormatNames(cmd, '--format <format>', opts.format);
       const { estimateCommand } = await import('./estimate.js');
       setCode(await estimateCommand(config, opts));
     });
@@ -107,7 +109,8 @@ function addRowsizeCommand(program: Command, setCode: SetCode): void {
     .option('--formats <list>', 'formats to show, e.g. postgres-heap,sqlserver-heap (default: all)', parseFormatList)
     .option('--wide', 'show every column of the table, whatever the terminal width (COLUMNS)')
     .option('--json', 'print JSON instead of the table')
-    .action(async (table: string, opts) => {
+    .action(async (table: string, opts, cmd: Command) => {
+      await checkFormatNames(cmd, '--formats <list>', opts.formats);
       const { rowsizeCommand } = await import('./rowsize.js');
       setCode(rowsizeCommand(table, opts));
     });
@@ -141,6 +144,20 @@ function addCalibrateCommand(program: Command, setCode: SetCode): void {
       const { calibrateCommand } = await import('./calibrate.js');
       setCode(await calibrateCommand({ ...opts, durationMs: opts.duration }));
     });
+}
+
+/**
+ * The format names an option was given, against the registry (loaded here, only when the option is
+ * given): a name no format has is commander's error for the option, exit status 2.
+ */
+async function checkFormatNames(cmd: Command, option: string, given: string | string[] | undefined): Promise<void> {
+  if (given === undefined) return;
+  const { FORMAT_IDS, isFormatId } = await import('../formats/registry.js');
+  const names = [given].flat();
+  const bad = names.find((name) => !isFormatId(name));
+  if (bad === undefined) return;
+  const expected = Array.isArray(given) ? `formats from ${FORMAT_IDS.join(', ')}, separated by commas` : `one of ${FORMAT_IDS.join(', ')}`;
+  cmd.error(`error: option '${option}' argument '${names.join(',')}' is invalid. expected ${expected}, found "${bad}"`, { exitCode: EXIT_INPUT, code: 'commander.invalidArgument' });
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -5,8 +5,7 @@
 import { z } from 'zod';
 import { zCount, zShare, zSize } from './zunits.js';
 
-export { FORMAT_IDS, type FormatId } from './format-ids.js';
-import { FORMAT_IDS } from './format-ids.js';
+export type { FormatId } from './format-ids.js';
 
 const pair = () => z.tuple([z.number(), z.number()]);
 
@@ -49,8 +48,11 @@ export const tableSchema = z.strictObject({
   indexes: z.array(indexSchema).optional(),
 });
 
-export const engineSchema = z.strictObject({
-  format: z.enum(FORMAT_IDS),
+/**
+ * The engine settings (`engine:` but its `format`, whose values are the registry's: the loader adds it,
+ * src/loader/storage.ts engineSchema).
+ */
+export const engineSettingsShape = {
   page_size: zSize().optional(),
   exp_row_size: z.union([z.number().int().min(0), z.literal('max')]).optional(),
   default_exp_row_size_percent: z.number().min(0).max(100).optional(),
@@ -66,10 +68,10 @@ export const engineSchema = z.strictObject({
   pfs_bands: z.enum(['on', 'off']).optional(),
   move_back_home: z.enum(['on', 'off']).optional(),
   row_versioning: z.enum(['on', 'off']).optional(),
-});
-type EngineInput = z.infer<typeof engineSchema>;
+};
+type EngineSettingsInput = z.infer<z.ZodObject<typeof engineSettingsShape>>;
 /** Every engine setting with its default filled in (src/formats/registry.ts fills them): the schema is the one place a key is declared. */
-export type EngineSettings = Required<Omit<EngineInput, 'format'>>;
+export type EngineSettings = Required<EngineSettingsInput>;
 export type Encoding = EngineSettings['encoding'];
 
 export const valueSpecSchema = z.strictObject({

@@ -22,6 +22,13 @@ import {
   type TableLayout,
 } from '../layout/table-layout.js';
 
+declare module '../config/format-ids.js' {
+  interface FormatIds {
+    'ase-dol': true;
+    'ase-apl': true;
+  }
+}
+
 /** Logical page sizes ASE supports [A1][A2]. */
 const ASE_PAGE_SIZES = [2048, 4096, 8192, 16384] as const;
 /** DOL page header bytes: 2002 usable on 2K [A]. */
@@ -340,6 +347,7 @@ function expRowSizeKnob(layout: TableLayout, engine: EngineSpec): ReserveKnob {
 export const aseDol: StorageFormat = {
   id: 'ase-dol',
   title: 'SAP ASE data-only-locked (datarows)',
+  evidence: ['optdiag', 'sp_spaceused'],
   settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'compaction', 'enable_housekeeper_gc', 'encoding', 'multibyte_share'],
   // max_rows_per_page applies only to allpages-locked tables [ASE-IDXPROP].
   indexSettings: ['fillfactor', 'reservepagegap'],
@@ -404,6 +412,7 @@ export const aseDol: StorageFormat = {
 export const aseApl: StorageFormat = {
   id: 'ase-apl',
   title: 'SAP ASE allpages-locked',
+  evidence: ['optdiag', 'sp_spaceused'],
   settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'encoding', 'multibyte_share'],
   indexSettings: ['fillfactor', 'max_rows_per_page', 'reservepagegap'],
   ...aseCommon('ase-apl'),

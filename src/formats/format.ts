@@ -11,6 +11,7 @@ import type { EngineSettings, EngineSpec, IndexDef, StorageSpec, TableDef } from
 import type { IndexGeometry } from '../btree/geometry.js';
 import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
 import type { Encoding } from '../config/schema.js';
+import type { EvidenceKind } from '../config/evidence-kinds.js';
 import type { ResolvedEngine, TableLayout } from '../layout/table-layout.js';
 
 /** A format, or a table in a format, has no reserve knob the estimator can tune: why, as "expected …". */
@@ -142,6 +143,8 @@ export interface StorageFormat {
   // ---- the reserve knob and the reports -----------------------------------------------------------
   /** The `lock` schemes of an ASE DDL that mean this format (a DDL's lock clause must name one of them). */
   readonly ddlLocks?: readonly string[];
+  /** The DBA's tool outputs of this format's DBMS the estimator reads (optdiag, the DMV, pgstattuple …). */
+  readonly evidence: readonly EvidenceKind[];
   /** What a DBA runs to cure forwarding, and to change the setting: the estimator's maintenance what-if. */
   maintenance?(table: string, value: number): MaintenanceCommands;
   /** The knob the estimator tunes, or undefined with `noKnob` saying why. */

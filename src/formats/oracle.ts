@@ -31,6 +31,12 @@ import {
   type TableLayout,
 } from '../layout/table-layout.js';
 
+declare module '../config/format-ids.js' {
+  interface FormatIds {
+    'oracle-heap': true;
+  }
+}
+
 const ORACLE_BLOCK_SIZES = [2048, 4096, 8192, 16384, 32768] as const;
 const ORACLE_DEFAULT_BLOCK_BYTES = 8192;
 /**
@@ -321,6 +327,7 @@ function pctfreeKnob(): ReserveKnob {
 export const oracleHeap: StorageFormat = {
   id: 'oracle-heap',
   title: 'Oracle heap table (PCTFREE, migration, chaining)',
+  evidence: [],
   defaultPageBytes: ORACLE_DEFAULT_BLOCK_BYTES,
   pageSizes: ORACLE_BLOCK_SIZES,
   settings: ['page_size', 'pctfree', 'pctused', 'initrans', 'encoding', 'multibyte_share', 'compaction'],

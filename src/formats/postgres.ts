@@ -28,6 +28,12 @@ import {
   type TableLayout,
 } from '../layout/table-layout.js';
 
+declare module '../config/format-ids.js' {
+  interface FormatIds {
+    'postgres-heap': true;
+  }
+}
+
 /** BLCKSZ default [bufpage.h]. */
 const PG_BLCKSZ = 8192;
 /** Page sizes PostgreSQL can be built with (BLCKSZ, configure --with-blocksize) [bufpage.h]. */
@@ -368,6 +374,7 @@ const PG_ENGINE_ROW_BYTES = 7;
 export const postgresHeap: StorageFormat = {
   id: 'postgres-heap',
   title: 'PostgreSQL heap (MVCC, HOT, fillfactor)',
+  evidence: ['pgstattuple', 'pg_stat_user_tables'],
   defaultPageBytes: PG_BLCKSZ,
   pageSizes: PG_PAGE_SIZES,
   settings: ['page_size', 'fillfactor', 'encoding', 'multibyte_share'],

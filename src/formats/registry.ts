@@ -1,9 +1,12 @@
 /**
  * The registry of storage formats, and the engine defaults derived from them once: every setting's
  * default is declared by the format that reads it (StorageFormat.defaults); the page size by each
- * format's defaultPageBytes. Adding a format: one module with its StorageFormat, one line in FORMATS.
+ * format's defaultPageBytes. Adding a format: one module with its StorageFormat (which adds its id to
+ * FormatIds), one line in FORMATS. The compiler refuses a registry without a line for a declared id, or
+ * with a line for an undeclared one.
  */
-import { FORMAT_IDS, type FormatId } from '../config/schema.js';
+import type { EvidenceKind } from '../config/evidence-kinds.js';
+import type { FormatId } from '../config/format-ids.js';
 import type { EngineSettings, EngineSpec, TableDef } from '../config/spec.js';
 import { keyColumns, type IndexGeometry } from '../btree/geometry.js';
 import type { TableLayout } from '../layout/table-layout.js';
@@ -13,13 +16,19 @@ import { oracleHeap } from './oracle.js';
 import { postgresHeap } from './postgres.js';
 import { sqlserverHeap } from './sqlserver.js';
 
-const FORMATS: Record<FormatId, StorageFormat> = {
+const FORMATS = {
   'ase-dol': aseDol,
   'ase-apl': aseApl,
   'sqlserver-heap': sqlserverHeap,
   'postgres-heap': postgresHeap,
   'oracle-heap': oracleHeap,
-};
+} as const satisfies Record<FormatId, StorageFormat>;
+
+/** Every format's id, in the registry's order (the order of `rowsim rowsize` and of the reference). */
+export const FORMAT_IDS = Object.keys(FORMATS) as [FormatId, ...FormatId[]];
+for (const id of FORMAT_IDS) {
+  if (FORMATS[id].id !== id) throw new Error(`the registry files format ${FORMATS[id].id} under ${id}`);
+}
 
 export function getFormat(id: FormatId): StorageFormat {
   return FORMATS[id];
@@ -27,6 +36,19 @@ export function getFormat(id: FormatId): StorageFormat {
 
 export function availableFormats(): FormatId[] {
   return [...FORMAT_IDS];
+}
+
+/**
+ * The format a table is taken to be in when only its DBMS's tool outputs say (rowsim estimate --ddl
+ * without --format): the first format whose DBMS produces one of them, else the registry's first.
+ */
+export function formatForEvidence(kinds: readonly EvidenceKind[]): FormatId {
+  return FORMAT_IDS.find((id) => FORMATS[id].evidence.some((k) => kinds.includes(k))) ?? FORMAT_IDS[0];
+}
+
+/** Whether `name` is the id of a format this version has. */
+export function isFormatId(name: string): name is FormatId {
+  return Object.hasOwn(FORMATS, name);
 }
 
 /**

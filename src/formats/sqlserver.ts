@@ -32,6 +32,12 @@ import {
   type TableLayout,
 } from '../layout/table-layout.js';
 
+declare module '../config/format-ids.js' {
+  interface FormatIds {
+    'sqlserver-heap': true;
+  }
+}
+
 /** Page 8192 bytes, 96-byte header, 2-byte slot array entries [pages]. */
 const SQLSERVER_PAGE_BYTES = 8192;
 const SQLSERVER_PAGE_HEADER_BYTES = 96;
@@ -342,6 +348,7 @@ function sqlserverFillReserve(fillfactor: number | undefined): number {
 export const sqlserverHeap: StorageFormat = {
   id: 'sqlserver-heap',
   title: 'SQL Server heap (forwarding stubs, PFS)',
+  evidence: ['index_physical_stats'],
   defaultPageBytes: SQLSERVER_PAGE_BYTES,
   pageSizes: [SQLSERVER_PAGE_BYTES],
   settings: ['page_size', 'encoding', 'multibyte_share', 'pfs_bands', 'move_back_home', 'row_versioning', 'compaction'],

@@ -17,6 +17,7 @@ import { resolveDist } from './storage.js';
 import { mergeEvidence, type Measurements } from '../estimate/evidence/merge.js';
 import { readEvidence } from '../estimate/evidence/read.js';
 import type { Evidence, EvidenceKind, Figure } from '../estimate/evidence/types.js';
+import { EVIDENCE_KINDS } from '../config/evidence-kinds.js';
 import { dataLengthFor, dataLengthRange, maxEntropyLengths, readLengthPairs } from '../estimate/rows.js';
 
 const optdiagFiguresSchema = z.strictObject({
@@ -46,7 +47,7 @@ const measuredSchema = z.strictObject({
 });
 type MeasuredInput = z.infer<typeof measuredSchema>;
 const MEASURED_KEYS = Object.keys(measuredSchema.shape) as (keyof MeasuredInput)[];
-const EVIDENCE_KEYS: EvidenceKind[] = ['optdiag', 'sp_spaceused', 'index_physical_stats', 'pgstattuple', 'pg_stat_user_tables'];
+const EVIDENCE_KEYS: readonly EvidenceKind[] = EVIDENCE_KINDS;
 
 interface MeasuredResult {
   source: EstimateSource;

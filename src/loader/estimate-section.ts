@@ -6,10 +6,10 @@
  * tools, which the estimate also calibrates to).
  */
 import { z } from 'zod';
-import { FORMAT_IDS, type FormatId } from '../config/schema.js';
+import type { FormatId } from '../config/schema.js';
 import type { EngineSpec, TableDef } from '../config/spec.js';
 import { zCount } from '../config/zunits.js';
-import { availableFormats, getFormat } from '../formats/registry.js';
+import { availableFormats, FORMAT_IDS, getFormat } from '../formats/registry.js';
 import { EngineSettingError } from '../layout/table-layout.js';
 import { zodCheck } from './problems.js';
 import type { SectionContext } from './section.js';

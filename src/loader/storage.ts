@@ -3,18 +3,20 @@
  * workload phases with their length distributions (histogram CSVs read here).
  */
 import { resolve as resolvePath } from 'node:path';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { DdlError, parseDdl } from '../table/ddl.js';
 import { parseType, SchemaError } from '../config/column-types.js';
-import { defaultEngineSpec, getFormat, availableFormats } from '../formats/registry.js';
+import { defaultEngineSpec, FORMAT_IDS, getFormat, availableFormats } from '../formats/registry.js';
 import type { StorageFormat } from '../formats/format.js';
 import { EngineSettingError } from '../layout/table-layout.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
-import { INDEX_SETTING_KEYS, type IndexInput, type FormatId, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, engineSchema, tableSchema, type DistInput } from '../config/schema.js';
+import { INDEX_SETTING_KEYS, type IndexInput, type FormatId, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, engineSettingsShape, tableSchema, type DistInput } from '../config/schema.js';
 import type { EngineSettings, ColumnDef, Dist, EngineSpec, IndexDef, Order, PhaseSpec, SetSpec, StorageSpec, TableDef, TableStorage, ValueSpec } from '../config/spec.js';
 import { Problems, zodCheck } from './problems.js';
 
+/** `engine:`: the format, one of the registry's, and its settings (docs/config.md). */
+export const engineSchema = z.strictObject({ format: z.enum(FORMAT_IDS), ...engineSettingsShape });
 
 export function resolveStorage(obj: Record<string, unknown>, name: string, seed: number, baseDir: string, P: Problems): StorageSpec | undefined {
   const before = P.list.length;

@@ -7,7 +7,8 @@
 import type { InputProblem } from '../../config/errors.js';
 
 /** The input kinds a figure can come from, as the config keys under estimate.measured name them. */
-export type EvidenceKind = 'optdiag' | 'sp_spaceused' | 'index_physical_stats' | 'pgstattuple' | 'pg_stat_user_tables';
+import type { EvidenceKind } from '../../config/evidence-kinds.js';
+export type { EvidenceKind };
 
 /** One figure as read: its value, the input it came from, and where. */
 export interface Figure {

@@ -25,13 +25,16 @@ export interface ContentionTaskPayload {
  */
 export const COLLAPSE_SHARE_OF_BOUND = 0.5;
 
-/** One simulation: the figures of one seed. */
-export interface Replication {
-  seed: number;
+/** Throughput and response times: of one seed, or their means over a point's replications. */
+interface ResponseFigures {
   throughput_tps: number;
   response_time_ms: number;
   response_time_ms_p95: number;
   response_time_ms_p99: number;
+}
+
+/** Where the engines' time went, and how often look-ups retried, restarted or yielded (one seed, or the means). */
+interface EngineTimeFigures {
   engine_busy_pct: number;
   work_pct: number;
   spin_pct: number;
@@ -44,6 +47,11 @@ export interface Replication {
   optimistic_restarts_per_read: number;
   yields_per_transaction: number;
   hottest_lock_busy_pct: number;
+}
+
+/** One simulation: the figures of one seed. */
+export interface Replication extends ResponseFigures, EngineTimeFigures {
+  seed: number;
   little_law_error_pct: number;
   drift_pct: number;
   drift_noise_pct: number;
@@ -74,13 +82,9 @@ interface PointBounds {
 }
 
 /** A point: its replications merged. Scalar figures are means over the replications. */
-export interface ContentionPoint {
+export interface ContentionPoint extends ResponseFigures, EngineTimeFigures {
   users: number;
   replications: number;
-  throughput_tps: number;
-  response_time_ms: number;
-  response_time_ms_p95: number;
-  response_time_ms_p99: number;
   /** 95% intervals of the mean (Student t over the replications). */
   ci95: { throughput_tps: Interval; response_time_ms: Interval; response_time_ms_p99: Interval };
   /** Replications whose throughput fell below COLLAPSE_SHARE_OF_BOUND of the bound. */
@@ -90,19 +94,7 @@ export interface ContentionPoint {
   bimodal: boolean;
   /** Bimodal points: the mean of each group. */
   modes?: { collapsed: { throughput_tps: number; response_time_ms: number }; running: { throughput_tps: number; response_time_ms: number } };
-  engine_busy_pct: number;
-  work_pct: number;
-  spin_pct: number;
-  cas_retry_pct: number;
-  restart_pct: number;
-  idle_pct: number;
-  spinlock_wait_pct: number;
-  run_queue_pct: number;
-  cas_retries_per_lookup: number;
-  optimistic_restarts_per_read: number;
-  yields_per_transaction: number;
   lookups_per_transaction: number;
-  hottest_lock_busy_pct: number;
   /** Every replication passed the stationarity checks (after any extensions). */
   stationary: boolean;
   not_stationary: number;

@@ -7,7 +7,7 @@ import { aplIndexGeometry, aseFillReserve, dolIndexGeometry } from './ase-index.
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
 import { ClusteredHeap } from '../heap/clustered-heap.js';
 import type { StorageEngine } from '../heap/engine.js';
-import { COMMON_DEFAULTS, KnobError, type AllocationInput, type ReserveKnob, type StorageFormat } from './format.js';
+import { COMMON_DEFAULTS, KnobError, type AllocationInput, type AllocationPageCounts, type ReserveKnob, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote } from './forwarding.js';
 import { isCharacterType, isVariableType, type ColumnType } from '../config/column-types.js';
 import {
@@ -307,7 +307,7 @@ const ASE_ALLOCATION_UNIT_PAGES = 256;
  * the allocation pages of the allocation units those pages fill (one in 256 [A2]; the database's pages,
  * counted as if the table's objects filled whole units, an upper estimate).
  */
-export function aseAllocationPages(input: AllocationInput): Record<string, number> {
+export function aseAllocationPages(input: AllocationInput): AllocationPageCounts {
   const objects = [input.dataPages, ...Object.values(input.indexPages)];
   const oam = objects.reduce((sum, pages) => sum + Math.ceil(pages / ASE_OAM_PAGES_MAPPED_MAX), 0);
   const all = objects.reduce((sum, pages) => sum + pages, 0) + oam;

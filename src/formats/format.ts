@@ -54,6 +54,14 @@ export interface ReserveKnob {
   movedMetric: 'forwarded_rows' | 'newpage_updates';
 }
 
+/**
+ * The pages a format spends on keeping track of pages (results.json `allocation_pages.by_kind`): ASE's
+ * OAM and allocation pages; SQL Server's IAM, PFS, GAM and SGAM pages; PostgreSQL's free space map and
+ * visibility map forks; Oracle's segment header and ASSM bitmap blocks.
+ */
+export type AllocationPageKind = 'oam' | 'allocation' | 'iam' | 'pfs' | 'gam' | 'sgam' | 'fsm' | 'vm' | 'segment_header' | 'bitmap_blocks';
+export type AllocationPageCounts = Partial<Record<AllocationPageKind, number>>;
+
 /** What a format's allocation overhead is computed from: the table's data pages, each index's pages, the engine's counters. */
 export interface AllocationInput {
   pageBytes: number;
@@ -136,7 +144,7 @@ export interface StorageFormat {
    * pages: ASE OAM and allocation pages, SQL Server IAM/PFS/GAM/SGAM, PostgreSQL's FSM and VM forks,
    * Oracle segment headers and ASSM bitmap blocks.
    */
-  allocationPages(input: AllocationInput): Record<string, number>;
+  allocationPages(input: AllocationInput): AllocationPageCounts;
   /** Where the table's rows can put values off-row on pages of their own (SQL Server row-overflow): how they are counted. */
   offRow?(layout: TableLayout): OffRowStore | undefined;
 

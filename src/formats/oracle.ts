@@ -12,7 +12,7 @@
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { columnBytes } from '../btree/geometry.js';
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
-import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type ReserveKnob, type StorageFormat } from './format.js';
+import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type AllocationPageCounts, type ReserveKnob, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../config/column-types.js';
 import { isCharacterType } from '../config/column-types.js';
@@ -291,7 +291,7 @@ export function oracleSegmentMetadataBlocks(blocks: number, blockBytes: number):
 }
 
 /** The table's and each index's segment headers and ASSM bitmap blocks. */
-function oracleAllocationPages(input: AllocationInput): Record<string, number> {
+function oracleAllocationPages(input: AllocationInput): AllocationPageCounts {
   let header = 0;
   let bitmap = 0;
   for (const blocks of [input.dataPages, ...Object.values(input.indexPages)]) {

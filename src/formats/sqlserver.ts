@@ -13,7 +13,7 @@ import { keyBytes, keyColumns, type IndexGeometry } from '../btree/geometry.js';
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
 import { ClusteredHeap } from '../heap/clustered-heap.js';
 import { metric } from '../heap/metrics.js';
-import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type OffRowStore, type StorageFormat } from './format.js';
+import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type AllocationPageCounts, type OffRowStore, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../config/column-types.js';
 import { isCharacterType } from '../config/column-types.js';
@@ -320,7 +320,7 @@ const SQLSERVER_GAM_INTERVAL_PAGES = 64_000 * 8;
  * over the pages of the table and its indexes (the database's pages, counted as if the table filled
  * them alone).
  */
-export function sqlserverAllocationPages(input: AllocationInput): Record<string, number> {
+export function sqlserverAllocationPages(input: AllocationInput): AllocationPageCounts {
   const overflow = metric(input.metrics, 'row_overflow_pages');
   const units = [input.dataPages, ...Object.values(input.indexPages), ...(overflow > 0 ? [overflow] : [])];
   const iam = units.reduce((sum, pages) => sum + Math.ceil(pages / SQLSERVER_GAM_INTERVAL_PAGES), 0);

@@ -354,25 +354,10 @@ class DdlReader {
     if (this.isWord('IF') && this.isWord('EXISTS', 1)) this.p += 2;
     if (this.isWord('ONLY') && this.peek(1)?.kind === 'word') this.p++;
     const on = this.name();
-    let cname: string | undefined;
     if (this.isWord('ADD')) {
       this.p++;
-      if (this.isWord('CONSTRAINT')) {
-        this.p++;
-        cname = this.name();
-      }
-      if (this.isWord('PRIMARY') || this.isWord('UNIQUE')) {
-        const primary = this.isWord('PRIMARY');
-        this.p++;
-        if (primary) this.expect('KEY');
-        let clustered = false;
-        while (this.isWord('CLUSTERED') || this.isWord('NONCLUSTERED')) clustered = this.toks[this.p++]!.upper === 'CLUSTERED';
-        const tokens: Token[] = [];
-        const cols = this.nameList(tokens);
-        const idx = { name: cname ?? `${on}_${primary ? 'pk' : `${cols.join('_')}_key`}`, columns: cols, unique: true, clustered };
-        this.columnTokens.set(idx, tokens);
-        this.pendingIndexes.push({ idx, tok: startTok, on });
-      }
+      const idx = this.keyConstraint(on);
+      if (idx) this.pendingIndexes.push({ idx, tok: startTok, on });
     }
     this.p = Math.max(this.p, save + 1);
     this.skipRestOfStatement();
@@ -405,24 +390,33 @@ class DdlReader {
   }
 
   private tableConstraint(tname: string, indexes: IndexDef[]): void {
+    const idx = this.keyConstraint(tname);
+    if (idx) indexes.push(idx);
+    this.skipExpr();
+  }
+
+  /**
+   * `[CONSTRAINT name] PRIMARY KEY | UNIQUE [CLUSTERED | NONCLUSTERED] (cols)` of table `tname` (in CREATE
+   * TABLE or ALTER TABLE … ADD): its unique index, named after the constraint, else after the table
+   * (`t_pk`, `t_a_b_key`); undefined for any other constraint.
+   */
+  private keyConstraint(tname: string): IndexDef | undefined {
     let cname: string | undefined;
     if (this.isWord('CONSTRAINT')) {
       this.p++;
       cname = this.name();
     }
-    if (this.isWord('PRIMARY') || this.isWord('UNIQUE')) {
-      const primary = this.isWord('PRIMARY');
-      this.p++;
-      if (primary) this.expect('KEY');
-      let clustered = false;
-      while (this.isWord('CLUSTERED') || this.isWord('NONCLUSTERED')) clustered = this.toks[this.p++]!.upper === 'CLUSTERED';
-      const tokens: Token[] = [];
-      const cols = this.nameList(tokens);
-      const idx = { name: cname ?? `${tname}_${primary ? 'pk' : cols.join('_') + '_key'}`, columns: cols, unique: true, clustered };
-      this.columnTokens.set(idx, tokens);
-      indexes.push(idx);
-    }
-    this.skipExpr();
+    if (!this.isWord('PRIMARY') && !this.isWord('UNIQUE')) return undefined;
+    const primary = this.isWord('PRIMARY');
+    this.p++;
+    if (primary) this.expect('KEY');
+    let clustered = false;
+    while (this.isWord('CLUSTERED') || this.isWord('NONCLUSTERED')) clustered = this.toks[this.p++]!.upper === 'CLUSTERED';
+    const tokens: Token[] = [];
+    const cols = this.nameList(tokens);
+    const idx = { name: cname ?? `${tname}_${primary ? 'pk' : `${cols.join('_')}_key`}`, columns: cols, unique: true, clustered };
+    this.columnTokens.set(idx, tokens);
+    return idx;
   }
 
   /** The column's type spelling (one or two words, with its parenthesised parameters). */

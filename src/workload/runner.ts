@@ -5,7 +5,7 @@
 import type { PhaseSpec, SetSpec, StorageSpec, ValueSpec } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
 import { INDEX_SETTING_KEYS } from '../config/schema.js';
-import type { OffRowStore, StorageFormat } from '../formats/format.js';
+import type { AllocationPageCounts, OffRowStore, StorageFormat } from '../formats/format.js';
 import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
 import type { EngineMetrics, PageMapData, ReorgKind, StorageEngine } from '../heap/engine.js';
 import { grown } from '../util/arrays.js';
@@ -30,7 +30,7 @@ export interface PhaseResult {
 
 export interface AllocationPages {
   total: number;
-  by_kind: Record<string, number>;
+  by_kind: AllocationPageCounts;
 }
 
 interface RowBytes {

@@ -120,7 +120,7 @@ describe('--out at something rowsim did not write', () => {
       ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
     });
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/cannot write into the folder .*ro: permission denied \(EACCES\)/);
+    expect(r.stderr).toMatch(/cannot write into the folder .*ro: permission denied$/m);
     noStack(r.stderr);
     expect(readdirSync(ro)).toEqual([]);
   });

@@ -2,31 +2,13 @@
  * Reading the user's input files (configs, DDL, CSV): only regular files of a bounded size, so that a
  * path such as /dev/zero or a folder is refused at once instead of read forever.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { errnoText, fileKind } from '../util/fs-text.js';
 
 /** The largest input file rowsim reads: configs, DDL and CSV files are far smaller. */
 const MAX_INPUT_BYTES = 64 * 1024 * 1024;
 
 type ReadResult = { ok: true; text: string } | { ok: false; problem: string };
-
-function kind(st: Stats): string {
-  if (st.isDirectory()) return 'a folder';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  if (st.isFIFO()) return 'a pipe';
-  if (st.isSocket()) return 'a socket';
-  return 'something that is not a regular file';
-}
-
-const ERRNO_TEXT: Record<string, string> = {
-  ENOENT: 'no such file',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  ENOTDIR: 'a part of the path is not a folder',
-  EISDIR: 'a folder',
-  ELOOP: 'too many symbolic links',
-  ENAMETOOLONG: 'the name is too long',
-};
 
 /**
  * Read a text file the user named. Returns its text, or a problem phrased to follow "expected …, "
@@ -45,17 +27,15 @@ export function readInputText(path: string): ReadResult {
     // O_NONBLOCK: opening a named pipe must not wait for a writer before we can look at what it is.
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? '';
-    return { ok: false, problem: `a readable file, found ${ERRNO_TEXT[code] ?? (err as Error).message}${code ? ` (${code})` : ''}` };
+    return { ok: false, problem: `a readable file, found ${errnoText(err)}` };
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) return { ok: false, problem: `a regular file, found ${kind(st)}` };
+    if (!st.isFile()) return { ok: false, problem: `a regular file, found ${fileKind(st)}` };
     if (st.size > MAX_INPUT_BYTES) return { ok: false, problem: `a file of at most ${MAX_INPUT_BYTES / 1048576} MiB, found ${(st.size / 1048576).toFixed(0)} MiB` };
     return { ok: true, text: readFileSync(fd, 'utf8') };
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? '';
-    return { ok: false, problem: `a readable file, found ${ERRNO_TEXT[code] ?? (err as Error).message}${code ? ` (${code})` : ''}` };
+    return { ok: false, problem: `a readable file, found ${errnoText(err)}` };
   } finally {
     closeSync(fd);
   }

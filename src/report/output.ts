@@ -35,6 +35,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join, parse, relative, resolve, sep } from 'node:path';
 import { UserError } from '../config/errors.js';
 import { onInterrupt } from '../util/cleanup.js';
+import { errnoText, fileKind } from '../util/fs-text.js';
 import { ROWSIM_VERSION } from '../version.js';
 
 const MANIFEST_FILE = '.rowsim-output.json';
@@ -65,16 +66,6 @@ function fail(folder: { shown: string }, message: string): never {
   throw new UserError(`--out ${folder.shown}: ${message}`);
 }
 
-function kindOf(st: Stats): string {
-  if (st.isFile()) return 'a file';
-  if (st.isDirectory()) return 'a folder';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  if (st.isFIFO()) return 'a pipe';
-  if (st.isSocket()) return 'a socket';
-  return 'something that is not a folder';
-}
-
 function statOrNull(path: string): Stats | null {
   try {
     return statSync(path);
@@ -86,27 +77,11 @@ function statOrNull(path: string): Stats | null {
   }
 }
 
-function describeErrno(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  const why: Record<string, string> = {
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    EROFS: 'read-only file system',
-    ENOSPC: 'no space left on device',
-    EDQUOT: 'disk quota exceeded',
-    ENOTDIR: 'a part of the path is not a folder',
-    EISDIR: 'is a folder',
-    ENAMETOOLONG: 'name too long',
-    EEXIST: 'already exists',
-  };
-  return e.code ? `${why[e.code] ?? e.message} (${e.code})` : String(e.message ?? err);
-}
-
 function checkWritable(folder: { shown: string }, path: string, what: string): void {
   try {
     accessSync(path, fsConstants.W_OK | fsConstants.X_OK);
   } catch (err) {
-    fail(folder, `cannot write into ${what} ${path}: ${describeErrno(err)}`);
+    fail(folder, `cannot write into ${what} ${path}: ${errnoText(err)}`);
   }
 }
 
@@ -198,7 +173,7 @@ export function checkOutputFolder(target: string, owner: OutputOwner): OutputFol
   if (dir === parse(dir).root) fail(folder, 'expected a results folder, found the root of the file system');
   const st = statOrNull(dir);
   if (st) {
-    if (!st.isDirectory()) fail(folder, `expected a folder, found ${kindOf(st)}`);
+    if (!st.isDirectory()) fail(folder, `expected a folder, found ${fileKind(st)}`);
     checkWritable(folder, dir, 'the folder');
     folderManifest(folder);
     return folder;
@@ -208,7 +183,7 @@ export function checkOutputFolder(target: string, owner: OutputOwner): OutputFol
   for (;;) {
     const a = statOrNull(up);
     if (a) {
-      if (!a.isDirectory()) fail(folder, `expected a folder path, found ${up}, which is ${kindOf(a)}`);
+      if (!a.isDirectory()) fail(folder, `expected a folder path, found ${up}, which is ${fileKind(a)}`);
       checkWritable(folder, up, 'the folder');
       return folder;
     }
@@ -289,7 +264,7 @@ function lockFolder(folder: OutputFolder): () => void {
           continue;
         }
         if ((code === 'EACCES' || code === 'EROFS' || code === 'ENOENT') && path === candidates[0] && existsSync(folder.dir)) break; // try inside the folder
-        fail(folder, `cannot create the lock ${path}: ${describeErrno(err)}`);
+        fail(folder, `cannot create the lock ${path}: ${errnoText(err)}`);
       }
       writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() } satisfies LockInfo & { since: string }));
       closeSync(fd);
@@ -332,7 +307,7 @@ export class StagedOutput {
       writeManifest(this.dir, { rowsim_version: ROWSIM_VERSION, files: {} });
     } catch (err) {
       rmSync(this.dir, { recursive: true, force: true });
-      fail(folder, `cannot create a temporary folder ${this.dir}: ${describeErrno(err)}`);
+      fail(folder, `cannot create a temporary folder ${this.dir}: ${errnoText(err)}`);
     }
     this.unregister = onInterrupt(() => this.discard());
   }
@@ -345,7 +320,7 @@ export class StagedOutput {
     try {
       writeFileSync(path, data);
     } catch (err) {
-      fail(this.folder, `cannot write ${rel}: ${describeErrno(err)}`);
+      fail(this.folder, `cannot write ${rel}: ${errnoText(err)}`);
     }
     this.files.add(rel);
   }
@@ -374,12 +349,12 @@ export class StagedOutput {
         writeManifest(this.dir, { rowsim_version: ROWSIM_VERSION, files: { [folder.owner]: mine } });
         renameSync(this.dir, folder.dir);
       } else {
-        if (!st.isDirectory()) fail(folder, `expected a folder, found ${kindOf(st)}`);
+        if (!st.isDirectory()) fail(folder, `expected a folder, found ${fileKind(st)}`);
         this.publishInto(folder, mine);
       }
     } catch (err) {
       if (err instanceof UserError) throw err;
-      fail(this.folder, `cannot publish the results: ${describeErrno(err)}`);
+      fail(this.folder, `cannot publish the results: ${errnoText(err)}`);
     } finally {
       release();
       this.discard();
@@ -396,7 +371,7 @@ export class StagedOutput {
       if (d && (d.isDirectory() || !owned.has(rel))) fail(folder, `${rel} exists there and rowsim did not write it: move it away or choose another --out`);
       for (let up = dirname(dest); up.length > folder.dir.length; up = dirname(up)) {
         const u = statOrNull(up);
-        if (u && !u.isDirectory()) fail(folder, `${relative(folder.dir, up).split(sep).join('/')} exists there as ${kindOf(u)} where rowsim writes a folder`);
+        if (u && !u.isDirectory()) fail(folder, `${relative(folder.dir, up).split(sep).join('/')} exists there as ${fileKind(u)} where rowsim writes a folder`);
       }
     }
     const before = manifest.files[folder.owner] ?? [];

@@ -17,21 +17,13 @@ import { parseContention, type ContentionSpec } from '../contention/schema.js';
 import { runReplication } from '../contention/task.js';
 import { fitUsl } from '../contention/usl.js';
 import type { CalibrationFile } from '../contention/calibration-file.js';
-import { CTRL_READY, CTRL_START, CTRL_STOP, dataLine, header, H_PAYLOAD, H_USAGE, layout } from './layout.js';
+import { CTRL_READY, CTRL_START, CTRL_STOP, dataLine, header, H_PAYLOAD, H_USAGE, layout, type Workload } from './layout.js';
 import type { Mode, RunMessage, ThreadResult } from './worker.js';
 import { ROWSIM_VERSION } from '../version.js';
 
 /** A thread that got less than this share of a core was time-sliced or preempted (assumed: a threshold well below the ~100% an unshared core gives, above the ~50% two threads get from one). */
 const MIN_CPU_SHARE = 0.8;
 
-export interface Workload {
-  partitions: number;
-  headers: number;
-  skew: number;
-  outsideIters: number;
-  csIters: number;
-  writeShare: number;
-}
 
 /** The hash table the table modes run on (assumed sizes: small enough that contention shows on 2 cores). */
 export const DEFAULT_WORKLOAD: Workload = { partitions: 8, headers: 4096, skew: 0.99, outsideIters: 150, csIters: 40, writeShare: 0.05 };

@@ -42,3 +42,13 @@ export const dataLine = (p: number): number => LINE * (2 + 2 * p);
 export const qnode = (L: Layout, i: number): number => LINE * (1 + 2 * L.partitions + i);
 /** Word index of header h. */
 export const header = (L: Layout, h: number): number => LINE * (1 + 2 * L.partitions + MAX_THREADS + h);
+
+/** The benchmark's workload, as the main thread plans it and every benchmark thread receives it. */
+export interface Workload {
+  partitions: number;
+  headers: number;
+  skew: number;
+  outsideIters: number;
+  csIters: number;
+  writeShare: number;
+}

@@ -25,22 +25,16 @@ import { parentPort } from 'node:worker_threads';
 import { AliasTable } from '../contention/sim.js';
 import { spinlockOfPage, zipfWeights } from '../contention/model.js';
 import { Prng } from '../util/prng.js';
-import { CTRL_READY, CTRL_START, CTRL_STOP, dataLine, header, H_PAYLOAD, H_USAGE, H_VERSION, layout, lockLine, PAYLOAD_WORDS, qnode, Q_LOCKED, Q_NEXT } from './layout.js';
+import { CTRL_READY, CTRL_START, CTRL_STOP, dataLine, header, H_PAYLOAD, H_USAGE, H_VERSION, layout, lockLine, PAYLOAD_WORDS, qnode, Q_LOCKED, Q_NEXT, type Workload } from './layout.js';
 
 export type Mode = 'none' | 'bare' | 'ttas' | 'ticket' | 'mcs' | 'cas-pin' | 'optimistic' | 'cas-count' | 'broken' | 'unvalidated';
 
-export interface RunMessage {
+export interface RunMessage extends Workload {
   type: 'run';
   mode: Mode;
   index: number;
   threads: number;
   sab: SharedArrayBuffer;
-  partitions: number;
-  headers: number;
-  skew: number;
-  outsideIters: number;
-  csIters: number;
-  writeShare: number;
   seed: number;
   /** Time one access in this many (latency percentiles). */
   sampleEvery: number;

@@ -8,7 +8,7 @@
  * Pure.
  */
 import type { InputProblem } from '../../config/errors.js';
-import { at, type ColumnFigure, type Evidence, type EvidenceKind, type Figure } from './types.js';
+import { at, type Evidence, type EvidenceKind, type Figure } from './types.js';
 
 const EVIDENCE_ORDER: readonly EvidenceKind[] = ['optdiag', 'index_physical_stats', 'pgstattuple', 'sp_spaceused', 'pg_stat_user_tables'];
 
@@ -24,25 +24,16 @@ export interface MovedTarget {
   figures: Figure[];
 }
 
-export interface Measurements {
+/** The figures one table's measurements agree on, merged over every input (each figure keeps its source). */
+const SCALARS = ['rows', 'pages', 'forwarded', 'deleted', 'emptyPages', 'avgRowBytes', 'minRowBytes', 'maxRowBytes'] as const;
+type Scalar = (typeof SCALARS)[number];
+
+export interface Measurements extends Pick<Evidence, Scalar | 'columns' | 'notes'> {
   kinds: EvidenceKind[];
   /** The page size the KB and byte figures were turned into pages with. */
   pageBytes: number;
-  rows?: Figure;
-  pages?: Figure;
-  forwarded?: Figure;
-  deleted?: Figure;
-  emptyPages?: Figure;
-  avgRowBytes?: Figure;
-  minRowBytes?: Figure;
-  maxRowBytes?: Figure;
-  columns?: ColumnFigure[];
   moved?: MovedTarget;
-  notes: string[];
 }
-
-type Scalar = 'rows' | 'pages' | 'forwarded' | 'deleted' | 'emptyPages' | 'avgRowBytes' | 'minRowBytes' | 'maxRowBytes';
-const SCALARS: Scalar[] = ['rows', 'pages', 'forwarded', 'deleted', 'emptyPages', 'avgRowBytes', 'minRowBytes', 'maxRowBytes'];
 
 const fmt = (v: number) => (Number.isInteger(v) ? v.toLocaleString('en-US') : v.toLocaleString('en-US', { maximumFractionDigits: 2 }));
 

@@ -59,7 +59,7 @@ export interface ReserveKnob {
  * OAM and allocation pages; SQL Server's IAM, PFS, GAM and SGAM pages; PostgreSQL's free space map and
  * visibility map forks; Oracle's segment header and ASSM bitmap blocks.
  */
-export type AllocationPageKind = 'oam' | 'allocation' | 'iam' | 'pfs' | 'gam' | 'sgam' | 'fsm' | 'vm' | 'segment_header' | 'bitmap_blocks';
+type AllocationPageKind = 'oam' | 'allocation' | 'iam' | 'pfs' | 'gam' | 'sgam' | 'fsm' | 'vm' | 'segment_header' | 'bitmap_blocks';
 export type AllocationPageCounts = Partial<Record<AllocationPageKind, number>>;
 
 /** What a format's allocation overhead is computed from: the table's data pages, each index's pages, the engine's counters. */

@@ -115,6 +115,11 @@ describe('--out at something rowsim did not write', () => {
     // root may write anywhere: run as nobody then (the folder stays root's, mode 755).
     const asRoot = process.getuid?.() === 0;
     if (!asRoot) chmodSync(ro, 0o555);
+    else {
+      // nobody must be able to load rowsim itself: a checkout below a folder of mode 700 (mktemp -d) is not.
+      const probe = spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(join(ROOT, 'dist', 'cli', 'main.js'))})`], { uid: 65534, gid: 65534, encoding: 'utf8' });
+      expect(probe.status, `user nobody cannot read ${ROOT}: this test runs rowsim as nobody, so the checkout must be readable by others (chmod o+rx its parent folders)`).toBe(0);
+    }
     const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'rowsim.js'), 'run', join(dir, 'c.yaml'), '--out', join(ro, 'out')], {
       encoding: 'utf8',
       ...(asRoot ? { uid: 65534, gid: 65534 } : {}),

@@ -66,6 +66,26 @@ function fail(folder: { shown: string }, message: string): never {
   throw new UserError(`--out ${folder.shown}: ${message}`);
 }
 
+/**
+ * mkdir -p, one level at a time from the deepest folder that exists. Node.js's own recursive mkdir
+ * retries for ever where a file system answers ENOENT under a folder that exists (procfs: `--out
+ * /proc/x`); here each level is tried once and a refusal is an error.
+ */
+function makeFolders(path: string): void {
+  const missing: string[] = [];
+  for (let p = resolve(path); !existsSync(p); p = dirname(p)) {
+    missing.push(p);
+    if (dirname(p) === p) break;
+  }
+  for (const p of missing.reverse()) {
+    try {
+      mkdirSync(p);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+}
+
 function statOrNull(path: string): Stats | null {
   try {
     return statSync(path);
@@ -302,8 +322,8 @@ export class StagedOutput {
     const suffix = `${process.pid}-${randomBytes(6).toString('hex')}`;
     this.dir = existsSync(folder.dir) ? join(folder.dir, `${STAGE_TAG}${suffix}`) : join(dirname(folder.dir), `.${basename(folder.dir)}${STAGE_TAG}${suffix}`);
     try {
-      mkdirSync(dirname(folder.dir), { recursive: true });
-      mkdirSync(join(this.dir, 'charts'), { recursive: true });
+      makeFolders(dirname(folder.dir));
+      makeFolders(join(this.dir, 'charts'));
       writeManifest(this.dir, { rowsim_version: ROWSIM_VERSION, files: {} });
     } catch (err) {
       rmSync(this.dir, { recursive: true, force: true });
@@ -316,7 +336,7 @@ export class StagedOutput {
   write(rel: string, data: string | Uint8Array): void {
     if (!isSafeRelative(rel)) throw new Error(`output path ${rel} leaves the output folder`);
     const path = join(this.dir, ...rel.split('/'));
-    mkdirSync(dirname(path), { recursive: true });
+    makeFolders(dirname(path));
     try {
       writeFileSync(path, data);
     } catch (err) {
@@ -382,7 +402,7 @@ export class StagedOutput {
     writeManifest(folder.dir, { rowsim_version: ROWSIM_VERSION, files });
     for (const rel of mine) {
       const dest = join(folder.dir, ...rel.split('/'));
-      mkdirSync(dirname(dest), { recursive: true });
+      makeFolders(dirname(dest));
       renameSync(join(this.dir, ...rel.split('/')), dest);
     }
     files[folder.owner] = mine;

@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median } from '../contention/stats.js';
 import type { BenchLine } from './storage.js';
 
 const RUNS = 15;
@@ -19,11 +20,6 @@ function cpuMs(args: string[], script: string[] = [BIN]): number {
   const m = /rowsim-bench-cpu-us (\d+)/.exec(r.stderr);
   if (r.status !== 0 || !m) throw new Error(`${[...script, ...args].join(' ')} failed (status ${r.status}): ${r.stderr}`);
   return Number(m[1]) / 1000;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
 export async function benchCli(): Promise<BenchLine[]> {

@@ -16,6 +16,7 @@ import { parse } from 'yaml';
 import { parseContention, type BufferManagerKind, type ContentionSpec } from '../contention/schema.js';
 import { runReplication } from '../contention/task.js';
 import { runContention } from '../contention/run.js';
+import { median } from '../contention/stats.js';
 import { REPAIRMAN, repairmanSpec } from './repairman.js';
 import type { BenchLine } from './storage.js';
 
@@ -35,10 +36,6 @@ function cpuTimed<T>(f: () => T): { value: T; cpu: number; wall: number } {
   return { value, cpu: (c.user + c.system) / 1e6, wall: (performance.now() - w0) / 1000 };
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
 const round3 = (x: number): number => Number(x.toPrecision(3));
 
 function runPointOnce(spec: ContentionSpec, bm: BufferManagerKind, users: number, seed: number) {

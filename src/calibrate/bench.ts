@@ -16,6 +16,7 @@ import { Worker } from 'node:worker_threads';
 import { parseContention, type ContentionSpec } from '../contention/schema.js';
 import { runReplication } from '../contention/task.js';
 import { fitUsl } from '../contention/usl.js';
+import { median } from '../contention/stats.js';
 import type { CalibrationFile } from '../contention/calibration-file.js';
 import { CTRL_READY, CTRL_START, CTRL_STOP, dataLine, header, H_PAYLOAD, H_USAGE, layout, type Workload } from './layout.js';
 import type { Mode, RunMessage, ThreadResult } from './worker.js';
@@ -192,7 +193,6 @@ export interface CalibrationReport extends CalibrationFile {
 
 const TABLE_MODES: Mode[] = ['ttas', 'ticket', 'mcs', 'cas-pin', 'optimistic'];
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** The model of a table run: threads engines and users, no think time, one look-up per access. */
 export function benchmarkModel(mode: Mode, threads: number, w: Workload, costs: { outside: number; hold: number; handoff: number; cas: number; transfer: number; lookup: number }): ContentionSpec {

@@ -1,8 +1,14 @@
 /**
  * Statistics of replications: the mean with a 95% confidence interval (Student t), and the ratio of two
- * independent means with its interval by the delta method. Pure.
+ * independent means with its interval by the delta method; the median of repeated measurements. Pure.
  */
 export type Interval = [number, number];
+
+/** The median of `xs` (the upper of the two middle values for an even count); `xs` is left as it was. */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
 
 /** Two-sided 95% quantiles of Student's t for 1 … 30 degrees of freedom (standard tables). */
 const T95 = [

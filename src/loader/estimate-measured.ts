@@ -16,7 +16,7 @@ import type { EstimateSource, MeasuredFiles } from '../estimate/types.js';
 import { resolveDist } from './storage.js';
 import { mergeEvidence, type Measurements } from '../estimate/evidence/merge.js';
 import { readEvidence } from '../estimate/evidence/read.js';
-import type { Evidence, EvidenceKind, Figure } from '../estimate/evidence/types.js';
+import type { Evidence, Figure } from '../estimate/evidence/types.js';
 import { EVIDENCE_KINDS } from '../config/evidence-kinds.js';
 import { dataLengthFor, dataLengthRange, maxEntropyLengths, readLengthPairs } from '../estimate/rows.js';
 
@@ -47,7 +47,6 @@ const measuredSchema = z.strictObject({
 });
 type MeasuredInput = z.infer<typeof measuredSchema>;
 const MEASURED_KEYS = Object.keys(measuredSchema.shape) as (keyof MeasuredInput)[];
-const EVIDENCE_KEYS: readonly EvidenceKind[] = EVIDENCE_KINDS;
 
 interface MeasuredResult {
   source: EstimateSource;
@@ -104,7 +103,7 @@ export function resolveMeasured(measured: unknown, c: Omit<Ctx, 'cli'>, cli: Mea
 function readAll(m: MeasuredInput, ctx: Ctx): Measurements | null | undefined {
   const inputs: Evidence[] = [];
   let bad = false;
-  for (const kind of EVIDENCE_KEYS) {
+  for (const kind of EVIDENCE_KINDS) {
     const fromCli = ctx.cli[kind];
     const given = fromCli ?? (typeof m[kind] === 'string' ? (m[kind] as string) : undefined);
     if (given === undefined) continue;

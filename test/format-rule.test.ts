@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FORMAT_IDS } from '../src/formats/registry.js';
+import { FORMAT_IDS, formatForEvidence, isFormatId } from '../src/formats/registry.js';
 import { ROOT } from './helpers/cli.js';
 
 const ids = FORMAT_IDS.map((f) => f.replace(/[-]/g, '\\-')).join('|');
@@ -55,5 +55,21 @@ describe('format-specific code lives in src/formats', () => {
       expect(FORMAT_TEST.test(bad), bad).toBe(true);
     }
     expect(FORMAT_TEST.test("format: StorageSpec['engine']['format'] = 'ase-dol'")).toBe(false);
+  });
+});
+
+describe('the registry', () => {
+  it('takes a table to be in the format whose DBMS produced the tool outputs given (estimate --ddl without --format)', () => {
+    expect(formatForEvidence(['optdiag'])).toBe('ase-dol');
+    expect(formatForEvidence(['sp_spaceused', 'optdiag'])).toBe('ase-dol');
+    expect(formatForEvidence(['index_physical_stats'])).toBe('sqlserver-heap');
+    expect(formatForEvidence(['pgstattuple'])).toBe('postgres-heap');
+    expect(formatForEvidence(['pg_stat_user_tables'])).toBe('postgres-heap');
+    expect(formatForEvidence([])).toBe('ase-dol');
+  });
+
+  it('knows its own ids and no others', () => {
+    for (const id of FORMAT_IDS) expect(isFormatId(id)).toBe(true);
+    for (const name of ['ase-dolx', 'oracle', '', 'toString', '__proto__']) expect(isFormatId(name)).toBe(false);
   });
 });

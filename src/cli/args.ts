@@ -70,3 +70,34 @@ export function parseThreadList(value: string): number[] {
   const list = parts.map((p) => wholeNumber(p, CALIBRATE_RANGES.threads, 'threads', '1,2'));
   return [...new Set(list)].sort((a, b) => a - b);
 }
+
+/** A page number from 0 (which pages exist is the table's to say: the command checks). */
+export const parsePageNumber = (value: string): number => wholeNumber(value, { min: 0, max: 2 ** 31 - 1 }, 'a page number from 0', 3);
+/** A row id from 0. */
+export const parseRowId = (value: string): number => wholeNumber(value, { min: 0, max: 2 ** 31 - 1 }, 'a row id from 0', 17);
+/** After which phase: its number from 1, or `final`. */
+export function parsePhase(value: string): number | 'final' {
+  if (value.trim() === 'final') return 'final';
+  return wholeNumber(value, { min: 1, max: 10_000 }, 'a phase number from 1 (or "final")', 2);
+}
+/** How the page is written: svg, png, text, json, or files (svg and png, with the text on the terminal). */
+export function parsePageOutput(value: string): 'svg' | 'png' | 'text' | 'json' | 'files' {
+  const v = value.trim();
+  if (v === 'svg' || v === 'png' || v === 'text' || v === 'json' || v === 'files') return v;
+  throw new InvalidArgumentError(`expected one of svg, png, text, json, files, found "${value}"`);
+}
+/** A PNG scale for projectors: 1 to 4. */
+export function parseImageScale(value: string): number {
+  const n = Number(value.trim());
+  if (value.trim() === '' || !Number.isFinite(n) || n < 1 || n > 4) throw new InvalidArgumentError(`expected a scale from 1 to 4, such as 2, found "${value}"`);
+  return n;
+}
+/** Rows a..b (or one row id). */
+export function parseRowRange(value: string): [number, number] {
+  const m = /^\s*(\d+)\s*(?:(?:\.\.|-)\s*(\d+)\s*)?$/.exec(value);
+  const a = m ? Number(m[1]) : NaN;
+  const b = m ? Number(m[2] ?? m[1]) : NaN;
+  if (!m || b < a) throw new InvalidArgumentError(`expected a row id or a range of row ids such as 10..20, found "${value}"`);
+  return [a, b];
+}
+export const parseSteps = (value: string): number => wholeNumber(value, { min: 1, max: 100_000 }, 'steps', 50);

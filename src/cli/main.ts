@@ -9,7 +9,7 @@
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../config/errors.js';
 import { ROWSIM_VERSION } from '../version.js';
-import { parseDurationMs, parseFormat, parseFormatList, parseMaxPoints, parsePageSize, parseRepeats, parseRowCount, parseRowsizeRows, parseSampleRows, parseSeeds, parseTarget, parseThreadList, parseWorkers } from './args.js';
+import { parseDurationMs, parseFormat, parseImageScale, parsePageNumber, parsePageOutput, parsePhase, parseRowId, parseRowRange, parseSteps, parseFormatList, parseMaxPoints, parsePageSize, parseRepeats, parseRowCount, parseRowsizeRows, parseSampleRows, parseSeeds, parseTarget, parseThreadList, parseWorkers } from './args.js';
 
 import { EXIT_INPUT, EXIT_INTERNAL, EXIT_OK } from './exit-codes.js';
 import { CALIBRATE_DEFAULTS, RUN_DEFAULTS } from '../config/defaults.js';
@@ -35,6 +35,8 @@ function buildProgram(setCode: SetCode): Command {
   addRowsizeCommand(program, setCode);
   addPgCheckCommand(program, setCode);
   addCalibrateCommand(program, setCode);
+  addPageCommand(program, setCode);
+  addTraceCommand(program, setCode);
   return program;
 }
 
@@ -50,9 +52,45 @@ function addRunCommand(program: Command, setCode: SetCode): void {
     .option('--check', 'check the page engines\' invariants after every phase (slower; also ROWSIM_CHECK=1)')
     .option('--wide', 'show every column of the tables, whatever the terminal width (COLUMNS)')
     .option('--json', 'print results.json on standard output instead of the tables')
+    .option('--scale <n>', `multiply the charts' pixel size by n, 1 to 4, for projectors (default ${RUN_DEFAULTS.chartScale})`, parseImageScale)
     .action(async (config: string, opts) => {
       const { runCommand } = await import('./run.js');
       setCode(await runCommand(config, opts));
+    });
+}
+
+function addPageCommand(program: Command, setCode: SetCode): void {
+  program
+    .command('page')
+    .description("draw one page of a config's table to scale (SVG and PNG, or text / JSON): slots, rows, reservation, free space, stubs")
+    .argument('<config>', 'config YAML file')
+    .option('--point <label>', 'the sweep point, by its label as `rowsim run` prints it (default: the first)')
+    .option('--after <phase>', 'after which phase of the workload: its number from 1, or final (default: final)', parsePhase)
+    .option('--page <n>', 'the page, from 0 (default: the first page with a forwarding stub or a dead version, else 0)', parsePageNumber)
+    .option('--row <id>', "the page of this row's slot (rows are numbered from 0 in insert order)", parseRowId)
+    .option('--format <kind>', 'files (SVG and PNG, the text on the terminal), svg, png, text or json (default: files)', parsePageOutput)
+    .option('--scale <n>', 'PNG pixels per SVG pixel, 1 to 4, for projectors (default 1)', parseImageScale)
+    .option('--out <dir>', 'folder for the drawings (default: out/<name>/pages)')
+    .action(async (config: string, opts) => {
+      const { pageCommand } = await import('./page.js');
+      setCode(await pageCommand(config, opts));
+    });
+}
+
+function addTraceCommand(program: Command, setCode: SetCode): void {
+  program
+    .command('trace')
+    .description('narrate the workload one row operation at a time, as the page engine does it, with the pages before and after (terminal text and an HTML slide deck)')
+    .argument('<config>', 'config YAML file')
+    .option('--point <label>', 'the sweep point, by its label as `rowsim run` prints it (default: the first)')
+    .option('--rows <a..b>', 'only the operations on these rows (row ids from 0 in insert order)', parseRowRange)
+    .option('--page <n>', 'only the operations that change this page', parsePageNumber)
+    .option('--steps <k>', 'stop after this many steps (default 50)', parseSteps)
+    .option('--out <dir>', 'folder for the slide deck (default: out/<name>/trace)')
+    .option('--quiet', 'write the deck, print nothing but errors')
+    .action(async (config: string, opts) => {
+      const { traceCommand } = await import('./trace.js');
+      setCode(await traceCommand(config, opts));
     });
 }
 

@@ -7,7 +7,7 @@ import { aplIndexGeometry, aseFillReserve, dolIndexGeometry } from './ase-index.
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
 import { ClusteredHeap } from '../heap/clustered-heap.js';
 import type { StorageEngine } from '../heap/engine.js';
-import { COMMON_DEFAULTS, KnobError, type AllocationInput, type AllocationPageCounts, type ReserveKnob, type StorageFormat } from './format.js';
+import { COMMON_DEFAULTS, KnobError, type AllocationInput, type AllocationPageCounts, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote } from './forwarding.js';
 import { isCharacterType, isVariableType, type ColumnType } from '../config/column-types.js';
 import {
@@ -241,8 +241,24 @@ const ASE_DEFAULTS = {
   enable_housekeeper_gc: ASE_DEFAULT_HOUSEKEEPER_GC,
 } as const satisfies StorageFormat['defaults'];
 
+/** An ASE data page: its header, the row offset table growing from the page's end, the rows after the header [A][G]. */
+function asePageAnatomy(dol: boolean, layout: TableLayout): PageAnatomy {
+  const clustered = layout.clusteredIndex !== undefined;
+  return {
+    title: dol ? 'SAP ASE data-only-locked data page' : clustered ? `SAP ASE allpages-locked data page (clustered on ${layout.clusteredIndex!.name})` : 'SAP ASE allpages-locked data page',
+    header: [{ label: dol ? 'DOL page header' : 'APL page header', bytes: dol ? ASE_DOL_HEADER_BYTES : ASE_APL_HEADER_BYTES }],
+    slotArray: { name: 'row offset table', entryBytes: ASE_ROW_OFFSET_BYTES, at: 'end', firstSlot: 0 },
+    words: dol
+      ? { stub: `forwarding stub (${ASE_DOL_STUB_BYTES} bytes: the row's new row id)`, forwarded: 'forwarded row', reservation: 'exp_row_size reservation' }
+      : { stub: 'none: allpages-locked rows move and get a new row id', forwarded: 'moved row' },
+    notes: dol
+      ? ['A row shorter than exp_row_size is charged the difference when it is inserted: drawn after the row, hatched. Updates may use any free space of the page, reserved or not.']
+      : ['Allpages-locked rows are never forwarded: a row that no longer fits moves and every index entry for it is updated.'],
+  };
+}
+
 /** What the two ASE formats answer alike: pages, defaults, the heap engine, index rows. */
-function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageBytes' | 'pageSizes' | 'defaults' | 'encodingFor' | 'createEngine' | 'engineRowBytes' | 'reorgNote' | 'indexGeometry' | 'versionedIndexes' | 'allocationPages' | 'reserveSetting' | 'phaseMetrics' | 'movedRows'> {
+function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageBytes' | 'pageSizes' | 'defaults' | 'encodingFor' | 'createEngine' | 'engineRowBytes' | 'pageAnatomy' | 'reorgNote' | 'indexGeometry' | 'versionedIndexes' | 'allocationPages' | 'reserveSetting' | 'reserveUnit' | 'phaseMetrics' | 'movedRows'> {
   const dol = id === 'ase-dol';
   return {
     defaultPageBytes: 2048,
@@ -266,13 +282,15 @@ function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageB
         deallocateEmptyPages: !dol || spec.engine.enable_housekeeper_gc !== 0,
       }),
     engineRowBytes: FORWARDING_HEAP_ROW_BYTES,
+    pageAnatomy: (layout) => asePageAnatomy(dol, layout),
     reorgNote: forwardingReorgNote(id),
     indexGeometry: (_table, layout, idx, columns) => (dol ? dolIndexGeometry(layout, idx, columns) : aplIndexGeometry(layout, idx, columns)),
     versionedIndexes: false,
     allocationPages: aseAllocationPages,
     reserveSetting: 'exp_row_size',
+    reserveUnit: 'bytes',
     phaseMetrics: dol ? FORWARDING_PHASE_METRICS : [...FORWARDING_PHASE_METRICS, 'page_splits'],
-    movedRows: { metric: 'forwarded_rows', word: dol ? 'forwarded' : 'moved' },
+    movedRows: { metric: 'forwarded_rows', word: dol ? 'forwarded' : 'moved', short: dol ? 'fwd' : 'moved' },
   };
 }
 

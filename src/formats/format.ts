@@ -13,6 +13,7 @@ import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js'
 import type { Encoding } from '../config/schema.js';
 import type { EvidenceKind } from '../config/evidence-kinds.js';
 import type { ResolvedEngine, TableLayout } from '../layout/table-layout.js';
+import type { PageDetail } from '../heap/inspect.js';
 
 /** A format, or a table in a format, has no reserve knob the estimator can tune: why, as "expected …". */
 export class KnobError extends Error {}
@@ -87,6 +88,30 @@ export interface MaintenanceCommands {
   costs: string[];
 }
 
+/** A part of the page header, as the format's documentation names it. */
+export interface HeaderPart {
+  label: string;
+  bytes: number;
+}
+
+/** What a format's page is made of, apart from its rows. */
+export interface PageAnatomy {
+  /** "SAP ASE data-only-locked data page", "PostgreSQL heap page" … */
+  title: string;
+  header: HeaderPart[];
+  /** The slot array's name ("row offset table", "line pointers", "slot array", "row directory"), its entry size and where it is. */
+  slotArray: { name: string; entryBytes: number; at: 'end' | 'after-header'; firstSlot: number };
+  /** Bytes at the end of the page that are not rows (PostgreSQL special space, Oracle's tail). */
+  trailer?: HeaderPart;
+  /** The line inserts stop at (PostgreSQL fillfactor, Oracle PCTFREE): free bytes kept for updates. */
+  fillLine?: { label: string; keepFreeBytes: number };
+  /** What a row that moved away from home leaves behind, and is called ("forwarding stub", "forwarding pointer", "migrated row" …). */
+  words: { stub: string; forwarded: string; reservation?: string };
+  /** The engine's page band as the DBMS's tools show it (SQL Server PFS). */
+  band?: (detail: PageDetail) => string;
+  notes: string[];
+}
+
 export interface StorageFormat {
   readonly id: FormatId;
   readonly title: string;
@@ -121,6 +146,8 @@ export interface StorageFormat {
 
   // ---- the page engine ----------------------------------------------------------------------------
   createEngine(layout: TableLayout, resolved: ResolvedEngine, spec: StorageSpec, rowCapacity: number): StorageEngine;
+  /** What the format's data page is made of, for the page drawings (rowsim page, trace, report.html). */
+  pageAnatomy(layout: TableLayout, engine: EngineSpec): PageAnatomy;
   /** Bytes of engine state per simulated row (the memory check before a run). */
   readonly engineRowBytes: number;
   /** A reorganisation that does nothing on this format: the note that says so (else undefined). */
@@ -160,10 +187,15 @@ export interface StorageFormat {
   readonly noKnob?: string;
   /** The resolved engine setting shown as a point's reserve (exp_row_size, fillfactor, pctfree). */
   readonly reserveSetting?: string;
+  /** The unit of that setting, as axes and columns show it: bytes (exp_row_size) or % of the page (fillfactor, PCTFREE). */
+  readonly reserveUnit?: 'bytes' | '%';
   /** The counters worth a column in the summary's per-phase table. */
   readonly phaseMetrics: readonly string[];
   /** How an update that no longer fits where the row was is counted, and called. */
-  readonly movedRows: { metric: 'forwarded_rows' | 'newpage_updates'; word: string };
+  readonly movedRows: { metric: 'forwarded_rows' | 'newpage_updates'; word: string; /** the word in a narrow column: "fwd", "migr." */ short: string };
+  /** Updates that kept the row on its page where the DBMS counts them under a name of its own (PostgreSQL's
+   *  HOT updates): the reports show their share of all updates instead of forwarded rows the format has not got. */
+  readonly keptUpdates?: { metric: 'hot_updates'; word: string };
 }
 
 /** Defaults of the settings every format reads the same way (the database character set). */

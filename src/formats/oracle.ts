@@ -12,7 +12,7 @@
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { columnBytes } from '../btree/geometry.js';
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
-import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type AllocationPageCounts, type ReserveKnob, type StorageFormat } from './format.js';
+import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type AllocationPageCounts, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../config/column-types.js';
 import { isCharacterType } from '../config/column-types.js';
@@ -324,7 +324,27 @@ function pctfreeKnob(): ReserveKnob {
   };
 }
 
+/** An Oracle table block: cache layer (with its 4-byte tail), transaction header and ITL, data header, table and row directories; rows from the end [ORA-FOOTE][ORA-LEWIS]. */
+function oraclePageAnatomy(layout: TableLayout, engine: EngineSpec): PageAnatomy {
+  const itl = oracleItlSlots(engine.initrans);
+  return {
+    title: 'Oracle table block (ASSM)',
+    header: [
+      { label: 'cache layer (and tail)', bytes: ORACLE_CACHE_LAYER_BYTES },
+      { label: 'transaction header', bytes: ORACLE_TXN_HEADER_FIXED_BYTES },
+      { label: `ITL: ${itl} slots`, bytes: ORACLE_ITL_ENTRY_BYTES * itl },
+      { label: 'data header', bytes: ORACLE_DATA_HEADER_BYTES },
+      { label: 'table directory', bytes: ORACLE_TABLE_DIRECTORY_BYTES },
+    ],
+    slotArray: { name: 'row directory', entryBytes: ORACLE_ROW_DIRECTORY_BYTES, at: 'after-header', firstSlot: 0 },
+    fillLine: { label: `PCTFREE ${engine.pctfree}: inserts leave ${oraclePctfreeBytes(layout.geometry, engine.pctfree)} bytes free`, keepFreeBytes: oraclePctfreeBytes(layout.geometry, engine.pctfree) },
+    words: { stub: `migration stub (head piece: ${ORACLE_MIGRATION_STUB_BYTES} bytes, the row's new rowid)`, forwarded: 'migrated row' },
+    notes: ['Rows are kept as byte totals, so they are drawn packed in row-directory order; the holes they leave are drawn as one block.'],
+  };
+}
+
 export const oracleHeap: StorageFormat = {
+  pageAnatomy: oraclePageAnatomy,
   id: 'oracle-heap',
   title: 'Oracle heap table (PCTFREE, migration, chaining)',
   evidence: [],
@@ -368,8 +388,9 @@ export const oracleHeap: StorageFormat = {
     costs: ['ALTER TABLE … MOVE rewrites every block and leaves the indexes unusable until they are rebuilt [oracle]'],
   }),
   reserveSetting: 'pctfree',
+  reserveUnit: '%',
   phaseMetrics: FORWARDING_PHASE_METRICS,
-  movedRows: { metric: 'forwarded_rows', word: 'migrated' },
+  movedRows: { metric: 'forwarded_rows', word: 'migrated', short: 'migr.' },
   layout: oracleLayout,
   rowBytes(layout, lens, base) {
     return oracleRowBytes((layout as OracleTableLayout).ora, lens, base);

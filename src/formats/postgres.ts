@@ -10,7 +10,7 @@ import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.j
 import { GEOMETRY_DEFAULTS, columnBytes, type IndexGeometry } from '../btree/geometry.js';
 import { PG_PRUNE_FREE_DIVISOR, PostgresHeap } from '../heap/postgres-heap.js';
 import { metric } from '../heap/metrics.js';
-import { COMMON_DEFAULTS, withoutUtf16, type ReserveKnob, type StorageFormat } from './format.js';
+import { COMMON_DEFAULTS, withoutUtf16, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
 import type { ColumnType } from '../config/column-types.js';
 import { isCharacterType, isVariableType } from '../config/column-types.js';
 import {
@@ -371,7 +371,24 @@ function fillfactorKnob(): ReserveKnob {
 /** The MVCC heap engine's own row state: page (32 bits), length (16), heap-only flag (8). */
 const PG_ENGINE_ROW_BYTES = 7;
 
+/** A PostgreSQL heap page: PageHeaderData, the line pointers after it, tuples from the page's end down; no special space on a heap page [bufpage.h]. */
+function postgresPageAnatomy(engine: EngineSpec): PageAnatomy {
+  const keep = Math.floor((engine.page_size * (100 - engine.fillfactor)) / 100);
+  return {
+    title: 'PostgreSQL heap page',
+    header: [{ label: 'PageHeaderData', bytes: PG_PAGE_HEADER_BYTES }],
+    slotArray: { name: 'line pointers (ItemIdData)', entryBytes: PG_LINE_POINTER_BYTES, at: 'after-header', firstSlot: 1 },
+    ...(keep > 0 ? { fillLine: { label: `fillfactor ${engine.fillfactor}: inserts leave ${keep} bytes free`, keepFreeBytes: keep } } : {}),
+    words: { stub: 'none: an update writes a new version', forwarded: 'new version on another page (not HOT)' },
+    notes: [
+      'Tuples are MAXALIGNed and stored from the end of the page down; the engine keeps them as byte totals, so they are drawn packed, in line-pointer order.',
+      'Dead versions, redirect / LP_DEAD roots and unused line pointers are counted per page, not one by one: each kind is drawn as one group.',
+    ],
+  };
+}
+
 export const postgresHeap: StorageFormat = {
+  pageAnatomy: (_layout, engine) => postgresPageAnatomy(engine),
   id: 'postgres-heap',
   title: 'PostgreSQL heap (MVCC, HOT, fillfactor)',
   evidence: ['pgstattuple', 'pg_stat_user_tables'],
@@ -401,7 +418,9 @@ export const postgresHeap: StorageFormat = {
   allocationPages: ({ metrics }) => ({ fsm: metric(metrics, 'fsm_pages'), vm: metric(metrics, 'vm_pages') }),
   reserveKnob: fillfactorKnob,
   reserveSetting: 'fillfactor',
-  movedRows: { metric: 'newpage_updates', word: 'moved to a new page (not HOT)' },
+  reserveUnit: '%',
+  movedRows: { metric: 'newpage_updates', word: 'moved to a new page (not HOT)', short: 'new-page' },
+  keptUpdates: { metric: 'hot_updates', word: 'HOT' },
   phaseMetrics: ['rows', 'pages', 'table_scan_page_reads', 'space_used_pct', 'updates', 'hot_updates', 'newpage_updates', 'dead_tuples', 'prunes', 'index_entries', 'exclusive_table_locks'],
   layout: pgLayout,
   rowBytes(layout, lens, base) {

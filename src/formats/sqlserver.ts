@@ -13,7 +13,8 @@ import { keyBytes, keyColumns, type IndexGeometry } from '../btree/geometry.js';
 import { ForwardingHeap } from '../heap/forwarding-heap.js';
 import { ClusteredHeap } from '../heap/clustered-heap.js';
 import { metric } from '../heap/metrics.js';
-import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type AllocationPageCounts, type OffRowStore, type StorageFormat } from './format.js';
+import type { PageDetail } from '../heap/inspect.js';
+import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type AllocationPageCounts, type OffRowStore, type PageAnatomy, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../config/column-types.js';
 import { isCharacterType } from '../config/column-types.js';
@@ -345,7 +346,30 @@ function sqlserverFillReserve(fillfactor: number | undefined): number {
   return fillfactor !== undefined && fillfactor > 0 && fillfactor < 100 ? Math.floor((usable * (100 - fillfactor)) / 100) : 0;
 }
 
+/** A SQL Server data page: the 96-byte page header, records after it, the slot array growing from the page's end; the page's PFS band [pages]. */
+function sqlserverPageAnatomy(layout: TableLayout): PageAnatomy {
+  const clustered = layout.clusteredIndex !== undefined;
+  return {
+    title: clustered ? `SQL Server data page (the leaf level of ${layout.clusteredIndex!.name})` : 'SQL Server heap data page',
+    header: [{ label: 'page header', bytes: SQLSERVER_PAGE_HEADER_BYTES }],
+    slotArray: { name: 'slot array', entryBytes: SQLSERVER_SLOT_BYTES, at: 'end', firstSlot: 0 },
+    words: clustered
+      ? { stub: 'none: a clustered table splits pages instead', forwarded: 'moved by a page split' }
+      : { stub: `forwarding stub (${SQLSERVER_FORWARDING_STUB_BYTES} bytes)`, forwarded: 'forwarded record (carries a back-pointer to its stub)' },
+    ...(clustered
+      ? {}
+      : {
+          band: (d: PageDetail) => {
+            const band = pfsBand(d.storedBytes + d.slotArrayBytes, layout.geometry.usableBytes);
+            return `PFS: ${['empty', '1–50 % full', '51–80 % full', '81–95 % full', '96–100 % full'][band]}`;
+          },
+        }),
+    notes: clustered ? ['Rows stay in key order: a row that no longer fits splits the page.'] : ['Inserts and forwarded records go to the first page whose PFS band guarantees room for them.'],
+  };
+}
+
 export const sqlserverHeap: StorageFormat = {
+  pageAnatomy: (layout) => sqlserverPageAnatomy(layout),
   id: 'sqlserver-heap',
   title: 'SQL Server heap (forwarding stubs, PFS)',
   evidence: ['index_physical_stats'],
@@ -404,7 +428,7 @@ export const sqlserverHeap: StorageFormat = {
     ],
   }),
   phaseMetrics: [...FORWARDING_PHASE_METRICS, 'page_splits'],
-  movedRows: { metric: 'forwarded_rows', word: 'forwarded' },
+  movedRows: { metric: 'forwarded_rows', word: 'forwarded', short: 'fwd' },
   layout: sqlserverLayout,
   rowBytes(layout, lens, base) {
     return sqlserverRowBytes((layout as SqlServerTableLayout).ss, lens, base);

@@ -15,6 +15,8 @@
 import type { ClusteredMetrics } from './metrics.js';
 import { grown } from '../util/arrays.js';
 import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
+import type { HeapEventSink } from './events.js';
+import { bucketRows, type PageInspector, type SlotDetail } from './inspect.js';
 
 interface ClusteredHeapOptions {
   geometry: PageGeometry;
@@ -58,6 +60,8 @@ export class ClusteredHeap implements StorageEngine {
   private tail = NONE;
   /** Empty pages a build left for later splits (reservepagegap). */
   private gapPages = 0;
+  /** Where the engine tells what it does (rowsim trace); null: nowhere. */
+  private sink: HeapEventSink | null = null;
   private counters = {
     inserts: 0,
     updates: 0,
@@ -169,6 +173,7 @@ export class ClusteredHeap implements StorageEngine {
     }
     this.hi[p] = rows[k - 1]!;
     const moved = rows.length - k;
+    if (this.sink !== null) this.sink({ op: 'split', page: p, newPage: q, rows: rows.slice(k) });
     this.counters.page_splits++;
     this.counters.rows_moved_by_splits += moved;
     this.counters.index_row_updates += moved * this.options.ridIndexes;
@@ -188,8 +193,10 @@ export class ClusteredHeap implements StorageEngine {
       this.rowLen = grown(this.rowLen, row + 1);
     }
     // Keys ascend: the row belongs at the end; a full last page gets a new page after it.
-    const p = this.tail !== NONE && this.fits(this.tail, phys) ? this.tail : this.newPage(this.tail);
+    const fitsLast = this.tail !== NONE && this.fits(this.tail, phys);
+    const p = fitsLast ? this.tail : this.newPage(this.tail);
     this.place(p, row, phys);
+    if (this.sink !== null) this.sink({ op: 'insert', row, page: p, bytes: phys, reserved: 0, newPage: !fitsLast });
     if (row >= this.rowHigh) this.rowHigh = row + 1;
     this.liveCount++;
     this.counters.inserts++;
@@ -203,6 +210,10 @@ export class ClusteredHeap implements StorageEngine {
     }
     this.counters.updates++;
     let p = this.rowPage[row]!;
+    const from = p;
+    const fromBytes = this.rowLen[row]!;
+    const totalFree = this.free(p);
+    const splitsBefore = this.counters.page_splits;
     const delta = phys - this.rowLen[row]!;
     // The page is split until the row's page has room for its growth (a row alone on a page always fits).
     while (delta > 0 && this.free(p) < delta && this.slots[p]! > 1) {
@@ -212,11 +223,16 @@ export class ClusteredHeap implements StorageEngine {
     this.used[p]! += delta;
     this.rowLen[row] = phys;
     this.counters.updates_in_place++;
+    if (this.sink !== null) {
+      const outcome = this.counters.page_splits > splitsBefore ? 'split' : delta <= 0 ? 'shrank' : 'in-place';
+      this.sink({ op: 'update', row, page: from, home: -1, fromBytes, toBytes: phys, totalFree, contiguousFree: totalFree, outcome, toPage: p, newPage: p !== from });
+    }
     return true;
   }
 
   delete(row: number): void {
     const p = this.rowPage[row]!;
+    if (this.sink !== null) this.sink({ op: 'delete', row, page: p, home: -1, bytes: this.rowLen[row]! });
     this.used[p]! -= this.rowLen[row]!;
     this.slots[p]!--;
     this.rowPage[row] = NONE;
@@ -250,10 +266,13 @@ export class ClusteredHeap implements StorageEngine {
     this.head = this.tail = NONE;
     this.live.fill(0);
     let p = NONE;
+    const sink = this.sink;
     for (let r = 0; r < this.rowHigh; r++) {
-      if (this.rowPage[r] === NONE) continue;
+      const from = this.rowPage[r]!;
+      if (from === NONE) continue;
       if (p === NONE || !this.fits(p, this.rowLen[r]!, this.options.buildReserveBytes)) p = this.newPage(p);
       this.place(p, r, this.rowLen[r]!);
+      if (sink !== null) sink({ op: 'reorg-row', row: r, from, home: from, to: p, outcome: 'rewritten' });
     }
     if (p === NONE) this.newPage(NONE);
     if (this.options.reservePageGap > 1) {
@@ -261,6 +280,7 @@ export class ClusteredHeap implements StorageEngine {
       this.allocated += this.gapPages;
       this.counters.pages_allocated += this.gapPages;
     }
+    if (this.sink !== null) this.sink({ op: 'rewrite', kind: 'rebuild', pages: this.allocated });
   }
 
   // ---- observation ------------------------------------------------------------------------------
@@ -321,6 +341,42 @@ export class ClusteredHeap implements StorageEngine {
     const fill = new Float32Array(n);
     for (let p = 0; p < n; p++) if (this.live[p]) fill[p] = (this.used[p]! + this.slots[p]! * this.geometry.slotBytes) / this.geometry.usableBytes;
     return { fill, stubs: new Uint16Array(n), forwardedIn: new Uint16Array(n) };
+  }
+
+  setEvents(sink: HeapEventSink | null): void {
+    this.sink = sink;
+  }
+
+  inspect(): PageInspector {
+    const n = this.pageCount;
+    const g = this.geometry;
+    const byPage = bucketRows(this.rowHigh, n, (r) => this.rowPage[r]!);
+    const slotOf = new Int32Array(this.rowHigh).fill(-1);
+    for (let p = 0; p < n; p++) for (let k = byPage.start[p]!; k < byPage.start[p + 1]!; k++) slotOf[byPage.rows[k]!] = k - byPage.start[p]!;
+    return {
+      pages: n,
+      page: (p) => {
+        const inTable = p >= 0 && p < n;
+        const slots: SlotDetail[] = [];
+        if (inTable) for (let k = byPage.start[p]!; k < byPage.start[p + 1]!; k++) slots.push({ slot: k - byPage.start[p]!, kind: 'row', row: byPage.rows[k]!, bytes: this.rowLen[byPage.rows[k]!]! });
+        const used = inTable ? this.used[p]! : 0;
+        const slotArrayBytes = (inTable ? this.slots[p]! : 0) * g.slotBytes;
+        return {
+          page: p,
+          pages: this.allocated,
+          allocated: inTable && this.live[p] === 1,
+          slots,
+          storedBytes: used,
+          slotArrayBytes,
+          reservedBytes: 0,
+          fragmentedBytes: 0,
+          contiguousBytes: g.usableBytes - used - slotArrayBytes,
+          ...(inTable && this.live[p] === 1 ? { keyRange: { first: this.lo[p]!, last: this.hi[p]!, prev: this.prev[p]!, next: this.next[p]! } } : {}),
+          flags: p === this.tail ? ['last page in key order: inserts go here'] : [],
+        };
+      },
+      locate: (row) => (this.isLive(row) ? { page: this.rowPage[row]!, slot: slotOf[row]! } : null),
+    };
   }
 
   memoryBytes(): number {

@@ -3,6 +3,8 @@
  * them with the format; the engine places them on pages and keeps the counters a DBA knows.
  */
 import type { EngineMetrics } from './metrics.js';
+import type { HeapEventSink } from './events.js';
+import type { PageInspector } from './inspect.js';
 
 export type { EngineMetrics };
 
@@ -50,6 +52,10 @@ export interface StorageEngine {
   rowBytes(row: number): number;
   metrics(): EngineMetrics;
   pageMap(): PageMapData;
+  /** Every page as it is now, for the drawings (one pass over the rows to build). */
+  inspect(): PageInspector;
+  /** Emit what the engine does, step by step, to `sink` (null: nothing, the default). */
+  setEvents(sink: HeapEventSink | null): void;
   /** Bytes of simulator memory held (typed arrays), for the benchmark. */
   memoryBytes(): number;
   /** Broken invariants, described; empty when all hold. For tests. */

@@ -11,6 +11,8 @@ import type { ForwardingMetrics } from './metrics.js';
 import { grown } from '../util/arrays.js';
 import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
+import type { HeapEventSink } from './events.js';
+import { bucketRows, type PageDetail, type PageInspector, type SlotDetail } from './inspect.js';
 
 export interface ForwardingHeapOptions {
   geometry: PageGeometry;
@@ -102,6 +104,8 @@ export class ForwardingHeap implements StorageEngine {
   private pageCount = 0;
   private allocatedPages = 0;
   private lastPage = -1;
+  /** Where the engine tells what it does (rowsim trace); null: nowhere. */
+  private sink: HeapEventSink | null = null;
 
   // counters (cumulative)
   private counters = {
@@ -274,6 +278,7 @@ export class ForwardingHeap implements StorageEngine {
   private compact(p: number): void {
     const i = p * PAGE_STRIDE;
     if (this.pageFields[i + TOP] !== this.pageFields[i + USED]) {
+      if (this.sink !== null) this.sink({ op: 'compact', page: p, freedBytes: this.pageFields[i + TOP]! - this.pageFields[i + USED]! });
       this.pageFields[i + TOP] = this.pageFields[i + USED]!;
       this.counters.compactions++;
     }
@@ -326,16 +331,70 @@ export class ForwardingHeap implements StorageEngine {
     }
     this.ensureRow(row);
     const rsv = this.reserveFor(phys, logical);
+    const pagesBefore = this.pageCount;
     const p = this.targetPage(phys + rsv, -1);
     this.placeBody(p, phys, rsv);
     this.setRow(row, p, p, phys, rsv);
+    if (this.sink !== null) this.sink({ op: 'insert', row, page: p, bytes: phys, reserved: rsv, newPage: this.pageCount > pagesBefore });
     if (row >= this.rowHigh) this.rowHigh = row + 1;
     this.liveCount++;
     this.counters.inserts++;
     return true;
   }
 
-  update(row: number, phys: number, logical: number, _info: UpdateInfo): boolean {
+  update(row: number, phys: number, logical: number, info: UpdateInfo): boolean {
+    if (this.sink !== null) return this.updateTraced(row, phys, logical, info, this.sink);
+    return this.updateRow(row, phys, logical);
+  }
+
+  /** An update with its event: the page's free space when it came, and what the engine's own counters say it did. */
+  private updateTraced(row: number, phys: number, logical: number, _info: UpdateInfo, sink: HeapEventSink): boolean {
+    const g = this.geometry;
+    const h = this.home(row);
+    const p = this.cur(row);
+    const pi = p * PAGE_STRIDE;
+    const slotArea = this.pageFields[pi + SLOTS]! * g.slotBytes;
+    const totalFree = g.usableBytes - this.pageFields[pi + USED]! - slotArea;
+    const contiguousFree = g.usableBytes - this.pageFields[pi + TOP]! - slotArea;
+    const fromBytes = this.len(row);
+    const c = this.counters;
+    const before = [c.forwarded_updates, c.reforwarded_updates, c.moved_home_on_update, c.row_moves, c.compactions, this.pageCount];
+    const pagesBefore = this.pageCount;
+    const ok = this.updateRow(row, phys, logical);
+    if (!ok) return false;
+    const q = this.cur(row);
+    const outcome =
+      c.forwarded_updates > before[0]!
+        ? 'forwarded'
+        : c.reforwarded_updates > before[1]!
+          ? 'reforwarded'
+          : c.moved_home_on_update > before[2]!
+            ? 'moved-home'
+            : c.row_moves > before[3]!
+              ? 'moved'
+              : this.len(row) <= fromBytes
+                ? 'shrank'
+                : c.compactions > before[4]!
+                  ? 'compacted'
+                  : 'rewritten';
+    sink({
+      op: 'update',
+      row,
+      page: p,
+      home: p !== h ? h : outcome === 'forwarded' ? p : -1,
+      fromBytes,
+      toBytes: this.len(row),
+      totalFree,
+      contiguousFree,
+      outcome,
+      toPage: q,
+      newPage: this.pageCount > pagesBefore,
+      ...(outcome === 'forwarded' ? { stubBytes: this.options.stubBytes } : {}),
+    });
+    return true;
+  }
+
+  private updateRow(row: number, phys: number, logical: number): boolean {
     if (this.chain !== null) {
       if (phys > this.geometry.maxRowBytes || this.chain[row]! > 0) phys = this.chainRow(row, phys);
     } else if (phys > this.geometry.maxRowBytes) {
@@ -479,6 +538,7 @@ export class ForwardingHeap implements StorageEngine {
 
   delete(row: number): void {
     const p = this.cur(row);
+    if (this.sink !== null) this.sink({ op: 'delete', row, page: p, home: this.home(row) !== p ? this.home(row) : -1, bytes: this.len(row) });
     this.removeBody(p, this.len(row), this.rsv(row));
     const h = this.home(row);
     if (h !== p) {
@@ -550,6 +610,7 @@ export class ForwardingHeap implements StorageEngine {
       if (L - this.options.stubBytes <= freeAtHome) {
         this.bodyHome(r, h, L, rsv);
         this.counters.rows_moved_home++;
+        if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from: c, home: h, to: h, outcome: 'moved-home' });
       } else {
         this.pageFields[hi + USED]! -= this.options.stubBytes;
         this.pageFields[hi + SLOTS]!--;
@@ -560,6 +621,7 @@ export class ForwardingHeap implements StorageEngine {
         this.setRow(r, q, q, L, rsv);
         this.forwardedCount--;
         this.counters.rows_rehomed++;
+        if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from: c, home: h, to: q, outcome: 'rehomed' });
       }
     }
   }
@@ -590,15 +652,19 @@ export class ForwardingHeap implements StorageEngine {
     this.lastPage = -1;
     for (let i = 0; i < order.length; i++) {
       const r = order[i]!;
-      const L = this.cur(r) !== this.home(r) ? this.len(r) - this.backPointerBytes : this.len(r);
+      const from = this.cur(r);
+      const home = this.home(r);
+      const L = from !== home ? this.len(r) - this.backPointerBytes : this.len(r);
       const rsv = this.rsv(r);
       const p = this.targetPage(L + rsv, -1);
       this.placeBody(p, L, rsv);
       this.setRow(r, p, p, L, rsv);
+      if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from, home, to: p, outcome: 'rewritten' });
     }
     this.forwardedCount = 0;
     this.counters.exclusive_table_locks++;
     this.counters.reorg_transactions++;
+    if (this.sink !== null) this.sink({ op: 'rewrite', kind: 'rebuild', pages: this.allocatedPages });
   }
 
   /** Live rows in table-scan order: by home page, then row id (a stable counting sort). */
@@ -704,6 +770,74 @@ export class ForwardingHeap implements StorageEngine {
       }
     }
     return { fill, stubs, forwardedIn };
+  }
+
+  setEvents(sink: HeapEventSink | null): void {
+    this.sink = sink;
+  }
+
+  inspect(): PageInspector {
+    const n = this.pageCount;
+    const g = this.geometry;
+    const atHome = bucketRows(this.rowHigh, n, (r) => (this.isLive(r) ? this.home(r) : -1));
+    const movedIn = bucketRows(this.rowHigh, n, (r) => (this.isLive(r) && this.cur(r) !== this.home(r) ? this.cur(r) : -1));
+    // A page's entries: the rows whose home it is (bodies or stubs), then the bodies forwarded in.
+    const homeSlot = new Int32Array(this.rowHigh).fill(-1);
+    const bodySlot = new Int32Array(this.rowHigh).fill(-1);
+    for (let p = 0; p < n; p++) {
+      const a = atHome.start[p]!;
+      const homes = atHome.start[p + 1]! - a;
+      for (let k = 0; k < homes; k++) homeSlot[atHome.rows[a + k]!] = k;
+      const b = movedIn.start[p]!;
+      for (let k = b; k < movedIn.start[p + 1]!; k++) bodySlot[movedIn.rows[k]!] = homes + (k - b);
+    }
+    const piece = g.usableBytes - g.slotBytes - (this.options.chainPieceOverheadBytes ?? 0);
+    const page = (p: number): PageDetail => {
+      const slots: SlotDetail[] = [];
+      const entry = (r: number, kind: SlotDetail['kind'], slot: number): SlotDetail => {
+        const e: SlotDetail = { slot, kind, row: r, bytes: this.len(r) };
+        if (this.rsv(r) > 0) e.reserved = this.rsv(r);
+        if (this.chain !== null && this.chain[r]! > 0) e.pieces = this.chain[r]!;
+        return e;
+      };
+      if (p >= 0 && p < n) {
+        for (let k = atHome.start[p]!; k < atHome.start[p + 1]!; k++) {
+          const r = atHome.rows[k]!;
+          const c = this.cur(r);
+          if (c === p) slots.push(entry(r, 'row', homeSlot[r]!));
+          else slots.push({ slot: homeSlot[r]!, kind: 'stub', row: r, bytes: this.options.stubBytes, to: { page: c, slot: bodySlot[r]! } });
+        }
+        for (let k = movedIn.start[p]!; k < movedIn.start[p + 1]!; k++) {
+          const r = movedIn.rows[k]!;
+          slots.push({ ...entry(r, 'forwarded', bodySlot[r]!), from: { page: this.home(r), slot: homeSlot[r]! } });
+        }
+      }
+      const i = p * PAGE_STRIDE;
+      const inTable = p >= 0 && p < n;
+      const used = inTable ? this.pageFields[i + USED]! : 0;
+      const top = inTable ? this.pageFields[i + TOP]! : 0;
+      const slotArrayBytes = (inTable ? this.pageFields[i + SLOTS]! : 0) * g.slotBytes;
+      const flags: string[] = [];
+      if (p === this.lastPage) flags.push('last page: inserts go here');
+      if (this.chain !== null && slots.some((s) => s.pieces)) flags.push(`chained rows continue on blocks of ${piece} bytes each`);
+      return {
+        page: p,
+        pages: this.allocatedPages,
+        allocated: inTable && this.state[p] === PAGE_ALLOCATED,
+        slots,
+        storedBytes: used,
+        slotArrayBytes,
+        reservedBytes: inTable ? this.pageFields[i + RESERVED]! : 0,
+        fragmentedBytes: top - used,
+        contiguousBytes: g.usableBytes - top - slotArrayBytes,
+        flags,
+      };
+    };
+    return {
+      pages: n,
+      page,
+      locate: (row) => (this.isLive(row) ? { page: this.home(row), slot: homeSlot[row]! } : null),
+    };
   }
 
   memoryBytes(): number {

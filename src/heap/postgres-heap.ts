@@ -14,6 +14,8 @@ import type { MvccMetrics } from './metrics.js';
 import { grown } from '../util/arrays.js';
 import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
+import type { HeapEventSink } from './events.js';
+import { bucketRows, type PageInspector, type SlotDetail } from './inspect.js';
 
 interface PostgresHeapOptions {
   geometry: PageGeometry;
@@ -105,6 +107,9 @@ export class PostgresHeap implements StorageEngine {
   private vmHigh = -1;
   private touched = new Int32Array(64);
   private touchedCount = 0;
+
+  /** Where the engine tells what it does (rowsim trace); null: nowhere. */
+  private sink: HeapEventSink | null = null;
 
   /** True when the last update added an entry to every index (not HOT). */
   lastUpdateNewIndexEntries = false;
@@ -271,6 +276,7 @@ export class PostgresHeap implements StorageEngine {
     const i = p * STRIDE;
     const dead = this.pageFields[i + DEAD_COUNT]!;
     const freeLp = this.pageFields[i + DEAD_FREE_LP]!;
+    if (this.sink !== null) this.sink({ op: 'prune', page: p, versions: dead, freedBytes: this.pageFields[i + DEAD_BYTES]! });
     this.pageFields[i + STORE]! -= this.pageFields[i + DEAD_BYTES]!;
     this.pageFields[i + UNUSED]! += freeLp;
     this.pageFields[i + ROOTS]! += dead - freeLp;
@@ -299,8 +305,10 @@ export class PostgresHeap implements StorageEngine {
       return false;
     }
     this.ensureRow(row);
+    const pagesBefore = this.pageCount;
     const p = this.pageForTuple(phys);
     this.addTuple(p, phys);
+    if (this.sink !== null) this.sink({ op: 'insert', row, page: p, bytes: phys, reserved: 0, newPage: this.pageCount > pagesBefore });
     this.rowPage[row] = p;
     this.rowLen[row] = phys;
     this.rowHeapOnly[row] = 0;
@@ -324,7 +332,9 @@ export class PostgresHeap implements StorageEngine {
     const oldHeapOnly = this.rowHeapOnly[row] === 1;
     let q = p;
     let hot = false;
-    if (phys <= this.heapFree(p)) {
+    const freeNow = this.heapFree(p);
+    const pagesBefore = this.pageCount;
+    if (phys <= freeNow) {
       hot = !info.indexedChanged;
       if (!hot) this.counters.samepage_nonhot_updates++;
     } else {
@@ -343,12 +353,17 @@ export class PostgresHeap implements StorageEngine {
       this.counters.index_entries_added += this.options.indexCount;
       this.lastUpdateNewIndexEntries = true;
     }
+    if (this.sink !== null) {
+      const outcome = hot ? 'hot' : q === p ? 'same-page' : 'new-page';
+      this.sink({ op: 'update', row, page: p, home: -1, fromBytes: oldLen, toBytes: phys, totalFree: freeNow, contiguousFree: freeNow, outcome, toPage: q, newPage: this.pageCount > pagesBefore });
+    }
     return true;
   }
 
   delete(row: number): void {
     const p = this.rowPage[row]!;
     this.pruneOpt(p);
+    if (this.sink !== null) this.sink({ op: 'delete', row, page: p, home: -1, bytes: this.rowLen[row]! });
     this.retire(p, this.rowLen[row]!, this.rowHeapOnly[row] === 1);
     this.rowPage[row] = -1;
     this.liveCount--;
@@ -358,6 +373,11 @@ export class PostgresHeap implements StorageEngine {
   /** Transaction end: versions it replaced or deleted become dead (prunable). */
   commit(): void {
     const pg = this.pageFields;
+    if (this.sink !== null && this.touchedCount > 0) {
+      let versions = 0;
+      for (let k = 0; k < this.touchedCount; k++) versions += pg[this.touched[k]! * STRIDE + PEND_COUNT]!;
+      this.sink({ op: 'commit', pages: Array.from(this.touched.subarray(0, this.touchedCount)), versions });
+    }
     for (let k = 0; k < this.touchedCount; k++) {
       const i = this.touched[k]! * STRIDE;
       pg[i + DEAD_BYTES]! += pg[i + PEND_BYTES]!;
@@ -428,6 +448,7 @@ export class PostgresHeap implements StorageEngine {
     this.fsmHigh = this.vmHigh = this.pageCount - 1;
     this.targetBlock = -1; // the relcache entry is invalidated (relpages updated)
     this.counters.vacuums++;
+    if (this.sink !== null) this.sink({ op: 'rewrite', kind: 'vacuum', pages: this.pageCount });
   }
 
   /** VACUUM FULL: the live rows rewritten in scan order onto new pages, honouring fillfactor (rewriteheap.c). */
@@ -448,13 +469,16 @@ export class PostgresHeap implements StorageEngine {
       for (const r of rows) {
         const len = this.rowLen[r]!;
         if (cur < 0 || len + this.saveFreeSpace > this.heapFree(cur)) cur = this.newPage();
+        const from = this.rowPage[r]!;
         this.addTuple(cur, len);
         this.rowPage[r] = cur;
+        if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from, home: from, to: cur, outcome: 'rewritten' });
         this.rowHeapOnly[r] = 0;
       }
     }
     this.targetBlock = -1;
     this.counters.vacuum_full++;
+    if (this.sink !== null) this.sink({ op: 'rewrite', kind: 'vacuum full', pages: this.pageCount });
     this.counters.exclusive_table_locks++;
   }
 
@@ -546,6 +570,62 @@ export class PostgresHeap implements StorageEngine {
       fill[p] = (this.pageFields[i + STORE]! + this.pageFields[i + NLINE]! * this.geometry.slotBytes) / this.geometry.usableBytes;
     }
     return { fill, stubs: new Uint16Array(n), forwardedIn: new Uint16Array(n) };
+  }
+
+  setEvents(sink: HeapEventSink | null): void {
+    this.sink = sink;
+  }
+
+  inspect(): PageInspector {
+    const n = this.pageCount;
+    const g = this.geometry;
+    const pg = this.pageFields;
+    const byPage = bucketRows(this.rowHigh, n, (r) => this.rowPage[r]!);
+    const slotOf = new Int32Array(this.rowHigh).fill(-1);
+    for (let p = 0; p < n; p++) for (let k = byPage.start[p]!; k < byPage.start[p + 1]!; k++) slotOf[byPage.rows[k]!] = k - byPage.start[p]!;
+    return {
+      pages: n,
+      page: (p) => {
+        const inTable = p >= 0 && p < n;
+        const i = p * STRIDE;
+        const slots: SlotDetail[] = [];
+        if (inTable) {
+          for (let k = byPage.start[p]!; k < byPage.start[p + 1]!; k++) {
+            const r = byPage.rows[k]!;
+            slots.push({ slot: k - byPage.start[p]!, kind: this.rowHeapOnly[r] === 1 ? 'heap-only' : 'row', row: r, bytes: this.rowLen[r]! });
+          }
+          // Versions and line pointers the engine counts per page, not one by one: one entry per kind.
+          let next = slots.length;
+          const group = (kind: SlotDetail['kind'], count: number, bytes: number) => {
+            if (count <= 0) return;
+            slots.push({ slot: next, kind, bytes, count });
+            next += count;
+          };
+          group('pending', pg[i + PEND_COUNT]!, pg[i + PEND_BYTES]!);
+          group('dead', pg[i + DEAD_COUNT]!, pg[i + DEAD_BYTES]!);
+          group('redirect', pg[i + ROOTS]!, 0);
+          group('unused', pg[i + UNUSED]!, 0);
+        }
+        const stored = inTable ? pg[i + STORE]! : 0;
+        const slotArrayBytes = (inTable ? pg[i + NLINE]! : 0) * g.slotBytes;
+        const flags: string[] = [];
+        if (inTable && (pg[i + FLAGS]! & F_FULL) !== 0) flags.push('PD_PAGE_FULL');
+        if (p === this.targetBlock) flags.push('insert target (the cached target block)');
+        return {
+          page: p,
+          pages: n,
+          allocated: inTable,
+          slots,
+          storedBytes: stored,
+          slotArrayBytes,
+          reservedBytes: 0,
+          fragmentedBytes: 0,
+          contiguousBytes: g.usableBytes - stored - slotArrayBytes,
+          flags,
+        };
+      },
+      locate: (row) => (this.isLive(row) ? { page: this.rowPage[row]!, slot: slotOf[row]! } : null),
+    };
   }
 
   memoryBytes(): number {

@@ -39,8 +39,8 @@ import { errnoText, fileKind } from '../util/fs-text.js';
 import { ROWSIM_VERSION } from '../version.js';
 
 const MANIFEST_FILE = '.rowsim-output.json';
-type OutputOwner = 'run' | 'estimate' | 'calibrate';
-const OWNERS: readonly OutputOwner[] = ['run', 'estimate', 'calibrate'];
+type OutputOwner = 'run' | 'estimate' | 'calibrate' | 'page' | 'trace';
+const OWNERS: readonly OutputOwner[] = ['run', 'estimate', 'calibrate', 'page', 'trace'];
 
 /** How long a command waits for another rowsim process to finish publishing into the same folder. */
 const LOCK_WAIT_MS = 120_000;

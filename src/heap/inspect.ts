@@ -1,0 +1,94 @@
+/**
+ * What an engine can say about one page of its table, for the drawings and the trace (src/mechanism):
+ * the entries of the page's slot array, the bytes of each, the free space. Engines keep byte totals and
+ * row placements, not the positions of rows inside a page nor the slot numbers the DBMS would give, so
+ * an inspector numbers a page's entries in a fixed order (rows whose home is the page by row id, then rows
+ * forwarded in by row id) and the drawings say so.
+ */
+
+/**
+ * What one entry of a page's slot array (row offset table, line pointers, slot array, row directory)
+ * holds: a row's body (`row`), a forwarding stub at the row's home (`stub`), a body that lives here away
+ * from home (`forwarded`), PostgreSQL's heap-only tuple (`heap-only`), versions whose deleting
+ * transaction is open (`pending`) or committed (`dead`), a chain root kept by pruning (`redirect`), and
+ * unused line pointers (`unused`).
+ */
+export type SlotKind = 'row' | 'stub' | 'forwarded' | 'heap-only' | 'pending' | 'dead' | 'redirect' | 'unused';
+
+export interface SlotRef {
+  page: number;
+  slot: number;
+}
+
+export interface SlotDetail {
+  /** Position in the page's slot array, in the format's own numbering (PostgreSQL's lp from 1). */
+  slot: number;
+  kind: SlotKind;
+  /** The row's id in the simulation (absent for entries that are counted, not named). */
+  row?: number;
+  /** Bytes of what this entry points to on this page: a body, a stub (0: a line pointer without storage). */
+  bytes: number;
+  /** Bytes charged for the row's growth (exp_row_size) beyond its body. */
+  reserved?: number;
+  /** A stub: where the row's body lives. */
+  to?: SlotRef;
+  /** A forwarded body: the home page and slot whose stub points here. */
+  from?: SlotRef;
+  /** Oracle: blocks the row continues on (chained row pieces), beyond this one. */
+  pieces?: number;
+  /** Entries the engine counts but does not name (dead versions, unused line pointers): how many. */
+  count?: number;
+}
+
+/** What the engine knows about one page. */
+export interface PageDetail {
+  page: number;
+  /** Pages the table has allocated (the page's number is out of this many). */
+  pages: number;
+  allocated: boolean;
+  slots: SlotDetail[];
+  /** Bytes of bodies and stubs (PostgreSQL: tuple storage, MAXALIGNed). */
+  storedBytes: number;
+  /** Bytes of the slot array. */
+  slotArrayBytes: number;
+  /** Bytes charged for growth (exp_row_size), part of the free space. */
+  reservedBytes: number;
+  /** Free bytes in holes between rows (left by rows that shrank, moved or were deleted). */
+  fragmentedBytes: number;
+  /** Free bytes in one piece, where a new or rewritten row goes without compacting the page. */
+  contiguousBytes: number;
+  /** A clustered table's page: the range of row ids (keys) it holds and its neighbours in key order. */
+  keyRange?: { first: number; last: number; prev: number; next: number };
+  /** Engine flags worth showing (PostgreSQL PD_PAGE_FULL). */
+  flags: string[];
+}
+
+/** Every page of the table at one moment, read once (building it costs one pass over the rows). */
+export interface PageInspector {
+  /** Pages of the table (allocated or not: the highest page number + 1). */
+  readonly pages: number;
+  page(p: number): PageDetail;
+  /** Where a live row's slot is (its home), or null. */
+  locate(row: number): SlotRef | null;
+}
+
+/** Rows bucketed by page, in row-id order: a counting sort of `pageOf` (−1: none). */
+export function bucketRows(rowHigh: number, pages: number, pageOf: (r: number) => number): { start: Int32Array; rows: Int32Array } {
+  const start = new Int32Array(pages + 1);
+  let n = 0;
+  for (let r = 0; r < rowHigh; r++) {
+    const p = pageOf(r);
+    if (p >= 0) {
+      start[p + 1]!++;
+      n++;
+    }
+  }
+  for (let p = 0; p < pages; p++) start[p + 1]! += start[p]!;
+  const fill = start.slice(0, pages);
+  const rows = new Int32Array(n);
+  for (let r = 0; r < rowHigh; r++) {
+    const p = pageOf(r);
+    if (p >= 0) rows[fill[p]!++] = r;
+  }
+  return { start, rows };
+}

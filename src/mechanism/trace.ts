@@ -1,0 +1,220 @@
+/**
+ * The step-by-step trace: a storage point run with the engine's event stream switched on, cut into
+ * steps (one row operation, a commit, a reorganisation), each narrated from the engine's own events and
+ * drawn before and after on the pages it changed. Nothing here decides where a row goes: the engine did.
+ */
+import type { StorageSpec } from '../config/spec.js';
+import { eventPages, type HeapEvent } from '../heap/events.js';
+import type { PageInspector } from '../heap/inspect.js';
+import type { StorageEngine } from '../heap/engine.js';
+import { runStorage } from '../workload/runner.js';
+import type { PageDrawing } from './drawing.js';
+import { drawer } from './capture.js';
+
+export interface TraceFilter {
+  /** Only operations on rows first..last. */
+  rows?: [number, number];
+  /** Only steps that change this page. */
+  page?: number;
+  /** Stop after this many steps. */
+  steps: number;
+}
+
+export interface TraceStep {
+  step: number;
+  /** 1-based phase number and its label. */
+  phase: number;
+  phaseLabel: string;
+  op: 'insert' | 'update' | 'delete' | 'commit' | 'reorg';
+  row?: number;
+  /** What happened, in words, from the events. */
+  text: string;
+  events: HeapEvent[];
+  /** The pages the step changed (at most MAX_PAGES_DRAWN), before (null: the page did not exist) and after. */
+  pages: { page: number; before: PageDrawing | null; after: PageDrawing }[];
+}
+
+export interface Trace {
+  steps: TraceStep[];
+  /** The trace stopped at the step limit before the workload ended. */
+  truncated: boolean;
+}
+
+const MAX_PAGES_DRAWN = 3;
+
+class StopTrace extends Error {}
+
+/** Run `spec` and narrate it step by step, for the rows or page the filter chooses. */
+export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
+  const draw = (insp: PageInspector) => drawer(spec, insp);
+  const steps: TraceStep[] = [];
+  let engine: StorageEngine | null = null;
+  let phase = 0;
+  let phaseLabel = '';
+  let cur: { op: TraceStep['op']; row?: number; keep: boolean; events: HeapEvent[]; before: PageInspector | null } | null = null;
+  /** The last row operation was one the filter chose (a commit right after it is shown with it). */
+  let lastKept = false;
+  // --page: the watched page's last drawing, the "before" of the next step that changes it.
+  let watched: PageDrawing | null = null;
+  const wanted = (row: number) => filter.rows === undefined || (row >= filter.rows[0] && row <= filter.rows[1]);
+
+  const flush = () => {
+    const c = cur;
+    cur = null;
+    if (c === null || !c.keep || c.events.length === 0) return;
+    const touched = [...new Set(c.events.flatMap(eventPages))];
+    if (filter.page !== undefined && !touched.includes(filter.page)) return;
+    const after = engine!.inspect();
+    const drawAfter = draw(after);
+    const drawBefore = c.before ? draw(c.before) : null;
+    const pagesToDraw = filter.page !== undefined ? [filter.page] : touched.slice(0, MAX_PAGES_DRAWN);
+    const pages = pagesToDraw.map((p) => {
+      const before = filter.page !== undefined ? watched : drawBefore !== null && p < c.before!.pages ? drawBefore(p) : null;
+      const a = drawAfter(p);
+      if (filter.page !== undefined) watched = a;
+      return { page: p, before, after: a };
+    });
+    steps.push({ step: steps.length + 1, phase, phaseLabel, op: c.op, ...(c.row !== undefined ? { row: c.row } : {}), text: narrate(c.op, c.row, c.events, after), events: c.events, pages });
+    if (steps.length >= filter.steps) throw new StopTrace();
+  };
+
+  const begin = (op: TraceStep['op'], row: number | undefined, keep: boolean) => {
+    flush();
+    const before = keep && filter.page === undefined ? engine!.inspect() : null;
+    cur = { op, ...(row !== undefined ? { row } : {}), keep, events: [], before };
+  };
+
+  let truncated = false;
+  try {
+    runStorage(spec, {
+      onEngine: (e: StorageEngine) => {
+        engine = e;
+        // The page watched starts empty: its first "before" is a page that does not exist yet.
+        if (filter.page !== undefined) watched = null;
+      },
+      events: (e) => {
+        if (e.op === 'commit') {
+          // A commit is a step of its own: the versions it makes dead belong to no one row.
+          const keep = filter.rows === undefined || lastKept;
+          begin('commit', undefined, keep);
+          cur!.events.push(e);
+          flush();
+          return;
+        }
+        if ((e.op === 'reorg-row' || e.op === 'rewrite') && cur?.op !== 'reorg') begin('reorg', undefined, true);
+        if (cur === null) begin('reorg', undefined, true);
+        cur!.events.push(e);
+      },
+      observer: {
+        phaseStart: (index, ph) => {
+          flush();
+          phase = index + 1;
+          phaseLabel = ph.op === 'reorg' ? (ph.kind === 'vacuum' ? 'vacuum' : `reorg ${ph.kind}`) : ph.op;
+          if (ph.op === 'reorg') begin('reorg', undefined, true);
+        },
+        beforeRow: (op, row) => {
+          lastKept = wanted(row);
+          begin(op, row, lastKept);
+        },
+        phaseEnd: (_index, result) => {
+          phaseLabel = result.label;
+          flush();
+        },
+      },
+    });
+  } catch (err) {
+    if (!(err instanceof StopTrace)) throw err;
+    truncated = true;
+  }
+  return { steps, truncated };
+}
+
+const B = (n: number) => `${n} B`;
+
+/** The step in words, from the engine's events (and the slots the rows have after it). */
+export function narrate(op: TraceStep['op'], row: number | undefined, events: HeapEvent[], after: PageInspector): string {
+  const parts: string[] = [];
+  const slotOf = (r: number, page: number): string => {
+    const det = after.page(page);
+    const e = det.slots.find((s) => s.row === r && s.kind !== 'stub');
+    return e ? ` slot ${e.slot}` : '';
+  };
+  const homeSlot = (r: number): string => {
+    const at = after.locate(r);
+    return at ? ` slot ${at.slot}` : '';
+  };
+  for (const e of events) {
+    switch (e.op) {
+      case 'insert':
+        parts.push(`insert row ${e.row} (${B(e.bytes)}${e.reserved ? `, charged ${B(e.bytes + e.reserved)} with its ${B(e.reserved)} reservation` : ''}) → page ${e.page}${slotOf(e.row, e.page)}${e.newPage ? ', a new page' : ''}`);
+        break;
+      case 'update':
+        parts.push(updateText(e, slotOf, homeSlot));
+        break;
+      case 'compact':
+        parts.push(`page ${e.page} is compacted: ${B(e.freedBytes)} of holes squeezed into contiguous free space`);
+        break;
+      case 'delete':
+        parts.push(`delete row ${e.row}: its ${B(e.bytes)} on page ${e.page} are freed${e.home >= 0 ? `, and its stub on page ${e.home}` : ''}`);
+        break;
+      case 'split':
+        parts.push(`page ${e.page} is split: ${e.rows.length} row${e.rows.length === 1 ? '' : 's'} (${e.rows[0]}${e.rows.length > 1 ? `–${e.rows[e.rows.length - 1]}` : ''}) move to a new page ${e.newPage} linked after it`);
+        break;
+      case 'prune':
+        parts.push(`page ${e.page} is pruned on access: ${e.versions} dead version${e.versions === 1 ? '' : 's'} removed, ${B(e.freedBytes)} freed`);
+        break;
+      case 'commit':
+        parts.push(`commit: ${e.versions} old version${e.versions === 1 ? '' : 's'} on page${e.pages.length === 1 ? '' : 's'} ${e.pages.slice(0, 6).join(', ')}${e.pages.length > 6 ? ', …' : ''} become${e.versions === 1 ? 's' : ''} dead, to be pruned`);
+        break;
+      case 'reorg-row':
+        parts.push(
+          e.outcome === 'moved-home'
+            ? `row ${e.row} comes home from page ${e.from} to page ${e.home}${homeSlot(e.row)}`
+            : e.outcome === 'rehomed'
+              ? `row ${e.row} does not fit at home (page ${e.home}): deleted and re-inserted on page ${e.to}, its new home`
+              : `row ${e.row} rewritten from page ${e.from} to page ${e.to}`,
+        );
+        break;
+      case 'rewrite':
+        parts.push(`${e.kind}: the table now has ${e.pages} page${e.pages === 1 ? '' : 's'}`);
+        break;
+    }
+  }
+  if (parts.length === 0) return op === 'update' && row !== undefined ? `update row ${row}: rejected (too long for a page)` : op;
+  // A reorganisation's rows, many of them: the first ones and a count.
+  if (op === 'reorg' && parts.length > 12) return [...parts.slice(0, 10), `… ${parts.length - 11} more rows`, parts[parts.length - 1]!].join('\n');
+  return parts.join('\n');
+}
+
+function updateText(e: Extract<HeapEvent, { op: 'update' }>, slotOf: (r: number, p: number) => string, homeSlot: (r: number) => string): string {
+  const size = e.toBytes > e.fromBytes ? `grows ${e.fromBytes} → ${B(e.toBytes)}` : e.toBytes < e.fromBytes ? `shrinks ${e.fromBytes} → ${B(e.toBytes)}` : `stays ${B(e.toBytes)}`;
+  const room = e.totalFree === e.contiguousFree ? `page ${e.page} has ${B(e.totalFree)} free` : `page ${e.page} has ${B(e.contiguousFree)} contiguous and ${B(e.totalFree)} total free`;
+  const head = `update row ${e.row}: ${size}`;
+  const to = `page ${e.toPage}${slotOf(e.row, e.toPage)}${e.newPage ? ', a new page' : ''}`;
+  switch (e.outcome) {
+    case 'shrank':
+      return `${head}: stays where it is; the ${B(e.fromBytes - e.toBytes)} it gave up become a hole until the page is compacted`;
+    case 'rewritten':
+      return `${head}; ${room} → rewritten into the contiguous free space; its old ${B(e.fromBytes)} become a hole`;
+    case 'compacted':
+      return `${head}; ${room} → the growth fits only after compacting → rewritten in place`;
+    case 'forwarded':
+      return `${head}; ${room} → does not fit (${B(e.toBytes - e.fromBytes)} more needed) → forwarded to ${to}; a ${B(e.stubBytes ?? 0)} stub stays at page ${e.page}${homeSlot(e.row)}`;
+    case 'reforwarded':
+      return `${head}; it is already forwarded (home page ${e.home}) and no longer fits page ${e.page} → moves again, to ${to}; the stub at page ${e.home} now points there (one hop at most)`;
+    case 'moved-home':
+      return `${head}; it was forwarded away from page ${e.home} → comes back home to page ${e.home}${homeSlot(e.row)} in place of its stub`;
+    case 'moved':
+      return `${head}; ${room} → does not fit → moves to ${to} with a new row id; every index entry for it is updated`;
+    case 'in-place':
+      return `${head}; ${room} → changes in place`;
+    case 'split':
+      return `${head}; ${room} → not enough: the page is split until it fits; the row is now on ${to}`;
+    case 'hot':
+      return `${head}; ${room} → new version on the same page, no indexed column changed: a heap-only tuple (HOT update); the old version stays until it is pruned`;
+    case 'same-page':
+      return `${head}; ${room} → new version on the same page, but an indexed column changed: not HOT, new index entries`;
+    case 'new-page':
+      return `${head}; ${room} → no room for the new version → it goes to ${to}; page ${e.page} gets PD_PAGE_FULL; new index entries (not HOT)`;
+  }
+}

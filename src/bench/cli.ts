@@ -14,12 +14,18 @@ const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'ro
 /** Loaded first into the measured process: at exit it reports the process's CPU time (getrusage: user + system, since it started). */
 const REPORT_CPU = `data:text/javascript,process.on('exit',()=>{const u=process.cpuUsage();process.stderr.write('rowsim-bench-cpu-us '+(u.user+u.system)+'\\n')})`;
 
-/** CPU milliseconds of one run of `node [script] args…` (rowsim's bin by default). */
-function cpuMs(args: string[], script: string[] = [BIN]): number {
+/** CPU and wall milliseconds of one run of `node [script] args…` (rowsim's bin by default), whole process. */
+export function timeCommand(args: string[], script: string[] = [BIN]): { cpuMs: number; wallMs: number } {
+  const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ['--import', REPORT_CPU, ...script, ...args], { encoding: 'utf8' });
+  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
   const m = /rowsim-bench-cpu-us (\d+)/.exec(r.stderr);
   if (r.status !== 0 || !m) throw new Error(`${[...script, ...args].join(' ')} failed (status ${r.status}): ${r.stderr}`);
-  return Number(m[1]) / 1000;
+  return { cpuMs: Number(m[1]) / 1000, wallMs };
+}
+
+function cpuMs(args: string[], script: string[] = [BIN]): number {
+  return timeCommand(args, script).cpuMs;
 }
 
 export async function benchCli(): Promise<BenchLine[]> {

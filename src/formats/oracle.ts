@@ -327,6 +327,7 @@ function pctfreeKnob(): ReserveKnob {
 /** An Oracle table block: cache layer (with its 4-byte tail), transaction header and ITL, data header, table and row directories; rows from the end [ORA-FOOTE][ORA-LEWIS]. */
 function oraclePageAnatomy(layout: TableLayout, engine: EngineSpec): PageAnatomy {
   const itl = oracleItlSlots(engine.initrans);
+  const keep = oraclePctfreeBytes(layout.geometry, engine.pctfree);
   return {
     title: 'Oracle table block (ASSM)',
     header: [
@@ -337,7 +338,7 @@ function oraclePageAnatomy(layout: TableLayout, engine: EngineSpec): PageAnatomy
       { label: 'table directory', bytes: ORACLE_TABLE_DIRECTORY_BYTES },
     ],
     slotArray: { name: 'row directory', entryBytes: ORACLE_ROW_DIRECTORY_BYTES, at: 'after-header', firstSlot: 0 },
-    fillLine: { label: `PCTFREE ${engine.pctfree}: inserts leave ${oraclePctfreeBytes(layout.geometry, engine.pctfree)} bytes free`, keepFreeBytes: oraclePctfreeBytes(layout.geometry, engine.pctfree) },
+    ...(keep > 0 ? { fillLine: { label: `PCTFREE ${engine.pctfree}: inserts leave ${keep} bytes free`, keepFreeBytes: keep } } : {}),
     words: { stub: `migration stub (head piece: ${ORACLE_MIGRATION_STUB_BYTES} bytes, the row's new rowid)`, forwarded: 'migrated row' },
     notes: ['Rows are kept as byte totals, so they are drawn packed in row-directory order; the holes they leave are drawn as one block.'],
   };

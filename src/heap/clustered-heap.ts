@@ -16,7 +16,7 @@ import type { ClusteredMetrics } from './metrics.js';
 import { grown } from '../util/arrays.js';
 import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import type { HeapEventSink } from './events.js';
-import { bucketRows, type PageInspector, type SlotDetail } from './inspect.js';
+import { bucketRows, frozenInspector, type PageInspector, type SlotDetail } from './inspect.js';
 
 interface ClusteredHeapOptions {
   geometry: PageGeometry;
@@ -272,7 +272,7 @@ export class ClusteredHeap implements StorageEngine {
       if (from === NONE) continue;
       if (p === NONE || !this.fits(p, this.rowLen[r]!, this.options.buildReserveBytes)) p = this.newPage(p);
       this.place(p, r, this.rowLen[r]!);
-      if (sink !== null) sink({ op: 'reorg-row', row: r, from, home: from, to: p, outcome: 'rewritten' });
+      if (sink !== null) sink({ op: 'reorg-row', row: r, from, home: from, to: p, bytes: this.rowLen[r]!, outcome: 'rewritten' });
     }
     if (p === NONE) this.newPage(NONE);
     if (this.options.reservePageGap > 1) {
@@ -351,11 +351,7 @@ export class ClusteredHeap implements StorageEngine {
     const n = this.pageCount;
     const g = this.geometry;
     const byPage = bucketRows(this.rowHigh, n, (r) => this.rowPage[r]!);
-    const slotOf = new Int32Array(this.rowHigh).fill(-1);
-    for (let p = 0; p < n; p++) for (let k = byPage.start[p]!; k < byPage.start[p + 1]!; k++) slotOf[byPage.rows[k]!] = k - byPage.start[p]!;
-    return {
-      pages: n,
-      page: (p) => {
+    return frozenInspector(n, (p) => {
         const inTable = p >= 0 && p < n;
         const slots: SlotDetail[] = [];
         if (inTable) for (let k = byPage.start[p]!; k < byPage.start[p + 1]!; k++) slots.push({ slot: k - byPage.start[p]!, kind: 'row', row: byPage.rows[k]!, bytes: this.rowLen[byPage.rows[k]!]! });
@@ -374,9 +370,7 @@ export class ClusteredHeap implements StorageEngine {
           ...(inTable && this.live[p] === 1 ? { keyRange: { first: this.lo[p]!, last: this.hi[p]!, prev: this.prev[p]!, next: this.next[p]! } } : {}),
           flags: p === this.tail ? ['last page in key order: inserts go here'] : [],
         };
-      },
-      locate: (row) => (this.isLive(row) ? { page: this.rowPage[row]!, slot: slotOf[row]! } : null),
-    };
+      });
   }
 
   memoryBytes(): number {

@@ -55,9 +55,9 @@ export type HeapEvent =
   | { op: 'delete'; row: number; page: number; home: number; bytes: number }
   | { op: 'compact'; page: number; freedBytes: number }
   | { op: 'split'; page: number; newPage: number; rows: number[] }
-  | { op: 'prune'; page: number; versions: number; freedBytes: number }
+  | { op: 'prune'; page: number; versions: number; freedBytes: number; by: 'access' | 'vacuum' }
   | { op: 'commit'; pages: number[]; versions: number }
-  | { op: 'reorg-row'; row: number; from: number; home: number; to: number; outcome: 'moved-home' | 'rehomed' | 'rewritten' }
+  | { op: 'reorg-row'; row: number; from: number; home: number; to: number; bytes: number; outcome: 'moved-home' | 'rehomed' | 'rewritten' }
   /** A reorganisation that rewrote the whole table (rebuild, VACUUM FULL: its rows follow as reorg-row events) or visited every page (VACUUM). */
   | { op: 'rewrite'; kind: string; pages: number };
 

@@ -12,7 +12,7 @@ import { grown } from '../util/arrays.js';
 import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 import type { HeapEventSink } from './events.js';
-import { bucketRows, type PageDetail, type PageInspector, type SlotDetail } from './inspect.js';
+import { bucketRows, frozenInspector, type PageDetail, type PageInspector, type SlotDetail } from './inspect.js';
 
 export interface ForwardingHeapOptions {
   geometry: PageGeometry;
@@ -610,7 +610,7 @@ export class ForwardingHeap implements StorageEngine {
       if (L - this.options.stubBytes <= freeAtHome) {
         this.bodyHome(r, h, L, rsv);
         this.counters.rows_moved_home++;
-        if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from: c, home: h, to: h, outcome: 'moved-home' });
+        if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from: c, home: h, to: h, bytes: L, outcome: 'moved-home' });
       } else {
         this.pageFields[hi + USED]! -= this.options.stubBytes;
         this.pageFields[hi + SLOTS]!--;
@@ -621,7 +621,7 @@ export class ForwardingHeap implements StorageEngine {
         this.setRow(r, q, q, L, rsv);
         this.forwardedCount--;
         this.counters.rows_rehomed++;
-        if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from: c, home: h, to: q, outcome: 'rehomed' });
+        if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from: c, home: h, to: q, bytes: L, outcome: 'rehomed' });
       }
     }
   }
@@ -659,7 +659,7 @@ export class ForwardingHeap implements StorageEngine {
       const p = this.targetPage(L + rsv, -1);
       this.placeBody(p, L, rsv);
       this.setRow(r, p, p, L, rsv);
-      if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from, home, to: p, outcome: 'rewritten' });
+      if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from, home, to: p, bytes: L, outcome: 'rewritten' });
     }
     this.forwardedCount = 0;
     this.counters.exclusive_table_locks++;
@@ -833,11 +833,7 @@ export class ForwardingHeap implements StorageEngine {
         flags,
       };
     };
-    return {
-      pages: n,
-      page,
-      locate: (row) => (this.isLive(row) ? { page: this.home(row), slot: homeSlot[row]! } : null),
-    };
+    return frozenInspector(n, page);
   }
 
   memoryBytes(): number {

@@ -72,6 +72,27 @@ export interface PageInspector {
   locate(row: number): SlotRef | null;
 }
 
+/**
+ * An inspector that holds what `page` said of every page when it was made: later changes to the engine
+ * do not reach it (the trace draws a page before a step from one taken before the step). A row's place is
+ * its entry at home (a body there, or the stub of a forwarded row).
+ */
+export function frozenInspector(pages: number, page: (p: number) => PageDetail): PageInspector {
+  const details: PageDetail[] = [];
+  const home = new Map<number, SlotRef>();
+  for (let p = 0; p < pages; p++) {
+    const d = page(p);
+    details.push(d);
+    for (const s of d.slots) if (s.row !== undefined && s.kind !== 'forwarded') home.set(s.row, { page: p, slot: s.slot });
+  }
+  const beyond = page(pages);
+  return {
+    pages,
+    page: (p) => details[p] ?? { ...beyond, page: p, slots: [], flags: [] },
+    locate: (row) => home.get(row) ?? null,
+  };
+}
+
 /** Rows bucketed by page, in row-id order: a counting sort of `pageOf` (−1: none). */
 export function bucketRows(rowHigh: number, pages: number, pageOf: (r: number) => number): { start: Int32Array; rows: Int32Array } {
   const start = new Int32Array(pages + 1);

@@ -15,7 +15,7 @@ import { grown } from '../util/arrays.js';
 import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 import type { HeapEventSink } from './events.js';
-import { bucketRows, type PageInspector, type SlotDetail } from './inspect.js';
+import { bucketRows, frozenInspector, type PageInspector, type SlotDetail } from './inspect.js';
 
 interface PostgresHeapOptions {
   geometry: PageGeometry;
@@ -272,11 +272,11 @@ export class PostgresHeap implements StorageEngine {
   }
 
   /** heap_page_prune + PageRepairFragmentation: dead storage freed; heap-only LPs unused; roots keep theirs. */
-  private prune(p: number): void {
+  private prune(p: number, by: 'access' | 'vacuum' = 'access'): void {
     const i = p * STRIDE;
     const dead = this.pageFields[i + DEAD_COUNT]!;
     const freeLp = this.pageFields[i + DEAD_FREE_LP]!;
-    if (this.sink !== null) this.sink({ op: 'prune', page: p, versions: dead, freedBytes: this.pageFields[i + DEAD_BYTES]! });
+    if (this.sink !== null) this.sink({ op: 'prune', page: p, versions: dead, freedBytes: this.pageFields[i + DEAD_BYTES]!, by });
     this.pageFields[i + STORE]! -= this.pageFields[i + DEAD_BYTES]!;
     this.pageFields[i + UNUSED]! += freeLp;
     this.pageFields[i + ROOTS]! += dead - freeLp;
@@ -421,7 +421,7 @@ export class PostgresHeap implements StorageEngine {
     }
     for (let p = 0; p < this.pageCount; p++) {
       const i = p * STRIDE;
-      if (pg[i + DEAD_COUNT]! > 0) this.prune(p);
+      if (pg[i + DEAD_COUNT]! > 0) this.prune(p, 'vacuum');
       const lpDead = pg[i + ROOTS]! - redirects[p]!;
       this.counters.lp_dead_reclaimed += lpDead;
       pg[i + UNUSED]! += lpDead;
@@ -472,7 +472,7 @@ export class PostgresHeap implements StorageEngine {
         const from = this.rowPage[r]!;
         this.addTuple(cur, len);
         this.rowPage[r] = cur;
-        if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from, home: from, to: cur, outcome: 'rewritten' });
+        if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from, home: from, to: cur, bytes: len, outcome: 'rewritten' });
         this.rowHeapOnly[r] = 0;
       }
     }
@@ -581,11 +581,7 @@ export class PostgresHeap implements StorageEngine {
     const g = this.geometry;
     const pg = this.pageFields;
     const byPage = bucketRows(this.rowHigh, n, (r) => this.rowPage[r]!);
-    const slotOf = new Int32Array(this.rowHigh).fill(-1);
-    for (let p = 0; p < n; p++) for (let k = byPage.start[p]!; k < byPage.start[p + 1]!; k++) slotOf[byPage.rows[k]!] = k - byPage.start[p]!;
-    return {
-      pages: n,
-      page: (p) => {
+    return frozenInspector(n, (p) => {
         const inTable = p >= 0 && p < n;
         const i = p * STRIDE;
         const slots: SlotDetail[] = [];
@@ -623,9 +619,7 @@ export class PostgresHeap implements StorageEngine {
           contiguousBytes: g.usableBytes - stored - slotArrayBytes,
           flags,
         };
-      },
-      locate: (row) => (this.isLive(row) ? { page: this.rowPage[row]!, slot: slotOf[row]! } : null),
-    };
+      });
   }
 
   memoryBytes(): number {

@@ -23,6 +23,8 @@ export interface PageLayout {
   fillAt?: number;
   freeBytes: number;
   holeBytes: number;
+  /** Reserved bytes the free space no longer holds (rows grew into their neighbours' reservations). */
+  overReservedBytes: number;
 }
 
 /** Where every region of the page lies, in bytes from the page's start. */
@@ -38,18 +40,23 @@ export function layoutPage(d: PageDrawing): PageLayout {
   };
   const det = d.detail;
   for (const h of d.header) put(h.bytes, 'header', h.label);
-  let free = det.contiguousBytes - det.reservedBytes;
+  // Reservations are drawn out of the free space; rows that grew into their neighbours' reservations can
+  // leave more reserved than free: only what the free space still holds is drawn.
+  let rsvLeft = Math.min(det.reservedBytes, det.contiguousBytes + det.fragmentedBytes);
+  const drawnRsv = rsvLeft;
+  let free = det.contiguousBytes - drawnRsv;
   let holes = det.fragmentedBytes;
   if (free < 0) {
     holes += free;
     free = 0;
   }
-  if (holes < 0) holes = 0;
   const bodies = det.slots.filter((s) => s.bytes > 0 || (s.reserved ?? 0) > 0);
   const body = (s: PageDrawing['detail']['slots'][number]) => {
     const who = s.row !== undefined ? `row ${s.row}` : `${s.count ?? 1} ${s.kind}`;
     put(s.bytes, s.kind, s.kind === 'stub' ? `stub of ${who}` : who, s.slot);
-    put(s.reserved ?? 0, 'reserved', `reserved for ${who}`, s.slot);
+    const r = Math.min(s.reserved ?? 0, rsvLeft);
+    rsvLeft -= r;
+    put(r, 'reserved', `reserved for ${who}`, s.slot);
   };
   const slotBytes = det.slotArrayBytes;
   let fillAt: number | undefined;
@@ -66,7 +73,7 @@ export function layoutPage(d: PageDrawing): PageLayout {
     put(slotBytes, 'slots', d.slotArray.name);
   }
   if (d.trailer) put(d.trailer.bytes, 'header', d.trailer.label);
-  const out: PageLayout = { segments: segs, freeBytes: free, holeBytes: holes };
+  const out: PageLayout = { segments: segs, freeBytes: free, holeBytes: holes, overReservedBytes: det.reservedBytes - drawnRsv };
   if (fillAt !== undefined) out.fillAt = fillAt;
   return out;
 }
@@ -152,7 +159,7 @@ export function renderPageSvg(d: PageDrawing): string {
   parts.push(`<text x="${gx - 8}" y="${gy + gh}" font-size="12" text-anchor="end" fill="#555">${d.pageBytes}</text>`);
   // The entries, one a line, and connectors from stubs.
   const rows: string[] = [];
-  const maxList = Math.max(8, Math.floor((gh + 40) / 20));
+  const maxList = Math.max(8, Math.floor((gh - 16) / 20));
   const slotName = d.slotArray.firstSlot === 1 ? 'lp' : 'slot';
   const shown = det.slots.slice(0, maxList);
   shown.forEach((s, i) => {
@@ -176,7 +183,8 @@ export function renderPageSvg(d: PageDrawing): string {
   // Legend: the kinds on this page with their bytes.
   const totals: Record<string, number> = {};
   for (const s of L.segments) totals[s.kind] = (totals[s.kind] ?? 0) + s.bytes;
-  const legendY = gy + gh + (L.fillAt !== undefined ? 50 : 30);
+  const listBottom = gy + 14 + (Math.min(det.slots.length, maxList) + 1) * 20;
+  const legendY = Math.max(gy + gh + (L.fillAt !== undefined ? 50 : 30), listBottom + 10);
   const legend: string[] = [];
   let lx = gx;
   let ly = legendY;
@@ -194,7 +202,7 @@ export function renderPageSvg(d: PageDrawing): string {
   const freeTotal = L.freeBytes + L.holeBytes + (totals.reserved ?? 0);
   const sub = [
     `${d.pageBytes} bytes; ${det.slots.reduce((n, s) => n + (s.count ?? 1), 0)} ${d.slotArray.name} entries of ${d.slotArray.entryBytes} B`,
-    `free ${freeTotal} B: ${L.freeBytes} contiguous, ${L.holeBytes} in holes${totals.reserved ? `, ${totals.reserved} reserved` : ''}`,
+    `free ${freeTotal} B: ${L.freeBytes} contiguous, ${L.holeBytes} in holes${totals.reserved ? `, ${totals.reserved} reserved` : ''}${L.overReservedBytes > 0 ? ` (${L.overReservedBytes} B more reserved than free)` : ''}`,
     ...(d.band ? [d.band] : []),
     ...(det.keyRange ? [`keys (row ids) ${det.keyRange.first}–${det.keyRange.last}`] : []),
   ].join(' · ');
@@ -222,7 +230,7 @@ export function renderPageSvg(d: PageDrawing): string {
     `<rect width="${W}" height="${H}" fill="#fff"/>`,
     `<text x="${gx}" y="34" font-size="24" font-weight="bold">${esc(title)}</text>`,
     `<text x="${gx}" y="62" font-size="15" fill="#333">${esc(sub)}</text>`,
-    `<text x="${gx}" y="${gy - 8}" font-size="12" fill="#555">${bpl} bytes a line, byte offsets on the left</text>`,
+    `<text x="${gx}" y="${gy - 8}" font-size="12" fill="#555">${bpl} bytes a line, byte offsets on the left; numbers in blocks: row ids</text>`,
     `<text x="${panelX}" y="${gy - 8}" font-size="15" font-weight="bold">${esc(d.slotArray.name)}</text>`,
     `<rect x="${gx}" y="${gy}" width="${gw}" height="${gh}" fill="none" stroke="#000" stroke-width="1.5"/>`,
     ...parts,

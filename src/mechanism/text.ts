@@ -23,11 +23,10 @@ export function pageText(d: PageDrawing): string {
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i >= 2 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  const free = L.freeBytes + L.holeBytes;
   const out = [
     `${d.title}${det.pages ? ` of ${det.pages}` : ''}: ${d.pageBytes} bytes`,
     `header ${d.header.map((h) => `${h.label} ${h.bytes}`).join(' + ')} B; ${d.slotArray.name} ${det.slotArrayBytes} B (${d.slotArray.entryBytes} B an entry)`,
-    `rows and stubs ${det.storedBytes} B; free ${free + det.reservedBytes} B: ${L.freeBytes} contiguous, ${L.holeBytes} in holes${det.reservedBytes ? `, ${det.reservedBytes} reserved (${d.words.reservation ?? 'reserved'})` : ''}`,
+    `rows and stubs ${det.storedBytes} B; free ${det.contiguousBytes + det.fragmentedBytes} B: ${L.freeBytes} contiguous, ${L.holeBytes} in holes${det.reservedBytes ? `, ${det.reservedBytes - L.overReservedBytes} reserved (${d.words.reservation ?? 'reserved'})` : ''}${L.overReservedBytes > 0 ? `; ${L.overReservedBytes} B more reserved than free: rows grew into their neighbours' reservations` : ''}`,
     ...(d.fillLine ? [d.fillLine.label] : []),
     ...(d.band ? [d.band] : []),
     ...(det.keyRange ? [`keys (row ids) ${det.keyRange.first}–${det.keyRange.last}; previous page ${det.keyRange.prev < 0 ? 'none' : det.keyRange.prev}, next ${det.keyRange.next < 0 ? 'none' : det.keyRange.next}`] : []),

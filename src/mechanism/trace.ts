@@ -8,6 +8,7 @@ import { eventPages, type HeapEvent } from '../heap/events.js';
 import type { PageInspector } from '../heap/inspect.js';
 import type { StorageEngine } from '../heap/engine.js';
 import { runStorage } from '../workload/runner.js';
+import { getFormat } from '../formats/registry.js';
 import type { PageDrawing } from './drawing.js';
 import { drawer } from './capture.js';
 
@@ -47,6 +48,9 @@ class StopTrace extends Error {}
 /** Run `spec` and narrate it step by step, for the rows or page the filter chooses. */
 export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
   const draw = (insp: PageInspector) => drawer(spec, insp);
+  const format = getFormat(spec.engine.format);
+  const anatomy = format.pageAnatomy(format.layout(spec.table, spec.engine), spec.engine);
+  const slotWords = { word: anatomy.slotArray.firstSlot === 1 ? 'lp' : 'slot', first: anatomy.slotArray.firstSlot };
   const steps: TraceStep[] = [];
   let engine: StorageEngine | null = null;
   let phase = 0;
@@ -74,7 +78,7 @@ export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
       if (filter.page !== undefined) watched = a;
       return { page: p, before, after: a };
     });
-    steps.push({ step: steps.length + 1, phase, phaseLabel, op: c.op, ...(c.row !== undefined ? { row: c.row } : {}), text: narrate(c.op, c.row, c.events, after), events: c.events, pages });
+    steps.push({ step: steps.length + 1, phase, phaseLabel, op: c.op, ...(c.row !== undefined ? { row: c.row } : {}), text: narrate(c.op, c.row, c.events, after, slotWords), events: c.events, pages });
     if (steps.length >= filter.steps) throw new StopTrace();
   };
 
@@ -132,16 +136,16 @@ export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
 const B = (n: number) => `${n} B`;
 
 /** The step in words, from the engine's events (and the slots the rows have after it). */
-export function narrate(op: TraceStep['op'], row: number | undefined, events: HeapEvent[], after: PageInspector): string {
+export function narrate(op: TraceStep['op'], row: number | undefined, events: HeapEvent[], after: PageInspector, slots: { word: string; first: number } = { word: 'slot', first: 0 }): string {
   const parts: string[] = [];
   const slotOf = (r: number, page: number): string => {
     const det = after.page(page);
     const e = det.slots.find((s) => s.row === r && s.kind !== 'stub');
-    return e ? ` slot ${e.slot}` : '';
+    return e ? ` ${slots.word} ${e.slot + slots.first}` : '';
   };
   const homeSlot = (r: number): string => {
     const at = after.locate(r);
-    return at ? ` slot ${at.slot}` : '';
+    return at ? ` ${slots.word} ${at.slot + slots.first}` : '';
   };
   for (const e of events) {
     switch (e.op) {
@@ -161,7 +165,7 @@ export function narrate(op: TraceStep['op'], row: number | undefined, events: He
         parts.push(`page ${e.page} is split: ${e.rows.length} row${e.rows.length === 1 ? '' : 's'} (${e.rows[0]}${e.rows.length > 1 ? `–${e.rows[e.rows.length - 1]}` : ''}) move to a new page ${e.newPage} linked after it`);
         break;
       case 'prune':
-        parts.push(`page ${e.page} is pruned on access: ${e.versions} dead version${e.versions === 1 ? '' : 's'} removed, ${B(e.freedBytes)} freed`);
+        parts.push(`page ${e.page} is pruned${e.by === 'access' ? ' on access' : ' by VACUUM'}: ${e.versions} dead version${e.versions === 1 ? '' : 's'} removed, ${B(e.freedBytes)} freed`);
         break;
       case 'commit':
         parts.push(`commit: ${e.versions} old version${e.versions === 1 ? '' : 's'} on page${e.pages.length === 1 ? '' : 's'} ${e.pages.slice(0, 6).join(', ')}${e.pages.length > 6 ? ', …' : ''} become${e.versions === 1 ? 's' : ''} dead, to be pruned`);

@@ -323,7 +323,7 @@ export class StagedOutput {
     this.dir = existsSync(folder.dir) ? join(folder.dir, `${STAGE_TAG}${suffix}`) : join(dirname(folder.dir), `.${basename(folder.dir)}${STAGE_TAG}${suffix}`);
     try {
       makeFolders(dirname(folder.dir));
-      makeFolders(join(this.dir, 'charts'));
+      makeFolders(this.dir);
       writeManifest(this.dir, { rowsim_version: ROWSIM_VERSION, files: {} });
     } catch (err) {
       rmSync(this.dir, { recursive: true, force: true });

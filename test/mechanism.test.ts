@@ -130,7 +130,7 @@ describe('the drawing', () => {
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
     expect(svg).toContain(`row ${stub.row} → page ${stub.to!.page} slot ${stub.to!.slot}`);
-    expect(svg).toContain('marker-end="url(#arrow)"');
+    expect(svg).toContain('marker-end="url(#rowsim-page-arrow)"');
     expect((svg.match(/<text/g) ?? []).length).toBe((svg.match(/<\/text>/g) ?? []).length);
     const text = pageText(d);
     const body = text.split('\n').filter((l) => /^\d+\s/.test(l));
@@ -220,6 +220,9 @@ describe('the trace', () => {
     expect((html.match(/<section class="slide"/g) ?? []).length).toBe(t.steps.length + 2);
     expect(html).toContain("e.key === 'ArrowRight'");
     expect(html).not.toMatch(/(src|href)="https?:/);
+    // Each drawing names its own pattern and marker: a hidden slide's would not draw in another.
+    const ids = [...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('with no sink the engines emit nothing and the results are those of a run without a trace', () => {

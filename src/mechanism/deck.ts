@@ -12,7 +12,7 @@ export function traceDeck(title: string, subtitle: string, trace: Trace): string
   const slides = trace.steps.map((s) => {
     const pages = s.pages
       .map(
-        (p) => `<div class="pair"><figure><figcaption>page ${p.page} before</figcaption>${p.before ? renderPageSvg(p.before) : '<p class="none">(the page did not exist yet)</p>'}</figure><figure><figcaption>page ${p.page} after</figcaption>${renderPageSvg(p.after)}</figure></div>`,
+        (p) => `<div class="pair"><figure><figcaption>page ${p.page} before</figcaption>${p.before ? renderPageSvg(p.before, `s${s.step}-p${p.page}-before`) : '<p class="none">(the page did not exist yet)</p>'}</figure><figure><figcaption>page ${p.page} after</figcaption>${renderPageSvg(p.after, `s${s.step}-p${p.page}-after`)}</figure></div>`,
       )
       .join('');
     const lines = s.text.split('\n').map((l) => `<li>${esc(l)}</li>`).join('');

@@ -78,8 +78,12 @@ export function layoutPage(d: PageDrawing): PageLayout {
   return out;
 }
 
-/** The page as a self-contained SVG document (no fonts or images from outside). */
-export function renderPageSvg(d: PageDrawing): string {
+/**
+ * The page as a self-contained SVG document (no fonts or images from outside). `idPrefix` names its
+ * pattern and marker: drawings that share an HTML document each need their own (a hidden slide's
+ * definitions do not draw in another).
+ */
+export function renderPageSvg(d: PageDrawing, idPrefix = 'rowsim-page'): string {
   const esc = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   const colour: Record<string, string> = {
     header: '#8d99a6',
@@ -90,7 +94,7 @@ export function renderPageSvg(d: PageDrawing): string {
     forwarded: '#d9473f',
     pending: '#b48ad0',
     dead: '#7d7d7d',
-    reserved: 'url(#hatch)',
+    reserved: `url(#${idPrefix}-hatch)`,
     holes: '#f2d16b',
     free: '#ffffff',
   };
@@ -176,7 +180,7 @@ export function renderPageSvg(d: PageDrawing): string {
     const sw = colour[s.kind] ?? '#ccc';
     rows.push(`<rect x="${panelX}" y="${y - 11}" width="12" height="12" fill="${sw}" stroke="#333" stroke-width="0.5"/><text x="${panelX + 18}" y="${y}" font-size="14">${esc(text)}</text>`);
     const p = firstPiece[s.slot];
-    if (s.kind === 'stub' && p) rows.push(`<path d="M ${p.x.toFixed(1)} ${p.y.toFixed(1)} C ${(gx + gw + 30).toFixed(1)} ${p.y.toFixed(1)}, ${panelX - 40} ${y - 5}, ${panelX - 4} ${y - 5}" fill="none" stroke="#f0902a" stroke-width="1.6" marker-end="url(#arrow)"/>`);
+    if (s.kind === 'stub' && p) rows.push(`<path d="M ${p.x.toFixed(1)} ${p.y.toFixed(1)} C ${(gx + gw + 30).toFixed(1)} ${p.y.toFixed(1)}, ${panelX - 40} ${y - 5}, ${panelX - 4} ${y - 5}" fill="none" stroke="#f0902a" stroke-width="1.6" marker-end="url(#${idPrefix}-arrow)"/>`);
   });
   if (det.slots.length > shown.length) rows.push(`<text x="${panelX}" y="${gy + 14 + shown.length * 20}" font-size="14" fill="#555">… and ${det.slots.length - shown.length} more entries (rowsim page --format text lists all)</text>`);
   if (det.slots.length === 0) rows.push(`<text x="${panelX}" y="${gy + 14}" font-size="14" fill="#555">${det.allocated ? 'no rows on this page' : 'this page is not allocated'}</text>`);
@@ -225,8 +229,8 @@ export function renderPageSvg(d: PageDrawing): string {
   const title = `${d.title}${det.pages ? ` (of ${det.pages})` : ''}`;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="DejaVu Sans, Verdana, sans-serif" role="img" aria-label="${esc(title)}">`,
-    '<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#dce8fb"/><line x1="0" y1="0" x2="0" y2="6" stroke="#3f7fe0" stroke-width="3"/></pattern>',
-    '<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#f0902a"/></marker></defs>',
+    `<defs><pattern id="${idPrefix}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#dce8fb"/><line x1="0" y1="0" x2="0" y2="6" stroke="#3f7fe0" stroke-width="3"/></pattern>`,
+    `<marker id="${idPrefix}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#f0902a"/></marker></defs>`,
     `<rect width="${W}" height="${H}" fill="#fff"/>`,
     `<text x="${gx}" y="34" font-size="24" font-weight="bold">${esc(title)}</text>`,
     `<text x="${gx}" y="62" font-size="15" fill="#333">${esc(sub)}</text>`,

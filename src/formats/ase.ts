@@ -242,17 +242,19 @@ const ASE_DEFAULTS = {
 } as const satisfies StorageFormat['defaults'];
 
 /** An ASE data page: its header, the row offset table growing from the page's end, the rows after the header [A][G]. */
-function asePageAnatomy(dol: boolean, layout: TableLayout): PageAnatomy {
+function asePageAnatomy(dol: boolean, layout: TableLayout, engine: EngineSpec): PageAnatomy {
   const clustered = layout.clusteredIndex !== undefined;
   return {
     title: dol ? 'SAP ASE data-only-locked data page' : clustered ? `SAP ASE allpages-locked data page (clustered on ${layout.clusteredIndex!.name})` : 'SAP ASE allpages-locked data page',
     header: [{ label: dol ? 'DOL page header' : 'APL page header', bytes: dol ? ASE_DOL_HEADER_BYTES : ASE_APL_HEADER_BYTES }],
     slotArray: { name: 'row offset table', entryBytes: ASE_ROW_OFFSET_BYTES, at: 'end', firstSlot: 0 },
     words: dol
-      ? { stub: `forwarding stub (${ASE_DOL_STUB_BYTES} bytes: the row's new row id)`, forwarded: 'forwarded row', reservation: 'exp_row_size reservation' }
+      ? { stub: `forwarding stub (${ASE_DOL_STUB_BYTES} bytes: where the row now lives; its row id does not change)`, forwarded: 'forwarded row', reservation: 'exp_row_size reservation', move: 'forwarded', stubShort: 'stub' }
       : { stub: 'none: allpages-locked rows move and get a new row id', forwarded: 'moved row' },
     notes: dol
-      ? ['A row shorter than exp_row_size is charged the difference when it is inserted: drawn after the row, hatched. Updates may use any free space of the page, reserved or not.']
+      ? engine.exp_row_size === 1
+        ? ['exp_row_size 1: no room is reserved for growth, rows are packed.']
+        : ['A row shorter than exp_row_size is charged the difference when it is inserted: drawn after the row, hatched. Updates may use any free space of the page, reserved or not.']
       : ['Allpages-locked rows are never forwarded: a row that no longer fits moves and every index entry for it is updated.'],
   };
 }
@@ -282,7 +284,7 @@ function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageB
         deallocateEmptyPages: !dol || spec.engine.enable_housekeeper_gc !== 0,
       }),
     engineRowBytes: FORWARDING_HEAP_ROW_BYTES,
-    pageAnatomy: (layout) => asePageAnatomy(dol, layout),
+    pageAnatomy: (layout, engine) => asePageAnatomy(dol, layout, engine),
     reorgNote: forwardingReorgNote(id),
     indexGeometry: (_table, layout, idx, columns) => (dol ? dolIndexGeometry(layout, idx, columns) : aplIndexGeometry(layout, idx, columns)),
     versionedIndexes: false,

@@ -106,7 +106,7 @@ export interface PageAnatomy {
   /** The line inserts stop at (PostgreSQL fillfactor, Oracle PCTFREE): free bytes kept for updates. */
   fillLine?: { label: string; keepFreeBytes: number };
   /** What a row that moved away from home leaves behind, and is called ("forwarding stub", "forwarding pointer", "migrated row" …). */
-  words: { stub: string; forwarded: string; reservation?: string };
+  words: { stub: string; forwarded: string; reservation?: string; /** What the trace says a row that no longer fits does: forwarded, migrated. */ move?: string; /** The stub, short: stub, head piece. */ stubShort?: string };
   /** The engine's page band as the DBMS's tools show it (SQL Server PFS). */
   band?: (detail: PageDetail) => string;
   notes: string[];

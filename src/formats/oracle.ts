@@ -339,7 +339,7 @@ function oraclePageAnatomy(layout: TableLayout, engine: EngineSpec): PageAnatomy
     ],
     slotArray: { name: 'row directory', entryBytes: ORACLE_ROW_DIRECTORY_BYTES, at: 'after-header', firstSlot: 0 },
     ...(keep > 0 ? { fillLine: { label: `PCTFREE ${engine.pctfree}: inserts leave ${keep} bytes free`, keepFreeBytes: keep } } : {}),
-    words: { stub: `migration stub (head piece: ${ORACLE_MIGRATION_STUB_BYTES} bytes, the row's new rowid)`, forwarded: 'migrated row' },
+    words: { stub: `migration stub (the head piece, ${ORACLE_MIGRATION_STUB_BYTES} bytes: where the row now lives; its rowid does not change)`, forwarded: 'migrated row', move: 'migrated', stubShort: 'head piece (migration stub)' },
     notes: ['Rows are kept as byte totals, so they are drawn packed in row-directory order; the holes they leave are drawn as one block.'],
   };
 }

@@ -355,7 +355,7 @@ function sqlserverPageAnatomy(layout: TableLayout): PageAnatomy {
     slotArray: { name: 'slot array', entryBytes: SQLSERVER_SLOT_BYTES, at: 'end', firstSlot: 0 },
     words: clustered
       ? { stub: 'none: a clustered table splits pages instead', forwarded: 'moved by a page split' }
-      : { stub: `forwarding stub (${SQLSERVER_FORWARDING_STUB_BYTES} bytes)`, forwarded: 'forwarded record (carries a back-pointer to its stub)' },
+      : { stub: `forwarding stub (${SQLSERVER_FORWARDING_STUB_BYTES} bytes)`, forwarded: 'forwarded record (carries a back-pointer to its stub)', move: 'forwarded', stubShort: 'forwarding stub' },
     ...(clustered
       ? {}
       : {

@@ -357,8 +357,11 @@ export class ForwardingHeap implements StorageEngine {
     const totalFree = g.usableBytes - this.pageFields[pi + USED]! - slotArea;
     const contiguousFree = g.usableBytes - this.pageFields[pi + TOP]! - slotArea;
     const fromBytes = this.len(row);
+    // The branch growOnPage takes: the new body in the contiguous free space, or a compaction first.
+    const newBody = p !== h ? phys + this.backPointerBytes : phys;
+    const inOnePiece = newBody <= contiguousFree;
     const c = this.counters;
-    const before = [c.forwarded_updates, c.reforwarded_updates, c.moved_home_on_update, c.row_moves, c.compactions, this.pageCount];
+    const before = [c.forwarded_updates, c.reforwarded_updates, c.moved_home_on_update, c.row_moves];
     const pagesBefore = this.pageCount;
     const ok = this.updateRow(row, phys, logical);
     if (!ok) return false;
@@ -374,9 +377,9 @@ export class ForwardingHeap implements StorageEngine {
               ? 'moved'
               : this.len(row) <= fromBytes
                 ? 'shrank'
-                : c.compactions > before[4]!
-                  ? 'compacted'
-                  : 'rewritten';
+                : inOnePiece
+                  ? 'rewritten'
+                  : 'compacted';
     sink({
       op: 'update',
       row,

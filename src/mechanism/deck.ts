@@ -29,7 +29,7 @@ header h1{font-size:22px;margin:0}header .hint{font-size:15px;opacity:.85}
 .slide h2{font-size:28px;margin:6px 0}.slide h2 span{font-size:18px;color:#555;font-weight:normal;margin-left:12px}
 .what{font-size:22px;line-height:1.35;margin:8px 0 14px 0}
 .pair{display:flex;gap:16px;flex-wrap:wrap;margin-bottom:12px}
-figure{margin:0;flex:1 1 560px;background:#fff;border:1px solid #ccc;padding:6px}
+figure{margin:0;flex:1 1 880px;background:#fff;border:1px solid #ccc;padding:6px}
 figcaption{font-size:16px;font-weight:bold;margin-bottom:4px}
 figure svg{width:100%;height:auto}
 .none{font-size:18px;color:#777;padding:40px}

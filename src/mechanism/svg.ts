@@ -204,8 +204,9 @@ export function renderPageSvg(d: PageDrawing, idPrefix = 'rowsim-page'): string 
     lx += w + 14;
   }
   const freeTotal = L.freeBytes + L.holeBytes + (totals.reserved ?? 0);
+  const entries = det.slots.reduce((n, s) => n + (s.count ?? 1), 0);
   const sub = [
-    `${d.pageBytes} bytes; ${det.slots.reduce((n, s) => n + (s.count ?? 1), 0)} ${d.slotArray.name} entries of ${d.slotArray.entryBytes} B`,
+    `${d.pageBytes} bytes; ${entries} ${d.slotArray.name} entr${entries === 1 ? 'y' : 'ies'} of ${d.slotArray.entryBytes} B`,
     `free ${freeTotal} B: ${L.freeBytes} contiguous, ${L.holeBytes} in holes${totals.reserved ? `, ${totals.reserved} reserved` : ''}${L.overReservedBytes > 0 ? ` (${L.overReservedBytes} B more reserved than free)` : ''}`,
     ...(d.band ? [d.band] : []),
     ...(det.keyRange ? [`keys (row ids) ${det.keyRange.first}–${det.keyRange.last}`] : []),

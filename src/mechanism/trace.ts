@@ -50,7 +50,7 @@ export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
   const draw = (insp: PageInspector) => drawer(spec, insp);
   const format = getFormat(spec.engine.format);
   const anatomy = format.pageAnatomy(format.layout(spec.table, spec.engine), spec.engine);
-  const slotWords = { word: anatomy.slotArray.firstSlot === 1 ? 'lp' : 'slot', first: anatomy.slotArray.firstSlot };
+  const slotWords: NarrateWords = { word: anatomy.slotArray.firstSlot === 1 ? 'lp' : 'slot', first: anatomy.slotArray.firstSlot, ...(anatomy.words.move ? { move: anatomy.words.move } : {}), ...(anatomy.words.stubShort ? { stub: anatomy.words.stubShort } : {}) };
   const steps: TraceStep[] = [];
   let engine: StorageEngine | null = null;
   let phase = 0;
@@ -120,10 +120,7 @@ export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
           lastKept = wanted(row);
           begin(op, row, lastKept);
         },
-        phaseEnd: (_index, result) => {
-          phaseLabel = result.label;
-          flush();
-        },
+        phaseEnd: () => flush(),
       },
     });
   } catch (err) {
@@ -136,7 +133,7 @@ export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
 const B = (n: number) => `${n} B`;
 
 /** The step in words, from the engine's events (and the slots the rows have after it). */
-export function narrate(op: TraceStep['op'], row: number | undefined, events: HeapEvent[], after: PageInspector, slots: { word: string; first: number } = { word: 'slot', first: 0 }): string {
+export function narrate(op: TraceStep['op'], row: number | undefined, events: HeapEvent[], after: PageInspector, slots: NarrateWords = { word: 'slot', first: 0 }): string {
   const parts: string[] = [];
   const slotOf = (r: number, page: number): string => {
     const det = after.page(page);
@@ -153,7 +150,7 @@ export function narrate(op: TraceStep['op'], row: number | undefined, events: He
         parts.push(`insert row ${e.row} (${B(e.bytes)}${e.reserved ? `, charged ${B(e.bytes + e.reserved)} with its ${B(e.reserved)} reservation` : ''}) → page ${e.page}${slotOf(e.row, e.page)}${e.newPage ? ', a new page' : ''}`);
         break;
       case 'update':
-        parts.push(updateText(e, slotOf, homeSlot));
+        parts.push(updateText(e, slotOf, homeSlot, slots, events.some((x) => x.op === 'compact' && x.page === e.page)));
         break;
       case 'compact':
         parts.push(`page ${e.page} is compacted: ${B(e.freedBytes)} of holes squeezed into contiguous free space`);
@@ -190,7 +187,15 @@ export function narrate(op: TraceStep['op'], row: number | undefined, events: He
   return parts.join('\n');
 }
 
-function updateText(e: Extract<HeapEvent, { op: 'update' }>, slotOf: (r: number, p: number) => string, homeSlot: (r: number) => string): string {
+/** How the format numbers and names things in a narrative. */
+export interface NarrateWords {
+  word: string;
+  first: number;
+  move?: string;
+  stub?: string;
+}
+
+function updateText(e: Extract<HeapEvent, { op: 'update' }>, slotOf: (r: number, p: number) => string, homeSlot: (r: number) => string, words: NarrateWords, compacted: boolean): string {
   const size = e.toBytes > e.fromBytes ? `grows ${e.fromBytes} → ${B(e.toBytes)}` : e.toBytes < e.fromBytes ? `shrinks ${e.fromBytes} → ${B(e.toBytes)}` : `stays ${B(e.toBytes)}`;
   const room = e.totalFree === e.contiguousFree ? `page ${e.page} has ${B(e.totalFree)} free` : `page ${e.page} has ${B(e.contiguousFree)} contiguous and ${B(e.totalFree)} total free`;
   const head = `update row ${e.row}: ${size}`;
@@ -201,9 +206,13 @@ function updateText(e: Extract<HeapEvent, { op: 'update' }>, slotOf: (r: number,
     case 'rewritten':
       return `${head}; ${room} → rewritten into the contiguous free space; its old ${B(e.fromBytes)} become a hole`;
     case 'compacted':
-      return `${head}; ${room} → the growth fits only after compacting → rewritten in place`;
-    case 'forwarded':
-      return `${head}; ${room} → does not fit (${B(e.toBytes - e.fromBytes)} more needed) → forwarded to ${to}; a ${B(e.stubBytes ?? 0)} stub stays at page ${e.page}${homeSlot(e.row)}`;
+      return compacted
+        ? `${head}; ${room} → not in one piece: after the compaction the row is rewritten in place`
+        : `${head}; ${room}, none of it in holes → the row grows where it is, the rows after it shifted to make room`;
+    case 'forwarded': {
+      const short = e.toBytes - e.fromBytes - e.totalFree;
+      return `${head}; ${room} → does not fit (it needs ${B(e.toBytes - e.fromBytes)} more, ${B(short)} beyond the page's free space) → ${words.move ?? 'forwarded'} to ${to}; a ${B(e.stubBytes ?? 0)} ${words.stub ?? 'stub'} stays at page ${e.page}${homeSlot(e.row)}`;
+    }
     case 'reforwarded':
       return `${head}; it is already forwarded (home page ${e.home}) and no longer fits page ${e.page} → moves again, to ${to}; the stub at page ${e.home} now points there (one hop at most)`;
     case 'moved-home':

@@ -130,12 +130,21 @@ function isSafeRelative(rel: string): boolean {
   return rel !== '' && !rel.startsWith('/') && !rel.split('/').some((p) => p === '..' || p === '.' || p === '');
 }
 
-/** Files of a folder, relative, with `/` separators; directories are walked. */
+/** A folder inside an output folder that is an output folder of its own (`rowsim page`'s pages/, `rowsim trace`'s trace/): it has its manifest. */
+function isNestedOutput(path: string): boolean {
+  const st = statOrNull(path);
+  if (!st?.isDirectory()) return false;
+  const m = readManifest(path);
+  return m !== null && m !== 'damaged';
+}
+
+/** Files of a folder, relative, with `/` separators; directories are walked (not nested output folders, which keep their own lists). */
 function listFiles(dir: string, rel = ''): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
     if (rel === '' && isOwnTemporary(entry.name)) continue;
     const path = rel ? `${rel}/${entry.name}` : entry.name;
+    if (entry.isDirectory() && isNestedOutput(join(dir, path))) continue;
     if (entry.isDirectory()) out.push(...listFiles(dir, path));
     else out.push(path);
   }
@@ -175,7 +184,7 @@ function folderManifest(folder: OutputFolder): Manifest {
   const m = readManifest(folder.dir);
   if (m === 'damaged') fail(folder, `the folder's ${MANIFEST_FILE} (the list of files rowsim wrote there) is damaged: remove the folder yourself or choose another --out`);
   if (m) return m;
-  const entries = readdirSync(folder.dir).filter((e) => !isOwnTemporary(e));
+  const entries = readdirSync(folder.dir).filter((e) => !isOwnTemporary(e) && !isNestedOutput(join(folder.dir, e)));
   if (entries.length === 0) return { rowsim_version: ROWSIM_VERSION, files: {} };
   const old = recognise(folder.dir);
   if (old) return old;

@@ -165,7 +165,22 @@ export function renderPageSvg(d: PageDrawing, idPrefix = 'rowsim-page'): string 
   const rows: string[] = [];
   const maxList = Math.max(8, Math.floor((gh - 16) / 20));
   const slotName = d.slotArray.firstSlot === 1 ? 'lp' : 'slot';
-  const shown = det.slots.slice(0, maxList);
+  // When the list is longer than the grid, every entry that is not a plain row is kept (stubs and what
+  // they point to, dead versions …) and the rows fill the lines left, in slot order.
+  let shown = det.slots;
+  if (det.slots.length > maxList) {
+    const special = det.slots.filter((e) => e.kind !== 'row' && e.kind !== 'heap-only');
+    let room = Math.max(0, maxList - special.length);
+    const keep = new Set(special.slice(0, maxList));
+    for (const e of det.slots) {
+      if (room === 0) break;
+      if (!keep.has(e)) {
+        keep.add(e);
+        room--;
+      }
+    }
+    shown = det.slots.filter((e) => keep.has(e));
+  }
   shown.forEach((s, i) => {
     const y = gy + 14 + i * 20;
     const who = s.row !== undefined ? `row ${s.row}` : `${s.count} ${s.count === 1 ? 'entry' : 'entries'}`;

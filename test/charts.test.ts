@@ -5,8 +5,13 @@ import {
   renderBarChart,
   renderPageMap,
   pageMapLayout,
+  pageMapLegend,
   formatCompact,
   formatNumber,
+  wrapLabel,
+  CHART_WIDTH,
+  CHART_HEIGHT,
+  FONT_PX,
   type LineChartSpec,
   type PageMapSpec,
 } from '../src/report/charts.js';
@@ -65,7 +70,7 @@ function lineSpec(over: Partial<LineChartSpec> = {}): LineChartSpec {
 
 describe('renderLineChart', () => {
   it('writes a PNG of the default and the requested size', () => {
-    expect(pngSize(renderLineChart(lineSpec()))).toEqual({ width: 1000, height: 600 });
+    expect(pngSize(renderLineChart(lineSpec()))).toEqual({ width: CHART_WIDTH, height: CHART_HEIGHT });
     expect(pngSize(renderLineChart(lineSpec({ width: 640, height: 360 })))).toEqual({ width: 640, height: 360 });
   });
 
@@ -97,7 +102,7 @@ describe('renderLineChart', () => {
         markers: [{ x: 10, label: 'knee' }, { x: 0, label: 'ignored on a log axis' }],
       }),
     );
-    expect(pngSize(log)).toEqual({ width: 1000, height: 600 });
+    expect(pngSize(log)).toEqual({ width: CHART_WIDTH, height: CHART_HEIGHT });
     const cats = renderLineChart(
       lineSpec({
         xCategories: ['exp_row_size=0', 'exp_row_size=1', 'exp_row_size=max'],
@@ -105,23 +110,23 @@ describe('renderLineChart', () => {
         markers: [{ x: 1, label: 'default', color: '#d62728' }],
       }),
     );
-    expect(pngSize(cats).width).toBe(1000);
+    expect(pngSize(cats).width).toBe(CHART_WIDTH);
     // The marker is drawn in its colour somewhere in the plot.
-    expect(countPixels(await decode(cats), 0, 60, 1000, 560, isRedish)).toBeGreaterThan(50);
+    expect(countPixels(await decode(cats), 0, 60, CHART_WIDTH, CHART_HEIGHT - 60, isRedish)).toBeGreaterThan(50);
   });
 
   it('never throws on empty or non-finite data', async () => {
     const empty = renderLineChart(lineSpec({ series: [] }));
-    expect(pngSize(empty)).toEqual({ width: 1000, height: 600 });
+    expect(pngSize(empty)).toEqual({ width: CHART_WIDTH, height: CHART_HEIGHT });
     const emptySeries = renderLineChart(lineSpec({ series: [{ label: 'none', points: [] }], yLog: true, xLog: true }));
-    expect(pngSize(emptySeries).height).toBe(600);
+    expect(pngSize(emptySeries).height).toBe(CHART_HEIGHT);
     const junk = renderLineChart(
       lineSpec({ series: [{ label: 'junk', points: [[NaN, 1], [1, Infinity], [-Infinity, 3]] }], markers: [{ x: NaN, label: 'x' }] }),
     );
-    expect(pngSize(junk).width).toBe(1000);
+    expect(pngSize(junk).width).toBe(CHART_WIDTH);
     // The "no data" note is drawn in the middle of the plot area.
     const p = await decode(empty);
-    expect(countPixels(p, 400, 250, 650, 350, isNonWhite)).toBeGreaterThan(20);
+    expect(countPixels(p, CHART_WIDTH / 2 - 125, CHART_HEIGHT / 2 - 50, CHART_WIDTH / 2 + 125, CHART_HEIGHT / 2 + 50, isNonWhite)).toBeGreaterThan(20);
   });
 });
 
@@ -138,7 +143,7 @@ describe('renderBarChart', () => {
       xLabel: 'engine',
     };
     const grouped = renderBarChart(spec);
-    expect(pngSize(grouped)).toEqual({ width: 1000, height: 600 });
+    expect(pngSize(grouped)).toEqual({ width: CHART_WIDTH, height: CHART_HEIGHT });
     const p = await decode(grouped);
     expect(countPixels(p, 0, 0, p.width, 40, isDark)).toBeGreaterThan(20);
     // Default palette: the first series is blue (#0072B2), drawn as bars.
@@ -148,12 +153,12 @@ describe('renderBarChart', () => {
       width: 500,
       height: 300,
     });
-    expect(pngSize(renderBarChart({ ...spec, yLog: true })).width).toBe(1000);
+    expect(pngSize(renderBarChart({ ...spec, yLog: true })).width).toBe(CHART_WIDTH);
   });
 
   it('never throws on empty input', () => {
-    expect(pngSize(renderBarChart({ title: 'x', categories: [], series: [], yLabel: 'y' })).height).toBe(600);
-    expect(pngSize(renderBarChart({ title: 'x', categories: ['a'], series: [{ label: 's', values: [] }], yLabel: 'y' })).width).toBe(1000);
+    expect(pngSize(renderBarChart({ title: 'x', categories: [], series: [], yLabel: 'y' })).height).toBe(CHART_HEIGHT);
+    expect(pngSize(renderBarChart({ title: 'x', categories: ['a'], series: [{ label: 's', values: [] }], yLabel: 'y' })).width).toBe(CHART_WIDTH);
   });
 });
 
@@ -167,22 +172,46 @@ describe('renderPageMap', () => {
   it('has the default width and grows taller with more pages', () => {
     const small = pngSize(renderPageMap(pageSpec(100)));
     const large = pngSize(renderPageMap(pageSpec(5000)));
-    const huge = pngSize(renderPageMap(pageSpec(300_000, { maxPages: 300_000 })));
-    expect(small.width).toBe(1000);
-    expect(large.width).toBe(1000);
+    const huge = pngSize(renderPageMap(pageSpec(300_000, { maxCells: 300_000 })));
+    expect(small.width).toBe(CHART_WIDTH);
+    expect(large.width).toBe(CHART_WIDTH);
     expect(large.height).toBeGreaterThan(small.height);
     expect(huge.height).toBeGreaterThan(large.height);
     expect(pngSize(renderPageMap(pageSpec(100, { width: 500 }))).width).toBe(500);
   });
 
-  it('caps the pages drawn at maxPages and says so', () => {
-    const layout = pageMapLayout(pageSpec(30_000));
-    expect(layout.pages).toBe(20_000);
-    expect(layout.totalPages).toBe(30_000);
-    expect(layout.subtitle).toMatch(/first 20,000 of 30,000 pages/);
-    expect(pageMapLayout(pageSpec(30_000, { maxPages: 100 })).pages).toBe(100);
+  it('draws a table of more than 20,000 pages reduced, several pages a cell, and says so in the legend', async () => {
+    const n = 30_000;
+    const stubs = new Uint32Array(n);
+    stubs[25_001] = 3; // page 25,001: in cell 12,500 of 2 pages each
+    const spec = pageSpec(n, { stubs });
+    const layout = pageMapLayout(spec);
+    expect(layout.pagesPerCell).toBe(2);
+    expect(layout.pages).toBe(15_000); // cells, every page in one
+    expect(layout.totalPages).toBe(n);
+    expect(layout.subtitle).not.toMatch(/showing the first/);
+    const legend = pageMapLegend(spec);
+    expect(legend[0]).toMatch(/^each cell: 2 pages; colour: their mean fill; a mark: any of its pages has one$/);
+    expect(legend).toContain('forwarding stubs (1 pages, 3 stubs)');
+    expect(pageMapLayout(pageSpec(n, { maxCells: 100 })).pagesPerCell).toBe(300);
+    expect(pageMapLegend(pageSpec(n, { maxCells: 100 }))[0]).toMatch(/^each cell: 300 pages;/);
+    // A map of 20,000 pages or fewer is a page a cell and says nothing about cells.
+    expect(pageMapLayout(pageSpec(20_000)).pagesPerCell).toBe(1);
+    expect(pageMapLegend(pageSpec(20_000))[0]).toMatch(/^page fill/);
     expect(layout.cell).toBeGreaterThanOrEqual(2);
     expect(layout.gridLeft + layout.cols * layout.cell).toBeLessThanOrEqual(layout.width);
+    // The stub's cell carries the red mark.
+    const p = await decode(renderPageMap(spec));
+    const i = 12_500;
+    const x = layout.gridLeft + (i % layout.cols) * layout.cell;
+    const y = layout.gridTop + Math.floor(i / layout.cols) * layout.cell;
+    expect(countPixels(p, x, y, x + layout.cell, y + layout.cell, isRedish)).toBeGreaterThan(0);
+    expect(countPixels(p, x - layout.cell, y, x, y + layout.cell, isRedish)).toBe(0);
+  });
+
+  it('leaves the marks out for a format without forwarded rows', () => {
+    expect(pageMapLegend(pageSpec(100, { marks: null }))).toEqual([expect.stringMatching(/^page fill/)]);
+    expect(pageMapLegend(pageSpec(100, { marks: { stubs: 'stubs of migrated rows', movedIn: 'migrated rows living here' } }))).toContain('migrated rows living here (0 pages, 0 rows)');
   });
 
   it('marks pages with forwarding stubs in red, and only those', async () => {
@@ -222,7 +251,7 @@ describe('renderPageMap', () => {
 
   it('renders an empty page map', () => {
     const { width, height } = pngSize(renderPageMap({ title: 'none', fill: [], stubs: [], forwardedIn: [] }));
-    expect(width).toBe(1000);
+    expect(width).toBe(CHART_WIDTH);
     expect(height).toBeGreaterThan(50);
   });
 });
@@ -235,5 +264,48 @@ describe('number formatting', () => {
     expect(formatCompact(3_400_000)).toBe('3.4M');
     expect(formatCompact(950)).toBe('950');
     expect(formatCompact(0.30000000000000004)).toBe('0.3');
+  });
+});
+
+describe('text for a projector', () => {
+  it('is large at 1×: tick and legend labels of 16 px or more, titles of 22 px or more', () => {
+    expect(FONT_PX.tick).toBeGreaterThanOrEqual(16);
+    expect(FONT_PX.legend).toBeGreaterThanOrEqual(16);
+    expect(FONT_PX.title).toBeGreaterThanOrEqual(22);
+    expect(FONT_PX.axisTitle).toBeGreaterThanOrEqual(16);
+  });
+
+  it('wraps a label longer than the width onto several lines, each no wider, cutting nothing', async () => {
+    const label = 'format=sqlserver-heap, encoding=latin1, pfs_bands=off, row_versioning=on';
+    const lines = wrapLabel(label, 150, 16);
+    expect(lines.length).toBeGreaterThan(2);
+    const ctx = createCanvas(10, 10).getContext('2d');
+    ctx.font = '16px "DejaVu Sans"';
+    for (const l of lines) expect(ctx.measureText(l).width).toBeLessThanOrEqual(150);
+    expect(lines.join('').replace(/ /g, '')).toBe(label.replace(/ /g, ''));
+    // A single word longer than the width is broken too, after its punctuation where it can be.
+    const word = wrapLabel('exp_row_size_basis=physical', 90, 16);
+    expect(word.length).toBeGreaterThan(1);
+    expect(word.join('')).toBe('exp_row_size_basis=physical');
+    expect(wrapLabel('short', 150, 16)).toEqual(['short']);
+  });
+
+  it('draws long category labels on several lines below the axis instead of turning them', async () => {
+    const cats = ['format=postgres-heap, encoding=latin1', 'format=oracle-heap, encoding=utf8', 'format=sqlserver-heap, encoding=latin1', 'format=sqlserver-heap, encoding=utf8', 'x', 'y', 'z', 'w'];
+    const spec = lineSpec({ xCategories: cats, series: [{ label: 'pages', points: cats.map((_c, i) => [i, 100 + i] as [number, number]) }] });
+    const p = await decode(renderLineChart(spec));
+    // Wrapped labels take three lines under the axis: ink well above the axis title's band at the bottom.
+    const band = (y0: number, y1: number) => countPixels(p, 0, y0, p.width, y1, isDark);
+    expect(band(p.height - 110, p.height - 40)).toBeGreaterThan(200);
+  });
+
+  it('--scale: a chart at scale 2 is twice the pixels each way, its layout the same', () => {
+    const one = pngSize(renderLineChart(lineSpec()));
+    const two = pngSize(renderLineChart(lineSpec({ scale: 2 })));
+    expect(two).toEqual({ width: 2 * one.width, height: 2 * one.height });
+    expect(pngSize(renderBarChart({ title: 'x', categories: ['a'], series: [{ label: 's', values: [1] }], yLabel: 'y', scale: 1.5 }))).toEqual({ width: CHART_WIDTH * 1.5, height: CHART_HEIGHT * 1.5 });
+    const map = pageSpec(500);
+    const L = pageMapLayout(map);
+    expect(pngSize(renderPageMap({ ...map, scale: 2 }))).toEqual({ width: 2 * L.width, height: 2 * L.height });
   });
 });

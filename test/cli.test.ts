@@ -29,7 +29,8 @@ describe('rowsim run', () => {
   it('writes results.json with the contract keys, summary.md and charts', () => {
     const dir = tmp();
     writeFileSync(join(dir, 'small.yaml'), SMALL);
-    const r = rowsim(['run', join(dir, 'small.yaml'), '--out', join(dir, 'out')]);
+    // A terminal wide enough for the longest label on one line (a narrower one wraps it).
+    const r = rowsim(['run', join(dir, 'small.yaml'), '--out', join(dir, 'out')], ROOT, { COLUMNS: '140' });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/exp_row_size=120, exp_row_size_basis=logical/);
@@ -52,6 +53,28 @@ describe('rowsim run', () => {
     const md = readFileSync(join(dir, 'out', 'summary.md'), 'utf8');
     expect(md).toMatch(/peak fwd/);
     expect(md).toMatch(/maximum data row length .* is 304/);
+  });
+
+  it('--scale 2 writes every chart twice as wide and as tall, with the same figures', () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'small.yaml'), SMALL.replace('[1, 0, 120, max]', '[1, max]').replace('[physical, logical]', '[physical]'));
+    expect(rowsim(['run', join(dir, 'small.yaml'), '--out', join(dir, 'one'), '--quiet']).code).toBe(0);
+    const r = rowsim(['run', join(dir, 'small.yaml'), '--out', join(dir, 'two'), '--quiet', '--scale', '2']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    // The PNG's width and height from its IHDR chunk (bytes 16–23).
+    const size = (file: string) => {
+      const b = readFileSync(file);
+      expect(b.subarray(12, 16).toString('latin1')).toBe('IHDR');
+      return [b.readUInt32BE(16), b.readUInt32BE(20)];
+    };
+    const charts: string[] = JSON.parse(readFileSync(join(dir, 'one', 'results.json'), 'utf8')).charts;
+    expect(charts.length).toBeGreaterThan(3);
+    for (const c of charts) {
+      const [w1, h1] = size(join(dir, 'one', c));
+      expect(size(join(dir, 'two', c)), c).toEqual([2 * w1!, 2 * h1!]);
+    }
+    expect(readFileSync(join(dir, 'two', 'results.json'), 'utf8')).toBe(readFileSync(join(dir, 'one', 'results.json'), 'utf8'));
   });
 
   it('gives identical results.json for 1 and 2 workers (determinism)', () => {

@@ -12,7 +12,7 @@ import { col, engine, table } from './helpers/spec.js';
 
 const ss = (o = {}) => engine({ format: 'sqlserver-heap', page_size: 8192, ...o });
 const ins = (n: number, len?: number): PhaseSpec => ({ op: 'insert', rows: { kind: 'count', n }, values: len === undefined ? {} : { i: { length: { kind: 'const', value: len }, null: 0 } } });
-const run = (t: ReturnType<typeof table>, workload: PhaseSpec[], o = {}) => runStorage({ name: 'x', seed: 1, table: t, engine: ss(o), workload } as StorageSpec, { pageMapMaxPages: 10 });
+const run = (t: ReturnType<typeof table>, workload: PhaseSpec[], o = {}) => runStorage({ name: 'x', seed: 1, table: t, engine: ss(o), workload } as StorageSpec, { pageMapMaxCells: 10 });
 const freeBytes = (r: ReturnType<typeof run>, page: number) => Math.round(8096 * (1 - r.pageMaps.at(-1)!.map.fill[page]!));
 
 describe('"Why does my heap not fill its pages completely while an identical clustered index can fill to m_freeCnt = 0?" [DBA-15026]', () => {

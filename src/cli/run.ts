@@ -3,6 +3,7 @@ import { RUN_DEFAULTS } from '../config/defaults.js';
 import { loadConfig, type RunConfig } from '../loader/config.js';
 import type { StorageTask } from '../workload/task.js';
 import { progressBar } from '../report/progress.js';
+import { setChartScale } from '../report/charts.js';
 import { checkOutputFolder, StagedOutput } from '../report/output.js';
 import { storageEntry, storageMarkdown, storageTerminal, writePageMapCharts, writeStorageCharts, type StorageEntry } from '../report/storage.js';
 import { runTasksEach } from '../pool/pool.js';
@@ -22,6 +23,8 @@ export interface RunOptions {
   wide?: boolean;
   /** Print results.json on standard output instead of the tables. */
   json?: boolean;
+  /** The charts' pixel size is multiplied by this (1 to 4; default RUN_DEFAULTS.chartScale). */
+  scale?: number;
 }
 
 export async function runCommand(file: string, opts: RunOptions): Promise<number> {
@@ -38,6 +41,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
   const checkInvariants = opts.check === true || process.env.ROWSIM_CHECK === '1';
   const out = new StagedOutput(folder);
   const write = (rel: string, data: string | Uint8Array) => out.write(rel, data);
+  const scaleBefore = setChartScale(opts.scale ?? RUN_DEFAULTS.chartScale);
   try {
     const entries: StorageEntry[] = new Array(cfg.storage.length);
     const pageMaps: string[][] = new Array(cfg.storage.length);
@@ -45,7 +49,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       const bar = quiet ? undefined : progressBar('storage');
       bar?.update(0, cfg.storage.length);
       await runTasksEach<StorageRunResult>(
-        cfg.storage.map((p) => ({ kind: 'storage', payload: { spec: p.spec, pageMapMaxPages: RUN_DEFAULTS.pageMapMaxPages, checkInvariants } satisfies StorageTask })),
+        cfg.storage.map((p) => ({ kind: 'storage', payload: { spec: p.spec, pageMapMaxCells: RUN_DEFAULTS.pageMapMaxCells, checkInvariants } satisfies StorageTask })),
         (i, result) => {
           entries[i] = storageEntry(cfg.storage[i]!, result);
           pageMaps[i] = writePageMapCharts(entries[i]!, result, write, cfg.name);
@@ -81,6 +85,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     for (const s of sections) say(s.terminal);
   } finally {
     out.discard();
+    setChartScale(scaleBefore);
   }
   say(`results: ${relative(process.cwd(), join(folder.dir, 'results.json')) || join(folder.dir, 'results.json')}, summary.md and charts/ beside it`);
   return 0;

@@ -16,8 +16,10 @@ export const RUN_DEFAULTS = Object.freeze({
   seed: 42,
   /** The largest sweep (or contention grid) a run accepts unless --max-points says otherwise. */
   maxSweepPoints: 1000,
-  /** Page maps are drawn for tables of at most this many pages. */
-  pageMapMaxPages: 20_000,
+  /** Page maps have at most this many cells: a page a cell up to this many pages, several pages a cell above (src/workload/page-map.ts). */
+  pageMapMaxCells: 20_000,
+  /** The PNG charts' pixel size is multiplied by this (`run --scale`; for projectors). */
+  chartScale: 1,
 });
 
 export const RUN_RANGES = Object.freeze({

@@ -5,6 +5,10 @@
  * DejaVu Sans is registered from the bundled `dejavu-fonts-ttf` package on first use and chart.js
  * is told to use it. Non-finite values (and values <= 0 on a log axis) are skipped; an empty chart
  * still draws its axes with a "no data" note.
+ *
+ * Sizes are for a projector: at 1× a chart is 1200 × 720 px with tick labels and legends of 16 px and
+ * titles of 24 px (FONT_PX); long category labels are wrapped onto several lines (wrapLabel). `scale`
+ * (`rowsim run --scale`, setChartScale) multiplies the pixel size and leaves the layout as it is.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -12,6 +16,7 @@ import { createCanvas, GlobalFonts } from '@napi-rs/canvas';
 import { Chart, registerables } from 'chart.js';
 import type { ChartConfiguration, Plugin } from 'chart.js';
 import { RUN_DEFAULTS } from '../config/defaults.js';
+import { reducePageMap } from '../workload/page-map.js';
 
 // ---------------------------------------------------------------------------------------------
 // Public types
@@ -52,7 +57,9 @@ export interface LineChartSpec {
   series: Series[];
   markers?: Marker[];
   width?: number;
-  height?: number; // default 1000 x 600
+  height?: number; // default CHART_WIDTH x CHART_HEIGHT
+  /** Pixels per layout pixel (default: setChartScale's, 1). */
+  scale?: number;
 }
 
 interface BarChartSpec {
@@ -67,16 +74,28 @@ interface BarChartSpec {
   yLog?: boolean;
   width?: number;
   height?: number;
+  scale?: number;
 }
 
 export interface PageMapSpec {
   title: string;
   subtitle?: string;
-  fill: ArrayLike<number>; // per page, 0..1: fraction of the usable page bytes in use
-  stubs: ArrayLike<number>; // per page: forwarding stubs
-  forwardedIn: ArrayLike<number>; // per page: forwarded rows living on this page away from their home
-  maxPages?: number; // default RUN_DEFAULTS.pageMapMaxPages
-  width?: number; // default 1000; height follows from the number of pages
+  fill: ArrayLike<number>; // per cell, 0..1: fraction of the usable page bytes in use (a cell's pages: their mean)
+  stubs: ArrayLike<number>; // per cell: forwarding stubs
+  forwardedIn: ArrayLike<number>; // per cell: forwarded rows living on its pages away from their home
+  /** Pages a cell stands for (default 1); the last cell may hold fewer. */
+  pagesPerCell?: number;
+  /** Pages of the table (default: cells × pagesPerCell). */
+  totalPages?: number;
+  /** Pages that hold stubs and forwarded-in rows, counted page by page (default: the cells that do). */
+  stubPages?: number;
+  forwardedInPages?: number;
+  /** What the two corner marks stand for, in the format's words; null: the format has no such rows (no marks). */
+  marks?: { stubs: string; movedIn: string } | null;
+  /** Cells drawn at most (default RUN_DEFAULTS.pageMapMaxCells): more pages are drawn several a cell. */
+  maxCells?: number;
+  width?: number; // default CHART_WIDTH; height follows from the number of cells
+  scale?: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -101,6 +120,27 @@ export const PALETTE: readonly string[] = [
 const TEXT_COLOR = '#222222';
 const GRID_COLOR = '#e3e3e3';
 
+/** The default chart size at 1×, in pixels. */
+export const CHART_WIDTH = 1200;
+export const CHART_HEIGHT = 720;
+
+/** Text sizes at 1×, in pixels: legible on a projector. */
+export const FONT_PX = Object.freeze({ title: 24, subtitle: 17, axisTitle: 18, tick: 16, legend: 16, marker: 15, note: 16, cell: 18 });
+
+let chartScale = 1;
+
+/** The pixel scale of the charts drawn from now on that give none (`rowsim run --scale`); returns the previous one. */
+export function setChartScale(scale: number): number {
+  const before = chartScale;
+  chartScale = Number.isFinite(scale) && scale > 0 ? scale : 1;
+  return before;
+}
+
+function scaleOf(spec: { scale?: number }): number {
+  const s = spec.scale ?? chartScale;
+  return Number.isFinite(s) && s > 0 ? s : 1;
+}
+
 let setupDone = false;
 
 function fontDir(): string {
@@ -117,7 +157,7 @@ function ensureSetup(): void {
   }
   Chart.register(...registerables);
   Chart.defaults.font.family = FONT_FAMILY;
-  Chart.defaults.font.size = 13;
+  Chart.defaults.font.size = FONT_PX.tick;
   Chart.defaults.color = TEXT_COLOR;
   Chart.defaults.borderColor = GRID_COLOR;
   Chart.defaults.animation = false;
@@ -221,7 +261,7 @@ function noDataPlugin(isEmpty: boolean): Plugin {
       if (!isEmpty) return;
       const { ctx, chartArea } = chart;
       ctx.save();
-      ctx.font = `16px "${FONT_FAMILY}"`;
+      ctx.font = `${FONT_PX.axisTitle}px "${FONT_FAMILY}"`;
       ctx.fillStyle = '#666666';
       ctx.textAlign = 'center';
       ctx.textBaseline = 'middle';
@@ -238,8 +278,8 @@ function markerPlugin(markers: Marker[]): Plugin {
       if (markers.length === 0) return;
       const { ctx, chartArea } = chart;
       const xScale = chart.scales.x;
-      const fontPx = 12;
-      const lineH = fontPx + 6;
+      const fontPx = FONT_PX.marker;
+      const lineH = fontPx + 8;
       const placed: Array<Array<[number, number]>> = []; // per label row: occupied [x0, x1] spans
       const items = markers
         .map((m, i) => ({ m, px: xScale.getPixelForValue(m.x) as number, color: m.color ?? '#444444', i }))
@@ -281,19 +321,20 @@ function markerPlugin(markers: Marker[]): Plugin {
   };
 }
 
-function titlePlugins(title: string, subtitle: string | undefined): Record<string, unknown> {
+/** The title and subtitle, each wrapped onto as many lines as the width needs. */
+function titlePlugins(title: string, subtitle: string | undefined, width: number): Record<string, unknown> {
   return {
     title: {
       display: title !== '',
-      text: title,
-      font: { size: 20, weight: 'bold' },
+      text: wrapLabel(title, width - 40, FONT_PX.title, true),
+      font: { size: FONT_PX.title, weight: 'bold' },
       color: '#111111',
-      padding: { top: 10, bottom: subtitle ? 2 : 10 },
+      padding: { top: 10, bottom: subtitle ? 4 : 10 },
     },
     subtitle: {
       display: !!subtitle,
-      text: subtitle ?? '',
-      font: { size: 14 },
+      text: subtitle ? wrapLabel(subtitle, width - 40, FONT_PX.subtitle) : '',
+      font: { size: FONT_PX.subtitle },
       color: '#555555',
       padding: { bottom: 10 },
     },
@@ -301,15 +342,71 @@ function titlePlugins(title: string, subtitle: string | undefined): Record<strin
 }
 
 function axisTitle(text: string | undefined): Record<string, unknown> {
-  return { display: !!text, text: text ?? '', font: { size: 14 }, color: TEXT_COLOR };
+  return { display: !!text, text: text ?? '', font: { size: FONT_PX.axisTitle }, color: TEXT_COLOR };
 }
 
-function renderChart(config: ChartConfiguration, width: number, height: number): Buffer {
+let measureCtx: Ctx2D | undefined;
+
+/**
+ * `text` broken into lines no wider than `maxWidth` px in the chart font of `fontPx`: at spaces first,
+ * then after a comma, `=`, `-`, `_`, `/` or `.` inside a word too long for a line, and as a last resort
+ * between characters. Never cut: every character of `text` is on some line.
+ */
+export function wrapLabel(text: string, maxWidth: number, fontPx: number, bold = false): string[] {
+  ensureSetup();
+  measureCtx ??= createCanvas(10, 10).getContext('2d');
+  const ctx = measureCtx;
+  ctx.font = pmFont(fontPx, bold);
+  const fits = (t: string): boolean => ctx.measureText(t).width <= maxWidth;
+  if (fits(text)) return [text];
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ').filter((w) => w !== '')) {
+    const next = line ? `${line} ${word}` : word;
+    if (fits(next)) {
+      line = next;
+      continue;
+    }
+    if (line) lines.push(line);
+    line = '';
+    // A word too long for a line: break it after punctuation, else between characters.
+    let rest = word;
+    while (!fits(rest)) {
+      let cut = 0;
+      for (let k = 1; k < rest.length; k++) {
+        if (!fits(rest.slice(0, k))) break;
+        if (/[,=\-_\/.]/.test(rest[k - 1]!)) cut = k;
+      }
+      if (cut === 0) {
+        cut = 1;
+        while (cut < rest.length && fits(rest.slice(0, cut + 1))) cut++;
+      }
+      lines.push(rest.slice(0, cut));
+      rest = rest.slice(cut);
+    }
+    line = rest;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** Category tick labels: each wrapped to its share of the plot's width (and the two axes' labels left out). */
+function categoryTicks(cats: string[], width: number): Array<string | string[]> {
+  const share = Math.max(60, (width - 180) / Math.max(1, cats.length) - 10);
+  return cats.map((c) => {
+    const lines = wrapLabel(c, share, FONT_PX.tick);
+    return lines.length === 1 ? lines[0]! : lines;
+  });
+}
+
+function renderChart(config: ChartConfiguration, width: number, height: number, scale: number): Buffer {
   ensureSetup();
   const w = Math.max(50, Math.round(width));
   const h = Math.max(50, Math.round(height));
   const canvas = createCanvas(w, h);
   const ctx = canvas.getContext('2d');
+  // chart.js draws at the layout size and makes the canvas `scale` times as many pixels.
+  (config.options as Record<string, unknown>).devicePixelRatio = scale;
   const chart = new Chart(ctx as AnyChart, config);
   try {
     chart.draw();
@@ -324,8 +421,8 @@ function renderChart(config: ChartConfiguration, width: number, height: number):
 // ---------------------------------------------------------------------------------------------
 
 export function renderLineChart(spec: LineChartSpec): Buffer {
-  const width = spec.width ?? 1000;
-  const height = spec.height ?? 600;
+  const width = spec.width ?? CHART_WIDTH;
+  const height = spec.height ?? CHART_HEIGHT;
   const cats = spec.xCategories && spec.xCategories.length > 0 ? spec.xCategories : undefined;
   const xLog = !!spec.xLog && !cats;
   const yLog = !!spec.yLog;
@@ -335,7 +432,7 @@ export function renderLineChart(spec: LineChartSpec): Buffer {
   const markers = (spec.markers ?? []).filter((m) => m && Number.isFinite(m.x) && (!xLog || m.x > 0));
 
   const scales: Record<string, unknown> = {
-    x: lineXScale(spec.xLabel, cats, xLog, anyPoint, markers.map((m) => m.x)),
+    x: lineXScale(spec.xLabel, cats, xLog, anyPoint, markers.map((m) => m.x), width),
     y: lineYScale(yLog, spec.yLabel, false, !anyLeft),
   };
   if (hasRight || spec.y2Label) scales.y2 = lineYScale(y2Log, spec.y2Label, true, !anyRight);
@@ -349,14 +446,14 @@ export function renderLineChart(spec: LineChartSpec): Buffer {
       layout: { padding: { left: 8, right: 16, top: 4, bottom: 8 } },
       scales,
       plugins: {
-        ...titlePlugins(spec.title, spec.subtitle),
+        ...titlePlugins(spec.title, spec.subtitle, width),
         legend: lineLegend(datasets),
         tooltip: { enabled: false },
       },
     },
     plugins: [backgroundPlugin, errorBarPlugin, markerPlugin(markers), noDataPlugin(!anyPoint)],
   } as unknown as ChartConfiguration;
-  return renderChart(config, width, height);
+  return renderChart(config, width, height, scaleOf(spec));
 }
 
 interface LineDataset {
@@ -422,12 +519,12 @@ function lineDatasets(spec: LineChartSpec, xLog: boolean, yLog: boolean, y2Log: 
 }
 
 /** The x axis: categories, a log or linear scale, a default range when there is nothing to show, room for the markers. */
-function lineXScale(label: string | undefined, cats: string[] | undefined, xLog: boolean, anyPoint: boolean, markerXs: number[]): Record<string, unknown> {
+function lineXScale(label: string | undefined, cats: string[] | undefined, xLog: boolean, anyPoint: boolean, markerXs: number[], width: number): Record<string, unknown> {
   const xScale: Record<string, unknown> = {
     type: xLog ? 'logarithmic' : 'linear',
     title: axisTitle(label),
     grid: { color: GRID_COLOR },
-    ticks: { callback: xLog ? logTickLabel : linearTickLabel, font: { size: 12 }, maxRotation: 45 },
+    ticks: { callback: xLog ? logTickLabel : linearTickLabel, font: { size: FONT_PX.tick }, maxRotation: 45 },
   };
   if (cats) {
     const n = cats.length;
@@ -436,11 +533,14 @@ function lineXScale(label: string | undefined, cats: string[] | undefined, xLog:
     xScale.afterBuildTicks = (scale: AnyChart) => {
       scale.ticks = cats.map((_c, i) => ({ value: i }));
     };
+    // Up to a dozen categories: every label, wrapped onto lines, never turned; more: some, turned.
+    const few = n <= 12;
+    const labels = few ? categoryTicks(cats, width) : cats;
     xScale.ticks = {
-      autoSkip: true,
-      maxRotation: 45,
-      font: { size: 12 },
-      callback: (v: number) => (Number.isInteger(v) && v >= 0 && v < n ? cats[v] : ''),
+      autoSkip: !few,
+      maxRotation: few ? 0 : 45,
+      font: { size: FONT_PX.tick },
+      callback: (v: number) => (Number.isInteger(v) && v >= 0 && v < n ? labels[v] : ''),
     };
   } else if (!anyPoint && markerXs.length === 0) {
     Object.assign(xScale, xLog ? { min: 1, max: 10 } : { min: 0, max: 1 });
@@ -457,7 +557,7 @@ function lineYScale(log: boolean, label: string | undefined, right: boolean, emp
     position: right ? 'right' : 'left',
     title: axisTitle(label),
     grid: right ? { drawOnChartArea: false, color: GRID_COLOR } : { color: GRID_COLOR },
-    ticks: { callback: log ? logTickLabel : linearTickLabel, font: { size: 12 } },
+    ticks: { callback: log ? logTickLabel : linearTickLabel, font: { size: FONT_PX.tick } },
     ...(empty ? (log ? { min: 1, max: 10 } : { min: 0, max: 1 }) : {}),
   };
 }
@@ -470,9 +570,9 @@ function lineLegend(datasets: LineDataset[]): Record<string, unknown> {
     labels: {
       usePointStyle: true,
       pointStyle: 'line',
-      pointStyleWidth: 34,
-      font: { size: 13 },
-      padding: 14,
+      pointStyleWidth: 40,
+      font: { size: FONT_PX.legend },
+      padding: 16,
       // With usePointStyle chart.js styles the legend from the point element: take dash and width from the line.
       generateLabels: (chart: AnyChart) =>
         Chart.defaults.plugins.legend.labels.generateLabels(chart).map((item: AnyChart) => {
@@ -545,6 +645,7 @@ interface HeatMapSpec {
   notes?: string[];
   width?: number;
   height?: number;
+  scale?: number;
 }
 
 /** Diverging colour for t in [-1, 1]: blue (−1), near-white (0), red (+1). */
@@ -562,17 +663,19 @@ function divergingColor(t: number): string {
 
 export function renderHeatMap(spec: HeatMapSpec): Buffer {
   ensureSetup();
-  const width = spec.width ?? 1000;
-  const height = spec.height ?? 700;
-  const canvas = createCanvas(width, height);
+  const width = spec.width ?? CHART_WIDTH;
+  const height = spec.height ?? Math.round(CHART_HEIGHT * 1.15);
+  const scale = scaleOf(spec);
+  const canvas = createCanvas(Math.round(width * scale), Math.round(height * scale));
   const ctx = canvas.getContext('2d');
+  ctx.scale(scale, scale);
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(0, 0, width, height);
   const top = heatMapTitle(ctx, spec, width) + 8;
-  const legendH = 56 + (spec.notes ?? []).length * 18;
+  const legendH = 64 + (spec.notes ?? []).length * (FONT_PX.note + 6);
   const nx = spec.xValues.length;
   const ny = spec.yValues.length;
-  const grid: HeatGrid = { left: 110, right: width - 30, top, bottom: height - 60 - legendH, cellW: 0, cellH: 0 };
+  const grid: HeatGrid = { left: 130, right: width - 30, top, bottom: height - 70 - legendH, cellW: 0, cellH: 0 };
   if (nx === 0 || ny === 0 || grid.bottom - grid.top < 20) {
     ctx.fillStyle = '#666666';
     ctx.font = pmFont(16);
@@ -603,15 +706,17 @@ function heatMapTitle(ctx: Ctx2D, spec: HeatMapSpec, width: number): number {
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
   ctx.fillStyle = '#111111';
-  ctx.font = pmFont(20, true);
-  ctx.fillText(spec.title, width / 2, y);
-  y += 28;
+  ctx.font = pmFont(FONT_PX.title, true);
+  for (const line of wrapText(ctx, spec.title, width - 40)) {
+    ctx.fillText(line, width / 2, y);
+    y += FONT_PX.title + 8;
+  }
   if (spec.subtitle) {
-    ctx.font = pmFont(14);
+    ctx.font = pmFont(FONT_PX.subtitle);
     ctx.fillStyle = '#555555';
     for (const line of wrapText(ctx, spec.subtitle, width - 40)) {
       ctx.fillText(line, width / 2, y);
-      y += 19;
+      y += FONT_PX.subtitle + 6;
     }
   }
   return y;
@@ -639,7 +744,7 @@ function heatMapCells(ctx: Ctx2D, spec: HeatMapSpec, grid: HeatGrid): void {
       const text = (spec.cellText?.[r]?.[c] ?? (Number.isFinite(v) ? formatNumber(v) : '')) + (spec.dagger?.[r]?.[c] ? ' †' : '');
       const t = Number.isFinite(v) && v > 0 ? Math.abs(Math.log10(v / center) / span) : 0;
       ctx.fillStyle = t > 0.6 ? '#ffffff' : '#111111';
-      ctx.font = pmFont(Math.max(10, Math.min(16, Math.floor(cw / 5))));
+      ctx.font = pmFont(Math.max(12, Math.min(FONT_PX.cell, Math.floor(cw / 5))));
       ctx.textAlign = 'center';
       ctx.textBaseline = 'middle';
       ctx.fillText(text, x0 + cw / 2, y0 + ch / 2);
@@ -651,19 +756,19 @@ function heatMapCells(ctx: Ctx2D, spec: HeatMapSpec, grid: HeatGrid): void {
 function heatMapAxes(ctx: Ctx2D, spec: HeatMapSpec, grid: HeatGrid): void {
   const { left, right, top, bottom, cellW: cw, cellH: ch } = grid;
   ctx.fillStyle = TEXT_COLOR;
-  ctx.font = pmFont(12);
+  ctx.font = pmFont(FONT_PX.tick);
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
   spec.xValues.forEach((v, c) => ctx.fillText(v, left + (c + 0.5) * cw, bottom + 6));
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
   spec.yValues.forEach((v, r) => ctx.fillText(v, left - 8, bottom - (r + 0.5) * ch));
-  ctx.font = pmFont(14);
+  ctx.font = pmFont(FONT_PX.axisTitle);
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
-  ctx.fillText(spec.xLabel, (left + right) / 2, bottom + 26);
+  ctx.fillText(spec.xLabel, (left + right) / 2, bottom + 30);
   ctx.save();
-  ctx.translate(22, (top + bottom) / 2);
+  ctx.translate(24, (top + bottom) / 2);
   ctx.rotate(-Math.PI / 2);
   ctx.textBaseline = 'middle';
   ctx.fillText(spec.yLabel, 0, 0);
@@ -674,11 +779,11 @@ function heatMapAxes(ctx: Ctx2D, spec: HeatMapSpec, grid: HeatGrid): void {
 function heatMapLegend(ctx: Ctx2D, spec: HeatMapSpec, grid: HeatGrid, width: number): void {
   const center = spec.center ?? 1;
   const span = spec.logSpan ?? 1;
-  const ly = grid.bottom + 62;
-  const lw = Math.min(420, grid.right - grid.left);
+  const ly = grid.bottom + 82;
+  const lw = Math.min(480, grid.right - grid.left);
   const lx = (width - lw) / 2;
   ctx.fillStyle = TEXT_COLOR;
-  ctx.font = pmFont(12);
+  ctx.font = pmFont(FONT_PX.legend);
   ctx.textAlign = 'center';
   ctx.textBaseline = 'bottom';
   ctx.fillText(spec.legendLabel, width / 2, ly - 3);
@@ -699,7 +804,8 @@ function heatMapLegend(ctx: Ctx2D, spec: HeatMapSpec, grid: HeatGrid, width: num
   ctx.textAlign = 'right';
   ctx.fillText(`≥ ${end}`, lx + lw, ly + 17);
   ctx.textAlign = 'center';
-  (spec.notes ?? []).forEach((n, i) => ctx.fillText(n, width / 2, ly + 36 + i * 18));
+  ctx.font = pmFont(FONT_PX.note);
+  (spec.notes ?? []).forEach((n, i) => ctx.fillText(n, width / 2, ly + 42 + i * (FONT_PX.note + 6)));
 }
 
 function wrapText(ctx: Ctx2D, text: string, maxWidth: number): string[] {
@@ -722,8 +828,8 @@ function wrapText(ctx: Ctx2D, text: string, maxWidth: number): string[] {
 // ---------------------------------------------------------------------------------------------
 
 export function renderBarChart(spec: BarChartSpec): Buffer {
-  const width = spec.width ?? 1000;
-  const height = spec.height ?? 600;
+  const width = spec.width ?? CHART_WIDTH;
+  const height = spec.height ?? CHART_HEIGHT;
   const categories = spec.categories ?? [];
   const horizontal = !!spec.horizontal;
   const stacked = !!spec.stacked;
@@ -746,7 +852,7 @@ export function renderBarChart(spec: BarChartSpec): Buffer {
     beginAtZero: !log,
     title: axisTitle(spec.yLabel),
     grid: { color: GRID_COLOR },
-    ticks: { callback: log ? logTickLabel : linearTickLabel, font: { size: 12 } },
+    ticks: { callback: log ? logTickLabel : linearTickLabel, font: { size: FONT_PX.tick } },
     ...(empty ? (log ? { min: 1, max: 10 } : { min: 0, max: 1 }) : {}),
   };
   const categoryAxis: Record<string, unknown> = {
@@ -754,24 +860,27 @@ export function renderBarChart(spec: BarChartSpec): Buffer {
     stacked,
     title: axisTitle(spec.xLabel),
     grid: { display: false },
-    ticks: { font: { size: 12 }, maxRotation: 45, autoSkip: false },
+    ticks: { font: { size: FONT_PX.tick }, maxRotation: horizontal ? 0 : 45, autoSkip: false },
   };
+  // Labels wrapped to a category's share of the width (horizontal bars: a third of the width).
+  const labels = horizontal ? categories.map((c) => wrapLabel(c, width / 3, FONT_PX.tick)) : categories.length <= 12 ? categoryTicks(categories, width) : categories;
+  if (!horizontal && categories.length <= 12) (categoryAxis.ticks as Record<string, unknown>).maxRotation = 0;
   const config = {
     type: 'bar',
-    data: { labels: categories, datasets },
+    data: { labels, datasets },
     options: {
       indexAxis: horizontal ? 'y' : 'x',
       layout: { padding: { left: 8, right: 16, top: 4, bottom: 8 } },
       scales: horizontal ? { x: valueAxis, y: categoryAxis } : { x: categoryAxis, y: valueAxis },
       plugins: {
-        ...titlePlugins(spec.title, spec.subtitle),
-        legend: { display: datasets.length > 0, position: 'top', labels: { font: { size: 13 }, padding: 14 } },
+        ...titlePlugins(spec.title, spec.subtitle, width),
+        legend: { display: datasets.length > 0, position: 'top', labels: { font: { size: FONT_PX.legend }, padding: 16 } },
         tooltip: { enabled: false },
       },
     },
     plugins: [backgroundPlugin, noDataPlugin(empty)],
   } as unknown as ChartConfiguration;
-  return renderChart(config, width, height);
+  return renderChart(config, width, height, scaleOf(spec));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -809,25 +918,31 @@ function fillColor(f: number): string {
 }
 
 interface PageMapLayout {
-  /** Pages drawn (≤ maxPages). */
+  /** Cells drawn (≤ the cells of the map). */
   pages: number;
-  /** Pages in the input. */
+  /** Pages of the table. */
   totalPages: number;
+  /** Pages a cell stands for (1: one page a cell). */
+  pagesPerCell: number;
   /** Cell size in px; cell i is at (gridLeft + (i % cols) * cell, gridTop + floor(i / cols) * cell). */
   cell: number;
   cols: number;
   rows: number;
   gridLeft: number;
   gridTop: number;
+  /** Layout size in px (the PNG is `scale` times as many pixels each way). */
   width: number;
   height: number;
-  /** Subtitle as drawn (with the "showing the first N of M pages" note when truncated). */
+  scale: number;
+  /** Subtitle as drawn (with the "showing the first N of M cells" note when the image would be too tall). */
   subtitle: string;
 }
 
 const PM_MARGIN = 16;
 const PM_MAX_CELL = 32;
+/** The tallest PNG drawn, in pixels (PNG viewers struggle beyond); taller maps show their first rows and say so. */
 const PM_MAX_HEIGHT = 30000;
+const DEFAULT_MARKS = { stubs: 'forwarding stubs', movedIn: 'forwarded-in rows' } as const;
 
 type Ctx2D = ReturnType<ReturnType<typeof createCanvas>['getContext']>;
 
@@ -840,68 +955,134 @@ function valAt(a: ArrayLike<number>, i: number): number {
   return Number.isFinite(v) ? v : 0;
 }
 
+/** The cells to draw: the spec's own, or, when it has more than maxCells, its pages reduced to several a cell. */
+interface PageCells {
+  fill: ArrayLike<number>;
+  stubs: ArrayLike<number>;
+  forwardedIn: ArrayLike<number>;
+  pagesPerCell: number;
+  totalPages: number;
+  stubPages?: number;
+  forwardedInPages?: number;
+}
+
+function pageCells(spec: PageMapSpec): PageCells {
+  const maxCells = Math.max(1, Math.floor(spec.maxCells ?? RUN_DEFAULTS.pageMapMaxCells));
+  const perCell = Math.max(1, Math.floor(spec.pagesPerCell ?? 1));
+  if (spec.fill.length > maxCells) {
+    // More cells than drawn: pages (or cells) reduced further; the counts by page survive only if given.
+    const r = reducePageMap(spec, maxCells);
+    const given = spec.totalPages ?? spec.fill.length * perCell;
+    return { fill: r.fill, stubs: r.stubs, forwardedIn: r.forwardedIn, pagesPerCell: r.pagesPerCell * perCell, totalPages: given, stubPages: spec.stubPages ?? (perCell === 1 ? r.stubPages : undefined), forwardedInPages: spec.forwardedInPages ?? (perCell === 1 ? r.forwardedInPages : undefined) };
+  }
+  return { fill: spec.fill, stubs: spec.stubs, forwardedIn: spec.forwardedIn, pagesPerCell: perCell, totalPages: spec.totalPages ?? spec.fill.length * perCell, stubPages: spec.stubPages, forwardedInPages: spec.forwardedInPages };
+}
+
 interface PageTotals {
-  stubPages: number;
+  stubPages: number | undefined; // undefined: not known page by page (cells only)
   stubTotal: number;
-  fwdPages: number;
+  fwdPages: number | undefined;
   fwdTotal: number;
   meanFill: number; // NaN when no finite fill
 }
 
-function pageTotals(spec: PageMapSpec): PageTotals {
+function pageTotals(c: PageCells): PageTotals {
+  let stubCells = 0;
+  let fwdCells = 0;
   const t: PageTotals = { stubPages: 0, stubTotal: 0, fwdPages: 0, fwdTotal: 0, meanFill: NaN };
   let fillSum = 0;
   let fillN = 0;
-  for (let i = 0; i < spec.fill.length; i++) {
-    const s = valAt(spec.stubs, i);
-    const f = valAt(spec.forwardedIn, i);
+  for (let i = 0; i < c.fill.length; i++) {
+    const s = valAt(c.stubs, i);
+    const f = valAt(c.forwardedIn, i);
     if (s > 0) {
-      t.stubPages++;
+      stubCells++;
       t.stubTotal += s;
     }
     if (f > 0) {
-      t.fwdPages++;
+      fwdCells++;
       t.fwdTotal += f;
     }
-    const fl = spec.fill[i]!;
+    const fl = c.fill[i]!;
     if (Number.isFinite(fl)) {
-      fillSum += Math.min(1, Math.max(0, fl));
-      fillN++;
+      // A cell's fill is its pages' mean: weigh it by its pages (the last cell may hold fewer).
+      const w = i === c.fill.length - 1 ? c.totalPages - i * c.pagesPerCell : c.pagesPerCell;
+      fillSum += Math.min(1, Math.max(0, fl)) * Math.max(1, w);
+      fillN += Math.max(1, w);
     }
   }
   if (fillN > 0) t.meanFill = fillSum / fillN;
+  t.stubPages = c.stubPages ?? (c.pagesPerCell === 1 ? stubCells : undefined);
+  t.fwdPages = c.forwardedInPages ?? (c.pagesPerCell === 1 ? fwdCells : undefined);
   return t;
 }
 
+/** "12 pages" and the count of what they hold, for the legend: "(3 pages, 5 stubs)". */
+function countText(pages: number | undefined, total: number, what: string): string {
+  return pages === undefined ? `(${formatNumber(total)} ${what})` : `(${formatNumber(pages)} pages, ${formatNumber(total)} ${what})`;
+}
+
 /**
- * Draws the title, subtitle and legend (fill scale, the two marks) from the top of the image,
- * wrapping legend items onto new lines when the width runs out. Returns the y below it.
- * Also used on a scratch canvas to measure the header height.
+ * Draws the title, subtitle and legend (what a cell is, the fill scale, the marks) from the top of the
+ * image, wrapping lines and legend items when the width runs out. Returns the y below it. Also used on
+ * a scratch canvas to measure the header height.
  */
-function drawPageMapHeader(ctx: Ctx2D, width: number, title: string, subtitle: string, t: PageTotals): number {
+function drawPageMapHeader(ctx: Ctx2D, width: number, spec: PageMapSpec, subtitle: string, c: PageCells, t: PageTotals): number {
   ctx.textAlign = 'left';
   ctx.textBaseline = 'top';
   let y = 10;
-  if (title) {
-    ctx.fillStyle = '#111111';
-    ctx.font = pmFont(20, true);
-    ctx.fillText(title, PM_MARGIN, y);
-    y += 28;
-  }
-  if (subtitle) {
-    ctx.fillStyle = '#555555';
-    ctx.font = pmFont(14);
-    ctx.fillText(subtitle, PM_MARGIN, y);
-    y += 22;
+  const lines = (text: string, px: number, bold: boolean, color: string): void => {
+    ctx.fillStyle = color;
+    ctx.font = pmFont(px, bold);
+    for (const line of wrapText(ctx, text, width - 2 * PM_MARGIN)) {
+      ctx.fillText(line, PM_MARGIN, y);
+      y += px + 8;
+    }
+  };
+  if (spec.title) lines(spec.title, FONT_PX.title, true, '#111111');
+  if (subtitle) lines(subtitle, FONT_PX.subtitle, false, '#555555');
+  const words = legendWords(spec, c, t);
+  if (words.cells) {
+    y += 4;
+    lines(words.cells, FONT_PX.legend, true, TEXT_COLOR);
   }
   y += 6;
-  ctx.font = pmFont(12);
-  const items = [
-    fillScaleItem(ctx, t),
-    markItem(ctx, STUB_COLOR, 'tl', `forwarding stubs (${formatNumber(t.stubPages)} pages, ${formatNumber(t.stubTotal)} stubs)`),
-    markItem(ctx, FWD_COLOR, 'br', `forwarded-in rows (${formatNumber(t.fwdPages)} pages, ${formatNumber(t.fwdTotal)} rows)`),
-  ];
-  return drawLegendItems(ctx, items, y, width - PM_MARGIN) + 10;
+  ctx.font = pmFont(FONT_PX.legend);
+  const items = [fillScaleItem(ctx, words.fill)];
+  if (words.stubs) items.push(markItem(ctx, STUB_COLOR, 'tl', words.stubs));
+  if (words.movedIn) items.push(markItem(ctx, FWD_COLOR, 'br', words.movedIn));
+  return drawLegendItems(ctx, items, y, width - PM_MARGIN) + 12;
+}
+
+/** The page map's legend in words: what a cell is (reduced maps only), the fill scale's caption, the two marks. */
+interface LegendWords {
+  cells?: string;
+  fill: string;
+  stubs?: string;
+  movedIn?: string;
+}
+
+function legendWords(spec: PageMapSpec, c: PageCells, t: PageTotals): LegendWords {
+  const reduced = c.pagesPerCell > 1;
+  const marks = spec.marks === undefined ? DEFAULT_MARKS : spec.marks;
+  const words: LegendWords = { fill: `${reduced ? 'mean page fill' : 'page fill'}${Number.isFinite(t.meanFill) ? ` (table: ${Math.round(t.meanFill * 100)}%)` : ''}:` };
+  if (reduced) {
+    const last = c.totalPages - (c.fill.length - 1) * c.pagesPerCell;
+    const lastText = last > 0 && last < c.pagesPerCell ? ` (the last: ${formatNumber(last)})` : '';
+    words.cells = `each cell: ${formatNumber(c.pagesPerCell)} pages${lastText}; colour: their mean fill${marks ? '; a mark: any of its pages has one' : ''}`;
+  }
+  if (marks) {
+    words.stubs = `${marks.stubs} ${countText(t.stubPages, t.stubTotal, 'stubs')}`;
+    words.movedIn = `${marks.movedIn} ${countText(t.fwdPages, t.fwdTotal, 'rows')}`;
+  }
+  return words;
+}
+
+/** The legend's texts as the page map draws them (for tests and callers that describe the image). */
+export function pageMapLegend(spec: PageMapSpec): string[] {
+  const c = pageCells(spec);
+  const w = legendWords(spec, c, pageTotals(c));
+  return [w.cells, w.fill, w.stubs, w.movedIn].filter((x): x is string => !!x);
 }
 
 /** A legend item: its width and height, and how to draw it with its top left corner at (x, y). */
@@ -918,121 +1099,125 @@ function drawLegendItems(ctx: Ctx2D, items: LegendItem[], top: number, right: nu
   let lineH = 0;
   for (const item of items) {
     if (x > PM_MARGIN && x + item.width > right) {
-      y += lineH + 6;
+      y += lineH + 8;
       x = PM_MARGIN;
       lineH = 0;
     }
-    ctx.font = pmFont(12);
+    ctx.font = pmFont(FONT_PX.legend);
     item.draw(x, y);
-    x += item.width + 28;
+    x += item.width + 32;
     lineH = Math.max(lineH, item.height);
   }
   return y + lineH;
 }
 
 /** "page fill (mean N%):" and the fill colour scale from 0% to 100%. */
-function fillScaleItem(ctx: Ctx2D, t: PageTotals): LegendItem {
-  const caption = `page fill${Number.isFinite(t.meanFill) ? ` (mean ${Math.round(t.meanFill * 100)}%)` : ''}:`;
+function fillScaleItem(ctx: Ctx2D, caption: string): LegendItem {
   const capW = ctx.measureText(caption).width;
-  const barW = 160;
+  const barW = 200;
+  const barH = 18;
   return {
-    width: capW + 10 + barW,
-    height: 34,
+    width: capW + 12 + barW,
+    height: barH + FONT_PX.legend + 8,
     draw: (x, y0) => {
       ctx.fillStyle = TEXT_COLOR;
       ctx.textAlign = 'left';
       ctx.textBaseline = 'middle';
-      ctx.fillText(caption, x, y0 + 7);
-      const bx = x + capW + 10;
+      ctx.fillText(caption, x, y0 + barH / 2);
+      const bx = x + capW + 12;
       for (let k = 0; k < barW; k++) {
         ctx.fillStyle = fillColor(k / (barW - 1));
-        ctx.fillRect(bx + k, y0, 1, 14);
+        ctx.fillRect(bx + k, y0, 1, barH);
       }
       ctx.strokeStyle = '#888888';
       ctx.lineWidth = 1;
-      ctx.strokeRect(bx + 0.5, y0 + 0.5, barW - 1, 13);
+      ctx.strokeRect(bx + 0.5, y0 + 0.5, barW - 1, barH - 1);
       ctx.fillStyle = TEXT_COLOR;
       ctx.textBaseline = 'top';
-      ctx.fillText('0%', bx, y0 + 17);
+      ctx.fillText('0%', bx, y0 + barH + 3);
       ctx.textAlign = 'center';
-      ctx.fillText('50%', bx + barW / 2, y0 + 17);
+      ctx.fillText('50%', bx + barW / 2, y0 + barH + 3);
       ctx.textAlign = 'right';
-      ctx.fillText('100%', bx + barW, y0 + 17);
+      ctx.fillText('100%', bx + barW, y0 + barH + 3);
     },
   };
 }
 
 /** A half-filled sample cell with a corner mark, and its text. */
 function markItem(ctx: Ctx2D, color: string, corner: 'tl' | 'br', text: string): LegendItem {
-  const s = 16;
+  const s = 20;
   return {
-    width: s + 6 + ctx.measureText(text).width,
-    height: 20,
+    width: s + 8 + ctx.measureText(text).width,
+    height: s + 4,
     draw: (x, y0) => {
       ctx.fillStyle = fillColor(0.5);
-      ctx.fillRect(x, y0 - 1, s, s);
-      drawMark(ctx, x, y0 - 1, s, color, corner);
+      ctx.fillRect(x, y0, s, s);
+      drawMark(ctx, x, y0, s, color, corner);
       ctx.fillStyle = TEXT_COLOR;
       ctx.textAlign = 'left';
       ctx.textBaseline = 'middle';
-      ctx.fillText(text, x + s + 6, y0 + 7);
+      ctx.fillText(text, x + s + 8, y0 + s / 2);
     },
   };
 }
 
 /** Where everything goes in a page map; exported so callers and tests can find a page's cell in the image. */
 export function pageMapLayout(spec: PageMapSpec): PageMapLayout {
-  return layoutWithTotals(spec, pageTotals(spec));
+  const cells = pageCells(spec);
+  return layoutWithTotals(spec, cells, pageTotals(cells));
 }
 
-function layoutWithTotals(spec: PageMapSpec, totals: PageTotals): PageMapLayout {
+function layoutWithTotals(spec: PageMapSpec, c: PageCells, totals: PageTotals): PageMapLayout {
   ensureSetup();
-  const width = Math.max(200, Math.round(spec.width ?? 1000));
-  const totalPages = spec.fill.length;
-  const maxPages = Math.max(0, Math.floor(spec.maxPages ?? RUN_DEFAULTS.pageMapMaxPages));
-  let pages = Math.min(totalPages, maxPages);
+  const width = Math.max(200, Math.round(spec.width ?? CHART_WIDTH));
+  const scale = scaleOf(spec);
+  const totalCells = c.fill.length;
+  let pages = totalCells;
 
   const scratch = createCanvas(width, 10).getContext('2d');
-  scratch.font = pmFont(12);
-  const labelW = Math.ceil(scratch.measureText(formatNumber(Math.max(0, pages - 1))).width) + 8;
+  scratch.font = pmFont(FONT_PX.tick);
+  const labelW = Math.ceil(scratch.measureText(formatNumber(Math.max(0, c.totalPages - 1))).width) + 10;
   const gridLeft = PM_MARGIN + labelW;
   const gridW = Math.max(2, width - gridLeft - PM_MARGIN);
-  const targetH = Math.max(300, Math.round(gridW * 0.75));
+  const targetH = Math.max(300, Math.round(gridW * 0.6));
   let cell = pages > 0 ? Math.floor(Math.sqrt((gridW * targetH) / pages)) : PM_MAX_CELL;
   cell = Math.max(2, Math.min(PM_MAX_CELL, cell));
   const cols = Math.max(1, Math.floor(gridW / cell));
 
-  const note = (n: number): string => `showing the first ${formatNumber(n)} of ${formatNumber(totalPages)} pages`;
+  const unit = c.pagesPerCell > 1 ? 'cells' : 'pages';
+  const note = (n: number): string => `showing the first ${formatNumber(n)} of ${formatNumber(totalCells)} ${unit}`;
   const subtitleFor = (n: number): string => {
     const base = spec.subtitle ?? '';
-    if (n >= totalPages) return base;
+    if (n >= totalCells) return base;
     return base ? `${base} — ${note(n)}` : note(n);
   };
-  // Keep the image a size PNG viewers handle: beyond PM_MAX_HEIGHT, draw fewer pages (and say so).
-  const headerMax = drawPageMapHeader(scratch, width, spec.title, subtitleFor(0), totals);
-  const maxRows = Math.max(1, Math.floor((PM_MAX_HEIGHT - headerMax - PM_MARGIN) / cell));
+  // Keep the image a size PNG viewers handle: beyond PM_MAX_HEIGHT pixels, draw fewer cells (and say so).
+  const headerMax = drawPageMapHeader(scratch, width, spec, subtitleFor(0), c, totals);
+  const maxRows = Math.max(1, Math.floor((PM_MAX_HEIGHT / scale - headerMax - PM_MARGIN) / cell));
   if (Math.ceil(pages / cols) > maxRows) pages = maxRows * cols;
   const rows = Math.ceil(pages / cols);
   const subtitle = subtitleFor(pages);
-  const gridTop = drawPageMapHeader(scratch, width, spec.title, subtitle, totals);
+  const gridTop = drawPageMapHeader(scratch, width, spec, subtitle, c, totals);
   const height = gridTop + Math.max(rows * cell, pages === 0 ? 60 : 0) + PM_MARGIN;
-  return { pages, totalPages, cell, cols, rows, gridLeft, gridTop, width, height, subtitle };
+  return { pages, totalPages: c.totalPages, pagesPerCell: c.pagesPerCell, cell, cols, rows, gridLeft, gridTop, width, height, scale, subtitle };
 }
 
 export function renderPageMap(spec: PageMapSpec): Buffer {
   ensureSetup();
-  const totals = pageTotals(spec);
-  const L = layoutWithTotals(spec, totals);
-  const canvas = createCanvas(L.width, L.height);
+  const cells = pageCells(spec);
+  const totals = pageTotals(cells);
+  const L = layoutWithTotals(spec, cells, totals);
+  const canvas = createCanvas(Math.round(L.width * L.scale), Math.round(L.height * L.scale));
   const ctx = canvas.getContext('2d');
+  ctx.scale(L.scale, L.scale);
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(0, 0, L.width, L.height);
-  drawPageMapHeader(ctx, L.width, spec.title, L.subtitle, totals);
+  drawPageMapHeader(ctx, L.width, spec, L.subtitle, cells, totals);
 
   const { cell, cols, rows, gridLeft, gridTop, pages } = L;
   if (pages === 0) {
     ctx.fillStyle = '#666666';
-    ctx.font = pmFont(16);
+    ctx.font = pmFont(FONT_PX.axisTitle);
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     ctx.fillText('no data', L.width / 2, gridTop + 30);
@@ -1042,6 +1227,7 @@ export function renderPageMap(spec: PageMapSpec): Buffer {
   // Grey behind the cells shows as 1 px separators once cells are large enough to afford them.
   const gap = cell >= 6 ? 1 : 0;
   const inner = cell - gap;
+  const marks = spec.marks !== null;
   ctx.fillStyle = GRID_BG;
   const fullRows = Math.floor(pages / cols);
   ctx.fillRect(gridLeft, gridTop, cols * cell, fullRows * cell);
@@ -1049,25 +1235,26 @@ export function renderPageMap(spec: PageMapSpec): Buffer {
   for (let i = 0; i < pages; i++) {
     const cx = gridLeft + (i % cols) * cell;
     const cy = gridTop + Math.floor(i / cols) * cell;
-    ctx.fillStyle = fillColor(spec.fill[i]!);
+    ctx.fillStyle = fillColor(cells.fill[i]!);
     ctx.fillRect(cx, cy, inner, inner);
-    if (valAt(spec.stubs, i) > 0) drawMark(ctx, cx, cy, inner, STUB_COLOR, 'tl');
-    if (valAt(spec.forwardedIn, i) > 0) drawMark(ctx, cx, cy, inner, FWD_COLOR, 'br');
+    if (!marks) continue;
+    if (valAt(cells.stubs, i) > 0) drawMark(ctx, cx, cy, inner, STUB_COLOR, 'tl');
+    if (valAt(cells.forwardedIn, i) > 0) drawMark(ctx, cx, cy, inner, FWD_COLOR, 'br');
   }
 
   // Row labels: the number of the first page of every few rows.
   let step = 1;
   for (const m of [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000]) {
     step = m;
-    if (m * cell >= 36) break;
+    if (m * cell >= FONT_PX.tick * 2.5) break;
   }
-  ctx.font = pmFont(12);
+  ctx.font = pmFont(FONT_PX.tick);
   ctx.fillStyle = '#555555';
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
   for (let r = 0; r < rows; r += step) {
     const ly = gridTop + r * cell + inner / 2;
-    ctx.fillText(formatNumber(r * cols), gridLeft - 6, Math.max(gridTop + 6, ly));
+    ctx.fillText(formatNumber(r * cols * cells.pagesPerCell), gridLeft - 6, Math.max(gridTop + 8, ly));
   }
   return canvas.toBuffer('image/png');
 }

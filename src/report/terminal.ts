@@ -11,6 +11,13 @@ export interface TableColumn {
   align?: 'left' | 'right';
   /** 1: always shown; larger: left out sooner when the table is too wide. */
   priority?: number;
+  /** The title may take several lines, a word a line, where the cells are narrower ("exp_row_size (bytes)"). */
+  wrapTitle?: boolean;
+}
+
+/** The width a column's title needs: all of it, or its longest word when it may wrap. */
+function titleWidth(c: TableColumn): number {
+  return c.wrapTitle ? Math.max(...c.title.split(' ').map((w) => w.length)) : c.title.length;
 }
 
 export interface TableOptions {
@@ -38,7 +45,7 @@ const BLANK = { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom:
 /** Which columns to show: all with `wide`; else the priority-1 columns, then others by priority (all-empty ones last) while they fit. */
 function chooseColumns(columns: TableColumn[], rows: string[][], width: number, wide: boolean): number[] {
   if (wide) return columns.map((_, i) => i);
-  const natural = columns.map((c, i) => Math.max(c.title.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const natural = columns.map((c, i) => Math.max(titleWidth(c), ...rows.map((r) => (r[i] ?? '').length)));
   const empty = (i: number) => rows.every((r) => /^(0|0%|)$/.test((r[i] ?? '').trim()));
   const rank = (i: number) => (columns[i]!.priority ?? 1) + (empty(i) ? 100 : 0);
   const chosen = columns.map((_, i) => i).filter((i) => (columns[i]!.priority ?? 1) === 1);
@@ -57,7 +64,7 @@ export function terminalTable(columns: TableColumn[], rows: string[][], options:
   const width = options.width ?? terminalWidth();
   const wide = options.wide ?? false;
   const shown = chooseColumns(columns, rows, width, wide);
-  const natural = shown.map((i) => Math.max(columns[i]!.title.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const natural = shown.map((i) => Math.max(wide ? columns[i]!.title.length : titleWidth(columns[i]!), ...rows.map((r) => (r[i] ?? '').length)));
   // Wrap the widest columns when the shown ones still exceed the width (a long label, a list in a cell).
   const colWidths = [...natural];
   if (!wide) {

@@ -7,7 +7,7 @@ import { getFormat, indexGeometries } from '../formats/registry.js';
 import { INDEX_SETTING_KEYS } from '../config/schema.js';
 import type { AllocationPageCounts, OffRowStore, StorageFormat } from '../formats/format.js';
 import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
-import type { EngineMetrics, PageMapData, ReorgKind, StorageEngine } from '../heap/engine.js';
+import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
 import { grown } from '../util/arrays.js';
 import type { IndexPages } from '../btree/geometry.js';
 import { IndexSet, NO_INDEX_PAGES } from '../btree/index-set.js';
@@ -15,6 +15,7 @@ import { Prng } from '../util/prng.js';
 import { resolveCount } from '../util/units.js';
 import { lengthSampler, type Sampler } from './dist.js';
 import { selectRows } from './select.js';
+import { reducePageMap, type PageMapCells } from './page-map.js';
 
 export interface PhaseResult {
   op: PhaseSpec['op'];
@@ -51,14 +52,14 @@ export interface StorageRunResult {
   final: EngineMetrics;
   index_pages: IndexPages;
   allocation_pages: AllocationPages;
-  /** Page maps of small tables: before each reorg and at the end. */
-  pageMaps: { after_phase: number; label: string; map: PageMapData }[];
+  /** Page maps before each reorg and at the end; a large table's reduced to several pages a cell (page-map.ts). */
+  pageMaps: { after_phase: number; label: string; map: PageMapCells }[];
   memory_bytes: number;
 }
 
 export interface RunOptions {
-  /** Keep the page map when the table has at most this many pages (0: never). */
-  pageMapMaxPages?: number;
+  /** Keep page maps of at most this many cells (0: none); a table of more pages is drawn several pages a cell. */
+  pageMapMaxCells?: number;
   /** Called with the engine after every phase (tests check invariants here). */
   afterPhase?: (engine: StorageEngine, phase: number) => void;
   /** Check the engine's invariants after every phase (ROWSIM_CHECK=1, `run --check`); a broken one is an internal error. */
@@ -181,7 +182,7 @@ class WorkloadRun {
   private readonly scratch: Uint16Array;
   /** Off-row records (SQL Server row overflow), when the format keeps any. */
   private readonly offRow: OffRowTally | null;
-  private readonly maxPages: number;
+  private readonly maxCells: number;
   private readonly phases: PhaseResult[] = [];
   private readonly pageMaps: StorageRunResult['pageMaps'] = [];
   private nextRow = 0;
@@ -204,7 +205,7 @@ class WorkloadRun {
     this.scratch = new Uint16Array(Math.max(1, this.width));
     const offRowStore = this.format.offRow?.(this.layout);
     this.offRow = offRowStore ? new OffRowTally(offRowStore, this.capacity) : null;
-    this.maxPages = options.pageMapMaxPages ?? 0;
+    this.maxCells = options.pageMapMaxCells ?? 0;
   }
 
   run(): StorageRunResult {
@@ -351,8 +352,8 @@ class WorkloadRun {
     this.phases.push(phaseResult);
     this.obs?.phaseEnd?.(index, phaseResult);
     const next = this.spec.workload[index + 1];
-    if (next?.op === 'reorg' && phase.op !== 'reorg' && this.maxPages > 0 && metrics.pages <= this.maxPages) {
-      this.pageMaps.push({ after_phase: index, label: `before reorg ${next.kind}`, map: engine.pageMap() });
+    if (next?.op === 'reorg' && phase.op !== 'reorg' && this.maxCells > 0) {
+      this.pageMaps.push({ after_phase: index, label: `before reorg ${next.kind}`, map: reducePageMap(engine.pageMap(), this.maxCells) });
     }
     if (this.options.checkInvariants) {
       const broken = engine.checkInvariants();
@@ -403,8 +404,8 @@ class WorkloadRun {
       pageMaps: this.pageMaps,
       memory_bytes: engine.memoryBytes() + this.store.lens.byteLength + (indexes?.memoryBytes() ?? 0),
     };
-    if (this.maxPages > 0 && final.pages <= this.maxPages) {
-      this.pageMaps.push({ after_phase: spec.workload.length - 1, label: 'final', map: engine.pageMap() });
+    if (this.maxCells > 0) {
+      this.pageMaps.push({ after_phase: spec.workload.length - 1, label: 'final', map: reducePageMap(engine.pageMap(), this.maxCells) });
     }
     return result;
   }

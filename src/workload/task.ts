@@ -4,12 +4,13 @@ import { runStorage, type StorageRunResult } from './runner.js';
 
 export interface StorageTask {
   spec: StorageSpec;
-  pageMapMaxPages: number;
+  /** Page maps of at most this many cells (RUN_DEFAULTS.pageMapMaxCells). */
+  pageMapMaxCells: number;
   /** Check the page engine's invariants after every phase. */
   checkInvariants: boolean;
 }
 
 export function runTask(payload: unknown): StorageRunResult {
   const task = payload as StorageTask;
-  return runStorage(task.spec, { pageMapMaxPages: task.pageMapMaxPages, checkInvariants: task.checkInvariants });
+  return runStorage(task.spec, { pageMapMaxCells: task.pageMapMaxCells, checkInvariants: task.checkInvariants });
 }

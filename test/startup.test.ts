@@ -47,6 +47,16 @@ describe('start-up', () => {
     expect(r.packages.filter((p) => HEAVY.includes(p))).toEqual([]);
   });
 
+  it.each([
+    ['page', '--format', 'text'],
+    ['trace', '--quiet', '--steps', '5'],
+  ])('rowsim %s (text) loads no canvas, charts, PostgreSQL client or worker pool', (command, ...rest) => {
+    const dir = mkdtempSync(join(tmpdir(), 'rowsim-imports-text-'));
+    const r = loaded([command, join('sim-configs', 'teaching', 'ase-forwarding.yaml'), ...rest, ...(command === 'trace' ? ['--out', dir] : [])]);
+    expect(r.code).toBe(0);
+    expect(r.packages.filter((p) => HEAVY.includes(p))).toEqual([]);
+  });
+
   it('the recorder sees what a command loads (rowsim run draws charts on canvas with chart.js, on a pool)', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'rowsim-imports-run-')), 'quickstart');
     const r = loaded(['run', join('sim-configs', 'quickstart.yaml'), '--out', out, '--quiet']);

@@ -1,6 +1,6 @@
 /** An SVG drawing rendered to PNG with the canvas the charts use, and the font they register. */
 import { createCanvas, Image } from '@napi-rs/canvas';
-import { ensureFonts } from '../report/charts.js';
+import { ensureFonts } from '../util/fonts.js';
 
 export function svgToPng(svg: string, scale = 1): Buffer {
   ensureFonts();

@@ -10,9 +10,8 @@
  * titles of 24 px (FONT_PX); long category labels are wrapped onto several lines (wrapLabel). `scale`
  * (`rowsim run --scale`, setChartScale) multiplies the pixel size and leaves the layout as it is.
  */
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { createCanvas, GlobalFonts } from '@napi-rs/canvas';
+import { createCanvas } from '@napi-rs/canvas';
+import { FONT_FAMILY, ensureFonts } from '../util/fonts.js';
 import { Chart, registerables } from 'chart.js';
 import type { ChartConfiguration, Plugin } from 'chart.js';
 import { RUN_DEFAULTS } from '../config/defaults.js';
@@ -102,7 +101,6 @@ export interface PageMapSpec {
 // Setup: fonts, chart.js defaults
 // ---------------------------------------------------------------------------------------------
 
-const FONT_FAMILY = 'DejaVu Sans';
 
 /** Okabe–Ito based palette (colour-blind friendly), yellow dropped for contrast on white. */
 export const PALETTE: readonly string[] = [
@@ -143,18 +141,9 @@ function scaleOf(spec: { scale?: number }): number {
 
 let setupDone = false;
 
-function fontDir(): string {
-  const req = createRequire(import.meta.url);
-  return path.join(path.dirname(req.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
-}
-
 function ensureSetup(): void {
   if (setupDone) return;
-  const dir = fontDir();
-  for (const file of ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf']) {
-    const key = GlobalFonts.registerFromPath(path.join(dir, file), FONT_FAMILY);
-    if (!key) throw new Error(`charts: could not register font ${path.join(dir, file)}`);
-  }
+  ensureFonts();
   Chart.register(...registerables);
   Chart.defaults.font.family = FONT_FAMILY;
   Chart.defaults.font.size = FONT_PX.tick;

@@ -8,6 +8,8 @@ import { INDEX_SETTING_KEYS } from '../config/schema.js';
 import type { AllocationPageCounts, OffRowStore, StorageFormat } from '../formats/format.js';
 import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
 import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
+import type { HeapEventSink } from '../heap/events.js';
+import type { PageDrawing } from '../mechanism/drawing.js';
 import { grown } from '../util/arrays.js';
 import type { IndexPages } from '../btree/geometry.js';
 import { IndexSet, NO_INDEX_PAGES } from '../btree/index-set.js';
@@ -53,7 +55,8 @@ export interface StorageRunResult {
   index_pages: IndexPages;
   allocation_pages: AllocationPages;
   /** Page maps before each reorg and at the end; a large table's reduced to several pages a cell (page-map.ts). */
-  pageMaps: { after_phase: number; label: string; map: PageMapCells }[];
+  /** `drawings`: the first page of each report.html cell, when the task asks for them (workload/task.ts). */
+  pageMaps: { after_phase: number; label: string; map: PageMapCells; drawings?: PageDrawing[] }[];
   memory_bytes: number;
 }
 
@@ -66,14 +69,20 @@ export interface RunOptions {
   checkInvariants?: boolean;
   /** Sees every operation the engine accepted, in order, with the row's stored lengths (pg-check replays them). */
   observer?: WorkloadObserver;
+  /** Where the engine tells what it does, step by step (rowsim trace). */
+  events?: HeapEventSink;
+  /** Called with the engine as soon as it exists, before the first phase (rowsim trace reads its pages). */
+  onEngine?: (engine: StorageEngine) => void;
 }
 
 /**
  * The operations of a run as the engine accepted them: what pg-check replays against a live database,
  * so both see the same rows, the same changes and the same transaction boundaries.
  */
-interface WorkloadObserver {
+export interface WorkloadObserver {
   phaseStart?(index: number, phase: PhaseSpec): void;
+  /** An operation on one row is about to reach the engine (accepted or not: the next call says). */
+  beforeRow?(op: 'insert' | 'update' | 'delete', row: number): void;
   /** A new row; its varying lengths are lens[base …] (NULL_LEN for NULL). */
   insert?(row: number, lens: Uint16Array, base: number): void;
   /** A changed row: the columns its `set` names, and its lengths after the change. */
@@ -196,6 +205,8 @@ class WorkloadRun {
     this.resolved = this.format.resolve(spec.engine, this.layout);
     this.capacity = plannedInserts(spec.workload);
     this.engine = this.format.createEngine(this.layout, this.resolved, spec, this.capacity);
+    if (options.events) this.engine.setEvents(options.events);
+    options.onEngine?.(this.engine);
     this.width = this.layout.varying.length;
     this.store = new RowStore(this.width, this.capacity);
     this.obs = options.observer;
@@ -261,6 +272,7 @@ class WorkloadRun {
         else lens[base + v] = g.sample ? toBytes(g.col, g.sample(rng)) : g.col.variableType ? g.col.maxBytes : g.col.fixedBytes;
       }
       const logical = format.logicalBytes(layout, lens, base);
+      obs?.beforeRow?.('insert', row);
       if (engine.insert(row, format.rowBytes(layout, lens, base, logical), logical)) {
         affected++;
         if (indexes?.built) indexes.append(row, lens, base);
@@ -270,7 +282,7 @@ class WorkloadRun {
     }
     engine.commit();
     obs?.commit?.();
-    return { affected, label: `insert ${n} rows` };
+    return { affected, label: `insert ${n} ${n === 1 ? 'row' : 'rows'}` };
   }
 
   private update(phase: Extract<PhaseSpec, { op: 'update' }>, rng: Prng): PhaseOutcome {
@@ -292,6 +304,7 @@ class WorkloadRun {
       for (let v = 0; v < width; v++) scratch[v] = lens[base + v]!;
       for (const ch of changes) applySet(ch.col, ch.set, ch.sample, lens, base, rng);
       const logical = format.logicalBytes(layout, lens, base);
+      obs?.beforeRow?.('update', row);
       if (engine.update(row, format.rowBytes(layout, lens, base, logical), logical, info)) {
         affected++;
         if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base, changedColumns);
@@ -303,7 +316,7 @@ class WorkloadRun {
       if (perRow) this.commitTransaction();
     });
     if (!perRow) this.commitTransaction();
-    return { affected, label: `update ${n} rows (${orderName(phase.order)}, ${Object.keys(phase.set).join(', ')})` };
+    return { affected, label: `update ${n} ${n === 1 ? 'row' : 'rows'} (${orderName(phase.order)}, ${Object.keys(phase.set).join(', ')})` };
   }
 
   private delete(phase: Extract<PhaseSpec, { op: 'delete' }>, rng: Prng): PhaseOutcome {
@@ -313,6 +326,7 @@ class WorkloadRun {
     let affected = 0;
     selectRows(live, n, phase.order, rng, (row) => {
       if (!this.engine.isLive(row)) return;
+      this.obs?.beforeRow?.('delete', row);
       this.engine.delete(row);
       this.offRow?.clear(row);
       if (this.trackVersions) this.indexes!.remove(row, this.store.lens, row * this.width);
@@ -321,7 +335,7 @@ class WorkloadRun {
       if (perRow) this.commitTransaction();
     });
     if (!perRow) this.commitTransaction();
-    return { affected, label: `delete ${n} rows (${orderName(phase.order)})` };
+    return { affected, label: `delete ${n} ${n === 1 ? 'row' : 'rows'} (${orderName(phase.order)})` };
   }
 
   private reorg(kind: ReorgKind): PhaseOutcome {

@@ -1,0 +1,38 @@
+/**
+ * The page drawings report.html carries: the first page of each cell of its page maps. A report map has
+ * at most REPORT_MAP_CELLS cells (several pages a cell for larger tables), so a report holds at most that
+ * many drawings a map, whatever the table's size; any other page is a `rowsim page` away.
+ */
+import type { StorageSpec } from '../config/spec.js';
+import type { StorageEngine } from '../heap/engine.js';
+import type { PageDrawing } from './drawing.js';
+import { drawer } from './capture.js';
+
+/** Cells of a page map in report.html, at most. */
+export const REPORT_MAP_CELLS = 200;
+
+/** Pages a report cell stands for: ceil(pages / REPORT_MAP_CELLS), at least 1. */
+export function reportCellPages(pages: number): number {
+  return Math.max(1, Math.ceil(pages / REPORT_MAP_CELLS));
+}
+
+/** Drawings of the first page of every report cell of the table as the engine holds it now. */
+export function reportDrawings(spec: StorageSpec, engine: StorageEngine): PageDrawing[] {
+  const inspector = engine.inspect();
+  const draw = drawer(spec, inspector);
+  const step = reportCellPages(inspector.pages);
+  const out: PageDrawing[] = [];
+  for (let p = 0; p < inspector.pages; p += step) out.push(draw(p));
+  return out;
+}
+
+/** The phases after which the runner keeps a page map: before each reorganisation and at the end. */
+export function pageMapPhases(spec: StorageSpec): Set<number> {
+  const at = new Set<number>();
+  spec.workload.forEach((ph, i) => {
+    const next = spec.workload[i + 1];
+    if (next?.op === 'reorg' && ph.op !== 'reorg') at.add(i);
+  });
+  at.add(spec.workload.length - 1);
+  return at;
+}

@@ -150,7 +150,7 @@ describe('its own folder', () => {
     expect(readFileSync(join(out, 'my-notes.md'), 'utf8')).toBe('notes');
     expect(readFileSync(join(out, 'charts', 'my-figure.png'), 'utf8')).toBe('mine');
     const manifest = JSON.parse(readFileSync(join(out, '.rowsim-output.json'), 'utf8')) as { files: { run: string[] } };
-    expect(manifest.files.run.sort()).toEqual([...second.charts, 'results.json', 'summary.md'].sort());
+    expect(manifest.files.run.sort()).toEqual([...second.charts, 'report.html', 'results.json', 'summary.md'].sort());
     expect(readdirSync(dir).sort()).toEqual(['c.yaml', 'out']);
   });
 

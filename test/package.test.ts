@@ -35,6 +35,8 @@ describe('the npm package', () => {
     const results = JSON.parse(readFileSync(join(work, 'out', 'quickstart', 'results.json'), 'utf8')) as { rowsim_version: string; charts: string[] };
     expect(results.rowsim_version).toBe(pkg.version);
     expect(readdirSync(join(work, 'out', 'quickstart', 'charts')).length).toBe(results.charts.length);
+    // report.html finds the glossary the package ships (docs/glossary.md) for its tooltips.
+    expect(readFileSync(join(work, 'out', 'quickstart', 'report.html'), 'utf8')).toMatch(/<abbr class="term" title="forwarded row: /);
     // The library entry (package.json main) loads and answers.
     const entry = join(prefix, 'lib', 'node_modules', 'rowsim', 'dist', 'index.js');
     const viaPath = spawnSync(process.execPath, ['--input-type=module', '-e', `import(${JSON.stringify(entry)}).then((m) => console.log(typeof m.loadConfig, m.availableFormats().length))`], { encoding: 'utf8' });

@@ -5,6 +5,7 @@ import { benchCli } from './cli.js';
 import { benchContention } from './contention.js';
 import { benchEngines } from './engines.js';
 import { benchEstimate } from './estimate.js';
+import { benchReport } from './report.js';
 import { benchStorage, type BenchLine } from './storage.js';
 
 const suites: [string, () => Promise<BenchLine[]>][] = [
@@ -13,6 +14,7 @@ const suites: [string, () => Promise<BenchLine[]>][] = [
   ['engines', benchEngines],
   ['contention', benchContention],
   ['estimate', benchEstimate],
+  ['report', benchReport],
 ];
 
 // `npm run bench | head` closes the pipe early: that is not an error.

@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { RUN_DEFAULTS } from '../config/defaults.js';
 import { loadConfig, type RunConfig } from '../loader/config.js';
 import type { StorageTask } from '../workload/task.js';
 import { progressBar } from '../report/progress.js';
 import { setChartScale } from '../report/charts.js';
+import { renderReportHtml, reportPageMaps, type ReportPageMap } from '../report/html.js';
 import { checkOutputFolder, StagedOutput } from '../report/output.js';
 import { storageEntry, storageMarkdown, storageTerminal, writePageMapCharts, writeStorageCharts, type StorageEntry } from '../report/storage.js';
 import { runTasksEach } from '../pool/pool.js';
@@ -45,14 +47,16 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
   try {
     const entries: StorageEntry[] = new Array(cfg.storage.length);
     const pageMaps: string[][] = new Array(cfg.storage.length);
+    const reportMaps: ReportPageMap[][] = new Array(cfg.storage.length);
     if (cfg.storage.length) {
       const bar = quiet ? undefined : progressBar('storage');
       bar?.update(0, cfg.storage.length);
       await runTasksEach<StorageRunResult>(
-        cfg.storage.map((p) => ({ kind: 'storage', payload: { spec: p.spec, pageMapMaxCells: RUN_DEFAULTS.pageMapMaxCells, checkInvariants } satisfies StorageTask })),
+        cfg.storage.map((p) => ({ kind: 'storage', payload: { spec: p.spec, pageMapMaxCells: RUN_DEFAULTS.pageMapMaxCells, checkInvariants, drawings: true } satisfies StorageTask })),
         (i, result) => {
           entries[i] = storageEntry(cfg.storage[i]!, result);
           pageMaps[i] = writePageMapCharts(entries[i]!, result, write, cfg.name);
+          reportMaps[i] = reportPageMaps(entries[i]!, result, pageMaps[i]!);
         },
         { workers: opts.workers, onProgress: (d, t) => bar?.update(d, t) },
       );
@@ -70,7 +74,10 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     const md = [`# rowsim: ${cfg.name}`, '', `Config: \`${file}\`, seed ${cfg.seed}, rowsim ${ROWSIM_VERSION}.`, ''];
     if (entries.length) md.push(storageMarkdown(entries, charts));
     for (const s of sections) md.push(s.markdown);
-    write('summary.md', `${md.join('\n')}\n`);
+    const summary = `${md.join('\n')}\n`;
+    write('summary.md', summary);
+    // The same summary with every chart inlined, the page maps clickable: one self-contained file.
+    write('report.html', renderReportHtml({ name: cfg.name, markdown: summary, charts, readChart: (rel) => readFileSync(join(out.dir, ...rel.split('/'))), pageMaps: reportMaps.flat() }));
     const json = `${JSON.stringify(results, null, 2)}\n`;
     write('results.json', json);
     out.publish();
@@ -87,6 +94,6 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     out.discard();
     setChartScale(scaleBefore);
   }
-  say(`results: ${relative(process.cwd(), join(folder.dir, 'results.json')) || join(folder.dir, 'results.json')}, summary.md and charts/ beside it`);
+  say(`results: ${relative(process.cwd(), join(folder.dir, 'results.json')) || join(folder.dir, 'results.json')}, summary.md, report.html and charts/ beside it`);
   return 0;
 }

@@ -5,6 +5,7 @@ import { benchCli } from './cli.js';
 import { benchContention } from './contention.js';
 import { benchEngines } from './engines.js';
 import { benchEstimate } from './estimate.js';
+import { benchMechanism } from './mechanism.js';
 import { benchReport } from './report.js';
 import { benchStorage, type BenchLine } from './storage.js';
 
@@ -14,6 +15,7 @@ const suites: [string, () => Promise<BenchLine[]>][] = [
   ['engines', benchEngines],
   ['contention', benchContention],
   ['estimate', benchEstimate],
+  ['mechanism', benchMechanism],
   ['report', benchReport],
 ];
 

@@ -10,7 +10,7 @@ import { checkOutputFolder, StagedOutput } from '../report/output.js';
 import { storageEntry, storageMarkdown, storageTerminal, writePageMapCharts, writeStorageCharts, type StorageEntry } from '../report/storage.js';
 import { runTasksEach } from '../pool/pool.js';
 import { ROWSIM_VERSION } from '../version.js';
-import type { StorageRunResult } from '../workload/runner.js';
+import type { DrawnStorageResult } from '../mechanism/task.js';
 import { checkRunLimits } from './limits.js';
 import { runSections, type SectionRun } from './sections.js';
 
@@ -51,8 +51,8 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     if (cfg.storage.length) {
       const bar = quiet ? undefined : progressBar('storage');
       bar?.update(0, cfg.storage.length);
-      await runTasksEach<StorageRunResult>(
-        cfg.storage.map((p) => ({ kind: 'storage', payload: { spec: p.spec, pageMapMaxCells: RUN_DEFAULTS.pageMapMaxCells, checkInvariants, drawings: true } satisfies StorageTask })),
+      await runTasksEach<DrawnStorageResult>(
+        cfg.storage.map((p) => ({ kind: 'drawn-storage', payload: { spec: p.spec, pageMapMaxCells: RUN_DEFAULTS.pageMapMaxCells, checkInvariants } satisfies StorageTask })),
         (i, result) => {
           entries[i] = storageEntry(cfg.storage[i]!, result);
           pageMaps[i] = writePageMapCharts(entries[i]!, result, write, cfg.name);

@@ -2,10 +2,12 @@
  * Worker entry: runs one task. Each kind names a module with `runTask(payload)`; the module is loaded
  * on first use in each worker thread.
  */
-export type TaskKind = 'storage' | 'contention' | 'estimate';
+/** `drawn-storage`: a storage point with the page drawings report.html opens (rowsim run). */
+export type TaskKind = 'storage' | 'drawn-storage' | 'contention' | 'estimate';
 
 const MODULES: Record<TaskKind, string> = {
   storage: '../workload/task.js',
+  'drawn-storage': '../mechanism/task.js',
   contention: '../contention/task.js',
   estimate: '../estimate/task.js',
 };

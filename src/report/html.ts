@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { PageDrawing } from '../mechanism/drawing.js';
 import type { PageMapCells } from '../workload/page-map.js';
-import type { StorageRunResult } from '../workload/runner.js';
+import type { DrawnStorageResult } from '../mechanism/task.js';
 import type { StorageEntry } from './storage.js';
 import { reportCellPages } from '../mechanism/report-pages.js';
 import { pageScriptSource } from '../mechanism/svg.js';
@@ -227,7 +227,7 @@ export function packDrawings(drawings: readonly (PageDrawing | null | undefined)
 }
 
 /** One sweep point's page maps for the report; `charts` are their PNGs, in the order of `result.pageMaps`. */
-export function reportPageMaps(entry: StorageEntry, result: StorageRunResult, charts: readonly string[]): ReportPageMap[] {
+export function reportPageMaps(entry: StorageEntry, result: DrawnStorageResult, charts: readonly string[]): ReportPageMap[] {
   return result.pageMaps.map((pm, j) => {
     const phase = entry.phases[pm.after_phase];
     const cells = pageMapCells(pm.map);

@@ -9,7 +9,6 @@ import type { AllocationPageCounts, OffRowStore, StorageFormat } from '../format
 import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
 import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
 import type { HeapEventSink } from '../heap/events.js';
-import type { PageDrawing } from '../mechanism/drawing.js';
 import { grown } from '../util/arrays.js';
 import type { IndexPages } from '../btree/geometry.js';
 import { IndexSet, NO_INDEX_PAGES } from '../btree/index-set.js';
@@ -55,8 +54,7 @@ export interface StorageRunResult {
   index_pages: IndexPages;
   allocation_pages: AllocationPages;
   /** Page maps before each reorg and at the end; a large table's reduced to several pages a cell (page-map.ts). */
-  /** `drawings`: the first page of each report.html cell, when the task asks for them (workload/task.ts). */
-  pageMaps: { after_phase: number; label: string; map: PageMapCells; drawings?: PageDrawing[] }[];
+  pageMaps: { after_phase: number; label: string; map: PageMapCells }[];
   memory_bytes: number;
 }
 

@@ -43,8 +43,10 @@ export interface SlotDetail {
 /** What the engine knows about one page. */
 export interface PageDetail {
   page: number;
-  /** Pages the table has allocated (the page's number is out of this many). */
+  /** Pages the table has allocated. */
   pages: number;
+  /** Page numbers in use run from 0 to this − 1 (more than `pages` once pages were given back). */
+  numbered?: number;
   allocated: boolean;
   slots: SlotDetail[];
   /** Bytes of bodies and stubs (PostgreSQL: tuple storage, MAXALIGNed). */
@@ -82,13 +84,14 @@ export function frozenInspector(pages: number, page: (p: number) => PageDetail):
   const home = new Map<number, SlotRef>();
   for (let p = 0; p < pages; p++) {
     const d = page(p);
+    d.numbered = pages;
     details.push(d);
     for (const s of d.slots) if (s.row !== undefined && s.kind !== 'forwarded') home.set(s.row, { page: p, slot: s.slot });
   }
   const beyond = page(pages);
   return {
     pages,
-    page: (p) => details[p] ?? { ...beyond, page: p, slots: [], flags: [] },
+    page: (p) => details[p] ?? { ...beyond, page: p, slots: [], flags: [], numbered: pages },
     locate: (row) => home.get(row) ?? null,
   };
 }

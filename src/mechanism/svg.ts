@@ -222,6 +222,7 @@ export function renderPageSvg(d: PageDrawing, idPrefix = 'rowsim-page'): string 
   const entries = det.slots.reduce((n, s) => n + (s.count ?? 1), 0);
   const sub = [
     `${d.pageBytes} bytes; ${entries} ${d.slotArray.name} entr${entries === 1 ? 'y' : 'ies'} of ${d.slotArray.entryBytes} B`,
+    `the table: ${det.pages} page${det.pages === 1 ? '' : 's'}${det.numbered !== undefined && det.numbered > det.pages ? ` (numbered up to ${det.numbered - 1}: some were given back)` : ''}${det.allocated ? '' : '; this page is not allocated'}`,
     `free ${freeTotal} B: ${L.freeBytes} contiguous, ${L.holeBytes} in holes${totals.reserved ? `, ${totals.reserved} reserved` : ''}${L.overReservedBytes > 0 ? ` (${L.overReservedBytes} B more reserved than free)` : ''}`,
     ...(d.band ? [d.band] : []),
     ...(det.keyRange ? [`keys (row ids) ${det.keyRange.first}–${det.keyRange.last}`] : []),
@@ -242,7 +243,7 @@ export function renderPageSvg(d: PageDrawing, idPrefix = 'rowsim-page'): string 
     if (line) noteLines.push(line);
   }
   const H = notesY + noteLines.length * 19 + 16;
-  const title = `${d.title}${det.pages ? ` (of ${det.pages})` : ''}`;
+  const title = d.title;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="DejaVu Sans, Verdana, sans-serif" role="img" aria-label="${esc(title)}">`,
     `<defs><pattern id="${idPrefix}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#dce8fb"/><line x1="0" y1="0" x2="0" y2="6" stroke="#3f7fe0" stroke-width="3"/></pattern>`,

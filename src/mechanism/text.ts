@@ -24,7 +24,7 @@ export function pageText(d: PageDrawing): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i >= 2 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   const out = [
-    `${d.title}${det.pages ? ` of ${det.pages}` : ''}: ${d.pageBytes} bytes`,
+    `${d.title}: ${d.pageBytes} bytes; the table has ${det.pages} page${det.pages === 1 ? '' : 's'}${det.numbered !== undefined && det.numbered > det.pages ? ` (numbered up to ${det.numbered - 1}: some were given back)` : ''}${det.allocated ? '' : '; this page is not allocated'}`,
     `header ${d.header.map((h) => `${h.label} ${h.bytes}`).join(' + ')} B; ${d.slotArray.name} ${det.slotArrayBytes} B (${d.slotArray.entryBytes} B an entry)`,
     `rows and stubs ${det.storedBytes} B; free ${det.contiguousBytes + det.fragmentedBytes} B: ${L.freeBytes} contiguous, ${L.holeBytes} in holes${det.reservedBytes ? `, ${det.reservedBytes - L.overReservedBytes} reserved (${d.words.reservation ?? 'reserved'})` : ''}${L.overReservedBytes > 0 ? `; ${L.overReservedBytes} B more reserved than free: rows grew into their neighbours' reservations` : ''}`,
     ...(d.fillLine ? [d.fillLine.label] : []),

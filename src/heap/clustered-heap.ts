@@ -347,7 +347,7 @@ export class ClusteredHeap implements StorageEngine {
     this.sink = sink;
   }
 
-  inspect(): PageInspector {
+  inspect(only?: readonly number[]): PageInspector {
     const n = this.pageCount;
     const g = this.geometry;
     const byPage = bucketRows(this.rowHigh, n, (r) => this.rowPage[r]!);
@@ -370,7 +370,7 @@ export class ClusteredHeap implements StorageEngine {
           ...(inTable && this.live[p] === 1 ? { keyRange: { first: this.lo[p]!, last: this.hi[p]!, prev: this.prev[p]!, next: this.next[p]! } } : {}),
           flags: p === this.tail ? ['last page in key order: inserts go here'] : [],
         };
-      });
+      }, only);
   }
 
   memoryBytes(): number {

@@ -52,8 +52,8 @@ export interface StorageEngine {
   rowBytes(row: number): number;
   metrics(): EngineMetrics;
   pageMap(): PageMapData;
-  /** Every page as it is now, for the drawings (one pass over the rows to build). */
-  inspect(): PageInspector;
+  /** Every page as it is now (or only the pages named), for the drawings (one pass over the rows to build). */
+  inspect(only?: readonly number[]): PageInspector;
   /** Emit what the engine does, step by step, to `sink` (null: nothing, the default). */
   setEvents(sink: HeapEventSink | null): void;
   /** Bytes of simulator memory held (typed arrays), for the benchmark. */

@@ -779,7 +779,7 @@ export class ForwardingHeap implements StorageEngine {
     this.sink = sink;
   }
 
-  inspect(): PageInspector {
+  inspect(only?: readonly number[]): PageInspector {
     const n = this.pageCount;
     const g = this.geometry;
     const atHome = bucketRows(this.rowHigh, n, (r) => (this.isLive(r) ? this.home(r) : -1));
@@ -836,7 +836,7 @@ export class ForwardingHeap implements StorageEngine {
         flags,
       };
     };
-    return frozenInspector(n, page);
+    return frozenInspector(n, page, only);
   }
 
   memoryBytes(): number {

@@ -75,23 +75,30 @@ export interface PageInspector {
 }
 
 /**
- * An inspector that holds what `page` said of every page when it was made: later changes to the engine
+ * An inspector that holds what `page` said of every page (or of the pages `only` names) when it was made: later changes to the engine
  * do not reach it (the trace draws a page before a step from one taken before the step). A row's place is
  * its entry at home (a body there, or the stub of a forwarded row).
  */
-export function frozenInspector(pages: number, page: (p: number) => PageDetail): PageInspector {
-  const details: PageDetail[] = [];
+export function frozenInspector(pages: number, page: (p: number) => PageDetail, only?: readonly number[]): PageInspector {
+  const details = new Map<number, PageDetail>();
   const home = new Map<number, SlotRef>();
-  for (let p = 0; p < pages; p++) {
+  const read = (p: number) => {
     const d = page(p);
     d.numbered = pages;
-    details.push(d);
+    details.set(p, d);
     for (const s of d.slots) if (s.row !== undefined && s.kind !== 'forwarded') home.set(s.row, { page: p, slot: s.slot });
-  }
+  };
+  if (only) for (const p of only) read(p);
+  else for (let p = 0; p < pages; p++) read(p);
   const beyond = page(pages);
   return {
     pages,
-    page: (p) => details[p] ?? { ...beyond, page: p, slots: [], flags: [], numbered: pages },
+    page: (p) => {
+      const d = details.get(p);
+      if (d) return d;
+      if (p >= 0 && p < pages) throw new Error(`page ${p} was not read when the inspector was made`);
+      return { ...beyond, page: p, slots: [], flags: [], numbered: pages };
+    },
     locate: (row) => home.get(row) ?? null,
   };
 }

@@ -576,7 +576,7 @@ export class PostgresHeap implements StorageEngine {
     this.sink = sink;
   }
 
-  inspect(): PageInspector {
+  inspect(only?: readonly number[]): PageInspector {
     const n = this.pageCount;
     const g = this.geometry;
     const pg = this.pageFields;
@@ -619,7 +619,7 @@ export class PostgresHeap implements StorageEngine {
           contiguousBytes: g.usableBytes - stored - slotArrayBytes,
           flags,
         };
-      });
+      }, only);
   }
 
   memoryBytes(): number {

@@ -18,12 +18,12 @@ export function reportCellPages(pages: number): number {
 
 /** Drawings of the first page of every report cell of the table as the engine holds it now. */
 export function reportDrawings(spec: StorageSpec, engine: StorageEngine): PageDrawing[] {
-  const inspector = engine.inspect();
-  const draw = drawer(spec, inspector);
-  const step = reportCellPages(inspector.pages);
-  const out: PageDrawing[] = [];
-  for (let p = 0; p < inspector.pages; p += step) out.push(draw(p));
-  return out;
+  const pages = engine.pageMap().fill.length;
+  const step = reportCellPages(pages);
+  const first: number[] = [];
+  for (let p = 0; p < pages; p += step) first.push(p);
+  const draw = drawer(spec, engine.inspect(first));
+  return first.map(draw);
 }
 
 /** The phases after which the runner keeps a page map: before each reorganisation and at the end. */

@@ -330,15 +330,18 @@ export class StagedOutput {
     // Inside an existing folder (its parent may be read-only, `--out .`), else beside the new one.
     const suffix = `${process.pid}-${randomBytes(6).toString('hex')}`;
     this.dir = existsSync(folder.dir) ? join(folder.dir, `${STAGE_TAG}${suffix}`) : join(dirname(folder.dir), `.${basename(folder.dir)}${STAGE_TAG}${suffix}`);
+    // The handler first: a signal that comes once the folder exists must find it (until it is installed,
+    // SIGTERM's default action ends the process with nothing cleaned up).
+    this.unregister = onInterrupt(() => this.discard());
     try {
       makeFolders(dirname(folder.dir));
       makeFolders(this.dir);
       writeManifest(this.dir, { rowsim_version: ROWSIM_VERSION, files: {} });
     } catch (err) {
       rmSync(this.dir, { recursive: true, force: true });
+      this.unregister();
       fail(folder, `cannot create a temporary folder ${this.dir}: ${errnoText(err)}`);
     }
-    this.unregister = onInterrupt(() => this.discard());
   }
 
   /** Write one file (path relative to the output folder, `/`-separated). */

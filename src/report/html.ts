@@ -223,7 +223,7 @@ export function packDrawings(drawings: readonly (PageDrawing | null | undefined)
     for (const [k, v] of Object.entries(d)) if (!(k in common)) own[k] = v;
     return own;
   });
-  return gzipSync(JSON.stringify({ common, pages }), { level: 9 }).toString('base64');
+  return gzipSync(JSON.stringify({ common, pages }), { level: 6 }).toString('base64');
 }
 
 /** One sweep point's page maps for the report; `charts` are their PNGs, in the order of `result.pageMaps`. */

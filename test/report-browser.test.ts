@@ -8,19 +8,13 @@
  * Without /usr/bin/chromium the tests are skipped and say why, unless CI or ROWSIM_REQUIRE_BROWSER=1 is
  * set: then they fail (.ci/run installs chromium and sets ROWSIM_REQUIRE_BROWSER=1).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { ROOT, rowsim } from './helpers/cli.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ci = process.env.CI !== undefined && !['', '0', 'false'].includes(process.env.CI);
-const required = ci || process.env.ROWSIM_REQUIRE_BROWSER === '1';
-const present = existsSync(CHROMIUM);
-const SHOTS = join(ROOT, 'out', 'browser');
+import { rowsim } from './helpers/cli.js';
+import { CHROMIUM, SHOTS, browserOrReason, browserPresent, openInChromium } from './helpers/browser.js';
 
 /** Two points, a reorg (so a page map before it and one at the end), tables of more pages than a report map has cells (several pages a cell). */
 const CONFIG = `name: browser
@@ -39,25 +33,16 @@ sweep:
   engine.exp_row_size: [1, max]
 `;
 
-if (!present) {
-  const why = `report.html browser tests: ${CHROMIUM} not found (apt-get install chromium)`;
-  process.stderr.write(`${why}; ${required ? 'required here (CI or ROWSIM_REQUIRE_BROWSER=1): failing' : 'skipped (CI=1 or ROWSIM_REQUIRE_BROWSER=1 makes this a failure)'}\n`);
-}
+browserOrReason('report.html in a browser');
 
-describe.runIf(!present && required)('report.html in a browser', () => {
-  it(`needs ${CHROMIUM} (CI or ROWSIM_REQUIRE_BROWSER=1 is set)`, () => {
-    expect.fail(`${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium (.ci/run does)`);
-  });
-});
-
-describe.skipIf(!present)(`report.html in a browser${present ? '' : ` (skipped: ${CHROMIUM} not found)`}`, () => {
+describe.skipIf(!browserPresent)(`report.html in a browser${browserPresent ? '' : ` (skipped: ${CHROMIUM} not found)`}`, () => {
   let browser: Browser;
   let page: Page;
   let file: string;
   let results: { charts: string[] };
-  const consoleErrors: string[] = [];
-  const pageErrors: string[] = [];
-  const foreign: string[] = [];
+  let consoleErrors: string[] = [];
+  let pageErrors: string[] = [];
+  let foreign: string[] = [];
 
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rowsim-browser-'));
@@ -67,19 +52,7 @@ describe.skipIf(!present)(`report.html in a browser${present ? '' : ` (skipped: 
     expect(r.code).toBe(0);
     file = join(dir, 'out', 'report.html');
     results = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8')) as { charts: string[] };
-    mkdirSync(SHOTS, { recursive: true });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    const self = pathToFileURL(file).href;
-    page.on('request', (req) => {
-      if (req.url() !== self && !req.url().startsWith('data:')) foreign.push(req.url());
-    });
-    await page.goto(self, { waitUntil: 'load' });
+    ({ browser, page, consoleErrors, pageErrors, foreign } = await openInChromium(file, { width: 1280, height: 900 }));
   }, 180_000);
 
   afterAll(async () => {

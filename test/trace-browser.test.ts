@@ -5,19 +5,13 @@
  * box). Screenshots go to out/browser/. Skipped without /usr/bin/chromium unless CI or
  * ROWSIM_REQUIRE_BROWSER=1 is set, where it fails.
  */
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { ROOT, rowsim } from './helpers/cli.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ci = process.env.CI !== undefined && !['', '0', 'false'].includes(process.env.CI);
-const required = ci || process.env.ROWSIM_REQUIRE_BROWSER === '1';
-const present = existsSync(CHROMIUM);
-const SHOTS = join(ROOT, 'out', 'browser');
+import { rowsim } from './helpers/cli.js';
+import { CHROMIUM, SHOTS, browserOrReason, browserPresent, openInChromium, type OpenedPage } from './helpers/browser.js';
 
 const CONFIG = `name: deck
 seed: 3
@@ -33,18 +27,15 @@ workload:
   - reorg: forwarded_rows
 `;
 
-describe.runIf(!present && required)('the trace deck in a browser', () => {
-  it(`needs ${CHROMIUM} (CI or ROWSIM_REQUIRE_BROWSER=1 is set)`, () => {
-    expect.fail(`${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium (.ci/run does)`);
-  });
-});
+browserOrReason('the trace deck in a browser');
 
-describe.skipIf(!present)(`the trace deck in a browser${present ? '' : ` (skipped: ${CHROMIUM} not found)`}`, () => {
+describe.skipIf(!browserPresent)(`the trace deck in a browser${browserPresent ? '' : ` (skipped: ${CHROMIUM} not found)`}`, () => {
   let browser: Browser;
   let page: Page;
   let slides = 0;
-  const errors: string[] = [];
-  const foreign: string[] = [];
+  let opened: OpenedPage;
+  /** Errors so far, from the console and the page. */
+  const errors = () => [...opened.consoleErrors, ...opened.pageErrors];
 
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rowsim-deck-'));
@@ -53,19 +44,8 @@ describe.skipIf(!present)(`the trace deck in a browser${present ? '' : ` (skippe
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const file = join(dir, 'trace', 'trace.html');
-    mkdirSync(SHOTS, { recursive: true });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM });
-    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(e.message));
-    const self = pathToFileURL(file).href;
-    page.on('request', (req) => {
-      if (req.url().split('#')[0] !== self && !req.url().startsWith('data:')) foreign.push(req.url());
-    });
-    await page.goto(self);
+    opened = await openInChromium(file, { width: 1600, height: 1000 });
+    ({ browser, page } = opened);
     slides = await page.locator('section.slide').count();
   }, 120_000);
 
@@ -78,8 +58,8 @@ describe.skipIf(!present)(`the trace deck in a browser${present ? '' : ` (skippe
   it('opens on the title slide with no error and no request but itself', async () => {
     expect(slides).toBeGreaterThan(4);
     expect(await visible()).toBe(0);
-    expect(errors).toEqual([]);
-    expect(foreign).toEqual([]);
+    expect(errors()).toEqual([]);
+    expect(opened.foreign).toEqual([]);
   });
 
   it('moves one slide with each arrow key, to the ends with Home and End', async () => {
@@ -96,7 +76,7 @@ describe.skipIf(!present)(`the trace deck in a browser${present ? '' : ` (skippe
     expect(await visible()).toBe(slides - 1);
     await page.keyboard.press('Home');
     expect(await visible()).toBe(0);
-    expect(errors).toEqual([]);
+    expect(errors()).toEqual([]);
   });
 
   it('every slide of a step shows its drawings, before and after, with something drawn', async () => {

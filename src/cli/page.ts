@@ -7,6 +7,7 @@ import { UserError } from '../config/errors.js';
 import { loadConfig } from '../loader/config.js';
 import { captureAfter, choosePoint, interestingPage, type PhaseChoice } from '../mechanism/capture.js';
 import { StagedOutput, checkOutputFolder } from '../report/output.js';
+import { slug } from '../util/units.js';
 
 export interface PageOptions {
   point?: string;
@@ -18,9 +19,6 @@ export interface PageOptions {
   scale?: number;
 }
 
-export function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'base';
-}
 
 export async function pageCommand(file: string, opts: PageOptions): Promise<number> {
   if (opts.page !== undefined && opts.row !== undefined) throw new UserError('--page and --row: expected one of them, found both');

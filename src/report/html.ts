@@ -14,6 +14,7 @@ import type { DrawnStorageResult } from '../mechanism/task.js';
 import type { StorageEntry } from './storage.js';
 import { reportCellPages } from '../mechanism/report-pages.js';
 import { pageScriptSource } from '../mechanism/svg.js';
+import { slug } from '../util/units.js';
 
 // ---- text --------------------------------------------------------------------------------------
 
@@ -32,9 +33,6 @@ function scriptCode(code: string): string {
   return code.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 }
 
-function slugify(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'section';
-}
 
 // ---- the glossary ------------------------------------------------------------------------------
 
@@ -300,8 +298,8 @@ function renderTable(lines: string[], ctx: RenderContext): string {
 }
 
 function heading(level: number, text: string, ctx: RenderContext): string {
-  let id = slugify(plain(text));
-  for (let n = 2; ctx.ids.has(id); n++) id = `${slugify(plain(text))}-${n}`;
+  let id = slug(plain(text), 'section');
+  for (let n = 2; ctx.ids.has(id); n++) id = `${slug(plain(text), 'section')}-${n}`;
   ctx.ids.add(id);
   if (level >= 2 && level <= 3) ctx.toc.push({ level, id, text: plain(text) });
   return `<h${level} id="${id}">${inline(text, ctx, true)}</h${level}>`;

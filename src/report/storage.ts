@@ -1,7 +1,7 @@
 /**
  * Storage results: the results.json entries, summary.md sections, charts and the terminal table.
  */
-import { formatSize } from '../util/units.js';
+import { formatSize, slug } from '../util/units.js';
 import type { SweepPoint } from '../config/spec.js';
 import { getFormat } from '../formats/registry.js';
 import type { StorageFormat } from '../formats/format.js';
@@ -52,9 +52,6 @@ function pct(part: number, whole: number): number {
   return whole > 0 ? Math.round((10000 * part) / whole) / 100 : 0;
 }
 
-function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'base';
-}
 
 /** Writes one file of the results folder (a path relative to it). */
 type WriteFile = (rel: string, data: string | Uint8Array) => void;

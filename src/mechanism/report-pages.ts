@@ -16,23 +16,11 @@ export function reportCellPages(pages: number): number {
   return Math.max(1, Math.ceil(pages / REPORT_MAP_CELLS));
 }
 
-/** Drawings of the first page of every report cell of the table as the engine holds it now. */
-export function reportDrawings(spec: StorageSpec, engine: StorageEngine): PageDrawing[] {
-  const pages = engine.pageMap().fill.length;
+/** Drawings of the first page of every report cell of the table (of `pages` pages) as the engine holds it now. */
+export function reportDrawings(spec: StorageSpec, engine: StorageEngine, pages: number): PageDrawing[] {
   const step = reportCellPages(pages);
   const first: number[] = [];
   for (let p = 0; p < pages; p += step) first.push(p);
   const draw = drawer(spec, engine.inspect(first));
   return first.map(draw);
-}
-
-/** The phases after which the runner keeps a page map: before each reorganisation and at the end. */
-export function pageMapPhases(spec: StorageSpec): Set<number> {
-  const at = new Set<number>();
-  spec.workload.forEach((ph, i) => {
-    const next = spec.workload[i + 1];
-    if (next?.op === 'reorg' && ph.op !== 'reorg') at.add(i);
-  });
-  at.add(spec.workload.length - 1);
-  return at;
 }

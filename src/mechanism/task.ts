@@ -6,21 +6,18 @@
 import { runStorage, type StorageRunResult } from '../workload/runner.js';
 import type { StorageTask } from '../workload/task.js';
 import type { PageDrawing } from './drawing.js';
-import { pageMapPhases, reportDrawings } from './report-pages.js';
+import { reportDrawings } from './report-pages.js';
 
 export type DrawnPageMap = StorageRunResult['pageMaps'][number] & { drawings: PageDrawing[] };
 export type DrawnStorageResult = Omit<StorageRunResult, 'pageMaps'> & { pageMaps: DrawnPageMap[] };
 
 export function runTask(payload: unknown): DrawnStorageResult {
   const task = payload as StorageTask;
-  const phases = pageMapPhases(task.spec);
   const drawn = new Map<number, PageDrawing[]>();
   const result = runStorage(task.spec, {
     pageMapMaxCells: task.pageMapMaxCells,
     checkInvariants: task.checkInvariants,
-    afterPhase: (engine, index) => {
-      if (phases.has(index)) drawn.set(index, reportDrawings(task.spec, engine));
-    },
+    onPageMap: (engine, pm) => drawn.set(pm.after_phase, reportDrawings(task.spec, engine, pm.map.pages)),
   });
   return { ...result, pageMaps: result.pageMaps.map((pm) => ({ ...pm, drawings: drawn.get(pm.after_phase) ?? [] })) };
 }

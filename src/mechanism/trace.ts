@@ -60,6 +60,8 @@ export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
   let lastKept = false;
   // --page: the watched page's last drawing, the "before" of the next step that changes it.
   let watched: PageDrawing | null = null;
+  /** The pages as read after the last step drawn, while no event has changed them since: the next step's "before". */
+  let unchanged: PageInspector | null = null;
   const wanted = (row: number) => filter.rows === undefined || (row >= filter.rows[0] && row <= filter.rows[1]);
 
   const flush = () => {
@@ -69,6 +71,7 @@ export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
     const touched = [...new Set(c.events.flatMap(eventPages))];
     if (filter.page !== undefined && !touched.includes(filter.page)) return;
     const after = engine!.inspect();
+    unchanged = after;
     const drawAfter = draw(after);
     const drawBefore = c.before ? draw(c.before) : null;
     const pagesToDraw = filter.page !== undefined ? [filter.page] : touched.slice(0, MAX_PAGES_DRAWN);
@@ -84,7 +87,7 @@ export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
 
   const begin = (op: TraceStep['op'], row: number | undefined, keep: boolean) => {
     flush();
-    const before = keep && filter.page === undefined ? engine!.inspect() : null;
+    const before = keep && filter.page === undefined ? (unchanged ?? engine!.inspect()) : null;
     cur = { op, ...(row !== undefined ? { row } : {}), keep, events: [], before };
   };
 
@@ -93,10 +96,10 @@ export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
     runStorage(spec, {
       onEngine: (e: StorageEngine) => {
         engine = e;
-        // The page watched starts empty: its first "before" is a page that does not exist yet.
-        if (filter.page !== undefined) watched = null;
       },
       events: (e) => {
+        // Every change to a page comes with an event: the pages read before it are no longer the pages.
+        unchanged = null;
         if (e.op === 'commit') {
           // A commit is a step of its own: the versions it makes dead belong to no one row.
           const keep = filter.rows === undefined || lastKept;

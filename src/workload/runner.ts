@@ -69,6 +69,8 @@ export interface RunOptions {
   observer?: WorkloadObserver;
   /** Where the engine tells what it does, step by step (rowsim trace). */
   events?: HeapEventSink;
+  /** Called with the engine where the runner keeps a page map, with that map (rowsim run draws the report's pages there). */
+  onPageMap?: (engine: StorageEngine, pageMap: StorageRunResult['pageMaps'][number]) => void;
   /** Called with the engine as soon as it exists, before the first phase (rowsim trace reads its pages). */
   onEngine?: (engine: StorageEngine) => void;
 }
@@ -365,7 +367,7 @@ class WorkloadRun {
     this.obs?.phaseEnd?.(index, phaseResult);
     const next = this.spec.workload[index + 1];
     if (next?.op === 'reorg' && phase.op !== 'reorg' && this.maxCells > 0) {
-      this.pageMaps.push({ after_phase: index, label: `before reorg ${next.kind}`, map: reducePageMap(engine.pageMap(), this.maxCells) });
+      this.keepPageMap(index, `before reorg ${next.kind}`);
     }
     if (this.options.checkInvariants) {
       const broken = engine.checkInvariants();
@@ -416,10 +418,15 @@ class WorkloadRun {
       pageMaps: this.pageMaps,
       memory_bytes: engine.memoryBytes() + this.store.lens.byteLength + (indexes?.memoryBytes() ?? 0),
     };
-    if (this.maxCells > 0) {
-      this.pageMaps.push({ after_phase: spec.workload.length - 1, label: 'final', map: reducePageMap(engine.pageMap(), this.maxCells) });
-    }
+    if (this.maxCells > 0) this.keepPageMap(spec.workload.length - 1, 'final');
     return result;
+  }
+
+  /** The page map after phase `index`, reduced to the map's cells; whoever asked is told. */
+  private keepPageMap(index: number, label: string): void {
+    const pm = { after_phase: index, label, map: reducePageMap(this.engine.pageMap(), this.maxCells) };
+    this.pageMaps.push(pm);
+    this.options.onPageMap?.(this.engine, pm);
   }
 }
 

@@ -3,7 +3,7 @@
  * (`node bin/rowsim.js …` as a child process, cwd a fresh temp folder, at most two at a time) and must
  * be refused the way the README promises: exit status 2, a message on stderr with the file, line and
  * column where the case says so and the expected words, no stack trace, nothing written, and within
- * 5 s (a hang detector, not a timing assertion).
+ * 30 s (a hang detector, not a timing assertion: generous, so a loaded machine does not trip it).
  *
  * Some cases fail against today's code on purpose: the corpus is the regression suite for the fixes.
  * Set ROWSIM_CORPUS_REPORT=<file> to get one JSON line per case (command, exit status, first line of
@@ -110,7 +110,7 @@ describe('bad arguments (test/corpus/args.yaml)', () => {
 // ---- cases built by the test (too big or too odd to keep as files) ------------------------------
 
 describe('bad-input corpus: built by the test', () => {
-  it.concurrent('20,000 unknown top-level keys: refused in under 5 s with a limited number of problems', async () => {
+  it.concurrent('20,000 unknown top-level keys: refused (no hang) with a limited number of problems', async () => {
     const dir = tempDir();
     const lines = ['name: many-keys', 'contention: { engines: 1, users: 1, duration: 10ms, warmup: 1ms }'];
     for (let i = 0; i < 20_000; i++) lines.push(`unknown_key_${String(i).padStart(5, '0')}: ${i}`);
@@ -119,7 +119,7 @@ describe('bad-input corpus: built by the test', () => {
     check('built/20000-unknown-keys', o, { position: { spec: 'yes', re: positionRe('yes', 'many-keys.yaml')! }, messages: [['unknown_key_00000']], maxLines: 100 });
   }, TEST_TIMEOUT);
 
-  it.concurrent('20,000 unknown keys under engine: refused in under 5 s with a limited number of problems', async () => {
+  it.concurrent('20,000 unknown keys under engine: refused (no hang) with a limited number of problems', async () => {
     const dir = tempDir();
     const lines = ['name: many-engine-keys', 'table: { name: t, columns: [{ name: id, type: int }] }', 'workload: [{ insert: { rows: 10 } }]', 'engine:', '  format: ase-dol'];
     for (let i = 0; i < 20_000; i++) lines.push(`  page_size_${i}: 2k`);

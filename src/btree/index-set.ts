@@ -13,6 +13,12 @@
 import { grown } from '../util/arrays.js';
 import { fillLevel, reservedGapPages, upperPages, type IndexGeometry, type IndexPages } from './geometry.js';
 
+/** The live rows in key order, as a list: the k-th row id of `count`. */
+export interface RowList {
+  readonly count: number;
+  at(k: number): number;
+}
+
 /**
  * Keys arriving in random order fill B-tree leaves to ln 2 ≈ 69 % on average (Yao, "On random 2-3
  * trees", 1978): new keys of updated rows arrive in the update phase's (random) order.
@@ -82,19 +88,20 @@ export class IndexSet {
     return s.geometry.pageRoomBytes - 2 * s.geometry.slotBytes;
   }
 
-  /** CREATE INDEX over the live rows (in key order = row order). */
-  build(rows: Int32Array, lens: Uint16Array, rowCapacity: number): void {
+  /** CREATE INDEX over the live rows (in key order = row order): rows.at(k) is the k-th of rows.count. */
+  build(rows: RowList, lens: Uint16Array, rowCapacity: number): void {
     const w = this.width;
+    const count = rows.count;
     for (const s of this.states) {
-      s.pivot = rows.length > 0 ? s.geometry.pivotBytes(lens, rows[0]! * w) : 0;
+      s.pivot = count > 0 ? s.geometry.pivotBytes(lens, rows.at(0) * w) : 0;
       // A clustered index whose leaf level is the data pages: only the levels above them are its own.
       if (s.geometry.leafIsData) continue;
-      const size = (k: number) => s.geometry.leafTupleBytes(lens, rows[k]! * w);
-      const leaves = fillLevel(s.geometry, rows.length, size, true);
-      s.entries = rows.length;
+      const size = (k: number) => s.geometry.leafTupleBytes(lens, rows.at(k) * w);
+      const leaves = fillLevel(s.geometry, count, size, true);
+      s.entries = count;
       s.deadEntries = 0;
-      s.gapPages = rows.length > 0 ? reservedGapPages(s.geometry, leaves.pages) : 0;
-      s.leafPages = rows.length > 0 ? leaves.pages + s.gapPages : 1;
+      s.gapPages = count > 0 ? reservedGapPages(s.geometry, leaves.pages) : 0;
+      s.leafPages = count > 0 ? leaves.pages + s.gapPages : 1;
       s.buckets = s.leafPages;
       s.used = new Int32Array(Math.max(16, s.buckets * 2));
       s.pages = new Int32Array(s.used.length);
@@ -103,14 +110,14 @@ export class IndexSet {
       s.touched = [];
       const cap = this.capacity(s);
       for (let b = 0; b < s.buckets; b++) {
-        s.used[b] = rows.length > 0 ? cap - leaves.free[b]! : 0;
+        s.used[b] = count > 0 ? cap - leaves.free[b]! : 0;
         s.pages[b] = 1;
       }
       if (this.trackRows) {
         s.rowBucket = new Int32Array(Math.max(16, rowCapacity)).fill(-1);
         for (let b = 0; b < leaves.pages; b++) {
-          const end = b + 1 < leaves.pages ? leaves.firstItem[b + 1]! : rows.length;
-          for (let k = leaves.firstItem[b]!; k < end; k++) s.rowBucket[rows[k]!] = b;
+          const end = b + 1 < leaves.pages ? leaves.firstItem[b + 1]! : count;
+          for (let k = leaves.firstItem[b]!; k < end; k++) s.rowBucket[rows.at(k)] = b;
         }
       }
     }
@@ -144,30 +151,41 @@ export class IndexSet {
     }
   }
 
+  /** Which indexes have a key column among `columns` (table positions): 1 per index, in index order. */
+  keysChanged(columns: ReadonlySet<number>): Uint8Array {
+    return Uint8Array.from(this.states, (s) => (s.geometry.columns.some((c) => columns.has(c)) ? 1 : 0));
+  }
+
   /**
-   * A non-HOT update: one more entry in every index, next to the row's key; when one of the index's
-   * columns changed, the new key is placed at the right edge (new keys are larger than the loaded ones, as
-   * pg-check generates them), and the row's later versions follow it there.
+   * A non-HOT update: one more entry in every index, next to the row's key; where the update changed
+   * one of the index's columns (`keyChanged[i]`, from keysChanged()), the new key is placed at the right
+   * edge (new keys are larger than the loaded ones, as pg-check generates them), and the row's later
+   * versions follow it there.
    */
-  addVersion(row: number, lens: Uint16Array, base: number, changedColumns: ReadonlySet<number> | null = null): void {
-    for (const s of this.states) {
-      if (changedColumns !== null && s.geometry.columns.some((c) => changedColumns.has(c))) {
-        const old = s.rowBucket && row < s.rowBucket.length ? s.rowBucket[row]! : -1;
-        if (old >= 0) this.retire(s, old, s.geometry.leafTupleBytes(lens, base) + s.geometry.slotBytes);
+  addVersion(row: number, lens: Uint16Array, base: number, keyChanged: Uint8Array | null = null): void {
+    const states = this.states;
+    for (let i = 0; i < states.length; i++) {
+      const s = states[i]!;
+      const rb = s.rowBucket;
+      const size = s.geometry.leafTupleBytes(lens, base) + s.geometry.slotBytes;
+      if (keyChanged !== null && keyChanged[i] === 1) {
+        const old = rb !== null && row < rb.length ? rb[row]! : -1;
+        if (old >= 0) this.retire(s, old, size);
         this.appendOne(s, row, lens, base, RANDOM_INSERT_FILL);
         s.deadEntries++;
         continue;
       }
-      const b = s.rowBucket && row < s.rowBucket.length && s.rowBucket[row]! >= 0 ? s.rowBucket[row]! : s.buckets - 1;
-      const size = s.geometry.leafTupleBytes(lens, base) + s.geometry.slotBytes;
+      const b = rb !== null && row < rb.length && rb[row]! >= 0 ? rb[row]! : s.buckets - 1;
       this.retire(s, b, size);
-      s.used[b]! += size;
-      if (s.used[b]! > s.pages[b]! * this.capacity(s)) {
+      const used = s.used;
+      used[b]! += size;
+      const cap = this.capacity(s);
+      if (used[b]! > s.pages[b]! * cap) {
         // Bottom-up / simple deletion first: entries of committed-dead versions go.
-        s.used[b]! -= s.dead[b]!;
+        used[b]! -= s.dead[b]!;
         s.entries -= Math.round(s.dead[b]! / size);
         s.dead[b] = 0;
-        if (s.used[b]! > s.pages[b]! * this.capacity(s)) {
+        if (used[b]! > s.pages[b]! * cap) {
           s.pages[b]!++;
           s.leafPages++;
         }
@@ -175,6 +193,20 @@ export class IndexSet {
       s.entries++;
       s.deadEntries++;
     }
+  }
+
+  /** Read each row's leaf (MVCC indexes) before a batch of updates works on them, so the loads overlap; the sum means nothing. */
+  prefetchRows(rows: Int32Array, count: number): number {
+    let sum = 0;
+    for (const s of this.states) {
+      const rb = s.rowBucket;
+      if (rb === null) continue;
+      for (let i = 0; i < count; i++) {
+        const r = rows[i]!;
+        if (r < rb.length) sum += rb[r]!;
+      }
+    }
+    return sum;
   }
 
   /** The row's old entry in leaf b belongs to a version that dies when the transaction commits. */

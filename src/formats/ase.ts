@@ -4,7 +4,7 @@
  */
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { aplIndexGeometry, aseFillReserve, dolIndexGeometry } from './ase-index.js';
-import { ForwardingHeap } from '../heap/forwarding-heap.js';
+import { FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-heap.js';
 import { ClusteredHeap } from '../heap/clustered-heap.js';
 import type { StorageEngine } from '../heap/engine.js';
 import { COMMON_DEFAULTS, KnobError, type AllocationInput, type AllocationPageCounts, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
@@ -61,8 +61,6 @@ const ASE_APL_ROW_OVERHEAD = 4;
 const ASE_DEFAULT_HOUSEKEEPER_GC = 1;
 /** Server default `default exp_row_size percent` [I][K]. */
 const ASE_DEFAULT_EXP_ROW_SIZE_PERCENT = 5;
-/** A table's row ids, page fields and reservations: three 32-bit fields a row (src/heap/forwarding-heap.ts). */
-const FORWARDING_HEAP_ROW_BYTES = 12;
 /** Text/image columns keep a 16-byte text pointer in the row. */
 const ASE_TEXT_POINTER_BYTES = 16;
 

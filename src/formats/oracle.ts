@@ -11,7 +11,7 @@
  */
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { columnBytes } from '../btree/geometry.js';
-import { ForwardingHeap } from '../heap/forwarding-heap.js';
+import { CHAIN_ROW_BYTES, FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-heap.js';
 import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type AllocationPageCounts, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../config/column-types.js';
@@ -87,8 +87,6 @@ const ORACLE_INDEX_ENTRY_HEADER_BYTES = 2;
 const ORACLE_INDEX_BLOCK_OVERHEAD_BYTES = 160;
 const ORACLE_INDEX_PCTFREE = 10;
 const ORACLE_BRANCH_POINTER_BYTES = 4;
-/** Row fields of the forwarding heap engine (three 32-bit fields) and the chain count (16 bits). */
-const ORACLE_ENGINE_ROW_BYTES = 14;
 
 /**
  * NUMBER bytes of a value of `digits` significant digits: ROUND((digits + s) / 2) + 1, s = 1 for a
@@ -376,7 +374,7 @@ export const oracleHeap: StorageFormat = {
       // ALTER TABLE … MOVE: the table is rewritten [oracle].
       reorgForwardedRowsRebuilds: true,
     }),
-  engineRowBytes: ORACLE_ENGINE_ROW_BYTES,
+  engineRowBytes: FORWARDING_HEAP_ROW_BYTES + CHAIN_ROW_BYTES,
   reorgNote: forwardingReorgNote('oracle-heap'),
   indexGeometry: oracleIndexGeometry,
   versionedIndexes: false,

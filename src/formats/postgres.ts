@@ -8,7 +8,7 @@
  */
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { GEOMETRY_DEFAULTS, columnBytes, type IndexGeometry } from '../btree/geometry.js';
-import { PG_PRUNE_FREE_DIVISOR, PostgresHeap } from '../heap/postgres-heap.js';
+import { PG_PRUNE_FREE_DIVISOR, POSTGRES_HEAP_ROW_BYTES, PostgresHeap } from '../heap/postgres-heap.js';
 import { metric } from '../heap/metrics.js';
 import { COMMON_DEFAULTS, withoutUtf16, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
 import type { ColumnType } from '../config/column-types.js';
@@ -368,8 +368,6 @@ function fillfactorKnob(): ReserveKnob {
   };
 }
 
-/** The MVCC heap engine's own row state: page (32 bits), length (16), heap-only flag (8). */
-const PG_ENGINE_ROW_BYTES = 7;
 
 /** A PostgreSQL heap page: PageHeaderData, the line pointers after it, tuples from the page's end down; no special space on a heap page [bufpage.h]. */
 function postgresPageAnatomy(engine: EngineSpec): PageAnatomy {
@@ -410,7 +408,7 @@ export const postgresHeap: StorageFormat = {
   encodingFor: withoutUtf16,
   createEngine: (layout, _resolved, spec, rowCapacity) =>
     new PostgresHeap({ geometry: layout.geometry, fillfactor: spec.engine.fillfactor, indexCount: spec.table.indexes.length, rowCapacity }),
-  engineRowBytes: PG_ENGINE_ROW_BYTES,
+  engineRowBytes: POSTGRES_HEAP_ROW_BYTES,
   reorgNote: (kind) => (kind === 'forwarded_rows' ? 'reorg forwarded_rows does nothing on postgres-heap (no forwarded rows; use vacuum)' : undefined),
   indexGeometry: pgIndexGeometry,
   versionedIndexes: true,

@@ -10,7 +10,7 @@
  */
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { keyBytes, keyColumns, type IndexGeometry } from '../btree/geometry.js';
-import { ForwardingHeap } from '../heap/forwarding-heap.js';
+import { FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-heap.js';
 import { ClusteredHeap } from '../heap/clustered-heap.js';
 import { metric } from '../heap/metrics.js';
 import type { PageDetail } from '../heap/inspect.js';
@@ -71,8 +71,6 @@ const SQLSERVER_TEXT_POINTER_BYTES = 16;
 const SQLSERVER_INDEX_ROW_HEADER_BYTES = 1;
 const SQLSERVER_INDEX_CHILD_POINTER_BYTES = 6;
 const SQLSERVER_INDEX_VAR_KEY_BYTES = 2;
-/** Row fields of the forwarding heap engine (src/heap/forwarding-heap.ts): three 32-bit fields. */
-const FORWARDING_HEAP_ROW_BYTES = 12;
 /** PFS free-space bands, in percent full: 0, 1–50, 51–80, 81–95, 96–100 [pages]. */
 const SQLSERVER_PFS_BAND_UPPER_PCT = [0, 50, 80, 95, 100] as const;
 

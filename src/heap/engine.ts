@@ -62,6 +62,11 @@ export interface StorageEngine {
   checkInvariants(): string[];
   /** The table's indexes were just built on the loaded table (CREATE INDEX): a clustered table rewrites its pages at the index's fill factor. */
   indexesBuilt?(): void;
+  /**
+   * Read the state of each of rows[0 … count − 1] before a batch works on them, so the memory loads of
+   * the batch overlap instead of each waiting for the one before; returns a number that means nothing.
+   */
+  prefetchRows?(rows: Int32Array, count: number): number;
   /** MVCC engines: the last update added an entry to every index (PostgreSQL: not HOT). */
   readonly lastUpdateNewIndexEntries?: boolean;
 }

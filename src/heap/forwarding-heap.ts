@@ -64,6 +64,9 @@ export interface ForwardingHeapOptions {
 }
 
 const ROW_STRIDE = 3;
+/** Bytes of row state a forwarding heap keeps per row (its three 32-bit fields); a chaining heap (Oracle) adds a 16-bit piece count. */
+export const FORWARDING_HEAP_ROW_BYTES = ROW_STRIDE * 4;
+export const CHAIN_ROW_BYTES = 2;
 const HOME = 0;
 const CUR = 1;
 const SIZE = 2;
@@ -83,6 +86,20 @@ export class ForwardingHeap implements StorageEngine {
   /** Back-pointer bytes of a forwarded record; insert reserve (PCTFREE) bytes. */
   private readonly backPointerBytes: number;
   private readonly insertReserve: number;
+  // The options and page figures the hot paths read, as fields of their own.
+  private readonly usable: number;
+  private readonly slotBytes: number;
+  private readonly maxRows: number;
+  private readonly maxRowBytes: number;
+  private readonly stubBytes: number;
+  private readonly expRowSize: number;
+  private readonly physicalBasis: boolean;
+  private readonly compaction: boolean;
+  private readonly forwarding: boolean;
+  private readonly moveBackHome: boolean;
+  private readonly deallocateEmpty: boolean;
+  /** PFS: a page whose used bytes × 100 exceed bandUsed100[b] is beyond band b. */
+  private readonly bandUsed100: Float64Array | null;
   /** Free-space search over pages (null: last page only, the ASE hot path). */
   private readonly tree: FreeTree | null;
   private readonly pfsGuaranteed: Int32Array | null;
@@ -104,6 +121,8 @@ export class ForwardingHeap implements StorageEngine {
   private pageCount = 0;
   private allocatedPages = 0;
   private lastPage = -1;
+  /** The free-space search's entry for the last page is behind the page (see touch). */
+  private lastStale = false;
   /** Where the engine tells what it does (rowsim trace); null: nowhere. */
   private sink: HeapEventSink | null = null;
 
@@ -133,6 +152,17 @@ export class ForwardingHeap implements StorageEngine {
   constructor(options: ForwardingHeapOptions) {
     this.options = options;
     this.geometry = options.geometry;
+    this.usable = options.geometry.usableBytes;
+    this.slotBytes = options.geometry.slotBytes;
+    this.maxRows = options.geometry.maxRowsPerPage;
+    this.maxRowBytes = options.geometry.maxRowBytes;
+    this.stubBytes = options.stubBytes;
+    this.expRowSize = options.expRowSizeBytes;
+    this.physicalBasis = options.expRowSizeBasis === 'physical';
+    this.compaction = options.compaction;
+    this.forwarding = options.forwarding;
+    this.moveBackHome = options.moveBackHome ?? false;
+    this.deallocateEmpty = options.deallocateEmptyPages ?? false;
     const n = Math.max(16, options.rowCapacity);
     this.rows = new Int32Array(n * ROW_STRIDE).fill(-1);
     this.backPointerBytes = options.backPointerBytes ?? 0;
@@ -141,34 +171,49 @@ export class ForwardingHeap implements StorageEngine {
     this.tree = search === 'last-page' ? null : new FreeTree();
     this.pfsGuaranteed =
       search === 'pfs'
-        ? Int32Array.from(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], (upper) => Math.floor(((options.pfsBaseBytes ?? this.geometry.usableBytes) * (100 - upper)) / 100))
+        ? Int32Array.from(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], (upper) => Math.floor(((options.pfsBaseBytes ?? this.usable) * (100 - upper)) / 100))
         : null;
     this.chain = options.chaining ? new Uint16Array(n) : null;
+    this.bandUsed100 = search === 'pfs' ? Float64Array.from(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], (upper) => upper * this.usable) : null;
   }
 
   /** Bytes a new row (with its reservation) may take on page p: −1 when the page takes no rows. */
   private insertRoom(p: number): number {
     const i = p * PAGE_STRIDE;
     const slotsNow = this.pageFields[i + SLOTS]!;
-    if (this.state[p] !== PAGE_ALLOCATED || slotsNow >= this.geometry.maxRowsPerPage) return -1;
-    const usedNow = this.pageFields[i + USED]! + slotsNow * this.geometry.slotBytes;
-    let room = this.geometry.usableBytes - usedNow - this.pageFields[i + RESERVED]! - this.geometry.slotBytes - this.insertReserve;
+    if (this.state[p] !== PAGE_ALLOCATED || slotsNow >= this.maxRows) return -1;
+    const usedNow = this.pageFields[i + USED]! + slotsNow * this.slotBytes;
+    let room = this.usable - usedNow - this.pageFields[i + RESERVED]! - this.slotBytes - this.insertReserve;
     const bands = this.pfsGuaranteed;
     if (bands !== null) {
       // A page is chosen only when its PFS band guarantees room: 0, 1–50, 51–80, 81–95, 96–100 % full.
-      const pct = (100 * usedNow) / this.geometry.usableBytes;
-      const upper = this.options.pfsBandUpperPct ?? [0, 50, 80, 95, 100];
+      const used100 = 100 * usedNow;
+      const upper = this.bandUsed100!;
       let band = 0;
-      while (band < upper.length - 1 && pct > upper[band]!) band++;
+      while (band < upper.length - 1 && used100 > upper[band]!) band++;
       // The band guarantees its free share for the record itself; the slot comes on top [DBA-15026].
-      room = Math.min(room, bands[band]!);
+      if (bands[band]! < room) room = bands[band]!;
     }
     return room;
   }
 
-  /** Keep the free-space search up to date after page p changed. */
+  /**
+   * Keep the free-space search up to date after page p changed. The last page changes with every insert
+   * and is tried before any search: its entry is brought up to date only when a search is about to run
+   * or another page becomes the last (flushLast), not on every row.
+   */
   private touch(p: number): void {
+    if (p === this.lastPage) {
+      this.lastStale = true;
+      return;
+    }
     this.tree!.set(p, this.insertRoom(p));
+  }
+
+  private flushLast(): void {
+    if (!this.lastStale) return;
+    this.lastStale = false;
+    if (this.lastPage >= 0) this.tree!.set(this.lastPage, this.insertRoom(this.lastPage));
   }
 
   // ---- row fields -----------------------------------------------------------------------------
@@ -195,9 +240,9 @@ export class ForwardingHeap implements StorageEngine {
   // ---- helpers -------------------------------------------------------------------------------
 
   private reserveFor(phys: number, logical: number): number {
-    const exp = this.options.expRowSizeBytes;
+    const exp = this.expRowSize;
     if (exp <= 0) return 0;
-    const length = this.options.expRowSizeBasis === 'physical' ? phys : logical;
+    const length = this.physicalBasis ? phys : logical;
     return exp > length ? exp - length : 0;
   }
 
@@ -210,6 +255,7 @@ export class ForwardingHeap implements StorageEngine {
     this.state[p] = PAGE_ALLOCATED;
     this.allocatedPages++;
     this.counters.pages_allocated++;
+    if (this.tree !== null) this.flushLast();
     this.lastPage = p;
     if (this.tree !== null) this.touch(p);
     return p;
@@ -221,9 +267,9 @@ export class ForwardingHeap implements StorageEngine {
     if (this.tree !== null || this.insertReserve > 0) return this.insertRoom(p) >= charge;
     const i = p * PAGE_STRIDE;
     const slotsNow = this.pageFields[i + SLOTS]!;
-    if (slotsNow >= this.geometry.maxRowsPerPage) return false;
-    const free = this.geometry.usableBytes - this.pageFields[i + USED]! - slotsNow * this.geometry.slotBytes - this.pageFields[i + RESERVED]!;
-    return free >= charge + this.geometry.slotBytes;
+    if (slotsNow >= this.maxRows) return false;
+    const free = this.usable - this.pageFields[i + USED]! - slotsNow * this.slotBytes - this.pageFields[i + RESERVED]!;
+    return free >= charge + this.slotBytes;
   }
 
   /**
@@ -233,9 +279,10 @@ export class ForwardingHeap implements StorageEngine {
   private targetPage(charge: number, notPage: number): number {
     const q = this.lastPage;
     // A row that can never leave the reserve free (PCTFREE near 100) still gets a page of its own.
-    const need = Math.max(0, Math.min(charge, this.geometry.usableBytes - this.geometry.slotBytes - this.insertReserve));
+    const need = Math.max(0, Math.min(charge, this.usable - this.slotBytes - this.insertReserve));
     if (q !== notPage && this.fitsInsert(q, need)) return q;
     if (this.tree !== null) {
+      this.flushLast();
       let f = this.tree.findFrom(need, 0);
       if (f === notPage && f >= 0) f = this.tree.findFrom(need, f + 1);
       if (f >= 0) return f;
@@ -246,7 +293,7 @@ export class ForwardingHeap implements StorageEngine {
   /** Put a row body of `phys` bytes with its slot on page p, compacting when contiguous space lacks. */
   private placeBody(p: number, phys: number, rsv: number): void {
     const i = p * PAGE_STRIDE;
-    const contiguous = this.geometry.usableBytes - this.pageFields[i + TOP]! - (this.pageFields[i + SLOTS]! + 1) * this.geometry.slotBytes;
+    const contiguous = this.usable - this.pageFields[i + TOP]! - (this.pageFields[i + SLOTS]! + 1) * this.slotBytes;
     if (phys > contiguous) this.compact(p);
     this.pageFields[i + USED]! += phys;
     this.pageFields[i + TOP]! += phys;
@@ -261,7 +308,7 @@ export class ForwardingHeap implements StorageEngine {
     this.pageFields[i + SLOTS]!--;
     this.pageFields[i + RESERVED]! -= rsv;
     if (this.tree !== null) this.touch(p);
-    if (this.options.deallocateEmptyPages && this.pageFields[i + SLOTS] === 0) this.freeIfEmpty(p);
+    if (this.deallocateEmpty && this.pageFields[i + SLOTS] === 0) this.freeIfEmpty(p);
   }
 
   /** A page without rows or stubs is deallocated, unless it is the first or the last page [PT-DEL][HK-GC]. */
@@ -302,10 +349,10 @@ export class ForwardingHeap implements StorageEngine {
     const before = chain[row]!;
     let extra = 0;
     let head = phys;
-    if (phys > this.geometry.maxRowBytes) {
+    if (phys > this.maxRowBytes) {
       const over = this.options.chainPieceOverheadBytes ?? 0;
-      const piece = this.geometry.usableBytes - this.geometry.slotBytes - over;
-      extra = Math.ceil((phys - this.geometry.maxRowBytes) / piece);
+      const piece = this.usable - this.slotBytes - over;
+      extra = Math.ceil((phys - this.maxRowBytes) / piece);
       head = phys - extra * piece + over;
     }
     chain[row] = extra;
@@ -321,7 +368,7 @@ export class ForwardingHeap implements StorageEngine {
   // ---- operations ----------------------------------------------------------------------------
 
   insert(row: number, phys: number, logical: number): boolean {
-    if (phys > this.geometry.maxRowBytes) {
+    if (phys > this.maxRowBytes) {
       if (this.chain === null) {
         this.counters.rows_rejected++;
         return false;
@@ -392,15 +439,15 @@ export class ForwardingHeap implements StorageEngine {
       outcome,
       toPage: q,
       newPage: this.pageCount > pagesBefore,
-      ...(outcome === 'forwarded' ? { stubBytes: this.options.stubBytes } : {}),
+      ...(outcome === 'forwarded' ? { stubBytes: this.stubBytes } : {}),
     });
     return true;
   }
 
   private updateRow(row: number, phys: number, logical: number): boolean {
     if (this.chain !== null) {
-      if (phys > this.geometry.maxRowBytes || this.chain[row]! > 0) phys = this.chainRow(row, phys);
-    } else if (phys > this.geometry.maxRowBytes) {
+      if (phys > this.maxRowBytes || this.chain[row]! > 0) phys = this.chainRow(row, phys);
+    } else if (phys > this.maxRowBytes) {
       this.counters.updates_rejected++;
       return false;
     }
@@ -416,7 +463,7 @@ export class ForwardingHeap implements StorageEngine {
     const body = p !== h ? phys + this.backPointerBytes : phys;
     const delta = body - old;
     if (delta <= 0) {
-      if (p !== h && this.options.moveBackHome && this.moveHome(row, h, p, old, oldRsv, phys, newRsv)) return true;
+      if (p !== h && this.moveBackHome && this.moveHome(row, h, p, old, oldRsv, phys, newRsv)) return true;
       // Shrinks in place; the freed bytes become a hole until the page is compacted.
       this.resizeInPlace(row, p, body, delta, oldRsv, newRsv);
       return true;
@@ -445,7 +492,7 @@ export class ForwardingHeap implements StorageEngine {
       pg[pi + TOP]! += body;
       return true;
     }
-    if (!this.options.compaction) return false;
+    if (!this.compaction) return false;
     this.compact(p);
     pg[pi + TOP]! += delta;
     return true;
@@ -456,7 +503,7 @@ export class ForwardingHeap implements StorageEngine {
     let newHome = h;
     let q: number;
     let placed = phys;
-    if (!this.options.forwarding) {
+    if (!this.forwarding) {
       // APL: the row moves (new row id); every index entry for it is updated.
       this.removeBody(p, old, oldRsv);
       q = this.targetPage(phys + newRsv, p);
@@ -466,7 +513,7 @@ export class ForwardingHeap implements StorageEngine {
     } else if (p === h) {
       // First move: a stub stays at home in the row's slot; the body goes elsewhere.
       const pi = p * PAGE_STRIDE;
-      this.pageFields[pi + USED]! += this.options.stubBytes - old;
+      this.pageFields[pi + USED]! += this.stubBytes - old;
       this.pageFields[pi + RESERVED]! -= oldRsv;
       if (this.tree !== null) this.touch(p);
       placed = phys + this.backPointerBytes;
@@ -475,7 +522,7 @@ export class ForwardingHeap implements StorageEngine {
       this.counters.forwarded_updates++;
     } else {
       // Already forwarded: move again and update the home stub; never more than one hop.
-      if (this.options.moveBackHome && this.moveHome(row, h, p, old, oldRsv, phys, newRsv)) return true;
+      if (this.moveBackHome && this.moveHome(row, h, p, old, oldRsv, phys, newRsv)) return true;
       this.removeBody(p, old, oldRsv);
       placed = phys + this.backPointerBytes;
       q = this.targetPage(placed + newRsv, p);
@@ -511,7 +558,7 @@ export class ForwardingHeap implements StorageEngine {
     const pg = this.pageFields;
     const hi = h * PAGE_STRIDE;
     // The stub goes first: its bytes become a hole, which a compaction squeezes out with the others.
-    pg[hi + USED]! -= this.options.stubBytes;
+    pg[hi + USED]! -= this.stubBytes;
     const contiguous = g.usableBytes - pg[hi + TOP]! - pg[hi + SLOTS]! * g.slotBytes;
     if (phys > contiguous) this.compact(h);
     pg[hi + USED]! += phys;
@@ -531,7 +578,7 @@ export class ForwardingHeap implements StorageEngine {
     const pg = this.pageFields;
     const hi = h * PAGE_STRIDE;
     const freeAtHome = g.usableBytes - pg[hi + USED]! - pg[hi + SLOTS]! * g.slotBytes;
-    if (phys + newRsv - this.options.stubBytes > freeAtHome) return false;
+    if (phys + newRsv - this.stubBytes > freeAtHome) return false;
     this.removeBody(p, old, oldRsv);
     this.bodyHome(row, h, phys, newRsv);
     this.counters.updates_in_place++;
@@ -546,10 +593,10 @@ export class ForwardingHeap implements StorageEngine {
     const h = this.home(row);
     if (h !== p) {
       const hi = h * PAGE_STRIDE;
-      this.pageFields[hi + USED]! -= this.options.stubBytes;
+      this.pageFields[hi + USED]! -= this.stubBytes;
       this.pageFields[hi + SLOTS]!--;
       if (this.tree !== null) this.touch(h);
-      if (this.options.deallocateEmptyPages) this.freeIfEmpty(h);
+      if (this.deallocateEmpty) this.freeIfEmpty(h);
       this.forwardedCount--;
     }
     if (this.chain !== null && this.chain[row]! > 0) this.chainRow(row, 0);
@@ -610,15 +657,15 @@ export class ForwardingHeap implements StorageEngine {
       const freeAtHome = g.usableBytes - this.pageFields[hi + USED]! - this.pageFields[hi + SLOTS]! * g.slotBytes;
       this.removeBody(c, L0, rsv);
       // this.pageFields, never a local copy: targetPage() may allocate a page and grow the array.
-      if (L - this.options.stubBytes <= freeAtHome) {
+      if (L - this.stubBytes <= freeAtHome) {
         this.bodyHome(r, h, L, rsv);
         this.counters.rows_moved_home++;
         if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from: c, home: h, to: h, bytes: L, outcome: 'moved-home' });
       } else {
-        this.pageFields[hi + USED]! -= this.options.stubBytes;
+        this.pageFields[hi + USED]! -= this.stubBytes;
         this.pageFields[hi + SLOTS]!--;
         if (this.tree !== null) this.touch(h);
-        if (this.options.deallocateEmptyPages) this.freeIfEmpty(h);
+        if (this.deallocateEmpty) this.freeIfEmpty(h);
         const q = this.targetPage(L + rsv, -1);
         this.placeBody(q, L, rsv);
         this.setRow(r, q, q, L, rsv);
@@ -650,6 +697,7 @@ export class ForwardingHeap implements StorageEngine {
     this.pageFields.fill(0);
     this.state.fill(PAGE_FREE);
     this.tree?.clear();
+    this.lastStale = false;
     this.pageCount = 0;
     this.allocatedPages = 0;
     this.lastPage = -1;
@@ -682,6 +730,19 @@ export class ForwardingHeap implements StorageEngine {
 
   // ---- observation ---------------------------------------------------------------------------
 
+  prefetchRows(rows: Int32Array, count: number): number {
+    const r = this.rows;
+    const pg = this.pageFields;
+    let sum = 0;
+    for (let i = 0; i < count; i++) sum += r[rows[i]! * ROW_STRIDE + CUR]!;
+    // Then the pages they are on (a second pass: the row loads above are in by now).
+    for (let i = 0; i < count; i++) {
+      const p = r[rows[i]! * ROW_STRIDE + CUR]!;
+      if (p >= 0) sum += pg[p * PAGE_STRIDE]!;
+    }
+    return sum;
+  }
+
   isLive(row: number): boolean {
     return row < this.rowHigh && this.rows[row * ROW_STRIDE + HOME]! >= 0;
   }
@@ -692,7 +753,7 @@ export class ForwardingHeap implements StorageEngine {
 
   rowBytes(row: number): number {
     const L = this.cur(row) !== this.home(row) ? this.len(row) - this.backPointerBytes : this.len(row);
-    return this.chain !== null && this.chain[row]! > 0 ? L + this.chain[row]! * (this.geometry.usableBytes - this.geometry.slotBytes - (this.options.chainPieceOverheadBytes ?? 0)) - (this.options.chainPieceOverheadBytes ?? 0) : L;
+    return this.chain !== null && this.chain[row]! > 0 ? L + this.chain[row]! * (this.usable - this.slotBytes - (this.options.chainPieceOverheadBytes ?? 0)) - (this.options.chainPieceOverheadBytes ?? 0) : L;
   }
 
   metrics(): ForwardingMetrics {
@@ -719,7 +780,7 @@ export class ForwardingHeap implements StorageEngine {
       rows: this.liveCount,
       pages,
       forwarded_rows: this.forwardedCount,
-      stubs: this.options.forwarding ? this.forwardedCount : 0,
+      stubs: this.forwarding ? this.forwardedCount : 0,
       hot_updates: 0,
       updates: this.counters.updates,
       table_scan_page_reads: pages + hops + this.chainPages,
@@ -745,7 +806,7 @@ export class ForwardingHeap implements StorageEngine {
       rows_rehomed: this.counters.rows_rehomed,
       pages_allocated: this.counters.pages_allocated,
       pages_deallocated: this.counters.pages_deallocated,
-      ...(this.backPointerBytes > 0 || this.options.moveBackHome ? { moved_home_on_update: this.counters.moved_home_on_update } : {}),
+      ...(this.backPointerBytes > 0 || this.moveBackHome ? { moved_home_on_update: this.counters.moved_home_on_update } : {}),
       ...(this.chain !== null
         ? {
             chained_rows: this.chainedRows,
@@ -764,7 +825,7 @@ export class ForwardingHeap implements StorageEngine {
     const forwardedIn = new Uint16Array(n);
     for (let p = 0; p < n; p++) {
       const i = p * PAGE_STRIDE;
-      fill[p] = this.state[p] === PAGE_ALLOCATED ? (this.pageFields[i + USED]! + this.pageFields[i + SLOTS]! * this.geometry.slotBytes) / this.geometry.usableBytes : 0;
+      fill[p] = this.state[p] === PAGE_ALLOCATED ? (this.pageFields[i + USED]! + this.pageFields[i + SLOTS]! * this.slotBytes) / this.usable : 0;
     }
     for (let r = 0; r < this.rowHigh; r++) {
       if (this.isLive(r) && this.cur(r) !== this.home(r)) {
@@ -808,7 +869,7 @@ export class ForwardingHeap implements StorageEngine {
           const r = atHome.rows[k]!;
           const c = this.cur(r);
           if (c === p) slots.push(entry(r, 'row', homeSlot[r]!));
-          else slots.push({ slot: homeSlot[r]!, kind: 'stub', row: r, bytes: this.options.stubBytes, to: { page: c, slot: bodySlot[r]! } });
+          else slots.push({ slot: homeSlot[r]!, kind: 'stub', row: r, bytes: this.stubBytes, to: { page: c, slot: bodySlot[r]! } });
         }
         for (let k = movedIn.start[p]!; k < movedIn.start[p + 1]!; k++) {
           const r = movedIn.rows[k]!;
@@ -862,9 +923,9 @@ export class ForwardingHeap implements StorageEngine {
       slots[c]!++;
       reserved[c]! += this.rsv(r);
       if (c !== h) {
-        if (!this.options.forwarding) bad.push(`row ${r} forwarded on a format that does not forward`);
+        if (!this.forwarding) bad.push(`row ${r} forwarded on a format that does not forward`);
         forwarded++;
-        used[h]! += this.options.stubBytes;
+        used[h]! += this.stubBytes;
         slots[h]!++;
       }
     }
@@ -885,6 +946,7 @@ export class ForwardingHeap implements StorageEngine {
     }
     if (allocated !== this.allocatedPages) bad.push(`pages ${this.allocatedPages} counted, ${allocated} found`);
     if (this.tree !== null) {
+      this.flushLast();
       for (let p = 0; p < n; p++) {
         if (this.tree.get(p) !== this.insertRoom(p)) bad.push(`page ${p}: free-space search says ${this.tree.get(p)}, page has ${this.insertRoom(p)}`);
       }

@@ -42,8 +42,26 @@ export class FreeTree {
 
   /** The first page ≥ from whose value is ≥ need, or −1. */
   findFrom(need: number, from = 0): number {
-    if (from >= this.size || this.nodes[1]! < need) return -1;
-    return this.search(1, 0, this.size, need, from);
+    const t = this.nodes;
+    const size = this.size;
+    if (from >= size || t[1]! < need) return -1;
+    let i = from + size;
+    if (t[i]! >= need) return from;
+    // Climb until a right sibling holds a fit: the first such subtree holds the first fit after `from`.
+    for (;;) {
+      if ((i & 1) === 0 && t[i + 1]! >= need) {
+        i++;
+        break;
+      }
+      i >>= 1;
+      if (i <= 1) return -1;
+    }
+    // Descend to its leftmost leaf with a fit.
+    while (i < size) {
+      i <<= 1;
+      if (t[i]! < need) i++;
+    }
+    return i - size;
   }
 
   /** First fit at or after `from`, wrapping around to the start. */
@@ -51,15 +69,6 @@ export class FreeTree {
     const a = this.findFrom(need, from);
     if (a >= 0 || from === 0) return a;
     return this.findFrom(need, 0);
-  }
-
-  private search(node: number, lo: number, hi: number, need: number, from: number): number {
-    if (hi <= from || this.nodes[node]! < need) return -1;
-    if (hi - lo === 1) return lo;
-    const mid = (lo + hi) >> 1;
-    const left = this.search(2 * node, lo, mid, need, from);
-    if (left >= 0) return left;
-    return this.search(2 * node + 1, mid, hi, need, from);
   }
 
   clear(): void {

@@ -4,7 +4,7 @@
  * "PostgreSQL source code": the files it names (bufpage.h, hio.c
  * RelationGetBufferForTuple, heapam.c heap_update, pruneheap.c heap_page_prune_opt, freespace.c).
  *
- * Per page, in one interleaved Int32Array: bytes of tuple storage (live, not-yet-dead and dead-unpruned
+ * Per page, in one interleaved Uint16Array: bytes of tuple storage (live, not-yet-dead and dead-unpruned
  * versions, each MAXALIGNed), line pointers (all, as nline), unused line pointers, line pointers kept by
  * HOT-chain roots (redirect or LP_DEAD), versions whose deleting transaction is still open ("pending"),
  * dead versions (committed, not yet pruned), and flags (PD_PAGE_FULL, touched in this transaction).
@@ -79,6 +79,13 @@ const FLAGS = 10;
 const LIVE = 11; // live versions on the page
 const F_FULL = 1;
 const F_TOUCHED = 2;
+// row fields
+const ROW_STRIDE = 2;
+/** Bytes of row state the PostgreSQL heap keeps per row: [page, length | flags], two 32-bit fields. */
+export const POSTGRES_HEAP_ROW_BYTES = ROW_STRIDE * 4;
+const LEN_MASK = 0xffff;
+/** Row flag: the current version is a heap-only tuple (reached through a HOT chain). */
+const F_HEAP_ONLY = 1 << 16;
 
 export class PostgresHeap implements StorageEngine {
   private readonly geometry: PageGeometry;
@@ -89,13 +96,13 @@ export class PostgresHeap implements StorageEngine {
   private readonly catStep: number;
   private readonly fsmLeaf: number;
 
-  private rowPage: Int32Array;
-  private rowLen: Uint16Array;
-  private rowHeapOnly: Uint8Array;
+  /** Per row, interleaved so an update reads one cache line: [page of the current version (−1: not live), stored bytes | flags << 16]. */
+  private rows: Int32Array;
   private rowHigh = 0;
   private liveCount = 0;
 
-  private pageFields = new Int32Array(1024 * STRIDE);
+  /** Every field fits 16 bits: bytes of a page of at most 32 kB, counts of at most MaxHeapTuplesPerPage. */
+  private pageFields = new Uint16Array(1024 * STRIDE);
   private pageCount = 0;
   private targetBlock = -1;
   private fsm = new FreeTree();
@@ -146,9 +153,20 @@ export class PostgresHeap implements StorageEngine {
     this.catStep = page / PG_FSM_CATEGORIES;
     this.fsmLeaf = pgFsmLeafSlots(page);
     const n = Math.max(16, options.rowCapacity);
-    this.rowPage = new Int32Array(n).fill(-1);
-    this.rowLen = new Uint16Array(n);
-    this.rowHeapOnly = new Uint8Array(n);
+    this.rows = new Int32Array(n * ROW_STRIDE);
+    for (let i = 0; i < this.rows.length; i += ROW_STRIDE) this.rows[i] = -1;
+  }
+
+  // ---- row fields --------------------------------------------------------------------------
+
+  private page(r: number): number {
+    return this.rows[r * ROW_STRIDE]!;
+  }
+  private len(r: number): number {
+    return this.rows[r * ROW_STRIDE + 1]! & LEN_MASK;
+  }
+  private heapOnly(r: number): boolean {
+    return (this.rows[r * ROW_STRIDE + 1]! & F_HEAP_ONLY) !== 0;
   }
 
   // ---- page helpers --------------------------------------------------------------------------
@@ -289,12 +307,10 @@ export class PostgresHeap implements StorageEngine {
   }
 
   private ensureRow(row: number): void {
-    if (row < this.rowPage.length) return;
-    const old = this.rowPage.length;
-    this.rowPage = grown(this.rowPage, row + 1);
-    this.rowPage.fill(-1, old);
-    this.rowLen = grown(this.rowLen, row + 1);
-    this.rowHeapOnly = grown(this.rowHeapOnly, row + 1);
+    if ((row + 1) * ROW_STRIDE <= this.rows.length) return;
+    const old = this.rows.length;
+    this.rows = grown(this.rows, (row + 1) * ROW_STRIDE);
+    for (let i = old; i < this.rows.length; i += ROW_STRIDE) this.rows[i] = -1;
   }
 
   // ---- operations ----------------------------------------------------------------------------
@@ -309,9 +325,8 @@ export class PostgresHeap implements StorageEngine {
     const p = this.pageForTuple(phys);
     this.addTuple(p, phys);
     if (this.sink !== null) this.sink({ op: 'insert', row, page: p, bytes: phys, reserved: 0, newPage: this.pageCount > pagesBefore });
-    this.rowPage[row] = p;
-    this.rowLen[row] = phys;
-    this.rowHeapOnly[row] = 0;
+    this.rows[row * ROW_STRIDE] = p;
+    this.rows[row * ROW_STRIDE + 1] = phys;
     if (row >= this.rowHigh) this.rowHigh = row + 1;
     this.liveCount++;
     this.counters.inserts++;
@@ -324,12 +339,13 @@ export class PostgresHeap implements StorageEngine {
       this.counters.updates_rejected++;
       return false;
     }
-    const p = this.rowPage[row]!;
+    const ri = row * ROW_STRIDE;
+    const p = this.rows[ri]!;
     // The scan that finds the row reads its page: on-access pruning first.
     this.pruneOpt(p);
     this.counters.updates++;
-    const oldLen = this.rowLen[row]!;
-    const oldHeapOnly = this.rowHeapOnly[row] === 1;
+    const oldLen = this.rows[ri + 1]! & LEN_MASK;
+    const oldHeapOnly = (this.rows[ri + 1]! & F_HEAP_ONLY) !== 0;
     let q = p;
     let hot = false;
     const freeNow = this.heapFree(p);
@@ -345,9 +361,8 @@ export class PostgresHeap implements StorageEngine {
     }
     this.retire(p, oldLen, oldHeapOnly);
     this.addTuple(q, phys);
-    this.rowPage[row] = q;
-    this.rowLen[row] = phys;
-    this.rowHeapOnly[row] = hot ? 1 : 0;
+    this.rows[ri] = q;
+    this.rows[ri + 1] = phys | (hot ? F_HEAP_ONLY : 0);
     if (hot) this.counters.hot_updates++;
     else {
       this.counters.index_entries_added += this.options.indexCount;
@@ -361,11 +376,12 @@ export class PostgresHeap implements StorageEngine {
   }
 
   delete(row: number): void {
-    const p = this.rowPage[row]!;
+    const ri = row * ROW_STRIDE;
+    const p = this.rows[ri]!;
     this.pruneOpt(p);
-    if (this.sink !== null) this.sink({ op: 'delete', row, page: p, home: -1, bytes: this.rowLen[row]! });
-    this.retire(p, this.rowLen[row]!, this.rowHeapOnly[row] === 1);
-    this.rowPage[row] = -1;
+    if (this.sink !== null) this.sink({ op: 'delete', row, page: p, home: -1, bytes: this.len(row) });
+    this.retire(p, this.len(row), this.heapOnly(row));
+    this.rows[ri] = -1;
     this.liveCount--;
     this.counters.deletes++;
   }
@@ -416,8 +432,8 @@ export class PostgresHeap implements StorageEngine {
     const pg = this.pageFields;
     const redirects = new Int32Array(this.pageCount);
     for (let r = 0; r < this.rowHigh; r++) {
-      const p = this.rowPage[r]!;
-      if (p >= 0 && this.rowHeapOnly[r] === 1) redirects[p]!++;
+      const p = this.page(r);
+      if (p >= 0 && this.heapOnly(r)) redirects[p]!++;
     }
     for (let p = 0; p < this.pageCount; p++) {
       const i = p * STRIDE;
@@ -456,7 +472,7 @@ export class PostgresHeap implements StorageEngine {
     const order: number[] = [];
     for (let p = 0; p < this.pageCount; p++) order.push(p);
     const byPage: number[][] = Array.from({ length: this.pageCount }, () => []);
-    for (let r = 0; r < this.rowHigh; r++) if (this.rowPage[r]! >= 0) byPage[this.rowPage[r]!]!.push(r);
+    for (let r = 0; r < this.rowHigh; r++) if (this.page(r) >= 0) byPage[this.page(r)]!.push(r);
     this.pageFields.fill(0);
     this.pageCount = 0;
     this.fsm.clear();
@@ -467,13 +483,13 @@ export class PostgresHeap implements StorageEngine {
     let cur = -1;
     for (const rows of byPage) {
       for (const r of rows) {
-        const len = this.rowLen[r]!;
+        const len = this.len(r);
         if (cur < 0 || len + this.saveFreeSpace > this.heapFree(cur)) cur = this.newPage();
-        const from = this.rowPage[r]!;
+        const from = this.page(r);
         this.addTuple(cur, len);
-        this.rowPage[r] = cur;
+        this.rows[r * ROW_STRIDE] = cur;
         if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from, home: from, to: cur, bytes: len, outcome: 'rewritten' });
-        this.rowHeapOnly[r] = 0;
+        this.rows[r * ROW_STRIDE + 1] = len;
       }
     }
     this.targetBlock = -1;
@@ -484,8 +500,21 @@ export class PostgresHeap implements StorageEngine {
 
   // ---- observation ---------------------------------------------------------------------------
 
+  prefetchRows(rows: Int32Array, count: number): number {
+    const r = this.rows;
+    const pg = this.pageFields;
+    let sum = 0;
+    for (let i = 0; i < count; i++) sum += r[rows[i]! * ROW_STRIDE]!;
+    // Then the pages they are on (a second pass: the row loads above are in by now).
+    for (let i = 0; i < count; i++) {
+      const p = r[rows[i]! * ROW_STRIDE]!;
+      if (p >= 0) sum += pg[p * STRIDE + DEAD_COUNT]!;
+    }
+    return sum;
+  }
+
   isLive(row: number): boolean {
-    return row < this.rowHigh && this.rowPage[row]! >= 0;
+    return row < this.rowHigh && this.rows[row * ROW_STRIDE]! >= 0;
   }
 
   liveRows(): number {
@@ -493,13 +522,13 @@ export class PostgresHeap implements StorageEngine {
   }
 
   rowBytes(row: number): number {
-    return this.rowLen[row]!;
+    return this.len(row);
   }
 
   /** Live rows whose current version is heap-only (reached through a HOT chain). */
   private heapOnlyRows(): number {
     let n = 0;
-    for (let r = 0; r < this.rowHigh; r++) if (this.rowPage[r]! >= 0 && this.rowHeapOnly[r] === 1) n++;
+    for (let r = 0; r < this.rowHigh; r++) if (this.page(r) >= 0 && this.heapOnly(r)) n++;
     return n;
   }
 
@@ -507,7 +536,7 @@ export class PostgresHeap implements StorageEngine {
     const g = this.geometry;
     const pg = this.pageFields;
     let liveBytes = 0;
-    for (let r = 0; r < this.rowHigh; r++) if (this.rowPage[r]! >= 0) liveBytes += this.rowLen[r]!;
+    for (let r = 0; r < this.rowHigh; r++) if (this.page(r) >= 0) liveBytes += this.len(r);
     let deadTuples = 0;
     let deadBytes = 0;
     let freeBytes = 0;
@@ -580,7 +609,7 @@ export class PostgresHeap implements StorageEngine {
     const n = this.pageCount;
     const g = this.geometry;
     const pg = this.pageFields;
-    const byPage = bucketRows(this.rowHigh, n, (r) => this.rowPage[r]!);
+    const byPage = bucketRows(this.rowHigh, n, (r) => this.page(r));
     return frozenInspector(n, (p) => {
         const inTable = p >= 0 && p < n;
         const i = p * STRIDE;
@@ -588,7 +617,7 @@ export class PostgresHeap implements StorageEngine {
         if (inTable) {
           for (let k = byPage.start[p]!; k < byPage.start[p + 1]!; k++) {
             const r = byPage.rows[k]!;
-            slots.push({ slot: k - byPage.start[p]!, kind: this.rowHeapOnly[r] === 1 ? 'heap-only' : 'row', row: r, bytes: this.rowLen[r]! });
+            slots.push({ slot: k - byPage.start[p]!, kind: this.heapOnly(r) ? 'heap-only' : 'row', row: r, bytes: this.len(r) });
           }
           // Versions and line pointers the engine counts per page, not one by one: one entry per kind.
           let next = slots.length;
@@ -623,7 +652,7 @@ export class PostgresHeap implements StorageEngine {
   }
 
   memoryBytes(): number {
-    return this.rowPage.byteLength + this.rowLen.byteLength + this.rowHeapOnly.byteLength + this.pageFields.byteLength + this.fsm.byteLength;
+    return this.rows.byteLength + this.pageFields.byteLength + this.fsm.byteLength;
   }
 
   checkInvariants(): string[] {
@@ -634,16 +663,16 @@ export class PostgresHeap implements StorageEngine {
     const redirects = new Int32Array(n);
     let liveRows = 0;
     for (let r = 0; r < this.rowHigh; r++) {
-      const p = this.rowPage[r]!;
+      const p = this.page(r);
       if (p < 0) continue;
       if (p >= n) {
         bad.push(`row ${r} on page ${p} beyond the table (${n} pages)`);
         continue;
       }
       liveRows++;
-      liveBytes[p]! += this.rowLen[r]!;
+      liveBytes[p]! += this.len(r);
       live[p]!++;
-      if (this.rowHeapOnly[r] === 1) redirects[p]!++;
+      if (this.heapOnly(r)) redirects[p]!++;
     }
     if (liveRows !== this.liveCount) bad.push(`live rows ${this.liveCount} counted, ${liveRows} found`);
     for (let p = 0; p < n; p++) {

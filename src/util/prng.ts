@@ -49,6 +49,37 @@ export class Prng {
     return result;
   }
 
+  /**
+   * out[i] = lo + a uniform whole number in [0, span) for i < count (0 < span ≤ 2^32), unbiased: Lemire's
+   * multiply-shift with rejection ("Fast random integer generation in an interval", ACM TOMACS 2019).
+   * The state stays in locals for the loop: the batch costs a few nanoseconds a draw.
+   */
+  fillInt(out: Int32Array, count: number, lo: number, span: number): void {
+    const threshold = 0x100000000 % span;
+    let s0 = this.s0;
+    let s1 = this.s1;
+    let s2 = this.s2;
+    let s3 = this.s3;
+    for (let i = 0; i < count; ) {
+      const r = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
+      const t = s1 << 9;
+      s2 ^= s0;
+      s3 ^= s1;
+      s1 ^= s2;
+      s0 ^= s3;
+      s2 ^= t;
+      s3 = (s3 << 11) | (s3 >>> 21);
+      const m = r * span;
+      const high = Math.floor(m * 2.3283064365386963e-10);
+      if (m - high * 0x100000000 < threshold) continue;
+      out[i++] = lo + high;
+    }
+    this.s0 = s0;
+    this.s1 = s1;
+    this.s2 = s2;
+    this.s3 = s3;
+  }
+
   /** Uniform double in [0, 1) with 53 random bits. */
   float(): number {
     const hi = this.nextU32() >>> 5; // 27 bits

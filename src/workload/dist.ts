@@ -1,54 +1,152 @@
 /**
- * Length distributions and the Zipf sampler. Samplers are plain closures over a Prng: no allocation
- * per sample.
+ * Length distributions and the Zipf sampler. A length source draws one value (`one`) or fills a batch
+ * (`fill`, one loop per distribution kind: the workload runner draws a column's values for many rows at
+ * a time); both give the same draws. No allocation per sample.
  */
 import type { Dist } from '../config/spec.js';
 import type { Prng } from '../util/prng.js';
 
 export type Sampler = (rng: Prng) => number;
 
-/** A sampler of whole lengths ≥ 0 for a length distribution. */
+const TWO_TO_MINUS_32 = 2.3283064365386963e-10;
+
+/** A sampler of whole lengths ≥ 0 for a length distribution: one draw at a time of lengthSource(d). */
 export function lengthSampler(d: Dist): Sampler {
-  switch (d.kind) {
-    case 'const': {
-      const v = Math.max(0, Math.round(d.value));
-      return () => v;
+  const src = lengthSource(d);
+  return (rng) => src.one(rng);
+}
+
+/**
+ * A length distribution that fills a batch: `fill(rng, out, count)` writes `count` draws into out[0 …],
+ * one loop per distribution kind, so a phase generates a column's values for many rows at a time
+ * without a call per value. The draws are the same, one by one, as `one()` would give.
+ */
+export abstract class LengthSource {
+  abstract one(rng: Prng): number;
+  abstract fill(rng: Prng, out: Int32Array, count: number): void;
+}
+
+class ConstSource extends LengthSource {
+  constructor(private readonly v: number) {
+    super();
+  }
+  one(): number {
+    return this.v;
+  }
+  fill(_rng: Prng, out: Int32Array, count: number): void {
+    out.fill(this.v, 0, count);
+  }
+}
+
+/**
+ * Uniform whole numbers in [lo, hi] by Lemire's multiply-shift ("Fast random integer generation in an
+ * interval", ACM TOMACS 2019): a 32-bit draw times the span, the high word is the value; draws whose low
+ * word falls under 2^32 mod span are rejected, so there is no bias and no division per draw.
+ */
+class UniformSource extends LengthSource {
+  private readonly span: number;
+  private readonly threshold: number;
+  constructor(
+    private readonly lo: number,
+    hi: number,
+  ) {
+    super();
+    this.span = hi - lo + 1;
+    this.threshold = 0x100000000 % this.span;
+  }
+  one(rng: Prng): number {
+    const span = this.span;
+    for (;;) {
+      const m = rng.nextU32() * span;
+      const high = Math.floor(m * TWO_TO_MINUS_32);
+      if (m - high * 0x100000000 >= this.threshold) return this.lo + high;
     }
+  }
+  fill(rng: Prng, out: Int32Array, count: number): void {
+    rng.fillInt(out, count, this.lo, this.span);
+  }
+}
+
+class NormalSource extends LengthSource {
+  constructor(
+    private readonly mean: number,
+    private readonly sd: number,
+  ) {
+    super();
+  }
+  one(rng: Prng): number {
+    return Math.max(0, Math.round(this.mean + this.sd * rng.normal()));
+  }
+  fill(rng: Prng, out: Int32Array, count: number): void {
+    const { mean, sd } = this;
+    for (let i = 0; i < count; i++) out[i] = Math.max(0, Math.round(mean + sd * rng.normal()));
+  }
+}
+
+class LognormalSource extends LengthSource {
+  constructor(
+    private readonly median: number,
+    private readonly sigma: number,
+  ) {
+    super();
+  }
+  one(rng: Prng): number {
+    return Math.max(0, Math.round(this.median * Math.exp(this.sigma * rng.normal())));
+  }
+  fill(rng: Prng, out: Int32Array, count: number): void {
+    const { median, sigma } = this;
+    for (let i = 0; i < count; i++) out[i] = Math.max(0, Math.round(median * Math.exp(sigma * rng.normal())));
+  }
+}
+
+class ChoiceSource extends LengthSource {
+  private readonly cum: Float64Array;
+  private readonly values: Int32Array;
+  constructor(d: Extract<Dist, { kind: 'choice' }>) {
+    super();
+    const total = d.weights.reduce((s, w) => s + w, 0);
+    this.cum = new Float64Array(d.weights.length);
+    let acc = 0;
+    d.weights.forEach((w, i) => {
+      acc += w / total;
+      this.cum[i] = acc;
+    });
+    this.cum[this.cum.length - 1] = 1;
+    this.values = Int32Array.from(d.values, (v) => Math.max(0, Math.round(v)));
+  }
+  one(rng: Prng): number {
+    const cum = this.cum;
+    const u = rng.float();
+    let lo = 0;
+    let hi = cum.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (u < cum[mid]!) hi = mid;
+      else lo = mid + 1;
+    }
+    return this.values[lo]!;
+  }
+  fill(rng: Prng, out: Int32Array, count: number): void {
+    for (let i = 0; i < count; i++) out[i] = this.one(rng);
+  }
+}
+
+/** The batch source of whole lengths ≥ 0 for a length distribution. */
+export function lengthSource(d: Dist): LengthSource {
+  switch (d.kind) {
+    case 'const':
+      return new ConstSource(Math.max(0, Math.round(d.value)));
     case 'uniform': {
       const lo = Math.max(0, Math.ceil(Math.min(d.min, d.max)));
       const hi = Math.max(lo, Math.floor(Math.max(d.min, d.max)));
-      return (rng) => rng.intBetween(lo, hi);
+      return new UniformSource(lo, hi);
     }
-    case 'normal': {
-      const { mean, sd } = d;
-      return (rng) => Math.max(0, Math.round(mean + sd * rng.normal()));
-    }
-    case 'lognormal': {
-      const { median, sigma } = d;
-      return (rng) => Math.max(0, Math.round(median * Math.exp(sigma * rng.normal())));
-    }
-    case 'choice': {
-      const total = d.weights.reduce((s, w) => s + w, 0);
-      const cum = new Float64Array(d.weights.length);
-      let acc = 0;
-      d.weights.forEach((w, i) => {
-        acc += w / total;
-        cum[i] = acc;
-      });
-      cum[cum.length - 1] = 1;
-      const values = Int32Array.from(d.values, (v) => Math.max(0, Math.round(v)));
-      return (rng) => {
-        const u = rng.float();
-        let lo = 0;
-        let hi = cum.length - 1;
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1;
-          if (u < cum[mid]!) hi = mid;
-          else lo = mid + 1;
-        }
-        return values[lo]!;
-      };
-    }
+    case 'normal':
+      return new NormalSource(d.mean, d.sd);
+    case 'lognormal':
+      return new LognormalSource(d.median, d.sigma);
+    case 'choice':
+      return new ChoiceSource(d);
   }
 }
 

@@ -3,9 +3,10 @@
  * fit is refused with a message instead of growing until the machine kills the process.
  *
  * The figures are the engines' own arrays (src/heap): per row the row's fields, 2 bytes per varying
- * column of the row store, 4 bytes of row ids while a phase picks its rows, 4 bytes per index of the
- * index tracker; per page the page fields (page arrays grow by doubling). Measured resident growth on
- * 4,000,000 rows is 21–23 bytes a row for every format (npm run bench), which these figures match.
+ * column of the row store, and, on formats whose indexes keep an entry per version (PostgreSQL), 4 bytes
+ * per index for the leaf each row's entry is on; per page the page fields (page arrays grow by
+ * doubling). Phases pick their rows without a list of ids (src/workload/select.ts). `npm run bench`
+ * measures the resident growth these figures stand for.
  */
 import type { StorageSpec } from '../config/spec.js';
 import { getFormat } from '../formats/registry.js';
@@ -13,7 +14,6 @@ import { plannedInserts } from './runner.js';
 
 /** Page fields (16) + free-space search (8), doubled for array growth. */
 const PAGE_BYTES_BOUND = 48;
-const ROW_IDS_BYTES = 4;
 const INDEX_TRACKER_ROW_BYTES = 4;
 const ROW_STORE_BYTES_PER_VARYING_COLUMN = 2;
 
@@ -32,10 +32,7 @@ export function storageMemory(spec: StorageSpec): StorageMemory {
   const format = getFormat(spec.engine.format);
   const layout = format.layout(spec.table, spec.engine);
   const perRow =
-    format.engineRowBytes +
-    ROW_STORE_BYTES_PER_VARYING_COLUMN * layout.varying.length +
-    ROW_IDS_BYTES +
-    INDEX_TRACKER_ROW_BYTES * spec.table.indexes.length;
+    format.engineRowBytes + ROW_STORE_BYTES_PER_VARYING_COLUMN * layout.varying.length + (format.versionedIndexes ? INDEX_TRACKER_ROW_BYTES * spec.table.indexes.length : 0);
   // Pages at most: every row at its longest, one page per row at worst.
   const g = layout.geometry;
   const rowsPerPage = Math.max(1, Math.min(g.maxRowsPerPage, Math.floor(g.usableBytes / (Math.min(layout.maxRowBytes, g.usableBytes) + g.slotBytes))));

@@ -2,7 +2,7 @@
  * The phase runner: generates rows and changes from the workload with seeded streams, sizes them with
  * the format, and drives the page engine. Pure: no I/O.
  */
-import type { PhaseSpec, SetSpec, StorageSpec, ValueSpec } from '../config/spec.js';
+import type { Order, PhaseSpec, StorageSpec } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
 import { INDEX_SETTING_KEYS } from '../config/schema.js';
 import type { AllocationPageCounts, OffRowStore, StorageFormat } from '../formats/format.js';
@@ -11,11 +11,11 @@ import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js'
 import type { HeapEventSink } from '../heap/events.js';
 import { grown } from '../util/arrays.js';
 import type { IndexPages } from '../btree/geometry.js';
-import { IndexSet, NO_INDEX_PAGES } from '../btree/index-set.js';
+import { IndexSet, NO_INDEX_PAGES, type RowList } from '../btree/index-set.js';
 import { Prng } from '../util/prng.js';
-import { resolveCount } from '../util/units.js';
-import { lengthSampler, type Sampler } from './dist.js';
-import { selectRows } from './select.js';
+import { resolveCount, type Count } from '../util/units.js';
+import { lengthSource, type LengthSource } from './dist.js';
+import { RowPicker } from './select.js';
 import { reducePageMap, type PageMapCells } from './page-map.js';
 
 export interface PhaseResult {
@@ -63,6 +63,8 @@ export interface RunOptions {
   pageMapMaxCells?: number;
   /** Called with the engine after every phase (tests check invariants here). */
   afterPhase?: (engine: StorageEngine, phase: number) => void;
+  /** Called immediately before and after each phase's row operations (the benchmarks time phases here). */
+  onPhase?: (index: number, edge: 'start' | 'end') => void;
   /** Check the engine's invariants after every phase (ROWSIM_CHECK=1, `run --check`); a broken one is an internal error. */
   checkInvariants?: boolean;
   /** Sees every operation the engine accepted, in order, with the row's stored lengths (pg-check replays them). */
@@ -122,6 +124,14 @@ class RowStore {
   ensure(row: number): void {
     this.lens = grown(this.lens, (row + 1) * this.width);
   }
+  /** Read each row's first length (so the loads of a batch overlap); the sum means nothing. */
+  touch(rows: Int32Array, count: number): number {
+    const lens = this.lens;
+    const w = this.width;
+    let sum = 0;
+    for (let i = 0; i < count; i++) sum += lens[rows[i]! * w]!;
+    return sum;
+  }
 }
 
 /** The off-row records of the rows (SQL Server ROW_OVERFLOW_DATA): bytes per row and in all. */
@@ -148,18 +158,71 @@ class OffRowTally {
   }
 }
 
-/** How to generate a column's stored length. */
-interface ColumnGen {
-  col: ColumnLayout;
-  nullShare: number;
-  sample: Sampler | null;
+/** Rows a phase generates, sizes and hands to the engine at a time (column by column within a batch). */
+const BATCH = 256;
+
+/**
+ * Stored bytes of a value of `units` characters or bytes in column `col` (capped at its declared
+ * length, its most bytes and the row store's limit).
+ */
+function toBytes(col: ColumnLayout, units: number): number {
+  if (!col.variableType) return col.fixedBytes;
+  const u = Math.min(units, col.declaredLength);
+  const bytes = col.bytesOfLength ? col.bytesOfLength(u) : col.character ? Math.round(u * col.bytesPerChar) : u;
+  return Math.min(bytes, col.maxBytes, MAX_STORED_LEN);
 }
 
-function toBytes(col: ColumnLayout, length: number): number {
-  if (!col.variableType) return col.fixedBytes;
-  const units = Math.min(length, col.declaredLength);
-  const bytes = col.bytesOfLength ? col.bytesOfLength(units) : col.character ? Math.round(units * col.bytesPerChar) : units;
-  return Math.min(bytes, col.maxBytes, MAX_STORED_LEN);
+/**
+ * One column's values for a batch of rows, from two streams of its own (lengths, NULLs) derived from
+ * the phase's: a column's values do not depend on the other columns' specs or on the batch size.
+ */
+class ColumnValues {
+  /** Units (characters or bytes) drawn for the batch; −1 for NULL. */
+  readonly units = new Int32Array(BATCH);
+  private readonly lengthRng: Prng;
+  private readonly nullRng: Prng;
+  /** Bytes = min(units, plainCap) when the column sizes a unit as one byte (no conversion). */
+  private readonly plainCap: number;
+
+  constructor(
+    readonly col: ColumnLayout,
+    private readonly source: LengthSource | null,
+    private readonly nullShare: number,
+    seed: number,
+    phase: number,
+    op: string,
+  ) {
+    this.lengthRng = Prng.derive(seed, 'phase', phase, op, 'column', col.name, 'length');
+    this.nullRng = Prng.derive(seed, 'phase', phase, op, 'column', col.name, 'null');
+    this.plainCap = col.variableType && !col.bytesOfLength && (!col.character || col.bytesPerChar === 1) ? Math.min(col.declaredLength, col.maxBytes, MAX_STORED_LEN) : -1;
+  }
+
+  /** Draw `count` values: units[i] (the length drawn, or −1 for NULL). */
+  draw(count: number): void {
+    const units = this.units;
+    if (this.source) this.source.fill(this.lengthRng, units, count);
+    else units.fill(0, 0, count);
+    const share = this.nullShare;
+    if (share > 0) {
+      const rng = this.nullRng;
+      for (let i = 0; i < count; i++) if (rng.float32() < share) units[i] = -1;
+    }
+  }
+
+  /** Stored bytes of a drawn length (not NULL): a value of that length, or the type's size when no length is set. */
+  bytes(units: number): number {
+    if (!this.source) return this.col.variableType ? this.col.maxBytes : this.col.fixedBytes;
+    if (this.plainCap >= 0) return units < this.plainCap ? units : this.plainCap;
+    return toBytes(this.col, units);
+  }
+
+  /** Bytes a value of `old` stored bytes (NULL_LEN: NULL) takes after growing by `units`. */
+  grownBytes(old: number, units: number): number {
+    const col = this.col;
+    const base = old === NULL_LEN ? 0 : old;
+    const added = col.bytesOfLength ? col.bytesOfLength(units) - col.bytesOfLength(0) : col.character ? Math.round(units * col.bytesPerChar) : units;
+    return Math.min(base + added, col.maxBytes, MAX_STORED_LEN);
+  }
 }
 
 export function runStorage(spec: StorageSpec, options: RunOptions = {}): StorageRunResult {
@@ -195,6 +258,8 @@ class WorkloadRun {
   private readonly phases: PhaseResult[] = [];
   private readonly pageMaps: StorageRunResult['pageMaps'] = [];
   private nextRow = 0;
+  /** What the touch before each batch read (kept so the reads are not optimised away). */
+  private touched = 0;
 
   constructor(
     private readonly spec: StorageSpec,
@@ -223,18 +288,20 @@ class WorkloadRun {
     this.spec.workload.forEach((phase, index) => {
       const rng = Prng.derive(this.spec.seed, 'phase', index, phase.op);
       this.obs?.phaseStart?.(index, phase);
-      const outcome = this.runPhase(phase, rng);
+      this.options.onPhase?.(index, 'start');
+      const outcome = this.runPhase(phase, index, rng);
+      this.options.onPhase?.(index, 'end');
       this.afterPhase(phase, index, outcome);
     });
     return this.result();
   }
 
-  private runPhase(phase: PhaseSpec, rng: Prng): PhaseOutcome {
+  private runPhase(phase: PhaseSpec, index: number, rng: Prng): PhaseOutcome {
     switch (phase.op) {
       case 'insert':
-        return this.insert(phase, rng);
+        return this.insert(phase, index);
       case 'update':
-        return this.update(phase, rng);
+        return this.update(phase, index, rng);
       case 'delete':
         return this.delete(phase, rng);
       case 'reorg':
@@ -249,91 +316,149 @@ class WorkloadRun {
     this.obs?.commit?.();
   }
 
-  private liveRowIds(): Int32Array {
-    const out = new Int32Array(this.engine.liveRows());
+  /**
+   * The live rows in id order, for an index build: every id when every row is live (no list is made),
+   * else a list of the live ids.
+   */
+  private liveRowList(): RowList {
+    const count = this.engine.liveRows();
+    if (count === this.nextRow) return { count, at: (k) => k };
+    const ids = new Int32Array(count);
     let k = 0;
-    for (let r = 0; r < this.nextRow; r++) if (this.engine.isLive(r)) out[k++] = r;
-    return out;
+    for (let r = 0; r < this.nextRow; r++) if (this.engine.isLive(r)) ids[k++] = r;
+    return { count, at: (i) => ids[i]! };
   }
 
-  private insert(phase: Extract<PhaseSpec, { op: 'insert' }>, rng: Prng): PhaseOutcome {
+  /** Rows of the phase, a batch at a time, in the phase's order ('order' stream: nothing else draws from it). */
+  private picker(count: Count, order: Order, rng: Prng): RowPicker {
+    const live = this.engine.liveRows();
+    return new RowPicker(order, resolveCount(count, live), this.nextRow, live, this.engine, rng);
+  }
+
+  private insert(phase: Extract<PhaseSpec, { op: 'insert' }>, index: number): PhaseOutcome {
     const { engine, format, layout, width, indexes, obs } = this;
     const n = resolveCount(phase.rows, engine.liveRows());
-    const gens: ColumnGen[] = layout.varying.map((col) => columnGen(col, phase.values[col.name]));
+    const columns = layout.varying.map((col) => {
+      const v = phase.values[col.name];
+      return new ColumnValues(col, v?.length ? lengthSource(v.length) : null, col.nullable ? (v?.null ?? 0) : 0, this.spec.seed, index, 'insert');
+    });
     this.store.ensure(this.nextRow + n);
     const lens = this.store.lens;
+    const offRow = this.offRow;
+    const appendIndexes = indexes !== null && indexes.built;
     let affected = 0;
-    for (let i = 0; i < n; i++) {
-      const row = this.nextRow++;
-      const base = row * width;
+    for (let done = 0; done < n; ) {
+      const count = Math.min(BATCH, n - done);
+      const first = this.nextRow;
+      // Column by column: each column's lengths for the whole batch.
       for (let v = 0; v < width; v++) {
-        const g = gens[v]!;
-        if (g.nullShare > 0 && rng.float() < g.nullShare) lens[base + v] = NULL_LEN;
-        else lens[base + v] = g.sample ? toBytes(g.col, g.sample(rng)) : g.col.variableType ? g.col.maxBytes : g.col.fixedBytes;
+        const c = columns[v]!;
+        c.draw(count);
+        const units = c.units;
+        for (let i = 0, at = first * width + v; i < count; i++, at += width) {
+          const u = units[i]!;
+          lens[at] = u < 0 ? NULL_LEN : c.bytes(u);
+        }
       }
-      const logical = format.logicalBytes(layout, lens, base);
-      obs?.beforeRow?.('insert', row);
-      if (engine.insert(row, format.rowBytes(layout, lens, base, logical), logical)) {
-        affected++;
-        if (indexes?.built) indexes.append(row, lens, base);
-        this.offRow?.set(row, lens, base);
-        obs?.insert?.(row, lens, base);
+      // Row by row: sized by the format, placed by the engine.
+      for (let i = 0; i < count; i++) {
+        const row = first + i;
+        const base = row * width;
+        const logical = format.logicalBytes(layout, lens, base);
+        obs?.beforeRow?.('insert', row);
+        if (engine.insert(row, format.rowBytes(layout, lens, base, logical), logical)) {
+          affected++;
+          if (appendIndexes) indexes.append(row, lens, base);
+          offRow?.set(row, lens, base);
+          obs?.insert?.(row, lens, base);
+        }
       }
+      this.nextRow += count;
+      done += count;
     }
     engine.commit();
     obs?.commit?.();
     return { affected, label: `insert ${n} ${n === 1 ? 'row' : 'rows'}` };
   }
 
-  private update(phase: Extract<PhaseSpec, { op: 'update' }>, rng: Prng): PhaseOutcome {
+  private update(phase: Extract<PhaseSpec, { op: 'update' }>, index: number, rng: Prng): PhaseOutcome {
     const { engine, format, layout, width, indexes, obs, scratch } = this;
-    const live = this.liveRowIds();
-    const n = resolveCount(phase.rows, live.length);
+    const picker = this.picker(phase.rows, phase.order, rng);
+    const n = picker.total;
     const changes = Object.entries(phase.set).map(([name, set]) => {
       const col = layout.columns.find((c) => c.name === name)!;
-      return { col, set, sample: setSampler(set) };
+      const dist = set.kind === 'length' || set.kind === 'grow' ? set.dist : undefined;
+      const nullShare = col.nullable && set.kind !== 'changed' ? (set.null ?? 0) : 0;
+      return { col, set, values: new ColumnValues(col, dist ? lengthSource(dist) : null, nullShare, this.spec.seed, index, 'update') };
     });
+    // Columns whose stored length a `set` can change (a fixed NOT NULL column keeps its size; `changed` keeps the length).
+    const sized = changes.filter((ch) => ch.col.varying && ch.set.kind !== 'changed');
     const info = { indexedChanged: changes.some((ch) => ch.col.indexed) };
-    const lens = this.store.lens;
     const perRow = phase.transaction === 'row';
     const setColumns = changes.map((ch) => ch.col);
-    const changedColumns = new Set(setColumns.map((c) => c.index));
+    const keyChanged = indexes ? indexes.keysChanged(new Set(setColumns.map((c) => c.index))) : null;
+    const rows = new Int32Array(BATCH);
+    const offRow = this.offRow;
     let affected = 0;
-    selectRows(live, n, phase.order, rng, (row) => {
-      const base = row * width;
-      for (let v = 0; v < width; v++) scratch[v] = lens[base + v]!;
-      for (const ch of changes) applySet(ch.col, ch.set, ch.sample, lens, base, rng);
-      const logical = format.logicalBytes(layout, lens, base);
-      obs?.beforeRow?.('update', row);
-      if (engine.update(row, format.rowBytes(layout, lens, base, logical), logical, info)) {
-        affected++;
-        if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base, changedColumns);
-        this.offRow?.set(row, lens, base);
-        obs?.update?.(row, setColumns, lens, base);
-      } else {
-        for (let v = 0; v < width; v++) lens[base + v] = scratch[v]!;
+    for (;;) {
+      const count = picker.next(rows);
+      if (count === 0) break;
+      const lens = this.store.lens;
+      // Touch every row's state before the first is worked on: the loads overlap instead of queueing.
+      this.touched += this.store.touch(rows, count) + (engine.prefetchRows?.(rows, count) ?? 0) + (this.trackVersions ? indexes!.prefetchRows(rows, count) : 0);
+      for (const ch of sized) ch.values.draw(count);
+      for (let i = 0; i < count; i++) {
+        const row = rows[i]!;
+        const base = row * width;
+        for (let v = 0; v < width; v++) scratch[v] = lens[base + v]!;
+        for (let c = 0; c < sized.length; c++) {
+          const ch = sized[c]!;
+          const at = base + ch.col.varIndex;
+          const u = ch.values.units[i]!;
+          if (u < 0) lens[at] = NULL_LEN;
+          else if (ch.set.kind === 'null') {
+            if (lens[at] === NULL_LEN) lens[at] = ch.col.variableType ? ch.col.maxBytes : ch.col.fixedBytes;
+          } else if (ch.set.kind === 'grow') lens[at] = ch.col.variableType ? ch.values.grownBytes(lens[at]!, u) : ch.col.fixedBytes;
+          else lens[at] = ch.values.bytes(u);
+        }
+        const logical = format.logicalBytes(layout, lens, base);
+        obs?.beforeRow?.('update', row);
+        if (engine.update(row, format.rowBytes(layout, lens, base, logical), logical, info)) {
+          affected++;
+          if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base, keyChanged);
+          offRow?.set(row, lens, base);
+          obs?.update?.(row, setColumns, lens, base);
+        } else {
+          for (let v = 0; v < width; v++) lens[base + v] = scratch[v]!;
+        }
+        if (perRow) this.commitTransaction();
       }
-      if (perRow) this.commitTransaction();
-    });
+    }
     if (!perRow) this.commitTransaction();
     return { affected, label: `update ${n} ${n === 1 ? 'row' : 'rows'} (${orderName(phase.order)}, ${Object.keys(phase.set).join(', ')})` };
   }
 
   private delete(phase: Extract<PhaseSpec, { op: 'delete' }>, rng: Prng): PhaseOutcome {
-    const live = this.liveRowIds();
-    const n = resolveCount(phase.rows, live.length);
+    const picker = this.picker(phase.rows, phase.order, rng);
+    const n = picker.total;
     const perRow = phase.transaction === 'row';
+    const rows = new Int32Array(BATCH);
     let affected = 0;
-    selectRows(live, n, phase.order, rng, (row) => {
-      if (!this.engine.isLive(row)) return;
-      this.obs?.beforeRow?.('delete', row);
-      this.engine.delete(row);
-      this.offRow?.clear(row);
-      if (this.trackVersions) this.indexes!.remove(row, this.store.lens, row * this.width);
-      affected++;
-      this.obs?.delete?.(row);
-      if (perRow) this.commitTransaction();
-    });
+    for (;;) {
+      const count = picker.next(rows);
+      if (count === 0) break;
+      for (let i = 0; i < count; i++) {
+        const row = rows[i]!;
+        if (!this.engine.isLive(row)) continue;
+        this.obs?.beforeRow?.('delete', row);
+        this.engine.delete(row);
+        this.offRow?.clear(row);
+        if (this.trackVersions) this.indexes!.remove(row, this.store.lens, row * this.width);
+        affected++;
+        this.obs?.delete?.(row);
+        if (perRow) this.commitTransaction();
+      }
+    }
     if (!perRow) this.commitTransaction();
     return { affected, label: `delete ${n} ${n === 1 ? 'row' : 'rows'} (${orderName(phase.order)})` };
   }
@@ -343,7 +468,7 @@ class WorkloadRun {
     this.obs?.reorg?.(kind);
     const indexes = this.indexes;
     if (indexes?.built) {
-      if (kind === 'rebuild') indexes.build(this.liveRowIds(), this.store.lens, this.nextRow);
+      if (kind === 'rebuild') indexes.build(this.liveRowList(), this.store.lens, this.nextRow);
       else if (this.format.versionedIndexes && (kind === 'vacuum' || kind === 'compact')) indexes.vacuum(this.engine.liveRows());
     }
     return { affected: this.engine.liveRows(), label: kind === 'vacuum' ? 'vacuum' : `reorg ${kind}` };
@@ -354,7 +479,7 @@ class WorkloadRun {
     const { engine, indexes } = this;
     // Indexes are created on the loaded table: after the first phase that leaves rows.
     if (indexes && !indexes.built && engine.liveRows() > 0) {
-      indexes.build(this.liveRowIds(), this.store.lens, this.capacity);
+      indexes.build(this.liveRowList(), this.store.lens, this.capacity);
       engine.indexesBuilt?.();
     }
     const metrics = engine.metrics();
@@ -448,46 +573,6 @@ function indexNotes(spec: StorageSpec, format: StorageFormat): string[] {
 function reorgNotes(spec: StorageSpec, format: StorageFormat): string[] {
   const kinds = new Set(spec.workload.flatMap((p) => (p.op === 'reorg' ? [p.kind] : [])));
   return [...kinds].flatMap((kind) => format.reorgNote(kind) ?? []);
-}
-
-function columnGen(col: ColumnLayout, spec: ValueSpec | undefined): ColumnGen {
-  return {
-    col,
-    nullShare: col.nullable ? (spec?.null ?? 0) : 0,
-    sample: spec?.length ? lengthSampler(spec.length) : null,
-  };
-}
-
-function setSampler(set: SetSpec): Sampler | null {
-  if (set.kind === 'length' || set.kind === 'grow') return lengthSampler(set.dist);
-  return null;
-}
-
-function applySet(col: ColumnLayout, set: SetSpec, sample: Sampler | null, lens: Uint16Array, base: number, rng: Prng): void {
-  if (!col.varying) return; // a fixed NOT NULL column: a new value of the same size
-  const at = base + col.varIndex;
-  if (set.kind === 'changed') return;
-  const nullShare = col.nullable ? (set.null ?? 0) : 0;
-  if (nullShare > 0 && rng.float() < nullShare) {
-    lens[at] = NULL_LEN;
-    return;
-  }
-  if (set.kind === 'null') {
-    if (lens[at] === NULL_LEN) lens[at] = col.variableType ? col.maxBytes : col.fixedBytes;
-    return;
-  }
-  if (!col.variableType) {
-    lens[at] = col.fixedBytes;
-    return;
-  }
-  const s = sample!(rng);
-  if (set.kind === 'length') {
-    lens[at] = toBytes(col, s);
-  } else {
-    const old = lens[at] === NULL_LEN ? 0 : lens[at]!;
-    const added = col.bytesOfLength ? col.bytesOfLength(s) - col.bytesOfLength(0) : col.character ? Math.round(s * col.bytesPerChar) : s;
-    lens[at] = Math.min(old + added, col.maxBytes, MAX_STORED_LEN);
-  }
 }
 
 function orderName(o: { kind: string; s?: number }): string {

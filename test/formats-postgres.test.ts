@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PG_TOAST_POINTER_BYTES, pgLayout, pgMaxHeapTupleBytes, pgMaxHeapTuplesPerPage, pgToastThreshold, pgTupleSize, postgresHeap } from '../src/formats/postgres.js';
+import { PG_TOAST_POINTER_BYTES, pgLayout, pgMaxHeapTupleBytes, pgMaxHeapTuplesPerPage, pgStoredBytes, pgToastThreshold, pgTupleSize, postgresHeap } from '../src/formats/postgres.js';
 import { NULL_LEN } from '../src/layout/table-layout.js';
 import { col, engine, table } from './helpers/spec.js';
 
@@ -75,5 +75,26 @@ describe('postgres-heap tuple sizes [bufpage.h, htup_details.h]', () => {
   it('refuses utf16 (PostgreSQL has no UTF-16 server encoding)', () => {
     const e = pgEngine({ encoding: 'utf16' });
     expect(() => postgresHeap.resolve(e, postgresHeap.layout(table([col('a', 'int')]), e))).toThrow(/UTF-16/);
+  });
+});
+
+describe('pgStoredBytes (the runner\'s one-pass size)', () => {
+  it('equals pgTupleSize(…).stored for any row of any mix of types, NULLs and lengths, TOASTed or not', () => {
+    const types = ['int', 'bigint', 'smallint', 'bool', 'uuid', 'date', 'timestamp', 'numeric(12,2)', 'char(10)', 'varchar(300)', 'varchar(4000)', 'text', 'bytea'];
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(...types), fc.boolean()), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.integer({ min: 0, max: 5000 }), { minLength: 40, maxLength: 40 }),
+        fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
+        (cols, lens, nulls) => {
+          const layout = pgLayout(table(cols.map(([t, nullable], i) => col(`c${i}`, t, nullable))), pgEngine());
+          const row = new Uint16Array(Math.max(1, layout.varying.length));
+          layout.varying.forEach((c, i) => {
+            row[i] = c.nullable && nulls[i] ? NULL_LEN : c.variableType ? Math.min(lens[i]!, c.maxBytes) : c.fixedBytes;
+          });
+          expect(pgStoredBytes(layout.pg, row, 0)).toBe(pgTupleSize(layout.pg, row, 0).stored);
+        },
+      ),
+    );
   });
 });

@@ -26,6 +26,8 @@ export interface IndexGeometry {
   /** Key columns as positions in the table. */
   columns: number[];
   unique: boolean;
+  /** The columns whose stored lengths a leaf entry's size reads, where they are more than the key (SQL Server's clustering key in a nonclustered index); default `columns`. */
+  entryColumns?: readonly number[];
   /** Tuple bytes of a leaf entry (without its slot/line pointer) for the row lens[base …]. */
   leafTupleBytes(lens: Uint16Array, base: number): number;
   /** Bytes of a pivot / non-leaf entry (without slot). */

@@ -12,6 +12,7 @@
  */
 import { grown } from '../util/arrays.js';
 import { fillLevel, reservedGapPages, upperPages, type IndexGeometry, type IndexPages } from './geometry.js';
+import type { TableLayout } from '../layout/table-layout.js';
 
 /** The live rows in key order, as a list: the k-th row id of `count`. */
 export interface RowList {
@@ -27,6 +28,8 @@ const RANDOM_INSERT_FILL = Math.LN2;
 
 interface IndexState {
   geometry: IndexGeometry;
+  /** Bytes of a leaf entry with its slot when every key column has one size (no varying column): −1 otherwise. */
+  fixedEntryBytes: number;
   entries: number;
   /** Empty pages a build left among the leaves (ASE reservepagegap), included in leafPages. */
   gapPages: number;
@@ -58,12 +61,14 @@ export class IndexSet {
    */
   constructor(
     geometries: readonly IndexGeometry[],
-    width: number,
+    layout: TableLayout,
     private readonly trackRows: boolean,
   ) {
-    this.width = width;
+    this.width = layout.varying.length;
+    const probe = new Uint16Array(Math.max(1, this.width));
     this.states = geometries.map((g) => ({
       geometry: g,
+      fixedEntryBytes: (g.entryColumns ?? g.columns).every((c) => layout.columns[c]!.varIndex < 0) ? g.leafTupleBytes(probe, 0) + g.slotBytes : -1,
       entries: 0,
       gapPages: 0,
       deadEntries: 0,
@@ -126,13 +131,22 @@ export class IndexSet {
 
   /** A new row's entry: appended to the rightmost leaf, which splits at the build fill. */
   append(row: number, lens: Uint16Array, base: number): void {
-    for (const s of this.states) if (!s.geometry.leafIsData) this.appendOne(s, row, lens, base);
+    const states = this.states;
+    for (let i = 0; i < states.length; i++) {
+      const s = states[i]!;
+      if (!s.geometry.leafIsData) this.appendOne(s, row, lens, base);
+    }
+  }
+
+  /** Bytes of the row's leaf entry in index s, with its slot. */
+  private entryBytes(s: IndexState, lens: Uint16Array, base: number): number {
+    return s.fixedEntryBytes >= 0 ? s.fixedEntryBytes : s.geometry.leafTupleBytes(lens, base) + s.geometry.slotBytes;
   }
 
   private appendOne(s: IndexState, row: number, lens: Uint16Array, base: number, fill = 1): void {
     {
       const b = s.buckets - 1;
-      const add = s.geometry.leafTupleBytes(lens, base) + s.geometry.slotBytes;
+      const add = this.entryBytes(s, lens, base);
       s.used[b]! += add;
       const fillCap = fill < 1 ? this.capacity(s) * fill : this.capacity(s) - s.geometry.leafReserveBytes;
       if (s.used[b]! > s.pages[b]! * fillCap) {
@@ -167,7 +181,7 @@ export class IndexSet {
     for (let i = 0; i < states.length; i++) {
       const s = states[i]!;
       const rb = s.rowBucket;
-      const size = s.geometry.leafTupleBytes(lens, base) + s.geometry.slotBytes;
+      const size = this.entryBytes(s, lens, base);
       if (keyChanged !== null && keyChanged[i] === 1) {
         const old = rb !== null && row < rb.length ? rb[row]! : -1;
         if (old >= 0) this.retire(s, old, size);

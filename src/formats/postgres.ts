@@ -218,6 +218,32 @@ export function pgTupleSize(info: PgLayoutInfo, lens: Uint16Array, base: number)
   return { hoff, data, t_len, stored: maxalign(t_len), toasted, hasNull };
 }
 
+/**
+ * MAXALIGN(t_len) of the tuple, the bytes it takes on the page: pgTupleSize(…).stored in one pass with no
+ * allocation when the tuple needs no TOAST (the usual case), else pgTupleSize itself.
+ */
+export function pgStoredBytes(info: PgLayoutInfo, lens: Uint16Array, base: number): number {
+  const n = info.natts;
+  const varIndex = info.varIndex;
+  const kind = info.kind;
+  let off = 0;
+  let hasNull = false;
+  for (let i = 0; i < n; i++) {
+    const v = varIndex[i]!;
+    const len = v >= 0 ? lens[base + v]! : info.bytes[i]!;
+    if (len === NULL_LEN) {
+      hasNull = true;
+      continue;
+    }
+    if (kind[i] === PG_KIND_FIXED) off = alignTo(off, info.align[i]!) + len;
+    else if (len + PG_VARHDRSZ_SHORT <= PG_VARLENA_SHORT_MAX) off += len + PG_VARHDRSZ_SHORT;
+    else off = alignTo(off, 4) + len + PG_VARHDRSZ;
+  }
+  const t_len = maxalign(PG_HEAP_TUPLE_HEADER_BYTES + (hasNull ? (n + 7) >> 3 : 0)) + off;
+  if (t_len > info.toastThreshold) return pgTupleSize(info, lens, base).stored;
+  return maxalign(t_len);
+}
+
 function dataSize(info: PgLayoutInfo, n: number): number {
   let off = 0;
   for (let i = 0; i < n; i++) {
@@ -422,7 +448,7 @@ export const postgresHeap: StorageFormat = {
   phaseMetrics: ['rows', 'pages', 'table_scan_page_reads', 'space_used_pct', 'updates', 'hot_updates', 'newpage_updates', 'dead_tuples', 'prunes', 'index_entries', 'exclusive_table_locks'],
   layout: pgLayout,
   rowBytes(layout, lens, base) {
-    return pgTupleSize((layout as PgTableLayout).pg, lens, base).stored;
+    return pgStoredBytes((layout as PgTableLayout).pg, lens, base);
   },
   logicalBytes: logicalDataBytes,
   // pgstattuple's tuple_len and pageinspect's lp_len are t_len; the page takes MAXALIGN(t_len) [htup_details.h].

@@ -300,9 +300,11 @@ function sqlserverIndexGeometry(table: TableDef, layout: TableLayout, idx: Index
   const pivot = (lens: Uint16Array, base: number) => key(lens, base) + SQLSERVER_INDEX_CHILD_POINTER_BYTES;
   if (idx.clustered) return greedyIndexGeometry({ ...common, leafTupleBytes: pivot, pivotBytes: pivot, leafReserveBytes: 0, leafIsData: true });
   const clustered = table.indexes.find((i) => i.clustered);
-  const locator = clustered ? entry([...columns, ...keyColumns(table, clustered).filter((c) => !columns.includes(c))]) : (lens: Uint16Array, base: number) => key(lens, base) + SQLSERVER_RID_BYTES;
+  const locatorColumns = clustered ? [...columns, ...keyColumns(table, clustered).filter((c) => !columns.includes(c))] : columns;
+  const locator = clustered ? entry(locatorColumns) : (lens: Uint16Array, base: number) => key(lens, base) + SQLSERVER_RID_BYTES;
   return greedyIndexGeometry({
     ...common,
+    entryColumns: locatorColumns,
     leafTupleBytes: locator,
     pivotBytes: idx.unique ? pivot : (lens, base) => locator(lens, base) + SQLSERVER_INDEX_CHILD_POINTER_BYTES,
     leafReserveBytes: sqlserverFillReserve(idx.fillfactor),

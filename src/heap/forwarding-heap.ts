@@ -64,9 +64,41 @@ export interface ForwardingHeapOptions {
 }
 
 const ROW_STRIDE = 3;
-/** Bytes of row state a forwarding heap keeps per row (its three 32-bit fields); a chaining heap (Oracle) adds a 16-bit piece count. */
+/** Bytes of row state a forwarding heap keeps per row (its three 32-bit fields); a chaining heap (Oracle) adds a bit (ChainPieces). */
 export const FORWARDING_HEAP_ROW_BYTES = ROW_STRIDE * 4;
-export const CHAIN_ROW_BYTES = 2;
+export const CHAIN_ROW_BYTES = 1 / 8;
+
+/**
+ * The extra pages of chained rows (Oracle: rows longer than a block). Few rows chain: a bit per row says
+ * which, and a map holds their piece counts.
+ */
+class ChainPieces {
+  private bits: Uint8Array;
+  private readonly counts = new Map<number, number>();
+  constructor(rows: number) {
+    this.bits = new Uint8Array((rows + 7) >> 3);
+  }
+  get(row: number): number {
+    const b = row >> 3;
+    return b < this.bits.length && (this.bits[b]! & (1 << (row & 7))) !== 0 ? this.counts.get(row)! : 0;
+  }
+  set(row: number, pieces: number): void {
+    this.ensure(row);
+    if (pieces > 0) {
+      this.bits[row >> 3]! |= 1 << (row & 7);
+      this.counts.set(row, pieces);
+    } else {
+      this.bits[row >> 3]! &= ~(1 << (row & 7));
+      this.counts.delete(row);
+    }
+  }
+  ensure(row: number): void {
+    this.bits = grown(this.bits, (row >> 3) + 1);
+  }
+  get byteLength(): number {
+    return this.bits.byteLength + this.counts.size * 16;
+  }
+}
 const HOME = 0;
 const CUR = 1;
 const SIZE = 2;
@@ -104,7 +136,7 @@ export class ForwardingHeap implements StorageEngine {
   private readonly tree: FreeTree | null;
   private readonly pfsGuaranteed: Int32Array | null;
   /** Oracle chaining: extra pages per row (null when off) and their total. */
-  private chain: Uint16Array | null;
+  private readonly chain: ChainPieces | null;
   private chainPages = 0;
   private chainedRows = 0;
 
@@ -173,7 +205,7 @@ export class ForwardingHeap implements StorageEngine {
       search === 'pfs'
         ? Int32Array.from(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], (upper) => Math.floor(((options.pfsBaseBytes ?? this.usable) * (100 - upper)) / 100))
         : null;
-    this.chain = options.chaining ? new Uint16Array(n) : null;
+    this.chain = options.chaining ? new ChainPieces(n) : null;
     this.bandUsed100 = search === 'pfs' ? Float64Array.from(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], (upper) => upper * this.usable) : null;
   }
 
@@ -337,7 +369,7 @@ export class ForwardingHeap implements StorageEngine {
     const old = this.rows.length;
     this.rows = grown(this.rows, need);
     this.rows.fill(-1, old);
-    if (this.chain !== null) this.chain = grown(this.chain, row + 1);
+    this.chain?.ensure(row);
   }
 
   /**
@@ -346,7 +378,7 @@ export class ForwardingHeap implements StorageEngine {
    */
   private chainRow(row: number, phys: number): number {
     const chain = this.chain!;
-    const before = chain[row]!;
+    const before = chain.get(row);
     let extra = 0;
     let head = phys;
     if (phys > this.maxRowBytes) {
@@ -355,7 +387,7 @@ export class ForwardingHeap implements StorageEngine {
       extra = Math.ceil((phys - this.maxRowBytes) / piece);
       head = phys - extra * piece + over;
     }
-    chain[row] = extra;
+    chain.set(row, extra);
     this.chainPages += extra - before;
     this.chainedRows += (extra > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
     if (extra > before) {
@@ -446,7 +478,7 @@ export class ForwardingHeap implements StorageEngine {
 
   private updateRow(row: number, phys: number, logical: number): boolean {
     if (this.chain !== null) {
-      if (phys > this.maxRowBytes || this.chain[row]! > 0) phys = this.chainRow(row, phys);
+      if (phys > this.maxRowBytes || this.chain.get(row) > 0) phys = this.chainRow(row, phys);
     } else if (phys > this.maxRowBytes) {
       this.counters.updates_rejected++;
       return false;
@@ -599,7 +631,7 @@ export class ForwardingHeap implements StorageEngine {
       if (this.deallocateEmpty) this.freeIfEmpty(h);
       this.forwardedCount--;
     }
-    if (this.chain !== null && this.chain[row]! > 0) this.chainRow(row, 0);
+    if (this.chain !== null && this.chain.get(row) > 0) this.chainRow(row, 0);
     this.setRow(row, -1, -1, 0, 0);
     this.liveCount--;
     this.counters.deletes++;
@@ -753,7 +785,8 @@ export class ForwardingHeap implements StorageEngine {
 
   rowBytes(row: number): number {
     const L = this.cur(row) !== this.home(row) ? this.len(row) - this.backPointerBytes : this.len(row);
-    return this.chain !== null && this.chain[row]! > 0 ? L + this.chain[row]! * (this.usable - this.slotBytes - (this.options.chainPieceOverheadBytes ?? 0)) - (this.options.chainPieceOverheadBytes ?? 0) : L;
+    const pieces = this.chain?.get(row) ?? 0;
+    return pieces > 0 ? L + pieces * (this.usable - this.slotBytes - (this.options.chainPieceOverheadBytes ?? 0)) - (this.options.chainPieceOverheadBytes ?? 0) : L;
   }
 
   metrics(): ForwardingMetrics {
@@ -861,7 +894,8 @@ export class ForwardingHeap implements StorageEngine {
       const entry = (r: number, kind: SlotDetail['kind'], slot: number): SlotDetail => {
         const e: SlotDetail = { slot, kind, row: r, bytes: this.len(r) };
         if (this.rsv(r) > 0) e.reserved = this.rsv(r);
-        if (this.chain !== null && this.chain[r]! > 0) e.pieces = this.chain[r]!;
+        const pieces = this.chain?.get(r) ?? 0;
+        if (pieces > 0) e.pieces = pieces;
         return e;
       };
       if (p >= 0 && p < n) {
@@ -953,7 +987,7 @@ export class ForwardingHeap implements StorageEngine {
     }
     if (this.chain !== null) {
       let pagesFound = 0;
-      for (let r = 0; r < this.rowHigh; r++) if (this.isLive(r)) pagesFound += this.chain[r]!;
+      for (let r = 0; r < this.rowHigh; r++) if (this.isLive(r)) pagesFound += this.chain.get(r);
       if (pagesFound !== this.chainPages) bad.push(`chained pages ${this.chainPages} counted, ${pagesFound} found`);
     }
     return bad;

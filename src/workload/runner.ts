@@ -2,7 +2,7 @@
  * The phase runner: generates rows and changes from the workload with seeded streams, sizes them with
  * the format, and drives the page engine. Pure: no I/O.
  */
-import type { Order, PhaseSpec, StorageSpec } from '../config/spec.js';
+import type { Order, PhaseSpec, SetSpec, StorageSpec } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
 import { INDEX_SETTING_KEYS } from '../config/schema.js';
 import type { AllocationPageCounts, OffRowStore, StorageFormat } from '../formats/format.js';
@@ -225,6 +225,53 @@ class ColumnValues {
   }
 }
 
+/** What an update's `set` does to a column's stored length. */
+const enum SetMode {
+  /** A new value of the drawn length. */
+  Length,
+  /** The value grows by the drawn length. */
+  Grow,
+  /** Only the NULL share applies: a NULL value gets its type's size back. */
+  NullOnly,
+  /** A fixed-length type: a value keeps its size (or becomes NULL). */
+  Fixed,
+}
+
+/** An update's change to one column whose stored length it can change, applied a row at a time. */
+class ColumnChange {
+  readonly values: ColumnValues;
+  private readonly mode: SetMode;
+  private readonly at: number;
+  private readonly notNullBytes: number;
+
+  constructor(col: ColumnLayout, set: SetSpec, seed: number, phase: number) {
+    const dist = set.kind === 'length' || set.kind === 'grow' ? set.dist : undefined;
+    const nullShare = col.nullable && set.kind !== 'changed' ? (set.null ?? 0) : 0;
+    this.values = new ColumnValues(col, dist ? lengthSource(dist) : null, nullShare, seed, phase, 'update');
+    this.mode = set.kind === 'null' ? SetMode.NullOnly : !col.variableType ? SetMode.Fixed : set.kind === 'grow' ? SetMode.Grow : SetMode.Length;
+    this.at = col.varIndex;
+    this.notNullBytes = col.variableType ? col.maxBytes : col.fixedBytes;
+  }
+
+  /** Change the row whose lengths start at lens[base], with the batch's i-th draw; returns the old length. */
+  apply(lens: Uint16Array, base: number, i: number): number {
+    const at = base + this.at;
+    const old = lens[at]!;
+    const u = this.values.units[i]!;
+    if (u < 0) lens[at] = NULL_LEN;
+    else if (this.mode === SetMode.Length) lens[at] = this.values.bytes(u);
+    else if (this.mode === SetMode.Grow) lens[at] = this.values.grownBytes(old, u);
+    else if (this.mode === SetMode.Fixed) lens[at] = this.notNullBytes;
+    else if (old === NULL_LEN) lens[at] = this.notNullBytes;
+    return old;
+  }
+
+  /** Put back the length apply() returned (the engine refused the update). */
+  restore(lens: Uint16Array, base: number, old: number): void {
+    lens[base + this.at] = old;
+  }
+}
+
 export function runStorage(spec: StorageSpec, options: RunOptions = {}): StorageRunResult {
   return new WorkloadRun(spec, options).run();
 }
@@ -251,7 +298,6 @@ class WorkloadRun {
   private readonly indexes: IndexSet | null;
   /** MVCC indexes keep an entry per version: they follow commits and deletes. */
   private readonly trackVersions: boolean;
-  private readonly scratch: Uint16Array;
   /** Off-row records (SQL Server row overflow), when the format keeps any. */
   private readonly offRow: OffRowTally | null;
   private readonly maxCells: number;
@@ -276,9 +322,8 @@ class WorkloadRun {
     this.store = new RowStore(this.width, this.capacity);
     this.obs = options.observer;
     // Indexes grow with updates only where every update that is not heap-only adds entries (MVCC).
-    this.indexes = spec.table.indexes.length > 0 ? new IndexSet(indexGeometries(this.format, spec.table, this.layout), this.width, this.format.versionedIndexes) : null;
+    this.indexes = spec.table.indexes.length > 0 ? new IndexSet(indexGeometries(this.format, spec.table, this.layout), this.layout, this.format.versionedIndexes) : null;
     this.trackVersions = this.indexes !== null && this.format.versionedIndexes;
-    this.scratch = new Uint16Array(Math.max(1, this.width));
     const offRowStore = this.format.offRow?.(this.layout);
     this.offRow = offRowStore ? new OffRowTally(offRowStore, this.capacity) : null;
     this.maxCells = options.pageMapMaxCells ?? 0;
@@ -382,20 +427,15 @@ class WorkloadRun {
   }
 
   private update(phase: Extract<PhaseSpec, { op: 'update' }>, index: number, rng: Prng): PhaseOutcome {
-    const { engine, format, layout, width, indexes, obs, scratch } = this;
+    const { engine, format, layout, width, indexes, obs } = this;
     const picker = this.picker(phase.rows, phase.order, rng);
     const n = picker.total;
-    const changes = Object.entries(phase.set).map(([name, set]) => {
-      const col = layout.columns.find((c) => c.name === name)!;
-      const dist = set.kind === 'length' || set.kind === 'grow' ? set.dist : undefined;
-      const nullShare = col.nullable && set.kind !== 'changed' ? (set.null ?? 0) : 0;
-      return { col, set, values: new ColumnValues(col, dist ? lengthSource(dist) : null, nullShare, this.spec.seed, index, 'update') };
-    });
+    const setColumns = Object.keys(phase.set).map((name) => layout.columns.find((c) => c.name === name)!);
     // Columns whose stored length a `set` can change (a fixed NOT NULL column keeps its size; `changed` keeps the length).
-    const sized = changes.filter((ch) => ch.col.varying && ch.set.kind !== 'changed');
-    const info = { indexedChanged: changes.some((ch) => ch.col.indexed) };
+    const sized = setColumns.filter((col) => col.varying && phase.set[col.name]!.kind !== 'changed').map((col) => new ColumnChange(col, phase.set[col.name]!, this.spec.seed, index));
+    const old = new Int32Array(Math.max(1, sized.length));
+    const info = { indexedChanged: setColumns.some((col) => col.indexed) };
     const perRow = phase.transaction === 'row';
-    const setColumns = changes.map((ch) => ch.col);
     const keyChanged = indexes ? indexes.keysChanged(new Set(setColumns.map((c) => c.index))) : null;
     const rows = new Int32Array(BATCH);
     const offRow = this.offRow;
@@ -406,21 +446,11 @@ class WorkloadRun {
       const lens = this.store.lens;
       // Touch every row's state before the first is worked on: the loads overlap instead of queueing.
       this.touched += this.store.touch(rows, count) + (engine.prefetchRows?.(rows, count) ?? 0) + (this.trackVersions ? indexes!.prefetchRows(rows, count) : 0);
-      for (const ch of sized) ch.values.draw(count);
+      for (let c = 0; c < sized.length; c++) sized[c]!.values.draw(count);
       for (let i = 0; i < count; i++) {
         const row = rows[i]!;
         const base = row * width;
-        for (let v = 0; v < width; v++) scratch[v] = lens[base + v]!;
-        for (let c = 0; c < sized.length; c++) {
-          const ch = sized[c]!;
-          const at = base + ch.col.varIndex;
-          const u = ch.values.units[i]!;
-          if (u < 0) lens[at] = NULL_LEN;
-          else if (ch.set.kind === 'null') {
-            if (lens[at] === NULL_LEN) lens[at] = ch.col.variableType ? ch.col.maxBytes : ch.col.fixedBytes;
-          } else if (ch.set.kind === 'grow') lens[at] = ch.col.variableType ? ch.values.grownBytes(lens[at]!, u) : ch.col.fixedBytes;
-          else lens[at] = ch.values.bytes(u);
-        }
+        for (let c = 0; c < sized.length; c++) old[c] = sized[c]!.apply(lens, base, i);
         const logical = format.logicalBytes(layout, lens, base);
         obs?.beforeRow?.('update', row);
         if (engine.update(row, format.rowBytes(layout, lens, base, logical), logical, info)) {
@@ -429,7 +459,7 @@ class WorkloadRun {
           offRow?.set(row, lens, base);
           obs?.update?.(row, setColumns, lens, base);
         } else {
-          for (let v = 0; v < width; v++) lens[base + v] = scratch[v]!;
+          for (let c = 0; c < sized.length; c++) sized[c]!.restore(lens, base, old[c]!);
         }
         if (perRow) this.commitTransaction();
       }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { PHASE_SCHEMAS, tableSchema } from '../src/config/schema.js';
+import { PHASE_SCHEMAS, cacheSchema, costsSchema, tableSchema } from '../src/config/schema.js';
 import { engineSchema } from '../src/loader/storage.js';
 import { contentionSchema } from '../src/contention/schema.js';
 import { estimateSchema } from '../src/loader/estimate-section.js';
@@ -92,6 +92,9 @@ describe('docs/config.md against the schemas', () => {
   it('workload: every key of every phase, and its allowed values', () => {
     const keys = Object.entries(PHASE_SCHEMAS).flatMap(([phase, schema]) => schemaKeys(schema, phase, '<column>'));
     expect(check('workload', keys, (p) => p)).toEqual([]);
+  });
+  it('cache and costs: every key, its default and its allowed values', () => {
+    expect(check('reads', [...schemaKeys(cacheSchema, 'cache'), ...schemaKeys(costsSchema, 'costs')], (p) => p)).toEqual([]);
   });
   it('estimate: every key and its default', () => {
     expect(check('estimate', schemaKeys(estimateSchema as unknown as z.ZodType), (p) => p)).toEqual([]);

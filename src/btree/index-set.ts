@@ -11,8 +11,13 @@
  * deduplication (posting lists) is not modelled.
  */
 import { grown } from '../util/arrays.js';
-import { fillLevel, reservedGapPages, upperPages, type IndexGeometry, type IndexPages } from './geometry.js';
+import { fillLevel, levelPages, reservedGapPages, upperPages, type IndexGeometry, type IndexPages } from './geometry.js';
+import type { PageReads } from '../heap/page-reads.js';
 import type { TableLayout } from '../layout/table-layout.js';
+
+/** Page names of an index in the buffer cache: a leaf bucket's pages b × LEAF_PAGE_SPAN + k; upper levels below zero. */
+const LEAF_PAGE_SPAN = 2048;
+const UPPER_LEVEL_SPAN = 1 << 24;
 
 /** The live rows in key order, as a list: the k-th row id of `count`. */
 export interface RowList {
@@ -36,6 +41,10 @@ interface IndexState {
   deadEntries: number;
   leafPages: number;
   pivot: number;
+  /** Per built leaf, the first row id its entries belonged to at the build (rows appended later are in the last). */
+  firstRow: Int32Array;
+  /** Pages of each level above the leaves, lowest first, as of the last prepareReads(). */
+  upper: number[];
   /** Per built leaf (and the appended tail): bytes of items + slots, and pages. */
   used: Int32Array;
   pages: Int32Array;
@@ -74,6 +83,8 @@ export class IndexSet {
       deadEntries: 0,
       leafPages: 0,
       pivot: 0,
+      firstRow: new Int32Array(0),
+      upper: [],
       used: new Int32Array(0),
       pages: new Int32Array(0),
       buckets: 0,
@@ -118,6 +129,8 @@ export class IndexSet {
         s.used[b] = count > 0 ? cap - leaves.free[b]! : 0;
         s.pages[b] = 1;
       }
+      s.firstRow = new Int32Array(s.buckets);
+      for (let b = 0; b < s.buckets; b++) s.firstRow[b] = b < leaves.pages && count > 0 ? rows.at(leaves.firstItem[b]!) : 0x7fffffff;
       if (this.trackRows) {
         s.rowBucket = new Int32Array(Math.max(16, rowCapacity)).fill(-1);
         for (let b = 0; b < leaves.pages; b++) {
@@ -163,6 +176,71 @@ export class IndexSet {
         s.rowBucket[row] = b;
       }
     }
+  }
+
+  // ---- reads -----------------------------------------------------------------------------------
+
+  /** Before a read phase: the pages of each level above the leaves as the index is now. `dataPages`: the table's, for a clustered index whose leaves are the data. */
+  prepareReads(dataPages: number): void {
+    for (const s of this.states) s.upper = levelPages(s.geometry, s.geometry.leafIsData ? Math.max(1, dataPages) : Math.max(1, s.leafPages - s.gapPages), s.pivot);
+  }
+
+  /** Index i's position in the table's index list, by name (−1: none). */
+  indexOf(name: string): number {
+    return this.states.findIndex((s) => s.geometry.name === name);
+  }
+
+  /** The leaf row's entry is on: its bucket, the row's place in the bucket's pages (a bucket split into several pages keeps its rows in order). */
+  private leafOf(s: IndexState, row: number, rowIds: number): number {
+    const rb = s.rowBucket;
+    let b = rb !== null && row < rb.length ? rb[row]! : -1;
+    const fr = s.firstRow;
+    if (b < 0) {
+      // The last built leaf whose first row is ≤ row: leaves hold rows in id order.
+      let lo = 0;
+      let hi = s.buckets - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (fr[mid]! <= row) lo = mid;
+        else hi = mid - 1;
+      }
+      b = lo;
+    }
+    const pages = s.pages[b]!;
+    let pos = 0;
+    if (pages > 1) {
+      const first = fr[b]!;
+      const end = b + 1 < s.buckets && fr[b + 1]! < 0x7fffffff ? fr[b + 1]! : rowIds;
+      pos = end > first ? Math.min(pages - 1, Math.max(0, Math.floor(((row - first) * pages) / (end - first)))) : 0;
+    }
+    return b * LEAF_PAGE_SPAN + Math.min(pos, LEAF_PAGE_SPAN - 1);
+  }
+
+  /**
+   * Index i read from its root down to the leaf with the row's entry (for an index whose leaves are the
+   * table's data pages, down to the level above them: the data page is the row's read). Pages above the
+   * leaves are named by their position over the leaves (a node at level l covers an even share of them).
+   */
+  readPath(i: number, row: number, rowIds: number, dataPage: number, dataPages: number, reads: PageReads): void {
+    const s = this.states[i]!;
+    const upper = s.upper;
+    let leaf: number;
+    let span: number;
+    let at: number;
+    if (s.geometry.leafIsData) {
+      leaf = -1;
+      span = Math.max(1, dataPages);
+      at = Math.min(span - 1, Math.max(0, dataPage));
+    } else {
+      leaf = this.leafOf(s, row, rowIds);
+      span = Math.max(1, s.buckets);
+      at = Math.floor(leaf / LEAF_PAGE_SPAN);
+    }
+    for (let l = upper.length - 1; l >= 0; l--) {
+      const node = Math.floor((at * upper[l]!) / span);
+      reads.indexPage(i, -1 - (l * UPPER_LEVEL_SPAN + Math.min(node, UPPER_LEVEL_SPAN - 1)));
+    }
+    if (leaf >= 0) reads.indexPage(i, leaf);
   }
 
   /** Which indexes have a key column among `columns` (table positions): 1 per index, in index order. */

@@ -32,6 +32,8 @@ export interface ColumnType {
   scale: number;
   /** The spelling, normalised, e.g. `varchar(200)`. */
   sql: string;
+  /** A large object: text, clob, blob, image, bytea, or a (max) type: its values may be read in chunks (read_lob). */
+  lob: boolean;
 }
 
 interface TypeInfo {
@@ -125,6 +127,7 @@ export function parseType(spelling: string): ColumnType {
     precision: 0,
     scale: 0,
     sql: name,
+    lob: info.family === 'text' || info.family === 'blob' || m[2] === 'max',
   };
   switch (info.params) {
     case 'none':
@@ -153,6 +156,11 @@ export function parseType(spelling: string): ColumnType {
       break;
   }
   return t;
+}
+
+/** A large-object type, whose values a read_lob phase reads in chunks. */
+export function isLobType(t: ColumnType): boolean {
+  return t.lob;
 }
 
 /** Does the stored length of a value of this type vary from row to row (given it is not NULL)? */

@@ -3,7 +3,7 @@
  * an error with the nearest valid key suggested. Values come out with units resolved.
  */
 import { z } from 'zod';
-import { zCount, zShare, zSize } from './zunits.js';
+import { zCount, zDurationNs, zShare, zSize } from './zunits.js';
 
 export type { FormatId } from './format-ids.js';
 
@@ -68,6 +68,7 @@ export const engineSettingsShape = {
   pfs_bands: z.enum(['on', 'off']).optional(),
   move_back_home: z.enum(['on', 'off']).optional(),
   row_versioning: z.enum(['on', 'off']).optional(),
+  collation: z.enum(['sql', 'windows']).optional(),
 };
 type EngineSettingsInput = z.infer<z.ZodObject<typeof engineSettingsShape>>;
 /** Every engine setting with its default filled in (src/formats/registry.ts fills them): the schema is the one place a key is declared. */
@@ -109,10 +110,43 @@ const deleteSchema = z.strictObject({
 const REORG_KINDS = ['forwarded_rows', 'rebuild', 'compact', 'vacuum'] as const;
 const reorgSchema = z.enum(REORG_KINDS);
 
+/** The most times a read phase's statements may repeat. */
+export const MAX_SELECT_REPEAT = 1_000_000;
+
+const selectSchema = z.strictObject({
+  rows: zCount(),
+  order: orderSchema.optional(),
+  via: z.enum(['scan', 'index', 'rowid']),
+  index: z.string().min(1).optional(),
+  predicate: z.strictObject({ column: z.string().min(1), parameter: z.string().min(1) }).optional(),
+  repeat: z.number().int().min(1).max(MAX_SELECT_REPEAT).optional(),
+});
+
+const readLobSchema = z.strictObject({
+  rows: zCount(),
+  order: orderSchema.optional(),
+  column: z.string().min(1),
+  chunk: zSize(),
+  reposition: z.enum(['restart', 'keep']).optional(),
+  store: z.enum(['table', 'derby']).optional(),
+});
+
+/** `cache:`: the buffer cache read phases go through. */
+export const cacheSchema = z.strictObject({
+  pages: z.number().int().min(1).max(1 << 26),
+  policy: z.enum(['lru', 'clock']).optional(),
+});
+
+/** `costs:`: what a page read costs, for an estimated elapsed time of read phases. */
+export const costsSchema = z.strictObject({
+  logical_read: zDurationNs(),
+  physical_read: zDurationNs().optional(),
+});
+
 /** `vacuum:` (PostgreSQL VACUUM; `full: true` for VACUUM FULL): empty, or { full }. */
 const vacuumSchema = z.union([z.null(), z.strictObject({ full: z.boolean().optional() })]);
 
-export const PHASE_KINDS = ['insert', 'update', 'delete', 'reorg', 'vacuum'] as const;
+export const PHASE_KINDS = ['insert', 'update', 'delete', 'reorg', 'vacuum', 'select', 'read_lob'] as const;
 export type PhaseKind = (typeof PHASE_KINDS)[number];
 export const PHASE_SCHEMAS = {
   insert: insertSchema,
@@ -120,6 +154,8 @@ export const PHASE_SCHEMAS = {
   delete: deleteSchema,
   reorg: reorgSchema,
   vacuum: vacuumSchema,
+  select: selectSchema,
+  read_lob: readLobSchema,
 } as const;
 
 /** Top level; `workload` items and `contention` are checked separately (src/loader/config.ts loads each section). */
@@ -131,6 +167,9 @@ export const topSchema = z.strictObject({
   workload: z.array(z.unknown()).optional(),
   sweep: z.record(z.string(), z.array(z.union([z.number(), z.string(), z.boolean()])).min(1)).optional(),
   contention: z.unknown().optional(),
+  /** The buffer cache of read phases (src/loader/storage.ts resolves it with the storage run). */
+  cache: z.unknown().optional(),
+  costs: z.unknown().optional(),
   /** `rowsim estimate` input (src/loader/estimate-section.ts); `rowsim run` ignores it. */
   estimate: z.unknown().optional(),
 });

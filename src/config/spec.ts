@@ -63,11 +63,39 @@ export type Order =
 
 type TransactionScope = 'statement' | 'row';
 
+/** How a select phase reaches its rows: a table scan, a named index (root to leaf, then the row), or a row-id fetch. */
+export type AccessPath = 'scan' | 'index' | 'rowid';
+
+/** `WHERE column = @parameter` with the parameter of a given type: whether an index on the column can be sought. */
+export interface PredicateSpec {
+  column: string;
+  /** The parameter's type as written (nvarchar(36)) and parsed. */
+  parameterText: string;
+  parameter: ColumnType;
+}
+
+/** Where a read_lob phase's LOB values are kept: the table's format, or a store rowsim models only for LOB reads. */
+export type LobStoreKind = 'table' | 'derby';
+
 export type PhaseSpec =
   | { op: 'insert'; rows: Count; values: Record<string, ValueSpec> }
   | { op: 'update'; rows: Count; order: Order; transaction: TransactionScope; set: Record<string, SetSpec> }
   | { op: 'delete'; rows: Count; order: Order; transaction: TransactionScope }
-  | { op: 'reorg'; kind: 'forwarded_rows' | 'rebuild' | 'compact' | 'vacuum' };
+  | { op: 'reorg'; kind: 'forwarded_rows' | 'rebuild' | 'compact' | 'vacuum' }
+  | { op: 'select'; rows: Count; order: Order; via: AccessPath; index?: string; predicate?: PredicateSpec; repeat: number }
+  | { op: 'read_lob'; rows: Count; order: Order; column: string; chunk: number; reposition: 'restart' | 'keep'; store: LobStoreKind };
+
+/** The buffer cache read phases go through (`cache:`): its size in pages and its replacement policy. */
+export interface CacheSpec {
+  pages: number;
+  policy: 'lru' | 'clock';
+}
+
+/** Costs of one page read (`costs:`), for an estimated elapsed time of each read phase. */
+export interface ReadCosts {
+  logical_read_ns: number;
+  physical_read_ns: number;
+}
 
 /** The engine settings of a run: every key of the schema's `engine:` resolved, and the format. */
 export interface EngineSpec extends EngineSettings {
@@ -82,6 +110,9 @@ export interface StorageSpec {
   table: TableDef;
   engine: EngineSpec;
   workload: PhaseSpec[];
+  /** The buffer cache of read phases; absent: reads are counted, not cached. */
+  cache?: CacheSpec;
+  costs?: ReadCosts;
 }
 
 export interface SweepPoint {

@@ -7,7 +7,9 @@ import { aplIndexGeometry, aseFillReserve, dolIndexGeometry } from './ase-index.
 import { FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-heap.js';
 import { ClusteredHeap } from '../heap/clustered-heap.js';
 import type { StorageEngine } from '../heap/engine.js';
-import { COMMON_DEFAULTS, KnobError, type AllocationInput, type AllocationPageCounts, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
+import { COMMON_DEFAULTS, KnobError, type AllocationInput, type AllocationPageCounts, type ComparisonRule, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
+import { unconverted } from './comparison.js';
+import { aseTextStore } from './lob.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote } from './forwarding.js';
 import { isCharacterType, isVariableType, type ColumnType } from '../config/column-types.js';
 import {
@@ -257,10 +259,83 @@ function asePageAnatomy(dol: boolean, layout: TableLayout, engine: EngineSpec): 
   };
 }
 
+/**
+ * ASE's datatype hierarchy (systypes.hierarchy; a lower value precedes) for the types the 12.5
+ * Performance and Tuning manual lists with their values: intn 14, int 15, smallint 16, tinyint 17, bit 18,
+ * univarchar 19, unichar 20, varchar 22, char 23, varbinary 24, binary 25, text 26, image 27 [ASE-HIER].
+ * The values of float, real, numeric, money and the datetime types (1–13) are ASE's systypes values as
+ * rowsim assumes them: not checked against a manual page (docs/sources.md). Types with no value here
+ * (bigint, date, time, unitext, uniqueidentifier …) are compared as the same type only.
+ */
+const ASE_HIERARCHY: Record<string, number> = {
+  float: 2,
+  'double precision': 2,
+  datetime: 4,
+  real: 5,
+  numeric: 7,
+  decimal: 9,
+  number: 7,
+  money: 11,
+  smallmoney: 12,
+  smalldatetime: 13,
+  int: 15,
+  integer: 15,
+  smallint: 16,
+  tinyint: 17,
+  bit: 18,
+  univarchar: 19,
+  unichar: 20,
+  nvarchar: 22,
+  varchar: 22,
+  nchar: 23,
+  char: 23,
+  varbinary: 24,
+  binary: 25,
+  text: 26,
+  image: 27,
+};
+
+/** Types ASE treats as one for this rule: char and varchar, unichar and univarchar, binary and varbinary [ASE-HIER]. */
+function aseHierarchyGroup(name: string): number | undefined {
+  const h = ASE_HIERARCHY[name];
+  if (h === undefined) return undefined;
+  if (h === 22 || h === 23) return 22;
+  if (h === 19 || h === 20) return 19;
+  if (h === 24 || h === 25) return 24;
+  return h;
+}
+
+/**
+ * `column = @p` in ASE: "for search arguments, the index is considered when the column's datatype is
+ * same as, or precedes, the hierarchy value of the parameter" [ASE-HIER]. A varchar column compared with
+ * a univarchar value (the analogue of SQL Server's varchar and nvarchar) is not sought. ASE 15 says it
+ * selects indexes better for "mismatched but compatible" types without stating the new rule; rowsim
+ * applies the 12.5 rule (an assumption, said in docs/engines.md).
+ */
+function aseComparison(column: ColumnDef, parameter: ColumnType): ComparisonRule {
+  const c = aseHierarchyGroup(column.type.name);
+  const p = aseHierarchyGroup(parameter.name);
+  if (column.type.name === parameter.name || (c !== undefined && c === p)) return unconverted(column.name, '[ASE-HIER]');
+  if (c === undefined || p === undefined) {
+    return { access: 'scan', converted: 'column', expression: `convert(${parameter.sql}, ${column.name}) = @p`, why: `rowsim has no hierarchy value for ${c === undefined ? column.type.name : parameter.name} and assumes the column is converted (an assumption: docs/engines.md)`, source: '[ASE-HIER]' };
+  }
+  if (c < p) {
+    return { access: 'seek', converted: 'parameter', expression: `${column.name} = convert(${column.type.sql}, @p)`, why: `the column's ${column.type.name} precedes ${parameter.name} in the datatype hierarchy: the index is considered`, source: '[ASE-HIER]' };
+  }
+  const expression = `convert(${parameter.sql}, ${column.name}) = @p`;
+  return { access: 'scan', converted: 'column', expression, why: `${parameter.name} precedes the column's ${column.type.name} in the datatype hierarchy, so the column is converted and its index is not considered`, source: '[ASE-HIER]' };
+}
+
 /** What the two ASE formats answer alike: pages, defaults, the heap engine, index rows. */
-function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'defaultPageBytes' | 'pageSizes' | 'defaults' | 'encodingFor' | 'createEngine' | 'engineRowBytes' | 'pageAnatomy' | 'reorgNote' | 'indexGeometry' | 'versionedIndexes' | 'allocationPages' | 'reserveSetting' | 'reserveUnit' | 'phaseMetrics' | 'movedRows'> {
+function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'comparison' | 'rowIdName' | 'readCounters' | 'readRowBytes' | 'lobStore' | 'defaultPageBytes' | 'pageSizes' | 'defaults' | 'encodingFor' | 'createEngine' | 'engineRowBytes' | 'pageAnatomy' | 'reorgNote' | 'indexGeometry' | 'versionedIndexes' | 'allocationPages' | 'reserveSetting' | 'reserveUnit' | 'phaseMetrics' | 'movedRows'> {
   const dol = id === 'ase-dol';
   return {
+    comparison: (column, parameter) => aseComparison(column, parameter),
+    rowIdName: 'row ID (RID)',
+    // ASE counts forwarded rows (optdiag, systabstats.forwrowcnt), not reads of them: rowsim names the reads.
+    readCounters: (reads) => ({ forwarded_row_reads: reads.forwardedHops }),
+    readRowBytes: 0,
+    lobStore: (layout) => aseTextStore(layout.geometry.pageBytes),
     defaultPageBytes: 2048,
     pageSizes: ASE_PAGE_SIZES,
     defaults: ASE_DEFAULTS,

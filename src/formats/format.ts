@@ -7,13 +7,19 @@
  * Adding a format: one module that exports a StorageFormat, and one line in registry.ts.
  */
 import type { FormatId, IndexSettingKey } from '../config/schema.js';
-import type { EngineSettings, EngineSpec, IndexDef, StorageSpec, TableDef } from '../config/spec.js';
+import type { ColumnDef, EngineSettings, EngineSpec, IndexDef, StorageSpec, TableDef } from '../config/spec.js';
 import type { IndexGeometry } from '../btree/geometry.js';
 import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
 import type { Encoding } from '../config/schema.js';
 import type { EvidenceKind } from '../config/evidence-kinds.js';
 import type { ResolvedEngine, TableLayout } from '../layout/table-layout.js';
 import type { PageDetail } from '../heap/inspect.js';
+import type { ColumnType } from '../config/column-types.js';
+import type { ComparisonRule } from './comparison.js';
+import type { LobStore } from './lob.js';
+import type { PageReads } from '../heap/page-reads.js';
+
+export type { ComparisonRule };
 
 /** A format, or a table in a format, has no reserve knob the estimator can tune: why, as "expected …". */
 export class KnobError extends Error {}
@@ -152,6 +158,18 @@ export interface StorageFormat {
   readonly engineRowBytes: number;
   /** A reorganisation that does nothing on this format: the note that says so (else undefined). */
   reorgNote(kind: ReorgKind): string | undefined;
+
+  // ---- reads --------------------------------------------------------------------------------------
+  /** `column = @parameter` with a parameter of type `parameter`: which side the DBMS converts, and whether an index on the column can still be sought. */
+  comparison(column: ColumnDef, parameter: ColumnType, engine: EngineSpec): ComparisonRule;
+  /** What the DBMS calls a row's address: RID, ctid, ROWID … */
+  readonly rowIdName: string;
+  /** A read phase's counters under the names the DBMS's own statistics use (forwarded_fetch_count, table fetch continued row, heap_blks_read …). */
+  readCounters(reads: PageReads): Record<string, number>;
+  /** Where the format keeps large-object values out of row, for read_lob phases; undefined: not modelled for this format. */
+  lobStore?(layout: TableLayout, engine: EngineSpec): LobStore;
+  /** Bytes a row of state the engine keeps in addition when the workload has read phases (the memory check). */
+  readonly readRowBytes: number;
 
   // ---- indexes ------------------------------------------------------------------------------------
   /** How entries of `index` are sized and paged (columns: the key columns' positions in the table). */

@@ -12,7 +12,8 @@
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { columnBytes } from '../btree/geometry.js';
 import { CHAIN_ROW_BYTES, FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-heap.js';
-import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type AllocationPageCounts, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
+import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type AllocationPageCounts, type ComparisonRule, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
+import { typeClass, unconverted } from './comparison.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../config/column-types.js';
 import { isCharacterType } from '../config/column-types.js';
@@ -342,7 +343,58 @@ function oraclePageAnatomy(layout: TableLayout, engine: EngineSpec): PageAnatomy
   };
 }
 
+/** Oracle's comparison classes: character (database or national character set), NUMBER, datetime, RAW. */
+type OracleCompareClass = 'char' | 'nchar' | 'number' | 'date' | 'raw';
+
+function oracleCompareClass(t: ColumnType): OracleCompareClass {
+  const k = typeClass(t);
+  switch (k) {
+    case 'char':
+    case 'nchar':
+      return k;
+    case 'int':
+    case 'numeric':
+    case 'float':
+    case 'money':
+    case 'bool':
+      return 'number';
+    case 'datetime':
+      return 'date';
+    case 'binary':
+    case 'uuid':
+      return 'raw';
+  }
+}
+
+/**
+ * `column = :b` in Oracle: comparing character data with a number, a date or a RAW, the character side is
+ * converted; comparing CHAR/VARCHAR2 with NCHAR/NVARCHAR2, the database character set side is converted
+ * to the national character set [ORA-CMP]. A converted column (TO_NUMBER(col), SYS_OP_C2C(col)) cannot use
+ * a normal index on it: the plan becomes a full scan. The rule's wording in the manual is not verified
+ * here (docs/sources.md says so).
+ */
+function oracleComparison(column: ColumnDef, parameter: ColumnType): ComparisonRule {
+  const c = oracleCompareClass(column.type);
+  const p = oracleCompareClass(parameter);
+  if (c === p) return unconverted(column.name, '[ORA-CMP]');
+  const columnConverted = (c === 'char' && (p === 'number' || p === 'date' || p === 'raw' || p === 'nchar')) || (c === 'nchar' && (p === 'number' || p === 'date' || p === 'raw'));
+  const parameterConverted = (p === 'char' && (c === 'number' || c === 'date' || c === 'raw' || c === 'nchar')) || (p === 'nchar' && (c === 'number' || c === 'date' || c === 'raw'));
+  if (columnConverted) {
+    const fn = p === 'number' ? 'TO_NUMBER' : p === 'date' ? 'TO_DATE' : p === 'raw' ? 'HEXTORAW' : 'SYS_OP_C2C';
+    const expression = `${fn}(${column.name}) = :b`;
+    return { access: 'scan', converted: 'column', expression, why: `Oracle converts the ${c === 'char' && p === 'nchar' ? 'database character set side to the national character set' : 'character side'}: the column (${expression}), so its index cannot be used`, source: '[ORA-CMP]' };
+  }
+  if (parameterConverted) {
+    return { access: 'seek', converted: 'parameter', expression: `${column.name} = CONVERT(:b)`, why: 'the parameter is converted to the column\'s type, and the index is used', source: '[ORA-CMP]' };
+  }
+  return { access: 'error', converted: 'none', expression: `${column.name} = :b`, why: `Oracle has no implicit conversion between ${column.type.sql} and ${parameter.sql} (ORA-00932: inconsistent datatypes)`, source: '[ORA-CMP]' };
+}
+
 export const oracleHeap: StorageFormat = {
+  comparison: (column, parameter) => oracleComparison(column, parameter),
+  rowIdName: 'ROWID',
+  readCounters: (reads) => ({ table_fetch_continued_row: reads.forwardedHops + reads.chainedPieces }),
+  readRowBytes: 0,
   pageAnatomy: oraclePageAnatomy,
   id: 'oracle-heap',
   title: 'Oracle heap table (PCTFREE, migration, chaining)',

@@ -8,9 +8,10 @@
  */
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { GEOMETRY_DEFAULTS, columnBytes, type IndexGeometry } from '../btree/geometry.js';
-import { PG_PRUNE_FREE_DIVISOR, POSTGRES_HEAP_ROW_BYTES, PostgresHeap } from '../heap/postgres-heap.js';
+import { PG_PRUNE_FREE_DIVISOR, PG_READ_STATE_ROW_BYTES, POSTGRES_HEAP_ROW_BYTES, PostgresHeap } from '../heap/postgres-heap.js';
 import { metric } from '../heap/metrics.js';
-import { COMMON_DEFAULTS, withoutUtf16, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
+import { pgToastStore } from './lob.js';
+import { COMMON_DEFAULTS, withoutUtf16, type ComparisonRule, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
 import type { ColumnType } from '../config/column-types.js';
 import { isCharacterType, isVariableType } from '../config/column-types.js';
 import {
@@ -411,7 +412,116 @@ function postgresPageAnatomy(engine: EngineSpec): PageAnatomy {
   };
 }
 
+/** PostgreSQL's comparison classes: the btree operator families that hold cross-type operators [PG-XINDEX]. */
+type PgCompareClass = 'text' | 'varchar' | 'bpchar' | 'int' | 'numeric' | 'float' | 'money' | 'datetime' | 'time' | 'bool' | 'uuid' | 'bytea';
+
+function pgCompareClass(t: ColumnType): PgCompareClass {
+  switch (t.family) {
+    case 'char':
+      return 'bpchar';
+    case 'varchar':
+      return 'varchar';
+    case 'text':
+      return 'text';
+    case 'binary':
+    case 'varbinary':
+    case 'blob':
+      return 'bytea';
+    case 'int':
+      return 'int';
+    case 'numeric':
+      return 'numeric';
+    case 'float':
+      return 'float';
+    case 'money':
+      return 'money';
+    case 'bool':
+      return 'bool';
+    case 'uuid':
+      return 'uuid';
+    case 'datetime':
+      return t.name === 'time' || t.name === 'bigtime' ? 'time' : 'datetime';
+  }
+}
+
+/**
+ * Which side PostgreSQL casts when the classes differ: the implicit casts (pg_cast, castcontext 'i')
+ * int → numeric → float8 and varchar/bpchar → text. A cast on the column's side means no index scan
+ * [PG-TYPECONV]; a pair with no operator and no implicit cast is an error, as on the server.
+ */
+const PG_IMPLICIT_UP: Partial<Record<PgCompareClass, PgCompareClass[]>> = {
+  int: ['numeric', 'float'],
+  numeric: ['float'],
+};
+
+/**
+ * Character columns and parameters of different types: the operator is chosen by exact matches, then the
+ * string category's preferred type, text [PG-TYPECONV]. varchar and text meet at text = text (varchar is
+ * binary-coercible to text and its btree opclass is in text_ops): searched either way. bpchar against
+ * varchar meets at bpchar = bpchar (one exact match): the varchar side is cast. bpchar against text ties
+ * and text wins: the bpchar side is cast. Checked on PostgreSQL 15 (test/pgcheck-reads.test.ts).
+ */
+const PG_STRING_CAST_SIDE: Record<string, 'column' | 'parameter' | 'none'> = {
+  'varchar text': 'none',
+  'text varchar': 'none',
+  'bpchar varchar': 'parameter',
+  'varchar bpchar': 'column',
+  'bpchar text': 'column',
+  'text bpchar': 'parameter',
+};
+
+/**
+ * `column = $1` in PostgreSQL. Types of one btree operator family compare with cross-type operators and
+ * the index is searched (integer_ops: int2, int4, int8; float_ops; text_ops with varchar, binary-coercible
+ * to text; datetime_ops) [PG-XINDEX]. Otherwise one side is cast implicitly: the column, when only its
+ * type casts up (int4 column = numeric value: (col)::numeric, a sequential scan), or the parameter
+ * (numeric column = int value); with no cast either way the server refuses the query ("operator does not
+ * exist: text = numeric"). One character set a database: varchar and nvarchar are both text [PG-TYPECONV].
+ */
+function postgresComparison(column: ColumnDef, parameter: ColumnType): ComparisonRule {
+  const c = pgCompareClass(column.type);
+  const p = pgCompareClass(parameter);
+  if (c === p) {
+    return { access: 'seek', converted: 'none', expression: `${column.name} = $1`, why: `${column.type.sql} and ${parameter.sql} compare with an operator of one btree operator family: the index is searched`, source: '[PG-XINDEX]' };
+  }
+  const strings = PG_STRING_CAST_SIDE[`${c} ${p}`];
+  if (strings === 'none') {
+    return { access: 'seek', converted: 'none', expression: `${column.name} = $1`, why: 'varchar and text compare as text = text (varchar is binary-coercible to text, its operator class in text_ops): the index is searched', source: '[PG-XINDEX][PG-TYPECONV]' };
+  }
+  if (strings === 'column') {
+    const target = p === 'varchar' ? 'bpchar' : 'text';
+    const expression = `(${column.name})::${target} = $1`;
+    return { access: 'scan', converted: 'column', expression, why: `PostgreSQL resolves ${column.type.sql} = ${parameter.sql} as ${target} = ${target}, casting the column (${expression}): the index is not used`, source: '[PG-TYPECONV]' };
+  }
+  if (strings === 'parameter') {
+    return { access: 'seek', converted: 'parameter', expression: `${column.name} = ($1)::${c}`, why: `PostgreSQL resolves the comparison as ${c} = ${c}, casting the parameter: the index is searched`, source: '[PG-TYPECONV]' };
+  }
+  if (PG_IMPLICIT_UP[c]?.includes(p)) {
+    const target = p === 'float' ? 'double precision' : p;
+    const expression = `(${column.name})::${target} = $1`;
+    return { access: 'scan', converted: 'column', expression, why: `there is no ${c} = ${p} operator in the index's operator family, so the column is cast (${expression}) and the index cannot be used`, source: '[PG-XINDEX][PG-TYPECONV]' };
+  }
+  if (PG_IMPLICIT_UP[p]?.includes(c)) {
+    return { access: 'seek', converted: 'parameter', expression: `${column.name} = ($1)::${c === 'float' ? 'double precision' : c}`, why: `the parameter is cast to the column's type, and the index is searched`, source: '[PG-TYPECONV]' };
+  }
+  return { access: 'error', converted: 'none', expression: `${column.name} = $1`, why: `PostgreSQL has no operator ${column.type.sql} = ${parameter.sql} and no implicit cast between them: the server refuses the query (operator does not exist)`, source: '[PG-TYPECONV]' };
+}
+
 export const postgresHeap: StorageFormat = {
+  comparison: (column, parameter) => postgresComparison(column, parameter),
+  rowIdName: 'ctid (TID)',
+  readCounters: (reads) => ({
+    ...(reads.cache !== null
+      ? { heap_blks_read: reads.dataMisses, heap_blks_hit: reads.dataPages - reads.dataMisses, idx_blks_read: reads.indexMisses, idx_blks_hit: reads.indexPages - reads.indexMisses }
+      : { heap_blks_fetched: reads.dataPages, idx_blks_fetched: reads.indexPages }),
+    tuples_visited: reads.tuplesVisited,
+    hot_chain_hops: reads.hotChainHops,
+    dead_versions_visited: reads.deadVersions,
+    pages_pruned: reads.pagesPruned,
+  }),
+  readRowBytes: PG_READ_STATE_ROW_BYTES,
+  // TOAST_MAX_CHUNK_SIZE = EXTERN_TUPLE_MAX_SIZE − MAXALIGN(SizeofHeapTupleHeader) − sizeof(Oid) − sizeof(int32) − VARHDRSZ [PG-TOAST].
+  lobStore: (layout) => pgToastStore(layout.geometry.pageBytes, pgToastThreshold(layout.geometry.pageBytes) - maxalign(PG_HEAP_TUPLE_HEADER_BYTES) - 4 - 4 - PG_VARHDRSZ),
   pageAnatomy: (_layout, engine) => postgresPageAnatomy(engine),
   id: 'postgres-heap',
   title: 'PostgreSQL heap (MVCC, HOT, fillfactor)',
@@ -433,7 +543,7 @@ export const postgresHeap: StorageFormat = {
   defaults: { ...COMMON_DEFAULTS, fillfactor: PG_DEFAULT_FILLFACTOR },
   encodingFor: withoutUtf16,
   createEngine: (layout, _resolved, spec, rowCapacity) =>
-    new PostgresHeap({ geometry: layout.geometry, fillfactor: spec.engine.fillfactor, indexCount: spec.table.indexes.length, rowCapacity }),
+    new PostgresHeap({ geometry: layout.geometry, fillfactor: spec.engine.fillfactor, indexCount: spec.table.indexes.length, rowCapacity, readState: spec.workload.some((ph) => ph.op === 'select') }),
   engineRowBytes: POSTGRES_HEAP_ROW_BYTES,
   reorgNote: (kind) => (kind === 'forwarded_rows' ? 'reorg forwarded_rows does nothing on postgres-heap (no forwarded rows; use vacuum)' : undefined),
   indexGeometry: pgIndexGeometry,

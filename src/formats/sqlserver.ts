@@ -14,7 +14,9 @@ import { FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-he
 import { ClusteredHeap } from '../heap/clustered-heap.js';
 import { metric } from '../heap/metrics.js';
 import type { PageDetail } from '../heap/inspect.js';
-import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type AllocationPageCounts, type OffRowStore, type PageAnatomy, type StorageFormat } from './format.js';
+import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type AllocationPageCounts, type ComparisonRule, type OffRowStore, type PageAnatomy, type StorageFormat } from './format.js';
+import { unconverted } from './comparison.js';
+import { sqlserverLobStore } from './lob.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../config/column-types.js';
 import { isCharacterType } from '../config/column-types.js';
@@ -368,16 +370,93 @@ function sqlserverPageAnatomy(layout: TableLayout): PageAnatomy {
   };
 }
 
+/**
+ * SQL Server's data type precedence, lowest first: "the data type with the lower precedence is first
+ * converted to the data type with the higher precedence" [SS-PREC]. rowsim's type names map onto these.
+ */
+const SQLSERVER_PRECEDENCE = ['binary', 'varbinary', 'char', 'varchar', 'nchar', 'nvarchar', 'uniqueidentifier', 'bit', 'tinyint', 'smallint', 'int', 'bigint', 'smallmoney', 'money', 'decimal', 'real', 'float', 'time', 'date', 'smalldatetime', 'datetime', 'datetime2'] as const;
+
+/** The SQL Server type a rowsim column type stands for (text and blob as the (max) types). */
+function sqlserverTypeName(t: ColumnType): (typeof SQLSERVER_PRECEDENCE)[number] {
+  switch (t.family) {
+    case 'char':
+      return t.national ? 'nchar' : 'char';
+    case 'varchar':
+    case 'text':
+      return t.national ? 'nvarchar' : 'varchar';
+    case 'binary':
+      return 'binary';
+    case 'varbinary':
+    case 'blob':
+      return 'varbinary';
+    case 'uuid':
+      return 'uniqueidentifier';
+    case 'bool':
+      return 'bit';
+    case 'int':
+      return t.name === 'tinyint' ? 'tinyint' : t.name === 'smallint' ? 'smallint' : t.name === 'bigint' ? 'bigint' : 'int';
+    case 'numeric':
+      return 'decimal';
+    case 'money':
+      return t.name === 'smallmoney' ? 'smallmoney' : 'money';
+    case 'float':
+      return t.name === 'real' ? 'real' : 'float';
+    case 'datetime':
+      return t.name === 'date' ? 'date' : t.name === 'time' ? 'time' : t.name === 'smalldatetime' ? 'smalldatetime' : t.name === 'datetime' ? 'datetime' : 'datetime2';
+  }
+}
+
+/** Character and national character types: what a collation can compare through a range. */
+const SQLSERVER_CHARACTER = new Set(['char', 'varchar', 'nchar', 'nvarchar']);
+
+/**
+ * `column = @p` in SQL Server: the side of lower precedence is converted [SS-PREC]. A converted column
+ * cannot be sought, except a char/varchar column compared with an nchar/nvarchar value under a Windows
+ * collation, which is sought through a range computed from the value (GetRangeThroughConvert), each row
+ * then checked with the conversion; under a SQL collation it is scanned [SS-COLL].
+ */
+function sqlserverComparison(column: ColumnDef, parameter: ColumnType, engine: EngineSpec): ComparisonRule {
+  const c = sqlserverTypeName(column.type);
+  const p = sqlserverTypeName(parameter);
+  if (c === p) return unconverted(column.name, '[SS-PREC]');
+  const characterC = SQLSERVER_CHARACTER.has(c);
+  const characterP = SQLSERVER_CHARACTER.has(p);
+  if ((c === 'uniqueidentifier' && !characterP && p !== 'binary' && p !== 'varbinary') || (p === 'uniqueidentifier' && !characterC && c !== 'binary' && c !== 'varbinary')) {
+    return { access: 'error', converted: 'none', expression: `${column.name} = @p`, why: `SQL Server has no implicit conversion between ${c} and ${p} (operand type clash)`, source: '[SS-PREC]' };
+  }
+  const rc = SQLSERVER_PRECEDENCE.indexOf(c);
+  const rp = SQLSERVER_PRECEDENCE.indexOf(p);
+  if (rp < rc) {
+    return { access: 'seek', converted: 'parameter', expression: `${column.name} = CONVERT_IMPLICIT(${column.type.sql}, @p)`, why: `${p} has a lower precedence than the column's ${c}: the parameter is converted, the index is sought`, source: '[SS-PREC]' };
+  }
+  const expression = `CONVERT_IMPLICIT(${parameter.sql}, ${column.name}, 0) = @p`;
+  if (characterC && characterP && engine.collation === 'windows') {
+    return { access: 'range-seek', converted: 'column', expression, why: `${p} has a higher precedence than the column's ${c}, so the column is converted (${expression}); under a Windows collation SQL Server still seeks the index through a range computed from the parameter (GetRangeThroughConvert) and checks each row it returns`, source: '[SS-PREC][SS-COLL]' };
+  }
+  return {
+    access: 'scan',
+    converted: 'column',
+    expression,
+    why: `${p} has a higher precedence than the column's ${c}, so every row's column is converted (${expression}) and the index cannot be sought${characterC && characterP ? ' (a SQL collation; a Windows collation would seek through a range: engine.collation)' : ''}`,
+    source: characterC && characterP ? '[SS-PREC][SS-COLL]' : '[SS-PREC]',
+  };
+}
+
 export const sqlserverHeap: StorageFormat = {
+  comparison: sqlserverComparison,
+  rowIdName: 'RID',
+  readCounters: (reads) => ({ forwarded_fetch_count: reads.forwardedHops }),
+  readRowBytes: 0,
+  lobStore: () => sqlserverLobStore(),
   pageAnatomy: (layout) => sqlserverPageAnatomy(layout),
   id: 'sqlserver-heap',
   title: 'SQL Server heap (forwarding stubs, PFS)',
   evidence: ['index_physical_stats'],
   defaultPageBytes: SQLSERVER_PAGE_BYTES,
   pageSizes: [SQLSERVER_PAGE_BYTES],
-  settings: ['page_size', 'encoding', 'multibyte_share', 'pfs_bands', 'move_back_home', 'row_versioning', 'compaction'],
+  settings: ['page_size', 'encoding', 'multibyte_share', 'pfs_bands', 'move_back_home', 'row_versioning', 'compaction', 'collation'],
   indexSettings: ['fillfactor'],
-  defaults: { ...COMMON_DEFAULTS, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off', compaction: 'on' },
+  defaults: { ...COMMON_DEFAULTS, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off', compaction: 'on', collation: 'sql' },
   encodingFor: withoutUtf16,
   createEngine: (layout, _resolved, spec, rowCapacity) =>
     layout.clusteredIndex

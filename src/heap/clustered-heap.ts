@@ -17,6 +17,7 @@ import { grown } from '../util/arrays.js';
 import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import type { HeapEventSink } from './events.js';
 import { bucketRows, frozenInspector, type PageInspector, type SlotDetail } from './inspect.js';
+import type { PageReads } from './page-reads.js';
 
 interface ClusteredHeapOptions {
   geometry: PageGeometry;
@@ -42,7 +43,7 @@ export class ClusteredHeap implements StorageEngine {
   private readonly options: ClusteredHeapOptions;
   private readonly maxRows: number;
   // rows: page (−1 = not live) and bytes
-  private rowPage: Int32Array;
+  private rowPageOf: Int32Array;
   private rowLen: Uint16Array;
   private rowHigh = 0;
   private liveCount = 0;
@@ -82,7 +83,7 @@ export class ClusteredHeap implements StorageEngine {
     this.geometry = options.geometry;
     this.maxRows = options.maxRowsPerPage > 0 ? Math.min(options.maxRowsPerPage, this.geometry.maxRowsPerPage) : this.geometry.maxRowsPerPage;
     const n = Math.max(16, options.rowCapacity);
-    this.rowPage = new Int32Array(n).fill(NONE);
+    this.rowPageOf = new Int32Array(n).fill(NONE);
     this.rowLen = new Uint16Array(n);
   }
 
@@ -140,7 +141,7 @@ export class ClusteredHeap implements StorageEngine {
     this.slots[p]!++;
     if (this.lo[p] === NONE || row < this.lo[p]!) this.lo[p] = row;
     if (row > this.hi[p]!) this.hi[p] = row;
-    this.rowPage[row] = p;
+    this.rowPageOf[row] = p;
     this.rowLen[row] = bytes;
   }
 
@@ -156,7 +157,7 @@ export class ClusteredHeap implements StorageEngine {
     const rows: number[] = [];
     let total = 0;
     for (let r = this.lo[p]!; r <= this.hi[p]!; r++) {
-      if (this.rowPage[r] === p) {
+      if (this.rowPageOf[r] === p) {
         rows.push(r);
         total += this.rowLen[r]!;
       }
@@ -186,10 +187,10 @@ export class ClusteredHeap implements StorageEngine {
       this.counters.rows_rejected++;
       return false;
     }
-    if (row >= this.rowPage.length) {
-      const old = this.rowPage.length;
-      this.rowPage = grown(this.rowPage, row + 1);
-      this.rowPage.fill(NONE, old);
+    if (row >= this.rowPageOf.length) {
+      const old = this.rowPageOf.length;
+      this.rowPageOf = grown(this.rowPageOf, row + 1);
+      this.rowPageOf.fill(NONE, old);
       this.rowLen = grown(this.rowLen, row + 1);
     }
     // Keys ascend: the row belongs at the end; a full last page gets a new page after it.
@@ -209,7 +210,7 @@ export class ClusteredHeap implements StorageEngine {
       return false;
     }
     this.counters.updates++;
-    let p = this.rowPage[row]!;
+    let p = this.rowPageOf[row]!;
     const from = p;
     const fromBytes = this.rowLen[row]!;
     const totalFree = this.free(p);
@@ -218,7 +219,7 @@ export class ClusteredHeap implements StorageEngine {
     // The page is split until the row's page has room for its growth (a row alone on a page always fits).
     while (delta > 0 && this.free(p) < delta && this.slots[p]! > 1) {
       this.split(p);
-      p = this.rowPage[row]!;
+      p = this.rowPageOf[row]!;
     }
     this.used[p]! += delta;
     this.rowLen[row] = phys;
@@ -231,11 +232,11 @@ export class ClusteredHeap implements StorageEngine {
   }
 
   delete(row: number): void {
-    const p = this.rowPage[row]!;
+    const p = this.rowPageOf[row]!;
     if (this.sink !== null) this.sink({ op: 'delete', row, page: p, home: -1, bytes: this.rowLen[row]! });
     this.used[p]! -= this.rowLen[row]!;
     this.slots[p]!--;
-    this.rowPage[row] = NONE;
+    this.rowPageOf[row] = NONE;
     this.liveCount--;
     this.counters.deletes++;
     if (this.slots[p] === 0 && this.allocated > 1) this.dropPage(p);
@@ -268,7 +269,7 @@ export class ClusteredHeap implements StorageEngine {
     let p = NONE;
     const sink = this.sink;
     for (let r = 0; r < this.rowHigh; r++) {
-      const from = this.rowPage[r]!;
+      const from = this.rowPageOf[r]!;
       if (from === NONE) continue;
       if (p === NONE || !this.fits(p, this.rowLen[r]!, this.options.buildReserveBytes)) p = this.newPage(p);
       this.place(p, r, this.rowLen[r]!);
@@ -285,8 +286,26 @@ export class ClusteredHeap implements StorageEngine {
 
   // ---- observation ------------------------------------------------------------------------------
 
+  /** A row read by its row id (or reached through the clustered index): the data page it is on. */
+  fetchRow(row: number, reads: PageReads, _viaIndex: boolean): void {
+    reads.dataPage(this.rowPageOf[row]!);
+  }
+
+  /** A scan of the table in key order: the data pages along their links. */
+  scanTable(reads: PageReads): void {
+    if (reads.cache === null) {
+      reads.dataPages += this.allocated - this.gapPages;
+      return;
+    }
+    for (let p = this.head; p !== NONE; p = this.next[p]!) reads.dataPage(p);
+  }
+
+  rowPage(row: number): number {
+    return this.rowPageOf[row]!;
+  }
+
   isLive(row: number): boolean {
-    return row < this.rowHigh && this.rowPage[row] !== NONE;
+    return row < this.rowHigh && this.rowPageOf[row] !== NONE;
   }
 
   liveRows(): number {
@@ -350,7 +369,7 @@ export class ClusteredHeap implements StorageEngine {
   inspect(only?: readonly number[]): PageInspector {
     const n = this.pageCount;
     const g = this.geometry;
-    const byPage = bucketRows(this.rowHigh, n, (r) => this.rowPage[r]!);
+    const byPage = bucketRows(this.rowHigh, n, (r) => this.rowPageOf[r]!);
     return frozenInspector(n, (p) => {
         const inTable = p >= 0 && p < n;
         const slots: SlotDetail[] = [];
@@ -374,7 +393,7 @@ export class ClusteredHeap implements StorageEngine {
   }
 
   memoryBytes(): number {
-    return this.rowPage.byteLength + this.rowLen.byteLength + 6 * this.used.byteLength + this.live.byteLength;
+    return this.rowPageOf.byteLength + this.rowLen.byteLength + 6 * this.used.byteLength + this.live.byteLength;
   }
 
   checkInvariants(): string[] {
@@ -384,7 +403,7 @@ export class ClusteredHeap implements StorageEngine {
     const slots = new Int32Array(n);
     let live = 0;
     for (let r = 0; r < this.rowHigh; r++) {
-      const p = this.rowPage[r]!;
+      const p = this.rowPageOf[r]!;
       if (p === NONE) continue;
       live++;
       if (!this.live[p]) bad.push(`row ${r} on a free page`);

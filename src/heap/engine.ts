@@ -5,6 +5,7 @@
 import type { EngineMetrics } from './metrics.js';
 import type { HeapEventSink } from './events.js';
 import type { PageInspector } from './inspect.js';
+import type { PageReads } from './page-reads.js';
 
 export type { EngineMetrics };
 
@@ -54,6 +55,16 @@ export interface StorageEngine {
   pageMap(): PageMapData;
   /** Every page as it is now (or only the pages named), for the drawings (one pass over the rows to build). */
   inspect(only?: readonly number[]): PageInspector;
+  /**
+   * Read a live row by its row id, as a row-id fetch or an index entry does: its home page, then the page
+   * it was forwarded or migrated to and any chained pieces. `viaIndex`: the row is reached through an
+   * index entry (PostgreSQL: entries of its dead versions are visited too, and the HOT chain followed).
+   */
+  fetchRow(row: number, reads: PageReads, viaIndex: boolean): void;
+  /** The page a live row's current version or body is on. */
+  rowPage(row: number): number;
+  /** A full table scan: every page in scan order, forwarded, migrated and chained rows as the DBMS reads them. */
+  scanTable(reads: PageReads): void;
   /** Emit what the engine does, step by step, to `sink` (null: nothing, the default). */
   setEvents(sink: HeapEventSink | null): void;
   /** Bytes of simulator memory held (typed arrays), for the benchmark. */

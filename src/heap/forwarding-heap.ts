@@ -13,6 +13,7 @@ import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } 
 import { FreeTree } from './free-tree.js';
 import type { HeapEventSink } from './events.js';
 import { bucketRows, frozenInspector, type PageDetail, type PageInspector, type SlotDetail } from './inspect.js';
+import type { PageReads } from './page-reads.js';
 
 export interface ForwardingHeapOptions {
   geometry: PageGeometry;
@@ -107,6 +108,9 @@ const USED = 0;
 const TOP = 1;
 const SLOTS = 2;
 const RESERVED = 3;
+/** Page names of chained pieces in the buffer cache: below the heap's, MAX_NAMED_PIECES a row. */
+const CHAIN_PAGE_BASE = -1;
+const MAX_NAMED_PIECES = 8;
 const PAGE_FREE = 0;
 const PAGE_ALLOCATED = 1;
 /** Pages per reorg transaction [R2][R3]. */
@@ -280,10 +284,9 @@ export class ForwardingHeap implements StorageEngine {
 
   private newPage(): number {
     const p = this.pageCount++;
-    if (p >= this.state.length) {
-      this.pageFields = grown(this.pageFields, (p + 1) * PAGE_STRIDE);
-      this.state = grown(this.state, p + 1);
-    }
+    // Each array checked on its own: they grow on schedules of their own lengths (src/util/arrays.ts).
+    if ((p + 1) * PAGE_STRIDE > this.pageFields.length) this.pageFields = grown(this.pageFields, (p + 1) * PAGE_STRIDE);
+    if (p >= this.state.length) this.state = grown(this.state, p + 1);
     this.state[p] = PAGE_ALLOCATED;
     this.allocatedPages++;
     this.counters.pages_allocated++;
@@ -760,6 +763,73 @@ export class ForwardingHeap implements StorageEngine {
     return order;
   }
 
+  // ---- reads ---------------------------------------------------------------------------------
+
+  /**
+   * A row fetched by its row id: the home page, then the forwarded or migrated row's page (one more read:
+   * ASE "must read the page at the original location and then read the page where the forwarded data is
+   * stored" [PT-FWD]; SQL Server's forwarded_fetch_count; Oracle's table fetch continued row), then one
+   * read a chained piece (Oracle).
+   */
+  fetchRow(row: number, reads: PageReads, _viaIndex: boolean): void {
+    const i = row * ROW_STRIDE;
+    const h = this.rows[i + HOME]!;
+    const c = this.rows[i + CUR]!;
+    reads.dataPage(h);
+    if (c !== h) {
+      reads.dataPage(c);
+      reads.forwardedHops++;
+    }
+    if (this.chain !== null) this.readChain(row, reads);
+  }
+
+  /** A chained row's pieces: one page visit each (they live on pages of their own, named apart from the heap's). */
+  private readChain(row: number, reads: PageReads): void {
+    const pieces = this.chain!.get(row);
+    for (let k = 0; k < pieces; k++) reads.dataPage(CHAIN_PAGE_BASE - (row * MAX_NAMED_PIECES + Math.min(k, MAX_NAMED_PIECES - 1)));
+    reads.chainedPieces += pieces;
+  }
+
+  /**
+   * A full scan: every allocated page in page order. Where the format's scans follow forwarding (SQL
+   * Server: "the pointer is followed immediately" and the forwarded row skipped where it lives [SS-SCAN];
+   * ASE: the scan's cost adds the forwarded rows' reads [PT-DOLSCAN], which rowsim takes as following at
+   * the stub), each forwarded row costs a read of its page at its stub; Oracle's full scans read a
+   * migrated row where it lives and skip its head piece [ORA-SCAN]. Chained pieces are read as the
+   * blocks they are on and once more from the head piece (table fetch continued row).
+   */
+  scanTable(reads: PageReads): void {
+    const follows = this.options.scanFollowsForwarding ?? true;
+    if (reads.cache === null) {
+      reads.dataPages += this.allocatedPages;
+      if (follows) {
+        reads.dataPages += this.forwardedCount;
+        reads.forwardedHops += this.forwardedCount;
+      }
+      if (this.chain !== null) {
+        reads.dataPages += 2 * this.chainPages;
+        reads.chainedPieces += this.chainPages;
+      }
+      return;
+    }
+    const forwarded = follows && this.forwardedCount > 0 ? bucketRows(this.rowHigh, this.pageCount, (r) => (this.isLive(r) && this.cur(r) !== this.home(r) ? this.home(r) : -1)) : null;
+    for (let p = 0; p < this.pageCount; p++) {
+      if (this.state[p] !== PAGE_ALLOCATED) continue;
+      reads.dataPage(p);
+      if (forwarded !== null) {
+        for (let k = forwarded.start[p]!; k < forwarded.start[p + 1]!; k++) {
+          reads.dataPage(this.cur(forwarded.rows[k]!));
+          reads.forwardedHops++;
+        }
+      }
+    }
+    if (this.chain !== null && this.chainPages > 0) {
+      // The chained pieces' own blocks, then each piece again from its head piece.
+      for (let r = 0; r < this.rowHigh; r++) if (this.isLive(r) && this.chain.get(r) > 0) this.readChain(r, reads);
+      for (let r = 0; r < this.rowHigh; r++) if (this.isLive(r) && this.chain.get(r) > 0) this.readChain(r, reads);
+    }
+  }
+
   // ---- observation ---------------------------------------------------------------------------
 
   prefetchRows(rows: Int32Array, count: number): number {
@@ -773,6 +843,10 @@ export class ForwardingHeap implements StorageEngine {
       if (p >= 0) sum += pg[p * PAGE_STRIDE]!;
     }
     return sum;
+  }
+
+  rowPage(row: number): number {
+    return this.cur(row);
   }
 
   isLive(row: number): boolean {

@@ -16,10 +16,13 @@ import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } 
 import { FreeTree } from './free-tree.js';
 import type { HeapEventSink } from './events.js';
 import { bucketRows, frozenInspector, type PageInspector, type SlotDetail } from './inspect.js';
+import type { PageReads } from './page-reads.js';
 
 interface PostgresHeapOptions {
   geometry: PageGeometry;
   fillfactor: number;
+  /** Keep what reads need per row (HOT chain lengths, index entries of dead versions): the workload has read phases. */
+  readState?: boolean;
   /** Indexes on the table: a non-HOT update adds one entry to each. */
   indexCount: number;
   rowCapacity: number;
@@ -64,7 +67,7 @@ const PG_REL_TRUNCATE_MINIMUM = 1000;
 const PG_REL_TRUNCATE_FRACTION = 16;
 
 // page fields
-const STRIDE = 12;
+const STRIDE = 13;
 const STORE = 0; // bytes of tuple storage
 const NLINE = 1; // line pointers
 const UNUSED = 2; // LP_UNUSED, reusable
@@ -77,15 +80,25 @@ const DEAD_COUNT = 8;
 const DEAD_FREE_LP = 9;
 const FLAGS = 10;
 const LIVE = 11; // live versions on the page
+const PRUNES = 12; // times the page was pruned (16 bits, wrapping): a row's HOT chain count is stale when its stamp differs
 const F_FULL = 1;
 const F_TOUCHED = 2;
 // row fields
 const ROW_STRIDE = 2;
 /** Bytes of row state the PostgreSQL heap keeps per row: [page, length | flags], two 32-bit fields. */
 export const POSTGRES_HEAP_ROW_BYTES = ROW_STRIDE * 4;
+/** Bytes a row of read state when the workload reads (HOT chain, its stamp, index entries of dead versions). */
+export const PG_READ_STATE_ROW_BYTES = 4;
 const LEN_MASK = 0xffff;
 /** Row flag: the current version is a heap-only tuple (reached through a HOT chain). */
 const F_HEAP_ONLY = 1 << 16;
+// read state, a 32-bit word a row when the workload reads: the HOT chain's length (8 bits, saturating),
+// the page's prune count when the chain was last counted (8 bits), and the index entries of the row's
+// dead versions that no VACUUM removed and no index scan killed yet (8 bits, saturating)
+const CHAIN_MASK = 0xff;
+const STAMP_SHIFT = 8;
+const DEAD_SHIFT = 16;
+const SATURATED = 0xff;
 
 export class PostgresHeap implements StorageEngine {
   private readonly geometry: PageGeometry;
@@ -117,6 +130,10 @@ export class PostgresHeap implements StorageEngine {
 
   /** Where the engine tells what it does (rowsim trace); null: nowhere. */
   private sink: HeapEventSink | null = null;
+  /** Per row, what reads need (see CHAIN_MASK …); null when the workload has no read phase. */
+  private readState: Int32Array | null;
+  /** The read phase's counters while a read runs (pruning on access is counted there). */
+  private reading: PageReads | null = null;
 
   /** True when the last update added an entry to every index (not HOT). */
   lastUpdateNewIndexEntries = false;
@@ -155,6 +172,7 @@ export class PostgresHeap implements StorageEngine {
     const n = Math.max(16, options.rowCapacity);
     this.rows = new Int32Array(n * ROW_STRIDE);
     for (let i = 0; i < this.rows.length; i += ROW_STRIDE) this.rows[i] = -1;
+    this.readState = options.readState ? new Int32Array(n) : null;
   }
 
   // ---- row fields --------------------------------------------------------------------------
@@ -302,6 +320,8 @@ export class PostgresHeap implements StorageEngine {
     this.pageFields[i + DEAD_COUNT] = 0;
     this.pageFields[i + DEAD_FREE_LP] = 0;
     this.pageFields[i + FLAGS]! &= ~F_FULL;
+    this.pageFields[i + PRUNES] = (this.pageFields[i + PRUNES]! + 1) & 0xffff;
+    if (this.reading !== null && by === 'access') this.reading.pagesPruned++;
     this.counters.prunes++;
     this.counters.pruned_tuples += dead;
   }
@@ -311,6 +331,7 @@ export class PostgresHeap implements StorageEngine {
     const old = this.rows.length;
     this.rows = grown(this.rows, (row + 1) * ROW_STRIDE);
     for (let i = old; i < this.rows.length; i += ROW_STRIDE) this.rows[i] = -1;
+    if (this.readState !== null) this.readState = grown(this.readState, row + 1);
   }
 
   // ---- operations ----------------------------------------------------------------------------
@@ -327,6 +348,7 @@ export class PostgresHeap implements StorageEngine {
     if (this.sink !== null) this.sink({ op: 'insert', row, page: p, bytes: phys, reserved: 0, newPage: this.pageCount > pagesBefore });
     this.rows[row * ROW_STRIDE] = p;
     this.rows[row * ROW_STRIDE + 1] = phys;
+    if (this.readState !== null) this.readState[row] = 0;
     if (row >= this.rowHigh) this.rowHigh = row + 1;
     this.liveCount++;
     this.counters.inserts++;
@@ -363,6 +385,7 @@ export class PostgresHeap implements StorageEngine {
     this.addTuple(q, phys);
     this.rows[ri] = q;
     this.rows[ri + 1] = phys | (hot ? F_HEAP_ONLY : 0);
+    if (this.readState !== null) this.noteUpdate(row, q, hot);
     if (hot) this.counters.hot_updates++;
     else {
       this.counters.index_entries_added += this.options.indexCount;
@@ -458,6 +481,8 @@ export class PostgresHeap implements StorageEngine {
     this.fsm.clear();
     for (let p = 0; p < this.pageCount; p++) this.fsm.set(p, this.fsmAvailCat(this.heapFree(p)));
     this.fsmVacuumed = true;
+    // The index entries of dead versions are gone (lazy_vacuum_all_indexes); pruning made every chain stale.
+    if (this.readState !== null) for (let r = 0; r < this.rowHigh; r++) this.readState[r]! &= ~(SATURATED << DEAD_SHIFT);
     this.fsmNext.fill(0);
     // VACUUM records every page in the FSM and pins the visibility map page of every page (both forks
     // are truncated with the heap).
@@ -493,9 +518,81 @@ export class PostgresHeap implements StorageEngine {
       }
     }
     this.targetBlock = -1;
+    // A new heap and new indexes: no chains, no entries of dead versions.
+    this.readState?.fill(0);
     this.counters.vacuum_full++;
     if (this.sink !== null) this.sink({ op: 'rewrite', kind: 'vacuum full', pages: this.pageCount });
     this.counters.exclusive_table_locks++;
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  /** A HOT update lengthens the row's chain (counted afresh if the page was pruned since); a non-HOT one starts a new chain and leaves an index entry on a dead version. */
+  private noteUpdate(row: number, page: number, hot: boolean): void {
+    const st = this.readState!;
+    const s = st[row]!;
+    const stamp = this.pageFields[page * STRIDE + PRUNES]! & 0xff;
+    let dead = (s >>> DEAD_SHIFT) & SATURATED;
+    let chain = 0;
+    if (hot) {
+      chain = ((s >>> STAMP_SHIFT) & 0xff) === stamp ? s & CHAIN_MASK : 0;
+      if (chain < SATURATED) chain++;
+    } else if (dead < SATURATED) dead++;
+    st[row] = chain | (stamp << STAMP_SHIFT) | (dead << DEAD_SHIFT);
+  }
+
+  /** Steps along the row's HOT chain to its visible version: the heap-only versions not yet pruned away. */
+  private chainHops(row: number, page: number): number {
+    if (!this.heapOnly(row)) return 0;
+    const s = this.readState![row]!;
+    return ((s >>> STAMP_SHIFT) & 0xff) === (this.pageFields[page * STRIDE + PRUNES]! & 0xff) ? s & CHAIN_MASK : 0;
+  }
+
+  /** A heap page a read pins: pruned first when PostgreSQL would (heap_page_prune_opt from heapgetpage, heapam_index_fetch_tuple) [pruneheap.c]. */
+  private readPage(p: number, reads: PageReads): void {
+    reads.dataPage(p);
+    this.reading = reads;
+    this.pruneOpt(p);
+    this.reading = null;
+  }
+
+  /**
+   * A row fetched through an index entry: first the entries of its dead versions that no VACUUM removed
+   * and no earlier index scan killed (each a heap visit that finds the chain dead, after which the scan
+   * marks the entry LP_DEAD and later scans skip it: kill_prior_tuple, _bt_killitems [nbtree]), then
+   * the live version through its HOT chain (heap_hot_search_buffer). The dead versions are counted on the
+   * row's current page: rowsim does not keep where each old version was. A row-id fetch (a TID scan)
+   * reads the version's page alone and prunes nothing.
+   */
+  fetchRow(row: number, reads: PageReads, viaIndex: boolean): void {
+    const p = this.page(row);
+    if (!viaIndex || this.readState === null) {
+      reads.dataPage(p);
+      reads.tuplesVisited++;
+      return;
+    }
+    const s = this.readState[row]!;
+    const dead = (s >>> DEAD_SHIFT) & SATURATED;
+    if (dead > 0) {
+      for (let k = 0; k < dead; k++) this.readPage(p, reads);
+      reads.deadVersions += dead;
+      reads.tuplesVisited += dead;
+      this.readState[row] = s & ~(SATURATED << DEAD_SHIFT);
+    }
+    this.readPage(p, reads);
+    const hops = this.chainHops(row, p);
+    reads.hotChainHops += hops;
+    reads.tuplesVisited += hops + 1;
+  }
+
+  /** A sequential scan: every page in order, pruned on access (heapgetpage), every version on it examined. */
+  scanTable(reads: PageReads): void {
+    const pg = this.pageFields;
+    for (let p = 0; p < this.pageCount; p++) {
+      this.readPage(p, reads);
+      const i = p * STRIDE;
+      reads.tuplesVisited += pg[i + LIVE]! + pg[i + PEND_COUNT]! + pg[i + DEAD_COUNT]!;
+    }
   }
 
   // ---- observation ---------------------------------------------------------------------------
@@ -511,6 +608,10 @@ export class PostgresHeap implements StorageEngine {
       if (p >= 0) sum += pg[p * STRIDE + DEAD_COUNT]!;
     }
     return sum;
+  }
+
+  rowPage(row: number): number {
+    return this.page(row);
   }
 
   isLive(row: number): boolean {
@@ -652,7 +753,7 @@ export class PostgresHeap implements StorageEngine {
   }
 
   memoryBytes(): number {
-    return this.rows.byteLength + this.pageFields.byteLength + this.fsm.byteLength;
+    return this.rows.byteLength + this.pageFields.byteLength + this.fsm.byteLength + (this.readState?.byteLength ?? 0);
   }
 
   checkInvariants(): string[] {

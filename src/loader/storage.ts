@@ -5,14 +5,14 @@
 import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
 import { DdlError, parseDdl } from '../table/ddl.js';
-import { parseType, SchemaError } from '../config/column-types.js';
+import { isLobType, parseType, SchemaError } from '../config/column-types.js';
 import { defaultEngineSpec, FORMAT_IDS, getFormat, availableFormats } from '../formats/registry.js';
 import type { StorageFormat } from '../formats/format.js';
 import { EngineSettingError } from '../layout/table-layout.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
-import { INDEX_SETTING_KEYS, type IndexInput, type FormatId, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, engineSettingsShape, tableSchema, type DistInput } from '../config/schema.js';
-import type { EngineSettings, ColumnDef, Dist, EngineSpec, IndexDef, Order, PhaseSpec, SetSpec, StorageSpec, TableDef, TableStorage, ValueSpec } from '../config/spec.js';
+import { INDEX_SETTING_KEYS, type IndexInput, type FormatId, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, cacheSchema, costsSchema, engineSettingsShape, tableSchema, type DistInput } from '../config/schema.js';
+import type { EngineSettings, ColumnDef, Dist, EngineSpec, IndexDef, Order, PhaseSpec, PredicateSpec, SetSpec, StorageSpec, TableDef, TableStorage, ValueSpec } from '../config/spec.js';
 import { Problems, zodCheck } from './problems.js';
 
 /** `engine:`: the format, one of the registry's, and its settings (docs/config.md). */
@@ -31,6 +31,23 @@ export function resolveStorage(obj: Record<string, unknown>, name: string, seed:
   const workload = resolveWorkload(obj.workload, table, baseDir, P);
   if (!workload) return undefined;
   const spec: StorageSpec = { name, seed, table, engine, workload };
+  const cache = obj.cache === undefined ? undefined : zodCheck(cacheSchema, obj.cache, ['cache'], P);
+  if (cache) spec.cache = { pages: cache.pages, policy: cache.policy ?? 'lru' };
+  const costs = obj.costs === undefined ? undefined : zodCheck(costsSchema, obj.costs, ['costs'], P);
+  if (costs) spec.costs = { logical_read_ns: costs.logical_read, physical_read_ns: costs.physical_read ?? costs.logical_read };
+  workload.forEach((ph, i) => {
+    if (ph.op === 'read_lob' && ph.store === 'table' && !format.lobStore) {
+      P.add(['workload', i, 'read_lob', 'store'], `expected store: derby, or a format whose LOB storage rowsim models (${availableFormats().filter((id) => getFormat(id).lobStore).join(', ')}), found ${format.id}, whose LOB storage is not modelled`);
+    }
+    if (ph.op === 'select' && ph.predicate) {
+      const column = table.columns.find((c) => c.name === ph.predicate!.column)!;
+      const rule = format.comparison(column, ph.predicate.parameter, engine);
+      if (rule.access === 'error') P.add(['workload', i, 'select', 'predicate', 'parameter'], `expected a parameter type the server can compare with ${column.name} (${column.type.sql}), found ${ph.predicate.parameterText}: ${rule.why}`);
+    }
+  });
+  if ((cache || costs) && !workload.some((ph) => ph.op === 'select' || ph.op === 'read_lob')) {
+    P.add([cache ? 'cache' : 'costs'], `expected ${cache ? 'cache' : 'costs'} only with a read phase (select or read_lob) in the workload, found none`, true);
+  }
   checkIndexSettings(format, table, Array.isArray((obj.table as { indexes?: unknown } | undefined)?.indexes) ? (obj.table as { indexes: unknown[] }).indexes.length : 0, P);
   try {
     const layout = format.layout(table, engine);
@@ -283,7 +300,69 @@ function resolveUpdate(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
   return { op: 'update', rows: v.rows, order: resolveOrder(v.order ?? 'random'), transaction: v.transaction ?? 'statement', set };
 }
 
+/** The index a select names (or the table's only index), checked against the table. */
+function selectIndex(name: string | undefined, path: KeyPath, ctx: PhaseContext): string | undefined {
+  const names = ctx.table.indexes.map((i) => i.name);
+  if (name === undefined) {
+    if (names.length === 1) return names[0];
+    ctx.P.add([...path, 'via'], names.length === 0 ? `expected a table with an index for via: index, found table ${ctx.table.name} with none (use via: scan or via: rowid)` : `expected index: the index to read through (one of ${names.join(', ')}), found none`);
+    return undefined;
+  }
+  const found = ctx.table.indexes.find((i) => i.name.toLowerCase() === name.toLowerCase());
+  if (found) return found.name;
+  const guess = nearest(name, names);
+  ctx.P.add([...path, 'index'], `expected an index of table ${ctx.table.name}${names.length ? ` (${names.join(', ')})` : ' (it has none)'}${guess ? `; did you mean "${guess}"?` : ''}, found "${name}"`, true);
+  return undefined;
+}
+
+function resolveSelect(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSpec | undefined {
+  const v = zodCheck(PHASE_SCHEMAS.select, body, path, ctx.P);
+  if (!v) return undefined;
+  let index: string | undefined;
+  if (v.via === 'index') index = selectIndex(v.index, path, ctx);
+  else if (v.index !== undefined) ctx.P.add([...path, 'index'], `expected index only with via: index, found it with via: ${v.via}`);
+  let predicate: PredicateSpec | undefined;
+  if (v.predicate) {
+    const where = [...path, 'predicate'];
+    if (v.via === 'rowid') ctx.P.add(where, 'expected no predicate with via: rowid (a row-id fetch compares no column), found one');
+    else if (ctx.checkColumn(v.predicate.column, [...where, 'column'])) {
+      try {
+        predicate = { column: ctx.table.columns.find((c) => c.name === v.predicate!.column)!.name, parameterText: v.predicate.parameter, parameter: parseType(v.predicate.parameter) };
+      } catch (err) {
+        if (err instanceof SchemaError) ctx.P.add([...where, 'parameter'], `expected the parameter's type: ${err.message}`);
+        else throw err;
+      }
+      if (predicate && index) {
+        const idx = ctx.table.indexes.find((i) => i.name === index)!;
+        if (idx.columns[0]!.toLowerCase() !== predicate.column.toLowerCase()) {
+          ctx.P.add([...where, 'column'], `expected the leading column of index ${idx.name} (${idx.columns[0]}), found ${predicate.column}: the predicate decides whether that index can be sought`);
+        }
+      }
+    }
+  }
+  if (v.via === 'index' && index === undefined) return undefined;
+  return { op: 'select', rows: v.rows, order: resolveOrder(v.order ?? 'random'), via: v.via, ...(index ? { index } : {}), ...(predicate ? { predicate } : {}), repeat: v.repeat ?? 1 };
+}
+
+function resolveReadLob(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSpec | undefined {
+  const v = zodCheck(PHASE_SCHEMAS.read_lob, body, path, ctx.P);
+  if (!v) return undefined;
+  if (!ctx.checkColumn(v.column, [...path, 'column'])) return undefined;
+  const col = ctx.table.columns.find((c) => c.name === v.column)!;
+  if (!isLobType(col.type)) {
+    ctx.P.add([...path, 'column'], `expected a large-object column (text, clob, blob, image, bytea, varbinary(max) …), found ${col.name} of type ${col.type.name}`);
+    return undefined;
+  }
+  if (v.chunk < 1) {
+    ctx.P.add([...path, 'chunk'], `expected a chunk of at least 1 byte, found ${v.chunk}`);
+    return undefined;
+  }
+  return { op: 'read_lob', rows: v.rows, order: resolveOrder(v.order ?? 'sequential'), column: col.name, chunk: v.chunk, reposition: v.reposition ?? 'keep', store: v.store ?? 'table' };
+}
+
 const PHASE_RESOLVERS: Record<PhaseKind, PhaseResolver> = {
+  select: resolveSelect,
+  read_lob: resolveReadLob,
   insert: resolveInsert,
   update: resolveUpdate,
   delete: (body, path, ctx) => {
@@ -302,7 +381,7 @@ const PHASE_RESOLVERS: Record<PhaseKind, PhaseResolver> = {
 
 export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, P: Problems): PhaseSpec[] | undefined {
   if (!Array.isArray(raw) || raw.length === 0) {
-    P.add(['workload'], `expected a list of phases (insert, update, delete, reorg), found ${describeFound(raw)}`);
+    P.add(['workload'], `expected a list of phases (${PHASE_KINDS.join(', ')}), found ${describeFound(raw)}`);
     return undefined;
   }
   const before = P.list.length;

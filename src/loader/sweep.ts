@@ -8,7 +8,7 @@ import { resolveStorage } from './storage.js';
 import { Problems } from './problems.js';
 
 /** Top-level keys under which a sweep may change values; `seed` itself may be swept too. */
-const SWEEPABLE_ROOTS = ['table', 'engine', 'workload', 'seed'] as const;
+const SWEEPABLE_ROOTS = ['table', 'engine', 'workload', 'cache', 'costs', 'seed'] as const;
 /** Path segments that would reach an object's prototype instead of a config key. */
 const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -31,7 +31,7 @@ export function checkSweep(obj: Record<string, unknown>, sweep: SweepValues, max
       P.add(at, `expected a key path of the config, found "${key}" (${path.find((seg) => typeof seg === 'string' && FORBIDDEN_SEGMENTS.has(seg))} is not a config key)`, true);
     } else if (!(SWEEPABLE_ROOTS as readonly (string | number)[]).includes(path[0]!)) {
       const guess = nearest(String(path[0]), SWEEPABLE_ROOTS);
-      P.add(at, `expected a key under ${SWEEPABLE_ROOTS.slice(0, 3).join(', ')}, or seed, found "${key}"${path[0] === 'name' || path[0] === 'contention' || path[0] === 'sweep' || path[0] === 'estimate' ? ` (${path[0]} cannot be swept${path[0] === 'contention' ? '; contention takes lists directly and has its own sweep: contention.sweep' : ''})` : guess ? `; did you mean "${guess}"?` : ''}`, true);
+      P.add(at, `expected a key under ${SWEEPABLE_ROOTS.slice(0, -1).join(', ')}, or seed, found "${key}"${path[0] === 'name' || path[0] === 'contention' || path[0] === 'sweep' || path[0] === 'estimate' ? ` (${path[0]} cannot be swept${path[0] === 'contention' ? '; contention takes lists directly and has its own sweep: contention.sweep' : ''})` : guess ? `; did you mean "${guess}"?` : ''}`, true);
     } else if (path[0] === 'seed') {
       if (path.length > 1) P.add(at, `expected seed, found "${key}"`, true);
       values.forEach((v, i) => {

@@ -1,6 +1,7 @@
 /**
  * Storage results: the results.json entries, summary.md sections, charts and the terminal table.
  */
+import type { ReadResult } from '../workload/reads.js';
 import { formatSize, slug } from '../util/units.js';
 import type { SweepPoint } from '../config/spec.js';
 import { getFormat } from '../formats/registry.js';
@@ -18,7 +19,7 @@ export interface StorageEntry {
   engine: StorageRunResult['engine'];
   notes: string[];
   row_bytes: StorageRunResult['row_bytes'];
-  phases: { op: string; label: string; rows_affected: number; metrics: EntryMetrics }[];
+  phases: { op: string; label: string; rows_affected: number; metrics: EntryMetrics; reads?: ReadResult }[];
   final: EntryMetrics;
 }
 
@@ -32,7 +33,7 @@ export function storageEntry(point: SweepPoint, r: StorageRunResult): StorageEnt
     engine: r.engine,
     notes: r.notes,
     row_bytes: r.row_bytes,
-    phases: r.phases.map((p) => ({ op: p.op, label: p.label, rows_affected: p.rows_affected, metrics: { ...p.metrics, index_pages: p.index_pages, allocation_pages: p.allocation_pages } })),
+    phases: r.phases.map((p) => ({ op: p.op, label: p.label, rows_affected: p.rows_affected, metrics: { ...p.metrics, index_pages: p.index_pages, allocation_pages: p.allocation_pages }, ...(p.reads ? { reads: p.reads } : {}) })),
     final: { ...r.final, index_pages: r.index_pages, allocation_pages: r.allocation_pages },
   };
 }

@@ -15,6 +15,8 @@ import { plannedInserts } from './runner.js';
 /** Page fields (16) + free-space search (8), doubled for array growth. */
 const PAGE_BYTES_BOUND = 48;
 const INDEX_TRACKER_ROW_BYTES = 4;
+/** A large-object value's whole length, kept when a read_lob phase reads the column. */
+const LOB_LENGTH_BYTES = 4;
 const ROW_STORE_BYTES_PER_VARYING_COLUMN = 2;
 
 /** Row ids are 32-bit signed integers in the engines' arrays. */
@@ -31,8 +33,14 @@ export function storageMemory(spec: StorageSpec): StorageMemory {
   const rows = plannedInserts(spec.workload);
   const format = getFormat(spec.engine.format);
   const layout = format.layout(spec.table, spec.engine);
+  const reads = spec.workload.some((ph) => ph.op === 'select');
+  const lobColumns = spec.workload.some((ph) => ph.op === 'read_lob') ? spec.table.columns.filter((c) => c.type.lob).length : 0;
   const perRow =
-    format.engineRowBytes + ROW_STORE_BYTES_PER_VARYING_COLUMN * layout.varying.length + (format.versionedIndexes ? INDEX_TRACKER_ROW_BYTES * spec.table.indexes.length : 0);
+    format.engineRowBytes +
+    ROW_STORE_BYTES_PER_VARYING_COLUMN * layout.varying.length +
+    (format.versionedIndexes ? INDEX_TRACKER_ROW_BYTES * spec.table.indexes.length : 0) +
+    (reads ? format.readRowBytes : 0) +
+    LOB_LENGTH_BYTES * lobColumns;
   // Pages at most: every row at its longest, one page per row at worst.
   const g = layout.geometry;
   const rowsPerPage = Math.max(1, Math.min(g.maxRowsPerPage, Math.floor(g.usableBytes / (Math.min(layout.maxRowBytes, g.usableBytes) + g.slotBytes))));

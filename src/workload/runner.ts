@@ -17,6 +17,10 @@ import { resolveCount, type Count } from '../util/units.js';
 import { lengthSource, type LengthSource } from './dist.js';
 import { RowPicker } from './select.js';
 import { reducePageMap, type PageMapCells } from './page-map.js';
+import { BufferCache } from '../heap/buffer-cache.js';
+import { PageReads } from '../heap/page-reads.js';
+import { readPlan, readResult, type ReadResult } from './reads.js';
+import { derbyLobStore, lobReadCost } from '../formats/lob.js';
 
 export interface PhaseResult {
   op: PhaseSpec['op'];
@@ -28,6 +32,8 @@ export interface PhaseResult {
   index_pages: IndexPages;
   /** Pages the format spends on allocation apart from data and index pages, by kind. */
   allocation_pages: AllocationPages;
+  /** A read phase's reads (select, read_lob). */
+  reads?: ReadResult;
 }
 
 export interface AllocationPages {
@@ -158,6 +164,9 @@ class OffRowTally {
   }
 }
 
+/** The longest large-object value rowsim keeps a length for: 2^31 − 1 bytes (SQL Server's and ASE's 2 GB limit; PostgreSQL's is 1 GB). */
+const LOB_MAX_BYTES = 0x7fffffff;
+
 /** Rows a phase generates, sizes and hands to the engine at a time (column by column within a batch). */
 const BATCH = 256;
 
@@ -216,6 +225,13 @@ class ColumnValues {
     return toBytes(this.col, units);
   }
 
+  /** Whole bytes of a large-object value of `units` characters or bytes (not capped by the row store): a read_lob phase reads them. */
+  lobBytes(units: number): number {
+    const col = this.col;
+    if (!this.source) return col.maxBytes;
+    return Math.min(col.character ? Math.round(units * col.bytesPerChar) : units, LOB_MAX_BYTES);
+  }
+
   /** Bytes a value of `old` stored bytes (NULL_LEN: NULL) takes after growing by `units`. */
   grownBytes(old: number, units: number): number {
     const col = this.col;
@@ -240,6 +256,7 @@ const enum SetMode {
 /** An update's change to one column whose stored length it can change, applied a row at a time. */
 class ColumnChange {
   readonly values: ColumnValues;
+  readonly column: ColumnLayout;
   private readonly mode: SetMode;
   private readonly at: number;
   private readonly notNullBytes: number;
@@ -248,13 +265,20 @@ class ColumnChange {
     const dist = set.kind === 'length' || set.kind === 'grow' ? set.dist : undefined;
     const nullShare = col.nullable && set.kind !== 'changed' ? (set.null ?? 0) : 0;
     this.values = new ColumnValues(col, dist ? lengthSource(dist) : null, nullShare, seed, phase, 'update');
+    this.column = col;
     this.mode = set.kind === 'null' ? SetMode.NullOnly : !col.variableType ? SetMode.Fixed : set.kind === 'grow' ? SetMode.Grow : SetMode.Length;
     this.at = col.varIndex;
     this.notNullBytes = col.variableType ? col.maxBytes : col.fixedBytes;
   }
 
+  /** Keep the whole lengths of this large-object column in `lob` (by row) as well. */
+  trackLob(lob: Uint32Array): void {
+    this.lob = lob;
+  }
+  private lob: Uint32Array | null = null;
+
   /** Change the row whose lengths start at lens[base], with the batch's i-th draw; returns the old length. */
-  apply(lens: Uint16Array, base: number, i: number): number {
+  apply(lens: Uint16Array, base: number, i: number, row = -1): number {
     const at = base + this.at;
     const old = lens[at]!;
     const u = this.values.units[i]!;
@@ -263,6 +287,14 @@ class ColumnChange {
     else if (this.mode === SetMode.Grow) lens[at] = this.values.grownBytes(old, u);
     else if (this.mode === SetMode.Fixed) lens[at] = this.notNullBytes;
     else if (old === NULL_LEN) lens[at] = this.notNullBytes;
+    const lob = this.lob;
+    if (lob !== null && row >= 0) {
+      if (lens[at] === NULL_LEN) lob[row] = 0;
+      else if (u < 0) lob[row] = 0;
+      else if (this.mode === SetMode.Length) lob[row] = this.values.lobBytes(u);
+      else if (this.mode === SetMode.Grow) lob[row] = Math.min(lob[row]! + this.values.lobBytes(u) - this.values.lobBytes(0), LOB_MAX_BYTES);
+      else if (old === NULL_LEN) lob[row] = this.notNullBytes;
+    }
     return old;
   }
 
@@ -280,6 +312,7 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
 interface PhaseOutcome {
   affected: number;
   label: string;
+  reads?: ReadResult;
 }
 
 /**
@@ -300,12 +333,16 @@ class WorkloadRun {
   private readonly trackVersions: boolean;
   /** Off-row records (SQL Server row overflow), when the format keeps any. */
   private readonly offRow: OffRowTally | null;
+  /** Whole lengths of large-object values (the row store keeps at most MAX_STORED_LEN): by varIndex, when a read_lob phase reads them. */
+  private readonly lobs: Map<number, Uint32Array> | null;
   private readonly maxCells: number;
   private readonly phases: PhaseResult[] = [];
   private readonly pageMaps: StorageRunResult['pageMaps'] = [];
   private nextRow = 0;
   /** What the touch before each batch read (kept so the reads are not optimised away). */
   private touched = 0;
+  /** The buffer cache of read phases (`cache:`), made at the first. */
+  private bufferCache: BufferCache | null = null;
 
   constructor(
     private readonly spec: StorageSpec,
@@ -326,6 +363,9 @@ class WorkloadRun {
     this.trackVersions = this.indexes !== null && this.format.versionedIndexes;
     const offRowStore = this.format.offRow?.(this.layout);
     this.offRow = offRowStore ? new OffRowTally(offRowStore, this.capacity) : null;
+    this.lobs = spec.workload.some((ph) => ph.op === 'read_lob')
+      ? new Map(this.layout.varying.filter((c) => spec.table.columns[c.index]!.type.lob).map((c) => [c.varIndex, new Uint32Array(Math.max(16, this.capacity))]))
+      : null;
     this.maxCells = options.pageMapMaxCells ?? 0;
   }
 
@@ -351,6 +391,10 @@ class WorkloadRun {
         return this.delete(phase, rng);
       case 'reorg':
         return this.reorg(phase.kind);
+      case 'select':
+        return this.select(phase, index);
+      case 'read_lob':
+        return this.readLob(phase, index);
     }
   }
 
@@ -404,6 +448,12 @@ class WorkloadRun {
           const u = units[i]!;
           lens[at] = u < 0 ? NULL_LEN : c.bytes(u);
         }
+        const lob = this.lobs?.get(v);
+        if (lob) {
+          if (lob.length < first + count) this.lobs!.set(v, grown(lob, first + count));
+          const whole = this.lobs!.get(v)!;
+          for (let i = 0; i < count; i++) whole[first + i] = units[i]! < 0 ? 0 : c.lobBytes(units[i]!);
+        }
       }
       // Row by row: sized by the format, placed by the engine.
       for (let i = 0; i < count; i++) {
@@ -434,6 +484,10 @@ class WorkloadRun {
     // Columns whose stored length a `set` can change (a fixed NOT NULL column keeps its size; `changed` keeps the length).
     const sized = setColumns.filter((col) => col.varying && phase.set[col.name]!.kind !== 'changed').map((col) => new ColumnChange(col, phase.set[col.name]!, this.spec.seed, index));
     const old = new Int32Array(Math.max(1, sized.length));
+    for (const ch of sized) {
+      const lob = this.lobs?.get(ch.column.varIndex);
+      if (lob) ch.trackLob(lob);
+    }
     const info = { indexedChanged: setColumns.some((col) => col.indexed) };
     const perRow = phase.transaction === 'row';
     const keyChanged = indexes ? indexes.keysChanged(new Set(setColumns.map((c) => c.index))) : null;
@@ -450,7 +504,7 @@ class WorkloadRun {
       for (let i = 0; i < count; i++) {
         const row = rows[i]!;
         const base = row * width;
-        for (let c = 0; c < sized.length; c++) old[c] = sized[c]!.apply(lens, base, i);
+        for (let c = 0; c < sized.length; c++) old[c] = sized[c]!.apply(lens, base, i, row);
         const logical = format.logicalBytes(layout, lens, base);
         obs?.beforeRow?.('update', row);
         if (engine.update(row, format.rowBytes(layout, lens, base, logical), logical, info)) {
@@ -493,8 +547,135 @@ class WorkloadRun {
     return { affected, label: `delete ${n} ${n === 1 ? 'row' : 'rows'} (${orderName(phase.order)})` };
   }
 
+  /**
+   * A read phase: its statements, each a row fetched through the phase's access path or a table scan,
+   * counted as the engine reads them (src/heap/page-reads.ts), through the run's buffer cache if it has one.
+   */
+  private select(phase: Extract<PhaseSpec, { op: 'select' }>, index: number): PhaseOutcome {
+    const { engine, indexes } = this;
+    const plan = readPlan(this.format, this.spec, phase);
+    const reads = new PageReads(this.cache());
+    const dataPages = engine.metrics().pages;
+    const indexNo = plan.path === 'index' && indexes ? indexes.indexOf(plan.index!) : -1;
+    if (indexNo >= 0) indexes!.prepareReads(dataPages);
+    const rows = new Int32Array(BATCH);
+    let returned = 0;
+    for (let rep = 0; rep < phase.repeat; rep++) {
+      // Each repetition runs the same statement on the same rows: the order's stream starts afresh.
+      const picker = this.picker(phase.rows, phase.order, Prng.derive(this.spec.seed, 'phase', index, phase.op));
+      if (plan.path === 'scan') {
+        engine.scanTable(reads);
+        reads.statements++;
+        reads.rows += picker.total;
+        returned += picker.total;
+        continue;
+      }
+      for (;;) {
+        const count = picker.next(rows);
+        if (count === 0) break;
+        for (let i = 0; i < count; i++) {
+          const row = rows[i]!;
+          if (indexNo >= 0) indexes!.readPath(indexNo, row, this.nextRow, engine.rowPage(row), dataPages, reads);
+          engine.fetchRow(row, reads, plan.path === 'index');
+        }
+        reads.statements += count;
+        reads.rows += count;
+        returned += count;
+      }
+    }
+    const n = resolveCount(phase.rows, engine.liveRows());
+    return { affected: returned, label: `select ${n} ${n === 1 ? 'row' : 'rows'} (${plan.short}${phase.repeat > 1 ? `, ${phase.repeat} times` : ''})`, reads: readResult(this.format, plan, reads, this.spec.costs) };
+  }
+
+  /**
+   * A read_lob phase: each chosen row's value of the column read in chunks (lobReadCost: keep reads on,
+   * restart reads from the first byte each time), through the LOB store of the format (or Derby's).
+   * With a buffer cache, every LOB page read goes through it, the values laid out in row order.
+   */
+  private readLob(phase: Extract<PhaseSpec, { op: 'read_lob' }>, index: number): PhaseOutcome {
+    const col = this.layout.columns.find((c) => c.name === phase.column)!;
+    const store = phase.store === 'derby' ? derbyLobStore() : this.format.lobStore!(this.layout, this.spec.engine);
+    const whole = this.lobs!.get(col.varIndex)!;
+    const reads = new PageReads(this.cache());
+    const values = this.engine.liveRows();
+    // With a cache: each value's first LOB page, the values laid out one after the other in row order.
+    let firstPage: Float64Array | null = null;
+    if (reads.cache !== null) {
+      firstPage = new Float64Array(this.nextRow + 1);
+      for (let r = 0; r < this.nextRow; r++) firstPage[r + 1] = firstPage[r]! + (this.engine.isLive(r) ? Math.ceil(whole[r]! / store.bytesPerPage) : 0);
+    }
+    const picker = this.picker(phase.rows, phase.order, Prng.derive(this.spec.seed, 'phase', index, phase.op));
+    const rows = new Int32Array(BATCH);
+    let valuesRead = 0;
+    let chunkReads = 0;
+    let bytes = 0;
+    let valueBytes = 0;
+    let lookups = 0;
+    for (;;) {
+      const count = picker.next(rows);
+      if (count === 0) break;
+      for (let i = 0; i < count; i++) {
+        const row = rows[i]!;
+        const s = whole[row]!;
+        const cost = lobReadCost(s, phase.chunk, phase.reposition, store, values);
+        reads.statements++;
+        reads.rows++;
+        if (cost.reads === 0) continue;
+        valuesRead++;
+        chunkReads += cost.reads;
+        bytes += cost.bytes;
+        valueBytes += s;
+        lookups += cost.lookups;
+        if (firstPage === null) {
+          reads.lobPages += cost.pages;
+          continue;
+        }
+        // Page by page through the cache: the lookup pages, then the prefix (restart) or the next chunk's pages (keep).
+        const base = firstPage[row]!;
+        const per = store.bytesPerPage;
+        const lookupEach = cost.lookups / cost.reads;
+        let done = 0;
+        for (let k = 0; k < cost.reads; k++) {
+          for (let l = 0; l < lookupEach; l++) reads.lobPage(-1 - l);
+          const end = Math.min((k + 1) * phase.chunk, s);
+          const from = phase.reposition === 'restart' ? 0 : done;
+          const lastPage = Math.ceil(end / per);
+          for (let pg = from; pg < lastPage; pg++) reads.lobPage(Math.min(0x7fffffff, base + pg));
+          done = lastPage;
+        }
+      }
+    }
+    const n = resolveCount(phase.rows, values);
+    const plan = { path: 'rowid' as const, short: `${phase.chunk.toLocaleString('en-US')}-byte chunks, ${phase.reposition}`, text: `each value of ${phase.column} read in chunks of ${phase.chunk.toLocaleString('en-US')} bytes from ${store.title}, ${phase.reposition === 'restart' ? 'every chunk read from the first byte again (the stream restarts)' : 'each chunk where the last ended'}` };
+    const result = readResult(this.format, plan, reads, this.spec.costs);
+    result.lob = {
+      column: phase.column,
+      store: store.title,
+      chunk: phase.chunk,
+      reposition: phase.reposition,
+      values_read: valuesRead,
+      value_bytes: valueBytes,
+      chunk_reads: chunkReads,
+      bytes_processed: bytes,
+      pages_processed: reads.lobPages,
+      lookup_pages: lookups,
+      assumed: store.assumed,
+      source: store.source,
+    };
+    return { affected: valuesRead, label: `read_lob ${n} ${n === 1 ? 'value' : 'values'} of ${phase.column} (${plan.short})`, reads: result };
+  }
+
+  /** The run's buffer cache, made at the first read phase (null without `cache:`). */
+  private cache(): BufferCache | null {
+    if (!this.spec.cache) return null;
+    this.bufferCache ??= new BufferCache(this.spec.cache.pages, this.spec.cache.policy);
+    return this.bufferCache;
+  }
+
   private reorg(kind: ReorgKind): PhaseOutcome {
     this.engine.reorg(kind);
+    // The pages after a reorganisation are not the pages the cache holds: it starts again.
+    this.bufferCache = null;
     this.obs?.reorg?.(kind);
     const indexes = this.indexes;
     if (indexes?.built) {
@@ -505,7 +686,7 @@ class WorkloadRun {
   }
 
   /** Indexes built on the loaded table, the phase's metrics, page maps, invariants. */
-  private afterPhase(phase: PhaseSpec, index: number, { affected, label }: PhaseOutcome): void {
+  private afterPhase(phase: PhaseSpec, index: number, { affected, label, reads }: PhaseOutcome): void {
     const { engine, indexes } = this;
     // Indexes are created on the loaded table: after the first phase that leaves rows.
     if (indexes && !indexes.built && engine.liveRows() > 0) {
@@ -517,7 +698,7 @@ class WorkloadRun {
     if (this.offRow) metrics.row_overflow_pages = this.offRow.store.pages(this.offRow.total);
     const index_pages = indexes ? indexes.pages(metrics.pages) : NO_INDEX_PAGES;
     const allocation_pages = allocationPages(this.format, this.layout, metrics, index_pages);
-    const phaseResult: PhaseResult = { op: phase.op, label, rows_affected: affected, metrics, index_pages, allocation_pages };
+    const phaseResult: PhaseResult = { op: phase.op, label, rows_affected: affected, metrics, index_pages, allocation_pages, ...(reads ? { reads } : {}) };
     this.phases.push(phaseResult);
     this.obs?.phaseEnd?.(index, phaseResult);
     const next = this.spec.workload[index + 1];

@@ -283,7 +283,7 @@ workload:
 `);
     const sent = send(smallintKey);
     expect(() => checkAudit(smallintKey.table, sent.cols, sent.audit, [0], false)).toThrow(
-      /unique index k_pk: its keys cannot all be distinct: id \(smallint\): 233 of its 33,000 values are beyond the distinct values their length or type has/,
+      /unique index k_pk: expected keys pg-check can make distinct, found id \(smallint\): 233 of its 33,000 values are beyond the distinct values their length or type has/,
     );
     const nullKeys = spec(`name: n
 table:
@@ -296,7 +296,7 @@ workload:
   - update: { rows: 10, set: { code: changed } }
 `);
     const n = send(nullKeys);
-    expect(() => checkAudit(nullKeys.table, n.cols, n.audit, [0], true)).toThrow(/must be distinct and not NULL in every row: code is NULL in \d+ rows/);
+    expect(() => checkAudit(nullKeys.table, n.cols, n.audit, [0], true)).toThrow(/expected a key distinct and not NULL in every row, found code is NULL in \d+ rows/);
     const notes = checkAudit(nullKeys.table, n.cols, n.audit, [0], false);
     expect(notes.join('\n')).toMatch(/of 10 updates set indexed columns without changing any of their values \(NULL stays NULL/);
   });

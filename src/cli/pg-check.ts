@@ -13,7 +13,7 @@ import { loadConfig } from '../loader/config.js';
 import { postgresHeap } from '../formats/postgres.js';
 import { engineForFormat } from '../formats/registry.js';
 import type { SweepPoint } from '../config/spec.js';
-import { PgCheckError, PgServerError, pgCheck, type Comparison, type PgCheckResult } from '../pgcheck/check.js';
+import { PgCheckError, PgServerError, pgCheck, planCheck, type Comparison, type PgCheckResult } from '../pgcheck/check.js';
 import { EXIT_EXTERNAL, EXIT_INPUT, EXIT_OK } from './exit-codes.js';
 import { closeClient, connect, isConnectionLost, PgConnectionError, pgTarget, type PgTarget } from '../pgcheck/connection.js';
 import { CheckGuard } from '../pgcheck/guard.js';
@@ -106,6 +106,16 @@ export async function pgCheckCommand(file: string, options: PgCheckCliOptions): 
   if (points.length === 0) {
     process.stderr.write(`${file}: expected a storage config (table, engine, workload), found none\n`);
     return EXIT_INPUT;
+  }
+  // What cannot be replayed faithfully is refused before connecting (the simulation runs again in the check).
+  for (const p of points) {
+    try {
+      planCheck(p.spec);
+    } catch (err) {
+      if (!(err instanceof PgCheckError)) throw err;
+      process.stderr.write(`${file}: ${points.length > 1 ? `${p.label}: ` : ''}${err.message}\n`);
+      return EXIT_INPUT;
+    }
   }
   let target: PgTarget;
   try {

@@ -96,9 +96,41 @@ function settingsOf(spec: StorageSpec): string {
   return `${postgresHeap.id}, page ${e.page_size / 1024}k, fillfactor ${e.fillfactor}, ${enc}`;
 }
 
-export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgCheckOptions = {}): Promise<PgCheckResult> {
+/** A storage point's replay, decided without a server: the recorded run, its values, how rows are found, the audit's notes. */
+interface CheckPlan {
+  cols: ColumnSql[];
+  ops: Op[];
+  totals: Float64Array;
+  rows: number;
+  minCaps: Float64Array;
+  locator: number[];
+  notes: string[];
+}
+
+/**
+ * Run the simulation of a storage point and audit the values the replay would send; a PgCheckError
+ * when it cannot be replayed faithfully (the CLI asks this of every point before it connects).
+ */
+export function planCheck(spec: StorageSpec): CheckPlan {
   if (spec.engine.format !== postgresHeap.id) throw new PgCheckError(`pg-check compares ${postgresHeap.id}, found ${spec.engine.format}`);
   const layout = pgLayout(spec.table, spec.engine);
+  const cols = columnsSql(spec.table, layout);
+  const ops = recordRun(spec, layout.varying.length);
+  const totals = numberValues(ops, cols.length);
+  const rows = 1 + ops.reduce((m, o) => (o.k === 'insert' && o.row > m ? o.row : m), -1);
+  const minCaps = ValueStream.minCapacities(cols, spec.seed, totals, ops);
+  const locatorIdx = spec.table.indexes[0];
+  const locator = locatorIdx ? locatorIdx.columns.map((c) => cols.findIndex((x) => x.name.toLowerCase() === c.toLowerCase())) : [];
+  const needLocator = ops.some((o) => o.k === 'update' || o.k === 'delete');
+  if (!locatorIdx && needLocator) {
+    throw new PgCheckError("pg-check finds rows to update or delete through the table's first index: add one under table.indexes");
+  }
+  const notes = checkAudit(spec.table, cols, auditValues(new ValueStream(cols, spec.seed, totals, rows, minCaps), ops), locator, needLocator);
+  return { cols, ops, totals, rows, minCaps, locator, notes };
+}
+
+export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgCheckOptions = {}): Promise<PgCheckResult> {
+  if (spec.engine.format !== postgresHeap.id) throw new PgCheckError(`pg-check compares ${postgresHeap.id}, found ${spec.engine.format}`);
   const notes: string[] = [];
   const setup: ReplayPlace = { where: 'reading the server settings' };
   const version = (await query(client, setup, 'SHOW server_version')).rows[0].server_version as string;
@@ -112,18 +144,8 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
   }
 
   // The simulated run as the engine accepted it, every value numbered and audited before anything is created.
-  const cols = columnsSql(spec.table, layout);
-  const ops = recordRun(spec, layout.varying.length);
-  const totals = numberValues(ops, cols.length);
-  const rows = 1 + ops.reduce((m, o) => (o.k === 'insert' && o.row > m ? o.row : m), -1);
-  const minCaps = ValueStream.minCapacities(cols, spec.seed, totals, ops);
-  const locatorIdx = spec.table.indexes[0];
-  const locator = locatorIdx ? locatorIdx.columns.map((c) => cols.findIndex((x) => x.name.toLowerCase() === c.toLowerCase())) : [];
-  const needLocator = ops.some((o) => o.k === 'update' || o.k === 'delete');
-  if (!locatorIdx && needLocator) {
-    throw new PgCheckError("pg-check finds rows to update or delete through the table's first index: add one under table.indexes");
-  }
-  notes.push(...checkAudit(spec.table, cols, auditValues(new ValueStream(cols, spec.seed, totals, rows, minCaps), ops), locator, needLocator));
+  const { cols, ops, totals, rows, minCaps, locator, notes: audited } = planCheck(spec);
+  notes.push(...audited);
   const stattuple = await findPgstattuple(client);
   if (!stattuple.usable) notes.push(stattuple.why);
 

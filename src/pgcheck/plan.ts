@@ -249,14 +249,14 @@ export function checkAudit(table: TableDef, cols: ColumnSql[], audit: ValueAudit
       const first = table.indexes[0]!;
       const reasons = locator.map((ci) => (audit.columns[ci]!.nulls > 0 ? `${cols[ci]!.name} is NULL in ${fmtCount(audit.columns[ci]!.nulls)} rows` : why(ci)));
       throw new PgCheckError(
-        `pg-check finds the rows it updates and deletes by the first index's key (${first.name}), which must be distinct and not NULL in every row: ${reasons.join('; ')}`,
+        `pg-check finds the rows it updates and deletes by the first index's key (${first.name}): expected a key distinct and not NULL in every row, found ${reasons.join('; ')}`,
       );
     }
   }
   for (const idx of table.indexes) {
     const cis = idx.columns.map(colIndex);
     if (cis.some((ci) => audit.columns[ci]!.wrapped === 0)) continue;
-    if (idx.unique) throw new PgCheckError(`unique index ${idx.name}: its keys cannot all be distinct: ${cis.map(why).join('; ')}`);
+    if (idx.unique) throw new PgCheckError(`unique index ${idx.name}: expected keys pg-check can make distinct, found ${cis.map(why).join('; ')}`);
     notes.push(`index ${idx.name}: keys repeat (${cis.map(why).join('; ')}); PostgreSQL deduplicates equal keys (13+), the model does not: its pages may come out below the prediction`);
   }
   if (audit.indexedUpdatesUnchanged > 0) {

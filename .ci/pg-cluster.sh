@@ -64,7 +64,18 @@ start() {
   local pw
   pw=$(add_password_role "$bin" "$dir" "$port") || { echo "pg-cluster: could not create the role $PW_ROLE (see above)" >&2; exit 1; }
   printf 'PW_ROLE=%s\nPW_PASSWORD=%s\n' "$PW_ROLE" "$pw" >>"$STATE"
+  add_pgstattuple "$bin" "$dir" "$port" || { echo "pg-cluster: could not create the extension pgstattuple (Debian's postgresql package ships it: see above)" >&2; exit 1; }
   print_urls "$port" "$pw"
+}
+
+# pg-check reads live and dead tuples and free space with pgstattuple (contrib): in template1, so that
+# every database the tests create has it, and in postgres.
+add_pgstattuple() {
+  local bin=$1 dir=$2 port=$3 db
+  for db in template1 postgres; do
+    as_pg "$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$dir" -p "$port" -U postgres -d "$db" \
+      -c "CREATE EXTENSION IF NOT EXISTS pgstattuple" >/dev/null || return 1
+  done
 }
 
 # The role that must authenticate with scram-sha-256 over TCP. Its pg_hba line goes before initdb's

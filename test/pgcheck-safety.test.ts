@@ -89,8 +89,8 @@ workload:
 `,
 );
 
-/** smallint keys repeat after 32,000 rows: CREATE UNIQUE INDEX fails mid-run, after the table is loaded. */
-const failsMidRun = config(
+/** smallint has 32,767 keys in order: 33,000 distinct ones cannot be made; refused before anything is created. */
+const tooManyKeys = config(
   'dupkey',
   `name: dupkey
 table:
@@ -100,6 +100,20 @@ table:
 engine: { format: postgres-heap }
 workload:
   - insert: { rows: 33000, values: { body: { length: 10 } } }
+`,
+);
+
+/** 3,000 random bytes do not fit a B-tree entry (at most 2,704 bytes): CREATE INDEX fails mid-run, after the load. */
+const failsMidRun = config(
+  'bigkey',
+  `name: bigkey
+table:
+  name: big_t
+  columns: [{ name: id, type: int }, { name: body, type: varchar(4000) }]
+  indexes: [{ name: big_pk, columns: [id], unique: true }, { name: big_body, columns: [body] }]
+engine: { format: postgres-heap }
+workload:
+  - insert: { rows: 300, values: { body: { length: 3000 } } }
 `,
 );
 
@@ -253,11 +267,23 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
       await expectUntouched();
     });
 
-    it('survive a run that fails mid-run (a duplicate key building the index), which drops its own schema', async () => {
+    it('survive a run refused before it starts (keys it cannot make distinct): exit 2, nothing created', async () => {
+      const r = start(['pg-check', tooManyKeys, '--url', url]);
+      const out = await r.done;
+      expect(out.code).toBe(2);
+      expect(out.stderr).toMatch(/dupkey\.yaml: unique index dup_pk: expected keys pg-check can make distinct, found id \(smallint\): 233 of its 33,000 values/);
+      expect(await schemasOf(r.child.pid!)).toEqual([]);
+      await expectUntouched();
+    });
+
+    it('survive a run the server stops mid-run (an index entry too large): one line naming the phase and the error, exit 2, its schema dropped', async () => {
       const r = start(['pg-check', failsMidRun, '--url', url]);
       const out = await r.done;
-      expect(out.code).not.toBe(0);
-      expect(out.stderr).toMatch(/could not create unique index "dup_pk"/);
+      expect(out.code).toBe(2);
+      expect(out.stderr).not.toMatch(STACK);
+      const lines = out.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^rowsim pg-check: phase 1 \(insert 300 rows\), its CREATE INDEX big_body: the server said: index row size \d+ exceeds btree version 4 maximum 2704 for index "big_body" .*\[SQLSTATE 54000\]$/);
       expect(await schemasOf(r.child.pid!)).toEqual([]);
       await expectUntouched();
     });
@@ -269,9 +295,17 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
       expect(out.stderr).toBe('');
       expect(out.code).toBe(0);
     }
-    const ra = JSON.parse(a.stdout).results;
-    expect(ra[0].comparisons.length).toBeGreaterThan(0);
-    expect(JSON.parse(b.stdout).results).toEqual(ra);
+    const [ra, rb] = [a, b].map((out) => JSON.parse(out.stdout).results[0] as { notes: string[]; comparisons: { phase: number; metric: string; observed: number | null }[] });
+    expect(ra!.comparisons.length).toBeGreaterThan(0);
+    // Pages and update counts of this workload do not depend on the other run. What VACUUM removes does:
+    // a run that met the other's snapshot says so.
+    const fixed = (r: typeof ra) => r!.comparisons.filter((c) => !['dead_tuples', 'free_bytes', 'vm_pages'].includes(c.metric));
+    expect(fixed(rb)).toEqual(fixed(ra));
+    for (const r of [ra!, rb!]) {
+      const other = r === ra ? rb! : ra!;
+      const differs = r.comparisons.some((c, i) => c.observed !== other.comparisons[i]!.observed);
+      if (differs) expect([...r.notes, ...other.notes].join('\n')).toMatch(/another session of this database held a snapshot/);
+    }
   });
 
   for (const [signal, code] of [
@@ -289,6 +323,51 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
       expect(await schemaExists(schema.name)).toBe(false);
     });
   }
+
+  it('a statement timeout mid-run (another session locks the table): one line naming the phase, the statement and the error, exit 2, its schema dropped', async () => {
+    // statement_timeout from the URL (options=-c statement_timeout=…), as a DBA may set it.
+    const r = start(['pg-check', slow, '--url', `${url}?options=${encodeURIComponent('-c statement_timeout=1000')}`]);
+    const schema = await waitForSchema(r);
+    // The table follows its schema by a statement or two.
+    for (let i = 0; i < 200 && (await client.query('SELECT to_regclass($1) AS t', [`"${schema.name}".slow_t`])).rows[0].t === null; i++) await sleep(25);
+    const locker = await connected(url);
+    try {
+      // Waits for the load's transaction, then holds the table past the run's timeout; the run's drop waits for it.
+      await locker.query('BEGIN');
+      await locker.query(`LOCK TABLE "${schema.name}".slow_t IN ACCESS EXCLUSIVE MODE`);
+      await sleep(2500);
+      await locker.query('COMMIT');
+    } finally {
+      await locker.end();
+    }
+    const out = await r.done;
+    expect(out.code).toBe(2);
+    expect(out.stderr).not.toMatch(STACK);
+    const lines = out.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    // Where it waited depends on when the lock was granted: an INSERT of the load, the CREATE INDEX, reading the figures or an UPDATE.
+    expect(lines[0]).toMatch(
+      /^rowsim pg-check: phase [12] \((insert 20000 rows|update 20000 rows \(random, body\))\), (rows \d+–\d+ \(one INSERT of 200 rows\)|its CREATE INDEX slow_pk|reading the server figures|row \d+ \(its UPDATE\)): the server said: canceling statement due to statement timeout \[SQLSTATE 57014\]$/,
+    );
+    expect(await schemaExists(schema.name)).toBe(false);
+  });
+
+  it('permission denied (a role that may not create a schema): one line, exit 2, nothing created', async () => {
+    const role = `rowsim_nocreate_${process.pid}`;
+    await admin.query(`DROP ROLE IF EXISTS ${role}`);
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    try {
+      const u = new globalThis.URL(url);
+      u.username = role;
+      u.password = '';
+      const out = await run(['pg-check', small, '--url', u.href]);
+      expect(out.code).toBe(2);
+      expect(out.stderr).not.toMatch(STACK);
+      expect(out.stderr).toMatch(new RegExp(`^rowsim pg-check: creating the scratch schema: the server said: permission denied for database ${DB} \\[SQLSTATE 42501\\]\n$`));
+    } finally {
+      await admin.query(`DROP ROLE IF EXISTS ${role}`);
+    }
+  });
 
   it('its backend terminated mid-run: one line, exit 2, no stack trace, the schema dropped over a new connection', async () => {
     const r = start(['pg-check', slow, '--url', url]);

@@ -6,3 +6,8 @@ export const EXIT_INTERNAL = 1;
 export const EXIT_INPUT = 2;
 /** `rowsim estimate` ran and recommends nothing: no setting meets the target, or the evidence cannot be reproduced. */
 export const EXIT_NOT_APPLICABLE = 3;
+/**
+ * A failure outside rowsim, to be fixed there: `rowsim pg-check`'s server refused a statement, or the
+ * connection could not be made or was lost. The status of bad input: the check did not happen.
+ */
+export const EXIT_EXTERNAL = 2;

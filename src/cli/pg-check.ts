@@ -1,8 +1,10 @@
 /**
  * `rowsim pg-check config.yaml --url postgres://…`: the config's table and workload on a live
- * PostgreSQL, prediction beside observation (src/pgcheck/check.ts). Exit status 2 for a bad config, a
- * connection that cannot be made or is lost, 130 / 143 when stopped by SIGINT / SIGTERM; what it
- * created on the server is dropped in every case it can be (src/pgcheck/guard.ts).
+ * PostgreSQL, prediction beside observation (src/pgcheck/check.ts), one section per storage point
+ * (every postgres-heap point of a sweep, every document of a multi-document file). Exit status 2 for a
+ * bad config, a statement the server refuses (one line: the point, the phase, the row, the server's
+ * error), a connection that cannot be made or is lost, 130 / 143 when stopped by SIGINT / SIGTERM; what
+ * it created on the server is dropped in every case it can be (src/pgcheck/guard.ts).
  */
 import type pg from 'pg';
 import { InputError } from '../config/errors.js';
@@ -11,7 +13,8 @@ import { loadConfig } from '../loader/config.js';
 import { postgresHeap } from '../formats/postgres.js';
 import { engineForFormat } from '../formats/registry.js';
 import type { SweepPoint } from '../config/spec.js';
-import { PgCheckError, pgCheck, type PgCheckResult } from '../pgcheck/check.js';
+import { PgCheckError, PgServerError, pgCheck, planCheck, type Comparison, type PgCheckResult } from '../pgcheck/check.js';
+import { EXIT_EXTERNAL, EXIT_INPUT, EXIT_OK } from './exit-codes.js';
 import { closeClient, connect, isConnectionLost, PgConnectionError, pgTarget, type PgTarget } from '../pgcheck/connection.js';
 import { CheckGuard } from '../pgcheck/guard.js';
 import { fmt, textTable } from '../report/tables.js';
@@ -34,19 +37,43 @@ function pgPoints(points: SweepPoint[]): { points: SweepPoint[]; note?: string }
   };
 }
 
+const signed = (n: number, text: string) => `${n > 0 ? '+' : ''}${text}`;
+
+/** One line on a point's figures: how many were compared, how many exactly, the largest relative error. */
+function pointSummary(cs: Comparison[]): string {
+  const compared = cs.filter((c) => c.diff !== null);
+  const exact = compared.filter((c) => c.diff === 0).length;
+  const worst = compared.filter((c) => c.diff_pct !== null && c.diff !== 0).sort((a, b) => Math.abs(b.diff_pct!) - Math.abs(a.diff_pct!))[0];
+  const notModelled = cs.filter((c) => c.predicted === null).length;
+  const missing = cs.filter((c) => c.predicted !== null && c.observed === null).length;
+  const parts = [`${compared.length} figures compared, ${exact} exact`];
+  if (worst) parts.push(`largest error ${signed(worst.diff_pct!, worst.diff_pct!.toFixed(2))}% (${worst.metric} after phase ${worst.phase + 1})`);
+  if (notModelled > 0) parts.push(`${notModelled} observed but not modelled`);
+  if (missing > 0) parts.push(`${missing} not observed (n/a)`);
+  return parts.join('; ');
+}
+
 function pgCheckText(results: PgCheckResult[]): string {
   const out: string[] = [];
-  for (const r of results) {
-    out.push(`${r.label} (PostgreSQL ${r.server_version})`);
+  results.forEach((r, i) => {
+    out.push(`== ${results.length > 1 ? `${i + 1}/${results.length} ` : ''}${r.label}: table ${r.table}, ${r.settings} (PostgreSQL ${r.server_version})`);
     out.push(
       textTable(
-        ['phase', 'metric', 'predicted', 'observed', 'diff %'],
-        r.comparisons.map((c) => [`${c.phase + 1}. ${c.label}`, c.metric, fmt(c.predicted), c.observed === null ? 'n/a' : fmt(c.observed), c.diff_pct === null ? '' : `${c.diff_pct > 0 ? '+' : ''}${c.diff_pct.toFixed(2)}`]),
+        ['phase', 'metric', 'predicted', 'observed', 'error', 'error %'],
+        r.comparisons.map((c) => [
+          `${c.phase + 1}. ${c.label}`,
+          c.metric,
+          c.predicted === null ? 'not modelled' : fmt(c.predicted),
+          c.observed === null ? 'n/a' : fmt(c.observed),
+          c.diff === null ? '' : signed(c.diff, fmt(c.diff)),
+          c.diff_pct === null ? '' : signed(c.diff_pct, c.diff_pct.toFixed(2)),
+        ]),
       ),
     );
+    out.push(pointSummary(r.comparisons));
     for (const n of r.notes) out.push(`note: ${n}`);
     out.push('');
-  }
+  });
   return out.join('\n');
 }
 
@@ -54,7 +81,7 @@ export async function pgCheckCommand(file: string, options: PgCheckCliOptions): 
   const url = options.url ?? process.env.ROWSIM_PG_URL;
   if (!url) {
     process.stderr.write('rowsim pg-check: expected --url postgres://user@host:port/db (or ROWSIM_PG_URL), found neither\n');
-    return 2;
+    return EXIT_INPUT;
   }
   let points: SweepPoint[];
   let note: string | undefined;
@@ -72,13 +99,23 @@ export async function pgCheckCommand(file: string, options: PgCheckCliOptions): 
   } catch (err) {
     if (err instanceof InputError) {
       process.stderr.write(`${err.message}\n`);
-      return 2;
+      return EXIT_INPUT;
     }
     throw err;
   }
   if (points.length === 0) {
     process.stderr.write(`${file}: expected a storage config (table, engine, workload), found none\n`);
-    return 2;
+    return EXIT_INPUT;
+  }
+  // What cannot be replayed faithfully is refused before connecting (the simulation runs again in the check).
+  for (const p of points) {
+    try {
+      planCheck(p.spec);
+    } catch (err) {
+      if (!(err instanceof PgCheckError)) throw err;
+      process.stderr.write(`${file}: ${points.length > 1 ? `${p.label}: ` : ''}${err.message}\n`);
+      return EXIT_INPUT;
+    }
   }
   let target: PgTarget;
   try {
@@ -86,7 +123,7 @@ export async function pgCheckCommand(file: string, options: PgCheckCliOptions): 
   } catch (err) {
     if (err instanceof PgConnectionError) {
       process.stderr.write(`rowsim pg-check: ${err.message}\n`);
-      return 2;
+      return EXIT_EXTERNAL;
     }
     throw err;
   }
@@ -97,21 +134,29 @@ export async function pgCheckCommand(file: string, options: PgCheckCliOptions): 
     if (!results) return await guard.stopped!;
     if (options.json) process.stdout.write(`${JSON.stringify({ config: file, results }, null, 2)}\n`);
     else process.stdout.write(`${pgCheckText(results)}\n`);
-    return 0;
+    return EXIT_OK;
   } catch (err) {
     if (guard.stopped) return await guard.stopped;
-    if (err instanceof PgCheckError || err instanceof PgConnectionError) {
-      process.stderr.write(`rowsim pg-check: ${err.message}\n`);
-      return 2;
+    const at = err instanceof PointFailure && err.label ? `${err.label}: ` : '';
+    const cause = err instanceof PointFailure ? err.cause : err;
+    if (cause instanceof PgConnectionError) {
+      process.stderr.write(`rowsim pg-check: ${at}${cause.message}\n`);
+      return EXIT_EXTERNAL;
     }
-    if (isConnectionLost(err)) {
-      const line = await guard.lost(err);
+    if (isConnectionLost(cause)) {
+      const line = await guard.lost(cause);
       // A signal during the reconnect: its own cleanup has the last word.
       if (guard.stopped) return await guard.stopped;
-      process.stderr.write(`rowsim pg-check: ${line}\n`);
-      return 2;
+      process.stderr.write(`rowsim pg-check: ${at}${line}\n`);
+      return EXIT_EXTERNAL;
     }
-    throw redacted(err, target);
+    if (cause instanceof PgCheckError || cause instanceof PgServerError) {
+      // The check dropped its schema unless the drop failed too: then it says what is left.
+      const left = guard.schema ? `; ${guard.leftBehind()}` : '';
+      process.stderr.write(`rowsim pg-check: ${at}${target.redact(cause.message)}${left}\n`);
+      return cause instanceof PgCheckError ? EXIT_INPUT : EXIT_EXTERNAL;
+    }
+    throw redacted(cause, target);
   } finally {
     if (guard.client) await closeClient(guard.client);
     guard.unlisten();
@@ -127,11 +172,27 @@ async function checkAll(guard: CheckGuard, target: PgTarget, points: SweepPoint[
   for (const p of points) {
     // A signal's cleanup runs between statements: stop before starting anything new.
     if (guard.stopped) return undefined;
-    const r = await pgCheck(client, p.spec, { label: p.label, backendPid: guard.backendPid, onSchema: (s) => (guard.schema = s) });
+    let r: PgCheckResult;
+    try {
+      r = await pgCheck(client, p.spec, { label: p.label, backendPid: guard.backendPid, onSchema: (s) => (guard.schema = s) });
+    } catch (err) {
+      // With several points the message names the one that failed.
+      throw new PointFailure(points.length > 1 ? p.label : '', err);
+    }
     if (note) r.notes.unshift(note);
     results.push(r);
   }
   return guard.stopped ? undefined : results;
+}
+
+/** A point's check failed: the error, and the point to name in its message. */
+class PointFailure extends Error {
+  constructor(
+    readonly label: string,
+    override readonly cause: unknown,
+  ) {
+    super(`${label}: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
 }
 
 /** An unexpected error, rethrown with the password masked in its message and stack. */

@@ -1,63 +1,70 @@
 /**
  * pg-check: run a config's table and workload on a live PostgreSQL and put the simulator's prediction
  * beside what the server stores. The simulation runs first with an observer that records every
- * operation the engine accepted (runner.ts, one code path for both); the same rows, changes and
- * transaction boundaries are then replayed as SQL:
- *   - CREATE TABLE … WITH (fillfactor, autovacuum off); indexes created after the first phase that
- *     leaves rows (as the simulator builds them: CREATE INDEX on the loaded table);
+ * operation the engine accepted (runner.ts, one code path for both); plan.ts numbers the values and
+ * refuses what cannot be replayed faithfully; the same rows, changes and transaction boundaries are then
+ * replayed as SQL:
+ *   - CREATE TABLE … WITH (fillfactor, autovacuum off), character columns COLLATE "C" (keys sort as
+ *     they are made); indexes created after the first phase that leaves rows (as the simulator builds
+ *     them: CREATE INDEX on the loaded table);
  *   - inserts as multi-row INSERTs in one transaction per phase; updates and deletes one statement per
  *     row through the first index (index scans forced, so pages are pruned on access as an application
- *     finding rows by key would), in one transaction per phase or per row as the phase says;
+ *     finding rows by key would), in one transaction per phase or per row as the phase says; every
+ *     UPDATE and DELETE must find exactly its one row;
  *   - vacuum → VACUUM (INDEX_CLEANUP ON); rebuild → VACUUM FULL.
- * After each phase: pg_relation_size of the heap and of each index, n_tup_upd, n_tup_hot_upd and (16+)
- * n_tup_newpage_upd from pg_stat_user_tables after pg_stat_force_next_flush().
- * Everything lives in a scratch schema of its own (scratch.ts), dropped when the check ends, failed or not.
+ * After each phase (observe.ts): the heap's, its forks', each index's and the TOAST relation's pages,
+ * n_tup_upd, n_tup_hot_upd, n_tup_newpage_upd (16+; before 16 counted from the rows' ctid blocks),
+ * and pgstattuple's live and dead tuples and free space where the extension is installed.
+ * Everything lives in a scratch schema of its own (scratch.ts), dropped when the check ends, failed or
+ * not. A statement the server refuses ends the check with a PgServerError naming the phase and the row.
  */
 import type pg from 'pg';
 import type { PhaseSpec, StorageSpec } from '../config/spec.js';
 import { pgLayout, postgresHeap } from '../formats/postgres.js';
-import type { ColumnLayout } from '../layout/table-layout.js';
-import type { ReorgKind } from '../heap/engine.js';
 import { metric } from '../heap/metrics.js';
-import { runStorage, type PhaseResult } from '../workload/runner.js';
+import { PgCheckError, PgServerError, type ReplayPlace } from './errors.js';
+import { findPgstattuple, observe, otherSnapshots, type Observation, type Pgstattuple } from './observe.js';
+import { auditValues, checkAudit, numberValues, recordRun, ValueStream, type Op } from './plan.js';
 import { DEFAULT_SCHEMA_PREFIX, ScratchSchema } from './scratch.js';
-import { columnsSql, quoteIdent, valueFor, type ColumnSql, type SqlValue } from './values.js';
+import { columnDdlType, columnsSql, quoteIdent, type ColumnSql, type SqlValue } from './values.js';
+
+export { PgCheckError, PgServerError };
 
 export interface Comparison {
   phase: number;
   label: string;
   metric: string;
-  predicted: number;
+  /** null: the model does not predict it ("not modelled"). */
+  predicted: number | null;
+  /** null: not observed (the server cannot say: a PostgreSQL version without the column, no pgstattuple). */
   observed: number | null;
-  /** (observed − predicted) / observed × 100, rounded to 0.01; null when not observed. */
+  /** observed − predicted; null when either is missing. */
+  diff: number | null;
+  /** (observed − predicted) / observed × 100, rounded to 0.01; null when either is missing or observed is 0. */
   diff_pct: number | null;
 }
 
 export interface PgCheckResult {
   label: string;
+  /** The table of this storage point and its settings, as checked. */
+  table: string;
+  settings: string;
   server_version: string;
   notes: string[];
   comparisons: Comparison[];
 }
 
-type Op =
-  | { k: 'phase'; index: number; phase: PhaseSpec }
-  | { k: 'insert'; row: number; lens: Uint16Array }
-  | { k: 'update'; row: number; cols: readonly ColumnLayout[]; lens: Uint16Array }
-  | { k: 'delete'; row: number }
-  | { k: 'commit' }
-  | { k: 'reorg'; kind: ReorgKind }
-  | { k: 'end'; index: number; result: PhaseResult };
-
-export class PgCheckError extends Error {}
-
-/** Rows per multi-row INSERT statement. */
+/** Rows per multi-row INSERT statement (fewer for wide tables: at most 65,535 parameters a statement). */
 const INSERT_BATCH_ROWS = 200;
+const MAX_PARAMS = 65_535;
+/** Server encodings that store UTF-8 bytes as sent. */
+const UTF8_BYTES_ENCODINGS = new Set(['UTF8', 'SQL_ASCII']);
 
-function diffPct(predicted: number, observed: number | null): number | null {
-  if (observed === null) return null;
-  if (observed === 0) return predicted === 0 ? 0 : null;
-  return Math.round(((observed - predicted) / observed) * 10000) / 100;
+function diffs(predicted: number | null, observed: number | null): { diff: number | null; diff_pct: number | null } {
+  if (predicted === null || observed === null) return { diff: null, diff_pct: null };
+  const diff = observed - predicted;
+  if (observed === 0) return { diff, diff_pct: predicted === 0 ? 0 : null };
+  return { diff, diff_pct: Math.round((diff / observed) * 10000) / 100 };
 }
 
 interface PgCheckOptions {
@@ -74,50 +81,89 @@ interface PgCheckOptions {
   onSchema?: (schema: ScratchSchema | undefined) => void;
 }
 
-export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgCheckOptions = {}): Promise<PgCheckResult> {
+/** The server's answer to a statement sent at `place`, or a PgServerError naming that place. */
+async function query(client: pg.Client, place: ReplayPlace, text: string, params?: unknown[]): Promise<pg.QueryResult> {
+  try {
+    return await client.query(text, params);
+  } catch (err) {
+    throw PgServerError.from(err, place) ?? err;
+  }
+}
+
+function settingsOf(spec: StorageSpec): string {
+  const e = spec.engine;
+  const enc = e.encoding === 'utf8' ? `utf8 (${Math.round(e.multibyte_share * 100)}% 2-byte characters)` : e.encoding;
+  return `${postgresHeap.id}, page ${e.page_size / 1024}k, fillfactor ${e.fillfactor}, ${enc}`;
+}
+
+/** A storage point's replay, decided without a server: the recorded run, its values, how rows are found, the audit's notes. */
+interface CheckPlan {
+  cols: ColumnSql[];
+  ops: Op[];
+  totals: Float64Array;
+  rows: number;
+  minCaps: Float64Array;
+  locator: number[];
+  notes: string[];
+}
+
+/**
+ * Run the simulation of a storage point and audit the values the replay would send; a PgCheckError
+ * when it cannot be replayed faithfully (the CLI asks this of every point before it connects).
+ */
+export function planCheck(spec: StorageSpec): CheckPlan {
   if (spec.engine.format !== postgresHeap.id) throw new PgCheckError(`pg-check compares ${postgresHeap.id}, found ${spec.engine.format}`);
   const layout = pgLayout(spec.table, spec.engine);
-  const width = layout.varying.length;
+  const cols = columnsSql(spec.table, layout);
+  const ops = recordRun(spec, layout.varying.length);
+  const totals = numberValues(ops, cols.length);
+  const rows = 1 + ops.reduce((m, o) => (o.k === 'insert' && o.row > m ? o.row : m), -1);
+  const minCaps = ValueStream.minCapacities(cols, spec.seed, totals, ops);
+  const locatorIdx = spec.table.indexes[0];
+  const locator = locatorIdx ? locatorIdx.columns.map((c) => cols.findIndex((x) => x.name.toLowerCase() === c.toLowerCase())) : [];
+  const needLocator = ops.some((o) => o.k === 'update' || o.k === 'delete');
+  if (!locatorIdx && needLocator) {
+    throw new PgCheckError("pg-check finds rows to update or delete through the table's first index: add one under table.indexes");
+  }
+  const notes = checkAudit(spec.table, cols, auditValues(new ValueStream(cols, spec.seed, totals, rows, minCaps), ops), locator, needLocator);
+  return { cols, ops, totals, rows, minCaps, locator, notes };
+}
+
+export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgCheckOptions = {}): Promise<PgCheckResult> {
+  if (spec.engine.format !== postgresHeap.id) throw new PgCheckError(`pg-check compares ${postgresHeap.id}, found ${spec.engine.format}`);
   const notes: string[] = [];
-  const version = (await client.query('SHOW server_version')).rows[0].server_version as string;
-  const blockSize = Number((await client.query('SHOW block_size')).rows[0].block_size);
+  const setup: ReplayPlace = { where: 'reading the server settings' };
+  const version = (await query(client, setup, 'SHOW server_version')).rows[0].server_version as string;
+  const blockSize = Number((await query(client, setup, 'SHOW block_size')).rows[0].block_size);
   if (blockSize !== spec.engine.page_size) throw new PgCheckError(`the server's block_size is ${blockSize}, the config's page_size ${spec.engine.page_size}`);
   const major = Number(/^(\d+)/.exec(version)?.[1] ?? 0);
   if (major < 15) throw new PgCheckError(`PostgreSQL 15 or later (pg_stat_force_next_flush), found ${version}`);
-  const encoding = (await client.query('SHOW server_encoding')).rows[0].server_encoding as string;
-  if (spec.engine.encoding === 'utf8' && spec.engine.multibyte_share > 0 && encoding !== 'UTF8') {
-    notes.push(`the database encoding is ${encoding}, not UTF8: multi-byte characters will not take 2 bytes`);
+  const encoding = (await query(client, setup, 'SHOW server_encoding')).rows[0].server_encoding as string;
+  if (spec.engine.encoding === 'utf8' && spec.engine.multibyte_share > 0 && !UTF8_BYTES_ENCODINGS.has(encoding)) {
+    throw new PgCheckError(`the config stores utf8 with ${Math.round(spec.engine.multibyte_share * 100)}% 2-byte characters; the database's encoding is ${encoding}, where they would not take 2 bytes: use a database created with ENCODING 'UTF8'`);
   }
 
-  // Record the simulated run (the runner's observer sees exactly what the engine accepted).
-  const ops: Op[] = [];
-  runStorage(spec, {
-    observer: {
-      phaseStart: (index, phase) => ops.push({ k: 'phase', index, phase }),
-      insert: (row, lens, base) => ops.push({ k: 'insert', row, lens: lens.slice(base, base + width) }),
-      update: (row, cols, lens, base) => ops.push({ k: 'update', row, cols, lens: lens.slice(base, base + width) }),
-      delete: (row) => ops.push({ k: 'delete', row }),
-      commit: () => ops.push({ k: 'commit' }),
-      reorg: (kind) => ops.push({ k: 'reorg', kind }),
-      phaseEnd: (index, result) => ops.push({ k: 'end', index, result }),
-    },
-  });
+  // The simulated run as the engine accepted it, every value numbered and audited before anything is created.
+  const { cols, ops, totals, rows, minCaps, locator, notes: audited } = planCheck(spec);
+  notes.push(...audited);
+  const stattuple = await findPgstattuple(client);
+  if (!stattuple.usable) notes.push(stattuple.why);
 
-  const cols = columnsSql(spec.table, layout);
-  const locatorIdx = spec.table.indexes[0];
-  const locator = locatorIdx ? locatorIdx.columns.map((c) => cols.findIndex((x) => x.name.toLowerCase() === c.toLowerCase())) : [];
-  if (!locatorIdx && ops.some((o) => o.k === 'update' || o.k === 'delete')) {
-    throw new PgCheckError('pg-check finds rows to update or delete through the table\'s first index: add one under table.indexes');
+  const backendPid = options.backendPid ?? Number((await query(client, setup, 'SELECT pg_backend_pid() AS pid')).rows[0].pid);
+  let scratch: ScratchSchema;
+  try {
+    scratch = await ScratchSchema.create(client, options.schemaPrefix ?? DEFAULT_SCHEMA_PREFIX, backendPid, (s) => options.onSchema?.(s));
+  } catch (err) {
+    const refused = PgServerError.from(err, { where: 'creating the scratch schema' });
+    // The server refused the CREATE SCHEMA (its transaction rolled back): no schema exists. After a lost
+    // connection it may: the caller still holds it, to look for it over a new connection.
+    if (refused) options.onSchema?.(undefined);
+    throw refused ?? err;
   }
-  for (const ci of locator) {
-    if (cols[ci]!.type.sql === 'boolean') throw new PgCheckError(`the first index's column ${cols[ci]!.name} is boolean: pg-check needs a key it can make distinct per row`);
-  }
-
-  const backendPid = options.backendPid ?? Number((await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
-  const scratch = await ScratchSchema.create(client, options.schemaPrefix ?? DEFAULT_SCHEMA_PREFIX, backendPid, (s) => options.onSchema?.(s));
   let failed = true;
   try {
-    const result = await replay(client, { spec, schema: scratch.name, ops, cols, locator, version, major, notes, label: options.label ?? 'base' });
+    const stream = new ValueStream(cols, spec.seed, totals, rows, minCaps);
+    const result = await new Replay(client, { spec, schema: scratch.name, ops, cols, locator, stream, rows, version, major, notes, stattuple, label: options.label ?? 'base' }).run();
     failed = false;
     return result;
   } finally {
@@ -136,11 +182,11 @@ async function dropScratch(client: pg.Client, scratch: ScratchSchema, failed: bo
     await scratch.drop(client);
     onSchema?.(undefined);
   } catch (err) {
-    if (!failed) throw err;
+    if (!failed) throw PgServerError.from(err, { where: 'dropping the scratch schema' }) ?? err;
   }
 }
 
-/** What replay() needs: the recorded run, the table's columns and key, the server, where to create the table. */
+/** What a replay needs: the recorded run and its values, the table's columns and key, the server, where to create the table. */
 interface ReplayPlan {
   spec: StorageSpec;
   schema: string;
@@ -148,65 +194,95 @@ interface ReplayPlan {
   cols: ColumnSql[];
   /** Columns of the first index, by which rows are found. */
   locator: number[];
+  stream: ValueStream;
+  /** Row ids run from 0 to rows − 1. */
+  rows: number;
   version: string;
   major: number;
   notes: string[];
+  stattuple: Pgstattuple;
   label: string;
-}
-
-/** Replay the recorded operations into a table of the scratch schema and compare after every phase. */
-function replay(client: pg.Client, plan: ReplayPlan): Promise<PgCheckResult> {
-  return new Replay(client, plan).run();
 }
 
 type OpOf<K extends Op['k']> = Extract<Op, { k: K }>;
 
+/** The block of a ctid '(block,offset)'. */
+function ctidBlock(ctid: string): number {
+  return Number(/^\((\d+),/.exec(ctid)![1]);
+}
+
 /**
- * One replay: the table on the server, the rows' current versions and keys, the open transaction and the
- * inserts batched into it. Each recorded operation kind is one method.
+ * One replay: the table on the server, the rows' keys and blocks, the open transaction and the inserts
+ * batched into it. Each recorded operation kind is one method.
  */
 class Replay {
   private readonly table: string;
-  private readonly versions: Int32Array;
   /** The locator columns' current values of each live row (how the row is found). */
   private readonly keyOf = new Map<number, SqlValue[]>();
+  /** The block of each row's current version (ctid), to count updates that moved to another page. */
+  private readonly blockOf: Int32Array;
+  private newpageByCtid = 0;
   private readonly comparisons: Comparison[] = [];
+  private readonly labels = new Map<number, string>();
   private indexesBuilt = false;
   private inTxn = false;
-  private pendingInserts: SqlValue[][] = [];
-  /** pg_stat_user_tables has n_tup_newpage_upd (PostgreSQL 16 on). */
-  private hasNewpage: boolean;
+  private pendingInserts: { row: number; values: SqlValue[] }[] = [];
+  private readonly batchRows: number;
+  /** Blocks are tracked when the workload has updates. */
+  private readonly trackBlocks: boolean;
   private phaseKind: PhaseSpec | undefined;
+  private phaseIndex = -1;
   /** The phase commits every row on its own (transaction: row). */
   private perRow = false;
+  private newpageDisagrees = false;
+  /** Phases at whose start or end another session of the database held a snapshot, and those sessions. */
+  private readonly heldBack = new Set<number>();
+  private readonly holders = new Set<number>();
 
   constructor(
     private readonly client: pg.Client,
     private readonly plan: ReplayPlan,
   ) {
     this.table = `${quoteIdent(plan.schema)}.${quoteIdent(plan.spec.table.name)}`;
-    this.versions = new Int32Array(Math.max(16, plan.ops.length));
-    this.hasNewpage = plan.major >= 16;
+    this.blockOf = new Int32Array(Math.max(1, plan.rows));
+    this.batchRows = Math.max(1, Math.min(INSERT_BATCH_ROWS, Math.floor(MAX_PARAMS / Math.max(1, plan.cols.length))));
+    this.trackBlocks = plan.ops.some((o) => o.k === 'update');
+    for (const o of plan.ops) if (o.k === 'end') this.labels.set(o.index, o.result.label);
+  }
+
+  private place(row?: string): ReplayPlace {
+    if (this.phaseIndex < 0) return { where: 'creating the table' };
+    return { where: `phase ${this.phaseIndex + 1} (${this.labels.get(this.phaseIndex) ?? this.phaseKind?.op})`, ...(row ? { row } : {}) };
+  }
+
+  private q(text: string, params?: unknown[], row?: string): Promise<pg.QueryResult> {
+    return query(this.client, this.place(row), text, params);
   }
 
   async run(): Promise<PgCheckResult> {
     const { spec, cols, notes, version, label } = this.plan;
-    const colDdl = cols.map((c) => `${c.ident} ${c.type.sql}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
-    await this.client.query(`CREATE TABLE ${this.table} (${colDdl}) WITH (fillfactor = ${spec.engine.fillfactor}, autovacuum_enabled = off, toast.autovacuum_enabled = off)`);
-    await this.client.query('SET enable_seqscan = off');
-    await this.client.query('SET enable_bitmapscan = off');
-    await this.client.query('SET enable_tidscan = off');
+    const colDdl = cols.map((c) => `${c.ident} ${columnDdlType(c)}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
+    await this.q(`CREATE TABLE ${this.table} (${colDdl}) WITH (fillfactor = ${spec.engine.fillfactor}, autovacuum_enabled = off, toast.autovacuum_enabled = off)`);
+    // Rows are found through the index, as an application finds them by key; money reads '1234.56'.
+    for (const s of ['enable_seqscan = off', 'enable_bitmapscan = off', 'enable_tidscan = off', "lc_monetary = 'C'"]) await this.q(`SET ${s}`);
     for (const op of this.plan.ops) await this.apply(op);
-    if (!this.hasNewpage) notes.push(`n_tup_newpage_upd exists from PostgreSQL 16; this server is ${version}`);
-    return { label, server_version: version, notes, comparisons: this.comparisons };
+    if (this.plan.major < 16) notes.push(`n_tup_newpage_upd exists from PostgreSQL 16; this server is ${version}: new-page updates are counted from the rows' ctid blocks`);
+    if (this.newpageDisagrees) notes.push(`n_tup_newpage_upd and the rows' ctid blocks disagree on new-page updates (the table shows n_tup_newpage_upd)`);
+    if (this.heldBack.size > 0) {
+      notes.push(
+        `another session of this database held a snapshot at the start or end of phase${this.heldBack.size > 1 ? 's' : ''} ${[...this.heldBack].map((p) => p + 1).join(', ')} (pid ${[...this.holders].join(', ')}): PostgreSQL keeps every version such a session may still see, so pruning and VACUUM remove less than on a quiet server and dead tuples, free space, HOT updates and pages can differ from the prediction; check on a database nobody else uses`,
+      );
+    }
+    return { label, table: spec.table.name, settings: settingsOf(spec), server_version: version, notes, comparisons: this.comparisons };
   }
 
   private async apply(op: Op): Promise<void> {
     switch (op.k) {
       case 'phase':
         this.phaseKind = op.phase;
+        this.phaseIndex = op.index;
         this.perRow = (op.phase.op === 'update' || op.phase.op === 'delete') && op.phase.transaction === 'row';
-        return;
+        return this.lookForSnapshots();
       case 'insert':
         return this.insert(op);
       case 'update':
@@ -220,78 +296,122 @@ class Replay {
       case 'end':
         await this.commit();
         await this.buildIndexes(op);
+        await this.lookForSnapshots();
         return this.compare(op);
     }
   }
 
-  private value(ci: number, row: number, lens: Uint16Array): SqlValue {
-    const { spec, cols } = this.plan;
-    return valueFor(spec.seed, cols[ci]!, ci, row, this.versions[row]!, lens, 0, spec.engine);
+  /** Another session holding a snapshot now holds back pruning and VACUUM: noted for this phase. */
+  private async lookForSnapshots(): Promise<void> {
+    let pids: number[];
+    try {
+      pids = await otherSnapshots(this.client);
+    } catch (err) {
+      throw PgServerError.from(err, this.place('looking for other sessions')) ?? err;
+    }
+    if (pids.length === 0) return;
+    this.heldBack.add(this.phaseIndex);
+    for (const p of pids) this.holders.add(p);
   }
 
   private async begin(): Promise<void> {
     if (this.perRow || this.inTxn) return;
-    await this.client.query('BEGIN');
+    await this.q('BEGIN');
     this.inTxn = true;
   }
 
   private async flushInserts(): Promise<void> {
-    if (this.pendingInserts.length === 0) return;
-    const params: SqlValue[] = [];
-    const tuples = this.pendingInserts.map((vals) => `(${vals.map((v) => (params.push(v), `$${params.length}`)).join(', ')})`);
-    await this.client.query(`INSERT INTO ${this.table} VALUES ${tuples.join(', ')}`, params);
+    const batch = this.pendingInserts;
+    if (batch.length === 0) return;
     this.pendingInserts = [];
+    const params: SqlValue[] = [];
+    const tuples = batch.map(({ values }) => `(${values.map((v) => (params.push(v), `$${params.length}`)).join(', ')})`);
+    const rows = batch.length === 1 ? `row ${batch[0]!.row} (its INSERT)` : `rows ${batch[0]!.row}–${batch[batch.length - 1]!.row} (one INSERT of ${batch.length} rows)`;
+    // RETURNING gives the rows in the order of the VALUES list: the executor inserts them in that order.
+    const r = await this.q(`INSERT INTO ${this.table} VALUES ${tuples.join(', ')}${this.trackBlocks ? ' RETURNING ctid' : ''}`, params, rows);
+    if (this.trackBlocks) {
+      if (r.rows.length !== batch.length) throw new PgCheckError(`${this.place().where}, ${rows}: the INSERT returned ${r.rows.length} rows`);
+      batch.forEach(({ row }, i) => (this.blockOf[row] = ctidBlock(r.rows[i].ctid as string)));
+    }
   }
 
-  /** The WHERE clause that finds `row` by its locator columns; their values go to `params`. */
+  /** The WHERE clause that finds `row` by its locator columns (IS NULL for a NULL part); their values go to `params`. */
   private where(row: number, params: SqlValue[]): string {
     const key = this.keyOf.get(row)!;
-    return this.plan.locator.map((ci, j) => (params.push(key[j]!), `${this.plan.cols[ci]!.ident} = $${params.length}`)).join(' AND ');
+    return this.plan.locator
+      .map((ci, j) => {
+        const ident = this.plan.cols[ci]!.ident;
+        if (key[j] === null) return `${ident} IS NULL`;
+        params.push(key[j]!);
+        return `${ident} = $${params.length}`;
+      })
+      .join(' AND ');
   }
 
   private async insert(op: OpOf<'insert'>): Promise<void> {
     await this.begin();
-    const vals = this.plan.cols.map((_, ci) => this.value(ci, op.row, op.lens));
-    this.keyOf.set(op.row, this.plan.locator.map((ci) => vals[ci]!));
-    this.pendingInserts.push(vals);
-    if (this.pendingInserts.length >= INSERT_BATCH_ROWS) await this.flushInserts();
+    const values = this.plan.stream.insert(op);
+    this.keyOf.set(op.row, this.plan.locator.map((ci) => values[ci]!));
+    this.pendingInserts.push({ row: op.row, values });
+    if (this.pendingInserts.length >= this.batchRows) await this.flushInserts();
+  }
+
+  /** Exactly one row changed, or the replay has lost its row (its key no longer finds it). */
+  private expectOne(r: pg.QueryResult, what: string, row: number): void {
+    if (r.rowCount !== 1) throw new PgCheckError(`${this.place().where}, row ${row}: its ${what} changed ${r.rowCount ?? 0} rows instead of 1 (the replay found the row by its key ${this.plan.spec.table.indexes[0]!.name})`);
   }
 
   private async update(op: OpOf<'update'>): Promise<void> {
     await this.begin();
     const params: SqlValue[] = [];
     const cond = this.where(op.row, params);
-    this.versions[op.row]!++;
-    const sets: string[] = [];
+    const { values } = this.plan.stream.update(op);
     const key = this.keyOf.get(op.row)!;
-    for (const c of op.cols) {
-      const v = this.value(c.index, op.row, op.lens);
-      params.push(v);
-      sets.push(`${this.plan.cols[c.index]!.ident} = $${params.length}`);
-      const j = this.plan.locator.indexOf(c.index);
-      if (j >= 0) key[j] = v;
-    }
-    await this.client.query(`UPDATE ${this.table} SET ${sets.join(', ')} WHERE ${cond}`, params);
+    const sets = op.cols.map((c, j) => {
+      params.push(values[j]!);
+      const k = this.plan.locator.indexOf(c.index);
+      if (k >= 0) key[k] = values[j]!;
+      return `${this.plan.cols[c.index]!.ident} = $${params.length}`;
+    });
+    const r = await this.q(`UPDATE ${this.table} SET ${sets.join(', ')} WHERE ${cond} RETURNING ctid`, params, `row ${op.row} (its UPDATE)`);
+    this.expectOne(r, 'UPDATE', op.row);
+    const block = ctidBlock(r.rows[0].ctid as string);
+    if (block !== this.blockOf[op.row]) this.newpageByCtid++;
+    this.blockOf[op.row] = block;
   }
 
   private async delete(op: OpOf<'delete'>): Promise<void> {
     await this.begin();
     const params: SqlValue[] = [];
-    await this.client.query(`DELETE FROM ${this.table} WHERE ${this.where(op.row, params)}`, params);
+    const r = await this.q(`DELETE FROM ${this.table} WHERE ${this.where(op.row, params)}`, params, `row ${op.row} (its DELETE)`);
+    this.expectOne(r, 'DELETE', op.row);
     this.keyOf.delete(op.row);
   }
 
   private async commit(): Promise<void> {
     await this.flushInserts();
     if (!this.inTxn) return;
-    await this.client.query('COMMIT');
+    await this.q('COMMIT', undefined, 'its COMMIT');
     this.inTxn = false;
   }
 
   private async reorg(op: OpOf<'reorg'>): Promise<void> {
-    if (op.kind === 'vacuum' || op.kind === 'compact') await this.client.query(`VACUUM (INDEX_CLEANUP ON) ${this.table}`);
-    else if (op.kind === 'rebuild') await this.client.query(`VACUUM FULL ${this.table}`);
-    else this.plan.notes.push(`reorg ${op.kind} has no PostgreSQL counterpart: skipped`);
+    if (op.kind === 'vacuum' || op.kind === 'compact') await this.q(`VACUUM (INDEX_CLEANUP ON) ${this.table}`);
+    else if (op.kind === 'rebuild') {
+      await this.q(`VACUUM FULL ${this.table}`);
+      // VACUUM FULL rewrites every row: their blocks are read again.
+      if (this.trackBlocks) await this.readBlocks();
+    } else this.plan.notes.push(`reorg ${op.kind} has no PostgreSQL counterpart: skipped`);
+  }
+
+  /** Every live row's block after a rewrite, found by its key. */
+  private async readBlocks(): Promise<void> {
+    for (const row of this.keyOf.keys()) {
+      const params: SqlValue[] = [];
+      const r = await this.q(`SELECT ctid FROM ${this.table} WHERE ${this.where(row, params)}`, params, `row ${row} (reading its ctid after VACUUM FULL)`);
+      if (r.rows.length !== 1) throw new PgCheckError(`${this.place().where}, row ${row}: found ${r.rows.length} rows by its key after VACUUM FULL instead of 1`);
+      this.blockOf[row] = ctidBlock(r.rows[0].ctid as string);
+    }
   }
 
   /** The indexes are built once the table has rows (as the simulation builds them after the first insert phase). */
@@ -301,68 +421,38 @@ class Replay {
     for (const idx of spec.table.indexes) {
       const list = idx.columns.map((c) => quoteIdent(cols.find((x) => x.name.toLowerCase() === c.toLowerCase())!.name)).join(', ');
       const withFill = idx.fillfactor !== undefined && idx.fillfactor >= 10 ? ` WITH (fillfactor = ${Math.trunc(idx.fillfactor)})` : '';
-      await this.client.query(`CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${this.table} (${list})${withFill}`);
+      await this.q(`CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${this.table} (${list})${withFill}`, undefined, `its CREATE INDEX ${idx.name}`);
     }
     this.indexesBuilt = true;
   }
 
   /** The phase's predicted figures beside what the server reports now. */
   private async compare(op: OpOf<'end'>): Promise<void> {
-    const { spec, schema } = this.plan;
+    const { spec, schema, stattuple, major } = this.plan;
     const m = op.result.metrics;
-    const obs = await observe(this.client, schema, spec.table.name, spec.table.indexes.map((i) => i.name), this.hasNewpage);
-    if (obs.newpage === undefined) this.hasNewpage = false;
-    const add = (name: string, predicted: number, observed: number | null) =>
-      this.comparisons.push({ phase: op.index, label: op.result.label, metric: name, predicted, observed, diff_pct: diffPct(predicted, observed) });
+    let obs: Observation;
+    try {
+      obs = await observe(this.client, schema, spec.table.name, spec.table.indexes.map((i) => i.name), major >= 16, stattuple);
+    } catch (err) {
+      throw PgServerError.from(err, this.place('reading the server figures')) ?? err;
+    }
+    const add = (name: string, predicted: number | null, observed: number | null) =>
+      this.comparisons.push({ phase: op.index, label: op.result.label, metric: name, predicted, observed, ...diffs(predicted, observed) });
     add('heap_pages', m.pages, obs.heapPages);
+    for (const [name, pages] of Object.entries(op.result.index_pages.by_index)) add(`index_pages.${name}`, pages, obs.indexPages[name] ?? null);
+    // The model keeps TOASTed values as 18-byte pointers and counts no TOAST pages.
+    add('toast_pages', null, obs.toastPages);
+    add('toast_index_pages', null, obs.toastIndexPages);
+    add('fsm_pages', metric(m, 'fsm_pages'), obs.fsmPages);
+    add('vm_pages', metric(m, 'vm_pages'), obs.vmPages);
     if (this.phaseKind?.op === 'update' || m.updates > 0) {
       add('updates', m.updates, obs.updates);
       add('hot_updates', m.hot_updates, obs.hotUpdates);
-      add('newpage_updates', metric(m, 'newpage_updates'), obs.newpage ?? null);
+      if (obs.newpage !== undefined && obs.newpage !== this.newpageByCtid) this.newpageDisagrees = true;
+      add('newpage_updates', metric(m, 'newpage_updates'), obs.newpage ?? this.newpageByCtid);
     }
-    for (const [name, pages] of Object.entries(op.result.index_pages.by_index)) add(`index_pages.${name}`, pages, obs.indexPages[name] ?? null);
-    add('fsm_pages', metric(m, 'fsm_pages'), obs.fsmPages);
-    add('vm_pages', metric(m, 'vm_pages'), obs.vmPages);
+    add('live_tuples', m.rows, obs.stat?.liveTuples ?? null);
+    add('dead_tuples', metric(m, 'dead_tuples'), obs.stat?.deadTuples ?? null);
+    add('free_bytes', metric(m, 'free_bytes'), obs.stat?.freeBytes ?? null);
   }
 }
-
-async function observe(
-  client: pg.Client,
-  schema: string,
-  table: string,
-  indexes: string[],
-  withNewpage: boolean,
-): Promise<{ heapPages: number; fsmPages: number; vmPages: number; indexPages: Record<string, number>; updates: number; hotUpdates: number; newpage?: number }> {
-  const rel = `${quoteIdent(schema)}.${quoteIdent(table)}`;
-  const heap = await client.query(
-    `SELECT pg_relation_size($1::regclass) / b AS pages, pg_relation_size($1::regclass, 'fsm') / b AS fsm, pg_relation_size($1::regclass, 'vm') / b AS vm FROM (SELECT current_setting('block_size')::int AS b) s`,
-    [rel],
-  );
-  const indexPages: Record<string, number> = {};
-  for (const name of indexes) {
-    const r = await client.query(`SELECT pg_relation_size($1::regclass) / current_setting('block_size')::int AS pages`, [`${quoteIdent(schema)}.${quoteIdent(name)}`]);
-    indexPages[name] = Number(r.rows[0].pages);
-  }
-  // Counters reach pg_stat_user_tables when the backend goes idle: force it, then read in a new statement.
-  await client.query('SELECT pg_stat_force_next_flush()');
-  await client.query('SELECT pg_stat_clear_snapshot()');
-  const cols = `n_tup_upd, n_tup_hot_upd${withNewpage ? ', n_tup_newpage_upd' : ''}`;
-  let st;
-  try {
-    st = await client.query(`SELECT ${cols} FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2`, [schema, table]);
-  } catch {
-    st = await client.query('SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2', [schema, table]);
-    withNewpage = false;
-  }
-  const row = st.rows[0] ?? {};
-  return {
-    heapPages: Number(heap.rows[0].pages),
-    fsmPages: Number(heap.rows[0].fsm),
-    vmPages: Number(heap.rows[0].vm),
-    indexPages,
-    updates: Number(row.n_tup_upd ?? 0),
-    hotUpdates: Number(row.n_tup_hot_upd ?? 0),
-    newpage: withNewpage ? Number(row.n_tup_newpage_upd ?? 0) : undefined,
-  };
-}
-

@@ -115,7 +115,8 @@ export class CheckGuard {
     }
   }
 
-  private leftBehind(): string {
+  /** What is left of the schema, and how to drop it. */
+  leftBehind(): string {
     const s = this.schema;
     return s ? `schema ${s.ident} is left behind; drop it with: ${s.dropSql}` : 'its schema was already dropped';
   }

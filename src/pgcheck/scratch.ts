@@ -19,6 +19,9 @@ const NAME_ATTEMPTS = 5;
 /** PostgreSQL cuts identifiers at 63 bytes (NAMEDATALEN − 1): the random part must survive that. */
 const MAX_PREFIX_BYTES = 63 - 13;
 const DUPLICATE_SCHEMA = '42P06';
+/** The DROP of the scratch schema gives up after these (ms): see drop(). */
+const DROP_STATEMENT_TIMEOUT_MS = 60_000;
+const DROP_LOCK_TIMEOUT_MS = 10_000;
 
 export class ScratchSchema {
   private constructor(
@@ -75,6 +78,10 @@ export class ScratchSchema {
   async drop(client: pg.Client): Promise<'dropped' | 'absent' | 'not-ours'> {
     await client.query('BEGIN');
     try {
+      // Bounded whatever the session's own timeouts are (a check stopped by its statement_timeout must
+      // still drop its schema), and bounded when another session holds a lock on a scratch table.
+      await client.query(`SET LOCAL statement_timeout = ${DROP_STATEMENT_TIMEOUT_MS}`);
+      await client.query(`SET LOCAL lock_timeout = ${DROP_LOCK_TIMEOUT_MS}`);
       const r = await client.query(`SELECT obj_description(oid, 'pg_namespace') AS marker FROM pg_namespace WHERE nspname = $1`, [this.name]);
       if (r.rows.length === 0) {
         await client.query('COMMIT');

@@ -1,0 +1,99 @@
+/**
+ * What the server says about a replayed table after a phase. Nothing here changes the table: sizes come
+ * from pg_relation_size, counters from pg_stat_user_tables, and pgstattuple scans the heap without the
+ * page-at-a-time mode, in which alone a scan prunes pages (heapam.c heapgetpage: heap_page_prune_opt
+ * only under SO_ALLOW_PAGEMODE; pgstattuple.c pgstat_heap begins its scan with allow_pagemode false), so
+ * observing a phase does not prune what the next phase would find.
+ */
+import type pg from 'pg';
+import { quoteIdent } from './values.js';
+
+/** Where pgstattuple can be called, or why it cannot. */
+export type Pgstattuple = { usable: true; fn: string } | { usable: false; why: string };
+
+const NOT_INSTALLED =
+  'pgstattuple is not installed in this database: live and dead tuples and free space are not observed (n/a); CREATE EXTENSION pgstattuple (as a superuser; it ships with PostgreSQL, in Debian\'s postgresql package) makes pg-check compare them';
+
+/** pgstattuple installed in this database (any schema) and callable by this role. */
+export async function findPgstattuple(client: pg.Client): Promise<Pgstattuple> {
+  const r = await client.query(`SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pgstattuple'`);
+  if (r.rows.length === 0) return { usable: false, why: NOT_INSTALLED };
+  const fn = `${quoteIdent(r.rows[0].nspname as string)}.pgstattuple`;
+  const ok = await client.query(`SELECT has_function_privilege($1, 'EXECUTE') AS ok`, [`${fn}(regclass)`]);
+  if (!ok.rows[0].ok) {
+    return { usable: false, why: `pgstattuple is installed, but this role may not call ${fn}(regclass): live and dead tuples and free space are not observed (n/a); a member of pg_stat_scan_tables may` };
+  }
+  return { usable: true, fn };
+}
+
+export interface Observation {
+  heapPages: number;
+  fsmPages: number;
+  vmPages: number;
+  /** The TOAST relation's pages and its index's (0 when the table has no TOAST relation). */
+  toastPages: number;
+  toastIndexPages: number;
+  indexPages: Record<string, number>;
+  updates: number;
+  hotUpdates: number;
+  /** n_tup_newpage_upd (PostgreSQL 16 on), else undefined. */
+  newpage?: number;
+  /** pgstattuple's figures, when it can be called. */
+  stat?: { liveTuples: number; deadTuples: number; freeBytes: number };
+}
+
+export async function observe(client: pg.Client, schema: string, table: string, indexes: string[], withNewpage: boolean, stattuple: Pgstattuple): Promise<Observation> {
+  const rel = `${quoteIdent(schema)}.${quoteIdent(table)}`;
+  const sizes = await client.query(
+    `SELECT pg_relation_size(c.oid) / b AS heap, pg_relation_size(c.oid, 'fsm') / b AS fsm, pg_relation_size(c.oid, 'vm') / b AS vm,
+            COALESCE(pg_relation_size(NULLIF(c.reltoastrelid, 0)) / b, 0) AS toast,
+            COALESCE((SELECT sum(pg_relation_size(i.indexrelid)) FROM pg_index i WHERE i.indrelid = c.reltoastrelid AND c.reltoastrelid <> 0) / b, 0) AS toast_index
+       FROM pg_class c, (SELECT current_setting('block_size')::int AS b) s WHERE c.oid = $1::regclass`,
+    [rel],
+  );
+  const idx = await client.query(
+    `SELECT c.relname, pg_relation_size(c.oid) / current_setting('block_size')::int AS pages FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = $1::regclass`,
+    [rel],
+  );
+  const indexPages: Record<string, number> = {};
+  for (const name of indexes) {
+    const row = idx.rows.find((x) => x.relname === name);
+    if (row) indexPages[name] = Number(row.pages);
+  }
+  let stat: Observation['stat'];
+  if (stattuple.usable) {
+    const s = await client.query(`SELECT tuple_count, dead_tuple_count, free_space FROM ${stattuple.fn}($1::regclass)`, [rel]);
+    stat = { liveTuples: Number(s.rows[0].tuple_count), deadTuples: Number(s.rows[0].dead_tuple_count), freeBytes: Number(s.rows[0].free_space) };
+  }
+  // Counters reach pg_stat_user_tables when the backend goes idle: force it, then read in a new statement.
+  await client.query('SELECT pg_stat_force_next_flush()');
+  await client.query('SELECT pg_stat_clear_snapshot()');
+  const cols = `n_tup_upd, n_tup_hot_upd${withNewpage ? ', n_tup_newpage_upd' : ''}`;
+  const st = await client.query(`SELECT ${cols} FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2`, [schema, table]);
+  const row = st.rows[0] ?? {};
+  const s = sizes.rows[0];
+  return {
+    heapPages: Number(s.heap),
+    fsmPages: Number(s.fsm),
+    vmPages: Number(s.vm),
+    toastPages: Number(s.toast),
+    toastIndexPages: Number(s.toast_index),
+    indexPages,
+    updates: Number(row.n_tup_upd ?? 0),
+    hotUpdates: Number(row.n_tup_hot_upd ?? 0),
+    ...(withNewpage ? { newpage: Number(row.n_tup_newpage_upd ?? 0) } : {}),
+    ...(stat ? { stat } : {}),
+  };
+}
+
+/**
+ * Other sessions of this database that hold a snapshot (backend_xmin) now: while one does, pruning and
+ * VACUUM keep every version it may still see, and the replay's dead tuples, free space, HOT updates and
+ * pages can differ from a quiet server's. Their pids (those this role may see).
+ */
+export async function otherSnapshots(client: pg.Client): Promise<number[]> {
+  const r = await client.query(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL ORDER BY pid`,
+  );
+  return r.rows.map((x) => Number(x.pid));
+}

@@ -1,0 +1,268 @@
+/**
+ * What pg-check replays, decided before anything is sent: the simulated run's operations as the runner's
+ * observer saw them (every row operation the engine accepted, with the row's stored lengths), a code for
+ * every value (values.ts makes the value of a code), and an audit of those values: where a type or a
+ * length has fewer values than the column needs, where an update the simulation counts as changing an
+ * indexed column leaves every indexed value as it was (NULL stays NULL), and whether the rows can be
+ * found by the first index's key. Pure: no server.
+ */
+import type { PhaseSpec, StorageSpec, TableDef } from '../config/spec.js';
+import type { ReorgKind } from '../heap/engine.js';
+import type { ColumnLayout } from '../layout/table-layout.js';
+import { NULL_LEN } from '../layout/table-layout.js';
+import { runStorage, type PhaseResult } from '../workload/runner.js';
+import { PgCheckError } from './errors.js';
+import { ColumnValues, columnKeyWidth, storedLength, type ColumnSql, type SqlValue } from './values.js';
+
+/** A value's code is bases[column] + rank: the phase's first code for the column, and the op's rank in the phase. */
+interface Coded {
+  rank: number;
+  bases: Float64Array;
+}
+
+export type Op =
+  | { k: 'phase'; index: number; phase: PhaseSpec }
+  | ({ k: 'insert'; row: number; lens: Uint16Array } & Coded)
+  | ({ k: 'update'; row: number; cols: readonly ColumnLayout[]; lens: Uint16Array } & Coded)
+  | { k: 'delete'; row: number }
+  | { k: 'commit' }
+  | { k: 'reorg'; kind: ReorgKind }
+  | { k: 'end'; index: number; result: PhaseResult };
+
+const NO_BASES = new Float64Array(0);
+
+/** Run the simulation and record what the engine accepted, in order (the runner's WorkloadObserver). */
+export function recordRun(spec: StorageSpec, width: number): Op[] {
+  const ops: Op[] = [];
+  runStorage(spec, {
+    observer: {
+      phaseStart: (index, phase) => ops.push({ k: 'phase', index, phase }),
+      insert: (row, lens, base) => ops.push({ k: 'insert', row, lens: lens.slice(base, base + width), rank: 0, bases: NO_BASES }),
+      update: (row, cols, lens, base) => ops.push({ k: 'update', row, cols, lens: lens.slice(base, base + width), rank: 0, bases: NO_BASES }),
+      delete: (row) => ops.push({ k: 'delete', row }),
+      commit: () => ops.push({ k: 'commit' }),
+      reorg: (kind) => ops.push({ k: 'reorg', kind }),
+      phaseEnd: (index, result) => ops.push({ k: 'end', index, result }),
+    },
+  });
+  return ops;
+}
+
+/**
+ * Number every value: a phase's codes come after those of the phases before it (so a phase's new keys
+ * are larger than every key before, as the simulation's indexes place them: at the right edge); an
+ * insert phase's in row order; an update phase's by (how many times the row was already changed in the
+ * phase, row): the keys of one pass over the rows fall in the order the phase visits its rows (random
+ * order: random places in the new key range). Sets rank and bases on the ops; returns the codes per column.
+ */
+export function numberValues(ops: Op[], ncols: number): Float64Array {
+  const next = new Float64Array(ncols);
+  let phaseOps: (Extract<Op, { k: 'insert' | 'update' }>)[] = [];
+  const close = () => {
+    if (phaseOps.length === 0) return;
+    const bases = Float64Array.from(next);
+    if (phaseOps[0]!.k === 'update') {
+      const seen = new Map<number, number>();
+      const occ = phaseOps.map((o) => {
+        const n = seen.get(o.row) ?? 0;
+        seen.set(o.row, n + 1);
+        return n;
+      });
+      const order = Array.from(phaseOps.keys()).sort((a, b) => occ[a]! - occ[b]! || phaseOps[a]!.row - phaseOps[b]!.row);
+      order.forEach((k, rank) => (phaseOps[k]!.rank = rank));
+    } else phaseOps.forEach((o, rank) => (o.rank = rank));
+    for (const o of phaseOps) o.bases = bases;
+    const first = phaseOps[0]!;
+    const setCols = first.k === 'update' ? first.cols.map((c) => c.index) : Array.from({ length: ncols }, (_, i) => i);
+    for (const ci of setCols) next[ci]! += phaseOps.length;
+    phaseOps = [];
+  };
+  for (const op of ops) {
+    if (op.k === 'phase') close();
+    else if (op.k === 'insert' || op.k === 'update') phaseOps.push(op);
+  }
+  close();
+  return next;
+}
+
+/**
+ * The values in the order they are sent: each column's value of a code at a stored length. Where a code
+ * is beyond what the length or type can hold it wraps (code mod capacity), and is moved one on when that
+ * would give the row the value it has, so that a value set by an update changes whenever a second value
+ * of its length exists.
+ */
+export class ValueStream {
+  readonly columns: ColumnValues[];
+  /** The effective code of each row's current value, for columns whose codes can wrap. */
+  private readonly prevCode: (Float64Array | null)[];
+  /** Each row's current stored lengths (the lengths of the last insert or update of the row). */
+  private readonly rowLens: (Uint16Array | undefined)[] = [];
+
+  constructor(
+    readonly cols: ColumnSql[],
+    seed: number,
+    readonly totals: Float64Array,
+    rows: number,
+    /** Per column: the smallest capacity of any value it takes (wrapCapacities); a column whose values all fit never wraps. */
+    minCapacity: Float64Array,
+  ) {
+    this.columns = cols.map((c, ci) => new ColumnValues(c, ci, seed, columnKeyWidth(c, totals[ci]!)));
+    this.prevCode = cols.map((_, ci) => (minCapacity[ci]! < totals[ci]! ? new Float64Array(rows) : null));
+  }
+
+  /** The smallest capacity of any value of each column in `ops` (before the stream runs). */
+  static minCapacities(cols: ColumnSql[], seed: number, totals: Float64Array, ops: readonly Op[]): Float64Array {
+    const values = cols.map((c, ci) => new ColumnValues(c, ci, seed, columnKeyWidth(c, totals[ci]!)));
+    const min = new Float64Array(cols.length).fill(Infinity);
+    const byLen = cols.map(() => new Map<number, number>());
+    const see = (ci: number, len: number) => {
+      if (len === NULL_LEN) return;
+      let cap = byLen[ci]!.get(len);
+      if (cap === undefined) byLen[ci]!.set(len, (cap = values[ci]!.capacity(len)));
+      if (cap < min[ci]!) min[ci] = cap;
+    };
+    for (const op of ops) {
+      if (op.k === 'insert') cols.forEach((c, ci) => see(ci, storedLength(c, op.lens, 0)));
+      else if (op.k === 'update') for (const c of op.cols) see(c.index, storedLength(cols[c.index]!, op.lens, 0));
+    }
+    return min;
+  }
+
+  /** The row's stored lengths before this op (undefined for a new row). */
+  lensOf(row: number): Uint16Array | undefined {
+    return this.rowLens[row];
+  }
+
+  /** The values of an insert, every column. */
+  insert(op: Extract<Op, { k: 'insert' }>): SqlValue[] {
+    const out = this.cols.map((_, ci) => this.next(ci, op.row, op.bases[ci]! + op.rank, op.lens, undefined).value);
+    this.rowLens[op.row] = op.lens;
+    return out;
+  }
+
+  /** The values an update sets (its columns in order), and whether each differs from the row's value before. */
+  update(op: Extract<Op, { k: 'update' }>): { values: SqlValue[]; changed: boolean[] } {
+    const before = this.rowLens[op.row];
+    const values: SqlValue[] = [];
+    const changed: boolean[] = [];
+    for (const c of op.cols) {
+      const v = this.next(c.index, op.row, op.bases[c.index]! + op.rank, op.lens, before);
+      values.push(v.value);
+      changed.push(v.changed);
+    }
+    this.rowLens[op.row] = op.lens;
+    return { values, changed };
+  }
+
+  private next(ci: number, row: number, raw: number, lens: Uint16Array, before: Uint16Array | undefined): { value: SqlValue; changed: boolean } {
+    const cv = this.columns[ci]!;
+    const len = storedLength(cv.col, lens, 0);
+    const prevLen = before ? storedLength(cv.col, before, 0) : -1;
+    if (len === NULL_LEN) return { value: null, changed: prevLen !== NULL_LEN };
+    const cap = cv.capacity(len);
+    let code = raw < cap ? raw : raw % cap;
+    const prev = this.prevCode[ci];
+    if (prev) {
+      if (before && prevLen === len && prev[row] === code && cap > 1) code = (code + 1) % cap;
+      prev[row] = code;
+    }
+    // Codes below capacity never repeat in a column; a wrapped code was moved off the row's own.
+    const changed = !before || prevLen !== len || cap > 1;
+    return { value: cv.value(code, len, row, raw), changed };
+  }
+}
+
+/** What the audit found about one column's values. */
+export interface ColumnAudit {
+  name: string;
+  values: number;
+  nulls: number;
+  /** Values whose code is beyond what their length or type holds: values of the column may repeat. */
+  wrapped: number;
+  /** Values an update set that are the value the row had (NULL to NULL, or a length with one value such as ''). */
+  unchanged: number;
+}
+
+export interface ValueAudit {
+  columns: ColumnAudit[];
+  /** Updates that set an indexed column, where every indexed column they set keeps its value. */
+  indexedUpdatesUnchanged: number;
+  /** Updates that set an indexed column. */
+  indexedUpdates: number;
+}
+
+/** Run a stream over the ops without a server and count what the replay will send. */
+export function auditValues(stream: ValueStream, ops: readonly Op[]): ValueAudit {
+  const cols = stream.cols;
+  const columns: ColumnAudit[] = cols.map((c) => ({ name: c.name, values: 0, nulls: 0, wrapped: 0, unchanged: 0 }));
+  let indexedUpdates = 0;
+  let indexedUpdatesUnchanged = 0;
+  const count = (ci: number, op: Extract<Op, { k: 'insert' | 'update' }>, value: SqlValue) => {
+    const a = columns[ci]!;
+    a.values++;
+    if (value === null) a.nulls++;
+    else {
+      const len = storedLength(cols[ci]!, op.lens, 0);
+      if (op.bases[ci]! + op.rank >= stream.columns[ci]!.capacity(len)) a.wrapped++;
+    }
+  };
+  for (const op of ops) {
+    if (op.k === 'insert') stream.insert(op).forEach((v, ci) => count(ci, op, v));
+    else if (op.k === 'update') {
+      const { values, changed } = stream.update(op);
+      let indexed = false;
+      let indexedChanged = false;
+      op.cols.forEach((c, j) => {
+        count(c.index, op, values[j]!);
+        if (!changed[j]) columns[c.index]!.unchanged++;
+        if (cols[c.index]!.indexed) {
+          indexed = true;
+          if (changed[j]) indexedChanged = true;
+        }
+      });
+      if (indexed) {
+        indexedUpdates++;
+        if (!indexedChanged) indexedUpdatesUnchanged++;
+      }
+    }
+  }
+  return { columns, indexedUpdates, indexedUpdatesUnchanged };
+}
+
+const fmtCount = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * Refuse what the replay cannot do faithfully, before anything is created: rows found by a key that is
+ * not distinct, a unique index whose keys repeat. Notes for what it can do but the model does not
+ * expect (keys that repeat in a non-unique index; updates of an indexed column that change nothing).
+ */
+export function checkAudit(table: TableDef, cols: ColumnSql[], audit: ValueAudit, locator: number[], needLocator: boolean): string[] {
+  const notes: string[] = [];
+  const colIndex = (name: string) => cols.findIndex((c) => c.name.toLowerCase() === name.toLowerCase());
+  const why = (ci: number) => {
+    const a = audit.columns[ci]!;
+    return `${cols[ci]!.name} (${cols[ci]!.type.sql}): ${fmtCount(a.wrapped)} of its ${fmtCount(a.values)} values are beyond the distinct values their length or type has`;
+  };
+  if (needLocator) {
+    const distinct = locator.some((ci) => audit.columns[ci]!.wrapped === 0 && audit.columns[ci]!.nulls === 0);
+    if (!distinct) {
+      const first = table.indexes[0]!;
+      const reasons = locator.map((ci) => (audit.columns[ci]!.nulls > 0 ? `${cols[ci]!.name} is NULL in ${fmtCount(audit.columns[ci]!.nulls)} rows` : why(ci)));
+      throw new PgCheckError(
+        `pg-check finds the rows it updates and deletes by the first index's key (${first.name}): expected a key distinct and not NULL in every row, found ${reasons.join('; ')}`,
+      );
+    }
+  }
+  for (const idx of table.indexes) {
+    const cis = idx.columns.map(colIndex);
+    if (cis.some((ci) => audit.columns[ci]!.wrapped === 0)) continue;
+    if (idx.unique) throw new PgCheckError(`unique index ${idx.name}: expected keys pg-check can make distinct, found ${cis.map(why).join('; ')}`);
+    notes.push(`index ${idx.name}: keys repeat (${cis.map(why).join('; ')}); PostgreSQL deduplicates equal keys (13+), the model does not: its pages may come out below the prediction`);
+  }
+  if (audit.indexedUpdatesUnchanged > 0) {
+    notes.push(
+      `${fmtCount(audit.indexedUpdatesUnchanged)} of ${fmtCount(audit.indexedUpdates)} updates set indexed columns without changing any of their values (NULL stays NULL, or a value with one possible content such as ''): PostgreSQL may do them HOT; the model counts every update of an indexed column as not HOT`,
+    );
+  }
+  return notes;
+}

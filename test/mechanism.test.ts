@@ -176,6 +176,34 @@ describe('the trace', () => {
     expect(all).toMatch(/commit: \d+ old versions? on page/);
   });
 
+  it('narrates reads: a forwarded row read through its stub, the index from root to leaf, a scan\'s extra reads at the stubs', () => {
+    const s = spec('ase-dol');
+    s.workload = [...growWorkload(60).slice(0, 2), { op: 'select', rows: { kind: 'all' }, order: { kind: 'sequential' }, via: 'index', index: 't_pk', repeat: 1 }, { op: 'select', rows: { kind: 'all' }, order: { kind: 'sequential' }, via: 'scan', repeat: 1 }];
+    const t = traceRun(s, { steps: 100_000 });
+    const reads = t.steps.filter((st) => st.op === 'select');
+    expect(reads).toHaveLength(60);
+    const fwd = reads.find((st) => st.events.some((e) => e.op === 'read' && e.forwarded))!;
+    const e = fwd.events.find((x): x is Extract<HeapEvent, { op: 'read' }> => x.op === 'read')!;
+    expect(fwd.text).toMatch(/^read index t_pk from its root to the leaf: \d+ pages?/);
+    expect(fwd.text).toContain(`read row ${e.row}: page ${e.pages[0]} holds only its stub → page ${e.pages[1]}, where the forwarded row lives: 2 data page reads`);
+    // The step draws both pages it read.
+    expect(fwd.pages.map((p) => p.page)).toEqual(e.pages);
+    const scan = t.steps.find((st) => st.op === 'scan')!;
+    const forwarded = runStorage(s).phases[1]!.metrics.forwarded_rows;
+    expect(scan.text).toMatch(new RegExp(`table scan: the table's \\d+ pages read, and ${forwarded} forwarded rows read at their stubs: ${forwarded} page reads more`));
+  });
+
+  it('narrates PostgreSQL reads: dead versions an index scan visits once, then not again after they are marked LP_DEAD', () => {
+    const s = spec('postgres-heap', { engine: { fillfactor: 100 } });
+    const read = { op: 'select', rows: { kind: 'all' }, order: { kind: 'sequential' }, via: 'index', index: 't_pk', repeat: 1 } as const;
+    s.workload = [...growWorkload(60).slice(0, 2), read, read];
+    const t = traceRun(s, { steps: 100_000 });
+    const phase3 = t.steps.filter((st) => st.phase === 3).map((st) => st.text).join('\n');
+    const phase4 = t.steps.filter((st) => st.phase === 4).map((st) => st.text).join('\n');
+    expect(phase3).toMatch(/first 1 dead version its index entries still point to .*LP_DEAD/);
+    expect(phase4).not.toMatch(/dead version/);
+  });
+
   it('--rows keeps only those rows, --page only the steps that change that page, --steps stops', () => {
     const s = spec('ase-dol');
     const rows = traceRun(s, { rows: [5, 7], steps: 1000 });

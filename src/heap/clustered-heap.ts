@@ -289,15 +289,14 @@ export class ClusteredHeap implements StorageEngine {
   /** A row read by its row id (or reached through the clustered index): the data page it is on. */
   fetchRow(row: number, reads: PageReads, _viaIndex: boolean): void {
     reads.dataPage(this.rowPageOf[row]!);
+    if (this.sink !== null) this.sink({ op: 'read', row, pages: [this.rowPageOf[row]!], forwarded: false, pieces: 0, deadVersions: 0, chainHops: 0 });
   }
 
   /** A scan of the table in key order: the data pages along their links. */
   scanTable(reads: PageReads): void {
-    if (reads.cache === null) {
-      reads.dataPages += this.allocated - this.gapPages;
-      return;
-    }
-    for (let p = this.head; p !== NONE; p = this.next[p]!) reads.dataPage(p);
+    if (reads.cache === null) reads.dataPages += this.allocated - this.gapPages;
+    else for (let p = this.head; p !== NONE; p = this.next[p]!) reads.dataPage(p);
+    if (this.sink !== null) this.sink({ op: 'scan', pages: this.allocated - this.gapPages, hops: 0, pieces: 0, tuples: this.liveCount });
   }
 
   rowPage(row: number): number {

@@ -59,7 +59,17 @@ export type HeapEvent =
   | { op: 'commit'; pages: number[]; versions: number }
   | { op: 'reorg-row'; row: number; from: number; home: number; to: number; bytes: number; outcome: 'moved-home' | 'rehomed' | 'rewritten' }
   /** A reorganisation that rewrote the whole table (rebuild, VACUUM FULL: its rows follow as reorg-row events) or visited every page (VACUUM). */
-  | { op: 'rewrite'; kind: string; pages: number };
+  | { op: 'rewrite'; kind: string; pages: number }
+  /** A read went down an index from its root to the leaf (the workload runner reads indexes). */
+  | { op: 'index-read'; index: string; pages: number }
+  /**
+   * A row read by its row id or an index entry: the data pages in the order read (the home page, then a
+   * forwarded row's), chained pieces, and on PostgreSQL the dead versions visited first and the HOT
+   * chain's steps.
+   */
+  | { op: 'read'; row: number; pages: number[]; forwarded: boolean; pieces: number; deadVersions: number; chainHops: number }
+  /** A table scan: pages read, forwarded rows followed at their stubs, chained pieces, versions examined (PostgreSQL). */
+  | { op: 'scan'; pages: number; hops: number; pieces: number; tuples: number };
 
 export type HeapEventSink = (e: HeapEvent) => void;
 
@@ -81,6 +91,10 @@ export function eventPages(e: HeapEvent): number[] {
     case 'reorg-row':
       return [...new Set([e.home, e.from, e.to])];
     case 'rewrite':
+    case 'index-read':
+    case 'scan':
       return [];
+    case 'read':
+      return [...new Set(e.pages)];
   }
 }

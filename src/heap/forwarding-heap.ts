@@ -781,6 +781,7 @@ export class ForwardingHeap implements StorageEngine {
       reads.forwardedHops++;
     }
     if (this.chain !== null) this.readChain(row, reads);
+    if (this.sink !== null) this.sink({ op: 'read', row, pages: c !== h ? [h, c] : [h], forwarded: c !== h, pieces: this.chain?.get(row) ?? 0, deadVersions: 0, chainHops: 0 });
   }
 
   /** A chained row's pieces: one page visit each (they live on pages of their own, named apart from the heap's). */
@@ -799,6 +800,17 @@ export class ForwardingHeap implements StorageEngine {
    * blocks they are on and once more from the head piece (table fetch continued row).
    */
   scanTable(reads: PageReads): void {
+    const before = { pages: reads.dataPages, hops: reads.forwardedHops, pieces: reads.chainedPieces };
+    this.scanPages(reads);
+    if (this.sink !== null) {
+      const hops = reads.forwardedHops - before.hops;
+      const pieces = reads.chainedPieces - before.pieces;
+      // The table's pages (chained pieces' blocks included); the reads at stubs and head pieces apart.
+      this.sink({ op: 'scan', pages: reads.dataPages - before.pages - hops - pieces, hops, pieces, tuples: 0 });
+    }
+  }
+
+  private scanPages(reads: PageReads): void {
     const follows = this.options.scanFollowsForwarding ?? true;
     if (reads.cache === null) {
       reads.dataPages += this.allocatedPages;

@@ -569,6 +569,7 @@ export class PostgresHeap implements StorageEngine {
     if (!viaIndex || this.readState === null) {
       reads.dataPage(p);
       reads.tuplesVisited++;
+      if (this.sink !== null) this.sink({ op: 'read', row, pages: [p], forwarded: false, pieces: 0, deadVersions: 0, chainHops: 0 });
       return;
     }
     const s = this.readState[row]!;
@@ -583,16 +584,19 @@ export class PostgresHeap implements StorageEngine {
     const hops = this.chainHops(row, p);
     reads.hotChainHops += hops;
     reads.tuplesVisited += hops + 1;
+    if (this.sink !== null) this.sink({ op: 'read', row, pages: new Array<number>(dead + 1).fill(p), forwarded: false, pieces: 0, deadVersions: dead, chainHops: hops });
   }
 
   /** A sequential scan: every page in order, pruned on access (heapgetpage), every version on it examined. */
   scanTable(reads: PageReads): void {
     const pg = this.pageFields;
+    const tuples = reads.tuplesVisited;
     for (let p = 0; p < this.pageCount; p++) {
       this.readPage(p, reads);
       const i = p * STRIDE;
       reads.tuplesVisited += pg[i + LIVE]! + pg[i + PEND_COUNT]! + pg[i + DEAD_COUNT]!;
     }
+    if (this.sink !== null) this.sink({ op: 'scan', pages: this.pageCount, hops: 0, pieces: 0, tuples: reads.tuplesVisited - tuples });
   }
 
   // ---- observation ---------------------------------------------------------------------------

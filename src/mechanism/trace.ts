@@ -26,7 +26,7 @@ export interface TraceStep {
   /** 1-based phase number and its label. */
   phase: number;
   phaseLabel: string;
-  op: 'insert' | 'update' | 'delete' | 'commit' | 'reorg';
+  op: 'insert' | 'update' | 'delete' | 'commit' | 'reorg' | 'select' | 'scan';
   row?: number;
   /** What happened, in words, from the events. */
   text: string;
@@ -120,6 +120,11 @@ export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
           if (ph.op === 'reorg') begin('reorg', undefined, true);
         },
         beforeRow: (op, row) => {
+          // A table scan reads every page: it is shown whatever rows the trace follows.
+          if (op === 'scan') {
+            begin('scan', undefined, true);
+            return;
+          }
           lastKept = wanted(row);
           begin(op, row, lastKept);
         },
@@ -182,12 +187,37 @@ export function narrate(op: TraceStep['op'], row: number | undefined, events: He
       case 'rewrite':
         parts.push(`${e.kind}: the table now has ${e.pages} page${e.pages === 1 ? '' : 's'}`);
         break;
+      case 'index-read':
+        parts.push(`read index ${e.index} from its root to the leaf: ${e.pages} page${e.pages === 1 ? '' : 's'}`);
+        break;
+      case 'read':
+        parts.push(readText(e, slots));
+        break;
+      case 'scan':
+        parts.push(
+          `table scan: the table's ${e.pages} page${e.pages === 1 ? '' : 's'} read${e.hops ? `, and ${e.hops} ${slots.move ?? 'forwarded'} row${e.hops === 1 ? '' : 's'} read at ${e.hops === 1 ? 'its' : 'their'} ${slots.stub ?? 'stub'}${e.hops === 1 ? '' : 's'}: ${e.hops} page read${e.hops === 1 ? '' : 's'} more, ${e.pages + e.hops} in all` : ''}${e.pieces ? `, ${e.pieces} chained piece${e.pieces === 1 ? '' : 's'} read from ${e.pieces === 1 ? 'its' : 'their'} head piece${e.pieces === 1 ? '' : 's'}` : ''}${e.tuples ? `, ${e.tuples} tuple versions examined` : ''}`,
+        );
+        break;
     }
   }
   if (parts.length === 0) return op === 'update' && row !== undefined ? `update row ${row}: rejected (too long for a page)` : op;
   // A reorganisation's rows, many of them: the first ones and a count.
   if (op === 'reorg' && parts.length > 12) return [...parts.slice(0, 10), `… ${parts.length - 11} more rows`, parts[parts.length - 1]!].join('\n');
   return parts.join('\n');
+}
+
+/** A row read, in words: the pages in the order read and why there is more than one. */
+function readText(e: Extract<HeapEvent, { op: 'read' }>, words: NarrateWords): string {
+  const n = e.pages.length + e.pieces;
+  const reads = `${n} data page read${n === 1 ? '' : 's'}`;
+  if (e.forwarded) return `read row ${e.row}: page ${e.pages[0]} holds only its ${words.stub ?? 'stub'} → page ${e.pages[1]}, where the ${words.move ?? 'forwarded'} row lives: ${reads}`;
+  const page = e.pages[e.pages.length - 1];
+  const parts: string[] = [];
+  if (e.deadVersions) parts.push(`read row ${e.row}: first ${e.deadVersions} dead version${e.deadVersions === 1 ? '' : 's'} its index entries still point to (a heap visit each; the scan then marks ${e.deadVersions === 1 ? 'that entry' : 'those entries'} LP_DEAD: later scans skip ${e.deadVersions === 1 ? 'it' : 'them'})`, `then the live version on page ${page}`);
+  else parts.push(`read row ${e.row}: page ${page}`);
+  if (e.chainHops) parts.push(`${e.chainHops} step${e.chainHops === 1 ? '' : 's'} along its HOT chain to the live version`);
+  if (e.pieces) parts.push(`then ${e.pieces} chained piece${e.pieces === 1 ? '' : 's'} on block${e.pieces === 1 ? '' : 's'} of ${e.pieces === 1 ? 'its' : 'their'} own`);
+  return `${parts.join('; ')}: ${reads}`;
 }
 
 /** How the format numbers and names things in a narrative. */

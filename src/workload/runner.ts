@@ -89,8 +89,8 @@ export interface RunOptions {
  */
 export interface WorkloadObserver {
   phaseStart?(index: number, phase: PhaseSpec): void;
-  /** An operation on one row is about to reach the engine (accepted or not: the next call says). */
-  beforeRow?(op: 'insert' | 'update' | 'delete', row: number): void;
+  /** An operation on one row is about to reach the engine (accepted or not: the next call says); a read of a row, or a table scan (row −1). */
+  beforeRow?(op: 'insert' | 'update' | 'delete' | 'select' | 'scan', row: number): void;
   /** A new row; its varying lengths are lens[base …] (NULL_LEN for NULL). */
   insert?(row: number, lens: Uint16Array, base: number): void;
   /** A changed row: the columns its `set` names, and its lengths after the change. */
@@ -564,6 +564,7 @@ class WorkloadRun {
       // Each repetition runs the same statement on the same rows: the order's stream starts afresh.
       const picker = this.picker(phase.rows, phase.order, Prng.derive(this.spec.seed, 'phase', index, phase.op));
       if (plan.path === 'scan') {
+        this.obs?.beforeRow?.('scan', -1);
         engine.scanTable(reads);
         reads.statements++;
         reads.rows += picker.total;
@@ -575,7 +576,12 @@ class WorkloadRun {
         if (count === 0) break;
         for (let i = 0; i < count; i++) {
           const row = rows[i]!;
-          if (indexNo >= 0) indexes!.readPath(indexNo, row, this.nextRow, engine.rowPage(row), dataPages, reads);
+          this.obs?.beforeRow?.('select', row);
+          if (indexNo >= 0) {
+            const before = reads.indexPages;
+            indexes!.readPath(indexNo, row, this.nextRow, engine.rowPage(row), dataPages, reads);
+            this.options.events?.({ op: 'index-read', index: plan.index!, pages: reads.indexPages - before });
+          }
           engine.fetchRow(row, reads, plan.path === 'index');
         }
         reads.statements += count;

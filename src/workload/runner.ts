@@ -73,6 +73,8 @@ export interface RunOptions {
   onPageMap?: (engine: StorageEngine, pageMap: StorageRunResult['pageMaps'][number]) => void;
   /** Called with the engine as soon as it exists, before the first phase (rowsim trace reads its pages). */
   onEngine?: (engine: StorageEngine) => void;
+  /** Called immediately before and after the row operations of each phase, not its index build or metrics (npm run bench times phases). */
+  onPhase?: (index: number, edge: 'start' | 'end') => void;
 }
 
 /**
@@ -223,7 +225,9 @@ class WorkloadRun {
     this.spec.workload.forEach((phase, index) => {
       const rng = Prng.derive(this.spec.seed, 'phase', index, phase.op);
       this.obs?.phaseStart?.(index, phase);
+      this.options.onPhase?.(index, 'start');
       const outcome = this.runPhase(phase, rng);
+      this.options.onPhase?.(index, 'end');
       this.afterPhase(phase, index, outcome);
     });
     return this.result();

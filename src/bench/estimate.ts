@@ -23,7 +23,7 @@ export async function benchEstimate(): Promise<Array<{ name: string; value: numb
     const out = await runEstimate(cfg, async (t) => {
       tasks += t.length;
       return pool(t);
-    });
+    }).finally(() => pool.close());
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const s = out.sample;
     lines.push({

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { BenchUsageError, DEFAULT_PG_ROWS, maskLoosely, parseBenchArgs, SUITES } from '../src/bench/args.js';
 import { CHILD_MARK, childOutcome, growthPerRow, type ChildEnd, type ChildReport } from '../src/bench/child-report.js';
 import { benchJson, formatLine, machineInfo, measure, measureEach, PhaseClock, rateLine, stat, summarize, type BenchReport } from '../src/bench/harness.js';
+import { topSelfTime, type CpuProfile } from '../src/bench/cpuprofile.js';
 import { findSimpy, noSimpyNote, probePython, pythonCandidates } from '../src/bench/simpy.js';
 import { storageBenchSpec } from '../src/bench/storage.js';
 import { runStorage } from '../src/workload/runner.js';
@@ -269,6 +270,26 @@ describe('the memory and scale suites read their child processes', () => {
   it('growth per row: the difference of the two runs over the difference of their rows', () => {
     expect(growthPerRow({ rows: 1e6, bytes: 100e6 }, { rows: 1e7, bytes: 244e6 })).toBe(16);
     expect(() => growthPerRow({ rows: 1e7, bytes: 1 }, { rows: 1e6, bytes: 2 })).toThrow();
+  });
+});
+
+describe('profiles', () => {
+  it('self time by function: each sample charged to its node, summed by function and place, largest first', () => {
+    const frame = (functionName: string, url: string, lineNumber: number) => ({ functionName, url, lineNumber });
+    const p: CpuProfile = {
+      nodes: [
+        { id: 1, callFrame: frame('(root)', '', -1) },
+        { id: 2, callFrame: frame('insert', 'file:///x/dist/workload/runner.js', 9) },
+        { id: 3, callFrame: frame('insert', 'file:///x/dist/workload/runner.js', 9) },
+        { id: 4, callFrame: frame('', 'file:///x/dist/heap/forwarding-heap.js', 0) },
+      ],
+      samples: [2, 3, 4, 2, 1],
+      timeDeltas: [1000, 2000, 3000, 4000, 0],
+    };
+    expect(topSelfTime(p, 2)).toEqual([
+      { name: 'insert workload/runner.js:10', ms: 7, share: 0.7 },
+      { name: '(anonymous) heap/forwarding-heap.js:1', ms: 3, share: 0.3 },
+    ]);
   });
 });
 

@@ -36,6 +36,8 @@ export const DEFAULT_CHILD_TIMEOUT_S = 600;
 export interface BenchArgs {
   /** The suites to run, in SUITES order. */
   suites: string[];
+  /** The suites named on the command line (none: the default ones run). */
+  suitesNamed: string[];
   json: boolean;
   runs: number;
   /** --runs was given (cli and scale have defaults of their own otherwise). */
@@ -138,6 +140,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   if (pgUrl !== undefined) wanted.add('pg');
   return {
     suites: SUITES.map((s) => s.name).filter((n) => wanted.has(n)),
+    suitesNamed: named,
     json,
     runs,
     runsGiven,

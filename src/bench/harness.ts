@@ -74,7 +74,8 @@ export async function timed<T>(fn: () => T | Promise<T>): Promise<{ value: T; sa
 
 /**
  * Run `fn` `warmup` times uncounted, then `runs` times; each run returns its samples by name (the phases
- * of one storage run, a child's own figures). Resolves with each name's Measurement.
+ * of one storage run, a child's own figures). `fn` is told the run: 0, 1, … for a counted run, −1, −2, …
+ * for a warm-up. Resolves with each name's Measurement.
  */
 export async function measureEach<K extends string>(fn: (run: number) => Record<K, Sample> | Promise<Record<K, Sample>>, opts: MeasureOptions): Promise<Record<K, Measurement>> {
   if (!(opts.runs >= 1)) throw new Error(`measure: expected at least 1 run, found ${opts.runs}`);

@@ -15,7 +15,7 @@ import { benchEstimate } from './estimate.js';
 import { benchJson, formatLine, machineInfo, machineLine, type BenchLine, type BenchReport } from './harness.js';
 import { benchMechanism } from './mechanism.js';
 import { benchMemory, benchScale } from './memory.js';
-import { benchPg, checkPgReachable } from './pg.js';
+import { benchPg, checkPgReachable, PgBenchError } from './pg.js';
 import { benchReport } from './report.js';
 import { benchStorage } from './storage.js';
 import type { Suite, SuiteContext } from './suite.js';
@@ -86,19 +86,18 @@ async function main(): Promise<number> {
   };
   add('machine', machineLine(report.machine, 'start'));
   const ctx: SuiteContext = { runs: args.runs, runsGiven: args.runsGiven, timeoutS: args.timeoutS, ...(args.pg ? { pg: args.pg } : {}) };
-  const named = process.argv.slice(2).some((a) => SUITES.some((s) => s.name === a));
   try {
     for (const suite of args.suites) {
       for await (const line of RUN[suite]!(ctx)) add(suite, line);
     }
   } catch (err) {
-    if (err instanceof PgConnectionError) {
+    if (err instanceof PgConnectionError || err instanceof PgBenchError) {
       process.stderr.write(`npm run bench: ${err.message}\n`);
       return 2;
     }
     throw err;
   }
-  if (!named) {
+  if (args.suitesNamed.length === 0) {
     for (const s of SUITES.filter((x) => !x.byDefault && x.name !== 'pg')) print(`${s.name}: skipped by default (${s.what}): npm run bench -- ${s.name}`);
   }
   report.machine_at_end = machineInfo();

@@ -25,6 +25,9 @@ import { measureEach, PhaseClock, sig3, timed, timingNote, type BenchLine, type 
 import { storageBenchSpec } from './storage.js';
 import type { SuiteContext } from './suite.js';
 
+/** The server refused the work (no right to create a schema, …): the bench prints it and exits 2. */
+export class PgBenchError extends Error {}
+
 /** The simulator's rows as the workload made them: body lengths at insert, then the update order and the grown lengths. */
 export interface RecordedWorkload {
   insertLens: Uint16Array;
@@ -146,7 +149,7 @@ export async function* benchPg(ctx: SuiteContext): AsyncGenerator<BenchLine> {
     setMs = await measureEach(() => setBased(client, rows), opts);
   } catch (err) {
     const message = target.redact(`PostgreSQL at ${target.shown}: ${(err as Error).message}${created ? ` (if the scratch schema is left: DROP SCHEMA ${schema} CASCADE)` : ''}`);
-    throw isConnectionLost(err) ? new PgConnectionError(message) : new Error(message);
+    throw isConnectionLost(err) ? new PgConnectionError(message) : new PgBenchError(message);
   } finally {
     if (created) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => process.stderr.write(`npm run bench: could not drop the scratch schema; drop it by hand: DROP SCHEMA ${schema} CASCADE\n`));
     await closeClient(client);

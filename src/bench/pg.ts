@@ -151,7 +151,11 @@ export async function* benchPg(ctx: SuiteContext): AsyncGenerator<BenchLine> {
     const message = target.redact(`PostgreSQL at ${target.shown}: ${(err as Error).message}${created ? ` (if the scratch schema is left: DROP SCHEMA ${schema} CASCADE)` : ''}`);
     throw isConnectionLost(err) ? new PgConnectionError(message) : new PgBenchError(message);
   } finally {
-    if (created) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => process.stderr.write(`npm run bench: could not drop the scratch schema; drop it by hand: DROP SCHEMA ${schema} CASCADE\n`));
+    if (created) {
+      // A failure inside BEGIN … COMMIT leaves the transaction aborted: end it before the DROP.
+      await client.query('ROLLBACK').catch(() => undefined);
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => process.stderr.write(`npm run bench: could not drop the scratch schema; drop it by hand: DROP SCHEMA ${schema} CASCADE\n`));
+    }
     await closeClient(client);
   }
   const pgName = `PostgreSQL ${version}`;

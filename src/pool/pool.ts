@@ -70,3 +70,50 @@ export async function runTasksEach<R>(tasks: readonly Task[], onResult: (index: 
     await pool.destroy();
   }
 }
+
+/**
+ * A pool that runs several batches of tasks and is destroyed once (rowsim estimate's rounds): its
+ * threads start with the first batch and keep their loaded modules and warm code for the next ones.
+ * Results come back in task order, as with runTasks. `close()` destroys it; a closed pool refuses work.
+ */
+export interface TaskPool {
+  /** Run one batch; resolve with its results in task order. `onProgress` sees this batch's tasks done. */
+  run<R>(tasks: readonly Task[], onProgress?: (done: number, total: number) => void): Promise<R[]>;
+  close(): Promise<void>;
+}
+
+/** A reusable pool of `workers` threads (default: the number of cores), started when the first batch comes. */
+export function openPool(options: Pick<PoolOptions, 'workers'> = {}): TaskPool {
+  const threads = Math.max(1, options.workers ?? defaultWorkers());
+  let started: Promise<{ run(task: Task): Promise<unknown>; destroy(): Promise<void> }> | undefined;
+  let closed = false;
+  const start = () =>
+    (started ??= import('piscina').then(({ Piscina }) => new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 1000 })));
+  return {
+    async run<R>(tasks: readonly Task[], onProgress?: (done: number, total: number) => void): Promise<R[]> {
+      if (closed) throw new Error('openPool: run() after close()');
+      const results: R[] = new Array<R>(tasks.length);
+      if (tasks.length === 0) return results;
+      const pool = await start();
+      let done = 0;
+      await Promise.all(
+        tasks.map(async (task, i) => {
+          try {
+            results[i] = (await pool.run(task)) as R;
+          } catch (err) {
+            const message = (err as Error)?.message ?? '';
+            if (message.startsWith(WORKER_USER_ERROR_PREFIX)) throw new UserError(message.slice(WORKER_USER_ERROR_PREFIX.length));
+            throw err;
+          }
+          done += 1;
+          onProgress?.(done, tasks.length);
+        }),
+      );
+      return results;
+    },
+    async close(): Promise<void> {
+      closed = true;
+      if (started) await (await started).destroy();
+    },
+  };
+}

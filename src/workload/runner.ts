@@ -69,8 +69,6 @@ export interface RunOptions {
   pageMapMaxCells?: number;
   /** Called with the engine after every phase (tests check invariants here). */
   afterPhase?: (engine: StorageEngine, phase: number) => void;
-  /** Called immediately before and after each phase's row operations (the benchmarks time phases here). */
-  onPhase?: (index: number, edge: 'start' | 'end') => void;
   /** Check the engine's invariants after every phase (ROWSIM_CHECK=1, `run --check`); a broken one is an internal error. */
   checkInvariants?: boolean;
   /** Sees every operation the engine accepted, in order, with the row's stored lengths (pg-check replays them). */
@@ -81,6 +79,8 @@ export interface RunOptions {
   onPageMap?: (engine: StorageEngine, pageMap: StorageRunResult['pageMaps'][number]) => void;
   /** Called with the engine as soon as it exists, before the first phase (rowsim trace reads its pages). */
   onEngine?: (engine: StorageEngine) => void;
+  /** Called immediately before and after the row operations of each phase, not its index build or metrics (npm run bench times phases). */
+  onPhase?: (index: number, edge: 'start' | 'end') => void;
 }
 
 /**

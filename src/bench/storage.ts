@@ -95,7 +95,38 @@ const KINDS = [
   ['sequential', 'sequential growing updates (1M, order: sequential)', 'updates'],
 ] as const;
 
+/** The reads issue's target: a select of every row of a 1M-row table by index, rows per CPU-second on one core. */
+export const SELECT_TARGET = 5e6;
+
+/** The bench table loaded, then every row selected through its primary key, in `order`. */
+function selectSpec(format: FormatId, order: BenchOrder): StorageSpec {
+  const spec = storageBenchSpec(ROWS, format, order);
+  spec.workload = [spec.workload[0]!, { op: 'select', rows: { kind: 'all' }, order: { kind: order }, via: 'index', index: 'bench_pk', repeat: 1 }];
+  return spec;
+}
+
+async function* benchSelect(ctx: SuiteContext): AsyncGenerator<BenchLine> {
+  for (const format of FORMAT_IDS) {
+    for (const order of ['random', 'sequential'] as const) {
+      const spec = selectSpec(format, order);
+      let reads = 0;
+      const m = await measureEach(() => {
+        const clock = new PhaseClock();
+        const r = runStorage(spec, { onPhase: clock.onPhase });
+        reads = r.phases[1]!.reads!.logical_reads;
+        return { select: clock.phase(1) };
+      }, { runs: ctx.runs, warmup: 1 });
+      const rate = ROWS / m.select.cpu!.median;
+      const note = `target ≥ ${SELECT_TARGET.toLocaleString('en-US')}: ${rate >= SELECT_TARGET ? 'met' : `not met, ${sig3(rate / SELECT_TARGET)}× of it`}; ${reads.toLocaleString('en-US')} page reads`;
+      const line = rateLine(`storage: ${format} select of every row by index (1M, order: ${order}), one core`, ROWS, 'rows', m.select, note);
+      line.detail = { format, phase: 'select', order, rows: ROWS, target: SELECT_TARGET };
+      yield line;
+    }
+  }
+}
+
 export async function* benchStorage(ctx: SuiteContext): AsyncGenerator<BenchLine> {
+  yield* benchSelect(ctx);
   const all: FormatFigures[] = [];
   for (const format of FORMAT_IDS) all.push(await measureFormat(format, ctx.runs));
   for (const [kind, what, unit] of KINDS) {

@@ -2,6 +2,7 @@
  * Storage results: the results.json entries, summary.md sections, charts and the terminal table.
  */
 import type { ReadResult } from '../workload/reads.js';
+import { readsMarkdown, readsTerminal } from './reads.js';
 import { formatSize, slug } from '../util/units.js';
 import type { SweepPoint } from '../config/spec.js';
 import { getFormat } from '../formats/registry.js';
@@ -438,6 +439,8 @@ export function storageMarkdown(entries: StorageEntry[], charts: string[]): stri
       '',
     );
   }
+  const reads = readsMarkdown(entries);
+  if (reads) out.push(reads);
   const storageCharts = charts.filter((c) => !c.includes('contention'));
   if (storageCharts.length) {
     out.push('### Charts', '');
@@ -449,5 +452,5 @@ export function storageMarkdown(entries: StorageEntry[], charts: string[]): stri
 export function storageTerminal(entries: StorageEntry[], options: TableOptions = {}): string {
   const cols = columns(entries);
   const table = cols.map((c, i) => ({ title: c.title, align: i < 2 ? ('left' as const) : ('right' as const), priority: c.priority, wrapTitle: c.wrapTitle }));
-  return terminalTable(table, entries.map((e) => cols.map((c) => c.cell(e))), options);
+  return [terminalTable(table, entries.map((e) => cols.map((c) => c.cell(e))), options), ...readsTerminal(entries)].join('\n');
 }

@@ -99,6 +99,10 @@ export interface WorkloadObserver {
   /** A transaction ends (the statement or the row, as the phase says). */
   commit?(): void;
   reorg?(kind: ReorgKind): void;
+  /** A select phase fetches one row through its access path (an index seek or a row-id fetch): one statement; with repeat, the rows again. */
+  read?(row: number): void;
+  /** A select phase runs one table scan (once a repetition) that returns `rows`, the chosen rows in order. */
+  scan?(rows: Int32Array): void;
   phaseEnd?(index: number, result: PhaseResult): void;
 }
 
@@ -552,7 +556,7 @@ class WorkloadRun {
    * counted as the engine reads them (src/heap/page-reads.ts), through the run's buffer cache if it has one.
    */
   private select(phase: Extract<PhaseSpec, { op: 'select' }>, index: number): PhaseOutcome {
-    const { engine, indexes } = this;
+    const { engine, indexes, obs } = this;
     const plan = readPlan(this.format, this.spec, phase);
     const reads = new PageReads(this.cache());
     const dataPages = engine.metrics().pages;
@@ -569,6 +573,7 @@ class WorkloadRun {
         reads.statements++;
         reads.rows += picker.total;
         returned += picker.total;
+        if (obs?.scan) obs.scan(pickAll(picker));
         continue;
       }
       for (;;) {
@@ -584,6 +589,7 @@ class WorkloadRun {
             this.options.events?.({ op: 'index-read', index: plan.index!, pages: reads.indexPages - before });
           }
           engine.fetchRow(row, reads, plan.path === 'index');
+          obs?.read?.(row);
         }
         reads.statements += count;
         reads.rows += count;
@@ -791,6 +797,18 @@ function indexNotes(spec: StorageSpec, format: StorageFormat): string[] {
 function reorgNotes(spec: StorageSpec, format: StorageFormat): string[] {
   const kinds = new Set(spec.workload.flatMap((p) => (p.op === 'reorg' ? [p.kind] : [])));
   return [...kinds].flatMap((kind) => format.reorgNote(kind) ?? []);
+}
+
+/** Every row a picker hands out, in order (for an observer of a scan's rows). */
+function pickAll(picker: RowPicker): Int32Array {
+  const all = new Int32Array(picker.total);
+  let n = 0;
+  while (n < all.length) {
+    const got = picker.next(all.subarray(n));
+    if (got === 0) break;
+    n += got;
+  }
+  return all.subarray(0, n);
 }
 
 function orderName(o: { kind: string; s?: number }): string {

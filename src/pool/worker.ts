@@ -2,12 +2,16 @@
  * Worker entry: runs one task. Each kind names a module with `runTask(payload)`; the module is loaded
  * on first use in each worker thread.
  */
-/** `drawn-storage`: a storage point with the page drawings report.html opens (rowsim run). */
-export type TaskKind = 'storage' | 'drawn-storage' | 'contention' | 'estimate';
+/**
+ * `run-point`: a storage sweep point of rowsim run, with its results.json entry, the report's page maps and
+ * the page maps to draw; `run-render`: one PNG of a run (a page map or a chart over the sweep points).
+ */
+export type TaskKind = 'storage' | 'run-point' | 'run-render' | 'contention' | 'estimate';
 
 const MODULES: Record<TaskKind, string> = {
   storage: '../workload/task.js',
-  'drawn-storage': '../mechanism/task.js',
+  'run-point': '../run/point-task.js',
+  'run-render': '../run/render-task.js',
   contention: '../contention/task.js',
   estimate: '../estimate/task.js',
 };
@@ -18,6 +22,7 @@ interface TaskModule {
 
 const loaded = new Map<TaskKind, Promise<TaskModule>>();
 
+/** Run one task (in a worker thread, or on the calling thread: src/pool/scheduler.ts inProcessRunner). */
 export default async function run(task: { kind: TaskKind; payload: unknown }): Promise<unknown> {
   const path = MODULES[task.kind];
   if (!path) throw new Error(`unknown task kind ${String(task.kind)}`);

@@ -39,8 +39,9 @@ import { errnoText, fileKind } from '../util/fs-text.js';
 import { ROWSIM_VERSION } from '../version.js';
 
 const MANIFEST_FILE = '.rowsim-output.json';
-type OutputOwner = 'run' | 'estimate' | 'calibrate' | 'page' | 'trace';
-const OWNERS: readonly OutputOwner[] = ['run', 'estimate', 'calibrate', 'page', 'trace'];
+/** The commands that write output folders; `part` is rowsim run --shard's partial result (src/run/part.ts). */
+type OutputOwner = 'run' | 'estimate' | 'calibrate' | 'page' | 'trace' | 'part';
+const OWNERS: readonly OutputOwner[] = ['run', 'estimate', 'calibrate', 'page', 'trace', 'part'];
 
 /** How long a command waits for another rowsim process to finish publishing into the same folder. */
 const LOCK_WAIT_MS = 120_000;
@@ -123,6 +124,15 @@ function readManifest(dir: string): Manifest | null | 'damaged' {
   } catch {
     return 'damaged';
   }
+}
+
+/**
+ * The files `owner` wrote into `dir`, as the folder's manifest lists them; null when the folder has no
+ * readable manifest (not rowsim's, or damaged). rowsim merge reads its parts' lists this way.
+ */
+export function ownedFiles(dir: string, owner: OutputOwner): string[] | null {
+  const m = readManifest(dir);
+  return m && m !== 'damaged' ? (m.files[owner] ?? null) : null;
 }
 
 /** A relative path inside the folder (no `..`, not absolute). */

@@ -1,16 +1,22 @@
+/**
+ * rowsim run: load the config, start the task runner (a pool of worker threads for a sweep, the calling
+ * thread for one point), run the units (all of them, or part K of N with --shard), then merge (the same
+ * code as rowsim merge) into results.json, summary.md, report.html and the charts, or write the part.
+ *
+ * Start-up order matters for a sweep: the pool starts as soon as the config says how many units there
+ * are, so its threads boot and load their modules while this thread loads the rest of the command and
+ * checks the memory and the output folder. A check that fails there still writes nothing (exit 2).
+ */
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { RUN_DEFAULTS } from '../config/defaults.js';
 import { UserError } from '../config/errors.js';
-import { loadConfig, type RunConfig } from '../loader/config.js';
+import type { RunConfig } from '../loader/config.js';
+import type { StorageEntry } from '../report/storage.js';
+import { parseConfigSource } from '../loader/source.js';
 import { defaultWorkers } from '../pool/pool.js';
 import { inProcessRunner, poolRunner, type TaskRunner } from '../pool/scheduler.js';
-import { checkOutputFolder, StagedOutput } from '../report/output.js';
-import { runShard } from '../run/execute.js';
-import { mergeParts, writeRun } from '../run/merge.js';
-import { PART_FILE, partJson } from '../run/part.js';
-import { partFolderName, runUnits, shardSlice, type Shard } from '../run/plan.js';
-import { checkRunLimits } from './limits.js';
+import { partFolderName, rawStoragePoints, runUnits, shardSlice, type Shard } from '../run/plan.js';
 
 export interface RunOptions {
   out?: string;
@@ -30,37 +36,68 @@ export interface RunOptions {
 }
 
 /** Where a run's tasks go: on the calling thread for one unit (no pool), else on min(workers, units) threads. */
-async function runnerFor(units: number, workers: number | undefined): Promise<TaskRunner> {
-  return units <= 1 ? inProcessRunner() : poolRunner(Math.min(workers ?? defaultWorkers(), units));
+function runnerFor(units: number, workers: number | undefined, storage: boolean): Promise<TaskRunner> {
+  if (units <= 1) return Promise.resolve(inProcessRunner());
+  return poolRunner(Math.min(workers ?? defaultWorkers(), units), storage ? ['run-point', 'run-render'] : ['contention']);
 }
 
 export async function runCommand(file: string, opts: RunOptions): Promise<number> {
   // Bad input throws InputError (a config) or UserError (an argument, the output folder): main() prints it, exit 2.
   if (opts.shard && opts.json) throw new UserError("--json: expected no --shard (a part writes part.json, not results.json; rowsim merge --json prints the run's results)");
-  const cfg: RunConfig = loadConfig(file, undefined, { maxPoints: opts.maxPoints });
-  checkRunLimits(cfg, { workers: opts.workers });
   const shard = opts.shard ?? { index: 1, count: 1 };
-  const units = runUnits(cfg);
-  const slice = shardSlice(units, shard);
-  const folder = checkOutputFolder(opts.out ?? join('out', cfg.name, ...(opts.shard ? [partFolderName(shard)] : [])), opts.shard ? 'part' : 'run');
-  const quiet = opts.quiet === true || opts.json === true;
-  const say = (s: string) => {
-    if (!quiet) process.stdout.write(`${s}\n`);
-  };
-  const checkInvariants = opts.check === true || process.env.ROWSIM_CHECK === '1';
-  const scale = opts.scale ?? RUN_DEFAULTS.chartScale;
-  // Files go to a temporary folder as they are made (a sweep's page maps point by point), then are
-  // published into the results folder; an error or an interrupt removes the temporary folder.
-  const out = new StagedOutput(folder);
-  let runner: TaskRunner | undefined;
-  let lines: string[];
+  // A storage sweep's pool starts on the sweep's size read from the YAML, while the schema checks the
+  // config (a config that fails them ends the pool, writes nothing and exits 2). One point: no pool.
+  const source = parseConfigSource(file);
+  const early = rawStoragePoints(source.raw);
+  const earlyUnits = early === undefined ? undefined : shardSlice({ storage: early, contention: 0 }, shard).storage.length;
+  let starting = earlyUnits === undefined ? undefined : runnerFor(earlyUnits, opts.workers, true);
+  starting?.catch(() => {}); // awaited below; a failure before that is reported by whatever failed first
+  let lines: string[] = [];
+  let out: { discard(): void } | undefined;
   try {
-    runner = await runnerFor(slice.storage.length + slice.contention.length, opts.workers);
-    const part = await runShard(cfg, shard, units, { runner, write: (rel, data) => out.write(rel, data), checkInvariants, scale, quiet });
+    const { loadConfig } = await import('../loader/config.js');
+    const cfg: RunConfig = loadConfig(file, undefined, { maxPoints: opts.maxPoints, source });
+    const units = await runUnits(cfg);
+    const slice = shardSlice(units, shard);
+    const count = slice.storage.length + slice.contention.length;
+    if (starting === undefined || count !== earlyUnits) {
+      // Not known from the YAML (a contention section), or (never for a valid config) not what it said.
+      await (await starting?.catch(() => undefined))?.close();
+      starting = runnerFor(count, opts.workers, slice.contention.length === 0);
+      starting.catch(() => {});
+    }
+    const [{ checkRunLimits }, { checkOutputFolder, StagedOutput }, { runShard }, { PART_FILE, partJson }] = await Promise.all([
+      import('./limits.js'),
+      import('../report/output.js'),
+      import('../run/execute.js'),
+      import('../run/part.js'),
+    ]);
+    checkRunLimits(cfg, { workers: opts.workers });
+    const folder = checkOutputFolder(opts.out ?? join('out', cfg.name, ...(opts.shard ? [partFolderName(shard)] : [])), opts.shard ? 'part' : 'run');
+    const quiet = opts.quiet === true || opts.json === true;
+    const checkInvariants = opts.check === true || process.env.ROWSIM_CHECK === '1';
+    const scale = opts.scale ?? RUN_DEFAULTS.chartScale;
+    // Files go to a temporary folder as they are made (a sweep's page maps point by point), then are
+    // published into the results folder; an error or an interrupt removes the temporary folder.
+    const staged = new StagedOutput(folder);
+    out = staged;
+    const runner = await starting;
+    // What only the end needs is loaded once the tasks are out.
+    const merging = opts.shard ? undefined : import('../run/merge.js');
+    merging?.catch(() => {});
+    // A single run queues the charts over the sweep points as soon as every point is simulated.
+    let charts: Promise<{ file: string; png: Uint8Array }[]> | undefined;
+    const onEntries = merging
+      ? (entries: StorageEntry[]) => {
+          charts = merging.then((m) => m.storageChartPngs(entries, cfg.name, scale, runner));
+          charts.catch(() => {}); // awaited by writeRun; a failure elsewhere first is the one reported
+        }
+      : undefined;
+    const part = await runShard(cfg, shard, units, { runner, write: (rel, data) => staged.write(rel, data), checkInvariants, scale, quiet, onEntries });
     if (opts.shard) {
       await runner.close();
-      out.write(PART_FILE, partJson(part));
-      out.publish();
+      staged.write(PART_FILE, partJson(part));
+      staged.publish();
       const dir = relative(process.cwd(), folder.dir) || folder.dir;
       const points = slice.storage.length ? `${slice.storage.length} of ${units.storage} storage points (${slice.storage.map((i) => cfg.storage[i]!.label).slice(0, 6).join('; ')}${slice.storage.length > 6 ? '; …' : ''})` : '';
       const tasks = slice.contention.length ? `${slice.contention.length} of ${units.contention} contention tasks` : '';
@@ -70,17 +107,20 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       ];
     } else {
       // A single run is its own one part: the same merge as rowsim merge's.
-      const run = mergeParts([{ ...part, source: file, staged: true, readChart: (rel) => readFileSync(join(out.dir, ...rel.split('/'))) }]);
-      const written = await writeRun(run, out, runner, { wide: opts.wide });
+      const { mergeParts, writeRun } = await merging!;
+      const run = mergeParts([{ ...part, source: file, staged: true, readChart: (rel) => readFileSync(join(staged.dir, ...rel.split('/'))) }]);
+      const written = await writeRun(run, staged, runner, { wide: opts.wide, storageCharts: charts });
       await runner.close();
-      out.publish();
+      staged.publish();
       if (opts.json) process.stdout.write(written.json);
-      lines = [...written.terminal, `results: ${relative(process.cwd(), join(folder.dir, 'results.json')) || join(folder.dir, 'results.json')}, summary.md, report.html and charts/ beside it`];
+      if (!quiet) lines = [...written.terminal, `results: ${relative(process.cwd(), join(folder.dir, 'results.json')) || join(folder.dir, 'results.json')}, summary.md, report.html and charts/ beside it`];
     }
+    if (quiet) lines = [];
   } finally {
+    const runner = await starting?.catch(() => undefined);
     await runner?.close();
-    out.discard();
+    out?.discard();
   }
-  for (const line of lines) say(line);
+  for (const line of lines) process.stdout.write(`${line}\n`);
   return 0;
 }

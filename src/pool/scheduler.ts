@@ -9,6 +9,7 @@
  */
 import type { Task } from './pool.js';
 import { fromWorker, workerFile } from './pool.js';
+import type { TaskKind, WorkerData } from './worker.js';
 
 export interface TaskRunner {
   /** Worker threads; 0 when the tasks run on the calling thread. */
@@ -53,11 +54,14 @@ class JobQueue {
   }
 }
 
-/** A runner on `threads` worker threads (piscina, loaded here). */
-export async function poolRunner(threads: number): Promise<TaskRunner> {
+/**
+ * A runner on `threads` worker threads (piscina, loaded here). The threads start at once and load the
+ * modules of the `preload` task kinds while the caller gets its tasks ready.
+ */
+export async function poolRunner(threads: number, preload: readonly TaskKind[] = []): Promise<TaskRunner> {
   const n = Math.max(1, Math.floor(threads));
   const { Piscina } = await import('piscina');
-  const pool = new Piscina({ filename: workerFile(), minThreads: n, maxThreads: n, idleTimeout: 1000 });
+  const pool = new Piscina({ filename: workerFile(), minThreads: n, maxThreads: n, idleTimeout: 1000, workerData: { preload: [...preload] } satisfies WorkerData });
   const queue = new JobQueue();
   let busy = 0;
   let closed = false;
@@ -67,16 +71,19 @@ export async function poolRunner(threads: number): Promise<TaskRunner> {
       const job = queue.shift();
       if (!job) return;
       busy++;
+      // The next task is chosen after what the finished one's caller queues in answer to it (a point's
+      // page maps, queued when its result arrives, go before the next point): setImmediate runs after
+      // those continuations.
       pool.run(job.task).then(
         (result: unknown) => {
           busy--;
           job.resolve(result);
-          pump();
+          setImmediate(pump);
         },
         (err: unknown) => {
           busy--;
           job.reject(fromWorker(err));
-          pump();
+          setImmediate(pump);
         },
       );
     }

@@ -1,3 +1,5 @@
+import { workerData } from 'node:worker_threads';
+
 /**
  * Worker entry: runs one task. Each kind names a module with `runTask(payload)`; the module is loaded
  * on first use in each worker thread.
@@ -22,14 +24,25 @@ interface TaskModule {
 
 const loaded = new Map<TaskKind, Promise<TaskModule>>();
 
+/** What a pool gives its threads (piscina's workerData): the task kinds whose modules to load at start. */
+export interface WorkerData {
+  preload: TaskKind[];
+}
+
+function load(kind: TaskKind): Promise<TaskModule> {
+  let mod = loaded.get(kind);
+  if (!mod) {
+    mod = import(MODULES[kind]) as Promise<TaskModule>;
+    loaded.set(kind, mod);
+  }
+  return mod;
+}
+
+// In a pool's thread: start loading what its tasks will need before the first one comes.
+for (const kind of (workerData as WorkerData | null)?.preload ?? []) if (MODULES[kind]) load(kind).catch(() => {}); // a failure is reported by the task that needs it
+
 /** Run one task (in a worker thread, or on the calling thread: src/pool/scheduler.ts inProcessRunner). */
 export default async function run(task: { kind: TaskKind; payload: unknown }): Promise<unknown> {
-  const path = MODULES[task.kind];
-  if (!path) throw new Error(`unknown task kind ${String(task.kind)}`);
-  let mod = loaded.get(task.kind);
-  if (!mod) {
-    mod = import(path) as Promise<TaskModule>;
-    loaded.set(task.kind, mod);
-  }
-  return (await mod).runTask(task.payload);
+  if (!MODULES[task.kind]) throw new Error(`unknown task kind ${String(task.kind)}`);
+  return (await load(task.kind)).runTask(task.payload);
 }

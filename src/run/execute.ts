@@ -8,10 +8,10 @@
  */
 import { RUN_DEFAULTS } from '../config/defaults.js';
 import type { RunConfig } from '../loader/config.js';
-import { contentionJobs } from '../contention/run.js';
 import type { Replication } from '../contention/task.js';
 import type { TaskRunner } from '../pool/scheduler.js';
 import { progressBar } from '../report/progress.js';
+import type { StorageEntry } from '../report/storage.js';
 import { ROWSIM_VERSION } from '../version.js';
 import { PART_FORMAT, shardHeader, type PointRecord, type ReplicationRecord, type RunPart } from './part.js';
 import { configDigest, shardSlice, type RunUnits, type Shard } from './plan.js';
@@ -30,6 +30,11 @@ export interface ExecuteOptions {
   scale: number;
   /** No progress bars. */
   quiet: boolean;
+  /**
+   * Called once every storage point of the part is simulated (their page maps may still be drawing), with
+   * their entries in sweep order: the charts over the sweep points can be queued then.
+   */
+  onEntries?(entries: StorageEntry[]): void;
 }
 
 /** Run part `shard` of `cfg` (units: runUnits(cfg)); returns the part, its PNGs written with opts.write. */
@@ -60,10 +65,14 @@ async function runPoints(cfg: RunConfig, indexes: number[], opts: ExecuteOptions
   const bar = opts.quiet ? undefined : progressBar('storage');
   bar?.update(0, indexes.length);
   let done = 0;
+  let simulated = 0;
+  const entries: StorageEntry[] = new Array(indexes.length);
   await Promise.all(
     indexes.map(async (index, k) => {
       const task: PointTask = { point: cfg.storage[index]!, title: cfg.name, pageMapMaxCells: RUN_DEFAULTS.pageMapMaxCells, checkInvariants: opts.checkInvariants };
       const r = await opts.runner.run<PointResult>({ kind: 'run-point', payload: task }, PRIORITY.unit);
+      entries[k] = r.entry;
+      if (++simulated === indexes.length) opts.onEntries?.(entries);
       const pngs = await Promise.all(
         r.pageMaps.map((spec) => opts.runner.run<Uint8Array>({ kind: 'run-render', payload: { what: 'page-map', spec, scale: opts.scale } satisfies RenderTask }, PRIORITY.pageMap)),
       );
@@ -79,6 +88,7 @@ async function runPoints(cfg: RunConfig, indexes: number[], opts: ExecuteOptions
 async function runReplications(cfg: RunConfig, tasks: number[], opts: ExecuteOptions): Promise<ReplicationRecord[]> {
   const spec = cfg.sections.contention;
   if (!spec || tasks.length === 0) return [];
+  const { contentionJobs } = await import('../contention/run.js');
   const { payloads } = contentionJobs(spec, cfg.seed);
   const bar = opts.quiet ? undefined : progressBar('contention');
   bar?.update(0, tasks.length);

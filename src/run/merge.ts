@@ -125,6 +125,16 @@ export function mergeParts(parts: LoadedPart[]): MergedRun {
   return { header: { ...first, shard: { index: 1, count: N, rule: first.shard.rule } }, entries, pageMaps, reportMaps, contention, parts };
 }
 
+/** The charts over the sweep points (storageCharts), each a run-render task on `runner`: their files and PNGs. */
+export function storageChartPngs(entries: StorageEntry[], title: string, scale: number, runner: TaskRunner): Promise<{ file: string; png: Uint8Array }[]> {
+  return Promise.all(
+    storageCharts(entries).map(async (chart) => ({
+      file: `charts/${chart.file}`,
+      png: await runner.run<Uint8Array>({ kind: 'run-render', payload: { what: 'storage-chart', entries, title, chart, scale } satisfies RenderTask }, PRIORITY.chart),
+    })),
+  );
+}
+
 /** Where the run's files go: rowsim's staged output folder. */
 interface Output {
   readonly dir: string;
@@ -136,17 +146,15 @@ interface Output {
  * charts over the sweep points (drawn on `runner`), the contention charts, summary.md, report.html and
  * results.json. Returns the terminal's text and results.json.
  */
-export async function writeRun(run: MergedRun, out: Output, runner: TaskRunner, options: { wide?: boolean } = {}): Promise<WrittenRun> {
+export async function writeRun(run: MergedRun, out: Output, runner: TaskRunner, options: { wide?: boolean; storageCharts?: Promise<{ file: string; png: Uint8Array }[]> } = {}): Promise<WrittenRun> {
   const { header: h, entries } = run;
   for (const p of run.parts) if (!p.staged) for (const r of p.storage) for (const c of r.charts) out.write(c, p.readChart(c));
   const charts: string[] = [];
   if (entries.length) {
-    const list = storageCharts(entries);
-    const pngs = await Promise.all(
-      list.map((chart) => runner.run<Uint8Array>({ kind: 'run-render', payload: { what: 'storage-chart', entries, title: h.name, chart, scale: h.scale } satisfies RenderTask }, PRIORITY.chart)),
-    );
-    list.forEach((chart, k) => out.write(`charts/${chart.file}`, pngs[k]!));
-    charts.push(...list.map((c) => `charts/${c.file}`), ...run.pageMaps.flat());
+    // Queued early by a single run (the same function, on the same entries), else drawn now.
+    const drawn = await (options.storageCharts ?? storageChartPngs(entries, h.name, h.scale, runner));
+    for (const { file, png } of drawn) out.write(file, png);
+    charts.push(...drawn.map((c) => c.file), ...run.pageMaps.flat());
   }
   let contention: { markdown: string; terminal: string } | undefined;
   if (run.contention) {

@@ -8,7 +8,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { RunConfig } from '../loader/config.js';
-import { contentionJobs } from '../contention/run.js';
 import { exactStringify } from '../util/exact-json.js';
 
 /** The work of a run: storage sweep points and contention tasks. */
@@ -26,9 +25,33 @@ export interface Shard {
 /** The rule as a part names it (part.json `shard.rule`). */
 export const SHARD_RULE = 'round-robin';
 
-export function runUnits(cfg: RunConfig): RunUnits {
+/** The units of a run (the contention model is loaded only when the config has a contention section). */
+export async function runUnits(cfg: RunConfig): Promise<RunUnits> {
   const spec = cfg.sections.contention;
-  return { storage: cfg.storage.length, contention: spec ? contentionJobs(spec, cfg.seed).payloads.length : 0 };
+  if (!spec) return { storage: cfg.storage.length, contention: 0 };
+  const { contentionJobs } = await import('../contention/run.js');
+  return { storage: cfg.storage.length, contention: contentionJobs(spec, cfg.seed).payloads.length };
+}
+
+/**
+ * The storage points a config's sweep makes, read from its YAML before the schema is applied: the
+ * product of the lengths of the sweep's lists (1 without a sweep). Undefined when the count is not
+ * known this early: a contention section (its tasks come from its resolved settings), or a sweep that is
+ * not a mapping of lists (the loader reports it). `rowsim run` starts its pool on this count, while the
+ * config is checked.
+ */
+export function rawStoragePoints(raw: unknown): number | undefined {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const top = raw as Record<string, unknown>;
+  if (top.contention !== undefined || top.workload === undefined) return undefined;
+  if (top.sweep === undefined) return 1;
+  if (top.sweep === null || typeof top.sweep !== 'object' || Array.isArray(top.sweep)) return undefined;
+  let n = 1;
+  for (const values of Object.values(top.sweep)) {
+    if (!Array.isArray(values) || values.length === 0) return undefined;
+    n *= values.length;
+  }
+  return n;
 }
 
 /** The storage points and contention tasks (indexes from 0) of one part. */

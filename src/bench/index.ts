@@ -8,6 +8,7 @@ import { benchEstimate } from './estimate.js';
 import { benchMechanism } from './mechanism.js';
 import { benchReport } from './report.js';
 import { benchStorage, type BenchLine } from './storage.js';
+import { benchSweep } from './sweep.js';
 
 const suites: [string, () => Promise<BenchLine[]>][] = [
   ['cli', benchCli],
@@ -17,6 +18,7 @@ const suites: [string, () => Promise<BenchLine[]>][] = [
   ['estimate', benchEstimate],
   ['mechanism', benchMechanism],
   ['report', benchReport],
+  ['sweep', benchSweep],
 ];
 
 // `npm run bench | head` closes the pipe early: that is not an error.

@@ -40,6 +40,7 @@ export interface ExecuteOptions {
 /** Run part `shard` of `cfg` (units: runUnits(cfg)); returns the part, its PNGs written with opts.write. */
 export async function runShard(cfg: RunConfig, shard: Shard, units: RunUnits, opts: ExecuteOptions): Promise<RunPart> {
   const slice = shardSlice(units, shard);
+  const points = runPoints(cfg, slice.storage, opts); // the tasks go out first; the header is made while they run
   const part: RunPart = {
     header: {
       rowsim_part: PART_FORMAT,
@@ -52,7 +53,7 @@ export async function runShard(cfg: RunConfig, shard: Shard, units: RunUnits, op
       scale: opts.scale,
     },
     ...(cfg.sections.contention ? { contention_spec: cfg.sections.contention } : {}),
-    storage: await runPoints(cfg, slice.storage, opts),
+    storage: await points,
     contention: [],
   };
   part.contention = await runReplications(cfg, slice.contention, opts);

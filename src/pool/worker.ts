@@ -38,8 +38,11 @@ function load(kind: TaskKind): Promise<TaskModule> {
   return mod;
 }
 
-// In a pool's thread: start loading what its tasks will need before the first one comes.
-for (const kind of (workerData as WorkerData | null)?.preload ?? []) if (MODULES[kind]) load(kind).catch(() => {}); // a failure is reported by the task that needs it
+// In a pool's thread: load what its tasks will need before the thread says it is ready (piscina then
+// waits for tasks in Atomics.wait, where a pending import would stand still). A failure is reported by
+// the first task that needs the module.
+const preload = (workerData as WorkerData | null)?.preload ?? [];
+await Promise.all(preload.filter((kind) => MODULES[kind]).map((kind) => load(kind).catch(() => undefined)));
 
 /** Run one task (in a worker thread, or on the calling thread: src/pool/scheduler.ts inProcessRunner). */
 export default async function run(task: { kind: TaskKind; payload: unknown }): Promise<unknown> {

@@ -112,6 +112,11 @@ describe('rowsim run --shard and rowsim merge', () => {
     expect(m.stdout).toMatch(/exp_row_size=max/);
     const res = JSON.parse(readFileSync(join(dir, 'out', 'sharded', 'results.json'), 'utf8')) as { storage: unknown[] };
     expect(res.storage).toHaveLength(2);
+    // The same files as a single run into a new folder, its manifest included (the part folders aside).
+    expect(rowsim(['run', 'sweep.yaml', '--out', 'single', '--quiet'], dir).code).toBe(0);
+    const merged = files(join(dir, 'out', 'sharded')).filter((f) => !f.startsWith('part-'));
+    expect(merged).toEqual(files(join(dir, 'single')));
+    for (const f of merged) expect(readFileSync(join(dir, 'out', 'sharded', f)).equals(readFileSync(join(dir, 'single', f))), f).toBe(true);
     // The single run into the same folder keeps the parts (output folders of their own) and replaces the merge's files.
     expect(rowsim(['run', 'sweep.yaml', '--quiet'], dir).code).toBe(0);
     expect(readdirSync(join(dir, 'out', 'sharded')).sort()).toEqual(['.rowsim-output.json', 'charts', 'part-1-of-2', 'part-2-of-2', 'report.html', 'results.json', 'summary.md']);

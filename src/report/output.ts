@@ -420,7 +420,9 @@ export class StagedOutput {
     // The manifest lists the old and the new files while they are moved, so a crash leaves nothing
     // rowsim wrote unlisted (the next run removes what it no longer writes).
     const files: Manifest['files'] = { ...manifest.files, [folder.owner]: [...new Set([...before, ...mine])] };
-    for (const other of OWNERS) if (other !== folder.owner) files[other] = (files[other] ?? []).filter((f) => !mine.includes(f));
+    // Only the lists the manifest has: a folder that held nothing of another command's gets no empty list
+    // for it (so a run published into a folder that holds only part folders lists what a new folder does).
+    for (const other of OWNERS) if (other !== folder.owner && files[other]) files[other] = files[other]!.filter((f) => !mine.includes(f));
     writeManifest(folder.dir, { rowsim_version: ROWSIM_VERSION, files });
     for (const rel of mine) {
       const dest = join(folder.dir, ...rel.split('/'));

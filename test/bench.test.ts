@@ -146,7 +146,7 @@ describe('the arguments', () => {
     expect(msg).toMatch(/^--pg: expected a URL postgres:\/\/user\[:password\]@host:port\/database, found mysql:\/\/root:\*\*\*@db\/x$/);
     expect(msg).not.toContain('hunter2');
     // Malformed beyond what redactUrl recognises: whatever may be a password is masked all the same.
-    expect(usage(['--pg', 'postgres:/u:s3cret@h/db'])).toBe('--pg: expected a URL postgres://user[:password]@host:port/database, found postgres:***@h/db');
+    expect(usage(['--pg', 'postgres:/u:s3cret@h/db'])).toBe('--pg: expected a URL postgres://user[:password]@host:port/database, found postgres:/u:***@h/db');
     expect(usage(['--pg', 'u:s3cret@h/db'])).toBe('--pg: expected a URL postgres://user[:password]@host:port/database, found u:***@h/db');
     expect(maskLoosely('postgres://h/db')).toBe('postgres://h/db');
     expect(usage(['--pg'])).toMatch(/^--pg: expected a URL .*found nothing$/);
@@ -154,7 +154,7 @@ describe('the arguments', () => {
   });
 
   it('other bad arguments: what was expected, what was found', () => {
-    expect(usage(['storag'])).toBe('expected a suite (cli, storage, memory, scale, pg, contention, contention-runs, estimate, mechanism, report), found "storag"');
+    expect(usage(['storag'])).toBe('expected a suite (cli, storage, memory, scale, pg, contention, contention-runs, estimate, mechanism, report, sweep), found "storag"');
     expect(usage(['--fast'])).toMatch(/^expected a suite or an option .*found "--fast"$/);
     expect(usage(['pg'])).toBe('pg: expected --pg URL (the PostgreSQL to compare with), found none');
     expect(usage(['--pg-rows', '5000'])).toBe('--pg-rows: expected --pg URL with it, found none');
@@ -167,7 +167,7 @@ describe('the arguments', () => {
     const bench = join(ROOT, 'dist', 'bench', 'index.js');
     const bad = spawnSync(process.execPath, [bench, 'storage', '--pg', 'postgres:/u:s3cret@h/db'], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toBe('npm run bench: --pg: expected a URL postgres://user[:password]@host:port/database, found postgres:***@h/db\n(npm run bench -- --help for usage)\n');
+    expect(bad.stderr).toBe('npm run bench: --pg: expected a URL postgres://user[:password]@host:port/database, found postgres:/u:***@h/db\n(npm run bench -- --help for usage)\n');
     expect(bad.stdout).toBe('');
     // Port 1 on the loopback: refused at once.
     const down = spawnSync(process.execPath, [bench, 'storage', '--pg', 'postgres://u:s3cret@127.0.0.1:1/db'], { encoding: 'utf8' });

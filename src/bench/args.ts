@@ -25,6 +25,7 @@ export const SUITES: readonly SuiteInfo[] = [
   { name: 'estimate', byDefault: true, what: 'rowsim estimate on titles at 100,000 and 1e9 rows' },
   { name: 'mechanism', byDefault: true, what: 'rowsim page and rowsim trace, whole processes and in process' },
   { name: 'report', byDefault: true, what: 'report.html size and open time in headless Chromium (skipped without /usr/bin/chromium)' },
+  { name: 'sweep', byDefault: true, what: 'rowsim run whole processes: a 7-point sweep on 1 and 2 workers in turn, the quickstart, one point without a pool' },
 ];
 
 export const DEFAULT_RUNS = 3;

@@ -18,6 +18,7 @@ import { benchMemory, benchScale } from './memory.js';
 import { benchPg, checkPgReachable, PgBenchError } from './pg.js';
 import { benchReport } from './report.js';
 import { benchStorage } from './storage.js';
+import { benchSweep } from './sweep.js';
 import type { Suite, SuiteContext } from './suite.js';
 
 const RUN: Record<string, Suite> = {
@@ -31,6 +32,7 @@ const RUN: Record<string, Suite> = {
   estimate: benchEstimate,
   mechanism: benchMechanism,
   report: benchReport,
+  sweep: benchSweep,
 };
 for (const s of SUITES) if (!RUN[s.name]) throw new Error(`bench suite ${s.name} has no runner`);
 

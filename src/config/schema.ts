@@ -37,9 +37,7 @@ export const indexSchema = z.strictObject({
   reservepagegap: z.number().int().min(0).max(255).optional(),
 });
 export type IndexInput = z.infer<typeof indexSchema>;
-/** The per-index space settings (docs/config.md): which a format reads is StorageFormat.indexSettings. */
-export const INDEX_SETTING_KEYS = ['fillfactor', 'pctfree', 'max_rows_per_page', 'reservepagegap'] as const;
-export type IndexSettingKey = (typeof INDEX_SETTING_KEYS)[number];
+export { INDEX_SETTING_KEYS, type IndexSettingKey } from './index-settings.js';
 
 export const tableSchema = z.strictObject({
   name: z.string().min(1).optional(),

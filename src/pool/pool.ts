@@ -23,7 +23,7 @@ interface PoolOptions {
 }
 
 /** The compiled worker entry. Under vitest this module is TypeScript source: use the build in dist/. */
-function workerFile(): string {
+export function workerFile(): string {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.ts')) return resolve(dirname(here), '../../dist/pool/worker.js');
   return resolve(dirname(here), 'worker.js');
@@ -57,9 +57,7 @@ export async function runTasksEach<R>(tasks: readonly Task[], onResult: (index: 
         try {
           result = (await pool.run(task)) as R;
         } catch (err) {
-          const message = (err as Error)?.message ?? '';
-          if (message.startsWith(WORKER_USER_ERROR_PREFIX)) throw new UserError(message.slice(WORKER_USER_ERROR_PREFIX.length));
-          throw err;
+          throw fromWorker(err);
         }
         done += 1;
         onResult(i, result);
@@ -69,6 +67,12 @@ export async function runTasksEach<R>(tasks: readonly Task[], onResult: (index: 
   } finally {
     await pool.destroy();
   }
+}
+
+/** A task's error as the command reports it: a user's mistake found in a worker (WORKER_USER_ERROR_PREFIX) is a UserError, exit 2. */
+export function fromWorker(err: unknown): unknown {
+  const message = (err as Error)?.message ?? '';
+  return typeof message === 'string' && message.startsWith(WORKER_USER_ERROR_PREFIX) ? new UserError(message.slice(WORKER_USER_ERROR_PREFIX.length)) : err;
 }
 
 /**
@@ -101,9 +105,7 @@ export function openPool(options: Pick<PoolOptions, 'workers'> = {}): TaskPool {
           try {
             results[i] = (await pool.run(task)) as R;
           } catch (err) {
-            const message = (err as Error)?.message ?? '';
-            if (message.startsWith(WORKER_USER_ERROR_PREFIX)) throw new UserError(message.slice(WORKER_USER_ERROR_PREFIX.length));
-            throw err;
+            throw fromWorker(err);
           }
           done += 1;
           onProgress?.(done, tasks.length);

@@ -4,7 +4,7 @@
  */
 import type { Order, PhaseSpec, SetSpec, StorageSpec } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
-import { INDEX_SETTING_KEYS } from '../config/schema.js';
+import { INDEX_SETTING_KEYS } from '../config/index-settings.js';
 import type { AllocationPageCounts, OffRowStore, StorageFormat } from '../formats/format.js';
 import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
 import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';

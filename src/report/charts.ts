@@ -71,6 +71,8 @@ interface BarChartSpec {
   stacked?: boolean;
   horizontal?: boolean;
   yLog?: boolean;
+  /** Print each bar's value above it (stacked bars: the stack's total above the top one). */
+  valueLabels?: boolean;
   width?: number;
   height?: number;
   scale?: number;
@@ -835,7 +837,11 @@ export function renderBarChart(spec: BarChartSpec): Buffer {
     return { label: s.label, data, backgroundColor: color, borderColor: color, borderWidth: 0 };
   });
   const empty = !anyValue;
+  // A log axis starts a decade below the smallest bar, so a bar of 1 (the axis' usual floor) still shows.
+  const smallest = Math.min(...datasets.flatMap((d) => d.data.filter((v): v is number => v !== null && v > 0)));
+  const logFloor = log && Number.isFinite(smallest) ? { min: Math.pow(10, Math.floor(Math.log10(smallest) - 1e-9)) } : {};
   const valueAxis: Record<string, unknown> = {
+    ...logFloor,
     type: log ? 'logarithmic' : 'linear',
     stacked,
     beginAtZero: !log,
@@ -867,9 +873,48 @@ export function renderBarChart(spec: BarChartSpec): Buffer {
         tooltip: { enabled: false },
       },
     },
-    plugins: [backgroundPlugin, noDataPlugin(empty)],
+    plugins: [backgroundPlugin, noDataPlugin(empty), ...(spec.valueLabels && !horizontal ? [barValuePlugin(stacked)] : [])],
   } as unknown as ChartConfiguration;
   return renderChart(config, width, height, scaleOf(spec));
+}
+
+/** Each bar's value printed above it (stacked: the total above the stack's top). */
+function barValuePlugin(stacked: boolean): Plugin {
+  return {
+    id: 'rowsimBarValues',
+    afterDatasetsDraw(chart: AnyChart) {
+      const { ctx } = chart;
+      ctx.save();
+      ctx.font = `${FONT_PX.tick}px "${FONT_FAMILY}"`;
+      ctx.fillStyle = '#333333';
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'bottom';
+      const datasets = chart.data.datasets as { data: (number | null)[] }[];
+      const n = (chart.data.labels as unknown[]).length;
+      for (let j = 0; j < n; j++) {
+        if (stacked) {
+          let top: { x: number; y: number } | null = null;
+          let total = 0;
+          datasets.forEach((d, i) => {
+            const v = d.data[j];
+            if (v === null || v === undefined || !chart.isDatasetVisible(i)) return;
+            total += v;
+            const el = chart.getDatasetMeta(i).data[j];
+            if (el && (top === null || el.y < top.y)) top = { x: el.x, y: el.y };
+          });
+          const at = top as { x: number; y: number } | null;
+          if (at !== null && total > 0) ctx.fillText(formatNumber(total), at.x, at.y - 3);
+        } else {
+          datasets.forEach((d, i) => {
+            const v = d.data[j];
+            const el = chart.getDatasetMeta(i).data[j];
+            if (v !== null && v !== undefined && el && chart.isDatasetVisible(i)) ctx.fillText(formatNumber(v), el.x, el.y - 3);
+          });
+        }
+      }
+      ctx.restore();
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,19 +12,22 @@ interface ReadingEntry {
   phases: { label: string; reads?: ReadResult }[];
 }
 
-interface ReadRow {
+export interface ReadRow {
   point: string;
   phase: string;
+  /** The phase's place in the workload, from 1. */
+  number: number;
   reads: ReadResult;
   /** The point's first read phase (a select), to set this one against. */
   first: ReadResult | undefined;
 }
 
-function rows(entries: readonly ReadingEntry[], lob: boolean): ReadRow[] {
+/** The read phases of every point (select phases, or read_lob phases when `lob`), in the points' order. */
+export function readRows(entries: readonly ReadingEntry[], lob: boolean): ReadRow[] {
   return entries.flatMap((e) => {
     const selects = e.phases.filter((p) => p.reads && !p.reads.lob);
     const first = selects[0]?.reads;
-    return e.phases.filter((p) => p.reads && Boolean(p.reads.lob) === lob).map((p) => ({ point: e.label, phase: p.label, reads: p.reads!, first }));
+    return e.phases.flatMap((p, i) => (p.reads && Boolean(p.reads.lob) === lob ? [{ point: e.label, phase: p.label, number: i + 1, reads: p.reads, first }] : []));
   });
 }
 
@@ -53,8 +56,8 @@ function counters(r: ReadResult): string {
 
 /** summary.md's Reads section ('' when the run has no read phase). */
 export function readsMarkdown(entries: readonly ReadingEntry[]): string {
-  const selects = rows(entries, false);
-  const lobs = rows(entries, true);
+  const selects = readRows(entries, false);
+  const lobs = readRows(entries, true);
   if (selects.length === 0 && lobs.length === 0) return '';
   const out: string[] = ['## Reads', ''];
   if (selects.length) {
@@ -123,14 +126,14 @@ export function readsMarkdown(entries: readonly ReadingEntry[]): string {
 /** The terminal's lines for read phases: one a read phase, after the storage table ([] when none). */
 export function readsTerminal(entries: readonly ReadingEntry[]): string[] {
   const out: string[] = [];
-  for (const r of rows(entries, false)) {
+  for (const r of readRows(entries, false)) {
     const per = r.reads.logical_reads / Math.max(1, r.reads.statements);
     const vs = against(r);
     out.push(
       `reads: ${r.point}, ${r.phase}: ${fmt(Math.round(per * 100) / 100)} page reads a statement (${fmt(r.reads.logical_reads)} in all${vs ? `, ${vs} the first read phase` : ''})${r.reads.cache ? `, hit ratio ${(r.reads.cache.hit_ratio * 100).toFixed(1)}%` : ''}${r.reads.estimated_ms !== undefined ? `, est. ${fmtMs(r.reads.estimated_ms / Math.max(1, r.reads.statements))} ms a statement` : ''}`,
     );
   }
-  for (const r of rows(entries, true)) {
+  for (const r of readRows(entries, true)) {
     const l = r.reads.lob!;
     out.push(`reads: ${r.point}, ${r.phase}: ${fmt(l.bytes_processed)} bytes processed for ${fmt(l.value_bytes)} bytes of values (${l.value_bytes ? fmtRatio(l.bytes_processed / l.value_bytes) : '–'}), ${fmt(l.pages_processed)} LOB pages`);
   }

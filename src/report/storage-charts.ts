@@ -7,6 +7,7 @@ import { formatSize } from '../util/units.js';
 import { metric } from '../heap/metrics.js';
 import type { StorageRunResult } from '../workload/runner.js';
 import { PALETTE, renderBarChart, renderLineChart, renderPageMap, type Series } from './charts.js';
+import { lobReadsChart, readCacheChart, readsChart } from './reads-charts.js';
 import {
   beforeReorg,
   formatOf,
@@ -58,6 +59,12 @@ export function renderStorageChart(entries: StorageEntry[], title: string, chart
       return perPhase(`${kw} updates (% of the updates so far)`, `${kw} updates (% of updates)`, keeping, keptSharePct);
     case 'phases-pages':
       return perPhase('pages', 'pages', entries, (_e, m) => m.pages);
+    case 'reads':
+      return readsChart(entries, title);
+    case 'read-cache':
+      return readCacheChart(entries, title);
+    case 'lob-reads':
+      return lobReadsChart(entries, title);
   }
 }
 

@@ -151,7 +151,7 @@ export function sweepAxis(entries: StorageEntry[]): { xLabel: string; categories
 // ---------------------------------------------------------------------------------------------
 
 /** What a chart over the sweep points draws; storage-charts.ts draws each kind. */
-export type StorageChartKind = 'moved' | 'kept' | 'pages' | 'engines' | 'engines-updates' | 'phases-moved' | 'phases-kept' | 'phases-pages';
+export type StorageChartKind = 'moved' | 'kept' | 'pages' | 'engines' | 'engines-updates' | 'phases-moved' | 'phases-kept' | 'phases-pages' | 'reads' | 'read-cache' | 'lob-reads';
 
 /** A chart that compares the sweep points: its file name (in charts/) and what it draws. */
 export interface StorageChart {
@@ -176,6 +176,10 @@ export function storageCharts(entries: StorageEntry[]): StorageChart[] {
     if (keeping.length && anyUpdates) list.push({ file: 'phases-hot.png', kind: 'phases-kept' });
     list.push({ file: 'phases-pages.png', kind: 'phases-pages' });
   }
+  const reads = entries.flatMap((e) => e.phases.flatMap((p) => (p.reads ? [p.reads] : [])));
+  if (reads.some((r) => !r.lob)) list.push({ file: 'reads.png', kind: 'reads' });
+  if (reads.some((r) => !r.lob && r.cache)) list.push({ file: 'reads-hit-ratio.png', kind: 'read-cache' });
+  if (reads.some((r) => r.lob)) list.push({ file: 'lob-reads.png', kind: 'lob-reads' });
   return list;
 }
 

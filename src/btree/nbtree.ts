@@ -513,15 +513,22 @@ export class NbtreeIndex {
     return seq === b3 ? 0 : seq < b3 ? -1 : 1;
   }
 
+  /** The leaf found last: the next search tries it first (a row's change reads its leaf, then puts its new entry there). */
+  private lastLeaf = 0;
+
   /** The leaf whose key space holds (key, TID): the last whose low bound is ≤ it. */
   findLeaf(key: Float64Array, blk: number, seq: number): number {
+    const n = this.leaves.length;
+    const h = this.lastLeaf;
+    if (h < n && this.cmpLow(key, blk, seq, h) >= 0 && (h === n - 1 || this.cmpLow(key, blk, seq, h + 1) < 0)) return h;
     let lo = 0;
-    let hi = this.leaves.length - 1;
+    let hi = n - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >>> 1;
       if (this.cmpLow(key, blk, seq, mid) >= 0) lo = mid;
       else hi = mid - 1;
     }
+    this.lastLeaf = lo;
     return lo;
   }
 

@@ -77,7 +77,7 @@ describe('rowsim run', () => {
     expect(readFileSync(join(dir, 'two', 'results.json'), 'utf8')).toBe(readFileSync(join(dir, 'one', 'results.json'), 'utf8'));
   });
 
-  it('gives identical results.json for 1 and 2 workers (determinism)', () => {
+  it('gives identical results.json, report.html and charts for 1 and 2 workers (determinism)', () => {
     const dir = tmp();
     writeFileSync(join(dir, 'small.yaml'), SMALL);
     expect(rowsim(['run', join(dir, 'small.yaml'), '--out', join(dir, 'w1'), '--workers', '1', '--quiet']).code).toBe(0);
@@ -85,6 +85,10 @@ describe('rowsim run', () => {
     const a = readFileSync(join(dir, 'w1', 'results.json'), 'utf8');
     const b = readFileSync(join(dir, 'w2', 'results.json'), 'utf8');
     expect(a).toBe(b);
+    // and every other file: summary.md, report.html, each chart and page map
+    const list = (d: string): string[] => readdirSync(d, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(d.length + 1)).sort();
+    expect(list(join(dir, 'w2'))).toEqual(list(join(dir, 'w1')));
+    for (const f of list(join(dir, 'w1'))) expect(readFileSync(join(dir, 'w2', f)).equals(readFileSync(join(dir, 'w1', f))), f).toBe(true);
     // and a different seed gives different numbers
     writeFileSync(join(dir, 'small2.yaml'), SMALL.replace('seed: 11', 'seed: 12'));
     expect(rowsim(['run', join(dir, 'small2.yaml'), '--out', join(dir, 's2'), '--quiet']).code).toBe(0);

@@ -456,8 +456,14 @@ describe('pg-check connection messages without a server', () => {
     expect(redactUrl('postgres://u:p%40ss@h:5432/db')).toBe('postgres://u:***@h:5432/db');
     expect(redactUrl('postgres://u:p@ss@h/db?sslmode=require')).toBe('postgres://u:***@h/db?sslmode=require');
     expect(redactUrl('postgres://u:pw@h/db?password=other&x=1')).toBe('postgres://u:***@h/db?password=***&x=1');
+    // Malformed URLs that pg cannot parse still lose their password.
+    expect(redactUrl('postgres:/u:pw@h/db')).toBe('postgres:/u:***@h/db');
+    expect(redactUrl('u:pw@h:5432/db')).toBe('u:***@h:5432/db');
+    expect(redactUrl('postgres://h:5432/db')).toBe('postgres://h:5432/db');
+    expect(redactUrl('postgres://u@h/db')).toBe('postgres://u@h/db');
     expect(redactUrl('postgres://u@h:5432/db')).toBe('postgres://u@h:5432/db');
     expect(redactUrl('postgres://h:5432/db')).toBe('postgres://h:5432/db');
+    expect(redactUrl('postgres://u@h/db')).toBe('postgres://u@h/db');
   });
 
   it('redactor masks the password (as written and decoded) anywhere in a message', () => {

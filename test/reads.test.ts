@@ -263,3 +263,28 @@ describe('large objects read in chunks', () => {
     expect(r.phases[2]!.reads!.lob!.store).toMatch(/TOAST/);
   });
 });
+
+describe('reads in the reports', () => {
+  it('summary.md: each read phase with its plan, reads a statement and its ratio to the first read phase; the terminal a line each', async () => {
+    const { readsMarkdown, readsTerminal } = await import('../src/report/reads.js');
+    const tt = table([col('id', 'int'), col('code', 'varchar(36)')], [{ name: 'by_code', columns: ['code'], unique: false, clustered: false }]);
+    const base: PhaseSpec = { op: 'insert', rows: { kind: 'count', n: 20000 }, values: { code: { null: 0, length: { kind: 'const', value: 36 } } } };
+    const q = (parameter: string): PhaseSpec => ({ op: 'select', rows: { kind: 'count', n: 1 }, order: { kind: 'random' }, via: 'index', index: 'by_code', predicate: { column: 'code', parameterText: parameter, parameter: parseType(parameter) }, repeat: 10 });
+    const spec = { ...storage(tt, engine({ format: 'sqlserver-heap' }), [base, q('varchar(36)'), q('nvarchar(36)')]), costs: { logical_read_ns: 2000, physical_read_ns: 2000 } };
+    const r = runStorage(spec);
+    const entries = [{ label: 'base', phases: r.phases }];
+    const md = readsMarkdown(entries);
+    const pages = r.phases[0]!.metrics.pages;
+    const seek = r.phases[1]!.reads!.logical_reads / 10;
+    expect(md).toContain('## Reads');
+    expect(md).toContain(`| ${pages.toLocaleString('en-US')} |`);
+    const ratio = pages / seek;
+    expect(md).toContain(ratio >= 100 ? `${Math.round(ratio).toLocaleString('en-US')}×` : ratio >= 10 ? `${ratio.toFixed(1)}×` : `${ratio.toFixed(2)}×`);
+    expect(md).toMatch(/- a table scan instead of a seek on by_code: .*CONVERT_IMPLICIT\(nvarchar\(36\), code, 0\).* \[SS-PREC\]\[SS-COLL\]/);
+    expect(md).toContain('estimated ms a statement');
+    const lines = readsTerminal(entries);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(new RegExp(`${pages.toLocaleString('en-US')} page reads a statement .*the first read phase\\), est\\. [\\d.]+ ms a statement`));
+    expect(readsMarkdown([{ label: 'x', phases: [r.phases[0]!] }])).toBe('');
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * Start-up: each command loads only what it needs. `rowsim --help` and `--version` load commander and
  * the few modules that build the help, nothing else (no canvas, chart.js, pg, piscina, yaml or zod);
- * commands that neither draw nor run a pool (validate, rowsize) load no canvas, chart.js, pg or piscina.
+ * commands that neither draw nor run a pool (validate, rowsize) load no canvas, chart.js, pg or piscina;
+ * a run of one storage point and a merge draw in process and load no piscina.
  * What a process loads is recorded by module loader hooks (test/helpers/imports). How long start-up
  * takes is a figure of `npm run bench` (suite cli), not a test.
  */
@@ -34,7 +35,7 @@ const HELP_MODULES = ['cli/main', 'cli/args', 'cli/exit-codes', 'config/errors',
 const HEAVY = ['@napi-rs/canvas', 'chart.js', 'pg', 'piscina', 'cli-progress'];
 
 describe('start-up', () => {
-  it.each([['--help'], ['--version'], ['estimate', '--help'], ['run', '--help']])('rowsim %s loads commander and the help, nothing else', (...args) => {
+  it.each([['--help'], ['--version'], ['estimate', '--help'], ['run', '--help'], ['merge', '--help']])('rowsim %s loads commander and the help, nothing else', (...args) => {
     const r = loaded(args);
     expect(r.code).toBe(0);
     expect(r.packages).toEqual(['commander']);
@@ -63,5 +64,24 @@ describe('start-up', () => {
     expect(r.code).toBe(0);
     expect(r.packages).toEqual(expect.arrayContaining(['@napi-rs/canvas', 'chart.js', 'piscina', 'yaml', 'zod']));
     expect(r.own).toEqual(expect.arrayContaining(['report/charts', 'pool/pool', 'workload/runner']));
+  });
+
+  it('a run of one storage point runs in process: no worker pool, no piscina', () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'rowsim-imports-one-')), 'one');
+    const r = loaded(['run', join('sim-configs', 'teaching', 'ase-reorg.yaml'), '--out', out, '--quiet']);
+    expect(r.code).toBe(0);
+    expect(r.packages).not.toContain('piscina');
+    expect(r.packages).toEqual(expect.arrayContaining(['@napi-rs/canvas', 'chart.js']));
+    expect(r.own).toEqual(expect.arrayContaining(['pool/scheduler', 'run/point-task', 'run/render-task', 'report/charts']));
+    expect(r.own).not.toContain('pool/worker_pool');
+  });
+
+  it('rowsim merge draws on its own thread: no piscina', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rowsim-imports-merge-'));
+    for (const k of [1, 2]) expect(loaded(['run', join('sim-configs', 'teaching', 'ase-exp-row-size.yaml'), '--shard', `${k}/2`, '--out', join(dir, `part-${k}-of-2`), '--quiet']).code).toBe(0);
+    const r = loaded(['merge', join(dir, 'part-1-of-2'), join(dir, 'part-2-of-2'), '--out', join(dir, 'merged'), '--quiet']);
+    expect(r.code).toBe(0);
+    expect(r.packages).not.toContain('piscina');
+    expect(r.own).toEqual(expect.arrayContaining(['run/merge', 'run/render-task']));
   });
 });

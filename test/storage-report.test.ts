@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/loader/config.js';
 import { runStorage } from '../src/workload/runner.js';
-import { storageEntry, storageMarkdown, storageTerminal, writePageMapCharts, writeStorageCharts, type StorageEntry } from '../src/report/storage.js';
+import { storageEntry, storageMarkdown, storageTerminal, type StorageEntry } from '../src/report/storage.js';
+import { writePageMapCharts, writeStorageCharts } from '../src/report/storage-charts.js';
 import { ROOT } from './helpers/cli.js';
 
 /** A shipped sim-config with fewer rows, run point by point; the files it would write, by name. */

@@ -1,14 +1,17 @@
 /**
- * Contention benchmarks. Speed is measured as CPU time of this thread (process.cpuUsage, not wall
- * time: the 2 development cores are shared), the median of several runs after a JIT warm-up:
+ * Contention benchmarks, timed with the bench's harness (CPU and wall, median and minimum of the runs
+ * after a warm-up):
  *
- * - the repairman model M/M/N//U (src/bench/repairman.ts) on one core: simulated events and
- *   transactions per second, side by side with the same model in SimPy when `python3` with SimPy is
- *   installed (Debian: python3-simpy3), else the figure docs/contention.md records;
+ * - the repairman model M/M/N//U (src/bench/repairman.ts) on one core: simulated events per CPU-second,
+ *   and simulated transactions per wall-second beside the same model in SimPy (src/bench/simpy.ts finds
+ *   a Python that has it; without one the line says so) and the ratio;
  * - the simulation core on two xoltp-80-engines points (latched 5000 users, lockless 4000 users);
- * - the wall time of the shipped xoltp-80-engines and xoltp-phase-diagram runs on the worker pool.
+ * - (suite contention-runs) the wall time of the shipped xoltp-80-engines and xoltp-phase-diagram runs
+ *   on 2 workers.
+ *
+ * Each counted run of a model uses the same seed, so it simulates the same events: a rate is that count
+ * over the run's time.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,9 +19,10 @@ import { parse } from 'yaml';
 import { parseContention, type BufferManagerKind, type ContentionSpec } from '../contention/schema.js';
 import { runReplication } from '../contention/task.js';
 import { runContention } from '../contention/run.js';
-import { median } from '../contention/stats.js';
+import { measure, measureEach, rateLine, sig3, timingNote, type BenchLine } from './harness.js';
 import { REPAIRMAN, repairmanSpec } from './repairman.js';
-import type { BenchLine } from './storage.js';
+import { findSimpy, noSimpyNote, runSimpy, type SimpyRun } from './simpy.js';
+import type { SuiteContext } from './suite.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -27,108 +31,115 @@ function loadConfig(name: string): { seed: number; spec: ContentionSpec } {
   return { seed: doc.seed, spec: parseContention(doc.contention) };
 }
 
-/** CPU seconds of this process (user + system) while `f` runs. */
-function cpuTimed<T>(f: () => T): { value: T; cpu: number; wall: number } {
-  const c0 = process.cpuUsage();
-  const w0 = performance.now();
-  const value = f();
-  const c = process.cpuUsage(c0);
-  return { value, cpu: (c.user + c.system) / 1e6, wall: (performance.now() - w0) / 1000 };
-}
-
-const round3 = (x: number): number => Number(x.toPrecision(3));
-
 function runPointOnce(spec: ContentionSpec, bm: BufferManagerKind, users: number, seed: number) {
   return runReplication({ spec, buffer_manager: bm, engines: spec.engines[0]!, users, seed });
 }
 
-/** The repairman model: events and transactions per CPU-second, median of `runs`. */
-function benchRepairman(runs = 5, durationMs = 2000): { eventsPerSec: number; txPerSec: number; samples: number[]; events: number; transactions: number } {
-  const spec = repairmanSpec(durationMs);
-  runPointOnce(repairmanSpec(200), 'lockless', REPAIRMAN.users, 1); // JIT warm-up
-  const samples: number[] = [];
-  const tx: number[] = [];
+/** The aim for the simulation core, events per CPU-second on one core. */
+const EVENTS_TARGET = 10e6;
+/** Simulated seconds of the repairman's window in rowsim and in SimPy (each after 0.1 s of warm-up). */
+const REPAIRMAN_MS = 2000;
+const SIMPY_S = 0.5;
+
+/** Transactions over the whole simulated time (warm-up included), from the window's throughput. */
+const allTransactions = (tps: number, simulatedS: number) => tps * simulatedS;
+
+export async function* benchContention(ctx: SuiteContext): AsyncGenerator<BenchLine> {
+  const spec = repairmanSpec(REPAIRMAN_MS);
+  const simulatedS = (spec.warmup_ns + spec.duration_ns) / 1e9;
   let events = 0;
-  let transactions = 0;
-  for (let i = 0; i < runs; i++) {
-    const r = cpuTimed(() => runPointOnce(spec, 'lockless', REPAIRMAN.users, i + 1));
-    events = r.value.events;
-    // transactions simulated in the whole run (warm-up included), from the measured throughput
-    transactions = r.value.throughput_tps * ((spec.warmup_ns + spec.duration_ns) / 1e9);
-    samples.push(events / r.cpu);
-    tx.push(transactions / r.cpu);
-  }
-  return { eventsPerSec: median(samples), txPerSec: median(tx), samples, events, transactions };
-}
-
-function simpyFigure(): { line: BenchLine } {
-  const script = resolve(here, '../../src/bench/simpy_repairman.py');
-  for (const py of ['/usr/bin/python3', 'python3']) {
-    const r = spawnSync(py, [script, '0.5'], { encoding: 'utf8', timeout: 600_000 });
-    if (r.status === 0) {
-      try {
-        const j = JSON.parse(r.stdout.trim()) as { simpy: string; transactions: number; cpu_s: number; wall_s: number; throughput_tps: number };
-        return {
-          line: {
-            name: 'repairman model in SimPy (same model, 0.5 s simulated)',
-            value: round3(j.transactions / j.cpu_s),
-            unit: 'transactions/CPU-s',
-            note: `SimPy ${j.simpy} on ${py}; ${j.transactions.toLocaleString('en-US')} transactions (${Math.round(j.throughput_tps).toLocaleString('en-US')} tps simulated) in ${j.cpu_s.toFixed(1)} CPU-s, ${j.wall_s.toFixed(1)} s wall`,
-          },
-        };
-      } catch {
-        // fall through
-      }
+  let tps = 0;
+  const rep = await measure((run) => {
+    const r = runPointOnce(run < 0 ? repairmanSpec(200) : spec, 'lockless', REPAIRMAN.users, 1);
+    if (run >= 0) {
+      events = r.events;
+      tps = r.throughput_tps;
     }
-  }
-  return {
-    line: {
-      name: 'repairman model in SimPy',
-      value: 0,
-      unit: 'transactions/CPU-s',
-      note: 'not measured here: install SimPy (Debian: apt-get install python3-simpy3); docs/contention.md records the figure measured on the development machine',
-    },
+  }, { runs: ctx.runs, warmup: 1 });
+  const model = `M/M/${REPAIRMAN.engines}//${REPAIRMAN.users}`;
+  const ev = rateLine(`contention: repairman model ${model} in rowsim, one core`, events, 'events', rep, `target ≥ ${EVENTS_TARGET.toLocaleString('en-US')}; ${sig3(events / 1e6)}M events, ${REPAIRMAN_MS / 1000} s simulated after 0.1 s of warm-up`);
+  yield ev;
+  const rowsimTx = allTransactions(tps, simulatedS);
+  const rowsimPerWall = rowsimTx / rep.wall.median;
+  yield {
+    name: 'contention: repairman model in rowsim, simulated transactions per wall-second',
+    value: sig3(rowsimPerWall),
+    unit: 'transactions/wall-s',
+    note: `${Math.round(rowsimTx).toLocaleString('en-US')} transactions (${Math.round(tps).toLocaleString('en-US')} tps over ${simulatedS} s simulated, warm-up included); ${sig3(rowsimTx / rep.cpu!.median).toLocaleString('en-US')} per CPU-s; ${timingNote(rep)}`,
+    measurement: rep,
   };
-}
 
-export async function benchContention(): Promise<BenchLine[]> {
-  const lines: BenchLine[] = [];
-  const rep = benchRepairman();
-  lines.push({
-    name: 'contention: repairman model M/M/80//5000, one core',
-    value: round3(rep.eventsPerSec),
-    unit: 'events/CPU-s',
-    note: `target ≥ 10,000,000; median of 5 runs of ${round3(rep.events / 1e6)}M events after a warm-up (${rep.samples.map((s) => round3(s / 1e6)).join(' / ')} M)`,
-  });
-  lines.push({ name: 'contention: repairman model, transactions simulated', value: round3(rep.txPerSec), unit: 'transactions/CPU-s', note: 'the figure to set beside SimPy\'s' });
-  lines.push(simpyFigure().line);
+  const probe = findSimpy();
+  if (!probe.found) {
+    yield { name: 'contention: repairman model in SimPy, simulated transactions per wall-second', value: null, unit: 'transactions/wall-s', note: noSimpyNote(probe) };
+    yield { name: 'contention: repairman model, rowsim ÷ SimPy, transactions per wall-second', value: null, unit: '×', note: 'SimPy not found (above)' };
+  } else {
+    const py = probe.found;
+    let last: SimpyRun | undefined;
+    const m = await measureEach(() => {
+      last = runSimpy(py.path, SIMPY_S);
+      return { run: last.sample };
+    }, { runs: ctx.runs, warmup: 1 });
+    const sp = m.run;
+    const simpyTx = allTransactions(last!.throughput_tps, last!.simulated_s + last!.warmup_s);
+    const simpyPerWall = simpyTx / sp.wall.median;
+    const tried = probe.tried.length ? `; before it: ${probe.tried.map((t) => `${t.path}: ${t.why}`).join('; ')}` : '';
+    yield {
+      name: `contention: repairman model in SimPy ${py.simpy} (${py.path}, Python ${py.python}), simulated transactions per wall-second`,
+      value: sig3(simpyPerWall),
+      unit: 'transactions/wall-s',
+      note: `src/bench/simpy_repairman.py ${SIMPY_S}: ${Math.round(simpyTx).toLocaleString('en-US')} transactions over ${last!.simulated_s + last!.warmup_s} s simulated; ${sig3(simpyTx / sp.cpu!.median).toLocaleString('en-US')} per CPU-s; the model's run as the script times it, without the interpreter's start-up; ${timingNote(sp)}${tried}`,
+      measurement: sp,
+    };
+    yield {
+      name: 'contention: repairman model, rowsim ÷ SimPy, transactions per wall-second',
+      value: Number((rowsimPerWall / simpyPerWall).toFixed(1)),
+      unit: '×',
+      note: `per CPU-second: ${(rowsimTx / rep.cpu!.median / (simpyTx / sp.cpu!.median)).toFixed(1)}×; both measured in this run, medians`,
+      detail: { rowsim_per_wall_s: rowsimPerWall, simpy_per_wall_s: simpyPerWall },
+    };
+  }
 
-  const { spec } = loadConfig('xoltp-80-engines.yaml');
-  const short: ContentionSpec = { ...spec, duration_ns: 400e6, warmup_ns: 100e6, stationarity: { ...spec.stationarity, max_extensions: 0 } };
-  runPointOnce({ ...short, duration_ns: 50e6, warmup_ns: 0 }, 'latched', 5000, 1); // JIT warm-up
-  runPointOnce({ ...short, duration_ns: 50e6, warmup_ns: 0 }, 'lockless', 4000, 1);
+  const { spec: xoltp } = loadConfig('xoltp-80-engines.yaml');
+  const short: ContentionSpec = { ...xoltp, duration_ns: 400e6, warmup_ns: 100e6, stationarity: { ...xoltp.stationarity, max_extensions: 0 } };
   for (const [bm, users] of [
     ['latched', 5000],
     ['lockless', 4000],
   ] as const) {
-    const samples: number[] = [];
-    let events = 0;
-    for (let i = 0; i < 3; i++) {
-      const r = cpuTimed(() => runPointOnce(short, bm, users, i + 1));
-      events = r.value.events;
-      samples.push(events / r.cpu);
-    }
-    lines.push({ name: `contention core, xoltp-80-engines ${bm} @ ${users} users`, value: round3(median(samples)), unit: 'events/CPU-s', note: `median of 3, ${round3(events / 1e6)}M events` });
+    let n = 0;
+    const m = await measure((run) => {
+      const r = runPointOnce(run < 0 ? { ...short, duration_ns: 50e6, warmup_ns: 0 } : short, bm, users, 1);
+      if (run >= 0) n = r.events;
+    }, { runs: ctx.runs, warmup: 1 });
+    yield rateLine(`contention: simulation core, xoltp-80-engines ${bm} @ ${users} users, one core`, n, 'events', m, `${sig3(n / 1e6)}M events, 0.5 s simulated`);
   }
-  for (const name of ['xoltp-80-engines.yaml', 'xoltp-phase-diagram.yaml']) {
+}
+
+/**
+ * The shipped contention runs as `rowsim run` runs them, on 2 workers: wall time (and the CPU of all
+ * threads). No warm-up: each run starts its own pool, which a warm-up run would not warm. Minutes on a
+ * shared machine, so not run by default: `npm run bench -- contention-runs`.
+ */
+export async function* benchContentionRuns(ctx: SuiteContext): AsyncGenerator<BenchLine> {
+  for (const [name, aim] of [
+    ['xoltp-80-engines.yaml', 60],
+    ['xoltp-phase-diagram.yaml', 120],
+  ] as const) {
     const cfg = loadConfig(name);
-    const t0 = performance.now();
-    const results = await runContention(cfg.spec, cfg.seed, { workers: 2 });
-    const seconds = (performance.now() - t0) / 1000;
-    const entries = results.sweep ? results.sweep.cells.flatMap((c) => c.entries) : results.entries;
-    const events = entries.reduce((a, r) => a + r.points.reduce((b, p) => b + p.events, 0), 0);
-    const points = entries.reduce((a, r) => a + r.points.length, 0);
-    lines.push({ name: `${name.replace('.yaml', '')} run, 2 workers`, value: round3(seconds), unit: 's wall', note: `${points} points × ${cfg.spec.replications} replications, ${round3(events / 1e6)}M events` });
+    let events = 0;
+    let points = 0;
+    const m = await measure(async () => {
+      const results = await runContention(cfg.spec, cfg.seed, { workers: 2 });
+      const entries = results.sweep ? results.sweep.cells.flatMap((c) => c.entries) : results.entries;
+      events = entries.reduce((a, r) => a + r.points.reduce((b, p) => b + p.events, 0), 0);
+      points = entries.reduce((a, r) => a + r.points.length, 0);
+    }, { runs: ctx.runs, warmup: 0 });
+    yield {
+      name: `contention: ${name.replace('.yaml', '')} run, 2 workers`,
+      value: sig3(m.wall.median),
+      unit: 's wall',
+      note: `aim < ${aim} s; ${points} points × ${cfg.spec.replications} replications, ${sig3(events / 1e6)}M events; CPU of all threads; ${timingNote(m)}`,
+      measurement: m,
+    };
   }
-  return lines;
 }

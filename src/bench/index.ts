@@ -1,23 +1,51 @@
 /**
- * `npm run bench`: every figure of merit, printed. Benchmarks print numbers; tests never assert timings.
+ * `npm run bench -- [SUITE …] [--json] [--runs N] [--timeout S] [--pg URL [--pg-rows N]]`: every figure
+ * of merit, one line each (docs/performance.md says how each is taken). It prints the machine's cores
+ * and load average first and the load average again at the end. Benchmarks print numbers; tests never
+ * assert timings. Bad arguments, a bad --pg URL or an unreachable server: a message and exit status 2.
  */
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PgConnectionError } from '../pgcheck/connection.js';
+import { BenchUsageError, parseBenchArgs, SUITES, USAGE } from './args.js';
 import { benchCli } from './cli.js';
-import { benchContention } from './contention.js';
-import { benchEngines } from './engines.js';
+import { benchContention, benchContentionRuns } from './contention.js';
 import { benchEstimate } from './estimate.js';
+import { benchJson, formatLine, machineInfo, machineLine, type BenchLine, type BenchReport } from './harness.js';
 import { benchMechanism } from './mechanism.js';
+import { benchMemory, benchScale } from './memory.js';
+import { benchPg, checkPgReachable, PgBenchError } from './pg.js';
 import { benchReport } from './report.js';
-import { benchStorage, type BenchLine } from './storage.js';
+import { benchStorage } from './storage.js';
+import { benchSweep } from './sweep.js';
+import type { Suite, SuiteContext } from './suite.js';
 
-const suites: [string, () => Promise<BenchLine[]>][] = [
-  ['cli', benchCli],
-  ['storage', benchStorage],
-  ['engines', benchEngines],
-  ['contention', benchContention],
-  ['estimate', benchEstimate],
-  ['mechanism', benchMechanism],
-  ['report', benchReport],
-];
+const RUN: Record<string, Suite> = {
+  cli: benchCli,
+  storage: benchStorage,
+  memory: benchMemory,
+  scale: benchScale,
+  pg: benchPg,
+  contention: benchContention,
+  'contention-runs': benchContentionRuns,
+  estimate: benchEstimate,
+  mechanism: benchMechanism,
+  report: benchReport,
+  sweep: benchSweep,
+};
+for (const s of SUITES) if (!RUN[s.name]) throw new Error(`bench suite ${s.name} has no runner`);
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** `git describe --always --dirty` of the checkout, or null where git cannot tell. */
+function commitOf(): string | null {
+  try {
+    return execFileSync('git', ['describe', '--always', '--dirty'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || null;
+  } catch {
+    return null;
+  }
+}
 
 // `npm run bench | head` closes the pipe early: that is not an error.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -25,17 +53,67 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-async function main(): Promise<void> {
-  const only = process.argv[2];
-  for (const [name, run] of suites) {
-    if (only && only !== name) continue;
-    for (const line of await run()) {
-      process.stdout.write(`${line.name}: ${line.value.toLocaleString('en-US')} ${line.unit}${line.note ? `  (${line.note})` : ''}\n`);
+async function main(): Promise<number> {
+  let args;
+  try {
+    args = parseBenchArgs(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof BenchUsageError) {
+      process.stderr.write(`npm run bench: ${err.message}\n(npm run bench -- --help for usage)\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (args.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  // The lines as text: on stdout, or on stderr as progress when stdout carries the JSON document.
+  const print = (text: string) => (args.json ? process.stderr : process.stdout).write(`${text}\n`);
+  if (args.pg) {
+    try {
+      await checkPgReachable(args.pg.url);
+    } catch (err) {
+      if (err instanceof PgConnectionError) {
+        process.stderr.write(`npm run bench: --pg: ${err.message}\n`);
+        return 2;
+      }
+      throw err;
     }
   }
+  const report: BenchReport = { started: new Date().toISOString(), commit: commitOf(), argv: process.argv.slice(2), machine: machineInfo(), machine_at_end: machineInfo(), lines: [] };
+  const add = (suite: string, line: BenchLine) => {
+    report.lines.push({ suite, ...line });
+    print(formatLine(line));
+  };
+  add('machine', machineLine(report.machine, 'start'));
+  const ctx: SuiteContext = { runs: args.runs, runsGiven: args.runsGiven, timeoutS: args.timeoutS, ...(args.pg ? { pg: args.pg } : {}) };
+  try {
+    for (const suite of args.suites) {
+      for await (const line of RUN[suite]!(ctx)) add(suite, line);
+    }
+  } catch (err) {
+    if (err instanceof PgConnectionError || err instanceof PgBenchError) {
+      process.stderr.write(`npm run bench: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (args.suitesNamed.length === 0) {
+    for (const s of SUITES.filter((x) => !x.byDefault && x.name !== 'pg')) print(`${s.name}: skipped by default (${s.what}): npm run bench -- ${s.name}`);
+  }
+  report.machine_at_end = machineInfo();
+  add('machine', machineLine(report.machine_at_end, 'end'));
+  if (args.json) process.stdout.write(benchJson(report));
+  return 0;
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    console.error(err);
+    process.exitCode = 1;
+  },
+);

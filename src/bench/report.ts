@@ -8,17 +8,18 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { median } from '../contention/stats.js';
-import type { BenchLine } from './storage.js';
+import { summarize, timingNote, type BenchLine, type Sample } from './harness.js';
+import type { SuiteContext } from './suite.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CHROMIUM = '/usr/bin/chromium';
 const RUNS = 5;
 
-export async function benchReport(): Promise<BenchLine[]> {
+export async function* benchReport(ctx: SuiteContext): AsyncGenerator<BenchLine> {
+  const runs = ctx.runsGiven ? ctx.runs : RUNS;
   if (!existsSync(CHROMIUM)) {
-    process.stdout.write(`report: skipped: ${CHROMIUM} not found (apt-get install chromium; .ci/run does)\n`);
-    return [];
+    yield { name: 'report: ase-exp-row-size report.html open time in headless Chromium', value: null, unit: 's', note: `skipped: ${CHROMIUM} not found (apt-get install chromium; .ci/run does)` };
+    return;
   }
   const dir = mkdtempSync(join(tmpdir(), 'rowsim-bench-report-'));
   try {
@@ -29,30 +30,30 @@ export async function benchReport(): Promise<BenchLine[]> {
     const mb = statSync(file).size / 1e6;
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({ executablePath: CHROMIUM });
-    const samples: number[] = [];
+    const samples: Sample[] = [];
     try {
-      for (let i = 0; i <= RUNS; i++) {
+      for (let i = 0; i <= runs; i++) {
         const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
         const t0 = performance.now();
         await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
         // Opened: loaded (every image, every page map's grid: the script runs before load) and painted.
         await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))');
-        const ms = performance.now() - t0;
-        if (i > 0) samples.push(ms); // the first warms the browser's caches
+        const wall = (performance.now() - t0) / 1000;
+        if (i > 0) samples.push({ wall }); // the first warms the browser's caches; the browser's CPU is not read
         await page.close();
       }
     } finally {
       await browser.close();
     }
-    const s = median(samples) / 1000;
-    return [
-      {
-        name: 'report: ase-exp-row-size report.html size / open time in headless Chromium',
-        value: Math.round(mb * 100) / 100,
-        unit: `MB / ${s.toFixed(2)} s`,
-        note: `aim < 5 MB / < 2 s; open = navigation to the load event and the first frame after it, median of ${RUNS} after a warm-up, ${(Math.min(...samples) / 1000).toFixed(2)}–${(Math.max(...samples) / 1000).toFixed(2)} s`,
-      },
-    ];
+    const m = summarize(samples, { runs, warmup: 1 });
+    yield { name: 'report: ase-exp-row-size report.html size', value: Math.round(mb * 100) / 100, unit: 'MB', note: 'aim < 5 MB' };
+    yield {
+      name: 'report: ase-exp-row-size report.html open time in headless Chromium',
+      value: Math.round(m.wall.median * 100) / 100,
+      unit: 's wall',
+      note: `aim < 2 s; open = navigation to the load event and the first frame after it, in a new page of one browser; ${timingNote(m)}`,
+      measurement: m,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

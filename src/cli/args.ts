@@ -101,3 +101,16 @@ export function parseRowRange(value: string): [number, number] {
   return [a, b];
 }
 export const parseSteps = (value: string): number => wholeNumber(value, { min: 1, max: 100_000 }, 'steps', 50);
+
+/** `--shard K/N`: part K of N, 1 ≤ K ≤ N (a scheduler's array index from 0 is K − 1). */
+export function parseShard(value: string): { index: number; count: number } {
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(value);
+  const k = m ? Number(m[1]) : NaN;
+  const n = m ? Number(m[2]) : NaN;
+  const { max } = RUN_RANGES.shards;
+  if (!m || n < 1 || n > max || k < 1 || k > n) {
+    const why = m && n >= 1 && n <= max ? ` (K counts from 1 to N = ${n})` : '';
+    throw new InvalidArgumentError(`expected K/N, part K of N parts with 1 ≤ K ≤ N ≤ ${max.toLocaleString('en-US')}, such as 2/3, found "${value}"${why}`);
+  }
+  return { index: k, count: n };
+}

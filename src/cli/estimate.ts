@@ -9,7 +9,7 @@ import { basename, join, relative, resolve } from 'node:path';
 import { UserError } from '../config/errors.js';
 import { type FormatId } from '../config/schema.js';
 import { type EstimateConfig } from '../estimate/types.js';
-import { inProcessRunner, runEstimate, type CandidateRunner } from '../estimate/estimate.js';
+import { inProcessRunner, runEstimate, type CandidateRunner, type EstimateOutcome } from '../estimate/estimate.js';
 import type { EvidenceKind } from '../estimate/evidence/types.js';
 import type { MeasuredFiles } from '../estimate/types.js';
 import { estimateChart, estimateJson, estimateMarkdown, estimateTerminal, maintenanceChart } from '../estimate/report.js';
@@ -84,9 +84,15 @@ export async function estimateCommand(file: string | undefined, opts: EstimateCl
   const folder = checkOutputFolder(opts.out ?? join('out', cfg.name), 'estimate');
   const quiet = opts.quiet || opts.json;
   const bar = quiet ? undefined : progressBar('estimate');
-  const runner: CandidateRunner = opts.workers === 0 ? inProcessRunner : poolRunner({ workers: opts.workers, onProgress: (d, t) => bar?.update(d, t) });
+  const pool = opts.workers === 0 ? undefined : poolRunner({ workers: opts.workers, onProgress: (d, t) => bar?.update(d, t) });
+  const runner: CandidateRunner = pool ?? inProcessRunner;
   const started = process.hrtime.bigint();
-  const outcome = await runEstimate(cfg, runner);
+  let outcome: EstimateOutcome;
+  try {
+    outcome = await runEstimate(cfg, runner);
+  } finally {
+    await pool?.close();
+  }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   bar?.finish();
 

@@ -9,7 +9,7 @@
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../config/errors.js';
 import { ROWSIM_VERSION } from '../version.js';
-import { parseDurationMs, parseFormat, parseImageScale, parsePageNumber, parsePageOutput, parsePhase, parseRowId, parseRowRange, parseSteps, parseFormatList, parseMaxPoints, parsePageSize, parseRepeats, parseRowCount, parseRowsizeRows, parseSampleRows, parseSeeds, parseTarget, parseThreadList, parseWorkers } from './args.js';
+import { parseDurationMs, parseFormat, parseImageScale, parsePageNumber, parsePageOutput, parsePhase, parseRowId, parseRowRange, parseSteps, parseShard, parseFormatList, parseMaxPoints, parsePageSize, parseRepeats, parseRowCount, parseRowsizeRows, parseSampleRows, parseSeeds, parseTarget, parseThreadList, parseWorkers } from './args.js';
 
 import { EXIT_INPUT, EXIT_INTERNAL, EXIT_OK } from './exit-codes.js';
 import { CALIBRATE_DEFAULTS, RUN_DEFAULTS } from '../config/defaults.js';
@@ -30,6 +30,7 @@ function buildProgram(setCode: SetCode): Command {
     .showHelpAfterError('(run rowsim --help for usage)')
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   addRunCommand(program, setCode);
+  addMergeCommand(program, setCode);
   addValidateCommand(program, setCode);
   addEstimateCommand(program, setCode);
   addRowsizeCommand(program, setCode);
@@ -53,9 +54,25 @@ function addRunCommand(program: Command, setCode: SetCode): void {
     .option('--wide', 'show every column of the tables, whatever the terminal width (COLUMNS)')
     .option('--json', 'print results.json on standard output instead of the tables')
     .option('--scale <n>', `multiply the charts' pixel size by n, 1 to 4, for projectors (default ${RUN_DEFAULTS.chartScale})`, parseImageScale)
+    .option('--shard <K/N>', 'run only part K of N of the sweep (and contention grid) and write it to out/<name>/part-K-of-N; rowsim merge puts the parts together', parseShard)
     .action(async (config: string, opts) => {
       const { runCommand } = await import('./run.js');
       setCode(await runCommand(config, opts));
+    });
+}
+
+function addMergeCommand(program: Command, setCode: SetCode): void {
+  program
+    .command('merge')
+    .description("put the parts of a sharded run (rowsim run --shard K/N) together: write the results.json, summary.md, report.html and charts a single run writes, to out/<name>/")
+    .argument('<part...>', 'the part folders, all N of them (such as out/<name>/part-*-of-N)')
+    .option('--out <dir>', 'results folder (default: out/<name>); rowsim refuses a non-empty folder it did not write')
+    .option('--quiet', 'print nothing but errors')
+    .option('--wide', 'show every column of the tables, whatever the terminal width (COLUMNS)')
+    .option('--json', 'print results.json on standard output instead of the tables')
+    .action(async (parts: string[], opts) => {
+      const { mergeCommand } = await import('./merge.js');
+      setCode(await mergeCommand(parts, opts));
     });
 }
 

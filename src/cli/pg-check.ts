@@ -13,7 +13,7 @@ import { loadConfig } from '../loader/config.js';
 import { postgresHeap } from '../formats/postgres.js';
 import { engineForFormat } from '../formats/registry.js';
 import type { SweepPoint } from '../config/spec.js';
-import { PgCheckError, PgServerError, pgCheck, planCheck, type Comparison, type PgCheckResult } from '../pgcheck/check.js';
+import { PgCheckError, PgServerError, pgCheck, planCheck, type Comparison, type PgCheckResult, type PlanCheck } from '../pgcheck/check.js';
 import { EXIT_EXTERNAL, EXIT_INPUT, EXIT_OK } from './exit-codes.js';
 import { closeClient, connect, isConnectionLost, PgConnectionError, pgTarget, type PgTarget } from '../pgcheck/connection.js';
 import { CheckGuard } from '../pgcheck/guard.js';
@@ -39,8 +39,8 @@ function pgPoints(points: SweepPoint[]): { points: SweepPoint[]; note?: string }
 
 const signed = (n: number, text: string) => `${n > 0 ? '+' : ''}${text}`;
 
-/** One line on a point's figures: how many were compared, how many exactly, the largest relative error. */
-function pointSummary(cs: Comparison[]): string {
+/** One line on a point's figures: how many were compared, how many exactly, the largest relative error; the select phases' plans. */
+function pointSummary(cs: Comparison[], plans: PlanCheck[]): string {
   const compared = cs.filter((c) => c.diff !== null);
   const exact = compared.filter((c) => c.diff === 0).length;
   const worst = compared.filter((c) => c.diff_pct !== null && c.diff !== 0).sort((a, b) => Math.abs(b.diff_pct!) - Math.abs(a.diff_pct!))[0];
@@ -50,6 +50,10 @@ function pointSummary(cs: Comparison[]): string {
   if (worst) parts.push(`largest error ${signed(worst.diff_pct!, worst.diff_pct!.toFixed(2))}% (${worst.metric} after phase ${worst.phase + 1})`);
   if (notModelled > 0) parts.push(`${notModelled} observed but not modelled`);
   if (missing > 0) parts.push(`${missing} not observed (n/a)`);
+  if (plans.length > 0) {
+    const differ = plans.filter((p) => !p.agree);
+    parts.push(`${plans.length - differ.length} of ${plans.length} select plans as predicted${differ.length > 0 ? ` (not: phase ${differ.map((p) => p.phase + 1).join(', ')})` : ''}`);
+  }
   return parts.join('; ');
 }
 
@@ -70,7 +74,11 @@ function pgCheckText(results: PgCheckResult[]): string {
         ]),
       ),
     );
-    out.push(pointSummary(r.comparisons));
+    for (const p of r.plans) {
+      out.push(`plan, phase ${p.phase + 1}. ${p.label}: rowsim ${p.predicted}; server ${p.observed}${p.agree ? '' : ' (NOT the predicted plan)'}`);
+      out.push(`  for ${p.statement}`);
+    }
+    out.push(pointSummary(r.comparisons, r.plans));
     for (const n of r.notes) out.push(`note: ${n}`);
     out.push('');
   });

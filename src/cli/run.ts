@@ -1,18 +1,22 @@
+/**
+ * rowsim run: load the config, start the task runner (a pool of worker threads for a sweep, the calling
+ * thread for one point), run the units (all of them, or part K of N with --shard), then merge (the same
+ * code as rowsim merge) into results.json, summary.md, report.html and the charts, or write the part.
+ *
+ * Start-up order matters for a sweep: the pool starts as soon as the config says how many units there
+ * are, so its threads boot and load their modules while this thread loads the rest of the command and
+ * checks the memory and the output folder. A check that fails there still writes nothing (exit 2).
+ */
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { RUN_DEFAULTS } from '../config/defaults.js';
-import { loadConfig, type RunConfig } from '../loader/config.js';
-import type { StorageTask } from '../workload/task.js';
-import { progressBar } from '../report/progress.js';
-import { setChartScale } from '../report/charts.js';
-import { renderReportHtml, reportPageMaps, type ReportPageMap } from '../report/html.js';
-import { checkOutputFolder, StagedOutput } from '../report/output.js';
-import { storageEntry, storageMarkdown, storageTerminal, writePageMapCharts, writeStorageCharts, type StorageEntry } from '../report/storage.js';
-import { runTasksEach } from '../pool/pool.js';
-import { ROWSIM_VERSION } from '../version.js';
-import type { DrawnStorageResult } from '../mechanism/task.js';
-import { checkRunLimits } from './limits.js';
-import { runSections, type SectionRun } from './sections.js';
+import { UserError } from '../config/errors.js';
+import type { RunConfig } from '../loader/config.js';
+import type { StorageEntry } from '../report/storage.js';
+import { parseConfigSource } from '../loader/source.js';
+import { defaultWorkers } from '../pool/pool.js';
+import { inProcessRunner, poolRunner, type TaskRunner } from '../pool/scheduler.js';
+import { partFolderName, rawStoragePoints, runUnits, shardSlice, type Shard } from '../run/plan.js';
 
 export interface RunOptions {
   out?: string;
@@ -27,73 +31,96 @@ export interface RunOptions {
   json?: boolean;
   /** The charts' pixel size is multiplied by this (1 to 4; default RUN_DEFAULTS.chartScale). */
   scale?: number;
+  /** Run only this part of the run and write it as a partial result (rowsim merge puts the parts together). */
+  shard?: Shard;
+}
+
+/** Where a run's tasks go: on the calling thread for one unit (no pool), else on min(workers, units) threads. */
+function runnerFor(units: number, workers: number | undefined, storage: boolean): Promise<TaskRunner> {
+  if (units <= 1) return Promise.resolve(inProcessRunner());
+  return poolRunner(Math.min(workers ?? defaultWorkers(), units), storage ? ['run-point', 'run-render'] : ['contention']);
 }
 
 export async function runCommand(file: string, opts: RunOptions): Promise<number> {
-  // Bad input throws InputError (a config) or UserError (the output folder): main() prints it, exit 2.
-  const cfg: RunConfig = loadConfig(file, undefined, { maxPoints: opts.maxPoints });
-  checkRunLimits(cfg, { workers: opts.workers });
-  const folder = checkOutputFolder(opts.out ?? join('out', cfg.name), 'run');
-  const quiet = opts.quiet === true || opts.json === true;
-  const say = (s: string) => {
-    if (!quiet) process.stdout.write(`${s}\n`);
-  };
-  // Files go to a temporary folder as they are made (a sweep's page maps point by point), then are
-  // published into the results folder; an error or an interrupt removes the temporary folder.
-  const checkInvariants = opts.check === true || process.env.ROWSIM_CHECK === '1';
-  const out = new StagedOutput(folder);
-  const write = (rel: string, data: string | Uint8Array) => out.write(rel, data);
-  const scaleBefore = setChartScale(opts.scale ?? RUN_DEFAULTS.chartScale);
+  // Bad input throws InputError (a config) or UserError (an argument, the output folder): main() prints it, exit 2.
+  if (opts.shard && opts.json) throw new UserError("--json: expected no --shard (a part writes part.json, not results.json; rowsim merge --json prints the run's results)");
+  const shard = opts.shard ?? { index: 1, count: 1 };
+  // A storage sweep's pool starts on the sweep's size read from the YAML, while the schema checks the
+  // config (a config that fails them ends the pool, writes nothing and exits 2). One point: no pool.
+  const source = parseConfigSource(file);
+  const early = rawStoragePoints(source.raw);
+  const earlyUnits = early === undefined ? undefined : shardSlice({ storage: early, contention: 0 }, shard).storage.length;
+  let starting = earlyUnits === undefined ? undefined : runnerFor(earlyUnits, opts.workers, true);
+  starting?.catch(() => {}); // awaited below; a failure before that is reported by whatever failed first
+  let lines: string[] = [];
+  let out: { discard(): void } | undefined;
   try {
-    const entries: StorageEntry[] = new Array(cfg.storage.length);
-    const pageMaps: string[][] = new Array(cfg.storage.length);
-    const reportMaps: ReportPageMap[][] = new Array(cfg.storage.length);
-    if (cfg.storage.length) {
-      const bar = quiet ? undefined : progressBar('storage');
-      bar?.update(0, cfg.storage.length);
-      await runTasksEach<DrawnStorageResult>(
-        cfg.storage.map((p) => ({ kind: 'drawn-storage', payload: { spec: p.spec, pageMapMaxCells: RUN_DEFAULTS.pageMapMaxCells, checkInvariants } satisfies StorageTask })),
-        (i, result) => {
-          entries[i] = storageEntry(cfg.storage[i]!, result);
-          pageMaps[i] = writePageMapCharts(entries[i]!, result, write, cfg.name);
-          reportMaps[i] = reportPageMaps(entries[i]!, result, pageMaps[i]!);
-        },
-        { workers: opts.workers, onProgress: (d, t) => bar?.update(d, t) },
-      );
-      bar?.finish();
+    const { loadConfig } = await import('../loader/config.js');
+    const cfg: RunConfig = loadConfig(file, undefined, { maxPoints: opts.maxPoints, source });
+    const units = await runUnits(cfg);
+    const slice = shardSlice(units, shard);
+    const count = slice.storage.length + slice.contention.length;
+    if (starting === undefined || count !== earlyUnits) {
+      // Not known from the YAML (a contention section), or (never for a valid config) not what it said.
+      await (await starting?.catch(() => undefined))?.close();
+      starting = runnerFor(count, opts.workers, slice.contention.length === 0);
+      starting.catch(() => {});
     }
-    const sections: SectionRun[] = await runSections(cfg, { workers: opts.workers, quiet });
-
-    const charts: string[] = [];
-    if (entries.length) charts.push(...writeStorageCharts(entries, write, cfg.name), ...pageMaps.flat());
-    for (const s of sections) charts.push(...s.writeCharts(write));
-    const results: Record<string, unknown> = { rowsim_version: ROWSIM_VERSION, name: cfg.name, seed: cfg.seed };
-    if (entries.length) results.storage = entries;
-    for (const s of sections) results[s.key] = s.results;
-    results.charts = charts;
-    const md = [`# rowsim: ${cfg.name}`, '', `Config: \`${file}\`, seed ${cfg.seed}, rowsim ${ROWSIM_VERSION}.`, ''];
-    if (entries.length) md.push(storageMarkdown(entries, charts));
-    for (const s of sections) md.push(s.markdown);
-    const summary = `${md.join('\n')}\n`;
-    write('summary.md', summary);
-    // The same summary with every chart inlined, the page maps clickable: one self-contained file.
-    write('report.html', renderReportHtml({ name: cfg.name, markdown: summary, charts, readChart: (rel) => readFileSync(join(out.dir, ...rel.split('/'))), pageMaps: reportMaps.flat() }));
-    const json = `${JSON.stringify(results, null, 2)}\n`;
-    write('results.json', json);
-    out.publish();
-    if (opts.json) process.stdout.write(json);
-
-    if (entries.length) {
-      say(`${cfg.name}: ${entries.length} storage point${entries.length > 1 ? 's' : ''}`);
-      say(storageTerminal(entries, { wide: opts.wide }));
-      const notes = [...new Set(entries.flatMap((e) => e.notes))];
-      for (const n of notes) say(`note: ${n}`);
+    const [{ checkRunLimits }, { checkOutputFolder, StagedOutput }, { runShard }, { PART_FILE, partJson }] = await Promise.all([
+      import('./limits.js'),
+      import('../report/output.js'),
+      import('../run/execute.js'),
+      import('../run/part.js'),
+    ]);
+    checkRunLimits(cfg, { workers: opts.workers });
+    const folder = checkOutputFolder(opts.out ?? join('out', cfg.name, ...(opts.shard ? [partFolderName(shard)] : [])), opts.shard ? 'part' : 'run');
+    const quiet = opts.quiet === true || opts.json === true;
+    const checkInvariants = opts.check === true || process.env.ROWSIM_CHECK === '1';
+    const scale = opts.scale ?? RUN_DEFAULTS.chartScale;
+    // Files go to a temporary folder as they are made (a sweep's page maps point by point), then are
+    // published into the results folder; an error or an interrupt removes the temporary folder.
+    const staged = new StagedOutput(folder);
+    out = staged;
+    const runner = await starting;
+    // What only the end needs is loaded once the tasks are out.
+    const merging = opts.shard ? undefined : import('../run/merge.js');
+    merging?.catch(() => {});
+    // A single run queues the charts over the sweep points as soon as every point is simulated.
+    let charts: Promise<{ file: string; png: Uint8Array }[]> | undefined;
+    const onEntries = merging
+      ? (entries: StorageEntry[]) => {
+          charts = merging.then((m) => m.storageChartPngs(entries, cfg.name, scale, runner));
+          charts.catch(() => {}); // awaited by writeRun; a failure elsewhere first is the one reported
+        }
+      : undefined;
+    const part = await runShard(cfg, shard, units, { runner, write: (rel, data) => staged.write(rel, data), checkInvariants, scale, quiet, onEntries });
+    if (opts.shard) {
+      await runner.close();
+      staged.write(PART_FILE, partJson(part));
+      staged.publish();
+      const dir = relative(process.cwd(), folder.dir) || folder.dir;
+      const points = slice.storage.length ? `${slice.storage.length} of ${units.storage} storage points (${slice.storage.map((i) => cfg.storage[i]!.label).slice(0, 6).join('; ')}${slice.storage.length > 6 ? '; …' : ''})` : '';
+      const tasks = slice.contention.length ? `${slice.contention.length} of ${units.contention} contention tasks` : '';
+      lines = [
+        `${cfg.name}: part ${shard.index} of ${shard.count}: ${[points, tasks].filter(Boolean).join(', ') || `nothing (the run has ${units.storage + units.contention} units for ${shard.count} parts)`}`,
+        `part: ${join(dir, PART_FILE)}; when every part is done: rowsim merge ${opts.out === undefined ? join('out', cfg.name, `part-*-of-${shard.count}`) : `<the ${shard.count} part folders>`}`,
+      ];
+    } else {
+      // A single run is its own one part: the same merge as rowsim merge's.
+      const { mergeParts, writeRun } = await merging!;
+      const run = mergeParts([{ ...part, source: file, staged: true, readChart: (rel) => readFileSync(join(staged.dir, ...rel.split('/'))) }]);
+      const written = await writeRun(run, staged, runner, { wide: opts.wide, storageCharts: charts });
+      await runner.close();
+      staged.publish();
+      if (opts.json) process.stdout.write(written.json);
+      if (!quiet) lines = [...written.terminal, `results: ${relative(process.cwd(), join(folder.dir, 'results.json')) || join(folder.dir, 'results.json')}, summary.md, report.html and charts/ beside it`];
     }
-    for (const s of sections) say(s.terminal);
+    if (quiet) lines = [];
   } finally {
-    out.discard();
-    setChartScale(scaleBefore);
+    const runner = await starting?.catch(() => undefined);
+    await runner?.close();
+    out?.discard();
   }
-  say(`results: ${relative(process.cwd(), join(folder.dir, 'results.json')) || join(folder.dir, 'results.json')}, summary.md, report.html and charts/ beside it`);
+  for (const line of lines) process.stdout.write(`${line}\n`);
   return 0;
 }

@@ -25,6 +25,8 @@ export const RUN_DEFAULTS = Object.freeze({
 export const RUN_RANGES = Object.freeze({
   workers: { min: 1, max: 256 } satisfies Range,
   maxSweepPoints: { min: 1, max: 1_000_000 } satisfies Range,
+  /** `run --shard K/N`: the number of parts N. */
+  shards: { min: 1, max: 1_000_000 } satisfies Range,
 });
 
 /** `rowsim calibrate`: how long each benchmark run lasts and how often a fitting run is repeated. */

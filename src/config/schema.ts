@@ -38,12 +38,7 @@ export const indexSchema = z.strictObject({
   deduplicate_items: z.boolean().optional(),
 });
 export type IndexInput = z.infer<typeof indexSchema>;
-/** The per-index space settings (docs/config.md): which a format reads is StorageFormat.indexSettings. */
-export const INDEX_SETTING_KEYS = ['fillfactor', 'pctfree', 'max_rows_per_page', 'reservepagegap'] as const;
-export type IndexSettingKey = (typeof INDEX_SETTING_KEYS)[number];
-/** Every per-index option: the space settings and PostgreSQL's deduplicate_items (a boolean). */
-export const INDEX_OPTION_KEYS = [...INDEX_SETTING_KEYS, 'deduplicate_items'] as const;
-export type IndexOptionKey = (typeof INDEX_OPTION_KEYS)[number];
+export { INDEX_SETTING_KEYS, INDEX_OPTION_KEYS, type IndexSettingKey, type IndexOptionKey } from './index-settings.js';
 
 export const tableSchema = z.strictObject({
   name: z.string().min(1).optional(),

@@ -109,7 +109,7 @@ function replicationSeed(seed: number, bm: BufferManagerKind, engines: number, u
   return Prng.derive(seed, 'contention', bm, engines, users, replication).nextU32();
 }
 
-interface Job {
+export interface Job {
   cell: number;
   bm: BufferManagerKind;
   engines: number;
@@ -137,8 +137,11 @@ function modelKey(m: PointModel): string {
   return JSON.stringify(m, (k, v) => (drop.includes(k) ? undefined : v));
 }
 
-/** The unique payloads of a run and, for every replication of every point, which payload it is. */
-function contentionJobs(spec: ContentionSpec, seed: number): { payloads: ContentionTaskPayload[]; jobs: Job[] } {
+/**
+ * The unique payloads of a run (its tasks: what rowsim run --shard slices) and, for every replication of
+ * every point, which payload it is.
+ */
+export function contentionJobs(spec: ContentionSpec, seed: number): { payloads: ContentionTaskPayload[]; jobs: Job[] } {
   const payloads: ContentionTaskPayload[] = [];
   const byKey = new Map<string, number>();
   const jobs: Job[] = [];
@@ -266,8 +269,8 @@ function notStationary(entries: readonly ContentionEntry[], prefix: string): str
   return out;
 }
 
-/** Group replications into points, entries, gaps and (with a sweep) the phase diagram. */
-function assembleResults(spec: ContentionSpec, jobs: readonly Job[], reps: readonly Replication[]): ContentionResults {
+/** Group replications (one a payload of contentionJobs, in its order) into points, entries, gaps and (with a sweep) the phase diagram. */
+export function assembleResults(spec: ContentionSpec, jobs: readonly Job[], reps: readonly Replication[]): ContentionResults {
   const byPoint = new Map<string, Replication[]>();
   for (const j of jobs) {
     const key = `${j.cell}|${j.bm}|${j.engines}|${j.users}`;

@@ -151,6 +151,11 @@ function pgType(t: ColumnType, bytesPerChar: number): PgType {
   }
 }
 
+/** The PostgreSQL type name of a column type (a parameter's type as a cast names it: `numeric(18,0)`, `bigint`). */
+export function pgTypeName(t: ColumnType): string {
+  return pgType(t, 1).sql;
+}
+
 /** Per-column storage facts in struct-of-arrays form, for the per-row size loop. */
 interface PgLayoutInfo {
   kind: Uint8Array;

@@ -16,7 +16,7 @@ import type { EstimateConfig, EstimateOverrides } from '../estimate/types.js';
 import { RUN_DEFAULTS } from '../config/defaults.js';
 import { Problems, zodCheck } from './problems.js';
 import type { SectionContext } from './section.js';
-import { parseConfigSource } from './source.js';
+import { parseConfigSource, type ParsedConfig } from './source.js';
 import { resolveEngine, resolveTable } from './storage.js';
 import { checkSweep, sweepPoints } from './sweep.js';
 
@@ -44,6 +44,8 @@ interface LoadOptions {
   maxPoints?: number;
   /** rowsim estimate: resolve the estimate section even when the config has none, with these overrides. */
   estimate?: EstimateOverrides;
+  /** The file's YAML already read and parsed (parseConfigSource of the same file and text): not read again. */
+  source?: ParsedConfig;
 }
 
 /** How one section is loaded: when present (or asked for), from its raw value and the shared context. */
@@ -92,7 +94,7 @@ const SECTION_LOADERS = [CONTENTION, ESTIMATE] as const;
 
 /** Parse, validate and resolve a config file. Throws InputError. */
 export function loadConfig(file: string, text?: string, options: LoadOptions = {}): RunConfig {
-  const { raw, loc } = parseConfigSource(file, text);
+  const { raw, loc } = options.source ?? parseConfigSource(file, text);
   const P = new Problems(loc);
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     P.add([], `expected a mapping with name, table, engine and workload (or contention), found ${describeFound(raw)}`);

@@ -8,7 +8,7 @@ import { YamlLocator } from '../config/locate.js';
 import { readInputText } from '../config/read.js';
 
 /** A parsed config document: the plain value and a locator for positioned problems. */
-interface ParsedConfig {
+export interface ParsedConfig {
   raw: unknown;
   loc: YamlLocator;
 }

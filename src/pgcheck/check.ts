@@ -11,7 +11,10 @@
  *     row through the first index (index scans forced, so pages are pruned on access as an application
  *     finding rows by key would), in one transaction per phase or per row as the phase says; every
  *     UPDATE and DELETE must find exactly its one row;
- *   - vacuum → VACUUM (INDEX_CLEANUP ON); rebuild → VACUUM FULL.
+ *   - vacuum → VACUUM (INDEX_CLEANUP ON); rebuild → VACUUM FULL;
+ *   - select → the same rows, in the same order, as many times, through the same access path
+ *     (select.ts), the server's plan of its first statement explained; its reads are the difference of
+ *     the table's read counters around the phase's statements (observe.ts readCounters).
  * After each phase (observe.ts): the heap's, its forks', each index's and the TOAST relation's pages,
  * n_tup_upd, n_tup_hot_upd, n_tup_newpage_upd (16+; before 16 counted from the rows' ctid blocks),
  * and pgstattuple's live and dead tuples and free space where the extension is installed.
@@ -23,9 +26,10 @@ import type { PhaseSpec, StorageSpec } from '../config/spec.js';
 import { pgLayout, postgresHeap } from '../formats/postgres.js';
 import { metric } from '../heap/metrics.js';
 import { PgCheckError, PgServerError, type ReplayPlace } from './errors.js';
-import { findPgstattuple, observe, otherSnapshots, type Observation, type Pgstattuple } from './observe.js';
-import { auditValues, checkAudit, numberValues, recordRun, ValueStream, type Op } from './plan.js';
+import { findPgstattuple, observe, otherSnapshots, readCounters, type Observation, type Pgstattuple, type ReadCounters } from './observe.js';
+import { auditValues, checkAudit, checkReads, numberValues, recordRun, ValueStream, type Op } from './plan.js';
 import { DEFAULT_SCHEMA_PREFIX, ScratchSchema } from './scratch.js';
+import { keyColumnOf, plansAgree, REPLAY_SETTINGS, SelectReplay, serverPlan, settingChanges, type ReadStatement, type SelectPhase } from './select.js';
 import { columnDdlType, columnsSql, quoteIdent, type ColumnSql, type SqlValue } from './values.js';
 
 export { PgCheckError, PgServerError };
@@ -44,6 +48,17 @@ export interface Comparison {
   diff_pct: number | null;
 }
 
+/** A select phase's plan: the simulation's beside the server's (EXPLAIN of the phase's first statement). */
+export interface PlanCheck {
+  phase: number;
+  label: string;
+  /** The statement explained, its parameters as $n. */
+  statement: string;
+  predicted: string;
+  observed: string;
+  agree: boolean;
+}
+
 export interface PgCheckResult {
   label: string;
   /** The table of this storage point and its settings, as checked. */
@@ -52,6 +67,8 @@ export interface PgCheckResult {
   server_version: string;
   notes: string[];
   comparisons: Comparison[];
+  /** Select phases: the simulation's plan and the server's. */
+  plans: PlanCheck[];
 }
 
 /** Rows per multi-row INSERT statement (fewer for wide tables: at most 65,535 parameters a statement). */
@@ -125,7 +142,9 @@ export function planCheck(spec: StorageSpec): CheckPlan {
   if (!locatorIdx && needLocator) {
     throw new PgCheckError("pg-check finds rows to update or delete through the table's first index: add one under table.indexes");
   }
-  const notes = checkAudit(spec.table, cols, auditValues(new ValueStream(cols, spec.seed, totals, rows, minCaps), ops), locator, needLocator);
+  const audit = auditValues(new ValueStream(cols, spec.seed, totals, rows, minCaps), ops);
+  const notes = checkAudit(spec.table, cols, audit, locator, needLocator);
+  checkReads(spec, cols, audit);
   return { cols, ops, totals, rows, minCaps, locator, notes };
 }
 
@@ -206,9 +225,10 @@ interface ReplayPlan {
 
 type OpOf<K extends Op['k']> = Extract<Op, { k: K }>;
 
-/** The block of a ctid '(block,offset)'. */
-function ctidBlock(ctid: string): number {
-  return Number(/^\((\d+),/.exec(ctid)![1]);
+/** The block and offset of a ctid '(block,offset)'. */
+function ctidParts(ctid: string): [number, number] {
+  const m = /^\((\d+),(\d+)\)$/.exec(ctid)!;
+  return [Number(m[1]), Number(m[2])];
 }
 
 /**
@@ -219,8 +239,19 @@ class Replay {
   private readonly table: string;
   /** The locator columns' current values of each live row (how the row is found). */
   private readonly keyOf = new Map<number, SqlValue[]>();
-  /** The block of each row's current version (ctid), to count updates that moved to another page. */
+  /** The block and offset of each row's current version (ctid): updates that moved to another page, row-id fetches. */
   private readonly blockOf: Int32Array;
+  private readonly offsetOf: Int32Array;
+  /** The current values of the columns select phases find rows by (column → value of each row). */
+  private readonly tracked = new Map<number, SqlValue[]>();
+  private liveRows = 0;
+  /** The select phase being replayed, and its read counters before its first statement (null: not observed). */
+  private select: SelectReplay | null = null;
+  private window: { before: ReadCounters | null } | null = null;
+  private readonly plans: PlanCheck[] = [];
+  /** Whether the server counts reads (track_counts), asked at the first select phase. */
+  private countsReads: boolean | undefined;
+  private cacheNoted = false;
   private newpageByCtid = 0;
   private readonly comparisons: Comparison[] = [];
   private readonly labels = new Map<number, string>();
@@ -228,7 +259,7 @@ class Replay {
   private inTxn = false;
   private pendingInserts: { row: number; values: SqlValue[] }[] = [];
   private readonly batchRows: number;
-  /** Blocks are tracked when the workload has updates. */
+  /** Blocks are tracked when the workload has updates or row-id fetches. */
   private readonly trackBlocks: boolean;
   private phaseKind: PhaseSpec | undefined;
   private phaseIndex = -1;
@@ -245,8 +276,14 @@ class Replay {
   ) {
     this.table = `${quoteIdent(plan.schema)}.${quoteIdent(plan.spec.table.name)}`;
     this.blockOf = new Int32Array(Math.max(1, plan.rows));
+    this.offsetOf = new Int32Array(Math.max(1, plan.rows));
     this.batchRows = Math.max(1, Math.min(INSERT_BATCH_ROWS, Math.floor(MAX_PARAMS / Math.max(1, plan.cols.length))));
-    this.trackBlocks = plan.ops.some((o) => o.k === 'update');
+    const selects = plan.spec.workload.flatMap((p) => (p.op === 'select' ? [p] : []));
+    this.trackBlocks = plan.ops.some((o) => o.k === 'update') || selects.some((p) => p.via === 'rowid');
+    for (const p of selects) {
+      const ci = keyColumnOf(plan.spec, p, plan.cols);
+      if (ci >= 0 && !this.tracked.has(ci)) this.tracked.set(ci, new Array<SqlValue>(plan.rows).fill(null));
+    }
     for (const o of plan.ops) if (o.k === 'end') this.labels.set(o.index, o.result.label);
   }
 
@@ -263,8 +300,8 @@ class Replay {
     const { spec, cols, notes, version, label } = this.plan;
     const colDdl = cols.map((c) => `${c.ident} ${columnDdlType(c)}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
     await this.q(`CREATE TABLE ${this.table} (${colDdl}) WITH (fillfactor = ${spec.engine.fillfactor}, autovacuum_enabled = off, toast.autovacuum_enabled = off)`);
-    // Rows are found through the index, as an application finds them by key; money reads '1234.56'.
-    for (const s of ['enable_seqscan = off', 'enable_bitmapscan = off', 'enable_tidscan = off', "lc_monetary = 'C'"]) await this.q(`SET ${s}`);
+    // Rows are found through the index, as an application finds them by key (select.ts REPLAY_SETTINGS); money reads '1234.56'.
+    for (const s of [...settingChanges({}, REPLAY_SETTINGS), "SET lc_monetary = 'C'"]) await this.q(s);
     for (const op of this.plan.ops) await this.apply(op);
     if (this.plan.major < 16) notes.push(`n_tup_newpage_upd exists from PostgreSQL 16; this server is ${version}: new-page updates are counted from the rows' ctid blocks`);
     if (this.newpageDisagrees) notes.push(`n_tup_newpage_upd and the rows' ctid blocks disagree on new-page updates (the table shows n_tup_newpage_upd)`);
@@ -273,7 +310,7 @@ class Replay {
         `another session of this database held a snapshot at the start or end of phase${this.heldBack.size > 1 ? 's' : ''} ${[...this.heldBack].map((p) => p + 1).join(', ')} (pid ${[...this.holders].join(', ')}): PostgreSQL keeps every version such a session may still see, so pruning and VACUUM remove less than on a quiet server and dead tuples, free space, HOT updates and pages can differ from the prediction; check on a database nobody else uses`,
       );
     }
-    return { label, table: spec.table.name, settings: settingsOf(spec), server_version: version, notes, comparisons: this.comparisons };
+    return { label, table: spec.table.name, settings: settingsOf(spec), server_version: version, notes, comparisons: this.comparisons, plans: this.plans };
   }
 
   private async apply(op: Op): Promise<void> {
@@ -282,7 +319,9 @@ class Replay {
         this.phaseKind = op.phase;
         this.phaseIndex = op.index;
         this.perRow = (op.phase.op === 'update' || op.phase.op === 'delete') && op.phase.transaction === 'row';
-        return this.lookForSnapshots();
+        await this.lookForSnapshots();
+        if (op.phase.op === 'select') await this.startSelect(op.phase);
+        return;
       case 'insert':
         return this.insert(op);
       case 'update':
@@ -293,8 +332,13 @@ class Replay {
         return this.commit();
       case 'reorg':
         return this.reorg(op);
+      case 'read':
+        return this.read(op);
+      case 'scan':
+        return this.scan(op);
       case 'end':
         await this.commit();
+        if (this.select) await this.endSelect(op);
         await this.buildIndexes(op);
         await this.lookForSnapshots();
         return this.compare(op);
@@ -331,7 +375,7 @@ class Replay {
     const r = await this.q(`INSERT INTO ${this.table} VALUES ${tuples.join(', ')}${this.trackBlocks ? ' RETURNING ctid' : ''}`, params, rows);
     if (this.trackBlocks) {
       if (r.rows.length !== batch.length) throw new PgCheckError(`${this.place().where}, ${rows}: the INSERT returned ${r.rows.length} rows`);
-      batch.forEach(({ row }, i) => (this.blockOf[row] = ctidBlock(r.rows[i].ctid as string)));
+      batch.forEach(({ row }, i) => this.setCtid(row, r.rows[i].ctid as string));
     }
   }
 
@@ -352,6 +396,8 @@ class Replay {
     await this.begin();
     const values = this.plan.stream.insert(op);
     this.keyOf.set(op.row, this.plan.locator.map((ci) => values[ci]!));
+    for (const [ci, of] of this.tracked) of[op.row] = values[ci]!;
+    this.liveRows++;
     this.pendingInserts.push({ row: op.row, values });
     if (this.pendingInserts.length >= this.batchRows) await this.flushInserts();
   }
@@ -371,13 +417,15 @@ class Replay {
       params.push(values[j]!);
       const k = this.plan.locator.indexOf(c.index);
       if (k >= 0) key[k] = values[j]!;
+      const tracked = this.tracked.get(c.index);
+      if (tracked) tracked[op.row] = values[j]!;
       return `${this.plan.cols[c.index]!.ident} = $${params.length}`;
     });
     const r = await this.q(`UPDATE ${this.table} SET ${sets.join(', ')} WHERE ${cond} RETURNING ctid`, params, `row ${op.row} (its UPDATE)`);
     this.expectOne(r, 'UPDATE', op.row);
-    const block = ctidBlock(r.rows[0].ctid as string);
-    if (block !== this.blockOf[op.row]) this.newpageByCtid++;
-    this.blockOf[op.row] = block;
+    const before = this.blockOf[op.row];
+    this.setCtid(op.row, r.rows[0].ctid as string);
+    if (this.blockOf[op.row] !== before) this.newpageByCtid++;
   }
 
   private async delete(op: OpOf<'delete'>): Promise<void> {
@@ -386,6 +434,7 @@ class Replay {
     const r = await this.q(`DELETE FROM ${this.table} WHERE ${this.where(op.row, params)}`, params, `row ${op.row} (its DELETE)`);
     this.expectOne(r, 'DELETE', op.row);
     this.keyOf.delete(op.row);
+    this.liveRows--;
   }
 
   private async commit(): Promise<void> {
@@ -410,8 +459,128 @@ class Replay {
       const params: SqlValue[] = [];
       const r = await this.q(`SELECT ctid FROM ${this.table} WHERE ${this.where(row, params)}`, params, `row ${row} (reading its ctid after VACUUM FULL)`);
       if (r.rows.length !== 1) throw new PgCheckError(`${this.place().where}, row ${row}: found ${r.rows.length} rows by its key after VACUUM FULL instead of 1`);
-      this.blockOf[row] = ctidBlock(r.rows[0].ctid as string);
+      this.setCtid(row, r.rows[0].ctid as string);
     }
+  }
+
+  private setCtid(row: number, ctid: string): void {
+    const [block, offset] = ctidParts(ctid);
+    this.blockOf[row] = block;
+    this.offsetOf[row] = offset;
+  }
+
+  /** A select phase begins: its planner settings, and once, whether the server counts reads and what its cache is. */
+  private async startSelect(phase: SelectPhase): Promise<void> {
+    const { spec, cols, notes } = this.plan;
+    this.select = new SelectReplay(spec, phase, cols, this.table);
+    this.window = null;
+    for (const set of settingChanges(REPLAY_SETTINGS, this.select.settings)) await this.q(set);
+    if (this.countsReads === undefined) {
+      this.countsReads = (await this.q('SHOW track_counts')).rows[0].track_counts === 'on';
+      if (!this.countsReads) notes.push('track_counts is off on this server: it counts no reads, and the select phases\' read counters are not observed (n/a)');
+    }
+    if (spec.cache && !this.cacheNoted) {
+      this.cacheNoted = true;
+      const sb = Number((await this.q(`SELECT pg_size_bytes(current_setting('shared_buffers')) / current_setting('block_size')::int AS pages`)).rows[0].pages);
+      notes.push(
+        `the config reads through a cache of ${spec.cache.pages.toLocaleString('en-US')} pages (${spec.cache.policy}); the server's shared_buffers holds ${sb.toLocaleString('en-US')} pages${sb === spec.cache.pages ? '' : ' (not the same size)'}. The server's split of heap_blks and idx_blks into read and hit depends on shared_buffers, on what it already holds (the replay's own inserts and updates left the table there; the model's cache starts empty at the first read phase) and on the operating system's cache (a read from it is a "read" too): only heap_blks_fetched and idx_blks_fetched (read + hit) check the model`,
+      );
+    }
+  }
+
+  /** A row fetched: one statement. */
+  private async read(op: OpOf<'read'>): Promise<void> {
+    const sel = this.select!;
+    const key = sel.keyColumn >= 0 ? this.tracked.get(sel.keyColumn)![op.row]! : null;
+    const st = sel.read(key, `(${this.blockOf[op.row]},${this.offsetOf[op.row]})`);
+    await this.openWindow(st);
+    await this.runRead(st, `row ${op.row} (its SELECT)`);
+  }
+
+  /** A table scan: one statement. */
+  private async scan(op: OpOf<'scan'>): Promise<void> {
+    const sel = this.select!;
+    const of = sel.keyColumn >= 0 ? this.tracked.get(sel.keyColumn)! : null;
+    const keys = of ? Array.from(op.rows, (r) => of[r]!) : [];
+    const st = sel.scan(keys, new Set(op.rows).size, this.liveRows);
+    await this.openWindow(st);
+    await this.runRead(st, op.rows.length === 1 ? `row ${op.rows[0]} (its SELECT)` : `its scan of ${op.rows.length} rows`);
+  }
+
+  /**
+   * Before the phase's first statement: the server's plan of it (EXPLAIN does not execute; its planning
+   * reads no heap page), then the read counters, so that the phase's reads are those of its statements.
+   */
+  private async openWindow(st: ReadStatement | undefined): Promise<void> {
+    if (this.window) return;
+    const sel = this.select!;
+    if (st) {
+      const ex = await this.q(`EXPLAIN (FORMAT JSON) ${st.text}`, st.params, 'its EXPLAIN');
+      const server = serverPlan(ex.rows[0]['QUERY PLAN'], this.plan.spec.table.name);
+      this.plans.push({ phase: this.phaseIndex, label: this.labels.get(this.phaseIndex) ?? 'select', statement: st.text, predicted: sel.modelText, observed: server.text, agree: plansAgree(sel.model, server) });
+    }
+    this.window = { before: this.countsReads ? await this.counters() : null };
+  }
+
+  private async counters(): Promise<ReadCounters> {
+    try {
+      return await readCounters(this.client, this.plan.schema, this.plan.spec.table.name);
+    } catch (err) {
+      throw PgServerError.from(err, this.place('reading the read counters')) ?? err;
+    }
+  }
+
+  /** One read statement, which must return what the simulation read. */
+  private async runRead(st: ReadStatement, what: string): Promise<void> {
+    const r = await this.q(st.text, st.params, what);
+    const e = st.expect;
+    if ('rows' in e) {
+      if (r.rows.length !== e.rows) throw new PgCheckError(`${this.place().where}, ${what}: returned ${r.rows.length} rows instead of ${e.rows} (${st.text})`);
+    } else if (Number(r.rows[0]?.n) !== e.count) {
+      throw new PgCheckError(`${this.place().where}, ${what}: counted ${r.rows[0]?.n} rows, the replayed table has ${e.count}`);
+    }
+  }
+
+  /** A select phase ends: its reads beside the prediction, and the replay's planner settings back. */
+  private async endSelect(op: OpOf<'end'>): Promise<void> {
+    const sel = this.select!;
+    await this.openWindow(undefined);
+    const before = this.window!.before;
+    const after = this.countsReads ? await this.counters() : null;
+    const reads = op.result.reads;
+    if (reads) {
+      const ec = reads.engine_counters;
+      const d = (f: (c: ReadCounters) => number) => (before && after ? f(after) - f(before) : null);
+      const cached = reads.cache !== undefined;
+      const at = (k: string) => ec[k] ?? 0;
+      this.add(op, 'heap_blks_fetched', cached ? at('heap_blks_read') + at('heap_blks_hit') : at('heap_blks_fetched'), d((c) => c.heapRead + c.heapHit));
+      this.add(op, 'idx_blks_fetched', cached ? at('idx_blks_read') + at('idx_blks_hit') : at('idx_blks_fetched'), d((c) => c.idxRead + c.idxHit));
+      if (cached) {
+        this.add(op, 'heap_blks_read', at('heap_blks_read'), d((c) => c.heapRead));
+        this.add(op, 'heap_blks_hit', at('heap_blks_hit'), d((c) => c.heapHit));
+        this.add(op, 'idx_blks_read', at('idx_blks_read'), d((c) => c.idxRead));
+        this.add(op, 'idx_blks_hit', at('idx_blks_hit'), d((c) => c.idxHit));
+      }
+      if (sel.model.path === 'index') {
+        const name = sel.model.index!;
+        const ix = (c: ReadCounters) => c.byIndex[name] ?? { tupRead: 0, tupFetch: 0 };
+        this.add(op, 'idx_scan', reads.statements, d((c) => c.idxScan));
+        this.add(op, 'idx_tup_fetch', reads.rows_returned, d((c) => c.idxTupFetch));
+        // Entries returned whose heap tuple was not visible: the dead versions the scans visited.
+        this.add(op, 'dead_versions_visited', at('dead_versions_visited'), d((c) => ix(c).tupRead - ix(c).tupFetch));
+      } else if (sel.model.path === 'scan') {
+        this.add(op, 'seq_scan', reads.statements, d((c) => c.seqScan));
+        // A sequential scan counts every visible tuple it returns to the executor: the live rows, each scan.
+        this.add(op, 'seq_tup_read', op.result.metrics.rows * reads.statements, d((c) => c.seqTupRead));
+      }
+    }
+    for (const set of settingChanges(sel.settings, REPLAY_SETTINGS)) await this.q(set);
+    this.select = null;
+    this.window = null;
+  }
+
+  private add(op: OpOf<'end'>, name: string, predicted: number | null, observed: number | null): void {
+    this.comparisons.push({ phase: op.index, label: op.result.label, metric: name, predicted, observed, ...diffs(predicted, observed) });
   }
 
   /** The indexes are built once the table has rows (as the simulation builds them after the first insert phase). */
@@ -440,8 +609,7 @@ class Replay {
     } catch (err) {
       throw PgServerError.from(err, this.place('reading the server figures')) ?? err;
     }
-    const add = (name: string, predicted: number | null, observed: number | null) =>
-      this.comparisons.push({ phase: op.index, label: op.result.label, metric: name, predicted, observed, ...diffs(predicted, observed) });
+    const add = (name: string, predicted: number | null, observed: number | null) => this.add(op, name, predicted, observed);
     add('heap_pages', m.pages, obs.heapPages);
     for (const [name, pages] of Object.entries(op.result.index_pages.by_index)) add(`index_pages.${name}`, pages, obs.indexPages[name] ?? null);
     // The model keeps TOASTed values as 18-byte pointers and counts no TOAST pages.

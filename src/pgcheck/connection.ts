@@ -18,24 +18,42 @@ class PasswordMissingError extends Error {}
 /** Masks a password in texts: the URL's (decoded and as written) and PGPASSWORD's. */
 type Redact = (text: string) => string;
 
-/**
- * `scheme://user:` then the password, up to the last `@` before any query: a password may hold an `@`
- * that was not %-encoded, and text that pg cannot parse must be masked as well.
- */
-const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*:)([^?#]*)@/i;
 const QUERY_PASSWORD = /([?&]password=)([^&#]*)/gi;
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/*/i;
+
+/**
+ * Where a URL's password is: after `scheme://user:` (or, in text pg cannot parse, after `scheme:/user:`
+ * or a bare `user:`), up to the last `@` before any query — a password may hold an `@` that was not
+ * %-encoded. Null when the URL carries none there.
+ */
+function passwordSpan(url: string): [number, number] | null {
+  const scheme = SCHEME.exec(url);
+  // A bare `user:pw@host` reads like a scheme without slashes: then the text is tried from its start too.
+  for (const from of scheme ? (scheme[0].endsWith('/') ? [scheme[0].length] : [scheme[0].length, 0]) : [0]) {
+    const user = /^[^:@/?#\s]*:/.exec(url.slice(from));
+    if (!user) continue;
+    const start = from + user[0].length;
+    const stop = url.slice(start).search(/[?#\s]/);
+    const end = stop < 0 ? url.length : start + stop;
+    const at = url.lastIndexOf('@', end - 1);
+    if (at >= start) return [start, at];
+  }
+  return null;
+}
 
 /** The URL with its password replaced by ***: postgres://user:***@host:port/db (and ?password=***). */
 export function redactUrl(url: string): string {
-  return url.replace(URL_PASSWORD, '$1***@').replace(QUERY_PASSWORD, '$1***');
+  const span = passwordSpan(url);
+  const masked = span ? `${url.slice(0, span[0])}***${url.slice(span[1])}` : url;
+  return masked.replace(QUERY_PASSWORD, '$1***');
 }
 
 /** The passwords a URL carries (as written and decoded), or none. */
 function urlPasswords(url: string): string[] {
-  const m = URL_PASSWORD.exec(url);
+  const span = passwordSpan(url);
   const q = new RegExp(QUERY_PASSWORD.source, 'i').exec(url);
   const out: string[] = [];
-  for (const raw of [m?.[2], q?.[2]]) {
+  for (const raw of [span ? url.slice(span[0], span[1]) : undefined, q?.[2]]) {
     if (!raw) continue;
     out.push(raw);
     try {

@@ -97,3 +97,52 @@ export async function otherSnapshots(client: pg.Client): Promise<number[]> {
   );
   return r.rows.map((x) => Number(x.pid));
 }
+
+/** A table's read counters at one moment (pg_statio_user_tables, pg_stat_user_tables, pg_stat_user_indexes). */
+export interface ReadCounters {
+  heapRead: number;
+  heapHit: number;
+  /** Summed over the table's indexes. */
+  idxRead: number;
+  idxHit: number;
+  seqScan: number;
+  seqTupRead: number;
+  idxScan: number;
+  idxTupFetch: number;
+  /** Per index: idx_tup_read (entries returned, those of dead versions not yet killed included) and idx_tup_fetch (live rows fetched). */
+  byIndex: Record<string, { tupRead: number; tupFetch: number }>;
+}
+
+/**
+ * The table's read counters once every count of this session so far is visible. PostgreSQL 15 keeps the
+ * cumulative statistics in shared memory; a backend adds its pending counts there when it goes idle
+ * outside a transaction, but not more often than once a second (PGSTAT_MIN_INTERVAL), so a count can lag
+ * by up to that. pg_stat_force_next_flush() makes the flush at the end of its own statement unconditional
+ * (pgstat.c pgstat_report_stat); the counters are then read by the next statement, in a transaction of
+ * its own (the view's values are cached per transaction: stats_fetch_consistency).
+ */
+export async function readCounters(client: pg.Client, schema: string, table: string): Promise<ReadCounters> {
+  const rel = `${quoteIdent(schema)}.${quoteIdent(table)}`;
+  await client.query('SELECT pg_stat_force_next_flush()');
+  const t = await client.query(
+    `SELECT s.heap_blks_read, s.heap_blks_hit, COALESCE(s.idx_blks_read, 0) AS idx_blks_read, COALESCE(s.idx_blks_hit, 0) AS idx_blks_hit,
+            u.seq_scan, u.seq_tup_read, COALESCE(u.idx_scan, 0) AS idx_scan, COALESCE(u.idx_tup_fetch, 0) AS idx_tup_fetch
+       FROM pg_statio_user_tables s JOIN pg_stat_user_tables u ON u.relid = s.relid WHERE s.relid = $1::regclass`,
+    [rel],
+  );
+  const i = await client.query(`SELECT indexrelname, idx_tup_read, idx_tup_fetch FROM pg_stat_user_indexes WHERE relid = $1::regclass`, [rel]);
+  const r = t.rows[0] ?? {};
+  const byIndex: ReadCounters['byIndex'] = {};
+  for (const x of i.rows) byIndex[x.indexrelname as string] = { tupRead: Number(x.idx_tup_read), tupFetch: Number(x.idx_tup_fetch) };
+  return {
+    heapRead: Number(r.heap_blks_read ?? 0),
+    heapHit: Number(r.heap_blks_hit ?? 0),
+    idxRead: Number(r.idx_blks_read ?? 0),
+    idxHit: Number(r.idx_blks_hit ?? 0),
+    seqScan: Number(r.seq_scan ?? 0),
+    seqTupRead: Number(r.seq_tup_read ?? 0),
+    idxScan: Number(r.idx_scan ?? 0),
+    idxTupFetch: Number(r.idx_tup_fetch ?? 0),
+    byIndex,
+  };
+}

@@ -12,6 +12,7 @@ import type { ColumnLayout } from '../layout/table-layout.js';
 import { NULL_LEN } from '../layout/table-layout.js';
 import { runStorage, type PhaseResult } from '../workload/runner.js';
 import { PgCheckError } from './errors.js';
+import { keyColumnOf } from './select.js';
 import { ColumnValues, columnKeyWidth, storedLength, type ColumnSql, type SqlValue } from './values.js';
 
 /**
@@ -33,6 +34,10 @@ export type Op =
   | { k: 'delete'; row: number }
   | { k: 'commit' }
   | { k: 'reorg'; kind: ReorgKind }
+  /** A select phase's row fetch (an index seek or a row-id fetch): one statement. */
+  | { k: 'read'; row: number }
+  /** A select phase's table scan, returning the chosen rows. */
+  | { k: 'scan'; rows: Int32Array }
   | { k: 'end'; index: number; result: PhaseResult };
 
 const NO_BASES = new Float64Array(0);
@@ -48,6 +53,8 @@ export function recordRun(spec: StorageSpec, width: number): Op[] {
       delete: (row) => ops.push({ k: 'delete', row }),
       commit: () => ops.push({ k: 'commit' }),
       reorg: (kind) => ops.push({ k: 'reorg', kind }),
+      read: (row) => ops.push({ k: 'read', row }),
+      scan: (rows) => ops.push({ k: 'scan', rows: rows.slice() }),
       phaseEnd: (index, result) => ops.push({ k: 'end', index, result }),
     },
   });
@@ -366,4 +373,28 @@ export function checkAudit(table: TableDef, cols: ColumnSql[], audit: ValueAudit
     );
   }
   return notes;
+}
+
+/**
+ * Refuse select phases the replay cannot send faithfully: it finds each row a phase reads by the value
+ * of one column (the index's leading column, or the predicate's), which must then be distinct and not
+ * NULL in every row, or a statement would return other rows than the one the simulation reads.
+ */
+export function checkReads(spec: StorageSpec, cols: ColumnSql[], audit: ValueAudit): void {
+  spec.workload.forEach((phase, i) => {
+    if (phase.op !== 'select') return;
+    const ci = keyColumnOf(spec, phase, cols);
+    if (ci < 0) return;
+    const a = audit.columns[ci]!;
+    if (a.wrapped === 0 && a.nulls === 0 && a.repeats === 0) return;
+    const c = cols[ci]!;
+    const why =
+      a.nulls > 0
+        ? `${c.name} is NULL in ${fmtCount(a.nulls)} rows`
+        : a.repeats > 0
+          ? `${c.name} (${c.type.sql}): ${fmtCount(a.repeats)} of its ${fmtCount(a.values)} values repeat another's (its distinct values)`
+          : `${c.name} (${c.type.sql}): ${fmtCount(a.wrapped)} of its ${fmtCount(a.values)} values are beyond the distinct values their length or type has`;
+    const by = phase.predicate ? `its predicate's column ${c.name}` : `the leading column of ${phase.index}, ${c.name}`;
+    throw new PgCheckError(`phase ${i + 1} (select): pg-check finds each row it reads by ${by}: expected values distinct and not NULL in every row, found ${why}`);
+  });
 }

@@ -23,7 +23,7 @@ interface PoolOptions {
 }
 
 /** The compiled worker entry. Under vitest this module is TypeScript source: use the build in dist/. */
-function workerFile(): string {
+export function workerFile(): string {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.ts')) return resolve(dirname(here), '../../dist/pool/worker.js');
   return resolve(dirname(here), 'worker.js');
@@ -57,9 +57,7 @@ export async function runTasksEach<R>(tasks: readonly Task[], onResult: (index: 
         try {
           result = (await pool.run(task)) as R;
         } catch (err) {
-          const message = (err as Error)?.message ?? '';
-          if (message.startsWith(WORKER_USER_ERROR_PREFIX)) throw new UserError(message.slice(WORKER_USER_ERROR_PREFIX.length));
-          throw err;
+          throw fromWorker(err);
         }
         done += 1;
         onResult(i, result);
@@ -69,4 +67,55 @@ export async function runTasksEach<R>(tasks: readonly Task[], onResult: (index: 
   } finally {
     await pool.destroy();
   }
+}
+
+/** A task's error as the command reports it: a user's mistake found in a worker (WORKER_USER_ERROR_PREFIX) is a UserError, exit 2. */
+export function fromWorker(err: unknown): unknown {
+  const message = (err as Error)?.message ?? '';
+  return typeof message === 'string' && message.startsWith(WORKER_USER_ERROR_PREFIX) ? new UserError(message.slice(WORKER_USER_ERROR_PREFIX.length)) : err;
+}
+
+/**
+ * A pool that runs several batches of tasks and is destroyed once (rowsim estimate's rounds): its
+ * threads start with the first batch and keep their loaded modules and warm code for the next ones.
+ * Results come back in task order, as with runTasks. `close()` destroys it; a closed pool refuses work.
+ */
+export interface TaskPool {
+  /** Run one batch; resolve with its results in task order. `onProgress` sees this batch's tasks done. */
+  run<R>(tasks: readonly Task[], onProgress?: (done: number, total: number) => void): Promise<R[]>;
+  close(): Promise<void>;
+}
+
+/** A reusable pool of `workers` threads (default: the number of cores), started when the first batch comes. */
+export function openPool(options: Pick<PoolOptions, 'workers'> = {}): TaskPool {
+  const threads = Math.max(1, options.workers ?? defaultWorkers());
+  let started: Promise<{ run(task: Task): Promise<unknown>; destroy(): Promise<void> }> | undefined;
+  let closed = false;
+  const start = () =>
+    (started ??= import('piscina').then(({ Piscina }) => new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 1000 })));
+  return {
+    async run<R>(tasks: readonly Task[], onProgress?: (done: number, total: number) => void): Promise<R[]> {
+      if (closed) throw new Error('openPool: run() after close()');
+      const results: R[] = new Array<R>(tasks.length);
+      if (tasks.length === 0) return results;
+      const pool = await start();
+      let done = 0;
+      await Promise.all(
+        tasks.map(async (task, i) => {
+          try {
+            results[i] = (await pool.run(task)) as R;
+          } catch (err) {
+            throw fromWorker(err);
+          }
+          done += 1;
+          onProgress?.(done, tasks.length);
+        }),
+      );
+      return results;
+    },
+    async close(): Promise<void> {
+      closed = true;
+      if (started) await (await started).destroy();
+    },
+  };
 }

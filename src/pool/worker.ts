@@ -1,13 +1,19 @@
+import { workerData } from 'node:worker_threads';
+
 /**
  * Worker entry: runs one task. Each kind names a module with `runTask(payload)`; the module is loaded
  * on first use in each worker thread.
  */
-/** `drawn-storage`: a storage point with the page drawings report.html opens (rowsim run). */
-export type TaskKind = 'storage' | 'drawn-storage' | 'contention' | 'estimate';
+/**
+ * `run-point`: a storage sweep point of rowsim run, with its results.json entry, the report's page maps and
+ * the page maps to draw; `run-render`: one PNG of a run (a page map or a chart over the sweep points).
+ */
+export type TaskKind = 'storage' | 'run-point' | 'run-render' | 'contention' | 'estimate';
 
 const MODULES: Record<TaskKind, string> = {
   storage: '../workload/task.js',
-  'drawn-storage': '../mechanism/task.js',
+  'run-point': '../run/point-task.js',
+  'run-render': '../run/render-task.js',
   contention: '../contention/task.js',
   estimate: '../estimate/task.js',
 };
@@ -18,13 +24,28 @@ interface TaskModule {
 
 const loaded = new Map<TaskKind, Promise<TaskModule>>();
 
-export default async function run(task: { kind: TaskKind; payload: unknown }): Promise<unknown> {
-  const path = MODULES[task.kind];
-  if (!path) throw new Error(`unknown task kind ${String(task.kind)}`);
-  let mod = loaded.get(task.kind);
+/** What a pool gives its threads (piscina's workerData): the task kinds whose modules to load at start. */
+export interface WorkerData {
+  preload: TaskKind[];
+}
+
+function load(kind: TaskKind): Promise<TaskModule> {
+  let mod = loaded.get(kind);
   if (!mod) {
-    mod = import(path) as Promise<TaskModule>;
-    loaded.set(task.kind, mod);
+    mod = import(MODULES[kind]) as Promise<TaskModule>;
+    loaded.set(kind, mod);
   }
-  return (await mod).runTask(task.payload);
+  return mod;
+}
+
+// In a pool's thread: load what its tasks will need before the thread says it is ready (piscina then
+// waits for tasks in Atomics.wait, where a pending import would stand still). A failure is reported by
+// the first task that needs the module.
+const preload = (workerData as WorkerData | null)?.preload ?? [];
+await Promise.all(preload.filter((kind) => MODULES[kind]).map((kind) => load(kind).catch(() => undefined)));
+
+/** Run one task (in a worker thread, or on the calling thread: src/pool/scheduler.ts inProcessRunner). */
+export default async function run(task: { kind: TaskKind; payload: unknown }): Promise<unknown> {
+  if (!MODULES[task.kind]) throw new Error(`unknown task kind ${String(task.kind)}`);
+  return (await load(task.kind)).runTask(task.payload);
 }

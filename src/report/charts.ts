@@ -71,6 +71,8 @@ interface BarChartSpec {
   stacked?: boolean;
   horizontal?: boolean;
   yLog?: boolean;
+  /** Print each bar's value above it (stacked bars: the stack's total above the top one). */
+  valueLabels?: boolean;
   width?: number;
   height?: number;
   scale?: number;
@@ -835,7 +837,11 @@ export function renderBarChart(spec: BarChartSpec): Buffer {
     return { label: s.label, data, backgroundColor: color, borderColor: color, borderWidth: 0 };
   });
   const empty = !anyValue;
+  // A log axis starts a decade below the smallest bar, so a bar of 1 (the axis' usual floor) still shows.
+  const smallest = Math.min(...datasets.flatMap((d) => d.data.filter((v): v is number => v !== null && v > 0)));
+  const logFloor = log && Number.isFinite(smallest) ? { min: Math.pow(10, Math.floor(Math.log10(smallest) - 1e-9)) } : {};
   const valueAxis: Record<string, unknown> = {
+    ...logFloor,
     type: log ? 'logarithmic' : 'linear',
     stacked,
     beginAtZero: !log,
@@ -867,9 +873,48 @@ export function renderBarChart(spec: BarChartSpec): Buffer {
         tooltip: { enabled: false },
       },
     },
-    plugins: [backgroundPlugin, noDataPlugin(empty)],
+    plugins: [backgroundPlugin, noDataPlugin(empty), ...(spec.valueLabels && !horizontal ? [barValuePlugin(stacked)] : [])],
   } as unknown as ChartConfiguration;
   return renderChart(config, width, height, scaleOf(spec));
+}
+
+/** Each bar's value printed above it (stacked: the total above the stack's top). */
+function barValuePlugin(stacked: boolean): Plugin {
+  return {
+    id: 'rowsimBarValues',
+    afterDatasetsDraw(chart: AnyChart) {
+      const { ctx } = chart;
+      ctx.save();
+      ctx.font = `${FONT_PX.tick}px "${FONT_FAMILY}"`;
+      ctx.fillStyle = '#333333';
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'bottom';
+      const datasets = chart.data.datasets as { data: (number | null)[] }[];
+      const n = (chart.data.labels as unknown[]).length;
+      for (let j = 0; j < n; j++) {
+        if (stacked) {
+          let top: { x: number; y: number } | null = null;
+          let total = 0;
+          datasets.forEach((d, i) => {
+            const v = d.data[j];
+            if (v === null || v === undefined || !chart.isDatasetVisible(i)) return;
+            total += v;
+            const el = chart.getDatasetMeta(i).data[j];
+            if (el && (top === null || el.y < top.y)) top = { x: el.x, y: el.y };
+          });
+          const at = top as { x: number; y: number } | null;
+          if (at !== null && total > 0) ctx.fillText(formatNumber(total), at.x, at.y - 3);
+        } else {
+          datasets.forEach((d, i) => {
+            const v = d.data[j];
+            const el = chart.getDatasetMeta(i).data[j];
+            if (v !== null && v !== undefined && el && chart.isDatasetVisible(i)) ctx.fillText(formatNumber(v), el.x, el.y - 3);
+          });
+        }
+      }
+      ctx.restore();
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -915,9 +960,18 @@ function hexRgb(hex: string): [number, number, number] {
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
 }
 
+/** An opaque colour as one 32-bit RGBA pixel in the machine's byte order (for Uint32Array views of image data). */
+function pixel32([r, g, b]: readonly number[]): number {
+  const bytes = new Uint8Array([r!, g!, b!, 255]);
+  return new Uint32Array(bytes.buffer)[0]!;
+}
+
 /**
  * The cells of a page map as pixels, written straight into the canvas (one call, not two a cell: a
  * 20,000-cell map costs milliseconds). Device pixels: `scale` is applied here, the canvas transform is not.
+ * The grid's area is still the white the canvas was filled with when the cells are painted (the header
+ * ends above it, the row labels are drawn after them, left of it), so the pixels start from white rather
+ * than being read back from the canvas, and each cell's row of pixels is one fill of 32-bit words.
  */
 function paintCells(ctx: Ctx2D, L: { cell: number; cols: number; gridLeft: number; gridTop: number; pages: number; scale: number }, fill: ArrayLike<number>, gap: number): void {
   const { cell, cols, gridLeft, gridTop, pages, scale } = L;
@@ -926,36 +980,46 @@ function paintCells(ctx: Ctx2D, L: { cell: number; cols: number; gridLeft: numbe
   const y0 = Math.round(gridTop * scale);
   const w = Math.round((gridLeft + cols * cell) * scale) - x0;
   const h = Math.round((gridTop + rows * cell) * scale) - y0;
-  const img = ctx.getImageData(x0, y0, w, h);
+  const img = ctx.createImageData(w, h);
   const data = img.data;
-  const box = (x: number, y: number, bw: number, bh: number, [r, g, b]: readonly number[]) => {
+  const words = data.byteOffset % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, w * h) : undefined;
+  const box = (x: number, y: number, bw: number, bh: number, rgb: readonly number[], word: number) => {
     const px0 = Math.round((gridLeft + x) * scale) - x0;
     const py0 = Math.round((gridTop + y) * scale) - y0;
     const px1 = Math.min(w, Math.round((gridLeft + x + bw) * scale) - x0);
     const py1 = Math.min(h, Math.round((gridTop + y + bh) * scale) - y0);
+    if (px1 <= px0) return;
     for (let py = py0; py < py1; py++) {
-      let o = (py * w + px0) * 4;
-      for (let px = px0; px < px1; px++, o += 4) {
-        data[o] = r!;
-        data[o + 1] = g!;
-        data[o + 2] = b!;
+      if (words) {
+        words.fill(word, py * w + px0, py * w + px1);
+        continue;
+      }
+      for (let o = (py * w + px0) * 4, end = (py * w + px1) * 4; o < end; o += 4) {
+        data[o] = rgb[0]!;
+        data[o + 1] = rgb[1]!;
+        data[o + 2] = rgb[2]!;
         data[o + 3] = 255;
       }
     }
   };
+  const white = [255, 255, 255];
+  box(0, 0, cols * cell, rows * cell, white, pixel32(white));
   // Grey behind the cells shows as the separators.
   const bg = hexRgb(GRID_BG);
   const fullRows = Math.floor(pages / cols);
-  box(0, 0, cols * cell, fullRows * cell, bg);
-  if (pages % cols) box(0, fullRows * cell, (pages % cols) * cell, cell, bg);
-  const cache = new Map<number, [number, number, number]>();
+  box(0, 0, cols * cell, fullRows * cell, bg, pixel32(bg));
+  if (pages % cols) box(0, fullRows * cell, (pages % cols) * cell, cell, bg, pixel32(bg));
+  const cache = new Map<number, { rgb: [number, number, number]; word: number }>();
   const inner = cell - gap;
   for (let i = 0; i < pages; i++) {
     const f = fill[i]!;
     const key = Number.isFinite(f) ? Math.round(Math.min(1, Math.max(0, f)) * 4096) : -1;
-    let rgb = cache.get(key);
-    if (!rgb) cache.set(key, (rgb = fillRgb(key < 0 ? NaN : key / 4096)));
-    box((i % cols) * cell, Math.floor(i / cols) * cell, inner, inner, rgb);
+    let c = cache.get(key);
+    if (!c) {
+      const rgb = fillRgb(key < 0 ? NaN : key / 4096);
+      cache.set(key, (c = { rgb, word: pixel32(rgb) }));
+    }
+    box((i % cols) * cell, Math.floor(i / cols) * cell, inner, inner, c.rgb, c.word);
   }
   ctx.putImageData(img, x0, y0);
 }

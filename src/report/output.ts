@@ -39,8 +39,9 @@ import { errnoText, fileKind } from '../util/fs-text.js';
 import { ROWSIM_VERSION } from '../version.js';
 
 const MANIFEST_FILE = '.rowsim-output.json';
-type OutputOwner = 'run' | 'estimate' | 'calibrate' | 'page' | 'trace';
-const OWNERS: readonly OutputOwner[] = ['run', 'estimate', 'calibrate', 'page', 'trace'];
+/** The commands that write output folders; `part` is rowsim run --shard's partial result (src/run/part.ts). */
+type OutputOwner = 'run' | 'estimate' | 'calibrate' | 'page' | 'trace' | 'part';
+const OWNERS: readonly OutputOwner[] = ['run', 'estimate', 'calibrate', 'page', 'trace', 'part'];
 
 /** How long a command waits for another rowsim process to finish publishing into the same folder. */
 const LOCK_WAIT_MS = 120_000;
@@ -123,6 +124,15 @@ function readManifest(dir: string): Manifest | null | 'damaged' {
   } catch {
     return 'damaged';
   }
+}
+
+/**
+ * The files `owner` wrote into `dir`, as the folder's manifest lists them; null when the folder has no
+ * readable manifest (not rowsim's, or damaged). rowsim merge reads its parts' lists this way.
+ */
+export function ownedFiles(dir: string, owner: OutputOwner): string[] | null {
+  const m = readManifest(dir);
+  return m && m !== 'damaged' ? (m.files[owner] ?? null) : null;
 }
 
 /** A relative path inside the folder (no `..`, not absolute). */
@@ -410,7 +420,9 @@ export class StagedOutput {
     // The manifest lists the old and the new files while they are moved, so a crash leaves nothing
     // rowsim wrote unlisted (the next run removes what it no longer writes).
     const files: Manifest['files'] = { ...manifest.files, [folder.owner]: [...new Set([...before, ...mine])] };
-    for (const other of OWNERS) if (other !== folder.owner) files[other] = (files[other] ?? []).filter((f) => !mine.includes(f));
+    // Only the lists the manifest has: a folder that held nothing of another command's gets no empty list
+    // for it (so a run published into a folder that holds only part folders lists what a new folder does).
+    for (const other of OWNERS) if (other !== folder.owner && files[other]) files[other] = files[other]!.filter((f) => !mine.includes(f));
     writeManifest(folder.dir, { rowsim_version: ROWSIM_VERSION, files });
     for (const rel of mine) {
       const dest = join(folder.dir, ...rel.split('/'));

@@ -1,15 +1,18 @@
 /**
- * Storage results: the results.json entries, summary.md sections, charts and the terminal table.
+ * Storage results: the results.json entries, summary.md sections, which charts a run draws and the terminal
+ * table. Nothing here draws (src/report/storage-charts.ts draws on canvas), so the process that only
+ * gathers a sweep's results loads no canvas.
  */
 import type { ReadResult } from '../workload/reads.js';
-import { formatSize, slug } from '../util/units.js';
+import { readsMarkdown, readsTerminal } from './reads.js';
+import { slug } from '../util/units.js';
 import type { SweepPoint } from '../config/spec.js';
 import { getFormat } from '../formats/registry.js';
 import type { StorageFormat } from '../formats/format.js';
 import { metric, type EngineMetrics } from '../heap/metrics.js';
 import type { IndexPages } from '../btree/geometry.js';
 import type { AllocationPages, StorageRunResult } from '../workload/runner.js';
-import { PALETTE, renderBarChart, renderLineChart, renderPageMap, type Series } from './charts.js';
+import type { PageMapSpec } from './charts.js';
 import { mdTable, fmt } from './tables.js';
 import { terminalTable, type TableOptions } from './terminal.js';
 
@@ -24,7 +27,7 @@ export interface StorageEntry {
 }
 
 /** Metrics as results.json has them: the engine's counters, `index_pages` and `allocation_pages`. */
-type EntryMetrics = EngineMetrics & { index_pages: IndexPages; allocation_pages: AllocationPages };
+export type EntryMetrics = EngineMetrics & { index_pages: IndexPages; allocation_pages: AllocationPages };
 
 export function storageEntry(point: SweepPoint, r: StorageRunResult): StorageEntry {
   return {
@@ -39,12 +42,12 @@ export function storageEntry(point: SweepPoint, r: StorageRunResult): StorageEnt
 }
 
 /** Pages of an entry's engine in MiB, to compare engines whose page sizes differ. */
-function mib(pages: number, e: StorageEntry): number {
+export function mib(pages: number, e: StorageEntry): number {
   return Math.round(((pages * e.engine.page_size) / 1048576) * 100) / 100;
 }
 
 /** The most forwarded (migrated) rows seen after any phase (before a reorg cures them). */
-function peakMoved(e: StorageEntry): number {
+export function peakMoved(e: StorageEntry): number {
   return Math.max(0, ...e.phases.map((p) => p.metrics.forwarded_rows));
 }
 
@@ -54,25 +57,22 @@ function pct(part: number, whole: number): number {
 }
 
 
-/** Writes one file of the results folder (a path relative to it). */
-type WriteFile = (rel: string, data: string | Uint8Array) => void;
-
 // ---------------------------------------------------------------------------------------------
 // What each engine calls things: asked of the format routines, never of a format's name
 // ---------------------------------------------------------------------------------------------
 
-function formatOf(e: StorageEntry): StorageFormat {
+export function formatOf(e: StorageEntry): StorageFormat {
   return getFormat(e.engine.format);
 }
 
 /** Points whose format counts rows that moved away with a forwarding address (ASE, SQL Server, Oracle). */
-function movesRows(e: StorageEntry): boolean {
+export function movesRows(e: StorageEntry): boolean {
   const f = formatOf(e);
   return !f.keptUpdates && f.movedRows.metric === 'forwarded_rows';
 }
 
 /** What the formats of `entries` call a row that moved away ("forwarded", "migrated"; "forwarded/migrated" for both). */
-function movedWord(entries: StorageEntry[]): string {
+export function movedWord(entries: StorageEntry[]): string {
   const words = [...new Set(entries.filter(movesRows).map((e) => formatOf(e).movedRows.word))];
   return words.length ? words.join('/') : 'forwarded';
 }
@@ -84,20 +84,20 @@ function movedShort(entries: StorageEntry[]): string {
 }
 
 /** The name of the updates that stayed on their page (PostgreSQL: HOT), when every such point's format says the same. */
-function keptWord(entries: StorageEntry[]): string {
+export function keptWord(entries: StorageEntry[]): string {
   const words = [...new Set(entries.map((e) => formatOf(e).keptUpdates?.word).filter((w): w is string => !!w))];
   return words.join('/');
 }
 
 /** Updates that kept the row on its page, in % of the updates (NaN when there were none). */
-function keptSharePct(e: StorageEntry, m: EntryMetrics): number {
+export function keptSharePct(e: StorageEntry, m: EntryMetrics): number {
   const kept = formatOf(e).keptUpdates;
   if (!kept || !(m.updates > 0)) return NaN;
   return Math.round((10000 * metric(m, kept.metric)) / m.updates) / 100;
 }
 
 /** The metrics after the phase before the first reorg, and that reorg's label; undefined without one. */
-function beforeReorg(e: StorageEntry): { metrics: EntryMetrics; label: string } | undefined {
+export function beforeReorg(e: StorageEntry): { metrics: EntryMetrics; label: string } | undefined {
   const k = e.phases.findIndex((p) => p.op === 'reorg');
   return k > 0 ? { metrics: e.phases[k - 1]!.metrics, label: e.phases[k]!.label } : undefined;
 }
@@ -130,7 +130,7 @@ function sharedKnob(entries: StorageEntry[]): Knob | undefined {
  * ("fillfactor (%)" with ticks 100, 95 …; a setting the format resolves to another value says both:
  * "0 (= 100 bytes)"), else the points' labels.
  */
-function sweepAxis(entries: StorageEntry[]): { xLabel: string; categories: string[] } {
+export function sweepAxis(entries: StorageEntry[]): { xLabel: string; categories: string[] } {
   const knob = sharedKnob(entries);
   const key = knob ? `engine.${knob.setting}` : '';
   if (knob && entries.every((e) => Object.keys(e.params).length === 1 && key in e.params)) {
@@ -147,47 +147,45 @@ function sweepAxis(entries: StorageEntry[]): { xLabel: string; categories: strin
 }
 
 // ---------------------------------------------------------------------------------------------
-// Charts
+// Charts: which files a run draws (the drawing is src/report/storage-charts.ts, on canvas)
 // ---------------------------------------------------------------------------------------------
 
-/** Write the charts that compare the sweep points; return their paths relative to the results folder. */
-export function writeStorageCharts(entries: StorageEntry[], writeFile: WriteFile, title: string): string[] {
-  const charts: string[] = [];
-  const write = (name: string, png: Buffer) => {
-    writeFile(`charts/${name}`, png);
-    charts.push(`charts/${name}`);
-  };
+/** What a chart over the sweep points draws; storage-charts.ts draws each kind. */
+export type StorageChartKind = 'moved' | 'kept' | 'pages' | 'engines' | 'engines-updates' | 'phases-moved' | 'phases-kept' | 'phases-pages' | 'reads' | 'read-cache' | 'lob-reads';
+
+/** A chart that compares the sweep points: its file name (in charts/) and what it draws. */
+export interface StorageChart {
+  file: string;
+  kind: StorageChartKind;
+}
+
+/** The charts that compare the sweep points, in the order a run writes and lists them. */
+export function storageCharts(entries: StorageEntry[]): StorageChart[] {
+  const list: StorageChart[] = [];
   const moving = entries.filter(movesRows);
   const keeping = entries.filter((e) => formatOf(e).keptUpdates);
   const anyUpdates = keeping.some((e) => e.final.updates > 0);
   if (entries.length >= 2) {
-    if (moving.length) write(movedChartFile(moving), movedChart(moving, title));
-    if (keeping.length && anyUpdates) write('hot-updates.png', keptChart(keeping, title));
-    if (keeping.length) write('pages.png', pagesChart(keeping, title));
+    if (moving.length) list.push({ file: movedChartFile(moving), kind: 'moved' });
+    if (keeping.length && anyUpdates) list.push({ file: 'hot-updates.png', kind: 'kept' });
+    if (keeping.length) list.push({ file: 'pages.png', kind: 'pages' });
   }
-  if (new Set(entries.map((e) => e.engine.format)).size >= 2) {
-    write('engines.png', enginesChart(entries, title));
-    write('engines-updates.png', enginesUpdatesChart(entries, title));
+  if (new Set(entries.map((e) => e.engine.format)).size >= 2) list.push({ file: 'engines.png', kind: 'engines' }, { file: 'engines-updates.png', kind: 'engines-updates' });
+  if (phaseLabels(entries).length >= 1) {
+    if (moving.length) list.push({ file: `phases-${slug(movedWord(moving))}.png`, kind: 'phases-moved' });
+    if (keeping.length && anyUpdates) list.push({ file: 'phases-hot.png', kind: 'phases-kept' });
+    list.push({ file: 'phases-pages.png', kind: 'phases-pages' });
   }
-  const phaseLabels = entries[0]?.phases.map((p, i) => `${i + 1}. ${p.op}${p.op === 'reorg' ? ` ${p.label.replace('reorg ', '')}` : ''}`) ?? [];
-  if (phaseLabels.length >= 1) {
-    const perPhase = (file: string, what: string, yLabel: string, list: StorageEntry[], value: (e: StorageEntry, m: EntryMetrics) => number) =>
-      write(
-        file,
-        renderLineChart({
-          title: `${title}: ${what} after each phase`,
-          xLabel: 'phase',
-          yLabel,
-          xCategories: phaseLabels,
-          series: list.map((e) => ({ label: e.label, points: e.phases.map((p, i) => [i, value(e, p.metrics)] as [number, number]) })),
-        }),
-      );
-    if (moving.length) perPhase(`phases-${slug(movedWord(moving))}.png`, `${movedWord(moving)} rows`, 'rows', moving, (_e, m) => m.forwarded_rows);
-    const kw = keptWord(keeping);
-    if (keeping.length && anyUpdates) perPhase('phases-hot.png', `${kw} updates (% of the updates so far)`, `${kw} updates (% of updates)`, keeping, keptSharePct);
-    perPhase('phases-pages.png', 'pages', 'pages', entries, (_e, m) => m.pages);
-  }
-  return charts;
+  const reads = entries.flatMap((e) => e.phases.flatMap((p) => (p.reads ? [p.reads] : [])));
+  if (reads.some((r) => !r.lob)) list.push({ file: 'reads.png', kind: 'reads' });
+  if (reads.some((r) => !r.lob && r.cache)) list.push({ file: 'reads-hit-ratio.png', kind: 'read-cache' });
+  if (reads.some((r) => r.lob)) list.push({ file: 'lob-reads.png', kind: 'lob-reads' });
+  return list;
+}
+
+/** The x axis of the per-phase charts: "1. insert", "3. reorg forwarded_rows" … (the first point's phases). */
+export function phaseLabels(entries: StorageEntry[]): string[] {
+  return entries[0]?.phases.map((p, i) => `${i + 1}. ${p.op}${p.op === 'reorg' ? ` ${p.label.replace('reorg ', '')}` : ''}`) ?? [];
 }
 
 /** The file of the per-point chart of moved rows, named by what the engine calls them: forwarding.png (its name from
@@ -197,114 +195,21 @@ function movedChartFile(entries: StorageEntry[]): string {
   return word === 'forwarded' ? 'forwarding.png' : `${word}.png`;
 }
 
-/** Table-scan reads before the first reorg (where there is one) and at the end: series for the right axis. */
-function scanReadSeries(entries: StorageEntry[]): Series[] {
-  const before = entries.map((e) => beforeReorg(e));
-  const label = before.find((b) => b)?.label;
-  const series: Series[] = [];
-  if (label) series.push({ label: `table-scan page reads before ${label}`, points: entries.map((_e, i) => [i, before[i]?.metrics.table_scan_page_reads ?? NaN]), yAxis: 'right', dashed: true, color: PALETTE[3] });
-  series.push({ label: `table-scan page reads${label ? ' at the end' : ''}`, points: entries.map((e, i) => [i, e.final.table_scan_page_reads]), yAxis: 'right', color: PALETTE[2], pointStyle: 'rectRot', pointRadius: 7 });
-  // Large diamonds: where the scan reads only the pages, this line lies under the pages' and its points still show.
-  return series;
+/** One page map to draw: its file (charts/pagemap-<point>-<when>.png) and the picture. */
+export interface PageMapChart {
+  file: string;
+  spec: PageMapSpec;
 }
 
-/** Rows that moved away (forwarded, migrated) at their peak and at the end; pages and scan reads on the right. */
-function movedChart(entries: StorageEntry[], title: string): Buffer {
-  const w = movedWord(entries);
-  const { xLabel, categories } = sweepAxis(entries);
-  return renderLineChart({
-    title: `${title}: ${w} rows and pages`,
-    subtitle: `peak ${w} rows over the phases; pages at the end; a table scan reads the pages and one more for each ${w} row`,
-    xLabel,
-    yLabel: `${w} rows`,
-    y2Label: 'pages',
-    xCategories: categories,
-    series: [
-      { label: `${w} rows (peak, before any reorg)`, points: entries.map((e, i) => [i, peakMoved(e)]), color: PALETTE[0] },
-      { label: `${w} rows (at the end)`, points: entries.map((e, i) => [i, e.final.forwarded_rows]), dashed: true, color: PALETTE[5] },
-      { label: 'pages (at the end)', points: entries.map((e, i) => [i, e.final.pages]), yAxis: 'right', color: PALETTE[1] },
-      ...scanReadSeries(entries),
-    ],
-  });
-}
-
-/** The share of updates that stayed on their page (PostgreSQL: HOT) and the updates that went to a new page. */
-function keptChart(entries: StorageEntry[], title: string): Buffer {
-  const kw = keptWord(entries);
-  const moved = formatOf(entries[0]!).movedRows;
-  const { xLabel, categories } = sweepAxis(entries);
-  return renderLineChart({
-    title: `${title}: ${kw} updates`,
-    subtitle: `over the whole workload: ${kw} updates in % of all updates (left); updates ${moved.word} (right)`,
-    xLabel,
-    yLabel: `${kw} updates (% of updates)`,
-    y2Label: 'updates',
-    xCategories: categories,
-    series: [
-      { label: `${kw} updates (% of updates)`, points: entries.map((e, i) => [i, keptSharePct(e, e.final)]), color: PALETTE[2] },
-      { label: `updates ${moved.word}`, points: entries.map((e, i) => [i, metric(e.final, moved.metric)]), yAxis: 'right', dashed: true, color: PALETTE[1] },
-    ],
-  });
-}
-
-/** Pages and what a table scan reads, before the first reorg and at the end (formats with no forwarded rows). */
-function pagesChart(entries: StorageEntry[], title: string): Buffer {
-  const { xLabel, categories } = sweepAxis(entries);
-  const series = scanReadSeries(entries).map((s) => ({ ...s, yAxis: 'left' as const }));
-  return renderLineChart({
-    title: `${title}: pages and table-scan reads`,
-    subtitle: 'pages a table scan reads, before the first reorg and after the whole workload',
-    xLabel,
-    yLabel: 'pages',
-    xCategories: categories,
-    series,
-  });
-}
-
-function enginesChart(entries: StorageEntry[], title: string): Buffer {
-  return renderBarChart({
-    title: `${title}: engines side by side`,
-    subtitle: `after the whole workload, in MiB (page sizes differ between engines); scan = pages + ${movedWord(entries)}-row hops (+ chained pieces)`,
-    categories: entries.map((e) => `${e.label} (${formatSize(e.engine.page_size)} pages)`),
-    yLabel: 'MiB',
-    series: [
-      { label: 'heap', values: entries.map((e) => mib(e.final.pages, e)) },
-      { label: 'indexes', values: entries.map((e) => mib(e.final.index_pages.total, e)) },
-      { label: 'read by a table scan', values: entries.map((e) => mib(e.final.table_scan_page_reads, e)) },
-    ],
-  });
-}
-
-function enginesUpdatesChart(entries: StorageEntry[], title: string): Buffer {
-  const w = movedWord(entries);
-  const kw = keptWord(entries);
-  const series = [{ label: `${w} rows (peak)`, values: entries.map((e) => (movesRows(e) ? peakMoved(e) : NaN)) }];
-  if (kw) {
-    series.push(
-      { label: `${kw} updates`, values: entries.map((e) => (formatOf(e).keptUpdates ? e.final.hot_updates : NaN)) },
-      { label: 'updates to a new page', values: entries.map((e) => (formatOf(e).keptUpdates ? metric(e.final, formatOf(e).movedRows.metric) : NaN)) },
-    );
-  }
-  return renderBarChart({
-    title: `${title}: what updates did, per engine`,
-    subtitle: `${w} rows at their peak${kw ? `; ${kw} and new-page updates where the engine has them` : ''}`,
-    categories: entries.map((e) => e.label),
-    yLabel: 'rows',
-    series,
-  });
-}
-
-/** Write one sweep point's page maps as soon as its result arrives; return their paths. */
-export function writePageMapCharts(entry: StorageEntry, result: StorageRunResult, writeFile: WriteFile, title: string): string[] {
-  const charts: string[] = [];
+/** One sweep point's page maps as renderPageMap draws them, in the order of `result.pageMaps`. */
+export function pageMapCharts(entry: StorageEntry, result: Pick<StorageRunResult, 'pageMaps' | 'final'>, title: string): PageMapChart[] {
   const w = movedWord([entry]);
   const marks = movesRows(entry) ? { stubs: `stubs of ${w} rows`, movedIn: `${w} rows living here` } : null;
-  for (const pm of result.pageMaps) {
-    const name = `charts/pagemap-${slug(entry.label)}-${slug(pm.label)}.png`;
+  return result.pageMaps.map((pm) => {
     const phase = entry.phases[pm.after_phase];
-    writeFile(
-      name,
-      renderPageMap({
+    return {
+      file: `charts/pagemap-${slug(entry.label)}-${slug(pm.label)}.png`,
+      spec: {
         title: `${title} — ${entry.label}: page map ${pm.label}`,
         subtitle: `after phase ${pm.after_phase + 1} (${phase?.label ?? ''}); ${fmt(phase?.metrics.pages ?? result.final.pages)} pages, ${fmt(phase?.metrics.rows ?? result.final.rows)} rows`,
         fill: pm.map.fill,
@@ -315,11 +220,9 @@ export function writePageMapCharts(entry: StorageEntry, result: StorageRunResult
         stubPages: pm.map.stubPages,
         forwardedInPages: pm.map.forwardedInPages,
         marks,
-      }),
-    );
-    charts.push(name);
-  }
-  return charts;
+      },
+    };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -438,6 +341,8 @@ export function storageMarkdown(entries: StorageEntry[], charts: string[]): stri
       '',
     );
   }
+  const reads = readsMarkdown(entries);
+  if (reads) out.push(reads);
   const storageCharts = charts.filter((c) => !c.includes('contention'));
   if (storageCharts.length) {
     out.push('### Charts', '');
@@ -449,5 +354,5 @@ export function storageMarkdown(entries: StorageEntry[], charts: string[]): stri
 export function storageTerminal(entries: StorageEntry[], options: TableOptions = {}): string {
   const cols = columns(entries);
   const table = cols.map((c, i) => ({ title: c.title, align: i < 2 ? ('left' as const) : ('right' as const), priority: c.priority, wrapTitle: c.wrapTitle }));
-  return terminalTable(table, entries.map((e) => cols.map((c) => c.cell(e))), options);
+  return [terminalTable(table, entries.map((e) => cols.map((c) => c.cell(e))), options), ...readsTerminal(entries)].join('\n');
 }

@@ -1,11 +1,16 @@
 /** Plain-text and markdown tables. */
 
+// What Number#toLocaleString('en-US', …) formats with, made once (toLocaleString makes one a call: a
+// sweep's tables and drawings format thousands of numbers).
+const WHOLE = new Intl.NumberFormat('en-US');
+const TWO_DECIMALS = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+
 export function fmt(v: number | string | undefined): string {
   if (v === undefined) return '';
   if (typeof v === 'string') return v;
   if (!Number.isFinite(v)) return String(v);
-  if (Number.isInteger(v)) return v.toLocaleString('en-US');
-  return v.toLocaleString('en-US', { maximumFractionDigits: 2 });
+  if (Number.isInteger(v)) return WHOLE.format(v);
+  return TWO_DECIMALS.format(v);
 }
 
 export function mdTable(header: string[], rows: string[][]): string {

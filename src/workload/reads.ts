@@ -30,7 +30,7 @@ export function readPlan(format: StorageFormat, spec: StorageSpec, phase: Extrac
     return { path: 'scan', short: 'table scan', text: `a table scan instead of a seek on ${index}: ${comparison.why}`, comparison };
   }
   const how = comparison?.access === 'range-seek' ? `a seek on ${index} through a range computed from the converted parameter: ${comparison.why}` : `an index seek on ${index}${comparison && comparison.converted === 'parameter' ? `: ${comparison.why}` : ''}`;
-  return { path: 'index', index, short: `index seek on ${index}`, text: how, ...(comparison ? { comparison } : {}) };
+  return { path: 'index', index, short: `${comparison?.access === 'range-seek' ? 'range seek' : 'index seek'} on ${index}`, text: how, ...(comparison ? { comparison } : {}) };
 }
 
 /** The format's rule for `column = @parameter`. */

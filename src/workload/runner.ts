@@ -4,7 +4,7 @@
  */
 import type { Order, PhaseSpec, SetSpec, StorageSpec } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
-import { INDEX_OPTION_KEYS } from '../config/schema.js';
+import { INDEX_OPTION_KEYS } from '../config/index-settings.js';
 import type { AllocationPageCounts, OffRowStore, StorageFormat } from '../formats/format.js';
 import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
 import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
@@ -71,8 +71,6 @@ export interface RunOptions {
   pageMapMaxCells?: number;
   /** Called with the engine after every phase (tests check invariants here). */
   afterPhase?: (engine: StorageEngine, phase: number) => void;
-  /** Called immediately before and after each phase's row operations (the benchmarks time phases here). */
-  onPhase?: (index: number, edge: 'start' | 'end') => void;
   /** Check the engine's invariants after every phase (ROWSIM_CHECK=1, `run --check`); a broken one is an internal error. */
   checkInvariants?: boolean;
   /** Sees every operation the engine accepted, in order, with the row's stored lengths (pg-check replays them). */
@@ -83,6 +81,8 @@ export interface RunOptions {
   onPageMap?: (engine: StorageEngine, pageMap: StorageRunResult['pageMaps'][number]) => void;
   /** Called with the engine as soon as it exists, before the first phase (rowsim trace reads its pages). */
   onEngine?: (engine: StorageEngine) => void;
+  /** Called immediately before and after the row operations of each phase, not its index build or metrics (npm run bench times phases). */
+  onPhase?: (index: number, edge: 'start' | 'end') => void;
 }
 
 /**
@@ -104,6 +104,10 @@ export interface WorkloadObserver {
   /** A transaction ends (the statement or the row, as the phase says). */
   commit?(): void;
   reorg?(kind: ReorgKind): void;
+  /** A select phase fetches one row through its access path (an index seek or a row-id fetch): one statement; with repeat, the rows again. */
+  read?(row: number): void;
+  /** A select phase runs one table scan (once a repetition) that returns `rows`, the chosen rows in order. */
+  scan?(rows: Int32Array): void;
   phaseEnd?(index: number, result: PhaseResult): void;
 }
 
@@ -682,7 +686,7 @@ class WorkloadRun {
    * counted as the engine reads them (src/heap/page-reads.ts), through the run's buffer cache if it has one.
    */
   private select(phase: Extract<PhaseSpec, { op: 'select' }>, index: number): PhaseOutcome {
-    const { engine, indexes } = this;
+    const { engine, indexes, obs } = this;
     const plan = readPlan(this.format, this.spec, phase);
     const reads = new PageReads(this.cache());
     const dataPages = engine.metrics().pages;
@@ -699,6 +703,7 @@ class WorkloadRun {
         reads.statements++;
         reads.rows += picker.total;
         returned += picker.total;
+        if (obs?.scan) obs.scan(pickAll(picker));
         continue;
       }
       for (;;) {
@@ -714,6 +719,7 @@ class WorkloadRun {
             this.options.events?.({ op: 'index-read', index: plan.index!, pages: reads.indexPages - before });
           }
           engine.fetchRow(row, reads, plan.path === 'index');
+          obs?.read?.(row);
         }
         reads.statements += count;
         reads.rows += count;
@@ -927,6 +933,18 @@ function indexNotes(spec: StorageSpec, format: StorageFormat): string[] {
 function reorgNotes(spec: StorageSpec, format: StorageFormat): string[] {
   const kinds = new Set(spec.workload.flatMap((p) => (p.op === 'reorg' ? [p.kind] : [])));
   return [...kinds].flatMap((kind) => format.reorgNote(kind) ?? []);
+}
+
+/** Every row a picker hands out, in order (for an observer of a scan's rows). */
+function pickAll(picker: RowPicker): Int32Array {
+  const all = new Int32Array(picker.total);
+  let n = 0;
+  while (n < all.length) {
+    const got = picker.next(all.subarray(n));
+    if (got === 0) break;
+    n += got;
+  }
+  return all.subarray(0, n);
 }
 
 function orderName(o: { kind: string; s?: number }): string {

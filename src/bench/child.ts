@@ -1,0 +1,54 @@
+/**
+ * A bench child process (the memory and scale suites): `node dist/bench/child.js '<ChildRequest JSON>'`.
+ * Runs the bench workload once in this fresh process and prints one line, CHILD_MARK + JSON: the
+ * phases' CPU and wall time, the process's CPU time, its resident memory after the run and at its peak.
+ * With checkLimits it first refuses, as `rowsim run` does, a table that cannot fit in memory, and prints
+ * the refusal instead.
+ */
+import { UserError } from '../config/errors.js';
+import { checkRunLimits } from '../cli/limits.js';
+import { loadConfig } from '../loader/config.js';
+import { runStorage } from '../workload/runner.js';
+import { CHILD_MARK, type ChildReport, type ChildRequest } from './child-report.js';
+import { PhaseClock } from './harness.js';
+import { BENCH_CONFIG_FILE, storageBenchConfig } from './storage.js';
+import { getFormat } from '../formats/registry.js';
+import { metric } from '../heap/metrics.js';
+
+function emit(x: unknown): void {
+  process.stdout.write(`${CHILD_MARK}${JSON.stringify(x)}\n`);
+}
+
+const req = JSON.parse(process.argv[2] ?? '') as ChildRequest;
+const cfg = loadConfig(BENCH_CONFIG_FILE, storageBenchConfig(req.rows, req.format, req.order));
+let refused: string | undefined;
+if (req.checkLimits) {
+  try {
+    checkRunLimits(cfg, { workers: 1 });
+  } catch (err) {
+    if (!(err instanceof UserError)) throw err;
+    refused = err.message;
+  }
+}
+if (refused !== undefined) {
+  emit({ refused });
+} else {
+  const clock = new PhaseClock();
+  const result = runStorage(cfg.storage[0]!.spec, { onPhase: clock.onPhase });
+  // Read with the result still referenced: every array of the run is alive.
+  const rss = process.memoryUsage().rss;
+  const usage = process.resourceUsage();
+  const moved = getFormat(req.format).movedRows;
+  const report: ChildReport = {
+    rows: req.rows,
+    format: req.format,
+    order: req.order,
+    phases: clock.phases(),
+    cpu_s: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
+    rss_bytes: rss,
+    max_rss_bytes: usage.maxRSS * 1024,
+    engine_bytes: result.memory_bytes,
+    outcome: `${metric(result.final, moved.metric).toLocaleString('en-US')} ${moved.word} rows, ${result.final.pages.toLocaleString('en-US')} pages`,
+  };
+  emit(report);
+}

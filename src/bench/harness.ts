@@ -1,0 +1,235 @@
+/**
+ * The one timing harness of `npm run bench` (docs/performance.md). Every line is the median and the
+ * minimum of several runs after warm-up runs that are not counted, in CPU time and in wall time:
+ *
+ * - in this process, `measure(fn)` reads process.cpuUsage() (user + system of the whole process, worker
+ *   threads included) and a monotonic clock around `fn`;
+ * - a phase of a storage run is timed between the runner's onPhase edges (PhaseClock);
+ * - a whole child process (a CLI line, a memory or scale run) reports its own CPU time, and the parent
+ *   reads the wall clock around it: `measureEach` takes samples a run function returns.
+ *
+ * The output is one line per figure, `name: value unit  (note)`, or with --json one document with the
+ * machine, the date, the commit and every line with its samples. Pure apart from the clocks.
+ */
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+
+/** Median and minimum of a figure's runs. */
+export interface Stat {
+  median: number;
+  min: number;
+}
+
+/** One run: CPU seconds (absent where it cannot be read, e.g. a browser's processes) and wall seconds. */
+export interface Sample {
+  cpu?: number;
+  wall: number;
+}
+
+export interface MeasureOptions {
+  /** Counted runs (at least 1; the bench's default is 3). */
+  runs: number;
+  /** Runs before them that are not counted (JIT, file cache). */
+  warmup: number;
+}
+
+/** What `measure` returns: seconds, the median and minimum over the counted runs, and the runs themselves. */
+export interface Measurement {
+  runs: number;
+  warmup: number;
+  cpu?: Stat;
+  wall: Stat;
+  samples: Sample[];
+}
+
+/** The median (the mean of the two middle values for an even count) and the minimum. */
+export function stat(values: readonly number[]): Stat {
+  if (values.length === 0) throw new Error('stat: no values');
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return { median: s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2, min: s[0]! };
+}
+
+/** Median and minimum of the samples' CPU and wall seconds; CPU only when every sample has it. */
+export function summarize(samples: readonly Sample[], opts: MeasureOptions): Measurement {
+  const cpu = samples.every((s) => s.cpu !== undefined) ? stat(samples.map((s) => s.cpu!)) : undefined;
+  return { runs: samples.length, warmup: opts.warmup, ...(cpu ? { cpu } : {}), wall: stat(samples.map((s) => s.wall)), samples: [...samples] };
+}
+
+/** A stopwatch on this process's CPU time and the monotonic clock. */
+export function startClock(): () => Sample {
+  const c0 = process.cpuUsage();
+  const w0 = process.hrtime.bigint();
+  return () => {
+    const c = process.cpuUsage(c0);
+    return { cpu: (c.user + c.system) / 1e6, wall: Number(process.hrtime.bigint() - w0) / 1e9 };
+  };
+}
+
+/** Time one call of `fn` in this process. */
+export async function timed<T>(fn: () => T | Promise<T>): Promise<{ value: T; sample: Sample }> {
+  const stop = startClock();
+  const value = await fn();
+  return { value, sample: stop() };
+}
+
+/**
+ * Run `fn` `warmup` times uncounted, then `runs` times; each run returns its samples by name (the phases
+ * of one storage run, a child's own figures). `fn` is told the run: 0, 1, … for a counted run, −1, −2, …
+ * for a warm-up. Resolves with each name's Measurement.
+ */
+export async function measureEach<K extends string>(fn: (run: number) => Record<K, Sample> | Promise<Record<K, Sample>>, opts: MeasureOptions): Promise<Record<K, Measurement>> {
+  if (!(opts.runs >= 1)) throw new Error(`measure: expected at least 1 run, found ${opts.runs}`);
+  for (let i = 0; i < opts.warmup; i++) await fn(-1 - i);
+  const byName = new Map<K, Sample[]>();
+  for (let i = 0; i < opts.runs; i++) {
+    const got = await fn(i);
+    for (const [k, s] of Object.entries(got) as [K, Sample][]) {
+      if (!byName.has(k)) byName.set(k, []);
+      byName.get(k)!.push(s);
+    }
+  }
+  const out = {} as Record<K, Measurement>;
+  for (const [k, samples] of byName) out[k] = summarize(samples, opts);
+  return out;
+}
+
+/** Time `fn` (in this process) `runs` times after `warmup` uncounted runs. */
+export async function measure(fn: (run: number) => unknown, opts: MeasureOptions): Promise<Measurement> {
+  const m = await measureEach(async (run) => ({ run: (await timed(() => fn(run))).sample }), opts);
+  return m.run;
+}
+
+/**
+ * The CPU and wall time of each phase of a storage run, between the runner's onPhase edges (the row
+ * operations only): `runStorage(spec, { onPhase: clock.onPhase })`, then `clock.phase(i)`.
+ */
+export class PhaseClock {
+  private readonly running = new Map<number, () => Sample>();
+  private readonly done = new Map<number, Sample>();
+  readonly onPhase = (index: number, edge: 'start' | 'end'): void => {
+    if (edge === 'start') {
+      this.running.set(index, startClock());
+    } else {
+      const stop = this.running.get(index);
+      if (!stop) throw new Error(`PhaseClock: phase ${index} ended without starting`);
+      this.done.set(index, stop());
+      this.running.delete(index);
+    }
+  };
+  phase(index: number): Sample {
+    const s = this.done.get(index);
+    if (!s) throw new Error(`PhaseClock: phase ${index} was not timed`);
+    return s;
+  }
+  /** Every timed phase, in phase order. */
+  phases(): Sample[] {
+    return [...this.done.keys()].sort((a, b) => a - b).map((i) => this.done.get(i)!);
+  }
+}
+
+// ---- lines --------------------------------------------------------------------------------------
+
+/** One figure. `value` null: not measured here (the note says why): no figure is made up. */
+export interface BenchLine {
+  name: string;
+  value: number | null;
+  unit: string;
+  note?: string;
+  /** The timing the value comes from, for --json. */
+  measurement?: Measurement;
+  /** Further figures for --json (a ratio's parts, a child's report). */
+  detail?: Record<string, unknown>;
+}
+
+/** A line as `npm run bench` prints it: `name: value unit  (note)`. */
+export function formatLine(line: BenchLine): string {
+  const value = line.value === null ? 'not measured' : `${line.value.toLocaleString('en-US')} ${line.unit}`;
+  return `${line.name}: ${value}${line.note ? `  (${line.note})` : ''}`;
+}
+
+/** Three significant digits, as the lines print rates. */
+export function sig3(x: number): number {
+  return Number.isFinite(x) ? Number(x.toPrecision(3)) : x;
+}
+
+function seconds(s: number): string {
+  if (s >= 100) return `${s.toFixed(0)} s`;
+  if (s >= 1) return `${s.toFixed(2)} s`;
+  return `${(s * 1000).toPrecision(3)} ms`;
+}
+
+/** How a measurement was taken, for a line's note: CPU and wall, median and min, runs and warm-up. */
+export function timingNote(m: Measurement): string {
+  const cpu = m.cpu ? `CPU ${seconds(m.cpu.median)} median, ${seconds(m.cpu.min)} min; ` : '';
+  return `${cpu}wall ${seconds(m.wall.median)} median, ${seconds(m.wall.min)} min; ${m.runs} run${m.runs === 1 ? '' : 's'}${m.warmup > 0 ? ` after ${m.warmup} warm-up${m.warmup === 1 ? '' : 's'}` : ', no warm-up'}`;
+}
+
+/**
+ * A rate line: `count` per CPU-second at the median CPU time (the best run's rate and the wall rates in
+ * the note). Without CPU time (not readable), per wall-second.
+ */
+export function rateLine(name: string, count: number, unit: string, m: Measurement, note?: string): BenchLine {
+  const basis = m.cpu ?? m.wall;
+  const per = m.cpu ? 'CPU-s' : 'wall-s';
+  const best = sig3(count / basis.min);
+  const wall = m.cpu ? `; ${sig3(count / m.wall.median).toLocaleString('en-US')} per wall-s` : '';
+  return {
+    name,
+    value: sig3(count / basis.median),
+    unit: `${unit}/${per}`,
+    note: [note, `best run ${best.toLocaleString('en-US')}${wall}; ${timingNote(m)}`].filter(Boolean).join('; '),
+    measurement: m,
+  };
+}
+
+// ---- the machine and the JSON document ------------------------------------------------------------
+
+export interface MachineInfo {
+  /** os.availableParallelism(): the cores this process may use. */
+  cores: number;
+  /** os.loadavg() over 1, 5 and 15 minutes. */
+  loadavg: number[];
+  cpu: string;
+  memory_bytes: number;
+  node: string;
+  platform: string;
+}
+
+export function machineInfo(): MachineInfo {
+  return {
+    cores: availableParallelism(),
+    loadavg: loadavg().map((x) => Math.round(x * 100) / 100),
+    cpu: cpus()[0]?.model.trim() ?? 'unknown',
+    memory_bytes: totalmem(),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
+}
+
+/** The machine line printed first (and the load average again at the end). */
+export function machineLine(m: MachineInfo, when: 'start' | 'end'): BenchLine {
+  const load = `load average ${m.loadavg.map((x) => x.toFixed(2)).join(' / ')} (1 / 5 / 15 min, os.loadavg)`;
+  if (when === 'end') return { name: 'machine at the end', value: m.cores, unit: 'cores', note: load };
+  return {
+    name: 'machine',
+    value: m.cores,
+    unit: 'cores',
+    note: `os.availableParallelism; ${load}; ${m.cpu}, ${(m.memory_bytes / 1024 ** 3).toFixed(0)} GiB, Node.js ${m.node}, ${m.platform}`,
+  };
+}
+
+export interface BenchReport {
+  /** ISO date and time the bench started. */
+  started: string;
+  /** `git describe --always --dirty` of the checkout, when git can tell. */
+  commit: string | null;
+  argv: string[];
+  machine: MachineInfo;
+  machine_at_end: MachineInfo;
+  lines: (BenchLine & { suite: string })[];
+}
+
+/** The --json document: every line with its suite, value, unit, note and, where timed, its runs. */
+export function benchJson(report: BenchReport): string {
+  return `${JSON.stringify(report, null, 2)}\n`;
+}

@@ -1,0 +1,56 @@
+/**
+ * `rowsim run` as a user runs it, whole processes (start-up, pool, drawing, report.html included): a
+ * 7-point sweep (sim-configs/ase-exp-row-size.yaml) with 1 and 2 worker threads, run in turn so that the
+ * machine's drift hits both alike, and the speed-up as the median of the pairs' ratios (aim ≥ 1.8 on
+ * two idle cores); the quickstart (5 points, default workers; aim < 1 s of wall time on an idle machine);
+ * a run of one point, which starts no pool. CPU time is the whole process's, every thread's.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { timeCommand } from './cli.js';
+import { sig3, stat, summarize, timingNote, type BenchLine, type Sample } from './harness.js';
+import type { SuiteContext } from './suite.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** Pairs and runs of each line when --runs is not given: whole sweeps take seconds each. */
+const SWEEP_RUNS = 5;
+
+const config = (name: string): string => join(ROOT, 'sim-configs', name);
+const ms = (s: number): number => Math.round(s * 1000);
+
+export async function* benchSweep(ctx: SuiteContext): AsyncGenerator<BenchLine> {
+  const runs = ctx.runsGiven ? ctx.runs : SWEEP_RUNS;
+  const dir = mkdtempSync(join(tmpdir(), 'rowsim-bench-sweep-'));
+  const run = (cfg: string, ...args: string[]): Sample => timeCommand(['run', config(cfg), '--out', join(dir, 'out'), '--quiet', ...args]);
+  const opts = { runs, warmup: 1 };
+  try {
+    run('ase-exp-row-size.yaml', '--workers', '2'); // warm-up: the file cache, the compiled code on disk
+    const one: Sample[] = [];
+    const two: Sample[] = [];
+    for (let i = 0; i < runs; i++) {
+      one.push(run('ase-exp-row-size.yaml', '--workers', '1'));
+      two.push(run('ase-exp-row-size.yaml', '--workers', '2'));
+    }
+    const m1 = summarize(one, opts);
+    const m2 = summarize(two, opts);
+    yield { name: 'sweep: ase-exp-row-size (7 points) --workers 1, wall time, whole process', value: ms(m1.wall.median), unit: 'ms', note: timingNote(m1), measurement: m1 };
+    yield { name: 'sweep: ase-exp-row-size (7 points) --workers 2, wall time, whole process', value: ms(m2.wall.median), unit: 'ms', note: timingNote(m2), measurement: m2 };
+    const ratios = one.map((a, i) => a.wall / two[i]!.wall);
+    const r = stat(ratios);
+    yield { name: 'sweep: speed-up of 2 workers over 1 (wall time, median of the pairs run in turn)', value: sig3(r.median), unit: '×', note: `aim ≥ 1.8 on two idle cores; pairs ${ratios.map((x) => x.toFixed(2)).join(', ')}` };
+    const quick: Sample[] = [];
+    run('quickstart.yaml');
+    for (let i = 0; i < runs; i++) quick.push(run('quickstart.yaml'));
+    const mq = summarize(quick, opts);
+    yield { name: 'sweep: quickstart (5 points) end to end, wall time, whole process', value: ms(mq.wall.median), unit: 'ms', note: `aim < 1000 on an idle machine; ${timingNote(mq)}`, measurement: mq };
+    const single: Sample[] = [];
+    run(join('teaching', 'ase-reorg.yaml'));
+    for (let i = 0; i < runs; i++) single.push(run(join('teaching', 'ase-reorg.yaml')));
+    const ms1 = summarize(single, opts);
+    yield { name: 'sweep: one point (teaching/ase-reorg), no pool, wall time, whole process', value: ms(ms1.wall.median), unit: 'ms', note: timingNote(ms1), measurement: ms1 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

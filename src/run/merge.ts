@@ -1,0 +1,193 @@
+/**
+ * The end of every run: its parts checked to make one run whole, then the files a run writes. A plain
+ * `rowsim run` is one part (part 1 of 1, in memory); `rowsim merge` reads the parts that
+ * `rowsim run --shard K/N` wrote. Both come here, so a merged run's results.json, summary.md, report.html
+ * and charts are byte for byte those of a single run (test/shard.test.ts).
+ *
+ * The checks (each a UserError, exit 2, naming the folder): every part was written by this rowsim, for
+ * the same resolved config (its SHA-256), the same N, units and chart scale; each of the parts 1 … N is
+ * there exactly once; each holds exactly the units the rule gives it (plan.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../config/errors.js';
+import { assembleResults, contentionJobs, type ContentionResults } from '../contention/run.js';
+import type { Replication } from '../contention/task.js';
+import type { TaskRunner } from '../pool/scheduler.js';
+import { renderReportHtml, type ReportPageMap } from '../report/html.js';
+import { storageCharts, storageMarkdown, storageTerminal, type StorageEntry } from '../report/storage.js';
+import { ROWSIM_VERSION } from '../version.js';
+import { PRIORITY } from './execute.js';
+import type { LoadedPart, PartHeader } from './part.js';
+import { partFolderName, SHARD_RULE, shardSlice } from './plan.js';
+import type { RenderTask } from './render-task.js';
+
+/** A whole run, put together from its parts. */
+export interface MergedRun {
+  header: PartHeader;
+  entries: StorageEntry[];
+  /** Per storage point, its page maps' PNG paths. */
+  pageMaps: string[][];
+  reportMaps: ReportPageMap[][];
+  contention?: ContentionResults;
+  parts: LoadedPart[];
+}
+
+/** What the run's files say on the terminal, and results.json. */
+export interface WrittenRun {
+  terminal: string[];
+  json: string;
+}
+
+function runText(h: PartHeader): string {
+  return `${h.name}, config sha256 ${h.config.sha256.slice(0, 12)}…, rowsim ${h.rowsim_version}, ${h.shard.count} part${h.shard.count > 1 ? 's' : ''}, --scale ${h.scale}`;
+}
+
+function sameRun(a: PartHeader, b: PartHeader): boolean {
+  return (
+    a.config.sha256 === b.config.sha256 &&
+    a.shard.count === b.shard.count &&
+    a.shard.rule === b.shard.rule &&
+    a.units.storage === b.units.storage &&
+    a.units.contention === b.units.contention &&
+    a.scale === b.scale &&
+    a.name === b.name &&
+    a.seed === b.seed
+  );
+}
+
+function sameList(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+function folders(parts: readonly LoadedPart[]): string {
+  const shown = parts.slice(0, 4).map((p) => p.source);
+  return shown.join(', ') + (parts.length > shown.length ? ` and ${parts.length - shown.length} more` : '');
+}
+
+/** Check that `parts` are one run's parts 1 … N, each once, and put the run together. */
+export function mergeParts(parts: LoadedPart[]): MergedRun {
+  const ref = parts[0];
+  if (!ref) throw new UserError('rowsim merge: expected one or more part folders (rowsim run --shard K/N writes them), found none');
+  const h = ref.header;
+  for (const p of parts) {
+    if (p.header.rowsim_version !== ROWSIM_VERSION) {
+      throw new UserError(`${p.source}: expected a part written by rowsim ${ROWSIM_VERSION} (the rowsim that merges), found one of rowsim ${p.header.rowsim_version}: run the shards and the merge with the same rowsim`);
+    }
+    if (p.header.shard.rule !== SHARD_RULE) throw new UserError(`${p.source}: expected a part sliced by the rule ${SHARD_RULE}, found ${JSON.stringify(p.header.shard.rule)}`);
+    if (!sameRun(p.header, h)) {
+      throw new UserError(`${p.source}: expected a part of the same run as ${ref.source} (${runText(h)}), found a part of another (${runText(p.header)}): another config, another N, another --scale, or a config that changed between the runs`);
+    }
+  }
+  const N = h.shard.count;
+  const byIndex = new Map<number, LoadedPart>();
+  for (const p of parts) {
+    const k = p.header.shard.index;
+    const other = byIndex.get(k);
+    if (other) throw new UserError(`${p.source}: expected each part once, found part ${k} of ${N} twice (also ${other.source})`);
+    byIndex.set(k, p);
+  }
+  const missing: number[] = [];
+  for (let k = 1; k <= N; k++) if (!byIndex.has(k)) missing.push(k);
+  if (missing.length) {
+    const shown = missing.slice(0, 5).join(', ') + (missing.length > 5 ? ` and ${missing.length - 5} more` : '');
+    throw new UserError(
+      `rowsim merge: expected all ${N} parts of ${h.name}'s run (${runText(h)}), found no part ${shown} of ${N} among ${folders(parts)}; run ${missing.length === 1 ? 'it' : 'each'} with rowsim run ${h.config.file} --shard K/${N} (it writes out/${h.name}/${partFolderName({ index: missing[0]!, count: N })} and so on)`,
+    );
+  }
+  const S = h.units.storage;
+  const entries: StorageEntry[] = new Array(S);
+  const pageMaps: string[][] = new Array(S);
+  const reportMaps: ReportPageMap[][] = new Array(S);
+  const reps: Replication[] = new Array(h.units.contention);
+  for (const p of parts) {
+    const want = shardSlice(h.units, p.header.shard);
+    const storage = p.storage.map((r) => r.index);
+    const tasks = p.contention.map((r) => r.task);
+    if (!sameList(storage, want.storage) || !sameList(tasks, want.contention)) {
+      throw new UserError(`${p.source}: part.json is damaged (expected the storage points ${want.storage.join(', ') || 'none'} and ${want.contention.length} contention tasks of part ${p.header.shard.index} of ${N}, found ${storage.join(', ') || 'none'} and ${tasks.length}): run that part again`);
+    }
+    for (const r of p.storage) {
+      entries[r.index] = r.entry;
+      pageMaps[r.index] = r.charts;
+      reportMaps[r.index] = r.report_maps;
+    }
+    for (const r of p.contention) reps[r.task] = r.replication;
+  }
+  let contention: ContentionResults | undefined;
+  if (ref.contention_spec) {
+    const { payloads, jobs } = contentionJobs(ref.contention_spec, h.seed);
+    if (payloads.length !== h.units.contention) throw new UserError(`${ref.source}: part.json is damaged (expected ${h.units.contention} contention tasks from its contention section, found ${payloads.length})`);
+    contention = assembleResults(ref.contention_spec, jobs, reps);
+  }
+  // The run's header is part 1's: summary.md names the config file as part 1 was given it.
+  const first = byIndex.get(1)!.header;
+  return { header: { ...first, shard: { index: 1, count: N, rule: first.shard.rule } }, entries, pageMaps, reportMaps, contention, parts };
+}
+
+/** The charts over the sweep points (storageCharts), each a run-render task on `runner`: their files and PNGs. */
+export function storageChartPngs(entries: StorageEntry[], title: string, scale: number, runner: TaskRunner): Promise<{ file: string; png: Uint8Array }[]> {
+  return Promise.all(
+    storageCharts(entries).map(async (chart) => ({
+      file: `charts/${chart.file}`,
+      png: await runner.run<Uint8Array>({ kind: 'run-render', payload: { what: 'storage-chart', entries, title, chart, scale } satisfies RenderTask }, PRIORITY.chart),
+    })),
+  );
+}
+
+/** Where the run's files go: rowsim's staged output folder. */
+interface Output {
+  readonly dir: string;
+  write(rel: string, data: string | Uint8Array): void;
+}
+
+/**
+ * Write a whole run's files into `out`: the page maps (copied from the parts that are folders), the
+ * charts over the sweep points (drawn on `runner`), the contention charts, summary.md, report.html and
+ * results.json. Returns the terminal's text and results.json.
+ */
+export async function writeRun(run: MergedRun, out: Output, runner: TaskRunner, options: { wide?: boolean; storageCharts?: Promise<{ file: string; png: Uint8Array }[]> } = {}): Promise<WrittenRun> {
+  const { header: h, entries } = run;
+  for (const p of run.parts) if (!p.staged) for (const r of p.storage) for (const c of r.charts) out.write(c, p.readChart(c));
+  const charts: string[] = [];
+  if (entries.length) {
+    // Queued early by a single run (the same function, on the same entries), else drawn now.
+    const drawn = await (options.storageCharts ?? storageChartPngs(entries, h.name, h.scale, runner));
+    for (const { file, png } of drawn) out.write(file, png);
+    charts.push(...drawn.map((c) => c.file), ...run.pageMaps.flat());
+  }
+  let contention: { markdown: string; terminal: string } | undefined;
+  if (run.contention) {
+    const report = await import('../contention/report.js');
+    const { setChartScale } = await import('../report/charts.js');
+    const before = setChartScale(h.scale);
+    try {
+      charts.push(...report.writeContentionCharts(run.contention, (rel, data) => out.write(rel, data)));
+    } finally {
+      setChartScale(before);
+    }
+    contention = { markdown: report.contentionMarkdown(run.contention), terminal: report.contentionTerminal(run.contention) };
+  }
+  const results: Record<string, unknown> = { rowsim_version: ROWSIM_VERSION, name: h.name, seed: h.seed };
+  if (entries.length) results.storage = entries;
+  if (run.contention) results.contention = run.contention;
+  results.charts = charts;
+  const md = [`# rowsim: ${h.name}`, '', `Config: \`${h.config.file}\`, seed ${h.seed}, rowsim ${ROWSIM_VERSION}.`, ''];
+  if (entries.length) md.push(storageMarkdown(entries, charts));
+  if (contention) md.push(contention.markdown);
+  const summary = `${md.join('\n')}\n`;
+  out.write('summary.md', summary);
+  // The same summary with every chart inlined, the page maps clickable: one self-contained file.
+  out.write('report.html', renderReportHtml({ name: h.name, markdown: summary, charts, readChart: (rel) => readFileSync(join(out.dir, ...rel.split('/'))), pageMaps: run.reportMaps.flat() }));
+  const json = `${JSON.stringify(results, null, 2)}\n`;
+  out.write('results.json', json);
+
+  const terminal: string[] = [];
+  if (entries.length) {
+    terminal.push(`${h.name}: ${entries.length} storage point${entries.length > 1 ? 's' : ''}`);
+    terminal.push(storageTerminal(entries, { wide: options.wide }));
+    for (const n of new Set(entries.flatMap((e) => e.notes))) terminal.push(`note: ${n}`);
+  }
+  if (contention) terminal.push(contention.terminal);
+  return { terminal, json };
+}

@@ -10,6 +10,7 @@
  */
 import type { IndexDef, TableDef } from '../config/spec.js';
 import { NULL_LEN, type TableLayout } from '../layout/table-layout.js';
+import type { NbtreeRules } from './nbtree.js';
 
 export interface IndexPages {
   total: number;
@@ -55,6 +56,10 @@ export interface IndexGeometry {
   leafIsData: boolean;
   /** leafIsData: a root page even above a single data page (ASE). */
   rootAlways: boolean;
+  /** PostgreSQL: the index is simulated entry by entry as nbtree keeps it (btree/nbtree.ts), by these rules. */
+  nbtree?: NbtreeRules;
+  /** The largest leaf tuple the DBMS accepts (PostgreSQL's BTMaxItemSize): a row whose entry is larger is refused. */
+  maxTupleBytes?: number;
 }
 
 /** The geometry options most formats leave at their neutral values. */

@@ -1,19 +1,31 @@
 /**
  * The indexes of a simulated table over a workload: built (as CREATE INDEX on the loaded table) at the
- * end of the first insert phase, then grown by later inserts (appended at the right edge, leaves filled
- * to the build fill) and, on PostgreSQL, by the entry every non-HOT update adds to every index.
+ * end of the first insert phase, then grown by later inserts and, on PostgreSQL, by the entry every
+ * non-HOT update adds to every index.
  *
- * Growth by updates is modelled per built leaf: a leaf gains a page when its entries no longer fit the
- * pages it has (a split), as if the leaf's entries spread evenly over them. Before it splits, a leaf
- * reclaims the entries of versions whose transaction has committed (PostgreSQL 14+ bottom-up deletion
- * and simple deletion of entries index scans marked dead): with one transaction per row, the entries of
- * replaced versions make room for the new ones; within one long transaction they cannot. PostgreSQL 13+
- * deduplication (posting lists) is not modelled.
+ * Two models. A PostgreSQL index (a geometry with `nbtree` rules) is simulated entry by entry at the
+ * leaf level (nbtree.ts): every TID where its key sorts, deduplication, simple and bottom-up deletion,
+ * splits as nbtsplitloc.c chooses them, VACUUM. Keys come from the run's key store (workload/keys.ts),
+ * heap blocks from the engine. The other formats' indexes are modelled per built leaf ("buckets"): new
+ * rows are appended at the right edge, leaves filled to the build fill.
  */
 import { grown } from '../util/arrays.js';
 import { fillLevel, levelPages, reservedGapPages, upperPages, type IndexGeometry, type IndexPages } from './geometry.js';
+import { InsertKind, NbtreeIndex, type BuildSource, type VersionState } from './nbtree.js';
 import type { PageReads } from '../heap/page-reads.js';
 import type { TableLayout } from '../layout/table-layout.js';
+
+/** What the PostgreSQL (nbtree) indexes read of the run: the rows' keys, heap pages and stored lengths. */
+export interface IndexEnv {
+  /** Key of table column `col` in `row` (workload/keys.ts). */
+  key(col: number, row: number): number;
+  /** Is every row's key of the column its row id (rows in key order)? */
+  keyIsRowId(col: number): boolean;
+  /** The heap page of the row's current version. */
+  rowPage(row: number): number;
+  /** The row store's lengths now (the array is replaced as it grows). */
+  lens(): Uint16Array;
+}
 
 /** Page names of an index in the buffer cache: a leaf bucket's pages b × LEAF_PAGE_SPAN + k; upper levels below zero. */
 const LEAF_PAGE_SPAN = 2048;
@@ -33,6 +45,9 @@ const RANDOM_INSERT_FILL = Math.LN2;
 
 interface IndexState {
   geometry: IndexGeometry;
+  /** A PostgreSQL index simulated entry by entry (then the bucket fields below are unused). */
+  nb: NbtreeIndex | null;
+
   /** Bytes of a leaf entry with its slot when every key column has one size (no varying column): −1 otherwise. */
   fixedEntryBytes: number;
   entries: number;
@@ -59,10 +74,23 @@ interface IndexState {
 /** No index: the pages of a table without indexes. */
 export const NO_INDEX_PAGES: IndexPages = Object.freeze({ total: 0, by_index: {}, levels: {}, nonleaf_by_index: {} });
 
-export class IndexSet {
+export class IndexSet implements VersionState {
   private readonly states: IndexState[];
   private readonly width: number;
   built = false;
+  /**
+   * Versions, numbered as they are made (a TID's place within its heap block: a version made later sorts
+   * after). Per row, its current version's number (null: every row's is its id, no row has a second
+   * version yet) and, as of the last commit, the number below which its versions are dead (a deleted
+   * row: all of them); rows changed in the open transaction.
+   */
+  private seqs: Int32Array | null = null;
+  private committed: Float64Array | null = null;
+  private nextSeq = 0;
+  private changed: number[] = [];
+  private readonly keyScratch: Float64Array;
+  /** Indexes with a largest entry that some row's entry could pass. */
+  private readonly limited: IndexState[];
 
   /**
    * The indexes of `geometries` over rows of `width` stored lengths. `trackRows`: remember which leaf
@@ -72,11 +100,14 @@ export class IndexSet {
     geometries: readonly IndexGeometry[],
     layout: TableLayout,
     private readonly trackRows: boolean,
+    private readonly env: IndexEnv | null = null,
   ) {
     this.width = layout.varying.length;
     const probe = new Uint16Array(Math.max(1, this.width));
+    this.keyScratch = new Float64Array(Math.max(1, ...geometries.map((g) => g.columns.length)));
     this.states = geometries.map((g) => ({
       geometry: g,
+      nb: g.nbtree && env ? new NbtreeIndex(g.columns.length, g.nbtree, this) : null,
       fixedEntryBytes: (g.entryColumns ?? g.columns).every((c) => layout.columns[c]!.varIndex < 0) ? g.leafTupleBytes(probe, 0) + g.slotBytes : -1,
       entries: 0,
       gapPages: 0,
@@ -93,6 +124,10 @@ export class IndexSet {
       dead: new Int32Array(0),
       touched: [],
     }));
+    // The longest row the schema allows: an index whose entry cannot pass its limit needs no check.
+    const longest = new Uint16Array(Math.max(1, this.width));
+    layout.varying.forEach((c, i) => (longest[i] = Math.min(c.variableType ? c.maxBytes : c.fixedBytes, 0xfffe)));
+    this.limited = this.states.filter((s) => s.geometry.maxTupleBytes !== undefined && s.geometry.leafTupleBytes(longest, 0) > s.geometry.maxTupleBytes);
   }
 
   get count(): number {
@@ -110,6 +145,10 @@ export class IndexSet {
     const count = rows.count;
     for (const s of this.states) {
       s.pivot = count > 0 ? s.geometry.pivotBytes(lens, rows.at(0) * w) : 0;
+      if (s.nb) {
+        this.buildNbtree(s, rows);
+        continue;
+      }
       // A clustered index whose leaf level is the data pages: only the levels above them are its own.
       if (s.geometry.leafIsData) continue;
       const size = (k: number) => s.geometry.leafTupleBytes(lens, rows.at(k) * w);
@@ -142,13 +181,141 @@ export class IndexSet {
     this.built = true;
   }
 
-  /** A new row's entry: appended to the rightmost leaf, which splits at the build fill. */
+  /** CREATE INDEX of a PostgreSQL index: the live rows sorted by (key, TID), then nbtsort.c's build. */
+  private buildNbtree(s: IndexState, rows: RowList): void {
+    const env = this.env!;
+    const g = s.geometry;
+    const cols = g.columns;
+    const w = this.width;
+    const count = rows.count;
+    let rowAt = (k: number) => rows.at(k);
+    // Rows are in key order already when the leading column's keys are the row ids (distinct, ascending).
+    if (!env.keyIsRowId(cols[0]!)) {
+      const order = new Int32Array(count);
+      for (let k = 0; k < count; k++) order[k] = rows.at(k);
+      order.sort((a, b) => {
+        for (const c of cols) {
+          const ka = env.key(c, a);
+          const kb = env.key(c, b);
+          if (ka !== kb) return ka < kb ? -1 : 1;
+        }
+        return env.rowPage(a) - env.rowPage(b) || a - b;
+      });
+      rowAt = (k: number) => order[k]!;
+    }
+    const src: BuildSource = {
+      rowAt,
+      key: (c, row) => env.key(cols[c]!, row),
+      block: (row) => env.rowPage(row),
+      seq: (row) => this.seqOf(row),
+      tupleBytes: (row) => g.leafTupleBytes(env.lens(), row * w),
+      pivotBytes: (row) => g.pivotBytes(env.lens(), row * w),
+    };
+    if (count > 0) this.nextSeq = Math.max(this.nextSeq, rows.at(count - 1) + 1);
+    s.nb!.build(count, src);
+  }
+
+  /** The row's key in index s, into the scratch array. */
+  private keyOf(s: IndexState, row: number): Float64Array {
+    const key = this.keyScratch;
+    const cols = s.geometry.columns;
+    for (let c = 0; c < cols.length; c++) key[c] = this.env!.key(cols[c]!, row);
+    return key;
+  }
+
+  private seqOf(row: number): number {
+    const a = this.seqs;
+    return a !== null && row < a.length ? a[row]! : row;
+  }
+
+  /** A new version's number: after every version made before (a new row's id while no row has a second version). */
+  private newSeq(row: number, insert: boolean): void {
+    if (insert && this.seqs === null && row >= this.nextSeq) {
+      this.nextSeq = row + 1;
+      return;
+    }
+    let a = this.seqs;
+    if (a === null || row >= a.length) {
+      const old = a === null ? 0 : a.length;
+      const next = a === null ? new Int32Array(Math.max(16, row + 1, this.nextSeq)) : grown(a, row + 1);
+      for (let r = old; r < next.length; r++) next[r] = r;
+      this.seqs = a = next;
+    }
+    a[row] = this.nextSeq++;
+    if (!insert) this.changed.push(row);
+  }
+
+  /** The number below which the row's versions are dead as of the last commit (its id while it never changed). */
+  private committedOf(row: number): number {
+    const c = this.committed;
+    return c !== null && row < c.length ? c[row]! : row;
+  }
+
+  /** VersionState: the version `seq` of `row` was replaced or deleted by a committed transaction. */
+  deletable(row: number, seq: number): boolean {
+    return seq < this.committedOf(row);
+  }
+
+  /** Commit: each changed row's versions before its current one are dead (a deleted row's all). */
+  private commitVersions(): void {
+    if (this.changed.length === 0) return;
+    let c = this.committed;
+    const seqs = this.seqs!;
+    if (c === null || c.length < seqs.length) {
+      const old = c === null ? 0 : c.length;
+      const next = new Float64Array(Math.max(16, seqs.length));
+      if (c !== null) next.set(c);
+      for (let r = old; r < next.length; r++) next[r] = r;
+      this.committed = c = next;
+    }
+    for (const row of this.changed) c[row] = seqs[row]! < 0 ? Infinity : seqs[row]!;
+    this.changed.length = 0;
+  }
+
+  /** A row's entry in a PostgreSQL index. */
+  private insertNbtree(s: IndexState, row: number, lens: Uint16Array, base: number, kind: InsertKind): void {
+    const g = s.geometry;
+    s.nb!.insert(this.keyOf(s, row), row, this.env!.rowPage(row), this.seqOf(row), g.leafTupleBytes(lens, base), g.pivotBytes(lens, base), kind);
+  }
+
+  /** A new row's entry: where its key sorts (PostgreSQL), else appended to the rightmost leaf, which splits at the build fill. */
   append(row: number, lens: Uint16Array, base: number): void {
     const states = this.states;
+    if (this.env !== null) this.newSeq(row, true);
     for (let i = 0; i < states.length; i++) {
       const s = states[i]!;
-      if (!s.geometry.leafIsData) this.appendOne(s, row, lens, base);
+      if (s.nb) this.insertNbtree(s, row, lens, base, InsertKind.Insert);
+      else if (!s.geometry.leafIsData) this.appendOne(s, row, lens, base);
     }
+  }
+
+  /**
+   * Before an update or delete finds the row: PostgreSQL indexes make the leaves holding its entries real
+   * (their TIDs read the heap as it is before the change), and the first index, through which the row
+   * is found, marks the entries of the row's dead versions LP_DEAD (an index scan's kill_prior_tuple).
+   */
+  locate(row: number): void {
+    const env = this.env;
+    if (env === null) return;
+    for (let i = 0; i < this.states.length; i++) {
+      const s = this.states[i]!;
+      if (!s.nb) continue;
+      const key = this.keyOf(s, row);
+      s.nb.touch(key, env.rowPage(row), this.seqOf(row));
+      // Only a row that has had another version can have entries of dead versions to mark.
+      if (i === 0 && this.seqOf(row) !== row) s.nb.kill(key, row);
+    }
+  }
+
+  /** Rows whose entry in some index would be larger than the DBMS takes (PostgreSQL's BTMaxItemSize): the insert or update is refused. */
+  tooLarge(lens: Uint16Array, base: number): boolean {
+    for (const s of this.limited) if (s.geometry.leafTupleBytes(lens, base) > s.geometry.maxTupleBytes!) return true;
+    return false;
+  }
+
+  /** Does any index have a limit some row could pass? */
+  get hasLimit(): boolean {
+    return this.limited.length > 0;
   }
 
   /** Bytes of the row's leaf entry in index s, with its slot. */
@@ -182,7 +349,14 @@ export class IndexSet {
 
   /** Before a read phase: the pages of each level above the leaves as the index is now. `dataPages`: the table's, for a clustered index whose leaves are the data. */
   prepareReads(dataPages: number): void {
-    for (const s of this.states) s.upper = levelPages(s.geometry, s.geometry.leafIsData ? Math.max(1, dataPages) : Math.max(1, s.leafPages - s.gapPages), s.pivot);
+    for (const s of this.states) {
+      if (s.nb) {
+        s.upper = s.nb.upperLevels();
+        continue;
+      }
+      const leaves = s.geometry.leafIsData ? dataPages : s.leafPages - s.gapPages;
+      s.upper = levelPages(s.geometry, Math.max(1, leaves), s.pivot);
+    }
   }
 
   /** Index i's position in the table's index list, by name (−1: none). */
@@ -227,7 +401,15 @@ export class IndexSet {
     let leaf: number;
     let span: number;
     let at: number;
-    if (s.geometry.leafIsData) {
+    if (s.nb) {
+      // The leaf with the row's entry (its page named by the leaf); the scan marks entries of the row's dead versions.
+      const key = this.keyOf(s, row);
+      const where = s.nb.leafAt(key, this.env!.rowPage(row), this.seqOf(row));
+      leaf = where.id;
+      span = Math.max(1, s.nb.liveLeaves());
+      at = where.index;
+      if (this.seqOf(row) !== row) s.nb.kill(key, row);
+    } else if (s.geometry.leafIsData) {
       leaf = -1;
       span = Math.max(1, dataPages);
       at = Math.min(span - 1, Math.max(0, dataPage));
@@ -256,8 +438,13 @@ export class IndexSet {
    */
   addVersion(row: number, lens: Uint16Array, base: number, keyChanged: Uint8Array | null = null): void {
     const states = this.states;
+    if (this.env !== null) this.newSeq(row, false);
     for (let i = 0; i < states.length; i++) {
       const s = states[i]!;
+      if (s.nb) {
+        this.insertNbtree(s, row, lens, base, keyChanged !== null && keyChanged[i] === 1 ? InsertKind.Changed : InsertKind.Unchanged);
+        continue;
+      }
       const rb = s.rowBucket;
       const size = this.entryBytes(s, lens, base);
       if (keyChanged !== null && keyChanged[i] === 1) {
@@ -292,7 +479,7 @@ export class IndexSet {
     let sum = 0;
     for (const s of this.states) {
       const rb = s.rowBucket;
-      if (rb === null) continue;
+      if (rb === null || s.nb) continue;
       for (let i = 0; i < count; i++) {
         const r = rows[i]!;
         if (r < rb.length) sum += rb[r]!;
@@ -309,7 +496,13 @@ export class IndexSet {
 
   /** A row deleted: its entries die with the transaction (PostgreSQL). */
   remove(row: number, lens: Uint16Array, base: number): void {
+    if (this.env !== null) {
+      // A deleted row has no current version: every version it had dies at the commit.
+      this.newSeq(row, false);
+      this.seqs![row] = -1;
+    }
     for (const s of this.states) {
+      if (s.nb) continue;
       const b = s.rowBucket && row < s.rowBucket.length ? s.rowBucket[row]! : -1;
       if (b >= 0) this.retire(s, b, s.geometry.leafTupleBytes(lens, base) + s.geometry.slotBytes);
     }
@@ -317,7 +510,9 @@ export class IndexSet {
 
   /** Transaction end: the entries of the versions it replaced become removable. */
   commit(): void {
+    this.commitVersions();
     for (const s of this.states) {
+      if (s.nb) continue;
       for (const b of s.touched) {
         s.dead[b]! += s.pend[b]!;
         s.pend[b] = 0;
@@ -330,6 +525,10 @@ export class IndexSet {
   vacuum(liveRows: number): void {
     this.commit();
     for (const s of this.states) {
+      if (s.nb) {
+        s.nb.vacuum();
+        continue;
+      }
       for (let b = 0; b < s.buckets; b++) {
         s.used[b] = Math.max(0, s.used[b]! - s.dead[b]!);
         s.dead[b] = 0;
@@ -351,6 +550,14 @@ export class IndexSet {
         by_index[name] = levels[name] = nonleaf_by_index[name] = 0;
         continue;
       }
+      if (s.nb) {
+        // Pages of a relation are not given back: every page it ever had, deleted and free ones too.
+        by_index[name] = s.geometry.metaPages + s.nb.relationPages();
+        levels[name] = s.nb.upperLevels().length + 1;
+        nonleaf_by_index[name] = s.nb.upperPages();
+        total += by_index[name]!;
+        continue;
+      }
       const up = s.geometry.leafIsData ? upperPages(s.geometry, Math.max(1, dataPages), s.pivot) : upperPages(s.geometry, s.leafPages - s.gapPages, s.pivot);
       const n = s.geometry.metaPages + (s.geometry.leafIsData ? 0 : s.leafPages) + up.pages;
       by_index[name] = n;
@@ -362,10 +569,10 @@ export class IndexSet {
   }
 
   entries(): number {
-    return this.states.reduce((a, s) => a + s.entries, 0);
+    return this.states.reduce((a, s) => a + (s.nb ? s.nb.tids : s.entries), 0);
   }
 
   memoryBytes(): number {
-    return this.states.reduce((a, s) => a + s.used.byteLength + s.pages.byteLength + (s.rowBucket?.byteLength ?? 0), 0);
+    return this.states.reduce((a, s) => a + s.used.byteLength + s.pages.byteLength + (s.rowBucket?.byteLength ?? 0) + (s.nb?.memoryBytes() ?? 0), (this.seqs?.byteLength ?? 0) + (this.committed?.byteLength ?? 0));
   }
 }

@@ -102,7 +102,7 @@ interface RowsizeSkipped {
   reason: string;
 }
 
-function rowsizeRows(src: Source, options: RowsizeOptions): { rows: RowsizeRow[]; skipped: RowsizeSkipped[] } {
+function rowsizeRows(src: Source, options: RowsizeOptions): { rows: RowsizeRow[]; skipped: RowsizeSkipped[]; requested: number } {
   const n = options.rows ?? src.rows ?? DEFAULT_ROWS;
   const formats = options.formats ?? [...FORMAT_IDS];
   const rows: RowsizeRow[] = [];
@@ -130,12 +130,19 @@ function rowsizeRows(src: Source, options: RowsizeOptions): { rows: RowsizeRow[]
     const r = runStorage(spec);
     const pages = r.final.pages;
     const rejected = r.final.rows_rejected;
+    const byIndex = r.final.rows_rejected_by_index ?? 0;
+    const geoms = indexGeometries(f, spec.table, layout);
+    const limits = [...new Set(geoms.flatMap((g) => (g.maxTupleBytes === undefined ? [] : [g.maxTupleBytes])))].join(' / ');
     if (n > 0 && rejected === n) {
-      skipped.push({ format, reason: `every row of table ${src.table.name} is longer than a ${layout.geometry.pageBytes}-byte page takes (at most ${layout.geometry.maxRowBytes} bytes)` });
+      const why = byIndex === n ? `has an index entry larger than a ${layout.geometry.pageBytes}-byte B-tree page takes (at most ${limits} bytes)` : `is longer than a ${layout.geometry.pageBytes}-byte page takes (at most ${layout.geometry.maxRowBytes} bytes)${byIndex > 0 ? ' or has an index entry too large' : ''}`;
+      skipped.push({ format, reason: `every row of table ${src.table.name} ${why}` });
       continue;
     }
-    const notes = rejected > 0 ? [`${fmt(rejected)} of ${fmt(n)} rows are longer than a ${format} page takes (${layout.geometry.maxRowBytes} bytes) and were refused, as the DBMS would`, ...r.notes] : r.notes;
-    const geoms = indexGeometries(f, spec.table, layout);
+    const notes = [
+      ...(rejected - byIndex > 0 ? [`${fmt(rejected - byIndex)} of ${fmt(n)} rows are longer than a ${format} page takes (${layout.geometry.maxRowBytes} bytes) and were refused, as the DBMS would`] : []),
+      ...(byIndex > 0 ? [`${fmt(byIndex)} of ${fmt(n)} rows have an index entry larger than a ${format} B-tree page takes (${limits} bytes) and were refused, as the DBMS would`] : []),
+      ...r.notes,
+    ];
     // Entry bytes of an average-shaped row: the first generated row's key (keys are usually fixed-size).
     const probe = new Uint16Array(Math.max(1, layout.varying.length));
     layout.varying.forEach((c, i) => (probe[i] = c.variableType ? Math.min(c.maxBytes, 0xfffe) : c.fixedBytes));
@@ -164,7 +171,7 @@ function rowsizeRows(src: Source, options: RowsizeOptions): { rows: RowsizeRow[]
   if (rows.length === 0) {
     throw new UserError(`${src.name}: ${skipped.map((k) => `${k.format}: ${k.reason}`).join('; ')}`);
   }
-  return { rows, skipped };
+  return { rows, skipped, requested: n };
 }
 
 function mb(bytes: number): string {
@@ -189,7 +196,7 @@ const ROWSIZE_COLUMNS: TableColumn[] = [
   { title: 'total', priority: 1 },
 ];
 
-function rowsizeText(table: string, rows: RowsizeRow[], skipped: RowsizeSkipped[] = [], options: TableOptions = {}): string {
+function rowsizeText(table: string, rows: RowsizeRow[], skipped: RowsizeSkipped[] = [], options: TableOptions = {}, requested = 0): string {
   const body = rows.map((r) => [
     r.format,
     fmt(r.page_size),
@@ -217,7 +224,8 @@ function rowsizeText(table: string, rows: RowsizeRow[], skipped: RowsizeSkipped[
   ];
   for (const r of rows) if (r.row_bytes_are !== 'physical') lines.push(`${r.format}: row bytes are ${r.row_bytes_are}`);
   for (const k of skipped) lines.push(`${k.format}: not shown: ${k.reason}`);
-  for (const r of rows) if (r.rows < n) lines.push(`${r.format}: ${r.notes[0]}`);
+  // Rows a format refused (too long for its page, or an index entry too large): its first notes say so.
+  for (const r of rows) if (r.rows < Math.max(n, requested)) lines.push(...r.notes.filter((x) => x.includes('were refused')).map((x) => `${r.format}: ${x}`));
   return lines.join('\n');
 }
 
@@ -249,13 +257,16 @@ function rowsizeTotals(tables: { name: string; rows: RowsizeRow[] }[]): RowsizeT
 export function rowsizeCommand(file: string, options: RowsizeOptions): number {
   try {
     const sources = readSources(file, options);
-    const tables = sources.map((src) => ({ name: src.name, table: src.table.name, ...rowsizeRows(src, options) }));
+    const tables = sources.map((src) => {
+      const { rows, skipped, requested } = rowsizeRows(src, options);
+      return { name: src.name, table: src.table.name, rows, skipped, requested };
+    });
     const totals = tables.length > 1 ? rowsizeTotals(tables) : [];
     if (options.json) {
-      const body = tables.length === 1 ? { table: tables[0]!.table, rows: tables[0]!.rows, skipped: tables[0]!.skipped } : { tables, totals };
+      const body = tables.length === 1 ? { table: tables[0]!.table, rows: tables[0]!.rows, skipped: tables[0]!.skipped } : { tables: tables.map(({ requested: _, ...t }) => t), totals };
       process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     } else {
-      const parts = tables.map((t) => rowsizeText(tables.length > 1 ? `${t.name} (${t.table})` : t.table, t.rows, t.skipped, { wide: options.wide }));
+      const parts = tables.map((t) => rowsizeText(tables.length > 1 ? `${t.name} (${t.table})` : t.table, t.rows, t.skipped, { wide: options.wide }, t.requested));
       if (totals.length) {
         parts.push(
           'totals (heap + indexes, per group of documents):',

@@ -35,9 +35,10 @@ export const indexSchema = z.strictObject({
   pctfree: z.number().int().min(0).max(99).optional(),
   max_rows_per_page: z.number().int().min(0).max(256).optional(),
   reservepagegap: z.number().int().min(0).max(255).optional(),
+  deduplicate_items: z.boolean().optional(),
 });
 export type IndexInput = z.infer<typeof indexSchema>;
-export { INDEX_SETTING_KEYS, type IndexSettingKey } from './index-settings.js';
+export { INDEX_SETTING_KEYS, INDEX_OPTION_KEYS, type IndexSettingKey, type IndexOptionKey } from './index-settings.js';
 
 export const tableSchema = z.strictObject({
   name: z.string().min(1).optional(),
@@ -73,9 +74,24 @@ type EngineSettingsInput = z.infer<z.ZodObject<typeof engineSettingsShape>>;
 export type EngineSettings = Required<EngineSettingsInput>;
 export type Encoding = EngineSettings['encoding'];
 
+/** The most distinct values `distinct:` may name. */
+export const MAX_DISTINCT = 1_000_000_000;
+/** How often each of a column's distinct values occurs: uniform, or Zipf's law of exponent s. */
+export const FREQUENCY_RE = /^(uniform|zipf\(\s*(\d+(?:\.\d+)?)\s*\))$/;
+/** Where a column's new values fall among its earlier ones (docs/config.md, "Values"). */
+export const KEY_ORDERS = ['ascending', 'random', 'clustered'] as const;
+
+/** The values a column takes: how many distinct ones, how often each, in what order (with `values:` and `set:`). */
+const valueDomainShape = {
+  distinct: z.number().int().min(1).max(MAX_DISTINCT).optional(),
+  frequency: z.string().regex(FREQUENCY_RE, 'uniform or zipf(s) such as zipf(1.1)').optional(),
+  order: z.enum(KEY_ORDERS).optional(),
+};
+
 export const valueSpecSchema = z.strictObject({
   length: distSchema.optional(),
   null: zShare().optional(),
+  ...valueDomainShape,
 });
 
 const setSpecSchema = z.union([
@@ -84,6 +100,7 @@ const setSpecSchema = z.union([
     length: distSchema.optional(),
     grow: distSchema.optional(),
     null: zShare().optional(),
+    ...valueDomainShape,
   }),
 ]);
 

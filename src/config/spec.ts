@@ -4,7 +4,7 @@
  */
 import type { Count } from '../util/units.js';
 import type { ColumnType } from './column-types.js';
-import type { EngineSettings, FormatId, IndexSettingKey } from './schema.js';
+import type { EngineSettings, FormatId, IndexSettingKey, KEY_ORDERS } from './schema.js';
 
 export type { EngineSettings };
 
@@ -20,6 +20,8 @@ export interface IndexDef extends Partial<Record<IndexSettingKey, number>> {
   unique: boolean;
   /** The table's rows are kept in this index's order (at most one per table). */
   clustered: boolean;
+  /** PostgreSQL's `deduplicate_items` storage parameter (absent: on). */
+  deduplicate_items?: boolean;
 }
 
 export interface TableDef {
@@ -42,18 +44,37 @@ export type Dist =
   | { kind: 'lognormal'; median: number; sigma: number }
   | { kind: 'choice'; values: number[]; weights: number[] };
 
+/** Where a column's new values fall among its earlier values: above them all, anywhere, or next to one of them. */
+export type KeyOrder = (typeof KEY_ORDERS)[number];
+
+/** How often each of `distinct` values occurs. */
+export type Frequency = { kind: 'uniform' } | { kind: 'zipf'; s: number };
+
+/**
+ * The values a column takes in a phase: `distinct` different ones (absent: every value its own), each
+ * as often as `frequency` says, placed as `order` says. NULLs (the NULL share) are one more value.
+ */
+export interface ValueDomain {
+  distinct?: number;
+  frequency: Frequency;
+  order: KeyOrder;
+}
+
 export interface ValueSpec {
   /** Length in characters (character types) or bytes; absent: the declared length. */
   length?: Dist;
   /** Share of NULLs, 0..1 (nullable columns only). */
   null: number;
+  /** distinct, frequency or order as given (absent: every value distinct, ascending). */
+  domain?: ValueDomain;
 }
 
+/** An update's change of a column; `domain`: the values it draws from, where the set names distinct, frequency or order. */
 export type SetSpec =
-  | { kind: 'changed' }
-  | { kind: 'length'; dist: Dist; null?: number }
-  | { kind: 'grow'; dist: Dist; null?: number }
-  | { kind: 'null'; null: number };
+  | { kind: 'changed'; domain?: ValueDomain }
+  | { kind: 'length'; dist: Dist; null?: number; domain?: ValueDomain }
+  | { kind: 'grow'; dist: Dist; null?: number; domain?: ValueDomain }
+  | { kind: 'null'; null: number; domain?: ValueDomain };
 
 export type Order =
   | { kind: 'sequential' }

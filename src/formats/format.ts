@@ -6,7 +6,7 @@
  *
  * Adding a format: one module that exports a StorageFormat, and one line in registry.ts.
  */
-import type { FormatId, IndexSettingKey } from '../config/schema.js';
+import type { FormatId, IndexOptionKey } from '../config/schema.js';
 import type { ColumnDef, EngineSettings, EngineSpec, IndexDef, StorageSpec, TableDef } from '../config/spec.js';
 import type { IndexGeometry } from '../btree/geometry.js';
 import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
@@ -177,7 +177,7 @@ export interface StorageFormat {
   /** MVCC: every update that is not heap-only adds an entry to every index, VACUUM removes dead ones. */
   readonly versionedIndexes: boolean;
   /** The per-index settings this format reads; an index's other settings are ignored with a note. */
-  readonly indexSettings: readonly IndexSettingKey[];
+  readonly indexSettings: readonly IndexOptionKey[];
   /** Check an index's settings against the format's own ranges; throws EngineSettingError naming the key. */
   checkIndex?(index: IndexDef): void;
   /** What the format does with the table's indexes, where it is not the obvious (a clustered index it does not keep). */

@@ -90,6 +90,12 @@ const PG_KIND_VARLENA_M = 2;
 
 export interface PgType {
   kind: typeof PG_KIND_FIXED | typeof PG_KIND_VARLENA_X | typeof PG_KIND_VARLENA_M;
+  /**
+   * The type's default B-tree operator class is "equalimage" (equal values are bytewise equal), so an
+   * index on it may deduplicate: its opfamily has btequalimage or btvarstrequalimage (deterministic
+   * collations) as support function 4 [pg_amproc.dat]; float4, float8 and numeric have none.
+   */
+  equalImage: boolean;
   /** Fixed types: typlen. Varlenas of a fixed data length (char(n), numeric): the data bytes; else 0. */
   bytes: number;
   /** typalign in bytes: c = 1, s = 2, i = 4, d = 8 [pg_type.h]. Varlenas: i (applies to 4-byte headers). */
@@ -111,37 +117,37 @@ const pgBytesPerChar: (engine: EngineSpec) => number = charsetBytesPerChar;
 function pgType(t: ColumnType, bytesPerChar: number): PgType {
   switch (t.family) {
     case 'int':
-      if (t.name === 'bigint') return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'bigint' };
-      if (t.name === 'smallint' || t.name === 'tinyint') return { kind: PG_KIND_FIXED, bytes: 2, align: 2, sql: 'smallint' };
-      return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'integer' };
+      if (t.name === 'bigint') return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'bigint', equalImage: true };
+      if (t.name === 'smallint' || t.name === 'tinyint') return { kind: PG_KIND_FIXED, bytes: 2, align: 2, sql: 'smallint', equalImage: true };
+      return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'integer', equalImage: true };
     case 'float':
-      if (t.name === 'real' || (t.name === 'float' && t.length <= 24)) return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'real' };
-      return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'double precision' };
+      if (t.name === 'real' || (t.name === 'float' && t.length <= 24)) return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'real', equalImage: false };
+      return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'double precision', equalImage: false };
     case 'numeric':
-      return { kind: PG_KIND_VARLENA_M, bytes: pgNumericDataBytes(t.precision, t.scale), align: 4, sql: `numeric(${t.precision},${t.scale})` };
+      return { kind: PG_KIND_VARLENA_M, bytes: pgNumericDataBytes(t.precision, t.scale), align: 4, sql: `numeric(${t.precision},${t.scale})`, equalImage: false };
     case 'money':
-      return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'money' };
+      return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'money', equalImage: true };
     case 'datetime':
-      if (t.name === 'date') return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'date' };
-      if (t.name === 'time' || t.name === 'bigtime') return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'time' };
-      if (t.name === 'timestamptz') return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'timestamptz' };
-      return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'timestamp' };
+      if (t.name === 'date') return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'date', equalImage: true };
+      if (t.name === 'time' || t.name === 'bigtime') return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'time', equalImage: true };
+      if (t.name === 'timestamptz') return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'timestamptz', equalImage: true };
+      return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'timestamp', equalImage: true };
     case 'bool':
-      return { kind: PG_KIND_FIXED, bytes: 1, align: 1, sql: 'boolean' };
+      return { kind: PG_KIND_FIXED, bytes: 1, align: 1, sql: 'boolean', equalImage: true };
     case 'uuid':
-      return { kind: PG_KIND_FIXED, bytes: 16, align: 1, sql: 'uuid' };
+      return { kind: PG_KIND_FIXED, bytes: 16, align: 1, sql: 'uuid', equalImage: true };
     case 'char':
       // bpchar is a varlena, blank-padded to n characters: the padding is stored [pg_type.h].
-      return { kind: PG_KIND_VARLENA_X, bytes: Math.round(t.length * bytesPerChar), align: 4, sql: `char(${t.length})` };
+      return { kind: PG_KIND_VARLENA_X, bytes: Math.round(t.length * bytesPerChar), align: 4, sql: `char(${t.length})`, equalImage: true };
     case 'varchar':
-      return { kind: PG_KIND_VARLENA_X, bytes: 0, align: 4, sql: `varchar(${t.length})` };
+      return { kind: PG_KIND_VARLENA_X, bytes: 0, align: 4, sql: `varchar(${t.length})`, equalImage: true };
     case 'text':
-      return { kind: PG_KIND_VARLENA_X, bytes: 0, align: 4, sql: 'text' };
+      return { kind: PG_KIND_VARLENA_X, bytes: 0, align: 4, sql: 'text', equalImage: true };
     case 'binary':
-      return { kind: PG_KIND_VARLENA_X, bytes: t.length, align: 4, sql: 'bytea' };
+      return { kind: PG_KIND_VARLENA_X, bytes: t.length, align: 4, sql: 'bytea', equalImage: true };
     case 'varbinary':
     case 'blob':
-      return { kind: PG_KIND_VARLENA_X, bytes: 0, align: 4, sql: 'bytea' };
+      return { kind: PG_KIND_VARLENA_X, bytes: 0, align: 4, sql: 'bytea', equalImage: true };
   }
 }
 
@@ -160,6 +166,13 @@ interface PgLayoutInfo {
   types: PgType[];
   natts: number;
   toastThreshold: number;
+  /** TOAST_INDEX_TARGET: index keys above it are compressed where they compress. */
+  toastIndexTarget: number;
+  /**
+   * Compressed data bytes of column ci's value of `len` bytes, where values compress (undefined: the
+   * column's values do not compress, as pg-check makes them: index keys are then stored as they are).
+   */
+  compressedBytes?: (ci: number, len: number) => number | undefined;
 }
 
 export interface PgTableLayout extends TableLayout {
@@ -301,6 +314,7 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
     types,
     natts: n,
     toastThreshold: pgToastThreshold(engine.page_size),
+    toastIndexTarget: pgToastIndexTarget(engine.page_size),
   };
   const geometry = pgGeometry(engine.page_size);
   return {
@@ -320,26 +334,66 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
 const PG_BTREE_SPECIAL_BYTES = 16;
 const PG_INDEX_TUPLE_HEADER_BYTES = 8;
 const PG_INDEX_NULL_BITMAP_BYTES = 4;
-/** BTREE_DEFAULT_FILLFACTOR 90 (leaves on build), BTREE_NONLEAF_FILLFACTOR 70, BTREE_MIN_FILLFACTOR 10 [nbtree.h]. */
+/** BTREE_DEFAULT_FILLFACTOR 90 (leaves on build), BTREE_NONLEAF_FILLFACTOR 70, BTREE_MIN_FILLFACTOR 10, BTREE_SINGLEVAL_FILLFACTOR 96 [nbtree.h]. */
 const PG_BTREE_LEAF_FILLFACTOR = 90;
 const PG_BTREE_NONLEAF_FILLFACTOR = 70;
 const PG_BTREE_MIN_FILLFACTOR = 10;
+const PG_BTREE_SINGLEVAL_FILLFACTOR = 96;
 const PG_BTREE_META_PAGES = 1;
-/** Leaf pages keep room to append a heap TID to the high key: MAXALIGN(sizeof(ItemPointerData)) (nbtsort.c). */
-const PG_BTREE_LEAF_TID_SLACK = 8;
+/** sizeof(ItemPointerData): a heap TID, 6 bytes [itemptr.h]; a leaf keeps MAXALIGN(6) = 8 bytes to append one to a high key (nbtsort.c). */
+const PG_ITEM_POINTER_BYTES = 6;
+const PG_BTREE_LEAF_TID_SLACK = maxalign(PG_ITEM_POINTER_BYTES);
+/** INDEX_SIZE_MASK: an index tuple's size field holds at most 8191 [itup.h]. */
+const PG_INDEX_SIZE_MASK = 0x1fff;
+/** nbtsort.c: CREATE INDEX caps a posting list at MAXALIGN_DOWN(BLCKSZ × 10 / 100) − sizeof(ItemIdData). */
+const PG_BTREE_BUILD_POSTING_PCT = 10;
+/** nbtdedup.c: bottom-up deletion aims to free BLCKSZ / 16 and skips deduplication when BLCKSZ / 24 is free after it. */
+const PG_BOTTOMUP_TARGET_DIVISOR = 16;
+const PG_BOTTOMUP_ENOUGH_DIVISOR = 24;
+/** heapam.c: BOTTOMUP_MAX_NBLOCKS 6 heap blocks a bottom-up pass visits, BOTTOMUP_TOLERANCE_NBLOCKS 3. */
+const PG_BOTTOMUP_MAX_NBLOCKS = 6;
+const PG_BOTTOMUP_TOLERANCE_NBLOCKS = 3;
+/** nbtsplitloc.c LEAF_SPLIT_DISTANCE: split points within 5% of the space-optimal one are weighed for truncation. */
+const PG_LEAF_SPLIT_DISTANCE = 0.05;
+/** nbtdedup.c: the single-value strategy after 5 full-size posting lists (posting lists of more than 50 TIDs count). */
+const PG_SINGLEVAL_MAX_ITEMS = 5;
+const PG_SINGLEVAL_TIDS = 50;
+/** TOAST_INDEX_TARGET = MaxHeapTupleSize / 16: index_form_tuple tries to compress a varlena key larger than this [heaptoast.h][indextuple.c]. */
+export function pgToastIndexTarget(pageBytes: number): number {
+  return Math.floor(pgMaxHeapTupleBytes(pageBytes) / 16);
+}
+
+const maxalignDown = (n: number): number => n & ~(PG_MAXALIGN - 1);
+
+/**
+ * BTMaxItemSize: MAXALIGN_DOWN((BLCKSZ − MAXALIGN(page header + 3 line pointers + 3 heap TIDs) −
+ * MAXALIGN(special)) / 3), 2704 bytes on 8k pages: a larger index tuple is an error [nbtree.h].
+ */
+export function pgBtreeMaxItemBytes(pageBytes: number): number {
+  return maxalignDown(Math.floor((pageBytes - maxalign(PG_PAGE_HEADER_BYTES + 3 * PG_LINE_POINTER_BYTES + 3 * PG_ITEM_POINTER_BYTES) - maxalign(PG_BTREE_SPECIAL_BYTES)) / 3));
+}
+
+/** Bytes a varlena key of `len` data bytes takes in an index tuple: index_form_tuple compresses one whose varlena is above TOAST_INDEX_TARGET when that makes it smaller (`compressed`: its compressed data bytes, or undefined when the value does not compress). */
+function pgIndexVarlenaBytes(len: number, target: number, compressed: number | undefined): number {
+  if (len + PG_VARHDRSZ > target && compressed !== undefined && compressed < len) return compressed;
+  return len;
+}
 
 function pgKeyData(layout: PgTableLayout, cols: readonly number[], lens: Uint16Array, base: number): { data: number; hasNull: boolean } {
   let off = 0;
   let hasNull = false;
   for (const ci of cols) {
-    const len = columnBytes(layout, ci, lens, base);
+    let len = columnBytes(layout, ci, lens, base);
     if (len < 0) {
       hasNull = true;
       continue;
     }
     if (layout.pg.kind[ci] === PG_KIND_FIXED) {
       off = alignTo(off, layout.pg.align[ci]!) + len;
-    } else if (len + PG_VARHDRSZ_SHORT <= PG_VARLENA_SHORT_MAX) {
+      continue;
+    }
+    len = pgIndexVarlenaBytes(len, layout.pg.toastIndexTarget, layout.pg.compressedBytes?.(ci, len));
+    if (len + PG_VARHDRSZ_SHORT <= PG_VARLENA_SHORT_MAX) {
       off += len + PG_VARHDRSZ_SHORT;
     } else {
       off = alignTo(off, 4) + len + PG_VARHDRSZ;
@@ -355,13 +409,20 @@ export function pgIndexTupleBytes(layout: PgTableLayout, cols: readonly number[]
   return maxalign(hdr + data);
 }
 
-/** An nbtree built as nbtsort.c builds it: leaves to the index's fillfactor (default 90), upper levels to 70, one metapage [nbtree.h]. */
+/**
+ * An nbtree: built as nbtsort.c builds it (leaves to the index's fillfactor, default 90, upper levels to
+ * 70, one metapage), then simulated entry by entry (btree/nbtree.ts) by these rules [nbtree.h], with
+ * deduplication where `deduplicate_items` is on (the default) and every key column's type is
+ * equalimage [pg_amproc.dat].
+ */
 function pgIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, columns: number[]): IndexGeometry {
   const pl = layout as PgTableLayout;
   const first = columns.slice(0, 1);
   const pageBytes = layout.geometry.pageBytes;
   // A value below nbtree's minimum comes from another format's config (rowsize, pg-check): the default then.
   const leafFill = idx.fillfactor !== undefined && idx.fillfactor >= PG_BTREE_MIN_FILLFACTOR ? idx.fillfactor : PG_BTREE_LEAF_FILLFACTOR;
+  const maxItem = pgBtreeMaxItemBytes(pageBytes);
+  const pageRoom = pageBytes - PG_PAGE_HEADER_BYTES - PG_BTREE_SPECIAL_BYTES;
   return {
     ...GEOMETRY_DEFAULTS,
     name: idx.name,
@@ -371,13 +432,38 @@ function pgIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, c
     // Suffix truncation keeps the first key column when the keys differ there (distinct keys).
     pivotBytes: (lens: Uint16Array, base: number) => pgIndexTupleBytes(pl, first, lens, base),
     slotBytes: PG_LINE_POINTER_BYTES,
-    pageRoomBytes: pageBytes - PG_PAGE_HEADER_BYTES - PG_BTREE_SPECIAL_BYTES,
+    pageRoomBytes: pageRoom,
     leafReserveBytes: Math.floor((pageBytes * (100 - leafFill)) / 100),
     nonLeafReserveBytes: Math.floor((pageBytes * (100 - PG_BTREE_NONLEAF_FILLFACTOR)) / 100),
     metaPages: PG_BTREE_META_PAGES,
     nbtsort: true,
     minusInfinityBytes: PG_INDEX_TUPLE_HEADER_BYTES,
     leafTidSlackBytes: PG_BTREE_LEAF_TID_SLACK,
+    maxTupleBytes: maxItem,
+    nbtree: {
+      blockBytes: pageBytes,
+      pageRoomBytes: pageRoom,
+      lineBytes: PG_LINE_POINTER_BYTES,
+      maxalign: PG_MAXALIGN,
+      tidBytes: PG_ITEM_POINTER_BYTES,
+      pivotTidBytes: PG_BTREE_LEAF_TID_SLACK,
+      leafFillfactor: leafFill,
+      nonLeafFillfactor: PG_BTREE_NONLEAF_FILLFACTOR,
+      minusInfinityBytes: PG_INDEX_TUPLE_HEADER_BYTES,
+      singleValueFillfactor: PG_BTREE_SINGLEVAL_FILLFACTOR,
+      maxItemBytes: maxItem,
+      maxPostingBytes: Math.min(Math.floor(maxItem / 2), PG_INDEX_SIZE_MASK),
+      buildPostingBytes: maxalignDown(Math.floor((pageBytes * PG_BTREE_BUILD_POSTING_PCT) / 100)) - PG_LINE_POINTER_BYTES,
+      dedup: idx.deduplicate_items !== false && columns.every((c) => pl.pg.types[c]!.equalImage),
+      unique: idx.unique,
+      bottomUpTargetBytes: Math.floor(pageBytes / PG_BOTTOMUP_TARGET_DIVISOR),
+      bottomUpEnoughBytes: Math.floor(pageBytes / PG_BOTTOMUP_ENOUGH_DIVISOR),
+      bottomUpMaxBlocks: PG_BOTTOMUP_MAX_NBLOCKS,
+      bottomUpToleranceBlocks: PG_BOTTOMUP_TOLERANCE_NBLOCKS,
+      leafSplitDistance: PG_LEAF_SPLIT_DISTANCE,
+      singleValueMaxItems: PG_SINGLEVAL_MAX_ITEMS,
+      singleValueTids: PG_SINGLEVAL_TIDS,
+    },
   };
 }
 
@@ -534,7 +620,7 @@ export const postgresHeap: StorageFormat = {
   defaultPageBytes: PG_BLCKSZ,
   pageSizes: PG_PAGE_SIZES,
   settings: ['page_size', 'fillfactor', 'encoding', 'multibyte_share'],
-  indexSettings: ['fillfactor'],
+  indexSettings: ['fillfactor', 'deduplicate_items'],
   checkIndex(idx) {
     if (idx.fillfactor !== undefined && idx.fillfactor < PG_BTREE_MIN_FILLFACTOR) {
       throw new EngineSettingError('fillfactor', `a B-tree fillfactor from ${PG_BTREE_MIN_FILLFACTOR} to 100 for postgres-heap, found ${idx.fillfactor}`);

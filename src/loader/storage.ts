@@ -6,14 +6,15 @@ import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
 import { DdlError, parseDdl } from '../table/ddl.js';
 import { isLobType, parseType, SchemaError } from '../config/column-types.js';
-import { defaultEngineSpec, FORMAT_IDS, getFormat, availableFormats } from '../formats/registry.js';
+import { defaultEngineSpec, FORMAT_IDS, getFormat, availableFormats, indexGeometries } from '../formats/registry.js';
 import type { StorageFormat } from '../formats/format.js';
-import { EngineSettingError } from '../layout/table-layout.js';
+import { EngineSettingError, NULL_LEN, type TableLayout } from '../layout/table-layout.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
-import { INDEX_SETTING_KEYS, type IndexInput, type FormatId, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, cacheSchema, costsSchema, engineSettingsShape, tableSchema, type DistInput } from '../config/schema.js';
-import type { EngineSettings, ColumnDef, Dist, EngineSpec, IndexDef, Order, PhaseSpec, PredicateSpec, SetSpec, StorageSpec, TableDef, TableStorage, ValueSpec } from '../config/spec.js';
+import { FREQUENCY_RE, INDEX_SETTING_KEYS, type IndexInput, type FormatId, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, cacheSchema, costsSchema, engineSettingsShape, tableSchema, type DistInput } from '../config/schema.js';
+import type { EngineSettings, ColumnDef, Dist, EngineSpec, IndexDef, KeyOrder, Order, PhaseSpec, PredicateSpec, SetSpec, StorageSpec, TableDef, TableStorage, ValueDomain, ValueSpec } from '../config/spec.js';
 import { Problems, zodCheck } from './problems.js';
+import { resolveCount } from '../util/units.js';
 
 /** `engine:`: the format, one of the registry's, and its settings (docs/config.md). */
 export const engineSchema = z.strictObject({ format: z.enum(FORMAT_IDS), ...engineSettingsShape });
@@ -48,6 +49,7 @@ export function resolveStorage(obj: Record<string, unknown>, name: string, seed:
   if ((cache || costs) && !workload.some((ph) => ph.op === 'select' || ph.op === 'read_lob')) {
     P.add([cache ? 'cache' : 'costs'], `expected ${cache ? 'cache' : 'costs'} only with a read phase (select or read_lob) in the workload, found none`, true);
   }
+  checkUniqueDistinct(table, workload, P);
   checkIndexSettings(format, table, Array.isArray((obj.table as { indexes?: unknown } | undefined)?.indexes) ? (obj.table as { indexes: unknown[] }).indexes.length : 0, P);
   try {
     const layout = format.layout(table, engine);
@@ -55,12 +57,54 @@ export function resolveStorage(obj: Record<string, unknown>, name: string, seed:
     if (layout.minRowBytes > layout.geometry.maxRowBytes) {
       P.add(['table'], `expected rows that fit on a ${engine.page_size}-byte page (at most ${layout.geometry.maxRowBytes} bytes), found a shortest row of ${layout.minRowBytes} bytes`);
     }
+    checkIndexEntries(format, table, layout, Array.isArray((obj.table as { indexes?: unknown } | undefined)?.indexes) ? (obj.table as { indexes: unknown[] }).indexes.length : 0, P);
   } catch (err) {
     if (err instanceof EngineSettingError) engineSettingProblem(err, obj.engine, table, P);
     else throw err;
   }
   checkLockScheme(table, engine, P);
   return P.list.length === before ? spec : undefined;
+}
+
+/**
+ * A unique index cannot hold repeating keys: an insert phase whose `distinct` values of every column of
+ * a unique index give fewer combinations than the phase's rows would make the server refuse the rows.
+ */
+function checkUniqueDistinct(table: TableDef, workload: PhaseSpec[], P: Problems): void {
+  let live = 0;
+  workload.forEach((ph, i) => {
+    if (ph.op === 'delete') live -= Math.min(live, resolveCount(ph.rows, live));
+    if (ph.op !== 'insert') return;
+    const rows = resolveCount(ph.rows, live);
+    live += rows;
+    for (const idx of table.indexes) {
+      if (!idx.unique) continue;
+      const cols = idx.columns.map((c) => Object.keys(ph.values).find((k) => k.toLowerCase() === c.toLowerCase()));
+      const distinct = cols.map((c) => (c === undefined ? undefined : ph.values[c]!.domain?.distinct));
+      if (distinct.some((d) => d === undefined)) continue;
+      const combinations = distinct.reduce<number>((a, d) => a * d!, 1);
+      if (combinations < rows) {
+        P.add(['workload', i, 'insert', 'values', cols[0]!, 'distinct'], `expected keys unique index ${idx.name} can hold (${rows.toLocaleString('en-US')} rows need as many distinct keys), found ${distinct.join(' × ')} = ${combinations.toLocaleString('en-US')} distinct key${combinations === 1 ? '' : 's'}`);
+      }
+    }
+  });
+}
+
+/**
+ * An index whose every entry is larger than the DBMS takes (PostgreSQL's BTMaxItemSize, 2,704 bytes on
+ * 8k pages): the server would refuse every row, so the config is refused. Entries of some rows only
+ * (a varying key) are refused row by row as the run goes (rows_rejected).
+ */
+function checkIndexEntries(format: StorageFormat, table: TableDef, layout: TableLayout, given: number, P: Problems): void {
+  const fromDdl = table.indexes.length - given;
+  const shortest = new Uint16Array(Math.max(1, layout.varying.length));
+  layout.varying.forEach((c, i) => (shortest[i] = c.nullable ? NULL_LEN : c.variableType ? 0 : c.fixedBytes));
+  indexGeometries(format, table, layout).forEach((g, i) => {
+    if (g.maxTupleBytes === undefined) return;
+    const least = g.leafTupleBytes(shortest, 0);
+    if (least <= g.maxTupleBytes) return;
+    P.add(i >= fromDdl ? ['table', 'indexes', i - fromDdl] : ['table', 'ddl'], `expected index entries of at most ${g.maxTupleBytes} bytes (the largest a ${layout.geometry.pageBytes}-byte B-tree page takes), found every entry of index ${g.name} at least ${least} bytes: the server refuses every row`);
+  });
 }
 
 /** The format's own ranges for the settings of the config's indexes (the last `given` of table.indexes). */
@@ -160,7 +204,8 @@ function addConfigIndexes(given: readonly IndexInput[], columns: ColumnDef[], in
       }
     });
     const settings = Object.fromEntries(INDEX_SETTING_KEYS.flatMap((k) => (idx[k] === undefined ? [] : [[k, idx[k]]])));
-    indexes.push({ name: idx.name, columns: idx.columns, unique: idx.unique ?? false, clustered: idx.clustered ?? false, ...settings });
+    const dedup = idx.deduplicate_items === undefined ? {} : { deduplicate_items: idx.deduplicate_items };
+    indexes.push({ name: idx.name, columns: idx.columns, unique: idx.unique ?? false, clustered: idx.clustered ?? false, ...settings, ...dedup });
   });
 }
 
@@ -259,29 +304,48 @@ function resolveInsert(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
     const where = [...path, 'values', name];
     if (!ctx.checkColumn(name, where)) continue;
     ctx.nullCheck(name, spec.null, [...where, 'null']);
+    const domain = resolveDomain(spec, where, ctx.P);
     values[name] = {
       null: spec.null ?? 0,
       length: spec.length === undefined ? undefined : resolveDist(spec.length, [...where, 'length'], ctx.baseDir, ctx.P),
+      ...(domain ? { domain } : {}),
     };
   }
   return { op: 'insert', rows: v.rows, values };
 }
 
+/** `distinct`, `frequency` and `order` of a column's values (absent: undefined); frequency needs distinct. */
+function resolveDomain(spec: { distinct?: number; frequency?: string; order?: KeyOrder }, where: KeyPath, P: Problems): ValueDomain | undefined {
+  if (spec.distinct === undefined && spec.frequency === undefined && spec.order === undefined) return undefined;
+  if (spec.frequency !== undefined && spec.distinct === undefined) {
+    P.add([...where, 'frequency'], `expected frequency only with distinct: N (how often each of N values occurs), found frequency: ${spec.frequency} without distinct`);
+    return undefined;
+  }
+  const m = spec.frequency === undefined ? null : FREQUENCY_RE.exec(spec.frequency)!;
+  const frequency = m && m[2] !== undefined ? ({ kind: 'zipf', s: Number(m[2]) } as const) : ({ kind: 'uniform' } as const);
+  return { ...(spec.distinct !== undefined ? { distinct: spec.distinct } : {}), frequency, order: spec.order ?? 'ascending' };
+}
+
 /** One column's change in `set:`: changed, a new length, a growth, or a NULL share. */
 function resolveSet(name: string, s: Exclude<z.infer<typeof PHASE_SCHEMAS.update>['set'][string], 'changed'>, where: KeyPath, ctx: PhaseContext): SetSpec | undefined {
   ctx.nullCheck(name, s.null, [...where, 'null']);
+  const domain = resolveDomain(s, where, ctx.P);
+  const withDomain = domain ? { domain } : {};
   if (s.length !== undefined && s.grow !== undefined) {
     ctx.P.add(where, 'expected either length (a new length) or grow (added to the old length), found both');
   } else if (s.length !== undefined) {
     const dist = resolveDist(s.length, [...where, 'length'], ctx.baseDir, ctx.P);
-    if (dist) return { kind: 'length', dist, null: s.null };
+    if (dist) return { kind: 'length', dist, null: s.null, ...withDomain };
   } else if (s.grow !== undefined) {
     const dist = resolveDist(s.grow, [...where, 'grow'], ctx.baseDir, ctx.P);
-    if (dist) return { kind: 'grow', dist, null: s.null };
+    if (dist) return { kind: 'grow', dist, null: s.null, ...withDomain };
   } else if (s.null !== undefined) {
-    return { kind: 'null', null: s.null };
-  } else {
-    ctx.P.add(where, 'expected changed, or a mapping with length, grow and/or null, found an empty mapping');
+    return { kind: 'null', null: s.null, ...withDomain };
+  } else if (domain) {
+    // distinct, frequency or order alone: a new value of the same length, drawn from those values.
+    return { kind: 'changed', domain };
+  } else if (s.distinct === undefined && s.frequency === undefined) {
+    ctx.P.add(where, 'expected changed, or a mapping with length, grow, null, distinct, frequency and/or order, found an empty mapping');
   }
   return undefined;
 }

@@ -589,8 +589,12 @@ class Replay {
     const { spec, cols } = this.plan;
     for (const idx of spec.table.indexes) {
       const list = idx.columns.map((c) => quoteIdent(cols.find((x) => x.name.toLowerCase() === c.toLowerCase())!.name)).join(', ');
-      const withFill = idx.fillfactor !== undefined && idx.fillfactor >= 10 ? ` WITH (fillfactor = ${Math.trunc(idx.fillfactor)})` : '';
-      await this.q(`CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${this.table} (${list})${withFill}`, undefined, `its CREATE INDEX ${idx.name}`);
+      const options = [
+        ...(idx.fillfactor !== undefined && idx.fillfactor >= 10 ? [`fillfactor = ${Math.trunc(idx.fillfactor)}`] : []),
+        ...(idx.deduplicate_items === false ? ['deduplicate_items = off'] : []),
+      ];
+      const withOptions = options.length > 0 ? ` WITH (${options.join(', ')})` : '';
+      await this.q(`CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${this.table} (${list})${withOptions}`, undefined, `its CREATE INDEX ${idx.name}`);
     }
     this.indexesBuilt = true;
   }

@@ -15,10 +15,16 @@ import { PgCheckError } from './errors.js';
 import { keyColumnOf } from './select.js';
 import { ColumnValues, columnKeyWidth, storedLength, type ColumnSql, type SqlValue } from './values.js';
 
-/** A value's code is bases[column] + rank: the phase's first code for the column, and the op's rank in the phase. */
+/**
+ * A value's code is bases[column] + rank: the phase's first code for the column, and the op's rank in
+ * the phase; for a keyed column (keys[column] not NaN: a column an index reads or a config describes),
+ * codes[column], the rank of its key among all the column's keys, so values sort and repeat as the keys do.
+ */
 interface Coded {
   rank: number;
   bases: Float64Array;
+  keys: Float64Array;
+  codes: Float64Array;
 }
 
 export type Op =
@@ -42,8 +48,8 @@ export function recordRun(spec: StorageSpec, width: number): Op[] {
   runStorage(spec, {
     observer: {
       phaseStart: (index, phase) => ops.push({ k: 'phase', index, phase }),
-      insert: (row, lens, base) => ops.push({ k: 'insert', row, lens: lens.slice(base, base + width), rank: 0, bases: NO_BASES }),
-      update: (row, cols, lens, base) => ops.push({ k: 'update', row, cols, lens: lens.slice(base, base + width), rank: 0, bases: NO_BASES }),
+      insert: (row, lens, base, keys) => ops.push({ k: 'insert', row, lens: lens.slice(base, base + width), rank: 0, bases: NO_BASES, keys, codes: NO_BASES }),
+      update: (row, cols, lens, base, keys) => ops.push({ k: 'update', row, cols, lens: lens.slice(base, base + width), rank: 0, bases: NO_BASES, keys, codes: NO_BASES }),
       delete: (row) => ops.push({ k: 'delete', row }),
       commit: () => ops.push({ k: 'commit' }),
       reorg: (kind) => ops.push({ k: 'reorg', kind }),
@@ -89,7 +95,58 @@ export function numberValues(ops: Op[], ncols: number): Float64Array {
     else if (op.k === 'insert' || op.k === 'update') phaseOps.push(op);
   }
   close();
+  rankKeys(ops, ncols, next);
   return next;
+}
+
+/**
+ * Keyed columns: each value's code is the rank of its key among the distinct finite keys the column
+ * takes over the run (a NULL's key is infinite; its value is NULL anyway). totals[column] becomes the
+ * number of distinct keys.
+ */
+function rankKeys(ops: Op[], ncols: number, totals: Float64Array): void {
+  const coded = ops.filter((o): o is Extract<Op, { k: 'insert' | 'update' }> => o.k === 'insert' || o.k === 'update');
+  const sorted: (Float64Array | null)[] = [];
+  for (let ci = 0; ci < ncols; ci++) {
+    const keys: number[] = [];
+    let keyed = false;
+    for (const o of coded) {
+      const k = o.keys[ci];
+      if (k === undefined || Number.isNaN(k)) continue;
+      if (o.k === 'update' && !o.cols.some((c) => c.index === ci)) continue;
+      keyed = true;
+      if (Number.isFinite(k)) keys.push(k);
+    }
+    if (!keyed) {
+      sorted.push(null);
+      continue;
+    }
+    const unique = Float64Array.from(new Set(keys)).sort();
+    sorted.push(unique);
+    totals[ci] = unique.length;
+  }
+  if (sorted.every((x) => x === null)) return;
+  for (const o of coded) {
+    const codes = new Float64Array(ncols).fill(NaN);
+    for (let ci = 0; ci < ncols; ci++) {
+      const u = sorted[ci];
+      const k = o.keys[ci];
+      if (!u || k === undefined || Number.isNaN(k)) continue;
+      codes[ci] = Number.isFinite(k) ? lowerBound(u, k) : 0;
+    }
+    o.codes = codes;
+  }
+}
+
+function lowerBound(a: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
@@ -115,7 +172,12 @@ export class ValueStream {
   ) {
     this.columns = cols.map((c, ci) => new ColumnValues(c, ci, seed, columnKeyWidth(c, totals[ci]!)));
     this.prevCode = cols.map((_, ci) => (minCapacity[ci]! < totals[ci]! ? new Float64Array(rows) : null));
+    this.keyedCode = cols.map(() => null);
+    this.rows = Math.max(1, rows);
   }
+  /** Per keyed column, each row's current code (made when first needed). */
+  private readonly keyedCode: (Float64Array | null)[];
+  private readonly rows: number;
 
   /** The smallest capacity of any value of each column in `ops` (before the stream runs). */
   static minCapacities(cols: ColumnSql[], seed: number, totals: Float64Array, ops: readonly Op[]): Float64Array {
@@ -140,9 +202,19 @@ export class ValueStream {
     return this.rowLens[row];
   }
 
+  /** The code of column ci's value in op: its key's rank for a keyed column, else its number in the phase. */
+  private static code(op: Extract<Op, { k: 'insert' | 'update' }>, ci: number): { raw: number; keyed: boolean } {
+    const c = op.codes[ci];
+    if (c !== undefined && !Number.isNaN(c)) return { raw: c, keyed: true };
+    return { raw: op.bases[ci]! + op.rank, keyed: false };
+  }
+
   /** The values of an insert, every column. */
   insert(op: Extract<Op, { k: 'insert' }>): SqlValue[] {
-    const out = this.cols.map((_, ci) => this.next(ci, op.row, op.bases[ci]! + op.rank, op.lens, undefined).value);
+    const out = this.cols.map((_, ci) => {
+      const { raw, keyed } = ValueStream.code(op, ci);
+      return this.next(ci, op.row, raw, op.lens, undefined, keyed).value;
+    });
     this.rowLens[op.row] = op.lens;
     return out;
   }
@@ -153,7 +225,8 @@ export class ValueStream {
     const values: SqlValue[] = [];
     const changed: boolean[] = [];
     for (const c of op.cols) {
-      const v = this.next(c.index, op.row, op.bases[c.index]! + op.rank, op.lens, before);
+      const { raw, keyed } = ValueStream.code(op, c.index);
+      const v = this.next(c.index, op.row, raw, op.lens, before, keyed);
       values.push(v.value);
       changed.push(v.changed);
     }
@@ -161,12 +234,25 @@ export class ValueStream {
     return { values, changed };
   }
 
-  private next(ci: number, row: number, raw: number, lens: Uint16Array, before: Uint16Array | undefined): { value: SqlValue; changed: boolean } {
+  /**
+   * Column ci's value of code `raw` in `row`. A keyed column's value is the value of its code (equal keys,
+   * equal values: the random part too is made from the code); it changed when its code or length did.
+   */
+  private next(ci: number, row: number, raw: number, lens: Uint16Array, before: Uint16Array | undefined, keyed = false): { value: SqlValue; changed: boolean } {
     const cv = this.columns[ci]!;
     const len = storedLength(cv.col, lens, 0);
     const prevLen = before ? storedLength(cv.col, before, 0) : -1;
     if (len === NULL_LEN) return { value: null, changed: prevLen !== NULL_LEN };
     const cap = cv.capacity(len);
+    if (keyed) {
+      const prev = (this.keyedCode[ci] ??= new Float64Array(this.rows).fill(NaN));
+      let code = raw < cap ? raw : raw % cap;
+      // A wrapped code (the type or length has fewer values than the keys) moves off the row's own value, as unkeyed codes do.
+      if (raw >= cap && before && prevLen === len && prev[row] === code && cap > 1) code = (code + 1) % cap;
+      const changed = !before || prevLen !== len || prev[row] !== code;
+      prev[row] = code;
+      return { value: cv.value(code, len, -1, code), changed };
+    }
     let code = raw < cap ? raw : raw % cap;
     const prev = this.prevCode[ci];
     if (prev) {
@@ -188,6 +274,8 @@ export interface ColumnAudit {
   wrapped: number;
   /** Values an update set that are the value the row had (NULL to NULL, or a length with one value such as ''). */
   unchanged: number;
+  /** Values (not NULL) that repeat another value's key: the config's `distinct` (or a clustered repeat). */
+  repeats: number;
 }
 
 export interface ValueAudit {
@@ -201,7 +289,8 @@ export interface ValueAudit {
 /** Run a stream over the ops without a server and count what the replay will send. */
 export function auditValues(stream: ValueStream, ops: readonly Op[]): ValueAudit {
   const cols = stream.cols;
-  const columns: ColumnAudit[] = cols.map((c) => ({ name: c.name, values: 0, nulls: 0, wrapped: 0, unchanged: 0 }));
+  const columns: ColumnAudit[] = cols.map((c) => ({ name: c.name, values: 0, nulls: 0, wrapped: 0, unchanged: 0, repeats: 0 }));
+  const seenCodes = cols.map(() => new Set<number>());
   let indexedUpdates = 0;
   let indexedUpdatesUnchanged = 0;
   const count = (ci: number, op: Extract<Op, { k: 'insert' | 'update' }>, value: SqlValue) => {
@@ -210,7 +299,14 @@ export function auditValues(stream: ValueStream, ops: readonly Op[]): ValueAudit
     if (value === null) a.nulls++;
     else {
       const len = storedLength(cols[ci]!, op.lens, 0);
-      if (op.bases[ci]! + op.rank >= stream.columns[ci]!.capacity(len)) a.wrapped++;
+      const keyedCode = op.codes[ci];
+      const keyed = keyedCode !== undefined && !Number.isNaN(keyedCode);
+      const code = keyed ? keyedCode : op.bases[ci]! + op.rank;
+      if (code >= stream.columns[ci]!.capacity(len)) a.wrapped++;
+      if (keyed) {
+        if (seenCodes[ci]!.has(code)) a.repeats++;
+        else seenCodes[ci]!.add(code);
+      }
     }
   };
   for (const op of ops) {
@@ -250,11 +346,13 @@ export function checkAudit(table: TableDef, cols: ColumnSql[], audit: ValueAudit
     const a = audit.columns[ci]!;
     return `${cols[ci]!.name} (${cols[ci]!.type.sql}): ${fmtCount(a.wrapped)} of its ${fmtCount(a.values)} values are beyond the distinct values their length or type has`;
   };
+  const repeatWhy = (ci: number) => `${cols[ci]!.name} (${cols[ci]!.type.sql}): ${fmtCount(audit.columns[ci]!.repeats)} of its ${fmtCount(audit.columns[ci]!.values)} values repeat another's (its distinct values)`;
+  const distinctCol = (ci: number) => audit.columns[ci]!.wrapped === 0 && audit.columns[ci]!.repeats === 0;
   if (needLocator) {
-    const distinct = locator.some((ci) => audit.columns[ci]!.wrapped === 0 && audit.columns[ci]!.nulls === 0);
+    const distinct = locator.some((ci) => distinctCol(ci) && audit.columns[ci]!.nulls === 0);
     if (!distinct) {
       const first = table.indexes[0]!;
-      const reasons = locator.map((ci) => (audit.columns[ci]!.nulls > 0 ? `${cols[ci]!.name} is NULL in ${fmtCount(audit.columns[ci]!.nulls)} rows` : why(ci)));
+      const reasons = locator.map((ci) => (audit.columns[ci]!.nulls > 0 ? `${cols[ci]!.name} is NULL in ${fmtCount(audit.columns[ci]!.nulls)} rows` : audit.columns[ci]!.repeats > 0 ? repeatWhy(ci) : why(ci)));
       throw new PgCheckError(
         `pg-check finds the rows it updates and deletes by the first index's key (${first.name}): expected a key distinct and not NULL in every row, found ${reasons.join('; ')}`,
       );
@@ -262,9 +360,12 @@ export function checkAudit(table: TableDef, cols: ColumnSql[], audit: ValueAudit
   }
   for (const idx of table.indexes) {
     const cis = idx.columns.map(colIndex);
+    if (idx.unique && !cis.some(distinctCol)) {
+      throw new PgCheckError(`unique index ${idx.name}: expected keys pg-check can make distinct, found ${cis.map((ci) => (audit.columns[ci]!.repeats > 0 ? repeatWhy(ci) : why(ci))).join('; ')}`);
+    }
+    // Keys the model means to repeat (distinct) are deduplicated in the model too; keys that repeat because a type or a length has too few values are not.
     if (cis.some((ci) => audit.columns[ci]!.wrapped === 0)) continue;
-    if (idx.unique) throw new PgCheckError(`unique index ${idx.name}: expected keys pg-check can make distinct, found ${cis.map(why).join('; ')}`);
-    notes.push(`index ${idx.name}: keys repeat (${cis.map(why).join('; ')}); PostgreSQL deduplicates equal keys (13+), the model does not: its pages may come out below the prediction`);
+    notes.push(`index ${idx.name}: keys repeat beyond what the model expects (${cis.map(why).join('; ')}); PostgreSQL deduplicates equal keys (13+): its pages may come out below the prediction`);
   }
   if (audit.indexedUpdatesUnchanged > 0) {
     notes.push(
@@ -285,9 +386,14 @@ export function checkReads(spec: StorageSpec, cols: ColumnSql[], audit: ValueAud
     const ci = keyColumnOf(spec, phase, cols);
     if (ci < 0) return;
     const a = audit.columns[ci]!;
-    if (a.wrapped === 0 && a.nulls === 0) return;
+    if (a.wrapped === 0 && a.nulls === 0 && a.repeats === 0) return;
     const c = cols[ci]!;
-    const why = a.nulls > 0 ? `${c.name} is NULL in ${fmtCount(a.nulls)} rows` : `${c.name} (${c.type.sql}): ${fmtCount(a.wrapped)} of its ${fmtCount(a.values)} values are beyond the distinct values their length or type has`;
+    const why =
+      a.nulls > 0
+        ? `${c.name} is NULL in ${fmtCount(a.nulls)} rows`
+        : a.repeats > 0
+          ? `${c.name} (${c.type.sql}): ${fmtCount(a.repeats)} of its ${fmtCount(a.values)} values repeat another's (its distinct values)`
+          : `${c.name} (${c.type.sql}): ${fmtCount(a.wrapped)} of its ${fmtCount(a.values)} values are beyond the distinct values their length or type has`;
     const by = phase.predicate ? `its predicate's column ${c.name}` : `the leading column of ${phase.index}, ${c.name}`;
     throw new PgCheckError(`phase ${i + 1} (select): pg-check finds each row it reads by ${by}: expected values distinct and not NULL in every row, found ${why}`);
   });

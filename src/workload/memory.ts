@@ -3,18 +3,28 @@
  * fit is refused with a message instead of growing until the machine kills the process.
  *
  * The figures are the engines' own arrays (src/heap): per row the row's fields, 2 bytes per varying
- * column of the row store, and, on formats whose indexes keep an entry per version (PostgreSQL), 4 bytes
- * per index for the leaf each row's entry is on; per page the page fields (page arrays grow by
+ * column of the row store; for a PostgreSQL index simulated entry by entry (src/btree/nbtree.ts), its
+ * TIDs where a later phase touches the leaves (16 bytes and 8 a key column each, for two versions of
+ * every row, arrays grown by half), else the build's key order (4 bytes), a key a row for every column
+ * an index reads, and the rows' version numbers; per page the page fields (page arrays grow by
  * doubling). Phases pick their rows without a list of ids (src/workload/select.ts). `npm run bench`
  * measures the resident growth these figures stand for.
  */
 import type { StorageSpec } from '../config/spec.js';
-import { getFormat } from '../formats/registry.js';
+import { getFormat, indexGeometries } from '../formats/registry.js';
 import { plannedInserts } from './runner.js';
 
 /** Page fields (16) + free-space search (8), doubled for array growth. */
 const PAGE_BYTES_BOUND = 48;
-const INDEX_TRACKER_ROW_BYTES = 4;
+/** nbtree (src/btree/nbtree.ts): a TID's words (block, place, row, sizes) and its key columns; two versions a row at most between VACUUMs, arrays grown by half. */
+const NBTREE_TID_BYTES = 16;
+const NBTREE_KEY_BYTES = 8;
+const NBTREE_TIDS_PER_ROW = 2;
+const NBTREE_GROWTH = 1.5;
+/** The build's key order (a row id a TID) when the leaves stay as built. */
+const NBTREE_BUILD_ORDER_BYTES = 4;
+/** The rows' version numbers (workload/keys.ts, btree/index-set.ts): the current one and the committed one. */
+const VERSION_ROW_BYTES = 12;
 /** A large-object value's whole length, kept when a read_lob phase reads the column. */
 const LOB_LENGTH_BYTES = 4;
 const ROW_STORE_BYTES_PER_VARYING_COLUMN = 2;
@@ -28,6 +38,19 @@ interface StorageMemory {
   bytesPerRow: number;
 }
 
+/** Bytes a row of the PostgreSQL indexes simulated entry by entry (none for other formats). */
+function nbtreeRowBytes(spec: StorageSpec, format: ReturnType<typeof getFormat>, layout: ReturnType<ReturnType<typeof getFormat>['layout']>): number {
+  const geometries = indexGeometries(format, spec.table, layout).filter((g) => g.nbtree);
+  if (geometries.length === 0) return 0;
+  // After the first phase that leaves rows, a write touches leaves (they become real, entry by entry).
+  const first = spec.workload.findIndex((ph) => ph.op === 'insert');
+  const later = spec.workload.slice(first + 1).some((ph) => ph.op === 'insert' || ph.op === 'update' || ph.op === 'delete');
+  const keyed = new Set(geometries.flatMap((g) => g.columns)).size;
+  let bytes = NBTREE_KEY_BYTES * keyed + (later ? VERSION_ROW_BYTES : 0);
+  for (const g of geometries) bytes += later ? (NBTREE_TID_BYTES + NBTREE_KEY_BYTES * g.columns.length) * NBTREE_TIDS_PER_ROW * NBTREE_GROWTH : NBTREE_BUILD_ORDER_BYTES;
+  return bytes;
+}
+
 /** The memory one storage point needs at its largest (every row it ever inserts alive at once). */
 export function storageMemory(spec: StorageSpec): StorageMemory {
   const rows = plannedInserts(spec.workload);
@@ -38,7 +61,7 @@ export function storageMemory(spec: StorageSpec): StorageMemory {
   const perRow =
     format.engineRowBytes +
     ROW_STORE_BYTES_PER_VARYING_COLUMN * layout.varying.length +
-    (format.versionedIndexes ? INDEX_TRACKER_ROW_BYTES * spec.table.indexes.length : 0) +
+    nbtreeRowBytes(spec, format, layout) +
     (reads ? format.readRowBytes : 0) +
     LOB_LENGTH_BYTES * lobColumns;
   // Pages at most: every row at its longest, one page per row at worst.

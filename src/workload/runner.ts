@@ -4,7 +4,7 @@
  */
 import type { Order, PhaseSpec, SetSpec, StorageSpec } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
-import { INDEX_SETTING_KEYS } from '../config/index-settings.js';
+import { INDEX_OPTION_KEYS } from '../config/index-settings.js';
 import type { AllocationPageCounts, OffRowStore, StorageFormat } from '../formats/format.js';
 import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
 import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
@@ -21,6 +21,8 @@ import { BufferCache } from '../heap/buffer-cache.js';
 import { PageReads } from '../heap/page-reads.js';
 import { readPlan, readResult, type ReadResult } from './reads.js';
 import { derbyLobStore, lobReadCost } from '../formats/lob.js';
+import { ColumnKeys, KeyStore, NULL_KEY, type KeyContext } from './keys.js';
+import type { ValueDomain } from '../config/spec.js';
 
 export interface PhaseResult {
   op: PhaseSpec['op'];
@@ -91,10 +93,13 @@ export interface WorkloadObserver {
   phaseStart?(index: number, phase: PhaseSpec): void;
   /** An operation on one row is about to reach the engine (accepted or not: the next call says); a read of a row, or a table scan (row −1). */
   beforeRow?(op: 'insert' | 'update' | 'delete' | 'select' | 'scan', row: number): void;
-  /** A new row; its varying lengths are lens[base …] (NULL_LEN for NULL). */
-  insert?(row: number, lens: Uint16Array, base: number): void;
-  /** A changed row: the columns its `set` names, and its lengths after the change. */
-  update?(row: number, columns: readonly ColumnLayout[], lens: Uint16Array, base: number): void;
+  /**
+   * A new row; its varying lengths are lens[base …] (NULL_LEN for NULL); `keys`: per column the key its
+   * value sorts and compares by (workload/keys.ts), NaN for a column no index reads and no config describes.
+   */
+  insert?(row: number, lens: Uint16Array, base: number, keys: Float64Array): void;
+  /** A changed row: the columns its `set` names, its lengths and keys after the change. */
+  update?(row: number, columns: readonly ColumnLayout[], lens: Uint16Array, base: number, keys: Float64Array): void;
   delete?(row: number): void;
   /** A transaction ends (the statement or the row, as the phase says). */
   commit?(): void;
@@ -312,6 +317,14 @@ export function runStorage(spec: StorageSpec, options: RunOptions = {}): Storage
   return new WorkloadRun(spec, options).run();
 }
 
+/** A keyed column's draws in a phase: the column, its position among the stored lengths (−1: none), its keys, its distinct values' lengths. */
+interface KeyDraw {
+  col: number;
+  at: number;
+  keys: ColumnKeys;
+  lens: Map<number, number> | null;
+}
+
 /** One phase's outcome before its metrics are read. */
 interface PhaseOutcome {
   affected: number;
@@ -347,6 +360,17 @@ class WorkloadRun {
   private touched = 0;
   /** The buffer cache of read phases (`cache:`), made at the first. */
   private bufferCache: BufferCache | null = null;
+  /** Keys of the columns indexes read and configs describe (workload/keys.ts). */
+  private readonly keys: KeyStore;
+  /** Per column, the values its latest insert phase described (`distinct`, `frequency`, `order`): an update's new values are drawn from them. */
+  private readonly domains: (ValueDomain | undefined)[];
+  /** Per column, the key range its random distinct values were placed in (kept for later phases). */
+  private readonly randomRanges = new Map<number, { lo: number; span: number }>();
+  /** Per column, the stored bytes of each distinct value (its key): every row with the value has its length. */
+  private readonly valueLens = new Map<number, Map<number, number>>();
+  /** Inserts and updates refused because an index entry would be larger than the DBMS takes. */
+  private indexRefusedRows = 0;
+  private indexRefusedUpdates = 0;
 
   constructor(
     private readonly spec: StorageSpec,
@@ -362,8 +386,27 @@ class WorkloadRun {
     this.width = this.layout.varying.length;
     this.store = new RowStore(this.width, this.capacity);
     this.obs = options.observer;
+    // Keys for the columns a simulated (nbtree) index reads and the columns a config gives values to.
+    const geometries = indexGeometries(this.format, spec.table, this.layout);
+    const keyed = new Uint8Array(spec.table.columns.length);
+    for (const g of geometries) if (g.nbtree) for (const c of g.columns) keyed[c] = 1;
+    for (const ph of spec.workload) {
+      const given = ph.op === 'insert' ? Object.entries(ph.values).filter(([, v]) => v.domain).map(([k]) => k) : ph.op === 'update' ? Object.entries(ph.set).filter(([, v]) => v.domain).map(([k]) => k) : [];
+      for (const name of given) keyed[this.layout.columns.findIndex((c) => c.name === name)] = 1;
+    }
+    this.keys = new KeyStore(keyed, this.capacity);
+    this.domains = spec.table.columns.map(() => undefined);
+    const keys = this.keys;
     // Indexes grow with updates only where every update that is not heap-only adds entries (MVCC).
-    this.indexes = spec.table.indexes.length > 0 ? new IndexSet(indexGeometries(this.format, spec.table, this.layout), this.layout, this.format.versionedIndexes) : null;
+    this.indexes =
+      spec.table.indexes.length > 0
+        ? new IndexSet(geometries, this.layout, this.format.versionedIndexes, {
+            key: (col, row) => keys.get(col, row),
+            keyIsRowId: (col) => keys.implicit(col),
+            rowPage: (row) => this.engine.rowPage(row),
+            lens: () => this.store.lens,
+          })
+        : null;
     this.trackVersions = this.indexes !== null && this.format.versionedIndexes;
     const offRowStore = this.format.offRow?.(this.layout);
     this.offRow = offRowStore ? new OffRowTally(offRowStore, this.capacity) : null;
@@ -422,6 +465,58 @@ class WorkloadRun {
     return { count, at: (i) => ids[i]! };
   }
 
+  /** A keyed column's key draws for a phase of `count` values (workload/keys.ts). */
+  private columnKeys(col: ColumnLayout, domain: ValueDomain | undefined, phase: number, op: string, count: number): KeyDraw {
+    const width = this.width;
+    const ctx: KeyContext = {
+      store: this.keys,
+      seed: this.spec.seed,
+      phase,
+      op,
+      count,
+      rowIds: this.nextRow,
+      isLive: (r) => this.engine.isLive(r),
+      bytesOf: (r) => (col.varIndex >= 0 ? this.store.lens[r * width + col.varIndex]! : col.fixedBytes),
+    };
+    const randomDistinct = domain?.distinct !== undefined && domain.order === 'random';
+    const keys = new ColumnKeys(col.index, col.name, domain, ctx, randomDistinct ? this.randomRanges.get(col.index) : undefined);
+    if (randomDistinct && !this.randomRanges.has(col.index)) this.randomRanges.set(col.index, keys.range());
+    let lens: Map<number, number> | null = null;
+    if (domain?.distinct !== undefined && col.varIndex >= 0) {
+      lens = this.valueLens.get(col.index) ?? new Map<number, number>();
+      this.valueLens.set(col.index, lens);
+    }
+    return { col: col.index, at: col.varIndex, keys, lens };
+  }
+
+  /**
+   * The key of `row`'s new value in a keyed column (the phase's j-th), NULL_KEY for a NULL; a distinct
+   * value takes the length the first row with it had (a repeated existing value, that row's length).
+   */
+  private drawKey(kd: KeyDraw, row: number, j: number, lens: Uint16Array, current: number, store = true): number {
+    const at = kd.at;
+    const base = row * this.width;
+    let key: number;
+    if (at >= 0 && lens[base + at] === NULL_LEN) key = NULL_KEY;
+    else {
+      key = kd.keys.next(j, current);
+      if (kd.lens !== null && kd.keys.valueId >= 0) {
+        const known = kd.lens.get(key);
+        if (known !== undefined) lens[base + at] = known;
+        else {
+          const src = kd.keys.sourceRow;
+          const b = src >= 0 ? this.store.lens[src * this.width + at]! : lens[base + at]!;
+          if (b !== NULL_LEN) {
+            kd.lens.set(key, b);
+            lens[base + at] = b;
+          }
+        }
+      }
+    }
+    if (store) this.keys.set(kd.col, row, key);
+    return key;
+  }
+
   /** Rows of the phase, a batch at a time, in the phase's order ('order' stream: nothing else draws from it). */
   private picker(count: Count, order: Order, rng: Prng): RowPicker {
     const live = this.engine.liveRows();
@@ -439,6 +534,16 @@ class WorkloadRun {
     const lens = this.store.lens;
     const offRow = this.offRow;
     const appendIndexes = indexes !== null && indexes.built;
+    const limit = indexes !== null && indexes.hasLimit;
+    const firstRow = this.nextRow;
+    // Keyed columns: their keys drawn as the phase's `values` describe them.
+    const keyDraws = layout.columns
+      .filter((col) => this.keys.keyed[col.index])
+      .map((col) => {
+        const domain = phase.values[col.name]?.domain;
+        if (domain) this.domains[col.index] = domain;
+        return this.columnKeys(col, domain, index, 'insert', n);
+      });
     let affected = 0;
     for (let done = 0; done < n; ) {
       const count = Math.min(BATCH, n - done);
@@ -459,17 +564,23 @@ class WorkloadRun {
           for (let i = 0; i < count; i++) whole[first + i] = units[i]! < 0 ? 0 : c.lobBytes(units[i]!);
         }
       }
+      for (const kd of keyDraws) for (let i = 0; i < count; i++) this.drawKey(kd, first + i, first + i - firstRow, lens, NaN);
       // Row by row: sized by the format, placed by the engine.
       for (let i = 0; i < count; i++) {
         const row = first + i;
         const base = row * width;
         const logical = format.logicalBytes(layout, lens, base);
         obs?.beforeRow?.('insert', row);
+        // An index entry larger than the index takes: the server refuses the INSERT.
+        if (limit && indexes.tooLarge(lens, base)) {
+          this.indexRefusedRows++;
+          continue;
+        }
         if (engine.insert(row, format.rowBytes(layout, lens, base, logical), logical)) {
           affected++;
           if (appendIndexes) indexes.append(row, lens, base);
           offRow?.set(row, lens, base);
-          obs?.insert?.(row, lens, base);
+          obs?.insert?.(row, lens, base, this.keys.snapshot(row));
         }
       }
       this.nextRow += count;
@@ -497,6 +608,12 @@ class WorkloadRun {
     const keyChanged = indexes ? indexes.keysChanged(new Set(setColumns.map((c) => c.index))) : null;
     const rows = new Int32Array(BATCH);
     const offRow = this.offRow;
+    const limit = indexes !== null && indexes.hasLimit;
+    // Keyed columns the set changes: new keys from the set's values, else those the column's last insert described.
+    const keyDraws = setColumns.filter((col) => this.keys.keyed[col.index]).map((col) => this.columnKeys(col, phase.set[col.name]!.domain ?? this.domains[col.index], index, 'update', n));
+    const newKeys = new Float64Array(keyDraws.length);
+    const oldLens = new Int32Array(keyDraws.length);
+    let visited = 0;
     let affected = 0;
     for (;;) {
       const count = picker.next(rows);
@@ -509,15 +626,27 @@ class WorkloadRun {
         const row = rows[i]!;
         const base = row * width;
         for (let c = 0; c < sized.length; c++) old[c] = sized[c]!.apply(lens, base, i, row);
+        for (let k = 0; k < keyDraws.length; k++) {
+          const kd = keyDraws[k]!;
+          oldLens[k] = kd.at >= 0 ? lens[base + kd.at]! : 0;
+          newKeys[k] = this.drawKey(kd, row, visited, lens, this.keys.get(kd.col, row), false);
+        }
+        visited++;
         const logical = format.logicalBytes(layout, lens, base);
         obs?.beforeRow?.('update', row);
-        if (engine.update(row, format.rowBytes(layout, lens, base, logical), logical, info)) {
+        // The row is found through the first index (its leaf read, its dead versions' entries marked), then changed.
+        if (this.trackVersions && indexes!.built) indexes!.locate(row);
+        const refused = limit && indexes!.tooLarge(lens, base);
+        if (refused) this.indexRefusedUpdates++;
+        if (!refused && engine.update(row, format.rowBytes(layout, lens, base, logical), logical, info)) {
           affected++;
+          for (let k = 0; k < keyDraws.length; k++) this.keys.set(keyDraws[k]!.col, row, newKeys[k]!);
           if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base, keyChanged);
           offRow?.set(row, lens, base);
-          obs?.update?.(row, setColumns, lens, base);
+          obs?.update?.(row, setColumns, lens, base, this.keys.snapshot(row));
         } else {
           for (let c = 0; c < sized.length; c++) sized[c]!.restore(lens, base, old[c]!);
+          for (let k = 0; k < keyDraws.length; k++) if (keyDraws[k]!.at >= 0) lens[base + keyDraws[k]!.at] = oldLens[k]!;
         }
         if (perRow) this.commitTransaction();
       }
@@ -539,6 +668,7 @@ class WorkloadRun {
         const row = rows[i]!;
         if (!this.engine.isLive(row)) continue;
         this.obs?.beforeRow?.('delete', row);
+        if (this.trackVersions && this.indexes!.built) this.indexes!.locate(row);
         this.engine.delete(row);
         this.offRow?.clear(row);
         if (this.trackVersions) this.indexes!.remove(row, this.store.lens, row * this.width);
@@ -708,6 +838,12 @@ class WorkloadRun {
     }
     const metrics = engine.metrics();
     if (indexes) metrics.index_entries = indexes.entries();
+    if (indexes?.hasLimit) {
+      metrics.rows_rejected += this.indexRefusedRows;
+      metrics.updates_rejected += this.indexRefusedUpdates;
+      metrics.rows_rejected_by_index = this.indexRefusedRows;
+      metrics.updates_rejected_by_index = this.indexRefusedUpdates;
+    }
     if (this.offRow) metrics.row_overflow_pages = this.offRow.store.pages(this.offRow.total);
     const index_pages = indexes ? indexes.pages(metrics.pages) : NO_INDEX_PAGES;
     const allocation_pages = allocationPages(this.format, this.layout, metrics, index_pages);
@@ -765,7 +901,7 @@ class WorkloadRun {
       index_pages: last ? last.index_pages : NO_INDEX_PAGES,
       allocation_pages: last ? last.allocation_pages : allocationPages(format, this.layout, final, NO_INDEX_PAGES),
       pageMaps: this.pageMaps,
-      memory_bytes: engine.memoryBytes() + this.store.lens.byteLength + (indexes?.memoryBytes() ?? 0),
+      memory_bytes: engine.memoryBytes() + this.store.lens.byteLength + (indexes?.memoryBytes() ?? 0) + this.keys.memoryBytes(),
     };
     if (this.maxCells > 0) this.keepPageMap(spec.workload.length - 1, 'final');
     return result;
@@ -788,7 +924,7 @@ function allocationPages(format: StorageFormat, layout: TableLayout, metrics: En
 /** Index settings this format does not read are ignored, with a note; and what the format says about the indexes. */
 function indexNotes(spec: StorageSpec, format: StorageFormat): string[] {
   const ignored = spec.table.indexes.flatMap((idx) =>
-    INDEX_SETTING_KEYS.filter((k) => idx[k] !== undefined && !format.indexSettings.includes(k)).map((k) => `${k} of index ${idx.name} does not apply to ${format.id} and is ignored`),
+    INDEX_OPTION_KEYS.filter((k) => idx[k] !== undefined && !format.indexSettings.includes(k)).map((k) => `${k} of index ${idx.name} does not apply to ${format.id} and is ignored`),
   );
   return [...ignored, ...(format.indexNotes?.(spec.table) ?? [])];
 }

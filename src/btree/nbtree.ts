@@ -1,0 +1,1243 @@
+/**
+ * A PostgreSQL B-tree (nbtree) simulated entry by entry at the leaf level: every heap TID an index holds,
+ * in key order, grouped into index tuples (a plain tuple or a posting list of several TIDs of one key),
+ * on leaf pages that fill, deduplicate, delete and split as nbtree does. The levels above the leaves
+ * are sized from the leaf count (geometry.ts, as nbtsort.c builds them).
+ *
+ * What happens to a leaf, as the PostgreSQL source does it (the rules' numbers come from the format,
+ * src/formats/postgres.ts, which cites them; docs/engines.md, "Index sizes"):
+ *   - CREATE INDEX (nbtsort.c): the TIDs sorted by (key, TID); equal keys merged into posting lists of at
+ *     most `buildPostingBytes` when the index deduplicates (not for a unique index); leaves filled to the
+ *     fillfactor, the last tuple moving to the next page, a posting list's TIDs not counted in the page's
+ *     last tuple (it becomes the truncated high key).
+ *   - An insert goes where its (key, TID) sorts. When the page has no room (nbtinsert.c
+ *     _bt_findinsertloc, _bt_delete_or_dedup_one_page): tuples marked LP_DEAD go first, with every
+ *     deletable TID on their heap blocks and the new item's (simple deletion); then, for an UPDATE that
+ *     left this index's columns alone (or a unique index with duplicates of the key), a bottom-up
+ *     deletion pass (nbtdedup.c _bt_bottomupdel_pass with heapam.c's limits: at most 6 heap blocks, the
+ *     most promising first, stopping once a block frees nothing or the space target, halved for every
+ *     block that is not next to the last, is met); then a deduplication pass (nbtdedup.c _bt_dedup_pass:
+ *     posting lists of at most `maxPostingBytes`, the single-value strategy); then a split.
+ *   - A split (nbtsplitloc.c _bt_findsplitloc) weighs every split point by the free space it leaves on
+ *     each side: the rightmost leaf is split to leave the left page `leafFillfactor` full, others 50:50,
+ *     within 5% of the best balance the point that truncates the new high key most; pages of duplicates
+ *     split at the edge of the group (many duplicates) or leave the left page 96% full (single value).
+ *   - An index scan that finds a row's old versions dead marks their tuples LP_DEAD (nbtutils.c
+ *     _bt_killitems; a posting list only when every TID in it is dead).
+ *   - VACUUM removes every TID of a dead version; a leaf left empty is deleted (not the rightmost), and
+ *     its page is reused by later splits once a later VACUUM finds it recyclable (nbtpage.c).
+ * Leaves of a build stay virtual (sizes only) until an operation touches them: a large load costs no
+ * per-entry memory until it changes.
+ */
+import { grown } from '../util/arrays.js';
+import { UpperLevels } from './nbtree-upper.js';
+
+/** The numbers an nbtree lives by, from the format (src/formats/postgres.ts). */
+export interface NbtreeRules {
+  /** BLCKSZ. */
+  blockBytes: number;
+  /** Bytes an empty page offers for items and line pointers: BLCKSZ − page header − special space. */
+  pageRoomBytes: number;
+  lineBytes: number;
+  maxalign: number;
+  /** sizeof(ItemPointerData): a heap TID in a posting list. */
+  tidBytes: number;
+  /** MAXALIGN(sizeof(ItemPointerData)): the heap TID a high key may need. */
+  pivotTidBytes: number;
+  /** Leaf fillfactor (the index's; 90 by default) and the fillfactor of the levels above (BTREE_NONLEAF_FILLFACTOR). */
+  leafFillfactor: number;
+  nonLeafFillfactor: number;
+  /** Bytes of a non-leaf page's bare first ("minus infinity") item. */
+  minusInfinityBytes: number;
+  /** BTREE_SINGLEVAL_FILLFACTOR. */
+  singleValueFillfactor: number;
+  /** BTMaxItemSize: the largest index tuple. */
+  maxItemBytes: number;
+  /** A deduplication pass's posting list limit (BTMaxItemSize / 2). */
+  maxPostingBytes: number;
+  /** CREATE INDEX's posting list limit. */
+  buildPostingBytes: number;
+  /** deduplicate_items on and every key column's operator class equalimage. */
+  dedup: boolean;
+  unique: boolean;
+  /** Bottom-up deletion's space target (BLCKSZ / 16) and the free space after which it skips deduplication (BLCKSZ / 24). */
+  bottomUpTargetBytes: number;
+  bottomUpEnoughBytes: number;
+  /** heapam.c: the most heap blocks a bottom-up pass visits, and how far apart blocks may be to count as contiguous. */
+  bottomUpMaxBlocks: number;
+  bottomUpToleranceBlocks: number;
+  /** nbtsplitloc.c LEAF_SPLIT_DISTANCE. */
+  leafSplitDistance: number;
+  /** nbtdedup.c: the single-value strategy stops after this many full-size posting lists, counting those of more than `singleValueTids` TIDs. */
+  singleValueMaxItems: number;
+  singleValueTids: number;
+}
+
+/** Row versions: whether a TID's version is dead to every transaction (its entry may go). */
+export interface VersionState {
+  /** The version of `row` made as `seq` (its TID's place, see BuildSource.seq) is replaced or deleted by a committed transaction. */
+  deletable(row: number, seq: number): boolean;
+}
+
+/** The heap side of a virtual leaf's TIDs: the built list (row ids in key order) and each row's facts. */
+export interface BuildSource {
+  /** The k-th TID of the build, as a row id. */
+  rowAt(k: number): number;
+  /** Key column c (0 … m − 1 of the index) of a row. */
+  key(c: number, row: number): number;
+  /** The heap block of the row's current version, and its TID's place within the block: versions are numbered as they are made, so a later one sorts after (and names the version). */
+  block(row: number): number;
+  seq(row: number): number;
+  /** Bytes of the row's plain leaf tuple (MAXALIGNed) and of a pivot holding its first key column. */
+  tupleBytes(row: number): number;
+  pivotBytes(row: number): number;
+}
+
+const HEAD = 1;
+const DEAD = 2;
+
+/** How a new TID comes: a new row, an UPDATE that left this index's columns alone, or one that changed them. */
+export const enum InsertKind {
+  Insert = 0,
+  Unchanged = 1,
+  Changed = 2,
+}
+
+/** Per TID in a leaf's `meta`: heap block, place in the block, row, and packed (plain tuple bytes, first-column pivot bytes, flags). */
+const META = 4;
+const BYTES_MASK = 0x3fff;
+const PIV_SHIFT = 14;
+const FLAG_SHIFT = 28;
+
+/** One leaf page: its TIDs in (key, TID) order, each tuple's first TID flagged HEAD. */
+class Leaf {
+  n = 0;
+  /** Key columns, m a TID. */
+  keys: Float64Array;
+  /** META words a TID: block, place, row, bytes | pivot bytes << 14 | flags << 28. */
+  meta: Int32Array;
+  /** Bytes of the data items and their line pointers. */
+  used = 0;
+  /** Bytes of the high key and its line pointer (0 on the rightmost leaf). */
+  hikey = 0;
+  /** Tuples marked LP_DEAD. */
+  dead = 0;
+  /** A built leaf not yet materialised: its TIDs are the build's [vFrom, vTo). */
+  vFrom = -1;
+  vTo = -1;
+
+  constructor(
+    readonly m: number,
+    readonly id: number,
+    cap: number,
+  ) {
+    const c = Math.max(8, cap);
+    this.keys = new Float64Array(c * m);
+    this.meta = new Int32Array(c * META);
+  }
+
+  blkAt(i: number): number {
+    return this.meta[i * META]!;
+  }
+  seqAt(i: number): number {
+    return this.meta[i * META + 1]!;
+  }
+  rowAt(i: number): number {
+    return this.meta[i * META + 2]!;
+  }
+  baseAt(i: number): number {
+    return this.meta[i * META + 3]! & BYTES_MASK;
+  }
+  pivAt(i: number): number {
+    return (this.meta[i * META + 3]! >>> PIV_SHIFT) & BYTES_MASK;
+  }
+  flagAt(i: number): number {
+    return this.meta[i * META + 3]! >>> FLAG_SHIFT;
+  }
+  setFlag(i: number, f: number): void {
+    const o = i * META + 3;
+    this.meta[o] = (this.meta[o]! & ((1 << FLAG_SHIFT) - 1)) | (f << FLAG_SHIFT);
+  }
+  set(i: number, row: number, blk: number, seq: number, base: number, piv: number, flag: number): void {
+    const o = i * META;
+    this.meta[o] = blk;
+    this.meta[o + 1] = seq;
+    this.meta[o + 2] = row;
+    this.meta[o + 3] = base | (piv << PIV_SHIFT) | (flag << FLAG_SHIFT);
+  }
+
+  ensure(n: number): void {
+    if (n * META <= this.meta.length) return;
+    this.keys = grown(this.keys, n * this.m);
+    this.meta = grown(this.meta, n * META);
+  }
+
+  /** Open a gap of one TID at i. */
+  openAt(i: number): void {
+    this.ensure(this.n + 1);
+    const m = this.m;
+    this.keys.copyWithin((i + 1) * m, i * m, this.n * m);
+    this.meta.copyWithin((i + 1) * META, i * META, this.n * META);
+    this.n++;
+  }
+
+  /** Keep the TIDs whose keep[i] is 1, in order. */
+  compact(keep: Uint8Array): void {
+    const m = this.m;
+    let w = 0;
+    for (let i = 0; i < this.n; i++) {
+      if (!keep[i]) continue;
+      if (w !== i) {
+        for (let c = 0; c < m; c++) this.keys[w * m + c] = this.keys[i * m + c]!;
+        for (let c = 0; c < META; c++) this.meta[w * META + c] = this.meta[i * META + c]!;
+      }
+      w++;
+    }
+    this.n = w;
+  }
+
+  /** The index of the TID after tuple i's last. */
+  tupleEnd(i: number): number {
+    let j = i + 1;
+    while (j < this.n && (this.flagAt(j) & HEAD) === 0) j++;
+    return j;
+  }
+
+  /** Take TIDs [from, n) into a new leaf. */
+  splitOff(from: number, id: number): Leaf {
+    const moved = this.n - from;
+    const right = new Leaf(this.m, id, Math.max(16, moved + 8));
+    right.keys.set(this.keys.subarray(from * this.m, this.n * this.m));
+    right.meta.set(this.meta.subarray(from * META, this.n * META));
+    right.n = moved;
+    this.n = from;
+    return right;
+  }
+
+  bytes(): number {
+    return this.keys.byteLength + this.meta.byteLength;
+  }
+}
+
+export class NbtreeIndex {
+  private leaves: Leaf[] = [];
+  /** Per leaf, the smallest (key …, block, place in block) it holds: stride m + 2; the first leaf's is −∞. */
+  private lows = new Float64Array(0);
+  private nextId = 0;
+  /** Pages of the relation but its metapage (leaves and the levels above: in use, deleted and waiting, free for reuse). */
+  private allocated = 0;
+  private deletedPending = 0;
+  private freePages = 0;
+  /** The levels above the leaves. */
+  private readonly upper: UpperLevels;
+  /** Writes since the last VACUUM (a page deleted then becomes recyclable at the next one). */
+  private writesSinceVacuum = false;
+  /** TIDs held (live and dead). */
+  tids = 0;
+  private readonly m: number;
+  private readonly stride: number;
+  private src: BuildSource | null = null;
+  private readonly scratchKey: Float64Array;
+  // What the index did, counted (tests read them).
+  dedupPasses = 0;
+  bottomUpPasses = 0;
+  bottomUpDeleted = 0;
+  simpleDeleted = 0;
+  splits = 0;
+
+  constructor(
+    m: number,
+    private readonly rules: NbtreeRules,
+    private readonly versions: VersionState,
+  ) {
+    this.m = m;
+    this.stride = m + 2;
+    this.scratchKey = new Float64Array(m);
+    this.upper = new UpperLevels(rules, rules.minusInfinityBytes, () => this.allocatePage());
+  }
+
+  // ---- size -------------------------------------------------------------------------------------
+
+  /** Pages of the relation but its metapage: leaves and the levels above, in use, deleted or free for reuse (a relation does not shrink). */
+  relationPages(): number {
+    return this.allocated;
+  }
+
+  /** Pages of each level above the leaves in use, lowest first. */
+  upperLevels(): number[] {
+    return this.upper.levelPages();
+  }
+
+  /** Pages above the leaves in use. */
+  upperPages(): number {
+    return this.upper.pages();
+  }
+
+  /** Leaves in use (with a downlink). */
+  liveLeaves(): number {
+    return this.leaves.length;
+  }
+
+  memoryBytes(): number {
+    let b = this.lows.byteLength;
+    for (const l of this.leaves) b += l.bytes();
+    return b;
+  }
+
+  private maxalign(n: number): number {
+    const a = this.rules.maxalign;
+    return Math.ceil(n / a) * a;
+  }
+
+  /** Bytes of a tuple of `t` TIDs whose plain tuple takes `base` bytes. */
+  private tupleBytes(base: number, t: number): number {
+    return t === 1 ? base : this.maxalign(base + t * this.rules.tidBytes);
+  }
+
+  private exactFree(l: Leaf): number {
+    return this.rules.pageRoomBytes - l.hikey - l.used;
+  }
+
+  /** PageGetFreeSpace: exact free space less one line pointer. */
+  private free(l: Leaf): number {
+    return Math.max(0, this.exactFree(l) - this.rules.lineBytes);
+  }
+
+  // ---- build ------------------------------------------------------------------------------------
+
+  /**
+   * CREATE INDEX over `count` TIDs in key order (src.rowAt(k)): the tuples as nbtsort.c forms them
+   * (posting lists when the index deduplicates), the leaves as it fills them. The leaves stay virtual.
+   */
+  build(count: number, src: BuildSource): void {
+    this.src = src;
+    this.leaves = [];
+    this.tids = count;
+    this.deletedPending = 0;
+    this.freePages = 0;
+    this.writesSinceVacuum = false;
+    const r = this.rules;
+    const lp = r.lineBytes;
+    const full = Math.floor((r.blockBytes * (100 - r.leafFillfactor)) / 100);
+    const empty = r.pageRoomBytes - 2 * lp;
+    const starts: number[] = [];
+    const used: number[] = [];
+    // The tuple stream (a tuple: its first TID, its bytes, its posting list's bytes), filled into pages as _bt_buildadd does.
+    let pgspc = empty;
+    let pageUsed = 0;
+    let items = 0;
+    let lastExtra = 0;
+    let lastStart = 0;
+    let lastSize = 0;
+    let k = 0;
+    const dedup = r.dedup && !r.unique;
+    const key = this.scratchKey;
+    while (k < count) {
+      const row = src.rowAt(k);
+      const base = src.tupleBytes(row);
+      let t = 1;
+      if (dedup) {
+        for (let c = 0; c < this.m; c++) key[c] = src.key(c, row);
+        while (k + t < count && this.maxalign(base + (t + 1) * r.tidBytes) <= r.buildPostingBytes) {
+          const next = src.rowAt(k + t);
+          let equal = true;
+          for (let c = 0; c < this.m && equal; c++) equal = src.key(c, next) === key[c];
+          if (!equal) break;
+          t++;
+        }
+      }
+      const size = this.tupleBytes(base, t);
+      const extra = t > 1 ? size - base : 0;
+      if (items === 0) starts.push(k);
+      else if (pgspc < size + r.pivotTidBytes || (pgspc + lastExtra < full && items >= 2)) {
+        // The page is finished: its last tuple moves to the next page (a copy becomes the high key).
+        used.push(pageUsed - (lastSize + lp));
+        starts.push(lastStart);
+        pgspc = empty - (lastSize + lp);
+        pageUsed = lastSize + lp;
+        items = 1;
+      }
+      pgspc -= size + lp;
+      pageUsed += size + lp;
+      items++;
+      lastExtra = extra;
+      lastStart = k;
+      lastSize = size;
+      k += t;
+    }
+    if (starts.length === 0) starts.push(0);
+    used.push(pageUsed);
+    const n = starts.length;
+    this.lows = new Float64Array(n * this.stride);
+    for (let i = 0; i < n; i++) {
+      const leaf = new Leaf(this.m, this.nextId++, 0);
+      leaf.vFrom = starts[i]!;
+      leaf.vTo = i + 1 < n ? starts[i + 1]! : count;
+      leaf.used = used[i]!;
+      this.leaves.push(leaf);
+      this.setLowFromSource(i, leaf.vFrom, count);
+    }
+    for (let i = 0; i + 1 < n; i++) this.leaves[i]!.hikey = this.buildHighKey(i) + lp;
+    // The levels above: each leaf's downlink is its left neighbour's high key (the first, minus infinity).
+    this.upper.build(this.leaves.map((l, i) => (i === 0 ? r.minusInfinityBytes : this.leaves[i - 1]!.hikey - lp)));
+    this.allocated = n + this.upper.pagesAllocated;
+  }
+
+  /** The high key nbtsort.c gives leaf i: its last TID against the next leaf's first, truncated. */
+  private buildHighKey(i: number): number {
+    const src = this.src!;
+    const a = this.leaves[i]!;
+    const b = this.leaves[i + 1]!;
+    const left = src.rowAt(a.vTo - 1);
+    const right = src.rowAt(b.vFrom);
+    let natts = this.m + 1;
+    for (let c = 0; c < this.m; c++) {
+      if (src.key(c, left) !== src.key(c, right)) {
+        natts = c + 1;
+        break;
+      }
+    }
+    return this.pivotSize(natts, src.tupleBytes(right), src.pivotBytes(right));
+  }
+
+  /** Bytes of a pivot keeping `natts` key columns of a tuple (plain bytes `base`, first-column pivot `piv`); m + 1: all, with a heap TID. */
+  private pivotSize(natts: number, base: number, piv: number): number {
+    if (natts === 1) return piv;
+    if (natts <= this.m) return base;
+    return base + this.rules.pivotTidBytes;
+  }
+
+  /**
+   * Leaf i's low bound as the build leaves it: the key of its first TID (k), truncated as its left
+   * neighbour's high key is (suffix truncation: the columns after the first that differs from the
+   * left page's last TID are minus infinity, and so is the TID unless every key column is equal).
+   */
+  private setLowFromSource(i: number, k: number, count: number): void {
+    const o = i * this.stride;
+    if (i === 0 || k >= count) {
+      this.lows.fill(-Infinity, o, o + this.stride);
+      return;
+    }
+    const src = this.src!;
+    const row = src.rowAt(k);
+    const prev = src.rowAt(k - 1);
+    let keep = this.m + 1;
+    for (let c = 0; c < this.m; c++) {
+      if (src.key(c, prev) !== src.key(c, row)) {
+        keep = c + 1;
+        break;
+      }
+    }
+    for (let c = 0; c < this.m; c++) this.lows[o + c] = c < keep ? src.key(c, row) : -Infinity;
+    this.lows[o + this.m] = keep > this.m ? src.block(row) : -Infinity;
+    this.lows[o + this.m + 1] = keep > this.m ? src.seq(row) : -Infinity;
+  }
+
+  /** A virtual leaf's TIDs, tuples and sizes made real (as the build formed them). */
+  private materialise(leaf: Leaf): void {
+    if (leaf.vFrom < 0) return;
+    const src = this.src!;
+    const r = this.rules;
+    const from = leaf.vFrom;
+    const to = leaf.vTo;
+    leaf.vFrom = leaf.vTo = -1;
+    const count = to - from;
+    leaf.ensure(count);
+    leaf.n = count;
+    const m = this.m;
+    const dedup = r.dedup && !r.unique;
+    let used = 0;
+    let headAt = 0;
+    let t = 0;
+    for (let k = 0; k < count; k++) {
+      const row = src.rowAt(from + k);
+      for (let c = 0; c < m; c++) leaf.keys[k * m + c] = src.key(c, row);
+      leaf.set(k, row, src.block(row), src.seq(row), src.tupleBytes(row), src.pivotBytes(row), 0);
+      // Grouped as the build grouped them: into the tuple before when its key is equal and the posting list still fits.
+      let join = false;
+      if (dedup && k > 0 && this.sameKey(leaf, headAt, k) && this.maxalign(leaf.baseAt(headAt) + (t + 1) * r.tidBytes) <= r.buildPostingBytes) join = true;
+      if (join) {
+        leaf.setFlag(k, 0);
+        t++;
+      } else {
+        if (k > 0) used += this.tupleBytes(leaf.baseAt(headAt), t) + r.lineBytes;
+        leaf.setFlag(k, HEAD);
+        headAt = k;
+        t = 1;
+      }
+    }
+    if (count > 0) used += this.tupleBytes(leaf.baseAt(headAt), t) + r.lineBytes;
+    leaf.used = used;
+    leaf.dead = 0;
+  }
+
+  private sameKey(l: Leaf, i: number, j: number): boolean {
+    const m = this.m;
+    for (let c = 0; c < m; c++) if (l.keys[i * m + c] !== l.keys[j * m + c]) return false;
+    return true;
+  }
+
+  /** keep_natts: the 1-based key column where the TIDs i (of a) and j (of b) first differ; m + 1 when equal. */
+  private keepNatts(a: Float64Array, ai: number, b: Float64Array, bi: number): number {
+    const m = this.m;
+    for (let c = 0; c < m; c++) if (a[ai * m + c] !== b[bi * m + c]) return c + 1;
+    return m + 1;
+  }
+
+  // ---- finding ----------------------------------------------------------------------------------
+
+  /** Compare (key, TID = block and place) with leaf l's TID i: < 0 when it sorts before. */
+  private cmpTid(key: Float64Array, blk: number, seq: number, l: Leaf, i: number): number {
+    const m = this.m;
+    for (let c = 0; c < m; c++) {
+      const a = key[c]!;
+      const b = l.keys[i * m + c]!;
+      if (a !== b) return a < b ? -1 : 1;
+    }
+    if (blk !== l.blkAt(i)) return blk < l.blkAt(i) ? -1 : 1;
+    const s = l.seqAt(i);
+    return seq === s ? 0 : seq < s ? -1 : 1;
+  }
+
+  private cmpLow(key: Float64Array, blk: number, seq: number, li: number): number {
+    const o = li * this.stride;
+    const lows = this.lows;
+    const m = this.m;
+    for (let c = 0; c < m; c++) {
+      const b = lows[o + c]!;
+      if (key[c] !== b) return key[c]! < b ? -1 : 1;
+    }
+    const b2 = lows[o + m]!;
+    if (blk !== b2) return blk < b2 ? -1 : 1;
+    const b3 = lows[o + m + 1]!;
+    return seq === b3 ? 0 : seq < b3 ? -1 : 1;
+  }
+
+  /** The leaf found last: the next search tries it first (a row's change reads its leaf, then puts its new entry there). */
+  private lastLeaf = 0;
+
+  /** The leaf whose key space holds (key, TID): the last whose low bound is ≤ it. */
+  findLeaf(key: Float64Array, blk: number, seq: number): number {
+    const n = this.leaves.length;
+    const h = this.lastLeaf;
+    if (h < n && this.cmpLow(key, blk, seq, h) >= 0 && (h === n - 1 || this.cmpLow(key, blk, seq, h + 1) < 0)) return h;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.cmpLow(key, blk, seq, mid) >= 0) lo = mid;
+      else hi = mid - 1;
+    }
+    this.lastLeaf = lo;
+    return lo;
+  }
+
+  /** The position in leaf l where (key, TID) goes. */
+  private position(l: Leaf, key: Float64Array, blk: number, seq: number): number {
+    let lo = 0;
+    let hi = l.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.cmpTid(key, blk, seq, l, mid) > 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The leaf holding (key, TID): its position among the leaves and its page name (buffer cache, reads). */
+  leafAt(key: Float64Array, blk: number, seq: number): { index: number; id: number } {
+    if (this.leaves.length === 0) return { index: 0, id: 0 };
+    const index = this.findLeaf(key, blk, seq);
+    return { index, id: this.leaves[index]!.id };
+  }
+
+  /** Make the leaf holding a row's entry real before the row changes (its TIDs read the heap as it is now). */
+  touch(key: Float64Array, blk: number, seq: number): void {
+    if (this.leaves.length === 0) return;
+    this.materialise(this.leaves[this.findLeaf(key, blk, seq)]!);
+  }
+
+  // ---- inserting --------------------------------------------------------------------------------
+
+  /** A new TID of `row`'s version `seq` at heap block `blk`, whose plain tuple takes `base` bytes (`piv` for its first column's pivot). */
+  insert(key: Float64Array, row: number, blk: number, seq: number, base: number, piv: number, kind: InsertKind): void {
+    this.writesSinceVacuum = true;
+    if (this.leaves.length === 0) {
+      const leaf = new Leaf(this.m, this.nextId++, 16);
+      this.leaves.push(leaf);
+      this.lows = new Float64Array(this.stride).fill(-Infinity);
+      this.allocated = Math.max(this.allocated, 1);
+    }
+    let li = this.findLeaf(key, blk, seq);
+    let leaf = this.leaves[li]!;
+    this.materialise(leaf);
+    const r = this.rules;
+    if (this.free(leaf) < base) {
+      let uniquedup = kind === InsertKind.Unchanged;
+      if (r.unique && !uniquedup) uniquedup = this.hasKey(leaf, key);
+      if (leaf.dead > 0) {
+        this.simpleDeletion(leaf, blk);
+        uniquedup = true;
+      }
+      if (this.free(leaf) < base && !(r.unique && !uniquedup)) {
+        let skipDedup = false;
+        if (kind === InsertKind.Unchanged || uniquedup) skipDedup = this.bottomUpPass(leaf, base);
+        if (!skipDedup && r.dedup) this.dedupPass(leaf, key, base, kind === InsertKind.Unchanged || uniquedup);
+      }
+      if (this.free(leaf) < base) {
+        this.stage(key, blk, seq, base, piv);
+        li = this.split(li, key, blk, seq, base);
+        leaf = this.leaves[li]!;
+      }
+    }
+    this.place(leaf, key, row, blk, seq, base, piv);
+  }
+
+  private hasKey(l: Leaf, key: Float64Array): boolean {
+    const i = this.position(l, key, -Infinity, -Infinity);
+    if (i >= l.n) return false;
+    for (let c = 0; c < this.m; c++) if (l.keys[i * this.m + c] !== key[c]) return false;
+    return true;
+  }
+
+  /** Put the TID into leaf l at its place; inside a posting list, the list's last TID leaves it as a plain tuple (a posting list split). */
+  private place(l: Leaf, key: Float64Array, row: number, blk: number, seq: number, base: number, piv: number): void {
+    const i = this.position(l, key, blk, seq);
+    const inside = i > 0 && i < l.n && (l.flagAt(i) & HEAD) === 0;
+    l.openAt(i);
+    const m = this.m;
+    for (let c = 0; c < m; c++) l.keys[i * m + c] = key[c]!;
+    l.set(i, row, blk, seq, base, piv, 0);
+    if (inside) {
+      l.setFlag(i, 0);
+      const end = l.tupleEnd(i);
+      l.setFlag(end - 1, HEAD);
+      l.used += l.baseAt(end - 1) + this.rules.lineBytes;
+    } else {
+      l.setFlag(i, HEAD);
+      l.used += base + this.rules.lineBytes;
+    }
+    this.tids++;
+  }
+
+  // ---- deleting ---------------------------------------------------------------------------------
+
+  /** Recount a leaf's bytes and LP_DEAD tuples after TIDs were taken out (a posting list shrinks; one TID left is a plain tuple). */
+  private recount(l: Leaf): void {
+    let used = 0;
+    let dead = 0;
+    for (let i = 0; i < l.n; ) {
+      const end = l.tupleEnd(i);
+      used += this.tupleBytes(l.baseAt(i), end - i) + this.rules.lineBytes;
+      if (l.flagAt(i) & DEAD) dead++;
+      i = end;
+    }
+    l.used = used;
+    l.dead = dead;
+  }
+
+  /** Take out the TIDs with drop[i] = 1; a tuple's head moves to its first kept TID (with its LP_DEAD mark). */
+  private removeTids(l: Leaf, drop: Uint8Array): number {
+    let removed = 0;
+    for (let i = 0; i < l.n; ) {
+      const end = l.tupleEnd(i);
+      const headFlag = l.flagAt(i);
+      let first = true;
+      for (let j = i; j < end; j++) {
+        if (drop[j]) {
+          removed++;
+          continue;
+        }
+        l.setFlag(j, first ? headFlag : 0);
+        first = false;
+      }
+      i = end;
+    }
+    if (removed === 0) return 0;
+    for (let j = 0; j < l.n; j++) drop[j] = drop[j] ? 0 : 1;
+    l.compact(drop);
+    this.tids -= removed;
+    this.recount(l);
+    return removed;
+  }
+
+  private dropBuffer = new Uint8Array(64);
+  private drop(n: number): Uint8Array {
+    if (this.dropBuffer.length < n) this.dropBuffer = new Uint8Array(Math.max(n, this.dropBuffer.length * 2));
+    this.dropBuffer.fill(0, 0, n);
+    return this.dropBuffer;
+  }
+
+  /**
+   * Simple deletion (_bt_simpledel_pass): the LP_DEAD tuples, and every TID on their heap blocks or on
+   * the new item's that the heap finds dead.
+   */
+  private simpleDeletion(l: Leaf, newBlk: number): void {
+    const blocks = new Set<number>([newBlk]);
+    for (let i = 0; i < l.n; ) {
+      const end = l.tupleEnd(i);
+      if (l.flagAt(i) & DEAD) for (let j = i; j < end; j++) blocks.add(l.blkAt(j));
+      i = end;
+    }
+    const drop = this.drop(l.n);
+    for (let i = 0; i < l.n; ) {
+      const end = l.tupleEnd(i);
+      const dead = (l.flagAt(i) & DEAD) !== 0;
+      for (let j = i; j < end; j++) if (dead || (blocks.has(l.blkAt(j)) && this.versions.deletable(l.rowAt(j), l.seqAt(j)))) drop[j] = 1;
+      i = end;
+    }
+    this.simpleDeleted += this.removeTids(l, drop);
+  }
+
+  /**
+   * Bottom-up deletion (_bt_bottomupdel_pass, heapam.c heap_index_delete_tuples): TIDs in groups of
+   * equal keys are promising; heap blocks are visited most promising first (counts rounded up to powers
+   * of two, at least 4), at most `bottomUpMaxBlocks` of them, stopping when a block frees nothing more or
+   * the space target is met (the target halves before each block that is not within
+   * `bottomUpToleranceBlocks` of the one before, among the leading run of such blocks). True: skip
+   * deduplication.
+   */
+  private bottomUpPass(l: Leaf, itemBytes: number): boolean {
+    this.bottomUpPasses++;
+    const r = this.rules;
+    const newItem = itemBytes + r.lineBytes;
+    const n = l.n;
+    const sc = this.scratch(n);
+    const promising = sc.promising;
+    const freeSpace = sc.free;
+    let intervals = 0;
+    for (let i = 0; i < n; ) {
+      // An interval of tuples with equal keys.
+      let end = l.tupleEnd(i);
+      let tuples = 1;
+      while (end < n && this.sameKey(l, i, end)) {
+        end = l.tupleEnd(end);
+        tuples++;
+      }
+      const dup = tuples > 1;
+      if (dup) intervals++;
+      for (let t = i; t < end; ) {
+        const te = l.tupleEnd(t);
+        if (te - t === 1) {
+          promising[t] = dup ? 1 : 0;
+          freeSpace[t] = l.baseAt(t) + r.lineBytes;
+        } else {
+          const cnt = te - t;
+          let firstP = false;
+          let lastP = false;
+          if (dup) {
+            const minB = l.blkAt(t);
+            const midB = l.blkAt(t + (cnt >> 1));
+            const maxB = l.blkAt(te - 1);
+            firstP = minB === midB;
+            lastP = !firstP && midB === maxB;
+          }
+          for (let j = t; j < te; j++) {
+            promising[j] = (firstP && j === t) || (lastP && j === te - 1) ? 1 : 0;
+            freeSpace[j] = r.tidBytes;
+          }
+        }
+        t = te;
+      }
+      i = end;
+    }
+    // The heap blocks (sorted, each with its TIDs and promising TIDs). Within a block the order of TIDs
+    // does not matter: every deletable TID of a visited block goes.
+    const blocks = sc.order;
+    for (let i = 0; i < n; i++) blocks[i] = l.blkAt(i);
+    blocks.subarray(0, n).sort();
+    const gBlk = sc.gBlk;
+    const gCount = sc.gCount;
+    const gProm = sc.gProm;
+    let groups = 0;
+    for (let k = 0; k < n; k++) {
+      if (groups > 0 && gBlk[groups - 1] === blocks[k]) gCount[groups - 1]!++;
+      else {
+        gBlk[groups] = blocks[k]!;
+        gCount[groups] = 1;
+        gProm[groups] = 0;
+        groups++;
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      if (!promising[i]) continue;
+      let lo = 0;
+      let hi = groups - 1;
+      const b = l.blkAt(i);
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (gBlk[mid]! < b) lo = mid + 1;
+        else hi = mid;
+      }
+      gProm[lo]!++;
+    }
+    const pow2 = (x: number) => (x <= 1 ? 1 : 2 ** Math.ceil(Math.log2(x)));
+    for (let g = 0; g < groups; g++) gProm[g] = gProm[g]! <= 4 ? 4 : pow2(gProm[g]!);
+    // The most promising blocks first (promising TIDs, then TIDs, as powers of two), lower blocks first among equals; at most bottomUpMaxBlocks.
+    const before = (a: number, b: number) => gProm[a]! > gProm[b]! || (gProm[a] === gProm[b] && (pow2(gCount[a]!) > pow2(gCount[b]!) || (pow2(gCount[a]!) === pow2(gCount[b]!) && a < b)));
+    const gOrder = sc.gOrder;
+    let visit = 0;
+    for (let g = 0; g < groups; g++) {
+      if (visit === r.bottomUpMaxBlocks && !before(g, gOrder[visit - 1]!)) continue;
+      let at = visit < r.bottomUpMaxBlocks ? visit++ : visit - 1;
+      while (at > 0 && before(g, gOrder[at - 1]!)) {
+        gOrder[at] = gOrder[at - 1]!;
+        at--;
+      }
+      gOrder[at] = g;
+    }
+    let favorable = 0;
+    for (let g = 0; g < visit; g++) {
+      if (g > 0 && Math.abs(gBlk[gOrder[g]!]! - gBlk[gOrder[g - 1]!]!) > r.bottomUpToleranceBlocks) break;
+      favorable++;
+    }
+    let target = Math.max(r.bottomUpTargetBytes, newItem);
+    let actual = 0;
+    let last = 0;
+    let finalBlock = false;
+    let accessed = 0;
+    const drop = this.drop(n);
+    for (let v = 0; v < visit; v++) {
+      if (finalBlock) break;
+      if (accessed >= 1 && actual === last) break;
+      last = actual;
+      if (favorable > 0) favorable--;
+      else target = Math.floor(target / 2);
+      accessed++;
+      const b = gBlk[gOrder[v]!]!;
+      for (let i = 0; i < n; i++) {
+        if (l.blkAt(i) !== b || !this.versions.deletable(l.rowAt(i), l.seqAt(i))) continue;
+        drop[i] = 1;
+        actual += freeSpace[i]!;
+        if (actual >= target) finalBlock = true;
+      }
+    }
+    this.bottomUpDeleted += this.removeTids(l, drop);
+    if (intervals === 0) return true;
+    return this.exactFree(l) >= Math.max(r.bottomUpEnoughBytes, newItem);
+  }
+
+  private scratchArrays = { promising: new Uint8Array(0), free: new Int32Array(0), order: new Int32Array(0), gBlk: new Int32Array(0), gCount: new Int32Array(0), gProm: new Int32Array(0), gOrder: new Int32Array(0) };
+  private scratch(n: number): typeof this.scratchArrays {
+    const s = this.scratchArrays;
+    if (s.order.length < n) {
+      const c = Math.max(n, s.order.length * 2, 64);
+      this.scratchArrays = { promising: new Uint8Array(c), free: new Int32Array(c), order: new Int32Array(c), gBlk: new Int32Array(c), gCount: new Int32Array(c), gProm: new Int32Array(c), gOrder: new Int32Array(c) };
+    }
+    return this.scratchArrays;
+  }
+
+  /**
+   * A deduplication pass (_bt_dedup_pass): runs of equal keys merged into posting lists of at most
+   * maxPostingBytes. With the single-value strategy (the page and the new item one value, no bottom-up
+   * pass before), after five full-size posting lists the sixth is made smaller by the space a 96% split
+   * leaves free and the pass stops after it.
+   */
+  private dedupPass(l: Leaf, newKey: Float64Array, itemBytes: number, afterBottomUp: boolean): void {
+    this.dedupPasses++;
+    const r = this.rules;
+    const n = l.n;
+    if (n === 0) return;
+    const m = this.m;
+    const newItem = itemBytes + r.lineBytes;
+    let single = false;
+    if (!afterBottomUp) {
+      let firstEq = true;
+      let lastEq = true;
+      for (let c = 0; c < m; c++) {
+        if (l.keys[c] !== newKey[c]) firstEq = false;
+        if (l.keys[(n - 1) * m + c] !== newKey[c]) lastEq = false;
+      }
+      single = firstEq && lastEq;
+    }
+    let maxPosting = r.maxPostingBytes;
+    let deduplicate = true;
+    let maxItems = 0;
+    let merged = false;
+    // Walk the tuples: head = the pending list's first TID, count its TIDs.
+    let head = 0;
+    let count = l.tupleEnd(0);
+    for (let i = count; i < n; ) {
+      const end = l.tupleEnd(i);
+      const cnt = end - i;
+      const fits = this.maxalign(l.baseAt(head) + (count + cnt) * r.tidBytes) <= maxPosting;
+      if (deduplicate && this.sameKey(l, head, i) && fits) {
+        l.setFlag(i, 0);
+        count += cnt;
+        merged = true;
+      } else {
+        if (deduplicate && this.sameKey(l, head, i) && !fits && count > r.singleValueTids) maxItems++;
+        if (single) {
+          if (maxItems === r.singleValueMaxItems) {
+            const leftFree = r.pageRoomBytes - newItem - r.pivotTidBytes;
+            const reduction = Math.floor(leftFree * ((100 - r.singleValueFillfactor) / 100));
+            maxPosting = maxPosting > reduction ? maxPosting - reduction : 0;
+          } else if (maxItems === r.singleValueMaxItems + 1) {
+            deduplicate = false;
+            single = false;
+          }
+        }
+        head = i;
+        count = cnt;
+      }
+      i = end;
+    }
+    if (merged) this.recount(l);
+  }
+
+  // ---- splitting --------------------------------------------------------------------------------
+
+  /**
+   * _bt_split with _bt_findsplitloc: leaf li splits for a new item of (key, TID) taking `itemBytes`; the
+   * right half becomes a new leaf after it. Returns the leaf the new item now belongs on.
+   */
+  private split(li: number, key: Float64Array, blk: number, seq: number, itemBytes: number): number {
+    this.splits++;
+    const r = this.rules;
+    const lp = r.lineBytes;
+    const l = this.leaves[li]!;
+    const m = this.m;
+    const rightmost = li === this.leaves.length - 1;
+    // The imaginary page: its tuples with the new item among them (after a posting list it falls inside).
+    const heads: number[] = [];
+    for (let i = 0; i < l.n; i = l.tupleEnd(i)) heads.push(i);
+    // The new item is item q: after every tuple that starts before its place (after a posting list it falls inside).
+    const pos = this.position(l, key, blk, seq);
+    let q = 0;
+    while (q < heads.length && heads[q]! < pos) q++;
+    const nItems = heads.length + 1;
+    const size = new Int32Array(nItems);
+    const postingOf = new Int32Array(nItems);
+    const tupleAt = (j: number) => (j < q ? heads[j]! : j === q ? -1 : heads[j - 1]!);
+    let total = 0;
+    for (let j = 0; j < nItems; j++) {
+      const h = tupleAt(j);
+      if (h < 0) size[j] = itemBytes + lp;
+      else {
+        const cnt = l.tupleEnd(h) - h;
+        const s = this.tupleBytes(l.baseAt(h), cnt);
+        size[j] = s + lp;
+        postingOf[j] = cnt > 1 ? s - l.baseAt(h) : 0;
+        total += s + lp;
+      }
+    }
+    const leftSpace = r.pageRoomBytes;
+    const rightSpace = r.pageRoomBytes - (rightmost ? 0 : l.hikey);
+    const newSize = itemBytes + lp;
+    // Candidate split points: before item j (1 ≤ j < nItems).
+    const cand: { j: number; lf: number; rf: number; delta: number }[] = [];
+    let toLeft = 0;
+    let minFirstRight = Infinity;
+    for (let j = 1; j < nItems; j++) {
+      toLeft += size[j - 1]!;
+      const fr = size[j]!;
+      const posting = fr > 64 ? postingOf[j]! : 0;
+      const lf = leftSpace - toLeft - (fr + r.pivotTidBytes - posting);
+      const rf = rightSpace - (total + newSize - toLeft);
+      if (lf >= 0 && rf >= 0) {
+        cand.push({ j, lf, rf, delta: 0 });
+        if (fr < minFirstRight) minFirstRight = fr;
+      }
+    }
+    if (cand.length === 0) cand.push({ j: Math.max(1, Math.min(nItems - 1, q)), lf: 0, rf: 0, delta: 0 });
+    // Keys of item j for the penalty: a tuple's first TID, or the new item's key.
+    const keyOf = (j: number, out: Float64Array) => {
+      const h = tupleAt(j);
+      if (h < 0) for (let c = 0; c < m; c++) out[c] = key[c]!;
+      else for (let c = 0; c < m; c++) out[c] = l.keys[h * m + c]!;
+    };
+    const ka = new Float64Array(m);
+    const kb = new Float64Array(m);
+    const natts = (a: number, b: number) => {
+      keyOf(a, ka);
+      keyOf(b, kb);
+      return this.keepNatts(ka, 0, kb, 0);
+    };
+    const ff = r.leafFillfactor / 100;
+    let usemult = false;
+    let mult = 0.5;
+    if (rightmost) {
+      usemult = true;
+      mult = ff;
+    } else {
+      const after = this.afterNewItem(l, heads, q, nItems, total, newSize, minFirstRight, blk, natts);
+      if (after === 'exact') {
+        const exact = cand.find((c) => c.j === q + 1);
+        if (exact) return this.doSplit(li, exact.j, q, natts);
+      } else if (after === 'mult') {
+        usemult = true;
+        mult = ff;
+      }
+    }
+    const leftPage = cand[0]!;
+    const rightPage = cand[cand.length - 1]!;
+    const sortByDelta = (fm: number, um: boolean) => {
+      for (const c of cand) c.delta = Math.abs(um ? Math.trunc(fm * c.lf - (1 - fm) * c.rf) : c.lf - c.rf);
+      cand.sort((a, b) => a.delta - b.delta || a.j - b.j);
+    };
+    sortByDelta(mult, usemult);
+    // _bt_defaultinterval: the splits within LEAF_SPLIT_DISTANCE of the space-optimal one.
+    const tolerance = Math.trunc(total * r.leafSplitDistance);
+    const opt = cand[0]!;
+    let interval = cand.length;
+    for (let i = 1; i < cand.length; i++) {
+      const c = cand[i]!;
+      if (c.lf < opt.lf - tolerance || c.rf < opt.rf - tolerance || c.lf > opt.lf + tolerance || c.rf > opt.rf + tolerance) {
+        interval = i;
+        break;
+      }
+    }
+    // _bt_strategy.
+    let leftEdge = opt;
+    let rightEdge = opt;
+    let foundL = false;
+    let foundR = false;
+    for (let i = interval - 1; i >= 0 && !(foundL && foundR); i--) {
+      const c = cand[i]!;
+      if (c.j < opt.j && !foundL) {
+        leftEdge = c;
+        foundL = true;
+      } else if (c.j > opt.j && !foundR) {
+        rightEdge = c;
+        foundR = true;
+      }
+    }
+    let perfect = natts(leftEdge.j - 1, rightEdge.j);
+    let strategy: 'default' | 'many' | 'single' = 'default';
+    if (perfect > m) {
+      perfect = natts(leftPage.j - 1, rightPage.j);
+      if (perfect <= m) {
+        strategy = 'many';
+        perfect = m;
+        interval = cand.length;
+      } else if (rightmost) strategy = 'single';
+      else {
+        // The high key against the new item: a different value means this is the last page of the duplicates.
+        const o = (li + 1) * this.stride;
+        let differ = false;
+        for (let c = 0; c < m; c++) if (this.lows[o + c] !== key[c]) differ = true;
+        if (differ) strategy = 'single';
+      }
+    }
+    if (strategy === 'single') {
+      sortByDelta(r.singleValueFillfactor / 100, true);
+      interval = 1;
+    }
+    // _bt_bestsplitloc: the lowest penalty within the interval.
+    let best = 0;
+    let bestPenalty = Infinity;
+    const hi = Math.min(interval, cand.length);
+    for (let i = 0; i < hi; i++) {
+      const c = cand[i]!;
+      const p = natts(c.j - 1, c.j);
+      if (p < bestPenalty) {
+        bestPenalty = p;
+        best = i;
+      }
+      if (p <= perfect) break;
+    }
+    let chosen = cand[best]!;
+    if (strategy === 'many' && !rightmost && chosen.j === q) chosen = cand[0]!;
+    return this.doSplit(li, chosen.j, q, natts);
+  }
+
+  /**
+   * _bt_afternewitemoff (composite keys only): an ascending run inside a group of the leading columns
+   * splits just after the new item ('exact') or at the fillfactor ('mult'); otherwise 'no'.
+   */
+  private afterNewItem(
+    l: Leaf,
+    heads: number[],
+    q: number,
+    nItems: number,
+    total: number,
+    newSize: number,
+    minFirstRight: number,
+    blk: number,
+    natts: (a: number, b: number) => number,
+  ): 'no' | 'exact' | 'mult' {
+    const m = this.m;
+    const r = this.rules;
+    if (m === 1 || q === 0) return 'no';
+    if (newSize !== minFirstRight || newSize * heads.length !== total) return 'no';
+    if (newSize > this.maxalign(8 + 16) + r.lineBytes) return 'no';
+    const ff = r.leafFillfactor / 100;
+    if (q === nItems - 1) {
+      const k = natts(q - 1, q);
+      return k > 1 && k <= m ? 'mult' : 'no';
+    }
+    const prev = heads[q - 1]!;
+    if (l.tupleEnd(prev) - prev > 1) return 'no';
+    if (l.blkAt(prev) !== blk) return 'no';
+    const k = natts(q - 1, q);
+    if (!(k > 1 && k <= m)) return 'no';
+    // Offsets as the page numbers them (the high key first).
+    const interp = (q + 2) / (heads.length + 2);
+    return interp > ff ? 'mult' : 'exact';
+  }
+
+  /** Split leaf li before item j of the imaginary page (new item at q); returns the leaf the new item goes on. */
+  private doSplit(li: number, j: number, q: number, natts: (a: number, b: number) => number): number {
+    const r = this.rules;
+    const l = this.leaves[li]!;
+    const m = this.m;
+    const heads: number[] = [];
+    for (let i = 0; i < l.n; i = l.tupleEnd(i)) heads.push(i);
+    // The first TID that goes right: the tuple at item j (items after the new item are shifted by one).
+    const firstRightTuple = j <= q ? j : j - 1;
+    const cut = firstRightTuple < heads.length ? heads[firstRightTuple]! : l.n;
+    const right = l.splitOff(cut, this.nextId++);
+    right.hikey = l.hikey;
+    // The new high key of the left page: the first item on the right, truncated against the last on the left.
+    const keep = natts(j - 1, j);
+    let base: number;
+    let piv: number;
+    if (j === q) {
+      base = -1;
+      piv = -1;
+    } else {
+      base = right.baseAt(0);
+      piv = right.pivAt(0);
+    }
+    this.recount(l);
+    this.recount(right);
+    // The new item's sizes stand in when it is the first on the right: the caller places it there.
+    const pivot = base < 0 ? this.pendingPivot(keep) : this.pivotSize(keep, base, piv);
+    l.hikey = pivot + r.lineBytes;
+    // The right leaf's low bound.
+    this.leaves.splice(li + 1, 0, right);
+    const lows = new Float64Array((this.leaves.length) * this.stride);
+    lows.set(this.lows.subarray(0, (li + 1) * this.stride));
+    lows.set(this.lows.subarray((li + 1) * this.stride), (li + 2) * this.stride);
+    this.lows = lows;
+    const o = (li + 1) * this.stride;
+    // The right leaf's low bound: its first item's key, truncated as the new high key is.
+    const firstKey = j === q ? this.pendingKey : right.keys.subarray(0, m);
+    for (let c = 0; c < m; c++) lows[o + c] = c < keep ? firstKey[c]! : -Infinity;
+    lows[o + m] = keep > m ? (j === q ? this.pendingTid[0]! : right.blkAt(0)) : -Infinity;
+    lows[o + m + 1] = keep > m ? (j === q ? this.pendingTid[1]! : right.seqAt(0)) : -Infinity;
+    this.allocatePage();
+    // The parent gets the new right page's downlink: the left page's new high key.
+    this.upper.childSplit(0, li, l.hikey - r.lineBytes);
+    return j <= q ? li + 1 : li;
+  }
+
+  /** The new item of the split in progress (its key and TID), for a split that makes it the first on the right. */
+  private pendingKey = new Float64Array(0);
+  private pendingTid = new Float64Array(2);
+  private pendingBase = 0;
+  private pendingPiv = 0;
+  private pendingPivot(keep: number): number {
+    return this.pivotSize(keep, this.pendingBase, this.pendingPiv);
+  }
+
+  /** A new page: a free one (deleted by an earlier VACUUM, recyclable now), else the relation grows. */
+  private allocatePage(): void {
+    if (this.freePages > 0) this.freePages--;
+    else this.allocated++;
+  }
+
+  // ---- scans and VACUUM -------------------------------------------------------------------------
+
+  /**
+   * An index scan for `key` found row's versions: the tuples whose TIDs are all versions of the row the
+   * heap finds dead get LP_DEAD (_bt_killitems; a posting list only when every TID in it is one).
+   */
+  kill(key: Float64Array, row: number): void {
+    if (this.leaves.length === 0) return;
+    let li = this.findLeaf(key, -Infinity, -Infinity);
+    for (; li < this.leaves.length; li++) {
+      const l = this.leaves[li]!;
+      this.materialise(l);
+      let i = this.position(l, key, -Infinity, -Infinity);
+      let past = false;
+      while (i < l.n) {
+        if (!this.sameKeyAs(l, i, key)) {
+          past = true;
+          break;
+        }
+        const end = l.tupleEnd(i);
+        if ((l.flagAt(i) & DEAD) === 0) {
+          let all = true;
+          let mine = false;
+          for (let j = i; j < end && all; j++) {
+            if (l.rowAt(j) === row) mine = true;
+            if (l.rowAt(j) !== row || !this.versions.deletable(row, l.seqAt(j))) all = false;
+          }
+          if (mine && all) {
+            l.setFlag(i, l.flagAt(i) | DEAD);
+            l.dead++;
+          }
+        }
+        i = end;
+      }
+      if (past) break;
+    }
+  }
+
+  private sameKeyAs(l: Leaf, i: number, key: Float64Array): boolean {
+    const m = this.m;
+    for (let c = 0; c < m; c++) if (l.keys[i * m + c] !== key[c]) return false;
+    return true;
+  }
+
+  /**
+   * VACUUM (btbulkdelete): every TID of a dead version goes; a leaf left empty is deleted (not the
+   * rightmost), its key space going to its right sibling. Pages deleted by the VACUUM before are free for
+   * reuse now if anything was written since (their deletion XID must be older than every snapshot).
+   */
+  vacuum(): void {
+    if (this.writesSinceVacuum) {
+      this.freePages += this.deletedPending;
+      this.deletedPending = 0;
+    }
+    this.writesSinceVacuum = false;
+    for (let li = 0; li < this.leaves.length; li++) {
+      const l = this.leaves[li]!;
+      if (l.vFrom >= 0) continue;
+      const drop = this.drop(l.n);
+      let any = false;
+      for (let i = 0; i < l.n; ) {
+        const end = l.tupleEnd(i);
+        const dead = (l.flagAt(i) & DEAD) !== 0;
+        for (let j = i; j < end; j++) {
+          if (dead || this.versions.deletable(l.rowAt(j), l.seqAt(j))) {
+            drop[j] = 1;
+            any = true;
+          }
+        }
+        i = end;
+      }
+      if (any) this.removeTids(l, drop);
+      if (l.n === 0 && li < this.leaves.length - 1 && this.upper.canDelete(0, li)) {
+        // The page is deleted; the right sibling takes its key space, and its downlink goes (with a parent left empty).
+        const upperDeleted = this.upper.deleted;
+        this.upper.childDeleted(0, li);
+        this.deletedPending += this.upper.deleted - upperDeleted;
+        const s = this.stride;
+        this.lows.copyWithin((li + 1) * s, li * s, (li + 1) * s);
+        this.lows.copyWithin(li * s, (li + 1) * s);
+        this.lows = this.lows.subarray(0, (this.leaves.length - 1) * s).slice();
+        this.leaves.splice(li, 1);
+        this.deletedPending++;
+        li--;
+      }
+    }
+  }
+
+  /** Bytes used on the leaves and their count (tests). */
+  leafStats(): { leaves: number; tids: number; used: number[] } {
+    return { leaves: this.leaves.length, tids: this.tids, used: this.leaves.map((l) => l.used) };
+  }
+
+  /** Set the new item for a split that may make it the first on the right (called by insert before split). */
+  private stage(key: Float64Array, blk: number, seq: number, base: number, piv: number): void {
+    if (this.pendingKey.length !== this.m) this.pendingKey = new Float64Array(this.m);
+    this.pendingKey.set(key.subarray(0, this.m));
+    this.pendingTid[0] = blk;
+    this.pendingTid[1] = seq;
+    this.pendingBase = base;
+    this.pendingPiv = piv;
+  }
+}
+

@@ -1,0 +1,245 @@
+/**
+ * The PostgreSQL B-tree model (src/btree/nbtree.ts) against figures read from PostgreSQL 15 with
+ * pageinspect (bt_page_stats, bt_page_items, bt_metap) and against the rules of the source it follows
+ * (nbtsort.c, nbtdedup.c, nbtsplitloc.c, heapam.c's bottom-up deletion, nbtpage.c).
+ *
+ * The server's figures: PostgreSQL 15.20 (Debian), 8k pages, a throw-away cluster (.ci/pg-cluster.sh):
+ *   CREATE TABLE t1 (id int, d date, n int);
+ *   INSERT INTO t1 SELECT g, date '2024-01-01' + (g % 365), NULL FROM generate_series(1, 100000) g;
+ *   CREATE INDEX t1_d ON t1 (d);                         -- 94 pages; leaf 1: 13 items, free_size 1,304
+ *   CREATE INDEX t1_d_nodedup ON t1 (d) WITH (deduplicate_items = off);  -- 278; leaf 1: 367 items, 800
+ *   CREATE INDEX t1_n ON t1 (n);                         -- 87 (every key NULL); leaf 1: 10 items, 812
+ *   CREATE INDEX t1_id ON t1 (id);                       -- 276; leaf 1: 367 items, 808
+ * bt_page_items of t1_d's first leaf: posting lists of 808 bytes (132 TIDs). live_items counts the
+ * high key: 13 items are 12 tuples.
+ */
+import { describe, expect, it } from 'vitest';
+import { InsertKind, NbtreeIndex, type BuildSource, type NbtreeRules } from '../src/btree/nbtree.js';
+import { pgBtreeMaxItemBytes, pgIndexTupleBytes, pgLayout, pgToastIndexTarget } from '../src/formats/postgres.js';
+import { getFormat, indexGeometries } from '../src/formats/registry.js';
+import { runStorage } from '../src/workload/runner.js';
+import { loadConfig } from '../src/loader/config.js';
+import { col, engine, table } from './helpers/spec.js';
+
+const pgE = engine({ format: 'postgres-heap', page_size: 8192 });
+
+/** The nbtree rules of an index on `type` (with its options), as postgres.ts gives them. */
+function rulesFor(type: string, options: { unique?: boolean; deduplicate_items?: boolean; fillfactor?: number } = {}): NbtreeRules {
+  const t = table([col('k', type, true)], [{ name: 'i', columns: ['k'], unique: options.unique ?? false, clustered: false, ...options }]);
+  const [g] = indexGeometries(getFormat('postgres-heap'), t, pgLayout(t, pgE));
+  return g!.nbtree!;
+}
+
+/** A build over `n` rows whose keys are key(row), sorted by (key, row); heap blocks of 185 rows, TIDs in row order. */
+function source(n: number, key: (row: number) => number, tupleBytes = 16): BuildSource & { order: Int32Array } {
+  const order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => key(a) - key(b) || a - b);
+  return { order, rowAt: (k) => order[k]!, key: (_c, r) => key(r), block: (r) => Math.floor(r / 185), seq: (r) => r, tupleBytes: () => tupleBytes, pivotBytes: () => tupleBytes };
+}
+
+const never = { deletable: () => false };
+
+/** Tuples (posting lists counted once) of a leaf, as sizes in TIDs. */
+function tuples(nb: NbtreeIndex, leaf: number): number[] {
+  const l = (nb as unknown as { leaves: { n: number; tupleEnd(i: number): number; vFrom: number }[] }).leaves[leaf]!;
+  const out: number[] = [];
+  for (let i = 0; i < l.n; i = l.tupleEnd(i)) out.push(l.tupleEnd(i) - i);
+  return out;
+}
+
+/** PageGetFreeSpace of a leaf (exact free space less a line pointer). */
+function freeSpace(nb: NbtreeIndex, leaf: number): number {
+  const l = (nb as unknown as { leaves: { used: number; hikey: number }[] }).leaves[leaf]!;
+  return Math.max(0, 8152 - l.hikey - l.used - 4);
+}
+
+/** Make every leaf real (the build leaves them virtual), by touching its first key. */
+function materialiseAll(nb: NbtreeIndex, src: BuildSource, n: number): void {
+  for (let k = 0; k < n; k += 50) nb.touch(Float64Array.of(src.key(0, src.rowAt(k))), src.block(src.rowAt(k)), src.seq(src.rowAt(k)));
+}
+
+describe('nbtree: the numbers it lives by (8k pages)', () => {
+  it('BTMaxItemSize 2,704 (1,336 on 4k), posting lists of at most 1,352 bytes (a pass) and 812 (CREATE INDEX), TOAST_INDEX_TARGET 510', () => {
+    expect(pgBtreeMaxItemBytes(8192)).toBe(2704);
+    expect(pgBtreeMaxItemBytes(4096)).toBe(1336);
+    const r = rulesFor('date');
+    expect(r.maxItemBytes).toBe(2704);
+    expect(r.maxPostingBytes).toBe(1352);
+    expect(r.buildPostingBytes).toBe(812);
+    expect(r.bottomUpTargetBytes).toBe(512);
+    expect(r.bottomUpEnoughBytes).toBe(341);
+    expect(pgToastIndexTarget(8192)).toBe(510);
+  });
+
+  it('deduplication: on for equalimage types (date, int, text, uuid …), off for numeric, real and double precision, and with deduplicate_items = off', () => {
+    for (const t of ['date', 'int', 'bigint', 'varchar(20)', 'uuid', 'boolean', 'timestamptz', 'money', 'char(4)', 'bytea']) expect({ t, dedup: rulesFor(t).dedup }).toEqual({ t, dedup: true });
+    for (const t of ['numeric(10,2)', 'real', 'double precision']) expect({ t, dedup: rulesFor(t).dedup }).toEqual({ t, dedup: false });
+    expect(rulesFor('date', { deduplicate_items: false }).dedup).toBe(false);
+  });
+
+  it('index_form_tuple compresses a key above TOAST_INDEX_TARGET where the value compresses, not one at or below it', () => {
+    const t = table([col('k', 'varchar(2000)')]);
+    const layout = pgLayout(t, pgE);
+    const lens = new Uint16Array([600]);
+    expect(pgIndexTupleBytes(layout, [0], lens, 0)).toBe(8 + 608); // 4-byte varlena header: MAXALIGN(8 + 4 + 600)
+    layout.pg.compressedBytes = (_ci, len) => Math.floor(len / 3);
+    expect(pgIndexTupleBytes(layout, [0], lens, 0)).toBe(216); // MAXALIGN(8 + 4 + 200)
+    lens[0] = 500; // 504 bytes with its header: not above 510
+    expect(pgIndexTupleBytes(layout, [0], lens, 0)).toBe(512);
+  });
+});
+
+describe('nbtree: CREATE INDEX as nbtsort.c builds it, against PostgreSQL 15', () => {
+  const N = 100_000;
+  const day = (r: number) => (r + 1) % 365;
+  it('365 distinct dates over 100,000 rows: 94 pages, posting lists of 132 TIDs, 12 tuples and 1,304 bytes free on the first leaf', () => {
+    const src = source(N, day);
+    const nb = new NbtreeIndex(1, rulesFor('date'), never);
+    nb.build(N, src);
+    expect(nb.relationPages() + 1).toBe(94);
+    materialiseAll(nb, src, 400);
+    expect(tuples(nb, 0)).toEqual([132, 132, 9, 132, 132, 10, 132, 132, 10, 132, 132, 10].slice(0, tuples(nb, 0).length));
+    expect(tuples(nb, 0).length).toBe(12);
+    expect(freeSpace(nb, 0)).toBe(1304);
+    // The root holds the 92 leaves' downlinks.
+    expect(nb.upperLevels()).toEqual([1]);
+  });
+
+  it('the same with deduplicate_items off: 278 pages, 366 tuples and 800 bytes free on the first leaf', () => {
+    const src = source(N, day);
+    const nb = new NbtreeIndex(1, rulesFor('date', { deduplicate_items: false }), never);
+    nb.build(N, src);
+    expect(nb.relationPages() + 1).toBe(278);
+    materialiseAll(nb, src, 400);
+    expect(tuples(nb, 0).length).toBe(366);
+    expect(freeSpace(nb, 0)).toBe(800);
+  });
+
+  it('every key NULL (one value for deduplication): 87 pages, 9 tuples and 812 bytes free on the first leaf; unique keys: 276 pages, 808 free', () => {
+    const nulls = source(N, () => Infinity);
+    const nb = new NbtreeIndex(1, rulesFor('int'), never);
+    nb.build(N, nulls);
+    expect(nb.relationPages() + 1).toBe(87);
+    materialiseAll(nb, nulls, 200);
+    expect(tuples(nb, 0).length).toBe(9);
+    expect(freeSpace(nb, 0)).toBe(812);
+    const ids = source(N, (r) => r + 1);
+    const u = new NbtreeIndex(1, rulesFor('int'), never);
+    u.build(N, ids);
+    expect(u.relationPages() + 1).toBe(276);
+    materialiseAll(u, ids, 400);
+    expect(freeSpace(u, 0)).toBe(808);
+  });
+});
+
+describe('nbtree: inserts, deduplication passes and splits', () => {
+  it('duplicates arriving with ever higher TIDs fill each page with five posting lists of 222 TIDs and one of 219, then split with the new item alone on the right (PostgreSQL 15: bt_page_items 1,352 × 5 + 1,336, free_size 0)', () => {
+    const n = 6000;
+    const src = source(n, (r) => (r < 3000 ? 0 : 1));
+    const nb = new NbtreeIndex(1, rulesFor('boolean'), never);
+    nb.build(n, src);
+    for (let i = 0; i < 3000; i++) nb.insert(Float64Array.of(0), (i * 7919) % 3000, 100 + Math.floor(i / 100), n + i, 16, 16, InsertKind.Unchanged);
+    const filled = (nb as unknown as { leaves: unknown[] }).leaves.map((_, i) => i).filter((i) => tuples(nb, i).join(',') === '222,222,222,222,222,219');
+    expect(filled.length).toBeGreaterThanOrEqual(1);
+    for (const i of filled) expect(freeSpace(nb, i)).toBe(0);
+  });
+
+  it('ascending keys split the rightmost leaf at the fillfactor (90%), keys inside the index split a leaf in the middle', () => {
+    const n = 1000;
+    const src = source(n, (r) => r * 10);
+    const nb = new NbtreeIndex(1, rulesFor('int'), never);
+    nb.build(n, src);
+    for (let i = 0; i < 4000; i++) nb.insert(Float64Array.of((n + i) * 10), n + i, 100, n + i, 16, 16, InsertKind.Insert);
+    const last = nb.liveLeaves() - 1;
+    // Every leaf but the last filled to about 90%: 8,152 bytes less the fillfactor's 819 (± a tuple).
+    for (let i = 3; i < last; i++) expect(Math.abs(freeSpace(nb, i) - 819)).toBeLessThanOrEqual(24);
+    const before = nb.liveLeaves();
+    // Keys between the first leaf's: it fills and splits evenly (both halves about half empty).
+    for (let i = 0; nb.liveLeaves() === before; i++) nb.insert(Float64Array.of(5 + i * 0.01), 10_000 + i, 200, 10_000 + i, 16, 16, InsertKind.Insert);
+    const a = freeSpace(nb, 0);
+    const b = freeSpace(nb, 1);
+    expect(Math.abs(a - b)).toBeLessThanOrEqual(40);
+    expect(a).toBeGreaterThan(3900);
+  });
+});
+
+describe('nbtree: bottom-up deletion visits at most 6 heap blocks and stops as heapam.c does', () => {
+  /**
+   * One leaf of 360 distinct keys (rows 0 … 359, TIDs 5 a heap block at blocks blockOf(row)), each row
+   * then updated without its key changing (its new TID on block 1000+); old versions are dead when
+   * deadOld(row). The leaf fills after about 40 new TIDs: the first bottom-up pass is the one measured.
+   */
+  function firstPass(blockOf: (row: number) => number, deadOld: (row: number) => boolean): { passes: number; deleted: number } {
+    const n = 360;
+    const src: BuildSource = { rowAt: (k) => k, key: (_c, r) => r, block: blockOf, seq: (r) => r, tupleBytes: () => 16, pivotBytes: () => 16 };
+    const versions = { deletable: (row: number, seq: number) => seq < 100_000 && deadOld(row) };
+    const nb = new NbtreeIndex(1, rulesFor('int'), versions);
+    nb.build(n, src);
+    for (let i = 0; i < n && nb.bottomUpPasses === 0; i++) nb.insert(Float64Array.of(i), i, 1000 + Math.floor(i / 5), 100_000 + i, 16, 16, InsertKind.Unchanged);
+    return { passes: nb.bottomUpPasses, deleted: nb.bottomUpDeleted };
+  }
+
+  it('contiguous blocks are favorable: the target (512 bytes) is met in the sixth block, 5 TIDs of 20 bytes a block: 30 TIDs', () => {
+    expect(firstPass((r) => Math.floor(r / 5), () => true)).toEqual({ passes: 1, deleted: 30 });
+  });
+
+  it('blocks 5 apart are not: the target halves before the second and third block (256, 128): 3 blocks, 15 TIDs', () => {
+    expect(firstPass((r) => 5 * Math.floor(r / 5), () => true)).toEqual({ passes: 1, deleted: 15 });
+  });
+
+  it('a first block with nothing dead ends the pass, whatever dead TIDs other blocks hold', () => {
+    expect(firstPass((r) => Math.floor(r / 5), (r) => r >= 5)).toEqual({ passes: 1, deleted: 0 });
+  });
+});
+
+describe('nbtree: VACUUM', () => {
+  it('deletes empty leaves (not the rightmost, not a parent\'s last child with siblings); their pages are reused after the next VACUUM once something was written; the relation never shrinks', () => {
+    const n = 20_000;
+    const dead = new Set<number>();
+    for (let r = 0; r < 8000; r++) dead.add(r);
+    const versions = { deletable: (row: number) => dead.has(row) };
+    const src = source(n, (r) => r);
+    const nb = new NbtreeIndex(1, rulesFor('int'), versions);
+    nb.build(n, src);
+    materialiseAll(nb, src, n);
+    const pages = nb.relationPages();
+    const leaves = nb.liveLeaves();
+    nb.vacuum();
+    expect(nb.relationPages()).toBe(pages);
+    expect(nb.liveLeaves()).toBeLessThan(leaves - 15);
+    const deleted = leaves - nb.liveLeaves();
+    // New keys at the right edge: the deleted pages are not free yet, the relation grows.
+    for (let i = 0; i < 2000; i++) nb.insert(Float64Array.of(n + i), n + i, 500, n + i, 16, 16, InsertKind.Insert);
+    const grown = nb.relationPages();
+    expect(grown).toBeGreaterThan(pages);
+    nb.vacuum();
+    for (let i = 2000; i < 2000 + 367 * deleted; i++) nb.insert(Float64Array.of(n + i), n + i, 600, n + i, 16, 16, InsertKind.Insert);
+    expect(nb.relationPages()).toBeLessThanOrEqual(grown + 2);
+  });
+});
+
+describe('nbtree: in a run', () => {
+  it('a row whose index entry would pass 2,704 bytes is refused (rows_rejected_by_index), as is an update that would make it so', () => {
+    const s = loadConfig(
+      'inline.yaml',
+      `name: big
+table:
+  name: t
+  columns: [{ name: id, type: int }, { name: title, type: varchar(3000) }]
+  indexes: [{ name: t_pk, columns: [id], unique: true }, { name: t_title, columns: [title] }]
+engine: { format: postgres-heap }
+workload:
+  - insert: { rows: 1000, values: { title: { length: { uniform: [2600, 2800] } } } }
+  - update: { rows: 50%, order: random, set: { title: { length: { uniform: [2600, 2800] } } } }
+`,
+    ).storage[0]!.spec;
+    const r = runStorage(s);
+    const [load, upd] = r.phases;
+    // A title of L bytes takes MAXALIGN(8 + 4 + L): above 2,704 from L = 2,693 on: 107 of 201 lengths.
+    expect(load!.metrics.rows_rejected_by_index).toBeGreaterThan(450);
+    expect(load!.metrics.rows_rejected_by_index).toBeLessThan(620);
+    expect(load!.metrics.rows_rejected).toBe(load!.metrics.rows_rejected_by_index);
+    expect(load!.metrics.rows).toBe(1000 - load!.metrics.rows_rejected);
+    expect(upd!.metrics.updates_rejected_by_index).toBeGreaterThan(0);
+    expect(upd!.metrics.updates + upd!.metrics.updates_rejected_by_index!).toBe(Math.round(load!.metrics.rows * 0.5));
+  });
+});

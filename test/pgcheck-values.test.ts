@@ -303,6 +303,8 @@ workload:
   });
 
   const scenarios = readdirSync(join(ROOT, 'sim-configs', 'pg-check')).filter((f) => f.endsWith('.yaml'));
+  /** Scenarios whose updates set an indexed column NULL where it was NULL, on purpose: the column. */
+  const NULL_TO_NULL: Record<string, string> = { 'dedup-nulls.yaml': 'ref' };
   it(`the pg-check scenarios (sim-configs/pg-check: ${scenarios.join(', ')}): every value exact and changing, at every storage point`, () => {
     expect(scenarios.length).toBeGreaterThanOrEqual(4);
     for (const f of scenarios) {
@@ -312,9 +314,18 @@ workload:
       for (const point of (docs.length > 1 ? docs : [undefined]).flatMap((text) => loadConfig(file, text).storage)) {
         const sent = send(point.spec);
         expect({ f, point: point.label, problems: sent.problems.slice(0, 5) }).toEqual({ f, point: point.label, problems: [] });
-        // Only NULL to NULL stays as it was (bio in utf8-varchar), counted by the audit; no indexed column keeps its value.
+        // Only NULL to NULL stays as it was (bio in utf8-varchar), counted by the audit; no indexed column keeps its
+        // value, but where a scenario sets an indexed column NULL again on purpose (dedup-nulls: ref, 80% of its
+        // updates to NULL), and then only by NULL staying NULL.
         expect(sent.audit.columns.map((a) => a.unchanged)).toEqual(sent.unchangedSeen);
-        expect({ f, point: point.label, indexedUnchanged: sent.audit.indexedUpdatesUnchanged }).toEqual({ f, point: point.label, indexedUnchanged: 0 });
+        const nullAgain = NULL_TO_NULL[f];
+        if (nullAgain === undefined) {
+          expect({ f, point: point.label, indexedUnchanged: sent.audit.indexedUpdatesUnchanged }).toEqual({ f, point: point.label, indexedUnchanged: 0 });
+        } else {
+          const c = sent.cols.findIndex((col) => col.name === nullAgain);
+          expect(sent.audit.indexedUpdatesUnchanged).toBeGreaterThan(0);
+          expect(sent.audit.indexedUpdatesUnchanged).toBe(sent.unchangedSeen[c]);
+        }
       }
     }
   });

@@ -271,6 +271,27 @@ workload:
     expect((bytes - chars) / chars).toBeLessThan(0.35);
   });
 
+  it('numeric values have the digits their stored bytes allow, the last at the scale: 3 to 8 digits of numeric(12,2), zero', () => {
+    const s = spec(`name: n
+table:
+  name: n
+  columns: [{ name: id, type: int }, { name: amount, type: "numeric(12,2)" }, { name: fee, type: "numeric(10,4)" }]
+  indexes: [{ name: n_pk, columns: [id], unique: true }, { name: n_amount, columns: [amount] }]
+engine: { format: postgres-heap }
+workload:
+  - insert: { rows: 2000, values: { amount: { length: { uniform: [3, 8] } }, fee: { length: { choice: { "0": 0.3, "2": 0.3, "9": 0.4 } } } } }
+  - update: { rows: 50%, set: { amount: { length: { uniform: [1, 12] } } } }
+`);
+    const sent = send(s);
+    expect(sent.problems.slice(0, 5)).toEqual([]);
+    // 3–6 digits take 6 bytes ([1234][5600]): sent with 6 digits; 7–8 take 8 bytes: sent with 10 ([12][3456][7891]).
+    const amounts = sent.firstLoad[1]! as string[];
+    expect(amounts.every((a) => /^(\d{4}|\d{8})\.\d\d$/.test(a))).toBe(true);
+    expect(new Set(amounts.map((a) => a.length))).toEqual(new Set([7, 11]));
+    // fee numeric(10,4): 0 digits is zero, 2 digits take 4 bytes ([1234] after the point: 0.1234), 9 digits 8 bytes (123456.7891).
+    expect(new Set((sent.firstLoad[2]! as string[]).map((f) => f.replace(/[1-9]/g, 'd')))).toEqual(new Set(['0.0000', '0.dddd', 'dddddd.dddd']));
+  });
+
   it('refuses keys it cannot make distinct, and notes updates of indexed columns that cannot change', () => {
     const smallintKey = spec(`name: k
 table:

@@ -57,7 +57,12 @@ export const PG_TOAST_POINTER_BYTES = 18;
 /** fillfactor bounds and default for heaps [fillfactor]. */
 const PG_MIN_FILLFACTOR = 10;
 const PG_DEFAULT_FILLFACTOR = 100;
-/** numeric: a 2-byte short header, then one 2-byte NBASE digit per 4 decimal digits (numeric.c). */
+/**
+ * numeric [PG-NUMERIC]: NUMERIC_SHORT, a 2-byte header (sign, display scale, weight: every numeric(p, s)
+ * of p ≤ 38 fits it), then one 2-byte NBASE (10,000) digit for every group of 4 decimal digits, the
+ * groups aligned on the decimal point; make_result strips leading and trailing zero groups, so zero is
+ * the header alone.
+ */
 const PG_NUMERIC_SHORT_HEADER_BYTES = 2;
 const PG_NUMERIC_DIGITS_PER_GROUP = 4;
 const PG_NUMERIC_GROUP_BYTES = 2;
@@ -98,10 +103,17 @@ export interface PgType {
   sql: string;
 }
 
-/** numeric(p, s) data bytes for a value using every digit: 2 + 2 × (⌈(p − s)/4⌉ + ⌈s/4⌉). */
-function pgNumericDataBytes(precision: number, scale: number): number {
-  const groups = Math.ceil((precision - scale) / PG_NUMERIC_DIGITS_PER_GROUP) + Math.ceil(scale / PG_NUMERIC_DIGITS_PER_GROUP);
-  return PG_NUMERIC_SHORT_HEADER_BYTES + PG_NUMERIC_GROUP_BYTES * groups;
+/**
+ * Data bytes of a numeric(p, s) value of `digits` digits, its last at the s-th decimal place and neither
+ * its first nor its last digit zero (1234.56 in numeric(12,2): 6 digits): 2 + 2 × the NBASE groups from
+ * its first digit's to its last digit's (1234.56: [1234][5600], 6 bytes); 0 digits is zero, 2 bytes.
+ * With all p digits: 2 + 2 × (⌈(p − s)/4⌉ + ⌈s/4⌉).
+ */
+export function pgNumericBytes(digits: number, scale: number): number {
+  if (digits <= 0) return PG_NUMERIC_SHORT_HEADER_BYTES;
+  const first = Math.floor((digits - scale - 1) / PG_NUMERIC_DIGITS_PER_GROUP);
+  const last = Math.floor(-scale / PG_NUMERIC_DIGITS_PER_GROUP);
+  return PG_NUMERIC_SHORT_HEADER_BYTES + PG_NUMERIC_GROUP_BYTES * (first - last + 1);
 }
 
 /** Bytes per character of char/varchar/text under the database encoding. */
@@ -118,7 +130,7 @@ function pgType(t: ColumnType, bytesPerChar: number): PgType {
       if (t.name === 'real' || (t.name === 'float' && t.length <= 24)) return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'real' };
       return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'double precision' };
     case 'numeric':
-      return { kind: PG_KIND_VARLENA_M, bytes: pgNumericDataBytes(t.precision, t.scale), align: 4, sql: `numeric(${t.precision},${t.scale})` };
+      return { kind: PG_KIND_VARLENA_M, bytes: pgNumericBytes(t.precision, t.scale), align: 4, sql: `numeric(${t.precision},${t.scale})` };
     case 'money':
       return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'money' };
     case 'datetime':
@@ -276,6 +288,11 @@ export function pgGeometry(pageBytes: number): PageGeometry {
 }
 
 function pgColumnLayout(col: ColumnDef, index: number, table: TableDef, t: PgType, bpc: number): ColumnLayout {
+  if (col.type.family === 'numeric') {
+    // numeric is sized by the digits of its values: the workload's length, else all p digits [PG-NUMERIC].
+    const scale = col.type.scale;
+    return columnLayout(table, col, index, { variableType: true, character: false, bytesPerChar: 1, maxBytes: t.bytes, declaredLength: col.type.precision, bytesOfLength: (digits) => pgNumericBytes(digits, scale) });
+  }
   const variableType = isVariableType(col.type) && t.bytes === 0;
   const character = isCharacterType(col.type);
   const maxBytes = variableType ? Math.round(col.type.length * (character ? bpc : 1)) : t.bytes;

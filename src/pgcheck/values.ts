@@ -13,14 +13,15 @@
  *     the multi-byte characters that make up its byte length under utf8 (2 bytes each: U+00C0–U+00FF).
  *
  * Per type: integers count up from 1; real / double precision count up in their own bit patterns (every
- * value exact); numeric(p, s) uses every digit (digits 1–9, so no NBASE group is ever zero and the value
- * takes 2 + 2 × (⌈(p − s)/4⌉ + ⌈s/4⌉) bytes, as postgres.ts sizes it); money counts cents; date counts
+ * value exact); numeric(p, s) has as many digits as its stored bytes allow (every digit 1–9, the last at
+ * the s-th decimal place, so neither its first nor its last NBASE group is zero and it takes the bytes
+ * pgNumericBytes gives); money counts cents; date counts
  * days from 2000-01-01, time microseconds, timestamp(tz) seconds from 2000-01-01 00:00:00 (+00); uuid
  * holds the code in its first 8 bytes; boolean alternates. Pure and deterministic from (seed, row,
  * column, code).
  */
 import type { ColumnDef, TableDef } from '../config/spec.js';
-import type { PgTableLayout, PgType } from '../formats/postgres.js';
+import { pgNumericBytes, type PgTableLayout, type PgType } from '../formats/postgres.js';
 import { NULL_LEN } from '../layout/table-layout.js';
 import { Prng } from '../util/prng.js';
 
@@ -186,17 +187,30 @@ export function columnKeyWidth(col: ColumnSql, totalCodes: number): number {
   return col.kind === 'bytea' ? keyWidth(totalCodes, 256) : keyWidth(totalCodes, 62);
 }
 
+/** A numeric(p, s) value's digits for its stored bytes: the most digits that take exactly those bytes. */
+function numericDigits(col: ColumnSql, bytes: number): number {
+  for (let d = col.precision; d >= 0; d--) if (pgNumericBytes(d, col.scale) === bytes) return d;
+  throw new Error(`pg-check cannot make a ${col.type.sql} value of ${bytes} bytes`);
+}
+
 /**
  * Values of one column: its capacity at a length and the value of a code. `width` is the key width for
  * the column's number of codes (columnKeyWidth).
  */
 export class ColumnValues {
+  private readonly digitsOf = new Map<number, number>();
   constructor(
     readonly col: ColumnSql,
     readonly ci: number,
     private readonly seed: number,
     private readonly width: number,
   ) {}
+
+  private numericDigits(len: number): number {
+    let d = this.digitsOf.get(len);
+    if (d === undefined) this.digitsOf.set(len, (d = numericDigits(this.col, len)));
+    return d;
+  }
 
   /** How many distinct values a `len`-byte value of this column can take (1: it cannot change). */
   capacity(len: number): number {
@@ -215,7 +229,7 @@ export class ColumnValues {
       case 'float8':
         return 2 ** 52;
       case 'numeric':
-        return Math.min(MAX_CODE, 9 ** col.precision);
+        return Math.min(MAX_CODE, 9 ** this.numericDigits(len));
       case 'date':
         return DATE_CAPACITY;
       case 'time':
@@ -251,7 +265,7 @@ export class ColumnValues {
       case 'float8':
         return code + 0.5;
       case 'numeric':
-        return numericValue(code, col.precision, col.scale);
+        return numericValue(code, this.numericDigits(len), col.scale);
       case 'money':
         return `${Math.floor(code / 100)}.${String(code % 100).padStart(2, '0')}`;
       case 'date':
@@ -284,17 +298,22 @@ function float4FromBits(bits: number): number {
   return f32[0]!;
 }
 
-/** numeric(p, s) with every one of its p digits from 1 to 9: code in base 9, most significant first. */
-function numericValue(code: number, precision: number, scale: number): string {
-  const digits = new Array<string>(precision);
+/**
+ * numeric(p, s) of `digits` digits, each from 1 to 9 (the code in base 9, most significant first), the
+ * last at the s-th decimal place: 1234.56 for 6 digits of numeric(12,2), 0.05 for 1; 0 for none.
+ */
+function numericValue(code: number, digits: number, scale: number): string {
+  if (digits === 0) return scale > 0 ? `0.${'0'.repeat(scale)}` : '0';
+  const out = new Array<string>(digits);
   let c = code;
-  for (let i = precision - 1; i >= 0; i--) {
-    digits[i] = String(1 + (c % 9));
+  for (let i = digits - 1; i >= 0; i--) {
+    out[i] = String(1 + (c % 9));
     c = Math.floor(c / 9);
   }
-  const int = digits.slice(0, precision - scale).join('');
-  const frac = digits.slice(precision - scale).join('');
-  return scale > 0 ? `${int || '0'}.${frac}` : int;
+  const all = out.join('');
+  if (scale === 0) return all;
+  if (digits > scale) return `${all.slice(0, digits - scale)}.${all.slice(digits - scale)}`;
+  return `0.${all.padStart(scale, '0')}`;
 }
 
 /** Days from 1970-01-01 as YYYY-MM-DD (the proleptic Gregorian calendar, any year from 1970 on). */

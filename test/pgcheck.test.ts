@@ -204,7 +204,7 @@ workload:
   - update: { rows: all, order: random, set: { d: changed, ts: changed, n12: changed, v: { length: { uniform: [100, 130] } } } }
 `);
     const layout = pgLayout(s.table, s.engine);
-    const cols = columnsSql(s.table, layout);
+    const cols = columnsSql(s.table, layout, s.engine);
     const ops = recordRun(s, layout.varying.length);
     const totals = numberValues(ops, cols.length);
     const rows = 1 + ops.reduce((m, o) => (o.k === 'insert' && o.row > m ? o.row : m), -1);

@@ -1,13 +1,16 @@
 /**
  * PostgreSQL's value sizes as rowsim models them, without a server: numeric by the digits of its values
  * (figures measured on PostgreSQL 15.20 with pg_column_size; the same values on a live server:
- * test/pgcheck.test.ts).
+ * test/pgcheck.test.ts), and utf8 characters of 2, 3 and 4 bytes.
  */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/loader/config.js';
 import { pgNumericBytes } from '../src/formats/postgres.js';
 import { runStorage } from '../src/workload/runner.js';
+import { getFormat } from '../src/formats/registry.js';
+import { utf8BytesPerChar, utf8WidthShares } from '../src/layout/table-layout.js';
 import type { StorageSpec } from '../src/config/spec.js';
+import { col, engine, table } from './helpers/spec.js';
 
 const spec = (yaml: string): StorageSpec => loadConfig('inline.yaml', yaml).storage[0]!.spec;
 
@@ -40,5 +43,39 @@ workload:
     const real = runStorage(spec(yaml(`, values: { amount: ${digits}, fee: ${digits}, tax: ${digits} }`)));
     expect(real.final.pages).toBeLessThan(full.final.pages);
     expect(real.index_pages.by_index.p_amount!).toBeLessThan(full.index_pages.by_index.p_amount!);
+  });
+});
+
+describe('utf8 characters of 2, 3 and 4 bytes [UTF-8]', () => {
+  const e = (widths: string) => spec(`name: u
+table: { name: t, columns: [{ name: id, type: int }, { name: v, type: varchar(200) }] }
+engine: { format: postgres-heap, encoding: utf8, ${widths} }
+workload: [{ insert: { rows: 1000, values: { v: { length: 100 } } } }]
+`);
+  it('a character takes 1 + s2 + 2 s3 + 3 s4 bytes on average; multibyte_share is the share of 2-byte characters', () => {
+    const w = e('multibyte_widths: { 2: 0.1, 3: 0.2, 4: 0.05 }').engine;
+    expect(utf8WidthShares(w)).toEqual([0.1, 0.2, 0.05]);
+    expect(utf8BytesPerChar(w)).toBeCloseTo(1.65, 12);
+    const share = e('multibyte_share: 0.3').engine;
+    expect(utf8WidthShares(share)).toEqual([0.3, 0, 0]);
+    expect(utf8BytesPerChar(share)).toBeCloseTo(1.3, 12);
+    expect(utf8BytesPerChar(e('multibyte_widths: { 4: 1 }').engine)).toBe(4);
+  });
+  it('100 characters of varchar(200) take 165 bytes on postgres-heap (a 200-byte tuple), 160 with 20% 4-byte characters; the note says which', () => {
+    const run = (widths: string) => runStorage(e(widths));
+    const mixed = run('multibyte_widths: { 2: 0.1, 3: 0.2, 4: 0.05 }');
+    // 24 (header) + 4 (int) + 4 + 165 (a 4-byte varlena header, aligned to 4) = 197, MAXALIGNed: 200.
+    expect(mixed.row_bytes.avg).toBe(200);
+    expect(mixed.notes).toContain('utf8: of the characters 10% 2, 20% 3, 5% 4 bytes');
+    const emoji = run('multibyte_widths: { 4: 0.2 }');
+    expect(emoji.row_bytes.avg).toBe(192);
+    expect(emoji.notes).toContain('utf8: of the characters 20% 4 bytes');
+    expect(run('multibyte_share: 0.3').notes).toContain('utf8: 30% of characters take 2 bytes');
+  });
+  it('every format that stores utf8 char/varchar in characters sizes them so (oracle-heap); SQL Server and ASE declare varchar(n) in bytes', () => {
+    const t = table([col('id', 'int'), col('v', 'varchar(100)')]);
+    const widths = { encoding: 'utf8' as const, multibyte_widths: { 2: 0.1, 3: 0.2, 4: 0.05 } };
+    const maxBytes = (format: 'postgres-heap' | 'oracle-heap' | 'sqlserver-heap' | 'ase-dol') => getFormat(format)!.layout(t, engine({ format, ...widths })).columns[1]!.maxBytes;
+    expect([maxBytes('postgres-heap'), maxBytes('oracle-heap'), maxBytes('sqlserver-heap'), maxBytes('ase-dol')]).toEqual([165, 165, 100, 100]);
   });
 });

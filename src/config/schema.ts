@@ -65,6 +65,7 @@ export const engineSettingsShape = {
   initrans: z.number().int().min(1).max(255).optional(),
   encoding: z.enum(['latin1', 'utf8', 'utf16']).optional(),
   multibyte_share: zShare().optional(),
+  multibyte_widths: z.strictObject({ 2: zShare().optional(), 3: zShare().optional(), 4: zShare().optional() }).optional(),
   pfs_bands: z.enum(['on', 'off']).optional(),
   move_back_home: z.enum(['on', 'off']).optional(),
   row_versioning: z.enum(['on', 'off']).optional(),

@@ -217,7 +217,7 @@ export interface StorageFormat {
 }
 
 /** Defaults of the settings every format reads the same way (the database character set). */
-export const COMMON_DEFAULTS = { encoding: 'latin1', multibyte_share: 0 } as const satisfies Partial<EngineSettings>;
+export const COMMON_DEFAULTS: Pick<EngineSettings, 'encoding' | 'multibyte_share' | 'multibyte_widths'> = Object.freeze({ encoding: 'latin1', multibyte_share: 0, multibyte_widths: Object.freeze({}) });
 
 /** Engines with no UTF-16 database character set store a utf16 config's char/varchar as utf8. */
 export function withoutUtf16(encoding: Encoding): Encoding {

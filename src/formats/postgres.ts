@@ -18,6 +18,7 @@ import {
   EngineSettingError,
   NULL_LEN,
   charsetBytesPerChar,
+  utf8WidthShares,
   checkPageSize,
   columnLayout,
   indexVaryingColumns,
@@ -114,6 +115,15 @@ export function pgNumericBytes(digits: number, scale: number): number {
   const first = Math.floor((digits - scale - 1) / PG_NUMERIC_DIGITS_PER_GROUP);
   const last = Math.floor(-scale / PG_NUMERIC_DIGITS_PER_GROUP);
   return PG_NUMERIC_SHORT_HEADER_BYTES + PG_NUMERIC_GROUP_BYTES * (first - last + 1);
+}
+
+/** What a utf8 config's characters take, for the notes ('' when every character takes 1 byte). */
+export function utf8Note(engine: EngineSpec): string {
+  if (engine.encoding !== 'utf8') return '';
+  const [s2, s3, s4] = utf8WidthShares(engine);
+  const parts = ([[s2, 2], [s3, 3], [s4, 4]] as const).filter(([s]) => s > 0).map(([s, w]) => `${Math.round(s * 1000) / 10}% ${w}`);
+  if (parts.length === 0) return '';
+  return s3 === 0 && s4 === 0 ? `utf8: ${Math.round(s2 * 100)}% of characters take 2 bytes` : `utf8: of the characters ${parts.join(', ')} bytes`;
 }
 
 /** Bytes per character of char/varchar/text under the database encoding. */
@@ -545,7 +555,7 @@ export const postgresHeap: StorageFormat = {
   evidence: ['pgstattuple', 'pg_stat_user_tables'],
   defaultPageBytes: PG_BLCKSZ,
   pageSizes: PG_PAGE_SIZES,
-  settings: ['page_size', 'fillfactor', 'encoding', 'multibyte_share'],
+  settings: ['page_size', 'fillfactor', 'encoding', 'multibyte_share', 'multibyte_widths'],
   indexSettings: ['fillfactor'],
   checkIndex(idx) {
     if (idx.fillfactor !== undefined && idx.fillfactor < PG_BTREE_MIN_FILLFACTOR) {
@@ -604,9 +614,8 @@ export const postgresHeap: StorageFormat = {
       'row bytes are MAXALIGN(t_len), what a tuple takes on the page (pgstattuple\'s tuple_len and pageinspect\'s lp_len report t_len); each tuple also takes a 4-byte line pointer',
       'values above the TOAST threshold are assumed incompressible and moved out of line (18-byte pointer); TOAST pages are not counted',
     ];
-    if (engine.encoding === 'utf8' && engine.multibyte_share > 0) {
-      notes.push(`utf8: ${Math.round(engine.multibyte_share * 100)}% of characters take 2 bytes`);
-    }
+    const utf8 = utf8Note(engine);
+    if (utf8) notes.push(utf8);
     return notes;
   },
 };

@@ -233,6 +233,17 @@ export function checkLockScheme(table: TableDef, engine: EngineSpec, P: Problems
 export function resolveEngine(raw: unknown, P: Problems, table?: TableDef): EngineSpec | undefined {
   const e = zodCheck(engineSchema, raw, ['engine'], P);
   if (!e) return undefined;
+  if (e.multibyte_widths !== undefined) {
+    if (e.multibyte_share !== undefined) {
+      P.add(['engine', 'multibyte_widths'], `expected either multibyte_share (the share of 2-byte characters) or multibyte_widths (shares of 2-, 3- and 4-byte characters), found both`);
+      return undefined;
+    }
+    const sum = Object.values(e.multibyte_widths).reduce<number>((s, v) => s + (v ?? 0), 0);
+    if (sum > 1 + 1e-9) {
+      P.add(['engine', 'multibyte_widths'], `expected shares of the characters that add up to at most 1, found ${Math.round(sum * 1e6) / 1e6}`);
+      return undefined;
+    }
+  }
   const format = getFormat(e.format);
   const ignored = format ? Object.keys(e).filter((k) => k !== 'format' && !format.settings.includes(k as keyof EngineSettings)) : [];
   return defaultEngineSpec(e.format, { ...tableEngineSettings(table, e.format), ...e, ignored });

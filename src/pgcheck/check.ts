@@ -27,6 +27,7 @@ import { findPgstattuple, observe, otherSnapshots, type Observation, type Pgstat
 import { auditValues, checkAudit, numberValues, recordRun, ValueStream, type Op } from './plan.js';
 import { DEFAULT_SCHEMA_PREFIX, ScratchSchema } from './scratch.js';
 import { columnDdlType, columnsSql, quoteIdent, type ColumnSql, type SqlValue } from './values.js';
+import { utf8BytesPerChar, utf8WidthShares } from '../layout/table-layout.js';
 
 export { PgCheckError, PgServerError };
 
@@ -92,7 +93,9 @@ async function query(client: pg.Client, place: ReplayPlace, text: string, params
 
 function settingsOf(spec: StorageSpec): string {
   const e = spec.engine;
-  const enc = e.encoding === 'utf8' ? `utf8 (${Math.round(e.multibyte_share * 100)}% 2-byte characters)` : e.encoding;
+  const [s2, s3, s4] = utf8WidthShares(e);
+  const shares = ([[s2, 2], [s3, 3], [s4, 4]] as const).filter(([sh], i) => sh > 0 || i === 0).map(([sh, w]) => `${Math.round(sh * 1000) / 10}% ${w}-byte`);
+  const enc = e.encoding === 'utf8' ? `utf8 (${shares.join(', ')} characters)` : e.encoding;
   return `${postgresHeap.id}, page ${e.page_size / 1024}k, fillfactor ${e.fillfactor}, ${enc}`;
 }
 
@@ -114,7 +117,7 @@ interface CheckPlan {
 export function planCheck(spec: StorageSpec): CheckPlan {
   if (spec.engine.format !== postgresHeap.id) throw new PgCheckError(`pg-check compares ${postgresHeap.id}, found ${spec.engine.format}`);
   const layout = pgLayout(spec.table, spec.engine);
-  const cols = columnsSql(spec.table, layout);
+  const cols = columnsSql(spec.table, layout, spec.engine);
   const ops = recordRun(spec, layout.varying.length);
   const totals = numberValues(ops, cols.length);
   const rows = 1 + ops.reduce((m, o) => (o.k === 'insert' && o.row > m ? o.row : m), -1);
@@ -139,8 +142,8 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
   const major = Number(/^(\d+)/.exec(version)?.[1] ?? 0);
   if (major < 15) throw new PgCheckError(`PostgreSQL 15 or later (pg_stat_force_next_flush), found ${version}`);
   const encoding = (await query(client, setup, 'SHOW server_encoding')).rows[0].server_encoding as string;
-  if (spec.engine.encoding === 'utf8' && spec.engine.multibyte_share > 0 && !UTF8_BYTES_ENCODINGS.has(encoding)) {
-    throw new PgCheckError(`the config stores utf8 with ${Math.round(spec.engine.multibyte_share * 100)}% 2-byte characters; the database's encoding is ${encoding}, where they would not take 2 bytes: use a database created with ENCODING 'UTF8'`);
+  if (spec.engine.encoding === 'utf8' && utf8BytesPerChar(spec.engine) > 1 && !UTF8_BYTES_ENCODINGS.has(encoding)) {
+    throw new PgCheckError(`the config stores utf8 with multi-byte characters; the database's encoding is ${encoding}, where they would not take the bytes they take in UTF-8: use a database created with ENCODING 'UTF8'`);
   }
 
   // The simulated run as the engine accepted it, every value numbered and audited before anything is created.

@@ -10,7 +10,8 @@
  *   - a type or a length with fewer values than the column has codes wraps (code mod capacity): plan.ts
  *     keeps such a value different from the row's previous one and reports where values repeat;
  *   - the rest of a string or bytea is random (so pglz and lz4 find nothing to compress), with exactly
- *     the multi-byte characters that make up its byte length under utf8 (2 bytes each: U+00C0–U+00FF).
+ *     the multi-byte characters of 2, 3 and 4 bytes that make up its byte length under utf8, their
+ *     shares as the config gives them (random code points of each width);
  *
  * Per type: integers count up from 1; real / double precision count up in their own bit patterns (every
  * value exact); numeric(p, s) has as many digits as its stored bytes allow (every digit 1–9, the last at
@@ -20,15 +21,27 @@
  * holds the code in its first 8 bytes; boolean alternates. Pure and deterministic from (seed, row,
  * column, code).
  */
-import type { ColumnDef, TableDef } from '../config/spec.js';
+import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
 import { pgNumericBytes, type PgTableLayout, type PgType } from '../formats/postgres.js';
-import { NULL_LEN } from '../layout/table-layout.js';
+import { NULL_LEN, utf8WidthShares } from '../layout/table-layout.js';
 import { Prng } from '../util/prng.js';
 
 /** 62 ASCII key digits in byte order (so keys sort bytewise in code order under COLLATE "C"). */
 const ASCII_DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-/** 64 characters of 2 bytes each in UTF-8 (U+00C0 … U+00FF: C3 80 … C3 BF), in byte order. */
-const MULTIBYTE_DIGITS = Array.from({ length: 64 }, (_, i) => String.fromCharCode(0xc0 + i)).join('');
+/**
+ * Key digits of 2, 3 and 4 bytes in UTF-8, 64 of each in byte order: U+00C0 … U+00FF (C3 80 … C3 BF),
+ * U+4E00 … U+4E3F (E4 B8 80 … E4 B8 BF), U+1F600 … U+1F63F (F0 9F 98 80 … F0 9F 98 BF).
+ */
+const WIDE_DIGITS: readonly (readonly string[])[] = [
+  [],
+  [],
+  Array.from({ length: 64 }, (_, i) => String.fromCodePoint(0xc0 + i)),
+  Array.from({ length: 64 }, (_, i) => String.fromCodePoint(0x4e00 + i)),
+  Array.from({ length: 64 }, (_, i) => String.fromCodePoint(0x1f600 + i)),
+];
+/** The code points a random character of 2, 3 or 4 bytes is drawn from (3 bytes: not the surrogates, nor U+FFFE, U+FFFF). */
+const WIDTH_RANGES: readonly (readonly [number, number])[] = [[0, 0], [0x21, 0x7e], [0x80, 0x7ff], [0x800, 0xfffd], [0x10000, 0x10ffff]];
+const SURROGATES = [0xd800, 0xdfff] as const;
 const HEX = '0123456789abcdef';
 /** The largest code a JavaScript number counts exactly. */
 const MAX_CODE = Number.MAX_SAFE_INTEGER;
@@ -82,8 +95,10 @@ export interface ColumnSql {
   /** numeric(p, s). */
   precision: number;
   scale: number;
-  /** Bytes per character under the engine's encoding (1 + multibyte_share under utf8; 1 for other types). */
+  /** Bytes per character under the engine's encoding (utf8BytesPerChar under utf8; 1 for other types). */
   bytesPerChar: number;
+  /** Shares of the characters that take 2, 3 and 4 bytes (character columns under utf8; else 0). */
+  widths: readonly [number, number, number];
 }
 
 export function quoteIdent(name: string): string {
@@ -105,10 +120,11 @@ function kindOf(t: PgType): ValueKind {
   throw new Error(`pg-check makes no values of type ${sql}`);
 }
 
-function columnSql(c: ColumnDef, i: number, layout: PgTableLayout): ColumnSql {
+function columnSql(c: ColumnDef, i: number, layout: PgTableLayout, engine: EngineSpec): ColumnSql {
   const t = layout.pg.types[i]!;
   const cl = layout.columns[i]!;
   const kind = kindOf(t);
+  const utf8 = cl.character && engine.encoding === 'utf8';
   return {
     name: c.name,
     ident: quoteIdent(c.name),
@@ -121,11 +137,12 @@ function columnSql(c: ColumnDef, i: number, layout: PgTableLayout): ColumnSql {
     precision: c.type.precision,
     scale: c.type.scale,
     bytesPerChar: cl.character ? cl.bytesPerChar : 1,
+    widths: utf8 ? utf8WidthShares(engine) : [0, 0, 0],
   };
 }
 
-export function columnsSql(table: TableDef, layout: PgTableLayout): ColumnSql[] {
-  return table.columns.map((c, i) => columnSql(c, i, layout));
+export function columnsSql(table: TableDef, layout: PgTableLayout, engine: EngineSpec): ColumnSql[] {
+  return table.columns.map((c, i) => columnSql(c, i, layout, engine));
 }
 
 /** The column's SQL type in CREATE TABLE: character types sort bytewise (COLLATE "C"), as the keys are made. */
@@ -149,37 +166,90 @@ export function keyWidth(total: number, radix: number): number {
   return w;
 }
 
-/** A string value's shape: characters, how many take 2 bytes, and the key's width and digits' radixes. */
+/**
+ * A string value's shape: its characters, how many take 2, 3 and 4 bytes, and its key: the width, and
+ * the width in bytes of each key digit (1: an ASCII digit; 2–4: wide digits, where the rest of the
+ * string cannot hold every wide character).
+ */
 interface StringShape {
   chars: number;
-  multi: number;
   /** Key characters at the start. */
   key: number;
-  /** Key positions (from the end of the key) that are 2-byte characters. */
-  keyMulti: number;
+  /** Bytes of each key character (1 … 4). */
+  keyWidths: Uint8Array;
+  /** Wide characters of 2, 3 and 4 bytes outside the key (indexes 2 … 4). */
+  rest: [number, number, number, number, number];
+}
+
+/** The widest character a column's values hold (1 when every share is 0). */
+function widestChar(widths: readonly [number, number, number]): number {
+  return widths[2] > 0 ? 4 : widths[1] > 0 ? 3 : widths[0] > 0 ? 2 : 1;
 }
 
 /**
- * The characters of a `bytes`-byte string of `col` under `bytesPerChar`: char(n) has exactly n; varchar
- * and text as close to bytes / bytesPerChar as the declared length and the 1–2 bytes a character allow.
+ * Wide characters of 2, 3 and 4 bytes for `extra` bytes beyond one a character among `chars`
+ * characters: as the shares say, as near as whole characters allow, never more than `chars` of them.
+ */
+function wideCounts(chars: number, extra: number, widths: readonly [number, number, number]): [number, number, number] {
+  let n4 = Math.min(Math.floor(extra / 3), Math.round(widths[2] * chars));
+  let n3 = Math.min(Math.floor((extra - 3 * n4) / 2), Math.round(widths[1] * chars));
+  let n2 = extra - 3 * n4 - 2 * n3;
+  // Too many wide characters for the string: merge them into wider ones (the bytes stay).
+  while (n2 + n3 + n4 > chars) {
+    if (n2 >= 2) {
+      n2 -= 2;
+      n3++;
+    } else if (n2 >= 1 && n3 >= 1) {
+      n2--;
+      n3--;
+      n4++;
+    } else if (n3 >= 3) {
+      n3 -= 3;
+      n4 += 2;
+    } else break;
+  }
+  return [n2, n3, n4];
+}
+
+/**
+ * The characters of a `bytes`-byte string of `col`: char(n) has exactly n; varchar and text as close to
+ * bytes / bytesPerChar as the declared length and the widest character allow. The rest of the string
+ * holds the wide characters, widest first; those it cannot hold are the key's last digits.
  */
 function stringShape(col: ColumnSql, bytes: number, width: number): StringShape {
-  const bytesPerChar = col.bytesPerChar;
+  const widest = widestChar(col.widths);
   let chars: number;
   if (col.kind === 'bpchar') chars = col.declaredChars;
   else {
     const most = col.declaredChars > 0 ? Math.min(col.declaredChars, bytes) : bytes;
-    chars = Math.min(most, Math.max(Math.ceil(bytes / 2), Math.round(bytes / bytesPerChar)));
+    chars = Math.min(most, Math.max(Math.ceil(bytes / Math.max(widest, 2)), Math.round(bytes / col.bytesPerChar)));
+    if (widest === 1) chars = Math.min(most, bytes);
   }
-  const multi = bytes - chars;
-  if (multi < 0 || multi > chars) throw new Error(`pg-check cannot make a ${col.type.sql} value of ${bytes} bytes (${chars} characters)`);
+  const extra = bytes - chars;
+  if (extra < 0 || extra > 3 * chars) throw new Error(`pg-check cannot make a ${col.type.sql} value of ${bytes} bytes (${chars} characters)`);
+  const [n2, n3, n4] = wideCounts(chars, extra, col.widths);
   const key = Math.min(chars, width);
-  return { chars, multi, key, keyMulti: Math.max(0, multi - (chars - key)) };
+  let room = chars - key;
+  const rest: StringShape['rest'] = [0, 0, 0, 0, 0];
+  const left = [0, 0, n2, n3, n4];
+  for (const w of [4, 3, 2]) {
+    const take = Math.min(left[w]!, room);
+    rest[w] = take;
+    left[w]! -= take;
+    room -= take;
+  }
+  const keyWidths = new Uint8Array(key).fill(1);
+  let at = key - 1;
+  for (const w of [4, 3, 2]) for (let k = 0; k < left[w]!; k++) keyWidths[at--] = w;
+  if (at < -1) throw new Error(`pg-check cannot make a ${col.type.sql} value of ${bytes} bytes (${chars} characters)`);
+  return { chars, key, keyWidths, rest };
 }
 
-/** Distinct values of a string shape's key (ASCII digits 62, 2-byte digits 64). */
+/** Distinct values of a string shape's key (ASCII digits 62, wide digits 64). */
 function stringCapacity(s: StringShape): number {
-  return Math.min(MAX_CODE, 62 ** (s.key - s.keyMulti) * 64 ** s.keyMulti);
+  let cap = 1;
+  for (let i = 0; i < s.key && cap < MAX_CODE; i++) cap *= s.keyWidths[i] === 1 ? 62 : 64;
+  return Math.min(MAX_CODE, cap);
 }
 
 /** ⌈log_radix⌉-wide keys for the column's codes: how wide its key is. */
@@ -365,34 +435,44 @@ function byteaValue(code: number, len: number, width: number, rng: Prng): Buffer
   return b;
 }
 
+/** A random code point of a character of `width` bytes in UTF-8 (1: an ASCII letter or digit). */
+function randomCodePoint(width: number, rng: Prng): number {
+  if (width === 1) return ASCII_DIGITS.charCodeAt(rng.int(62));
+  const [lo, hi] = WIDTH_RANGES[width]!;
+  if (width !== 3) return lo + rng.int(hi - lo + 1);
+  const cp = lo + rng.int(hi - lo + 1 - (SURROGATES[1] - SURROGATES[0] + 1));
+  return cp >= SURROGATES[0] ? cp + (SURROGATES[1] - SURROGATES[0] + 1) : cp;
+}
+
 /**
- * A string of `s.chars` characters, `s.multi` of them 2-byte: the key first (ASCII digits, and 2-byte
- * digits at its end when the rest of the string cannot hold every 2-byte character), the 2-byte
- * characters of the rest at random positions, random ASCII letters and digits elsewhere.
+ * A string of `s.chars` characters: the key first (the code in ASCII digits, and in wide digits at its
+ * end where the rest cannot hold every wide character), then the rest's wide characters at random
+ * places, random ASCII letters and digits elsewhere.
  */
 function stringValue(code: number, s: StringShape, rng: Prng): string {
   const out = new Array<string>(s.chars);
   let c = code;
   for (let i = s.key - 1; i >= 0; i--) {
-    const multi = i >= s.key - s.keyMulti;
-    const radix = multi ? 64 : 62;
-    out[i] = (multi ? MULTIBYTE_DIGITS : ASCII_DIGITS)[c % radix]!;
+    const w = s.keyWidths[i]!;
+    const radix = w === 1 ? 62 : 64;
+    out[i] = w === 1 ? ASCII_DIGITS[c % radix]! : WIDE_DIGITS[w]![c % radix]!;
     c = Math.floor(c / radix);
   }
   const rest = s.chars - s.key;
-  const restMulti = s.multi - s.keyMulti;
+  const wide = s.rest[2] + s.rest[3] + s.rest[4];
   if (rest > 0) {
-    // A partial Fisher–Yates shuffle of the rest's positions picks where its 2-byte characters go.
+    // A partial Fisher–Yates shuffle of the rest's positions picks where its wide characters go.
     const pos = new Int32Array(rest);
     for (let i = 0; i < rest; i++) pos[i] = s.key + i;
-    for (let i = 0; i < restMulti; i++) {
+    for (let i = 0; i < wide; i++) {
       const j = i + rng.int(rest - i);
       const t = pos[j]!;
       pos[j] = pos[i]!;
       pos[i] = t;
-      out[t] = MULTIBYTE_DIGITS[rng.int(64)]!;
+      const w = i < s.rest[4] ? 4 : i < s.rest[4] + s.rest[3] ? 3 : 2;
+      out[t] = String.fromCodePoint(randomCodePoint(w, rng));
     }
-    for (let i = restMulti; i < rest; i++) out[pos[i]!] = ASCII_DIGITS[rng.int(62)]!;
+    for (let i = wide; i < rest; i++) out[pos[i]!] = ASCII_DIGITS[rng.int(62)]!;
   }
   return out.join('');
 }

@@ -134,13 +134,16 @@ const column = fc.record({
   nullShare: fc.constantFrom(0, 0.1, 0.5, 1),
   length: fc.oneof(fc.constant('0'), fc.constant('1'), fc.constant('{ uniform: [0, 6] }'), fc.constant('{ uniform: [2, 60] }'), fc.constant('{ uniform: [100, 300] }')),
   set: fc.constantFrom('changed', 'length', 'grow', 'null'),
+  compressibility: fc.constantFrom(0, 0, 0.5, 0.95),
 });
+const COMPRESSIBLE = /^(varchar|text|bytea|varbinary|char|binary)/;
 
 function workloadYaml(cols: fc.RecordValue<typeof column>[], encoding: string, share: number, rows: number, updates: { cols: number[]; order: string; txn: string; pct: number }[], widths = ''): string {
   const defs = cols.map((c, i) => `    - { name: c${i}, type: "${c.type}"${c.nullable ? ', null: true' : ''} }`);
+  const comp = (c: fc.RecordValue<typeof column>) => (c.compressibility > 0 && COMPRESSIBLE.test(c.type) ? `compressibility: ${c.compressibility}` : '');
   const values = cols
     .map((c, i) => {
-      const parts = [VARIABLE.test(c.type) ? `length: ${c.length}` : '', c.nullable && c.nullShare > 0 ? `null: ${c.nullShare}` : ''].filter(Boolean);
+      const parts = [VARIABLE.test(c.type) ? `length: ${c.length}` : '', c.nullable && c.nullShare > 0 ? `null: ${c.nullShare}` : '', comp(c)].filter(Boolean);
       return parts.length ? `c${i}: { ${parts.join(', ')} }` : '';
     })
     .filter(Boolean);
@@ -148,7 +151,7 @@ function workloadYaml(cols: fc.RecordValue<typeof column>[], encoding: string, s
     const c = cols[i]!;
     if (c.set === 'changed' || (!VARIABLE.test(c.type) && c.set !== 'null')) return `c${i}: changed`;
     if (c.set === 'null') return c.nullable ? `c${i}: { null: 0.5 }` : `c${i}: changed`;
-    return `c${i}: { ${c.set}: ${c.length}${c.nullable ? ', null: 0.2' : ''} }`;
+    return `c${i}: { ${c.set}: ${c.length}${c.nullable ? ', null: 0.2' : ''}${comp(c) ? `, ${comp(c)}` : ''} }`;
   };
   const phases = updates.map((u) => `  - update: { rows: ${u.pct}%, order: ${u.order}, transaction: ${u.txn}, set: { ${u.cols.map(setOf).join(', ')} } }`);
   return `name: prop
@@ -272,7 +275,7 @@ workload:
     expect((bytes - chars) / chars).toBeLessThan(0.35);
   });
 
-  it('utf8 with 2-, 3- and 4-byte characters: exact bytes, widths in their shares; values distinct and in key order under an index', () => {
+  it('utf8 with 2-, 3- and 4-byte characters: exact bytes, widths in their shares; and compressible values exact, distinct and in key order under an index', () => {
     const s = spec(`name: w
 table:
   name: w
@@ -285,8 +288,8 @@ table:
   indexes: [{ name: w_pk, columns: [id], unique: true }, { name: w_title, columns: [title] }, { name: w_body, columns: [body] }, { name: w_blob, columns: [blob] }]
 engine: { format: postgres-heap, encoding: utf8, multibyte_widths: { 2: 0.1, 3: 0.2, 4: 0.05 } }
 workload:
-  - insert: { rows: 3000, values: { title: { length: { uniform: [10, 120] } }, body: { length: { uniform: [200, 2000] } }, blob: { length: { uniform: [100, 900] } } } }
-  - update: { rows: 30%, order: random, set: { body: { length: { uniform: [200, 2000] } }, blob: changed } }
+  - insert: { rows: 3000, values: { title: { length: { uniform: [10, 120] } }, body: { length: { uniform: [200, 2000] }, compressibility: 0.7 }, blob: { length: { uniform: [100, 900] }, compressibility: 0.5 } } }
+  - update: { rows: 30%, order: random, set: { body: { length: { uniform: [200, 2000] }, compressibility: 0.4 }, blob: changed } }
 `);
     const sent = send(s);
     expect(sent.problems.slice(0, 5)).toEqual([]);

@@ -20,10 +20,14 @@ const distSchema = z.union([
 ]);
 export type DistInput = z.infer<typeof distSchema>;
 
+/** PostgreSQL's column storage (ALTER TABLE … ALTER COLUMN … SET STORAGE). */
+export const COLUMN_STORAGES = ['plain', 'main', 'external', 'extended'] as const;
+
 const columnSchema = z.strictObject({
   name: z.string().min(1),
   type: z.string().min(1),
   null: z.boolean().optional(),
+  storage: z.enum(COLUMN_STORAGES).optional(),
 });
 
 export const indexSchema = z.strictObject({
@@ -66,6 +70,8 @@ export const engineSettingsShape = {
   encoding: z.enum(['latin1', 'utf8', 'utf16']).optional(),
   multibyte_share: zShare().optional(),
   multibyte_widths: z.strictObject({ 2: zShare().optional(), 3: zShare().optional(), 4: zShare().optional() }).optional(),
+  toast_tuple_target: z.number().int().min(0).max(32768).optional(),
+  default_toast_compression: z.enum(['pglz', 'lz4']).optional(),
   pfs_bands: z.enum(['on', 'off']).optional(),
   move_back_home: z.enum(['on', 'off']).optional(),
   row_versioning: z.enum(['on', 'off']).optional(),
@@ -79,6 +85,7 @@ export type Encoding = EngineSettings['encoding'];
 export const valueSpecSchema = z.strictObject({
   length: distSchema.optional(),
   null: zShare().optional(),
+  compressibility: zShare().optional(),
 });
 
 const setSpecSchema = z.union([
@@ -87,6 +94,7 @@ const setSpecSchema = z.union([
     length: distSchema.optional(),
     grow: distSchema.optional(),
     null: zShare().optional(),
+    compressibility: zShare().optional(),
   }),
 ]);
 

@@ -4,7 +4,7 @@
  */
 import type { Count } from '../util/units.js';
 import type { ColumnType } from './column-types.js';
-import type { EngineSettings, FormatId, IndexSettingKey } from './schema.js';
+import type { COLUMN_STORAGES, EngineSettings, FormatId, IndexSettingKey } from './schema.js';
 
 export type { EngineSettings };
 
@@ -12,7 +12,17 @@ export interface ColumnDef {
   name: string;
   type: ColumnType;
   nullable: boolean;
+  /** PostgreSQL's SET STORAGE for the column, where the config gives one (absent: the type's default). */
+  storage?: ColumnStorage;
 }
+
+export type ColumnStorage = (typeof COLUMN_STORAGES)[number];
+
+/**
+ * Compressibility is kept per value in 64ths (0 … 64): the share of a value's bytes that repeat bytes
+ * before them (src/formats/pg-compression.ts says how a value is built from it).
+ */
+export const COMPRESSIBILITY_STEPS = 64;
 
 export interface IndexDef extends Partial<Record<IndexSettingKey, number>> {
   name: string;
@@ -47,12 +57,14 @@ export interface ValueSpec {
   length?: Dist;
   /** Share of NULLs, 0..1 (nullable columns only). */
   null: number;
+  /** Share of a value's bytes that repeat bytes before it, 0..1 (character and binary columns; absent: 0). */
+  compressibility?: number;
 }
 
 export type SetSpec =
   | { kind: 'changed' }
-  | { kind: 'length'; dist: Dist; null?: number }
-  | { kind: 'grow'; dist: Dist; null?: number }
+  | { kind: 'length'; dist: Dist; null?: number; compressibility?: number }
+  | { kind: 'grow'; dist: Dist; null?: number; compressibility?: number }
   | { kind: 'null'; null: number };
 
 export type Order =

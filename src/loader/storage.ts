@@ -5,14 +5,14 @@
 import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
 import { DdlError, parseDdl } from '../table/ddl.js';
-import { isLobType, parseType, SchemaError } from '../config/column-types.js';
+import { isBinaryType, isCharacterType, isLobType, parseType, SchemaError } from '../config/column-types.js';
 import { defaultEngineSpec, FORMAT_IDS, getFormat, availableFormats } from '../formats/registry.js';
 import type { StorageFormat } from '../formats/format.js';
 import { EngineSettingError } from '../layout/table-layout.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
 import { INDEX_SETTING_KEYS, type IndexInput, type FormatId, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, cacheSchema, costsSchema, engineSettingsShape, tableSchema, type DistInput } from '../config/schema.js';
-import type { EngineSettings, ColumnDef, Dist, EngineSpec, IndexDef, Order, PhaseSpec, PredicateSpec, SetSpec, StorageSpec, TableDef, TableStorage, ValueSpec } from '../config/spec.js';
+import type { EngineSettings, ColumnDef, ColumnStorage, Dist, EngineSpec, IndexDef, Order, PhaseSpec, PredicateSpec, SetSpec, StorageSpec, TableDef, TableStorage, ValueSpec } from '../config/spec.js';
 import { Problems, zodCheck } from './problems.js';
 
 /** `engine:`: the format, one of the registry's, and its settings (docs/config.md). */
@@ -48,6 +48,7 @@ export function resolveStorage(obj: Record<string, unknown>, name: string, seed:
   if ((cache || costs) && !workload.some((ph) => ph.op === 'select' || ph.op === 'read_lob')) {
     P.add([cache ? 'cache' : 'costs'], `expected ${cache ? 'cache' : 'costs'} only with a read phase (select or read_lob) in the workload, found none`, true);
   }
+  checkColumnSettings(format, table, P);
   checkIndexSettings(format, table, Array.isArray((obj.table as { indexes?: unknown } | undefined)?.indexes) ? (obj.table as { indexes: unknown[] }).indexes.length : 0, P);
   try {
     const layout = format.layout(table, engine);
@@ -61,6 +62,19 @@ export function resolveStorage(obj: Record<string, unknown>, name: string, seed:
   }
   checkLockScheme(table, engine, P);
   return P.list.length === before ? spec : undefined;
+}
+
+/** A column's storage the format refuses (PostgreSQL: a fixed-length type can only be plain). */
+function checkColumnSettings(format: StorageFormat, table: TableDef, P: Problems): void {
+  table.columns.forEach((col, i) => {
+    if (col.storage === undefined) return;
+    try {
+      format.checkColumn?.(col);
+    } catch (err) {
+      if (!(err instanceof EngineSettingError)) throw err;
+      P.add(['table', 'columns', i, err.key], `expected ${err.message}`);
+    }
+  });
 }
 
 /** The format's own ranges for the settings of the config's indexes (the last `given` of table.indexes). */
@@ -133,12 +147,12 @@ function tableFromDdl(ddl: string, baseDir: string, P: Problems): DeclaredTable 
 }
 
 /** `table.columns`: each type parsed, each name used once (a column whose type is wrong is left out, and said). */
-function tableColumns(given: readonly { name: string; type: string; null?: boolean }[], P: Problems): ColumnDef[] {
+function tableColumns(given: readonly { name: string; type: string; null?: boolean; storage?: ColumnStorage }[], P: Problems): ColumnDef[] {
   const columns: ColumnDef[] = [];
   const seen = new Map<string, number>();
   given.forEach((c, i) => {
     try {
-      columns.push({ name: c.name, type: parseType(c.type), nullable: c.null ?? false });
+      columns.push({ name: c.name, type: parseType(c.type), nullable: c.null ?? false, ...(c.storage ? { storage: c.storage } : {}) });
     } catch (err) {
       if (err instanceof SchemaError) P.add(['table', 'columns', i, 'type'], `expected ${err.message}`);
       else throw err;
@@ -258,6 +272,8 @@ interface PhaseContext {
   checkColumn(name: string, where: KeyPath): boolean;
   /** A NULL share above 0 only on a nullable column. */
   nullCheck(name: string, share: number | undefined, where: KeyPath): void;
+  /** A compressibility only on a character or binary column. */
+  compressibilityCheck(name: string, share: number | undefined, where: KeyPath): void;
 }
 
 type PhaseResolver = (body: unknown, path: KeyPath, ctx: PhaseContext) => PhaseSpec | undefined;
@@ -270,9 +286,11 @@ function resolveInsert(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
     const where = [...path, 'values', name];
     if (!ctx.checkColumn(name, where)) continue;
     ctx.nullCheck(name, spec.null, [...where, 'null']);
+    ctx.compressibilityCheck(name, spec.compressibility, [...where, 'compressibility']);
     values[name] = {
       null: spec.null ?? 0,
       length: spec.length === undefined ? undefined : resolveDist(spec.length, [...where, 'length'], ctx.baseDir, ctx.P),
+      ...(spec.compressibility ? { compressibility: spec.compressibility } : {}),
     };
   }
   return { op: 'insert', rows: v.rows, values };
@@ -281,14 +299,18 @@ function resolveInsert(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
 /** One column's change in `set:`: changed, a new length, a growth, or a NULL share. */
 function resolveSet(name: string, s: Exclude<z.infer<typeof PHASE_SCHEMAS.update>['set'][string], 'changed'>, where: KeyPath, ctx: PhaseContext): SetSpec | undefined {
   ctx.nullCheck(name, s.null, [...where, 'null']);
+  ctx.compressibilityCheck(name, s.compressibility, [...where, 'compressibility']);
+  const content = s.compressibility !== undefined ? { compressibility: s.compressibility } : {};
   if (s.length !== undefined && s.grow !== undefined) {
     ctx.P.add(where, 'expected either length (a new length) or grow (added to the old length), found both');
   } else if (s.length !== undefined) {
     const dist = resolveDist(s.length, [...where, 'length'], ctx.baseDir, ctx.P);
-    if (dist) return { kind: 'length', dist, null: s.null };
+    if (dist) return { kind: 'length', dist, null: s.null, ...content };
   } else if (s.grow !== undefined) {
     const dist = resolveDist(s.grow, [...where, 'grow'], ctx.baseDir, ctx.P);
-    if (dist) return { kind: 'grow', dist, null: s.null };
+    if (dist) return { kind: 'grow', dist, null: s.null, ...content };
+  } else if (s.compressibility !== undefined) {
+    ctx.P.add([...where, 'compressibility'], 'expected compressibility with length or grow (it describes the new value), found it without either');
   } else if (s.null !== undefined) {
     return { kind: 'null', null: s.null };
   } else {
@@ -411,6 +433,12 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
     nullCheck(name, share, where) {
       if (share !== undefined && share > 0 && !column(name)!.nullable) {
         P.add(where, `expected a NULL share only on a nullable column, found ${share} on ${name}, which is NOT NULL (declare it with null: true)`);
+      }
+    },
+    compressibilityCheck(name, share, where) {
+      const t = column(name)!.type;
+      if (share !== undefined && share > 0 && !isCharacterType(t) && !isBinaryType(t)) {
+        P.add(where, `expected compressibility only on a character or binary column (char, varchar, text, binary, varbinary, bytea …), found ${share} on ${name} (${t.sql})`);
       }
     },
   };

@@ -12,7 +12,7 @@ import type { ColumnLayout } from '../layout/table-layout.js';
 import { NULL_LEN } from '../layout/table-layout.js';
 import { runStorage, type PhaseResult } from '../workload/runner.js';
 import { PgCheckError } from './errors.js';
-import { ColumnValues, columnKeyWidth, storedLength, type ColumnSql, type SqlValue } from './values.js';
+import { ColumnValues, columnKeyWidth, compressibleKeyWidth, storedLength, type ColumnSql, type SqlValue } from './values.js';
 
 /** A value's code is bases[column] + rank: the phase's first code for the column, and the op's rank in the phase. */
 interface Coded {
@@ -22,8 +22,8 @@ interface Coded {
 
 export type Op =
   | { k: 'phase'; index: number; phase: PhaseSpec }
-  | ({ k: 'insert'; row: number; lens: Uint16Array } & Coded)
-  | ({ k: 'update'; row: number; cols: readonly ColumnLayout[]; lens: Uint16Array } & Coded)
+  | ({ k: 'insert'; row: number; lens: Uint16Array; levels: Uint8Array | null } & Coded)
+  | ({ k: 'update'; row: number; cols: readonly ColumnLayout[]; lens: Uint16Array; levels: Uint8Array | null } & Coded)
   | { k: 'delete'; row: number }
   | { k: 'commit' }
   | { k: 'reorg'; kind: ReorgKind }
@@ -31,14 +31,19 @@ export type Op =
 
 const NO_BASES = new Float64Array(0);
 
-/** Run the simulation and record what the engine accepted, in order (the runner's WorkloadObserver). */
+/**
+ * Run the simulation and record what the engine accepted, in order (the runner's WorkloadObserver): each
+ * row's stored lengths (`width` varying columns) and, where values have a compressibility, each column's.
+ */
 export function recordRun(spec: StorageSpec, width: number): Op[] {
   const ops: Op[] = [];
+  const ncols = spec.table.columns.length;
+  const levelsOf = (levels: Uint8Array | null, at: number) => (levels ? levels.slice(at, at + ncols) : null);
   runStorage(spec, {
     observer: {
       phaseStart: (index, phase) => ops.push({ k: 'phase', index, phase }),
-      insert: (row, lens, base) => ops.push({ k: 'insert', row, lens: lens.slice(base, base + width), rank: 0, bases: NO_BASES }),
-      update: (row, cols, lens, base) => ops.push({ k: 'update', row, cols, lens: lens.slice(base, base + width), rank: 0, bases: NO_BASES }),
+      insert: (row, lens, base, levels, at) => ops.push({ k: 'insert', row, lens: lens.slice(base, base + width), levels: levelsOf(levels, at), rank: 0, bases: NO_BASES }),
+      update: (row, cols, lens, base, levels, at) => ops.push({ k: 'update', row, cols, lens: lens.slice(base, base + width), levels: levelsOf(levels, at), rank: 0, bases: NO_BASES }),
       delete: (row) => ops.push({ k: 'delete', row }),
       commit: () => ops.push({ k: 'commit' }),
       reorg: (kind) => ops.push({ k: 'reorg', kind }),
@@ -106,24 +111,25 @@ export class ValueStream {
     /** Per column: the smallest capacity of any value it takes (wrapCapacities); a column whose values all fit never wraps. */
     minCapacity: Float64Array,
   ) {
-    this.columns = cols.map((c, ci) => new ColumnValues(c, ci, seed, columnKeyWidth(c, totals[ci]!)));
+    this.columns = cols.map((c, ci) => new ColumnValues(c, ci, seed, columnKeyWidth(c, totals[ci]!), compressibleKeyWidth(c, totals[ci]!)));
     this.prevCode = cols.map((_, ci) => (minCapacity[ci]! < totals[ci]! ? new Float64Array(rows) : null));
   }
 
   /** The smallest capacity of any value of each column in `ops` (before the stream runs). */
   static minCapacities(cols: ColumnSql[], seed: number, totals: Float64Array, ops: readonly Op[]): Float64Array {
-    const values = cols.map((c, ci) => new ColumnValues(c, ci, seed, columnKeyWidth(c, totals[ci]!)));
+    const values = cols.map((c, ci) => new ColumnValues(c, ci, seed, columnKeyWidth(c, totals[ci]!), compressibleKeyWidth(c, totals[ci]!)));
     const min = new Float64Array(cols.length).fill(Infinity);
     const byLen = cols.map(() => new Map<number, number>());
-    const see = (ci: number, len: number) => {
+    const see = (ci: number, len: number, level: number) => {
       if (len === NULL_LEN) return;
-      let cap = byLen[ci]!.get(len);
-      if (cap === undefined) byLen[ci]!.set(len, (cap = values[ci]!.capacity(len)));
+      const at = len * 128 + level;
+      let cap = byLen[ci]!.get(at);
+      if (cap === undefined) byLen[ci]!.set(at, (cap = values[ci]!.capacity(len, level)));
       if (cap < min[ci]!) min[ci] = cap;
     };
     for (const op of ops) {
-      if (op.k === 'insert') cols.forEach((c, ci) => see(ci, storedLength(c, op.lens, 0)));
-      else if (op.k === 'update') for (const c of op.cols) see(c.index, storedLength(cols[c.index]!, op.lens, 0));
+      if (op.k === 'insert') cols.forEach((c, ci) => see(ci, storedLength(c, op.lens, 0), op.levels?.[ci] ?? 0));
+      else if (op.k === 'update') for (const c of op.cols) see(c.index, storedLength(cols[c.index]!, op.lens, 0), op.levels?.[c.index] ?? 0);
     }
     return min;
   }
@@ -135,7 +141,7 @@ export class ValueStream {
 
   /** The values of an insert, every column. */
   insert(op: Extract<Op, { k: 'insert' }>): SqlValue[] {
-    const out = this.cols.map((_, ci) => this.next(ci, op.row, op.bases[ci]! + op.rank, op.lens, undefined).value);
+    const out = this.cols.map((_, ci) => this.next(ci, op.row, op.bases[ci]! + op.rank, op.lens, op.levels?.[ci] ?? 0, undefined).value);
     this.rowLens[op.row] = op.lens;
     return out;
   }
@@ -146,7 +152,7 @@ export class ValueStream {
     const values: SqlValue[] = [];
     const changed: boolean[] = [];
     for (const c of op.cols) {
-      const v = this.next(c.index, op.row, op.bases[c.index]! + op.rank, op.lens, before);
+      const v = this.next(c.index, op.row, op.bases[c.index]! + op.rank, op.lens, op.levels?.[c.index] ?? 0, before);
       values.push(v.value);
       changed.push(v.changed);
     }
@@ -154,12 +160,12 @@ export class ValueStream {
     return { values, changed };
   }
 
-  private next(ci: number, row: number, raw: number, lens: Uint16Array, before: Uint16Array | undefined): { value: SqlValue; changed: boolean } {
+  private next(ci: number, row: number, raw: number, lens: Uint16Array, level: number, before: Uint16Array | undefined): { value: SqlValue; changed: boolean } {
     const cv = this.columns[ci]!;
     const len = storedLength(cv.col, lens, 0);
     const prevLen = before ? storedLength(cv.col, before, 0) : -1;
     if (len === NULL_LEN) return { value: null, changed: prevLen !== NULL_LEN };
-    const cap = cv.capacity(len);
+    const cap = cv.capacity(len, level);
     let code = raw < cap ? raw : raw % cap;
     const prev = this.prevCode[ci];
     if (prev) {
@@ -168,7 +174,7 @@ export class ValueStream {
     }
     // Codes below capacity never repeat in a column; a wrapped code was moved off the row's own.
     const changed = !before || prevLen !== len || cap > 1;
-    return { value: cv.value(code, len, row, raw), changed };
+    return { value: cv.value(code, len, row, raw, level), changed };
   }
 }
 
@@ -203,7 +209,7 @@ export function auditValues(stream: ValueStream, ops: readonly Op[]): ValueAudit
     if (value === null) a.nulls++;
     else {
       const len = storedLength(cols[ci]!, op.lens, 0);
-      if (op.bases[ci]! + op.rank >= stream.columns[ci]!.capacity(len)) a.wrapped++;
+      if (op.bases[ci]! + op.rank >= stream.columns[ci]!.capacity(len, op.levels?.[ci] ?? 0)) a.wrapped++;
     }
   };
   for (const op of ops) {

@@ -12,6 +12,9 @@
  *   - the rest of a string or bytea is random (so pglz and lz4 find nothing to compress), with exactly
  *     the multi-byte characters of 2, 3 and 4 bytes that make up its byte length under utf8, their
  *     shares as the config gives them (random code points of each width);
+ *   - a string or bytea the workload gives a compressibility is built as src/formats/pg-compression.ts
+ *     says (blocks of fresh bytes and repeats), its key spread over alphabets of its own, and run
+ *     through pglz or LZ4 (pglz.ts, lz4.ts) before it is sent: its compressed size must be the model's.
  *
  * Per type: integers count up from 1; real / double precision count up in their own bit patterns (every
  * value exact); numeric(p, s) has as many digits as its stored bytes allow (every digit 1–9, the last at
@@ -23,8 +26,11 @@
  */
 import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
 import { pgNumericBytes, type PgTableLayout, type PgType } from '../formats/postgres.js';
+import { compressedDatumBytes, forEachBlock, lz4Bytes, pglzBytes, repeatBytes, type ToastCompression } from '../formats/pg-compression.js';
 import { NULL_LEN, utf8WidthShares } from '../layout/table-layout.js';
 import { Prng } from '../util/prng.js';
+import { lz4CompressedSize } from './lz4.js';
+import { pglzCompressedSize } from './pglz.js';
 
 /** 62 ASCII key digits in byte order (so keys sort bytewise in code order under COLLATE "C"). */
 const ASCII_DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -99,6 +105,8 @@ export interface ColumnSql {
   bytesPerChar: number;
   /** Shares of the characters that take 2, 3 and 4 bytes (character columns under utf8; else 0). */
   widths: readonly [number, number, number];
+  /** The method a value is compressed with (default_toast_compression): compressible values are checked against it. */
+  compression: ToastCompression;
 }
 
 export function quoteIdent(name: string): string {
@@ -138,6 +146,7 @@ function columnSql(c: ColumnDef, i: number, layout: PgTableLayout, engine: Engin
     scale: c.type.scale,
     bytesPerChar: cl.character ? cl.bytesPerChar : 1,
     widths: utf8 ? utf8WidthShares(engine) : [0, 0, 0],
+    compression: engine.default_toast_compression,
   };
 }
 
@@ -257,6 +266,25 @@ export function columnKeyWidth(col: ColumnSql, totalCodes: number): number {
   return col.kind === 'bytea' ? keyWidth(totalCodes, 256) : keyWidth(totalCodes, 62);
 }
 
+/**
+ * The key of a compressible value: digits of radix 8 (strings) or 32 (bytea), each position its own
+ * range of bytes (position j: bytes 1 + 8j … 8 + 8j, or 32j … 32j + 31), so that no 3 bytes with a key
+ * digit in them occur twice in the value but where the construction repeats them.
+ */
+const COMPRESSIBLE_STRING_RADIX = 8;
+const COMPRESSIBLE_BYTEA_RADIX = 32;
+
+function compressibleRadix(col: ColumnSql): number {
+  return col.kind === 'bytea' ? COMPRESSIBLE_BYTEA_RADIX : COMPRESSIBLE_STRING_RADIX;
+}
+
+/** Fresh (not repeated) bytes of an n-byte value of m repeat bytes a block: where its key digits go. */
+function freshBytes(n: number, m: number): number {
+  let fresh = 0;
+  forEachBlock(n, m, (_start, f) => (fresh += f));
+  return fresh;
+}
+
 /** A numeric(p, s) value's digits for its stored bytes: the most digits that take exactly those bytes. */
 function numericDigits(col: ColumnSql, bytes: number): number {
   for (let d = col.precision; d >= 0; d--) if (pgNumericBytes(d, col.scale) === bytes) return d;
@@ -265,7 +293,7 @@ function numericDigits(col: ColumnSql, bytes: number): number {
 
 /**
  * Values of one column: its capacity at a length and the value of a code. `width` is the key width for
- * the column's number of codes (columnKeyWidth).
+ * the column's number of codes (columnKeyWidth), `compressibleWidth` that of its compressible values.
  */
 export class ColumnValues {
   private readonly digitsOf = new Map<number, number>();
@@ -274,7 +302,14 @@ export class ColumnValues {
     readonly ci: number,
     private readonly seed: number,
     private readonly width: number,
+    private readonly compressibleWidth = keyWidth(1, 2),
   ) {}
+
+  /** Repeat bytes a block of a value of this column of compressibility `level` (64ths): 0 for types that do not compress. */
+  repeat(level: number): number {
+    const k = this.col.kind;
+    return k === 'bytea' || k === 'varchar' || k === 'text' ? repeatBytes(level / 64) : 0;
+  }
 
   private numericDigits(len: number): number {
     let d = this.digitsOf.get(len);
@@ -282,9 +317,11 @@ export class ColumnValues {
     return d;
   }
 
-  /** How many distinct values a `len`-byte value of this column can take (1: it cannot change). */
-  capacity(len: number): number {
+  /** How many distinct values a `len`-byte value of this column (of compressibility `level`) can take (1: it cannot change). */
+  capacity(len: number, level = 0): number {
     const col = this.col;
+    const m = this.repeat(level);
+    if (m > 0) return Math.min(MAX_CODE, compressibleRadix(col) ** Math.min(this.compressibleWidth, freshBytes(len, m)));
     switch (col.kind) {
       case 'int2':
         return 32_767;
@@ -319,12 +356,14 @@ export class ColumnValues {
   }
 
   /**
-   * The value whose key is `code` (0 ≤ code < capacity(len)), `len` stored bytes (NULL_LEN: NULL); `row`
-   * and `draw` seed the random part (draw: the column's code before any wrap, so each value has its own).
+   * The value whose key is `code` (0 ≤ code < capacity(len, level)), `len` stored bytes (NULL_LEN: NULL);
+   * `row` and `draw` seed the random part (draw: the column's code before any wrap, so each value has its own).
    */
-  value(code: number, len: number, row: number, draw: number): SqlValue {
+  value(code: number, len: number, row: number, draw: number, level = 0): SqlValue {
     if (len === NULL_LEN) return null;
     const col = this.col;
+    const m = this.repeat(level);
+    if (m > 0) return compressibleValue(col, code, len, m, this.compressibleWidth, Prng.derive(this.seed, 'value', row, this.ci, draw));
     switch (col.kind) {
       case 'int2':
       case 'int4':
@@ -351,13 +390,20 @@ export class ColumnValues {
       case 'uuid':
         return uuidValue(code, Prng.derive(this.seed, 'value', row, this.ci, draw));
       case 'bytea':
-        return byteaValue(code, len, this.width, Prng.derive(this.seed, 'value', row, this.ci, draw));
+        return incompressible(col, len, (rng) => byteaValue(code, len, this.width, rng), Prng.derive(this.seed, 'value', row, this.ci, draw));
       case 'bpchar':
       case 'varchar':
-      case 'text':
-        return stringValue(code, stringShape(col, len, this.width), Prng.derive(this.seed, 'value', row, this.ci, draw));
+      case 'text': {
+        const shape = stringShape(col, len, this.width);
+        return incompressible(col, len, (rng) => stringValue(code, shape, rng), Prng.derive(this.seed, 'value', row, this.ci, draw));
+      }
     }
   }
+}
+
+/** A compressible value's key width for the column's number of codes. */
+export function compressibleKeyWidth(col: ColumnSql, totalCodes: number): number {
+  return keyWidth(totalCodes, compressibleRadix(col));
 }
 
 const f32 = new Float32Array(1);
@@ -475,4 +521,183 @@ function stringValue(code: number, s: StringShape, rng: Prng): string {
     for (let i = wide; i < rest; i++) out[pos[i]!] = ASCII_DIGITS[rng.int(62)]!;
   }
   return out.join('');
+}
+
+/** Values this long could be compressed by the toaster (it takes values over 24 bytes): checked not to compress. */
+const CHECK_INCOMPRESSIBLE_FROM = 256;
+/** Attempts at a value before pg-check gives up (its content is random: a retry draws another). */
+const VALUE_ATTEMPTS = 8;
+
+/**
+ * The compressor's output size for a value: pglz's (−1 when it gives up) or LZ4's, as the column's
+ * method compresses it, and what the model says of a value of `len` bytes and `m` repeat bytes a block.
+ */
+function compressedSizes(col: ColumnSql, bytes: Uint8Array, m: number): { real: number; model: number } {
+  const len = bytes.length;
+  return col.compression === 'lz4' ? { real: lz4CompressedSize(bytes), model: lz4Bytes(len, m) } : { real: pglzCompressedSize(bytes), model: pglzBytes(len, m) };
+}
+
+/**
+ * A value with nothing to compress (random), checked: where the toaster could take it, the column's
+ * compressor must leave it uncompressed, as the model does. A value that would compress is drawn again.
+ */
+function incompressible<T extends string | Buffer>(col: ColumnSql, len: number, make: (rng: Prng) => T, rng: Prng): T {
+  for (let attempt = 0; ; attempt++) {
+    const v = make(rng);
+    if (len < CHECK_INCOMPRESSIBLE_FROM) return v;
+    const bytes: Uint8Array = typeof v === 'string' ? Buffer.from(v, 'utf8') : (v as Buffer);
+    const { real } = compressedSizes(col, bytes, 0);
+    if (compressedDatumBytes(col.compression, len, 0) === -1 && keptSize(col.compression, real, len) === -1) return v;
+    if (attempt + 1 >= VALUE_ATTEMPTS) throw new Error(`pg-check drew ${VALUE_ATTEMPTS} random ${col.type.sql} values of ${len} bytes that ${col.compression} compresses`);
+  }
+}
+
+/** The compressed varlena toast_compress_datum keeps for a compressor output of `out` bytes, or −1. */
+function keptSize(method: ToastCompression, out: number, len: number): number {
+  if (out < 0 || (method === 'lz4' && out > len)) return -1;
+  return out + 8 < len - 2 ? out + 8 : -1;
+}
+
+/** 3-byte sequences already in the value being built: a bit each of 2^24. */
+const GRAMS = new Uint32Array(1 << 19);
+const gramsSet: number[] = [];
+const gram = (b: Uint8Array, q: number): number => (b[q - 2]! << 16) | (b[q - 1]! << 8) | b[q]!;
+const seen = (g: number): boolean => (GRAMS[g >>> 5]! & (1 << (g & 31))) !== 0;
+function remember(g: number): void {
+  if (seen(g)) return;
+  GRAMS[g >>> 5]! |= 1 << (g & 31);
+  gramsSet.push(g);
+}
+function forgetGrams(): void {
+  for (const g of gramsSet) GRAMS[g >>> 5] = 0;
+  gramsSet.length = 0;
+}
+
+/**
+ * A value built as src/formats/pg-compression.ts says, for `m` repeat bytes a block: in each block's
+ * fresh bytes first the key's next digits, then characters no 3-byte sequence of which occurs before
+ * (nor across into the repeat), then the repeat. Under utf8 the characters' widths follow the column's
+ * shares, and every repeat ends where a character does. Checked with the column's compressor: its
+ * output must be the size the model gives, or the value is drawn again.
+ */
+function compressibleValue(col: ColumnSql, code: number, len: number, m: number, keyWidthC: number, rng: Prng): string | Buffer {
+  const bytea = col.kind === 'bytea';
+  const radix = compressibleRadix(col);
+  const keyLen = Math.min(keyWidthC, freshBytes(len, m));
+  const key = new Uint8Array(keyLen);
+  let c = code;
+  for (let j = keyLen - 1; j >= 0; j--) {
+    key[j] = (bytea ? radix * j : 1 + radix * j) + (c % radix);
+    c = Math.floor(c / radix);
+  }
+  // Single bytes fresh characters may take: not a key digit of this value's, not NUL for a string.
+  const keyEnd = bytea ? radix * keyLen : 1 + radix * keyLen;
+  const singles: number[] = [];
+  for (let b = bytea ? 0 : 1; b < (bytea ? 256 : 128); b++) if (b >= keyEnd) singles.push(b);
+  let bias = 1;
+  for (let attempt = 0; attempt < VALUE_ATTEMPTS * 2; attempt++) {
+    const bytes = buildBlocks(len, m, key, singles, bytea ? null : col.widths.map((w) => w * bias) as [number, number, number], rng);
+    if (bytes === null) continue;
+    if (!bytea) {
+      let chars = 0;
+      for (const b of bytes) if ((b & 0xc0) !== 0x80) chars++;
+      if (col.declaredChars > 0 && chars > col.declaredChars) {
+        // Too many characters for varchar(n): more of them wide next time.
+        bias *= 1.25;
+        continue;
+      }
+    }
+    const { real, model } = compressedSizes(col, bytes, m);
+    if (real !== model) continue;
+    return bytea ? Buffer.from(bytes) : Buffer.from(bytes).toString('utf8');
+  }
+  throw new Error(`pg-check could not build a ${col.type.sql} value of ${len} bytes that ${col.compression} compresses as the model says (${m} of every 64 bytes repeated)`);
+}
+
+/** The bytes of a compressible value (null: no character fits somewhere; the caller draws again). */
+function buildBlocks(len: number, m: number, key: Uint8Array, singles: readonly number[], widths: [number, number, number] | null, rng: Prng): Uint8Array | null {
+  const buf = new Uint8Array(len);
+  const ch = new Uint8Array(4);
+  const acc = [0, 0, 0, 0, 0];
+  let k = 0;
+  let failed = false;
+  forgetGrams();
+  forEachBlock(len, m, (start, fresh, repeat) => {
+    if (failed) return;
+    const end = start + fresh;
+    // A repeat copies the fresh bytes from the block's start, periodically: it must end where a character does.
+    const cut = repeat > 0 && repeat % fresh !== 0 ? start + (repeat % fresh) : -1;
+    let p = start;
+    while (p < end) {
+      if (k < key.length) {
+        buf[p] = key[k++]!;
+        if (p >= 2) remember(gram(buf, p));
+        p++;
+        continue;
+      }
+      const most = Math.min(4, end - p, cut > p ? cut - p : 4);
+      let placed = false;
+      for (let tries = 0; tries < 64 && !placed; tries++) {
+        const w = pickWidth(widths, acc, most);
+        encodeChar(w, singles, rng, ch);
+        for (let i = 0; i < w; i++) buf[p + i] = ch[i]!;
+        if (fresh3Grams(buf, p, w, repeat > 0 && p + w === end ? start : -1)) {
+          if (widths) acc[w]! -= w > 1 ? 1 : 0;
+          for (let q = Math.max(2, p); q < p + w; q++) remember(gram(buf, q));
+          p += w;
+          placed = true;
+        }
+      }
+      if (!placed) {
+        failed = true;
+        return;
+      }
+    }
+    for (let q = end; q < end + repeat; q++) {
+      buf[q] = buf[q - fresh]!;
+      if (q >= 2) remember(gram(buf, q));
+    }
+  });
+  forgetGrams();
+  return failed ? null : buf;
+}
+
+/** The width of the next fresh character: the widest whose share has built up a whole character, if it fits. */
+function pickWidth(widths: [number, number, number] | null, acc: number[], most: number): number {
+  if (widths === null) return 1;
+  acc[2]! += widths[0];
+  acc[3]! += widths[1];
+  acc[4]! += widths[2];
+  for (let w = Math.min(4, most); w >= 2; w--) if (acc[w]! >= 1) return w;
+  return 1;
+}
+
+/** A random character of `w` bytes into out (1 byte: one of `singles`). */
+function encodeChar(w: number, singles: readonly number[], rng: Prng, out: Uint8Array): void {
+  if (w === 1) {
+    out[0] = singles[rng.int(singles.length)]!;
+    return;
+  }
+  Buffer.from(String.fromCodePoint(randomCodePoint(w, rng)), 'utf8').copy(out);
+}
+
+/**
+ * The 3-byte sequences that end in buf[p … p + w) are new (and differ from each other); when the
+ * character ends a block's fresh bytes (`repeatFrom` ≥ 0), so are the two that reach into the repeat.
+ */
+function fresh3Grams(buf: Uint8Array, p: number, w: number, repeatFrom: number): boolean {
+  const mine: number[] = [];
+  for (let q = Math.max(2, p); q < p + w; q++) mine.push(gram(buf, q));
+  if (repeatFrom >= 0) {
+    const e = p + w;
+    const r0 = buf[repeatFrom]!;
+    const r1 = buf[repeatFrom + 1]!;
+    if (e >= 2) mine.push((buf[e - 2]! << 16) | (buf[e - 1]! << 8) | r0);
+    if (e >= 1) mine.push((buf[e - 1]! << 16) | (r0 << 8) | r1);
+  }
+  for (let i = 0; i < mine.length; i++) {
+    if (seen(mine[i]!)) return false;
+    for (let j = 0; j < i; j++) if (mine[j] === mine[i]) return false;
+  }
+  return true;
 }

@@ -43,7 +43,7 @@ function acct(workload: string, extra = ''): StorageSpec {
 }
 
 function replayOf(s: StorageSpec, phase: number): SelectReplay {
-  const cols = columnsSql(s.table, pgLayout(s.table, s.engine));
+  const cols = columnsSql(s.table, pgLayout(s.table, s.engine), s.engine);
   return new SelectReplay(s, s.workload[phase] as SelectPhase, cols, '"x"."acct"');
 }
 

@@ -42,7 +42,7 @@ interface Sent {
 /** Replay a spec's values as pg-check would send them, and check each one on the way. */
 function send(s: StorageSpec): Sent {
   const layout = pgLayout(s.table, s.engine);
-  const cols = columnsSql(s.table, layout);
+  const cols = columnsSql(s.table, layout, s.engine);
   const ops = recordRun(s, layout.varying.length);
   const totals = numberValues(ops, cols.length);
   const rows = 1 + ops.reduce((m, o) => (o.k === 'insert' && o.row > m ? o.row : m), -1);
@@ -135,13 +135,16 @@ const column = fc.record({
   nullShare: fc.constantFrom(0, 0.1, 0.5, 1),
   length: fc.oneof(fc.constant('0'), fc.constant('1'), fc.constant('{ uniform: [0, 6] }'), fc.constant('{ uniform: [2, 60] }'), fc.constant('{ uniform: [100, 300] }')),
   set: fc.constantFrom('changed', 'length', 'grow', 'null'),
+  compressibility: fc.constantFrom(0, 0, 0.5, 0.95),
 });
+const COMPRESSIBLE = /^(varchar|text|bytea|varbinary|char|binary)/;
 
-function workloadYaml(cols: fc.RecordValue<typeof column>[], encoding: string, share: number, rows: number, updates: { cols: number[]; order: string; txn: string; pct: number }[]): string {
+function workloadYaml(cols: fc.RecordValue<typeof column>[], encoding: string, share: number, rows: number, updates: { cols: number[]; order: string; txn: string; pct: number }[], widths = ''): string {
   const defs = cols.map((c, i) => `    - { name: c${i}, type: "${c.type}"${c.nullable ? ', null: true' : ''} }`);
+  const comp = (c: fc.RecordValue<typeof column>) => (c.compressibility > 0 && COMPRESSIBLE.test(c.type) ? `compressibility: ${c.compressibility}` : '');
   const values = cols
     .map((c, i) => {
-      const parts = [VARIABLE.test(c.type) ? `length: ${c.length}` : '', c.nullable && c.nullShare > 0 ? `null: ${c.nullShare}` : ''].filter(Boolean);
+      const parts = [VARIABLE.test(c.type) ? `length: ${c.length}` : '', c.nullable && c.nullShare > 0 ? `null: ${c.nullShare}` : '', comp(c)].filter(Boolean);
       return parts.length ? `c${i}: { ${parts.join(', ')} }` : '';
     })
     .filter(Boolean);
@@ -149,7 +152,7 @@ function workloadYaml(cols: fc.RecordValue<typeof column>[], encoding: string, s
     const c = cols[i]!;
     if (c.set === 'changed' || (!VARIABLE.test(c.type) && c.set !== 'null')) return `c${i}: changed`;
     if (c.set === 'null') return c.nullable ? `c${i}: { null: 0.5 }` : `c${i}: changed`;
-    return `c${i}: { ${c.set}: ${c.length}${c.nullable ? ', null: 0.2' : ''} }`;
+    return `c${i}: { ${c.set}: ${c.length}${c.nullable ? ', null: 0.2' : ''}${comp(c) ? `, ${comp(c)}` : ''} }`;
   };
   const phases = updates.map((u) => `  - update: { rows: ${u.pct}%, order: ${u.order}, transaction: ${u.txn}, set: { ${u.cols.map(setOf).join(', ')} } }`);
   return `name: prop
@@ -160,7 +163,7 @@ table:
     - { name: id, type: int }
 ${defs.join('\n')}
   indexes: [{ name: p_pk, columns: [id], unique: true }${cols.map((_, i) => (i % 2 === 0 ? `, { name: p_i${i}, columns: [c${i}] }` : '')).join('')}]
-engine: { format: postgres-heap, encoding: ${encoding}, multibyte_share: ${share} }
+engine: { format: postgres-heap, encoding: ${encoding}, ${widths || `multibyte_share: ${share}`} }
 workload:
   - insert: { rows: ${rows}, values: { ${values.join(', ')} } }
 ${phases.join('\n')}
@@ -178,9 +181,10 @@ describe('pg-check values without a server', () => {
         fc.constantFrom(0, 0.15, 0.3, 0.5, 1),
         fc.integer({ min: 1, max: 120 }),
         fc.array(fc.record({ order: fc.constantFrom('random', 'sequential', 'zipf(1.2)'), txn: fc.constantFrom('statement', 'row'), pct: fc.integer({ min: 10, max: 300 }) }), { minLength: 1, maxLength: 4 }),
-        (cols, encoding, share, rows, ups) => {
+        fc.constantFrom('', '', 'multibyte_widths: { 2: 0.1, 3: 0.2, 4: 0.05 }', 'multibyte_widths: { 4: 0.5 }', 'multibyte_widths: { 3: 1 }'),
+        (cols, encoding, share, rows, ups, widths) => {
           const updates = ups.map((u, k) => ({ ...u, pct: Math.min(100, u.pct), cols: cols.map((_, i) => i).filter((i) => (i + k) % 2 === 0 || cols.length === 1) }));
-          const s = spec(workloadYaml(cols, encoding, share, rows, updates));
+          const s = spec(workloadYaml(cols, encoding, share, rows, updates, widths));
           const sent = send(s);
           expect(sent.problems.slice(0, 5)).toEqual([]);
           // The audit counts exactly the values that could not change.
@@ -270,6 +274,60 @@ workload:
     const bytes = names.reduce((a, v) => a + Buffer.byteLength(v), 0);
     expect((bytes - chars) / chars).toBeGreaterThan(0.25);
     expect((bytes - chars) / chars).toBeLessThan(0.35);
+  });
+
+  it('utf8 with 2-, 3- and 4-byte characters: exact bytes, widths in their shares; and compressible values exact, distinct and in key order under an index', () => {
+    const s = spec(`name: w
+table:
+  name: w
+  columns:
+    - { name: id, type: int }
+    - { name: title, type: varchar(120) }
+    - { name: tag, type: char(12) }
+    - { name: body, type: text }
+    - { name: blob, type: bytea }
+  indexes: [{ name: w_pk, columns: [id], unique: true }, { name: w_title, columns: [title] }, { name: w_body, columns: [body] }, { name: w_blob, columns: [blob] }]
+engine: { format: postgres-heap, encoding: utf8, multibyte_widths: { 2: 0.1, 3: 0.2, 4: 0.05 } }
+workload:
+  - insert: { rows: 3000, values: { title: { length: { uniform: [10, 120] } }, body: { length: { uniform: [200, 2000] }, compressibility: 0.7 }, blob: { length: { uniform: [100, 900] }, compressibility: 0.5 } } }
+  - update: { rows: 30%, order: random, set: { body: { length: { uniform: [200, 2000] }, compressibility: 0.4 }, blob: changed } }
+`);
+    const sent = send(s);
+    expect(sent.problems.slice(0, 5)).toEqual([]);
+    const titles = sent.all[1]! as string[];
+    const count = [0, 0, 0, 0, 0];
+    for (const t of titles) for (const ch of t) count[Buffer.byteLength(ch)]!++;
+    const chars = count.reduce((a, b) => a + b, 0);
+    expect(count[2]! / chars).toBeCloseTo(0.1, 1);
+    expect(count[3]! / chars).toBeCloseTo(0.2, 1);
+    expect(count[4]! / chars).toBeCloseTo(0.05, 1);
+    for (const ci of [3, 4]) {
+      const values = sent.all[ci]!;
+      expect(new Set(values.map((v) => (Buffer.isBuffer(v) ? v.toString('hex') : String(v)))).size).toBe(values.length);
+      const load = sent.firstLoad[ci]! as Exclude<SqlValue, null>[];
+      for (let k = 1; k < load.length; k++) expect(compareValues(load[k - 1]!, load[k]!, sent.cols[ci]!)).toBeLessThan(0);
+    }
+  });
+
+  it('numeric values have the digits their stored bytes allow, the last at the scale: 3 to 8 digits of numeric(12,2), zero', () => {
+    const s = spec(`name: n
+table:
+  name: n
+  columns: [{ name: id, type: int }, { name: amount, type: "numeric(12,2)" }, { name: fee, type: "numeric(10,4)" }]
+  indexes: [{ name: n_pk, columns: [id], unique: true }, { name: n_amount, columns: [amount] }]
+engine: { format: postgres-heap }
+workload:
+  - insert: { rows: 2000, values: { amount: { length: { uniform: [3, 8] } }, fee: { length: { choice: { "0": 0.3, "2": 0.3, "9": 0.4 } } } } }
+  - update: { rows: 50%, set: { amount: { length: { uniform: [1, 12] } } } }
+`);
+    const sent = send(s);
+    expect(sent.problems.slice(0, 5)).toEqual([]);
+    // 3–6 digits take 6 bytes ([1234][5600]): sent with 6 digits; 7–8 take 8 bytes: sent with 10 ([12][3456][7891]).
+    const amounts = sent.firstLoad[1]! as string[];
+    expect(amounts.every((a) => /^(\d{4}|\d{8})\.\d\d$/.test(a))).toBe(true);
+    expect(new Set(amounts.map((a) => a.length))).toEqual(new Set([7, 11]));
+    // fee numeric(10,4): 0 digits is zero, 2 digits take 4 bytes ([1234] after the point: 0.1234), 9 digits 8 bytes (123456.7891).
+    expect(new Set((sent.firstLoad[2]! as string[]).map((f) => f.replace(/[1-9]/g, 'd')))).toEqual(new Set(['0.0000', '0.dddd', 'dddddd.dddd']));
   });
 
   it('refuses keys it cannot make distinct, and notes updates of indexed columns that cannot change', () => {

@@ -8,7 +8,8 @@
  */
 import type { StorageSpec } from '../config/spec.js';
 import type { FormatId } from '../config/format-ids.js';
-import { FORMAT_IDS, getFormat } from '../formats/registry.js';
+import { parseType } from '../config/column-types.js';
+import { defaultEngineSpec, FORMAT_IDS, getFormat } from '../formats/registry.js';
 import { metric } from '../heap/metrics.js';
 import { loadConfig } from '../loader/config.js';
 import { runStorage, type StorageRunResult } from '../workload/runner.js';
@@ -125,8 +126,54 @@ async function* benchSelect(ctx: SuiteContext): AsyncGenerator<BenchLine> {
   }
 }
 
+/** Rows of the TOAST line: documents big enough that every row goes through the toaster. */
+const TOAST_ROWS = 200_000;
+
+/**
+ * postgres-heap with TOAST: documents of 1–6 kB of text at compressibility 0.6 (pglz keeps about half),
+ * so every row over 2 kB goes through the toaster's passes and the biggest bodies out of line in
+ * 1,996-byte chunks; then every row gets a new body (the old chunks deleted).
+ */
+export function toastBenchSpec(rows: number): StorageSpec {
+  return {
+    name: 'bench-toast',
+    seed: 1,
+    table: {
+      name: 'bench_toast',
+      columns: [
+        { name: 'id', type: parseType('int'), nullable: false },
+        { name: 'title', type: parseType('varchar(120)'), nullable: false },
+        { name: 'body', type: parseType('text'), nullable: false },
+      ],
+      indexes: [{ name: 'bench_toast_pk', columns: ['id'], unique: true, clustered: false }],
+    },
+    engine: defaultEngineSpec('postgres-heap', {}),
+    workload: [
+      { op: 'insert', rows: { kind: 'count', n: rows }, values: { title: { null: 0, length: { kind: 'uniform', min: 20, max: 120 } }, body: { null: 0, length: { kind: 'uniform', min: 1000, max: 6000 }, compressibility: 0.6 } } },
+      { op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'length', dist: { kind: 'uniform', min: 1000, max: 6000 }, compressibility: 0.6 } } },
+    ],
+  };
+}
+
+/** The TOAST workload's inserts and updates, each phase timed between the runner's onPhase edges; and its memory a row. */
+async function* benchToast(ctx: SuiteContext): AsyncGenerator<BenchLine> {
+  const spec = toastBenchSpec(TOAST_ROWS);
+  let last: StorageRunResult | undefined;
+  const m = await measureEach(() => {
+    const clock = new PhaseClock();
+    last = runStorage(spec, { onPhase: clock.onPhase });
+    return { insert: clock.phase(0), update: clock.phase(1) };
+  }, { runs: ctx.runs, warmup: 1 });
+  const f = last!.final;
+  const what = `${f.pages.toLocaleString('en-US')} heap pages, ${(f.toast_pages ?? 0).toLocaleString('en-US')} TOAST pages, ${(f.toast_values ?? 0).toLocaleString('en-US')} values out of line, ${(f.compressed_values ?? 0).toLocaleString('en-US')} compressed`;
+  yield rateLine('storage: postgres-heap with TOAST, inserts of 1–6 kB text at compressibility 0.6 (200k, pglz), one core', TOAST_ROWS, 'rows', m.insert!, what);
+  yield rateLine('storage: postgres-heap with TOAST, every row given a new body (200k, order: random), one core', TOAST_ROWS, 'updates', m.update!, what);
+  yield { name: 'storage: postgres-heap with TOAST, simulator memory per row', value: Math.round((last!.memory_bytes / TOAST_ROWS) * 10) / 10, unit: 'bytes/row', note: "the engine, the row store, each row's values as stored and the TOAST heap of chunks (the engine's own count)" };
+}
+
 export async function* benchStorage(ctx: SuiteContext): AsyncGenerator<BenchLine> {
   yield* benchSelect(ctx);
+  yield* benchToast(ctx);
   const all: FormatFigures[] = [];
   for (const format of FORMAT_IDS) all.push(await measureFormat(format, ctx.runs));
   for (const [kind, what, unit] of KINDS) {

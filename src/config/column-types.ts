@@ -172,3 +172,8 @@ export function isVariableType(t: ColumnType): boolean {
 export function isCharacterType(t: ColumnType): boolean {
   return t.family === 'char' || t.family === 'varchar' || t.family === 'text';
 }
+
+/** Binary families: values of bytes (binary, varbinary, bytea, blob, image). */
+export function isBinaryType(t: ColumnType): boolean {
+  return t.family === 'binary' || t.family === 'varbinary' || t.family === 'blob';
+}

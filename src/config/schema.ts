@@ -20,10 +20,14 @@ const distSchema = z.union([
 ]);
 export type DistInput = z.infer<typeof distSchema>;
 
+/** PostgreSQL's column storage (ALTER TABLE … ALTER COLUMN … SET STORAGE). */
+export const COLUMN_STORAGES = ['plain', 'main', 'external', 'extended'] as const;
+
 const columnSchema = z.strictObject({
   name: z.string().min(1),
   type: z.string().min(1),
   null: z.boolean().optional(),
+  storage: z.enum(COLUMN_STORAGES).optional(),
 });
 
 export const indexSchema = z.strictObject({
@@ -64,6 +68,9 @@ export const engineSettingsShape = {
   initrans: z.number().int().min(1).max(255).optional(),
   encoding: z.enum(['latin1', 'utf8', 'utf16']).optional(),
   multibyte_share: zShare().optional(),
+  multibyte_widths: z.strictObject({ 2: zShare().optional(), 3: zShare().optional(), 4: zShare().optional() }).optional(),
+  toast_tuple_target: z.number().int().min(0).max(32768).optional(),
+  default_toast_compression: z.enum(['pglz', 'lz4']).optional(),
   pfs_bands: z.enum(['on', 'off']).optional(),
   move_back_home: z.enum(['on', 'off']).optional(),
   row_versioning: z.enum(['on', 'off']).optional(),
@@ -92,6 +99,7 @@ export const valueSpecSchema = z.strictObject({
   length: distSchema.optional(),
   null: zShare().optional(),
   ...valueDomainShape,
+  compressibility: zShare().optional(),
 });
 
 const setSpecSchema = z.union([
@@ -101,6 +109,7 @@ const setSpecSchema = z.union([
     grow: distSchema.optional(),
     null: zShare().optional(),
     ...valueDomainShape,
+    compressibility: zShare().optional(),
   }),
 ]);
 

@@ -4,7 +4,7 @@
  */
 import type { Count } from '../util/units.js';
 import type { ColumnType } from './column-types.js';
-import type { EngineSettings, FormatId, IndexSettingKey, KEY_ORDERS } from './schema.js';
+import type { COLUMN_STORAGES, EngineSettings, FormatId, IndexSettingKey, KEY_ORDERS } from './schema.js';
 
 export type { EngineSettings };
 
@@ -12,7 +12,17 @@ export interface ColumnDef {
   name: string;
   type: ColumnType;
   nullable: boolean;
+  /** PostgreSQL's SET STORAGE for the column, where the config gives one (absent: the type's default). */
+  storage?: ColumnStorage;
 }
+
+export type ColumnStorage = (typeof COLUMN_STORAGES)[number];
+
+/**
+ * Compressibility is kept per value in 64ths (0 … 64): the share of a value's bytes that repeat bytes
+ * before them (src/formats/pg-compression.ts says how a value is built from it).
+ */
+export const COMPRESSIBILITY_STEPS = 64;
 
 export interface IndexDef extends Partial<Record<IndexSettingKey, number>> {
   name: string;
@@ -67,13 +77,15 @@ export interface ValueSpec {
   null: number;
   /** distinct, frequency or order as given (absent: every value distinct, ascending). */
   domain?: ValueDomain;
+  /** Share of a value's bytes that repeat bytes before it, 0..1 (character and binary columns; absent: 0). */
+  compressibility?: number;
 }
 
 /** An update's change of a column; `domain`: the values it draws from, where the set names distinct, frequency or order. */
 export type SetSpec =
   | { kind: 'changed'; domain?: ValueDomain }
-  | { kind: 'length'; dist: Dist; null?: number; domain?: ValueDomain }
-  | { kind: 'grow'; dist: Dist; null?: number; domain?: ValueDomain }
+  | { kind: 'length'; dist: Dist; null?: number; domain?: ValueDomain; compressibility?: number }
+  | { kind: 'grow'; dist: Dist; null?: number; domain?: ValueDomain; compressibility?: number }
   | { kind: 'null'; null: number; domain?: ValueDomain };
 
 export type Order =

@@ -18,6 +18,7 @@ import {
   columnLayout,
   indexVaryingColumns,
   logicalDataBytes,
+  utf8BytesPerChar,
   type ColumnLayout,
   type PageGeometry,
   type ResolvedEngine,
@@ -107,7 +108,7 @@ function aseBytesPerChar(t: ColumnType, engine: EngineSpec): number {
     case 'utf16':
       return 2;
     case 'utf8':
-      return 1 + engine.multibyte_share;
+      return utf8BytesPerChar(engine);
   }
 }
 
@@ -441,7 +442,7 @@ export const aseDol: StorageFormat = {
   id: 'ase-dol',
   title: 'SAP ASE data-only-locked (datarows)',
   evidence: ['optdiag', 'sp_spaceused'],
-  settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'compaction', 'enable_housekeeper_gc', 'encoding', 'multibyte_share'],
+  settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'compaction', 'enable_housekeeper_gc', 'encoding', 'multibyte_share', 'multibyte_widths'],
   // max_rows_per_page applies only to allpages-locked tables [ASE-IDXPROP].
   indexSettings: ['fillfactor', 'reservepagegap'],
   indexNotes: (table) =>
@@ -506,7 +507,7 @@ export const aseApl: StorageFormat = {
   id: 'ase-apl',
   title: 'SAP ASE allpages-locked',
   evidence: ['optdiag', 'sp_spaceused'],
-  settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'encoding', 'multibyte_share'],
+  settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'encoding', 'multibyte_share', 'multibyte_widths'],
   indexSettings: ['fillfactor', 'max_rows_per_page', 'reservepagegap'],
   ...aseCommon('ase-apl'),
   // An APL clustered index keeps the rows in key order: its leaf level is the data pages [PT-APL4].

@@ -77,6 +77,37 @@ export interface AllocationInput {
   metrics: EngineMetrics;
 }
 
+/**
+ * Values a format moves out of the row into a relation of its own (PostgreSQL's TOAST relation), and
+ * compresses on the way: it decides how many bytes each row takes on its page, given what the row's
+ * values were stored as before, and keeps that relation's pages. The runner sizes a row with it, tells
+ * it when the engine took the row (apply), and passes on deletes, transaction ends and reorganisations.
+ */
+export interface OutOfLineStore {
+  /**
+   * Bytes a new row takes on its page, its varying lengths lens[base …] and each column's value's
+   * compressibility (in 64ths, src/config/spec.ts) levels[levelBase + column] (null: nothing compresses).
+   * What happens to its values is kept until apply().
+   */
+  sizeInsert(row: number, lens: Uint16Array, base: number, levels: Uint8Array | null, levelBase: number): number;
+  /** Bytes the row takes after an update that gave the columns flagged in `changed` (by column position) new values. */
+  sizeUpdate(row: number, lens: Uint16Array, base: number, levels: Uint8Array | null, levelBase: number, changed: Uint8Array): number;
+  /** The engine took the row as last sized: its values move out of line (and those it replaced are deleted). */
+  apply(): void;
+  delete(row: number): void;
+  commit(): void;
+  /** After the engine's reorganisation of the table; `liveRows` lists the live rows in the order it left them on its pages. */
+  reorg(kind: ReorgKind, liveRows: () => Int32Array): void;
+  /**
+   * The whole lengths of large-object values, by varying column and row, where the runner keeps them
+   * (the row store caps lengths at 65,534 bytes): out-of-line values are stored whole.
+   */
+  useWholeLengths?(lobs: ReadonlyMap<number, Uint32Array>): void;
+  /** The relation's figures, added to a phase's metrics (docs/results.md). */
+  metrics(): Record<string, number>;
+  memoryBytes(): number;
+}
+
 /** Values a format keeps off the row's page (SQL Server ROW_OVERFLOW_DATA). */
 export interface OffRowStore {
   /** Bytes the row's off-row records take (0 when the row fits in-row). */
@@ -180,6 +211,10 @@ export interface StorageFormat {
   readonly indexSettings: readonly IndexOptionKey[];
   /** Check an index's settings against the format's own ranges; throws EngineSettingError naming the key. */
   checkIndex?(index: IndexDef): void;
+  /** The format reads a column's `storage` (PostgreSQL's SET STORAGE); elsewhere it is ignored with a note. */
+  readonly columnStorage?: boolean;
+  /** Check a column's `storage` against the column's type; throws EngineSettingError naming the key. */
+  checkColumn?(column: ColumnDef): void;
   /** What the format does with the table's indexes, where it is not the obvious (a clustered index it does not keep). */
   indexNotes?(table: TableDef): string[];
 
@@ -192,6 +227,8 @@ export interface StorageFormat {
   allocationPages(input: AllocationInput): AllocationPageCounts;
   /** Where the table's rows can put values off-row on pages of their own (SQL Server row-overflow): how they are counted. */
   offRow?(layout: TableLayout): OffRowStore | undefined;
+  /** The relation the table's values move out of line to, where it has one (PostgreSQL's TOAST relation). */
+  outOfLine?(layout: TableLayout, spec: StorageSpec, rowCapacity: number): OutOfLineStore | undefined;
 
   // ---- the reserve knob and the reports -----------------------------------------------------------
   /** The `lock` schemes of an ASE DDL that mean this format (a DDL's lock clause must name one of them). */
@@ -217,7 +254,7 @@ export interface StorageFormat {
 }
 
 /** Defaults of the settings every format reads the same way (the database character set). */
-export const COMMON_DEFAULTS = { encoding: 'latin1', multibyte_share: 0 } as const satisfies Partial<EngineSettings>;
+export const COMMON_DEFAULTS: Pick<EngineSettings, 'encoding' | 'multibyte_share' | 'multibyte_widths'> = Object.freeze({ encoding: 'latin1', multibyte_share: 0, multibyte_widths: Object.freeze({}) });
 
 /** Engines with no UTF-16 database character set store a utf16 config's char/varchar as utf8. */
 export function withoutUtf16(encoding: Encoding): Encoding {

@@ -401,7 +401,7 @@ export const oracleHeap: StorageFormat = {
   evidence: [],
   defaultPageBytes: ORACLE_DEFAULT_BLOCK_BYTES,
   pageSizes: ORACLE_BLOCK_SIZES,
-  settings: ['page_size', 'pctfree', 'pctused', 'initrans', 'encoding', 'multibyte_share', 'compaction'],
+  settings: ['page_size', 'pctfree', 'pctused', 'initrans', 'encoding', 'multibyte_share', 'multibyte_widths', 'compaction'],
   indexSettings: ['pctfree'],
   indexNotes: (table) =>
     table.indexes.some((i) => i.clustered) ? ['clustered is ignored on oracle-heap: an index-organized table is not modelled; the table is a heap with a B*-tree index'] : [],

@@ -11,6 +11,29 @@ import { GEOMETRY_DEFAULTS, columnBytes, type IndexGeometry } from '../btree/geo
 import { PG_PRUNE_FREE_DIVISOR, PG_READ_STATE_ROW_BYTES, POSTGRES_HEAP_ROW_BYTES, PostgresHeap } from '../heap/postgres-heap.js';
 import { metric } from '../heap/metrics.js';
 import { pgToastStore } from './lob.js';
+import { CompressedSizes } from './pg-compression.js';
+import {
+  PG_MAXALIGN,
+  PG_HEAP_TUPLE_HEADER_BYTES,
+  PG_KIND_FIXED,
+  PG_STORAGE_EXTENDED,
+  PG_STORAGE_MAIN,
+  PG_STORAGE_NAMES,
+  PG_STORAGE_PLAIN,
+  PG_TOAST_TUPLE_TARGET_MIN,
+  PG_VARHDRSZ,
+  PG_VARHDRSZ_SHORT,
+  PG_VARLENA_SHORT_MAX,
+  PgToaster,
+  PgToastRelation,
+  maxalign,
+  pgToastMaxChunkBytes,
+  pgToastTargetMain,
+  pgToastThreshold,
+  type PgToastInfo,
+} from './postgres-toast.js';
+
+export { PG_TOAST_POINTER_BYTES, pgToastThreshold } from './postgres-toast.js';
 import { COMMON_DEFAULTS, withoutUtf16, type ComparisonRule, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
 import type { ColumnType } from '../config/column-types.js';
 import { isCharacterType, isVariableType } from '../config/column-types.js';
@@ -18,6 +41,7 @@ import {
   EngineSettingError,
   NULL_LEN,
   charsetBytesPerChar,
+  utf8WidthShares,
   checkPageSize,
   columnLayout,
   indexVaryingColumns,
@@ -43,26 +67,23 @@ const PG_PAGE_SIZES = [1024, 2048, 4096, 8192, 16384, 32768] as const;
 const PG_PAGE_HEADER_BYTES = 24;
 /** sizeof(ItemIdData), the line pointer [itemid.h]. */
 const PG_LINE_POINTER_BYTES = 4;
-/** MAXIMUM_ALIGNOF on 64-bit platforms [c.h]. */
-const PG_MAXALIGN = 8;
-/** SizeofHeapTupleHeader [htup_details.h]. */
-const PG_HEAP_TUPLE_HEADER_BYTES = 23;
-/** VARATT_SHORT_MAX: a varlena of at most 127 bytes with its header takes a 1-byte header [varatt.h]. */
-const PG_VARLENA_SHORT_MAX = 127;
-/** VARHDRSZ (4-byte header, aligned to typalign i) and VARHDRSZ_SHORT (1 byte, unaligned) [varatt.h]. */
-const PG_VARHDRSZ = 4;
-const PG_VARHDRSZ_SHORT = 1;
-/** TOAST_POINTER_SIZE: an out-of-line value leaves an 18-byte pointer in the tuple [varatt.h]. */
-export const PG_TOAST_POINTER_BYTES = 18;
+/** SizeofHeapTupleHeader is in postgres-toast.ts with the other tuple constants the toaster shares. */
 /** fillfactor bounds and default for heaps [fillfactor]. */
 const PG_MIN_FILLFACTOR = 10;
 const PG_DEFAULT_FILLFACTOR = 100;
-/** numeric: a 2-byte short header, then one 2-byte NBASE digit per 4 decimal digits (numeric.c). */
+/**
+ * numeric [PG-NUMERIC]: NUMERIC_SHORT, a 2-byte header (sign, display scale, weight: every numeric(p, s)
+ * of p ≤ 38 fits it), then one 2-byte NBASE (10,000) digit for every group of 4 decimal digits, the
+ * groups aligned on the decimal point; make_result strips leading and trailing zero groups, so zero is
+ * the header alone. NUMERIC_HDRSZ (8) and numeric_maximum_size bound a column's largest value.
+ */
 const PG_NUMERIC_SHORT_HEADER_BYTES = 2;
 const PG_NUMERIC_DIGITS_PER_GROUP = 4;
 const PG_NUMERIC_GROUP_BYTES = 2;
+const PG_NUMERIC_HDRSZ = 8;
+/** pg_encoding_max_length: the most bytes a character takes (UTF8 4, LATIN1 1) [PG-ENCODINGS]. */
+const PG_UTF8_MAX_CHAR_BYTES = 4;
 
-const maxalign = (n: number): number => (n + PG_MAXALIGN - 1) & ~(PG_MAXALIGN - 1);
 const alignTo = (n: number, a: number): number => (n + a - 1) & ~(a - 1);
 
 /** MaxHeapTupleSize = BLCKSZ − MAXALIGN(page header + one line pointer): 8160 on 8k [htup_details.h]. */
@@ -75,14 +96,7 @@ export function pgMaxHeapTuplesPerPage(pageBytes: number): number {
   return Math.floor((pageBytes - PG_PAGE_HEADER_BYTES) / (maxalign(PG_HEAP_TUPLE_HEADER_BYTES) + PG_LINE_POINTER_BYTES));
 }
 
-/** TOAST_TUPLE_THRESHOLD = MAXALIGN_DOWN((BLCKSZ − MAXALIGN(24 + 4 × 4)) / 4): 2032 on 8k [heaptoast.h]. */
-export function pgToastThreshold(pageBytes: number): number {
-  const v = Math.floor((pageBytes - maxalign(PG_PAGE_HEADER_BYTES + 4 * PG_LINE_POINTER_BYTES)) / 4);
-  return v & ~(PG_MAXALIGN - 1);
-}
-
-/** How a column is stored: a fixed-length type with its typalign, or a varlena. */
-const PG_KIND_FIXED = 0;
+/** How a column is stored: a fixed-length type with its typalign (PG_KIND_FIXED, postgres-toast.ts), or a varlena. */
 /** varlena with storage 'x' (extended: may be compressed or moved out of line: text, varchar, bpchar, bytea). */
 const PG_KIND_VARLENA_X = 1;
 /** varlena with storage 'm' (main: kept inline as long as possible: numeric). */
@@ -104,10 +118,31 @@ export interface PgType {
   sql: string;
 }
 
-/** numeric(p, s) data bytes for a value using every digit: 2 + 2 × (⌈(p − s)/4⌉ + ⌈s/4⌉). */
-function pgNumericDataBytes(precision: number, scale: number): number {
-  const groups = Math.ceil((precision - scale) / PG_NUMERIC_DIGITS_PER_GROUP) + Math.ceil(scale / PG_NUMERIC_DIGITS_PER_GROUP);
-  return PG_NUMERIC_SHORT_HEADER_BYTES + PG_NUMERIC_GROUP_BYTES * groups;
+/**
+ * Data bytes of a numeric(p, s) value of `digits` digits, its last at the s-th decimal place and neither
+ * its first nor its last digit zero (1234.56 in numeric(12,2): 6 digits): 2 + 2 × the NBASE groups from
+ * its first digit's to its last digit's (1234.56: [1234][5600], 6 bytes); 0 digits is zero, 2 bytes.
+ * With all p digits: 2 + 2 × (⌈(p − s)/4⌉ + ⌈s/4⌉).
+ */
+export function pgNumericBytes(digits: number, scale: number): number {
+  if (digits <= 0) return PG_NUMERIC_SHORT_HEADER_BYTES;
+  const first = Math.floor((digits - scale - 1) / PG_NUMERIC_DIGITS_PER_GROUP);
+  const last = Math.floor(-scale / PG_NUMERIC_DIGITS_PER_GROUP);
+  return PG_NUMERIC_SHORT_HEADER_BYTES + PG_NUMERIC_GROUP_BYTES * (first - last + 1);
+}
+
+/** numeric_maximum_size: NUMERIC_HDRSZ + 2 × ((p + 6) / 4), what needs_toast_table counts for a numeric(p, s) column. */
+function pgNumericMaximumSize(precision: number): number {
+  return PG_NUMERIC_HDRSZ + PG_NUMERIC_GROUP_BYTES * Math.floor((precision + 2 * (PG_NUMERIC_DIGITS_PER_GROUP - 1)) / PG_NUMERIC_DIGITS_PER_GROUP);
+}
+
+/** What a utf8 config's characters take, for the notes ('' when every character takes 1 byte). */
+export function utf8Note(engine: EngineSpec): string {
+  if (engine.encoding !== 'utf8') return '';
+  const [s2, s3, s4] = utf8WidthShares(engine);
+  const parts = ([[s2, 2], [s3, 3], [s4, 4]] as const).filter(([s]) => s > 0).map(([s, w]) => `${Math.round(s * 1000) / 10}% ${w}`);
+  if (parts.length === 0) return '';
+  return s3 === 0 && s4 === 0 ? `utf8: ${Math.round(s2 * 100)}% of characters take 2 bytes` : `utf8: of the characters ${parts.join(', ')} bytes`;
 }
 
 /** Bytes per character of char/varchar/text under the database encoding. */
@@ -124,7 +159,7 @@ function pgType(t: ColumnType, bytesPerChar: number): PgType {
       if (t.name === 'real' || (t.name === 'float' && t.length <= 24)) return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'real', equalImage: false };
       return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'double precision', equalImage: false };
     case 'numeric':
-      return { kind: PG_KIND_VARLENA_M, bytes: pgNumericDataBytes(t.precision, t.scale), align: 4, sql: `numeric(${t.precision},${t.scale})`, equalImage: false };
+      return { kind: PG_KIND_VARLENA_M, bytes: pgNumericBytes(t.precision, t.scale), align: 4, sql: `numeric(${t.precision},${t.scale})`, equalImage: false };
     case 'money':
       return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'money', equalImage: true };
     case 'datetime':
@@ -156,16 +191,11 @@ export function pgTypeName(t: ColumnType): string {
   return pgType(t, 1).sql;
 }
 
-/** Per-column storage facts in struct-of-arrays form, for the per-row size loop. */
-interface PgLayoutInfo {
-  kind: Uint8Array;
-  bytes: Int32Array;
-  align: Uint8Array;
-  /** varIndex of the column (its stored length in the row store), or −1 for constant-size columns. */
-  varIndex: Int32Array;
+/** Per-column storage facts in struct-of-arrays form, for the per-row size loop, and what the toaster reads. */
+interface PgLayoutInfo extends PgToastInfo {
   types: PgType[];
-  natts: number;
-  toastThreshold: number;
+  /** Sizes tuples that need the toaster (pgTupleSize), as an insert would. */
+  toaster: PgToaster;
   /** TOAST_INDEX_TARGET: index keys above it are compressed where they compress. */
   toastIndexTarget: number;
   /**
@@ -189,52 +219,19 @@ interface PgTupleSize {
   hasNull: boolean;
 }
 
-const scratchSizes = new Int32Array(1600);
-const scratchExternal = new Uint8Array(1600);
-
 /**
- * The size of the tuple whose varying lengths are lens[base …]: heap_compute_data_size() with the
- * short-varlena rule, then toast_insert_or_update() for a tuple above TOAST_TUPLE_THRESHOLD: the
- * biggest extended varlena goes out of line first (18-byte pointer) until the tuple fits [heaptoast.h].
- * Values are assumed incompressible (pg-check generates random text).
+ * The size of the tuple whose varying lengths are lens[base …], as an insert forms it: heap_compute_data_size()
+ * with the short-varlena rule, then, above TOAST_TUPLE_THRESHOLD, the toaster's passes (postgres-toast.ts)
+ * with every value incompressible (no compressibility: the runner's TOAST relation sizes its rows itself).
  */
 export function pgTupleSize(info: PgLayoutInfo, lens: Uint16Array, base: number): PgTupleSize {
-  const n = info.natts;
-  let hasNull = false;
-  for (let i = 0; i < n; i++) {
-    const v = info.varIndex[i]!;
-    const len = v >= 0 ? lens[base + v]! : info.bytes[i]!;
-    if (len === NULL_LEN) {
-      hasNull = true;
-      scratchSizes[i] = -1;
-    } else scratchSizes[i] = len;
-    scratchExternal[i] = 0;
-  }
-  const hoff = maxalign(PG_HEAP_TUPLE_HEADER_BYTES + (hasNull ? (n + 7) >> 3 : 0));
-  let data = dataSize(info, n);
+  const t = info.toaster;
+  t.load(lens, base, null, 0, null);
+  const t_len = t.run();
+  const hoff = t.hoff();
   let toasted = 0;
-  if (hoff + data > info.toastThreshold) {
-    const maxData = info.toastThreshold - hoff;
-    while (data > maxData) {
-      // toast_tuple_find_biggest_attribute(): only values bigger than MAXALIGN(TOAST_POINTER_SIZE).
-      let best = -1;
-      let bestSize = maxalign(PG_TOAST_POINTER_BYTES);
-      for (let i = 0; i < n; i++) {
-        if (info.kind[i] !== PG_KIND_VARLENA_X || scratchExternal[i] || scratchSizes[i]! < 0) continue;
-        const size = scratchSizes[i]! + PG_VARHDRSZ;
-        if (size > bestSize) {
-          best = i;
-          bestSize = size;
-        }
-      }
-      if (best < 0) break;
-      scratchExternal[best] = 1;
-      toasted++;
-      data = dataSize(info, n);
-    }
-  }
-  const t_len = hoff + data;
-  return { hoff, data, t_len, stored: maxalign(t_len), toasted, hasNull };
+  for (let i = 0; i < info.natts; i++) if (t.outBytes[i]! > 0) toasted++;
+  return { hoff, data: t_len - hoff, t_len, stored: maxalign(t_len), toasted, hasNull: t.hasNull };
 }
 
 /**
@@ -263,24 +260,6 @@ export function pgStoredBytes(info: PgLayoutInfo, lens: Uint16Array, base: numbe
   return maxalign(t_len);
 }
 
-function dataSize(info: PgLayoutInfo, n: number): number {
-  let off = 0;
-  for (let i = 0; i < n; i++) {
-    const len = scratchSizes[i]!;
-    if (len < 0) continue;
-    if (info.kind[i] === PG_KIND_FIXED) {
-      off = alignTo(off, info.align[i]!) + len;
-    } else if (scratchExternal[i]) {
-      off += PG_TOAST_POINTER_BYTES;
-    } else if (len + PG_VARHDRSZ_SHORT <= PG_VARLENA_SHORT_MAX) {
-      off += len + PG_VARHDRSZ_SHORT;
-    } else {
-      off = alignTo(off, 4) + len + PG_VARHDRSZ;
-    }
-  }
-  return off;
-}
-
 export function pgGeometry(pageBytes: number): PageGeometry {
   const usable = pageBytes - PG_PAGE_HEADER_BYTES;
   return {
@@ -294,10 +273,44 @@ export function pgGeometry(pageBytes: number): PageGeometry {
 }
 
 function pgColumnLayout(col: ColumnDef, index: number, table: TableDef, t: PgType, bpc: number): ColumnLayout {
+  if (col.type.family === 'numeric') {
+    // numeric is sized by the digits of its values: the workload's length, else all p digits [PG-NUMERIC].
+    const scale = col.type.scale;
+    return columnLayout(table, col, index, { variableType: true, character: false, bytesPerChar: 1, maxBytes: t.bytes, declaredLength: col.type.precision, bytesOfLength: (digits) => pgNumericBytes(digits, scale) });
+  }
   const variableType = isVariableType(col.type) && t.bytes === 0;
   const character = isCharacterType(col.type);
   const maxBytes = variableType ? Math.round(col.type.length * (character ? bpc : 1)) : t.bytes;
   return columnLayout(table, col, index, { variableType, character, bytesPerChar: character ? bpc : 1, maxBytes });
+}
+
+/** A column's attstorage: the config's `storage`, else its type's (text, varchar, char, bytea extended; numeric main; fixed-length plain) [pg_type.h]. */
+function pgStorage(col: ColumnDef, t: PgType): number {
+  if (t.kind === PG_KIND_FIXED) return PG_STORAGE_PLAIN;
+  if (col.storage !== undefined) return PG_STORAGE_NAMES.indexOf(col.storage);
+  return t.kind === PG_KIND_VARLENA_M ? PG_STORAGE_MAIN : PG_STORAGE_EXTENDED;
+}
+
+/**
+ * needs_toast_table (heapam_relation_needs_toast_table): a table gets a TOAST relation when a varlena
+ * column is not plain and its rows could exceed TOAST_TUPLE_THRESHOLD: a column of no maximum (text,
+ * bytea), or the largest row (varchar(n) and char(n) at n × the encoding's longest character + 4,
+ * numeric at numeric_maximum_size, every column aligned, the null bitmap counted) above it [PG-TOAST].
+ */
+function pgNeedsToastTable(table: TableDef, types: PgType[], storage: Uint8Array, engine: EngineSpec): boolean {
+  if (!types.some((t, i) => t.kind !== PG_KIND_FIXED && storage[i] !== PG_STORAGE_PLAIN)) return false;
+  const maxChar = engine.encoding === 'utf8' ? PG_UTF8_MAX_CHAR_BYTES : 1;
+  let data = 0;
+  for (let i = 0; i < types.length; i++) {
+    const t = types[i]!;
+    const ct = table.columns[i]!.type;
+    data = alignTo(data, t.align);
+    if (t.kind === PG_KIND_FIXED) data += t.bytes;
+    else if (ct.family === 'numeric') data += pgNumericMaximumSize(ct.precision);
+    else if ((ct.family === 'char' || ct.family === 'varchar') && !ct.lob) data += ct.length * maxChar + PG_VARHDRSZ;
+    else return true;
+  }
+  return maxalign(PG_HEAP_TUPLE_HEADER_BYTES + ((types.length + 7) >> 3)) + maxalign(data) > pgToastThreshold(engine.page_size);
 }
 
 export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
@@ -306,16 +319,21 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
   const columns = table.columns.map((c, i) => pgColumnLayout(c, i, table, types[i]!, bpc));
   const { varying, fixedNotNullBytes, logicalMaxBytes } = indexVaryingColumns(columns);
   const n = columns.length;
-  const pg: PgLayoutInfo = {
+  const storage = Uint8Array.from(table.columns, (c, i) => pgStorage(c, types[i]!));
+  const info: PgToastInfo = {
     kind: Uint8Array.from(types, (t) => t.kind),
     bytes: Int32Array.from(types, (t) => t.bytes),
     align: Uint8Array.from(types, (t) => t.align),
     varIndex: Int32Array.from(columns, (c) => c.varIndex),
-    types,
     natts: n,
+    storage,
     toastThreshold: pgToastThreshold(engine.page_size),
-    toastIndexTarget: pgToastIndexTarget(engine.page_size),
+    toastTarget: engine.toast_tuple_target > 0 ? engine.toast_tuple_target : pgToastThreshold(engine.page_size),
+    toastTargetMain: pgToastTargetMain(engine.page_size),
+    hasToastRelation: pgNeedsToastTable(table, types, storage, engine),
+    compression: new CompressedSizes(engine.default_toast_compression ?? 'pglz'),
   };
+  const pg: PgLayoutInfo = { ...info, types, toaster: new PgToaster(info), toastIndexTarget: pgToastIndexTarget(engine.page_size) };
   const geometry = pgGeometry(engine.page_size);
   return {
     columns,
@@ -611,15 +629,15 @@ export const postgresHeap: StorageFormat = {
     pages_pruned: reads.pagesPruned,
   }),
   readRowBytes: PG_READ_STATE_ROW_BYTES,
-  // TOAST_MAX_CHUNK_SIZE = EXTERN_TUPLE_MAX_SIZE − MAXALIGN(SizeofHeapTupleHeader) − sizeof(Oid) − sizeof(int32) − VARHDRSZ [PG-TOAST].
-  lobStore: (layout) => pgToastStore(layout.geometry.pageBytes, pgToastThreshold(layout.geometry.pageBytes) - maxalign(PG_HEAP_TUPLE_HEADER_BYTES) - 4 - 4 - PG_VARHDRSZ),
+  // TOAST_MAX_CHUNK_SIZE = EXTERN_TUPLE_MAX_SIZE − MAXALIGN(SizeofHeapTupleHeader) − sizeof(Oid) − sizeof(int32) − VARHDRSZ [heaptoast.h].
+  lobStore: (layout) => pgToastStore(layout.geometry.pageBytes, pgToastMaxChunkBytes(layout.geometry.pageBytes)),
   pageAnatomy: (_layout, engine) => postgresPageAnatomy(engine),
   id: 'postgres-heap',
   title: 'PostgreSQL heap (MVCC, HOT, fillfactor)',
   evidence: ['pgstattuple', 'pg_stat_user_tables'],
   defaultPageBytes: PG_BLCKSZ,
   pageSizes: PG_PAGE_SIZES,
-  settings: ['page_size', 'fillfactor', 'encoding', 'multibyte_share'],
+  settings: ['page_size', 'fillfactor', 'encoding', 'multibyte_share', 'multibyte_widths', 'toast_tuple_target', 'default_toast_compression'],
   indexSettings: ['fillfactor', 'deduplicate_items'],
   checkIndex(idx) {
     if (idx.fillfactor !== undefined && idx.fillfactor < PG_BTREE_MIN_FILLFACTOR) {
@@ -631,8 +649,20 @@ export const postgresHeap: StorageFormat = {
     table.indexes.some((i) => i.clustered)
       ? ['clustered on postgres-heap means CLUSTER: a one-time reorder of the heap, which PostgreSQL does not maintain; rows are loaded in key order anyway, so pages and index sizes are those of an unclustered table']
       : [],
-  defaults: { ...COMMON_DEFAULTS, fillfactor: PG_DEFAULT_FILLFACTOR },
+  columnStorage: true,
+  checkColumn(col) {
+    const t = pgType(col.type, 1);
+    if (col.storage !== undefined && col.storage !== 'plain' && t.kind === PG_KIND_FIXED) {
+      throw new EngineSettingError('storage', `plain for column ${col.name} on postgres-heap (PostgreSQL stores ${t.sql}, a fixed-length type, in the row: "column data type ${t.sql} can only have storage PLAIN"), found ${col.storage}`);
+    }
+  },
+  defaults: { ...COMMON_DEFAULTS, fillfactor: PG_DEFAULT_FILLFACTOR, toast_tuple_target: 0, default_toast_compression: 'pglz' },
   encodingFor: withoutUtf16,
+  // The TOAST relation, when the table has one: compression, out-of-line values, its heap and index [PG-TOAST].
+  outOfLine: (layout, _spec, rowCapacity) => {
+    const pg = (layout as PgTableLayout).pg;
+    return pg.hasToastRelation ? new PgToastRelation(pg, layout.geometry, rowCapacity) : undefined;
+  },
   createEngine: (layout, _resolved, spec, rowCapacity) =>
     new PostgresHeap({ geometry: layout.geometry, fillfactor: spec.engine.fillfactor, indexCount: spec.table.indexes.length, rowCapacity, readState: spec.workload.some((ph) => ph.op === 'select') }),
   engineRowBytes: POSTGRES_HEAP_ROW_BYTES,
@@ -660,6 +690,11 @@ export const postgresHeap: StorageFormat = {
       throw new EngineSettingError('encoding', 'latin1 or utf8 for postgres-heap (PostgreSQL has no UTF-16 server encoding), found utf16');
     }
     const g = layout.geometry;
+    const pg = (layout as PgTableLayout).pg;
+    const target = engine.toast_tuple_target;
+    if (target !== 0 && (target < PG_TOAST_TUPLE_TARGET_MIN || target > pg.toastTargetMain)) {
+      throw new EngineSettingError('toast_tuple_target', `a toast_tuple_target from ${PG_TOAST_TUPLE_TARGET_MIN} to ${pg.toastTargetMain} bytes for ${engine.page_size / 1024}k pages (0: TOAST_TUPLE_TARGET, ${pg.toastThreshold}), found ${target}`);
+    }
     return {
       format: 'postgres-heap',
       page_size: engine.page_size,
@@ -670,17 +705,21 @@ export const postgresHeap: StorageFormat = {
       usable_page_bytes: g.usableBytes,
       max_rows_per_page: g.maxRowsPerPage,
       max_row_bytes: g.maxRowBytes,
-      toast_threshold_bytes: (layout as PgTableLayout).pg.toastThreshold,
+      toast_threshold_bytes: pg.toastThreshold,
+      toast_tuple_target: pg.toastTarget,
+      default_toast_compression: engine.default_toast_compression,
+      toast_relation: pg.hasToastRelation,
     };
   },
-  notes(engine) {
+  notes(engine, resolved) {
     const notes = [
       'row bytes are MAXALIGN(t_len), what a tuple takes on the page (pgstattuple\'s tuple_len and pageinspect\'s lp_len report t_len); each tuple also takes a 4-byte line pointer',
-      'values above the TOAST threshold are assumed incompressible and moved out of line (18-byte pointer); TOAST pages are not counted',
+      resolved.toast_relation
+        ? `rows over the TOAST threshold have their values compressed (${engine.default_toast_compression}, as far as their compressibility allows) and moved out of line (18-byte pointers) as PostgreSQL does; the TOAST relation's pages and its index's are toast_pages and toast_index_pages`
+        : 'the table has no TOAST relation (no row of its columns can exceed the TOAST threshold)',
     ];
-    if (engine.encoding === 'utf8' && engine.multibyte_share > 0) {
-      notes.push(`utf8: ${Math.round(engine.multibyte_share * 100)}% of characters take 2 bytes`);
-    }
+    const utf8 = utf8Note(engine);
+    if (utf8) notes.push(utf8);
     return notes;
   },
 };

@@ -454,7 +454,7 @@ export const sqlserverHeap: StorageFormat = {
   evidence: ['index_physical_stats'],
   defaultPageBytes: SQLSERVER_PAGE_BYTES,
   pageSizes: [SQLSERVER_PAGE_BYTES],
-  settings: ['page_size', 'encoding', 'multibyte_share', 'pfs_bands', 'move_back_home', 'row_versioning', 'compaction', 'collation'],
+  settings: ['page_size', 'encoding', 'multibyte_share', 'multibyte_widths', 'pfs_bands', 'move_back_home', 'row_versioning', 'compaction', 'collation'],
   indexSettings: ['fillfactor'],
   defaults: { ...COMMON_DEFAULTS, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off', compaction: 'on', collation: 'sql' },
   encodingFor: withoutUtf16,

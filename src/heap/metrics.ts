@@ -101,6 +101,11 @@ export type EngineMetrics = (ForwardingMetrics | MvccMetrics | ClusteredMetrics)
   index_entries?: number;
   /** SQL Server: pages of the ROW_OVERFLOW_DATA records of rows above 8,060 bytes (tables whose rows can exceed it). */
   row_overflow_pages?: number;
+  /** PostgreSQL, a table with a TOAST relation: its pages, its index's pages, live values out of line, live values compressed. */
+  toast_pages?: number;
+  toast_index_pages?: number;
+  toast_values?: number;
+  compressed_values?: number;
 };
 
 /** A counter by name (those a format's report columns or a knob's target name), 0 when absent. */

@@ -255,8 +255,13 @@ export class PostgresHeap implements StorageEngine {
    * RelationGetBufferForTuple (hio.c): the cached target block if it has len + fillfactor reserve
    * free; else record its free space in the FSM and ask the FSM for another page; else extend.
    */
-  private pageForTuple(len: number): number {
+  private pageForTuple(len: number, skipFsm = false): number {
     const targetFree = len + this.saveFreeSpace > this.nearlyEmptyFreeSpace ? Math.max(len, this.nearlyEmptyFreeSpace) : len + this.saveFreeSpace;
+    // HEAP_INSERT_SKIP_FSM (a rewrite's inserts): the target block, else a new page.
+    if (skipFsm) {
+      if (this.targetBlock >= 0 && targetFree <= this.heapFree(this.targetBlock)) return this.targetBlock;
+      return (this.targetBlock = this.newPage());
+    }
     const cat = this.fsmNeededCat(targetFree);
     let p = this.targetBlock;
     if (p < 0) {
@@ -336,14 +341,15 @@ export class PostgresHeap implements StorageEngine {
 
   // ---- operations ----------------------------------------------------------------------------
 
-  insert(row: number, phys: number, _logical: number): boolean {
+  /** A new tuple; `skipFsm`: as HEAP_INSERT_SKIP_FSM, never into a page the free space map knows (a rewrite's inserts). */
+  insert(row: number, phys: number, _logical: number, skipFsm = false): boolean {
     if (phys > this.geometry.maxRowBytes) {
       this.counters.rows_rejected++;
       return false;
     }
     this.ensureRow(row);
     const pagesBefore = this.pageCount;
-    const p = this.pageForTuple(phys);
+    const p = this.pageForTuple(phys, skipFsm);
     this.addTuple(p, phys);
     if (this.sink !== null) this.sink({ op: 'insert', row, page: p, bytes: phys, reserved: 0, newPage: this.pageCount > pagesBefore });
     this.rows[row * ROW_STRIDE] = p;

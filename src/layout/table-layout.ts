@@ -152,9 +152,25 @@ export function logicalDataBytes(layout: TableLayout, lens: Uint16Array, base: n
   return sum;
 }
 
-/** Average bytes per character of a latin1 (1) or utf8 (1 + multibyte share) character set. */
+/**
+ * The shares of utf8 characters that take 2, 3 and 4 bytes: `multibyte_widths` where the config gives it,
+ * else `multibyte_share` as the share of 2-byte characters.
+ */
+export function utf8WidthShares(engine: EngineSpec): [number, number, number] {
+  const w = engine.multibyte_widths;
+  if (w && (w[2] !== undefined || w[3] !== undefined || w[4] !== undefined)) return [w[2] ?? 0, w[3] ?? 0, w[4] ?? 0];
+  return [engine.multibyte_share, 0, 0];
+}
+
+/** Average bytes per utf8 character: 1 + the 2-byte share + 2 × the 3-byte share + 3 × the 4-byte share. */
+export function utf8BytesPerChar(engine: EngineSpec): number {
+  const [s2, s3, s4] = utf8WidthShares(engine);
+  return 1 + s2 + 2 * s3 + 3 * s4;
+}
+
+/** Average bytes per character of a latin1 (1) or utf8 (utf8BytesPerChar) character set. */
 export function charsetBytesPerChar(engine: EngineSpec): number {
-  return engine.encoding === 'utf8' ? 1 + engine.multibyte_share : 1;
+  return engine.encoding === 'utf8' ? utf8BytesPerChar(engine) : 1;
 }
 
 /** National types (nchar/nvarchar …) take 2 bytes per character (UTF-16); others follow the character set. */

@@ -5,14 +5,14 @@
 import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
 import { DdlError, parseDdl } from '../table/ddl.js';
-import { isLobType, parseType, SchemaError } from '../config/column-types.js';
+import { isBinaryType, isCharacterType, isLobType, parseType, SchemaError } from '../config/column-types.js';
 import { defaultEngineSpec, FORMAT_IDS, getFormat, availableFormats, indexGeometries } from '../formats/registry.js';
 import type { StorageFormat } from '../formats/format.js';
 import { EngineSettingError, NULL_LEN, type TableLayout } from '../layout/table-layout.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
 import { FREQUENCY_RE, INDEX_SETTING_KEYS, type IndexInput, type FormatId, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, cacheSchema, costsSchema, engineSettingsShape, tableSchema, type DistInput } from '../config/schema.js';
-import type { EngineSettings, ColumnDef, Dist, EngineSpec, IndexDef, KeyOrder, Order, PhaseSpec, PredicateSpec, SetSpec, StorageSpec, TableDef, TableStorage, ValueDomain, ValueSpec } from '../config/spec.js';
+import type { EngineSettings, ColumnDef, ColumnStorage, Dist, EngineSpec, IndexDef, KeyOrder, Order, PhaseSpec, PredicateSpec, SetSpec, StorageSpec, TableDef, TableStorage, ValueDomain, ValueSpec } from '../config/spec.js';
 import { Problems, zodCheck } from './problems.js';
 import { resolveCount } from '../util/units.js';
 
@@ -50,6 +50,7 @@ export function resolveStorage(obj: Record<string, unknown>, name: string, seed:
     P.add([cache ? 'cache' : 'costs'], `expected ${cache ? 'cache' : 'costs'} only with a read phase (select or read_lob) in the workload, found none`, true);
   }
   checkUniqueDistinct(table, workload, P);
+  checkColumnSettings(format, table, P);
   checkIndexSettings(format, table, Array.isArray((obj.table as { indexes?: unknown } | undefined)?.indexes) ? (obj.table as { indexes: unknown[] }).indexes.length : 0, P);
   try {
     const layout = format.layout(table, engine);
@@ -86,6 +87,19 @@ function checkUniqueDistinct(table: TableDef, workload: PhaseSpec[], P: Problems
       if (combinations < rows) {
         P.add(['workload', i, 'insert', 'values', cols[0]!, 'distinct'], `expected keys unique index ${idx.name} can hold (${rows.toLocaleString('en-US')} rows need as many distinct keys), found ${distinct.join(' × ')} = ${combinations.toLocaleString('en-US')} distinct key${combinations === 1 ? '' : 's'}`);
       }
+    }
+  });
+}
+
+/** A column's storage the format refuses (PostgreSQL: a fixed-length type can only be plain). */
+function checkColumnSettings(format: StorageFormat, table: TableDef, P: Problems): void {
+  table.columns.forEach((col, i) => {
+    if (col.storage === undefined) return;
+    try {
+      format.checkColumn?.(col);
+    } catch (err) {
+      if (!(err instanceof EngineSettingError)) throw err;
+      P.add(['table', 'columns', i, err.key], `expected ${err.message}`);
     }
   });
 }
@@ -177,12 +191,12 @@ function tableFromDdl(ddl: string, baseDir: string, P: Problems): DeclaredTable 
 }
 
 /** `table.columns`: each type parsed, each name used once (a column whose type is wrong is left out, and said). */
-function tableColumns(given: readonly { name: string; type: string; null?: boolean }[], P: Problems): ColumnDef[] {
+function tableColumns(given: readonly { name: string; type: string; null?: boolean; storage?: ColumnStorage }[], P: Problems): ColumnDef[] {
   const columns: ColumnDef[] = [];
   const seen = new Map<string, number>();
   given.forEach((c, i) => {
     try {
-      columns.push({ name: c.name, type: parseType(c.type), nullable: c.null ?? false });
+      columns.push({ name: c.name, type: parseType(c.type), nullable: c.null ?? false, ...(c.storage ? { storage: c.storage } : {}) });
     } catch (err) {
       if (err instanceof SchemaError) P.add(['table', 'columns', i, 'type'], `expected ${err.message}`);
       else throw err;
@@ -278,6 +292,17 @@ export function checkLockScheme(table: TableDef, engine: EngineSpec, P: Problems
 export function resolveEngine(raw: unknown, P: Problems, table?: TableDef): EngineSpec | undefined {
   const e = zodCheck(engineSchema, raw, ['engine'], P);
   if (!e) return undefined;
+  if (e.multibyte_widths !== undefined) {
+    if (e.multibyte_share !== undefined) {
+      P.add(['engine', 'multibyte_widths'], `expected either multibyte_share (the share of 2-byte characters) or multibyte_widths (shares of 2-, 3- and 4-byte characters), found both`);
+      return undefined;
+    }
+    const sum = Object.values(e.multibyte_widths).reduce<number>((s, v) => s + (v ?? 0), 0);
+    if (sum > 1 + 1e-9) {
+      P.add(['engine', 'multibyte_widths'], `expected shares of the characters that add up to at most 1, found ${Math.round(sum * 1e6) / 1e6}`);
+      return undefined;
+    }
+  }
   const format = getFormat(e.format);
   const ignored = format ? Object.keys(e).filter((k) => k !== 'format' && !format.settings.includes(k as keyof EngineSettings)) : [];
   return defaultEngineSpec(e.format, { ...tableEngineSettings(table, e.format), ...e, ignored });
@@ -292,6 +317,8 @@ interface PhaseContext {
   checkColumn(name: string, where: KeyPath): boolean;
   /** A NULL share above 0 only on a nullable column. */
   nullCheck(name: string, share: number | undefined, where: KeyPath): void;
+  /** A compressibility only on a character or binary column. */
+  compressibilityCheck(name: string, share: number | undefined, where: KeyPath): void;
 }
 
 type PhaseResolver = (body: unknown, path: KeyPath, ctx: PhaseContext) => PhaseSpec | undefined;
@@ -305,10 +332,12 @@ function resolveInsert(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
     if (!ctx.checkColumn(name, where)) continue;
     ctx.nullCheck(name, spec.null, [...where, 'null']);
     const domain = resolveDomain(spec, where, ctx.P);
+    ctx.compressibilityCheck(name, spec.compressibility, [...where, 'compressibility']);
     values[name] = {
       null: spec.null ?? 0,
       length: spec.length === undefined ? undefined : resolveDist(spec.length, [...where, 'length'], ctx.baseDir, ctx.P),
       ...(domain ? { domain } : {}),
+      ...(spec.compressibility ? { compressibility: spec.compressibility } : {}),
     };
   }
   return { op: 'insert', rows: v.rows, values };
@@ -331,14 +360,18 @@ function resolveSet(name: string, s: Exclude<z.infer<typeof PHASE_SCHEMAS.update
   ctx.nullCheck(name, s.null, [...where, 'null']);
   const domain = resolveDomain(s, where, ctx.P);
   const withDomain = domain ? { domain } : {};
+  ctx.compressibilityCheck(name, s.compressibility, [...where, 'compressibility']);
+  const content = s.compressibility !== undefined ? { compressibility: s.compressibility } : {};
   if (s.length !== undefined && s.grow !== undefined) {
     ctx.P.add(where, 'expected either length (a new length) or grow (added to the old length), found both');
   } else if (s.length !== undefined) {
     const dist = resolveDist(s.length, [...where, 'length'], ctx.baseDir, ctx.P);
-    if (dist) return { kind: 'length', dist, null: s.null, ...withDomain };
+    if (dist) return { kind: 'length', dist, null: s.null, ...withDomain, ...content };
   } else if (s.grow !== undefined) {
     const dist = resolveDist(s.grow, [...where, 'grow'], ctx.baseDir, ctx.P);
-    if (dist) return { kind: 'grow', dist, null: s.null, ...withDomain };
+    if (dist) return { kind: 'grow', dist, null: s.null, ...withDomain, ...content };
+  } else if (s.compressibility !== undefined) {
+    ctx.P.add([...where, 'compressibility'], 'expected compressibility with length or grow (it describes the new value), found it without either');
   } else if (s.null !== undefined) {
     return { kind: 'null', null: s.null, ...withDomain };
   } else if (domain) {
@@ -464,6 +497,12 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
     nullCheck(name, share, where) {
       if (share !== undefined && share > 0 && !column(name)!.nullable) {
         P.add(where, `expected a NULL share only on a nullable column, found ${share} on ${name}, which is NOT NULL (declare it with null: true)`);
+      }
+    },
+    compressibilityCheck(name, share, where) {
+      const t = column(name)!.type;
+      if (share !== undefined && share > 0 && !isCharacterType(t) && !isBinaryType(t)) {
+        P.add(where, `expected compressibility only on a character or binary column (char, varchar, text, binary, varbinary, bytea …), found ${share} on ${name} (${t.sql})`);
       }
     },
   };

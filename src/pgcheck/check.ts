@@ -31,6 +31,7 @@ import { auditValues, checkAudit, checkReads, numberValues, recordRun, ValueStre
 import { DEFAULT_SCHEMA_PREFIX, ScratchSchema } from './scratch.js';
 import { keyColumnOf, plansAgree, REPLAY_SETTINGS, SelectReplay, serverPlan, settingChanges, type ReadStatement, type SelectPhase } from './select.js';
 import { columnDdlType, columnsSql, quoteIdent, type ColumnSql, type SqlValue } from './values.js';
+import { utf8BytesPerChar, utf8WidthShares } from '../layout/table-layout.js';
 
 export { PgCheckError, PgServerError };
 
@@ -109,8 +110,11 @@ async function query(client: pg.Client, place: ReplayPlace, text: string, params
 
 function settingsOf(spec: StorageSpec): string {
   const e = spec.engine;
-  const enc = e.encoding === 'utf8' ? `utf8 (${Math.round(e.multibyte_share * 100)}% 2-byte characters)` : e.encoding;
-  return `${postgresHeap.id}, page ${e.page_size / 1024}k, fillfactor ${e.fillfactor}, ${enc}`;
+  const [s2, s3, s4] = utf8WidthShares(e);
+  const shares = ([[s2, 2], [s3, 3], [s4, 4]] as const).filter(([sh], i) => sh > 0 || i === 0).map(([sh, w]) => `${Math.round(sh * 1000) / 10}% ${w}-byte`);
+  const enc = e.encoding === 'utf8' ? `utf8 (${shares.join(', ')} characters)` : e.encoding;
+  const toast = [e.toast_tuple_target > 0 ? `toast_tuple_target ${e.toast_tuple_target}` : '', e.default_toast_compression !== 'pglz' ? `${e.default_toast_compression} compression` : ''].filter(Boolean);
+  return `${postgresHeap.id}, page ${e.page_size / 1024}k, fillfactor ${e.fillfactor}, ${enc}${toast.length ? `, ${toast.join(', ')}` : ''}`;
 }
 
 /** A storage point's replay, decided without a server: the recorded run, its values, how rows are found, the audit's notes. */
@@ -131,7 +135,7 @@ interface CheckPlan {
 export function planCheck(spec: StorageSpec): CheckPlan {
   if (spec.engine.format !== postgresHeap.id) throw new PgCheckError(`pg-check compares ${postgresHeap.id}, found ${spec.engine.format}`);
   const layout = pgLayout(spec.table, spec.engine);
-  const cols = columnsSql(spec.table, layout);
+  const cols = columnsSql(spec.table, layout, spec.engine);
   const ops = recordRun(spec, layout.varying.length);
   const totals = numberValues(ops, cols.length);
   const rows = 1 + ops.reduce((m, o) => (o.k === 'insert' && o.row > m ? o.row : m), -1);
@@ -158,8 +162,17 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
   const major = Number(/^(\d+)/.exec(version)?.[1] ?? 0);
   if (major < 15) throw new PgCheckError(`PostgreSQL 15 or later (pg_stat_force_next_flush), found ${version}`);
   const encoding = (await query(client, setup, 'SHOW server_encoding')).rows[0].server_encoding as string;
-  if (spec.engine.encoding === 'utf8' && spec.engine.multibyte_share > 0 && !UTF8_BYTES_ENCODINGS.has(encoding)) {
-    throw new PgCheckError(`the config stores utf8 with ${Math.round(spec.engine.multibyte_share * 100)}% 2-byte characters; the database's encoding is ${encoding}, where they would not take 2 bytes: use a database created with ENCODING 'UTF8'`);
+  if (spec.engine.encoding === 'utf8' && utf8BytesPerChar(spec.engine) > 1 && !UTF8_BYTES_ENCODINGS.has(encoding)) {
+    throw new PgCheckError(`the config stores utf8 with multi-byte characters; the database's encoding is ${encoding}, where they would not take the bytes they take in UTF-8: use a database created with ENCODING 'UTF8'`);
+  }
+  // A latin1 config replayed on a UTF8 database: PostgreSQL decides on a TOAST relation with the
+  // database's longest character (4 bytes), so a table the model gives none in latin1 can have one here,
+  // empty (its rows are the same bytes): no TOAST pages, its index a metapage.
+  const emptyToast = spec.engine.encoding !== 'utf8' && UTF8_BYTES_ENCODINGS.has(encoding) && !pgLayout(spec.table, spec.engine).pg.hasToastRelation && pgLayout(spec.table, { ...spec.engine, encoding: 'utf8' }).pg.hasToastRelation;
+  if (emptyToast) notes.push(`the server's encoding ${encoding} allows 4 bytes a character where the config's ${spec.engine.encoding} allows 1, so PostgreSQL gives table ${spec.table.name} a TOAST relation it would not have in a ${spec.engine.encoding} database; nothing can move there (the rows are the same bytes): predicted empty, its index a metapage`);
+  if (spec.engine.default_toast_compression === 'lz4') {
+    const lz4 = await query(client, setup, `SELECT count(*)::int AS n FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`);
+    if (lz4.rows[0].n === 0) throw new PgCheckError(`the config compresses with lz4 (default_toast_compression); this server was built without lz4 (--with-lz4): its default_toast_compression takes pglz only`);
   }
 
   // The simulated run as the engine accepted it, every value numbered and audited before anything is created.
@@ -182,7 +195,7 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
   let failed = true;
   try {
     const stream = new ValueStream(cols, spec.seed, totals, rows, minCaps);
-    const result = await new Replay(client, { spec, schema: scratch.name, ops, cols, locator, stream, rows, version, major, notes, stattuple, label: options.label ?? 'base' }).run();
+    const result = await new Replay(client, { spec, schema: scratch.name, ops, cols, locator, stream, rows, version, major, notes, stattuple, emptyToast, label: options.label ?? 'base' }).run();
     failed = false;
     return result;
   } finally {
@@ -220,6 +233,8 @@ interface ReplayPlan {
   major: number;
   notes: string[];
   stattuple: Pgstattuple;
+  /** The server gives the table an empty TOAST relation the model does not (a latin1 config on a UTF8 database). */
+  emptyToast: boolean;
   label: string;
 }
 
@@ -266,6 +281,7 @@ class Replay {
   /** The phase commits every row on its own (transaction: row). */
   private perRow = false;
   private newpageDisagrees = false;
+  private toastNoted = false;
   /** Phases at whose start or end another session of the database held a snapshot, and those sessions. */
   private readonly heldBack = new Set<number>();
   private readonly holders = new Set<number>();
@@ -299,9 +315,15 @@ class Replay {
   async run(): Promise<PgCheckResult> {
     const { spec, cols, notes, version, label } = this.plan;
     const colDdl = cols.map((c) => `${c.ident} ${columnDdlType(c)}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
-    await this.q(`CREATE TABLE ${this.table} (${colDdl}) WITH (fillfactor = ${spec.engine.fillfactor}, autovacuum_enabled = off, toast.autovacuum_enabled = off)`);
-    // Rows are found through the index, as an application finds them by key (select.ts REPLAY_SETTINGS); money reads '1234.56'.
-    for (const s of [...settingChanges({}, REPLAY_SETTINGS), "SET lc_monetary = 'C'"]) await this.q(s);
+    const target = spec.engine.toast_tuple_target > 0 ? `, toast_tuple_target = ${spec.engine.toast_tuple_target}` : '';
+    await this.q(`CREATE TABLE ${this.table} (${colDdl}) WITH (fillfactor = ${spec.engine.fillfactor}${target}, autovacuum_enabled = off, toast.autovacuum_enabled = off)`);
+    // A column's storage as the config gives it (SET STORAGE: CREATE TABLE takes it from PostgreSQL 16 on).
+    for (const c of spec.table.columns) {
+      if (c.storage !== undefined) await this.q(`ALTER TABLE ${this.table} ALTER COLUMN ${quoteIdent(c.name)} SET STORAGE ${c.storage.toUpperCase()}`);
+    }
+    // Rows are found through the index, as an application finds them by key (select.ts REPLAY_SETTINGS); money
+    // reads '1234.56'; values are compressed with the config's method.
+    for (const s of [...settingChanges({}, REPLAY_SETTINGS), "SET lc_monetary = 'C'", `SET default_toast_compression = ${spec.engine.default_toast_compression}`]) await this.q(s);
     for (const op of this.plan.ops) await this.apply(op);
     if (this.plan.major < 16) notes.push(`n_tup_newpage_upd exists from PostgreSQL 16; this server is ${version}: new-page updates are counted from the rows' ctid blocks`);
     if (this.newpageDisagrees) notes.push(`n_tup_newpage_upd and the rows' ctid blocks disagree on new-page updates (the table shows n_tup_newpage_upd)`);
@@ -612,9 +634,15 @@ class Replay {
     const add = (name: string, predicted: number | null, observed: number | null) => this.add(op, name, predicted, observed);
     add('heap_pages', m.pages, obs.heapPages);
     for (const [name, pages] of Object.entries(op.result.index_pages.by_index)) add(`index_pages.${name}`, pages, obs.indexPages[name] ?? null);
-    // The model keeps TOASTed values as 18-byte pointers and counts no TOAST pages.
-    add('toast_pages', null, obs.toastPages);
-    add('toast_index_pages', null, obs.toastIndexPages);
+    // The TOAST relation's heap and index (a table without one: none predicted, none observed; one the
+    // server's encoding gives it: empty, its index's metapage).
+    const noToast = this.plan.emptyToast ? 1 : 0;
+    if (m.toast_index_pages === undefined && obs.toastIndexPages !== noToast && !this.toastNoted) {
+      this.toastNoted = true;
+      this.plan.notes.push(`the server gave table ${spec.table.name} a TOAST relation of ${obs.toastIndexPages} index pages where the model expects ${noToast === 1 ? 'an empty one (its metapage)' : 'none'}`);
+    }
+    add('toast_pages', m.toast_pages ?? 0, obs.toastPages);
+    add('toast_index_pages', m.toast_index_pages ?? noToast, obs.toastIndexPages);
     add('fsm_pages', metric(m, 'fsm_pages'), obs.fsmPages);
     add('vm_pages', metric(m, 'vm_pages'), obs.vmPages);
     if (this.phaseKind?.op === 'update' || m.updates > 0) {

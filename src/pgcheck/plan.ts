@@ -13,7 +13,7 @@ import { NULL_LEN } from '../layout/table-layout.js';
 import { runStorage, type PhaseResult } from '../workload/runner.js';
 import { PgCheckError } from './errors.js';
 import { keyColumnOf } from './select.js';
-import { ColumnValues, columnKeyWidth, storedLength, type ColumnSql, type SqlValue } from './values.js';
+import { ColumnValues, columnKeyWidth, compressibleKeyWidth, storedLength, type ColumnSql, type SqlValue } from './values.js';
 
 /**
  * A value's code is bases[column] + rank: the phase's first code for the column, and the op's rank in
@@ -29,8 +29,8 @@ interface Coded {
 
 export type Op =
   | { k: 'phase'; index: number; phase: PhaseSpec }
-  | ({ k: 'insert'; row: number; lens: Uint16Array } & Coded)
-  | ({ k: 'update'; row: number; cols: readonly ColumnLayout[]; lens: Uint16Array } & Coded)
+  | ({ k: 'insert'; row: number; lens: Uint16Array; levels: Uint8Array | null } & Coded)
+  | ({ k: 'update'; row: number; cols: readonly ColumnLayout[]; lens: Uint16Array; levels: Uint8Array | null } & Coded)
   | { k: 'delete'; row: number }
   | { k: 'commit' }
   | { k: 'reorg'; kind: ReorgKind }
@@ -42,14 +42,19 @@ export type Op =
 
 const NO_BASES = new Float64Array(0);
 
-/** Run the simulation and record what the engine accepted, in order (the runner's WorkloadObserver). */
+/**
+ * Run the simulation and record what the engine accepted, in order (the runner's WorkloadObserver): each
+ * row's stored lengths (`width` varying columns) and, where values have a compressibility, each column's.
+ */
 export function recordRun(spec: StorageSpec, width: number): Op[] {
   const ops: Op[] = [];
+  const ncols = spec.table.columns.length;
+  const levelsOf = (levels: Uint8Array | null, at: number) => (levels ? levels.slice(at, at + ncols) : null);
   runStorage(spec, {
     observer: {
       phaseStart: (index, phase) => ops.push({ k: 'phase', index, phase }),
-      insert: (row, lens, base, keys) => ops.push({ k: 'insert', row, lens: lens.slice(base, base + width), rank: 0, bases: NO_BASES, keys, codes: NO_BASES }),
-      update: (row, cols, lens, base, keys) => ops.push({ k: 'update', row, cols, lens: lens.slice(base, base + width), rank: 0, bases: NO_BASES, keys, codes: NO_BASES }),
+      insert: (row, lens, base, keys, levels, at) => ops.push({ k: 'insert', row, lens: lens.slice(base, base + width), levels: levelsOf(levels, at), rank: 0, bases: NO_BASES, keys, codes: NO_BASES }),
+      update: (row, cols, lens, base, keys, levels, at) => ops.push({ k: 'update', row, cols, lens: lens.slice(base, base + width), levels: levelsOf(levels, at), rank: 0, bases: NO_BASES, keys, codes: NO_BASES }),
       delete: (row) => ops.push({ k: 'delete', row }),
       commit: () => ops.push({ k: 'commit' }),
       reorg: (kind) => ops.push({ k: 'reorg', kind }),
@@ -170,7 +175,7 @@ export class ValueStream {
     /** Per column: the smallest capacity of any value it takes (wrapCapacities); a column whose values all fit never wraps. */
     minCapacity: Float64Array,
   ) {
-    this.columns = cols.map((c, ci) => new ColumnValues(c, ci, seed, columnKeyWidth(c, totals[ci]!)));
+    this.columns = cols.map((c, ci) => new ColumnValues(c, ci, seed, columnKeyWidth(c, totals[ci]!), compressibleKeyWidth(c, totals[ci]!)));
     this.prevCode = cols.map((_, ci) => (minCapacity[ci]! < totals[ci]! ? new Float64Array(rows) : null));
     this.keyedCode = cols.map(() => null);
     this.rows = Math.max(1, rows);
@@ -181,18 +186,19 @@ export class ValueStream {
 
   /** The smallest capacity of any value of each column in `ops` (before the stream runs). */
   static minCapacities(cols: ColumnSql[], seed: number, totals: Float64Array, ops: readonly Op[]): Float64Array {
-    const values = cols.map((c, ci) => new ColumnValues(c, ci, seed, columnKeyWidth(c, totals[ci]!)));
+    const values = cols.map((c, ci) => new ColumnValues(c, ci, seed, columnKeyWidth(c, totals[ci]!), compressibleKeyWidth(c, totals[ci]!)));
     const min = new Float64Array(cols.length).fill(Infinity);
     const byLen = cols.map(() => new Map<number, number>());
-    const see = (ci: number, len: number) => {
+    const see = (ci: number, len: number, level: number) => {
       if (len === NULL_LEN) return;
-      let cap = byLen[ci]!.get(len);
-      if (cap === undefined) byLen[ci]!.set(len, (cap = values[ci]!.capacity(len)));
+      const at = len * 128 + level;
+      let cap = byLen[ci]!.get(at);
+      if (cap === undefined) byLen[ci]!.set(at, (cap = values[ci]!.capacity(len, level)));
       if (cap < min[ci]!) min[ci] = cap;
     };
     for (const op of ops) {
-      if (op.k === 'insert') cols.forEach((c, ci) => see(ci, storedLength(c, op.lens, 0)));
-      else if (op.k === 'update') for (const c of op.cols) see(c.index, storedLength(cols[c.index]!, op.lens, 0));
+      if (op.k === 'insert') cols.forEach((c, ci) => see(ci, storedLength(c, op.lens, 0), op.levels?.[ci] ?? 0));
+      else if (op.k === 'update') for (const c of op.cols) see(c.index, storedLength(cols[c.index]!, op.lens, 0), op.levels?.[c.index] ?? 0);
     }
     return min;
   }
@@ -213,7 +219,7 @@ export class ValueStream {
   insert(op: Extract<Op, { k: 'insert' }>): SqlValue[] {
     const out = this.cols.map((_, ci) => {
       const { raw, keyed } = ValueStream.code(op, ci);
-      return this.next(ci, op.row, raw, op.lens, undefined, keyed).value;
+      return this.next(ci, op.row, raw, op.lens, op.levels?.[ci] ?? 0, undefined, keyed).value;
     });
     this.rowLens[op.row] = op.lens;
     return out;
@@ -226,7 +232,7 @@ export class ValueStream {
     const changed: boolean[] = [];
     for (const c of op.cols) {
       const { raw, keyed } = ValueStream.code(op, c.index);
-      const v = this.next(c.index, op.row, raw, op.lens, before, keyed);
+      const v = this.next(c.index, op.row, raw, op.lens, op.levels?.[c.index] ?? 0, before, keyed);
       values.push(v.value);
       changed.push(v.changed);
     }
@@ -235,15 +241,16 @@ export class ValueStream {
   }
 
   /**
-   * Column ci's value of code `raw` in `row`. A keyed column's value is the value of its code (equal keys,
-   * equal values: the random part too is made from the code); it changed when its code or length did.
+   * Column ci's value of code `raw` in `row` (of compressibility `level`). A keyed column's value is the
+   * value of its code (equal keys, equal values: the random part too is made from the code); it changed
+   * when its code or length did.
    */
-  private next(ci: number, row: number, raw: number, lens: Uint16Array, before: Uint16Array | undefined, keyed = false): { value: SqlValue; changed: boolean } {
+  private next(ci: number, row: number, raw: number, lens: Uint16Array, level: number, before: Uint16Array | undefined, keyed = false): { value: SqlValue; changed: boolean } {
     const cv = this.columns[ci]!;
     const len = storedLength(cv.col, lens, 0);
     const prevLen = before ? storedLength(cv.col, before, 0) : -1;
     if (len === NULL_LEN) return { value: null, changed: prevLen !== NULL_LEN };
-    const cap = cv.capacity(len);
+    const cap = cv.capacity(len, level);
     if (keyed) {
       const prev = (this.keyedCode[ci] ??= new Float64Array(this.rows).fill(NaN));
       let code = raw < cap ? raw : raw % cap;
@@ -251,7 +258,7 @@ export class ValueStream {
       if (raw >= cap && before && prevLen === len && prev[row] === code && cap > 1) code = (code + 1) % cap;
       const changed = !before || prevLen !== len || prev[row] !== code;
       prev[row] = code;
-      return { value: cv.value(code, len, -1, code), changed };
+      return { value: cv.value(code, len, -1, code, level), changed };
     }
     let code = raw < cap ? raw : raw % cap;
     const prev = this.prevCode[ci];
@@ -261,7 +268,7 @@ export class ValueStream {
     }
     // Codes below capacity never repeat in a column; a wrapped code was moved off the row's own.
     const changed = !before || prevLen !== len || cap > 1;
-    return { value: cv.value(code, len, row, raw), changed };
+    return { value: cv.value(code, len, row, raw, level), changed };
   }
 }
 
@@ -302,7 +309,7 @@ export function auditValues(stream: ValueStream, ops: readonly Op[]): ValueAudit
       const keyedCode = op.codes[ci];
       const keyed = keyedCode !== undefined && !Number.isNaN(keyedCode);
       const code = keyed ? keyedCode : op.bases[ci]! + op.rank;
-      if (code >= stream.columns[ci]!.capacity(len)) a.wrapped++;
+      if (code >= stream.columns[ci]!.capacity(len, op.levels?.[ci] ?? 0)) a.wrapped++;
       if (keyed) {
         if (seenCodes[ci]!.has(code)) a.repeats++;
         else seenCodes[ci]!.add(code);

@@ -10,24 +10,44 @@
  *   - a type or a length with fewer values than the column has codes wraps (code mod capacity): plan.ts
  *     keeps such a value different from the row's previous one and reports where values repeat;
  *   - the rest of a string or bytea is random (so pglz and lz4 find nothing to compress), with exactly
- *     the multi-byte characters that make up its byte length under utf8 (2 bytes each: U+00C0–U+00FF).
+ *     the multi-byte characters of 2, 3 and 4 bytes that make up its byte length under utf8, their
+ *     shares as the config gives them (random code points of each width);
+ *   - a string or bytea the workload gives a compressibility is built as src/formats/pg-compression.ts
+ *     says (blocks of fresh bytes and repeats), its key spread over alphabets of its own, and run
+ *     through pglz or LZ4 (pglz.ts, lz4.ts) before it is sent: its compressed size must be the model's.
  *
  * Per type: integers count up from 1; real / double precision count up in their own bit patterns (every
- * value exact); numeric(p, s) uses every digit (digits 1–9, so no NBASE group is ever zero and the value
- * takes 2 + 2 × (⌈(p − s)/4⌉ + ⌈s/4⌉) bytes, as postgres.ts sizes it); money counts cents; date counts
+ * value exact); numeric(p, s) has as many digits as its stored bytes allow (every digit 1–9, the last at
+ * the s-th decimal place, so neither its first nor its last NBASE group is zero and it takes the bytes
+ * pgNumericBytes gives); money counts cents; date counts
  * days from 2000-01-01, time microseconds, timestamp(tz) seconds from 2000-01-01 00:00:00 (+00); uuid
  * holds the code in its first 8 bytes; boolean alternates. Pure and deterministic from (seed, row,
  * column, code).
  */
-import type { ColumnDef, TableDef } from '../config/spec.js';
-import type { PgTableLayout, PgType } from '../formats/postgres.js';
-import { NULL_LEN } from '../layout/table-layout.js';
+import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
+import { pgNumericBytes, type PgTableLayout, type PgType } from '../formats/postgres.js';
+import { compressedDatumBytes, forEachBlock, lz4Bytes, pglzBytes, repeatBytes, type ToastCompression } from '../formats/pg-compression.js';
+import { NULL_LEN, utf8WidthShares } from '../layout/table-layout.js';
 import { Prng } from '../util/prng.js';
+import { lz4CompressedSize } from './lz4.js';
+import { pglzCompressedSize } from './pglz.js';
 
 /** 62 ASCII key digits in byte order (so keys sort bytewise in code order under COLLATE "C"). */
 const ASCII_DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-/** 64 characters of 2 bytes each in UTF-8 (U+00C0 … U+00FF: C3 80 … C3 BF), in byte order. */
-const MULTIBYTE_DIGITS = Array.from({ length: 64 }, (_, i) => String.fromCharCode(0xc0 + i)).join('');
+/**
+ * Key digits of 2, 3 and 4 bytes in UTF-8, 64 of each in byte order: U+00C0 … U+00FF (C3 80 … C3 BF),
+ * U+4E00 … U+4E3F (E4 B8 80 … E4 B8 BF), U+1F600 … U+1F63F (F0 9F 98 80 … F0 9F 98 BF).
+ */
+const WIDE_DIGITS: readonly (readonly string[])[] = [
+  [],
+  [],
+  Array.from({ length: 64 }, (_, i) => String.fromCodePoint(0xc0 + i)),
+  Array.from({ length: 64 }, (_, i) => String.fromCodePoint(0x4e00 + i)),
+  Array.from({ length: 64 }, (_, i) => String.fromCodePoint(0x1f600 + i)),
+];
+/** The code points a random character of 2, 3 or 4 bytes is drawn from (3 bytes: not the surrogates, nor U+FFFE, U+FFFF). */
+const WIDTH_RANGES: readonly (readonly [number, number])[] = [[0, 0], [0x21, 0x7e], [0x80, 0x7ff], [0x800, 0xfffd], [0x10000, 0x10ffff]];
+const SURROGATES = [0xd800, 0xdfff] as const;
 const HEX = '0123456789abcdef';
 /** The largest code a JavaScript number counts exactly. */
 const MAX_CODE = Number.MAX_SAFE_INTEGER;
@@ -81,8 +101,12 @@ export interface ColumnSql {
   /** numeric(p, s). */
   precision: number;
   scale: number;
-  /** Bytes per character under the engine's encoding (1 + multibyte_share under utf8; 1 for other types). */
+  /** Bytes per character under the engine's encoding (utf8BytesPerChar under utf8; 1 for other types). */
   bytesPerChar: number;
+  /** Shares of the characters that take 2, 3 and 4 bytes (character columns under utf8; else 0). */
+  widths: readonly [number, number, number];
+  /** The method a value is compressed with (default_toast_compression): compressible values are checked against it. */
+  compression: ToastCompression;
 }
 
 export function quoteIdent(name: string): string {
@@ -104,10 +128,11 @@ function kindOf(t: PgType): ValueKind {
   throw new Error(`pg-check makes no values of type ${sql}`);
 }
 
-function columnSql(c: ColumnDef, i: number, layout: PgTableLayout): ColumnSql {
+function columnSql(c: ColumnDef, i: number, layout: PgTableLayout, engine: EngineSpec): ColumnSql {
   const t = layout.pg.types[i]!;
   const cl = layout.columns[i]!;
   const kind = kindOf(t);
+  const utf8 = cl.character && engine.encoding === 'utf8';
   return {
     name: c.name,
     ident: quoteIdent(c.name),
@@ -120,11 +145,13 @@ function columnSql(c: ColumnDef, i: number, layout: PgTableLayout): ColumnSql {
     precision: c.type.precision,
     scale: c.type.scale,
     bytesPerChar: cl.character ? cl.bytesPerChar : 1,
+    widths: utf8 ? utf8WidthShares(engine) : [0, 0, 0],
+    compression: engine.default_toast_compression,
   };
 }
 
-export function columnsSql(table: TableDef, layout: PgTableLayout): ColumnSql[] {
-  return table.columns.map((c, i) => columnSql(c, i, layout));
+export function columnsSql(table: TableDef, layout: PgTableLayout, engine: EngineSpec): ColumnSql[] {
+  return table.columns.map((c, i) => columnSql(c, i, layout, engine));
 }
 
 /** The column's SQL type in CREATE TABLE: character types sort bytewise (COLLATE "C"), as the keys are made. */
@@ -148,37 +175,90 @@ export function keyWidth(total: number, radix: number): number {
   return w;
 }
 
-/** A string value's shape: characters, how many take 2 bytes, and the key's width and digits' radixes. */
+/**
+ * A string value's shape: its characters, how many take 2, 3 and 4 bytes, and its key: the width, and
+ * the width in bytes of each key digit (1: an ASCII digit; 2–4: wide digits, where the rest of the
+ * string cannot hold every wide character).
+ */
 interface StringShape {
   chars: number;
-  multi: number;
   /** Key characters at the start. */
   key: number;
-  /** Key positions (from the end of the key) that are 2-byte characters. */
-  keyMulti: number;
+  /** Bytes of each key character (1 … 4). */
+  keyWidths: Uint8Array;
+  /** Wide characters of 2, 3 and 4 bytes outside the key (indexes 2 … 4). */
+  rest: [number, number, number, number, number];
+}
+
+/** The widest character a column's values hold (1 when every share is 0). */
+function widestChar(widths: readonly [number, number, number]): number {
+  return widths[2] > 0 ? 4 : widths[1] > 0 ? 3 : widths[0] > 0 ? 2 : 1;
 }
 
 /**
- * The characters of a `bytes`-byte string of `col` under `bytesPerChar`: char(n) has exactly n; varchar
- * and text as close to bytes / bytesPerChar as the declared length and the 1–2 bytes a character allow.
+ * Wide characters of 2, 3 and 4 bytes for `extra` bytes beyond one a character among `chars`
+ * characters: as the shares say, as near as whole characters allow, never more than `chars` of them.
+ */
+function wideCounts(chars: number, extra: number, widths: readonly [number, number, number]): [number, number, number] {
+  let n4 = Math.min(Math.floor(extra / 3), Math.round(widths[2] * chars));
+  let n3 = Math.min(Math.floor((extra - 3 * n4) / 2), Math.round(widths[1] * chars));
+  let n2 = extra - 3 * n4 - 2 * n3;
+  // Too many wide characters for the string: merge them into wider ones (the bytes stay).
+  while (n2 + n3 + n4 > chars) {
+    if (n2 >= 2) {
+      n2 -= 2;
+      n3++;
+    } else if (n2 >= 1 && n3 >= 1) {
+      n2--;
+      n3--;
+      n4++;
+    } else if (n3 >= 3) {
+      n3 -= 3;
+      n4 += 2;
+    } else break;
+  }
+  return [n2, n3, n4];
+}
+
+/**
+ * The characters of a `bytes`-byte string of `col`: char(n) has exactly n; varchar and text as close to
+ * bytes / bytesPerChar as the declared length and the widest character allow. The rest of the string
+ * holds the wide characters, widest first; those it cannot hold are the key's last digits.
  */
 function stringShape(col: ColumnSql, bytes: number, width: number): StringShape {
-  const bytesPerChar = col.bytesPerChar;
+  const widest = widestChar(col.widths);
   let chars: number;
   if (col.kind === 'bpchar') chars = col.declaredChars;
   else {
     const most = col.declaredChars > 0 ? Math.min(col.declaredChars, bytes) : bytes;
-    chars = Math.min(most, Math.max(Math.ceil(bytes / 2), Math.round(bytes / bytesPerChar)));
+    chars = Math.min(most, Math.max(Math.ceil(bytes / Math.max(widest, 2)), Math.round(bytes / col.bytesPerChar)));
+    if (widest === 1) chars = Math.min(most, bytes);
   }
-  const multi = bytes - chars;
-  if (multi < 0 || multi > chars) throw new Error(`pg-check cannot make a ${col.type.sql} value of ${bytes} bytes (${chars} characters)`);
+  const extra = bytes - chars;
+  if (extra < 0 || extra > 3 * chars) throw new Error(`pg-check cannot make a ${col.type.sql} value of ${bytes} bytes (${chars} characters)`);
+  const [n2, n3, n4] = wideCounts(chars, extra, col.widths);
   const key = Math.min(chars, width);
-  return { chars, multi, key, keyMulti: Math.max(0, multi - (chars - key)) };
+  let room = chars - key;
+  const rest: StringShape['rest'] = [0, 0, 0, 0, 0];
+  const left = [0, 0, n2, n3, n4];
+  for (const w of [4, 3, 2]) {
+    const take = Math.min(left[w]!, room);
+    rest[w] = take;
+    left[w]! -= take;
+    room -= take;
+  }
+  const keyWidths = new Uint8Array(key).fill(1);
+  let at = key - 1;
+  for (const w of [4, 3, 2]) for (let k = 0; k < left[w]!; k++) keyWidths[at--] = w;
+  if (at < -1) throw new Error(`pg-check cannot make a ${col.type.sql} value of ${bytes} bytes (${chars} characters)`);
+  return { chars, key, keyWidths, rest };
 }
 
-/** Distinct values of a string shape's key (ASCII digits 62, 2-byte digits 64). */
+/** Distinct values of a string shape's key (ASCII digits 62, wide digits 64). */
 function stringCapacity(s: StringShape): number {
-  return Math.min(MAX_CODE, 62 ** (s.key - s.keyMulti) * 64 ** s.keyMulti);
+  let cap = 1;
+  for (let i = 0; i < s.key && cap < MAX_CODE; i++) cap *= s.keyWidths[i] === 1 ? 62 : 64;
+  return Math.min(MAX_CODE, cap);
 }
 
 /** ⌈log_radix⌉-wide keys for the column's codes: how wide its key is. */
@@ -187,20 +267,61 @@ export function columnKeyWidth(col: ColumnSql, totalCodes: number): number {
 }
 
 /**
+ * The key of a compressible value: digits of radix 8 (strings) or 32 (bytea), each position its own
+ * range of bytes (position j: bytes 1 + 8j … 8 + 8j, or 32j … 32j + 31), so that no 3 bytes with a key
+ * digit in them occur twice in the value but where the construction repeats them.
+ */
+const COMPRESSIBLE_STRING_RADIX = 8;
+const COMPRESSIBLE_BYTEA_RADIX = 32;
+
+function compressibleRadix(col: ColumnSql): number {
+  return col.kind === 'bytea' ? COMPRESSIBLE_BYTEA_RADIX : COMPRESSIBLE_STRING_RADIX;
+}
+
+/** Fresh (not repeated) bytes of an n-byte value of m repeat bytes a block: where its key digits go. */
+function freshBytes(n: number, m: number): number {
+  let fresh = 0;
+  forEachBlock(n, m, (_start, f) => (fresh += f));
+  return fresh;
+}
+
+/** A numeric(p, s) value's digits for its stored bytes: the most digits that take exactly those bytes. */
+function numericDigits(col: ColumnSql, bytes: number): number {
+  for (let d = col.precision; d >= 0; d--) if (pgNumericBytes(d, col.scale) === bytes) return d;
+  throw new Error(`pg-check cannot make a ${col.type.sql} value of ${bytes} bytes`);
+}
+
+/**
  * Values of one column: its capacity at a length and the value of a code. `width` is the key width for
- * the column's number of codes (columnKeyWidth).
+ * the column's number of codes (columnKeyWidth), `compressibleWidth` that of its compressible values.
  */
 export class ColumnValues {
+  private readonly digitsOf = new Map<number, number>();
   constructor(
     readonly col: ColumnSql,
     readonly ci: number,
     private readonly seed: number,
     private readonly width: number,
+    private readonly compressibleWidth = keyWidth(1, 2),
   ) {}
 
-  /** How many distinct values a `len`-byte value of this column can take (1: it cannot change). */
-  capacity(len: number): number {
+  /** Repeat bytes a block of a value of this column of compressibility `level` (64ths): 0 for types that do not compress. */
+  repeat(level: number): number {
+    const k = this.col.kind;
+    return k === 'bytea' || k === 'varchar' || k === 'text' ? repeatBytes(level / 64) : 0;
+  }
+
+  private numericDigits(len: number): number {
+    let d = this.digitsOf.get(len);
+    if (d === undefined) this.digitsOf.set(len, (d = numericDigits(this.col, len)));
+    return d;
+  }
+
+  /** How many distinct values a `len`-byte value of this column (of compressibility `level`) can take (1: it cannot change). */
+  capacity(len: number, level = 0): number {
     const col = this.col;
+    const m = this.repeat(level);
+    if (m > 0) return Math.min(MAX_CODE, compressibleRadix(col) ** Math.min(this.compressibleWidth, freshBytes(len, m)));
     switch (col.kind) {
       case 'int2':
         return 32_767;
@@ -215,7 +336,7 @@ export class ColumnValues {
       case 'float8':
         return 2 ** 52;
       case 'numeric':
-        return Math.min(MAX_CODE, 9 ** col.precision);
+        return Math.min(MAX_CODE, 9 ** this.numericDigits(len));
       case 'date':
         return DATE_CAPACITY;
       case 'time':
@@ -235,12 +356,14 @@ export class ColumnValues {
   }
 
   /**
-   * The value whose key is `code` (0 ≤ code < capacity(len)), `len` stored bytes (NULL_LEN: NULL); `row`
-   * and `draw` seed the random part (draw: the column's code before any wrap, so each value has its own).
+   * The value whose key is `code` (0 ≤ code < capacity(len, level)), `len` stored bytes (NULL_LEN: NULL);
+   * `row` and `draw` seed the random part (draw: the column's code before any wrap, so each value has its own).
    */
-  value(code: number, len: number, row: number, draw: number): SqlValue {
+  value(code: number, len: number, row: number, draw: number, level = 0): SqlValue {
     if (len === NULL_LEN) return null;
     const col = this.col;
+    const m = this.repeat(level);
+    if (m > 0) return compressibleValue(col, code, len, m, this.compressibleWidth, Prng.derive(this.seed, 'value', row, this.ci, draw));
     switch (col.kind) {
       case 'int2':
       case 'int4':
@@ -251,7 +374,7 @@ export class ColumnValues {
       case 'float8':
         return code + 0.5;
       case 'numeric':
-        return numericValue(code, col.precision, col.scale);
+        return numericValue(code, this.numericDigits(len), col.scale);
       case 'money':
         return `${Math.floor(code / 100)}.${String(code % 100).padStart(2, '0')}`;
       case 'date':
@@ -267,13 +390,20 @@ export class ColumnValues {
       case 'uuid':
         return uuidValue(code, Prng.derive(this.seed, 'value', row, this.ci, draw));
       case 'bytea':
-        return byteaValue(code, len, this.width, Prng.derive(this.seed, 'value', row, this.ci, draw));
+        return incompressible(col, len, (rng) => byteaValue(code, len, this.width, rng), Prng.derive(this.seed, 'value', row, this.ci, draw));
       case 'bpchar':
       case 'varchar':
-      case 'text':
-        return stringValue(code, stringShape(col, len, this.width), Prng.derive(this.seed, 'value', row, this.ci, draw));
+      case 'text': {
+        const shape = stringShape(col, len, this.width);
+        return incompressible(col, len, (rng) => stringValue(code, shape, rng), Prng.derive(this.seed, 'value', row, this.ci, draw));
+      }
     }
   }
+}
+
+/** A compressible value's key width for the column's number of codes. */
+export function compressibleKeyWidth(col: ColumnSql, totalCodes: number): number {
+  return keyWidth(totalCodes, compressibleRadix(col));
 }
 
 const f32 = new Float32Array(1);
@@ -284,17 +414,22 @@ function float4FromBits(bits: number): number {
   return f32[0]!;
 }
 
-/** numeric(p, s) with every one of its p digits from 1 to 9: code in base 9, most significant first. */
-function numericValue(code: number, precision: number, scale: number): string {
-  const digits = new Array<string>(precision);
+/**
+ * numeric(p, s) of `digits` digits, each from 1 to 9 (the code in base 9, most significant first), the
+ * last at the s-th decimal place: 1234.56 for 6 digits of numeric(12,2), 0.05 for 1; 0 for none.
+ */
+function numericValue(code: number, digits: number, scale: number): string {
+  if (digits === 0) return scale > 0 ? `0.${'0'.repeat(scale)}` : '0';
+  const out = new Array<string>(digits);
   let c = code;
-  for (let i = precision - 1; i >= 0; i--) {
-    digits[i] = String(1 + (c % 9));
+  for (let i = digits - 1; i >= 0; i--) {
+    out[i] = String(1 + (c % 9));
     c = Math.floor(c / 9);
   }
-  const int = digits.slice(0, precision - scale).join('');
-  const frac = digits.slice(precision - scale).join('');
-  return scale > 0 ? `${int || '0'}.${frac}` : int;
+  const all = out.join('');
+  if (scale === 0) return all;
+  if (digits > scale) return `${all.slice(0, digits - scale)}.${all.slice(digits - scale)}`;
+  return `0.${all.padStart(scale, '0')}`;
 }
 
 /** Days from 1970-01-01 as YYYY-MM-DD (the proleptic Gregorian calendar, any year from 1970 on). */
@@ -346,34 +481,223 @@ function byteaValue(code: number, len: number, width: number, rng: Prng): Buffer
   return b;
 }
 
+/** A random code point of a character of `width` bytes in UTF-8 (1: an ASCII letter or digit). */
+function randomCodePoint(width: number, rng: Prng): number {
+  if (width === 1) return ASCII_DIGITS.charCodeAt(rng.int(62));
+  const [lo, hi] = WIDTH_RANGES[width]!;
+  if (width !== 3) return lo + rng.int(hi - lo + 1);
+  const cp = lo + rng.int(hi - lo + 1 - (SURROGATES[1] - SURROGATES[0] + 1));
+  return cp >= SURROGATES[0] ? cp + (SURROGATES[1] - SURROGATES[0] + 1) : cp;
+}
+
 /**
- * A string of `s.chars` characters, `s.multi` of them 2-byte: the key first (ASCII digits, and 2-byte
- * digits at its end when the rest of the string cannot hold every 2-byte character), the 2-byte
- * characters of the rest at random positions, random ASCII letters and digits elsewhere.
+ * A string of `s.chars` characters: the key first (the code in ASCII digits, and in wide digits at its
+ * end where the rest cannot hold every wide character), then the rest's wide characters at random
+ * places, random ASCII letters and digits elsewhere.
  */
 function stringValue(code: number, s: StringShape, rng: Prng): string {
   const out = new Array<string>(s.chars);
   let c = code;
   for (let i = s.key - 1; i >= 0; i--) {
-    const multi = i >= s.key - s.keyMulti;
-    const radix = multi ? 64 : 62;
-    out[i] = (multi ? MULTIBYTE_DIGITS : ASCII_DIGITS)[c % radix]!;
+    const w = s.keyWidths[i]!;
+    const radix = w === 1 ? 62 : 64;
+    out[i] = w === 1 ? ASCII_DIGITS[c % radix]! : WIDE_DIGITS[w]![c % radix]!;
     c = Math.floor(c / radix);
   }
   const rest = s.chars - s.key;
-  const restMulti = s.multi - s.keyMulti;
+  const wide = s.rest[2] + s.rest[3] + s.rest[4];
   if (rest > 0) {
-    // A partial Fisher–Yates shuffle of the rest's positions picks where its 2-byte characters go.
+    // A partial Fisher–Yates shuffle of the rest's positions picks where its wide characters go.
     const pos = new Int32Array(rest);
     for (let i = 0; i < rest; i++) pos[i] = s.key + i;
-    for (let i = 0; i < restMulti; i++) {
+    for (let i = 0; i < wide; i++) {
       const j = i + rng.int(rest - i);
       const t = pos[j]!;
       pos[j] = pos[i]!;
       pos[i] = t;
-      out[t] = MULTIBYTE_DIGITS[rng.int(64)]!;
+      const w = i < s.rest[4] ? 4 : i < s.rest[4] + s.rest[3] ? 3 : 2;
+      out[t] = String.fromCodePoint(randomCodePoint(w, rng));
     }
-    for (let i = restMulti; i < rest; i++) out[pos[i]!] = ASCII_DIGITS[rng.int(62)]!;
+    for (let i = wide; i < rest; i++) out[pos[i]!] = ASCII_DIGITS[rng.int(62)]!;
   }
   return out.join('');
+}
+
+/** Values this long could be compressed by the toaster (it takes values over 24 bytes): checked not to compress. */
+const CHECK_INCOMPRESSIBLE_FROM = 256;
+/** Attempts at a value before pg-check gives up (its content is random: a retry draws another). */
+const VALUE_ATTEMPTS = 8;
+
+/**
+ * The compressor's output size for a value: pglz's (−1 when it gives up) or LZ4's, as the column's
+ * method compresses it, and what the model says of a value of `len` bytes and `m` repeat bytes a block.
+ */
+function compressedSizes(col: ColumnSql, bytes: Uint8Array, m: number): { real: number; model: number } {
+  const len = bytes.length;
+  return col.compression === 'lz4' ? { real: lz4CompressedSize(bytes), model: lz4Bytes(len, m) } : { real: pglzCompressedSize(bytes), model: pglzBytes(len, m) };
+}
+
+/**
+ * A value with nothing to compress (random), checked: where the toaster could take it, the column's
+ * compressor must leave it uncompressed, as the model does. A value that would compress is drawn again.
+ */
+function incompressible<T extends string | Buffer>(col: ColumnSql, len: number, make: (rng: Prng) => T, rng: Prng): T {
+  for (let attempt = 0; ; attempt++) {
+    const v = make(rng);
+    if (len < CHECK_INCOMPRESSIBLE_FROM) return v;
+    const bytes: Uint8Array = typeof v === 'string' ? Buffer.from(v, 'utf8') : (v as Buffer);
+    const { real } = compressedSizes(col, bytes, 0);
+    if (compressedDatumBytes(col.compression, len, 0) === -1 && keptSize(col.compression, real, len) === -1) return v;
+    if (attempt + 1 >= VALUE_ATTEMPTS) throw new Error(`pg-check drew ${VALUE_ATTEMPTS} random ${col.type.sql} values of ${len} bytes that ${col.compression} compresses`);
+  }
+}
+
+/** The compressed varlena toast_compress_datum keeps for a compressor output of `out` bytes, or −1. */
+function keptSize(method: ToastCompression, out: number, len: number): number {
+  if (out < 0 || (method === 'lz4' && out > len)) return -1;
+  return out + 8 < len - 2 ? out + 8 : -1;
+}
+
+/** 3-byte sequences already in the value being built: a bit each of 2^24. */
+const GRAMS = new Uint32Array(1 << 19);
+const gramsSet: number[] = [];
+const gram = (b: Uint8Array, q: number): number => (b[q - 2]! << 16) | (b[q - 1]! << 8) | b[q]!;
+const seen = (g: number): boolean => (GRAMS[g >>> 5]! & (1 << (g & 31))) !== 0;
+function remember(g: number): void {
+  if (seen(g)) return;
+  GRAMS[g >>> 5]! |= 1 << (g & 31);
+  gramsSet.push(g);
+}
+function forgetGrams(): void {
+  for (const g of gramsSet) GRAMS[g >>> 5] = 0;
+  gramsSet.length = 0;
+}
+
+/**
+ * A value built as src/formats/pg-compression.ts says, for `m` repeat bytes a block: in each block's
+ * fresh bytes first the key's next digits, then characters no 3-byte sequence of which occurs before
+ * (nor across into the repeat), then the repeat. Under utf8 the characters' widths follow the column's
+ * shares, and every repeat ends where a character does. Checked with the column's compressor: its
+ * output must be the size the model gives, or the value is drawn again.
+ */
+function compressibleValue(col: ColumnSql, code: number, len: number, m: number, keyWidthC: number, rng: Prng): string | Buffer {
+  const bytea = col.kind === 'bytea';
+  const radix = compressibleRadix(col);
+  const keyLen = Math.min(keyWidthC, freshBytes(len, m));
+  const key = new Uint8Array(keyLen);
+  let c = code;
+  for (let j = keyLen - 1; j >= 0; j--) {
+    key[j] = (bytea ? radix * j : 1 + radix * j) + (c % radix);
+    c = Math.floor(c / radix);
+  }
+  // Single bytes fresh characters may take: not a key digit of this value's, not NUL for a string.
+  const keyEnd = bytea ? radix * keyLen : 1 + radix * keyLen;
+  const singles: number[] = [];
+  for (let b = bytea ? 0 : 1; b < (bytea ? 256 : 128); b++) if (b >= keyEnd) singles.push(b);
+  let bias = 1;
+  for (let attempt = 0; attempt < VALUE_ATTEMPTS * 2; attempt++) {
+    const bytes = buildBlocks(len, m, key, singles, bytea ? null : col.widths.map((w) => w * bias) as [number, number, number], rng);
+    if (bytes === null) continue;
+    if (!bytea) {
+      let chars = 0;
+      for (const b of bytes) if ((b & 0xc0) !== 0x80) chars++;
+      if (col.declaredChars > 0 && chars > col.declaredChars) {
+        // Too many characters for varchar(n): more of them wide next time.
+        bias *= 1.25;
+        continue;
+      }
+    }
+    const { real, model } = compressedSizes(col, bytes, m);
+    if (real !== model) continue;
+    return bytea ? Buffer.from(bytes) : Buffer.from(bytes).toString('utf8');
+  }
+  throw new Error(`pg-check could not build a ${col.type.sql} value of ${len} bytes that ${col.compression} compresses as the model says (${m} of every 64 bytes repeated)`);
+}
+
+/** The bytes of a compressible value (null: no character fits somewhere; the caller draws again). */
+function buildBlocks(len: number, m: number, key: Uint8Array, singles: readonly number[], widths: [number, number, number] | null, rng: Prng): Uint8Array | null {
+  const buf = new Uint8Array(len);
+  const ch = new Uint8Array(4);
+  const acc = [0, 0, 0, 0, 0];
+  let k = 0;
+  let failed = false;
+  forgetGrams();
+  forEachBlock(len, m, (start, fresh, repeat) => {
+    if (failed) return;
+    const end = start + fresh;
+    // A repeat copies the fresh bytes from the block's start, periodically: it must end where a character does.
+    const cut = repeat > 0 && repeat % fresh !== 0 ? start + (repeat % fresh) : -1;
+    let p = start;
+    while (p < end) {
+      if (k < key.length) {
+        buf[p] = key[k++]!;
+        if (p >= 2) remember(gram(buf, p));
+        p++;
+        continue;
+      }
+      const most = Math.min(4, end - p, cut > p ? cut - p : 4);
+      let placed = false;
+      for (let tries = 0; tries < 64 && !placed; tries++) {
+        const w = pickWidth(widths, acc, most);
+        encodeChar(w, singles, rng, ch);
+        for (let i = 0; i < w; i++) buf[p + i] = ch[i]!;
+        if (fresh3Grams(buf, p, w, repeat > 0 && p + w === end ? start : -1)) {
+          if (widths) acc[w]! -= w > 1 ? 1 : 0;
+          for (let q = Math.max(2, p); q < p + w; q++) remember(gram(buf, q));
+          p += w;
+          placed = true;
+        }
+      }
+      if (!placed) {
+        failed = true;
+        return;
+      }
+    }
+    for (let q = end; q < end + repeat; q++) {
+      buf[q] = buf[q - fresh]!;
+      if (q >= 2) remember(gram(buf, q));
+    }
+  });
+  forgetGrams();
+  return failed ? null : buf;
+}
+
+/** The width of the next fresh character: the widest whose share has built up a whole character, if it fits. */
+function pickWidth(widths: [number, number, number] | null, acc: number[], most: number): number {
+  if (widths === null) return 1;
+  acc[2]! += widths[0];
+  acc[3]! += widths[1];
+  acc[4]! += widths[2];
+  for (let w = Math.min(4, most); w >= 2; w--) if (acc[w]! >= 1) return w;
+  return 1;
+}
+
+/** A random character of `w` bytes into out (1 byte: one of `singles`). */
+function encodeChar(w: number, singles: readonly number[], rng: Prng, out: Uint8Array): void {
+  if (w === 1) {
+    out[0] = singles[rng.int(singles.length)]!;
+    return;
+  }
+  Buffer.from(String.fromCodePoint(randomCodePoint(w, rng)), 'utf8').copy(out);
+}
+
+/**
+ * The 3-byte sequences that end in buf[p … p + w) are new (and differ from each other); when the
+ * character ends a block's fresh bytes (`repeatFrom` ≥ 0), so are the two that reach into the repeat.
+ */
+function fresh3Grams(buf: Uint8Array, p: number, w: number, repeatFrom: number): boolean {
+  const mine: number[] = [];
+  for (let q = Math.max(2, p); q < p + w; q++) mine.push(gram(buf, q));
+  if (repeatFrom >= 0) {
+    const e = p + w;
+    const r0 = buf[repeatFrom]!;
+    const r1 = buf[repeatFrom + 1]!;
+    if (e >= 2) mine.push((buf[e - 2]! << 16) | (buf[e - 1]! << 8) | r0);
+    if (e >= 1) mine.push((buf[e - 1]! << 16) | (r0 << 8) | r1);
+  }
+  for (let i = 0; i < mine.length; i++) {
+    if (seen(mine[i]!)) return false;
+    for (let j = 0; j < i; j++) if (mine[j] === mine[i]) return false;
+  }
+  return true;
 }

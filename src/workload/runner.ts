@@ -2,10 +2,10 @@
  * The phase runner: generates rows and changes from the workload with seeded streams, sizes them with
  * the format, and drives the page engine. Pure: no I/O.
  */
-import type { Order, PhaseSpec, SetSpec, StorageSpec } from '../config/spec.js';
+import { COMPRESSIBILITY_STEPS, type Order, type PhaseSpec, type SetSpec, type StorageSpec } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
 import { INDEX_OPTION_KEYS } from '../config/index-settings.js';
-import type { AllocationPageCounts, OffRowStore, StorageFormat } from '../formats/format.js';
+import type { AllocationPageCounts, OffRowStore, OutOfLineStore, StorageFormat } from '../formats/format.js';
 import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
 import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
 import type { HeapEventSink } from '../heap/events.js';
@@ -95,11 +95,13 @@ export interface WorkloadObserver {
   beforeRow?(op: 'insert' | 'update' | 'delete' | 'select' | 'scan', row: number): void;
   /**
    * A new row; its varying lengths are lens[base …] (NULL_LEN for NULL); `keys`: per column the key its
-   * value sorts and compares by (workload/keys.ts), NaN for a column no index reads and no config describes.
+   * value sorts and compares by (workload/keys.ts), NaN for a column no index reads and no config describes;
+   * where the workload gives values a compressibility, each column's in 64ths at levels[levelBase + column]
+   * (else levels is null).
    */
-  insert?(row: number, lens: Uint16Array, base: number, keys: Float64Array): void;
-  /** A changed row: the columns its `set` names, its lengths and keys after the change. */
-  update?(row: number, columns: readonly ColumnLayout[], lens: Uint16Array, base: number, keys: Float64Array): void;
+  insert?(row: number, lens: Uint16Array, base: number, keys: Float64Array, levels: Uint8Array | null, levelBase: number): void;
+  /** A changed row: the columns its `set` names, its lengths, keys (and compressibilities) after the change. */
+  update?(row: number, columns: readonly ColumnLayout[], lens: Uint16Array, base: number, keys: Float64Array, levels: Uint8Array | null, levelBase: number): void;
   delete?(row: number): void;
   /** A transaction ends (the statement or the row, as the phase says). */
   commit?(): void;
@@ -127,17 +129,25 @@ export function plannedInserts(workload: readonly PhaseSpec[]): number {
   return inserted;
 }
 
-/** A table's rows: the stored lengths of the varying columns, NULL_LEN for NULL. */
+/**
+ * A table's rows: the stored lengths of the varying columns, NULL_LEN for NULL; and, when the workload
+ * gives values a compressibility and the format compresses, each column's value's, in 64ths.
+ */
 class RowStore {
   lens: Uint16Array;
+  levels: Uint8Array | null;
   constructor(
     readonly width: number,
     capacity: number,
+    readonly columns: number,
+    withLevels: boolean,
   ) {
     this.lens = new Uint16Array(Math.max(1, width * Math.max(16, capacity)));
+    this.levels = withLevels ? new Uint8Array(Math.max(1, columns * Math.max(16, capacity))) : null;
   }
   ensure(row: number): void {
     this.lens = grown(this.lens, (row + 1) * this.width);
+    if (this.levels) this.levels = grown(this.levels, (row + 1) * this.columns);
   }
   /** Read each row's first length (so the loads of a batch overlap); the sum means nothing. */
   touch(rows: Int32Array, count: number): number {
@@ -250,6 +260,18 @@ class ColumnValues {
   }
 }
 
+/** A compressibility (0 … 1) in 64ths, as the row store keeps it. */
+const levelOf = (compressibility: number | undefined): number => Math.round((compressibility ?? 0) * COMPRESSIBILITY_STEPS);
+
+/** Does the workload give any value a compressibility? */
+function givesCompressibility(workload: readonly PhaseSpec[]): boolean {
+  return workload.some(
+    (ph) =>
+      (ph.op === 'insert' && Object.values(ph.values).some((v) => (v.compressibility ?? 0) > 0)) ||
+      (ph.op === 'update' && Object.values(ph.set).some((c) => (c.kind === 'length' || c.kind === 'grow') && (c.compressibility ?? 0) > 0)),
+  );
+}
+
 /** What an update's `set` does to a column's stored length. */
 const enum SetMode {
   /** A new value of the drawn length. */
@@ -350,6 +372,9 @@ class WorkloadRun {
   private readonly trackVersions: boolean;
   /** Off-row records (SQL Server row overflow), when the format keeps any. */
   private readonly offRow: OffRowTally | null;
+  /** The relation values move out of line to (PostgreSQL's TOAST relation), when the table has one: it sizes the rows. */
+  private readonly ool: OutOfLineStore | null;
+  private readonly ncols: number;
   /** Whole lengths of large-object values (the row store keeps at most MAX_STORED_LEN): by varIndex, when a read_lob phase reads them. */
   private readonly lobs: Map<number, Uint32Array> | null;
   private readonly maxCells: number;
@@ -384,7 +409,9 @@ class WorkloadRun {
     if (options.events) this.engine.setEvents(options.events);
     options.onEngine?.(this.engine);
     this.width = this.layout.varying.length;
-    this.store = new RowStore(this.width, this.capacity);
+    this.ncols = this.layout.columns.length;
+    this.ool = this.format.outOfLine?.(this.layout, spec, this.capacity) ?? null;
+    this.store = new RowStore(this.width, this.capacity, this.ncols, this.ool !== null && givesCompressibility(spec.workload));
     this.obs = options.observer;
     // Keys for the columns a simulated (nbtree) index reads and the columns a config gives values to.
     const geometries = indexGeometries(this.format, spec.table, this.layout);
@@ -413,6 +440,7 @@ class WorkloadRun {
     this.lobs = spec.workload.some((ph) => ph.op === 'read_lob')
       ? new Map(this.layout.varying.filter((c) => spec.table.columns[c.index]!.type.lob).map((c) => [c.varIndex, new Uint32Array(Math.max(16, this.capacity))]))
       : null;
+    if (this.lobs) this.ool?.useWholeLengths?.(this.lobs);
     this.maxCells = options.pageMapMaxCells ?? 0;
   }
 
@@ -448,6 +476,7 @@ class WorkloadRun {
   /** End of a transaction (a statement, or one row with `transaction: row`). */
   private commitTransaction(): void {
     this.engine.commit();
+    this.ool?.commit();
     if (this.trackVersions) this.indexes!.commit();
     this.obs?.commit?.();
   }
@@ -517,6 +546,14 @@ class WorkloadRun {
     return key;
   }
 
+  /** The live rows in the order of their pages (by row id within a page). */
+  private rowsInPageOrder(): Int32Array {
+    const ids: number[] = [];
+    for (let r = 0; r < this.nextRow; r++) if (this.engine.isLive(r)) ids.push(r);
+    ids.sort((a, b) => this.engine.rowPage(a) - this.engine.rowPage(b) || a - b);
+    return Int32Array.from(ids);
+  }
+
   /** Rows of the phase, a batch at a time, in the phase's order ('order' stream: nothing else draws from it). */
   private picker(count: Count, order: Order, rng: Prng): RowPicker {
     const live = this.engine.liveRows();
@@ -532,6 +569,10 @@ class WorkloadRun {
     });
     this.store.ensure(this.nextRow + n);
     const lens = this.store.lens;
+    const levels = this.store.levels;
+    const ncols = this.ncols;
+    const insertLevels = levels ? Uint8Array.from(layout.columns, (c) => levelOf(phase.values[c.name]?.compressibility)) : null;
+    const ool = this.ool;
     const offRow = this.offRow;
     const appendIndexes = indexes !== null && indexes.built;
     const limit = indexes !== null && indexes.hasLimit;
@@ -565,7 +606,8 @@ class WorkloadRun {
         }
       }
       for (const kd of keyDraws) for (let i = 0; i < count; i++) this.drawKey(kd, first + i, first + i - firstRow, lens, NaN);
-      // Row by row: sized by the format, placed by the engine.
+      if (levels) for (let i = 0; i < count; i++) levels.set(insertLevels!, (first + i) * ncols);
+      // Row by row: sized by the format (or its TOAST relation), placed by the engine.
       for (let i = 0; i < count; i++) {
         const row = first + i;
         const base = row * width;
@@ -576,17 +618,20 @@ class WorkloadRun {
           this.indexRefusedRows++;
           continue;
         }
-        if (engine.insert(row, format.rowBytes(layout, lens, base, logical), logical)) {
+        const bytes = ool ? ool.sizeInsert(row, lens, base, levels, row * ncols) : format.rowBytes(layout, lens, base, logical);
+        if (engine.insert(row, bytes, logical)) {
           affected++;
+          ool?.apply();
           if (appendIndexes) indexes.append(row, lens, base);
           offRow?.set(row, lens, base);
-          obs?.insert?.(row, lens, base, this.keys.snapshot(row));
+          obs?.insert?.(row, lens, base, this.keys.snapshot(row), levels, row * ncols);
         }
       }
       this.nextRow += count;
       done += count;
     }
     engine.commit();
+    ool?.commit();
     obs?.commit?.();
     return { affected, label: `insert ${n} ${n === 1 ? 'row' : 'rows'}` };
   }
@@ -614,11 +659,24 @@ class WorkloadRun {
     const newKeys = new Float64Array(keyDraws.length);
     const oldLens = new Int32Array(keyDraws.length);
     let visited = 0;
+    const ool = this.ool;
+    const ncols = this.ncols;
+    // The columns the update gives new values (the TOAST relation keeps the others as they are stored).
+    const changed = new Uint8Array(ncols);
+    for (const col of setColumns) changed[col.index] = 1;
+    // New compressibilities: a new length's value has the set's (default 0); a grown value keeps its own unless the set gives one.
+    const levelSets = setColumns.flatMap((col) => {
+      const set = phase.set[col.name]!;
+      if (set.kind === 'length' || (set.kind === 'grow' && set.compressibility !== undefined)) return [{ at: col.index, level: levelOf(set.compressibility) }];
+      return [];
+    });
+    const oldLevels = new Uint8Array(Math.max(1, levelSets.length));
     let affected = 0;
     for (;;) {
       const count = picker.next(rows);
       if (count === 0) break;
       const lens = this.store.lens;
+      const levels = this.store.levels;
       // Touch every row's state before the first is worked on: the loads overlap instead of queueing.
       this.touched += this.store.touch(rows, count) + (engine.prefetchRows?.(rows, count) ?? 0) + (this.trackVersions ? indexes!.prefetchRows(rows, count) : 0);
       for (let c = 0; c < sized.length; c++) sized[c]!.values.draw(count);
@@ -632,21 +690,31 @@ class WorkloadRun {
           newKeys[k] = this.drawKey(kd, row, visited, lens, this.keys.get(kd.col, row), false);
         }
         visited++;
+        const levelBase = row * ncols;
+        if (levels) {
+          for (let k = 0; k < levelSets.length; k++) {
+            oldLevels[k] = levels[levelBase + levelSets[k]!.at]!;
+            levels[levelBase + levelSets[k]!.at] = levelSets[k]!.level;
+          }
+        }
         const logical = format.logicalBytes(layout, lens, base);
         obs?.beforeRow?.('update', row);
         // The row is found through the first index (its leaf read, its dead versions' entries marked), then changed.
         if (this.trackVersions && indexes!.built) indexes!.locate(row);
         const refused = limit && indexes!.tooLarge(lens, base);
         if (refused) this.indexRefusedUpdates++;
-        if (!refused && engine.update(row, format.rowBytes(layout, lens, base, logical), logical, info)) {
+        const bytes = refused ? 0 : ool ? ool.sizeUpdate(row, lens, base, levels, levelBase, changed) : format.rowBytes(layout, lens, base, logical);
+        if (!refused && engine.update(row, bytes, logical, info)) {
           affected++;
+          ool?.apply();
           for (let k = 0; k < keyDraws.length; k++) this.keys.set(keyDraws[k]!.col, row, newKeys[k]!);
           if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base, keyChanged);
           offRow?.set(row, lens, base);
-          obs?.update?.(row, setColumns, lens, base, this.keys.snapshot(row));
+          obs?.update?.(row, setColumns, lens, base, this.keys.snapshot(row), levels, levelBase);
         } else {
           for (let c = 0; c < sized.length; c++) sized[c]!.restore(lens, base, old[c]!);
           for (let k = 0; k < keyDraws.length; k++) if (keyDraws[k]!.at >= 0) lens[base + keyDraws[k]!.at] = oldLens[k]!;
+          if (levels) for (let k = 0; k < levelSets.length; k++) levels[levelBase + levelSets[k]!.at] = oldLevels[k]!;
         }
         if (perRow) this.commitTransaction();
       }
@@ -670,6 +738,7 @@ class WorkloadRun {
         this.obs?.beforeRow?.('delete', row);
         if (this.trackVersions && this.indexes!.built) this.indexes!.locate(row);
         this.engine.delete(row);
+        this.ool?.delete(row);
         this.offRow?.clear(row);
         if (this.trackVersions) this.indexes!.remove(row, this.store.lens, row * this.width);
         affected++;
@@ -817,6 +886,7 @@ class WorkloadRun {
 
   private reorg(kind: ReorgKind): PhaseOutcome {
     this.engine.reorg(kind);
+    this.ool?.reorg(kind, () => this.rowsInPageOrder());
     // The pages after a reorganisation are not the pages the cache holds: it starts again.
     this.bufferCache = null;
     this.obs?.reorg?.(kind);
@@ -845,6 +915,7 @@ class WorkloadRun {
       metrics.updates_rejected_by_index = this.indexRefusedUpdates;
     }
     if (this.offRow) metrics.row_overflow_pages = this.offRow.store.pages(this.offRow.total);
+    if (this.ool) Object.assign(metrics, this.ool.metrics());
     const index_pages = indexes ? indexes.pages(metrics.pages) : NO_INDEX_PAGES;
     const allocation_pages = allocationPages(this.format, this.layout, metrics, index_pages);
     const phaseResult: PhaseResult = { op: phase.op, label, rows_affected: affected, metrics, index_pages, allocation_pages, ...(reads ? { reads } : {}) };
@@ -894,14 +965,14 @@ class WorkloadRun {
     if (!last && indexes) final.index_entries = indexes.entries();
     const result: StorageRunResult = {
       engine: this.resolved,
-      notes: [...format.notes(spec.engine, this.resolved), ...spec.engine.ignored.map((k) => `${k} does not apply to ${format.id} and is ignored`), ...indexNotes(spec, format), ...reorgNotes(spec, format)],
+      notes: [...format.notes(spec.engine, this.resolved), ...spec.engine.ignored.map((k) => `${k} does not apply to ${format.id} and is ignored`), ...indexNotes(spec, format), ...reorgNotes(spec, format), ...contentNotes(spec, format)],
       row_bytes: this.rowBytes(),
       phases: this.phases,
       final,
       index_pages: last ? last.index_pages : NO_INDEX_PAGES,
       allocation_pages: last ? last.allocation_pages : allocationPages(format, this.layout, final, NO_INDEX_PAGES),
       pageMaps: this.pageMaps,
-      memory_bytes: engine.memoryBytes() + this.store.lens.byteLength + (indexes?.memoryBytes() ?? 0) + this.keys.memoryBytes(),
+      memory_bytes: engine.memoryBytes() + this.store.lens.byteLength + (this.store.levels?.byteLength ?? 0) + (this.ool?.memoryBytes() ?? 0) + (indexes?.memoryBytes() ?? 0) + this.keys.memoryBytes(),
     };
     if (this.maxCells > 0) this.keepPageMap(spec.workload.length - 1, 'final');
     return result;
@@ -927,6 +998,13 @@ function indexNotes(spec: StorageSpec, format: StorageFormat): string[] {
     INDEX_OPTION_KEYS.filter((k) => idx[k] !== undefined && !format.indexSettings.includes(k)).map((k) => `${k} of index ${idx.name} does not apply to ${format.id} and is ignored`),
   );
   return [...ignored, ...(format.indexNotes?.(spec.table) ?? [])];
+}
+
+/** Column storage and value compressibility mean something to a format that moves and compresses values (PostgreSQL); elsewhere a note. */
+function contentNotes(spec: StorageSpec, format: StorageFormat): string[] {
+  const notes = spec.table.columns.filter((c) => c.storage !== undefined && !format.columnStorage).map((c) => `storage of column ${c.name} does not apply to ${format.id} and is ignored`);
+  if (!format.outOfLine && givesCompressibility(spec.workload)) notes.push(`compressibility does not apply to ${format.id} (it stores values as they are) and is ignored`);
+  return notes;
 }
 
 /** Reorganisations that mean nothing to this format run as no-ops, with a note. */

@@ -18,6 +18,7 @@ import { pgLayout } from '../src/formats/postgres.js';
 import { NULL_LEN } from '../src/layout/table-layout.js';
 import { auditValues, checkAudit, numberValues, recordRun, ValueStream, type Op } from '../src/pgcheck/plan.js';
 import { columnsSql, storedLength, type ColumnSql, type SqlValue } from '../src/pgcheck/values.js';
+import { planCheck } from '../src/pgcheck/check.js';
 import { compareValues, pgDataBytes, sameValue } from './helpers/pg-values.js';
 import { ROOT } from './helpers/cli.js';
 
@@ -358,6 +359,23 @@ workload:
     expect(() => checkAudit(nullKeys.table, n.cols, n.audit, [0], true)).toThrow(/expected a key distinct and not NULL in every row, found code is NULL in \d+ rows/);
     const notes = checkAudit(nullKeys.table, n.cols, n.audit, [0], false);
     expect(notes.join('\n')).toMatch(/of 10 updates set indexed columns without changing any of their values \(NULL stays NULL/);
+  });
+
+  it('says when values are longer than the replay can send (the row store keeps 16-bit lengths)', () => {
+    const blob = (length: string) =>
+      spec(`name: b
+table:
+  name: b
+  columns: [{ name: id, type: int }, { name: data, type: bytea }]
+  indexes: [{ name: b_pk, columns: [id], unique: true }]
+engine: { format: postgres-heap }
+workload:
+  - insert: { rows: 2, values: { data: { length: ${length} } } }
+`);
+    const note = /^values of data longer than 65,534 bytes are sent at 65,534 bytes .*toast_pages and toast_index_pages compare a table of shorter values$/;
+    expect(planCheck(blob('1048576')).notes.filter((n) => note.test(n))).toHaveLength(1);
+    expect(planCheck(blob('{ uniform: [1000, 70000] }')).notes.filter((n) => note.test(n))).toHaveLength(1);
+    expect(planCheck(blob('65534')).notes.filter((n) => note.test(n))).toHaveLength(0);
   });
 
   const scenarios = readdirSync(join(ROOT, 'sim-configs', 'pg-check')).filter((f) => f.endsWith('.yaml'));

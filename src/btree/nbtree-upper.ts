@@ -11,6 +11,19 @@
  * is deleted too. Sizes only: an item is its bytes.
  */
 /** What the upper levels need of an nbtree's rules (nbtree.ts NbtreeRules has them). */
+/**
+ * _bt_defaultinterval: how many of the split points, sorted best first by their delta, keep both halves
+ * within `tolerance` bytes of the best one's (the first point beyond it ends the interval).
+ */
+export function splitInterval(cand: readonly { lf: number; rf: number }[], tolerance: number): number {
+  const opt = cand[0]!;
+  for (let i = 1; i < cand.length; i++) {
+    const c = cand[i]!;
+    if (c.lf < opt.lf - tolerance || c.rf < opt.rf - tolerance || c.lf > opt.lf + tolerance || c.rf > opt.rf + tolerance) return i;
+  }
+  return cand.length;
+}
+
 export interface UpperRules {
   blockBytes: number;
   pageRoomBytes: number;
@@ -177,15 +190,7 @@ export class UpperLevels {
     const perfect = Math.min(...cand.map((c) => c.fr));
     cand.sort((a, b) => a.delta - b.delta || a.j - b.j);
     const tolerance = Math.trunc(total * INTERNAL_SPLIT_DISTANCE);
-    const opt = cand[0]!;
-    let interval = cand.length;
-    for (let i = 1; i < cand.length; i++) {
-      const c = cand[i]!;
-      if (c.lf < opt.lf - tolerance || c.rf < opt.rf - tolerance || c.lf > opt.lf + tolerance || c.rf > opt.rf + tolerance) {
-        interval = i;
-        break;
-      }
-    }
+    const interval = splitInterval(cand, tolerance);
     let best = cand[0]!;
     for (let i = 0; i < interval; i++) {
       const c = cand[i]!;

@@ -30,7 +30,7 @@
  * per-entry memory until it changes.
  */
 import { grown } from '../util/arrays.js';
-import { UpperLevels } from './nbtree-upper.js';
+import { splitInterval, UpperLevels } from './nbtree-upper.js';
 
 /** The numbers an nbtree lives by, from the format (src/formats/postgres.ts). */
 export interface NbtreeRules {
@@ -979,14 +979,7 @@ export class NbtreeIndex {
     // _bt_defaultinterval: the splits within LEAF_SPLIT_DISTANCE of the space-optimal one.
     const tolerance = Math.trunc(total * r.leafSplitDistance);
     const opt = cand[0]!;
-    let interval = cand.length;
-    for (let i = 1; i < cand.length; i++) {
-      const c = cand[i]!;
-      if (c.lf < opt.lf - tolerance || c.rf < opt.rf - tolerance || c.lf > opt.lf + tolerance || c.rf > opt.rf + tolerance) {
-        interval = i;
-        break;
-      }
-    }
+    let interval = splitInterval(cand, tolerance);
     // _bt_strategy.
     let leftEdge = opt;
     let rightEdge = opt;

@@ -26,6 +26,7 @@ import type { Dist, PhaseSpec, StorageSpec } from '../config/spec.js';
 import { pgLayout, postgresHeap } from '../formats/postgres.js';
 import { metric } from '../heap/metrics.js';
 import { PgCheckError, PgServerError, type ReplayPlace } from './errors.js';
+import { distMax } from '../workload/dist.js';
 import { findPgstattuple, observe, otherSnapshots, readCounters, type Observation, type Pgstattuple, type ReadCounters } from './observe.js';
 import { auditValues, checkAudit, checkReads, numberValues, recordRun, ValueStream, type Op } from './plan.js';
 import { DEFAULT_SCHEMA_PREFIX, ScratchSchema } from './scratch.js';
@@ -155,21 +156,6 @@ export function planCheck(spec: StorageSpec): CheckPlan {
 
 /** The longest stored length the replay knows: the row store keeps lengths in 16 bits. */
 const REPLAY_MAX_BYTES = MAX_STORED_LEN;
-
-/** The longest length a distribution can draw (Infinity for the unbounded ones). */
-function distMax(d: Dist): number {
-  switch (d.kind) {
-    case 'const':
-      return d.value;
-    case 'uniform':
-      return d.max;
-    case 'choice':
-      return Math.max(...d.values);
-    case 'normal':
-    case 'lognormal':
-      return Infinity;
-  }
-}
 
 /**
  * Values the config makes longer than the replay can send (large objects of 64 kB and more, which the

@@ -150,6 +150,21 @@ export function lengthSource(d: Dist): LengthSource {
   }
 }
 
+/** The longest value a distribution can draw before clipping (Infinity for the unbounded ones). */
+export function distMax(d: Dist): number {
+  switch (d.kind) {
+    case 'const':
+      return d.value;
+    case 'uniform':
+      return Math.max(d.min, d.max);
+    case 'choice':
+      return Math.max(...d.values);
+    case 'normal':
+    case 'lognormal':
+      return Infinity;
+  }
+}
+
 /** Mean of a distribution before clipping (for estimates and summaries). */
 export function distMean(d: Dist): number {
   switch (d.kind) {

@@ -25,6 +25,8 @@ export interface IndexEnv {
   rowPage(row: number): number;
   /** The row store's lengths now (the array is replaced as it grows). */
   lens(): Uint16Array;
+  /** A scan through an index fetched a TID of a dead version on heap page `page` (the engine prunes it where the DBMS would). */
+  visitBlock?(page: number): void;
 }
 
 /** Page names of an index in the buffer cache: a leaf bucket's pages b × LEAF_PAGE_SPAN + k; upper levels below zero. */
@@ -89,6 +91,13 @@ export class IndexSet implements VersionState {
   private nextSeq = 0;
   private changed: number[] = [];
   private readonly keyScratch: Float64Array;
+  /** The heap pages of the dead versions whose entries the last readPath fetched (PostgreSQL indexes). */
+  readonly dead = { pages: new Int32Array(16), count: 0 };
+  private readonly noteDead = (blk: number): void => {
+    const d = this.dead;
+    if (d.count >= d.pages.length) d.pages = grown(d.pages, d.count + 1);
+    d.pages[d.count++] = blk;
+  };
   /** Indexes with a largest entry that some row's entry could pass. */
   private readonly limited: IndexState[];
 
@@ -302,8 +311,8 @@ export class IndexSet implements VersionState {
       if (!s.nb) continue;
       const key = this.keyOf(s, row);
       s.nb.touch(key, env.rowPage(row), this.seqOf(row));
-      // Only a row that has had another version can have entries of dead versions to mark.
-      if (i === 0 && this.seqOf(row) !== row) s.nb.kill(key, row);
+      // Only a row that has had another version can have entries of dead versions to visit and mark.
+      if (i === 0 && this.seqOf(row) !== row) s.nb.kill(key, row, env.visitBlock, this.seqOf(row));
     }
   }
 
@@ -401,6 +410,7 @@ export class IndexSet implements VersionState {
     let leaf: number;
     let span: number;
     let at: number;
+    let killed = false;
     if (s.nb) {
       // The leaf with the row's entry (its page named by the leaf); the scan marks entries of the row's dead versions.
       const key = this.keyOf(s, row);
@@ -408,7 +418,8 @@ export class IndexSet implements VersionState {
       leaf = where.id;
       span = Math.max(1, s.nb.liveLeaves());
       at = where.index;
-      if (this.seqOf(row) !== row) s.nb.kill(key, row);
+      this.dead.count = 0;
+      if (this.seqOf(row) !== row) killed = s.nb.kill(key, row, this.noteDead, this.seqOf(row));
     } else if (s.geometry.leafIsData) {
       leaf = -1;
       span = Math.max(1, dataPages);
@@ -423,6 +434,9 @@ export class IndexSet implements VersionState {
       reads.indexPage(i, -1 - (l * UPPER_LEVEL_SPAN + Math.min(node, UPPER_LEVEL_SPAN - 1)));
     }
     if (leaf >= 0) reads.indexPage(i, leaf);
+    // _bt_killitems: the scan dropped its pin on the leaf (an MVCC snapshot), so marking the entries it
+    // found dead reads the leaf again [nbtutils.c].
+    if (killed) reads.indexPage(i, leaf);
   }
 
   /** Which indexes have a key column among `columns` (table positions): 1 per index, in index order. */

@@ -1135,9 +1135,13 @@ export class NbtreeIndex {
   /**
    * An index scan for `key` found row's versions: the tuples whose TIDs are all versions of the row the
    * heap finds dead get LP_DEAD (_bt_killitems; a posting list only when every TID in it is one).
+   * `visit`: told the heap block of every TID of the row other than its version `current` in a tuple not
+   * yet LP_DEAD, in index order: the scan fetches each (before marking it). True when the heap found
+   * some TID dead (the scan's numKilled > 0, after which _bt_killitems reads the leaf again).
    */
-  kill(key: Float64Array, row: number): void {
-    if (this.leaves.length === 0) return;
+  kill(key: Float64Array, row: number, visit?: (blk: number) => void, current = -1): boolean {
+    if (this.leaves.length === 0) return false;
+    let found = false;
     let li = this.findLeaf(key, -Infinity, -Infinity);
     for (; li < this.leaves.length; li++) {
       const l = this.leaves[li]!;
@@ -1151,6 +1155,11 @@ export class NbtreeIndex {
         }
         const end = l.tupleEnd(i);
         if ((l.flagAt(i) & DEAD) === 0) {
+          for (let j = i; j < end; j++) {
+            if (l.rowAt(j) !== row || l.seqAt(j) === current) continue;
+            if (visit !== undefined) visit(l.blkAt(j));
+            if (this.versions.deletable(row, l.seqAt(j))) found = true;
+          }
           let all = true;
           let mine = false;
           for (let j = i; j < end && all; j++) {
@@ -1166,6 +1175,7 @@ export class NbtreeIndex {
       }
       if (past) break;
     }
+    return found;
   }
 
   private sameKeyAs(l: Leaf, i: number, key: Float64Array): boolean {

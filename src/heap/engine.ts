@@ -38,6 +38,12 @@ export interface UpdateInfo {
 
 export type ReorgKind = 'forwarded_rows' | 'rebuild' | 'compact' | 'vacuum';
 
+/** Heap pages of dead versions an index scan fetched: the first `count` of `pages`. */
+export interface DeadPages {
+  readonly pages: Int32Array;
+  readonly count: number;
+}
+
 export interface StorageEngine {
   /** Place a new row; false when the row is longer than a page takes (the insert fails, as in the DBMS). */
   insert(row: number, physBytes: number, logicalBytes: number): boolean;
@@ -59,8 +65,10 @@ export interface StorageEngine {
    * Read a live row by its row id, as a row-id fetch or an index entry does: its home page, then the page
    * it was forwarded or migrated to and any chained pieces. `viaIndex`: the row is reached through an
    * index entry (PostgreSQL: entries of its dead versions are visited too, and the HOT chain followed).
+   * `deadPages`: the heap pages of the dead versions whose entries the index scan fetched, in index order
+   * (PostgreSQL with the index simulated entry by entry); without it the engine counts them itself.
    */
-  fetchRow(row: number, reads: PageReads, viaIndex: boolean): void;
+  fetchRow(row: number, reads: PageReads, viaIndex: boolean, deadPages?: DeadPages | null): void;
   /** The page a live row's current version or body is on. */
   rowPage(row: number): number;
   /** A full table scan: every page in scan order, forwarded, migrated and chained rows as the DBMS reads them. */
@@ -78,6 +86,11 @@ export interface StorageEngine {
    * the batch overlap instead of each waiting for the one before; returns a number that means nothing.
    */
   prefetchRows?(rows: Int32Array, count: number): number;
+  /**
+   * An index scan fetched a TID on `page` that is not the row's current version (PostgreSQL: an entry of
+   * a dead version the scan must visit): the page is read, and pruned where heap_page_prune_opt would.
+   */
+  visitPage?(page: number): void;
   /** MVCC engines: the last update added an entry to every index (PostgreSQL: not HOT). */
   readonly lastUpdateNewIndexEntries?: boolean;
 }

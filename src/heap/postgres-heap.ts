@@ -12,7 +12,7 @@
  */
 import type { MvccMetrics } from './metrics.js';
 import { grown } from '../util/arrays.js';
-import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
+import type { DeadPages, PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 import type { HeapEventSink } from './events.js';
 import { bucketRows, frozenInspector, type PageInspector, type SlotDetail } from './inspect.js';
@@ -566,11 +566,11 @@ export class PostgresHeap implements StorageEngine {
    * A row fetched through an index entry: first the entries of its dead versions that no VACUUM removed
    * and no earlier index scan killed (each a heap visit that finds the chain dead, after which the scan
    * marks the entry LP_DEAD and later scans skip it: kill_prior_tuple, _bt_killitems [nbtree]), then
-   * the live version through its HOT chain (heap_hot_search_buffer). The dead versions are counted on the
-   * row's current page: rowsim does not keep where each old version was. A row-id fetch (a TID scan)
-   * reads the version's page alone and prunes nothing.
+   * the live version through its HOT chain (heap_hot_search_buffer). `deadPages` (the B-tree model's
+   * TIDs) names the page each dead version is on; without it they are counted on the row's current page.
+   * A row-id fetch (a TID scan) reads the version's page alone and prunes nothing.
    */
-  fetchRow(row: number, reads: PageReads, viaIndex: boolean): void {
+  fetchRow(row: number, reads: PageReads, viaIndex: boolean, deadPages?: DeadPages | null): void {
     const p = this.page(row);
     if (!viaIndex || this.readState === null) {
       reads.dataPage(p);
@@ -579,9 +579,16 @@ export class PostgresHeap implements StorageEngine {
       return;
     }
     const s = this.readState[row]!;
-    const dead = (s >>> DEAD_SHIFT) & SATURATED;
+    const dead = deadPages ? deadPages.count : (s >>> DEAD_SHIFT) & SATURATED;
     if (dead > 0) {
-      for (let k = 0; k < dead; k++) this.readPage(p, reads);
+      if (deadPages) {
+        for (let k = 0; k < dead; k++) {
+          const q = deadPages.pages[k]!;
+          if (q < this.pageCount) this.readPage(q, reads);
+          else reads.dataPage(q);
+        }
+      }
+      else for (let k = 0; k < dead; k++) this.readPage(p, reads);
       reads.deadVersions += dead;
       reads.tuplesVisited += dead;
       this.readState[row] = s & ~(SATURATED << DEAD_SHIFT);
@@ -590,7 +597,7 @@ export class PostgresHeap implements StorageEngine {
     const hops = this.chainHops(row, p);
     reads.hotChainHops += hops;
     reads.tuplesVisited += hops + 1;
-    if (this.sink !== null) this.sink({ op: 'read', row, pages: new Array<number>(dead + 1).fill(p), forwarded: false, pieces: 0, deadVersions: dead, chainHops: hops });
+    if (this.sink !== null) this.sink({ op: 'read', row, pages: deadPages ? [...deadPages.pages.subarray(0, dead), p] : new Array<number>(dead + 1).fill(p), forwarded: false, pieces: 0, deadVersions: dead, chainHops: hops });
   }
 
   /** A sequential scan: every page in order, pruned on access (heapgetpage), every version on it examined. */
@@ -603,6 +610,15 @@ export class PostgresHeap implements StorageEngine {
       reads.tuplesVisited += pg[i + LIVE]! + pg[i + PEND_COUNT]! + pg[i + DEAD_COUNT]!;
     }
     if (this.sink !== null) this.sink({ op: 'scan', pages: this.pageCount, hops: 0, pieces: 0, tuples: reads.tuplesVisited - tuples });
+  }
+
+  /**
+   * An UPDATE or DELETE found its row through an index whose entries of the row's dead versions no scan
+   * had marked yet: the scan fetches each such TID, so the page of each dead version is read and pruned
+   * on access before the row's own page (heapam_index_fetch_tuple → heap_page_prune_opt) [pruneheap.c].
+   */
+  visitPage(p: number): void {
+    if (p >= 0 && p < this.pageCount) this.pruneOpt(p);
   }
 
   // ---- observation ---------------------------------------------------------------------------

@@ -432,6 +432,7 @@ class WorkloadRun {
             keyIsRowId: (col) => keys.implicit(col),
             rowPage: (row) => this.engine.rowPage(row),
             lens: () => this.store.lens,
+            visitBlock: (page) => this.engine.visitPage?.(page),
           })
         : null;
     this.trackVersions = this.indexes !== null && this.format.versionedIndexes;
@@ -787,7 +788,7 @@ class WorkloadRun {
             indexes!.readPath(indexNo, row, this.nextRow, engine.rowPage(row), dataPages, reads);
             this.options.events?.({ op: 'index-read', index: plan.index!, pages: reads.indexPages - before });
           }
-          engine.fetchRow(row, reads, plan.path === 'index');
+          engine.fetchRow(row, reads, plan.path === 'index', indexNo >= 0 && this.trackVersions ? indexes!.dead : null);
           obs?.read?.(row);
         }
         reads.statements += count;

@@ -195,6 +195,8 @@ describe('the trace', () => {
 
   it('narrates PostgreSQL reads: dead versions an index scan visits once, then not again after they are marked LP_DEAD', () => {
     const s = spec('postgres-heap', { engine: { fillfactor: 100 } });
+    // The key at leaf fillfactor 50: the updates' new entries fit, no posting list (which no scan could kill) forms.
+    s.table.indexes = [{ ...idx[0]!, fillfactor: 50 }];
     const read = { op: 'select', rows: { kind: 'all' }, order: { kind: 'sequential' }, via: 'index', index: 't_pk', repeat: 1 } as const;
     s.workload = [...growWorkload(60).slice(0, 2), read, read];
     const t = traceRun(s, { steps: 100_000 });

@@ -187,6 +187,8 @@ export interface StorageFormat {
   pageAnatomy(layout: TableLayout, engine: EngineSpec): PageAnatomy;
   /** Bytes of engine state per simulated row (the memory check before a run). */
   readonly engineRowBytes: number;
+  /** Bytes more a row when versions die (updates or deletes): PostgreSQL's line pointer arrays and chain roots. */
+  readonly churnRowBytes?: number;
   /** A reorganisation that does nothing on this format: the note that says so (else undefined). */
   reorgNote(kind: ReorgKind): string | undefined;
 

@@ -8,7 +8,7 @@
  */
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { GEOMETRY_DEFAULTS, columnBytes, type IndexGeometry } from '../btree/geometry.js';
-import { PG_PRUNE_FREE_DIVISOR, PG_READ_STATE_ROW_BYTES, POSTGRES_HEAP_ROW_BYTES, PostgresHeap } from '../heap/postgres-heap.js';
+import { PG_CHURN_ROW_BYTES, PG_PRUNE_FREE_DIVISOR, PG_READ_STATE_ROW_BYTES, POSTGRES_HEAP_ROW_BYTES, PostgresHeap } from '../heap/postgres-heap.js';
 import { metric } from '../heap/metrics.js';
 import { pgToastStore } from './lob.js';
 import { CompressedSizes } from './pg-compression.js';
@@ -666,6 +666,7 @@ export const postgresHeap: StorageFormat = {
   createEngine: (layout, _resolved, spec, rowCapacity) =>
     new PostgresHeap({ geometry: layout.geometry, fillfactor: spec.engine.fillfactor, indexCount: spec.table.indexes.length, rowCapacity, readState: spec.workload.some((ph) => ph.op === 'select') }),
   engineRowBytes: POSTGRES_HEAP_ROW_BYTES,
+  churnRowBytes: PG_CHURN_ROW_BYTES,
   reorgNote: (kind) => (kind === 'forwarded_rows' ? 'reorg forwarded_rows does nothing on postgres-heap (no forwarded rows; use vacuum)' : undefined),
   indexGeometry: pgIndexGeometry,
   versionedIndexes: true,

@@ -8,7 +8,9 @@
  * versions, each MAXALIGNed), line pointers (all, as nline), unused line pointers, line pointers kept by
  * HOT-chain roots (redirect or LP_DEAD), versions whose deleting transaction is still open ("pending"),
  * dead versions (committed, not yet pruned), and flags (PD_PAGE_FULL, touched in this transaction).
- * Per row: the page of its current version, its stored bytes, and whether it is a heap-only tuple.
+ * Per page where a version has died, its line pointer array, a state byte each (a pool of arrays).
+ * Per row: the page of its current version, its stored bytes, whether it is a heap-only tuple and its
+ * line pointer; for a heap-only row, its chain root's line pointer (2 bytes, once a HOT update happens).
  */
 import type { MvccMetrics } from './metrics.js';
 import { grown } from '../util/arrays.js';
@@ -89,7 +91,22 @@ const ROW_STRIDE = 2;
 export const POSTGRES_HEAP_ROW_BYTES = ROW_STRIDE * 4;
 /** Bytes a row of read state when the workload reads (HOT chain, its stamp, index entries of dead versions). */
 export const PG_READ_STATE_ROW_BYTES = 4;
+/** Bytes a row when versions die: its chain root's line pointer (2) and the page's line pointer array (a byte a line pointer, with room to grow). */
+export const PG_CHURN_ROW_BYTES = 5;
 const LEN_MASK = 0xffff;
+/** The row's line pointer on its page (offset number − 1), 12 bits from bit 17: MaxHeapTuplesPerPage is 1,164 on 32 kB. */
+const OFF_SHIFT = 17;
+const OFF_MASK = 0xfff;
+// Line pointer states, one byte each in a page's line pointer array (allocated when a version on the
+// page first dies: until then the page's line pointers are its live versions, in order).
+const LP_UNUSED = 0;
+const LP_LIVE = 1; // a live version
+const LP_PEND_HOT = 2; // a heap-only version replaced or deleted by the open transaction
+const LP_PEND_ROOT = 3; // a version with an index entry (a chain's root) replaced or deleted by the open transaction
+const LP_DEAD_HOT = 4; // the same, committed: pruning makes the line pointer unused
+const LP_DEAD_ROOT = 5; // pruning keeps the line pointer as LP_REDIRECT or LP_DEAD
+const LP_ROOT = 6; // LP_REDIRECT or LP_DEAD (no storage)
+const LP_KEEP = 7; // (VACUUM's pass) a redirect to a live version
 /** Row flag: the current version is a heap-only tuple (reached through a HOT chain). */
 const F_HEAP_ONLY = 1 << 16;
 // read state, a 32-bit word a row when the workload reads: the HOT chain's length (8 bits, saturating),
@@ -127,6 +144,18 @@ export class PostgresHeap implements StorageEngine {
   private vmHigh = -1;
   private touched = new Int32Array(64);
   private touchedCount = 0;
+  /**
+   * Line pointer arrays, for the pages where a version died: page p's states are lpPool[lpAt[p] …
+   * lpAt[p] + lpCap[p]) (lpAt −1: none yet, its line pointers are its live versions in order). Where the
+   * line pointers are matters: PageAddItem reuses the first unused one, and pruning
+   * (PageRepairFragmentation) and VACUUM (PageTruncateLinePointerArray) cut unused ones off the end.
+   */
+  private lpPool = new Uint8Array(0);
+  private lpTop = 0;
+  private lpAt = new Int32Array(1024).fill(-1);
+  private lpCap = new Uint16Array(1024);
+  /** Per row whose current version is heap-only, the line pointer of its chain's root (null until the first HOT update). */
+  private rootOff: Uint16Array | null = null;
 
   /** Where the engine tells what it does (rowsim trace); null: nowhere. */
   private sink: HeapEventSink | null = null;
@@ -202,16 +231,70 @@ export class PostgresHeap implements StorageEngine {
     const p = this.pageCount++;
     if ((p + 1) * STRIDE > this.pageFields.length) this.pageFields = grown(this.pageFields, (p + 1) * STRIDE);
     this.pageFields.fill(0, p * STRIDE, (p + 1) * STRIDE);
+    if (p >= this.lpAt.length) {
+      const old = this.lpAt.length;
+      this.lpAt = grown(this.lpAt, p + 1);
+      this.lpAt.fill(-1, old);
+      this.lpCap = grown(this.lpCap, p + 1);
+    }
+    this.lpAt[p] = -1;
+    this.lpCap[p] = 0;
     return p;
   }
 
-  /** PageAddItem: reuse an unused line pointer if there is one. */
-  private addTuple(p: number, bytes: number): void {
+  /** Page p's line pointer array, made (its live versions in order) if the page had none. */
+  private lps(p: number, need: number): number {
+    let at = this.lpAt[p]!;
+    const cap = this.lpCap[p]!;
+    if (at >= 0 && need <= cap) return at;
+    const nline = this.pageFields[p * STRIDE + NLINE]!;
+    need = Math.max(need, nline);
+    let size = Math.max(8, cap);
+    while (size < need) size *= 2;
+    size = Math.min(size, Math.max(need, this.geometry.maxRowsPerPage));
+    if (this.lpTop + size > this.lpPool.length) this.lpPool = grown(this.lpPool, this.lpTop + size);
+    const to = this.lpTop;
+    this.lpTop += size;
+    if (at >= 0) this.lpPool.copyWithin(to, at, at + nline);
+    else this.lpPool.fill(LP_LIVE, to, to + nline);
+    this.lpPool.fill(LP_UNUSED, to + nline, to + size);
+    this.lpAt[p] = at = to;
+    this.lpCap[p] = size;
+    return at;
+  }
+
+  /** PageAddItem: the first unused line pointer if there is one, else a new one at the end; returns its place (offset number − 1). */
+  private addTuple(p: number, bytes: number): number {
     const i = p * STRIDE;
-    if (this.pageFields[i + UNUSED]! > 0) this.pageFields[i + UNUSED]!--;
-    else this.pageFields[i + NLINE]!++;
-    this.pageFields[i + STORE]! += bytes;
-    this.pageFields[i + LIVE]!++;
+    const pg = this.pageFields;
+    const nline = pg[i + NLINE]!;
+    let off = nline;
+    if (pg[i + UNUSED]! > 0) {
+      const at = this.lpAt[p]!;
+      const pool = this.lpPool;
+      off = 0;
+      while (pool[at + off] !== LP_UNUSED) off++;
+      pool[at + off] = LP_LIVE;
+      pg[i + UNUSED]!--;
+    } else {
+      if (this.lpAt[p]! >= 0) {
+        const at = this.lps(p, nline + 1);
+        this.lpPool[at + nline] = LP_LIVE;
+      }
+      pg[i + NLINE] = nline + 1;
+    }
+    pg[i + STORE]! += bytes;
+    pg[i + LIVE]!++;
+    return off;
+  }
+
+  private offOf(r: number): number {
+    return (this.rows[r * ROW_STRIDE + 1]! >>> OFF_SHIFT) & OFF_MASK;
+  }
+
+  private rootOffs(): Uint16Array {
+    if (this.rootOff === null || this.rootOff.length * ROW_STRIDE < this.rows.length) this.rootOff = grown(this.rootOff ?? new Uint16Array(0), this.rows.length / ROW_STRIDE);
+    return this.rootOff;
   }
 
   private fsmAvailCat(avail: number): number {
@@ -295,7 +378,9 @@ export class PostgresHeap implements StorageEngine {
   }
 
   /** The old version of a row becomes dead when its transaction commits. */
-  private retire(p: number, bytes: number, heapOnly: boolean): void {
+  private retire(p: number, bytes: number, heapOnly: boolean, off: number): void {
+    const at = this.lps(p, 0);
+    this.lpPool[at + off] = heapOnly ? LP_PEND_HOT : LP_PEND_ROOT;
     const i = p * STRIDE;
     this.pageFields[i + PEND_BYTES]! += bytes;
     this.pageFields[i + PEND_COUNT]!++;
@@ -321,6 +406,19 @@ export class PostgresHeap implements StorageEngine {
     this.pageFields[i + STORE]! -= this.pageFields[i + DEAD_BYTES]!;
     this.pageFields[i + UNUSED]! += freeLp;
     this.pageFields[i + ROOTS]! += dead - freeLp;
+    // Dead heap-only versions' line pointers become unused, dead roots LP_REDIRECT or LP_DEAD; then
+    // PageRepairFragmentation cuts the unused ones at the end off the array [bufpage.c].
+    const at = this.lps(p, 0);
+    const pool = this.lpPool;
+    let nline = this.pageFields[i + NLINE]!;
+    for (let k = at; k < at + nline; k++) {
+      const st = pool[k]!;
+      if (st === LP_DEAD_HOT) pool[k] = LP_UNUSED;
+      else if (st === LP_DEAD_ROOT) pool[k] = LP_ROOT;
+    }
+    while (nline > 0 && pool[at + nline - 1] === LP_UNUSED) nline--;
+    this.pageFields[i + UNUSED]! -= this.pageFields[i + NLINE]! - nline;
+    this.pageFields[i + NLINE] = nline;
     this.pageFields[i + DEAD_BYTES] = 0;
     this.pageFields[i + DEAD_COUNT] = 0;
     this.pageFields[i + DEAD_FREE_LP] = 0;
@@ -350,10 +448,10 @@ export class PostgresHeap implements StorageEngine {
     this.ensureRow(row);
     const pagesBefore = this.pageCount;
     const p = this.pageForTuple(phys, skipFsm);
-    this.addTuple(p, phys);
+    const off = this.addTuple(p, phys);
     if (this.sink !== null) this.sink({ op: 'insert', row, page: p, bytes: phys, reserved: 0, newPage: this.pageCount > pagesBefore });
     this.rows[row * ROW_STRIDE] = p;
-    this.rows[row * ROW_STRIDE + 1] = phys;
+    this.rows[row * ROW_STRIDE + 1] = phys | (off << OFF_SHIFT);
     if (this.readState !== null) this.readState[row] = 0;
     if (row >= this.rowHigh) this.rowHigh = row + 1;
     this.liveCount++;
@@ -387,10 +485,13 @@ export class PostgresHeap implements StorageEngine {
       q = this.pageForTuple(phys);
       this.counters.newpage_updates++;
     }
-    this.retire(p, oldLen, oldHeapOnly);
-    this.addTuple(q, phys);
+    const oldOff = (this.rows[ri + 1]! >>> OFF_SHIFT) & OFF_MASK;
+    this.retire(p, oldLen, oldHeapOnly, oldOff);
+    const off = this.addTuple(q, phys);
     this.rows[ri] = q;
-    this.rows[ri + 1] = phys | (hot ? F_HEAP_ONLY : 0);
+    this.rows[ri + 1] = phys | (hot ? F_HEAP_ONLY : 0) | (off << OFF_SHIFT);
+    // A chain's first heap-only version: the version it replaced is the chain's root.
+    if (hot && !oldHeapOnly) this.rootOffs()[row] = oldOff;
     if (this.readState !== null) this.noteUpdate(row, q, hot);
     if (hot) this.counters.hot_updates++;
     else {
@@ -409,7 +510,7 @@ export class PostgresHeap implements StorageEngine {
     const p = this.rows[ri]!;
     this.pruneOpt(p);
     if (this.sink !== null) this.sink({ op: 'delete', row, page: p, home: -1, bytes: this.len(row) });
-    this.retire(p, this.len(row), this.heapOnly(row));
+    this.retire(p, this.len(row), this.heapOnly(row), this.offOf(row));
     this.rows[ri] = -1;
     this.liveCount--;
     this.counters.deletes++;
@@ -432,6 +533,13 @@ export class PostgresHeap implements StorageEngine {
       pg[i + PEND_COUNT] = 0;
       pg[i + PEND_FREE_LP] = 0;
       pg[i + FLAGS]! &= ~F_TOUCHED;
+      const at = this.lpAt[this.touched[k]!]!;
+      const pool = this.lpPool;
+      for (let j = at, end = at + pg[i + NLINE]!; j < end; j++) {
+        const st = pool[j]!;
+        if (st === LP_PEND_HOT) pool[j] = LP_DEAD_HOT;
+        else if (st === LP_PEND_ROOT) pool[j] = LP_DEAD_ROOT;
+      }
     }
     this.touchedCount = 0;
   }
@@ -459,26 +567,40 @@ export class PostgresHeap implements StorageEngine {
    */
   private vacuum(): void {
     const pg = this.pageFields;
-    const redirects = new Int32Array(this.pageCount);
+    const pool = this.lpPool;
+    // The line pointers that redirect to a live version: the chain roots of the live heap-only rows.
+    const roots = this.rootOff;
     for (let r = 0; r < this.rowHigh; r++) {
       const p = this.page(r);
-      if (p >= 0 && this.heapOnly(r)) redirects[p]!++;
+      if (p >= 0 && this.heapOnly(r)) pool[this.lpAt[p]! + roots![r]!] = LP_KEEP;
     }
     for (let p = 0; p < this.pageCount; p++) {
       const i = p * STRIDE;
       if (pg[i + DEAD_COUNT]! > 0) this.prune(p, 'vacuum');
-      const lpDead = pg[i + ROOTS]! - redirects[p]!;
+      const at = this.lpAt[p]!;
+      if (at < 0) continue;
+      // lazy_vacuum_heap_page: LP_DEAD line pointers (their index entries are gone) become unused, then
+      // PageTruncateLinePointerArray cuts the unused ones off the end, keeping at least one [bufpage.c].
+      let nline = pg[i + NLINE]!;
+      let lpDead = 0;
+      for (let k = at; k < at + nline; k++) {
+        if (pool[k] === LP_ROOT) {
+          pool[k] = LP_UNUSED;
+          lpDead++;
+        } else if (pool[k] === LP_KEEP) pool[k] = LP_ROOT;
+      }
       this.counters.lp_dead_reclaimed += lpDead;
       pg[i + UNUSED]! += lpDead;
-      pg[i + ROOTS] = redirects[p]!;
-      if (pg[i + LIVE] === 0 && pg[i + ROOTS] === 0 && pg[i + PEND_COUNT] === 0) {
-        pg[i + NLINE] = 0;
-        pg[i + UNUSED] = 0;
+      pg[i + ROOTS]! -= lpDead;
+      if (lpDead > 0) {
+        while (nline > 1 && pool[at + nline - 1] === LP_UNUSED) nline--;
+        pg[i + UNUSED]! -= pg[i + NLINE]! - nline;
+        pg[i + NLINE] = nline;
       }
     }
     // lazy_truncate_heap: trailing empty pages.
     let end = this.pageCount;
-    while (end > 0 && pg[(end - 1) * STRIDE + NLINE] === 0) end--;
+    while (end > 0 && pg[(end - 1) * STRIDE + NLINE] === pg[(end - 1) * STRIDE + UNUSED]) end--;
     const freeable = this.pageCount - end;
     if (freeable > 0 && (freeable >= PG_REL_TRUNCATE_MINIMUM || freeable >= this.pageCount / PG_REL_TRUNCATE_FRACTION)) {
       this.counters.pages_truncated += freeable;
@@ -506,6 +628,8 @@ export class PostgresHeap implements StorageEngine {
     for (let r = 0; r < this.rowHigh; r++) if (this.page(r) >= 0) byPage[this.page(r)]!.push(r);
     this.pageFields.fill(0);
     this.pageCount = 0;
+    this.lpTop = 0;
+    this.lpAt.fill(-1);
     this.fsm.clear();
     this.fsmVacuumed = false;
     this.fsmNext.fill(0);
@@ -517,10 +641,10 @@ export class PostgresHeap implements StorageEngine {
         const len = this.len(r);
         if (cur < 0 || len + this.saveFreeSpace > this.heapFree(cur)) cur = this.newPage();
         const from = this.page(r);
-        this.addTuple(cur, len);
+        const off = this.addTuple(cur, len);
         this.rows[r * ROW_STRIDE] = cur;
         if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from, home: from, to: cur, bytes: len, outcome: 'rewritten' });
-        this.rows[r * ROW_STRIDE + 1] = len;
+        this.rows[r * ROW_STRIDE + 1] = len | (off << OFF_SHIFT);
       }
     }
     this.targetBlock = -1;
@@ -779,7 +903,7 @@ export class PostgresHeap implements StorageEngine {
   }
 
   memoryBytes(): number {
-    return this.rows.byteLength + this.pageFields.byteLength + this.fsm.byteLength + (this.readState?.byteLength ?? 0);
+    return this.rows.byteLength + this.pageFields.byteLength + this.fsm.byteLength + (this.readState?.byteLength ?? 0) + this.lpPool.byteLength + this.lpAt.byteLength + this.lpCap.byteLength + (this.rootOff?.byteLength ?? 0);
   }
 
   checkInvariants(): string[] {
@@ -814,6 +938,27 @@ export class PostgresHeap implements StorageEngine {
       }
       if (pg[i + STORE]! + pg[i + NLINE]! * this.geometry.slotBytes > this.geometry.usableBytes) bad.push(`page ${p}: tuples and line pointers exceed the page`);
       if (pg[i + NLINE]! > this.geometry.maxRowsPerPage) bad.push(`page ${p}: more than MaxHeapTuplesPerPage line pointers`);
+      // The line pointer array agrees with the counts.
+      const at = this.lpAt[p]!;
+      const n = new Int32Array(8);
+      if (at < 0) n[LP_LIVE] = pg[i + NLINE]!;
+      else for (let k = 0; k < pg[i + NLINE]!; k++) n[this.lpPool[at + k]!]!++;
+      const want = [pg[i + UNUSED]!, pg[i + LIVE]!, pg[i + PEND_FREE_LP]!, pg[i + PEND_COUNT]! - pg[i + PEND_FREE_LP]!, pg[i + DEAD_FREE_LP]!, pg[i + DEAD_COUNT]! - pg[i + DEAD_FREE_LP]!, pg[i + ROOTS]!, 0];
+      if (want.some((w, k) => w !== n[k])) bad.push(`page ${p}: line pointer states ${[...n].join('/')} where the counts say ${want.join('/')}`);
+    }
+    const seen = new Set<string>();
+    for (let r = 0; r < this.rowHigh; r++) {
+      const p = this.page(r);
+      if (p < 0 || p >= n) continue;
+      const off = this.offOf(r);
+      const at = this.lpAt[p]!;
+      if (off >= this.pageFields[p * STRIDE + NLINE]! || (at >= 0 && this.lpPool[at + off] !== LP_LIVE)) bad.push(`row ${r}: its line pointer ${off + 1} on page ${p} is not a live version's`);
+      if (seen.has(`${p}:${off}`)) bad.push(`row ${r}: line pointer ${off + 1} on page ${p} is another row's too`);
+      seen.add(`${p}:${off}`);
+      if (this.heapOnly(r)) {
+        const root = at >= 0 && this.rootOff !== null ? this.lpPool[at + this.rootOff[r]!] : -1;
+        if (root !== LP_ROOT && root !== LP_DEAD_ROOT && root !== LP_PEND_ROOT) bad.push(`row ${r}: heap-only, but its chain's root on page ${p} is not a root line pointer`);
+      }
     }
     return bad;
   }

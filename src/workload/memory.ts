@@ -63,6 +63,7 @@ export function storageMemory(spec: StorageSpec): StorageMemory {
     ROW_STORE_BYTES_PER_VARYING_COLUMN * layout.varying.length +
     nbtreeRowBytes(spec, format, layout) +
     (reads ? format.readRowBytes : 0) +
+    (spec.workload.some((ph) => ph.op === 'update' || ph.op === 'delete') ? (format.churnRowBytes ?? 0) : 0) +
     LOB_LENGTH_BYTES * lobColumns;
   // Pages at most: every row at its longest, one page per row at worst.
   const g = layout.geometry;

@@ -435,7 +435,7 @@ export class IndexSet implements VersionState {
     }
     if (leaf >= 0) reads.indexPage(i, leaf);
     // _bt_killitems: the scan dropped its pin on the leaf (an MVCC snapshot), so marking the entries it
-    // found dead reads the leaf again [nbtutils.c].
+    // found dead reads the leaf again [nbtree].
     if (killed) reads.indexPage(i, leaf);
   }
 

@@ -71,6 +71,8 @@ export interface StorageEngine {
   fetchRow(row: number, reads: PageReads, viaIndex: boolean, deadPages?: DeadPages | null): void;
   /** The page a live row's current version or body is on. */
   rowPage(row: number): number;
+  /** Its place on that page (PostgreSQL: its line pointer), where the engine keeps it: a scan reads a page's rows in this order. */
+  rowSlot?(row: number): number;
   /** A full table scan: every page in scan order, forwarded, migrated and chained rows as the DBMS reads them. */
   scanTable(reads: PageReads): void;
   /** Emit what the engine does, step by step, to `sink` (null: nothing, the default). */

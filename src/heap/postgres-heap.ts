@@ -626,6 +626,8 @@ export class PostgresHeap implements StorageEngine {
     for (let p = 0; p < this.pageCount; p++) order.push(p);
     const byPage: number[][] = Array.from({ length: this.pageCount }, () => []);
     for (let r = 0; r < this.rowHigh; r++) if (this.page(r) >= 0) byPage[this.page(r)]!.push(r);
+    // The rewrite reads each page's tuples in line pointer order (heapgetpage).
+    for (const rows of byPage) if (rows.length > 1) rows.sort((a, b) => this.offOf(a) - this.offOf(b));
     this.pageFields.fill(0);
     this.pageCount = 0;
     this.lpTop = 0;
@@ -762,6 +764,10 @@ export class PostgresHeap implements StorageEngine {
 
   rowPage(row: number): number {
     return this.page(row);
+  }
+
+  rowSlot(row: number): number {
+    return this.offOf(row);
   }
 
   isLive(row: number): boolean {

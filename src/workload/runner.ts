@@ -551,7 +551,8 @@ class WorkloadRun {
   private rowsInPageOrder(): Int32Array {
     const ids: number[] = [];
     for (let r = 0; r < this.nextRow; r++) if (this.engine.isLive(r)) ids.push(r);
-    ids.sort((a, b) => this.engine.rowPage(a) - this.engine.rowPage(b) || a - b);
+    const slot = this.engine.rowSlot?.bind(this.engine);
+    ids.sort((a, b) => this.engine.rowPage(a) - this.engine.rowPage(b) || (slot ? slot(a) - slot(b) : 0) || a - b);
     return Int32Array.from(ids);
   }
 

@@ -378,6 +378,44 @@ workload:
     expect(planCheck(blob('65534')).notes.filter((n) => note.test(n))).toHaveLength(0);
   });
 
+  it('a large-object column a read_lob phase reads is sent whole: its values have the length the model keeps, past 65,534 bytes', () => {
+    const s = spec(`name: lob
+table:
+  name: lob
+  columns: [{ name: id, type: int }, { name: data, type: blob }]
+  indexes: [{ name: lob_pk, columns: [id], unique: true }]
+engine: { format: postgres-heap }
+workload:
+  - insert: { rows: 3, values: { data: { length: { uniform: [70000, 1048576] } } } }
+  - read_lob: { rows: all, column: data, chunk: 32000, reposition: keep }
+`);
+    const plan = planCheck(s);
+    expect(plan.notes.join('\n')).not.toMatch(/longer than 65,534/);
+    const inserts = plan.ops.filter((o) => o.k === 'insert');
+    expect(inserts).toHaveLength(3);
+    const stream = new ValueStream(plan.cols, s.seed, plan.totals, plan.rows, plan.minCaps);
+    for (const op of inserts) {
+      const len = op.lens[0]!;
+      expect(len).toBeGreaterThanOrEqual(70000);
+      expect(len).toBeLessThanOrEqual(1048576);
+      const v = stream.insert(op)[1] as Buffer;
+      expect(v.length).toBe(len);
+    }
+    // Without the read_lob phase the row store's 65,534 bytes are what the model sizes and the replay sends.
+    const noRead = spec(`name: lob
+table:
+  name: lob
+  columns: [{ name: id, type: int }, { name: data, type: blob }]
+  indexes: [{ name: lob_pk, columns: [id], unique: true }]
+engine: { format: postgres-heap }
+workload:
+  - insert: { rows: 3, values: { data: { length: 100000 } } }
+`);
+    const short = planCheck(noRead);
+    expect(short.ops.filter((o) => o.k === 'insert').map((o) => (o as { lens: ArrayLike<number> }).lens[0])).toEqual([65534, 65534, 65534]);
+    expect(short.notes.join('\n')).toMatch(/values of data longer than 65,534 bytes are sent at 65,534 bytes/);
+  });
+
   const scenarios = readdirSync(join(ROOT, 'sim-configs', 'pg-check')).filter((f) => f.endsWith('.yaml'));
   /** Scenarios whose updates set an indexed column NULL where it was NULL, on purpose: the column. */
   const NULL_TO_NULL: Record<string, string> = { 'dedup-nulls.yaml': 'ref' };

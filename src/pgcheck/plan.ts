@@ -9,7 +9,7 @@
 import type { PhaseSpec, StorageSpec, TableDef } from '../config/spec.js';
 import type { ReorgKind } from '../heap/engine.js';
 import type { ColumnLayout } from '../layout/table-layout.js';
-import { NULL_LEN } from '../layout/table-layout.js';
+import { MAX_STORED_LEN, NULL_LEN } from '../layout/table-layout.js';
 import { runStorage, type PhaseResult } from '../workload/runner.js';
 import { PgCheckError } from './errors.js';
 import { keyColumnOf } from './select.js';
@@ -29,8 +29,8 @@ interface Coded {
 
 export type Op =
   | { k: 'phase'; index: number; phase: PhaseSpec }
-  | ({ k: 'insert'; row: number; lens: Uint16Array; levels: Uint8Array | null } & Coded)
-  | ({ k: 'update'; row: number; cols: readonly ColumnLayout[]; lens: Uint16Array; levels: Uint8Array | null } & Coded)
+  | ({ k: 'insert'; row: number; lens: RowLens; levels: Uint8Array | null } & Coded)
+  | ({ k: 'update'; row: number; cols: readonly ColumnLayout[]; lens: RowLens; levels: Uint8Array | null } & Coded)
   | { k: 'delete'; row: number }
   | { k: 'commit' }
   | { k: 'reorg'; kind: ReorgKind }
@@ -41,6 +41,23 @@ export type Op =
   | { k: 'end'; index: number; result: PhaseResult };
 
 const NO_BASES = new Float64Array(0);
+
+/** A row's stored lengths as the replay sends them: the row store's, a large object's whole length where the run kept it. */
+export type RowLens = Uint16Array | Float64Array;
+
+/** The row's lengths lens[base … base + width), with the whole lengths of values longer than the row store keeps. */
+function rowLens(lens: Uint16Array, base: number, width: number, row: number, whole: ReadonlyMap<number, Uint32Array> | null | undefined): RowLens {
+  const l = lens.slice(base, base + width);
+  if (!whole) return l;
+  let out: Float64Array | null = null;
+  for (const [v, arr] of whole) {
+    const w = row < arr.length ? arr[row]! : 0;
+    if (l[v] === NULL_LEN || w <= MAX_STORED_LEN) continue;
+    out ??= Float64Array.from(l);
+    out[v] = w;
+  }
+  return out ?? l;
+}
 
 /**
  * Run the simulation and record what the engine accepted, in order (the runner's WorkloadObserver): each
@@ -53,8 +70,8 @@ export function recordRun(spec: StorageSpec, width: number): Op[] {
   runStorage(spec, {
     observer: {
       phaseStart: (index, phase) => ops.push({ k: 'phase', index, phase }),
-      insert: (row, lens, base, keys, levels, at) => ops.push({ k: 'insert', row, lens: lens.slice(base, base + width), levels: levelsOf(levels, at), rank: 0, bases: NO_BASES, keys, codes: NO_BASES }),
-      update: (row, cols, lens, base, keys, levels, at) => ops.push({ k: 'update', row, cols, lens: lens.slice(base, base + width), levels: levelsOf(levels, at), rank: 0, bases: NO_BASES, keys, codes: NO_BASES }),
+      insert: (row, lens, base, keys, levels, at, whole) => ops.push({ k: 'insert', row, lens: rowLens(lens, base, width, row, whole), levels: levelsOf(levels, at), rank: 0, bases: NO_BASES, keys, codes: NO_BASES }),
+      update: (row, cols, lens, base, keys, levels, at, whole) => ops.push({ k: 'update', row, cols, lens: rowLens(lens, base, width, row, whole), levels: levelsOf(levels, at), rank: 0, bases: NO_BASES, keys, codes: NO_BASES }),
       delete: (row) => ops.push({ k: 'delete', row }),
       commit: () => ops.push({ k: 'commit' }),
       reorg: (kind) => ops.push({ k: 'reorg', kind }),
@@ -165,7 +182,7 @@ export class ValueStream {
   /** The effective code of each row's current value, for columns whose codes can wrap. */
   private readonly prevCode: (Float64Array | null)[];
   /** Each row's current stored lengths (the lengths of the last insert or update of the row). */
-  private readonly rowLens: (Uint16Array | undefined)[] = [];
+  private readonly rowLens: (RowLens | undefined)[] = [];
 
   constructor(
     readonly cols: ColumnSql[],
@@ -204,7 +221,7 @@ export class ValueStream {
   }
 
   /** The row's stored lengths before this op (undefined for a new row). */
-  lensOf(row: number): Uint16Array | undefined {
+  lensOf(row: number): RowLens | undefined {
     return this.rowLens[row];
   }
 
@@ -245,7 +262,7 @@ export class ValueStream {
    * value of its code (equal keys, equal values: the random part too is made from the code); it changed
    * when its code or length did.
    */
-  private next(ci: number, row: number, raw: number, lens: Uint16Array, level: number, before: Uint16Array | undefined, keyed = false): { value: SqlValue; changed: boolean } {
+  private next(ci: number, row: number, raw: number, lens: RowLens, level: number, before: RowLens | undefined, keyed = false): { value: SqlValue; changed: boolean } {
     const cv = this.columns[ci]!;
     const len = storedLength(cv.col, lens, 0);
     const prevLen = before ? storedLength(cv.col, before, 0) : -1;

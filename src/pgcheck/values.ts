@@ -160,7 +160,7 @@ export function columnDdlType(col: ColumnSql): string {
 }
 
 /** The stored length of column `col` in a row whose stored lengths are lens[base …]: bytes, or NULL_LEN. */
-export function storedLength(col: ColumnSql, lens: Uint16Array, base: number): number {
+export function storedLength(col: ColumnSql, lens: ArrayLike<number>, base: number): number {
   return col.varIndex >= 0 ? lens[base + col.varIndex]! : col.type.bytes;
 }
 

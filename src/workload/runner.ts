@@ -97,11 +97,12 @@ export interface WorkloadObserver {
    * A new row; its varying lengths are lens[base …] (NULL_LEN for NULL); `keys`: per column the key its
    * value sorts and compares by (workload/keys.ts), NaN for a column no index reads and no config describes;
    * where the workload gives values a compressibility, each column's in 64ths at levels[levelBase + column]
-   * (else levels is null).
+   * (else levels is null). `whole`: where the workload reads large objects (read_lob), per varying column
+   * index the whole length of each row's value (the row store keeps at most 65,534 bytes).
    */
-  insert?(row: number, lens: Uint16Array, base: number, keys: Float64Array, levels: Uint8Array | null, levelBase: number): void;
-  /** A changed row: the columns its `set` names, its lengths, keys (and compressibilities) after the change. */
-  update?(row: number, columns: readonly ColumnLayout[], lens: Uint16Array, base: number, keys: Float64Array, levels: Uint8Array | null, levelBase: number): void;
+  insert?(row: number, lens: Uint16Array, base: number, keys: Float64Array, levels: Uint8Array | null, levelBase: number, whole?: ReadonlyMap<number, Uint32Array> | null): void;
+  /** A changed row: the columns its `set` names, its lengths, keys (and compressibilities) after the change. `whole`: as for insert. */
+  update?(row: number, columns: readonly ColumnLayout[], lens: Uint16Array, base: number, keys: Float64Array, levels: Uint8Array | null, levelBase: number, whole?: ReadonlyMap<number, Uint32Array> | null): void;
   delete?(row: number): void;
   /** A transaction ends (the statement or the row, as the phase says). */
   commit?(): void;
@@ -626,7 +627,7 @@ class WorkloadRun {
           ool?.apply();
           if (appendIndexes) indexes.append(row, lens, base);
           offRow?.set(row, lens, base);
-          obs?.insert?.(row, lens, base, this.keys.snapshot(row), levels, row * ncols);
+          obs?.insert?.(row, lens, base, this.keys.snapshot(row), levels, row * ncols, this.lobs);
         }
       }
       this.nextRow += count;
@@ -712,7 +713,7 @@ class WorkloadRun {
           for (let k = 0; k < keyDraws.length; k++) this.keys.set(keyDraws[k]!.col, row, newKeys[k]!);
           if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base, keyChanged);
           offRow?.set(row, lens, base);
-          obs?.update?.(row, setColumns, lens, base, this.keys.snapshot(row), levels, levelBase);
+          obs?.update?.(row, setColumns, lens, base, this.keys.snapshot(row), levels, levelBase, this.lobs);
         } else {
           for (let c = 0; c < sized.length; c++) sized[c]!.restore(lens, base, old[c]!);
           for (let k = 0; k < keyDraws.length; k++) if (keyDraws[k]!.at >= 0) lens[base + keyDraws[k]!.at] = oldLens[k]!;

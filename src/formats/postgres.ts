@@ -11,7 +11,7 @@ import { GEOMETRY_DEFAULTS, columnBytes, type IndexGeometry } from '../btree/geo
 import { PG_CHURN_ROW_BYTES, PG_PRUNE_FREE_DIVISOR, PG_READ_STATE_ROW_BYTES, POSTGRES_HEAP_ROW_BYTES, PostgresHeap } from '../heap/postgres-heap.js';
 import { metric } from '../heap/metrics.js';
 import { pgToastStore } from './lob.js';
-import { CompressedSizes } from './pg-compression.js';
+import { CompressedSizes, repeatBytes } from './pg-compression.js';
 import {
   PG_MAXALIGN,
   PG_HEAP_TUPLE_HEADER_BYTES,
@@ -199,10 +199,10 @@ interface PgLayoutInfo extends PgToastInfo {
   /** TOAST_INDEX_TARGET: index keys above it are compressed where they compress. */
   toastIndexTarget: number;
   /**
-   * Compressed data bytes of column ci's value of `len` bytes, where values compress (undefined: the
-   * column's values do not compress, as pg-check makes them: index keys are then stored as they are).
+   * Data bytes of column ci's value of `len` bytes in the row whose lengths start at `base`, compressed
+   * with the column's compressibility (undefined: it does not compress; the key is stored as it is).
    */
-  compressedBytes?: (ci: number, len: number) => number | undefined;
+  compressedBytes?: (ci: number, len: number, base: number) => number | undefined;
 }
 
 export interface PgTableLayout extends TableLayout {
@@ -334,6 +334,19 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
     compression: new CompressedSizes(engine.default_toast_compression ?? 'pglz'),
   };
   const pg: PgLayoutInfo = { ...info, types, toaster: new PgToaster(info), toastIndexTarget: pgToastIndexTarget(engine.page_size) };
+  // index_form_tuple compresses a key value over TOAST_INDEX_TARGET of an extended or main column with
+  // the default compression (toast_compress_datum) where that makes it smaller [indextuple.c]: by the
+  // row's compressibility, which the run binds.
+  const bound: { levels: (() => Uint8Array | null) | null; width: number; ncols: number } = { levels: null, width: 1, ncols: n };
+  pg.compressedBytes = (ci, len, base) => {
+    const st = storage[ci];
+    if (bound.levels === null || (st !== PG_STORAGE_EXTENDED && st !== PG_STORAGE_MAIN)) return undefined;
+    const levels = bound.levels();
+    if (levels === null) return undefined;
+    const m = repeatBytes(levels[(base / bound.width) * bound.ncols + ci]! / 64);
+    const size = info.compression.bytes(len, m);
+    return size < 0 ? undefined : size - PG_VARHDRSZ;
+  };
   const geometry = pgGeometry(engine.page_size);
   return {
     columns,
@@ -343,6 +356,7 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
     logicalMaxBytes,
     fixedNotNullBytes,
     pg,
+    bindRowLevels: (levels, width, ncols) => Object.assign(bound, { levels, width: Math.max(1, width), ncols }),
   };
 }
 
@@ -410,7 +424,7 @@ function pgKeyData(layout: PgTableLayout, cols: readonly number[], lens: Uint16A
       off = alignTo(off, layout.pg.align[ci]!) + len;
       continue;
     }
-    len = pgIndexVarlenaBytes(len, layout.pg.toastIndexTarget, layout.pg.compressedBytes?.(ci, len));
+    len = pgIndexVarlenaBytes(len, layout.pg.toastIndexTarget, layout.pg.compressedBytes?.(ci, len, base));
     if (len + PG_VARHDRSZ_SHORT <= PG_VARLENA_SHORT_MAX) {
       off += len + PG_VARHDRSZ_SHORT;
     } else {

@@ -54,6 +54,12 @@ export interface TableLayout {
   fixedNotNullBytes: number;
   /** The index whose order the rows are kept in, where the format keeps clustered tables (SQL Server, ASE allpages-locked). */
   clusteredIndex?: IndexDef;
+  /**
+   * A run's per-row compressibilities (64ths, levels()[row × ncols + column]; null: none), for sizes that
+   * depend on them beyond the row's lengths (PostgreSQL's compressed index keys). Rows are found from a
+   * lengths base as base / width.
+   */
+  bindRowLevels?(levels: () => Uint8Array | null, width: number, ncols: number): void;
 }
 
 /** A setting that is wrong for this format and table: the config loader turns it into an InputError. */

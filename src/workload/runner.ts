@@ -413,6 +413,7 @@ class WorkloadRun {
     this.ncols = this.layout.columns.length;
     this.ool = this.format.outOfLine?.(this.layout, spec, this.capacity) ?? null;
     this.store = new RowStore(this.width, this.capacity, this.ncols, this.ool !== null && givesCompressibility(spec.workload));
+    this.layout.bindRowLevels?.(() => this.store.levels, this.width, this.ncols);
     this.obs = options.observer;
     // Keys for the columns a simulated (nbtree) index reads and the columns a config gives values to.
     const geometries = indexGeometries(this.format, spec.table, this.layout);

@@ -11,6 +11,7 @@
  * (`rowsim run --scale`, setChartScale) multiplies the pixel size and leaves the layout as it is.
  */
 import { createCanvas } from '@napi-rs/canvas';
+import { encodePng } from './png.js';
 import { FONT_FAMILY, ensureFonts } from '../util/fonts.js';
 import { Chart, registerables } from 'chart.js';
 import type { ChartConfiguration, Plugin } from 'chart.js';
@@ -401,7 +402,7 @@ function renderChart(config: ChartConfiguration, width: number, height: number, 
   const chart = new Chart(ctx as AnyChart, config);
   try {
     chart.draw();
-    return canvas.toBuffer('image/png');
+    return encodePng(canvas);
   } finally {
     chart.destroy();
   }
@@ -671,14 +672,14 @@ export function renderHeatMap(spec: HeatMapSpec): Buffer {
     ctx.fillStyle = '#666666';
     ctx.font = pmFont(16);
     ctx.fillText('no data', width / 2, (top + height) / 2);
-    return canvas.toBuffer('image/png');
+    return encodePng(canvas);
   }
   grid.cellW = (grid.right - grid.left) / nx;
   grid.cellH = (grid.bottom - grid.top) / ny;
   heatMapCells(ctx, spec, grid);
   heatMapAxes(ctx, spec, grid);
   heatMapLegend(ctx, spec, grid, width);
-  return canvas.toBuffer('image/png');
+  return encodePng(canvas);
 }
 
 /** Where the heat map's cells go: the grid's edges and one cell's size, in pixels. */
@@ -1331,7 +1332,7 @@ export function renderPageMap(spec: PageMapSpec): Buffer {
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     ctx.fillText('no data', L.width / 2, gridTop + 30);
-    return canvas.toBuffer('image/png');
+    return encodePng(canvas);
   }
 
   // Grey behind the cells shows as 1 px separators once cells are large enough to afford them.
@@ -1365,7 +1366,7 @@ export function renderPageMap(spec: PageMapSpec): Buffer {
     const ly = gridTop + r * cell + inner / 2;
     ctx.fillText(formatNumber(r * cols * cells.pagesPerCell), gridLeft - 6, Math.max(gridTop + 8, ly));
   }
-  return canvas.toBuffer('image/png');
+  return encodePng(canvas);
 }
 
 /** A corner mark of a cell of size s at (x, y), added to the current path: a triangle when there is room, else a small square. */

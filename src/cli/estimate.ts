@@ -95,7 +95,10 @@ export async function estimateCommand(file: string | undefined, opts: EstimateCl
     const runner: CandidateRunner = pool ?? inProcessRunner;
     const started = process.hrtime.bigint();
     const estimating = runEstimate(cfg, runner);
-    reporting = import('../estimate/report.js');
+    reporting = Promise.all([import('../estimate/report.js'), import('../report/charts.js')]).then(([report, charts]) => {
+      charts.loadChartJs();
+      return report;
+    });
     reporting.catch(() => {}); // awaited below, once the estimate is done
     outcome = await estimating;
     seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -13,7 +13,7 @@
 import { createCanvas } from '@napi-rs/canvas';
 import { encodePng } from './png.js';
 import { FONT_FAMILY, ensureFonts } from '../util/fonts.js';
-import { Chart, registerables } from 'chart.js';
+import { createRequire } from 'node:module';
 import type { ChartConfiguration, Plugin } from 'chart.js';
 import { RUN_DEFAULTS } from '../config/defaults.js';
 import { reducePageMap } from '../workload/page-map.js';
@@ -142,11 +142,16 @@ function scaleOf(spec: { scale?: number }): number {
   return Number.isFinite(s) && s > 0 ? s : 1;
 }
 
-let setupDone = false;
+/**
+ * chart.js, required (its CommonJS build) and set up when the first chart is drawn: a thread that
+ * draws only page maps and heat maps, which are drawn on the canvas directly, never loads it.
+ */
+let chartJs: typeof import('chart.js') | undefined;
 
-function ensureSetup(): void {
-  if (setupDone) return;
-  ensureFonts();
+function charts(): typeof import('chart.js') {
+  if (chartJs) return chartJs;
+  const cj = createRequire(import.meta.url)('chart.js') as typeof import('chart.js');
+  const { Chart, registerables } = cj;
   Chart.register(...registerables);
   Chart.defaults.font.family = FONT_FAMILY;
   Chart.defaults.font.size = FONT_PX.tick;
@@ -158,7 +163,17 @@ function ensureSetup(): void {
   Chart.defaults.devicePixelRatio = 1;
   Chart.defaults.events = [];
   Chart.defaults.plugins.tooltip.enabled = false;
-  setupDone = true;
+  return (chartJs = cj);
+}
+
+/** Load and set up chart.js now (a command that will draw charts, while it waits for something else). */
+export function loadChartJs(): void {
+  charts();
+}
+
+/** The fonts, before any text is measured or drawn. */
+function ensureSetup(): void {
+  ensureFonts();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -399,7 +414,7 @@ function renderChart(config: ChartConfiguration, width: number, height: number, 
   const ctx = canvas.getContext('2d');
   // chart.js draws at the layout size and makes the canvas `scale` times as many pixels.
   (config.options as Record<string, unknown>).devicePixelRatio = scale;
-  const chart = new Chart(ctx as AnyChart, config);
+  const chart = new (charts().Chart)(ctx as AnyChart, config);
   try {
     chart.draw();
     return encodePng(canvas);
@@ -567,7 +582,7 @@ function lineLegend(datasets: LineDataset[]): Record<string, unknown> {
       padding: 16,
       // With usePointStyle chart.js styles the legend from the point element: take dash and width from the line.
       generateLabels: (chart: AnyChart) =>
-        Chart.defaults.plugins.legend.labels.generateLabels(chart).map((item: AnyChart) => {
+        charts().Chart.defaults.plugins.legend.labels.generateLabels(chart).map((item: AnyChart) => {
           const ds = datasets[item.datasetIndex as number];
           return ds ? { ...item, lineDash: ds.borderDash, lineWidth: 2.5, strokeStyle: ds.borderColor } : item;
         }),

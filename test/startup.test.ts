@@ -1,9 +1,10 @@
 /**
- * Start-up: each command loads only what it needs. `rowsim --help` and `--version` load commander and
- * the few modules that build the help, nothing else (no canvas, chart.js, pg, piscina, yaml or zod);
+ * Start-up: each command loads only what it needs. `rowsim --version` loads the version alone; `--help`
+ * loads commander and the few modules that build the help, nothing else (no canvas, chart.js, pg, piscina, yaml or zod);
  * commands that neither draw nor run a pool (validate, rowsize) load no canvas, chart.js, pg or piscina;
  * a run of one storage point and a merge draw in process and load no piscina.
- * What a process loads is recorded by module loader hooks (test/helpers/imports). How long start-up
+ * What a process loads is recorded by module loader hooks and, for require(), a wrap of CommonJS's
+ * compile (test/helpers/imports). How long start-up
  * takes is a figure of `npm run bench` (suite cli), not a test.
  */
 import { spawnSync } from 'node:child_process';
@@ -31,11 +32,18 @@ function loaded(args: string[]): { own: string[]; packages: string[]; code: numb
 }
 
 /** What the help texts are built from: the command table, the option parsers, the defaults they quote. */
-const HELP_MODULES = ['cli/main', 'cli/args', 'cli/exit-codes', 'config/errors', 'config/defaults', 'config/format-ids', 'estimate/types', 'version'];
+const HELP_MODULES = ['cli/main', 'cli/args', 'cli/commander', 'cli/exit-codes', 'config/errors', 'config/defaults', 'config/format-ids', 'estimate/types', 'version'];
 const HEAVY = ['@napi-rs/canvas', 'chart.js', 'pg', 'piscina', 'cli-progress'];
 
 describe('start-up', () => {
-  it.each([['--help'], ['--version'], ['estimate', '--help'], ['run', '--help'], ['merge', '--help']])('rowsim %s loads commander and the help, nothing else', (...args) => {
+  it.each([['--version'], ['-V']])('rowsim %s loads the version and nothing else', (arg) => {
+    const r = loaded([arg]);
+    expect(r.code).toBe(0);
+    expect(r.packages).toEqual([]);
+    expect(r.own).toEqual(['version']);
+  });
+
+  it.each([['--help'], ['estimate', '--help'], ['run', '--help'], ['merge', '--help']])('rowsim %s loads commander and the help, nothing else', (...args) => {
     const r = loaded(args);
     expect(r.code).toBe(0);
     expect(r.packages).toEqual(['commander']);

@@ -3,7 +3,7 @@
  * reports with the option's name and exit status 2. Kept apart from the commands so that `rowsim
  * --help` loads nothing else.
  */
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from './commander.js';
 import { CALIBRATE_DEFAULTS, CALIBRATE_RANGES, RUN_RANGES, type Range } from '../config/defaults.js';
 import { ESTIMATE_DEFAULTS, ESTIMATE_RANGES } from '../estimate/types.js';
 

@@ -9,14 +9,11 @@ import { basename, join, relative, resolve } from 'node:path';
 import { UserError } from '../config/errors.js';
 import { type FormatId } from '../config/schema.js';
 import { type EstimateConfig } from '../estimate/types.js';
-import { inProcessRunner, runEstimate, type CandidateRunner, type EstimateOutcome } from '../estimate/estimate.js';
+import type { CandidateRunner, EstimateOutcome } from '../estimate/estimate.js';
 import type { EvidenceKind } from '../estimate/evidence/types.js';
 import type { MeasuredFiles } from '../estimate/types.js';
-import { estimateChart, estimateJson, estimateMarkdown, estimateTerminal, maintenanceChart } from '../estimate/report.js';
-import { poolRunner } from '../estimate/pool-runner.js';
-import { loadEstimateConfig } from '../loader/config.js';
+import { poolRunner, type PoolCandidateRunner } from '../estimate/pool-runner.js';
 import { formatForEvidence } from '../formats/registry.js';
-import { progressBar } from '../report/progress.js';
 import { checkOutputFolder, StagedOutput } from '../report/output.js';
 import { EXIT_NOT_APPLICABLE, EXIT_OK } from './exit-codes.js';
 
@@ -71,30 +68,45 @@ function commandLineConfig(opts: EstimateCliOptions, files: MeasuredFiles): { fi
 
 export async function estimateCommand(file: string | undefined, opts: EstimateCliOptions): Promise<number> {
   // Bad input throws InputError: main() prints it and exits with status 2.
-  const files = measuredFiles(opts);
-  const overrides = { target_pct: opts.target, seeds: opts.seeds, sample_rows: opts.sampleRows, rows: opts.rows, formats: opts.formats, measured: files };
-  let cfg: EstimateConfig;
-  if (file === undefined) {
-    const cl = commandLineConfig(opts, files);
-    cfg = loadEstimateConfig(cl.file, overrides, cl.text);
-  } else {
-    if (opts.ddl || opts.format || opts.pageSize) throw new UserError('rowsim estimate: --ddl, --format and --page-size are for an estimate without a config file; with one, set table.ddl and engine in the config');
-    cfg = loadEstimateConfig(file, overrides);
-  }
-  const folder = checkOutputFolder(opts.out ?? join('out', cfg.name), 'estimate');
+  if (file !== undefined && (opts.ddl || opts.format || opts.pageSize)) throw new UserError('rowsim estimate: --ddl, --format and --page-size are for an estimate without a config file; with one, set table.ddl and engine in the config');
   const quiet = opts.quiet || opts.json;
-  const bar = quiet ? undefined : progressBar('estimate');
-  const pool = opts.workers === 0 ? undefined : poolRunner({ workers: opts.workers, onProgress: (d, t) => bar?.update(d, t) });
-  const runner: CandidateRunner = pool ?? inProcessRunner;
-  const started = process.hrtime.bigint();
+  // The pool starts first: its threads boot and load the simulator while this thread loads the config
+  // and the estimate's modules (an input error then closes it). The charts' modules are loaded while
+  // the threads simulate.
+  let bar: { update(done: number, total: number): void; finish(): void } | undefined;
+  const pool: PoolCandidateRunner | undefined = opts.workers === 0 ? undefined : poolRunner({ workers: opts.workers, onProgress: (d, t) => bar?.update(d, t) });
+  let cfg: EstimateConfig;
   let outcome: EstimateOutcome;
+  let seconds: number;
+  let reporting: Promise<typeof import('../estimate/report.js')> | undefined;
+  let folder: ReturnType<typeof checkOutputFolder>;
   try {
-    outcome = await runEstimate(cfg, runner);
+    const [{ loadEstimateConfig }, { inProcessRunner, runEstimate }, { progressBar }] = await Promise.all([import('../loader/config.js'), import('../estimate/estimate.js'), import('../report/progress.js')]);
+    const files = measuredFiles(opts);
+    const overrides = { target_pct: opts.target, seeds: opts.seeds, sample_rows: opts.sampleRows, rows: opts.rows, formats: opts.formats, measured: files };
+    if (file === undefined) {
+      const cl = commandLineConfig(opts, files);
+      cfg = loadEstimateConfig(cl.file, overrides, cl.text);
+    } else {
+      cfg = loadEstimateConfig(file, overrides);
+    }
+    folder = checkOutputFolder(opts.out ?? join('out', cfg.name), 'estimate');
+    bar = quiet ? undefined : progressBar('estimate');
+    const runner: CandidateRunner = pool ?? inProcessRunner;
+    const started = process.hrtime.bigint();
+    const estimating = runEstimate(cfg, runner);
+    reporting = Promise.all([import('../estimate/report.js'), import('../report/charts.js')]).then(([report, charts]) => {
+      charts.loadChartJs();
+      return report;
+    });
+    reporting.catch(() => {}); // awaited below, once the estimate is done
+    outcome = await estimating;
+    seconds = Number(process.hrtime.bigint() - started) / 1e9;
   } finally {
     await pool?.close();
   }
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   bar?.finish();
+  const { estimateChart, estimateJson, estimateMarkdown, estimateTerminal, maintenanceChart } = await reporting;
 
   const charts = outcome.formats.map((f, i) => (i === 0 ? 'charts/estimate.png' : `charts/estimate-${f.format}.png`));
   if (outcome.maintenance) charts.push('charts/estimate-maintenance.png');

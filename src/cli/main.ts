@@ -1,12 +1,13 @@
 /**
  * The rowsim command line. Thin: parse arguments, call the core, print. Each command's module is
- * loaded only when that command runs, so `rowsim --help` loads commander and nothing else. Exit
+ * loaded only when that command runs, so `rowsim --help` loads commander (with require(), see
+ * commander.ts) and nothing else; bin/rowsim.js answers `--version` alone without loading this. Exit
  * status: 0 success, 2 bad input (config, CSV, DDL, arguments, output folder), 3 `rowsim estimate`
  * recommends nothing (the measurements cannot be reproduced, or no setting meets the target: the
  * output says why and prints no command), 1 an internal error or no command given, 130 / 143
  * interrupted.
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError } from './commander.js';
 import { UserError } from '../config/errors.js';
 import { ROWSIM_VERSION } from '../version.js';
 import { parseDurationMs, parseFormat, parseImageScale, parsePageNumber, parsePageOutput, parsePhase, parseRowId, parseRowRange, parseSteps, parseShard, parseFormatList, parseMaxPoints, parsePageSize, parseRepeats, parseRowCount, parseRowsizeRows, parseSampleRows, parseSeeds, parseTarget, parseThreadList, parseWorkers } from './args.js';

@@ -108,8 +108,15 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     } else {
       // A single run is its own one part: the same merge as rowsim merge's.
       const { mergeParts, writeRun } = await merging!;
+      // The charts over the sweep points are the last tasks: once they are drawn, the threads stop
+      // while this thread writes the report.
+      const closing = (charts ?? Promise.resolve()).then(
+        () => runner.close(),
+        () => {},
+      );
       const run = mergeParts([{ ...part, source: file, staged: true, readChart: (rel) => readFileSync(join(staged.dir, ...rel.split('/'))) }]);
       const written = await writeRun(run, staged, runner, { wide: opts.wide, storageCharts: charts });
+      await closing;
       await runner.close();
       staged.publish();
       if (opts.json) process.stdout.write(written.json);

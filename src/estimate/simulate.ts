@@ -43,6 +43,8 @@ export interface CandidateTask {
   /** Engine settings with the knob at this candidate's value. */
   engine: EngineSpec;
   replicates: number;
+  /** Only this replicate (0 … replicates − 1): a pool runs each replicate as a task of its own. Default: all. */
+  replicate?: number;
   source: SimSource;
   reorg?: ReorgKind;
   /** The engine metric reported as forwarded_rows (the knob's movedMetric); default forwarded_rows. */
@@ -72,7 +74,8 @@ export function replicateSeed(seed: number, replicate: number): number {
 
 export function simulateCandidate(task: CandidateTask): ReplicateFigures[] {
   const out: ReplicateFigures[] = [];
-  for (let r = 0; r < task.replicates; r++) {
+  const [from, to] = task.replicate === undefined ? [0, task.replicates] : [task.replicate, task.replicate + 1];
+  for (let r = from; r < to; r++) {
     out.push(task.source.kind === 'workload' ? simulateWorkload(task, task.source.workload, r) : simulateRows(task, task.source, r));
   }
   return out;

@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TaskKind } from './worker.js';
+import type { TaskKind, WorkerData } from './worker.js';
 import { UserError, WORKER_USER_ERROR_PREFIX } from '../config/errors.js';
 
 export interface Task<P = unknown> {
@@ -81,20 +81,29 @@ export function fromWorker(err: unknown): unknown {
  * Results come back in task order, as with runTasks. `close()` destroys it; a closed pool refuses work.
  */
 export interface TaskPool {
-  /** Run one batch; resolve with its results in task order. `onProgress` sees this batch's tasks done. */
-  run<R>(tasks: readonly Task[], onProgress?: (done: number, total: number) => void): Promise<R[]>;
+  /**
+   * Run one batch; resolve with its results in task order. `onProgress` sees this batch's tasks done,
+   * `onTask` the index of each task as it finishes.
+   */
+  run<R>(tasks: readonly Task[], onProgress?: (done: number, total: number) => void, onTask?: (index: number) => void): Promise<R[]>;
   close(): Promise<void>;
 }
 
-/** A reusable pool of `workers` threads (default: the number of cores), started when the first batch comes. */
-export function openPool(options: Pick<PoolOptions, 'workers'> = {}): TaskPool {
+/**
+ * A reusable pool of `workers` threads (default: the number of cores), started when the first batch
+ * comes, or at once with `start`: its threads then boot and load the modules of the `preload` task kinds
+ * while the caller gets its first batch ready.
+ */
+export function openPool(options: Pick<PoolOptions, 'workers'> & { start?: boolean; preload?: readonly TaskKind[] } = {}): TaskPool {
   const threads = Math.max(1, options.workers ?? defaultWorkers());
+  const workerData: WorkerData = { preload: [...(options.preload ?? [])] };
   let started: Promise<{ run(task: Task): Promise<unknown>; destroy(): Promise<void> }> | undefined;
   let closed = false;
   const start = () =>
-    (started ??= import('piscina').then(({ Piscina }) => new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 1000 })));
+    (started ??= import('piscina').then(({ Piscina }) => new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 1000, workerData })));
+  if (options.start) start().catch(() => {}); // a failure to start is the first batch's (or close()'s) to report
   return {
-    async run<R>(tasks: readonly Task[], onProgress?: (done: number, total: number) => void): Promise<R[]> {
+    async run<R>(tasks: readonly Task[], onProgress?: (done: number, total: number) => void, onTask?: (index: number) => void): Promise<R[]> {
       if (closed) throw new Error('openPool: run() after close()');
       const results: R[] = new Array<R>(tasks.length);
       if (tasks.length === 0) return results;
@@ -108,6 +117,7 @@ export function openPool(options: Pick<PoolOptions, 'workers'> = {}): TaskPool {
             throw fromWorker(err);
           }
           done += 1;
+          onTask?.(i);
           onProgress?.(done, tasks.length);
         }),
       );

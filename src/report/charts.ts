@@ -11,8 +11,9 @@
  * (`rowsim run --scale`, setChartScale) multiplies the pixel size and leaves the layout as it is.
  */
 import { createCanvas } from '@napi-rs/canvas';
+import { encodePng } from './png.js';
 import { FONT_FAMILY, ensureFonts } from '../util/fonts.js';
-import { Chart, registerables } from 'chart.js';
+import { createRequire } from 'node:module';
 import type { ChartConfiguration, Plugin } from 'chart.js';
 import { RUN_DEFAULTS } from '../config/defaults.js';
 import { reducePageMap } from '../workload/page-map.js';
@@ -141,11 +142,16 @@ function scaleOf(spec: { scale?: number }): number {
   return Number.isFinite(s) && s > 0 ? s : 1;
 }
 
-let setupDone = false;
+/**
+ * chart.js, required (its CommonJS build) and set up when the first chart is drawn: a thread that
+ * draws only page maps and heat maps, which are drawn on the canvas directly, never loads it.
+ */
+let chartJs: typeof import('chart.js') | undefined;
 
-function ensureSetup(): void {
-  if (setupDone) return;
-  ensureFonts();
+function charts(): typeof import('chart.js') {
+  if (chartJs) return chartJs;
+  const cj = createRequire(import.meta.url)('chart.js') as typeof import('chart.js');
+  const { Chart, registerables } = cj;
   Chart.register(...registerables);
   Chart.defaults.font.family = FONT_FAMILY;
   Chart.defaults.font.size = FONT_PX.tick;
@@ -157,7 +163,17 @@ function ensureSetup(): void {
   Chart.defaults.devicePixelRatio = 1;
   Chart.defaults.events = [];
   Chart.defaults.plugins.tooltip.enabled = false;
-  setupDone = true;
+  return (chartJs = cj);
+}
+
+/** Load and set up chart.js now (a command that will draw charts, while it waits for something else). */
+export function loadChartJs(): void {
+  charts();
+}
+
+/** The fonts, before any text is measured or drawn. */
+function ensureSetup(): void {
+  ensureFonts();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -398,10 +414,10 @@ function renderChart(config: ChartConfiguration, width: number, height: number, 
   const ctx = canvas.getContext('2d');
   // chart.js draws at the layout size and makes the canvas `scale` times as many pixels.
   (config.options as Record<string, unknown>).devicePixelRatio = scale;
-  const chart = new Chart(ctx as AnyChart, config);
+  const chart = new (charts().Chart)(ctx as AnyChart, config);
   try {
     chart.draw();
-    return canvas.toBuffer('image/png');
+    return encodePng(canvas);
   } finally {
     chart.destroy();
   }
@@ -566,7 +582,7 @@ function lineLegend(datasets: LineDataset[]): Record<string, unknown> {
       padding: 16,
       // With usePointStyle chart.js styles the legend from the point element: take dash and width from the line.
       generateLabels: (chart: AnyChart) =>
-        Chart.defaults.plugins.legend.labels.generateLabels(chart).map((item: AnyChart) => {
+        charts().Chart.defaults.plugins.legend.labels.generateLabels(chart).map((item: AnyChart) => {
           const ds = datasets[item.datasetIndex as number];
           return ds ? { ...item, lineDash: ds.borderDash, lineWidth: 2.5, strokeStyle: ds.borderColor } : item;
         }),
@@ -671,14 +687,14 @@ export function renderHeatMap(spec: HeatMapSpec): Buffer {
     ctx.fillStyle = '#666666';
     ctx.font = pmFont(16);
     ctx.fillText('no data', width / 2, (top + height) / 2);
-    return canvas.toBuffer('image/png');
+    return encodePng(canvas);
   }
   grid.cellW = (grid.right - grid.left) / nx;
   grid.cellH = (grid.bottom - grid.top) / ny;
   heatMapCells(ctx, spec, grid);
   heatMapAxes(ctx, spec, grid);
   heatMapLegend(ctx, spec, grid, width);
-  return canvas.toBuffer('image/png');
+  return encodePng(canvas);
 }
 
 /** Where the heat map's cells go: the grid's edges and one cell's size, in pixels. */
@@ -1331,7 +1347,7 @@ export function renderPageMap(spec: PageMapSpec): Buffer {
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     ctx.fillText('no data', L.width / 2, gridTop + 30);
-    return canvas.toBuffer('image/png');
+    return encodePng(canvas);
   }
 
   // Grey behind the cells shows as 1 px separators once cells are large enough to afford them.
@@ -1365,7 +1381,7 @@ export function renderPageMap(spec: PageMapSpec): Buffer {
     const ly = gridTop + r * cell + inner / 2;
     ctx.fillText(formatNumber(r * cols * cells.pagesPerCell), gridLeft - 6, Math.max(gridTop + 8, ly));
   }
-  return canvas.toBuffer('image/png');
+  return encodePng(canvas);
 }
 
 /** A corner mark of a cell of size s at (x, y), added to the current path: a triangle when there is room, else a small square. */

@@ -4,7 +4,18 @@
  * all zero or empty before any other), and the table says how many with `--wide` to show them all. A
  * cell too long for its share of the width wraps (cli-table3).
  */
-import Table from 'cli-table3';
+import { createRequire } from 'node:module';
+
+type TableClass = typeof import('cli-table3');
+
+/**
+ * cli-table3 (CommonJS), required on the first table: the worker threads of a run import the report
+ * modules for their figures and drawings and never print a table, so they do not load it.
+ */
+let TableCtor: TableClass | undefined;
+function tableClass(): TableClass {
+  return (TableCtor ??= createRequire(import.meta.url)('cli-table3') as TableClass);
+}
 
 export interface TableColumn {
   title: string;
@@ -77,6 +88,7 @@ export function terminalTable(columns: TableColumn[], rows: string[][], options:
       total -= cut;
     }
   }
+  const Table = tableClass();
   const table = new Table({
     chars: BLANK,
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },

@@ -1,0 +1,64 @@
+/**
+ * rowsim's PNG writer (src/report/png.ts): the same pixels as the canvas's own PNG, decoded; a canvas
+ * with a pixel that is not opaque is left to the canvas's encoder.
+ */
+import { describe, expect, it } from 'vitest';
+import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { encodePng } from '../src/report/png.js';
+
+async function pixels(png: Buffer): Promise<{ width: number; height: number; data: Buffer }> {
+  const img = await loadImage(png);
+  const canvas = createCanvas(img.width, img.height);
+  const ctx = canvas.getContext('2d');
+  ctx.drawImage(img, 0, 0);
+  return { width: img.width, height: img.height, data: Buffer.from(ctx.getImageData(0, 0, img.width, img.height).data) };
+}
+
+/** A drawing with what charts and page maps have: a white background, cells, antialiased paths and text. */
+function drawing(width: number, height: number, background: string | null) {
+  const canvas = createCanvas(width, height);
+  const ctx = canvas.getContext('2d');
+  if (background) {
+    ctx.fillStyle = background;
+    ctx.fillRect(0, 0, width, height);
+  }
+  for (let i = 0; i < 60; i++) {
+    ctx.fillStyle = `rgb(${(i * 37) % 256}, ${(i * 91) % 256}, ${(i * 53) % 256})`;
+    ctx.fillRect(10 + (i % 12) * 9, 30 + Math.floor(i / 12) * 9, 8, 8);
+  }
+  ctx.strokeStyle = '#3366cc';
+  ctx.lineWidth = 2.5;
+  ctx.beginPath();
+  ctx.moveTo(5, height - 5);
+  for (let x = 5; x < width; x += 7) ctx.lineTo(x, height / 2 + Math.sin(x / 9) * height * 0.3);
+  ctx.stroke();
+  ctx.fillStyle = '#222222';
+  ctx.font = '15px sans-serif';
+  ctx.fillText('forwarded rows 12.5%', 8, 18);
+  return canvas;
+}
+
+describe('encodePng', () => {
+  it.each([
+    [333, 177],
+    [1, 1],
+    [200, 1],
+    [1, 90],
+  ])('writes the pixels the canvas would (%i × %i)', async (width, height) => {
+    const canvas = drawing(width, height, '#ffffff');
+    const ours = encodePng(canvas);
+    expect(ours.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(ours[25]).toBe(2); // RGB
+    const a = await pixels(ours);
+    const b = await pixels(canvas.toBuffer('image/png'));
+    expect([a.width, a.height]).toEqual([width, height]);
+    expect(a.data.equals(b.data)).toBe(true);
+  });
+
+  it('leaves a canvas with transparent pixels to the canvas encoder', () => {
+    const canvas = drawing(120, 80, null);
+    expect(encodePng(canvas).equals(canvas.toBuffer('image/png'))).toBe(true);
+    const half = drawing(120, 80, 'rgba(255, 255, 255, 0.5)');
+    expect(encodePng(half).equals(half.toBuffer('image/png'))).toBe(true);
+  });
+});

@@ -442,5 +442,5 @@ workload:
         }
       }
     }
-  });
+  }, 600_000); // every scenario simulated and its values generated: minutes on a loaded 2-core machine
 });

@@ -478,14 +478,45 @@ export class IndexSet implements VersionState {
   prefetchRows(rows: Int32Array, count: number): number {
     let sum = 0;
     for (const s of this.states) {
+      if (s.nb) {
+        sum += this.prefetchNbtree(s, rows, count);
+        continue;
+      }
       const rb = s.rowBucket;
-      if (rb === null || s.nb) continue;
+      if (rb === null) continue;
       for (let i = 0; i < count; i++) {
         const r = rows[i]!;
         if (r < rb.length) sum += rb[r]!;
       }
     }
     return sum;
+  }
+
+  private prefetchKeys = new Float64Array(0);
+  private prefetchBlks = new Int32Array(0);
+  private prefetchSeqs = new Int32Array(0);
+
+  /** The leaves of a PostgreSQL index holding the rows' current entries, read where the entries probably are (NbtreeIndex.prefetch). */
+  private prefetchNbtree(s: IndexState, rows: Int32Array, count: number): number {
+    const env = this.env;
+    if (env === null || !this.built) return 0;
+    const cols = s.geometry.columns;
+    const m = cols.length;
+    if (this.prefetchKeys.length < count * m) this.prefetchKeys = new Float64Array(count * m);
+    if (this.prefetchBlks.length < count) {
+      this.prefetchBlks = new Int32Array(count);
+      this.prefetchSeqs = new Int32Array(count);
+    }
+    const keys = this.prefetchKeys;
+    const blks = this.prefetchBlks;
+    const seqs = this.prefetchSeqs;
+    for (let i = 0; i < count; i++) {
+      const row = rows[i]!;
+      for (let c = 0; c < m; c++) keys[i * m + c] = env.key(cols[c]!, row);
+      blks[i] = env.rowPage(row);
+      seqs[i] = this.seqOf(row);
+    }
+    return s.nb!.prefetch(keys, blks, seqs, count);
   }
 
   /** The row's old entry in leaf b belongs to a version that dies when the transaction commits. */

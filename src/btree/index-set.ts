@@ -87,7 +87,8 @@ export class IndexSet implements VersionState {
   private seqs: Int32Array | null = null;
   private committed: Float64Array | null = null;
   private nextSeq = 0;
-  private changed: number[] = [];
+  private changed = new Int32Array(64);
+  private changedCount = 0;
   private readonly keyScratch: Float64Array;
   /** Indexes with a largest entry that some row's entry could pass. */
   private readonly limited: IndexState[];
@@ -242,7 +243,10 @@ export class IndexSet implements VersionState {
       this.seqs = a = next;
     }
     a[row] = this.nextSeq++;
-    if (!insert) this.changed.push(row);
+    if (!insert) {
+      if (this.changedCount === this.changed.length) this.changed = grown(this.changed, this.changedCount + 1);
+      this.changed[this.changedCount++] = row;
+    }
   }
 
   /** The number below which the row's versions are dead as of the last commit (its id while it never changed). */
@@ -258,7 +262,7 @@ export class IndexSet implements VersionState {
 
   /** Commit: each changed row's versions before its current one are dead (a deleted row's all). */
   private commitVersions(): void {
-    if (this.changed.length === 0) return;
+    if (this.changedCount === 0) return;
     let c = this.committed;
     const seqs = this.seqs!;
     if (c === null || c.length < seqs.length) {
@@ -268,8 +272,12 @@ export class IndexSet implements VersionState {
       for (let r = old; r < next.length; r++) next[r] = r;
       this.committed = c = next;
     }
-    for (const row of this.changed) c[row] = seqs[row]! < 0 ? Infinity : seqs[row]!;
-    this.changed.length = 0;
+    const changed = this.changed;
+    for (let k = 0; k < this.changedCount; k++) {
+      const row = changed[k]!;
+      c[row] = seqs[row]! < 0 ? Infinity : seqs[row]!;
+    }
+    this.changedCount = 0;
   }
 
   /** A row's entry in a PostgreSQL index. */
@@ -478,45 +486,14 @@ export class IndexSet implements VersionState {
   prefetchRows(rows: Int32Array, count: number): number {
     let sum = 0;
     for (const s of this.states) {
-      if (s.nb) {
-        sum += this.prefetchNbtree(s, rows, count);
-        continue;
-      }
       const rb = s.rowBucket;
-      if (rb === null) continue;
+      if (rb === null || s.nb) continue;
       for (let i = 0; i < count; i++) {
         const r = rows[i]!;
         if (r < rb.length) sum += rb[r]!;
       }
     }
     return sum;
-  }
-
-  private prefetchKeys = new Float64Array(0);
-  private prefetchBlks = new Int32Array(0);
-  private prefetchSeqs = new Int32Array(0);
-
-  /** The leaves of a PostgreSQL index holding the rows' current entries, read where the entries probably are (NbtreeIndex.prefetch). */
-  private prefetchNbtree(s: IndexState, rows: Int32Array, count: number): number {
-    const env = this.env;
-    if (env === null || !this.built) return 0;
-    const cols = s.geometry.columns;
-    const m = cols.length;
-    if (this.prefetchKeys.length < count * m) this.prefetchKeys = new Float64Array(count * m);
-    if (this.prefetchBlks.length < count) {
-      this.prefetchBlks = new Int32Array(count);
-      this.prefetchSeqs = new Int32Array(count);
-    }
-    const keys = this.prefetchKeys;
-    const blks = this.prefetchBlks;
-    const seqs = this.prefetchSeqs;
-    for (let i = 0; i < count; i++) {
-      const row = rows[i]!;
-      for (let c = 0; c < m; c++) keys[i * m + c] = env.key(cols[c]!, row);
-      blks[i] = env.rowPage(row);
-      seqs[i] = this.seqOf(row);
-    }
-    return s.nb!.prefetch(keys, blks, seqs, count);
   }
 
   /** The row's old entry in leaf b belongs to a version that dies when the transaction commits. */

@@ -412,10 +412,9 @@ export class IndexSet implements VersionState {
     if (s.nb) {
       // The leaf with the row's entry (its page named by the leaf); the scan marks entries of the row's dead versions.
       const key = this.keyOf(s, row);
-      const where = s.nb.leafAt(key, this.env!.rowPage(row), this.seqOf(row));
-      leaf = where.id;
+      at = s.nb.leafAt(key, this.env!.rowPage(row), this.seqOf(row));
+      leaf = s.nb.leafId(at);
       span = Math.max(1, s.nb.liveLeaves());
-      at = where.index;
       if (this.seqOf(row) !== row) s.nb.kill(key, row);
     } else if (s.geometry.leafIsData) {
       leaf = -1;

@@ -155,7 +155,7 @@ class Arena {
   /** Blocks in runs given back. */
   freeBlocks = 0;
 
-  /** Called before the arena extends its runs while runs given back make up a quarter of them: it slides the runs in use down (compacted()). */
+  /** Called before the arena extends its runs while runs given back make up a quarter of them (a sixteenth, when it must grow): it slides the runs in use down (compacted()). */
   onWaste: (() => void) | null = null;
 
   /**
@@ -184,7 +184,12 @@ class Arena {
       return list.pop()!;
     }
     if (this.onWaste !== null && this.freeBlocks >= ARENA_COMPACT_MIN_BLOCKS && this.freeBlocks * 4 >= this.top) this.onWaste();
-    const need = this.top + k;
+    let need = this.top + k;
+    // Before growing, slide the runs together if that wins a sixteenth.
+    if (need > this.segN.length && this.onWaste !== null && this.freeBlocks * 16 >= this.top) {
+      this.onWaste();
+      need = this.top + k;
+    }
     if (need > this.segN.length) {
       if (need > this.maxBlocks) throw new Error(`nbtree: an index of more than ${this.maxBlocks * SEG} TIDs' room (a typed array holds at most 2^32 − 1 elements)`);
       this.grow(Math.min(this.maxBlocks, Math.max(need, Math.ceil(this.segN.length * ARENA_GROWTH))));
@@ -571,6 +576,8 @@ export class NbtreeIndex {
   private leaves: Leaf[] = [];
   /** Per leaf, the smallest (key …, block, place in block) it holds: stride m + 2; the first leaf's is −∞. Room to spare after the last leaf's. */
   private lows = new Float64Array(0);
+  /** Per leaf, its page name (Leaf.id), beside its low bound so that a read need not load the leaf. */
+  private ids = new Int32Array(0);
   private nextId = 0;
   /** Pages of the relation but its metapage (leaves and the levels above: in use, deleted and waiting, free for reuse). */
   private allocated = 0;
@@ -720,8 +727,10 @@ export class NbtreeIndex {
     used.push(pageUsed);
     const n = starts.length;
     this.lows = new Float64Array(n * this.stride);
+    this.ids = new Int32Array(n);
     for (let i = 0; i < n; i++) {
       const leaf = new Leaf(this.m, this.nextId++, this.arena, 0);
+      this.ids[i] = leaf.id;
       leaf.vFrom = starts[i]!;
       leaf.vTo = i + 1 < n ? starts[i + 1]! : count;
       leaf.used = used[i]!;
@@ -948,11 +957,14 @@ export class NbtreeIndex {
     return lo;
   }
 
-  /** The leaf holding (key, TID): its position among the leaves and its page name (buffer cache, reads). */
-  leafAt(key: Float64Array, blk: number, seq: number): { index: number; id: number } {
-    if (this.leaves.length === 0) return { index: 0, id: 0 };
-    const index = this.findLeaf(key, blk, seq);
-    return { index, id: this.leaves[index]!.id };
+  /** The leaf holding (key, TID): its position among the leaves (then leafId(index) is its page name, for the buffer cache and reads). */
+  leafAt(key: Float64Array, blk: number, seq: number): number {
+    return this.leaves.length === 0 ? 0 : this.findLeaf(key, blk, seq);
+  }
+
+  /** The page name of the leaf at `index` (0 when there is none). */
+  leafId(index: number): number {
+    return index < this.leaves.length ? this.ids[index]! : 0;
   }
 
   /** Make the leaf holding a row's entry real before the row changes (its TIDs read the heap as it is now). */
@@ -970,6 +982,7 @@ export class NbtreeIndex {
       const leaf = new Leaf(this.m, this.nextId++, this.arena, 1);
       this.leaves.push(leaf);
       this.lows = new Float64Array(this.stride).fill(-Infinity);
+      this.ids = Int32Array.of(leaf.id);
       this.allocated = Math.max(this.allocated, 1);
     }
     let li = this.findLeaf(key, blk, seq);
@@ -1533,9 +1546,14 @@ export class NbtreeIndex {
       const next = new Float64Array(Math.max(had + s, this.lows.length * 2));
       next.set(this.lows.subarray(0, had));
       this.lows = next;
+      const ids = new Int32Array(next.length / s);
+      ids.set(this.ids.subarray(0, had / s));
+      this.ids = ids;
     }
     const lows = this.lows;
     lows.copyWithin((li + 2) * s, (li + 1) * s, had);
+    this.ids.copyWithin(li + 2, li + 1, had / s);
+    this.ids[li + 1] = right.id;
     const o = (li + 1) * this.stride;
     // The right leaf's low bound: its first item's key, truncated as the new high key is.
     if (this.firstKey.length !== m) this.firstKey = new Float64Array(m);
@@ -1652,6 +1670,7 @@ export class NbtreeIndex {
         const s = this.stride;
         this.lows.copyWithin((li + 1) * s, li * s, (li + 1) * s);
         this.lows.copyWithin(li * s, (li + 1) * s, this.leaves.length * s);
+        this.ids.copyWithin(li, li + 1, this.leaves.length);
         this.leaves.splice(li, 1)[0]!.release();
         this.deletedPending++;
         li--;

@@ -899,6 +899,40 @@ export class NbtreeIndex {
     if (h < n && this.cmpLow(key, blk, seq, h) >= 0 && (h === n - 1 || this.cmpLow(key, blk, seq, h + 1) < 0)) return h;
     let lo = 0;
     let hi = n - 1;
+    // A guess from the first key column between the second leaf's low bound and the last's (the first's
+    // is minus infinity), then steps out by doubling and halving: the leaf a plain binary search finds.
+    const s = this.stride;
+    if (n > 16) {
+      const first = this.lows[s]!;
+      const last = this.lows[(n - 1) * s]!;
+      const k = key[0]!;
+      if (k > first && k < last) {
+        const g = 1 + Math.floor(((k - first) / (last - first)) * (n - 2));
+        if (g >= 1 && g < n) {
+          if (this.cmpLow(key, blk, seq, g) >= 0) {
+            lo = g;
+            let step = 1;
+            let p = g + 1;
+            while (p < n && this.cmpLow(key, blk, seq, p) >= 0) {
+              lo = p;
+              step *= 2;
+              p = g + step;
+            }
+            hi = Math.min(p - 1, n - 1);
+          } else {
+            hi = g - 1;
+            let step = 1;
+            let p = g - 1;
+            while (p >= 1 && this.cmpLow(key, blk, seq, p) < 0) {
+              hi = p - 1;
+              step *= 2;
+              p = g - step;
+            }
+            lo = Math.max(p, 0);
+          }
+        }
+      }
+    }
     while (lo < hi) {
       const mid = (lo + hi + 1) >>> 1;
       if (this.cmpLow(key, blk, seq, mid) >= 0) lo = mid;

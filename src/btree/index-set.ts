@@ -89,7 +89,8 @@ export class IndexSet implements VersionState {
   private seqs: Int32Array | null = null;
   private committed: Float64Array | null = null;
   private nextSeq = 0;
-  private changed: number[] = [];
+  private changed = new Int32Array(64);
+  private changedCount = 0;
   private readonly keyScratch: Float64Array;
   /** The heap pages of the dead versions whose entries the last readPath fetched (PostgreSQL indexes). */
   readonly dead = { pages: new Int32Array(16), count: 0 };
@@ -251,7 +252,10 @@ export class IndexSet implements VersionState {
       this.seqs = a = next;
     }
     a[row] = this.nextSeq++;
-    if (!insert) this.changed.push(row);
+    if (!insert) {
+      if (this.changedCount === this.changed.length) this.changed = grown(this.changed, this.changedCount + 1);
+      this.changed[this.changedCount++] = row;
+    }
   }
 
   /** The number below which the row's versions are dead as of the last commit (its id while it never changed). */
@@ -267,7 +271,7 @@ export class IndexSet implements VersionState {
 
   /** Commit: each changed row's versions before its current one are dead (a deleted row's all). */
   private commitVersions(): void {
-    if (this.changed.length === 0) return;
+    if (this.changedCount === 0) return;
     let c = this.committed;
     const seqs = this.seqs!;
     if (c === null || c.length < seqs.length) {
@@ -277,8 +281,12 @@ export class IndexSet implements VersionState {
       for (let r = old; r < next.length; r++) next[r] = r;
       this.committed = c = next;
     }
-    for (const row of this.changed) c[row] = seqs[row]! < 0 ? Infinity : seqs[row]!;
-    this.changed.length = 0;
+    const changed = this.changed;
+    for (let k = 0; k < this.changedCount; k++) {
+      const row = changed[k]!;
+      c[row] = seqs[row]! < 0 ? Infinity : seqs[row]!;
+    }
+    this.changedCount = 0;
   }
 
   /** A row's entry in a PostgreSQL index. */
@@ -414,10 +422,9 @@ export class IndexSet implements VersionState {
     if (s.nb) {
       // The leaf with the row's entry (its page named by the leaf); the scan marks entries of the row's dead versions.
       const key = this.keyOf(s, row);
-      const where = s.nb.leafAt(key, this.env!.rowPage(row), this.seqOf(row));
-      leaf = where.id;
+      at = s.nb.leafAt(key, this.env!.rowPage(row), this.seqOf(row));
+      leaf = s.nb.leafId(at);
       span = Math.max(1, s.nb.liveLeaves());
-      at = where.index;
       this.dead.count = 0;
       if (this.seqOf(row) !== row) killed = s.nb.kill(key, row, this.noteDead, this.seqOf(row));
     } else if (s.geometry.leafIsData) {

@@ -28,8 +28,17 @@
  *     its page is reused by later splits once a later VACUUM finds it recyclable (nbtpage.c).
  * Leaves of a build stay virtual (sizes only) until an operation touches them: a large load costs no
  * per-entry memory until it changes.
+ *
+ * How the TIDs are kept (for speed and memory only; no figure depends on it): every leaf's TIDs are in
+ * one arena (class Arena: a Float64Array of keys and an Int32Array of four words a TID, in blocks of
+ * SEG TIDs), a leaf holding a run of blocks, so that reading a TID takes one load from memory after
+ * the leaf's own fields rather than a chain through arrays of its own. While every TID's key is its row
+ * id (one key column whose keys are the loaded rows' ids, as an id primary key's), the keys are not
+ * kept at all. A leaf taking inserts is laid out in segments (one block each, not full), so an insert
+ * moves the TIDs after it in its segment only; every other operation (deletion passes, deduplication,
+ * splits, scans, VACUUM) first makes the leaf contiguous again. Runs a leaf gives back when it grows
+ * or splits are reused, and the arena slides its runs together when they are a quarter of it.
  */
-import { grown } from '../util/arrays.js';
 import { splitInterval, UpperLevels } from './nbtree-upper.js';
 
 /** The numbers an nbtree lives by, from the format (src/formats/postgres.ts). */
@@ -108,14 +117,158 @@ const META = 4;
 const BYTES_MASK = 0x3fff;
 const PIV_SHIFT = 14;
 const FLAG_SHIFT = 28;
+/** The fewest TIDs a leaf's arrays grow by. */
+const LEAF_GROWTH_MIN = 32;
+/**
+ * A leaf taking inserts is kept in segments of SEG slots, each filled to SEG_FILL when they are laid out,
+ * so that an insert moves the TIDs after it in its segment only, not in the whole leaf. Only leaves of
+ * SEG_MIN_TIDS or more are laid out so, after SEG_AFTER_INSERTS inserts since the leaf was last
+ * contiguous (a leaf that meets a full page every few inserts stays contiguous).
+ */
+const SEG = 64;
+const SEG_FILL = 52;
+const SEG_MIN_TIDS = 96;
+const SEG_AFTER_INSERTS = 4;
+/** How much the arena grows when it is full. */
+const ARENA_GROWTH = 1.5;
+/** The fewest blocks given back that make the arena compact itself. */
+const ARENA_COMPACT_MIN_BLOCKS = 64;
+/** A build reserves room in the arena for its leaves made real and this many times over (pages never written take no memory). */
+const ARENA_BUILD_RESERVE = 2.5;
+
+/**
+ * The leaves' TIDs, all in two arrays (keys, m a TID; META words a TID) cut into blocks of SEG TIDs: a
+ * leaf holds a run of blocks. One array for every leaf means a TID is read at one remove from the leaf
+ * (not through arrays of its own, each a load that may miss the cache first). A leaf that grows takes a
+ * longer run and gives its old one back; runs given back are reused by size, first.
+ */
+class Arena {
+  keys: Float64Array;
+  meta: Int32Array;
+  /** Per block, the TIDs in it while its leaf is laid out in segments. */
+  segN: Int32Array;
+  /** Blocks handed out from the start (those after are free), and the most there were. */
+  top = 0;
+  private highWater = 0;
+  /** Runs given back, by their length in blocks: their first blocks. */
+  private readonly free: number[][] = [];
+  /** Blocks in runs given back. */
+  freeBlocks = 0;
+
+  /** Called before the arena extends its runs while runs given back make up a quarter of them (a sixteenth, when it must grow): it slides the runs in use down (compacted()). */
+  onWaste: (() => void) | null = null;
+
+  /**
+   * Every TID's key is its row id (one key column, the ids of rows loaded in key order, as an id primary
+   * key's are): the keys are not kept (`keys` is empty) and a TID's key is read from its row word, until
+   * a TID with another key comes (explicit()).
+   */
+  implicit: boolean;
+
+  /** The most blocks the arrays can hold (a typed array holds at most 2^32 − 1 elements). */
+  private readonly maxBlocks: number;
+
+  constructor(readonly m: number) {
+    this.maxBlocks = Math.floor((2 ** 32 - 1) / (SEG * Math.max(m, META)));
+    this.implicit = m === 1;
+    this.keys = new Float64Array(this.implicit ? 0 : 16 * SEG * m);
+    this.meta = new Int32Array(16 * SEG * META);
+    this.segN = new Int32Array(16);
+  }
+
+  /** A run of k blocks: its first block. The arrays may be replaced (read them again after). */
+  alloc(k: number): number {
+    const list = this.free[k];
+    if (list !== undefined && list.length > 0) {
+      this.freeBlocks -= k;
+      return list.pop()!;
+    }
+    if (this.onWaste !== null && this.freeBlocks >= ARENA_COMPACT_MIN_BLOCKS && this.freeBlocks * 4 >= this.top) this.onWaste();
+    let need = this.top + k;
+    // Before growing, slide the runs together if that wins a sixteenth.
+    if (need > this.segN.length && this.onWaste !== null && this.freeBlocks * 16 >= this.top) {
+      this.onWaste();
+      need = this.top + k;
+    }
+    if (need > this.segN.length) {
+      if (need > this.maxBlocks) throw new Error(`nbtree: an index of more than ${this.maxBlocks * SEG} TIDs' room (a typed array holds at most 2^32 − 1 elements)`);
+      this.grow(Math.min(this.maxBlocks, Math.max(need, Math.ceil(this.segN.length * ARENA_GROWTH))));
+    }
+    const at = this.top;
+    this.top += k;
+    if (this.top > this.highWater) this.highWater = this.top;
+    return at;
+  }
+
+  /** Run [from, from + k) moved to start at block `to` (to < from, or runs that do not overlap). */
+  moveRun(from: number, to: number, k: number): void {
+    const m = this.m;
+    if (!this.implicit) this.keys.copyWithin(to * SEG * m, from * SEG * m, (from + k) * SEG * m);
+    this.meta.copyWithin(to * SEG * META, from * SEG * META, (from + k) * SEG * META);
+    this.segN.copyWithin(to, from, from + k);
+  }
+
+  /** After the runs in use were slid down to [0, top): no runs given back. */
+  compacted(top: number): void {
+    this.top = top;
+    this.free.length = 0;
+    this.freeBlocks = 0;
+  }
+
+  release(at: number, k: number): void {
+    if (k === 0) return;
+    (this.free[k] ??= []).push(at);
+    this.freeBlocks += k;
+  }
+
+  /**
+   * Bytes of the blocks ever handed out (the arrays' pages past the most blocks in use at once are
+   * never written, so they take no memory: an arena reserved for a build's leaves costs only what the
+   * leaves made real use).
+   */
+  bytes(): number {
+    return this.highWater * (SEG * ((this.implicit ? 0 : this.m * 8) + META * 4) + 4);
+  }
+
+  /** Keep the keys from now on: every TID's key so far is its row id. */
+  explicit(): void {
+    if (!this.implicit) return;
+    const keys = new Float64Array(this.segN.length * SEG);
+    const meta = this.meta;
+    const n = this.top * SEG;
+    for (let j = 0; j < n; j++) keys[j] = meta[j * META + 2]!;
+    this.keys = keys;
+    this.implicit = false;
+  }
+
+  /** Room for `blocks` blocks without growing (reserved, not written). */
+  reserve(blocks: number): void {
+    blocks = Math.min(blocks, this.maxBlocks);
+    if (blocks > this.segN.length) this.grow(blocks);
+  }
+
+  private grow(blocks: number): void {
+    const used = this.top;
+    const keys = this.implicit ? this.keys : new Float64Array(blocks * SEG * this.m);
+    if (!this.implicit) keys.set(this.keys.subarray(0, used * SEG * this.m));
+    const meta = new Int32Array(blocks * SEG * META);
+    meta.set(this.meta.subarray(0, used * SEG * META));
+    const segN = new Int32Array(blocks);
+    segN.set(this.segN.subarray(0, used));
+    this.keys = keys;
+    this.meta = meta;
+    this.segN = segN;
+  }
+}
+
+/** Blocks for n TIDs and LEAF_GROWTH_MIN more. */
+function blocksFor(n: number): number {
+  return Math.ceil((n + LEAF_GROWTH_MIN) / SEG);
+}
 
 /** One leaf page: its TIDs in (key, TID) order, each tuple's first TID flagged HEAD. */
 class Leaf {
   n = 0;
-  /** Key columns, m a TID. */
-  keys: Float64Array;
-  /** META words a TID: block, place, row, bytes | pivot bytes << 14 | flags << 28. */
-  meta: Int32Array;
   /** Bytes of the data items and their line pointers. */
   used = 0;
   /** Bytes of the high key and its line pointer (0 on the rightmost leaf). */
@@ -125,104 +278,306 @@ class Leaf {
   /** A built leaf not yet materialised: its TIDs are the build's [vFrom, vTo). */
   vFrom = -1;
   vTo = -1;
+  /** The leaf's run of blocks in the arena: its first block and their count (0: none yet, a virtual leaf). Slot j of the leaf is the arena's TID at·SEG + j. */
+  at = 0;
+  blocks = 0;
+  /**
+   * Laid out in segments (nseg > 0): segment s is the leaf's block s, holding its first segN[at + s]
+   * slots, in order, segment after segment; TID i (its place in the leaf's order) is at slot(i).
+   * Otherwise (nseg 0) TID i is at slot i. Everything but an insert's search and placing works on a
+   * contiguous leaf (flatten()).
+   */
+  nseg = 0;
+  /** Inserts since the leaf was last made contiguous. */
+  flatInserts = 0;
 
+  /** A leaf of `blocks` blocks' room (0: a virtual leaf). */
   constructor(
     readonly m: number,
     readonly id: number,
-    cap: number,
+    readonly arena: Arena,
+    blocks: number,
   ) {
-    const c = Math.max(8, cap);
-    this.keys = new Float64Array(c * m);
-    this.meta = new Int32Array(c * META);
+    if (blocks > 0) {
+      this.at = arena.alloc(blocks);
+      this.blocks = blocks;
+    }
   }
 
-  blkAt(i: number): number {
-    return this.meta[i * META]!;
+  /** The arena index of slot j's first key column (keys) and first word (meta). */
+  k0(j: number): number {
+    return (this.at * SEG + j) * this.m;
   }
-  seqAt(i: number): number {
-    return this.meta[i * META + 1]!;
-  }
-  rowAt(i: number): number {
-    return this.meta[i * META + 2]!;
-  }
-  baseAt(i: number): number {
-    return this.meta[i * META + 3]! & BYTES_MASK;
-  }
-  pivAt(i: number): number {
-    return (this.meta[i * META + 3]! >>> PIV_SHIFT) & BYTES_MASK;
-  }
-  flagAt(i: number): number {
-    return this.meta[i * META + 3]! >>> FLAG_SHIFT;
-  }
-  setFlag(i: number, f: number): void {
-    const o = i * META + 3;
-    this.meta[o] = (this.meta[o]! & ((1 << FLAG_SHIFT) - 1)) | (f << FLAG_SHIFT);
-  }
-  set(i: number, row: number, blk: number, seq: number, base: number, piv: number, flag: number): void {
-    const o = i * META;
-    this.meta[o] = blk;
-    this.meta[o + 1] = seq;
-    this.meta[o + 2] = row;
-    this.meta[o + 3] = base | (piv << PIV_SHIFT) | (flag << FLAG_SHIFT);
+  m0(j: number): number {
+    return (this.at * SEG + j) * META;
   }
 
+  key(j: number, c: number): number {
+    const a = this.arena;
+    return a.implicit ? a.meta[(this.at * SEG + j) * META + 2]! : a.keys[(this.at * SEG + j) * this.m + c]!;
+  }
+  blkAt(j: number): number {
+    return this.arena.meta[(this.at * SEG + j) * META]!;
+  }
+  seqAt(j: number): number {
+    return this.arena.meta[(this.at * SEG + j) * META + 1]!;
+  }
+  rowAt(j: number): number {
+    return this.arena.meta[(this.at * SEG + j) * META + 2]!;
+  }
+  baseAt(j: number): number {
+    return this.arena.meta[(this.at * SEG + j) * META + 3]! & BYTES_MASK;
+  }
+  pivAt(j: number): number {
+    return (this.arena.meta[(this.at * SEG + j) * META + 3]! >>> PIV_SHIFT) & BYTES_MASK;
+  }
+  flagAt(j: number): number {
+    return this.arena.meta[(this.at * SEG + j) * META + 3]! >>> FLAG_SHIFT;
+  }
+  setFlag(j: number, f: number): void {
+    const meta = this.arena.meta;
+    const o = (this.at * SEG + j) * META + 3;
+    meta[o] = (meta[o]! & ((1 << FLAG_SHIFT) - 1)) | (f << FLAG_SHIFT);
+  }
+  set(j: number, key: Float64Array, row: number, blk: number, seq: number, base: number, piv: number, flag: number): void {
+    const m = this.m;
+    const a = this.arena;
+    if (a.implicit && key[0] !== row) a.explicit();
+    if (!a.implicit) {
+      const keys = a.keys;
+      const k = (this.at * SEG + j) * m;
+      for (let c = 0; c < m; c++) keys[k + c] = key[c]!;
+    }
+    const meta = a.meta;
+    const o = (this.at * SEG + j) * META;
+    meta[o] = blk;
+    meta[o + 1] = seq;
+    meta[o + 2] = row;
+    meta[o + 3] = base | (piv << PIV_SHIFT) | (flag << FLAG_SHIFT);
+  }
+  setMeta(j: number, row: number, blk: number, seq: number, base: number, piv: number, flag: number): void {
+    const meta = this.arena.meta;
+    const o = (this.at * SEG + j) * META;
+    meta[o] = blk;
+    meta[o + 1] = seq;
+    meta[o + 2] = row;
+    meta[o + 3] = base | (piv << PIV_SHIFT) | (flag << FLAG_SHIFT);
+  }
+  /** Slot j's key column c (a materialised TID, its words set first). */
+  setKey(j: number, c: number, v: number): void {
+    const a = this.arena;
+    if (a.implicit) {
+      if (v === this.rowAt(j)) return;
+      a.explicit();
+    }
+    a.keys[(this.at * SEG + j) * this.m + c] = v;
+  }
+
+  /** Room for n TIDs (contiguous leaf): a leaf grows by a quarter (at least 32 TIDs), not by doubling, so its run stays near its size. */
   ensure(n: number): void {
-    if (n * META <= this.meta.length) return;
-    this.keys = grown(this.keys, n * this.m);
-    this.meta = grown(this.meta, n * META);
+    if (n > this.blocks * SEG) this.move(blocksFor(n));
   }
 
-  /** Open a gap of one TID at i. */
+  /** A new run of k blocks (contiguous leaf), the TIDs copied, the old run given back. */
+  private move(k: number): void {
+    const a = this.arena;
+    const at = a.alloc(k);
+    const m = this.m;
+    if (!a.implicit) a.keys.copyWithin(at * SEG * m, this.at * SEG * m, (this.at * SEG + this.n) * m);
+    a.meta.copyWithin(at * SEG * META, this.at * SEG * META, (this.at * SEG + this.n) * META);
+    a.release(this.at, this.blocks);
+    this.at = at;
+    this.blocks = k;
+  }
+
+  /** After a split: a run no longer than the TIDs left need (contiguous leaf). */
+  fit(): void {
+    const k = blocksFor(this.n);
+    if (this.blocks > k + 1) this.move(k);
+  }
+
+  /** The run given back (a deleted leaf). */
+  release(): void {
+    this.arena.release(this.at, this.blocks);
+    this.at = 0;
+    this.blocks = 0;
+    this.n = 0;
+  }
+
+  /** Copy `count` TIDs from slot `from` to slot `to` of this leaf (overlapping runs as memmove does). */
+  private copy(to: number, from: number, count: number): void {
+    const a = this.arena;
+    const m = this.m;
+    const b = this.at * SEG;
+    if (!a.implicit) a.keys.copyWithin((b + to) * m, (b + from) * m, (b + from + count) * m);
+    a.meta.copyWithin((b + to) * META, (b + from) * META, (b + from + count) * META);
+  }
+
+  /** Open a gap of one TID at i (contiguous leaf). */
   openAt(i: number): void {
     this.ensure(this.n + 1);
-    const m = this.m;
-    this.keys.copyWithin((i + 1) * m, i * m, this.n * m);
-    this.meta.copyWithin((i + 1) * META, i * META, this.n * META);
+    this.copy(i + 1, i, this.n - i);
     this.n++;
   }
 
-  /** Keep the TIDs whose keep[i] is 1, in order. */
+  /** The slot of TID i (i < n). */
+  slot(i: number): number {
+    if (this.nseg === 0) return i;
+    const c = this.arena.segN;
+    let s = this.at;
+    while (i >= c[s]!) {
+      i -= c[s]!;
+      s++;
+    }
+    return (s - this.at) * SEG + i;
+  }
+
+  /** Lay a contiguous leaf out in segments filled evenly to at most SEG_FILL (the last TIDs move first, so none is overwritten). */
+  spread(): void {
+    const n = this.n;
+    const nseg = Math.max(1, Math.ceil(n / SEG_FILL));
+    this.ensure(nseg * SEG);
+    const per = Math.floor(n / nseg);
+    const extra = n % nseg;
+    const segN = this.arena.segN;
+    for (let s = nseg - 1; s >= 0; s--) {
+      const cnt = per + (s < extra ? 1 : 0);
+      const from = s * per + Math.min(s, extra);
+      if (from !== s * SEG) this.copy(s * SEG, from, cnt);
+      segN[this.at + s] = cnt;
+    }
+    this.nseg = nseg;
+  }
+
+  /** Make a segmented leaf contiguous again (TID i at slot i). */
+  flatten(): void {
+    this.flatInserts = 0;
+    if (this.nseg === 0) return;
+    const segN = this.arena.segN;
+    let w = 0;
+    for (let s = 0; s < this.nseg; s++) {
+      const cnt = segN[this.at + s]!;
+      if (cnt > 0 && w !== s * SEG) this.copy(w, s * SEG, cnt);
+      w += cnt;
+    }
+    this.nseg = 0;
+  }
+
+  /** Open a gap for a new TID i (i ≤ n) and return its slot: in a segment with room, else laid out anew. */
+  openSlot(i: number): number {
+    if (this.nseg === 0) {
+      this.openAt(i);
+      return i;
+    }
+    const c = this.arena.segN;
+    const first = this.at;
+    let acc = 0;
+    for (let s = 0; s < this.nseg; s++) {
+      const cnt = c[first + s]!;
+      if (i <= acc + cnt) {
+        let seg = s;
+        let o = i - acc;
+        if (cnt === SEG) {
+          // The end of a full segment is also the start of the next.
+          if (o === cnt && s + 1 < this.nseg && c[first + s + 1]! < SEG) {
+            seg = s + 1;
+            o = 0;
+          } else {
+            this.flatten();
+            this.spread();
+            return this.openSlot(i);
+          }
+        }
+        const at = seg * SEG + o;
+        const end = seg * SEG + c[first + seg]!;
+        // A short move: a loop costs less than copyWithin's call.
+        const m = this.m;
+        const b = this.at * SEG;
+        const keys = this.arena.keys;
+        const meta = this.arena.meta;
+        if (!this.arena.implicit) for (let w = (b + end) * m - 1; w >= (b + at) * m; w--) keys[w + m] = keys[w]!;
+        for (let w = (b + end) * META - 1; w >= (b + at) * META; w--) meta[w + META] = meta[w]!;
+        c[first + seg]!++;
+        this.n++;
+        return at;
+      }
+      acc += cnt;
+    }
+    throw new Error(`nbtree: TID ${i} is past the leaf's ${this.n}`);
+  }
+
+  /** The slot of the last TID of the tuple TID i is in (TID i is not its first). */
+  lastInTuple(i: number): number {
+    if (this.nseg === 0) return this.tupleEnd(i) - 1;
+    const c = this.arena.segN;
+    const first = this.at;
+    let s = 0;
+    let o = i;
+    while (o >= c[first + s]!) {
+      o -= c[first + s]!;
+      s++;
+    }
+    let prev = s * SEG + o;
+    for (;;) {
+      o++;
+      while (s < this.nseg && o >= c[first + s]!) {
+        o = 0;
+        s++;
+      }
+      if (s >= this.nseg) break;
+      const p = s * SEG + o;
+      if (this.flagAt(p) & HEAD) break;
+      prev = p;
+    }
+    return prev;
+  }
+
+  /** Keep the TIDs whose keep[i] is 1, in order (contiguous leaf). */
   compact(keep: Uint8Array): void {
     const m = this.m;
+    const keys = this.arena.keys;
+    const meta = this.arena.meta;
+    const b = this.at * SEG;
     let w = 0;
     for (let i = 0; i < this.n; i++) {
       if (!keep[i]) continue;
       if (w !== i) {
-        for (let c = 0; c < m; c++) this.keys[w * m + c] = this.keys[i * m + c]!;
-        for (let c = 0; c < META; c++) this.meta[w * META + c] = this.meta[i * META + c]!;
+        if (!this.arena.implicit) for (let c = 0; c < m; c++) keys[(b + w) * m + c] = keys[(b + i) * m + c]!;
+        for (let c = 0; c < META; c++) meta[(b + w) * META + c] = meta[(b + i) * META + c]!;
       }
       w++;
     }
     this.n = w;
   }
 
-  /** The index of the TID after tuple i's last. */
+  /** The index of the TID after tuple i's last (contiguous leaf). */
   tupleEnd(i: number): number {
     let j = i + 1;
     while (j < this.n && (this.flagAt(j) & HEAD) === 0) j++;
     return j;
   }
 
-  /** Take TIDs [from, n) into a new leaf. */
+  /** Take TIDs [from, n) into a new leaf (contiguous leaf). */
   splitOff(from: number, id: number): Leaf {
     const moved = this.n - from;
-    const right = new Leaf(this.m, id, Math.max(16, moved + 8));
-    right.keys.set(this.keys.subarray(from * this.m, this.n * this.m));
-    right.meta.set(this.meta.subarray(from * META, this.n * META));
+    const right = new Leaf(this.m, id, this.arena, blocksFor(moved));
+    const a = this.arena;
+    const m = this.m;
+    if (!a.implicit) a.keys.copyWithin(right.at * SEG * m, (this.at * SEG + from) * m, (this.at * SEG + this.n) * m);
+    a.meta.copyWithin(right.at * SEG * META, (this.at * SEG + from) * META, (this.at * SEG + this.n) * META);
     right.n = moved;
     this.n = from;
+    this.fit();
     return right;
-  }
-
-  bytes(): number {
-    return this.keys.byteLength + this.meta.byteLength;
   }
 }
 
 export class NbtreeIndex {
   private leaves: Leaf[] = [];
-  /** Per leaf, the smallest (key …, block, place in block) it holds: stride m + 2; the first leaf's is −∞. */
+  /** Per leaf, the smallest (key …, block, place in block) it holds: stride m + 2; the first leaf's is −∞. Room to spare after the last leaf's. */
   private lows = new Float64Array(0);
+  /** Per leaf, its page name (Leaf.id), beside its low bound so that a read need not load the leaf. */
+  private ids = new Int32Array(0);
   private nextId = 0;
   /** Pages of the relation but its metapage (leaves and the levels above: in use, deleted and waiting, free for reuse). */
   private allocated = 0;
@@ -238,6 +593,8 @@ export class NbtreeIndex {
   private readonly stride: number;
   private src: BuildSource | null = null;
   private readonly scratchKey: Float64Array;
+  /** The leaves' arrays given back, for reuse. */
+  private arena: Arena;
   // What the index did, counted (tests read them).
   dedupPasses = 0;
   bottomUpPasses = 0;
@@ -253,6 +610,7 @@ export class NbtreeIndex {
     this.m = m;
     this.stride = m + 2;
     this.scratchKey = new Float64Array(m);
+    this.arena = this.newArena();
     this.upper = new UpperLevels(rules, rules.minusInfinityBytes, () => this.allocatePage());
   }
 
@@ -279,8 +637,7 @@ export class NbtreeIndex {
   }
 
   memoryBytes(): number {
-    let b = this.lows.byteLength;
-    for (const l of this.leaves) b += l.bytes();
+    const b = this.lows.byteLength + this.arena.bytes();
     return b;
   }
 
@@ -312,6 +669,7 @@ export class NbtreeIndex {
   build(count: number, src: BuildSource): void {
     this.src = src;
     this.leaves = [];
+    this.arena = this.newArena();
     this.tids = count;
     this.deletedPending = 0;
     this.freePages = 0;
@@ -369,8 +727,10 @@ export class NbtreeIndex {
     used.push(pageUsed);
     const n = starts.length;
     this.lows = new Float64Array(n * this.stride);
+    this.ids = new Int32Array(n);
     for (let i = 0; i < n; i++) {
-      const leaf = new Leaf(this.m, this.nextId++, 0);
+      const leaf = new Leaf(this.m, this.nextId++, this.arena, 0);
+      this.ids[i] = leaf.id;
       leaf.vFrom = starts[i]!;
       leaf.vTo = i + 1 < n ? starts[i + 1]! : count;
       leaf.used = used[i]!;
@@ -381,6 +741,9 @@ export class NbtreeIndex {
     // The levels above: each leaf's downlink is its left neighbour's high key (the first, minus infinity).
     this.upper.build(this.leaves.map((l, i) => (i === 0 ? r.minusInfinityBytes : this.leaves[i - 1]!.hikey - lp)));
     this.allocated = n + this.upper.pagesAllocated;
+    let blocks = 0;
+    for (const l of this.leaves) blocks += blocksFor(l.vTo - l.vFrom);
+    this.arena.reserve(Math.ceil(blocks * ARENA_BUILD_RESERVE));
   }
 
   /** The high key nbtsort.c gives leaf i: its last TID against the next leaf's first, truncated. */
@@ -442,6 +805,7 @@ export class NbtreeIndex {
     const to = leaf.vTo;
     leaf.vFrom = leaf.vTo = -1;
     const count = to - from;
+    // Room for the inserts that made it real to come.
     leaf.ensure(count);
     leaf.n = count;
     const m = this.m;
@@ -451,8 +815,8 @@ export class NbtreeIndex {
     let t = 0;
     for (let k = 0; k < count; k++) {
       const row = src.rowAt(from + k);
-      for (let c = 0; c < m; c++) leaf.keys[k * m + c] = src.key(c, row);
-      leaf.set(k, row, src.block(row), src.seq(row), src.tupleBytes(row), src.pivotBytes(row), 0);
+      leaf.setMeta(k, row, src.block(row), src.seq(row), src.tupleBytes(row), src.pivotBytes(row), 0);
+      for (let c = 0; c < m; c++) leaf.setKey(k, c, src.key(c, row));
       // Grouped as the build grouped them: into the tuple before when its key is equal and the posting list still fits.
       let join = false;
       if (dedup && k > 0 && this.sameKey(leaf, headAt, k) && this.maxalign(leaf.baseAt(headAt) + (t + 1) * r.tidBytes) <= r.buildPostingBytes) join = true;
@@ -473,7 +837,7 @@ export class NbtreeIndex {
 
   private sameKey(l: Leaf, i: number, j: number): boolean {
     const m = this.m;
-    for (let c = 0; c < m; c++) if (l.keys[i * m + c] !== l.keys[j * m + c]) return false;
+    for (let c = 0; c < m; c++) if (l.key(i, c) !== l.key(j, c)) return false;
     return true;
   }
 
@@ -489,13 +853,25 @@ export class NbtreeIndex {
   /** Compare (key, TID = block and place) with leaf l's TID i: < 0 when it sorts before. */
   private cmpTid(key: Float64Array, blk: number, seq: number, l: Leaf, i: number): number {
     const m = this.m;
-    for (let c = 0; c < m; c++) {
-      const a = key[c]!;
-      const b = l.keys[i * m + c]!;
+    const arena = this.arena;
+    const meta = arena.meta;
+    const o = l.m0(i);
+    if (arena.implicit) {
+      const a = key[0]!;
+      const b = meta[o + 2]!;
       if (a !== b) return a < b ? -1 : 1;
+    } else {
+      const keys = arena.keys;
+      const k = l.k0(i);
+      for (let c = 0; c < m; c++) {
+        const a = key[c]!;
+        const b = keys[k + c]!;
+        if (a !== b) return a < b ? -1 : 1;
+      }
     }
-    if (blk !== l.blkAt(i)) return blk < l.blkAt(i) ? -1 : 1;
-    const s = l.seqAt(i);
+    const b = meta[o]!;
+    if (blk !== b) return blk < b ? -1 : 1;
+    const s = meta[o + 1]!;
     return seq === s ? 0 : seq < s ? -1 : 1;
   }
 
@@ -523,6 +899,40 @@ export class NbtreeIndex {
     if (h < n && this.cmpLow(key, blk, seq, h) >= 0 && (h === n - 1 || this.cmpLow(key, blk, seq, h + 1) < 0)) return h;
     let lo = 0;
     let hi = n - 1;
+    // A guess from the first key column between the second leaf's low bound and the last's (the first's
+    // is minus infinity), then steps out by doubling and halving: the leaf a plain binary search finds.
+    const s = this.stride;
+    if (n > 16) {
+      const first = this.lows[s]!;
+      const last = this.lows[(n - 1) * s]!;
+      const k = key[0]!;
+      if (k > first && k < last) {
+        const g = 1 + Math.floor(((k - first) / (last - first)) * (n - 2));
+        if (g >= 1 && g < n) {
+          if (this.cmpLow(key, blk, seq, g) >= 0) {
+            lo = g;
+            let step = 1;
+            let p = g + 1;
+            while (p < n && this.cmpLow(key, blk, seq, p) >= 0) {
+              lo = p;
+              step *= 2;
+              p = g + step;
+            }
+            hi = Math.min(p - 1, n - 1);
+          } else {
+            hi = g - 1;
+            let step = 1;
+            let p = g - 1;
+            while (p >= 1 && this.cmpLow(key, blk, seq, p) < 0) {
+              hi = p - 1;
+              step *= 2;
+              p = g - step;
+            }
+            lo = Math.max(p, 0);
+          }
+        }
+      }
+    }
     while (lo < hi) {
       const mid = (lo + hi + 1) >>> 1;
       if (this.cmpLow(key, blk, seq, mid) >= 0) lo = mid;
@@ -532,23 +942,63 @@ export class NbtreeIndex {
     return lo;
   }
 
-  /** The position in leaf l where (key, TID) goes. */
+  /**
+   * The position in leaf l where (key, TID) goes: the first TID that does not sort before it. The first
+   * key column's value between the leaf's first and last gives a guess by interpolation; from there the
+   * search steps out by doubling until it brackets the answer, then halves (the answer is the one a
+   * plain binary search finds, in fewer reads of a leaf that is seldom in the cache).
+   */
   private position(l: Leaf, key: Float64Array, blk: number, seq: number): number {
+    const n = l.n;
     let lo = 0;
-    let hi = l.n;
+    let hi = n;
+    if (n > 16) {
+      const first = l.key(l.slot(0), 0);
+      const last = l.key(l.slot(n - 1), 0);
+      const k = key[0]!;
+      if (k > first && k < last) {
+        const g = Math.floor(((k - first) / (last - first)) * (n - 1));
+        if (g >= 0 && g < n) {
+          if (this.cmpTid(key, blk, seq, l, l.slot(g)) > 0) {
+            lo = g + 1;
+            let step = 1;
+            let p = g + 1;
+            while (p < n && this.cmpTid(key, blk, seq, l, l.slot(p)) > 0) {
+              lo = p + 1;
+              step *= 2;
+              p = g + step;
+            }
+            hi = Math.min(p, n);
+          } else {
+            hi = g;
+            let step = 1;
+            let p = g - 1;
+            while (p >= 0 && this.cmpTid(key, blk, seq, l, l.slot(p)) <= 0) {
+              hi = p;
+              step *= 2;
+              p = g - step;
+            }
+            lo = Math.max(p + 1, 0);
+          }
+        }
+      }
+    }
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.cmpTid(key, blk, seq, l, mid) > 0) lo = mid + 1;
+      if (this.cmpTid(key, blk, seq, l, l.slot(mid)) > 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  /** The leaf holding (key, TID): its position among the leaves and its page name (buffer cache, reads). */
-  leafAt(key: Float64Array, blk: number, seq: number): { index: number; id: number } {
-    if (this.leaves.length === 0) return { index: 0, id: 0 };
-    const index = this.findLeaf(key, blk, seq);
-    return { index, id: this.leaves[index]!.id };
+  /** The leaf holding (key, TID): its position among the leaves (then leafId(index) is its page name, for the buffer cache and reads). */
+  leafAt(key: Float64Array, blk: number, seq: number): number {
+    return this.leaves.length === 0 ? 0 : this.findLeaf(key, blk, seq);
+  }
+
+  /** The page name of the leaf at `index` (0 when there is none). */
+  leafId(index: number): number {
+    return index < this.leaves.length ? this.ids[index]! : 0;
   }
 
   /** Make the leaf holding a row's entry real before the row changes (its TIDs read the heap as it is now). */
@@ -563,9 +1013,10 @@ export class NbtreeIndex {
   insert(key: Float64Array, row: number, blk: number, seq: number, base: number, piv: number, kind: InsertKind): void {
     this.writesSinceVacuum = true;
     if (this.leaves.length === 0) {
-      const leaf = new Leaf(this.m, this.nextId++, 16);
+      const leaf = new Leaf(this.m, this.nextId++, this.arena, 1);
       this.leaves.push(leaf);
       this.lows = new Float64Array(this.stride).fill(-Infinity);
+      this.ids = Int32Array.of(leaf.id);
       this.allocated = Math.max(this.allocated, 1);
     }
     let li = this.findLeaf(key, blk, seq);
@@ -573,6 +1024,7 @@ export class NbtreeIndex {
     this.materialise(leaf);
     const r = this.rules;
     if (this.free(leaf) < base) {
+      leaf.flatten();
       let uniquedup = kind === InsertKind.Unchanged;
       if (r.unique && !uniquedup) uniquedup = this.hasKey(leaf, key);
       if (leaf.dead > 0) {
@@ -593,28 +1045,50 @@ export class NbtreeIndex {
     this.place(leaf, key, row, blk, seq, base, piv);
   }
 
+  /**
+   * Runs given back (a leaf that grows or splits takes a run of another length) make up a quarter of
+   * the arena's: the leaves' runs are slid down to the start, in order, and the runs given back are
+   * forgotten.
+   */
+  private newArena(): Arena {
+    const a = new Arena(this.m);
+    a.onWaste = () => this.compactArena();
+    return a;
+  }
+
+  private compactArena(): void {
+    const a = this.arena;
+    const live = this.leaves.filter((l) => l.blocks > 0).sort((x, y) => x.at - y.at);
+    let to = 0;
+    for (const l of live) {
+      if (l.at !== to) a.moveRun(l.at, to, l.blocks);
+      l.at = to;
+      to += l.blocks;
+    }
+    a.compacted(to);
+  }
+
   private hasKey(l: Leaf, key: Float64Array): boolean {
     const i = this.position(l, key, -Infinity, -Infinity);
     if (i >= l.n) return false;
-    for (let c = 0; c < this.m; c++) if (l.keys[i * this.m + c] !== key[c]) return false;
+    for (let c = 0; c < this.m; c++) if (l.key(i, c) !== key[c]) return false;
     return true;
   }
 
   /** Put the TID into leaf l at its place; inside a posting list, the list's last TID leaves it as a plain tuple (a posting list split). */
   private place(l: Leaf, key: Float64Array, row: number, blk: number, seq: number, base: number, piv: number): void {
     const i = this.position(l, key, blk, seq);
-    const inside = i > 0 && i < l.n && (l.flagAt(i) & HEAD) === 0;
-    l.openAt(i);
-    const m = this.m;
-    for (let c = 0; c < m; c++) l.keys[i * m + c] = key[c]!;
-    l.set(i, row, blk, seq, base, piv, 0);
+    if (l.nseg === 0 && ++l.flatInserts > SEG_AFTER_INSERTS && l.n >= SEG_MIN_TIDS) l.spread();
+    const inside = i > 0 && i < l.n && (l.flagAt(l.slot(i)) & HEAD) === 0;
+    const at = l.openSlot(i);
+    l.set(at, key, row, blk, seq, base, piv, 0);
     if (inside) {
-      l.setFlag(i, 0);
-      const end = l.tupleEnd(i);
-      l.setFlag(end - 1, HEAD);
-      l.used += l.baseAt(end - 1) + this.rules.lineBytes;
+      l.setFlag(at, 0);
+      const last = l.lastInTuple(i);
+      l.setFlag(last, HEAD);
+      l.used += l.baseAt(last) + this.rules.lineBytes;
     } else {
-      l.setFlag(i, HEAD);
+      l.setFlag(at, HEAD);
       l.used += base + this.rules.lineBytes;
     }
     this.tids++;
@@ -845,8 +1319,8 @@ export class NbtreeIndex {
       let firstEq = true;
       let lastEq = true;
       for (let c = 0; c < m; c++) {
-        if (l.keys[c] !== newKey[c]) firstEq = false;
-        if (l.keys[(n - 1) * m + c] !== newKey[c]) lastEq = false;
+        if (l.key(0, c) !== newKey[c]) firstEq = false;
+        if (l.key(n - 1, c) !== newKey[c]) lastEq = false;
       }
       single = firstEq && lastEq;
     }
@@ -944,7 +1418,7 @@ export class NbtreeIndex {
     const keyOf = (j: number, out: Float64Array) => {
       const h = tupleAt(j);
       if (h < 0) for (let c = 0; c < m; c++) out[c] = key[c]!;
-      else for (let c = 0; c < m; c++) out[c] = l.keys[h * m + c]!;
+      else for (let c = 0; c < m; c++) out[c] = l.key(h, c);
     };
     const ka = new Float64Array(m);
     const kb = new Float64Array(m);
@@ -1079,10 +1553,10 @@ export class NbtreeIndex {
     // The first TID that goes right: the tuple at item j (items after the new item are shifted by one).
     const firstRightTuple = j <= q ? j : j - 1;
     const cut = firstRightTuple < heads.length ? heads[firstRightTuple]! : l.n;
+    // The new high key of the left page: the first item on the right, truncated against the last on the left (read before the split: natts reads the page as it was).
+    const keep = natts(j - 1, j);
     const right = l.splitOff(cut, this.nextId++);
     right.hikey = l.hikey;
-    // The new high key of the left page: the first item on the right, truncated against the last on the left.
-    const keep = natts(j - 1, j);
     let base: number;
     let piv: number;
     if (j === q) {
@@ -1099,13 +1573,26 @@ export class NbtreeIndex {
     l.hikey = pivot + r.lineBytes;
     // The right leaf's low bound.
     this.leaves.splice(li + 1, 0, right);
-    const lows = new Float64Array((this.leaves.length) * this.stride);
-    lows.set(this.lows.subarray(0, (li + 1) * this.stride));
-    lows.set(this.lows.subarray((li + 1) * this.stride), (li + 2) * this.stride);
-    this.lows = lows;
+    // The bounds after li move up one place (the array keeps room to spare: it doubles when full).
+    const s = this.stride;
+    const had = (this.leaves.length - 1) * s;
+    if (this.lows.length < had + s) {
+      const next = new Float64Array(Math.max(had + s, this.lows.length * 2));
+      next.set(this.lows.subarray(0, had));
+      this.lows = next;
+      const ids = new Int32Array(next.length / s);
+      ids.set(this.ids.subarray(0, had / s));
+      this.ids = ids;
+    }
+    const lows = this.lows;
+    lows.copyWithin((li + 2) * s, (li + 1) * s, had);
+    this.ids.copyWithin(li + 2, li + 1, had / s);
+    this.ids[li + 1] = right.id;
     const o = (li + 1) * this.stride;
     // The right leaf's low bound: its first item's key, truncated as the new high key is.
-    const firstKey = j === q ? this.pendingKey : right.keys.subarray(0, m);
+    if (this.firstKey.length !== m) this.firstKey = new Float64Array(m);
+    const firstKey = this.firstKey;
+    for (let c = 0; c < m; c++) firstKey[c] = j === q ? this.pendingKey[c]! : right.key(0, c);
     for (let c = 0; c < m; c++) lows[o + c] = c < keep ? firstKey[c]! : -Infinity;
     lows[o + m] = keep > m ? (j === q ? this.pendingTid[0]! : right.blkAt(0)) : -Infinity;
     lows[o + m + 1] = keep > m ? (j === q ? this.pendingTid[1]! : right.seqAt(0)) : -Infinity;
@@ -1117,6 +1604,8 @@ export class NbtreeIndex {
 
   /** The new item of the split in progress (its key and TID), for a split that makes it the first on the right. */
   private pendingKey = new Float64Array(0);
+  /** The right leaf's first key in a split. */
+  private firstKey = new Float64Array(0);
   private pendingTid = new Float64Array(2);
   private pendingBase = 0;
   private pendingPiv = 0;
@@ -1146,6 +1635,7 @@ export class NbtreeIndex {
     for (; li < this.leaves.length; li++) {
       const l = this.leaves[li]!;
       this.materialise(l);
+      l.flatten();
       let i = this.position(l, key, -Infinity, -Infinity);
       let past = false;
       while (i < l.n) {
@@ -1180,7 +1670,7 @@ export class NbtreeIndex {
 
   private sameKeyAs(l: Leaf, i: number, key: Float64Array): boolean {
     const m = this.m;
-    for (let c = 0; c < m; c++) if (l.keys[i * m + c] !== key[c]) return false;
+    for (let c = 0; c < m; c++) if (l.key(i, c) !== key[c]) return false;
     return true;
   }
 
@@ -1198,6 +1688,7 @@ export class NbtreeIndex {
     for (let li = 0; li < this.leaves.length; li++) {
       const l = this.leaves[li]!;
       if (l.vFrom >= 0) continue;
+      l.flatten();
       const drop = this.drop(l.n);
       let any = false;
       for (let i = 0; i < l.n; ) {
@@ -1211,7 +1702,10 @@ export class NbtreeIndex {
         }
         i = end;
       }
-      if (any) this.removeTids(l, drop);
+      if (any) {
+        this.removeTids(l, drop);
+        l.fit();
+      }
       if (l.n === 0 && li < this.leaves.length - 1 && this.upper.canDelete(0, li)) {
         // The page is deleted; the right sibling takes its key space, and its downlink goes (with a parent left empty).
         const upperDeleted = this.upper.deleted;
@@ -1219,9 +1713,9 @@ export class NbtreeIndex {
         this.deletedPending += this.upper.deleted - upperDeleted;
         const s = this.stride;
         this.lows.copyWithin((li + 1) * s, li * s, (li + 1) * s);
-        this.lows.copyWithin(li * s, (li + 1) * s);
-        this.lows = this.lows.subarray(0, (this.leaves.length - 1) * s).slice();
-        this.leaves.splice(li, 1);
+        this.lows.copyWithin(li * s, (li + 1) * s, this.leaves.length * s);
+        this.ids.copyWithin(li, li + 1, this.leaves.length);
+        this.leaves.splice(li, 1)[0]!.release();
         this.deletedPending++;
         li--;
       }

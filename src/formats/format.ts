@@ -99,6 +99,12 @@ export interface OutOfLineStore {
   /** After the engine's reorganisation of the table; `liveRows` lists the live rows in the order it left them on its pages. */
   reorg(kind: ReorgKind, liveRows: () => Int32Array): void;
   /**
+   * Before a rebuild: the rows in the order the rewrite reads them, their values saved afresh into a new
+   * relation (PostgreSQL's rewrite runs the toaster on each row again); `resize(row, bytes)` gets each
+   * row's new size on its page. reorg('rebuild') then does nothing more.
+   */
+  rebuild?(rows: Int32Array, lens: Uint16Array, width: number, levels: Uint8Array | null, ncols: number, resize: (row: number, bytes: number) => void): void;
+  /**
    * The whole lengths of large-object values, by varying column and row, where the runner keeps them
    * (the row store caps lengths at 65,534 bytes): out-of-line values are stored whole.
    */

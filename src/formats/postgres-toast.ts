@@ -699,9 +699,60 @@ export class PgToastRelation implements OutOfLineStore {
       this.index.remove(this.deadValues, this.deadEntries);
       this.deadValues = new Set();
       this.deadEntries = 0;
-    } else if (kind === 'rebuild') {
+    } else if (kind === 'rebuild' && !this.rebuilt) {
       this.rewrite(liveRows());
     }
+    this.rebuilt = false;
+  }
+
+  /** rebuild() did the rewrite's work: reorg('rebuild') has nothing left to do. */
+  private rebuilt = false;
+
+  /**
+   * VACUUM FULL, before the heap is rewritten: each row in the order the rewrite reads it (page, line
+   * pointer) goes through the toaster again, as raw_heap_insert → heap_toast_insert_or_update does with
+   * no old tuple: an out-of-line value is fetched back as it was stored (compressed or not,
+   * detoast_external_attr) and the passes run afresh, so it stays inline if the row now fits under the
+   * target. The values the passes move are saved, in their order, into a new TOAST heap
+   * (HEAP_INSERT_SKIP_FSM) and index (filled by these inserts: cluster.c reindexes the table, not its
+   * TOAST relation), keeping their chunk_ids (rd_toastoid); a value newly moved gets a new one.
+   */
+  rebuild(rows: Int32Array, lens: Uint16Array, width: number, levels: Uint8Array | null, ncols: number, resize: (row: number, bytes: number) => void): void {
+    this.heap = this.newHeap();
+    this.index = new ToastIndex(this.geometry.pageBytes);
+    this.deadValues = new Set();
+    this.deadEntries = 0;
+    const n = this.slots.length;
+    const was = new Uint8Array(Math.max(1, n));
+    const none = new Uint8Array(this.info.natts);
+    const t = this.toaster;
+    for (const row of rows) {
+      this.ensureRow(row);
+      const at = row * n;
+      let hadExternal = false;
+      for (let s = 0; s < n; s++) {
+        was[s] = this.forms[at + s]! & ~FORM_EXTERNAL;
+        if ((this.forms[at + s]! & FORM_EXTERNAL) !== 0) hadExternal = true;
+      }
+      t.load(lens, row * width, levels, row * ncols, { form: was, base: 0, slotOf: this.slotOf, changed: none });
+      resize(row, maxalign(t.run(hadExternal)));
+      for (let k = 0; k < t.movedCount; k++) {
+        const col = t.moved[k]!;
+        const slot = at + this.slotOf[col]!;
+        const id = (this.forms[slot]! & FORM_EXTERNAL) !== 0 ? this.valueId[slot]! : this.nextValue++;
+        this.saveChunks(slot, this.storedBytes(row, col), id, true);
+      }
+      for (let s = 0; s < n; s++) {
+        const col = this.slots[s]!;
+        const before = this.forms[at + s]!;
+        if (before !== FORM_RAW) this.countValue(before, -1);
+        const now = t.len[col]! < 0 ? FORM_RAW : t.form[col]!;
+        this.forms[at + s] = now;
+        if ((now & FORM_EXTERNAL) === 0) this.outLen[at + s] = 0;
+        if (now !== FORM_RAW) this.countValue(now, 1);
+      }
+    }
+    this.rebuilt = true;
   }
 
   /**

@@ -81,6 +81,8 @@ export interface StorageEngine {
   memoryBytes(): number;
   /** Broken invariants, described; empty when all hold. For tests. */
   checkInvariants(): string[];
+  /** Just before reorg('rebuild'): the row's size on its page in the rewritten table (its values stored afresh). */
+  resizeForRebuild?(row: number, bytes: number): void;
   /** The table's indexes were just built on the loaded table (CREATE INDEX): a clustered table rewrites its pages at the index's fill factor. */
   indexesBuilt?(): void;
   /**

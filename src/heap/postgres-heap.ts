@@ -770,6 +770,12 @@ export class PostgresHeap implements StorageEngine {
     return this.offOf(row);
   }
 
+  /** Only before reorg('rebuild'), which rewrites every page from the rows' sizes. */
+  resizeForRebuild(row: number, bytes: number): void {
+    const ri = row * ROW_STRIDE + 1;
+    this.rows[ri] = (this.rows[ri]! & ~LEN_MASK) | bytes;
+  }
+
   isLive(row: number): boolean {
     return row < this.rowHigh && this.rows[row * ROW_STRIDE]! >= 0;
   }

@@ -889,7 +889,12 @@ class WorkloadRun {
   }
 
   private reorg(kind: ReorgKind): PhaseOutcome {
-    this.engine.reorg(kind);
+    const engine = this.engine;
+    if (kind === 'rebuild' && this.ool?.rebuild && engine.resizeForRebuild) {
+      // The rewrite reads the rows in page order and stores each one's values afresh, then writes them.
+      this.ool.rebuild(this.rowsInPageOrder(), this.store.lens, this.width, this.store.levels, this.ncols, (row, bytes) => engine.resizeForRebuild!(row, bytes));
+    }
+    engine.reorg(kind);
     this.ool?.reorg(kind, () => this.rowsInPageOrder());
     // The pages after a reorganisation are not the pages the cache holds: it starts again.
     this.bufferCache = null;

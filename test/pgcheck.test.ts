@@ -659,6 +659,29 @@ workload:
     expectIndexPages(r);
   });
 
+  it('pruning, round after round: a session table updated whole 8 times, a row a transaction, at fillfactor 100 and 90: HOT updates, dead tuples and free space exact after every round', async () => {
+    const rounds = Array.from({ length: 8 }, () => '  - update: { rows: all, order: random, transaction: row, set: { seen: changed, data: { length: { uniform: [180, 220] } } } }').join('\n');
+    for (const ff of [100, 90]) {
+      const s = spec(`name: sr
+seed: 11
+table:
+  name: sr
+  columns: [{ name: id, type: int }, { name: seen, type: timestamp }, { name: data, type: varchar(400) }]
+  indexes: [{ name: sr_pk, columns: [id], unique: true }]
+engine: { format: postgres-heap, fillfactor: ${ff} }
+workload:
+  - insert: { rows: 500, values: { data: { length: { uniform: [180, 220] } } } }
+${rounds}
+`);
+      const r = await pgCheck(client, s, { schemaPrefix: 'rowsim_t_rounds' });
+      for (const metric of ['hot_updates', 'dead_tuples', 'free_bytes', 'heap_pages']) {
+        const cs = at(r.comparisons, metric);
+        expect(cs.length).toBeGreaterThanOrEqual(8);
+        for (const c of cs) expect({ ff, metric, phase: c.phase, v: c.predicted }).toEqual({ ff, metric, phase: c.phase, v: c.observed });
+      }
+    }
+  });
+
   it('index keys of compressible text over TOAST_INDEX_TARGET (510 bytes) are compressed in the entry, as index_form_tuple does: index pages exact, a key of 2,900 bytes accepted', async () => {
     const config = (c: number) =>
       spec(`name: ik

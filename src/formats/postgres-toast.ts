@@ -518,8 +518,6 @@ export class PgToastRelation implements OutOfLineStore {
   private nextChunk = 0;
   private nextValue = 0;
   private readonly chunkMax: number;
-  private readonly passOneBytes: number;
-  private readonly storage: Uint8Array;
   /** The row last sized, and whether by an update (with its changed columns). */
   private pendingRow = -1;
   private pendingChanged: Uint8Array | null = null;
@@ -536,7 +534,6 @@ export class PgToastRelation implements OutOfLineStore {
     rowCapacity: number,
   ) {
     this.toaster = new PgToaster(info);
-    this.storage = info.storage;
     this.slotOf = new Int32Array(info.natts).fill(-1);
     this.slots = [];
     for (let i = 0; i < info.natts; i++) {
@@ -551,8 +548,6 @@ export class PgToastRelation implements OutOfLineStore {
     this.valueId = new Int32Array(n);
     this.outLen = new Int32Array(n);
     this.chunkMax = pgToastMaxChunkBytes(geometry.pageBytes);
-    // The first pass moves a value out of line at once when it alone is over the target (less a 24-byte header).
-    this.passOneBytes = info.toastTarget - maxalign(PG_HEAP_TUPLE_HEADER_BYTES);
     this.oldSlots = new Int32Array(Math.max(1, this.slots.length));
     this.geometry = geometry;
     this.heap = this.newHeap();
@@ -616,6 +611,13 @@ export class PgToastRelation implements OutOfLineStore {
       this.saveChunks(at + this.slotOf[col]!, this.storedBytes(row, col), this.nextValue++, false);
     }
     for (const [first, value, bytes] of oldFirst) this.deleteValue(first, value, bytes);
+    this.takeForms(at);
+    this.pendingRow = -1;
+  }
+
+  /** The row's values (its slots from `at`) as the toaster just left them: their forms, and the counts of out-of-line and compressed values. */
+  private takeForms(at: number): void {
+    const t = this.toaster;
     for (let s = 0; s < this.slots.length; s++) {
       const col = this.slots[s]!;
       const was = this.forms[at + s]!;
@@ -625,7 +627,6 @@ export class PgToastRelation implements OutOfLineStore {
       if ((now & FORM_EXTERNAL) === 0) this.outLen[at + s] = 0;
       if (now !== FORM_RAW) this.countValue(now, 1);
     }
-    this.pendingRow = -1;
   }
 
   useWholeLengths(lobs: ReadonlyMap<number, Uint32Array>): void {
@@ -691,7 +692,7 @@ export class PgToastRelation implements OutOfLineStore {
     this.heap.commit();
   }
 
-  reorg(kind: ReorgKind, liveRows: () => Int32Array): void {
+  reorg(kind: ReorgKind, _liveRows: () => Int32Array): void {
     this.commit();
     if (kind === 'vacuum' || kind === 'compact') {
       // VACUUM of the table vacuums its TOAST relation too: the heap's dead chunks and their index entries.
@@ -699,14 +700,9 @@ export class PgToastRelation implements OutOfLineStore {
       this.index.remove(this.deadValues, this.deadEntries);
       this.deadValues = new Set();
       this.deadEntries = 0;
-    } else if (kind === 'rebuild' && !this.rebuilt) {
-      this.rewrite(liveRows());
     }
-    this.rebuilt = false;
+    // 'rebuild': rebuild() did the rewrite's work before the heap was rewritten.
   }
-
-  /** rebuild() did the rewrite's work: reorg('rebuild') has nothing left to do. */
-  private rebuilt = false;
 
   /**
    * VACUUM FULL, before the heap is rewritten: each row in the order the rewrite reads it (page, line
@@ -742,46 +738,7 @@ export class PgToastRelation implements OutOfLineStore {
         const id = (this.forms[slot]! & FORM_EXTERNAL) !== 0 ? this.valueId[slot]! : this.nextValue++;
         this.saveChunks(slot, this.storedBytes(row, col), id, true);
       }
-      for (let s = 0; s < n; s++) {
-        const col = this.slots[s]!;
-        const before = this.forms[at + s]!;
-        if (before !== FORM_RAW) this.countValue(before, -1);
-        const now = t.len[col]! < 0 ? FORM_RAW : t.form[col]!;
-        this.forms[at + s] = now;
-        if ((now & FORM_EXTERNAL) === 0) this.outLen[at + s] = 0;
-        if (now !== FORM_RAW) this.countValue(now, 1);
-      }
-    }
-    this.rebuilt = true;
-  }
-
-  /**
-   * VACUUM FULL: the table is rewritten row by row in its new order, and each row's out-of-line values
-   * saved again, with their chunk_ids, into a new TOAST heap (HEAP_INSERT_SKIP_FSM: the last page or a
-   * new one) and a new index, which these inserts fill (cluster.c reindexes the table, not its TOAST
-   * relation). A row's values are saved in the order the toaster's passes take them now: uncompressed
-   * values too big for the target alone first, then the others, biggest first; main values last.
-   */
-  private rewrite(rows: Int32Array): void {
-    this.heap = this.newHeap();
-    this.index = new ToastIndex(this.geometry.pageBytes);
-    this.deadValues = new Set();
-    this.deadEntries = 0;
-    const order: { at: number; rank: number; bytes: number }[] = [];
-    for (const row of rows) {
-      if ((row + 1) * this.slots.length > this.forms.length) continue;
-      const at = row * this.slots.length;
-      order.length = 0;
-      for (let s = 0; s < this.slots.length; s++) {
-        const form = this.forms[at + s]!;
-        if ((form & FORM_EXTERNAL) === 0) continue;
-        const bytes = this.outLen[at + s]!;
-        const main = this.storage[this.slots[s]!] === PG_STORAGE_MAIN;
-        const first = !main && (form & FORM_COMPRESSED) === 0 && bytes + PG_VARHDRSZ > this.passOneBytes;
-        order.push({ at: at + s, rank: main ? 2 : first ? 0 : 1, bytes });
-      }
-      order.sort((a, b) => a.rank - b.rank || b.bytes - a.bytes || a.at - b.at);
-      for (const v of order) this.saveChunks(v.at, v.bytes, this.valueId[v.at]!, true);
+      this.takeForms(at);
     }
   }
 

@@ -379,14 +379,15 @@ workload:
   });
 
   it('a large-object column a read_lob phase reads is sent whole: its values have the length the model keeps, past 65,534 bytes', () => {
-    const s = spec(`name: lob
+    const lob = (workload: string) => spec(`name: lob
 table:
   name: lob
   columns: [{ name: id, type: int }, { name: data, type: blob }]
   indexes: [{ name: lob_pk, columns: [id], unique: true }]
 engine: { format: postgres-heap }
 workload:
-  - insert: { rows: 3, values: { data: { length: { uniform: [70000, 1048576] } } } }
+${workload}`);
+    const s = lob(`  - insert: { rows: 3, values: { data: { length: { uniform: [70000, 1048576] } } } }
   - read_lob: { rows: all, column: data, chunk: 32000, reposition: keep }
 `);
     const plan = planCheck(s);
@@ -402,14 +403,7 @@ workload:
       expect(v.length).toBe(len);
     }
     // Without the read_lob phase the row store's 65,534 bytes are what the model sizes and the replay sends.
-    const noRead = spec(`name: lob
-table:
-  name: lob
-  columns: [{ name: id, type: int }, { name: data, type: blob }]
-  indexes: [{ name: lob_pk, columns: [id], unique: true }]
-engine: { format: postgres-heap }
-workload:
-  - insert: { rows: 3, values: { data: { length: 100000 } } }
+    const noRead = lob(`  - insert: { rows: 3, values: { data: { length: 100000 } } }
 `);
     const short = planCheck(noRead);
     expect(short.ops.filter((o) => o.k === 'insert').map((o) => (o as { lens: ArrayLike<number> }).lens[0])).toEqual([65534, 65534, 65534]);

@@ -18,7 +18,7 @@ describe('the npm package', () => {
     const tarball = join(dir, `${pkg.name}-${pkg.version}.tgz`);
     expect(existsSync(tarball)).toBe(true);
     const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
-    for (const f of ['package/bin/rowsim.js', 'package/dist/cli/main.js', 'package/dist/index.js', 'package/dist/pool/worker.js', 'package/LICENSE', 'package/README.md', 'package/docs/config.md', 'package/sim-configs/quickstart.yaml']) {
+    for (const f of ['package/bin/rowsim.js', 'package/dist/cli/main.js', 'package/dist/index.js', 'package/dist/pool/worker.js', 'package/dist/bundle/main.js', 'package/dist/bundle/worker.js', 'package/LICENSE', 'package/README.md', 'package/docs/config.md', 'package/sim-configs/quickstart.yaml']) {
       expect(listing, f).toContain(f);
     }
     expect(listing.some((f) => f.startsWith('package/src/') || f.startsWith('package/test/'))).toBe(false);

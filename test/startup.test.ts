@@ -4,7 +4,9 @@
  * commands that neither draw nor run a pool (validate, rowsize) load no canvas, chart.js, pg or piscina;
  * a run of one storage point and a merge draw in process and load no piscina.
  * What a process loads is recorded by module loader hooks and, for require(), a wrap of CommonJS's
- * compile (test/helpers/imports). How long start-up
+ * compile (test/helpers/imports). These checks read the compiled sources (ROWSIM_BUNDLE=0), where each
+ * module is a file; the bundle of dist/bundle/ (scripts/bundle.mjs), which the command line loads by
+ * default, keeps the same lazy imports as chunks and is checked at the end. How long start-up
  * takes is a figure of `npm run bench` (suite cli), not a test.
  */
 import { spawnSync } from 'node:child_process';
@@ -18,17 +20,19 @@ import { ROOT } from './helpers/cli.js';
 const REGISTER = pathToFileURL(join(ROOT, 'test', 'helpers', 'imports', 'register.mjs')).href;
 
 /** The modules `rowsim args…` loads: rowsim's own (paths under dist/) and packages (their names). */
-function loaded(args: string[]): { own: string[]; packages: string[]; code: number } {
+function loaded(args: string[], bundle = false): { own: string[]; packages: string[]; bundled: string[]; code: number } {
   const log = join(mkdtempSync(join(tmpdir(), 'rowsim-imports-')), 'log');
   const r = spawnSync(process.execPath, ['--import', REGISTER, join(ROOT, 'bin', 'rowsim.js'), ...args], {
     cwd: ROOT,
     encoding: 'utf8',
-    env: { ...process.env, ROWSIM_IMPORT_LOG: log },
+    env: { ...process.env, ROWSIM_IMPORT_LOG: log, ROWSIM_BUNDLE: bundle ? '1' : '0' },
   });
   const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-  const own = urls.flatMap((u) => /\/dist\/(.+)\.js$/.exec(u)?.[1] ?? []);
+  const mine = urls.filter((u) => !u.includes('/node_modules/'));
+  const own = mine.flatMap((u) => /\/dist\/(?!bundle\/)(.+)\.js$/.exec(u)?.[1] ?? []);
+  const bundled = mine.flatMap((u) => /\/dist\/bundle\/(.+)\.js$/.exec(u)?.[1] ?? []);
   const packages = [...new Set(urls.flatMap((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1] ?? []))].sort();
-  return { own, packages, code: r.status ?? -1 };
+  return { own, packages, bundled, code: r.status ?? -1 };
 }
 
 /** What the help texts are built from: the command table, the option parsers, the defaults they quote. */
@@ -91,5 +95,33 @@ describe('start-up', () => {
     expect(r.code).toBe(0);
     expect(r.packages).not.toContain('piscina');
     expect(r.own).toEqual(expect.arrayContaining(['run/merge', 'run/render-task']));
+  });
+
+  describe('the bundle (dist/bundle/, what the command line loads by default)', () => {
+    it('--help loads the bundle\'s entry and commander, no module of dist/ and no other package', () => {
+      const r = loaded(['--help'], true);
+      expect(r.code).toBe(0);
+      expect(r.own).toEqual([]);
+      expect(r.bundled).toContain('main');
+      expect(r.packages).toEqual(['commander']);
+    });
+
+    it('validate runs from the bundle and loads no canvas, charts, PostgreSQL client or worker pool', () => {
+      const r = loaded(['validate', join('sim-configs', 'quickstart.yaml')], true);
+      expect(r.code).toBe(0);
+      expect(r.own).toEqual([]);
+      expect(r.packages.filter((p) => HEAVY.includes(p))).toEqual([]);
+      // zod and yaml are inside the bundle.
+      expect(r.packages).not.toContain('zod');
+    });
+
+    it('a run on the pool loads the bundle\'s worker in the threads, not dist/pool/worker.js', () => {
+      const out = join(mkdtempSync(join(tmpdir(), 'rowsim-imports-bundle-')), 'quickstart');
+      const r = loaded(['run', join('sim-configs', 'quickstart.yaml'), '--out', out, '--quiet'], true);
+      expect(r.code).toBe(0);
+      expect(r.own).toEqual([]);
+      expect(r.bundled).toEqual(expect.arrayContaining(['main', 'worker']));
+      expect(r.packages).toEqual(expect.arrayContaining(['@napi-rs/canvas', 'chart.js', 'piscina']));
+    });
   });
 });

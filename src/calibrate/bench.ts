@@ -10,7 +10,7 @@
  * descheduled, which no latch model describes) and no cost is fitted from it.
  */
 import { availableParallelism, cpus } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { parseContention, type ContentionSpec } from '../contention/schema.js';
@@ -50,6 +50,8 @@ export interface RunResult {
 function workerFile(): string {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.ts')) return resolve(dirname(here), '../../dist/calibrate/worker.js');
+  // In the bundle (dist/bundle/, scripts/bundle.mjs) the pool's worker is worker.js and this one calibrate-worker.js.
+  if (basename(dirname(here)) === 'bundle') return resolve(dirname(here), 'calibrate-worker.js');
   return resolve(dirname(here), 'worker.js');
 }
 

@@ -262,7 +262,14 @@ export function renderPageSvg(d: PageDrawing, idPrefix = 'rowsim-page'): string 
   ].join('\n');
 }
 
+/**
+ * The functions' source as tsc compiled it, put in by the bundler (scripts/bundle.mjs), whose own
+ * printing of the code would differ: a report is the same whether the bundle or dist/ wrote it.
+ */
+declare const ROWSIM_PAGE_SCRIPT: string | undefined;
+
 /** The two functions as script source, for report.html and the trace deck (they draw in the browser). */
 export function pageScriptSource(): string {
+  if (typeof ROWSIM_PAGE_SCRIPT === 'string') return ROWSIM_PAGE_SCRIPT;
   return `${layoutPage.toString()}\n${renderPageSvg.toString()}\n`;
 }

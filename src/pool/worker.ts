@@ -10,12 +10,13 @@ import { workerData } from 'node:worker_threads';
  */
 export type TaskKind = 'storage' | 'run-point' | 'run-render' | 'contention' | 'estimate';
 
-const MODULES: Record<TaskKind, string> = {
-  storage: '../workload/task.js',
-  'run-point': '../run/point-task.js',
-  'run-render': '../run/render-task.js',
-  contention: '../contention/task.js',
-  estimate: '../estimate/task.js',
+/** Each kind's module, imported by a literal path so that the bundle of dist/bundle/ (scripts/bundle.mjs) carries it. */
+const MODULES: Record<TaskKind, () => Promise<unknown>> = {
+  storage: () => import('../workload/task.js'),
+  'run-point': () => import('../run/point-task.js'),
+  'run-render': () => import('../run/render-task.js'),
+  contention: () => import('../contention/task.js'),
+  estimate: () => import('../estimate/task.js'),
 };
 
 interface TaskModule {
@@ -32,7 +33,7 @@ export interface WorkerData {
 function load(kind: TaskKind): Promise<TaskModule> {
   let mod = loaded.get(kind);
   if (!mod) {
-    mod = import(MODULES[kind]) as Promise<TaskModule>;
+    mod = MODULES[kind]() as Promise<TaskModule>;
     loaded.set(kind, mod);
   }
   return mod;

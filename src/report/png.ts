@@ -11,7 +11,7 @@
  * The chunks besides the pixels are the ones the canvas writes: sBIT (8 bits a channel) and sRGB
  * (perceptual).
  */
-import { deflateSync } from 'node:zlib';
+import { crc32, deflateSync } from 'node:zlib';
 
 /** What a canvas of @napi-rs/canvas offers the encoder. */
 export interface PngSource {
@@ -27,28 +27,12 @@ const LEVEL = 1;
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-let crcTable: Uint32Array | undefined;
-
-function crc32(bytes: Uint8Array, crc = 0xffffffff): number {
-  if (!crcTable) {
-    crcTable = new Uint32Array(256);
-    for (let n = 0; n < 256; n++) {
-      let c = n;
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      crcTable[n] = c >>> 0;
-    }
-  }
-  const t = crcTable;
-  for (let i = 0; i < bytes.length; i++) crc = t[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
-  return crc;
-}
-
 function chunk(type: string, body: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(12 + body.length);
   out.writeUInt32BE(body.length, 0);
   out.write(type, 4, 'latin1');
   out.set(body, 8);
-  out.writeUInt32BE((crc32(out.subarray(4, 8 + body.length)) ^ 0xffffffff) >>> 0, 8 + body.length);
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + body.length)), 8 + body.length);
   return out;
 }
 
@@ -58,14 +42,11 @@ function chunk(type: string, body: Uint8Array): Buffer {
  */
 let scratch: Buffer | undefined;
 
-/** Whether every pixel of RGBA `px` is opaque. */
-function opaque(px: Uint8Array): boolean {
-  for (let i = 3; i < px.length; i += 4) if (px[i] !== 255) return false;
-  return true;
-}
-
-/** Each row of RGBA `px` as a filter byte (2, Up; 0 for the first row) and the RGB differences with the row above. */
-function filterRows(px: Uint8Array, width: number, height: number): Buffer {
+/**
+ * Each row of RGBA `px` as a filter byte (2, Up; 0 for the first row) and the RGB differences with the
+ * row above; undefined as soon as a pixel is not opaque.
+ */
+function filterRows(px: Uint8Array, width: number, height: number): Buffer | undefined {
   const rowIn = width * 4;
   const rowOut = width * 3 + 1;
   const size = rowOut * height;
@@ -77,6 +58,7 @@ function filterRows(px: Uint8Array, width: number, height: number): Buffer {
     if (y === 0) {
       out[o++] = 0;
       for (let x = 0; x < width; x++, i += 4) {
+        if (px[i + 3] !== 255) return undefined;
         out[o++] = px[i]!;
         out[o++] = px[i + 1]!;
         out[o++] = px[i + 2]!;
@@ -84,6 +66,7 @@ function filterRows(px: Uint8Array, width: number, height: number): Buffer {
     } else {
       out[o++] = 2;
       for (let x = 0; x < width; x++, i += 4) {
+        if (px[i + 3] !== 255) return undefined;
         out[o++] = (px[i]! - px[i - rowIn]!) & 0xff;
         out[o++] = (px[i + 1]! - px[i + 1 - rowIn]!) & 0xff;
         out[o++] = (px[i + 2]! - px[i + 2 - rowIn]!) & 0xff;
@@ -97,13 +80,15 @@ function filterRows(px: Uint8Array, width: number, height: number): Buffer {
 export function encodePng(canvas: PngSource): Buffer {
   const { width, height } = canvas;
   const px = canvas.data();
-  if (width <= 0 || height <= 0 || px.length !== width * height * 4 || !opaque(px)) return canvas.toBuffer('image/png');
+  if (width <= 0 || height <= 0 || px.length !== width * height * 4) return canvas.toBuffer('image/png');
+  const rows = filterRows(px, width, height);
+  if (!rows) return canvas.toBuffer('image/png');
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8; // bits a channel
   ihdr[9] = 2; // colour type: RGB
   // compression, filter method, interlace: 0
-  const idat = deflateSync(filterRows(px, width, height), { level: LEVEL });
+  const idat = deflateSync(rows, { level: LEVEL });
   return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('sBIT', Uint8Array.of(8, 8, 8)), chunk('sRGB', Uint8Array.of(0)), chunk('IDAT', idat), chunk('IEND', new Uint8Array(0))]);
 }

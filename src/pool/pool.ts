@@ -4,8 +4,9 @@
  * same results for any worker count. piscina is loaded when the first pool starts, so commands that only
  * ask how many workers there would be (validate, rowsize) do not load it.
  */
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TaskKind, WorkerData } from './worker.js';
 import { UserError, WORKER_USER_ERROR_PREFIX } from '../config/errors.js';
@@ -22,11 +23,24 @@ interface PoolOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-/** The compiled worker entry. Under vitest this module is TypeScript source: use the build in dist/. */
+/**
+ * The compiled worker entry. Under vitest this module is TypeScript source: use the build in dist/. In
+ * the bundle (dist/bundle/, scripts/bundle.mjs) the worker is beside it. From dist/pool/, the bundle's
+ * worker when it is as new as this build (a thread then loads a few files instead of hundreds of modules),
+ * else dist/pool/worker.js.
+ */
 export function workerFile(): string {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.ts')) return resolve(dirname(here), '../../dist/pool/worker.js');
-  return resolve(dirname(here), 'worker.js');
+  const own = resolve(dirname(here), 'worker.js');
+  if (basename(dirname(here)) !== 'pool') return own;
+  const bundled = resolve(dirname(here), '../bundle/worker.js');
+  try {
+    if (process.env.ROWSIM_BUNDLE !== '0' && statSync(bundled).mtimeMs >= statSync(here).mtimeMs) return bundled;
+  } catch {
+    // No bundle.
+  }
+  return own;
 }
 
 export function defaultWorkers(): number {

@@ -10,7 +10,27 @@ import { build } from 'rolldown';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const out = join(dist, 'bundle');
-const EXTERNAL = ['@napi-rs/canvas', 'piscina', 'pg', 'chart.js', 'cli-table3', 'commander', 'dejavu-fonts-ttf'];
+const EXTERNAL = ['@napi-rs/canvas', 'piscina', 'pg', 'chart.js', 'cli-table3', 'dejavu-fonts-ttf'];
+
+/**
+ * commander goes into the bundle. src/cli/commander.ts require()s it (outside a bundle that is cheaper
+ * than importing CommonJS); here it is imported, so that the bundler takes it in. And commander's
+ * require of node:child_process, which only its executable subcommands use (rowsim has none), is made
+ * lazy: loading that built-in module is about a tenth of `rowsim --help`.
+ */
+const commanderInBundle = {
+  name: 'rowsim-commander',
+  load(id) {
+    if (id === join(dist, 'cli/commander.js')) return "export { Command, CommanderError, InvalidArgumentError } from 'commander';\n";
+    return null;
+  },
+  transform(code, id) {
+    if (!id.includes('/node_modules/commander/lib/command.js')) return null;
+    const eager = "const childProcess = require('node:child_process');";
+    if (!code.includes(eager)) throw new Error(`scripts/bundle.mjs: commander's ${id} no longer has ${eager}`);
+    return code.replace(eager, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };");
+  },
+};
 
 // The page-drawing functions report.html and the trace deck carry as script: as tsc compiled them.
 const { pageScriptSource } = await import(join(dist, 'mechanism/svg.js'));
@@ -24,6 +44,7 @@ await build({
     'calibrate-worker': join(dist, 'calibrate/worker.js'),
   },
   platform: 'node',
+  plugins: [commanderInBundle],
   external: (id) => id.startsWith('node:') || EXTERNAL.some((p) => id === p || id.startsWith(`${p}/`)),
   logLevel: 'warn',
   transform: { define: { ROWSIM_PAGE_SCRIPT: JSON.stringify(pageScriptSource()) } },

@@ -3,23 +3,26 @@
  * start included), beside `node -e ""` alone (the floor). The child reports its own CPU time at exit
  * (process.cpuUsage: user + system since it started); the wall time is read around it. 15 runs after a
  * warm-up (--runs N for another count). The aim is under 150 ms of CPU; test/startup.test.ts checks what
- * start-up loads, this only times it.
+ * start-up loads, this only times it. And `rowsim validate` of the quickstart (start-up and loading a
+ * config, what every refusal of bad input costs) from the bundle (dist/bundle/, the default) and from the
+ * compiled sources (ROWSIM_BUNDLE=0), run in turn pair by pair, with their ratio.
  */
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { measureEach, timingNote, type BenchLine, type Measurement, type Sample } from './harness.js';
+import { measureEach, stat, timingNote, type BenchLine, type Measurement, type Sample } from './harness.js';
 import type { SuiteContext } from './suite.js';
 
 const CLI_RUNS = 15;
-const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'rowsim.js');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BIN = join(ROOT, 'bin', 'rowsim.js');
 /** Loaded first into the measured process: at exit it reports the process's CPU time (getrusage: user + system, since it started). */
 const REPORT_CPU = `data:text/javascript,process.on('exit',()=>{const u=process.cpuUsage();process.stderr.write('rowsim-bench-cpu-us '+(u.user+u.system)+'\\n')})`;
 
-/** CPU and wall seconds of one run of `node [script] args…` (rowsim's bin by default), whole process. */
-export function timeCommand(args: string[], script: string[] = [BIN]): Sample {
+/** CPU and wall seconds of one run of `node [script] args…` (rowsim's bin by default), whole process; `env`: more environment. */
+export function timeCommand(args: string[], script: string[] = [BIN], env: Record<string, string> = {}): Sample {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, ['--import', REPORT_CPU, ...script, ...args], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', REPORT_CPU, ...script, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   const m = /rowsim-bench-cpu-us (\d+)/.exec(r.stderr);
   if (r.status !== 0 || !m) throw new Error(`${[...script, ...args].join(' ')} failed (status ${r.status}): ${r.stderr}`);
@@ -41,4 +44,24 @@ export async function* benchCli(ctx: SuiteContext): AsyncGenerator<BenchLine> {
     const m = await measureCommand(args, runs);
     yield { name: `cli: rowsim ${args.join(' ')} CPU time, whole process`, value: ms(m.cpu!.median), unit: 'ms', note: `aim < 150; ${timingNote(m)}`, measurement: m };
   }
+  const validate = ['validate', join(ROOT, 'sim-configs', 'quickstart.yaml')];
+  const ratios: number[] = [];
+  const pair = await measureEach(
+    (run) => {
+      const bundle = timeCommand(validate);
+      const plain = timeCommand(validate, [BIN], { ROWSIM_BUNDLE: '0' });
+      if (run >= 0) ratios.push(bundle.cpu! / plain.cpu!);
+      return { bundle, plain };
+    },
+    { runs, warmup: 1 },
+  );
+  const mid = stat(ratios).median;
+  yield { name: 'cli: rowsim validate sim-configs/quickstart.yaml CPU time, whole process, from the bundle', value: ms(pair.bundle!.cpu!.median), unit: 'ms', note: timingNote(pair.bundle!), measurement: pair.bundle! };
+  yield {
+    name: 'cli: the same from the compiled sources (ROWSIM_BUNDLE=0)',
+    value: ms(pair.plain!.cpu!.median),
+    unit: 'ms',
+    note: `bundle ÷ compiled sources, CPU, median of the pairs' ratios: ${mid.toFixed(2)}; ${timingNote(pair.plain!)}`,
+    measurement: pair.plain!,
+  };
 }

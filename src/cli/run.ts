@@ -93,7 +93,14 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
           charts.catch(() => {}); // awaited by writeRun; a failure elsewhere first is the one reported
         }
       : undefined;
-    const part = await runShard(cfg, shard, units, { runner, write: (rel, data) => staged.write(rel, data), checkInvariants, scale, quiet, onEntries });
+    // A single run's page maps in base64 for report.html, encoded as each comes (this thread waits on the
+    // workers then) rather than read back and encoded at the end.
+    const base64 = new Map<string, string>();
+    const write = (rel: string, data: Uint8Array) => {
+      staged.write(rel, data);
+      if (!opts.shard) base64.set(rel, Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'));
+    };
+    const part = await runShard(cfg, shard, units, { runner, write, checkInvariants, scale, quiet, onEntries });
     if (opts.shard) {
       await runner.close();
       staged.write(PART_FILE, partJson(part));
@@ -115,7 +122,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
         () => {},
       );
       const run = mergeParts([{ ...part, source: file, staged: true, readChart: (rel) => readFileSync(join(staged.dir, ...rel.split('/'))) }]);
-      const written = await writeRun(run, staged, runner, { wide: opts.wide, storageCharts: charts });
+      const written = await writeRun(run, staged, runner, { wide: opts.wide, storageCharts: charts, chartBase64: (rel) => base64.get(rel) });
       await closing;
       await runner.close();
       staged.publish();

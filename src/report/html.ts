@@ -279,6 +279,8 @@ export interface ReportInput {
   charts: string[];
   /** The bytes of a chart the run wrote. */
   readChart(rel: string): Uint8Array;
+  /** A chart's bytes in base64 when the caller has them already (a run encodes each page map as it comes), else undefined. */
+  chartBase64?(rel: string): string | undefined;
   pageMaps: ReportPageMap[];
   /** The glossary's terms (default: docs/glossary.md). */
   glossary?: GlossaryTerm[];
@@ -474,7 +476,7 @@ const SCRIPT = `
 export function renderReportHtml(input: ReportInput): string {
   const byChart = new Map(input.pageMaps.map((pm) => [pm.chart, pm]));
   const shown = new Set<string>();
-  const dataUri = (rel: string) => `data:${mimeOf(rel)};base64,${Buffer.from(input.readChart(rel)).toString('base64')}`;
+  const dataUri = (rel: string) => `data:${mimeOf(rel)};base64,${input.chartBase64?.(rel) ?? Buffer.from(input.readChart(rel)).toString('base64')}`;
   const ctx: RenderContext = {
     pageMaps: byChart,
     terms: new TermMarker(input.glossary ?? loadGlossary()),

@@ -146,7 +146,12 @@ interface Output {
  * charts over the sweep points (drawn on `runner`), the contention charts, summary.md, report.html and
  * results.json. Returns the terminal's text and results.json.
  */
-export async function writeRun(run: MergedRun, out: Output, runner: TaskRunner, options: { wide?: boolean; storageCharts?: Promise<{ file: string; png: Uint8Array }[]> } = {}): Promise<WrittenRun> {
+export async function writeRun(
+  run: MergedRun,
+  out: Output,
+  runner: TaskRunner,
+  options: { wide?: boolean; storageCharts?: Promise<{ file: string; png: Uint8Array }[]>; chartBase64?: (rel: string) => string | undefined } = {},
+): Promise<WrittenRun> {
   const { header: h, entries } = run;
   for (const p of run.parts) if (!p.staged) for (const r of p.storage) for (const c of r.charts) out.write(c, p.readChart(c));
   const charts: string[] = [];
@@ -178,7 +183,7 @@ export async function writeRun(run: MergedRun, out: Output, runner: TaskRunner, 
   const summary = `${md.join('\n')}\n`;
   out.write('summary.md', summary);
   // The same summary with every chart inlined, the page maps clickable: one self-contained file.
-  out.write('report.html', renderReportHtml({ name: h.name, markdown: summary, charts, readChart: (rel) => readFileSync(join(out.dir, ...rel.split('/'))), pageMaps: run.reportMaps.flat() }));
+  out.write('report.html', renderReportHtml({ name: h.name, markdown: summary, charts, readChart: (rel) => readFileSync(join(out.dir, ...rel.split('/'))), chartBase64: options.chartBase64, pageMaps: run.reportMaps.flat() }));
   const json = `${JSON.stringify(results, null, 2)}\n`;
   out.write('results.json', json);
 

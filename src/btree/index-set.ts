@@ -92,6 +92,8 @@ export class IndexSet implements VersionState {
   private changed = new Int32Array(64);
   private changedCount = 0;
   private readonly keyScratch: Float64Array;
+  /** A batch's keys for prefetchRows. */
+  private prefetchKeys = new Float64Array(0);
   /** The heap pages of the dead versions whose entries the last readPath fetched (PostgreSQL indexes). */
   readonly dead = { pages: new Int32Array(16), count: 0 };
   private readonly noteDead = (blk: number): void => {
@@ -495,12 +497,25 @@ export class IndexSet implements VersionState {
     }
   }
 
-  /** Read each row's leaf (MVCC indexes) before a batch of updates works on them, so the loads overlap; the sum means nothing. */
+  /** Read each row's leaf (MVCC indexes; a PostgreSQL index's leaf where the row's key goes) before a batch of updates works on them, so the loads overlap; the sum means nothing. */
   prefetchRows(rows: Int32Array, count: number): number {
     let sum = 0;
     for (const s of this.states) {
+      if (s.nb) {
+        if (this.env === null || s.geometry.columns.length !== 1) continue;
+        if (this.prefetchKeys.length < count) this.prefetchKeys = new Float64Array(count);
+        const keys = this.prefetchKeys;
+        const env = this.env;
+        const col = s.geometry.columns[0]!;
+        for (let i = 0; i < count; i++) keys[i] = env.key(col, rows[i]!);
+        sum += s.nb.prefetch(keys, count);
+        // And each row's version number (read first by the update).
+        const seqs = this.seqs;
+        if (seqs !== null) for (let i = 0; i < count; i++) if (rows[i]! < seqs.length) sum += seqs[rows[i]!]!;
+        continue;
+      }
       const rb = s.rowBucket;
-      if (rb === null || s.nb) continue;
+      if (rb === null) continue;
       for (let i = 0; i < count; i++) {
         const r = rows[i]!;
         if (r < rb.length) sum += rb[r]!;

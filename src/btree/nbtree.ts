@@ -465,7 +465,7 @@ class Leaf {
     this.nseg = 0;
   }
 
-  /** Open a gap for a new TID i (i ≤ n) and return its slot: in a segment with room, else laid out anew. */
+  /** Open a gap for a new TID i (i ≤ n) and return its slot: in a segment with room, else in a full segment split in two (a block to spare), else laid out anew. */
   openSlot(i: number): number {
     if (this.nseg === 0) {
       this.openAt(i);
@@ -484,6 +484,9 @@ class Leaf {
           if (o === cnt && s + 1 < this.nseg && c[first + s + 1]! < SEG) {
             seg = s + 1;
             o = 0;
+          } else if (this.nseg < this.blocks) {
+            this.splitSegment(s);
+            return this.openSlot(i);
           } else {
             this.flatten();
             this.spread();
@@ -509,6 +512,25 @@ class Leaf {
       acc += cnt;
     }
     throw new Error(`nbtree: TID ${i} is past the leaf's ${this.n}`);
+  }
+
+  /**
+   * Split full segment s in two, with a block to spare after the last segment: the segments after it
+   * move up a block, its second half to the block that frees (cheaper than laying the leaf out anew).
+   */
+  private splitSegment(s: number): void {
+    const segN = this.arena.segN;
+    const first = this.at;
+    const after = this.nseg - s - 1;
+    if (after > 0) {
+      this.copy((s + 2) * SEG, (s + 1) * SEG, after * SEG);
+      segN.copyWithin(first + s + 2, first + s + 1, first + this.nseg);
+    }
+    const half = SEG >> 1;
+    this.copy((s + 1) * SEG, s * SEG + half, SEG - half);
+    segN[first + s] = half;
+    segN[first + s + 1] = SEG - half;
+    this.nseg++;
   }
 
   /** The slot of the last TID of the tuple TID i is in (TID i is not its first). */

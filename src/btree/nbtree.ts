@@ -35,9 +35,13 @@
  * the leaf's own fields rather than a chain through arrays of its own. While every TID's key is its row
  * id (one key column whose keys are the loaded rows' ids, as an id primary key's), the keys are not
  * kept at all. A leaf taking inserts is laid out in segments (one block each, not full), so an insert
- * moves the TIDs after it in its segment only; every other operation (deletion passes, deduplication,
- * splits, scans, VACUUM) first makes the leaf contiguous again. Runs a leaf gives back when it grows
- * or splits are reused, and the arena slides its runs together when they are a quarter of it.
+ * moves the TIDs after it in its segment only; a full segment splits in two while the leaf's run has a
+ * block to spare (else the leaf is laid out anew); every other operation (deletion passes,
+ * deduplication, splits, scans, VACUUM) first makes the leaf contiguous again. Runs a leaf gives back
+ * when it grows or splits are reused, and the arena slides its runs together when they are a quarter
+ * of it. An insert's search in a leaf starts from a guess (position()) and touches few of its TIDs;
+ * before a batch of updates, prefetch() reads what their inserts will read first, so that those cache
+ * misses overlap.
  */
 import { splitInterval, UpperLevels } from './nbtree-upper.js';
 

@@ -73,6 +73,9 @@ interface IndexState {
   touched: number[];
 }
 
+/** A deleted row's committed bound: above every version number (they are kept in an Int32Array). */
+const ALL_DEAD = 0x7fffffff;
+
 /** No index: the pages of a table without indexes. */
 export const NO_INDEX_PAGES: IndexPages = Object.freeze({ total: 0, by_index: {}, levels: {}, nonleaf_by_index: {} });
 
@@ -84,10 +87,10 @@ export class IndexSet implements VersionState {
    * Versions, numbered as they are made (a TID's place within its heap block: a version made later sorts
    * after). Per row, its current version's number (null: every row's is its id, no row has a second
    * version yet) and, as of the last commit, the number below which its versions are dead (a deleted
-   * row: all of them); rows changed in the open transaction.
+   * row: all of them, ALL_DEAD); rows changed in the open transaction.
    */
   private seqs: Int32Array | null = null;
-  private committed: Float64Array | null = null;
+  private committed: Int32Array | null = null;
   private nextSeq = 0;
   private changed = new Int32Array(64);
   private changedCount = 0;
@@ -278,7 +281,7 @@ export class IndexSet implements VersionState {
     const seqs = this.seqs!;
     if (c === null || c.length < seqs.length) {
       const old = c === null ? 0 : c.length;
-      const next = new Float64Array(Math.max(16, seqs.length));
+      const next = new Int32Array(Math.max(16, seqs.length));
       if (c !== null) next.set(c);
       for (let r = old; r < next.length; r++) next[r] = r;
       this.committed = c = next;
@@ -286,7 +289,7 @@ export class IndexSet implements VersionState {
     const changed = this.changed;
     for (let k = 0; k < this.changedCount; k++) {
       const row = changed[k]!;
-      c[row] = seqs[row]! < 0 ? Infinity : seqs[row]!;
+      c[row] = seqs[row]! < 0 ? ALL_DEAD : seqs[row]!;
     }
     this.changedCount = 0;
   }

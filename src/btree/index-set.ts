@@ -73,6 +73,9 @@ interface IndexState {
   touched: number[];
 }
 
+/** A deleted row's committed bound: above every version number (they are kept in an Int32Array). */
+const ALL_DEAD = 0x7fffffff;
+
 /** No index: the pages of a table without indexes. */
 export const NO_INDEX_PAGES: IndexPages = Object.freeze({ total: 0, by_index: {}, levels: {}, nonleaf_by_index: {} });
 
@@ -84,14 +87,16 @@ export class IndexSet implements VersionState {
    * Versions, numbered as they are made (a TID's place within its heap block: a version made later sorts
    * after). Per row, its current version's number (null: every row's is its id, no row has a second
    * version yet) and, as of the last commit, the number below which its versions are dead (a deleted
-   * row: all of them); rows changed in the open transaction.
+   * row: all of them, ALL_DEAD); rows changed in the open transaction.
    */
   private seqs: Int32Array | null = null;
-  private committed: Float64Array | null = null;
+  private committed: Int32Array | null = null;
   private nextSeq = 0;
   private changed = new Int32Array(64);
   private changedCount = 0;
   private readonly keyScratch: Float64Array;
+  /** A batch's keys for prefetchRows. */
+  private prefetchKeys = new Float64Array(0);
   /** The heap pages of the dead versions whose entries the last readPath fetched (PostgreSQL indexes). */
   readonly dead = { pages: new Int32Array(16), count: 0 };
   private readonly noteDead = (blk: number): void => {
@@ -276,7 +281,7 @@ export class IndexSet implements VersionState {
     const seqs = this.seqs!;
     if (c === null || c.length < seqs.length) {
       const old = c === null ? 0 : c.length;
-      const next = new Float64Array(Math.max(16, seqs.length));
+      const next = new Int32Array(Math.max(16, seqs.length));
       if (c !== null) next.set(c);
       for (let r = old; r < next.length; r++) next[r] = r;
       this.committed = c = next;
@@ -284,7 +289,7 @@ export class IndexSet implements VersionState {
     const changed = this.changed;
     for (let k = 0; k < this.changedCount; k++) {
       const row = changed[k]!;
-      c[row] = seqs[row]! < 0 ? Infinity : seqs[row]!;
+      c[row] = seqs[row]! < 0 ? ALL_DEAD : seqs[row]!;
     }
     this.changedCount = 0;
   }
@@ -495,12 +500,25 @@ export class IndexSet implements VersionState {
     }
   }
 
-  /** Read each row's leaf (MVCC indexes) before a batch of updates works on them, so the loads overlap; the sum means nothing. */
+  /** Read each row's leaf (MVCC indexes; a PostgreSQL index's leaf where the row's key goes) before a batch of updates works on them, so the loads overlap; the sum means nothing. */
   prefetchRows(rows: Int32Array, count: number): number {
     let sum = 0;
     for (const s of this.states) {
+      if (s.nb) {
+        if (this.env === null || s.geometry.columns.length !== 1) continue;
+        if (this.prefetchKeys.length < count) this.prefetchKeys = new Float64Array(count);
+        const keys = this.prefetchKeys;
+        const env = this.env;
+        const col = s.geometry.columns[0]!;
+        for (let i = 0; i < count; i++) keys[i] = env.key(col, rows[i]!);
+        sum += s.nb.prefetch(keys, count);
+        // And each row's version number (read first by the update).
+        const seqs = this.seqs;
+        if (seqs !== null) for (let i = 0; i < count; i++) if (rows[i]! < seqs.length) sum += seqs[rows[i]!]!;
+        continue;
+      }
       const rb = s.rowBucket;
-      if (rb === null || s.nb) continue;
+      if (rb === null) continue;
       for (let i = 0; i < count; i++) {
         const r = rows[i]!;
         if (r < rb.length) sum += rb[r]!;

@@ -35,9 +35,13 @@
  * the leaf's own fields rather than a chain through arrays of its own. While every TID's key is its row
  * id (one key column whose keys are the loaded rows' ids, as an id primary key's), the keys are not
  * kept at all. A leaf taking inserts is laid out in segments (one block each, not full), so an insert
- * moves the TIDs after it in its segment only; every other operation (deletion passes, deduplication,
- * splits, scans, VACUUM) first makes the leaf contiguous again. Runs a leaf gives back when it grows
- * or splits are reused, and the arena slides its runs together when they are a quarter of it.
+ * moves the TIDs after it in its segment only; a full segment splits in two while the leaf's run has a
+ * block to spare (else the leaf is laid out anew); every other operation (deletion passes,
+ * deduplication, splits, scans, VACUUM) first makes the leaf contiguous again. Runs a leaf gives back
+ * when it grows or splits are reused, and the arena slides its runs together when they are a quarter
+ * of it. An insert's search in a leaf starts from a guess (position()) and touches few of its TIDs;
+ * before a batch of updates, prefetch() reads what their inserts will read first, so that those cache
+ * misses overlap.
  */
 import { splitInterval, UpperLevels } from './nbtree-upper.js';
 
@@ -129,6 +133,8 @@ const SEG = 64;
 const SEG_FILL = 52;
 const SEG_MIN_TIDS = 96;
 const SEG_AFTER_INSERTS = 4;
+/** The most TIDs an insert moves in a loop of its own; more take copyWithin (whose call costs about as much as moving 8 TIDs in a loop). */
+const SHORT_MOVE = 8;
 /** How much the arena grows when it is full. */
 const ARENA_GROWTH = 1.5;
 /** The fewest blocks given back that make the arena compact itself. */
@@ -463,7 +469,7 @@ class Leaf {
     this.nseg = 0;
   }
 
-  /** Open a gap for a new TID i (i ≤ n) and return its slot: in a segment with room, else laid out anew. */
+  /** Open a gap for a new TID i (i ≤ n) and return its slot: in a segment with room, else in a full segment split in two (a block to spare), else laid out anew. */
   openSlot(i: number): number {
     if (this.nseg === 0) {
       this.openAt(i);
@@ -482,6 +488,9 @@ class Leaf {
           if (o === cnt && s + 1 < this.nseg && c[first + s + 1]! < SEG) {
             seg = s + 1;
             o = 0;
+          } else if (this.nseg < this.blocks) {
+            this.splitSegment(s);
+            return this.openSlot(i);
           } else {
             this.flatten();
             this.spread();
@@ -490,13 +499,16 @@ class Leaf {
         }
         const at = seg * SEG + o;
         const end = seg * SEG + c[first + seg]!;
-        // A short move: a loop costs less than copyWithin's call.
-        const m = this.m;
-        const b = this.at * SEG;
-        const keys = this.arena.keys;
-        const meta = this.arena.meta;
-        if (!this.arena.implicit) for (let w = (b + end) * m - 1; w >= (b + at) * m; w--) keys[w + m] = keys[w]!;
-        for (let w = (b + end) * META - 1; w >= (b + at) * META; w--) meta[w + META] = meta[w]!;
+        if (end - at > SHORT_MOVE) this.copy(at + 1, at, end - at);
+        else {
+          // A short move: a loop costs less than copyWithin's call.
+          const m = this.m;
+          const b = this.at * SEG;
+          const keys = this.arena.keys;
+          const meta = this.arena.meta;
+          if (!this.arena.implicit) for (let w = (b + end) * m - 1; w >= (b + at) * m; w--) keys[w + m] = keys[w]!;
+          for (let w = (b + end) * META - 1; w >= (b + at) * META; w--) meta[w + META] = meta[w]!;
+        }
         c[first + seg]!++;
         this.n++;
         return at;
@@ -504,6 +516,25 @@ class Leaf {
       acc += cnt;
     }
     throw new Error(`nbtree: TID ${i} is past the leaf's ${this.n}`);
+  }
+
+  /**
+   * Split full segment s in two, with a block to spare after the last segment: the segments after it
+   * move up a block, its second half to the block that frees (cheaper than laying the leaf out anew).
+   */
+  private splitSegment(s: number): void {
+    const segN = this.arena.segN;
+    const first = this.at;
+    const after = this.nseg - s - 1;
+    if (after > 0) {
+      this.copy((s + 2) * SEG, (s + 1) * SEG, after * SEG);
+      segN.copyWithin(first + s + 2, first + s + 1, first + this.nseg);
+    }
+    const half = SEG >> 1;
+    this.copy((s + 1) * SEG, s * SEG + half, SEG - half);
+    segN[first + s] = half;
+    segN[first + s + 1] = SEG - half;
+    this.nseg++;
   }
 
   /** The slot of the last TID of the tuple TID i is in (TID i is not its first). */
@@ -805,8 +836,8 @@ export class NbtreeIndex {
     const to = leaf.vTo;
     leaf.vFrom = leaf.vTo = -1;
     const count = to - from;
-    // Room for the inserts that made it real to come.
-    leaf.ensure(count);
+    // Room for the inserts that made it real to come: a leaf that will be laid out in segments gets room for them at once.
+    leaf.ensure(count + SEG_AFTER_INSERTS >= SEG_MIN_TIDS ? Math.ceil((count + SEG_AFTER_INSERTS + 1) / SEG_FILL) * SEG : count);
     leaf.n = count;
     const m = this.m;
     const dedup = r.dedup && !r.unique;
@@ -897,6 +928,14 @@ export class NbtreeIndex {
     const n = this.leaves.length;
     const h = this.lastLeaf;
     if (h < n && this.cmpLow(key, blk, seq, h) >= 0 && (h === n - 1 || this.cmpLow(key, blk, seq, h + 1) < 0)) return h;
+    const lo = this.searchLeaf(key, blk, seq);
+    this.lastLeaf = lo;
+    return lo;
+  }
+
+  /** findLeaf without the hint: the last leaf whose low bound is ≤ (key, TID). */
+  private searchLeaf(key: Float64Array, blk: number, seq: number): number {
+    const n = this.leaves.length;
     let lo = 0;
     let hi = n - 1;
     // A guess from the first key column between the second leaf's low bound and the last's (the first's
@@ -938,26 +977,90 @@ export class NbtreeIndex {
       if (this.cmpLow(key, blk, seq, mid) >= 0) lo = mid;
       else hi = mid - 1;
     }
-    this.lastLeaf = lo;
     return lo;
   }
 
+  /** The leaf prefetch() found last, and per key of its batch the leaf, then the slot where the key goes. */
+  private prefetchLeaf = 0;
+  private prefetchAt = new Int32Array(0);
+
   /**
-   * The position in leaf l where (key, TID) goes: the first TID that does not sort before it. The first
-   * key column's value between the leaf's first and last gives a guess by interpolation; from there the
-   * search steps out by doubling until it brackets the answer, then halves (the answer is the one a
-   * plain binary search finds, in fewer reads of a leaf that is seldom in the cache).
+   * Read, without changing anything, what the inserts of `count` keys (first key columns, keys[k]) will
+   * read first: the leaf that holds each, its segment counts and the TIDs about where the key goes. Called
+   * for a batch of rows before they are worked on, in passes (the leaves, their segments, their TIDs), so
+   * that the loads of a pass (seldom in the cache) overlap instead of each waiting for the one before; the
+   * sum means nothing.
    */
-  private position(l: Leaf, key: Float64Array, blk: number, seq: number): number {
+  prefetch(keys: Float64Array, count: number): number {
+    const n = this.leaves.length;
+    if (n === 0 || this.m !== 1) return 0;
+    if (this.prefetchAt.length < count) this.prefetchAt = new Int32Array(count);
+    const at = this.prefetchAt;
+    const key = this.scratchKey;
+    const lows = this.lows;
+    const s = this.stride;
+    let sum = 0;
+    // The leaves (their low bounds are in the cache): each Leaf's fields.
+    let li = this.prefetchLeaf;
+    for (let k = 0; k < count; k++) {
+      key[0] = keys[k]!;
+      if (!(li < n && this.cmpLow(key, -Infinity, -Infinity, li) >= 0 && (li === n - 1 || this.cmpLow(key, -Infinity, -Infinity, li + 1) < 0))) li = this.searchLeaf(key, -Infinity, -Infinity);
+      at[k] = li;
+      sum += this.leaves[li]!.n;
+    }
+    this.prefetchLeaf = li;
+    // Where each key goes, by interpolation between the leaf's bounds (as position() guesses), as a slot (reading the leaf's segment counts).
+    for (let k = 0; k < count; k++) {
+      const i = at[k]!;
+      const l = this.leaves[i]!;
+      at[k] = -1;
+      if (l.vFrom >= 0 || l.n === 0) continue;
+      const first = i > 0 ? lows[i * s]! : -Infinity;
+      const last = i + 1 < n ? lows[(i + 1) * s]! : Infinity;
+      const v = keys[k]!;
+      if (!(v > first && v < last) || first === -Infinity || last === Infinity) continue;
+      const g = Math.floor(((v - first) / (last - first)) * (l.n - 1));
+      if (g < 0 || g >= l.n) continue;
+      at[k] = (l.at * SEG + l.slot(g)) * META;
+    }
+    // The TIDs there, to the end of their segment (an insert moves them): a word of every cache line (four TIDs).
+    const meta = this.arena.meta;
+    for (let k = 0; k < count; k++) {
+      const w = at[k]!;
+      if (w < 0) continue;
+      const end = w - (w % (SEG * META)) + SEG * META;
+      for (let o = w; o < end; o += 16) sum += meta[o]!;
+    }
+    return sum;
+  }
+
+  /**
+   * The position in leaf l (at li among the leaves) where (key, TID) goes: the first TID that does not
+   * sort before it. The first key column's value between the leaf's low bound and the next leaf's (the
+   * leaf's first and last keys where there is none) gives a guess by interpolation; from there the
+   * search steps out by doubling until it brackets the answer, then halves (the answer is the one a
+   * plain binary search finds, whatever the guess, in fewer reads of a leaf that is seldom in the cache;
+   * the bounds are read from `lows`, which the search for the leaf has just read, not from the leaf). A
+   * key at or after the one placed last in the same leaf is looked for from that TID's position instead.
+   */
+  private position(l: Leaf, li: number, key: Float64Array, blk: number, seq: number): number {
     const n = l.n;
     let lo = 0;
     let hi = n;
     if (n > 16) {
-      const first = l.key(l.slot(0), 0);
-      const last = l.key(l.slot(n - 1), 0);
+      const s = this.stride;
+      // Every key of the leaf is ≥ its low bound's first column and ≤ the next leaf's.
+      let first = li > 0 ? this.lows[li * s]! : -Infinity;
+      let last = li + 1 < this.leaves.length ? this.lows[(li + 1) * s]! : Infinity;
+      if (first === -Infinity) first = l.key(l.slot(0), 0);
+      if (last === Infinity) last = l.key(l.slot(n - 1), 0);
       const k = key[0]!;
       if (k > first && k < last) {
-        const g = Math.floor(((k - first) / (last - first)) * (n - 1));
+        // Past the TID placed last in this leaf (inserts in key order), by as many as the keys between take; else from the leaf's low bound.
+        const pk = this.placedKey;
+        let g: number;
+        if (l === this.placedLeaf && this.placedAt < n && k >= pk) g = Math.min(n - 1, this.placedAt + 1 + Math.floor(((k - pk) / (last - first)) * (n - 1)));
+        else g = Math.floor(((k - first) / (last - first)) * (n - 1));
         if (g >= 0 && g < n) {
           if (this.cmpTid(key, blk, seq, l, l.slot(g)) > 0) {
             lo = g + 1;
@@ -1026,7 +1129,7 @@ export class NbtreeIndex {
     if (this.free(leaf) < base) {
       leaf.flatten();
       let uniquedup = kind === InsertKind.Unchanged;
-      if (r.unique && !uniquedup) uniquedup = this.hasKey(leaf, key);
+      if (r.unique && !uniquedup) uniquedup = this.hasKey(leaf, li, key);
       if (leaf.dead > 0) {
         this.simpleDeletion(leaf, blk);
         uniquedup = true;
@@ -1042,7 +1145,7 @@ export class NbtreeIndex {
         leaf = this.leaves[li]!;
       }
     }
-    this.place(leaf, key, row, blk, seq, base, piv);
+    this.place(leaf, li, key, row, blk, seq, base, piv);
   }
 
   /**
@@ -1068,16 +1171,24 @@ export class NbtreeIndex {
     a.compacted(to);
   }
 
-  private hasKey(l: Leaf, key: Float64Array): boolean {
-    const i = this.position(l, key, -Infinity, -Infinity);
+  private hasKey(l: Leaf, li: number, key: Float64Array): boolean {
+    const i = this.position(l, li, key, -Infinity, -Infinity);
     if (i >= l.n) return false;
     for (let c = 0; c < this.m; c++) if (l.key(i, c) !== key[c]) return false;
     return true;
   }
 
+  /** The leaf a TID was placed in last, its position there and its first key column (position() starts from there). */
+  private placedLeaf: Leaf | null = null;
+  private placedAt = 0;
+  private placedKey = 0;
+
   /** Put the TID into leaf l at its place; inside a posting list, the list's last TID leaves it as a plain tuple (a posting list split). */
-  private place(l: Leaf, key: Float64Array, row: number, blk: number, seq: number, base: number, piv: number): void {
-    const i = this.position(l, key, blk, seq);
+  private place(l: Leaf, li: number, key: Float64Array, row: number, blk: number, seq: number, base: number, piv: number): void {
+    const i = this.position(l, li, key, blk, seq);
+    this.placedLeaf = l;
+    this.placedAt = i;
+    this.placedKey = key[0]!;
     if (l.nseg === 0 && ++l.flatInserts > SEG_AFTER_INSERTS && l.n >= SEG_MIN_TIDS) l.spread();
     const inside = i > 0 && i < l.n && (l.flagAt(l.slot(i)) & HEAD) === 0;
     const at = l.openSlot(i);
@@ -1376,7 +1487,7 @@ export class NbtreeIndex {
     const heads: number[] = [];
     for (let i = 0; i < l.n; i = l.tupleEnd(i)) heads.push(i);
     // The new item is item q: after every tuple that starts before its place (after a posting list it falls inside).
-    const pos = this.position(l, key, blk, seq);
+    const pos = this.position(l, li, key, blk, seq);
     let q = 0;
     while (q < heads.length && heads[q]! < pos) q++;
     const nItems = heads.length + 1;
@@ -1636,7 +1747,7 @@ export class NbtreeIndex {
       const l = this.leaves[li]!;
       this.materialise(l);
       l.flatten();
-      let i = this.position(l, key, -Infinity, -Infinity);
+      let i = this.position(l, li, key, -Infinity, -Infinity);
       let past = false;
       while (i < l.n) {
         if (!this.sameKeyAs(l, i, key)) {

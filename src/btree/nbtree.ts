@@ -379,7 +379,7 @@ class Leaf {
     a.keys[(this.at * SEG + j) * this.m + c] = v;
   }
 
-  /** Room for n TIDs (contiguous leaf): a leaf grows by a quarter (at least 32 TIDs), not by doubling, so its run stays near its size. */
+  /** Room for n TIDs (contiguous leaf): a leaf grows to the blocks n TIDs and LEAF_GROWTH_MIN more need (blocksFor), not by doubling, so its run stays near its size. */
   ensure(n: number): void {
     if (n > this.blocks * SEG) this.move(blocksFor(n));
   }

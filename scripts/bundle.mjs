@@ -1,10 +1,11 @@
 // After tsc: the command line's entry and the worker entries bundled into dist/bundle/ (rolldown), so
-// that a start-up loads a few files instead of the ~400 modules of dist/ and zod, yaml and the other
-// pure-JavaScript packages. Packages with native code or their own worker files (the canvas, piscina,
-// pg) stay outside. bin/rowsim.js falls back to dist/cli/main.js when the bundle is missing.
+// that a start-up loads a few files instead of the ~400 modules of dist/, zod, yaml and commander.
+// Packages with native code or worker files of their own (the canvas, piscina, pg) and those loaded only
+// where a chart or a table is drawn (chart.js, cli-table3) stay outside. bin/rowsim.js falls back to
+// dist/cli/main.js when the bundle is missing or older than it (docs/development.md, "The bundle").
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'rolldown';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -16,7 +17,7 @@ const EXTERNAL = ['@napi-rs/canvas', 'piscina', 'pg', 'chart.js', 'cli-table3', 
  * commander goes into the bundle. src/cli/commander.ts require()s it (outside a bundle that is cheaper
  * than importing CommonJS); here it is imported, so that the bundler takes it in. And commander's
  * require of node:child_process, which only its executable subcommands use (rowsim has none), is made
- * lazy: loading that built-in module is about a tenth of `rowsim --help`.
+ * lazy: loading that built-in module took about 15 ms of `rowsim --help`'s CPU in a profile.
  */
 const commanderInBundle = {
   name: 'rowsim-commander',
@@ -33,7 +34,7 @@ const commanderInBundle = {
 };
 
 // The page-drawing functions report.html and the trace deck carry as script: as tsc compiled them.
-const { pageScriptSource } = await import(join(dist, 'mechanism/svg.js'));
+const { pageScriptSource } = await import(pathToFileURL(join(dist, 'mechanism/svg.js')).href);
 
 await rm(out, { recursive: true, force: true });
 await build({

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
-import { encodePng } from '../src/report/png.js';
+import { crc32 } from 'node:zlib';
+import { crc32Js, encodePng } from '../src/report/png.js';
 
 async function pixels(png: Buffer): Promise<{ width: number; height: number; data: Buffer }> {
   const img = await loadImage(png);
@@ -60,5 +61,13 @@ describe('encodePng', () => {
     expect(encodePng(canvas).equals(canvas.toBuffer('image/png'))).toBe(true);
     const half = drawing(120, 80, 'rgba(255, 255, 255, 0.5)');
     expect(encodePng(half).equals(half.toBuffer('image/png'))).toBe(true);
+  });
+
+  it('the CRC for a Node.js without zlib.crc32 is zlib\'s: IEND\'s known CRC and random bytes', () => {
+    expect(crc32Js(Buffer.from('IEND', 'latin1'))).toBe(0xae426082);
+    let x = 12345;
+    const bytes = Uint8Array.from({ length: 10_000 }, () => ((x = (x * 1103515245 + 12345) >>> 0) >>> 16) & 0xff);
+    expect(crc32Js(bytes)).toBe(crc32(bytes));
+    expect(crc32Js(new Uint8Array(0))).toBe(0);
   });
 });

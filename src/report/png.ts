@@ -11,7 +11,7 @@
  * The chunks besides the pixels are the ones the canvas writes: sBIT (8 bits a channel) and sRGB
  * (perceptual).
  */
-import { crc32, deflateSync } from 'node:zlib';
+import * as zlib from 'node:zlib';
 
 /** What a canvas of @napi-rs/canvas offers the encoder. */
 export interface PngSource {
@@ -26,6 +26,27 @@ export interface PngSource {
 const LEVEL = 1;
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+let crcTable: Uint32Array | undefined;
+
+/** CRC-32 as PNG computes it, for a Node.js before 20.15 (no zlib.crc32). */
+export function crc32Js(bytes: Uint8Array): number {
+  if (!crcTable) {
+    crcTable = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      crcTable[n] = c >>> 0;
+    }
+  }
+  const t = crcTable;
+  let crc = 0xffffffff;
+  for (let i = 0; i < bytes.length; i++) crc = t[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** zlib's own CRC-32 (native) where Node.js has it. */
+const crc32: (bytes: Uint8Array) => number = typeof zlib.crc32 === 'function' ? (bytes) => zlib.crc32(bytes) : crc32Js;
 
 function chunk(type: string, body: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(12 + body.length);
@@ -89,6 +110,6 @@ export function encodePng(canvas: PngSource): Buffer {
   ihdr[8] = 8; // bits a channel
   ihdr[9] = 2; // colour type: RGB
   // compression, filter method, interlace: 0
-  const idat = deflateSync(rows, { level: LEVEL });
+  const idat = zlib.deflateSync(rows, { level: LEVEL });
   return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('sBIT', Uint8Array.of(8, 8, 8)), chunk('sRGB', Uint8Array.of(0)), chunk('IDAT', idat), chunk('IEND', new Uint8Array(0))]);
 }

@@ -7,10 +7,11 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BenchUsageError, DEFAULT_PG_ROWS, maskLoosely, parseBenchArgs, SUITES } from '../src/bench/args.js';
 import { CHILD_MARK, childOutcome, growthPerRow, type ChildEnd, type ChildReport } from '../src/bench/child-report.js';
-import { benchJson, formatLine, machineInfo, measure, measureEach, PhaseClock, rateLine, stat, summarize, type BenchReport } from '../src/bench/harness.js';
+import { benchJson, formatLine, machineInfo, machineLine, measure, measureEach, PhaseClock, rateLine, speedProbe, stat, summarize, type BenchReport } from '../src/bench/harness.js';
 import { topSelfTime, type CpuProfile } from '../src/bench/cpuprofile.js';
 import { findSimpy, noSimpyNote, probePython, pythonCandidates } from '../src/bench/simpy.js';
 import { storageBenchSpec } from '../src/bench/storage.js';
@@ -83,6 +84,23 @@ describe('the harness', () => {
     const wallOnly = rateLine('x', 1000, 'rows', summarize([{ wall: 2 }], { runs: 1, warmup: 0 }));
     expect(wallOnly).toMatchObject({ value: 500, unit: 'rows/wall-s' });
     expect(wallOnly.note).toMatch(/1 run, no warm-up$/);
+  });
+
+  it('the speed probe gives two CPU times (median and min) that the machine lines print; none when not probed', () => {
+    const p = speedProbe();
+    for (const v of [p.alu_ms, p.alu_min_ms, p.memory_ms, p.memory_min_ms]) expect(Number.isFinite(v) && v > 0).toBe(true);
+    expect(p.alu_min_ms).toBeLessThanOrEqual(p.alu_ms);
+    expect(p.memory_min_ms).toBeLessThanOrEqual(p.memory_ms);
+    const m = { ...machineInfo(), probe: p };
+    for (const when of ['start', 'end'] as const) expect(machineLine(m, when).note).toContain(`speed probe ${p.alu_ms} ms arithmetic, ${p.memory_ms} ms memory`);
+    expect(machineLine(machineInfo(), 'start').note).not.toContain('speed probe');
+  });
+
+  it('the bench takes the probe in a fresh process (the compiled harness in dist/, as npm test builds it)', async () => {
+    const dist = (await import(pathToFileURL(join(ROOT, 'dist', 'bench', 'harness.js')).href)) as typeof import('../src/bench/harness.js');
+    const p = dist.speedProbeInChild();
+    expect(p).toBeDefined();
+    for (const v of [p!.alu_ms, p!.memory_ms]) expect(Number.isFinite(v) && v > 0).toBe(true);
   });
 
   it('--json: one document with the machine, the commit and every line with its suite and runs', () => {

@@ -11,6 +11,7 @@
  * The output is one line per figure, `name: value unit  (note)`, or with --json one document with the
  * machine, the date, the commit and every line with its samples. Pure apart from the clocks.
  */
+import { spawnSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 
 /** Median and minimum of a figure's runs. */
@@ -193,6 +194,95 @@ export interface MachineInfo {
   memory_bytes: number;
   node: string;
   platform: string;
+  /** How fast a core of this machine was when the figure was taken (speedProbe); absent when not probed. */
+  probe?: SpeedProbe;
+}
+
+/** CPU milliseconds of two fixed loops, median of 5 (min beside): integer arithmetic, and random reads of 64 MB. */
+export interface SpeedProbe {
+  alu_ms: number;
+  alu_min_ms: number;
+  memory_ms: number;
+  memory_min_ms: number;
+}
+
+const PROBE_RUNS = 5;
+const PROBE_ALU_STEPS = 1 << 24;
+const PROBE_MEMORY_WORDS = 1 << 24;
+const PROBE_MEMORY_READS = 1 << 21;
+/** Where the probe's loops leave their results, so that no compiler can drop them as unused. */
+let probeSink = 0;
+
+/**
+ * A core's speed now, by two fixed loops: 16M steps of a xorshift generator (arithmetic in registers),
+ * and 2M reads at random places in a 64 MB array (cache and memory misses, as a random update's are).
+ * The same work on every run, so a machine whose cores run slower under its neighbours shows it here:
+ * figures of two bench runs compare only as far as their probes agree.
+ */
+export function speedProbe(): SpeedProbe {
+  const cpuMs = (fn: () => number): [number, number] => {
+    const t = process.cpuUsage();
+    const r = fn();
+    const u = process.cpuUsage(t);
+    return [(u.user + u.system) / 1000, r];
+  };
+  const alu = (): number => {
+    let x = 2463534242;
+    for (let i = 0; i < PROBE_ALU_STEPS; i++) {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+    }
+    return x;
+  };
+  const words = new Int32Array(PROBE_MEMORY_WORDS);
+  for (let i = 0; i < words.length; i++) words[i] = i;
+  const memory = (): number => {
+    let x = 88172645;
+    let sum = 0;
+    for (let i = 0; i < PROBE_MEMORY_READS; i++) {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      sum += words[(x >>> 0) & (PROBE_MEMORY_WORDS - 1)]!;
+    }
+    return sum;
+  };
+  alu();
+  memory();
+  const a: number[] = [];
+  const m: number[] = [];
+  for (let i = 0; i < PROBE_RUNS; i++) {
+    const [ta, ra] = cpuMs(alu);
+    const [tm, rm] = cpuMs(memory);
+    a.push(ta);
+    m.push(tm);
+    probeSink ^= ra ^ rm;
+  }
+  const sa = stat(a);
+  const sm = stat(m);
+  const r1 = (x: number) => Math.round(x * 10) / 10;
+  return { alu_ms: r1(sa.median), alu_min_ms: r1(sa.min), memory_ms: r1(sm.median), memory_min_ms: r1(sm.min) };
+}
+
+/**
+ * speedProbe in a fresh Node.js process (this module, compiled, in dist/): a long bench's own heap and
+ * page mappings do not colour the figure (the memory loop ran 3× slower at the end of a bench's process
+ * than in a fresh one). Undefined when the child fails.
+ */
+export function speedProbeInChild(): SpeedProbe | undefined {
+  const here = import.meta.url;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', `import { speedProbe } from ${JSON.stringify(here)}; process.stdout.write(JSON.stringify(speedProbe()));`], { encoding: 'utf8' });
+  if (r.status !== 0) return undefined;
+  try {
+    return JSON.parse(r.stdout) as SpeedProbe;
+  } catch {
+    return undefined;
+  }
+}
+
+function probeText(p: SpeedProbe | undefined): string {
+  return p ? `; speed probe ${p.alu_ms} ms arithmetic, ${p.memory_ms} ms memory (CPU, median of ${PROBE_RUNS} in a fresh process; lower is faster)` : '';
 }
 
 export function machineInfo(): MachineInfo {
@@ -209,12 +299,12 @@ export function machineInfo(): MachineInfo {
 /** The machine line printed first (and the load average again at the end). */
 export function machineLine(m: MachineInfo, when: 'start' | 'end'): BenchLine {
   const load = `load average ${m.loadavg.map((x) => x.toFixed(2)).join(' / ')} (1 / 5 / 15 min, os.loadavg)`;
-  if (when === 'end') return { name: 'machine at the end', value: m.cores, unit: 'cores', note: load };
+  if (when === 'end') return { name: 'machine at the end', value: m.cores, unit: 'cores', note: `${load}${probeText(m.probe)}` };
   return {
     name: 'machine',
     value: m.cores,
     unit: 'cores',
-    note: `os.availableParallelism; ${load}; ${m.cpu}, ${(m.memory_bytes / 1024 ** 3).toFixed(0)} GiB, Node.js ${m.node}, ${m.platform}`,
+    note: `os.availableParallelism; ${load}; ${m.cpu}, ${(m.memory_bytes / 1024 ** 3).toFixed(0)} GiB, Node.js ${m.node}, ${m.platform}${probeText(m.probe)}`,
   };
 }
 

@@ -12,7 +12,7 @@ import { BenchUsageError, parseBenchArgs, SUITES, USAGE } from './args.js';
 import { benchCli } from './cli.js';
 import { benchContention, benchContentionRuns } from './contention.js';
 import { benchEstimate } from './estimate.js';
-import { benchJson, formatLine, machineInfo, machineLine, type BenchLine, type BenchReport } from './harness.js';
+import { benchJson, formatLine, machineInfo, machineLine, speedProbeInChild, type BenchLine, type BenchReport } from './harness.js';
 import { benchMechanism } from './mechanism.js';
 import { benchMemory, benchScale } from './memory.js';
 import { benchPg, checkPgReachable, PgBenchError } from './pg.js';
@@ -86,6 +86,8 @@ async function main(): Promise<number> {
     report.lines.push({ suite, ...line });
     print(formatLine(line));
   };
+  const probe = speedProbeInChild();
+  if (probe) report.machine.probe = probe;
   add('machine', machineLine(report.machine, 'start'));
   const ctx: SuiteContext = { runs: args.runs, runsGiven: args.runsGiven, timeoutS: args.timeoutS, ...(args.pg ? { pg: args.pg } : {}) };
   try {
@@ -102,7 +104,8 @@ async function main(): Promise<number> {
   if (args.suitesNamed.length === 0) {
     for (const s of SUITES.filter((x) => !x.byDefault && x.name !== 'pg')) print(`${s.name}: skipped by default (${s.what}): npm run bench -- ${s.name}`);
   }
-  report.machine_at_end = machineInfo();
+  const probeAtEnd = speedProbeInChild();
+  report.machine_at_end = { ...machineInfo(), ...(probeAtEnd ? { probe: probeAtEnd } : {}) };
   add('machine', machineLine(report.machine_at_end, 'end'));
   if (args.json) process.stdout.write(benchJson(report));
   return 0;

@@ -1,5 +1,5 @@
 // After tsc: the command line's entry and the worker entries bundled into dist/bundle/ (rolldown), so
-// that a start-up loads a few files instead of the ~400 modules of dist/, zod, yaml and commander.
+// that a start-up loads a few dozen files instead of hundreds of modules of dist/, zod, yaml and commander.
 // Packages with native code or worker files of their own (the canvas, piscina, pg) and those loaded only
 // where a chart or a table is drawn (chart.js, cli-table3) stay outside. bin/rowsim.js falls back to
 // dist/cli/main.js when the bundle is missing or older than it (docs/development.md, "The bundle").

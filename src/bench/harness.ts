@@ -221,10 +221,9 @@ let probeSink = 0;
  */
 export function speedProbe(): SpeedProbe {
   const cpuMs = (fn: () => number): [number, number] => {
-    const t = process.cpuUsage();
+    const stop = startClock();
     const r = fn();
-    const u = process.cpuUsage(t);
-    return [(u.user + u.system) / 1000, r];
+    return [stop().cpu! * 1000, r];
   };
   const alu = (): number => {
     let x = 2463534242;

@@ -249,6 +249,26 @@ describe('renderPageMap', () => {
     expect(countPixels(p, 0, 0, 300, 40, isDark)).toBeGreaterThan(20);
   });
 
+  it('draws a map the same whatever the thread drew before (one canvas and one cell buffer are kept from map to map)', () => {
+    const stubs = new Uint32Array(300);
+    stubs[11] = 1;
+    const spec = pageSpec(300, { stubs, subtitle: 'the map drawn first and last' });
+    const first = renderPageMap(spec);
+    // A taller map, a narrower one, one at scale 2, one too large to keep a canvas for, an empty one.
+    renderPageMap(pageSpec(5000));
+    renderPageMap(pageSpec(100, { width: 500 }));
+    renderPageMap({ ...pageSpec(2000), scale: 2 });
+    renderPageMap(pageSpec(300_000, { maxCells: 300_000 }));
+    renderPageMap({ title: 'none', fill: [], stubs: [], forwardedIn: [] });
+    renderPageMap(pageSpec(5000));
+    expect(renderPageMap(spec).equals(first)).toBe(true);
+    expect(pngSize(first).height).toBe(pageMapLayout(spec).height);
+    // At scale 2, maps of one width in turn on the one canvas: its transform does not build up.
+    const double = renderPageMap({ ...spec, scale: 2 });
+    renderPageMap({ ...pageSpec(900), scale: 2 });
+    expect(renderPageMap({ ...spec, scale: 2 }).equals(double)).toBe(true);
+  });
+
   it('renders an empty page map', () => {
     const { width, height } = pngSize(renderPageMap({ title: 'none', fill: [], stubs: [], forwardedIn: [] }));
     expect(width).toBe(CHART_WIDTH);

@@ -10,8 +10,8 @@
  * titles of 24 px (FONT_PX); long category labels are wrapped onto several lines (wrapLabel). `scale`
  * (`rowsim run --scale`, setChartScale) multiplies the pixel size and leaves the layout as it is.
  */
-import { createCanvas } from '@napi-rs/canvas';
-import { encodePng } from './png.js';
+import { createCanvas, ImageData, type Canvas } from '@napi-rs/canvas';
+import { encodePixelsPng, encodePng } from './png.js';
 import { FONT_FAMILY, ensureFonts } from '../util/fonts.js';
 import { createRequire } from 'node:module';
 import type { ChartConfiguration, Plugin } from 'chart.js';
@@ -983,6 +983,45 @@ function pixel32([r, g, b]: readonly number[]): number {
 }
 
 /**
+ * Page maps are drawn on one canvas a thread, and their cells in one pixel buffer, kept from one map to
+ * the next while they are at most this many pixels. Memory first touched costs a page fault a 4 kB page
+ * (15–20 µs each on a virtual machine such as this project's): a fresh 1200 × 850 canvas and its pixels
+ * read back cost more in faults than drawing the map does.
+ */
+const KEEP_PIXELS = 1 << 23;
+let keptCanvas: Canvas | undefined;
+let keptCells: Uint8ClampedArray | undefined;
+
+/** A canvas `w` pixels wide and at least `h` high (the kept one when it fits), for a drawing read back as its top `h` rows. */
+function mapCanvas(w: number, h: number): Canvas {
+  if (w * h > KEEP_PIXELS) return createCanvas(w, h);
+  if (!keptCanvas || keptCanvas.width !== w || keptCanvas.height < h) keptCanvas = createCanvas(w, h);
+  return keptCanvas;
+}
+
+/** The top `w` × `h` pixels of `canvas` as a PNG file (encodePng's; the canvas's own encoder on that part where a pixel is not opaque). */
+function regionPng(canvas: Canvas, w: number, h: number): Buffer {
+  const px = canvas.getContext('2d').getImageData(0, 0, w, h).data;
+  return encodePixelsPng(px, w, h, () => {
+    if (canvas.height === h) return canvas.toBuffer('image/png');
+    const exact = createCanvas(w, h);
+    exact.getContext('2d').drawImage(canvas, 0, 0);
+    return exact.toBuffer('image/png');
+  });
+}
+
+/** A transparent `w` × `h` image for paintCells, on the kept pixel buffer when it fits. */
+function cellImage(w: number, h: number): ImageData {
+  const n = w * h * 4;
+  if (n > KEEP_PIXELS * 4) return new ImageData(w, h);
+  if (!keptCells || keptCells.length < n) keptCells = new Uint8ClampedArray(n);
+  // A view from the buffer's start: the canvas reads an ImageData's pixels from its buffer's first byte.
+  const view = keptCells.subarray(0, n);
+  view.fill(0);
+  return new ImageData(view, w, h);
+}
+
+/**
  * The cells of a page map as pixels, written straight into the canvas (one call, not two a cell: a
  * 20,000-cell map costs milliseconds). Device pixels: `scale` is applied here, the canvas transform is not.
  * The grid's area is still the white the canvas was filled with when the cells are painted (the header
@@ -996,7 +1035,7 @@ function paintCells(ctx: Ctx2D, L: { cell: number; cols: number; gridLeft: numbe
   const y0 = Math.round(gridTop * scale);
   const w = Math.round((gridLeft + cols * cell) * scale) - x0;
   const h = Math.round((gridTop + rows * cell) * scale) - y0;
-  const img = ctx.createImageData(w, h);
+  const img = cellImage(w, h);
   const data = img.data;
   const words = data.byteOffset % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, w * h) : undefined;
   const box = (x: number, y: number, bw: number, bh: number, rgb: readonly number[], word: number) => {
@@ -1333,8 +1372,21 @@ export function renderPageMap(spec: PageMapSpec): Buffer {
   const cells = pageCells(spec);
   const totals = pageTotals(cells);
   const L = layoutWithTotals(spec, cells, totals);
-  const canvas = createCanvas(Math.round(L.width * L.scale), Math.round(L.height * L.scale));
+  const w = Math.round(L.width * L.scale);
+  const h = Math.round(L.height * L.scale);
+  const canvas = mapCanvas(w, h);
   const ctx = canvas.getContext('2d');
+  // A kept canvas: its state is the default again at the end (restore), every pixel read is painted over.
+  ctx.save();
+  try {
+    drawPageMap(ctx, spec, L, cells, totals);
+  } finally {
+    ctx.restore();
+  }
+  return regionPng(canvas, w, h);
+}
+
+function drawPageMap(ctx: Ctx2D, spec: PageMapSpec, L: PageMapLayout, cells: PageCells, totals: PageTotals): void {
   ctx.scale(L.scale, L.scale);
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(0, 0, L.width, L.height);
@@ -1347,7 +1399,7 @@ export function renderPageMap(spec: PageMapSpec): Buffer {
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     ctx.fillText('no data', L.width / 2, gridTop + 30);
-    return encodePng(canvas);
+    return;
   }
 
   // Grey behind the cells shows as 1 px separators once cells are large enough to afford them.
@@ -1381,7 +1433,6 @@ export function renderPageMap(spec: PageMapSpec): Buffer {
     const ly = gridTop + r * cell + inner / 2;
     ctx.fillText(formatNumber(r * cols * cells.pagesPerCell), gridLeft - 6, Math.max(gridTop + 8, ly));
   }
-  return encodePng(canvas);
 }
 
 /** A corner mark of a cell of size s at (x, y), added to the current path: a triangle when there is room, else a small square. */

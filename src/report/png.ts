@@ -65,17 +65,29 @@ let scratch: Buffer | undefined;
 
 /**
  * Each row of RGBA `px` as a filter byte (2, Up; 0 for the first row) and the RGB differences with the
- * row above; undefined as soon as a pixel is not opaque.
+ * row above; undefined as soon as a pixel is not opaque. A row equal to the one above is found by one
+ * native comparison and written as zeros: most rows of a page map repeat the one above.
  */
-function filterRows(px: Uint8Array, width: number, height: number): Buffer | undefined {
+function filterRows(px: Uint8Array | Uint8ClampedArray, width: number, height: number): Buffer | undefined {
   const rowIn = width * 4;
   const rowOut = width * 3 + 1;
   const size = rowOut * height;
   if (!scratch || scratch.length < size) scratch = Buffer.allocUnsafe(size);
   const out = scratch;
+  // The pixels as a Buffer (no copy), to compare a row with the one above natively.
+  const src = Buffer.from(px.buffer, px.byteOffset, px.byteLength);
   let o = 0;
   let i = 0;
   for (let y = 0; y < height; y++) {
+    // A row the same as the one above (a chart's background, a page map's band of cells): all zeros, and
+    // opaque if that row was.
+    if (y > 0 && src.compare(src, i - rowIn, i, i, i + rowIn) === 0) {
+      out[o++] = 2;
+      out.fill(0, o, o + rowOut - 1);
+      o += rowOut - 1;
+      i += rowIn;
+      continue;
+    }
     if (y === 0) {
       out[o++] = 0;
       for (let x = 0; x < width; x++, i += 4) {
@@ -99,11 +111,17 @@ function filterRows(px: Uint8Array, width: number, height: number): Buffer | und
 
 /** The canvas as a PNG file: RGB, Up-filtered, zlib level 1 when every pixel is opaque; else the canvas's own PNG. */
 export function encodePng(canvas: PngSource): Buffer {
-  const { width, height } = canvas;
-  const px = canvas.data();
-  if (width <= 0 || height <= 0 || px.length !== width * height * 4) return canvas.toBuffer('image/png');
+  return encodePixelsPng(canvas.data(), canvas.width, canvas.height, () => canvas.toBuffer('image/png'));
+}
+
+/**
+ * RGBA pixels `px` (`width` × `height`, row by row) as a PNG file: RGB, Up-filtered, zlib level 1 when
+ * every pixel is opaque; else what `fallback` makes (the canvas's own encoder).
+ */
+export function encodePixelsPng(px: Uint8Array | Uint8ClampedArray, width: number, height: number, fallback: () => Buffer): Buffer {
+  if (width <= 0 || height <= 0 || px.length !== width * height * 4) return fallback();
   const rows = filterRows(px, width, height);
-  if (!rows) return canvas.toBuffer('image/png');
+  if (!rows) return fallback();
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);

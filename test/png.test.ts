@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { crc32 } from 'node:zlib';
-import { crc32Js, encodePng } from '../src/report/png.js';
+import { crc32Js, encodePixelsPng, encodePng, encodeStripsPng, STRIP_BYTES } from '../src/report/png.js';
 
 async function pixels(png: Buffer): Promise<{ width: number; height: number; data: Buffer }> {
   const img = await loadImage(png);
@@ -54,6 +54,32 @@ describe('encodePng', () => {
     const b = await pixels(canvas.toBuffer('image/png'));
     expect([a.width, a.height]).toEqual([width, height]);
     expect(a.data.equals(b.data)).toBe(true);
+  });
+
+  it('read a strip of rows at a time, writes the same file as from all the pixels at once', () => {
+    // 300 px a row: 54 rows a strip; heights below one strip, at a strip's edge, and across several.
+    const width = 300;
+    const strip = Math.floor(STRIP_BYTES / (width * 4));
+    for (const height of [1, strip - 1, strip, strip + 1, 3 * strip + 7]) {
+      const canvas = drawing(width, height, '#ffffff');
+      const px = canvas.data();
+      const reads: number[] = [];
+      const strips = encodeStripsPng((y, rows) => (reads.push(rows), px.subarray(y * width * 4, (y + rows) * width * 4)), width, height, () => Buffer.from('fallback'));
+      expect(strips.equals(encodePixelsPng(px, width, height, () => Buffer.from('fallback')))).toBe(true);
+      expect(strips.equals(encodePng(canvas))).toBe(true);
+      expect(reads.reduce((a, b) => a + b, 0)).toBe(height);
+      expect(Math.max(...reads)).toBeLessThanOrEqual(strip);
+    }
+  });
+
+  it('read by strips, leaves an image with a transparent pixel in a later strip to the fallback', () => {
+    const width = 300;
+    const height = 200;
+    const canvas = drawing(width, height, '#ffffff');
+    const px = Uint8Array.from(canvas.data());
+    px[(150 * width + 3) * 4 + 3] = 0; // row 150, in the third strip
+    const out = encodeStripsPng((y, rows) => px.subarray(y * width * 4, (y + rows) * width * 4), width, height, () => Buffer.from('fallback'));
+    expect(out.toString()).toBe('fallback');
   });
 
   it('leaves a canvas with transparent pixels to the canvas encoder', () => {

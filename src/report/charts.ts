@@ -11,7 +11,7 @@
  * (`rowsim run --scale`, setChartScale) multiplies the pixel size and leaves the layout as it is.
  */
 import { createCanvas, ImageData, type Canvas } from '@napi-rs/canvas';
-import { encodePixelsPng, encodePng } from './png.js';
+import { encodePng, encodeStripsPng } from './png.js';
 import { FONT_FAMILY, ensureFonts } from '../util/fonts.js';
 import { createRequire } from 'node:module';
 import type { ChartConfiguration, Plugin } from 'chart.js';
@@ -995,14 +995,15 @@ let keptCells: Uint8ClampedArray | undefined;
 /** A canvas `w` pixels wide and at least `h` high (the kept one when it fits), for a drawing read back as its top `h` rows. */
 function mapCanvas(w: number, h: number): Canvas {
   if (w * h > KEEP_PIXELS) return createCanvas(w, h);
-  if (!keptCanvas || keptCanvas.width !== w || keptCanvas.height < h) keptCanvas = createCanvas(w, h);
+  // Headroom: the maps of a sweep differ in height by a few rows, and rows never drawn on cost nothing.
+  if (!keptCanvas || keptCanvas.width !== w || keptCanvas.height < h) keptCanvas = createCanvas(w, Math.min(Math.floor(KEEP_PIXELS / w), Math.ceil((h + 1) / 512) * 512));
   return keptCanvas;
 }
 
-/** The top `w` × `h` pixels of `canvas` as a PNG file (encodePng's; the canvas's own encoder on that part where a pixel is not opaque). */
+/** The top `w` × `h` pixels of `canvas` as a PNG file, read a strip at a time (encodePng's file; the canvas's own encoder on that part where a pixel is not opaque). */
 function regionPng(canvas: Canvas, w: number, h: number): Buffer {
-  const px = canvas.getContext('2d').getImageData(0, 0, w, h).data;
-  return encodePixelsPng(px, w, h, () => {
+  const ctx = canvas.getContext('2d');
+  return encodeStripsPng((y, rows) => ctx.getImageData(0, y, w, rows).data, w, h, () => {
     if (canvas.height === h) return canvas.toBuffer('image/png');
     const exact = createCanvas(w, h);
     exact.getContext('2d').drawImage(canvas, 0, 0);

@@ -8,6 +8,10 @@
  * a quarter) and take half the time; decoded, their pixels are the same. A canvas with any
  * pixel not opaque is left to the canvas's encoder (RGB cannot say transparency).
  *
+ * Page maps (charts.ts) are read off their canvas a strip of rows at a time (encodeStripsPng): memory
+ * first touched costs a page fault a 4 kB page, 15–20 µs each on a virtual machine, and a 4 MB read-back
+ * buffer a map is fresh memory nearly every time, where small strips come back to the allocator.
+ *
  * The chunks besides the pixels are the ones the canvas writes: sBIT (8 bits a channel) and sRGB
  * (perceptual).
  */
@@ -64,24 +68,19 @@ function chunk(type: string, body: Uint8Array): Buffer {
 let scratch: Buffer | undefined;
 
 /**
- * Each row of RGBA `px` as a filter byte (2, Up; 0 for the first row) and the RGB differences with the
- * row above; undefined as soon as a pixel is not opaque. A row equal to the one above is found by one
- * native comparison and written as zeros: most rows of a page map repeat the one above.
+ * Rows `y0` … `y0 + rows − 1` of an image `width` pixels wide, RGBA at `buf[i0 …]` (the row above `y0`, if
+ * any, just before it), each as a filter byte (2, Up; 0 for the image's first row) and the RGB differences
+ * with the row above, written to `out` from `o`. Returns where the next row goes, or −1 as soon as a pixel
+ * is not opaque. A row equal to the one above is found by one native comparison and written as zeros:
+ * most rows of a page map or a chart repeat the one above.
  */
-function filterRows(px: Uint8Array | Uint8ClampedArray, width: number, height: number): Buffer | undefined {
+function filterRows(buf: Buffer, i0: number, y0: number, rows: number, width: number, out: Buffer, o: number): number {
   const rowIn = width * 4;
   const rowOut = width * 3 + 1;
-  const size = rowOut * height;
-  if (!scratch || scratch.length < size) scratch = Buffer.allocUnsafe(size);
-  const out = scratch;
-  // The pixels as a Buffer (no copy), to compare a row with the one above natively.
-  const src = Buffer.from(px.buffer, px.byteOffset, px.byteLength);
-  let o = 0;
-  let i = 0;
-  for (let y = 0; y < height; y++) {
-    // A row the same as the one above (a chart's background, a page map's band of cells): all zeros, and
-    // opaque if that row was.
-    if (y > 0 && src.compare(src, i - rowIn, i, i, i + rowIn) === 0) {
+  let i = i0;
+  for (let y = y0; y < y0 + rows; y++) {
+    // Equal to the row above (a background, a band of cells): all zeros, and opaque as that row was.
+    if (y > 0 && buf.compare(buf, i - rowIn, i, i, i + rowIn) === 0) {
       out[o++] = 2;
       out.fill(0, o, o + rowOut - 1);
       o += rowOut - 1;
@@ -91,22 +90,43 @@ function filterRows(px: Uint8Array | Uint8ClampedArray, width: number, height: n
     if (y === 0) {
       out[o++] = 0;
       for (let x = 0; x < width; x++, i += 4) {
-        if (px[i + 3] !== 255) return undefined;
-        out[o++] = px[i]!;
-        out[o++] = px[i + 1]!;
-        out[o++] = px[i + 2]!;
+        if (buf[i + 3] !== 255) return -1;
+        out[o++] = buf[i]!;
+        out[o++] = buf[i + 1]!;
+        out[o++] = buf[i + 2]!;
       }
     } else {
       out[o++] = 2;
       for (let x = 0; x < width; x++, i += 4) {
-        if (px[i + 3] !== 255) return undefined;
-        out[o++] = (px[i]! - px[i - rowIn]!) & 0xff;
-        out[o++] = (px[i + 1]! - px[i + 1 - rowIn]!) & 0xff;
-        out[o++] = (px[i + 2]! - px[i + 2 - rowIn]!) & 0xff;
+        if (buf[i + 3] !== 255) return -1;
+        out[o++] = (buf[i]! - buf[i - rowIn]!) & 0xff;
+        out[o++] = (buf[i + 1]! - buf[i + 1 - rowIn]!) & 0xff;
+        out[o++] = (buf[i + 2]! - buf[i + 2 - rowIn]!) & 0xff;
       }
     }
   }
-  return out.subarray(0, size);
+  return o;
+}
+
+/** The filtered rows' buffer of this thread, `size` bytes or more. */
+function filteredBuffer(size: number): Buffer {
+  if (!scratch || scratch.length < size) scratch = Buffer.allocUnsafe(size);
+  return scratch;
+}
+
+function asBuffer(px: Uint8Array | Uint8ClampedArray): Buffer {
+  return Buffer.from(px.buffer, px.byteOffset, px.byteLength);
+}
+
+function pngFile(width: number, height: number, rows: Buffer): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bits a channel
+  ihdr[9] = 2; // colour type: RGB
+  // compression, filter method, interlace: 0
+  const idat = zlib.deflateSync(rows, { level: LEVEL });
+  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('sBIT', Uint8Array.of(8, 8, 8)), chunk('sRGB', Uint8Array.of(0)), chunk('IDAT', idat), chunk('IEND', new Uint8Array(0))]);
 }
 
 /** The canvas as a PNG file: RGB, Up-filtered, zlib level 1 when every pixel is opaque; else the canvas's own PNG. */
@@ -120,14 +140,44 @@ export function encodePng(canvas: PngSource): Buffer {
  */
 export function encodePixelsPng(px: Uint8Array | Uint8ClampedArray, width: number, height: number, fallback: () => Buffer): Buffer {
   if (width <= 0 || height <= 0 || px.length !== width * height * 4) return fallback();
-  const rows = filterRows(px, width, height);
-  if (!rows) return fallback();
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; // bits a channel
-  ihdr[9] = 2; // colour type: RGB
-  // compression, filter method, interlace: 0
-  const idat = zlib.deflateSync(rows, { level: LEVEL });
-  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('sBIT', Uint8Array.of(8, 8, 8)), chunk('sRGB', Uint8Array.of(0)), chunk('IDAT', idat), chunk('IEND', new Uint8Array(0))]);
+  const size = (width * 3 + 1) * height;
+  const out = filteredBuffer(size);
+  if (filterRows(asBuffer(px), 0, 0, height, width, out, 0) < 0) return fallback();
+  return pngFile(width, height, out.subarray(0, size));
+}
+
+/** The rows a strip read at a time by encodeStripsPng: about 64 kB of RGBA at 1200 pixels a row. */
+export const STRIP_BYTES = 1 << 16;
+
+/** The strip buffer of this thread: the last row of the strip before, then the strip. */
+let stripScratch: Buffer | undefined;
+
+/**
+ * encodePixelsPng of an image read a strip of rows at a time: `read(y, n)` gives rows y … y + n − 1, RGBA.
+ * The strips are small (STRIP_BYTES) so that what reading them allocates comes back to the allocator
+ * and is used again, rather than 4 MB of fresh memory a page map, whose first touch costs a page fault a
+ * 4 kB page.
+ */
+export function encodeStripsPng(read: (y: number, rows: number) => Uint8Array | Uint8ClampedArray, width: number, height: number, fallback: () => Buffer): Buffer {
+  if (width <= 0 || height <= 0) return fallback();
+  const rowIn = width * 4;
+  const strip = Math.max(1, Math.floor(STRIP_BYTES / rowIn));
+  if (!stripScratch || stripScratch.length < (strip + 1) * rowIn) stripScratch = Buffer.allocUnsafe((strip + 1) * rowIn);
+  const work = stripScratch;
+  const size = (width * 3 + 1) * height;
+  const out = filteredBuffer(size);
+  let o = 0;
+  for (let y = 0; y < height; y += strip) {
+    const n = Math.min(strip, height - y);
+    const px = read(y, n);
+    if (px.length !== n * rowIn) return fallback();
+    // The row above this strip's first sits just before it.
+    if (y > 0) work.copyWithin(0, strip * rowIn, (strip + 1) * rowIn);
+    work.set(px, rowIn);
+    o = filterRows(work, rowIn, y, n, width, out, o);
+    if (o < 0) return fallback();
+    // Keep this strip's last row where the next strip's row above is read from.
+    if (n < strip) break;
+  }
+  return pngFile(width, height, out.subarray(0, size));
 }

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BenchUsageError, DEFAULT_PG_ROWS, maskLoosely, parseBenchArgs, SUITES } from '../src/bench/args.js';
 import { CHILD_MARK, childOutcome, growthPerRow, type ChildEnd, type ChildReport } from '../src/bench/child-report.js';
-import { benchJson, formatLine, machineInfo, machineLine, measure, measureEach, PhaseClock, rateLine, speedProbe, stat, summarize, type BenchReport } from '../src/bench/harness.js';
+import { benchJson, formatLine, machineInfo, machineLine, measure, measureEach, parallelCapacity, PhaseClock, rateLine, speedProbe, stat, summarize, type BenchReport } from '../src/bench/harness.js';
 import { topSelfTime, type CpuProfile } from '../src/bench/cpuprofile.js';
 import { findSimpy, noSimpyNote, probePython, pythonCandidates } from '../src/bench/simpy.js';
 import { storageBenchSpec } from '../src/bench/storage.js';
@@ -94,6 +94,14 @@ describe('the harness', () => {
     const m = { ...machineInfo(), probe: p };
     for (const when of ['start', 'end'] as const) expect(machineLine(m, when).note).toContain(`speed probe ${p.alu_ms} ms arithmetic, ${p.memory_ms} ms memory`);
     expect(machineLine(machineInfo(), 'start').note).not.toContain('speed probe');
+  });
+
+  it('the parallel capacity: threads, one figure a round, their median (a short loop; its value is the machine\'s)', async () => {
+    const p = await parallelCapacity(2, 3, 1 << 16);
+    expect(p.threads).toBe(2);
+    expect(p.rounds).toHaveLength(3);
+    for (const v of p.rounds) expect(Number.isFinite(v) && v > 0).toBe(true);
+    expect(p.capacity).toBe([...p.rounds].sort((a, b) => a - b)[1]);
   });
 
   it('the bench takes the probe in a fresh process (the compiled harness in dist/, as npm test builds it)', async () => {

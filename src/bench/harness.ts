@@ -280,6 +280,67 @@ export function speedProbeInChild(): SpeedProbe | undefined {
   }
 }
 
+/** What parallelCapacity measured: how many threads' worth of work the machine did at once. */
+export interface ParallelProbe {
+  /** Threads run at once. */
+  threads: number;
+  /** threads × (one thread's wall time ÷ the threads' wall time), median of the rounds: `threads` on idle cores, 1 when they share one. */
+  capacity: number;
+  /** Each round's figure. */
+  rounds: number[];
+}
+
+/** Steps of the xorshift loop each thread of parallelCapacity runs: about 0.1 s on one idle core here. */
+const PARALLEL_STEPS = 1 << 25;
+
+/**
+ * How many cores the machine gives this process now: the same fixed loop (xorshift steps, in registers)
+ * on one worker thread, then on `threads` at once, in turn `rounds` times; each round's capacity is
+ * threads × t(1) ÷ t(threads), wall time. A sweep's speed-up with two workers reads against this: on
+ * cores shared with other work, two threads may get little more than one.
+ */
+export async function parallelCapacity(threads: number, rounds = 3, steps = PARALLEL_STEPS): Promise<ParallelProbe> {
+  const { Worker } = await import('node:worker_threads');
+  const code = `const { parentPort, workerData } = require('node:worker_threads');
+let x = 2463534242;
+for (let i = 0; i < workerData; i++) { x ^= x << 13; x ^= x >>> 17; x ^= x << 5; }
+parentPort.postMessage(x);`;
+  const wave = async (n: number): Promise<number> => {
+    // Every thread started and ready before the clock starts is not possible without a barrier; the
+    // loop is long enough (≥ 0.1 s) that the threads' start-up (a few ms) hardly counts.
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: n }, () => new Promise<void>((resolve, reject) => {
+        const w = new Worker(code, { eval: true, workerData: steps, execArgv: [] });
+        w.once('message', () => resolve());
+        w.once('error', reject);
+      })),
+    );
+    return performance.now() - t0;
+  };
+  await wave(1); // warm-up
+  const r: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const one = await wave(1);
+    const many = await wave(threads);
+    r.push((threads * one) / many);
+  }
+  const round2 = (x: number) => Math.round(x * 100) / 100;
+  return { threads, capacity: round2(stat(r).median), rounds: r.map(round2) };
+}
+
+/** parallelCapacity in a fresh Node.js process (as speedProbeInChild); undefined when the child fails. */
+export function parallelCapacityInChild(threads: number): ParallelProbe | undefined {
+  const here = import.meta.url;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', `import { parallelCapacity } from ${JSON.stringify(here)}; process.stdout.write(JSON.stringify(await parallelCapacity(${threads})));`], { encoding: 'utf8' });
+  if (r.status !== 0) return undefined;
+  try {
+    return JSON.parse(r.stdout) as ParallelProbe;
+  } catch {
+    return undefined;
+  }
+}
+
 function probeText(p: SpeedProbe | undefined): string {
   return p ? `; speed probe ${p.alu_ms} ms arithmetic, ${p.memory_ms} ms memory (CPU, median of ${PROBE_RUNS} in a fresh process; lower is faster)` : '';
 }

@@ -368,7 +368,7 @@ export class ClusteredHeap implements StorageEngine {
   inspect(only?: readonly number[]): PageInspector {
     const n = this.pageCount;
     const g = this.geometry;
-    const byPage = bucketRows(this.rowHigh, n, (r) => this.rowPageOf[r]!);
+    const byPage = bucketRows(this.rowHigh, n, (r) => this.rowPageOf[r]!, 0);
     return frozenInspector(n, (p) => {
         const inTable = p >= 0 && p < n;
         const slots: SlotDetail[] = [];

@@ -12,7 +12,7 @@ import { grown } from '../util/arrays.js';
 import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 import type { HeapEventSink } from './events.js';
-import { bucketRows, frozenInspector, type PageDetail, type PageInspector, type SlotDetail } from './inspect.js';
+import { bucketRows, frozenInspector, scratchInt32, type PageDetail, type PageInspector, type SlotDetail } from './inspect.js';
 import type { PageReads } from './page-reads.js';
 
 export interface ForwardingHeapOptions {
@@ -824,7 +824,7 @@ export class ForwardingHeap implements StorageEngine {
       }
       return;
     }
-    const forwarded = follows && this.forwardedCount > 0 ? bucketRows(this.rowHigh, this.pageCount, (r) => (this.isLive(r) && this.cur(r) !== this.home(r) ? this.home(r) : -1)) : null;
+    const forwarded = follows && this.forwardedCount > 0 ? bucketRows(this.rowHigh, this.pageCount, (r) => (this.isLive(r) && this.cur(r) !== this.home(r) ? this.home(r) : -1), 0) : null;
     for (let p = 0; p < this.pageCount; p++) {
       if (this.state[p] !== PAGE_ALLOCATED) continue;
       reads.dataPage(p);
@@ -962,11 +962,12 @@ export class ForwardingHeap implements StorageEngine {
   inspect(only?: readonly number[]): PageInspector {
     const n = this.pageCount;
     const g = this.geometry;
-    const atHome = bucketRows(this.rowHigh, n, (r) => (this.isLive(r) ? this.home(r) : -1));
-    const movedIn = bucketRows(this.rowHigh, n, (r) => (this.isLive(r) && this.cur(r) !== this.home(r) ? this.cur(r) : -1));
+    // Scratch arrays (inspect.ts, scratchInt32): frozenInspector reads every page it keeps before this returns.
+    const atHome = bucketRows(this.rowHigh, n, (r) => (this.isLive(r) ? this.home(r) : -1), 0);
+    const movedIn = bucketRows(this.rowHigh, n, (r) => (this.isLive(r) && this.cur(r) !== this.home(r) ? this.cur(r) : -1), 1);
     // A page's entries: the rows whose home it is (bodies or stubs), then the bodies forwarded in.
-    const homeSlot = new Int32Array(this.rowHigh).fill(-1);
-    const bodySlot = new Int32Array(this.rowHigh).fill(-1);
+    const homeSlot = scratchInt32(4, this.rowHigh).fill(-1);
+    const bodySlot = scratchInt32(5, this.rowHigh).fill(-1);
     for (let p = 0; p < n; p++) {
       const a = atHome.start[p]!;
       const homes = atHome.start[p + 1]! - a;

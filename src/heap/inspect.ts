@@ -103,9 +103,35 @@ export function frozenInspector(pages: number, page: (p: number) => PageDetail, 
   };
 }
 
-/** Rows bucketed by page, in row-id order: a counting sort of `pageOf` (−1: none). */
-export function bucketRows(rowHigh: number, pages: number, pageOf: (r: number) => number): { start: Int32Array; rows: Int32Array } {
-  const start = new Int32Array(pages + 1);
+/**
+ * Int32Arrays kept from one call to the next on a thread, by slot, for what an inspector or a scan builds
+ * and drops before it returns (the buckets below, a row's slot on its page). A page map's drawings inspect
+ * a 1M-row table twice a run; fresh arrays of 4 MB each cost a page fault for every 4 kB page first
+ * touched (15–20 µs each on a virtual machine), more than filling them does. The contents are whatever
+ * the last user left: callers write every element they read.
+ */
+const kept: Int32Array[] = [];
+/** Elements of the largest array kept (8 MB): a larger table's arrays are made for the call and dropped, so a thread holds at most 48 MB of these between calls. */
+const KEEP_MAX = 1 << 21;
+
+/** Scratch slot `slot` (0 … 5: 0–3 for bucketRows) as an Int32Array of `length` elements, contents undefined. */
+export function scratchInt32(slot: number, length: number): Int32Array {
+  if (length > KEEP_MAX) return new Int32Array(length);
+  let a = kept[slot];
+  if (!a || a.length < length) {
+    a = new Int32Array(Math.min(KEEP_MAX, Math.max(length, Math.ceil((a?.length ?? 0) * 1.25))));
+    kept[slot] = a;
+  }
+  return a.subarray(0, length);
+}
+
+/**
+ * Rows bucketed by page, in row-id order: a counting sort of `pageOf` (−1: none). With `slot` (0 or 1),
+ * on scratch arrays (scratchInt32 slots 2·slot and 2·slot + 1) that the next call with that slot
+ * overwrites: for a caller that is done with the buckets before it returns.
+ */
+export function bucketRows(rowHigh: number, pages: number, pageOf: (r: number) => number, slot?: 0 | 1): { start: Int32Array; rows: Int32Array } {
+  const start = slot === undefined ? new Int32Array(pages + 1) : scratchInt32(2 * slot, pages + 1).fill(0);
   let n = 0;
   for (let r = 0; r < rowHigh; r++) {
     const p = pageOf(r);
@@ -116,7 +142,7 @@ export function bucketRows(rowHigh: number, pages: number, pageOf: (r: number) =
   }
   for (let p = 0; p < pages; p++) start[p + 1]! += start[p]!;
   const fill = start.slice(0, pages);
-  const rows = new Int32Array(n);
+  const rows = slot === undefined ? new Int32Array(n) : scratchInt32(2 * slot + 1, n);
   for (let r = 0; r < rowHigh; r++) {
     const p = pageOf(r);
     if (p >= 0) rows[fill[p]!++] = r;

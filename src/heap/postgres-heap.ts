@@ -872,7 +872,7 @@ export class PostgresHeap implements StorageEngine {
     const n = this.pageCount;
     const g = this.geometry;
     const pg = this.pageFields;
-    const byPage = bucketRows(this.rowHigh, n, (r) => this.page(r));
+    const byPage = bucketRows(this.rowHigh, n, (r) => this.page(r), 0);
     return frozenInspector(n, (p) => {
         const inTable = p >= 0 && p < n;
         const i = p * STRIDE;

@@ -146,9 +146,10 @@ class RowStore {
     this.lens = new Uint16Array(Math.max(1, width * Math.max(16, capacity)));
     this.levels = withLevels ? new Uint8Array(Math.max(1, columns * Math.max(16, capacity))) : null;
   }
-  ensure(row: number): void {
-    this.lens = grown(this.lens, (row + 1) * this.width);
-    if (this.levels) this.levels = grown(this.levels, (row + 1) * this.columns);
+  /** Room for rows 0 … count − 1 (the arrays grow only past the capacity they were made with). */
+  ensureRows(count: number): void {
+    this.lens = grown(this.lens, count * this.width);
+    if (this.levels) this.levels = grown(this.levels, count * this.columns);
   }
   /** Read each row's first length (so the loads of a batch overlap); the sum means nothing. */
   touch(rows: Int32Array, count: number): number {
@@ -571,7 +572,7 @@ class WorkloadRun {
       const v = phase.values[col.name];
       return new ColumnValues(col, v?.length ? lengthSource(v.length) : null, col.nullable ? (v?.null ?? 0) : 0, this.spec.seed, index, 'insert');
     });
-    this.store.ensure(this.nextRow + n);
+    this.store.ensureRows(this.nextRow + n);
     const lens = this.store.lens;
     const levels = this.store.levels;
     const ncols = this.ncols;

@@ -167,6 +167,8 @@ export class ForwardingHeap implements StorageEngine {
   private lastPage = -1;
   /** The free-space search's entry for the last page is behind the page (see touch). */
   private lastStale = false;
+  /** A page other than the last whose entry in the free-space search is behind the page (see touch); −1: none. */
+  private stalePage = -1;
   /** Where the engine tells what it does (rowsim trace); null: nowhere. */
   private sink: HeapEventSink | null = null;
 
@@ -247,17 +249,30 @@ export class ForwardingHeap implements StorageEngine {
   /**
    * Keep the free-space search up to date after page p changed. The last page changes with every insert
    * and is tried before any search: its entry is brought up to date only when a search is about to run
-   * or another page becomes the last (flushLast), not on every row.
+   * or another page becomes the last (flushLast), not on every row. One other page may be behind too,
+   * the one changed last (stalePage): updates in row order change one page many times running, and its
+   * entry is brought up to date once, when another page changes or a search is about to run. The search
+   * only ever sees entries brought up to date from the pages as they are then, so it finds what it
+   * would have found had every change been written at once.
    */
   private touch(p: number): void {
     if (p === this.lastPage) {
       this.lastStale = true;
       return;
     }
-    this.tree!.set(p, this.insertRoom(p));
+    if (p === this.stalePage) return;
+    const q = this.stalePage;
+    this.stalePage = p;
+    if (q >= 0) this.tree!.set(q, this.insertRoom(q));
   }
 
+  /** Bring the free-space search's entries of the last page and of the page changed last up to date. */
   private flushLast(): void {
+    const q = this.stalePage;
+    if (q >= 0) {
+      this.stalePage = -1;
+      this.tree!.set(q, this.insertRoom(q));
+    }
     if (!this.lastStale) return;
     this.lastStale = false;
     if (this.lastPage >= 0) this.tree!.set(this.lastPage, this.insertRoom(this.lastPage));
@@ -745,6 +760,7 @@ export class ForwardingHeap implements StorageEngine {
     this.state.fill(PAGE_FREE, 0, this.pageCount);
     this.tree?.clear();
     this.lastStale = false;
+    this.stalePage = -1;
     this.pageCount = 0;
     this.allocatedPages = 0;
     this.lastPage = -1;

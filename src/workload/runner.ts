@@ -676,14 +676,18 @@ class WorkloadRun {
       return [];
     });
     const oldLevels = new Uint8Array(Math.max(1, levelSets.length));
+    const touchFirst = phase.order.kind !== 'sequential';
     let affected = 0;
     for (;;) {
       const count = picker.next(rows);
       if (count === 0) break;
       const lens = this.store.lens;
       const levels = this.store.levels;
-      // Touch every row's state before the first is worked on: the loads overlap instead of queueing.
-      this.touched += this.store.touch(rows, count) + (engine.prefetchRows?.(rows, count) ?? 0) + (this.trackVersions ? indexes!.prefetchRows(rows, count) : 0);
+      // Touch every row's state before the first is worked on: the loads overlap instead of queueing. Rows
+      // in id order need no such pass: they lie one after the other in the row arrays and mostly on the
+      // page of the row before (the processor's own prefetching follows them).
+      if (touchFirst) this.touched += this.store.touch(rows, count) + (engine.prefetchRows?.(rows, count) ?? 0);
+      if (this.trackVersions) this.touched += indexes!.prefetchRows(rows, count);
       for (let c = 0; c < sized.length; c++) sized[c]!.values.draw(count);
       for (let i = 0; i < count; i++) {
         const row = rows[i]!;

@@ -115,6 +115,14 @@ const PAGE_FREE = 0;
 const PAGE_ALLOCATED = 1;
 /** Pages per reorg transaction [R2][R3]. */
 const REORG_PAGES_PER_TRANSACTION = 8;
+/**
+ * The page arrays are made once with room for a page per ROWS_PER_PAGE_ROOM rows of the expected rows,
+ * and grow past it only for tables of fewer rows a page. The room costs address space, not memory: the
+ * operating system maps an array's pages as they are first written, so a table uses what its pages
+ * fill, and no copy is left behind for the garbage collector by growing (a copy the size of the arrays,
+ * which stayed resident until a full collection and made the run's peak).
+ */
+export const ROWS_PER_PAGE_ROOM = 4;
 
 export class ForwardingHeap implements StorageEngine {
   private readonly geometry: PageGeometry;
@@ -152,13 +160,15 @@ export class ForwardingHeap implements StorageEngine {
 
   // pages, interleaved: [used, top, slots, reserved] (bytes of bodies and stubs, high-water mark of the row
   // area, offset-table entries, bytes reserved for growth); state: allocated or free
-  private pageFields = new Int32Array(1024 * PAGE_STRIDE);
-  private state = new Uint8Array(1024);
+  private pageFields: Int32Array;
+  private state: Uint8Array;
   private pageCount = 0;
   private allocatedPages = 0;
   private lastPage = -1;
   /** The free-space search's entry for the last page is behind the page (see touch). */
   private lastStale = false;
+  /** A page other than the last whose entry in the free-space search is behind the page (see touch); −1: none. */
+  private stalePage = -1;
   /** Where the engine tells what it does (rowsim trace); null: nowhere. */
   private sink: HeapEventSink | null = null;
 
@@ -201,6 +211,9 @@ export class ForwardingHeap implements StorageEngine {
     this.deallocateEmpty = options.deallocateEmptyPages ?? false;
     const n = Math.max(16, options.rowCapacity);
     this.rows = new Int32Array(n * ROW_STRIDE).fill(-1);
+    const pageRoom = Math.max(1024, Math.ceil(n / ROWS_PER_PAGE_ROOM));
+    this.pageFields = new Int32Array(pageRoom * PAGE_STRIDE);
+    this.state = new Uint8Array(pageRoom);
     this.backPointerBytes = options.backPointerBytes ?? 0;
     this.insertReserve = options.insertReserveBytes ?? 0;
     const search = options.freeSpaceSearch ?? 'last-page';
@@ -236,17 +249,30 @@ export class ForwardingHeap implements StorageEngine {
   /**
    * Keep the free-space search up to date after page p changed. The last page changes with every insert
    * and is tried before any search: its entry is brought up to date only when a search is about to run
-   * or another page becomes the last (flushLast), not on every row.
+   * or another page becomes the last (flushLast), not on every row. One other page may be behind too,
+   * the one changed last (stalePage): updates in row order change one page many times running, and its
+   * entry is brought up to date once, when another page changes or a search is about to run. The search
+   * only ever sees entries brought up to date from the pages as they are then, so it finds what it
+   * would have found had every change been written at once.
    */
   private touch(p: number): void {
     if (p === this.lastPage) {
       this.lastStale = true;
       return;
     }
-    this.tree!.set(p, this.insertRoom(p));
+    if (p === this.stalePage) return;
+    const q = this.stalePage;
+    this.stalePage = p;
+    if (q >= 0) this.tree!.set(q, this.insertRoom(q));
   }
 
+  /** Bring the free-space search's entries of the last page and of the page changed last up to date. */
   private flushLast(): void {
+    const q = this.stalePage;
+    if (q >= 0) {
+      this.stalePage = -1;
+      this.tree!.set(q, this.insertRoom(q));
+    }
     if (!this.lastStale) return;
     this.lastStale = false;
     if (this.lastPage >= 0) this.tree!.set(this.lastPage, this.insertRoom(this.lastPage));
@@ -729,10 +755,12 @@ export class ForwardingHeap implements StorageEngine {
   private rebuild(): void {
     const order = this.scanOrder();
     this.counters.pages_deallocated += this.allocatedPages;
-    this.pageFields.fill(0);
-    this.state.fill(PAGE_FREE);
+    // Only the pages made so far: the arrays' room beyond them is still unwritten, and zero.
+    this.pageFields.fill(0, 0, this.pageCount * PAGE_STRIDE);
+    this.state.fill(PAGE_FREE, 0, this.pageCount);
     this.tree?.clear();
     this.lastStale = false;
+    this.stalePage = -1;
     this.pageCount = 0;
     this.allocatedPages = 0;
     this.lastPage = -1;
@@ -1022,7 +1050,8 @@ export class ForwardingHeap implements StorageEngine {
   }
 
   memoryBytes(): number {
-    return this.rows.byteLength + this.pageFields.byteLength + this.state.byteLength + (this.tree?.byteLength ?? 0) + (this.chain?.byteLength ?? 0);
+    // The pages made, not the arrays' room (unwritten room is not resident; see ROWS_PER_PAGE_ROOM).
+    return this.rows.byteLength + this.pageCount * (PAGE_STRIDE * 4 + 1) + (this.tree?.byteLength ?? 0) + (this.chain?.byteLength ?? 0);
   }
 
   checkInvariants(): string[] {

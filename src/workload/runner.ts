@@ -146,9 +146,10 @@ class RowStore {
     this.lens = new Uint16Array(Math.max(1, width * Math.max(16, capacity)));
     this.levels = withLevels ? new Uint8Array(Math.max(1, columns * Math.max(16, capacity))) : null;
   }
-  ensure(row: number): void {
-    this.lens = grown(this.lens, (row + 1) * this.width);
-    if (this.levels) this.levels = grown(this.levels, (row + 1) * this.columns);
+  /** Room for rows 0 … count − 1 (the arrays grow only past the capacity they were made with). */
+  ensureRows(count: number): void {
+    this.lens = grown(this.lens, count * this.width);
+    if (this.levels) this.levels = grown(this.levels, count * this.columns);
   }
   /** Read each row's first length (so the loads of a batch overlap); the sum means nothing. */
   touch(rows: Int32Array, count: number): number {
@@ -571,7 +572,7 @@ class WorkloadRun {
       const v = phase.values[col.name];
       return new ColumnValues(col, v?.length ? lengthSource(v.length) : null, col.nullable ? (v?.null ?? 0) : 0, this.spec.seed, index, 'insert');
     });
-    this.store.ensure(this.nextRow + n);
+    this.store.ensureRows(this.nextRow + n);
     const lens = this.store.lens;
     const levels = this.store.levels;
     const ncols = this.ncols;
@@ -675,14 +676,18 @@ class WorkloadRun {
       return [];
     });
     const oldLevels = new Uint8Array(Math.max(1, levelSets.length));
+    const touchFirst = phase.order.kind !== 'sequential';
     let affected = 0;
     for (;;) {
       const count = picker.next(rows);
       if (count === 0) break;
       const lens = this.store.lens;
       const levels = this.store.levels;
-      // Touch every row's state before the first is worked on: the loads overlap instead of queueing.
-      this.touched += this.store.touch(rows, count) + (engine.prefetchRows?.(rows, count) ?? 0) + (this.trackVersions ? indexes!.prefetchRows(rows, count) : 0);
+      // Touch every row's state before the first is worked on: the loads overlap instead of queueing. Rows
+      // in id order need no such pass: they lie one after the other in the row arrays and mostly on the
+      // page of the row before (the processor's own prefetching follows them).
+      if (touchFirst) this.touched += this.store.touch(rows, count) + (engine.prefetchRows?.(rows, count) ?? 0);
+      if (this.trackVersions) this.touched += indexes!.prefetchRows(rows, count);
       for (let c = 0; c < sized.length; c++) sized[c]!.values.draw(count);
       for (let i = 0; i < count; i++) {
         const row = rows[i]!;

@@ -38,14 +38,16 @@
  * every heap block is below 2^30, those bytes are kept once for the arena and the flags in the block
  * number's top two bits: three words, 12 bytes a TID (the first TID that does not fit turns the arena to
  * four words for good). While every TID's key is its row id (one key column whose keys are the loaded
- * rows' ids, as an id primary key's), the keys are not kept at all. A leaf taking inserts is laid out in segments (one block each, not full), so an insert
- * moves the TIDs after it in its segment only; a full segment splits in two while the leaf's run has a
- * block to spare (else the leaf is laid out anew); every other operation (deletion passes,
- * deduplication, splits, scans, VACUUM) first makes the leaf contiguous again. Runs a leaf gives back
- * when it grows or splits are reused, and the arena slides its runs together when they are a quarter
- * of it. An insert's search in a leaf starts from a guess (position()) and touches few of its TIDs;
- * before a batch of updates, prefetch() reads what their inserts will read first, so that those cache
- * misses overlap.
+ * rows' ids, as an id primary key's), the keys are not kept at all. A leaf taking inserts is laid out
+ * in segments (one block each, 61 of its 64 slots filled), so an insert moves the TIDs after it in its
+ * segment only; a full segment splits in two while the leaf's run has a block to spare (else the leaf
+ * is laid out anew); every other operation (deletion passes, deduplication, splits, scans, VACUUM)
+ * first makes the leaf contiguous again. Runs a leaf gives back when it grows or splits are reused, and
+ * the arena slides its runs together when they are an eighth of it (the memory the arena takes is the
+ * most blocks it ever handed out at once, so runs given back and not yet reused cost as much as TIDs).
+ * An insert's search in a leaf starts from a guess (position()) and touches few of its TIDs; before a
+ * batch of updates, prefetch() reads what their inserts will read first, so that those cache misses
+ * overlap.
  */
 import { splitInterval, UpperLevels } from './nbtree-upper.js';
 
@@ -142,15 +144,16 @@ const LEAF_GROWTH_MIN = 32;
  * contiguous (a leaf that meets a full page every few inserts stays contiguous).
  */
 const SEG = 64;
-const SEG_FILL = 52;
+const SEG_FILL = 61;
 const SEG_MIN_TIDS = 96;
 const SEG_AFTER_INSERTS = 4;
 /** The most TIDs an insert moves in a loop of its own; more take copyWithin (whose call costs about as much as moving 8 TIDs in a loop). */
 const SHORT_MOVE = 8;
 /** How much the arena grows when it is full. */
 const ARENA_GROWTH = 1.5;
-/** The fewest blocks given back that make the arena compact itself. */
+/** The fewest blocks given back that make the arena compact itself, and the share of its blocks (1 / ARENA_COMPACT_SHARE) they must be. */
 const ARENA_COMPACT_MIN_BLOCKS = 64;
+const ARENA_COMPACT_SHARE = 8;
 /** A build reserves room in the arena for its leaves made real and this many times over (pages never written take no memory). */
 const ARENA_BUILD_RESERVE = 2.5;
 
@@ -178,7 +181,7 @@ class Arena {
   /** Blocks in runs given back. */
   freeBlocks = 0;
 
-  /** Called before the arena extends its runs while runs given back make up a quarter of them (a sixteenth, when it must grow): it slides the runs in use down (compacted()). */
+  /** Called before the arena extends its runs while runs given back make up an eighth of them (a sixteenth, when it must grow): it slides the runs in use down (compacted()). */
   onWaste: (() => void) | null = null;
 
   /**
@@ -206,7 +209,7 @@ class Arena {
       this.freeBlocks -= k;
       return list.pop()!;
     }
-    if (this.onWaste !== null && this.freeBlocks >= ARENA_COMPACT_MIN_BLOCKS && this.freeBlocks * 4 >= this.top) this.onWaste();
+    if (this.onWaste !== null && this.freeBlocks >= ARENA_COMPACT_MIN_BLOCKS && this.freeBlocks * ARENA_COMPACT_SHARE >= this.top) this.onWaste();
     let need = this.top + k;
     // Before growing, slide the runs together if that wins a sixteenth.
     if (need > this.segN.length && this.onWaste !== null && this.freeBlocks * 16 >= this.top) {
@@ -1221,7 +1224,7 @@ export class NbtreeIndex {
   }
 
   /**
-   * Runs given back (a leaf that grows or splits takes a run of another length) make up a quarter of
+   * Runs given back (a leaf that grows or splits takes a run of another length) make up an eighth of
    * the arena's: the leaves' runs are slid down to the start, in order, and the runs given back are
    * forgotten.
    */

@@ -661,7 +661,11 @@ class Leaf {
     return j;
   }
 
-  /** Take TIDs [from, n) into a new leaf (contiguous leaf). */
+  /**
+   * Take TIDs [from, n) into a new leaf (contiguous leaf). This leaf keeps its run: the caller fits it
+   * (fit()) once the new leaf is among the index's leaves, since a run taken for it may make the arena
+   * slide the leaves' runs together, and a leaf it does not know of would be overwritten.
+   */
   splitOff(from: number, id: number): Leaf {
     const moved = this.n - from;
     const right = new Leaf(this.m, id, this.arena, blocksFor(moved));
@@ -672,7 +676,6 @@ class Leaf {
     a.meta.copyWithin(right.at * SEG * w, (this.at * SEG + from) * w, (this.at * SEG + this.n) * w);
     right.n = moved;
     this.n = from;
-    this.fit();
     return right;
   }
 }
@@ -1759,6 +1762,7 @@ export class NbtreeIndex {
     l.hikey = pivot + r.lineBytes;
     // The right leaf's low bound.
     this.leaves.splice(li + 1, 0, right);
+    l.fit();
     // The bounds after li move up one place (the array keeps room to spare: it doubles when full).
     const s = this.stride;
     const had = (this.leaves.length - 1) * s;

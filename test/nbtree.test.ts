@@ -243,3 +243,87 @@ workload:
     expect(upd!.metrics.updates + upd!.metrics.updates_rejected_by_index!).toBe(Math.round(load!.metrics.rows * 0.5));
   });
 });
+
+describe('nbtree: how a TID is kept (three words while it can be, else four)', () => {
+  interface LeafView {
+    n: number;
+    blkAt(j: number): number;
+    seqAt(j: number): number;
+    rowAt(j: number): number;
+    baseAt(j: number): number;
+    pivAt(j: number): number;
+    flagAt(j: number): number;
+    flatten(): void;
+  }
+  const view = (nb: NbtreeIndex) => nb as unknown as { leaves: LeafView[]; arena: { w: number; wide(): void } };
+  /** Every TID of the index as [row, block, place, tuple bytes, pivot bytes, flags], in order. */
+  const tids = (nb: NbtreeIndex) =>
+    view(nb).leaves.flatMap((l) => {
+      l.flatten();
+      return Array.from({ length: l.n }, (_, j) => [l.rowAt(j), l.blkAt(j), l.seqAt(j), l.baseAt(j), l.pivAt(j), l.flagAt(j)]);
+    });
+  const MAX_NARROW_BLOCK = 2 ** 30 - 1;
+  const MAX_SEQ = 2 ** 31 - 1;
+
+  it('the edge values (block 0 and 2^30 − 1, place 0 and 2^31 − 1, both flags) read back as written, and again after a TID that needs four words', () => {
+    const dead = new Set<number>([1]);
+    const nb = new NbtreeIndex(1, rulesFor('int', { deduplicate_items: false }), { deletable: (row) => dead.has(row) });
+    const put = (row: number, blk: number, seq: number, base = 16, piv = 16) => nb.insert(Float64Array.of(row), row, blk, seq, base, piv, InsertKind.Insert);
+    put(0, 0, 0);
+    put(1, MAX_NARROW_BLOCK, MAX_SEQ);
+    put(2, MAX_NARROW_BLOCK, 0);
+    put(3, 0, MAX_SEQ);
+    // Row 1's tuple is found dead: LP_DEAD beside a block number of 30 bits.
+    expect(nb.kill(Float64Array.of(1), 1)).toBe(true);
+    expect(view(nb).arena.w).toBe(3);
+    const HEAD = 1;
+    const DEAD = 2;
+    const before = [
+      [0, 0, 0, 16, 16, HEAD],
+      [1, MAX_NARROW_BLOCK, MAX_SEQ, 16, 16, HEAD | DEAD],
+      [2, MAX_NARROW_BLOCK, 0, 16, 16, HEAD],
+      [3, 0, MAX_SEQ, 16, 16, HEAD],
+    ];
+    expect(tids(nb)).toEqual(before);
+    // A block past 30 bits: four words a TID from then on, the TIDs before as they were.
+    put(4, MAX_NARROW_BLOCK + 1, 7);
+    expect(view(nb).arena.w).toBe(4);
+    expect(tids(nb)).toEqual([...before, [4, MAX_NARROW_BLOCK + 1, 7, 16, 16, HEAD]]);
+    const wide = new NbtreeIndex(1, rulesFor('int', { deduplicate_items: false }), never);
+    wide.insert(Float64Array.of(0), 0, 5, 0, 16, 16, InsertKind.Insert);
+    expect(view(wide).arena.w).toBe(3);
+    // A tuple of other bytes (a key of another size) does too.
+    wide.insert(Float64Array.of(1), 1, 5, 1, 24, 20, InsertKind.Insert);
+    expect(view(wide).arena.w).toBe(4);
+    expect(tids(wide)).toEqual([
+      [0, 5, 0, 16, 16, HEAD],
+      [1, 5, 1, 24, 20, HEAD],
+    ]);
+  });
+
+  it('three words or four, the same index: a build, inserts that split and deduplicate, kills and VACUUM', () => {
+    const run = (forceWide: boolean) => {
+      const n = 30_000;
+      const dead = new Set<number>();
+      const nb = new NbtreeIndex(1, rulesFor('int'), { deletable: (row) => dead.has(row) });
+      const src = source(n, (r) => r % 500);
+      nb.build(n, src);
+      if (forceWide) view(nb).arena.wide();
+      for (let i = 0; i < 6000; i++) {
+        const row = (i * 7919) % n;
+        nb.insert(Float64Array.of(row % 500), row, 200 + (i % 40), n + i, 16, 16, InsertKind.Unchanged);
+        if (i % 3 === 0) dead.add(row);
+        if (i % 11 === 0) nb.kill(Float64Array.of(row % 500), row);
+      }
+      nb.vacuum();
+      return { w: view(nb).arena.w, stats: nb.leafStats(), pages: nb.relationPages(), splits: nb.splits, dedup: nb.dedupPasses, bottomUp: nb.bottomUpDeleted, simple: nb.simpleDeleted, tids: tids(nb) };
+    };
+    const narrow = run(false);
+    const wide = run(true);
+    expect(narrow.w).toBe(3);
+    expect(wide.w).toBe(4);
+    expect(narrow.splits).toBeGreaterThan(0);
+    expect(narrow.dedup).toBeGreaterThan(0);
+    expect({ ...narrow, w: 0 }).toEqual({ ...wide, w: 0 });
+  });
+});

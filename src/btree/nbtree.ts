@@ -30,18 +30,24 @@
  * per-entry memory until it changes.
  *
  * How the TIDs are kept (for speed and memory only; no figure depends on it): every leaf's TIDs are in
- * one arena (class Arena: a Float64Array of keys and an Int32Array of four words a TID, in blocks of
- * SEG TIDs), a leaf holding a run of blocks, so that reading a TID takes one load from memory after
- * the leaf's own fields rather than a chain through arrays of its own. While every TID's key is its row
- * id (one key column whose keys are the loaded rows' ids, as an id primary key's), the keys are not
- * kept at all. A leaf taking inserts is laid out in segments (one block each, not full), so an insert
- * moves the TIDs after it in its segment only; a full segment splits in two while the leaf's run has a
- * block to spare (else the leaf is laid out anew); every other operation (deletion passes,
- * deduplication, splits, scans, VACUUM) first makes the leaf contiguous again. Runs a leaf gives back
- * when it grows or splits are reused, and the arena slides its runs together when they are a quarter
- * of it. An insert's search in a leaf starts from a guess (position()) and touches few of its TIDs;
- * before a batch of updates, prefetch() reads what their inserts will read first, so that those cache
- * misses overlap.
+ * one arena (class Arena: a Float64Array of keys and an Int32Array of three or four words a TID, in
+ * blocks of SEG TIDs), a leaf holding a run of blocks, so that reading a TID takes one load from memory
+ * after the leaf's own fields rather than a chain through arrays of its own. A TID's words are its heap
+ * block, its place in the block and its row, and a fourth of its tuple's and pivot's bytes and its flags
+ * (LP_DEAD, a tuple's first TID); while every TID's tuple takes the same bytes (a fixed-size key) and
+ * every heap block is below 2^30, those bytes are kept once for the arena and the flags in the block
+ * number's top two bits: three words, 12 bytes a TID (the first TID that does not fit turns the arena to
+ * four words for good). While every TID's key is its row id (one key column whose keys are the loaded
+ * rows' ids, as an id primary key's), the keys are not kept at all. A leaf taking inserts is laid out
+ * in segments (one block each, 61 of its 64 slots filled), so an insert moves the TIDs after it in its
+ * segment only; a full segment splits in two while the leaf's run has a block to spare (else the leaf
+ * is laid out anew); every other operation (deletion passes, deduplication, splits, scans, VACUUM)
+ * first makes the leaf contiguous again. Runs a leaf gives back when it grows or splits are reused, and
+ * the arena slides its runs together when they are an eighth of it (the memory the arena takes is the
+ * most blocks it ever handed out at once, so runs given back and not yet reused cost as much as TIDs).
+ * An insert's search in a leaf starts from a guess (position()) and touches few of its TIDs; before a
+ * batch of updates, prefetch() reads what their inserts will read first, so that those cache misses
+ * overlap.
  */
 import { splitInterval, UpperLevels } from './nbtree-upper.js';
 
@@ -116,11 +122,19 @@ export const enum InsertKind {
   Changed = 2,
 }
 
-/** Per TID in a leaf's `meta`: heap block, place in the block, row, and packed (plain tuple bytes, first-column pivot bytes, flags). */
+/**
+ * Per TID in the arena's `meta`, words of 32 bits. Wide (META words): heap block, place in the block,
+ * row, and packed (plain tuple bytes, first-column pivot bytes, flags). Narrow (NARROW words), while
+ * every TID's tuple and pivot take the same bytes (the arena's `base` and `piv`: a fixed-size key) and
+ * every heap block is below 2^30: heap block and flags (its top two bits), place in the block, row.
+ */
 const META = 4;
+const NARROW = 3;
 const BYTES_MASK = 0x3fff;
 const PIV_SHIFT = 14;
 const FLAG_SHIFT = 28;
+const NARROW_FLAG_SHIFT = 30;
+const NARROW_BLK_MASK = 0x3fffffff;
 /** The fewest TIDs a leaf's arrays grow by. */
 const LEAF_GROWTH_MIN = 32;
 /**
@@ -130,15 +144,16 @@ const LEAF_GROWTH_MIN = 32;
  * contiguous (a leaf that meets a full page every few inserts stays contiguous).
  */
 const SEG = 64;
-const SEG_FILL = 52;
+const SEG_FILL = 61;
 const SEG_MIN_TIDS = 96;
 const SEG_AFTER_INSERTS = 4;
 /** The most TIDs an insert moves in a loop of its own; more take copyWithin (whose call costs about as much as moving 8 TIDs in a loop). */
 const SHORT_MOVE = 8;
 /** How much the arena grows when it is full. */
 const ARENA_GROWTH = 1.5;
-/** The fewest blocks given back that make the arena compact itself. */
+/** The fewest blocks given back that make the arena compact itself, and the share of its blocks (1 / ARENA_COMPACT_SHARE) they must be. */
 const ARENA_COMPACT_MIN_BLOCKS = 64;
+const ARENA_COMPACT_SHARE = 8;
 /** A build reserves room in the arena for its leaves made real and this many times over (pages never written take no memory). */
 const ARENA_BUILD_RESERVE = 2.5;
 
@@ -151,6 +166,11 @@ const ARENA_BUILD_RESERVE = 2.5;
 class Arena {
   keys: Float64Array;
   meta: Int32Array;
+  /** Words a TID: NARROW, until a TID comes that the narrow layout cannot hold (wide()), then META. */
+  w = NARROW;
+  /** While narrow, every TID's plain tuple bytes and first-column pivot bytes (−1: no TID yet). */
+  base = -1;
+  piv = -1;
   /** Per block, the TIDs in it while its leaf is laid out in segments. */
   segN: Int32Array;
   /** Blocks handed out from the start (those after are free), and the most there were. */
@@ -161,7 +181,7 @@ class Arena {
   /** Blocks in runs given back. */
   freeBlocks = 0;
 
-  /** Called before the arena extends its runs while runs given back make up a quarter of them (a sixteenth, when it must grow): it slides the runs in use down (compacted()). */
+  /** Called before the arena extends its runs while runs given back make up an eighth of them (a sixteenth, when it must grow): it slides the runs in use down (compacted()). */
   onWaste: (() => void) | null = null;
 
   /**
@@ -178,7 +198,7 @@ class Arena {
     this.maxBlocks = Math.floor((2 ** 32 - 1) / (SEG * Math.max(m, META)));
     this.implicit = m === 1;
     this.keys = new Float64Array(this.implicit ? 0 : 16 * SEG * m);
-    this.meta = new Int32Array(16 * SEG * META);
+    this.meta = new Int32Array(16 * SEG * NARROW);
     this.segN = new Int32Array(16);
   }
 
@@ -189,7 +209,7 @@ class Arena {
       this.freeBlocks -= k;
       return list.pop()!;
     }
-    if (this.onWaste !== null && this.freeBlocks >= ARENA_COMPACT_MIN_BLOCKS && this.freeBlocks * 4 >= this.top) this.onWaste();
+    if (this.onWaste !== null && this.freeBlocks >= ARENA_COMPACT_MIN_BLOCKS && this.freeBlocks * ARENA_COMPACT_SHARE >= this.top) this.onWaste();
     let need = this.top + k;
     // Before growing, slide the runs together if that wins a sixteenth.
     if (need > this.segN.length && this.onWaste !== null && this.freeBlocks * 16 >= this.top) {
@@ -210,7 +230,8 @@ class Arena {
   moveRun(from: number, to: number, k: number): void {
     const m = this.m;
     if (!this.implicit) this.keys.copyWithin(to * SEG * m, from * SEG * m, (from + k) * SEG * m);
-    this.meta.copyWithin(to * SEG * META, from * SEG * META, (from + k) * SEG * META);
+    const w = this.w;
+    this.meta.copyWithin(to * SEG * w, from * SEG * w, (from + k) * SEG * w);
     this.segN.copyWithin(to, from, from + k);
   }
 
@@ -233,7 +254,7 @@ class Arena {
    * leaves made real use).
    */
   bytes(): number {
-    return this.highWater * (SEG * ((this.implicit ? 0 : this.m * 8) + META * 4) + 4);
+    return this.highWater * (SEG * ((this.implicit ? 0 : this.m * 8) + this.w * 4) + 4);
   }
 
   /** Keep the keys from now on: every TID's key so far is its row id. */
@@ -242,9 +263,40 @@ class Arena {
     const keys = new Float64Array(this.segN.length * SEG);
     const meta = this.meta;
     const n = this.top * SEG;
-    for (let j = 0; j < n; j++) keys[j] = meta[j * META + 2]!;
+    const w = this.w;
+    for (let j = 0; j < n; j++) keys[j] = meta[j * w + 2]!;
     this.keys = keys;
     this.implicit = false;
+  }
+
+  /** Can the layout hold a TID of heap block `blk` whose tuple takes `base` bytes (`piv` as a pivot)? Narrow: the first TID sets the bytes every TID must have. */
+  holds(blk: number, base: number, piv: number): boolean {
+    if (this.w === META) return true;
+    if (this.base < 0) {
+      this.base = base;
+      this.piv = piv;
+    }
+    return base === this.base && piv === this.piv && blk >= 0 && blk <= NARROW_BLK_MASK;
+  }
+
+  /** Keep META words a TID from now on (the arrays are replaced). */
+  wide(): void {
+    if (this.w === META) return;
+    const from = this.meta;
+    const meta = new Int32Array(this.segN.length * SEG * META);
+    const bytes = this.base | (this.piv << PIV_SHIFT);
+    const n = this.top * SEG;
+    for (let j = 0; j < n; j++) {
+      const o = j * NARROW;
+      const w0 = from[o]!;
+      const q = j * META;
+      meta[q] = w0 & NARROW_BLK_MASK;
+      meta[q + 1] = from[o + 1]!;
+      meta[q + 2] = from[o + 2]!;
+      meta[q + 3] = bytes | ((w0 >>> NARROW_FLAG_SHIFT) << FLAG_SHIFT);
+    }
+    this.meta = meta;
+    this.w = META;
   }
 
   /** Room for `blocks` blocks without growing (reserved, not written). */
@@ -257,8 +309,8 @@ class Arena {
     const used = this.top;
     const keys = this.implicit ? this.keys : new Float64Array(blocks * SEG * this.m);
     if (!this.implicit) keys.set(this.keys.subarray(0, used * SEG * this.m));
-    const meta = new Int32Array(blocks * SEG * META);
-    meta.set(this.meta.subarray(0, used * SEG * META));
+    const meta = new Int32Array(blocks * SEG * this.w);
+    meta.set(this.meta.subarray(0, used * SEG * this.w));
     const segN = new Int32Array(blocks);
     segN.set(this.segN.subarray(0, used));
     this.keys = keys;
@@ -315,35 +367,48 @@ class Leaf {
     return (this.at * SEG + j) * this.m;
   }
   m0(j: number): number {
-    return (this.at * SEG + j) * META;
+    return (this.at * SEG + j) * this.arena.w;
   }
 
   key(j: number, c: number): number {
     const a = this.arena;
-    return a.implicit ? a.meta[(this.at * SEG + j) * META + 2]! : a.keys[(this.at * SEG + j) * this.m + c]!;
+    return a.implicit ? a.meta[(this.at * SEG + j) * a.w + 2]! : a.keys[(this.at * SEG + j) * this.m + c]!;
   }
   blkAt(j: number): number {
-    return this.arena.meta[(this.at * SEG + j) * META]!;
+    const a = this.arena;
+    const v = a.meta[(this.at * SEG + j) * a.w]!;
+    return a.w === NARROW ? v & NARROW_BLK_MASK : v;
   }
   seqAt(j: number): number {
-    return this.arena.meta[(this.at * SEG + j) * META + 1]!;
+    const a = this.arena;
+    return a.meta[(this.at * SEG + j) * a.w + 1]!;
   }
   rowAt(j: number): number {
-    return this.arena.meta[(this.at * SEG + j) * META + 2]!;
+    const a = this.arena;
+    return a.meta[(this.at * SEG + j) * a.w + 2]!;
   }
   baseAt(j: number): number {
-    return this.arena.meta[(this.at * SEG + j) * META + 3]! & BYTES_MASK;
+    const a = this.arena;
+    return a.w === NARROW ? a.base : a.meta[(this.at * SEG + j) * META + 3]! & BYTES_MASK;
   }
   pivAt(j: number): number {
-    return (this.arena.meta[(this.at * SEG + j) * META + 3]! >>> PIV_SHIFT) & BYTES_MASK;
+    const a = this.arena;
+    return a.w === NARROW ? a.piv : (a.meta[(this.at * SEG + j) * META + 3]! >>> PIV_SHIFT) & BYTES_MASK;
   }
   flagAt(j: number): number {
-    return this.arena.meta[(this.at * SEG + j) * META + 3]! >>> FLAG_SHIFT;
+    const a = this.arena;
+    return a.w === NARROW ? a.meta[(this.at * SEG + j) * NARROW]! >>> NARROW_FLAG_SHIFT : a.meta[(this.at * SEG + j) * META + 3]! >>> FLAG_SHIFT;
   }
   setFlag(j: number, f: number): void {
-    const meta = this.arena.meta;
-    const o = (this.at * SEG + j) * META + 3;
-    meta[o] = (meta[o]! & ((1 << FLAG_SHIFT) - 1)) | (f << FLAG_SHIFT);
+    const a = this.arena;
+    const meta = a.meta;
+    if (a.w === NARROW) {
+      const o = (this.at * SEG + j) * NARROW;
+      meta[o] = (meta[o]! & NARROW_BLK_MASK) | (f << NARROW_FLAG_SHIFT);
+    } else {
+      const o = (this.at * SEG + j) * META + 3;
+      meta[o] = (meta[o]! & ((1 << FLAG_SHIFT) - 1)) | (f << FLAG_SHIFT);
+    }
   }
   set(j: number, key: Float64Array, row: number, blk: number, seq: number, base: number, piv: number, flag: number): void {
     const m = this.m;
@@ -354,20 +419,24 @@ class Leaf {
       const k = (this.at * SEG + j) * m;
       for (let c = 0; c < m; c++) keys[k + c] = key[c]!;
     }
-    const meta = a.meta;
-    const o = (this.at * SEG + j) * META;
-    meta[o] = blk;
-    meta[o + 1] = seq;
-    meta[o + 2] = row;
-    meta[o + 3] = base | (piv << PIV_SHIFT) | (flag << FLAG_SHIFT);
+    this.setMeta(j, row, blk, seq, base, piv, flag);
   }
   setMeta(j: number, row: number, blk: number, seq: number, base: number, piv: number, flag: number): void {
-    const meta = this.arena.meta;
-    const o = (this.at * SEG + j) * META;
-    meta[o] = blk;
-    meta[o + 1] = seq;
-    meta[o + 2] = row;
-    meta[o + 3] = base | (piv << PIV_SHIFT) | (flag << FLAG_SHIFT);
+    const a = this.arena;
+    if (!a.holds(blk, base, piv)) a.wide();
+    const meta = a.meta;
+    if (a.w === NARROW) {
+      const o = (this.at * SEG + j) * NARROW;
+      meta[o] = blk | (flag << NARROW_FLAG_SHIFT);
+      meta[o + 1] = seq;
+      meta[o + 2] = row;
+    } else {
+      const o = (this.at * SEG + j) * META;
+      meta[o] = blk;
+      meta[o + 1] = seq;
+      meta[o + 2] = row;
+      meta[o + 3] = base | (piv << PIV_SHIFT) | (flag << FLAG_SHIFT);
+    }
   }
   /** Slot j's key column c (a materialised TID, its words set first). */
   setKey(j: number, c: number, v: number): void {
@@ -390,7 +459,8 @@ class Leaf {
     const at = a.alloc(k);
     const m = this.m;
     if (!a.implicit) a.keys.copyWithin(at * SEG * m, this.at * SEG * m, (this.at * SEG + this.n) * m);
-    a.meta.copyWithin(at * SEG * META, this.at * SEG * META, (this.at * SEG + this.n) * META);
+    const w = a.w;
+    a.meta.copyWithin(at * SEG * w, this.at * SEG * w, (this.at * SEG + this.n) * w);
     a.release(this.at, this.blocks);
     this.at = at;
     this.blocks = k;
@@ -416,7 +486,8 @@ class Leaf {
     const m = this.m;
     const b = this.at * SEG;
     if (!a.implicit) a.keys.copyWithin((b + to) * m, (b + from) * m, (b + from + count) * m);
-    a.meta.copyWithin((b + to) * META, (b + from) * META, (b + from + count) * META);
+    const w = a.w;
+    a.meta.copyWithin((b + to) * w, (b + from) * w, (b + from + count) * w);
   }
 
   /** Open a gap of one TID at i (contiguous leaf). */
@@ -507,7 +578,8 @@ class Leaf {
           const keys = this.arena.keys;
           const meta = this.arena.meta;
           if (!this.arena.implicit) for (let w = (b + end) * m - 1; w >= (b + at) * m; w--) keys[w + m] = keys[w]!;
-          for (let w = (b + end) * META - 1; w >= (b + at) * META; w--) meta[w + META] = meta[w]!;
+          const tw = this.arena.w;
+          for (let w = (b + end) * tw - 1; w >= (b + at) * tw; w--) meta[w + tw] = meta[w]!;
         }
         c[first + seg]!++;
         this.n++;
@@ -568,13 +640,14 @@ class Leaf {
     const m = this.m;
     const keys = this.arena.keys;
     const meta = this.arena.meta;
+    const tw = this.arena.w;
     const b = this.at * SEG;
     let w = 0;
     for (let i = 0; i < this.n; i++) {
       if (!keep[i]) continue;
       if (w !== i) {
         if (!this.arena.implicit) for (let c = 0; c < m; c++) keys[(b + w) * m + c] = keys[(b + i) * m + c]!;
-        for (let c = 0; c < META; c++) meta[(b + w) * META + c] = meta[(b + i) * META + c]!;
+        for (let c = 0; c < tw; c++) meta[(b + w) * tw + c] = meta[(b + i) * tw + c]!;
       }
       w++;
     }
@@ -588,17 +661,21 @@ class Leaf {
     return j;
   }
 
-  /** Take TIDs [from, n) into a new leaf (contiguous leaf). */
+  /**
+   * Take TIDs [from, n) into a new leaf (contiguous leaf). This leaf keeps its run: the caller fits it
+   * (fit()) once the new leaf is among the index's leaves, since a run taken for it may make the arena
+   * slide the leaves' runs together, and a leaf it does not know of would be overwritten.
+   */
   splitOff(from: number, id: number): Leaf {
     const moved = this.n - from;
     const right = new Leaf(this.m, id, this.arena, blocksFor(moved));
     const a = this.arena;
     const m = this.m;
     if (!a.implicit) a.keys.copyWithin(right.at * SEG * m, (this.at * SEG + from) * m, (this.at * SEG + this.n) * m);
-    a.meta.copyWithin(right.at * SEG * META, (this.at * SEG + from) * META, (this.at * SEG + this.n) * META);
+    const w = a.w;
+    a.meta.copyWithin(right.at * SEG * w, (this.at * SEG + from) * w, (this.at * SEG + this.n) * w);
     right.n = moved;
     this.n = from;
-    this.fit();
     return right;
   }
 }
@@ -900,7 +977,7 @@ export class NbtreeIndex {
         if (a !== b) return a < b ? -1 : 1;
       }
     }
-    const b = meta[o]!;
+    const b = arena.w === NARROW ? meta[o]! & NARROW_BLK_MASK : meta[o]!;
     if (blk !== b) return blk < b ? -1 : 1;
     const s = meta[o + 1]!;
     return seq === s ? 0 : seq < s ? -1 : 1;
@@ -1021,14 +1098,15 @@ export class NbtreeIndex {
       if (!(v > first && v < last) || first === -Infinity || last === Infinity) continue;
       const g = Math.floor(((v - first) / (last - first)) * (l.n - 1));
       if (g < 0 || g >= l.n) continue;
-      at[k] = (l.at * SEG + l.slot(g)) * META;
+      at[k] = (l.at * SEG + l.slot(g)) * this.arena.w;
     }
     // The TIDs there, to the end of their segment (an insert moves them): a word of every cache line (four TIDs).
     const meta = this.arena.meta;
+    const tw = this.arena.w;
     for (let k = 0; k < count; k++) {
       const w = at[k]!;
       if (w < 0) continue;
-      const end = w - (w % (SEG * META)) + SEG * META;
+      const end = w - (w % (SEG * tw)) + SEG * tw;
       for (let o = w; o < end; o += 16) sum += meta[o]!;
     }
     return sum;
@@ -1149,7 +1227,7 @@ export class NbtreeIndex {
   }
 
   /**
-   * Runs given back (a leaf that grows or splits takes a run of another length) make up a quarter of
+   * Runs given back (a leaf that grows or splits takes a run of another length) make up an eighth of
    * the arena's: the leaves' runs are slid down to the start, in order, and the runs given back are
    * forgotten.
    */
@@ -1684,6 +1762,7 @@ export class NbtreeIndex {
     l.hikey = pivot + r.lineBytes;
     // The right leaf's low bound.
     this.leaves.splice(li + 1, 0, right);
+    l.fit();
     // The bounds after li move up one place (the array keeps room to spare: it doubles when full).
     const s = this.stride;
     const had = (this.leaves.length - 1) * s;

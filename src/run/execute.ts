@@ -73,7 +73,11 @@ async function runPoints(cfg: RunConfig, indexes: number[], opts: ExecuteOptions
       const task: PointTask = { point: cfg.storage[index]!, title: cfg.name, pageMapMaxCells: RUN_DEFAULTS.pageMapMaxCells, checkInvariants: opts.checkInvariants };
       const r = await opts.runner.run<PointResult>({ kind: 'run-point', payload: task }, PRIORITY.unit);
       entries[k] = r.entry;
-      if (++simulated === indexes.length) opts.onEntries?.(entries);
+      if (++simulated === indexes.length) {
+        // The thread that simulated may now help draw (src/pool/scheduler.ts, lanes).
+        opts.runner.done('run-point');
+        opts.onEntries?.(entries);
+      }
       const pngs = await Promise.all(
         r.pageMaps.map((spec) => opts.runner.run<Uint8Array>({ kind: 'run-render', payload: { what: 'page-map', spec, scale: opts.scale } satisfies RenderTask }, PRIORITY.pageMap)),
       );

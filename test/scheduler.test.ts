@@ -1,0 +1,63 @@
+/**
+ * The pool runner's lanes (src/pool/scheduler.ts): which waiting task each thread takes. A thread at
+ * home for sweep points does not take drawings while points may still come, and the drawing thread
+ * does not take points; one thread or one kind is a plain pool. The whole runner on real threads is
+ * checked by the runs with --workers 2 against --workers 1 (test/shard.test.ts, test/cli.test.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { LaneQueues } from '../src/pool/scheduler.js';
+import type { TaskKind } from '../src/pool/worker.js';
+
+const job = (kind: TaskKind, name: string) => ({ task: { kind, payload: name }, resolve() {}, reject() {} });
+const name = (j: ReturnType<LaneQueues['take']>): string | undefined => (j ? String(j.task.payload) : undefined);
+
+describe('lanes', () => {
+  it('two threads, points and drawings: one simulates, the other draws; neither takes the other kind while points may come', () => {
+    const q = new LaneQueues(2, ['run-point', 'run-render']);
+    expect([q.home(0), q.home(1)]).toEqual([['run-point'], ['run-render']]);
+    for (const p of ['p1', 'p2', 'p3']) q.push(job('run-point', p), 0);
+    expect(name(q.take(1))).toBeUndefined();
+    expect(name(q.take(0))).toBe('p1');
+    q.push(job('run-render', 'm1'), 1);
+    q.push(job('run-render', 'm2'), 1);
+    q.push(job('run-render', 'm3'), 1);
+    // The drawings wait for their own thread, even with the point thread free and three waiting.
+    expect(name(q.take(0))).toBe('p2');
+    expect(name(q.take(1))).toBe('m1');
+    expect(name(q.take(0))).toBe('p3');
+    expect(name(q.take(0))).toBeUndefined();
+    // No more points: the point thread helps while at least two drawings wait, not for the last one.
+    q.done('run-point');
+    expect(name(q.take(0))).toBe('m2');
+    expect(name(q.take(0))).toBeUndefined();
+    expect(name(q.take(1))).toBe('m3');
+  });
+
+  it('one thread, or one kind: a plain pool, highest priority first, in the order queued among equals', () => {
+    for (const q of [new LaneQueues(1, ['run-point', 'run-render']), new LaneQueues(3, ['contention']), new LaneQueues(2, [])]) {
+      q.push(job('run-point', 'a'), 0);
+      q.push(job('run-render', 'b'), 1);
+      q.push(job('run-point', 'c'), 1);
+      q.push(job('contention', 'd'), 0);
+      const lanes = q.lanes;
+      expect([0, 1, 2, 3].map((i) => name(q.take(i % lanes)))).toEqual(['b', 'c', 'a', 'd']);
+    }
+  });
+
+  it('a kind no thread is at home for goes to any thread', () => {
+    const q = new LaneQueues(2, ['run-point', 'run-render']);
+    q.push(job('contention', 'r1'), 0);
+    q.push(job('contention', 'r2'), 0);
+    expect([name(q.take(1)), name(q.take(0))]).toEqual(['r1', 'r2']);
+  });
+
+  it('more threads than kinds: the kinds dealt round; fewer: several kinds a thread', () => {
+    const three = new LaneQueues(3, ['run-point', 'run-render']);
+    expect([0, 1, 2].map((i) => three.home(i))).toEqual([['run-point'], ['run-render'], ['run-point']]);
+    three.push(job('run-point', 'p1'), 0);
+    three.push(job('run-point', 'p2'), 0);
+    expect([name(three.take(1)), name(three.take(2)), name(three.take(0))]).toEqual([undefined, 'p1', 'p2']);
+    const two = new LaneQueues(2, ['run-point', 'run-render', 'contention']);
+    expect([two.home(0), two.home(1)]).toEqual([['run-point', 'contention'], ['run-render']]);
+  });
+});

@@ -1,11 +1,12 @@
 /**
  * The pool runner's lanes (src/pool/scheduler.ts): which waiting task each thread takes. A thread at
  * home for sweep points does not take drawings while points may still come, and the drawing thread
- * does not take points; one thread or one kind is a plain pool. The whole runner on real threads is
+ * does not take points, unless the points are large enough that warming up to them pays; one thread or
+ * one kind is a plain pool. The whole runner on real threads is
  * checked by the runs with --workers 2 against --workers 1 (test/shard.test.ts, test/cli.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { LaneQueues } from '../src/pool/scheduler.js';
+import { LaneQueues, WARM_UP_MS } from '../src/pool/scheduler.js';
 import type { TaskKind } from '../src/pool/worker.js';
 
 const job = (kind: TaskKind, name: string) => ({ task: { kind, payload: name }, resolve() {}, reject() {} });
@@ -16,21 +17,21 @@ describe('lanes', () => {
     const q = new LaneQueues(2, ['run-point', 'run-render']);
     expect([q.home(0), q.home(1)]).toEqual([['run-point'], ['run-render']]);
     for (const p of ['p1', 'p2', 'p3']) q.push(job('run-point', p), 0);
-    expect(name(q.take(1))).toBeUndefined();
-    expect(name(q.take(0))).toBe('p1');
+    expect(name(q.take(1, 0))).toBeUndefined();
+    expect(name(q.take(0, 0))).toBe('p1');
     q.push(job('run-render', 'm1'), 1);
     q.push(job('run-render', 'm2'), 1);
     q.push(job('run-render', 'm3'), 1);
     // The drawings wait for their own thread, even with the point thread free and three waiting.
-    expect(name(q.take(0))).toBe('p2');
-    expect(name(q.take(1))).toBe('m1');
-    expect(name(q.take(0))).toBe('p3');
-    expect(name(q.take(0))).toBeUndefined();
+    expect(name(q.take(0, 0))).toBe('p2');
+    expect(name(q.take(1, 0))).toBe('m1');
+    expect(name(q.take(0, 0))).toBe('p3');
+    expect(name(q.take(0, 0))).toBeUndefined();
     // No more points: the point thread helps while at least two drawings wait, not for the last one.
     q.done('run-point');
-    expect(name(q.take(0))).toBe('m2');
-    expect(name(q.take(0))).toBeUndefined();
-    expect(name(q.take(1))).toBe('m3');
+    expect(name(q.take(0, 0))).toBe('m2');
+    expect(name(q.take(0, 0))).toBeUndefined();
+    expect(name(q.take(1, 0))).toBe('m3');
   });
 
   it('one thread, or one kind: a plain pool, highest priority first, in the order queued among equals', () => {
@@ -40,7 +41,7 @@ describe('lanes', () => {
       q.push(job('run-point', 'c'), 1);
       q.push(job('contention', 'd'), 0);
       const lanes = q.lanes;
-      expect([0, 1, 2, 3].map((i) => name(q.take(i % lanes)))).toEqual(['b', 'c', 'a', 'd']);
+      expect([0, 1, 2, 3].map((i) => name(q.take(i % lanes, 0)))).toEqual(['b', 'c', 'a', 'd']);
     }
   });
 
@@ -48,7 +49,7 @@ describe('lanes', () => {
     const q = new LaneQueues(2, ['run-point', 'run-render']);
     q.push(job('contention', 'r1'), 0);
     q.push(job('contention', 'r2'), 0);
-    expect([name(q.take(1)), name(q.take(0))]).toEqual(['r1', 'r2']);
+    expect([name(q.take(1, 0)), name(q.take(0, 0))]).toEqual(['r1', 'r2']);
   });
 
   it('more threads than kinds: the kinds dealt round; fewer: several kinds a thread', () => {
@@ -56,8 +57,56 @@ describe('lanes', () => {
     expect([0, 1, 2].map((i) => three.home(i))).toEqual([['run-point'], ['run-render'], ['run-point']]);
     three.push(job('run-point', 'p1'), 0);
     three.push(job('run-point', 'p2'), 0);
-    expect([name(three.take(1)), name(three.take(2)), name(three.take(0))]).toEqual([undefined, 'p1', 'p2']);
+    expect([name(three.take(1, 0)), name(three.take(2, 0)), name(three.take(0, 0))]).toEqual([undefined, 'p1', 'p2']);
     const two = new LaneQueues(2, ['run-point', 'run-render', 'contention']);
     expect([two.home(0), two.home(1)]).toEqual([['run-point', 'contention'], ['run-render']]);
+  });
+
+  it('small points stay on their thread: a first point of 330 ms (its warm-up included) and warm ones of 40 ms', () => {
+    const q = new LaneQueues(2, ['run-point', 'run-render']);
+    for (let i = 1; i <= 7; i++) q.push(job('run-point', `p${i}`), 0);
+    expect(name(q.take(0, 0))).toBe('p1');
+    expect(name(q.take(1, 200))).toBeUndefined();
+    q.finish(0, 330);
+    expect(name(q.take(1, 330))).toBeUndefined();
+    expect(name(q.take(0, 330))).toBe('p2');
+    q.finish(0, 370);
+    expect(name(q.take(1, 5000))).toBeUndefined();
+  });
+
+  it('large points are shared out: once the first has run WARM_UP_MS beyond a warm-up, or once a warm one took that long', () => {
+    const q = new LaneQueues(2, ['run-point', 'run-render']);
+    for (let i = 1; i <= 4; i++) q.push(job('run-point', `p${i}`), 0);
+    expect(name(q.take(0, 0))).toBe('p1');
+    expect(name(q.take(1, 2 * WARM_UP_MS - 1))).toBeUndefined();
+    expect(name(q.take(1, 2 * WARM_UP_MS))).toBe('p2');
+    // Both threads now know the kind; the drawing thread still takes its own first.
+    q.push(job('run-render', 'm1'), 1);
+    q.finish(1, 3000);
+    q.push(job('run-point', 'p5'), 0);
+    expect(name(q.take(1, 3000))).toBe('m1');
+    q.finish(1, 3020);
+    expect(name(q.take(1, 3020))).toBe('p3');
+    // A warm run shorter than WARM_UP_MS: the kind is small after all, and stays home.
+    const small = new LaneQueues(2, ['run-point', 'run-render']);
+    for (let i = 1; i <= 4; i++) small.push(job('run-point', `p${i}`), 0);
+    small.take(0, 0);
+    small.finish(0, 2000);
+    small.take(0, 2000);
+    small.finish(0, 2000 + WARM_UP_MS - 1);
+    expect(name(small.take(1, 9000))).toBeUndefined();
+  });
+
+  it('an idle lane with another kind waiting asks to be looked at again; a plain pool with nothing idle does not', () => {
+    const q = new LaneQueues(2, ['run-point', 'run-render']);
+    q.push(job('run-point', 'p1'), 0);
+    q.push(job('run-point', 'p2'), 0);
+    q.take(0, 0);
+    expect(q.waitingForTime()).toBe(true);
+    const plain = new LaneQueues(1, ['run-point', 'run-render']);
+    plain.push(job('run-point', 'p1'), 0);
+    plain.push(job('run-point', 'p2'), 0);
+    plain.take(0, 0);
+    expect(plain.waitingForTime()).toBe(false);
   });
 });

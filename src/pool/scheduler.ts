@@ -13,11 +13,19 @@
  * the canvas and chart.js). When every thread ran every kind, a second thread paid all of that again and a
  * two-thread sweep of a few points took as long as one thread. So each thread is a lane with a home kind
  * (the kinds the runner is told of, dealt round: with two threads and points and drawings, one thread
- * simulates and the other draws, a pipeline) and loads only its home kinds' modules. A lane takes a task
- * of another kind only (a) when no lane has that kind at home, or (b) once the caller has said no more
- * tasks of the lane's home kinds will come (`done`) and at least two of the other kind are waiting (the
- * lane at home for them is still busy with one, and more are queued behind it). One thread, or one
- * kind: every lane takes everything, as a plain pool.
+ * simulates and the other draws, a pipeline) and loads only its home kinds' modules. A lane with nothing
+ * of its own to do takes a task of another kind when
+ *
+ *   (a) no lane has that kind at home (a contention replication in a storage run);
+ *   (b) the caller has said no more tasks of the lane's home kinds will come (`done`) and at least two of
+ *       the other kind are waiting (its home lane is busy with one, and more are queued behind it); or
+ *   (c) a task of that kind takes at least WARM_UP_MS once warm, so that a cold start is worth it: the
+ *       shortest run of the kind that was not its thread's first, or, before there is one, the longest
+ *       a first run has taken or been running so far less WARM_UP_MS (a sweep of large points shares them
+ *       out as soon as the first one has run that long; the runner looks again every POLL_MS while a lane
+ *       idles and work waits).
+ *
+ * One thread, or one kind: every lane takes everything, as a plain pool.
  */
 import type { Task } from './pool.js';
 import { fromWorker, workerFile } from './pool.js';
@@ -94,18 +102,31 @@ interface Queued extends Job {
   seq: number;
 }
 
+/** About what a thread's first tasks of a kind cost over their later runs (module loading and compilation). */
+export const WARM_UP_MS = 300;
+/** How often a runner with an idle lane and waiting work of another kind looks again (rule (c)). */
+const POLL_MS = 50;
+
 /**
- * The waiting jobs of a pool runner and which lane may take which (see the header): `take(lane)` is the
- * job the lane runs next, or undefined when it should wait.
+ * The waiting jobs of a pool runner and which lane may take which (see the header): `take(lane, now)` is
+ * the job the lane runs next, or undefined when it should wait; `finish(lane, now)` when its job is done.
+ * Times are milliseconds of any clock that only goes forward.
  */
 export class LaneQueues {
   private readonly queues = new Map<TaskKind, JobQueue>();
   private readonly homes: ReadonlySet<TaskKind>[];
   private readonly homed: ReadonlySet<TaskKind>;
-  private readonly finished = new Set<TaskKind>();
-  private seq = 0;
-
   private readonly shared: boolean;
+  private readonly finished = new Set<TaskKind>();
+  /** Kinds each lane has run (or is running). */
+  private readonly ran: Set<TaskKind>[];
+  /** What each lane is running: its kind, when it started, and whether it is the lane's first of the kind. */
+  private readonly running: ({ kind: TaskKind; start: number; first: boolean } | undefined)[];
+  /** The shortest run of each kind that was not its lane's first. */
+  private readonly warm = new Map<TaskKind, number>();
+  /** The longest first run of each kind. */
+  private readonly cold = new Map<TaskKind, number>();
+  private seq = 0;
 
   /**
    * `lanes` lanes whose home kinds are `kinds` dealt round: lane i is at home for kinds[i mod k] when there
@@ -119,6 +140,8 @@ export class LaneQueues {
       new Set(this.shared ? kinds : k <= lanes ? [kinds[lane % k]!] : kinds.filter((_kind, j) => j % lanes === lane)),
     );
     this.homed = new Set(kinds);
+    this.ran = Array.from({ length: lanes }, () => new Set<TaskKind>());
+    this.running = new Array(lanes).fill(undefined);
   }
 
   /** The kinds `lane` is at home for (the modules its thread loads at start). */
@@ -136,29 +159,70 @@ export class LaneQueues {
     this.finished.add(kind);
   }
 
-  /** Whether `lane` may take a job of `kind` now. */
-  private may(lane: number, kind: TaskKind, waiting: number): boolean {
-    const home = this.homes[lane]!;
-    if (this.shared || home.has(kind) || !this.homed.has(kind)) return true;
-    for (const k of home) if (!this.finished.has(k)) return false;
-    return waiting >= 2;
+  /** Whether jobs wait that some lane may take later without any job finishing (rule (c) over time). */
+  waitingForTime(): boolean {
+    for (const q of this.queues.values()) if (q.size > 0) return this.running.some((r) => r === undefined);
+    return false;
   }
 
-  take(lane: number): Job | undefined {
+  /** How long a warm run of `kind` takes at least, as far as is known at `now` (0: nothing known). */
+  private warmMs(kind: TaskKind, now: number): number {
+    const w = this.warm.get(kind);
+    if (w !== undefined) return w;
+    let longest = this.cold.get(kind) ?? 0;
+    for (const r of this.running) if (r && r.kind === kind) longest = Math.max(longest, r.first ? now - r.start : now - r.start + WARM_UP_MS);
+    return longest - WARM_UP_MS;
+  }
+
+  /** Whether `lane` may take a job of `kind` now, with `waiting` of them queued. */
+  private may(lane: number, kind: TaskKind, waiting: number, now: number): boolean {
+    const home = this.homes[lane]!;
+    if (this.shared || home.has(kind) || !this.homed.has(kind)) return true;
+    let homeDone = true;
+    for (const k of home) if (!this.finished.has(k)) homeDone = false;
+    if (homeDone && waiting >= 2) return true;
+    return this.warmMs(kind, now) >= WARM_UP_MS;
+  }
+
+  /** The job `lane` runs next (its home kinds first, then what it may take of others), or undefined. */
+  take(lane: number, now: number): Job | undefined {
+    const home = this.homes[lane]!;
     let best: JobQueue | undefined;
+    let bestKind: TaskKind | undefined;
+    let bestRank = -1;
     let bestPriority = -Infinity;
     let bestSeq = Infinity;
     for (const [kind, q] of this.queues) {
-      if (q.size === 0 || !this.may(lane, kind, q.size)) continue;
+      if (q.size === 0 || !this.may(lane, kind, q.size, now)) continue;
+      // Its own kinds before another's; then priority; then the order queued.
+      const rank = this.shared || home.has(kind) ? 1 : 0;
       const p = q.top();
       const seq = (q.peek() as Queued).seq;
-      if (p > bestPriority || (p === bestPriority && seq < bestSeq)) {
+      if (rank > bestRank || (rank === bestRank && (p > bestPriority || (p === bestPriority && seq < bestSeq)))) {
         best = q;
+        bestKind = kind;
+        bestRank = rank;
         bestPriority = p;
         bestSeq = seq;
       }
     }
-    return best?.shift();
+    if (!best || bestKind === undefined) return undefined;
+    const first = !this.ran[lane]!.has(bestKind);
+    this.ran[lane]!.add(bestKind);
+    this.running[lane] = { kind: bestKind, start: now, first };
+    return best.shift();
+  }
+
+  /** `lane`'s job is done (or failed) at `now`. */
+  finish(lane: number, now: number): void {
+    const r = this.running[lane];
+    if (!r) return;
+    this.running[lane] = undefined;
+    const ms = now - r.start;
+    const table = r.first ? this.cold : this.warm;
+    const known = table.get(r.kind);
+    if (r.first) table.set(r.kind, Math.max(known ?? 0, ms));
+    else table.set(r.kind, Math.min(known ?? Infinity, ms));
   }
 
   clear(): void {
@@ -181,10 +245,13 @@ export async function poolRunner(threads: number, kinds: readonly TaskKind[] = [
   }));
   let closed = false;
   let destroyed: Promise<void> = Promise.resolve();
+  let poll: NodeJS.Timeout | undefined;
   const pump = (): void => {
+    if (closed) return;
+    const now = performance.now();
     lanes.forEach((lane, i) => {
-      if (closed || lane.busy) return;
-      const job = queues.take(i);
+      if (lane.busy) return;
+      const job = queues.take(i, now);
       if (!job) return;
       lane.busy = true;
       // The next task is chosen after what the finished one's caller queues in answer to it (a point's
@@ -193,16 +260,25 @@ export async function poolRunner(threads: number, kinds: readonly TaskKind[] = [
       lane.pool.run(job.task).then(
         (result: unknown) => {
           lane.busy = false;
+          queues.finish(i, performance.now());
           job.resolve(result);
           setImmediate(pump);
         },
         (err: unknown) => {
           lane.busy = false;
+          queues.finish(i, performance.now());
           job.reject(fromWorker(err));
           setImmediate(pump);
         },
       );
     });
+    // A lane idles while work of another kind waits: look again soon (rule (c) of the header).
+    if (!poll && queues.waitingForTime()) {
+      poll = setTimeout(() => {
+        poll = undefined;
+        pump();
+      }, POLL_MS);
+    }
   };
   return {
     threads: n,
@@ -220,6 +296,7 @@ export async function poolRunner(threads: number, kinds: readonly TaskKind[] = [
     close() {
       if (!closed) {
         closed = true;
+        if (poll) clearTimeout(poll);
         queues.clear();
         destroyed = Promise.all(lanes.map((l) => l.pool.destroy())).then(() => undefined);
       }

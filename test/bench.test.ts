@@ -14,7 +14,7 @@ import { CHILD_MARK, childOutcome, growthPerRow, type ChildEnd, type ChildReport
 import { benchJson, formatLine, machineInfo, machineLine, measure, measureEach, parallelCapacity, PhaseClock, rateLine, speedProbe, stat, summarize, type BenchReport } from '../src/bench/harness.js';
 import { topSelfTime, type CpuProfile } from '../src/bench/cpuprofile.js';
 import { findSimpy, noSimpyNote, probePython, pythonCandidates } from '../src/bench/simpy.js';
-import { storageBenchSpec } from '../src/bench/storage.js';
+import { measureFormat, STORAGE_WARMUP, storageBenchSpec } from '../src/bench/storage.js';
 import { runStorage } from '../src/workload/runner.js';
 import { ROOT } from './helpers/cli.js';
 
@@ -88,11 +88,15 @@ describe('the harness', () => {
 
   it('the speed probe gives two CPU times (median and min) that the machine lines print; none when not probed', () => {
     const p = speedProbe();
-    for (const v of [p.alu_ms, p.alu_min_ms, p.memory_ms, p.memory_min_ms]) expect(Number.isFinite(v) && v > 0).toBe(true);
+    for (const v of [p.alu_ms, p.alu_min_ms, p.memory_ms, p.memory_min_ms, p.fresh_page_us, p.fresh_page_min_us]) expect(Number.isFinite(v) && v > 0).toBe(true);
     expect(p.alu_min_ms).toBeLessThanOrEqual(p.alu_ms);
     expect(p.memory_min_ms).toBeLessThanOrEqual(p.memory_ms);
+    expect(p.fresh_page_min_us).toBeLessThanOrEqual(p.fresh_page_us);
     const m = { ...machineInfo(), probe: p };
-    for (const when of ['start', 'end'] as const) expect(machineLine(m, when).note).toContain(`speed probe ${p.alu_ms} ms arithmetic, ${p.memory_ms} ms memory`);
+    for (const when of ['start', 'end'] as const) {
+      expect(machineLine(m, when).note).toContain(`speed probe ${p.alu_ms} ms arithmetic, ${p.memory_ms} ms memory`);
+      expect(machineLine(m, when).note).toContain(`${p.fresh_page_us} µs a 4 kB page of fresh memory first written`);
+    }
     expect(machineLine(machineInfo(), 'start').note).not.toContain('speed probe');
   });
 
@@ -296,6 +300,46 @@ describe('the memory and scale suites read their child processes', () => {
   it('growth per row: the difference of the two runs over the difference of their rows', () => {
     expect(growthPerRow({ rows: 1e6, bytes: 100e6 }, { rows: 1e7, bytes: 244e6 })).toBe(16);
     expect(() => growthPerRow({ rows: 1e7, bytes: 1 }, { rows: 1e6, bytes: 2 })).toThrow();
+  });
+});
+
+describe('the storage suite runs each workload in a child of its own', () => {
+  it('a child asked to repeat runs the workload that many times: every run\'s phases, the same outcome as one run', () => {
+    const child = join(ROOT, 'dist', 'bench', 'child.js');
+    const ask = (repeat?: number) => {
+      const r = spawnSync(process.execPath, [child, JSON.stringify({ rows: 3000, format: 'ase-dol', order: 'random', checkLimits: false, ...(repeat ? { repeat } : {}) })], { encoding: 'utf8' });
+      expect(r.status).toBe(0);
+      const o = childOutcome({ status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, timedOut: false, timeoutS: 60 });
+      if (o.kind !== 'report') throw new Error(`child: ${o.kind}`);
+      return o.report;
+    };
+    const once = ask();
+    const thrice = ask(3);
+    expect(once.runs).toBeUndefined();
+    expect(thrice.runs).toHaveLength(3);
+    for (const phases of thrice.runs!) {
+      expect(phases).toHaveLength(2);
+      for (const p of phases) expect(p.cpu! >= 0 && p.wall >= 0).toBe(true);
+    }
+    expect(thrice.phases).toEqual(thrice.runs![0]);
+    expect(thrice.outcome).toBe(once.outcome);
+  });
+
+  it('a format\'s figures: the last `runs` of each child counted after STORAGE_WARMUP, the first run kept beside them', () => {
+    const f = measureFormat('sqlserver-heap', 2, 60, 3000);
+    if (typeof f === 'string') throw new Error(f);
+    for (const kind of ['insert', 'random', 'sequential'] as const) {
+      expect(f[kind].runs).toBe(2);
+      expect(f[kind].warmup).toBe(STORAGE_WARMUP);
+      expect(f[kind].samples).toHaveLength(2);
+      expect(f.first[kind].wall).toBeGreaterThan(0);
+    }
+    expect(f.outcome.random).toMatch(/forwarded rows, [\d,]+ pages$/);
+    expect(f.outcome.sequential).toMatch(/forwarded rows, [\d,]+ pages$/);
+  });
+
+  it('a child that fails gives the reason instead of figures', () => {
+    expect(measureFormat('sqlserver-heap', 1, 60, -5)).toMatch(/^the random child failed: /);
   });
 });
 

@@ -16,14 +16,18 @@ export interface ChildRequest {
   order: BenchOrder;
   /** Refuse, as `rowsim run` does (src/cli/limits.ts), a table that cannot fit in the memory available. */
   checkLimits: boolean;
+  /** Run the workload this many times in the child, one after the other (default 1): the storage suite's warm-ups and counted runs. */
+  repeat?: number;
 }
 
 export interface ChildReport {
   rows: number;
   format: FormatId;
   order: BenchOrder;
-  /** CPU and wall seconds of each phase's row operations (onPhase). */
+  /** CPU and wall seconds of each phase's row operations (onPhase), in the first run. */
   phases: Sample[];
+  /** Every run's phases, the first run's first (`repeat` runs; absent from a child of one run). */
+  runs?: Sample[][];
   /** CPU seconds of the whole child process, start-up included (process.cpuUsage at the end). */
   cpu_s: number;
   /** process.memoryUsage().rss after the run, the result still referenced. */

@@ -1,7 +1,8 @@
 /**
- * A bench child process (the memory and scale suites): `node dist/bench/child.js '<ChildRequest JSON>'`.
- * Runs the bench workload once in this fresh process and prints one line, CHILD_MARK + JSON: the
- * phases' CPU and wall time, the process's CPU time, its resident memory after the run and at its peak.
+ * A bench child process (the storage, memory and scale suites): `node dist/bench/child.js '<ChildRequest JSON>'`.
+ * Runs the bench workload once (or `repeat` times, one after the other) in this fresh process and prints
+ * one line, CHILD_MARK + JSON: each run's phases' CPU and wall time, the process's CPU time, its resident
+ * memory after the (last) run and at its peak.
  * With checkLimits it first refuses, as `rowsim run` does, a table that cannot fit in memory, and prints
  * the refusal instead.
  */
@@ -33,8 +34,16 @@ if (req.checkLimits) {
 if (refused !== undefined) {
   emit({ refused });
 } else {
-  const clock = new PhaseClock();
-  const result = runStorage(cfg.storage[0]!.spec, { onPhase: clock.onPhase });
+  const repeat = Math.max(1, req.repeat ?? 1);
+  const runs: ReturnType<PhaseClock['phases']>[] = [];
+  let result: ReturnType<typeof runStorage> | undefined;
+  for (let i = 0; i < repeat; i++) {
+    const clock = new PhaseClock();
+    // The run before is let go first: a run does not start with the last one's arrays still alive.
+    result = undefined;
+    result = runStorage(cfg.storage[0]!.spec, { onPhase: clock.onPhase });
+    runs.push(clock.phases());
+  }
   // Read with the result still referenced: every array of the run is alive.
   const rss = process.memoryUsage().rss;
   const usage = process.resourceUsage();
@@ -43,12 +52,13 @@ if (refused !== undefined) {
     rows: req.rows,
     format: req.format,
     order: req.order,
-    phases: clock.phases(),
+    phases: runs[0]!,
+    ...(repeat > 1 ? { runs } : {}),
     cpu_s: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
     rss_bytes: rss,
     max_rss_bytes: usage.maxRSS * 1024,
-    engine_bytes: result.memory_bytes,
-    outcome: `${metric(result.final, moved.metric).toLocaleString('en-US')} ${moved.word} rows, ${result.final.pages.toLocaleString('en-US')} pages`,
+    engine_bytes: result!.memory_bytes,
+    outcome: `${metric(result!.final, moved.metric).toLocaleString('en-US')} ${moved.word} rows, ${result!.final.pages.toLocaleString('en-US')} pages`,
   };
   emit(report);
 }

@@ -153,7 +153,8 @@ export function sig3(x: number): number {
   return Number.isFinite(x) ? Number(x.toPrecision(3)) : x;
 }
 
-function seconds(s: number): string {
+/** Seconds as a line prints them: "1.23 s" or "456 ms". */
+export function seconds(s: number): string {
   if (s >= 100) return `${s.toFixed(0)} s`;
   if (s >= 1) return `${s.toFixed(2)} s`;
   return `${(s * 1000).toPrecision(3)} ms`;
@@ -198,18 +199,29 @@ export interface MachineInfo {
   probe?: SpeedProbe;
 }
 
-/** CPU milliseconds of two fixed loops, median of 5 (min beside): integer arithmetic, and random reads of 64 MB. */
+/**
+ * CPU milliseconds of two fixed loops, median of 5 (min beside): integer arithmetic, and random reads of
+ * 64 MB; and the CPU microseconds of a first write to each 4 kB page of a new 48 MB array, median of 3.
+ */
 export interface SpeedProbe {
   alu_ms: number;
   alu_min_ms: number;
   memory_ms: number;
   memory_min_ms: number;
+  /** CPU µs a 4 kB page of fresh memory costs when first written (the page fault). */
+  fresh_page_us: number;
+  fresh_page_min_us: number;
 }
 
 const PROBE_RUNS = 5;
 const PROBE_ALU_STEPS = 1 << 24;
 const PROBE_MEMORY_WORDS = 1 << 24;
 const PROBE_MEMORY_READS = 1 << 21;
+/** Int32 words of each fresh array of the probe: 48 MB, above glibc's largest mmap threshold (32 MB), so each is new memory from the kernel. */
+const PROBE_FRESH_WORDS = 12 << 20;
+const PROBE_FRESH_RUNS = 3;
+/** Int32 words in a 4 kB page. */
+const PAGE_WORDS = 1024;
 /** Where the probe's loops leave their results, so that no compiler can drop them as unused. */
 let probeSink = 0;
 
@@ -217,7 +229,10 @@ let probeSink = 0;
  * A core's speed now, by two fixed loops: 16M steps of a xorshift generator (arithmetic in registers),
  * and 2M reads at random places in a 64 MB array (cache and memory misses, as a random update's are).
  * The same work on every run, so a machine whose cores run slower under its neighbours shows it here:
- * figures of two bench runs compare only as far as their probes agree.
+ * figures of two bench runs compare only as far as their probes agree. Then what a page of memory new
+ * from the kernel costs when first written: on a virtual machine the host may have to find the memory
+ * too (about 11 µs a 4 kB page here, against a fraction of a microsecond on bare metal), and every
+ * engine's arrays are such memory the first time a process uses them.
  */
 export function speedProbe(): SpeedProbe {
   const cpuMs = (fn: () => number): [number, number] => {
@@ -258,10 +273,27 @@ export function speedProbe(): SpeedProbe {
     m.push(tm);
     probeSink ^= ra ^ rm;
   }
+  // Fresh memory: each array new from the kernel, one word written a page, so the loop is the page faults.
+  // Every array is kept until the end, so none comes back to the allocator to be handed out again.
+  const kept: Int32Array[] = [];
+  const f: number[] = [];
+  for (let i = 0; i < PROBE_FRESH_RUNS; i++) {
+    const [tf, rf] = cpuMs(() => {
+      const fresh = new Int32Array(PROBE_FRESH_WORDS);
+      for (let w = 0; w < fresh.length; w += PAGE_WORDS) fresh[w] = w;
+      kept.push(fresh);
+      return fresh[PAGE_WORDS]!;
+    });
+    f.push((tf * 1000) / (PROBE_FRESH_WORDS / PAGE_WORDS));
+    probeSink ^= rf;
+  }
+  kept.length = 0;
   const sa = stat(a);
   const sm = stat(m);
+  const sf = stat(f);
   const r1 = (x: number) => Math.round(x * 10) / 10;
-  return { alu_ms: r1(sa.median), alu_min_ms: r1(sa.min), memory_ms: r1(sm.median), memory_min_ms: r1(sm.min) };
+  const r2 = (x: number) => Math.round(x * 100) / 100;
+  return { alu_ms: r1(sa.median), alu_min_ms: r1(sa.min), memory_ms: r1(sm.median), memory_min_ms: r1(sm.min), fresh_page_us: r2(sf.median), fresh_page_min_us: r2(sf.min) };
 }
 
 /**
@@ -342,7 +374,9 @@ export function parallelCapacityInChild(threads: number): ParallelProbe | undefi
 }
 
 function probeText(p: SpeedProbe | undefined): string {
-  return p ? `; speed probe ${p.alu_ms} ms arithmetic, ${p.memory_ms} ms memory (CPU, median of ${PROBE_RUNS} in a fresh process; lower is faster)` : '';
+  return p
+    ? `; speed probe ${p.alu_ms} ms arithmetic, ${p.memory_ms} ms memory (CPU, median of ${PROBE_RUNS} in a fresh process; lower is faster), ${p.fresh_page_us} µs a 4 kB page of fresh memory first written (median of ${PROBE_FRESH_RUNS})`
+    : '';
 }
 
 export function machineInfo(): MachineInfo {

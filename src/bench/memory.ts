@@ -13,7 +13,6 @@
  *   memory check and reports a refusal as the line's result.
  */
 import { spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FormatId } from '../config/format-ids.js';
 import { FORMAT_IDS } from '../formats/registry.js';
@@ -21,7 +20,8 @@ import { childOutcome, growthPerRow, type ChildOutcome, type ChildRequest } from
 import { sig3, stat, type BenchLine } from './harness.js';
 import type { SuiteContext } from './suite.js';
 
-const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'child.js');
+/** The compiled child, found from dist/bench/ or from src/bench/ (the tests import the sources): both are two levels below the package. */
+const CHILD = fileURLToPath(new URL('../../dist/bench/child.js', import.meta.url));
 
 /** The targets: bytes a simulated row; the 1e8-row run's CPU seconds and peak bytes. */
 export const MEMORY_TARGETS = { bytesPerRow: 16, scaleCpuS: 30, scalePeakBytes: 1.6e9 } as const;

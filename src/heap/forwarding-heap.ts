@@ -507,7 +507,8 @@ export class ForwardingHeap implements StorageEngine {
 
   private updateRow(row: number, phys: number, logical: number): boolean {
     if (this.chain !== null) {
-      if (phys > this.maxRowBytes || this.chain.get(row) > 0) phys = this.chainRow(row, phys);
+      // The row's bit is read only while some row is chained: a random update would miss the cache on it.
+      if (phys > this.maxRowBytes || (this.chainedRows > 0 && this.chain.get(row) > 0)) phys = this.chainRow(row, phys);
     } else if (phys > this.maxRowBytes) {
       this.counters.updates_rejected++;
       return false;
@@ -660,7 +661,7 @@ export class ForwardingHeap implements StorageEngine {
       if (this.deallocateEmpty) this.freeIfEmpty(h);
       this.forwardedCount--;
     }
-    if (this.chain !== null && this.chain.get(row) > 0) this.chainRow(row, 0);
+    if (this.chainedRows > 0 && this.chain!.get(row) > 0) this.chainRow(row, 0);
     this.setRow(row, -1, -1, 0, 0);
     this.liveCount--;
     this.counters.deletes++;
@@ -808,7 +809,7 @@ export class ForwardingHeap implements StorageEngine {
       reads.dataPage(c);
       reads.forwardedHops++;
     }
-    if (this.chain !== null) this.readChain(row, reads);
+    if (this.chainedRows > 0) this.readChain(row, reads);
     if (this.sink !== null) this.sink({ op: 'read', row, pages: c !== h ? [h, c] : [h], forwarded: c !== h, pieces: this.chain?.get(row) ?? 0, deadVersions: 0, chainHops: 0 });
   }
 

@@ -56,8 +56,9 @@ export const USAGE = `usage: npm run bench -- [SUITE …] [--json] [--runs N] [-
 Without a suite: every suite but scale and contention-runs (and pg, which needs --pg URL).
   --json         print one JSON document (machine, date, commit, every line with its runs) on stdout;
                  the lines as text go to stderr as they come
-  --runs N       counted runs of each timed line (default ${DEFAULT_RUNS}; each after an uncounted warm-up)
-  --timeout S    kill a child process of the memory and scale suites after S seconds (default ${DEFAULT_CHILD_TIMEOUT_S})
+  --runs N       counted runs of each timed line (default ${DEFAULT_RUNS}; after an uncounted warm-up, or
+                 four for the storage suite's inserts and updates)
+  --timeout S    kill a child process of the storage, memory and scale suites after S seconds (default ${DEFAULT_CHILD_TIMEOUT_S})
   --pg URL       also run the storage workload on this PostgreSQL (postgres://user[:password]@host:port/db)
                  in a scratch schema it creates and drops
   --pg-rows N    rows of that comparison (default ${DEFAULT_PG_ROWS.toLocaleString('en-US')})

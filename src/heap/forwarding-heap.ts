@@ -104,6 +104,8 @@ const HOME = 0;
 const CUR = 1;
 const SIZE = 2;
 const PAGE_STRIDE = 4;
+/** The largest page whose fields fit in 16 bits (every format's pages are at most 32 kB). */
+const MAX_PAGE_BYTES = 0xffff;
 const USED = 0;
 const TOP = 1;
 const SLOTS = 2;
@@ -159,8 +161,10 @@ export class ForwardingHeap implements StorageEngine {
   private forwardedCount = 0;
 
   // pages, interleaved: [used, top, slots, reserved] (bytes of bodies and stubs, high-water mark of the row
-  // area, offset-table entries, bytes reserved for growth); state: allocated or free
-  private pageFields: Int32Array;
+  // area, offset-table entries, bytes reserved for growth); state: allocated or free. 16 bits each: no
+  // field passes the page size, and no format's page is larger than 32 kB (8 bytes a page, not 16: at
+  // 1e8 rows of ase-dol 6.8 million pages, 55 MB less).
+  private pageFields: Uint16Array;
   private state: Uint8Array;
   private pageCount = 0;
   private allocatedPages = 0;
@@ -212,7 +216,8 @@ export class ForwardingHeap implements StorageEngine {
     const n = Math.max(16, options.rowCapacity);
     this.rows = new Int32Array(n * ROW_STRIDE).fill(-1);
     const pageRoom = Math.max(1024, Math.ceil(n / ROWS_PER_PAGE_ROOM));
-    this.pageFields = new Int32Array(pageRoom * PAGE_STRIDE);
+    if (options.geometry.pageBytes > MAX_PAGE_BYTES) throw new Error(`ForwardingHeap: a page of ${options.geometry.pageBytes} bytes does not fit its 16-bit fields`);
+    this.pageFields = new Uint16Array(pageRoom * PAGE_STRIDE);
     this.state = new Uint8Array(pageRoom);
     this.backPointerBytes = options.backPointerBytes ?? 0;
     this.insertReserve = options.insertReserveBytes ?? 0;
@@ -1052,7 +1057,7 @@ export class ForwardingHeap implements StorageEngine {
 
   memoryBytes(): number {
     // The pages made, not the arrays' room (unwritten room is not resident; see ROWS_PER_PAGE_ROOM).
-    return this.rows.byteLength + this.pageCount * (PAGE_STRIDE * 4 + 1) + (this.tree?.byteLength ?? 0) + (this.chain?.byteLength ?? 0);
+    return this.rows.byteLength + this.pageCount * (PAGE_STRIDE * this.pageFields.BYTES_PER_ELEMENT + 1) + (this.tree?.byteLength ?? 0) + (this.chain?.byteLength ?? 0);
   }
 
   checkInvariants(): string[] {

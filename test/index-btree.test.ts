@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pgIndexTupleBytes, pgLayout } from '../src/formats/postgres.js';
-import { buildIndex } from '../src/btree/geometry.js';
+import fc from 'fast-check';
+import { buildIndex, fillLevel } from '../src/btree/geometry.js';
 import { getFormat, indexGeometries } from '../src/formats/registry.js';
 import { FORMAT_IDS } from '../src/formats/registry.js';
 import { runStorage } from '../src/workload/runner.js';
@@ -48,5 +49,37 @@ describe('B-tree index sizes', () => {
       expect(r.index_pages.total).toBe(r.index_pages.by_index.pk! + r.index_pages.by_index.by_code!);
       expect(r.index_pages.by_index.by_code).toBeGreaterThan(r.index_pages.by_index.pk!);
     }
+  });
+});
+
+describe('a level of items that all take the same bytes', () => {
+  it('is filled page by page into exactly the pages an item-by-item fill makes (every format\'s geometry, leaf and non-leaf)', () => {
+    const t = table([col('id', 'int'), col('name', 'varchar(40)')], [{ name: 't_pk', columns: ['id'], unique: true }]);
+    let compared = 0;
+    for (const format of FORMAT_IDS) {
+      const f = getFormat(format);
+      const g0 = indexGeometries(f, t, f.layout(t, engine({ format })))[0]!;
+      if (g0.nbtsort) continue;
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 5000 }),
+          fc.integer({ min: 1, max: 900 }),
+          fc.boolean(),
+          fc.integer({ min: 0, max: 40 }),
+          fc.integer({ min: 0, max: 3 }),
+          (count, bytes, leaf, maxEntries, spare) => {
+            const g = { ...g0, leafMaxEntries: maxEntries, nonLeafSpareEntries: spare };
+            const byItem = fillLevel(g, count, () => bytes, leaf);
+            const byPage = fillLevel(g, count, () => bytes, leaf, bytes);
+            expect(byPage.pages).toBe(byItem.pages);
+            expect([...byPage.free]).toEqual([...byItem.free]);
+            expect([...byPage.firstItem]).toEqual([...byItem.firstItem]);
+          },
+        ),
+        { numRuns: 200 },
+      );
+      compared++;
+    }
+    expect(compared).toBeGreaterThanOrEqual(3);
   });
 });

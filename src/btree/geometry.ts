@@ -115,8 +115,9 @@ interface LevelFill {
  * "minus infinity" tuple. Greedy: items fill a page up to room − reserve (non-leaf pages also keep room
  * for `nonLeafSpareEntries` more entries; leaves take at most `leafMaxEntries`).
  */
-export function fillLevel(g: IndexGeometry, count: number, itemBytes: (k: number) => number, leaf: boolean): LevelFill {
-  return g.nbtsort ? fillLevelNbtsort(g, count, itemBytes, leaf) : fillLevelGreedy(g, count, itemBytes, leaf);
+export function fillLevel(g: IndexGeometry, count: number, itemBytes: (k: number) => number, leaf: boolean, sameBytes = -1): LevelFill {
+  if (g.nbtsort) return fillLevelNbtsort(g, count, itemBytes, leaf);
+  return sameBytes >= 0 && count > 0 ? fillLevelGreedySame(g, count, sameBytes, leaf) : fillLevelGreedy(g, count, itemBytes, leaf);
 }
 
 function fillLevelNbtsort(g: IndexGeometry, count: number, itemBytes: (k: number) => number, leaf: boolean): LevelFill {
@@ -170,6 +171,26 @@ function fillLevelGreedy(g: IndexGeometry, count: number, itemBytes: (k: number)
   }
   free.push(g.pageRoomBytes - used);
   return { pages: free.length, free: Int32Array.from(free), firstItem: Int32Array.from(first) };
+}
+
+/**
+ * fillLevelGreedy when every item takes `bytes` (an index of fixed-width keys): every page but the last
+ * takes the same number of items, so the level is worked out a page at a time, not an item at a time
+ * (a 1e8-row table's primary key: 1e8 calls fewer). The same pages as fillLevelGreedy.
+ */
+function fillLevelGreedySame(g: IndexGeometry, count: number, bytes: number, leaf: boolean): LevelFill {
+  const size = bytes + g.slotBytes;
+  const spare = leaf ? 0 : g.nonLeafSpareEntries * size;
+  const room = g.pageRoomBytes - (leaf ? g.leafReserveBytes : g.nonLeafReserveBytes + spare);
+  const maxItems = leaf && g.leafMaxEntries > 0 ? g.leafMaxEntries : Infinity;
+  // A page takes items while they fit and it is under maxItems, and always its first.
+  const perPage = Math.max(1, Math.min(maxItems, Math.floor(room / size)));
+  const pages = Math.ceil(count / perPage);
+  const free = new Int32Array(pages).fill(g.pageRoomBytes - perPage * size);
+  free[pages - 1] = g.pageRoomBytes - (count - (pages - 1) * perPage) * size;
+  const firstItem = new Int32Array(pages);
+  for (let b = 0; b < pages; b++) firstItem[b] = b * perPage;
+  return { pages, free, firstItem };
 }
 
 /**

@@ -167,7 +167,7 @@ export class IndexSet implements VersionState {
       // A clustered index whose leaf level is the data pages: only the levels above them are its own.
       if (s.geometry.leafIsData) continue;
       const size = (k: number) => s.geometry.leafTupleBytes(lens, rows.at(k) * w);
-      const leaves = fillLevel(s.geometry, count, size, true);
+      const leaves = fillLevel(s.geometry, count, size, true, s.fixedEntryBytes >= 0 ? s.fixedEntryBytes - s.geometry.slotBytes : -1);
       s.entries = count;
       s.deadEntries = 0;
       s.gapPages = count > 0 ? reservedGapPages(s.geometry, leaves.pages) : 0;

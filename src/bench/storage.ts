@@ -69,8 +69,10 @@ export interface FormatFigures {
  * Runs of the workload in one child process before the counted ones. In one process the phases of the
  * first runs cost up to 5 times those of later ones: the code is not optimised yet, and the engine's
  * arrays are memory new from the kernel, whose first write costs a page fault a 4 kB page (the speed
- * probe's third figure: 11–15 µs on this virtual machine). From the fifth run on a phase costs the same
- * to a few percent, run after run and process after process, while runs 2–4 still move by half.
+ * probe's third figure: 11–15 µs on this virtual machine). From the fifth run on most phases cost the
+ * same to a few percent, run after run and process after process (a few still move by a fifth or more),
+ * where runs 2–4 moved by half. By then most of the arrays are memory the allocator already holds
+ * (docs/performance.md, "What warm means").
  */
 export const STORAGE_WARMUP = 4;
 

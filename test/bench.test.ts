@@ -14,7 +14,8 @@ import { CHILD_MARK, childOutcome, growthPerRow, type ChildEnd, type ChildReport
 import { benchJson, formatLine, machineInfo, machineLine, measure, measureEach, parallelCapacity, PhaseClock, rateLine, speedProbe, stat, summarize, type BenchReport } from '../src/bench/harness.js';
 import { topSelfTime, type CpuProfile } from '../src/bench/cpuprofile.js';
 import { findSimpy, noSimpyNote, probePython, pythonCandidates } from '../src/bench/simpy.js';
-import { measureFormat, STORAGE_WARMUP, storageBenchSpec } from '../src/bench/storage.js';
+import { measureFormat, STORAGE_NODE_ARGS, STORAGE_WARMUP, storageBenchSpec } from '../src/bench/storage.js';
+import { runChild } from '../src/bench/memory.js';
 import { runStorage } from '../src/workload/runner.js';
 import { ROOT } from './helpers/cli.js';
 
@@ -340,6 +341,15 @@ describe('the storage suite runs each workload in a child of its own', () => {
 
   it('a child that fails gives the reason instead of figures', () => {
     expect(measureFormat('sqlserver-heap', 1, 60, -5)).toMatch(/^the random child failed: /);
+  });
+
+  it('the children get the suite\'s Node.js options (an unknown one stops the child before it starts)', () => {
+    expect(STORAGE_NODE_ARGS).toContain('--single-threaded-gc');
+    const req = { rows: 1000, format: 'ase-dol' as const, order: 'random' as const, checkLimits: false };
+    expect(runChild(req, 60, STORAGE_NODE_ARGS).outcome.kind).toBe('report');
+    const bad = runChild(req, 60, ['--no-such-node-option']).outcome;
+    expect(bad.kind).toBe('failed');
+    expect(bad.kind === 'failed' && bad.message).toMatch(/no-such-node-option/);
   });
 });
 

@@ -26,10 +26,10 @@ const CHILD = fileURLToPath(new URL('../../dist/bench/child.js', import.meta.url
 /** The issue's targets: bytes a simulated row; the 1e8-row run's CPU seconds and peak bytes. */
 export const MEMORY_TARGETS = { bytesPerRow: 16, scaleCpuS: 30, scalePeakBytes: 1.6e9 } as const;
 
-/** Run one child; its outcome and the wall seconds the parent saw. */
-export function runChild(req: ChildRequest, timeoutS: number): { outcome: ChildOutcome; wall: number } {
+/** Run one child (with Node.js options `nodeArgs`); its outcome and the wall seconds the parent saw. */
+export function runChild(req: ChildRequest, timeoutS: number, nodeArgs: readonly string[] = []): { outcome: ChildOutcome; wall: number } {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [CHILD, JSON.stringify(req)], { encoding: 'utf8', timeout: timeoutS * 1000, killSignal: 'SIGKILL', maxBuffer: 16 * 1048576 });
+  const r = spawnSync(process.execPath, [...nodeArgs, CHILD, JSON.stringify(req)], { encoding: 'utf8', timeout: timeoutS * 1000, killSignal: 'SIGKILL', maxBuffer: 16 * 1048576 });
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   const timedOut = (r.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT';
   if (r.error && !timedOut) return { outcome: { kind: 'failed', message: `could not start: ${r.error.message}` }, wall };

@@ -77,7 +77,16 @@ export interface FormatFigures {
 export const STORAGE_WARMUP = 4;
 
 /**
- * One format's figures: each order in a fresh child process (src/bench/child.ts), the workload run
+ * Node.js options of the storage suite's children: the garbage collector's work on the main thread, not
+ * on helper threads beside it. A line is one core's rate; with the helpers a phase's process CPU time
+ * ran past its wall time (ase-dol's sequential updates 73 ms of CPU in 52.6 ms) and moved from one child
+ * to the next by half as the helpers happened to run or not (ase-dol random 67–107 ms of CPU, three
+ * children); with this option 71–78 ms, CPU and wall time the same.
+ */
+export const STORAGE_NODE_ARGS: readonly string[] = ['--single-threaded-gc'];
+
+/**
+ * One format's figures: each order in a fresh child process (src/bench/child.ts, STORAGE_NODE_ARGS), the workload run
  * STORAGE_WARMUP + `runs` times one after the other; the counted runs are the last `runs`, and the first
  * run is kept beside them (what one `rowsim run` of the table pays). A fresh process for each, so that a
  * line does not depend on which suites and formats ran before it in the bench's own process. The reason,
@@ -87,7 +96,7 @@ export function measureFormat(format: FormatId, runs: number, timeoutS: number, 
   const out: Partial<FormatFigures> = { format, outcome: { random: '', sequential: '' } };
   const first: Partial<FormatFigures['first']> = {};
   for (const order of ['random', 'sequential'] as const) {
-    const { outcome } = runChild({ rows, format, order, checkLimits: false, repeat: STORAGE_WARMUP + runs }, timeoutS);
+    const { outcome } = runChild({ rows, format, order, checkLimits: false, repeat: STORAGE_WARMUP + runs }, timeoutS, STORAGE_NODE_ARGS);
     if (outcome.kind !== 'report') return `the ${order} child ${outcome.kind === 'refused' ? 'was refused' : 'failed'}: ${outcome.message}`;
     const r = outcome.report;
     const all = r.runs ?? [r.phases];

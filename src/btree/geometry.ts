@@ -150,12 +150,22 @@ function fillLevelNbtsort(g: IndexGeometry, count: number, itemBytes: (k: number
   return { pages: free.length, free: Int32Array.from(free), firstItem: Int32Array.from(first) };
 }
 
+/**
+ * What a greedy fill lets a page take: bytes of items and slots (`room`) and items (`maxItems`). A non-leaf
+ * page keeps room for nonLeafSpareEntries more entries the size of the first, `firstSize` with its slot.
+ */
+function greedyLimits(g: IndexGeometry, leaf: boolean, firstSize: number): { room: number; maxItems: number } {
+  const spare = leaf ? 0 : g.nonLeafSpareEntries * firstSize;
+  return {
+    room: g.pageRoomBytes - (leaf ? g.leafReserveBytes : g.nonLeafReserveBytes + spare),
+    maxItems: leaf && g.leafMaxEntries > 0 ? g.leafMaxEntries : Infinity,
+  };
+}
+
 function fillLevelGreedy(g: IndexGeometry, count: number, itemBytes: (k: number) => number, leaf: boolean): LevelFill {
   const free: number[] = [];
   const first: number[] = [0];
-  const spare = leaf || count === 0 ? 0 : g.nonLeafSpareEntries * (itemBytes(0) + g.slotBytes);
-  const room = g.pageRoomBytes - (leaf ? g.leafReserveBytes : g.nonLeafReserveBytes + spare);
-  const maxItems = leaf && g.leafMaxEntries > 0 ? g.leafMaxEntries : Infinity;
+  const { room, maxItems } = greedyLimits(g, leaf, count === 0 ? 0 : itemBytes(0) + g.slotBytes);
   let used = 0;
   let items = 0;
   for (let k = 0; k < count; k++) {
@@ -180,9 +190,7 @@ function fillLevelGreedy(g: IndexGeometry, count: number, itemBytes: (k: number)
  */
 function fillLevelGreedySame(g: IndexGeometry, count: number, bytes: number, leaf: boolean): LevelFill {
   const size = bytes + g.slotBytes;
-  const spare = leaf ? 0 : g.nonLeafSpareEntries * size;
-  const room = g.pageRoomBytes - (leaf ? g.leafReserveBytes : g.nonLeafReserveBytes + spare);
-  const maxItems = leaf && g.leafMaxEntries > 0 ? g.leafMaxEntries : Infinity;
+  const { room, maxItems } = greedyLimits(g, leaf, size);
   // A page takes items while they fit and it is under maxItems, and always its first.
   const perPage = Math.max(1, Math.min(maxItems, Math.floor(room / size)));
   const pages = Math.ceil(count / perPage);

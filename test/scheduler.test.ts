@@ -34,6 +34,19 @@ describe('lanes', () => {
     expect(name(q.take(1, 0))).toBe('m3');
   });
 
+  it('a lane is busy from the job it takes until that job finishes', () => {
+    const q = new LaneQueues(2, ['run-point', 'run-render']);
+    q.push(job('run-point', 'p1'), 0);
+    expect(q.busy(0)).toBe(false);
+    expect(name(q.take(0, 0))).toBe('p1');
+    expect([q.busy(0), q.busy(1)]).toEqual([true, false]);
+    q.finish(0, 10);
+    expect(q.busy(0)).toBe(false);
+    // Nothing taken: not busy.
+    expect(name(q.take(0, 10))).toBeUndefined();
+    expect(q.busy(0)).toBe(false);
+  });
+
   it('one thread, or one kind: a plain pool, highest priority first, in the order queued among equals', () => {
     for (const q of [new LaneQueues(1, ['run-point', 'run-render']), new LaneQueues(3, ['contention']), new LaneQueues(2, [])]) {
       q.push(job('run-point', 'a'), 0);

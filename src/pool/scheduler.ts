@@ -213,6 +213,11 @@ export class LaneQueues {
     return best.shift();
   }
 
+  /** Whether `lane` is running a job (taken and not finished). */
+  busy(lane: number): boolean {
+    return this.running[lane] !== undefined;
+  }
+
   /** `lane`'s job is done (or failed) at `now`. */
   finish(lane: number, now: number): void {
     const r = this.running[lane];
@@ -241,7 +246,6 @@ export async function poolRunner(threads: number, kinds: readonly TaskKind[] = [
   const queues = new LaneQueues(n, kinds);
   const lanes = Array.from({ length: n }, (_, lane) => ({
     pool: new Piscina({ filename: workerFile(), minThreads: 1, maxThreads: 1, idleTimeout: 1000, workerData: { preload: queues.home(lane) } satisfies WorkerData }),
-    busy: false,
   }));
   let closed = false;
   let destroyed: Promise<void> = Promise.resolve();
@@ -250,22 +254,19 @@ export async function poolRunner(threads: number, kinds: readonly TaskKind[] = [
     if (closed) return;
     const now = performance.now();
     lanes.forEach((lane, i) => {
-      if (lane.busy) return;
+      if (queues.busy(i)) return;
       const job = queues.take(i, now);
       if (!job) return;
-      lane.busy = true;
       // The next task is chosen after what the finished one's caller queues in answer to it (a point's
       // page maps, queued when its result arrives, go before the next point): setImmediate runs after
       // those continuations.
       lane.pool.run(job.task).then(
         (result: unknown) => {
-          lane.busy = false;
           queues.finish(i, performance.now());
           job.resolve(result);
           setImmediate(pump);
         },
         (err: unknown) => {
-          lane.busy = false;
           queues.finish(i, performance.now());
           job.reject(fromWorker(err));
           setImmediate(pump);

@@ -260,3 +260,21 @@ describe('concurrency and interrupts', () => {
     expect(statSync(join(out, 'results.json')).size).toBeGreaterThan(100);
   });
 });
+
+describe('writing a file in pieces', () => {
+  it('a text written as pieces is the pieces joined, byte for byte (several characters wide, megabytes long)', async () => {
+    const { checkOutputFolder, StagedOutput } = await import('../src/report/output.js');
+    const out = new StagedOutput(checkOutputFolder(join(tmp(), 'run'), 'run'));
+    try {
+      const big = Buffer.alloc(3_000_000, 0x5a).toString('base64');
+      const pieces = ['<p>exp_row_size – 12 → 14 … ▎</p>', big, '', 'tail 😀\n'];
+      out.write('report.html', pieces);
+      out.write('summary.md', 'one string');
+      expect(readFileSync(join(out.dir, 'report.html'), 'utf8')).toBe(pieces.join(''));
+      expect(readFileSync(join(out.dir, 'summary.md'), 'utf8')).toBe('one string');
+      expect(out.written()).toEqual(['report.html', 'summary.md']);
+    } finally {
+      out.discard();
+    }
+  });
+});

@@ -6,8 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { esc, loadGlossary, parseGlossary, renderReportHtml, TermMarker, type ReportPageMap } from '../src/report/html.js';
+import { esc, loadGlossary, parseGlossary, renderReportHtml, reportHtmlTemplate, TermMarker, type ReportPageMap } from '../src/report/html.js';
 import { packDrawings, pageMapCells } from '../src/report/report-maps.js';
 import type { PageDrawing } from '../src/mechanism/drawing.js';
 import { REPORT_MAP_CELLS, reportCellPages } from '../src/mechanism/report-pages.js';
@@ -145,6 +146,43 @@ describe('report.html', () => {
     expect(m.mark('compactions & hot')).toBe('<abbr class="term" title="compaction: c.">compactions</abbr> &amp; hot');
     expect(m.mark('HOT upd.')).toBe('<abbr class="term" title="HOT (heap-only tuple) update: h.">HOT</abbr> upd.');
     expect(m.mark('shot')).toBe('shot');
+  });
+
+  it('marks a text as every term\'s own expression does: the quick test skips only texts without a term (fast-check, fixed seed)', () => {
+    const m = new TermMarker(loadGlossary());
+    const words = loadGlossary().flatMap((t) => t.aliases);
+    expect(words.length).toBeGreaterThan(50);
+    // Terms in any case, cut short, run together, with plurals, separators and figures between them.
+    const word = fc.oneof(
+      fc.constantFrom(...words),
+      fc.constantFrom(...words).map((w) => w.toUpperCase()),
+      fc.constantFrom(...words).map((w) => w.slice(0, Math.max(1, w.length - 2))),
+      fc.constantFrom('s', 'es', '_', '-', ' ', '|', '<b>', '&', '12,345', '1.5×', 'x', 'page', '…'),
+    );
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 8 }), fc.constantFrom('', ' ', '_'), (parts, sep) => {
+        const text = parts.join(sep);
+        expect(m.mark(text)).toBe(m.markEach(text));
+      }),
+      { seed: 20261203, numRuns: 3000 },
+    );
+    // The test is not idle: many of those texts hold terms.
+    expect(m.mark('forwarded rows and HOT updates')).not.toBe(esc('forwarded rows and HOT updates'));
+    expect(m.mark('12,345 | 1.5×')).toBe(esc('12,345 | 1.5×'));
+  });
+
+  it('lays the page out before its charts: filled, the same bytes; a text holding the hole\'s character is rendered whole instead', () => {
+    const input = { name: 't<script>', markdown: MARKDOWN, charts: CHARTS, pageMaps: [pageMap()] };
+    const b64 = (rel: string) => Buffer.from(PNG(CHARTS.indexOf(rel))).toString('base64');
+    const pieces = reportHtmlTemplate(input)(b64);
+    expect(pieces.length).toBe(2 * CHARTS.length + 1);
+    expect(pieces.join('')).toBe(report());
+    // A fake hole in the run's own text (a NUL in a name): kept as text, and each chart still goes in once.
+    const fake = 'x\u00000\u0000y';
+    const page = reportHtmlTemplate({ ...input, name: fake, markdown: `${MARKDOWN}\n${fake}\n` })(b64).join('');
+    expect(page.split(fake).length).toBe(4); // the title, the header and the text
+    for (const rel of CHARTS) expect(page.split(`base64,${b64(rel)}"`).length).toBe(2);
+    expect(page).toBe(renderReportHtml({ ...input, name: fake, markdown: `${MARKDOWN}\n${fake}\n`, readChart: (rel) => PNG(CHARTS.indexOf(rel)) }));
   });
 
   it('packs a map\'s drawings: what all share once, each page its own fields', () => {

@@ -12,7 +12,8 @@ import { join, relative } from 'node:path';
 import { RUN_DEFAULTS } from '../config/defaults.js';
 import { UserError } from '../config/errors.js';
 import type { RunConfig } from '../loader/config.js';
-import type { StorageEntry } from '../report/storage.js';
+import type { PreparedRun } from '../run/merge.js';
+import type { PointRecord } from '../run/part.js';
 import { parseConfigSource } from '../loader/source.js';
 import { defaultWorkers } from '../pool/pool.js';
 import { inProcessRunner, poolRunner, type TaskRunner } from '../pool/scheduler.js';
@@ -66,7 +67,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       starting = runnerFor(count, opts.workers, slice.contention.length === 0);
       starting.catch(() => {});
     }
-    const [{ checkRunLimits }, { checkOutputFolder, StagedOutput }, { runShard }, { PART_FILE, partJson }] = await Promise.all([
+    const [{ checkRunLimits }, { checkOutputFolder, StagedOutput }, { runShard, partHeaderOf }, { PART_FILE, partJson }] = await Promise.all([
       import('./limits.js'),
       import('../report/output.js'),
       import('../run/execute.js'),
@@ -85,14 +86,6 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     // What only the end needs is loaded once the tasks are out.
     const merging = opts.shard ? undefined : import('../run/merge.js');
     merging?.catch(() => {});
-    // A single run queues the charts over the sweep points as soon as every point is simulated.
-    let charts: Promise<{ file: string; png: Uint8Array }[]> | undefined;
-    const onEntries = merging
-      ? (entries: StorageEntry[]) => {
-          charts = merging.then((m) => m.storageChartPngs(entries, cfg.name, scale, runner));
-          charts.catch(() => {}); // awaited by writeRun; a failure elsewhere first is the one reported
-        }
-      : undefined;
     // A single run's page maps in base64 for report.html, encoded as each comes (this thread waits on the
     // workers then) rather than read back and encoded at the end.
     const base64 = new Map<string, string>();
@@ -100,7 +93,25 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       staged.write(rel, data);
       if (!opts.shard) base64.set(rel, Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'));
     };
-    const part = await runShard(cfg, shard, units, { runner, write, checkInvariants, scale, quiet, onEntries });
+    const chartBase64 = (rel: string) => base64.get(rel);
+    const readChart = (rel: string) => readFileSync(join(staged.dir, ...rel.split('/')));
+    // A single run queues the charts over the sweep points as soon as every point is simulated and, when
+    // the points are the whole run (no contention section), makes its text and lays out report.html while
+    // the threads draw: only the charts' bytes are left for the end.
+    let charts: Promise<{ file: string; png: Uint8Array }[]> | undefined;
+    let prepared: Promise<PreparedRun> | undefined;
+    const onSimulated = merging
+      ? (records: PointRecord[]) => {
+          const entries = records.map((r) => r.entry);
+          charts = merging.then((m) => m.storageChartPngs(entries, cfg.name, scale, runner));
+          charts.catch(() => {}); // awaited by writeRun; a failure elsewhere first is the one reported
+          if (cfg.sections.contention) return;
+          const header = partHeaderOf(cfg, shard, units, scale);
+          prepared = merging.then((m) => m.prepareRun(m.mergeParts([{ header, storage: records, contention: [], source: file, staged: true, readChart }]), staged, { wide: opts.wide, chartBase64 }));
+          prepared.catch(() => {}); // awaited below
+        }
+      : undefined;
+    const part = await runShard(cfg, shard, units, { runner, write, checkInvariants, scale, quiet, onSimulated });
     if (opts.shard) {
       await runner.close();
       staged.write(PART_FILE, partJson(part));
@@ -121,8 +132,9 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
         () => runner.close(),
         () => {},
       );
-      const run = mergeParts([{ ...part, source: file, staged: true, readChart: (rel) => readFileSync(join(staged.dir, ...rel.split('/'))) }]);
-      const written = await writeRun(run, staged, runner, { wide: opts.wide, storageCharts: charts, chartBase64: (rel) => base64.get(rel) });
+      const written = prepared
+        ? (await prepared).finish(await charts!)
+        : await writeRun(mergeParts([{ ...part, source: file, staged: true, readChart }]), staged, runner, { wide: opts.wide, storageCharts: charts, chartBase64 });
       await closing;
       await runner.close();
       staged.publish();

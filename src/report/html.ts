@@ -116,18 +116,31 @@ interface Matcher {
 /** Wraps the glossary's terms in a text (a heading, a column name) in <abbr title>; escapes the rest. */
 export class TermMarker {
   private readonly matchers: Matcher[];
+  /**
+   * Every term at once, in any case: a text it does not match holds no term (each term's own expression
+   * matches a part of what this one does), and is only escaped. Most texts, a table's figures, are such.
+   */
+  private readonly any: RegExp | null;
 
   constructor(terms: GlossaryTerm[]) {
+    const bodies: string[] = [];
     this.matchers = terms.flatMap((term) =>
       term.aliases.map((a) => {
         const body = a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '[ _-]');
+        bodies.push(body);
         // Names with capitals (HOT, PFS, VACUUM) match as written; lower-case ones in any case; a plural too.
         return { re: new RegExp(`(?<![A-Za-z0-9_])${body}(?:s|es)?(?![A-Za-z0-9_])`, /[A-Z]/.test(a) ? 'g' : 'gi'), term };
       }),
     );
+    this.any = bodies.length ? new RegExp(`(?<![A-Za-z0-9_])(?:${bodies.join('|')})(?:s|es)?(?![A-Za-z0-9_])`, 'i') : null;
   }
 
   mark(text: string): string {
+    return this.any === null || !this.any.test(text) ? esc(text) : this.markEach(text);
+  }
+
+  /** mark() without the quick test: every term's expression run over the text (the tests compare the two). */
+  markEach(text: string): string {
     const found: { start: number; end: number; term: GlossaryTerm }[] = [];
     for (const { re, term } of this.matchers) {
       re.lastIndex = 0;
@@ -472,11 +485,44 @@ const SCRIPT = `
 })();
 `;
 
+/** What report.html is made of but the charts' bytes. */
+export type ReportLayout = Omit<ReportInput, 'readChart' | 'chartBase64'>;
+
 /** The whole report.html. */
 export function renderReportHtml(input: ReportInput): string {
+  return reportHtmlTemplate(input)((rel) => input.chartBase64?.(rel) ?? Buffer.from(input.readChart(rel)).toString('base64')).join('');
+}
+
+/** Where a chart's base64 goes in a template: a character that esc() and the page's own text never write. */
+const HOLE = '\u0000';
+
+/**
+ * report.html laid out before its charts are drawn: a run renders the page while the worker threads still
+ * draw, and only the charts' bytes go in at the end. Filled, it is the page in pieces (the text between
+ * the charts and each chart's base64, several megabytes together: written one after the other rather than
+ * joined), the page renderReportHtml writes byte for byte. Should the run's own text hold the hole's
+ * character (a config name with a NUL), the page is rendered again with the bytes instead.
+ */
+export function reportHtmlTemplate(input: ReportLayout): (base64: (rel: string) => string) => string[] {
+  const holes: string[] = [];
+  const page = renderPage(input, (rel) => {
+    holes.push(rel);
+    return `${HOLE}${holes.length - 1}${HOLE}`;
+  });
+  const pieces = page.split(HOLE);
+  const whole = pieces.length === 2 * holes.length + 1 && pieces.every((p, i) => i % 2 === 0 || p === String((i - 1) / 2));
+  return (base64) => {
+    if (!whole) return [renderPage(input, base64)];
+    const page = pieces.slice();
+    for (let i = 1; i < page.length; i += 2) page[i] = base64(holes[(i - 1) / 2]!);
+    return page;
+  };
+}
+
+function renderPage(input: ReportLayout, base64: (rel: string) => string): string {
   const byChart = new Map(input.pageMaps.map((pm) => [pm.chart, pm]));
   const shown = new Set<string>();
-  const dataUri = (rel: string) => `data:${mimeOf(rel)};base64,${input.chartBase64?.(rel) ?? Buffer.from(input.readChart(rel)).toString('base64')}`;
+  const dataUri = (rel: string) => `data:${mimeOf(rel)};base64,${base64(rel)}`;
   const ctx: RenderContext = {
     pageMaps: byChart,
     terms: new TermMarker(input.glossary ?? loadGlossary()),

@@ -329,6 +329,19 @@ function readLock(path: string): LockInfo | null {
  * output folder. Create it after the input is checked; write with `write`; finish with `publish` (or
  * `discard` on failure; an interrupt discards it too).
  */
+/** A text file of `pieces`, one after the other. */
+function writePieces(path: string, pieces: readonly string[]): void {
+  const fd = openSync(path, 'w');
+  try {
+    for (const piece of pieces) {
+      const bytes = Buffer.from(piece, 'utf8');
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export class StagedOutput {
   readonly dir: string;
   private readonly files = new Set<string>();
@@ -354,13 +367,18 @@ export class StagedOutput {
     }
   }
 
-  /** Write one file (path relative to the output folder, `/`-separated). */
-  write(rel: string, data: string | Uint8Array): void {
+  /**
+   * Write one file (path relative to the output folder, `/`-separated): its bytes, or its text as one
+   * string or as pieces written one after the other (report.html with its charts: several megabytes a
+   * join would copy again).
+   */
+  write(rel: string, data: string | Uint8Array | readonly string[]): void {
     if (!isSafeRelative(rel)) throw new Error(`output path ${rel} leaves the output folder`);
     const path = join(this.dir, ...rel.split('/'));
     makeFolders(dirname(path));
     try {
-      writeFileSync(path, data);
+      if (typeof data === 'string' || data instanceof Uint8Array) writeFileSync(path, data);
+      else writePieces(path, data);
     } catch (err) {
       fail(this.folder, `cannot write ${rel}: ${errnoText(err)}`);
     }

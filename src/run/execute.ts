@@ -11,7 +11,6 @@ import type { RunConfig } from '../loader/config.js';
 import type { Replication } from '../contention/task.js';
 import type { TaskRunner } from '../pool/scheduler.js';
 import { progressBar } from '../report/progress.js';
-import type { StorageEntry } from '../report/storage.js';
 import { ROWSIM_VERSION } from '../version.js';
 import { PART_FORMAT, shardHeader, type PointRecord, type ReplicationRecord, type RunPart } from './part.js';
 import { configDigest, shardSlice, type RunUnits, type Shard } from './plan.js';
@@ -32,9 +31,24 @@ export interface ExecuteOptions {
   quiet: boolean;
   /**
    * Called once every storage point of the part is simulated (their page maps may still be drawing), with
-   * their entries in sweep order: the charts over the sweep points can be queued then.
+   * their records in sweep order: the charts over the sweep points can be queued then, and a single run's
+   * text made while the threads draw.
    */
-  onEntries?(entries: StorageEntry[]): void;
+  onSimulated?(records: PointRecord[]): void;
+}
+
+/** The header of part `shard` of `cfg`'s run. */
+export function partHeaderOf(cfg: RunConfig, shard: Shard, units: RunUnits, scale: number): RunPart['header'] {
+  return {
+    rowsim_part: PART_FORMAT,
+    rowsim_version: ROWSIM_VERSION,
+    config: { file: cfg.file, sha256: configDigest(cfg) },
+    name: cfg.name,
+    seed: cfg.seed,
+    shard: shardHeader(shard),
+    units,
+    scale,
+  };
 }
 
 /** Run part `shard` of `cfg` (units: runUnits(cfg)); returns the part, its PNGs written with opts.write. */
@@ -42,16 +56,7 @@ export async function runShard(cfg: RunConfig, shard: Shard, units: RunUnits, op
   const slice = shardSlice(units, shard);
   const points = runPoints(cfg, slice.storage, opts); // the tasks go out first; the header is made while they run
   const part: RunPart = {
-    header: {
-      rowsim_part: PART_FORMAT,
-      rowsim_version: ROWSIM_VERSION,
-      config: { file: cfg.file, sha256: configDigest(cfg) },
-      name: cfg.name,
-      seed: cfg.seed,
-      shard: shardHeader(shard),
-      units,
-      scale: opts.scale,
-    },
+    header: partHeaderOf(cfg, shard, units, opts.scale),
     ...(cfg.sections.contention ? { contention_spec: cfg.sections.contention } : {}),
     storage: await points,
     contention: [],
@@ -67,22 +72,20 @@ async function runPoints(cfg: RunConfig, indexes: number[], opts: ExecuteOptions
   bar?.update(0, indexes.length);
   let done = 0;
   let simulated = 0;
-  const entries: StorageEntry[] = new Array(indexes.length);
   await Promise.all(
     indexes.map(async (index, k) => {
       const task: PointTask = { point: cfg.storage[index]!, title: cfg.name, pageMapMaxCells: RUN_DEFAULTS.pageMapMaxCells, checkInvariants: opts.checkInvariants };
       const r = await opts.runner.run<PointResult>({ kind: 'run-point', payload: task }, PRIORITY.unit);
-      entries[k] = r.entry;
+      records[k] = { index, entry: r.entry, charts: r.charts, report_maps: r.reportMaps };
       if (++simulated === indexes.length) {
         // The thread that simulated may now help draw (src/pool/scheduler.ts, lanes).
         opts.runner.done('run-point');
-        opts.onEntries?.(entries);
+        opts.onSimulated?.(records);
       }
       const pngs = await Promise.all(
         r.pageMaps.map((spec) => opts.runner.run<Uint8Array>({ kind: 'run-render', payload: { what: 'page-map', spec, scale: opts.scale } satisfies RenderTask }, PRIORITY.pageMap)),
       );
       pngs.forEach((png, j) => opts.write(r.charts[j]!, png));
-      records[k] = { index, entry: r.entry, charts: r.charts, report_maps: r.reportMaps };
       bar?.update(++done, indexes.length);
     }),
   );

@@ -14,7 +14,7 @@ import { UserError } from '../config/errors.js';
 import { assembleResults, contentionJobs, type ContentionResults } from '../contention/run.js';
 import type { Replication } from '../contention/task.js';
 import type { TaskRunner } from '../pool/scheduler.js';
-import { renderReportHtml, type ReportPageMap } from '../report/html.js';
+import { reportHtmlTemplate, type ReportPageMap } from '../report/html.js';
 import { storageCharts, storageMarkdown, storageTerminal, type StorageEntry } from '../report/storage.js';
 import { ROWSIM_VERSION } from '../version.js';
 import { PRIORITY } from './execute.js';
@@ -138,7 +138,21 @@ export function storageChartPngs(entries: StorageEntry[], title: string, scale: 
 /** Where the run's files go: rowsim's staged output folder. */
 interface Output {
   readonly dir: string;
-  write(rel: string, data: string | Uint8Array): void;
+  /** A file's bytes, or its text (as one string or in pieces). */
+  write(rel: string, data: string | Uint8Array | readonly string[]): void;
+}
+
+/** Let the event loop run what is waiting (a worker thread's finished task) before going on. */
+function giveWay(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** The run's text made, its charts over the sweep points still to come: finish() writes the files. */
+export interface PreparedRun {
+  /** The files of the charts over the sweep points (storageCharts), in the order storageChartPngs draws them. */
+  readonly storageChartFiles: readonly string[];
+  /** Write the charts over the sweep points (`drawn`: storageChartPngs' result), summary.md, report.html and results.json. */
+  finish(drawn: readonly { file: string; png: Uint8Array }[]): WrittenRun;
 }
 
 /**
@@ -152,15 +166,25 @@ export async function writeRun(
   runner: TaskRunner,
   options: { wide?: boolean; storageCharts?: Promise<{ file: string; png: Uint8Array }[]>; chartBase64?: (rel: string) => string | undefined } = {},
 ): Promise<WrittenRun> {
+  // Queued early by a single run (the same function, on the same entries), else drawn now: the text is made while they draw.
+  const drawn = run.entries.length ? (options.storageCharts ?? storageChartPngs(run.entries, run.header.name, run.header.scale, runner)) : Promise.resolve([]);
+  drawn.catch(() => {}); // awaited below; a failure while preparing is the one reported
+  const prepared = await prepareRun(run, out, options);
+  return prepared.finish(await drawn);
+}
+
+/**
+ * All of writeRun that does not need the charts over the sweep points: the page maps copied, the
+ * contention charts drawn and written, summary.md, results.json, the terminal's text and report.html
+ * laid out (reportHtmlTemplate). A single run prepares while its worker threads still draw: the steps
+ * give way to the event loop between them, so that a thread that finishes a task meanwhile gets its next
+ * one from this thread without waiting for all of them.
+ */
+export async function prepareRun(run: MergedRun, out: Output, options: { wide?: boolean; chartBase64?: (rel: string) => string | undefined } = {}): Promise<PreparedRun> {
   const { header: h, entries } = run;
   for (const p of run.parts) if (!p.staged) for (const r of p.storage) for (const c of r.charts) out.write(c, p.readChart(c));
-  const charts: string[] = [];
-  if (entries.length) {
-    // Queued early by a single run (the same function, on the same entries), else drawn now.
-    const drawn = await (options.storageCharts ?? storageChartPngs(entries, h.name, h.scale, runner));
-    for (const { file, png } of drawn) out.write(file, png);
-    charts.push(...drawn.map((c) => c.file), ...run.pageMaps.flat());
-  }
+  const storageChartFiles = entries.length ? storageCharts(entries).map((c) => `charts/${c.file}`) : [];
+  const charts: string[] = entries.length ? [...storageChartFiles, ...run.pageMaps.flat()] : [];
   let contention: { markdown: string; terminal: string } | undefined;
   if (run.contention) {
     const report = await import('../contention/report.js');
@@ -173,6 +197,7 @@ export async function writeRun(
     }
     contention = { markdown: report.contentionMarkdown(run.contention), terminal: report.contentionTerminal(run.contention) };
   }
+  await giveWay();
   const results: Record<string, unknown> = { rowsim_version: ROWSIM_VERSION, name: h.name, seed: h.seed };
   if (entries.length) results.storage = entries;
   if (run.contention) results.contention = run.contention;
@@ -181,12 +206,12 @@ export async function writeRun(
   if (entries.length) md.push(storageMarkdown(entries, charts));
   if (contention) md.push(contention.markdown);
   const summary = `${md.join('\n')}\n`;
-  out.write('summary.md', summary);
+  await giveWay();
   // The same summary with every chart inlined, the page maps clickable: one self-contained file.
-  out.write('report.html', renderReportHtml({ name: h.name, markdown: summary, charts, readChart: (rel) => readFileSync(join(out.dir, ...rel.split('/'))), chartBase64: options.chartBase64, pageMaps: run.reportMaps.flat() }));
+  const html = reportHtmlTemplate({ name: h.name, markdown: summary, charts, pageMaps: run.reportMaps.flat() });
+  await giveWay();
   const json = `${JSON.stringify(results, null, 2)}\n`;
-  out.write('results.json', json);
-
+  await giveWay();
   const terminal: string[] = [];
   if (entries.length) {
     terminal.push(`${h.name}: ${entries.length} storage point${entries.length > 1 ? 's' : ''}`);
@@ -194,5 +219,27 @@ export async function writeRun(
     for (const n of new Set(entries.flatMap((e) => e.notes))) terminal.push(`note: ${n}`);
   }
   if (contention) terminal.push(contention.terminal);
-  return { terminal, json };
+  return {
+    storageChartFiles,
+    finish(drawn) {
+      const files = drawn.map((c) => c.file);
+      if (files.length !== storageChartFiles.length || files.some((f, i) => f !== storageChartFiles[i])) {
+        throw new Error(`writeRun: expected the charts ${storageChartFiles.join(', ') || 'none'}, was given ${files.join(', ') || 'none'}`);
+      }
+      const pngs = new Map<string, Uint8Array>();
+      for (const { file, png } of drawn) {
+        out.write(file, png);
+        pngs.set(file, png);
+      }
+      out.write('summary.md', summary);
+      const bytes = (rel: string) => pngs.get(rel) ?? readFileSync(join(out.dir, ...rel.split('/')));
+      const base64 = (rel: string) => {
+        const b = bytes(rel);
+        return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
+      };
+      out.write('report.html', html((rel) => options.chartBase64?.(rel) ?? base64(rel)));
+      out.write('results.json', json);
+      return { terminal, json };
+    },
+  };
 }

@@ -15,7 +15,7 @@ import { benchJson, formatLine, machineInfo, machineLine, measure, measureEach, 
 import { topSelfTime, type CpuProfile } from '../src/bench/cpuprofile.js';
 import { findSimpy, noSimpyNote, probePython, pythonCandidates } from '../src/bench/simpy.js';
 import { measureFormat, STORAGE_NODE_ARGS, STORAGE_WARMUP, storageBenchSpec } from '../src/bench/storage.js';
-import { runChild } from '../src/bench/memory.js';
+import { runChild } from '../src/bench/run-child.js';
 import { runStorage } from '../src/workload/runner.js';
 import { ROOT } from './helpers/cli.js';
 

@@ -12,29 +12,15 @@
  *   CPU seconds (start-up to the end) and its peak resident memory. The child first applies rowsim run's
  *   memory check and reports a refusal as the line's result.
  */
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { FormatId } from '../config/format-ids.js';
 import { FORMAT_IDS } from '../formats/registry.js';
-import { childOutcome, growthPerRow, type ChildOutcome, type ChildRequest } from './child-report.js';
+import { growthPerRow, type ChildOutcome } from './child-report.js';
 import { sig3, stat, type BenchLine } from './harness.js';
+import { runChild } from './run-child.js';
 import type { SuiteContext } from './suite.js';
-
-/** The compiled child, found from dist/bench/ or from src/bench/ (the tests import the sources): both are two levels below the package. */
-const CHILD = fileURLToPath(new URL('../../dist/bench/child.js', import.meta.url));
 
 /** The issue's targets: bytes a simulated row; the 1e8-row run's CPU seconds and peak bytes. */
 export const MEMORY_TARGETS = { bytesPerRow: 16, scaleCpuS: 30, scalePeakBytes: 1.6e9 } as const;
-
-/** Run one child (with Node.js options `nodeArgs`); its outcome and the wall seconds the parent saw. */
-export function runChild(req: ChildRequest, timeoutS: number, nodeArgs: readonly string[] = []): { outcome: ChildOutcome; wall: number } {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [...nodeArgs, CHILD, JSON.stringify(req)], { encoding: 'utf8', timeout: timeoutS * 1000, killSignal: 'SIGKILL', maxBuffer: 16 * 1048576 });
-  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-  const timedOut = (r.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT';
-  if (r.error && !timedOut) return { outcome: { kind: 'failed', message: `could not start: ${r.error.message}` }, wall };
-  return { outcome: childOutcome({ status: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '', timedOut, timeoutS }), wall };
-}
 
 const bytesPerRow = (x: number) => Math.round(x * 10) / 10;
 

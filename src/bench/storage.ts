@@ -15,7 +15,7 @@ import { defaultEngineSpec, FORMAT_IDS } from '../formats/registry.js';
 import { loadConfig } from '../loader/config.js';
 import { runStorage, type StorageRunResult } from '../workload/runner.js';
 import { measureEach, PhaseClock, rateLine, seconds, sig3, summarize, type BenchLine, type Measurement, type Sample } from './harness.js';
-import { runChild } from './memory.js';
+import { runChild } from './run-child.js';
 import type { SuiteContext } from './suite.js';
 
 export type { BenchLine } from './harness.js';

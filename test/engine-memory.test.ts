@@ -90,7 +90,8 @@ describe('the forwarding heap', () => {
       const opts: Partial<ForwardingHeapOptions> = { freeSpaceSearch: search, backPointerBytes: search === 'pfs' ? 14 : 0, moveBackHome: search === 'pfs', insertReserveBytes: search === 'exact' ? 200 : 0, rowCapacity: 3000 };
       const eager = heap(opts);
       const lazy = heap(opts);
-      // checkInvariants brings every entry up to date: after every update on one heap, never on the other.
+      // checkInvariants raises every entry that is behind its page (the deferred ones): after every update on
+      // one heap, never on the other. test/free-space-search.test.ts compares with entries exact at every change.
       drive([eager, lazy], 3000, 11, (h) => {
         if (h === eager) expect(h.checkInvariants()).toEqual([]);
       });

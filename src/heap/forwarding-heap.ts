@@ -252,13 +252,15 @@ export class ForwardingHeap implements StorageEngine {
   }
 
   /**
-   * Keep the free-space search up to date after page p changed. The last page changes with every insert
-   * and is tried before any search: its entry is brought up to date only when a search is about to run
-   * or another page becomes the last (flushLast), not on every row. One other page may be behind too,
-   * the one changed last (stalePage): updates in row order change one page many times running, and its
-   * entry is brought up to date once, when another page changes or a search is about to run. The search
-   * only ever sees entries brought up to date from the pages as they are then, so it finds what it
-   * would have found had every change been written at once.
+   * Keep the free-space search up to date after page p changed. Its entries may say a page has more
+   * room than it has, never less: an entry is raised when its page gains room, and lowered only when a
+   * search lands on the page and finds it short (targetPage), so a row that grows in place, which only
+   * takes room, writes nothing to the search. The first page a search returns that has the room is then
+   * the first page with the room, as with every entry exact. The raises are put off too: the last page
+   * changes with every insert and is tried before any search, and its entry is looked at only when a
+   * search is about to run or another page becomes the last (flushLast); one other page, the one changed
+   * last (stalePage), is looked at when another page changes or a search is about to run (updates in row
+   * order change one page many times running).
    */
   private touch(p: number): void {
     if (p === this.lastPage) {
@@ -268,19 +270,25 @@ export class ForwardingHeap implements StorageEngine {
     if (p === this.stalePage) return;
     const q = this.stalePage;
     this.stalePage = p;
-    if (q >= 0) this.tree!.set(q, this.insertRoom(q));
+    if (q >= 0) this.raise(q);
   }
 
-  /** Bring the free-space search's entries of the last page and of the page changed last up to date. */
+  /** Raise page p's entry in the free-space search to the room the page has, if that is more. */
+  private raise(p: number): void {
+    const room = this.insertRoom(p);
+    if (room > this.tree!.get(p)) this.tree!.set(p, room);
+  }
+
+  /** Raise the free-space search's entries of the last page and of the page changed last to their pages' room. */
   private flushLast(): void {
     const q = this.stalePage;
     if (q >= 0) {
       this.stalePage = -1;
-      this.tree!.set(q, this.insertRoom(q));
+      this.raise(q);
     }
     if (!this.lastStale) return;
     this.lastStale = false;
-    if (this.lastPage >= 0) this.tree!.set(this.lastPage, this.insertRoom(this.lastPage));
+    if (this.lastPage >= 0) this.raise(this.lastPage);
   }
 
   // ---- row fields -----------------------------------------------------------------------------
@@ -349,9 +357,18 @@ export class ForwardingHeap implements StorageEngine {
     if (q !== notPage && this.fitsInsert(q, need)) return q;
     if (this.tree !== null) {
       this.flushLast();
-      let f = this.tree.findFrom(need, 0);
-      if (f === notPage && f >= 0) f = this.tree.findFrom(need, f + 1);
-      if (f >= 0) return f;
+      const tree = this.tree;
+      // An entry may promise more than its page has (touch): a page found short is lowered, and the search goes on past it.
+      for (let f = tree.findFrom(need, 0); f >= 0; ) {
+        if (f === notPage) {
+          f = tree.findFrom(need, f + 1);
+          continue;
+        }
+        const room = this.insertRoom(f);
+        if (room >= need) return f;
+        tree.set(f, room);
+        f = tree.findFrom(need, f + 1);
+      }
     }
     return this.newPage();
   }
@@ -1104,7 +1121,7 @@ export class ForwardingHeap implements StorageEngine {
     if (this.tree !== null) {
       this.flushLast();
       for (let p = 0; p < n; p++) {
-        if (this.tree.get(p) !== this.insertRoom(p)) bad.push(`page ${p}: free-space search says ${this.tree.get(p)}, page has ${this.insertRoom(p)}`);
+        if (this.tree.get(p) < this.insertRoom(p)) bad.push(`page ${p}: free-space search says ${this.tree.get(p)}, less than the page has (${this.insertRoom(p)})`);
       }
     }
     if (this.chain !== null) {

@@ -493,7 +493,7 @@ export function renderReportHtml(input: ReportInput): string {
   return reportHtmlTemplate(input)((rel) => input.chartBase64?.(rel) ?? Buffer.from(input.readChart(rel)).toString('base64')).join('');
 }
 
-/** Where a chart's base64 goes in a template: a character that esc() and the page's own text never write. */
+/** Where a chart's base64 goes in a template: a character the page's own text does not hold (when it does, see reportHtmlTemplate). */
 const HOLE = '\u0000';
 
 /**

@@ -324,11 +324,6 @@ function readLock(path: string): LockInfo | null {
 
 // ---- staging and publishing ------------------------------------------------------------------------
 
-/**
- * The files of one command's output, written into a temporary folder and then published into the
- * output folder. Create it after the input is checked; write with `write`; finish with `publish` (or
- * `discard` on failure; an interrupt discards it too).
- */
 /** A text file of `pieces`, one after the other. */
 function writePieces(path: string, pieces: readonly string[]): void {
   const fd = openSync(path, 'w');
@@ -342,6 +337,11 @@ function writePieces(path: string, pieces: readonly string[]): void {
   }
 }
 
+/**
+ * The files of one command's output, written into a temporary folder and then published into the
+ * output folder. Create it after the input is checked; write with `write`; finish with `publish` (or
+ * `discard` on failure; an interrupt discards it too).
+ */
 export class StagedOutput {
   readonly dir: string;
   private readonly files = new Set<string>();

@@ -345,8 +345,10 @@ export class PostgresHeap implements StorageEngine {
       if (this.targetBlock >= 0 && targetFree <= this.heapFree(this.targetBlock)) return this.targetBlock;
       return (this.targetBlock = this.newPage());
     }
-    const cat = this.fsmNeededCat(targetFree);
     let p = this.targetBlock;
+    // Most inserts fit the target block: the FSM category is worked out only for a search.
+    if (p >= 0 && targetFree <= this.heapFree(p)) return p;
+    const cat = this.fsmNeededCat(targetFree);
     if (p < 0) {
       p = this.fsmSearchRoot(cat);
       if (p < 0 && this.pageCount > 0) p = this.pageCount - 1;

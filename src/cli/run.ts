@@ -18,6 +18,7 @@ import { parseConfigSource } from '../loader/source.js';
 import { defaultWorkers } from '../pool/pool.js';
 import { inProcessRunner, poolRunner, type TaskRunner } from '../pool/scheduler.js';
 import { partFolderName, rawStoragePoints, runUnits, shardSlice, type Shard } from '../run/plan.js';
+import { base64Of } from '../util/arrays.js';
 
 export interface RunOptions {
   out?: string;
@@ -91,7 +92,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     const base64 = new Map<string, string>();
     const write = (rel: string, data: Uint8Array) => {
       staged.write(rel, data);
-      if (!opts.shard) base64.set(rel, Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'));
+      if (!opts.shard) base64.set(rel, base64Of(data));
     };
     const chartBase64 = (rel: string) => base64.get(rel);
     const readChart = (rel: string) => readFileSync(join(staged.dir, ...rel.split('/')));

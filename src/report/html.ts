@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { pageScriptSource } from '../mechanism/svg.js';
+import { base64Of } from '../util/arrays.js';
 import { slug } from '../util/units.js';
 
 // ---- text --------------------------------------------------------------------------------------
@@ -490,7 +491,7 @@ export type ReportLayout = Omit<ReportInput, 'readChart' | 'chartBase64'>;
 
 /** The whole report.html. */
 export function renderReportHtml(input: ReportInput): string {
-  return reportHtmlTemplate(input)((rel) => input.chartBase64?.(rel) ?? Buffer.from(input.readChart(rel)).toString('base64')).join('');
+  return reportHtmlTemplate(input)((rel) => input.chartBase64?.(rel) ?? base64Of(input.readChart(rel))).join('');
 }
 
 /** Where a chart's base64 goes in a template: a character the page's own text does not hold (when it does, see reportHtmlTemplate). */

@@ -16,6 +16,7 @@ import type { Replication } from '../contention/task.js';
 import type { TaskRunner } from '../pool/scheduler.js';
 import { reportHtmlTemplate, type ReportPageMap } from '../report/html.js';
 import { storageCharts, storageMarkdown, storageTerminal, type StorageEntry } from '../report/storage.js';
+import { base64Of } from '../util/arrays.js';
 import { ROWSIM_VERSION } from '../version.js';
 import { PRIORITY } from './execute.js';
 import type { LoadedPart, PartHeader } from './part.js';
@@ -149,8 +150,6 @@ function giveWay(): Promise<void> {
 
 /** The run's text made, its charts over the sweep points still to come: finish() writes the files. */
 export interface PreparedRun {
-  /** The files of the charts over the sweep points (storageCharts), in the order storageChartPngs draws them. */
-  readonly storageChartFiles: readonly string[];
   /** Write the charts over the sweep points (`drawn`: storageChartPngs' result), summary.md, report.html and results.json. */
   finish(drawn: readonly { file: string; png: Uint8Array }[]): WrittenRun;
 }
@@ -220,7 +219,6 @@ export async function prepareRun(run: MergedRun, out: Output, options: { wide?: 
   }
   if (contention) terminal.push(contention.terminal);
   return {
-    storageChartFiles,
     finish(drawn) {
       const files = drawn.map((c) => c.file);
       if (files.length !== storageChartFiles.length || files.some((f, i) => f !== storageChartFiles[i])) {
@@ -233,11 +231,7 @@ export async function prepareRun(run: MergedRun, out: Output, options: { wide?: 
       }
       out.write('summary.md', summary);
       const bytes = (rel: string) => pngs.get(rel) ?? readFileSync(join(out.dir, ...rel.split('/')));
-      const base64 = (rel: string) => {
-        const b = bytes(rel);
-        return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
-      };
-      out.write('report.html', html((rel) => options.chartBase64?.(rel) ?? base64(rel)));
+      out.write('report.html', html((rel) => options.chartBase64?.(rel) ?? base64Of(bytes(rel))));
       out.write('results.json', json);
       return { terminal, json };
     },

@@ -1,7 +1,7 @@
 /**
- * Growable typed arrays for the page engine (struct-of-arrays). Small arrays double; arrays of more than
- * a million elements grow by half, so the copy that briefly holds old and new together stays within
- * 2.5 times the data instead of 3 (a 100-million-row table's page arrays run to hundreds of MB).
+ * Typed-array helpers. Growable typed arrays for the page engine (struct-of-arrays): small arrays
+ * double; arrays of more than a million elements grow by half, so the copy that briefly holds old and
+ * new together stays within 2.5 times the data instead of 3 (a 100-million-row table's page arrays run to hundreds of MB).
  */
 type NumArray = Int32Array | Uint16Array | Uint8Array | Float64Array | Uint32Array;
 
@@ -14,4 +14,9 @@ export function grown<T extends NumArray>(arr: T, minLength: number): T {
   const next = new (arr.constructor as new (n: number) => T)(n);
   next.set(arr);
   return next;
+}
+
+/** Bytes in base64, read in place (no copy of the bytes first). */
+export function base64Of(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }

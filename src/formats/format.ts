@@ -174,6 +174,12 @@ export interface StorageFormat {
   // ---- rows ---------------------------------------------------------------------------------------
   layout(table: TableDef, engine: EngineSpec): TableLayout;
   /**
+   * The layout with the given varying columns (column index → bytes) fixed at those sizes, for a run
+   * that never changes their lengths (workload/constant-columns.ts): only where rowBytes, logicalBytes
+   * and the index entries count a column the same whether its length is stored per row or fixed.
+   */
+  constantLayout?(table: TableDef, engine: EngineSpec, constant: ReadonlyMap<number, number>): TableLayout;
+  /**
    * Physical bytes of the row whose varying lengths are lens[base .. base + varying.length).
    * `logical`, when given, is logicalBytes() of the same row, for formats that can reuse it.
    */

@@ -222,8 +222,17 @@ export function oracleGeometry(blockBytes: number, initrans = ORACLE_DEFAULT_INI
   };
 }
 
-export function oracleLayout(table: TableDef, engine: EngineSpec): OracleTableLayout {
-  const columns = table.columns.map((c, i) => oraColumnLayout(c, i, table, engine));
+/**
+ * `constant`: columns (index → bytes) the run stores at one size, laid out as fixed. A block stores every
+ * column alike (a length byte or three, then the data), so a fixed column and a stored length of the
+ * same bytes make the same row and the same index entry.
+ */
+export function oracleLayout(table: TableDef, engine: EngineSpec, constant?: ReadonlyMap<number, number>): OracleTableLayout {
+  const columns = table.columns.map((c, i) => {
+    const col = oraColumnLayout(c, i, table, engine);
+    const bytes = constant?.get(i);
+    return bytes === undefined ? col : { ...col, varying: false, fixedBytes: bytes };
+  });
   const { varying, fixedNotNullBytes, logicalMaxBytes } = indexVaryingColumns(columns);
   const ora: OracleLayoutInfo = {
     n: columns.length,
@@ -443,6 +452,7 @@ export const oracleHeap: StorageFormat = {
   phaseMetrics: FORWARDING_PHASE_METRICS,
   movedRows: { metric: 'forwarded_rows', word: 'migrated', short: 'migr.' },
   layout: oracleLayout,
+  constantLayout: oracleLayout,
   rowBytes(layout, lens, base) {
     return oracleRowBytes((layout as OracleTableLayout).ora, lens, base);
   },

@@ -25,7 +25,7 @@ export interface ColumnLayout {
   varIndex: number;
   /** Variable-length type (varchar, varbinary, text …) as opposed to fixed-length. */
   variableType: boolean;
-  /** Bytes of a non-NULL value of a fixed-length type; for variable types, 0. */
+  /** Bytes of a non-NULL value of a fixed-length type (or of a column a run holds at one size: workload/constant-columns.ts); else 0. */
   fixedBytes: number;
   /** Most bytes a value may take (declared bound). */
   maxBytes: number;

@@ -13,6 +13,7 @@
 import type { StorageSpec } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
 import { plannedInserts } from './runner.js';
+import { runLayout } from './constant-columns.js';
 
 /** Page fields (16) + free-space search (8), doubled for array growth. */
 const PAGE_BYTES_BOUND = 48;
@@ -55,7 +56,8 @@ function nbtreeRowBytes(spec: StorageSpec, format: ReturnType<typeof getFormat>,
 export function storageMemory(spec: StorageSpec): StorageMemory {
   const rows = plannedInserts(spec.workload);
   const format = getFormat(spec.engine.format);
-  const layout = format.layout(spec.table, spec.engine);
+  // The row store keeps no length for a column the run holds at one size (observed runs do, and are small).
+  const { layout } = runLayout(format, spec, false);
   const reads = spec.workload.some((ph) => ph.op === 'select');
   const lobColumns = spec.workload.some((ph) => ph.op === 'read_lob') ? spec.table.columns.filter((c) => c.type.lob).length : 0;
   const perRow =

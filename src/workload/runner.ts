@@ -23,6 +23,7 @@ import { readPlan, readResult, type ReadResult } from './reads.js';
 import { derbyLobStore, lobReadCost } from '../formats/lob.js';
 import { ColumnKeys, KeyStore, NULL_KEY, type KeyContext } from './keys.js';
 import type { ValueDomain } from '../config/spec.js';
+import { runLayout } from './constant-columns.js';
 
 export interface PhaseResult {
   op: PhaseSpec['op'];
@@ -362,7 +363,10 @@ interface PhaseOutcome {
  */
 class WorkloadRun {
   private readonly format: StorageFormat;
+  /** The layout rows are sized with: columns the run never changes are fixed (workload/constant-columns.ts). */
   private readonly layout: TableLayout;
+  /** The table's layout as declared: what the result reports of it. */
+  private readonly schema: TableLayout;
   private readonly resolved: ResolvedEngine;
   private readonly capacity: number;
   private readonly engine: StorageEngine;
@@ -404,8 +408,10 @@ class WorkloadRun {
     private readonly options: RunOptions,
   ) {
     this.format = getFormat(spec.engine.format);
-    this.layout = this.format.layout(spec.table, spec.engine);
-    this.resolved = this.format.resolve(spec.engine, this.layout);
+    const layouts = runLayout(this.format, spec, options.observer !== undefined);
+    this.layout = layouts.layout;
+    this.schema = layouts.schema;
+    this.resolved = this.format.resolve(spec.engine, this.schema);
     this.capacity = plannedInserts(spec.workload);
     this.engine = this.format.createEngine(this.layout, this.resolved, spec, this.capacity);
     if (options.events) this.engine.setEvents(options.events);
@@ -960,7 +966,7 @@ class WorkloadRun {
       sum += b;
       count++;
     }
-    const layout = this.layout;
+    const layout = this.schema;
     return {
       min: count ? min : 0,
       avg: count ? Math.round((sum / count) * 100) / 100 : 0,

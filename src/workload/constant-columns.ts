@@ -11,22 +11,21 @@
  * - no insert phase gives it a length, a NULL share (for a nullable column) or distinct values (a
  *   distinct value keeps the length the first row with it had);
  * - no update phase sets it;
- * - it is not a large object (read_lob phases keep their whole lengths by column) and its size fits the
- *   row store.
+ * - it is not a large object (read_lob phases keep their whole lengths by column).
  * Runs with an observer (pgcheck, trace, the bench's PostgreSQL replay) keep every varying column: an
  * observer reads the lengths with the layout it made itself.
  */
 import type { StorageSpec } from '../config/spec.js';
 import type { StorageFormat } from '../formats/format.js';
-import { MAX_STORED_LEN, type TableLayout } from '../layout/table-layout.js';
+import type { TableLayout } from '../layout/table-layout.js';
+import { fullLengthBytes } from './runner.js';
 
 /** Per column index, the bytes every row of the run stores for it, for the varying columns that never change. */
 export function constantColumns(spec: StorageSpec, layout: TableLayout): Map<number, number> {
   const constant = new Map<number, number>();
   for (const col of layout.varying) {
     if (spec.table.columns[col.index]!.type.lob) continue;
-    const bytes = col.variableType ? col.maxBytes : col.fixedBytes;
-    if (bytes > MAX_STORED_LEN) continue;
+    const bytes = fullLengthBytes(col);
     const fixed = spec.workload.every((ph) => {
       if (ph.op === 'insert') {
         const v = ph.values[col.name];

@@ -204,6 +204,15 @@ function toBytes(col: ColumnLayout, units: number): number {
 }
 
 /**
+ * Stored bytes of a value given no length: the type's size, a variable type's declared bound, capped at
+ * the row store's limit (a longer value is out of row in every engine: a varchar(max) or text value given
+ * no length is stored as one, not as a NULL).
+ */
+export function fullLengthBytes(col: ColumnLayout): number {
+  return Math.min(col.variableType ? col.maxBytes : col.fixedBytes, MAX_STORED_LEN);
+}
+
+/**
  * One column's values for a batch of rows, from two streams of its own (lengths, NULLs) derived from
  * the phase's: a column's values do not depend on the other columns' specs or on the batch size.
  */
@@ -242,7 +251,7 @@ class ColumnValues {
 
   /** Stored bytes of a drawn length (not NULL): a value of that length, or the type's size when no length is set. */
   bytes(units: number): number {
-    if (!this.source) return this.col.variableType ? this.col.maxBytes : this.col.fixedBytes;
+    if (!this.source) return fullLengthBytes(this.col);
     if (this.plainCap >= 0) return units < this.plainCap ? units : this.plainCap;
     return toBytes(this.col, units);
   }
@@ -293,6 +302,7 @@ class ColumnChange {
   readonly column: ColumnLayout;
   private readonly mode: SetMode;
   private readonly at: number;
+  /** Stored bytes of a value that is not NULL and has no length drawn (a NULL given its type's size back, a fixed type). */
   private readonly notNullBytes: number;
 
   constructor(col: ColumnLayout, set: SetSpec, seed: number, phase: number) {
@@ -302,7 +312,7 @@ class ColumnChange {
     this.column = col;
     this.mode = set.kind === 'null' ? SetMode.NullOnly : !col.variableType ? SetMode.Fixed : set.kind === 'grow' ? SetMode.Grow : SetMode.Length;
     this.at = col.varIndex;
-    this.notNullBytes = col.variableType ? col.maxBytes : col.fixedBytes;
+    this.notNullBytes = fullLengthBytes(col);
   }
 
   /** Keep the whole lengths of this large-object column in `lob` (by row) as well. */
@@ -327,7 +337,7 @@ class ColumnChange {
       else if (u < 0) lob[row] = 0;
       else if (this.mode === SetMode.Length) lob[row] = this.values.lobBytes(u);
       else if (this.mode === SetMode.Grow) lob[row] = Math.min(lob[row]! + this.values.lobBytes(u) - this.values.lobBytes(0), LOB_MAX_BYTES);
-      else if (old === NULL_LEN) lob[row] = this.notNullBytes;
+      else if (old === NULL_LEN) lob[row] = this.column.maxBytes;
     }
     return old;
   }

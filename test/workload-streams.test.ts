@@ -76,6 +76,19 @@ describe('Permutation', () => {
     expect(Math.abs(r)).toBeLessThan(0.02);
   });
 
+  it('fill() hands out exactly what at() gives, batch by batch (random orders keep their rows)', () => {
+    for (const n of [1, 2, 3, 255, 256, 257, 1000, 65536, 100_003, 2 ** 27 + 1]) {
+      const p = new Permutation(n, new Prng(n + 1));
+      const out = new Int32Array(300);
+      // Batches of odd sizes from several starts, the last one running up to n.
+      for (const start of [0, 1, Math.floor(n / 3), Math.max(0, n - 300)]) {
+        const count = Math.min(300 - (start % 7), n - start);
+        p.fill(out, start, count);
+        for (let j = 0; j < count; j++) expect(out[j]).toBe(p.at(start + j));
+      }
+    }
+  });
+
   it('refuses a size it cannot permute', () => {
     expect(() => new Permutation(0, new Prng(1))).toThrow(RangeError);
     expect(() => new Permutation(2 ** 31, new Prng(1))).toThrow(RangeError);

@@ -14,7 +14,9 @@ import { parseType } from '../config/column-types.js';
 import { defaultEngineSpec, FORMAT_IDS } from '../formats/registry.js';
 import { loadConfig } from '../loader/config.js';
 import { runStorage, type StorageRunResult } from '../workload/runner.js';
-import { measureEach, PhaseClock, rateLine, seconds, sig3, summarize, type BenchLine, type Measurement, type Sample } from './harness.js';
+import { measureEach, PhaseClock, rateLine, seconds, sig3, startClock, summarize, type BenchLine, type Measurement, type Sample } from './harness.js';
+import { Permutation } from '../workload/permutation.js';
+import { Prng } from '../util/prng.js';
 import { runChild } from './run-child.js';
 import type { SuiteContext } from './suite.js';
 
@@ -195,7 +197,40 @@ async function* benchToast(ctx: SuiteContext): AsyncGenerator<BenchLine> {
   yield { name: 'storage: postgres-heap with TOAST, simulator memory per row', value: Math.round((last!.memory_bytes / TOAST_ROWS) * 10) / 10, unit: 'bytes/row', note: "the engine, the row store, each row's values as stored and the TOAST heap of chunks (the engine's own count)" };
 }
 
+/** Positions of the random-order line: the id space of a 1e7-row table (2^24 > 1e7: two of five images walked on). */
+const PERMUTATION_IDS = 10_000_000;
+
+/**
+ * The random order's rows (workload/permutation.ts) at 1e7 ids, the way the row picker takes them (fill(),
+ * batches of 256) beside one position at a time (at()), in the same runs: the same rows either way.
+ */
+async function* benchPermutation(ctx: SuiteContext): AsyncGenerator<BenchLine> {
+  const perm = new Permutation(PERMUTATION_IDS, Prng.derive(1, 'bench', 'permutation'));
+  const out = new Int32Array(256);
+  let sum = 0;
+  const m = await measureEach(() => {
+    let stop = startClock();
+    for (let i = 0; i < PERMUTATION_IDS; i += out.length) {
+      const count = Math.min(out.length, PERMUTATION_IDS - i);
+      perm.fill(out, i, count);
+      sum += out[0]!;
+    }
+    const fill = stop();
+    stop = startClock();
+    for (let i = 0; i < PERMUTATION_IDS; i += out.length) {
+      const count = Math.min(out.length, PERMUTATION_IDS - i);
+      for (let j = 0; j < count; j++) out[j] = perm.at(i + j);
+      sum -= out[0]!;
+    }
+    return { fill, at: stop() };
+  }, { runs: ctx.runs, warmup: 1 });
+  if (sum !== 0) throw new Error('permutation bench: fill() and at() gave different rows');
+  const ns = (x: Measurement) => sig3((x.cpu ?? x.wall).median * 1e9 / PERMUTATION_IDS);
+  yield rateLine('storage: random row order, 1e7 ids, batches of 256 (Permutation.fill), one core', PERMUTATION_IDS, 'rows', m.fill, `${ns(m.fill)} ns a row against ${ns(m.at)} one at a time (Permutation.at, the same runs; ${sig3(((m.at.cpu ?? m.at.wall).median / (m.fill.cpu ?? m.fill.wall).median))}×)`);
+}
+
 export async function* benchStorage(ctx: SuiteContext): AsyncGenerator<BenchLine> {
+  yield* benchPermutation(ctx);
   yield* benchSelect(ctx);
   yield* benchToast(ctx);
   const all: FormatFigures[] = [];

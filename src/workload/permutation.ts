@@ -65,4 +65,33 @@ export class Permutation {
     while (x >= this.n) x = this.hash(x);
     return x;
   }
+
+  /**
+   * out[j] = at(start + j) for j < count (start + count ≤ n). The same values as at(), in two passes:
+   * every position hashed once, with no branch, so the hashes of a batch overlap in the processor; then
+   * the images ≥ n (a third of them when 2^b is 1.5 n) walked on. Hashing one position at a time, the
+   * walk's unpredictable branch stops the overlap: 21–23 ns a position at 1e7 rows against 16 (the
+   * storage suite's permutation line).
+   */
+  fill(out: Int32Array, start: number, count: number): void {
+    const { mask, shift, k0, k1, k2, k3, m0, m1, m2, m3, n } = this;
+    for (let j = 0; j < count; j++) {
+      let x = start + j;
+      x = Math.imul((x ^ k0) & mask, m0) & mask;
+      x ^= x >>> shift;
+      x = Math.imul((x ^ k1) & mask, m1) & mask;
+      x ^= x >>> shift;
+      x = Math.imul((x ^ k2) & mask, m2) & mask;
+      x ^= x >>> shift;
+      x = Math.imul((x ^ k3) & mask, m3) & mask;
+      out[j] = x ^ (x >>> shift);
+    }
+    for (let j = 0; j < count; j++) {
+      let x = out[j]!;
+      if (x < n) continue;
+      do x = this.hash(x);
+      while (x >= n);
+      out[j] = x;
+    }
+  }
 }

@@ -143,7 +143,9 @@ export class RowPicker {
     let p = this.pos;
     const end = this.ids;
     if (this.allLive) {
-      while (got < want && p < end) out[got++] = perm.at(p++);
+      got = Math.min(want, end - p);
+      perm.fill(out, p, got);
+      p += got;
     } else {
       while (got < want && p < end) {
         const id = perm.at(p++);

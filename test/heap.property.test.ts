@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PhaseSpec } from '../src/config/spec.js';
+import { rowSizesOneByOne } from './helpers/row-sizes.js';
 import { runStorage } from '../src/workload/runner.js';
 import { col, engine, storage, table } from './helpers/spec.js';
 
@@ -54,6 +55,7 @@ describe('heap invariants under random workloads (fast-check)', () => {
         const result = runStorage(storage(t, engine(e), workload, seed), {
           afterPhase: (eng, i) => {
             expect(eng.checkInvariants()).toEqual([]);
+            if (eng.rowSizes) expect(eng.rowSizes()).toEqual(rowSizesOneByOne(eng));
             const m = eng.metrics();
             expect(m.inserts! - m.deletes!).toBe(m.rows);
             expect(m.table_scan_page_reads).toBe(m.pages! + m.forwarded_rows!);

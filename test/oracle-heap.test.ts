@@ -3,6 +3,8 @@ import type { StorageSpec } from '../src/config/spec.js';
 import { ORACLE_MIGRATION_STUB_BYTES, oracleGeometry, oracleLayout, oracleNumberBytesOf, oraclePctfreeBytes, oracleRowBytes, oracleSegmentMetadataBlocks } from '../src/formats/oracle.js';
 import { getFormat } from '../src/formats/registry.js';
 import { runStorage } from '../src/workload/runner.js';
+import type { StorageEngine } from '../src/heap/engine.js';
+import { rowSizesOneByOne } from './helpers/row-sizes.js';
 import { col, engine, table } from './helpers/spec.js';
 
 const oraEngine = (o = {}) => engine({ format: 'oracle-heap', page_size: 8192, ...o });
@@ -60,6 +62,32 @@ describe('oracle-heap PCTFREE, migration and chaining', () => {
     expect(r.chained_pages).toBe(100);
     expect(r.table_fetch_continued_row).toBe(100);
     expect(r.rows_rejected).toBe(0);
+  });
+
+  it("the run's row sizes read in place (rowSizes) are rowBytes row by row: chained, migrated, in place and deleted rows", () => {
+    const wide = table([col('id', 'int'), col('a', 'varchar2(4000)', true), col('b', 'varchar2(4000)', true)]);
+    let engine: StorageEngine | undefined;
+    const result = runStorage(
+      {
+        name: 'x',
+        seed: 4,
+        table: wide,
+        engine: oraEngine({ pctfree: 0, page_size: 2048 }),
+        workload: [
+          { op: 'insert', rows: { kind: 'count', n: 3000 }, values: { a: { length: { kind: 'uniform', min: 10, max: 300 }, null: 0 }, b: { length: { kind: 'choice', values: [0, 4000], weights: [97, 3] }, null: 0.5 } } },
+          { op: 'update', rows: { kind: 'percent', pct: 60 }, order: { kind: 'random' }, transaction: 'statement', set: { a: { kind: 'grow', dist: { kind: 'uniform', min: 10, max: 900 } } } },
+          { op: 'delete', rows: { kind: 'percent', pct: 10 }, order: { kind: 'random' }, transaction: 'statement' },
+        ],
+      },
+      { onEngine: (e) => (engine = e) },
+    );
+    const e = engine!;
+    expect(result.final.chained_rows).toBeGreaterThan(10);
+    expect(result.final.forwarded_rows).toBeGreaterThan(100);
+    const { min, max, sum, count } = rowSizesOneByOne(e);
+    expect(count).toBe(result.final.rows);
+    expect(e.rowSizes!()).toEqual({ min, max, sum, count });
+    expect(result.row_bytes).toMatchObject({ min, max, avg: Math.round((sum / count) * 100) / 100 });
   });
 });
 

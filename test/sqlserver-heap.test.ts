@@ -5,6 +5,7 @@ import { SQLSERVER_FORWARDING_STUB_BYTES, pfsBand, sqlserverHeap, sqlserverHeapE
 import type { StorageSpec } from '../src/config/spec.js';
 import { runStorage } from '../src/workload/runner.js';
 import { col, engine, table } from './helpers/spec.js';
+import { rowSizesOneByOne } from './helpers/row-sizes.js';
 
 const ssEngine = (o = {}) => engine({ format: 'sqlserver-heap', page_size: 8192, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off', ...o });
 
@@ -121,6 +122,8 @@ describe('sqlserver-heap forwarding [fwd]', () => {
           else h.update(r, len, len - 10, { indexedChanged: false });
         }
         expect(h.checkInvariants()).toEqual([]);
+        // The row sizes a run reports, read in place: a forwarded record's back pointer is not the row's.
+        expect(h.rowSizes!()).toEqual(rowSizesOneByOne(h));
       }),
       { numRuns: 100 },
     );

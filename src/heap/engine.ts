@@ -44,6 +44,14 @@ export interface DeadPages {
   readonly count: number;
 }
 
+/** The live rows' physical bytes (rowBytes of each): the least, the most, their sum and how many rows. */
+export interface RowSizes {
+  min: number;
+  max: number;
+  sum: number;
+  count: number;
+}
+
 export interface StorageEngine {
   /** Place a new row; false when the row is longer than a page takes (the insert fails, as in the DBMS). */
   insert(row: number, physBytes: number, logicalBytes: number): boolean;
@@ -57,6 +65,8 @@ export interface StorageEngine {
   liveRows(): number;
   /** Physical bytes of a live row's current version. */
   rowBytes(row: number): number;
+  /** rowBytes over every live row in one pass over the engine's own arrays (else the run asks row by row). */
+  rowSizes?(): RowSizes;
   metrics(): EngineMetrics;
   pageMap(): PageMapData;
   /** Every page as it is now (or only the pages named), for the drawings (one pass over the rows to build). */

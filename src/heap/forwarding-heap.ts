@@ -9,7 +9,7 @@
  */
 import type { ForwardingMetrics } from './metrics.js';
 import { grown } from '../util/arrays.js';
-import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
+import type { PageGeometry, PageMapData, ReorgKind, RowSizes, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 import type { HeapEventSink } from './events.js';
 import { bucketRows, frozenInspector, scratchInt32, type PageDetail, type PageInspector, type SlotDetail } from './inspect.js';
@@ -924,6 +924,30 @@ export class ForwardingHeap implements StorageEngine {
     const L = this.cur(row) !== this.home(row) ? this.len(row) - this.backPointerBytes : this.len(row);
     const pieces = this.chain?.get(row) ?? 0;
     return pieces > 0 ? L + pieces * (this.usable - this.slotBytes - (this.options.chainPieceOverheadBytes ?? 0)) - (this.options.chainPieceOverheadBytes ?? 0) : L;
+  }
+
+  rowSizes(): RowSizes {
+    const rows = this.rows;
+    const bp = this.backPointerBytes;
+    const chain = this.chain;
+    let min = 0x7fffffff;
+    let max = 0;
+    let sum = 0;
+    let count = 0;
+    for (let r = 0, i = 0; r < this.rowHigh; r++, i += ROW_STRIDE) {
+      const home = rows[i + HOME]!;
+      if (home < 0) continue;
+      // rowBytes(r) read in place, without a branch on whether the row is forwarded (after a random
+      // update most are, at random): a forwarded row's back pointer is not its own; a chained row's pieces are.
+      const moved = rows[i + CUR]! ^ home;
+      let b = (rows[i + SIZE]! & 0xffff) - bp * ((moved | -moved) >>> 31);
+      if (chain !== null && chain.get(r) > 0) b = this.rowBytes(r);
+      min = Math.min(min, b);
+      max = Math.max(max, b);
+      sum += b;
+      count++;
+    }
+    return { min, max, sum, count };
   }
 
   metrics(): ForwardingMetrics {

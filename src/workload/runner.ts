@@ -7,7 +7,7 @@ import { getFormat, indexGeometries } from '../formats/registry.js';
 import { INDEX_OPTION_KEYS } from '../config/index-settings.js';
 import type { AllocationPageCounts, OffRowStore, OutOfLineStore, StorageFormat } from '../formats/format.js';
 import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
-import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
+import type { EngineMetrics, ReorgKind, RowSizes, StorageEngine } from '../heap/engine.js';
 import type { HeapEventSink } from '../heap/events.js';
 import { grown } from '../util/arrays.js';
 import type { IndexPages } from '../btree/geometry.js';
@@ -963,7 +963,8 @@ class WorkloadRun {
   }
 
   /** The physical row sizes of the live rows at the end. */
-  private rowBytes(): RowBytes {
+  /** rowBytes over the live rows, asked of the engine row by row. */
+  private rowSizes(): RowSizes {
     let min = Infinity;
     let max = 0;
     let sum = 0;
@@ -976,6 +977,11 @@ class WorkloadRun {
       sum += b;
       count++;
     }
+    return { min, max, sum, count };
+  }
+
+  private rowBytes(): RowBytes {
+    const { min, max, sum, count } = this.engine.rowSizes?.() ?? this.rowSizes();
     const layout = this.schema;
     return {
       min: count ? min : 0,

@@ -57,12 +57,17 @@ function gib(bytes: number): string {
   return bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${Math.ceil(bytes / 1048576)} MiB`;
 }
 
-/** Refuse (InputError, exit 2) a run whose tables cannot fit in memory; `validate` calls it too. */
-export function checkRunLimits(cfg: RunConfig, opts: { workers?: number }): void {
-  if (cfg.storage.length === 0) return;
+/**
+ * Refuse (InputError, exit 2) a run whose tables cannot fit in memory; `validate` calls it too. Returns
+ * the memory the run's tables need in all (every sweep point's, each point's at its largest).
+ */
+export function checkRunLimits(cfg: RunConfig, opts: { workers?: number }): number {
+  if (cfg.storage.length === 0) return 0;
   let largest = { index: 0, bytes: 0, rows: 0, bytesPerRow: 0 };
+  let total = 0;
   for (const [index, point] of cfg.storage.entries()) {
     const m = storageMemory(point.spec);
+    total += m.bytes;
     if (m.rows > MAX_TABLE_ROWS) {
       throw new InputError([at(cfg, `expected at most ${MAX_TABLE_ROWS.toLocaleString('en-US')} rows in a table (row ids are 32-bit), found ${m.rows.toLocaleString('en-US')}${cfg.storage.length > 1 ? ` at sweep point ${point.label}` : ''}`)]);
     }
@@ -72,7 +77,7 @@ export function checkRunLimits(cfg: RunConfig, opts: { workers?: number }): void
   const need = largest.bytes * atOnce + PROCESS_BASE_BYTES + WORKER_BASE_BYTES * atOnce;
   const avail = availableMemory();
   const limit = avail.bytes * MEMORY_SHARE;
-  if (need <= limit) return;
+  if (need <= limit) return total;
   const point = cfg.storage[largest.index]!;
   const what = `${largest.rows.toLocaleString('en-US')} rows × ${largest.bytesPerRow.toFixed(0)} bytes on ${point.spec.engine.format}${atOnce > 1 ? `, ${atOnce} sweep points at a time` : ''}`;
   throw new InputError([

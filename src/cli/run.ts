@@ -19,6 +19,7 @@ import { defaultWorkers } from '../pool/pool.js';
 import { inProcessRunner, poolRunner, type TaskRunner } from '../pool/scheduler.js';
 import { partFolderName, rawStoragePoints, runUnits, shardSlice, type Shard } from '../run/plan.js';
 import { base64Of } from '../util/arrays.js';
+import { hugePagesContext, runAgainWithHugePages, startedAsCli, wantsHugePages } from './huge-pages.js';
 
 export interface RunOptions {
   out?: string;
@@ -74,7 +75,13 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       import('../run/execute.js'),
       import('../run/part.js'),
     ]);
-    checkRunLimits(cfg, { workers: opts.workers });
+    const tableBytes = checkRunLimits(cfg, { workers: opts.workers });
+    if (startedAsCli() && wantsHugePages(tableBytes, hugePagesContext())) {
+      // Large tables: the same command again in a process whose malloc asks for 2 MB pages (huge-pages.ts).
+      await (await starting?.catch(() => undefined))?.close();
+      starting = undefined;
+      return await runAgainWithHugePages();
+    }
     const folder = checkOutputFolder(opts.out ?? join('out', cfg.name, ...(opts.shard ? [partFolderName(shard)] : [])), opts.shard ? 'part' : 'run');
     const quiet = opts.quiet === true || opts.json === true;
     const checkInvariants = opts.check === true || process.env.ROWSIM_CHECK === '1';

@@ -6,6 +6,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bucketRows, scratchInt32 } from '../src/heap/inspect.js';
+import type { PhaseSpec } from '../src/config/spec.js';
+import type { StorageEngine } from '../src/heap/engine.js';
+import { runStorage } from '../src/workload/runner.js';
+import { col, engine, storage, table } from './helpers/spec.js';
 import { loadConfig } from '../src/loader/config.js';
 import { runDrawnStorage } from '../src/mechanism/task.js';
 import { ROOT } from './helpers/cli.js';
@@ -44,4 +48,37 @@ describe('scratch arrays of the inspectors', () => {
     expect(again).toEqual(first);
     expect(first.flat().length).toBeGreaterThan(0);
   });
+
+  it('an inspector of a few pages says of them what the inspector of every page says (stubs, forwarded bodies, chained rows)', () => {
+    const t = table([col('id', 'int'), col('a', 'varchar(1000)', true), col('b', 'varchar(3000)', true)]);
+    const workload: PhaseSpec[] = [
+      { op: 'insert', rows: { kind: 'count', n: 4000 }, values: { a: { length: { kind: 'uniform', min: 5, max: 60 }, null: 0 }, b: { length: { kind: 'choice', values: [0, 2500], weights: [95, 5] }, null: 0.3 } } },
+      { op: 'update', rows: { kind: 'percent', pct: 70 }, order: { kind: 'random' }, transaction: 'statement', set: { a: { kind: 'grow', dist: { kind: 'uniform', min: 20, max: 400 } } } },
+      { op: 'delete', rows: { kind: 'percent', pct: 10 }, order: { kind: 'random' }, transaction: 'statement' },
+    ];
+    const forwarding = [engine({ format: 'ase-dol', page_size: 2048, exp_row_size: 1 }), engine({ format: 'sqlserver-heap' }), engine({ format: 'oracle-heap', page_size: 2048, pctfree: 0 })];
+    // Page details that name no other page: a clustered table's, PostgreSQL's.
+    const others = [engine({ format: 'ase-apl', page_size: 2048 }), engine({ format: 'sqlserver-heap' }), engine({ format: 'postgres-heap' })];
+    // ase-apl and sqlserver-heap keep a table with a clustered index in key order (ClusteredHeap).
+    const clustered = table(t.columns, [{ name: 'pk', columns: ['id'], unique: true, clustered: true }]);
+    for (const e of [...forwarding, ...others]) {
+      const forwards = forwarding.includes(e);
+      let eng: StorageEngine | undefined;
+      const r = runStorage(storage(forwards || e.format === 'postgres-heap' ? t : clustered, e, workload, 9), { onEngine: (x) => (eng = x) });
+      if (forwards) expect(r.final.forwarded_rows, e.format).toBeGreaterThan(100);
+      const all = eng!.inspect();
+      // Every 7th page, and a few at the ends; the pages their rows link to are not asked for.
+      const only = [0, 1, all.pages - 1, all.pages, ...Array.from({ length: Math.floor(all.pages / 7) }, (_, i) => 3 + i * 7)];
+      const some = eng!.inspect(only);
+      let linked = 0;
+      for (const p of only) {
+        expect(some.page(p), `${e.format} page ${p}`).toEqual(all.page(p));
+        linked += all.page(p).slots.filter((s) => s.kind === 'stub' || s.kind === 'forwarded').length;
+      }
+      if (forwards) expect(linked, e.format).toBeGreaterThan(20);
+      else expect(only.reduce((n, p) => n + all.page(p).slots.length, 0), e.format).toBeGreaterThan(100);
+      expect(() => some.page(2)).toThrow(/was not read/);
+    }
+  });
 });
+

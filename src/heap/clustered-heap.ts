@@ -16,7 +16,7 @@ import type { ClusteredMetrics } from './metrics.js';
 import { grown } from '../util/arrays.js';
 import type { PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import type { HeapEventSink } from './events.js';
-import { bucketRows, frozenInspector, type PageInspector, type SlotDetail } from './inspect.js';
+import { bucketRows, frozenInspector, inspectedPages, type PageInspector, type SlotDetail } from './inspect.js';
 import type { PageReads } from './page-reads.js';
 
 interface ClusteredHeapOptions {
@@ -368,7 +368,12 @@ export class ClusteredHeap implements StorageEngine {
   inspect(only?: readonly number[]): PageInspector {
     const n = this.pageCount;
     const g = this.geometry;
-    const byPage = bucketRows(this.rowHigh, n, (r) => this.rowPageOf[r]!, 0);
+    // Only the rows of the pages asked for (a page's slots name no other page).
+    const need = inspectedPages(n, only, () => {});
+    const byPage = bucketRows(this.rowHigh, n, (r) => {
+      const p = this.rowPageOf[r]!;
+      return p >= 0 && need[p] !== 0 ? p : -1;
+    }, 0);
     return frozenInspector(n, (p) => {
         const inTable = p >= 0 && p < n;
         const slots: SlotDetail[] = [];

@@ -12,7 +12,7 @@ import { grown } from '../util/arrays.js';
 import type { PageGeometry, PageMapData, ReorgKind, RowSizes, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 import type { HeapEventSink } from './events.js';
-import { bucketRows, frozenInspector, scratchInt32, type PageDetail, type PageInspector, type SlotDetail } from './inspect.js';
+import { bucketRows, frozenInspector, inspectedPages, slotIn, type PageDetail, type PageInspector, type SlotDetail } from './inspect.js';
 import type { PageReads } from './page-reads.js';
 
 export interface ForwardingHeapOptions {
@@ -1037,19 +1037,33 @@ export class ForwardingHeap implements StorageEngine {
   inspect(only?: readonly number[]): PageInspector {
     const n = this.pageCount;
     const g = this.geometry;
+    // The pages whose rows are bucketed: those asked for, and the pages their stubs point to and their
+    // forwarded bodies come from (a slot on one names its place on the other). For a few pages of a large
+    // table that is a small share of its rows: nothing is made for every row.
+    const need = inspectedPages(n, only, (visit) => {
+      for (let r = 0; r < this.rowHigh; r++) {
+        const h = this.home(r);
+        if (h < 0) continue;
+        const c = this.cur(r);
+        if (c !== h) visit(h, c);
+      }
+    });
     // Scratch arrays (inspect.ts, scratchInt32): frozenInspector reads every page it keeps before this returns.
-    const atHome = bucketRows(this.rowHigh, n, (r) => (this.isLive(r) ? this.home(r) : -1), 0);
-    const movedIn = bucketRows(this.rowHigh, n, (r) => (this.isLive(r) && this.cur(r) !== this.home(r) ? this.cur(r) : -1), 1);
-    // A page's entries: the rows whose home it is (bodies or stubs), then the bodies forwarded in.
-    const homeSlot = scratchInt32(4, this.rowHigh).fill(-1);
-    const bodySlot = scratchInt32(5, this.rowHigh).fill(-1);
-    for (let p = 0; p < n; p++) {
-      const a = atHome.start[p]!;
-      const homes = atHome.start[p + 1]! - a;
-      for (let k = 0; k < homes; k++) homeSlot[atHome.rows[a + k]!] = k;
-      const b = movedIn.start[p]!;
-      for (let k = b; k < movedIn.start[p + 1]!; k++) bodySlot[movedIn.rows[k]!] = homes + (k - b);
-    }
+    const atHome = bucketRows(this.rowHigh, n, (r) => {
+      const h = this.isLive(r) ? this.home(r) : -1;
+      return h >= 0 && need[h] !== 0 ? h : -1;
+    }, 0);
+    const movedIn = bucketRows(this.rowHigh, n, (r) => {
+      if (!this.isLive(r)) return -1;
+      const c = this.cur(r);
+      return c !== this.home(r) && need[c] !== 0 ? c : -1;
+    }, 1);
+    // A page's entries: the rows whose home it is (bodies or stubs), in row order, then the bodies forwarded in.
+    const homeSlot = (r: number): number => slotIn(atHome, this.home(r), r);
+    const bodySlot = (r: number): number => {
+      const c = this.cur(r);
+      return atHome.start[c + 1]! - atHome.start[c]! + slotIn(movedIn, c, r);
+    };
     const piece = g.usableBytes - g.slotBytes - (this.options.chainPieceOverheadBytes ?? 0);
     const page = (p: number): PageDetail => {
       const slots: SlotDetail[] = [];
@@ -1061,15 +1075,18 @@ export class ForwardingHeap implements StorageEngine {
         return e;
       };
       if (p >= 0 && p < n) {
-        for (let k = atHome.start[p]!; k < atHome.start[p + 1]!; k++) {
-          const r = atHome.rows[k]!;
+        const a = atHome.start[p]!;
+        const homes = atHome.start[p + 1]! - a;
+        for (let k = 0; k < homes; k++) {
+          const r = atHome.rows[a + k]!;
           const c = this.cur(r);
-          if (c === p) slots.push(entry(r, 'row', homeSlot[r]!));
-          else slots.push({ slot: homeSlot[r]!, kind: 'stub', row: r, bytes: this.stubBytes, to: { page: c, slot: bodySlot[r]! } });
+          if (c === p) slots.push(entry(r, 'row', k));
+          else slots.push({ slot: k, kind: 'stub', row: r, bytes: this.stubBytes, to: { page: c, slot: bodySlot(r) } });
         }
-        for (let k = movedIn.start[p]!; k < movedIn.start[p + 1]!; k++) {
+        const b = movedIn.start[p]!;
+        for (let k = b; k < movedIn.start[p + 1]!; k++) {
           const r = movedIn.rows[k]!;
-          slots.push({ ...entry(r, 'forwarded', bodySlot[r]!), from: { page: this.home(r), slot: homeSlot[r]! } });
+          slots.push({ ...entry(r, 'forwarded', homes + (k - b)), from: { page: this.home(r), slot: homeSlot(r) } });
         }
       }
       const i = p * PAGE_STRIDE;

@@ -111,10 +111,10 @@ export function frozenInspector(pages: number, page: (p: number) => PageDetail, 
  * the last user left: callers write every element they read.
  */
 const kept: Int32Array[] = [];
-/** Elements of the largest array kept (8 MB): a larger table's arrays are made for the call and dropped, so a thread holds at most 48 MB of these between calls. */
+/** Elements of the largest array kept (8 MB): a larger table's arrays are made for the call and dropped, so a thread holds at most 32 MB of these between calls. */
 const KEEP_MAX = 1 << 21;
 
-/** Scratch slot `slot` (0 … 5: 0–3 for bucketRows) as an Int32Array of `length` elements, contents undefined. */
+/** Scratch slot `slot` (0 … 3, for bucketRows) as an Int32Array of `length` elements, contents undefined. */
 export function scratchInt32(slot: number, length: number): Int32Array {
   if (length > KEEP_MAX) return new Int32Array(length);
   let a = kept[slot];
@@ -149,3 +149,37 @@ export function bucketRows(rowHigh: number, pages: number, pageOf: (r: number) =
   }
   return { start, rows };
 }
+
+/**
+ * Which pages an inspector's buckets cover (non-zero: covered): every page, or the pages `only` names and
+ * the pages linked to them. `links(visit)` calls visit(home, current) for every row that lives away from
+ * its home page (a forwarded body): a page asked for needs the pages its stubs point to and its bodies
+ * come from, since a slot on one names its place on the other.
+ */
+export function inspectedPages(pages: number, only: readonly number[] | undefined, links: (visit: (home: number, current: number) => void) => void): Uint8Array {
+  const need = new Uint8Array(pages);
+  if (only === undefined) return need.fill(1);
+  const ASKED = 2;
+  for (const p of only) if (p >= 0 && p < pages) need[p] = ASKED;
+  links((home, current) => {
+    if (need[home] === ASKED && need[current] === 0) need[current] = 1;
+    if (need[current] === ASKED && need[home] === 0) need[home] = 1;
+  });
+  return need;
+}
+
+/** Where row `row` is among the rows `buckets` holds for page `page` (they are in row order): its index there, or −1. */
+export function slotIn(buckets: { start: Int32Array; rows: Int32Array }, page: number, row: number): number {
+  let lo = buckets.start[page]!;
+  let hi = buckets.start[page + 1]! - 1;
+  const first = lo;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const r = buckets.rows[mid]!;
+    if (r === row) return mid - first;
+    if (r < row) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+

@@ -17,7 +17,7 @@ import { grown } from '../util/arrays.js';
 import type { DeadPages, PageGeometry, PageMapData, ReorgKind, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 import type { HeapEventSink } from './events.js';
-import { bucketRows, frozenInspector, type PageInspector, type SlotDetail } from './inspect.js';
+import { bucketRows, frozenInspector, inspectedPages, type PageInspector, type SlotDetail } from './inspect.js';
 import type { PageReads } from './page-reads.js';
 
 interface PostgresHeapOptions {
@@ -874,7 +874,12 @@ export class PostgresHeap implements StorageEngine {
     const n = this.pageCount;
     const g = this.geometry;
     const pg = this.pageFields;
-    const byPage = bucketRows(this.rowHigh, n, (r) => this.page(r), 0);
+    // Only the rows of the pages asked for (a page's slots name no other page).
+    const need = inspectedPages(n, only, () => {});
+    const byPage = bucketRows(this.rowHigh, n, (r) => {
+      const p = this.page(r);
+      return p >= 0 && need[p] !== 0 ? p : -1;
+    }, 0);
     return frozenInspector(n, (p) => {
         const inTable = p >= 0 && p < n;
         const i = p * STRIDE;

@@ -369,7 +369,7 @@ export class ClusteredHeap implements StorageEngine {
     const n = this.pageCount;
     const g = this.geometry;
     // Only the rows of the pages asked for (a page's slots name no other page).
-    const need = inspectedPages(n, only, () => {});
+    const need = inspectedPages(n, only);
     const byPage = bucketRows(this.rowHigh, n, (r) => {
       const p = this.rowPageOf[r]!;
       return p >= 0 && need[p] !== 0 ? p : -1;

@@ -12,7 +12,7 @@ import { grown } from '../util/arrays.js';
 import type { PageGeometry, PageMapData, ReorgKind, RowSizes, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 import type { HeapEventSink } from './events.js';
-import { bucketRows, frozenInspector, inspectedPages, slotIn, type PageDetail, type PageInspector, type SlotDetail } from './inspect.js';
+import { bucketRows, frozenInspector, inspectedPages, PAGE_ASKED, scratchInt32, slotIn, type PageDetail, type PageInspector, type SlotDetail } from './inspect.js';
 import type { PageReads } from './page-reads.js';
 
 export interface ForwardingHeapOptions {
@@ -65,6 +65,11 @@ export interface ForwardingHeapOptions {
 }
 
 const ROW_STRIDE = 3;
+/** Rows bucketed by page: page p's are rows[start[p] … start[p + 1]). */
+interface RowBuckets {
+  start: Int32Array;
+  rows: Int32Array;
+}
 /** Bytes of row state a forwarding heap keeps per row (its three 32-bit fields); a chaining heap (Oracle) adds a bit (ChainPieces). */
 export const FORWARDING_HEAP_ROW_BYTES = ROW_STRIDE * 4;
 export const CHAIN_ROW_BYTES = 1 / 8;
@@ -1040,24 +1045,58 @@ export class ForwardingHeap implements StorageEngine {
     // The pages whose rows are bucketed: those asked for, and the pages their stubs point to and their
     // forwarded bodies come from (a slot on one names its place on the other). For a few pages of a large
     // table that is a small share of its rows: nothing is made for every row.
-    const need = inspectedPages(n, only, (visit) => {
-      for (let r = 0; r < this.rowHigh; r++) {
-        const h = this.home(r);
+    const rows = this.rows;
+    const end = this.rowHigh * ROW_STRIDE;
+    const need = inspectedPages(n, only);
+    // The tests run in the order that keeps the branches predictable: few pages are asked for, while
+    // whether a row is forwarded is as good as random after random updates.
+    if (only !== undefined) {
+      for (let i = 0; i < end; i += ROW_STRIDE) {
+        const h = rows[i + HOME]!;
         if (h < 0) continue;
-        const c = this.cur(r);
-        if (c !== h) visit(h, c);
+        const c = rows[i + CUR]!;
+        if (need[h] === PAGE_ASKED) {
+          if (c !== h && need[c] === 0) need[c] = 1;
+        } else if (need[c] === PAGE_ASKED && need[h] === 0) need[h] = 1;
       }
-    });
-    // Scratch arrays (inspect.ts, scratchInt32): frozenInspector reads every page it keeps before this returns.
-    const atHome = bucketRows(this.rowHigh, n, (r) => {
-      const h = this.isLive(r) ? this.home(r) : -1;
-      return h >= 0 && need[h] !== 0 ? h : -1;
-    }, 0);
-    const movedIn = bucketRows(this.rowHigh, n, (r) => {
-      if (!this.isLive(r)) return -1;
-      const c = this.cur(r);
-      return c !== this.home(r) && need[c] !== 0 ? c : -1;
-    }, 1);
+    }
+    // The rows by home page and the forwarded bodies by the page they are on, in row order, on those
+    // pages: a counting sort of both at once, on scratch arrays (inspect.ts, scratchInt32), which
+    // frozenInspector has read every page it keeps from before this returns.
+    const homeStart = scratchInt32(0, n + 1).fill(0);
+    const bodyStart = scratchInt32(2, n + 1).fill(0);
+    let homes = 0;
+    let bodies = 0;
+    for (let i = 0; i < end; i += ROW_STRIDE) {
+      const h = rows[i + HOME]!;
+      if (h < 0) continue;
+      if (need[h] !== 0) {
+        homeStart[h + 1]!++;
+        homes++;
+      }
+      const c = rows[i + CUR]!;
+      if (need[c] !== 0 && c !== h) {
+        bodyStart[c + 1]!++;
+        bodies++;
+      }
+    }
+    for (let p = 0; p < n; p++) {
+      homeStart[p + 1]! += homeStart[p]!;
+      bodyStart[p + 1]! += bodyStart[p]!;
+    }
+    const homeRows = scratchInt32(1, homes);
+    const bodyRows = scratchInt32(3, bodies);
+    const nextHome = homeStart.slice(0, n);
+    const nextBody = bodyStart.slice(0, n);
+    for (let r = 0, i = 0; i < end; r++, i += ROW_STRIDE) {
+      const h = rows[i + HOME]!;
+      if (h < 0) continue;
+      if (need[h] !== 0) homeRows[nextHome[h]!++] = r;
+      const c = rows[i + CUR]!;
+      if (need[c] !== 0 && c !== h) bodyRows[nextBody[c]!++] = r;
+    }
+    const atHome: RowBuckets = { start: homeStart, rows: homeRows };
+    const movedIn: RowBuckets = { start: bodyStart, rows: bodyRows };
     // A page's entries: the rows whose home it is (bodies or stubs), in row order, then the bodies forwarded in.
     const homeSlot = (r: number): number => slotIn(atHome, this.home(r), r);
     const bodySlot = (r: number): number => {

@@ -150,21 +150,18 @@ export function bucketRows(rowHigh: number, pages: number, pageOf: (r: number) =
   return { start, rows };
 }
 
+/** In inspectedPages' answer: a page asked for (1: a page linked to one). */
+export const PAGE_ASKED = 2;
+
 /**
- * Which pages an inspector's buckets cover (non-zero: covered): every page, or the pages `only` names and
- * the pages linked to them. `links(visit)` calls visit(home, current) for every row that lives away from
- * its home page (a forwarded body): a page asked for needs the pages its stubs point to and its bodies
- * come from, since a slot on one names its place on the other.
+ * Which pages an inspector's buckets cover (non-zero: covered): every page (1), or the pages `only` names
+ * (PAGE_ASKED). An engine whose page details name other pages (a forwarding stub, a forwarded body) marks
+ * those pages 1 as well: a slot on one names its place on the other.
  */
-export function inspectedPages(pages: number, only: readonly number[] | undefined, links: (visit: (home: number, current: number) => void) => void): Uint8Array {
+export function inspectedPages(pages: number, only: readonly number[] | undefined): Uint8Array {
   const need = new Uint8Array(pages);
   if (only === undefined) return need.fill(1);
-  const ASKED = 2;
-  for (const p of only) if (p >= 0 && p < pages) need[p] = ASKED;
-  links((home, current) => {
-    if (need[home] === ASKED && need[current] === 0) need[current] = 1;
-    if (need[current] === ASKED && need[home] === 0) need[home] = 1;
-  });
+  for (const p of only) if (p >= 0 && p < pages) need[p] = PAGE_ASKED;
   return need;
 }
 

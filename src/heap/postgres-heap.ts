@@ -875,7 +875,7 @@ export class PostgresHeap implements StorageEngine {
     const g = this.geometry;
     const pg = this.pageFields;
     // Only the rows of the pages asked for (a page's slots name no other page).
-    const need = inspectedPages(n, only, () => {});
+    const need = inspectedPages(n, only);
     const byPage = bucketRows(this.rowHigh, n, (r) => {
       const p = this.page(r);
       return p >= 0 && need[p] !== 0 ? p : -1;

@@ -5,7 +5,9 @@
  */
 import type { Sample } from './harness.js';
 import type { FormatId } from '../config/format-ids.js';
-import type { BenchOrder } from './storage.js';
+
+/** The order a bench workload's update phase visits its rows in. */
+export type BenchOrder = 'random' | 'sequential';
 
 /** The child's one line of result on stdout starts with this; the rest of the line is JSON. */
 export const CHILD_MARK = 'rowsim-bench-child ';

@@ -18,11 +18,12 @@ import { measureEach, PhaseClock, rateLine, seconds, sig3, startClock, summarize
 import { Permutation } from '../workload/permutation.js';
 import { Prng } from '../util/prng.js';
 import { runChild } from './run-child.js';
+import type { BenchOrder } from './child-report.js';
 import type { SuiteContext } from './suite.js';
 
 export type { BenchLine } from './harness.js';
 
-export type BenchOrder = 'random' | 'sequential';
+export type { BenchOrder } from './child-report.js';
 
 /**
  * The bench's table and workload as a config (the one definition: `rowsim run` reads the same text):

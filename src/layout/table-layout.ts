@@ -14,6 +14,15 @@ export const NULL_LEN = 0xffff;
 /** Longest value length the row store keeps (bytes); longer values are out of row in every engine. */
 export const MAX_STORED_LEN = 0xfffe;
 
+/**
+ * Stored bytes of a value given no length: the type's size, a variable type's declared bound, capped at
+ * the row store's limit (a longer value is out of row in every engine: a varchar(max) or text value given
+ * no length is stored as one, not as a NULL).
+ */
+export function fullLengthBytes(col: ColumnLayout): number {
+  return Math.min(col.variableType ? col.maxBytes : col.fixedBytes, MAX_STORED_LEN);
+}
+
 /** How one column is stored by a format. */
 export interface ColumnLayout {
   name: string;

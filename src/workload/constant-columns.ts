@@ -17,8 +17,7 @@
  */
 import type { StorageSpec } from '../config/spec.js';
 import type { StorageFormat } from '../formats/format.js';
-import type { TableLayout } from '../layout/table-layout.js';
-import { fullLengthBytes } from './runner.js';
+import { fullLengthBytes, type TableLayout } from '../layout/table-layout.js';
 
 /** Per column index, the bytes every row of the run stores for it, for the varying columns that never change. */
 export function constantColumns(spec: StorageSpec, layout: TableLayout): Map<number, number> {

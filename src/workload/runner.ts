@@ -6,7 +6,7 @@ import { COMPRESSIBILITY_STEPS, type Order, type PhaseSpec, type SetSpec, type S
 import { getFormat, indexGeometries } from '../formats/registry.js';
 import { INDEX_OPTION_KEYS } from '../config/index-settings.js';
 import type { AllocationPageCounts, OffRowStore, OutOfLineStore, StorageFormat } from '../formats/format.js';
-import { MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
+import { fullLengthBytes, MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
 import type { EngineMetrics, ReorgKind, RowSizes, StorageEngine } from '../heap/engine.js';
 import type { HeapEventSink } from '../heap/events.js';
 import { grown } from '../util/arrays.js';
@@ -201,15 +201,6 @@ function toBytes(col: ColumnLayout, units: number): number {
   const u = Math.min(units, col.declaredLength);
   const bytes = col.bytesOfLength ? col.bytesOfLength(u) : col.character ? Math.round(u * col.bytesPerChar) : u;
   return Math.min(bytes, col.maxBytes, MAX_STORED_LEN);
-}
-
-/**
- * Stored bytes of a value given no length: the type's size, a variable type's declared bound, capped at
- * the row store's limit (a longer value is out of row in every engine: a varchar(max) or text value given
- * no length is stored as one, not as a NULL).
- */
-export function fullLengthBytes(col: ColumnLayout): number {
-  return Math.min(col.variableType ? col.maxBytes : col.fixedBytes, MAX_STORED_LEN);
 }
 
 /**

@@ -56,6 +56,13 @@ describe('heap invariants under random workloads (fast-check)', () => {
           afterPhase: (eng, i) => {
             expect(eng.checkInvariants()).toEqual([]);
             if (eng.rowSizes) expect(eng.rowSizes()).toEqual(rowSizesOneByOne(eng));
+            // The page map's stubs and forwarded bodies a page, as the inspector lists the page's slots.
+            const map = eng.pageMap();
+            const pages = eng.inspect();
+            for (let p = 0; p < pages.pages; p++) {
+              const slots = pages.page(p).slots;
+              expect([map.stubs[p], map.forwardedIn[p]]).toEqual([slots.filter((x) => x.kind === 'stub').length, slots.filter((x) => x.kind === 'forwarded').length]);
+            }
             const m = eng.metrics();
             expect(m.inserts! - m.deletes!).toBe(m.rows);
             expect(m.table_scan_page_reads).toBe(m.pages! + m.forwarded_rows!);

@@ -1026,11 +1026,18 @@ export class ForwardingHeap implements StorageEngine {
       const i = p * PAGE_STRIDE;
       fill[p] = this.state[p] === PAGE_ALLOCATED ? (this.pageFields[i + USED]! + this.pageFields[i + SLOTS]! * this.slotBytes) / this.usable : 0;
     }
-    for (let r = 0; r < this.rowHigh; r++) {
-      if (this.isLive(r) && this.cur(r) !== this.home(r)) {
-        stubs[this.home(r)]!++;
-        forwardedIn[this.cur(r)]!++;
-      }
+    // Every live row adds 1 to both counts when it is forwarded, 0 when not: no branch on it (after
+    // random updates whether a row is forwarded is as good as random).
+    const rows = this.rows;
+    const end = this.rowHigh * ROW_STRIDE;
+    for (let i = 0; i < end; i += ROW_STRIDE) {
+      const h = rows[i + HOME]!;
+      if (h < 0) continue;
+      const c = rows[i + CUR]!;
+      const moved = c ^ h;
+      const m = (moved | -moved) >>> 31;
+      stubs[h]! += m;
+      forwardedIn[c]! += m;
     }
     return { fill, stubs, forwardedIn };
   }

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HUGE_PAGES_MIN_BYTES, hugePagesContext, hugePagesEnv, wantsHugePages, type HugePagesContext } from '../src/cli/huge-pages.js';
+import { HUGE_PAGES_MIN_BYTES, hugePagesContext, hugePagesEnv, runAgainWithHugePages, wantsHugePages, type HugePagesContext } from '../src/cli/huge-pages.js';
 import { ROOT, rowsim } from './helpers/cli.js';
 
 const linux = (env: NodeJS.ProcessEnv = {}, thp = 'always [madvise] never\n'): HugePagesContext => ({ platform: 'linux', env, thp });
@@ -37,6 +37,12 @@ describe('when rowsim run asks for huge pages', () => {
   it("adds the tunable to the user's own", () => {
     expect(hugePagesEnv({ A: '1' })).toEqual({ A: '1', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' });
     expect(hugePagesEnv({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' }).GLIBC_TUNABLES).toBe('glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1');
+  });
+
+  it('a start that fails rejects (rowsim run then goes on in its own process), and leaves no signal handler behind', async () => {
+    const before = process.listenerCount('SIGTERM');
+    await expect(runAgainWithHugePages(join(tmpdir(), 'no-such-node-binary'))).rejects.toThrow(/ENOENT/);
+    expect(process.listenerCount('SIGTERM')).toBe(before);
   });
 
   it('a bad ROWSIM_HUGE_PAGES is refused with exit 2 and nothing written', () => {

@@ -87,12 +87,13 @@ export function startedAsCli(): boolean {
 }
 
 /**
- * Start this command again, the same arguments, with the tunable; resolves with its exit status. Until
+ * Start this command again (with Node.js `node`), the same arguments, with the tunable; resolves with its
+ * exit status, or rejects when it cannot be started (rowsim run then goes on in this process). Until
  * it ends, SIGINT, SIGTERM and SIGHUP sent to this process are passed on (a run stopped by one cleans up
  * and exits 130 or 143 itself; a second signal while it cleans up is ignored there).
  */
-export function runAgainWithHugePages(): Promise<number> {
-  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: hugePagesEnv(process.env) });
+export function runAgainWithHugePages(node = process.execPath): Promise<number> {
+  const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: hugePagesEnv(process.env) });
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   const forward = signals.map((s) => [s, () => void child.kill(s)] as const);
   for (const [s, fn] of forward) process.on(s, fn);

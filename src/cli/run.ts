@@ -77,10 +77,14 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     ]);
     const tableBytes = checkRunLimits(cfg, { workers: opts.workers });
     if (startedAsCli() && wantsHugePages(tableBytes, hugePagesContext())) {
-      // Large tables: the same command again in a process whose malloc asks for 2 MB pages (huge-pages.ts).
+      // Large tables: the same command again in a process whose malloc asks for 2 MB pages (huge-pages.ts);
+      // if it cannot be started, the run goes on here with 4 kB pages.
       await (await starting?.catch(() => undefined))?.close();
       starting = undefined;
-      return await runAgainWithHugePages();
+      const code = await runAgainWithHugePages().catch(() => undefined);
+      if (code !== undefined) return code;
+      starting = runnerFor(count, opts.workers, slice.contention.length === 0);
+      starting.catch(() => {});
     }
     const folder = checkOutputFolder(opts.out ?? join('out', cfg.name, ...(opts.shard ? [partFolderName(shard)] : [])), opts.shard ? 'part' : 'run');
     const quiet = opts.quiet === true || opts.json === true;

@@ -953,8 +953,7 @@ class WorkloadRun {
     this.options.afterPhase?.(engine, index);
   }
 
-  /** The physical row sizes of the live rows at the end. */
-  /** rowBytes over the live rows, asked of the engine row by row. */
+  /** rowBytes over the live rows, asked of the engine row by row (an engine without rowSizes). */
   private rowSizes(): RowSizes {
     let min = Infinity;
     let max = 0;
@@ -971,6 +970,7 @@ class WorkloadRun {
     return { min, max, sum, count };
   }
 
+  /** The physical row sizes of the live rows at the end, and the schema's range. */
   private rowBytes(): RowBytes {
     const { min, max, sum, count } = this.engine.rowSizes?.() ?? this.rowSizes();
     const layout = this.schema;

@@ -114,7 +114,7 @@ const kept: Int32Array[] = [];
 /** Elements of the largest array kept (8 MB): a larger table's arrays are made for the call and dropped, so a thread holds at most 32 MB of these between calls. */
 const KEEP_MAX = 1 << 21;
 
-/** Scratch slot `slot` (0 … 3, for bucketRows) as an Int32Array of `length` elements, contents undefined. */
+/** Scratch slot `slot` (0 … 3: bucketRows, and the forwarding heap inspector's buckets) as an Int32Array of `length` elements, contents undefined. */
 export function scratchInt32(slot: number, length: number): Int32Array {
   if (length > KEEP_MAX) return new Int32Array(length);
   let a = kept[slot];

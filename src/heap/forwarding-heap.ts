@@ -12,7 +12,7 @@ import { grown } from '../util/arrays.js';
 import type { PageGeometry, PageMapData, ReorgKind, RowSizes, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 import type { HeapEventSink } from './events.js';
-import { bucketRows, frozenInspector, inspectedPages, PAGE_ASKED, scratchInt32, slotIn, type PageDetail, type PageInspector, type SlotDetail } from './inspect.js';
+import { bucketRows, frozenInspector, inspectedPages, PAGE_ASKED, scratchInt32, slotIn, type PageDetail, type PageInspector, type RowBuckets, type SlotDetail } from './inspect.js';
 import type { PageReads } from './page-reads.js';
 
 export interface ForwardingHeapOptions {
@@ -65,10 +65,14 @@ export interface ForwardingHeapOptions {
 }
 
 const ROW_STRIDE = 3;
-/** Rows bucketed by page: page p's are rows[start[p] … start[p + 1]). */
-interface RowBuckets {
-  start: Int32Array;
-  rows: Int32Array;
+/**
+ * 1 when a row whose home page is `home` lives on page `cur` elsewhere (forwarded), else 0, without a
+ * branch: after random updates whether a row is forwarded is as good as random, and a branch on it is
+ * mispredicted often (both pages ≥ 0, so home ^ cur is 0 or positive).
+ */
+function forwardedBit(home: number, cur: number): number {
+  const moved = home ^ cur;
+  return (moved | -moved) >>> 31;
 }
 /** Bytes of row state a forwarding heap keeps per row (its three 32-bit fields); a chaining heap (Oracle) adds a bit (ChainPieces). */
 export const FORWARDING_HEAP_ROW_BYTES = ROW_STRIDE * 4;
@@ -942,10 +946,8 @@ export class ForwardingHeap implements StorageEngine {
     for (let r = 0, i = 0; r < this.rowHigh; r++, i += ROW_STRIDE) {
       const home = rows[i + HOME]!;
       if (home < 0) continue;
-      // rowBytes(r) read in place, without a branch on whether the row is forwarded (after a random
-      // update most are, at random): a forwarded row's back pointer is not its own; a chained row's pieces are.
-      const moved = rows[i + CUR]! ^ home;
-      let b = (rows[i + SIZE]! & 0xffff) - bp * ((moved | -moved) >>> 31);
+      // rowBytes(r) read in place: a forwarded row's back pointer is not its own; a chained row's pieces are.
+      let b = (rows[i + SIZE]! & 0xffff) - bp * forwardedBit(home, rows[i + CUR]!);
       if (chain !== null && chain.get(r) > 0) b = this.rowBytes(r);
       min = Math.min(min, b);
       max = Math.max(max, b);
@@ -1026,16 +1028,14 @@ export class ForwardingHeap implements StorageEngine {
       const i = p * PAGE_STRIDE;
       fill[p] = this.state[p] === PAGE_ALLOCATED ? (this.pageFields[i + USED]! + this.pageFields[i + SLOTS]! * this.slotBytes) / this.usable : 0;
     }
-    // Every live row adds 1 to both counts when it is forwarded, 0 when not: no branch on it (after
-    // random updates whether a row is forwarded is as good as random).
+    // Every live row adds 1 to both counts when it is forwarded, 0 when not.
     const rows = this.rows;
     const end = this.rowHigh * ROW_STRIDE;
     for (let i = 0; i < end; i += ROW_STRIDE) {
       const h = rows[i + HOME]!;
       if (h < 0) continue;
       const c = rows[i + CUR]!;
-      const moved = c ^ h;
-      const m = (moved | -moved) >>> 31;
+      const m = forwardedBit(h, c);
       stubs[h]! += m;
       forwardedIn[c]! += m;
     }

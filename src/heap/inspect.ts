@@ -125,12 +125,18 @@ export function scratchInt32(slot: number, length: number): Int32Array {
   return a.subarray(0, length);
 }
 
+/** Rows bucketed by page, in row-id order: page p's are rows[start[p] … start[p + 1]). */
+export interface RowBuckets {
+  start: Int32Array;
+  rows: Int32Array;
+}
+
 /**
  * Rows bucketed by page, in row-id order: a counting sort of `pageOf` (−1: none). With `slot` (0 or 1),
  * on scratch arrays (scratchInt32 slots 2·slot and 2·slot + 1) that the next call with that slot
  * overwrites: for a caller that is done with the buckets before it returns.
  */
-export function bucketRows(rowHigh: number, pages: number, pageOf: (r: number) => number, slot?: 0 | 1): { start: Int32Array; rows: Int32Array } {
+export function bucketRows(rowHigh: number, pages: number, pageOf: (r: number) => number, slot?: 0 | 1): RowBuckets {
   const start = slot === undefined ? new Int32Array(pages + 1) : scratchInt32(2 * slot, pages + 1).fill(0);
   let n = 0;
   for (let r = 0; r < rowHigh; r++) {
@@ -166,7 +172,7 @@ export function inspectedPages(pages: number, only: readonly number[] | undefine
 }
 
 /** Where row `row` is among the rows `buckets` holds for page `page` (they are in row order): its index there, or −1. */
-export function slotIn(buckets: { start: Int32Array; rows: Int32Array }, page: number, row: number): number {
+export function slotIn(buckets: RowBuckets, page: number, row: number): number {
   let lo = buckets.start[page]!;
   let hi = buckets.start[page + 1]! - 1;
   const first = lo;

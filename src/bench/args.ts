@@ -5,6 +5,7 @@
  * that cannot be reached is found when the pg suite connects, before any other suite runs.
  */
 import { PgConnectionError, pgTarget } from '../pgcheck/connection.js';
+import { groupedNumber } from '../util/numbers.js';
 
 export interface SuiteInfo {
   name: string;
@@ -61,7 +62,7 @@ Without a suite: every suite but scale and contention-runs (and pg, which needs 
   --timeout S    kill a child process of the storage, memory and scale suites after S seconds (default ${DEFAULT_CHILD_TIMEOUT_S})
   --pg URL       also run the storage workload on this PostgreSQL (postgres://user[:password]@host:port/db)
                  in a scratch schema it creates and drops
-  --pg-rows N    rows of that comparison (default ${DEFAULT_PG_ROWS.toLocaleString('en-US')})
+  --pg-rows N    rows of that comparison (default ${groupedNumber(DEFAULT_PG_ROWS)})
 
 Suites:
 ${SUITES.map((s) => `  ${s.name.padEnd(17)}${s.what}${s.byDefault ? '' : ' [not by default]'}`).join('\n')}
@@ -79,9 +80,9 @@ export function maskLoosely(url: string): string {
 }
 
 function wholeNumber(flag: string, text: string | undefined, min: number, max: number): number {
-  if (text === undefined || text.startsWith('--')) throw new BenchUsageError(`${flag}: expected a whole number from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}, found nothing`);
+  if (text === undefined || text.startsWith('--')) throw new BenchUsageError(`${flag}: expected a whole number from ${groupedNumber(min)} to ${groupedNumber(max)}, found nothing`);
   const n = /^\d+$/.test(text.replace(/_/g, '')) ? Number(text.replace(/_/g, '')) : /^\d+(\.\d+)?e\d+$/i.test(text) ? Number(text) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) throw new BenchUsageError(`${flag}: expected a whole number from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}, found ${JSON.stringify(text)}`);
+  if (!Number.isInteger(n) || n < min || n > max) throw new BenchUsageError(`${flag}: expected a whole number from ${groupedNumber(min)} to ${groupedNumber(max)}, found ${JSON.stringify(text)}`);
   return n;
 }
 

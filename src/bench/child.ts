@@ -15,6 +15,7 @@ import { PhaseClock } from './harness.js';
 import { BENCH_CONFIG_FILE, storageBenchConfig } from './storage.js';
 import { getFormat } from '../formats/registry.js';
 import { metric } from '../heap/metrics.js';
+import { groupedNumber } from '../util/numbers.js';
 
 function emit(x: unknown): void {
   process.stdout.write(`${CHILD_MARK}${JSON.stringify(x)}\n`);
@@ -58,7 +59,7 @@ if (refused !== undefined) {
     rss_bytes: rss,
     max_rss_bytes: usage.maxRSS * 1024,
     engine_bytes: result!.memory_bytes,
-    outcome: `${metric(result!.final, moved.metric).toLocaleString('en-US')} ${moved.word} rows, ${result!.final.pages.toLocaleString('en-US')} pages`,
+    outcome: `${groupedNumber(metric(result!.final, moved.metric))} ${moved.word} rows, ${groupedNumber(result!.final.pages)} pages`,
   };
   emit(report);
 }

@@ -23,6 +23,7 @@ import { measure, measureEach, rateLine, sig3, timingNote, type BenchLine } from
 import { REPAIRMAN, repairmanSpec } from './repairman.js';
 import { findSimpy, noSimpyNote, runSimpy, type SimpyRun } from './simpy.js';
 import type { SuiteContext } from './suite.js';
+import { groupedNumber } from '../util/numbers.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -57,7 +58,7 @@ export async function* benchContention(ctx: SuiteContext): AsyncGenerator<BenchL
     }
   }, { runs: ctx.runs, warmup: 1 });
   const model = `M/M/${REPAIRMAN.engines}//${REPAIRMAN.users}`;
-  const ev = rateLine(`contention: repairman model ${model} in rowsim, one core`, events, 'events', rep, `target ≥ ${EVENTS_TARGET.toLocaleString('en-US')}; ${sig3(events / 1e6)}M events, ${REPAIRMAN_MS / 1000} s simulated after 0.1 s of warm-up`);
+  const ev = rateLine(`contention: repairman model ${model} in rowsim, one core`, events, 'events', rep, `target ≥ ${groupedNumber(EVENTS_TARGET)}; ${sig3(events / 1e6)}M events, ${REPAIRMAN_MS / 1000} s simulated after 0.1 s of warm-up`);
   yield ev;
   const rowsimTx = allTransactions(tps, simulatedS);
   const rowsimPerWall = rowsimTx / rep.wall.median;
@@ -65,7 +66,7 @@ export async function* benchContention(ctx: SuiteContext): AsyncGenerator<BenchL
     name: 'contention: repairman model in rowsim, simulated transactions per wall-second',
     value: sig3(rowsimPerWall),
     unit: 'transactions/wall-s',
-    note: `${Math.round(rowsimTx).toLocaleString('en-US')} transactions (${Math.round(tps).toLocaleString('en-US')} tps over ${simulatedS} s simulated, warm-up included); ${sig3(rowsimTx / rep.cpu!.median).toLocaleString('en-US')} per CPU-s; ${timingNote(rep)}`,
+    note: `${groupedNumber(Math.round(rowsimTx))} transactions (${groupedNumber(Math.round(tps))} tps over ${simulatedS} s simulated, warm-up included); ${groupedNumber(sig3(rowsimTx / rep.cpu!.median))} per CPU-s; ${timingNote(rep)}`,
     measurement: rep,
   };
 
@@ -88,7 +89,7 @@ export async function* benchContention(ctx: SuiteContext): AsyncGenerator<BenchL
       name: `contention: repairman model in SimPy ${py.simpy} (${py.path}, Python ${py.python}), simulated transactions per wall-second`,
       value: sig3(simpyPerWall),
       unit: 'transactions/wall-s',
-      note: `src/bench/simpy_repairman.py ${SIMPY_S}: ${Math.round(simpyTx).toLocaleString('en-US')} transactions over ${last!.simulated_s + last!.warmup_s} s simulated; ${sig3(simpyTx / sp.cpu!.median).toLocaleString('en-US')} per CPU-s; the model's run as the script times it, without the interpreter's start-up; ${timingNote(sp)}${tried}`,
+      note: `src/bench/simpy_repairman.py ${SIMPY_S}: ${groupedNumber(Math.round(simpyTx))} transactions over ${last!.simulated_s + last!.warmup_s} s simulated; ${groupedNumber(sig3(simpyTx / sp.cpu!.median))} per CPU-s; the model's run as the script times it, without the interpreter's start-up; ${timingNote(sp)}${tried}`,
       measurement: sp,
     };
     yield {

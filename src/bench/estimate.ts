@@ -14,6 +14,7 @@ import { poolRunner } from '../estimate/pool-runner.js';
 import { measureCommand } from './cli.js';
 import { measure, timingNote, type BenchLine } from './harness.js';
 import type { SuiteContext } from './suite.js';
+import { groupedNumber } from '../util/numbers.js';
 
 const TITLES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sim-configs', 'estimate-titles.yaml');
 
@@ -46,7 +47,7 @@ export async function* benchEstimate(ctx: SuiteContext): AsyncGenerator<BenchLin
       unit: 's wall',
       note:
         `${rows ? `target < ${TARGET_1E9_S} s: ${m.wall.median < TARGET_1E9_S ? 'met' : 'not met'}; ` : ''}CPU of all threads; ${timingNote(m)}; ` +
-        `${rounds} rounds, ${tasks} candidates × ${s.seeds} seeds × ${s.rows_per_seed.toLocaleString('en-US')} rows${s.sampled ? ' (sampled)' : ''}; recommends exp_row_size ${out!.formats[0]!.forwarding_target.value}`,
+        `${rounds} rounds, ${tasks} candidates × ${s.seeds} seeds × ${groupedNumber(s.rows_per_seed)} rows${s.sampled ? ' (sampled)' : ''}; recommends exp_row_size ${out!.formats[0]!.forwarding_target.value}`,
       measurement: m,
     };
   }

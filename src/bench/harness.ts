@@ -13,6 +13,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { groupedNumber } from '../util/numbers.js';
 
 /** Median and minimum of a figure's runs. */
 export interface Stat {
@@ -144,7 +145,7 @@ export interface BenchLine {
 
 /** A line as `npm run bench` prints it: `name: value unit  (note)`. */
 export function formatLine(line: BenchLine): string {
-  const value = line.value === null ? 'not measured' : `${line.value.toLocaleString('en-US')} ${line.unit}`;
+  const value = line.value === null ? 'not measured' : `${groupedNumber(line.value)} ${line.unit}`;
   return `${line.name}: ${value}${line.note ? `  (${line.note})` : ''}`;
 }
 
@@ -174,12 +175,12 @@ export function rateLine(name: string, count: number, unit: string, m: Measureme
   const basis = m.cpu ?? m.wall;
   const per = m.cpu ? 'CPU-s' : 'wall-s';
   const best = sig3(count / basis.min);
-  const wall = m.cpu ? `; ${sig3(count / m.wall.median).toLocaleString('en-US')} per wall-s` : '';
+  const wall = m.cpu ? `; ${groupedNumber(sig3(count / m.wall.median))} per wall-s` : '';
   return {
     name,
     value: sig3(count / basis.median),
     unit: `${unit}/${per}`,
-    note: [note, `best run ${best.toLocaleString('en-US')}${wall}; ${timingNote(m)}`].filter(Boolean).join('; '),
+    note: [note, `best run ${groupedNumber(best)}${wall}; ${timingNote(m)}`].filter(Boolean).join('; '),
     measurement: m,
   };
 }

@@ -24,6 +24,7 @@ import { runStorage } from '../workload/runner.js';
 import { measureEach, PhaseClock, sig3, timed, timingNote, type BenchLine, type Measurement, type Sample } from './harness.js';
 import { storageBenchSpec } from './storage.js';
 import type { SuiteContext } from './suite.js';
+import { groupedNumber } from '../util/numbers.js';
 
 /** The server refused the work (no right to create a schema, …): the bench prints it and exits 2. */
 export class PgBenchError extends Error {}
@@ -113,13 +114,13 @@ function perWall(rows: number, m: Measurement): number {
 }
 
 function wallLine(name: string, rows: number, m: Measurement, what: string): BenchLine {
-  return { name, value: sig3(perWall(rows, m)), unit: 'rows/wall-s', note: `${what}; best run ${sig3(rows / m.wall.min).toLocaleString('en-US')}; ${timingNote(m)}`, measurement: m };
+  return { name, value: sig3(perWall(rows, m)), unit: 'rows/wall-s', note: `${what}; best run ${groupedNumber(sig3(rows / m.wall.min))}; ${timingNote(m)}`, measurement: m };
 }
 
 export async function* benchPg(ctx: SuiteContext): AsyncGenerator<BenchLine> {
   if (!ctx.pg) return;
   const { url, rows } = ctx.pg;
-  const size = `${rows.toLocaleString('en-US')} rows`;
+  const size = `${groupedNumber(rows)} rows`;
   const opts = { runs: ctx.runs, warmup: 1 };
   // The simulator's JIT needs about a million rows to warm: small tables get more warm-up runs.
   const simOpts = { runs: ctx.runs, warmup: Math.max(1, Math.ceil(1e6 / rows)) };

@@ -20,6 +20,7 @@ import { Prng } from '../util/prng.js';
 import { runChild } from './run-child.js';
 import type { BenchOrder } from './child-report.js';
 import type { SuiteContext } from './suite.js';
+import { groupedNumber } from '../util/numbers.js';
 
 export type { BenchLine } from './harness.js';
 
@@ -145,7 +146,7 @@ async function* benchSelect(ctx: SuiteContext): AsyncGenerator<BenchLine> {
         return { select: clock.phase(1) };
       }, { runs: ctx.runs, warmup: 1 });
       const rate = ROWS / m.select.cpu!.median;
-      const note = `target ≥ ${SELECT_TARGET.toLocaleString('en-US')}: ${rate >= SELECT_TARGET ? 'met' : `not met, ${sig3(rate / SELECT_TARGET)}× of it`}; ${reads.toLocaleString('en-US')} page reads`;
+      const note = `target ≥ ${groupedNumber(SELECT_TARGET)}: ${rate >= SELECT_TARGET ? 'met' : `not met, ${sig3(rate / SELECT_TARGET)}× of it`}; ${groupedNumber(reads)} page reads`;
       const line = rateLine(`storage: ${format} select of every row by index (1M, order: ${order}), one core`, ROWS, 'rows', m.select, note);
       line.detail = { format, phase: 'select', order, rows: ROWS, target: SELECT_TARGET };
       yield line;
@@ -192,7 +193,7 @@ async function* benchToast(ctx: SuiteContext): AsyncGenerator<BenchLine> {
     return { insert: clock.phase(0), update: clock.phase(1) };
   }, { runs: ctx.runs, warmup: 1 });
   const f = last!.final;
-  const what = `${f.pages.toLocaleString('en-US')} heap pages, ${(f.toast_pages ?? 0).toLocaleString('en-US')} TOAST pages, ${(f.toast_values ?? 0).toLocaleString('en-US')} values out of line, ${(f.compressed_values ?? 0).toLocaleString('en-US')} compressed`;
+  const what = `${groupedNumber(f.pages)} heap pages, ${groupedNumber(f.toast_pages ?? 0)} TOAST pages, ${groupedNumber(f.toast_values ?? 0)} values out of line, ${groupedNumber(f.compressed_values ?? 0)} compressed`;
   yield rateLine('storage: postgres-heap with TOAST, inserts of 1–6 kB text at compressibility 0.6 (200k, pglz), one core', TOAST_ROWS, 'rows', m.insert!, what);
   yield rateLine('storage: postgres-heap with TOAST, every row given a new body (200k, order: random), one core', TOAST_ROWS, 'updates', m.update!, what);
   yield { name: 'storage: postgres-heap with TOAST, simulator memory per row', value: Math.round((last!.memory_bytes / TOAST_ROWS) * 10) / 10, unit: 'bytes/row', note: "the engine, the row store, each row's values as stored and the TOAST heap of chunks (the engine's own count)" };
@@ -253,10 +254,10 @@ export async function* benchStorage(ctx: SuiteContext): AsyncGenerator<BenchLine
       const behind = rate(fastest) / r;
       const firstCpu = f.first[kind].cpu!;
       const note = [
-        `target ≥ ${target.toLocaleString('en-US')}: ${r >= target ? 'met' : `not met, ${sig3(r / target)}× of it`}`,
+        `target ≥ ${groupedNumber(target)}: ${r >= target ? 'met' : `not met, ${sig3(r / target)}× of it`}`,
         f === fastest ? 'the fastest format' : `the fastest (${fastest.format}) ÷ this: ${behind.toFixed(2)}× (target ≤ ${STORAGE_TARGETS.ratioToFastest}×${behind <= STORAGE_TARGETS.ratioToFastest ? ', met' : ', not met'})`,
         ...(kind === 'insert' ? [] : [f.outcome[kind]]),
-        `the first run in its fresh process ${sig3(ROWS / firstCpu).toLocaleString('en-US')} (CPU ${seconds(firstCpu)})`,
+        `the first run in its fresh process ${groupedNumber(sig3(ROWS / firstCpu))} (CPU ${seconds(firstCpu)})`,
       ].join('; ');
       const line = rateLine(`storage: ${f.format} ${what}, one core`, ROWS, unit, f[kind], note);
       line.detail = { format: f.format, phase: kind, rows: ROWS, target, ratio_fastest_to_this: Number(behind.toFixed(3)), fastest: fastest.format, first_run: f.first[kind] };

@@ -6,6 +6,7 @@
 import { InvalidArgumentError } from './commander.js';
 import { CALIBRATE_DEFAULTS, CALIBRATE_RANGES, RUN_RANGES, type Range } from '../config/defaults.js';
 import { ESTIMATE_DEFAULTS, ESTIMATE_RANGES } from '../estimate/types.js';
+import { groupedNumber } from '../util/numbers.js';
 
 /** Rows rowsize simulates per format: what a laptop does in seconds. */
 const ROWSIZE_ROWS: Range = { min: 1, max: 50_000_000 };
@@ -17,7 +18,7 @@ function wholeNumber(value: string, { min, max }: Range, what: string, example: 
   const n = Number(text);
   const ok = scientific ? text !== '' && Number.isInteger(n) : /^\d+$/.test(text);
   if (!ok || n < min || n > max) {
-    throw new InvalidArgumentError(`expected a whole number of ${what} from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}${example ? `, such as ${example}` : ''}, found "${value}"`);
+    throw new InvalidArgumentError(`expected a whole number of ${what} from ${groupedNumber(min)} to ${groupedNumber(max)}${example ? `, such as ${example}` : ''}, found "${value}"`);
   }
   return n;
 }
@@ -110,7 +111,7 @@ export function parseShard(value: string): { index: number; count: number } {
   const { max } = RUN_RANGES.shards;
   if (!m || n < 1 || n > max || k < 1 || k > n) {
     const why = m && n >= 1 && n <= max ? ` (K counts from 1 to N = ${n})` : '';
-    throw new InvalidArgumentError(`expected K/N, part K of N parts with 1 ≤ K ≤ N ≤ ${max.toLocaleString('en-US')}, such as 2/3, found "${value}"${why}`);
+    throw new InvalidArgumentError(`expected K/N, part K of N parts with 1 ≤ K ≤ N ≤ ${groupedNumber(max)}, such as 2/3, found "${value}"${why}`);
   }
   return { index: k, count: n };
 }

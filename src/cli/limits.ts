@@ -9,6 +9,7 @@ import type { RunConfig } from '../loader/config.js';
 import { defaultWorkers } from '../pool/pool.js';
 import { parseSize } from '../util/units.js';
 import { MAX_TABLE_ROWS, storageMemory } from '../workload/memory.js';
+import { groupedNumber } from '../util/numbers.js';
 
 /** Share of the available memory a run may plan to use. */
 const MEMORY_SHARE = 0.9;
@@ -69,7 +70,7 @@ export function checkRunLimits(cfg: RunConfig, opts: { workers?: number }): numb
     const m = storageMemory(point.spec);
     total += m.bytes;
     if (m.rows > MAX_TABLE_ROWS) {
-      throw new InputError([at(cfg, `expected at most ${MAX_TABLE_ROWS.toLocaleString('en-US')} rows in a table (row ids are 32-bit), found ${m.rows.toLocaleString('en-US')}${cfg.storage.length > 1 ? ` at sweep point ${point.label}` : ''}`)]);
+      throw new InputError([at(cfg, `expected at most ${groupedNumber(MAX_TABLE_ROWS)} rows in a table (row ids are 32-bit), found ${groupedNumber(m.rows)}${cfg.storage.length > 1 ? ` at sweep point ${point.label}` : ''}`)]);
     }
     if (m.bytes > largest.bytes) largest = { index, ...m };
   }
@@ -79,7 +80,7 @@ export function checkRunLimits(cfg: RunConfig, opts: { workers?: number }): numb
   const limit = avail.bytes * MEMORY_SHARE;
   if (need <= limit) return total;
   const point = cfg.storage[largest.index]!;
-  const what = `${largest.rows.toLocaleString('en-US')} rows × ${largest.bytesPerRow.toFixed(0)} bytes on ${point.spec.engine.format}${atOnce > 1 ? `, ${atOnce} sweep points at a time` : ''}`;
+  const what = `${groupedNumber(largest.rows)} rows × ${largest.bytesPerRow.toFixed(0)} bytes on ${point.spec.engine.format}${atOnce > 1 ? `, ${atOnce} sweep points at a time` : ''}`;
   throw new InputError([
     at(cfg, `expected a table that fits in memory: the run needs about ${gib(need)} (${what}), more than the ${gib(limit)} it may use (${Math.round(MEMORY_SHARE * 100)}% of ${gib(avail.bytes)}, ${avail.source}); use fewer rows (rowsim estimate samples a large table and extrapolates)${atOnce > 1 ? ' or fewer --workers' : ''}`),
   ]);

@@ -18,6 +18,7 @@ import { DdlError, parseDdl } from '../table/ddl.js';
 import { runStorage } from '../workload/runner.js';
 import type { IndexPages } from '../btree/geometry.js';
 import type { AllocationPages } from '../workload/runner.js';
+import { groupedNumber } from '../util/numbers.js';
 
 interface RowsizeRow {
   format: FormatId;
@@ -175,7 +176,7 @@ function rowsizeRows(src: Source, options: RowsizeOptions): { rows: RowsizeRow[]
 }
 
 function mb(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toLocaleString('en-US', { maximumFractionDigits: 1 })} MiB`;
+  return `${groupedNumber(bytes / (1024 * 1024), 1)} MiB`;
 }
 
 /** The table's columns, and how soon each is left out of a narrow terminal (1: never). */

@@ -17,6 +17,7 @@ import { fitUsl } from './usl.js';
 import { ratioInterval, type Interval } from './stats.js';
 import { modelInputs, type ModelInput } from './inputs.js';
 import { phaseHeadline, type PhaseHeadline } from './phase.js';
+import { groupedNumber } from '../util/numbers.js';
 
 interface UslResult {
   lambda: number;
@@ -297,7 +298,7 @@ export function assembleResults(spec: ContentionSpec, jobs: readonly Job[], reps
   const fixed: string[] = [];
   const sweptKeys = spec.sweep.axes.map((a) => a.key);
   if (top && !sweptKeys.includes('engines')) fixed.push(`${top.engines} engines`);
-  if (top && !sweptKeys.includes('users')) fixed.push(`${top.users.toLocaleString('en-US')} users`);
+  if (top && !sweptKeys.includes('users')) fixed.push(`${groupedNumber(top.users)} users`);
   const context = `${fixed.length ? `${fixed.join(', ')}, ` : ''}this workload, ${spec.replications} replications a point`;
   const headline = phaseHeadline(
     spec.sweep.axes,

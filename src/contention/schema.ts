@@ -11,6 +11,7 @@ import { zDurationNs, zPosInt, zShare } from '../config/zunits.js';
 import { buildPointModel, pointEventBound } from './model.js';
 import { BUFFER_MANAGER_KINDS, LOCK_KIND_ALIASES, LOCK_KINDS, READ_KINDS, SERVICE_TIME_KINDS, WAIT_KINDS } from './spec.js';
 import type { BufferManagerKind, CalibrationApplied, ContentionBase, ContentionSpec, LockKind, SweepAxis, SweepCell } from './spec.js';
+import { groupedNumber } from '../util/numbers.js';
 
 export type { BufferManagerKind, CalibrationApplied, ContentionBase, ContentionSpec, LockKind, SweepAxis, SweepCell };
 
@@ -352,11 +353,11 @@ function checkEventBudget(spec: ContentionSpec, ctx: z.RefinementCtx): void {
         const users = Math.max(...m.users);
         const bound = pointEventBound(buildPointModel(m, bm, engines, users));
         if (bound <= m.max_events) continue;
-        const need = Number.isFinite(bound) ? `about ${Math.ceil(bound).toLocaleString('en-US')} events` : 'events without end (transactions take no time and users do not think)';
+        const need = Number.isFinite(bound) ? `about ${groupedNumber(Math.ceil(bound))} events` : 'events without end (transactions take no time and users do not think)';
         ctx.addIssue({
           code: 'custom',
           path: ['duration'],
-          message: `a warm-up and duration that fit the event budget: the ${bm} point with ${engines} engines and ${users} users may need ${need}, more than max_events (${m.max_events.toLocaleString('en-US')}); shorten duration or warmup, or raise contention.max_events`,
+          message: `a warm-up and duration that fit the event budget: the ${bm} point with ${engines} engines and ${users} users may need ${need}, more than max_events (${groupedNumber(m.max_events)}); shorten duration or warmup, or raise contention.max_events`,
           input: m.duration_ns,
         });
         return;

@@ -14,6 +14,7 @@ import { r2, type Cand } from './figures.js';
 import { fitGrowth } from './fit.js';
 import type { ReserveKnob } from './knob.js';
 import { candidateTask, fmtPct, samplePlan } from './plan.js';
+import { groupedNumber } from '../util/numbers.js';
 
 function measuredOf(t: MovedTarget): Calibration['measured'] {
   return {
@@ -108,7 +109,7 @@ function finish(cfg: EstimateConfig, knob: ReserveKnob | undefined, cal: Calibra
   cal.sentence =
     `${head}; the simulation of the current setting (${s.setting})${growth} gives ${fmtPct(s.moved_pct)} ${word}, 95% interval ${fmtPct(s.interval[0])}–${fmtPct(s.interval[1])}: ` +
     (cal.reproduced ? 'the measurement is inside it' : 'the measurement is outside it') +
-    (cal.pages ? `; data pages: measured ${cal.pages.measured.toLocaleString('en-US')} (${cal.pages.label}), simulated ${cal.pages.simulated.toLocaleString('en-US')} (interval ${cal.pages.interval[0].toLocaleString('en-US')}–${cal.pages.interval[1].toLocaleString('en-US')})${cal.pages.inside ? '' : ': outside, not fitted (deleted rows, empty pages, reservepagegap and past settings take space the model does not have)'}` : '');
+    (cal.pages ? `; data pages: measured ${groupedNumber(cal.pages.measured)} (${cal.pages.label}), simulated ${groupedNumber(cal.pages.simulated)} (interval ${groupedNumber(cal.pages.interval[0])}–${groupedNumber(cal.pages.interval[1])})${cal.pages.inside ? '' : ': outside, not fitted (deleted rows, empty pages, reservepagegap and past settings take space the model does not have)'}` : '');
   return cal;
 }
 

@@ -29,6 +29,7 @@ export { candidateTask, currentCand, fmtPct, plannedLive, samplePlan, scaleWorkl
 export type { CandidateFigures } from './figures.js';
 export type { CandidateRunner, FormatEstimate, Recommendation } from './types.js';
 import type { CandidateRunner, FormatEstimate, Recommendation, Calibration, Verdict } from './types.js';
+import { groupedNumber } from '../util/numbers.js';
 
 /** Runs every task in this thread (tests, benchmarks, --workers 0). */
 export const inProcessRunner: CandidateRunner = async (tasks) => tasks.map(simulateCandidate);
@@ -169,7 +170,7 @@ export function recommend(knob: ReserveKnob, cands: CandidateFigures[], targetPc
     ? `${k} ${fc.value} reserves the least room of the candidates whose ${word} rows stay under ${targetPct}% even at the upper end of their 95% interval: ` +
       `${fmtPct(fc.forwarded_rows_pct)} (interval ${fmtPct(fc.interval.forwarded_rows_pct[0])}–${fmtPct(fc.interval.forwarded_rows_pct[1])}, seeds ${fmtPct(fc.spread.forwarded_rows_pct[0])}–${fmtPct(fc.spread.forwarded_rows_pct[1])})` +
       (prev ? `; the next smaller reserve, ${k} ${prev.value}, gives ${fmtPct(prev.forwarded_rows_pct)} (up to ${fmtPct(prev.interval.forwarded_rows_pct[1])})` : '') +
-      `. It takes ${fc.pages.toLocaleString('en-US')} pages, ${r2(fc.space_overhead_pct)}% more than packed.`
+      `. It takes ${groupedNumber(fc.pages)} pages, ${r2(fc.space_overhead_pct)}% more than packed.`
     : knob.key === 'none'
       ? `no setting meets ${targetPct}%: ${knob.format} has none that reserves room for growth (${knob.commands('', 0).note}), and the table forwards ${fmtPct(fc.forwarded_rows_pct)} of its rows (up to ${fmtPct(fc.interval.forwarded_rows_pct[1])})`
       : `no ${k} meets ${targetPct}%: the best is ${fc.value} with ${fmtPct(fc.forwarded_rows_pct)} (up to ${fmtPct(fc.interval.forwarded_rows_pct[1])}); ` +
@@ -182,9 +183,9 @@ export function recommend(knob: ReserveKnob, cands: CandidateFigures[], targetPc
   const swhy =
     `${k} ${sc.value} gives the fewest table-scan page reads: ` +
     (sc.table_scan_page_reads > sc.pages
-      ? `${sc.pages.toLocaleString('en-US')} pages + ${(sc.table_scan_page_reads - sc.pages).toLocaleString('en-US')} ${word}-row hops = ${sc.table_scan_page_reads.toLocaleString('en-US')}`
-      : `${sc.table_scan_page_reads.toLocaleString('en-US')} (a scan reads each page once: ${word} rows cost no extra read in a scan on this engine)`) +
-    (pack && pack.value !== sc.value ? `; packing fully (${k} ${pack.setting}) reads ${pack.table_scan_page_reads.toLocaleString('en-US')}` : '') +
+      ? `${groupedNumber(sc.pages)} pages + ${groupedNumber(sc.table_scan_page_reads - sc.pages)} ${word}-row hops = ${groupedNumber(sc.table_scan_page_reads)}`
+      : `${groupedNumber(sc.table_scan_page_reads)} (a scan reads each page once: ${word} rows cost no extra read in a scan on this engine)`) +
+    (pack && pack.value !== sc.value ? `; packing fully (${k} ${pack.setting}) reads ${groupedNumber(pack.table_scan_page_reads)}` : '') +
     (sc.value === fc.value ? '; it also meets the forwarding target' : `; it lets ${fmtPct(sc.forwarded_rows_pct)} of rows be ${word}`);
   return { fwd: { value: fc.value, why: fwhy, met: f.met }, scan: { value: sc.value, why: swhy } };
 }

@@ -9,6 +9,7 @@ import { fmt, mdTable, textTable } from '../report/tables.js';
 import { ROWSIM_VERSION } from '../version.js';
 import type { EstimateConfig } from './types.js';
 import type { CandidateFigures, EstimateOutcome, FormatEstimate } from './estimate.js';
+import { groupedNumber } from '../util/numbers.js';
 
 interface CompareRow {
   name: string;
@@ -339,7 +340,7 @@ export function maintenanceChart(cfg: EstimateConfig, out: EstimateOutcome): Buf
   return renderLineChart({
     title: `${cfg.table.name} on ${f.format}: forwarded rows over ${m.days} days`,
     subtitle:
-      `${m.growth_rows_per_day.toLocaleString('en-US')} rows a day inserted short and grown (the fitted growth); day 0: today's ${fmt(m.totals.first_run_forwarded)} forwarded rows removed` +
+      `${groupedNumber(m.growth_rows_per_day)} rows a day inserted short and grown (the fitted growth); day 0: today's ${fmt(m.totals.first_run_forwarded)} forwarded rows removed` +
       `${m.assumed.length ? `; assumed: ${m.assumed.join(', ')}` : ''}`,
     xLabel: 'day',
     yLabel: 'forwarded rows',

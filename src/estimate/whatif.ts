@@ -9,6 +9,7 @@ import type { FormatEstimate, Verdict } from './types.js';
 import type { ReserveKnob } from './knob.js';
 import { maintenanceCommands, maintenanceTotals, simulateScenario, type MaintenancePlan, type MaintenanceScenario, type MaintenanceTotals } from './maintenance.js';
 import { candidateTask, currentCand, fmtPct, type Plan } from './plan.js';
+import { groupedNumber } from '../util/numbers.js';
 
 export interface MaintenanceWhatIf {
   every_days: number;
@@ -84,22 +85,22 @@ function summary(
   recommended: MaintenanceScenario | undefined,
   totals: MaintenanceTotals,
 ): string {
-  const rows = (n: number, of: number) => `${n.toLocaleString('en-US')} forwarded rows (${fmtPct((100 * n) / Math.max(1, of))})`;
+  const rows = (n: number, of: number) => `${groupedNumber(n)} forwarded rows (${fmtPct((100 * n) / Math.max(1, of))})`;
   const of = Math.max(1, tableRows + mp.days * mp.growth_rows_per_day);
   const setting = knob.key === 'none' ? 'the table as it is' : `${knob.key} ${current.setting}`;
   const t = totals;
   let s =
     `living with ${setting} and running \`${maintenanceCommands(knob, cfg.table.name, 0).periodic}\` every ${mp.every_days} days: ` +
     (mp.periodicRebuilds
-      ? `the first run (now) removes the ${t.first_run_forwarded.toLocaleString('en-US')} forwarded rows there are; then ${t.periodic_runs} runs in ${mp.days} days, each rewriting the whole table ` +
-        `(about ${current.days[0]!.pages.toLocaleString('en-US')} pages, ${mb(current.days[0]!.pages, primary.page_bytes)})`
-      : `the first run (now) moves the ${t.first_run_forwarded.toLocaleString('en-US')} forwarded rows there are and takes ${t.first_run_locks.toLocaleString('en-US')} exclusive table locks; ` +
-        `then ${t.periodic_runs} runs in ${mp.days} days take ${t.periodic_locks.toLocaleString('en-US')} (about ${t.periodic_locks_per_run.toLocaleString('en-US')} a run)`) +
-    `, with up to ${rows(t.peak_forwarded, of)} built up before each (${mp.growth_rows_per_day.toLocaleString('en-US')} new rows a day, inserted short and grown)`;
+      ? `the first run (now) removes the ${groupedNumber(t.first_run_forwarded)} forwarded rows there are; then ${t.periodic_runs} runs in ${mp.days} days, each rewriting the whole table ` +
+        `(about ${groupedNumber(current.days[0]!.pages)} pages, ${mb(current.days[0]!.pages, primary.page_bytes)})`
+      : `the first run (now) moves the ${groupedNumber(t.first_run_forwarded)} forwarded rows there are and takes ${groupedNumber(t.first_run_locks)} exclusive table locks; ` +
+        `then ${t.periodic_runs} runs in ${mp.days} days take ${groupedNumber(t.periodic_locks)} (about ${groupedNumber(t.periodic_locks_per_run)} a run)`) +
+    `, with up to ${rows(t.peak_forwarded, of)} built up before each (${groupedNumber(mp.growth_rows_per_day)} new rows a day, inserted short and grown)`;
   if (recommended?.rebuild) {
     const end = recommended.days[recommended.days.length - 1]!;
     s +=
-      `; changing to ${knob.key} ${recommended.setting} costs one rebuild now: ${recommended.rebuild.pages_written.toLocaleString('en-US')} pages written (${mb(recommended.rebuild.pages_written, primary.page_bytes)}), ` +
+      `; changing to ${knob.key} ${recommended.setting} costs one rebuild now: ${groupedNumber(recommended.rebuild.pages_written)} pages written (${mb(recommended.rebuild.pages_written, primary.page_bytes)}), ` +
       `one exclusive table lock for its whole run, and then ${rows(end.forwarded_rows, of)} by day ${mp.days} without any reorg`;
   }
   return s;

@@ -5,6 +5,7 @@
  * Derby's long-column pages are here too, for the story of DERBY-3766 (Derby is not a table format of
  * rowsim). Sources: docs/sources.md under the keys cited.
  */
+import { groupedNumber } from '../util/numbers.js';
 
 export interface LobStore {
   /** What the store is, for the reports: "PostgreSQL TOAST (1,996-byte chunks, 4 a page)". */
@@ -27,7 +28,7 @@ export function pgToastStore(pageBytes: number, toastMaxChunkBytes: number): Lob
   const perPage = toastMaxChunkBytes * PG_EXTERN_TUPLES_PER_PAGE;
   const fanout = Math.max(2, Math.round((PG_TOAST_INDEX_FANOUT * pageBytes) / 8192));
   return {
-    title: `PostgreSQL TOAST (${toastMaxChunkBytes.toLocaleString('en-US')}-byte chunks, ${PG_EXTERN_TUPLES_PER_PAGE} a page)`,
+    title: `PostgreSQL TOAST (${groupedNumber(toastMaxChunkBytes)}-byte chunks, ${PG_EXTERN_TUPLES_PER_PAGE} a page)`,
     bytesPerPage: perPage,
     // heap_fetch_toast_slice: the TOAST index searched for chunk_seq BETWEEN the slice's first and last chunk [PG-TOAST].
     lookupPages: (valueBytes, values) => btreeLevels(Math.max(1, values * Math.ceil(valueBytes / toastMaxChunkBytes)), fanout),
@@ -42,7 +43,7 @@ const SQLSERVER_LOB_ROOT_DIRECT_BYTES = 32 * 1024;
 
 export function sqlserverLobStore(): LobStore {
   return {
-    title: `SQL Server LOB pages (${SQLSERVER_LOB_PAGE_BYTES.toLocaleString('en-US')} bytes of data a page)`,
+    title: `SQL Server LOB pages (${groupedNumber(SQLSERVER_LOB_PAGE_BYTES)} bytes of data a page)`,
     bytesPerPage: SQLSERVER_LOB_PAGE_BYTES,
     lookupPages: (valueBytes) => (valueBytes > SQLSERVER_LOB_ROOT_DIRECT_BYTES ? 2 : 1),
     assumed: ['a read at an offset goes root → one intermediate node (values above 32 KB) → the pages of its bytes'],
@@ -56,7 +57,7 @@ const ASE_TEXT_BYTES_2K = 1_800;
 export function aseTextStore(pageBytes: number): LobStore {
   const perPage = ASE_TEXT_BYTES_2K + (pageBytes - 2048);
   return {
-    title: `SAP ASE text/image page chain (${perPage.toLocaleString('en-US')} bytes a ${pageBytes / 1024} kB page)`,
+    title: `SAP ASE text/image page chain (${groupedNumber(perPage)} bytes a ${pageBytes / 1024} kB page)`,
     bytesPerPage: perPage,
     lookupPages: () => 1,
     assumed: pageBytes === 2048 ? ['a read at an offset reads the first text page (its text node), then the pages of its bytes'] : [`${perPage} bytes a page: the 2 kB page's 1,800 plus the larger page's extra bytes (only 2 kB is documented)`, 'a read at an offset reads the first text page (its text node), then the pages of its bytes'],

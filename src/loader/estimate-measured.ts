@@ -19,6 +19,7 @@ import { readEvidence } from '../estimate/evidence/read.js';
 import type { Evidence, Figure } from '../estimate/evidence/types.js';
 import { EVIDENCE_KINDS } from '../config/evidence-kinds.js';
 import { dataLengthFor, dataLengthRange, maxEntropyLengths, readLengthPairs } from '../estimate/rows.js';
+import { groupedNumber } from '../util/numbers.js';
 
 const optdiagFiguresSchema = z.strictObject({
   rows: z.number().int().positive(),
@@ -219,7 +220,7 @@ function optdiagFigures(o: z.infer<typeof optdiagFiguresSchema>, evidence: Measu
       ...(ev ?? { kinds: ['optdiag'], pageBytes: ctx.engine.page_size, notes: [] }),
       rows: ev?.rows ?? rowsFig,
       forwarded: fig,
-      moved: { share: o.forwarded / o.rows, count: o.forwarded, basis: o.rows, basisWord: 'rows', label: `optdiag figures: ${o.forwarded.toLocaleString('en-US')} forwarded of ${o.rows.toLocaleString('en-US')} rows`, figures: [fig, rowsFig] },
+      moved: { share: o.forwarded / o.rows, count: o.forwarded, basis: o.rows, basisWord: 'rows', label: `optdiag figures: ${groupedNumber(o.forwarded)} forwarded of ${groupedNumber(o.rows)} rows`, figures: [fig, rowsFig] },
     };
   }
   // Insert lengths unknown and a forwarded count to fit them to; with insert_avg they are given.

@@ -15,6 +15,7 @@ import { FREQUENCY_RE, INDEX_SETTING_KEYS, type IndexInput, type FormatId, ORDER
 import type { EngineSettings, ColumnDef, ColumnStorage, Dist, EngineSpec, IndexDef, KeyOrder, Order, PhaseSpec, PredicateSpec, SetSpec, StorageSpec, TableDef, TableStorage, ValueDomain, ValueSpec } from '../config/spec.js';
 import { Problems, zodCheck } from './problems.js';
 import { resolveCount } from '../util/units.js';
+import { groupedNumber } from '../util/numbers.js';
 
 /** `engine:`: the format, one of the registry's, and its settings (docs/config.md). */
 export const engineSchema = z.strictObject({ format: z.enum(FORMAT_IDS), ...engineSettingsShape });
@@ -85,7 +86,7 @@ function checkUniqueDistinct(table: TableDef, workload: PhaseSpec[], P: Problems
       if (distinct.some((d) => d === undefined)) continue;
       const combinations = distinct.reduce<number>((a, d) => a * d!, 1);
       if (combinations < rows) {
-        P.add(['workload', i, 'insert', 'values', cols[0]!, 'distinct'], `expected keys unique index ${idx.name} can hold (${rows.toLocaleString('en-US')} rows need as many distinct keys), found ${distinct.join(' × ')} = ${combinations.toLocaleString('en-US')} distinct key${combinations === 1 ? '' : 's'}`);
+        P.add(['workload', i, 'insert', 'values', cols[0]!, 'distinct'], `expected keys unique index ${idx.name} can hold (${groupedNumber(rows)} rows need as many distinct keys), found ${distinct.join(' × ')} = ${groupedNumber(combinations)} distinct key${combinations === 1 ? '' : 's'}`);
       }
     }
   });

@@ -33,6 +33,7 @@ import { DEFAULT_SCHEMA_PREFIX, ScratchSchema } from './scratch.js';
 import { keyColumnOf, plansAgree, REPLAY_SETTINGS, SelectReplay, serverPlan, settingChanges, type ReadStatement, type SelectPhase } from './select.js';
 import { columnDdlType, columnsSql, quoteIdent, type ColumnSql, type SqlValue } from './values.js';
 import { MAX_STORED_LEN, utf8BytesPerChar, utf8WidthShares } from '../layout/table-layout.js';
+import { groupedNumber } from '../util/numbers.js';
 
 export { PgCheckError, PgServerError };
 
@@ -172,7 +173,7 @@ function longValueNotes(spec: StorageSpec): string[] {
       ph.op === 'insert' ? Object.entries(ph.values).map(([c, v]) => [c, v.length]) : ph.op === 'update' ? Object.entries(ph.set).map(([c, v]) => [c, v.kind === 'length' || v.kind === 'grow' ? v.dist : undefined]) : [];
     for (const [c, d] of dists) if (d && distMax(d) > REPLAY_MAX_BYTES && !(whole && spec.table.columns.find((col) => col.name === c)?.type.lob)) long.add(c);
   }
-  return [...long].map((c) => `values of ${c} longer than ${REPLAY_MAX_BYTES.toLocaleString('en-US')} bytes are sent at ${REPLAY_MAX_BYTES.toLocaleString('en-US')} bytes (the row store keeps lengths in 16 bits, whole ones only for a large-object column of a workload with read_lob; the model sizes them so too): toast_pages and toast_index_pages compare a table of shorter values`);
+  return [...long].map((c) => `values of ${c} longer than ${groupedNumber(REPLAY_MAX_BYTES)} bytes are sent at ${groupedNumber(REPLAY_MAX_BYTES)} bytes (the row store keeps lengths in 16 bits, whole ones only for a large-object column of a workload with read_lob; the model sizes them so too): toast_pages and toast_index_pages compare a table of shorter values`);
 }
 
 export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgCheckOptions = {}): Promise<PgCheckResult> {
@@ -528,7 +529,7 @@ class Replay {
       this.cacheNoted = true;
       const sb = Number((await this.q(`SELECT pg_size_bytes(current_setting('shared_buffers')) / current_setting('block_size')::int AS pages`)).rows[0].pages);
       notes.push(
-        `the config reads through a cache of ${spec.cache.pages.toLocaleString('en-US')} pages (${spec.cache.policy}); the server's shared_buffers holds ${sb.toLocaleString('en-US')} pages${sb === spec.cache.pages ? '' : ' (not the same size)'}. The server's split of heap_blks and idx_blks into read and hit depends on shared_buffers, on what it already holds (the replay's own inserts and updates left the table there; the model's cache starts empty at the first read phase) and on the operating system's cache (a read from it is a "read" too): only heap_blks_fetched and idx_blks_fetched (read + hit) check the model`,
+        `the config reads through a cache of ${groupedNumber(spec.cache.pages)} pages (${spec.cache.policy}); the server's shared_buffers holds ${groupedNumber(sb)} pages${sb === spec.cache.pages ? '' : ' (not the same size)'}. The server's split of heap_blks and idx_blks into read and hit depends on shared_buffers, on what it already holds (the replay's own inserts and updates left the table there; the model's cache starts empty at the first read phase) and on the operating system's cache (a read from it is a "read" too): only heap_blks_fetched and idx_blks_fetched (read + hit) check the model`,
       );
     }
   }

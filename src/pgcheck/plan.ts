@@ -14,6 +14,7 @@ import { runStorage, type PhaseResult } from '../workload/runner.js';
 import { PgCheckError } from './errors.js';
 import { keyColumnOf } from './select.js';
 import { ColumnValues, columnKeyWidth, compressibleKeyWidth, storedLength, type ColumnSql, type SqlValue } from './values.js';
+import { groupedNumber } from '../util/numbers.js';
 
 /**
  * A value's code is bases[column] + rank: the phase's first code for the column, and the op's rank in
@@ -356,7 +357,7 @@ export function auditValues(stream: ValueStream, ops: readonly Op[]): ValueAudit
   return { columns, indexedUpdates, indexedUpdatesUnchanged };
 }
 
-const fmtCount = (n: number) => n.toLocaleString('en-US');
+const fmtCount = (n: number) => groupedNumber(n);
 
 /**
  * Refuse what the replay cannot do faithfully, before anything is created: rows found by a key that is

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { pageScriptSource } from '../mechanism/svg.js';
 import { base64Of } from '../util/arrays.js';
 import { slug } from '../util/units.js';
+import { groupedNumber } from '../util/numbers.js';
 
 // ---- text --------------------------------------------------------------------------------------
 
@@ -310,11 +311,11 @@ function figure(rel: string, src: string): string {
 
 function pageMapHtml(pm: ReportPageMap, index: number, src: string): string {
   const cells = pm.fill.length;
-  const last = (pm.pages - 1).toLocaleString('en-US');
+  const last = groupedNumber(pm.pages - 1);
   const unit =
     pm.cellPages === 1
       ? `Each cell is one page (pages 0–${last})`
-      : `Each cell is ${pm.cellPages.toLocaleString('en-US')} consecutive pages (pages 0–${last} in ${cells.toLocaleString('en-US')} cells); its shade is their mean fill, a corner mark says some of them hold stubs or forwarded rows, and a click shows the drawing of its first page`;
+      : `Each cell is ${groupedNumber(pm.cellPages)} consecutive pages (pages 0–${last} in ${groupedNumber(cells)} cells); its shade is their mean fill, a corner mark says some of them hold stubs or forwarded rows, and a click shows the drawing of its first page`;
   const data = { pages: pm.pages, cellPages: pm.cellPages, fill: pm.fill, stubs: pm.stubs, forwardedIn: pm.forwardedIn };
   return [
     `<section class="pagemap" id="pagemap-${index}" data-map="${index}" data-chart="${esc(pm.chart)}">`,

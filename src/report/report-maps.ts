@@ -10,6 +10,7 @@ import type { DrawnStorageResult } from '../mechanism/task.js';
 import type { StorageEntry } from './storage.js';
 import type { ReportPageMap } from './html.js';
 import { reportCellPages } from '../mechanism/report-pages.js';
+import { groupedNumber } from '../util/numbers.js';
 
 /**
  * The report's cells of a page map: `cellPages` pages each (reportCellPages: a bounded number of cells, REPORT_MAP_CELLS), their
@@ -73,7 +74,7 @@ export function reportPageMaps(entry: StorageEntry, result: DrawnStorageResult, 
     return {
       chart: charts[j]!,
       title: `${entry.label}: page map ${pm.label}`,
-      subtitle: `after phase ${pm.after_phase + 1} (${phase?.label ?? ''}); ${(phase?.metrics.rows ?? result.final.rows).toLocaleString('en-US')} rows`,
+      subtitle: `after phase ${pm.after_phase + 1} (${phase?.label ?? ''}); ${groupedNumber(phase?.metrics.rows ?? result.final.rows)} rows`,
       ...cells,
       ...(drawings ? { drawings: packDrawings(drawings) } : {}),
     };

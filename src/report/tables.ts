@@ -1,16 +1,13 @@
 /** Plain-text and markdown tables. */
 
-// What Number#toLocaleString('en-US', …) formats with, made once (toLocaleString makes one a call: a
-// sweep's tables and drawings format thousands of numbers).
-const WHOLE = new Intl.NumberFormat('en-US');
-const TWO_DECIMALS = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+import { groupedNumber } from '../util/numbers.js';
 
+/** A table cell: text as it is, a whole number with grouped digits, any other number to two decimals (en-US). */
 export function fmt(v: number | string | undefined): string {
   if (v === undefined) return '';
   if (typeof v === 'string') return v;
   if (!Number.isFinite(v)) return String(v);
-  if (Number.isInteger(v)) return WHOLE.format(v);
-  return TWO_DECIMALS.format(v);
+  return groupedNumber(v, Number.isInteger(v) ? 0 : 2);
 }
 
 export function mdTable(header: string[], rows: string[][]): string {

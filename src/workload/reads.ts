@@ -6,6 +6,7 @@ import type { ColumnType } from '../config/column-types.js';
 import type { PhaseSpec, ReadCosts, StorageSpec } from '../config/spec.js';
 import type { ComparisonRule, StorageFormat } from '../formats/format.js';
 import type { PageReads } from '../heap/page-reads.js';
+import { groupedNumber } from '../util/numbers.js';
 
 export interface ReadPlan {
   path: 'scan' | 'index' | 'rowid';
@@ -104,7 +105,7 @@ export function readResult(format: StorageFormat, plan: ReadPlan, reads: PageRea
   if (costs) {
     const physical = cache !== null ? reads.misses : 0;
     r.estimated_ms = round4((reads.logical * costs.logical_read_ns + physical * costs.physical_read_ns) / 1e6);
-    r.estimate_from = `an estimate from the configured costs alone: ${reads.logical.toLocaleString('en-US')} logical reads × ${costs.logical_read_ns / 1000} µs${cache !== null ? ` + ${physical.toLocaleString('en-US')} physical reads × ${costs.physical_read_ns / 1000} µs` : ' (no cache: physical reads not simulated)'}`;
+    r.estimate_from = `an estimate from the configured costs alone: ${groupedNumber(reads.logical)} logical reads × ${costs.logical_read_ns / 1000} µs${cache !== null ? ` + ${groupedNumber(physical)} physical reads × ${costs.physical_read_ns / 1000} µs` : ' (no cache: physical reads not simulated)'}`;
   }
   return r;
 }

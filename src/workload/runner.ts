@@ -24,6 +24,7 @@ import { derbyLobStore, lobReadCost } from '../formats/lob.js';
 import { ColumnKeys, KeyStore, NULL_KEY, type KeyContext } from './keys.js';
 import type { ValueDomain } from '../config/spec.js';
 import { runLayout } from './constant-columns.js';
+import { groupedNumber } from '../util/numbers.js';
 
 export interface PhaseResult {
   op: PhaseSpec['op'];
@@ -874,7 +875,7 @@ class WorkloadRun {
       }
     }
     const n = resolveCount(phase.rows, values);
-    const plan = { path: 'rowid' as const, short: `${phase.chunk.toLocaleString('en-US')}-byte chunks, ${phase.reposition}`, text: `each value of ${phase.column} read in chunks of ${phase.chunk.toLocaleString('en-US')} bytes from ${store.title}, ${phase.reposition === 'restart' ? 'every chunk read from the first byte again (the stream restarts)' : 'each chunk where the last ended'}` };
+    const plan = { path: 'rowid' as const, short: `${groupedNumber(phase.chunk)}-byte chunks, ${phase.reposition}`, text: `each value of ${phase.column} read in chunks of ${groupedNumber(phase.chunk)} bytes from ${store.title}, ${phase.reposition === 'restart' ? 'every chunk read from the first byte again (the stream restarts)' : 'each chunk where the last ended'}` };
     const result = readResult(this.format, plan, reads, this.spec.costs);
     result.lob = {
       column: phase.column,

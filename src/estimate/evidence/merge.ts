@@ -9,6 +9,7 @@
  */
 import type { InputProblem } from '../../config/errors.js';
 import { at, type Evidence, type EvidenceKind, type Figure } from './types.js';
+import { groupedNumber } from '../../util/numbers.js';
 
 const EVIDENCE_ORDER: readonly EvidenceKind[] = ['optdiag', 'index_physical_stats', 'pgstattuple', 'sp_spaceused', 'pg_stat_user_tables'];
 
@@ -35,7 +36,7 @@ export interface Measurements extends Pick<Evidence, Scalar | 'columns' | 'notes
   moved?: MovedTarget;
 }
 
-const fmt = (v: number) => (Number.isInteger(v) ? v.toLocaleString('en-US') : v.toLocaleString('en-US', { maximumFractionDigits: 2 }));
+const fmt = (v: number) => (Number.isInteger(v) ? groupedNumber(v) : groupedNumber(v, 2));
 
 /** Pages from sizes: sp_spaceused's data KB, pgstattuple's table_len bytes. */
 function withPages(ev: Evidence, pageBytes: number, problems: InputProblem[]): Evidence {

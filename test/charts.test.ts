@@ -269,6 +269,72 @@ describe('renderPageMap', () => {
     expect(renderPageMap({ ...spec, scale: 2 }).equals(double)).toBe(true);
   });
 
+  it.each([1, 1.5, 2])('paints the grid itself at scale %s: cell colours, marks in their corners with a blended slanted edge, separators, the row labels beside it', async (scale) => {
+    const n = 400;
+    const stubs = new Uint32Array(n);
+    const forwardedIn = new Uint32Array(n);
+    stubs[9] = 1; // fill 1 (navy)
+    forwardedIn[19] = 2; // fill 1
+    stubs[29] = 1;
+    forwardedIn[29] = 1; // both marks in one cell
+    const spec = { ...pageSpec(n, { stubs, forwardedIn }), scale };
+    const L = pageMapLayout(spec);
+    expect(L.cell).toBeGreaterThanOrEqual(8);
+    const p = await decode(renderPageMap(spec));
+    const at = (x: number, y: number): number[] => {
+      const k = (y * p.width + x) * 4;
+      return [p.data[k]!, p.data[k + 1]!, p.data[k + 2]!];
+    };
+    const inner = L.cell - 1;
+    const box = (i: number) => {
+      const x = (i % L.cols) * L.cell;
+      const y = Math.floor(i / L.cols) * L.cell;
+      const r = (v: number) => Math.round(v * scale);
+      return { x0: r(L.gridLeft + x), y0: r(L.gridTop + y), x1: r(L.gridLeft + x + inner), y1: r(L.gridTop + y + inner) };
+    };
+    const NAVY = [8, 48, 107];
+    const RED = [224, 0, 27];
+    const ORANGE = [255, 140, 0];
+    const T = Math.max(4, Math.round(inner * 0.55)) * scale; // a triangle's legs, device pixels
+    const between = (c: number[], a: number[], b: number[]) => c.every((v, k) => v >= Math.min(a[k]!, b[k]!) && v <= Math.max(a[k]!, b[k]!)) && c.some((v, k) => v !== a[k] && v !== b[k]);
+    // A stub's triangle: its corner in the mark's colour, the cell's colour beyond its edge, a blend on it.
+    const s = box(9);
+    expect(at(s.x0, s.y0)).toEqual(RED);
+    expect(at(s.x0 + Math.ceil(T) + 1, s.y0)).toEqual(NAVY);
+    expect(at(s.x1 - 1, s.y1 - 1)).toEqual(NAVY);
+    const edge = Array.from({ length: Math.ceil(T) + 1 }, (_, u) => at(s.x0 + u, s.y0)).filter((c) => between(c, RED, NAVY));
+    expect(edge.length).toBeGreaterThan(0);
+    // A forwarded-in row's triangle, in the opposite corner.
+    const f = box(19);
+    expect(at(f.x1 - 1, f.y1 - 1)).toEqual(ORANGE);
+    expect(at(f.x0, f.y0)).toEqual(NAVY);
+    const both = box(29);
+    expect([at(both.x0, both.y0), at(both.x1 - 1, both.y1 - 1)]).toEqual([RED, ORANGE]);
+    // A cell without marks is one colour, and the grey separator follows it.
+    const plain = box(8);
+    expect(at(plain.x0, plain.y0)).toEqual(at(plain.x1 - 1, plain.y1 - 1));
+    expect(at(plain.x1, Math.floor((plain.y0 + plain.y1) / 2))).toEqual([200, 200, 200]);
+    // The row labels (the canvas's, left of the grid) are in the image.
+    const gx = Math.round(L.gridLeft * scale);
+    const gy = Math.round(L.gridTop * scale);
+    expect(countPixels(p, 0, gy, gx, gy + Math.round(L.rows * L.cell * scale), (r, g, b) => r + g + b < 3 * 160)).toBeGreaterThan(20);
+  });
+
+  it('marks small cells (under 8 px) with a square in the corner', async () => {
+    const n = 20_000;
+    const stubs = new Uint32Array(n);
+    stubs[0] = 1;
+    const spec = pageSpec(n, { stubs });
+    const L = pageMapLayout(spec);
+    expect(L.cell - 1).toBeLessThan(8);
+    const p = await decode(renderPageMap(spec));
+    const t = Math.ceil((L.cell - 1) / 2);
+    const k = (x: number, y: number) => ((L.gridTop + y) * p.width + L.gridLeft + x) * 4;
+    const red = (x: number, y: number) => isRedish(p.data[k(x, y)]!, p.data[k(x, y) + 1]!, p.data[k(x, y) + 2]!);
+    expect(red(0, 0) && red(t - 1, t - 1)).toBe(true);
+    expect(red(t, 0) || red(0, t)).toBe(false);
+  });
+
   it('renders an empty page map', () => {
     const { width, height } = pngSize(renderPageMap({ title: 'none', fill: [], stubs: [], forwardedIn: [] }));
     expect(width).toBe(CHART_WIDTH);

@@ -3,6 +3,7 @@
  * with a pixel that is not opaque is left to the canvas's encoder.
  */
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { crc32 } from 'node:zlib';
 import { crc32Js, encodePixelsPng, encodePng, encodeStripsPng, STRIP_BYTES } from '../src/report/png.js';
@@ -80,6 +81,40 @@ describe('encodePng', () => {
     px[(150 * width + 3) * 4 + 3] = 0; // row 150, in the third strip
     const out = encodeStripsPng((y, rows) => px.subarray(y * width * 4, (y + rows) * width * 4), width, height, () => Buffer.from('fallback'));
     expect(out.toString()).toBe('fallback');
+  });
+
+  it('random opaque pixels of any size: decoded, the same; rows a pixel (word) at a time and a byte at a time write the same file', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 70 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (width, height, seed) => {
+        let x = seed;
+        const n = width * height * 4;
+        // Pixels at a 4-byte boundary (word at a time) and the same one byte further on (byte at a time).
+        const store = new Uint8Array(n + 1);
+        for (let i = 0; i < n; i++) store[i + 1] = (i & 3) === 3 ? 255 : ((x = (x * 1103515245 + 12345) >>> 0) >>> 16) & 0xff;
+        const aligned = Uint8Array.from(store.subarray(1));
+        const shifted = store.subarray(1);
+        expect(shifted.byteOffset % 4).toBe(1);
+        const fallback = () => Buffer.from('fallback');
+        const file = encodePixelsPng(aligned, width, height, fallback);
+        expect(encodePixelsPng(shifted, width, height, fallback).equals(file)).toBe(true);
+        const back = await pixels(file);
+        expect(back.data.equals(Buffer.from(aligned))).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('leaves pixels with one not opaque, in any row, to the fallback, word at a time or not', () => {
+    const width = 37;
+    const height = 5;
+    for (const offset of [0, 1]) {
+      for (const row of [0, 1, 4]) {
+        const store = new Uint8Array(width * height * 4 + offset).fill(255);
+        const px = store.subarray(offset);
+        px[(row * width + 36) * 4 + 3] = 254;
+        expect(encodePixelsPng(px, width, height, () => Buffer.from('fallback')).toString()).toBe('fallback');
+      }
+    }
   });
 
   it('leaves a canvas with transparent pixels to the canvas encoder', () => {

@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import type { ChartConfiguration, Plugin } from 'chart.js';
 import { RUN_DEFAULTS } from '../config/defaults.js';
 import { reducePageMap } from '../workload/page-map.js';
+import { groupedNumber } from '../util/numbers.js';
 
 // ---------------------------------------------------------------------------------------------
 // Public types
@@ -190,8 +191,8 @@ export function formatNumber(v: number): string {
   if (!Number.isFinite(v)) return v > 0 ? '∞' : '-∞';
   const a = Math.abs(v);
   if (a === 0) return '0';
-  if (a >= 100) return Math.round(v).toLocaleString('en-US');
-  if (a >= 1) return v.toLocaleString('en-US', { maximumFractionDigits: 2 });
+  if (a >= 100) return groupedNumber(Math.round(v));
+  if (a >= 1) return groupedNumber(v, 2);
   if (a >= 1e-3) return trimZeros(v.toPrecision(3));
   return v.toExponential(1);
 }
@@ -978,8 +979,15 @@ function hexRgb(hex: string): [number, number, number] {
 
 /** An opaque colour as one 32-bit RGBA pixel in the machine's byte order (for Uint32Array views of image data). */
 function pixel32([r, g, b]: readonly number[]): number {
-  const bytes = new Uint8Array([r!, g!, b!, 255]);
-  return new Uint32Array(bytes.buffer)[0]!;
+  return rgbWord(r!, g!, b!);
+}
+
+/** Whether the machine stores a 32-bit word's low byte first (red in the low byte of an RGBA pixel). */
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+/** pixel32 of red, green and blue (0–255 each). */
+function rgbWord(r: number, g: number, b: number): number {
+  return (LITTLE_ENDIAN ? (255 << 24) | (b << 16) | (g << 8) | r : (r << 24) | (g << 16) | (b << 8) | 255) >>> 0;
 }
 
 /**
@@ -990,7 +998,7 @@ function pixel32([r, g, b]: readonly number[]): number {
  */
 const KEEP_PIXELS = 1 << 23;
 let keptCanvas: Canvas | undefined;
-let keptCells: Uint8ClampedArray | undefined;
+let keptCells: Uint32Array | undefined;
 
 /** A canvas `w` pixels wide and at least `h` high (the kept one when it fits), for a drawing read back as its top `h` rows. */
 function mapCanvas(w: number, h: number): Canvas {
@@ -1000,84 +1008,175 @@ function mapCanvas(w: number, h: number): Canvas {
   return keptCanvas;
 }
 
-/** The top `w` × `h` pixels of `canvas` as a PNG file, read a strip at a time (encodePng's file; the canvas's own encoder on that part where a pixel is not opaque). */
-function regionPng(canvas: Canvas, w: number, h: number): Buffer {
+/**
+ * A page map's grid as rowsim paints it, in device pixels: `w` × `h` pixels whose top left corner is at
+ * (x, y) of the image, RGBA, row by row (`words` the same memory as 32-bit pixels).
+ */
+interface GridPixels {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  bytes: Uint8Array;
+  words: Uint32Array;
+}
+
+/** The strip the PNG writer reads next, put together from the canvas and the grid (kept from map to map). */
+let stripBuffer: Buffer | undefined;
+
+/**
+ * The top `w` × `h` pixels of `canvas` as a PNG file, read a strip at a time (encodePng's file; the
+ * canvas's own encoder where a pixel is not opaque). With `grid`, the canvas has drawn everything but the
+ * grid (the header, the row labels) and the grid's pixels come from `grid`: only the rows above and below
+ * it and the columns beside it are read back from the canvas. Reading pixels back makes the canvas draw
+ * what it was asked to and convert every pixel it returns: most of a map's drawing time when it had the
+ * grid too (about 15 of 29 ms a 1200 × 850 map once warm).
+ */
+function regionPng(canvas: Canvas, w: number, h: number, grid?: GridPixels): Buffer {
   const ctx = canvas.getContext('2d');
-  return encodeStripsPng((y, rows) => ctx.getImageData(0, y, w, rows).data, w, h, () => {
+  const fallback = (): Buffer => {
+    if (grid) ctx.putImageData(new ImageData(new Uint8ClampedArray(grid.bytes.buffer, grid.bytes.byteOffset, grid.w * grid.h * 4), grid.w, grid.h), grid.x, grid.y);
     if (canvas.height === h) return canvas.toBuffer('image/png');
     const exact = createCanvas(w, h);
     exact.getContext('2d').drawImage(canvas, 0, 0);
     return exact.toBuffer('image/png');
-  });
+  };
+  if (!grid) return encodeStripsPng((y, rows) => ctx.getImageData(0, y, w, rows).data, w, h, fallback);
+  const rowIn = w * 4;
+  const gx = grid.x * 4;
+  const gw = grid.w * 4;
+  const rightW = w - grid.x - grid.w;
+  // The columns beside the grid, read once for all its rows.
+  const left = grid.x > 0 ? ctx.getImageData(0, grid.y, grid.x, grid.h).data : null;
+  const right = rightW > 0 ? ctx.getImageData(grid.x + grid.w, grid.y, rightW, grid.h).data : null;
+  const read = (y: number, rows: number): Uint8Array | Uint8ClampedArray => {
+    const inGrid = y >= grid.y && y + rows <= grid.y + grid.h;
+    // A strip the grid's top or bottom edge crosses: the canvas's rows, then the grid's part of them.
+    const whole = inGrid ? null : ctx.getImageData(0, y, w, rows).data;
+    if (whole && (y + rows <= grid.y || y >= grid.y + grid.h)) return whole;
+    if (!stripBuffer || stripBuffer.length < rows * rowIn) stripBuffer = Buffer.allocUnsafe(rows * rowIn);
+    const out = stripBuffer;
+    if (whole) out.set(whole);
+    for (let r = 0; r < rows; r++) {
+      const g = y + r - grid.y;
+      if (g < 0 || g >= grid.h) continue;
+      const o = r * rowIn;
+      if (left && !whole) out.set(left.subarray(g * gx, (g + 1) * gx), o);
+      out.set(grid.bytes.subarray(g * gw, (g + 1) * gw), o + gx);
+      if (right && !whole) out.set(right.subarray(g * rightW * 4, (g + 1) * rightW * 4), o + gx + gw);
+    }
+    return out.subarray(0, rows * rowIn);
+  };
+  return encodeStripsPng(read, w, h, fallback);
 }
 
-/** A transparent `w` × `h` image for paintCells, on the kept pixel buffer when it fits. */
-function cellImage(w: number, h: number): ImageData {
-  const n = w * h * 4;
-  if (n > KEEP_PIXELS * 4) return new ImageData(w, h);
-  if (!keptCells || keptCells.length < n) keptCells = new Uint8ClampedArray(n);
-  // A view from the buffer's start: the canvas reads an ImageData's pixels from its buffer's first byte.
-  const view = keptCells.subarray(0, n);
-  view.fill(0);
-  return new ImageData(view, w, h);
+/** `w` × `h` pixels for paintCells, on the kept pixel buffer when it fits (its contents are painted over). */
+function cellPixels(x: number, y: number, w: number, h: number): GridPixels {
+  const n = w * h;
+  let words: Uint32Array;
+  if (n > KEEP_PIXELS) words = new Uint32Array(n);
+  else {
+    if (!keptCells || keptCells.length < n) keptCells = new Uint32Array(n);
+    words = keptCells.subarray(0, n);
+  }
+  return { x, y, w, h, words, bytes: new Uint8Array(words.buffer, words.byteOffset, n * 4) };
 }
 
 /**
- * The cells of a page map as pixels, written straight into the canvas (one call, not two a cell: a
- * 20,000-cell map costs milliseconds). Device pixels: `scale` is applied here, the canvas transform is not.
- * The grid's area is still the white the canvas was filled with when the cells are painted (the header
- * ends above it, the row labels are drawn after them, left of it), so the pixels start from white rather
- * than being read back from the canvas, and each cell's row of pixels is one fill of 32-bit words.
+ * The grid of a page map as pixels, cells and corner marks, drawn by rowsim rather than the canvas
+ * (regionPng puts them in the image): a 20,000-cell map costs a millisecond or two. Device pixels:
+ * `scale` is applied here. Each cell's row of pixels is one fill of 32-bit words; a mark is the same
+ * triangle the legend's sample shows (markPath), each pixel on its slanted edge given the share of it the
+ * triangle covers (its colour that share of the mark's and the rest the cell's), as the canvas smooths an
+ * edge.
  */
-function paintCells(ctx: Ctx2D, L: { cell: number; cols: number; gridLeft: number; gridTop: number; pages: number; scale: number }, fill: ArrayLike<number>, gap: number): void {
+function paintCells(L: { cell: number; cols: number; gridLeft: number; gridTop: number; pages: number; scale: number }, cells: PageCells, gap: number, marks: boolean): GridPixels {
   const { cell, cols, gridLeft, gridTop, pages, scale } = L;
   const rows = Math.ceil(pages / cols);
   const x0 = Math.round(gridLeft * scale);
   const y0 = Math.round(gridTop * scale);
   const w = Math.round((gridLeft + cols * cell) * scale) - x0;
   const h = Math.round((gridTop + rows * cell) * scale) - y0;
-  const img = cellImage(w, h);
-  const data = img.data;
-  const words = data.byteOffset % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, w * h) : undefined;
-  const box = (x: number, y: number, bw: number, bh: number, rgb: readonly number[], word: number) => {
-    const px0 = Math.round((gridLeft + x) * scale) - x0;
-    const py0 = Math.round((gridTop + y) * scale) - y0;
-    const px1 = Math.min(w, Math.round((gridLeft + x + bw) * scale) - x0);
-    const py1 = Math.min(h, Math.round((gridTop + y + bh) * scale) - y0);
+  const grid = cellPixels(x0, y0, w, h);
+  const words = grid.words;
+  /** Device pixels of a box given in layout px from the grid's corner: [px0, px1) × [py0, py1). */
+  const span = (x: number, y: number, bw: number, bh: number): [number, number, number, number] => [
+    Math.round((gridLeft + x) * scale) - x0,
+    Math.round((gridTop + y) * scale) - y0,
+    Math.min(w, Math.round((gridLeft + x + bw) * scale) - x0),
+    Math.min(h, Math.round((gridTop + y + bh) * scale) - y0),
+  ];
+  const box = (x: number, y: number, bw: number, bh: number, word: number): void => {
+    const [px0, py0, px1, py1] = span(x, y, bw, bh);
     if (px1 <= px0) return;
-    for (let py = py0; py < py1; py++) {
-      if (words) {
-        words.fill(word, py * w + px0, py * w + px1);
-        continue;
-      }
-      for (let o = (py * w + px0) * 4, end = (py * w + px1) * 4; o < end; o += 4) {
-        data[o] = rgb[0]!;
-        data[o + 1] = rgb[1]!;
-        data[o + 2] = rgb[2]!;
-        data[o + 3] = 255;
-      }
-    }
+    for (let py = py0; py < py1; py++) words.fill(word, py * w + px0, py * w + px1);
   };
-  const white = [255, 255, 255];
-  box(0, 0, cols * cell, rows * cell, white, pixel32(white));
-  // Grey behind the cells shows as the separators.
-  const bg = hexRgb(GRID_BG);
+  // White, then grey behind the cells (it shows as the separators).
+  words.fill(pixel32([255, 255, 255]));
+  const bg = pixel32(hexRgb(GRID_BG));
   const fullRows = Math.floor(pages / cols);
-  box(0, 0, cols * cell, fullRows * cell, bg, pixel32(bg));
-  if (pages % cols) box(0, fullRows * cell, (pages % cols) * cell, cell, bg, pixel32(bg));
+  box(0, 0, cols * cell, fullRows * cell, bg);
+  if (pages % cols) box(0, fullRows * cell, (pages % cols) * cell, cell, bg);
   const cache = new Map<number, { rgb: [number, number, number]; word: number }>();
   const inner = cell - gap;
+  const stub = hexRgb(STUB_COLOR);
+  const moved = hexRgb(FWD_COLOR);
   for (let i = 0; i < pages; i++) {
-    const f = fill[i]!;
+    const f = cells.fill[i]!;
     const key = Number.isFinite(f) ? Math.round(Math.min(1, Math.max(0, f)) * 4096) : -1;
     let c = cache.get(key);
     if (!c) {
       const rgb = fillRgb(key < 0 ? NaN : key / 4096);
       cache.set(key, (c = { rgb, word: pixel32(rgb) }));
     }
-    box((i % cols) * cell, Math.floor(i / cols) * cell, inner, inner, c.rgb, c.word);
+    const x = (i % cols) * cell;
+    const y = Math.floor(i / cols) * cell;
+    box(x, y, inner, inner, c.word);
+    if (!marks) continue;
+    if (valAt(cells.stubs, i) > 0) paintMark(words, w, span(x, y, inner, inner), inner, scale, 'tl', stub, c.rgb);
+    if (valAt(cells.forwardedIn, i) > 0) paintMark(words, w, span(x, y, inner, inner), inner, scale, 'br', moved, c.rgb);
   }
-  ctx.putImageData(img, x0, y0);
+  return grid;
+}
+
+/**
+ * A corner mark of a cell of layout size `s` whose device pixels are [px0, px1) × [py0, py1) (markPath's
+ * shape): a right triangle of legs t = max(4, round(0.55 s)) when s ≥ 8, its slanted edge's pixels
+ * blended by the share the triangle covers; else a square of ceil(s / 2), whole pixels.
+ */
+function paintMark(words: Uint32Array, w: number, [px0, py0, px1, py1]: [number, number, number, number], s: number, scale: number, corner: 'tl' | 'br', mark: readonly number[], under: readonly number[]): void {
+  const cw = px1 - px0;
+  const ch = py1 - py0;
+  if (cw <= 0 || ch <= 0) return;
+  const solid = pixel32(mark);
+  if (s < 8) {
+    const t = Math.min(cw, ch, Math.max(1, Math.round(Math.ceil(s / 2) * scale)));
+    for (let v = 0; v < t; v++) {
+      const py = corner === 'tl' ? py0 + v : py1 - 1 - v;
+      if (corner === 'tl') words.fill(solid, py * w + px0, py * w + px0 + t);
+      else words.fill(solid, py * w + px1 - t, py * w + px1);
+    }
+    return;
+  }
+  // Legs in device pixels; pixel (u, v) counted from the corner is the square [u, u + 1] × [v, v + 1],
+  // and the triangle is X + Y ≤ T.
+  const T = Math.max(4, Math.round(s * 0.55)) * scale;
+  for (let v = 0; v < Math.min(ch, Math.ceil(T)); v++) {
+    const py = corner === 'tl' ? py0 + v : py1 - 1 - v;
+    const rowAt = py * w;
+    // Whole pixels: u + v + 2 ≤ T.
+    const whole = Math.max(0, Math.min(cw, Math.floor(T - v - 2) + 1));
+    if (corner === 'tl') words.fill(solid, rowAt + px0, rowAt + px0 + whole);
+    else words.fill(solid, rowAt + px1 - whole, rowAt + px1);
+    for (let u = whole; u < Math.min(cw, Math.ceil(T - v)); u++) {
+      const m = T - u - v;
+      const cover = m >= 2 ? 1 : m > 1 ? 1 - ((2 - m) * (2 - m)) / 2 : m > 0 ? (m * m) / 2 : 0;
+      if (cover <= 0) continue;
+      const px = corner === 'tl' ? px0 + u : px1 - 1 - u;
+      const mix = (k: number): number => Math.round(mark[k]! * cover + under[k]! * (1 - cover));
+      words[rowAt + px] = rgbWord(mix(0), mix(1), mix(2));
+    }
+  }
 }
 
 interface PageMapLayout {
@@ -1378,16 +1477,18 @@ export function renderPageMap(spec: PageMapSpec): Buffer {
   const canvas = mapCanvas(w, h);
   const ctx = canvas.getContext('2d');
   // A kept canvas: its state is the default again at the end (restore), every pixel read is painted over.
+  let grid: GridPixels | undefined;
   ctx.save();
   try {
-    drawPageMap(ctx, spec, L, cells, totals);
+    grid = drawPageMap(ctx, spec, L, cells, totals);
   } finally {
     ctx.restore();
   }
-  return regionPng(canvas, w, h);
+  return regionPng(canvas, w, h, grid);
 }
 
-function drawPageMap(ctx: Ctx2D, spec: PageMapSpec, L: PageMapLayout, cells: PageCells, totals: PageTotals): void {
+/** Draws the map on `ctx` but for its grid, which it returns as pixels (undefined: no cells, "no data" drawn). */
+function drawPageMap(ctx: Ctx2D, spec: PageMapSpec, L: PageMapLayout, cells: PageCells, totals: PageTotals): GridPixels | undefined {
   ctx.scale(L.scale, L.scale);
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(0, 0, L.width, L.height);
@@ -1400,25 +1501,13 @@ function drawPageMap(ctx: Ctx2D, spec: PageMapSpec, L: PageMapLayout, cells: Pag
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     ctx.fillText('no data', L.width / 2, gridTop + 30);
-    return;
+    return undefined;
   }
 
   // Grey behind the cells shows as 1 px separators once cells are large enough to afford them.
   const gap = cell >= 6 ? 1 : 0;
   const inner = cell - gap;
-  const marks = spec.marks !== null;
-  paintCells(ctx, L, cells.fill, gap);
-  if (marks) {
-    // One path a kind of mark for the whole map.
-    for (const [counts, color, corner] of [[cells.stubs, STUB_COLOR, 'tl'], [cells.forwardedIn, FWD_COLOR, 'br']] as const) {
-      ctx.fillStyle = color;
-      ctx.beginPath();
-      for (let i = 0; i < pages; i++) {
-        if (valAt(counts, i) > 0) markPath(ctx, gridLeft + (i % cols) * cell, gridTop + Math.floor(i / cols) * cell, inner, corner);
-      }
-      ctx.fill();
-    }
-  }
+  const grid = paintCells(L, cells, gap, spec.marks !== null);
 
   // Row labels: the number of the first page of every few rows.
   let step = 1;
@@ -1434,6 +1523,7 @@ function drawPageMap(ctx: Ctx2D, spec: PageMapSpec, L: PageMapLayout, cells: Pag
     const ly = gridTop + r * cell + inner / 2;
     ctx.fillText(formatNumber(r * cols * cells.pagesPerCell), gridLeft - 6, Math.max(gridTop + 8, ly));
   }
+  return grid;
 }
 
 /** A corner mark of a cell of size s at (x, y), added to the current path: a triangle when there is room, else a small square. */

@@ -11,7 +11,7 @@
  * (`rowsim run --scale`, setChartScale) multiplies the pixel size and leaves the layout as it is.
  */
 import { createCanvas, ImageData, type Canvas } from '@napi-rs/canvas';
-import { encodePng, encodeStripsPng } from './png.js';
+import { encodePng, encodeRowsPng, encodeStripsPng } from './png.js';
 import { FONT_FAMILY, ensureFonts } from '../util/fonts.js';
 import { createRequire } from 'node:module';
 import type { ChartConfiguration, Plugin } from 'chart.js';
@@ -1021,53 +1021,80 @@ interface GridPixels {
   words: Uint32Array;
 }
 
-/** The strip the PNG writer reads next, put together from the canvas and the grid (kept from map to map). */
-let stripBuffer: Buffer | undefined;
-
-/**
- * The top `w` × `h` pixels of `canvas` as a PNG file, read a strip at a time (encodePng's file; the
- * canvas's own encoder where a pixel is not opaque). With `grid`, the canvas has drawn everything but the
- * grid (the header, the row labels) and the grid's pixels come from `grid`: only the rows above and below
- * it and the columns beside it are read back from the canvas. Reading pixels back makes the canvas draw
- * what it was asked to and convert every pixel it returns: most of a map's drawing time when it had the
- * grid too (about 15 of 29 ms a 1200 × 850 map once warm).
- */
-function regionPng(canvas: Canvas, w: number, h: number, grid?: GridPixels): Buffer {
+/** The top `w` × `h` pixels of `canvas` as a PNG file, read a strip at a time (encodePng's file; the canvas's own encoder where a pixel is not opaque). */
+function regionPng(canvas: Canvas, w: number, h: number): Buffer {
   const ctx = canvas.getContext('2d');
-  const fallback = (): Buffer => {
-    if (grid) ctx.putImageData(new ImageData(new Uint8ClampedArray(grid.bytes.buffer, grid.bytes.byteOffset, grid.w * grid.h * 4), grid.w, grid.h), grid.x, grid.y);
+  return encodeStripsPng((y, rows) => ctx.getImageData(0, y, w, rows).data, w, h, () => {
     if (canvas.height === h) return canvas.toBuffer('image/png');
     const exact = createCanvas(w, h);
     exact.getContext('2d').drawImage(canvas, 0, 0);
     return exact.toBuffer('image/png');
-  };
-  if (!grid) return encodeStripsPng((y, rows) => ctx.getImageData(0, y, w, rows).data, w, h, fallback);
+  });
+}
+
+/**
+ * The canvases a thread keeps for the parts of page maps the canvas draws: the header (the whole width,
+ * the rows above the grid) and the row labels (the columns left of the grid, its rows and those below).
+ * Small, because reading a canvas back costs in proportion to its size, and more than that the first
+ * few times: Skia copies the canvas's pixels to fresh memory before drawing on it again after a read, a
+ * page fault a 4 kB page until the allocator has memory to give back (a 1200 × 1024 canvas: 15–24 ms of
+ * CPU a read for the first six reads of a process, then 0.3; a 1200 × 160 one 2–6 ms, then 0.1).
+ */
+const keptParts = new Map<'header' | 'labels', Canvas>();
+
+/** The kept canvas `part`, at least `w` × `h` (rounded up so that the maps of a sweep share one), or a fresh one past KEEP_PIXELS. */
+function partCanvas(part: 'header' | 'labels', w: number, h: number): Canvas {
+  if (w * h > KEEP_PIXELS) return createCanvas(w, h);
+  const kept = keptParts.get(part);
+  if (kept && kept.width >= w && kept.height >= h) return kept;
+  const round = (v: number, step: number) => Math.ceil((v + 1) / step) * step;
+  const cw = Math.max(w, part === 'labels' ? round(w, 64) : w, kept?.width ?? 0);
+  const ch = Math.min(Math.max(h, Math.floor(KEEP_PIXELS / cw)), Math.max(round(h, part === 'header' ? 64 : 512), kept?.height ?? 0));
+  const c = createCanvas(cw, ch);
+  keptParts.set(part, c);
+  return c;
+}
+
+/**
+ * A page map as a PNG file, put together a strip of rows at a time: the rows above the grid from the
+ * header's canvas, then beside the grid the row labels' canvas (its first grid.x columns), the grid's own
+ * pixels and white. `full()` is the canvas's own file of the same picture (the fallback: a pixel that is
+ * not opaque, which none of these has).
+ */
+function composedPng(w: number, h: number, header: Canvas, labels: Canvas, grid: GridPixels, full: () => Buffer): Buffer {
+  const hctx = header.getContext('2d');
+  const lctx = labels.getContext('2d');
   const rowIn = w * 4;
-  const gx = grid.x * 4;
+  const top = grid.y;
+  const side = grid.x * 4;
   const gw = grid.w * 4;
-  const rightW = w - grid.x - grid.w;
-  // The columns beside the grid, read once for all its rows.
-  const left = grid.x > 0 ? ctx.getImageData(0, grid.y, grid.x, grid.h).data : null;
-  const right = rightW > 0 ? ctx.getImageData(grid.x + grid.w, grid.y, rightW, grid.h).data : null;
-  const read = (y: number, rows: number): Uint8Array | Uint8ClampedArray => {
-    const inGrid = y >= grid.y && y + rows <= grid.y + grid.h;
-    // A strip the grid's top or bottom edge crosses: the canvas's rows, then the grid's part of them.
-    const whole = inGrid ? null : ctx.getImageData(0, y, w, rows).data;
-    if (whole && (y + rows <= grid.y || y >= grid.y + grid.h)) return whole;
-    if (!stripBuffer || stripBuffer.length < rows * rowIn) stripBuffer = Buffer.allocUnsafe(rows * rowIn);
-    const out = stripBuffer;
-    if (whole) out.set(whole);
-    for (let r = 0; r < rows; r++) {
-      const g = y + r - grid.y;
-      if (g < 0 || g >= grid.h) continue;
-      const o = r * rowIn;
-      if (left && !whole) out.set(left.subarray(g * gx, (g + 1) * gx), o);
-      out.set(grid.bytes.subarray(g * gw, (g + 1) * gw), o + gx);
-      if (right && !whole) out.set(right.subarray(g * rightW * 4, (g + 1) * rightW * 4), o + gx + gw);
-    }
-    return out.subarray(0, rows * rowIn);
-  };
-  return encodeStripsPng(read, w, h, fallback);
+  return encodeRowsPng(
+    (y, rows, into, at) => {
+      let r = 0;
+      if (y < top) {
+        r = Math.min(rows, top - y);
+        const px = hctx.getImageData(0, y, w, r).data;
+        if (px.length !== r * rowIn) return false;
+        into.set(px, at);
+      }
+      if (r === rows) return true;
+      const y1 = y + r;
+      const n = rows - r;
+      const o = at + r * rowIn;
+      into.fill(255, o, o + n * rowIn);
+      const left = side > 0 ? lctx.getImageData(0, y1 - top, grid.x, n).data : null;
+      for (let k = 0; k < n; k++) {
+        const row = o + k * rowIn;
+        if (left) into.set(left.subarray(k * side, (k + 1) * side), row);
+        const g = y1 + k - top;
+        if (g < grid.h) into.set(grid.bytes.subarray(g * gw, (g + 1) * gw), row + side);
+      }
+      return true;
+    },
+    w,
+    h,
+    full,
+  );
 }
 
 /** `w` × `h` pixels for paintCells, on the kept pixel buffer when it fits (its contents are painted over). */
@@ -1084,7 +1111,7 @@ function cellPixels(x: number, y: number, w: number, h: number): GridPixels {
 
 /**
  * The grid of a page map as pixels, cells and corner marks, drawn by rowsim rather than the canvas
- * (regionPng puts them in the image): a 20,000-cell map costs a millisecond or two. Device pixels:
+ * (composedPng puts them in the image): a 20,000-cell map costs a millisecond or two. Device pixels:
  * `scale` is applied here. Each cell's row of pixels is one fill of 32-bit words; a mark is the same
  * triangle the legend's sample shows (markPath), each pixel on its slanted edge given the share of it the
  * triangle covers (its colour that share of the mark's and the rest the cell's), as the canvas smooths an
@@ -1474,42 +1501,67 @@ export function renderPageMap(spec: PageMapSpec): Buffer {
   const L = layoutWithTotals(spec, cells, totals);
   const w = Math.round(L.width * L.scale);
   const h = Math.round(L.height * L.scale);
-  const canvas = mapCanvas(w, h);
+  if (L.pages === 0) {
+    const canvas = mapCanvas(w, h);
+    drawOn(canvas, (ctx) => {
+      ctx.fillStyle = '#ffffff';
+      ctx.fillRect(0, 0, w, h);
+      ctx.scale(L.scale, L.scale);
+      drawPageMapHeader(ctx, L.width, spec, L.subtitle, cells, totals);
+      ctx.fillStyle = '#666666';
+      ctx.font = pmFont(FONT_PX.axisTitle);
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      ctx.fillText('no data', L.width / 2, L.gridTop + 30);
+    });
+    return regionPng(canvas, w, h);
+  }
+  // Grey behind the cells shows as 1 px separators once cells are large enough to afford them.
+  const grid = paintCells(L, cells, L.cell >= 6 ? 1 : 0, spec.marks !== null);
+  const header = partCanvas('header', w, grid.y);
+  drawOn(header, (ctx) => {
+    ctx.fillStyle = '#ffffff';
+    ctx.fillRect(0, 0, w, grid.y);
+    ctx.scale(L.scale, L.scale);
+    drawPageMapHeader(ctx, L.width, spec, L.subtitle, cells, totals);
+  });
+  const labels = partCanvas('labels', Math.max(1, grid.x), h - grid.y);
+  drawOn(labels, (ctx) => {
+    ctx.fillStyle = '#ffffff';
+    ctx.fillRect(0, 0, grid.x, h - grid.y);
+    // Layout coordinates, the grid's top at the canvas's top.
+    ctx.scale(L.scale, L.scale);
+    ctx.translate(0, -grid.y / L.scale);
+    drawRowLabels(ctx, L, cells.pagesPerCell);
+  });
+  const full = (): Buffer => {
+    const c = createCanvas(w, h);
+    const ctx = c.getContext('2d');
+    ctx.fillStyle = '#ffffff';
+    ctx.fillRect(0, 0, w, h);
+    ctx.drawImage(header, 0, 0, w, grid.y, 0, 0, w, grid.y);
+    if (grid.x > 0) ctx.drawImage(labels, 0, 0, grid.x, h - grid.y, 0, grid.y, grid.x, h - grid.y);
+    ctx.putImageData(new ImageData(new Uint8ClampedArray(grid.bytes.buffer, grid.bytes.byteOffset, grid.w * grid.h * 4), grid.w, grid.h), grid.x, grid.y);
+    return c.toBuffer('image/png');
+  };
+  return composedPng(w, h, header, labels, grid, full);
+}
+
+/** Draw on a kept canvas: its state is the default again afterwards (every pixel read is painted over). */
+function drawOn(canvas: Canvas, draw: (ctx: Ctx2D) => void): void {
   const ctx = canvas.getContext('2d');
-  // A kept canvas: its state is the default again at the end (restore), every pixel read is painted over.
-  let grid: GridPixels | undefined;
   ctx.save();
   try {
-    grid = drawPageMap(ctx, spec, L, cells, totals);
+    draw(ctx);
   } finally {
     ctx.restore();
   }
-  return regionPng(canvas, w, h, grid);
 }
 
-/** Draws the map on `ctx` but for its grid, which it returns as pixels (undefined: no cells, "no data" drawn). */
-function drawPageMap(ctx: Ctx2D, spec: PageMapSpec, L: PageMapLayout, cells: PageCells, totals: PageTotals): GridPixels | undefined {
-  ctx.scale(L.scale, L.scale);
-  ctx.fillStyle = '#ffffff';
-  ctx.fillRect(0, 0, L.width, L.height);
-  drawPageMapHeader(ctx, L.width, spec, L.subtitle, cells, totals);
-
-  const { cell, cols, rows, gridLeft, gridTop, pages } = L;
-  if (pages === 0) {
-    ctx.fillStyle = '#666666';
-    ctx.font = pmFont(FONT_PX.axisTitle);
-    ctx.textAlign = 'center';
-    ctx.textBaseline = 'middle';
-    ctx.fillText('no data', L.width / 2, gridTop + 30);
-    return undefined;
-  }
-
-  // Grey behind the cells shows as 1 px separators once cells are large enough to afford them.
-  const gap = cell >= 6 ? 1 : 0;
-  const inner = cell - gap;
-  const grid = paintCells(L, cells, gap, spec.marks !== null);
-
-  // Row labels: the number of the first page of every few rows.
+/** Row labels left of the grid: the number of the first page of every few rows. */
+function drawRowLabels(ctx: Ctx2D, L: PageMapLayout, pagesPerCell: number): void {
+  const { cell, cols, rows, gridLeft, gridTop } = L;
+  const inner = cell - (cell >= 6 ? 1 : 0);
   let step = 1;
   for (const m of [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000]) {
     step = m;
@@ -1521,9 +1573,8 @@ function drawPageMap(ctx: Ctx2D, spec: PageMapSpec, L: PageMapLayout, cells: Pag
   ctx.textBaseline = 'middle';
   for (let r = 0; r < rows; r += step) {
     const ly = gridTop + r * cell + inner / 2;
-    ctx.fillText(formatNumber(r * cols * cells.pagesPerCell), gridLeft - 6, Math.max(gridTop + 8, ly));
+    ctx.fillText(formatNumber(r * cols * pagesPerCell), gridLeft - 6, Math.max(gridTop + 8, ly));
   }
-  return grid;
 }
 
 /** A corner mark of a cell of size s at (x, y), added to the current path: a triangle when there is room, else a small square. */

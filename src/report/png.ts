@@ -191,6 +191,24 @@ let stripScratch: Buffer | undefined;
  * 4 kB page.
  */
 export function encodeStripsPng(read: (y: number, rows: number) => Uint8Array | Uint8ClampedArray, width: number, height: number, fallback: () => Buffer): Buffer {
+  return encodeRowsPng(
+    (y, rows, into, at) => {
+      const px = read(y, rows);
+      if (px.length !== rows * width * 4) return false;
+      into.set(px, at);
+      return true;
+    },
+    width,
+    height,
+    fallback,
+  );
+}
+
+/**
+ * encodeStripsPng with the strip written in place: `fill(y, n, into, at)` writes rows y … y + n − 1, RGBA,
+ * to `into` from `at` (and returns true; false: the pixels cannot be had, the fallback's file is used).
+ */
+export function encodeRowsPng(fill: (y: number, rows: number, into: Buffer, at: number) => boolean, width: number, height: number, fallback: () => Buffer): Buffer {
   if (width <= 0 || height <= 0) return fallback();
   const rowIn = width * 4;
   const strip = Math.max(1, Math.floor(STRIP_BYTES / rowIn));
@@ -201,11 +219,9 @@ export function encodeStripsPng(read: (y: number, rows: number) => Uint8Array | 
   let o = 0;
   for (let y = 0; y < height; y += strip) {
     const n = Math.min(strip, height - y);
-    const px = read(y, n);
-    if (px.length !== n * rowIn) return fallback();
     // The row above this strip's first sits just before it.
     if (y > 0) work.copyWithin(0, strip * rowIn, (strip + 1) * rowIn);
-    work.set(px, rowIn);
+    if (!fill(y, n, work, rowIn)) return fallback();
     o = filterRows(work, rowIn, y, n, width, out, o);
     if (o < 0) return fallback();
     // Keep this strip's last row where the next strip's row above is read from.

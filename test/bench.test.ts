@@ -16,6 +16,8 @@ import { topSelfTime, type CpuProfile } from '../src/bench/cpuprofile.js';
 import { findSimpy, noSimpyNote, probePython, pythonCandidates } from '../src/bench/simpy.js';
 import { measureFormat, STORAGE_NODE_ARGS, STORAGE_WARMUP, storageBenchSpec } from '../src/bench/storage.js';
 import { runChild } from '../src/bench/run-child.js';
+import { benchPageMap, FIRST_MAPS, PAGEMAP_MARK, type PageMapChildReport } from '../src/bench/pagemap-child.js';
+import { renderPageMap } from '../src/report/charts.js';
 import { runStorage } from '../src/workload/runner.js';
 import { ROOT } from './helpers/cli.js';
 
@@ -390,5 +392,22 @@ describe('the runner tells the bench where each phase starts and ends', () => {
     expect(spec.workload.map((p) => p.op)).toEqual(['insert', 'update']);
     expect((spec.workload[1] as { order: { kind: string } }).order.kind).toBe('sequential');
     expect(runStorage(spec).final.rows).toBe(1000);
+  });
+});
+
+describe('the report suite\'s page map child', () => {
+  it('draws the quickstart-shaped map in a fresh process and reports each first map, the warm mean and the PNG\'s size', () => {
+    const spec = benchPageMap();
+    expect(spec.fill.length).toBe(1849);
+    expect(Array.from(spec.stubs).filter((v) => v > 0).length).toBe(1053);
+    expect(Array.from(spec.forwardedIn).filter((v) => v > 0).length).toBe(848);
+    const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'bench', 'pagemap-child.js')], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    const line = r.stdout.split('\n').find((l) => l.startsWith(PAGEMAP_MARK));
+    expect(line).toBeDefined();
+    const report = JSON.parse(line!.slice(PAGEMAP_MARK.length)) as PageMapChildReport;
+    expect(report.first).toHaveLength(FIRST_MAPS);
+    for (const v of [...report.first, report.warm]) expect(v).toBeGreaterThan(0);
+    expect(report.bytes).toBe(renderPageMap(spec).length);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dolGeometry, aplGeometry } from '../src/formats/ase.js';
 import { ForwardingHeap, type ForwardingHeapOptions } from '../src/heap/forwarding-heap.js';
+import type { HeapEvent } from '../src/heap/events.js';
 
 const NO_INDEX = { indexedChanged: false };
 
@@ -157,6 +158,25 @@ describe('reorg', () => {
     // forwarded rows have homes on pages 0..19: transactions of pages 0–7, 8–15, 16–23
     expect(m.exclusive_table_locks).toBe(3);
     expect(m.rows_moved_home + m.rows_rehomed).toBe(20);
+    expect(h.checkInvariants()).toEqual([]);
+  });
+  it('forwarded_rows takes the forwarded rows by home page, then row id, whatever the ids\' order on the pages', () => {
+    const h = heap();
+    const n = 19 * 20;
+    // Ids against the pages: row n − 1 on page 0, row 0 on the last page.
+    for (let r = n - 1; r >= 0; r--) h.insert(r, 100, 92);
+    // Two rows of each page grow and are forwarded.
+    for (let p = 0; p < 20; p++) for (const k of [3, 11]) h.update(n - 1 - (p * 19 + k), 300, 292, NO_INDEX);
+    expect(h.metrics().forwarded_rows).toBe(40);
+    const events: HeapEvent[] = [];
+    h.setEvents((e) => events.push(e));
+    h.reorg('forwarded_rows');
+    const order = events.flatMap((e) => (e.op === 'reorg-row' ? [[e.home, e.row] as const] : []));
+    expect(order).toHaveLength(40);
+    expect(order).toEqual([...order].sort((a, b) => a[0] - b[0] || a[1] - b[1]));
+    const ids = order.map(([, row]) => row);
+    expect(ids).not.toEqual([...ids].sort((a, b) => a - b));
+    expect(h.metrics().exclusive_table_locks).toBe(3);
     expect(h.checkInvariants()).toEqual([]);
   });
   it('forwarded_rows: a row goes home when the page has room again', () => {

@@ -722,16 +722,32 @@ export class ForwardingHeap implements StorageEngine {
   }
 
   /**
+   * The forwarded rows by home page, then row id: a counting sort of the rows found in id order. A sort
+   * comparing rows took most of a reorg of many (n log n calls of a comparator: 0.13–0.25 s for 800,000).
+   */
+  private forwardedByHome(): Int32Array {
+    // The rows found and the pages' counts on scratch arrays (slots 0 and 1, free during a reorg): a list
+    // growing to 800,000 rows cost more than the sort, fresh arrays their page faults.
+    const found = scratchInt32(0, this.rowHigh);
+    let n = 0;
+    for (let r = 0; r < this.rowHigh; r++) {
+      if (this.isLive(r) && this.cur(r) !== this.home(r)) found[n++] = r;
+    }
+    const start = scratchInt32(1, this.pageCount + 1).fill(0);
+    for (let i = 0; i < n; i++) start[this.home(found[i]!) + 1]!++;
+    for (let p = 0; p < this.pageCount; p++) start[p + 1]! += start[p]!;
+    const out = new Int32Array(n);
+    for (let i = 0; i < n; i++) out[start[this.home(found[i]!)]!++] = found[i]!;
+    return out;
+  }
+
+  /**
    * reorg forwarded_rows [R2][R3][R4]: short transactions of at most 8 pages; each forwarded row goes
    * home if it fits there, else it is deleted and re-inserted with a new home. A transaction that meets
    * a forwarded row takes an exclusive table lock [S-ASE-BET].
    */
   private reorgForwardedRows(): void {
-    const forwarded: number[] = [];
-    for (let r = 0; r < this.rowHigh; r++) {
-      if (this.isLive(r) && this.cur(r) !== this.home(r)) forwarded.push(r);
-    }
-    forwarded.sort((a, b) => this.home(a) - this.home(b) || a - b);
+    const forwarded = this.forwardedByHome();
     this.counters.reorg_transactions += Math.ceil(this.allocatedPages / REORG_PAGES_PER_TRANSACTION);
     const g = this.geometry;
     let lastGroup = -1;

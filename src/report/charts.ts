@@ -11,7 +11,7 @@
  * (`rowsim run --scale`, setChartScale) multiplies the pixel size and leaves the layout as it is.
  */
 import { createCanvas, ImageData, type Canvas } from '@napi-rs/canvas';
-import { encodePng, encodeRowsPng, encodeStripsPng } from './png.js';
+import { encodePng, encodeRowsPng, encodeStripsPng, LITTLE_ENDIAN } from './png.js';
 import { FONT_FAMILY, ensureFonts } from '../util/fonts.js';
 import { createRequire } from 'node:module';
 import type { ChartConfiguration, Plugin } from 'chart.js';
@@ -982,9 +982,6 @@ function pixel32([r, g, b]: readonly number[]): number {
   return rgbWord(r!, g!, b!);
 }
 
-/** Whether the machine stores a 32-bit word's low byte first (red in the low byte of an RGBA pixel). */
-const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
-
 /** pixel32 of red, green and blue (0–255 each). */
 function rgbWord(r: number, g: number, b: number): number {
   return (LITTLE_ENDIAN ? (255 << 24) | (b << 16) | (g << 8) | r : (r << 24) | (g << 16) | (b << 8) | 255) >>> 0;
@@ -1126,17 +1123,13 @@ function paintCells(L: { cell: number; cols: number; gridLeft: number; gridTop: 
   const h = Math.round((gridTop + rows * cell) * scale) - y0;
   const grid = cellPixels(x0, y0, w, h);
   const words = grid.words;
-  /** Device pixels of a box given in layout px from the grid's corner: [px0, px1) × [py0, py1). */
-  const span = (x: number, y: number, bw: number, bh: number): [number, number, number, number] => [
-    Math.round((gridLeft + x) * scale) - x0,
-    Math.round((gridTop + y) * scale) - y0,
-    Math.min(w, Math.round((gridLeft + x + bw) * scale) - x0),
-    Math.min(h, Math.round((gridTop + y + bh) * scale) - y0),
-  ];
+  /** Fill a box given in layout px from the grid's corner (its device pixels rounded as the cells' are). */
   const box = (x: number, y: number, bw: number, bh: number, word: number): void => {
-    const [px0, py0, px1, py1] = span(x, y, bw, bh);
+    const px0 = Math.round((gridLeft + x) * scale) - x0;
+    const px1 = Math.min(w, Math.round((gridLeft + x + bw) * scale) - x0);
+    const py1 = Math.min(h, Math.round((gridTop + y + bh) * scale) - y0);
     if (px1 <= px0) return;
-    for (let py = py0; py < py1; py++) words.fill(word, py * w + px0, py * w + px1);
+    for (let py = Math.round((gridTop + y) * scale) - y0; py < py1; py++) words.fill(word, py * w + px0, py * w + px1);
   };
   // White, then grey behind the cells (it shows as the separators).
   words.fill(pixel32([255, 255, 255]));
@@ -1144,24 +1137,45 @@ function paintCells(L: { cell: number; cols: number; gridLeft: number; gridTop: 
   const fullRows = Math.floor(pages / cols);
   box(0, 0, cols * cell, fullRows * cell, bg);
   if (pages % cols) box(0, fullRows * cell, (pages % cols) * cell, cell, bg);
-  const cache = new Map<number, { rgb: [number, number, number]; word: number }>();
   const inner = cell - gap;
+  // Each column's and row's device pixels, once: cell (c, r) is [xs[c], xe[c]) × [ys[r], ye[r]). The
+  // loop below then does little but fill: a thread's first maps run it before it is compiled.
+  const xs = new Int32Array(cols);
+  const xe = new Int32Array(cols);
+  for (let c = 0; c < cols; c++) {
+    xs[c] = Math.round((gridLeft + c * cell) * scale) - x0;
+    xe[c] = Math.min(w, Math.round((gridLeft + c * cell + inner) * scale) - x0);
+  }
+  const ys = new Int32Array(rows);
+  const ye = new Int32Array(rows);
+  for (let r = 0; r < rows; r++) {
+    ys[r] = Math.round((gridTop + r * cell) * scale) - y0;
+    ye[r] = Math.min(h, Math.round((gridTop + r * cell + inner) * scale) - y0);
+  }
+  const cache = new Map<number, { rgb: [number, number, number]; word: number }>();
   const stub = hexRgb(STUB_COLOR);
   const moved = hexRgb(FWD_COLOR);
-  for (let i = 0; i < pages; i++) {
+  for (let i = 0, c = 0, r = 0; i < pages; i++) {
     const f = cells.fill[i]!;
     const key = Number.isFinite(f) ? Math.round(Math.min(1, Math.max(0, f)) * 4096) : -1;
-    let c = cache.get(key);
-    if (!c) {
+    let k = cache.get(key);
+    if (!k) {
       const rgb = fillRgb(key < 0 ? NaN : key / 4096);
-      cache.set(key, (c = { rgb, word: pixel32(rgb) }));
+      cache.set(key, (k = { rgb, word: pixel32(rgb) }));
     }
-    const x = (i % cols) * cell;
-    const y = Math.floor(i / cols) * cell;
-    box(x, y, inner, inner, c.word);
-    if (!marks) continue;
-    if (valAt(cells.stubs, i) > 0) paintMark(words, w, span(x, y, inner, inner), inner, scale, 'tl', stub, c.rgb);
-    if (valAt(cells.forwardedIn, i) > 0) paintMark(words, w, span(x, y, inner, inner), inner, scale, 'br', moved, c.rgb);
+    const px0 = xs[c]!;
+    const px1 = xe[c]!;
+    const py0 = ys[r]!;
+    const py1 = ye[r]!;
+    if (px1 > px0) for (let py = py0; py < py1; py++) words.fill(k.word, py * w + px0, py * w + px1);
+    if (marks) {
+      if (valAt(cells.stubs, i) > 0) paintMark(words, w, px0, py0, px1, py1, inner, scale, 'tl', stub, k.rgb);
+      if (valAt(cells.forwardedIn, i) > 0) paintMark(words, w, px0, py0, px1, py1, inner, scale, 'br', moved, k.rgb);
+    }
+    if (++c === cols) {
+      c = 0;
+      r++;
+    }
   }
   return grid;
 }
@@ -1171,7 +1185,7 @@ function paintCells(L: { cell: number; cols: number; gridLeft: number; gridTop: 
  * shape): a right triangle of legs t = max(4, round(0.55 s)) when s ≥ 8, its slanted edge's pixels
  * blended by the share the triangle covers; else a square of ceil(s / 2), whole pixels.
  */
-function paintMark(words: Uint32Array, w: number, [px0, py0, px1, py1]: [number, number, number, number], s: number, scale: number, corner: 'tl' | 'br', mark: readonly number[], under: readonly number[]): void {
+function paintMark(words: Uint32Array, w: number, px0: number, py0: number, px1: number, py1: number, s: number, scale: number, corner: 'tl' | 'br', mark: readonly number[], under: readonly number[]): void {
   const cw = px1 - px0;
   const ch = py1 - py0;
   if (cw <= 0 || ch <= 0) return;
@@ -1200,8 +1214,8 @@ function paintMark(words: Uint32Array, w: number, [px0, py0, px1, py1]: [number,
       const cover = m >= 2 ? 1 : m > 1 ? 1 - ((2 - m) * (2 - m)) / 2 : m > 0 ? (m * m) / 2 : 0;
       if (cover <= 0) continue;
       const px = corner === 'tl' ? px0 + u : px1 - 1 - u;
-      const mix = (k: number): number => Math.round(mark[k]! * cover + under[k]! * (1 - cover));
-      words[rowAt + px] = rgbWord(mix(0), mix(1), mix(2));
+      const rest = 1 - cover;
+      words[rowAt + px] = rgbWord(Math.round(mark[0]! * cover + under[0]! * rest), Math.round(mark[1]! * cover + under[1]! * rest), Math.round(mark[2]! * cover + under[2]! * rest));
     }
   }
 }

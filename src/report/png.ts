@@ -67,8 +67,8 @@ function chunk(type: string, body: Uint8Array): Buffer {
  */
 let scratch: Buffer | undefined;
 
-/** Whether a 32-bit word of RGBA bytes holds red in its low byte and alpha in its high byte. */
-const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(0x01020304).buffer)[0] === 0x04;
+/** Whether the machine stores a 32-bit word's low byte first: a word of RGBA bytes then holds red in its low byte and alpha in its high byte. */
+export const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(0x01020304).buffer)[0] === 0x04;
 
 /**
  * Rows `y0` … `y0 + rows − 1` of an image `width` pixels wide, RGBA at `buf[i0 …]` (the row above `y0`, if

@@ -17,7 +17,7 @@ import { findSimpy, noSimpyNote, probePython, pythonCandidates } from '../src/be
 import { measureFormat, STORAGE_NODE_ARGS, STORAGE_WARMUP, storageBenchSpec } from '../src/bench/storage.js';
 import { runChild } from '../src/bench/run-child.js';
 import { benchPageMap, FIRST_MAPS, PAGEMAP_MARK, type PageMapChildReport } from '../src/bench/pagemap-child.js';
-import { renderPageMap } from '../src/report/charts.js';
+import { renderPageMap } from '../src/report/page-map-png.js';
 import { runStorage } from '../src/workload/runner.js';
 import { ROOT } from './helpers/cli.js';
 

@@ -3,9 +3,6 @@ import { createCanvas, loadImage } from '@napi-rs/canvas';
 import {
   renderLineChart,
   renderBarChart,
-  renderPageMap,
-  pageMapLayout,
-  pageMapLegend,
   formatCompact,
   formatNumber,
   wrapLabel,
@@ -13,8 +10,8 @@ import {
   CHART_HEIGHT,
   FONT_PX,
   type LineChartSpec,
-  type PageMapSpec,
 } from '../src/report/charts.js';
+import { renderPageMap, pageMapLayout, pageMapLegend, type PageMapSpec } from '../src/report/page-map-png.js';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

@@ -8,7 +8,7 @@
  * 80–100% full, forwarding stubs on the first 1,053 pages and forwarded rows on the pages after page
  * 1,000 (both corner marks on some), the same fills every run (a fixed PRNG stream).
  */
-import { renderPageMap, type PageMapSpec } from '../report/charts.js';
+import { renderPageMap, type PageMapSpec } from '../report/page-map-png.js';
 import { Prng } from '../util/prng.js';
 
 export const PAGEMAP_MARK = 'rowsim-bench-pagemap ';

@@ -8,9 +8,10 @@
  * a quarter) and take half the time; decoded, their pixels are the same. A canvas with any
  * pixel not opaque is left to the canvas's encoder (RGB cannot say transparency).
  *
- * Page maps (charts.ts) are read off their canvas a strip of rows at a time (encodeStripsPng): memory
- * first touched costs a page fault a 4 kB page, 15–20 µs each on a virtual machine, and a 4 MB read-back
- * buffer a map is fresh memory nearly every time, where small strips come back to the allocator.
+ * Page maps (page-map-png.ts) are put together a strip of rows at a time (encodeRowsPng): memory first
+ * touched costs a page fault a 4 kB page, 15–20 µs each on a virtual machine, and a 4 MB buffer a map
+ * is fresh memory nearly every time, where small strips come back to the allocator. On a little-endian
+ * machine a row's Up differences are taken a pixel (32-bit word) at a time (upRow).
  *
  * The chunks besides the pixels are the ones the canvas writes: sBIT (8 bits a channel) and sRGB
  * (perceptual).

@@ -1,12 +1,14 @@
 /**
  * The storage charts drawn: the charts that compare the sweep points (storage.ts says which a run has) and
- * each point's page maps. Drawn on canvas with chart.js (src/report/charts.ts); a worker thread of
+ * each point's page maps. Drawn on canvas, the charts with chart.js (src/report/charts.ts), the page maps
+ * by src/report/page-map-png.ts; a worker thread of
  * rowsim run draws them one a task, so the process that gathers the results loads no canvas.
  */
 import { formatSize } from '../util/units.js';
 import { metric } from '../heap/metrics.js';
 import type { StorageRunResult } from '../workload/runner.js';
-import { PALETTE, renderBarChart, renderLineChart, renderPageMap, type Series } from './charts.js';
+import { PALETTE, renderBarChart, renderLineChart, type Series } from './charts.js';
+import { renderPageMap } from './page-map-png.js';
 import { lobReadsChart, readCacheChart, readsChart } from './reads-charts.js';
 import {
   beforeReorg,

@@ -12,7 +12,7 @@ import type { StorageFormat } from '../formats/format.js';
 import { metric, type EngineMetrics } from '../heap/metrics.js';
 import type { IndexPages } from '../btree/geometry.js';
 import type { AllocationPages, StorageRunResult } from '../workload/runner.js';
-import type { PageMapSpec } from './charts.js';
+import type { PageMapSpec } from './page-map-png.js';
 import { mdTable, fmt } from './tables.js';
 import { terminalTable, type TableOptions } from './terminal.js';
 

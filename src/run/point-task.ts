@@ -6,7 +6,7 @@
  */
 import type { SweepPoint } from '../config/spec.js';
 import { runDrawnStorage } from '../mechanism/task.js';
-import type { PageMapSpec } from '../report/charts.js';
+import type { PageMapSpec } from '../report/page-map-png.js';
 import type { ReportPageMap } from '../report/html.js';
 import { reportPageMaps } from '../report/report-maps.js';
 import { pageMapCharts, storageEntry, type StorageEntry } from '../report/storage.js';

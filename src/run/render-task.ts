@@ -3,7 +3,8 @@
  * charts that compare the sweep points (report/storage.ts says which a run has). The chart scale
  * (`--scale`) travels with the task: a worker thread has its own.
  */
-import { loadChartJs, renderPageMap, setChartScale, type PageMapSpec } from '../report/charts.js';
+import { loadChartJs, setChartScale } from '../report/charts.js';
+import { renderPageMap, type PageMapSpec } from '../report/page-map-png.js';
 import type { StorageChart, StorageEntry } from '../report/storage.js';
 import { renderStorageChart } from '../report/storage-charts.js';
 

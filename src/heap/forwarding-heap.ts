@@ -724,6 +724,9 @@ export class ForwardingHeap implements StorageEngine {
   /**
    * The forwarded rows by home page, then row id: a counting sort of the rows found in id order. A sort
    * comparing rows took most of a reorg of many (n log n calls of a comparator: 0.13–0.25 s for 800,000).
+   * bucketRows (inspect.ts) gives the same order, but calls its page callback twice for every row: at
+   * 1,000,000 rows the reorg phase took 119–148 ms against 76–107 here with 841,077 rows forwarded, and
+   * 25 against 5–9 ms with 31,070 (warm, 3 processes each).
    */
   private forwardedByHome(): Int32Array {
     // The rows found and the pages' counts on scratch arrays (slots 0 and 1, free during a reorg): a list

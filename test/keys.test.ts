@@ -4,8 +4,10 @@
  * sort as their keys).
  */
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { loadConfig } from '../src/loader/config.js';
 import { runStorage } from '../src/workload/runner.js';
+import { KeyStore } from '../src/workload/keys.js';
 import { pgLayout } from '../src/formats/postgres.js';
 import { NULL_LEN } from '../src/layout/table-layout.js';
 import { numberValues, recordRun, ValueStream } from '../src/pgcheck/plan.js';
@@ -152,5 +154,47 @@ describe('keys: distinct, frequency, order', () => {
     // varchar values (COLLATE "C": bytewise) sort as their keys.
     const strs = [...byKey[1]!].sort((x, y) => x[0] - y[0]).map((x) => x[1]);
     expect([...strs].sort((x, y) => (Buffer.compare(Buffer.from(x), Buffer.from(y))))).toEqual(strs);
+  });
+});
+
+describe('keys: a run of ascending keys (KeyStore.setRun, what an insert batch of a load stores)', () => {
+  it('leaves what set() row by row leaves: keys, smallest and largest, whether the keys are the row ids, memory (fast-check)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 64 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.integer({ min: -3, max: 3 }),
+        fc.option(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.double({ min: -10, max: 1e6, noNaN: true })), { nil: undefined }),
+        (capacity, row0, count, offset, earlier) => {
+          const a = new KeyStore(Uint8Array.of(0, 1), capacity);
+          const b = new KeyStore(Uint8Array.of(0, 1), capacity);
+          if (earlier) {
+            a.set(1, earlier[0], earlier[1]);
+            b.set(1, earlier[0], earlier[1]);
+          }
+          a.setRun(1, row0, count, row0 + offset);
+          for (let i = 0; i < count; i++) b.set(1, row0 + i, row0 + offset + i);
+          expect(a.implicit(1)).toBe(b.implicit(1));
+          expect(a.minKey[1]).toBe(b.minKey[1]);
+          expect(a.maxKey[1]).toBe(b.maxKey[1]);
+          expect(a.memoryBytes()).toBe(b.memoryBytes());
+          for (let r = 0; r < row0 + count + 4; r++) expect(a.get(1, r)).toBe(b.get(1, r));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('an insert of ascending keys with a few NULLs: batches with a NULL and batches without give key base + 1 + j, NULL +∞', () => {
+    // 3,000 rows in batches of 256: with 1 NULL in 500, some batches hold a NULL and some none.
+    const [a, b] = observed(spec('  - insert: { rows: 3000, values: { k: { null: 0.002 } } }\n  - insert: { rows: 700 }'), 1);
+    const nulls = a!.filter((x) => x.key === Infinity).map((x) => x.row);
+    expect(nulls.length).toBeGreaterThan(0);
+    const batchesWithNull = new Set(nulls.map((r) => Math.floor(r / 256)));
+    expect(batchesWithNull.size).toBeLessThan(Math.ceil(3000 / 256));
+    a!.forEach((x, j) => expect(x.key).toBe(nulls.includes(x.row) ? Infinity : j));
+    const top = Math.max(...a!.map((x) => x.key).filter(Number.isFinite));
+    b!.forEach((x, j) => expect(x.key).toBe(top + 1 + j));
   });
 });

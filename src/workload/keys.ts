@@ -79,6 +79,21 @@ export class KeyStore {
     this.seen(col, key);
   }
 
+  /**
+   * Rows row0 … row0 + count − 1 take the keys key0 … key0 + count − 1 (a run of ascending keys): what
+   * set() row by row leaves, with the keys still the row ids (the usual load) noted at the run's ends only.
+   */
+  setRun(col: number, row0: number, count: number, key0: number): void {
+    if (count <= 0) return;
+    this.set(col, row0, key0);
+    if (this.arrays[col] === null) {
+      // key0 was row0: every key of the run is its row id.
+      this.seen(col, key0 + count - 1);
+      return;
+    }
+    for (let i = 1; i < count; i++) this.set(col, row0 + i, key0 + i);
+  }
+
   private seen(col: number, key: number): void {
     if (key === NULL_KEY) return;
     if (!(key >= this.minKey[col]!)) this.minKey[col] = key;
@@ -259,6 +274,16 @@ export class ColumnKeys {
   /** The key of a random distinct value v: a fixed place in the range. */
   private randomValue(v: number): number {
     return this.lo + this.span * hashUnit(this.salt, v);
+  }
+
+  /** Are the phase's keys its ascending row count (ascending, no `distinct`): the j-th key base + 1 + j, with no draw? */
+  get plainAscending(): boolean {
+    return this.order === 'ascending' && this.distinct === 0;
+  }
+
+  /** The j-th key of a plainAscending phase (what next(j) returns, without next's bookkeeping). */
+  ascendingKey(j: number): number {
+    return this.base + 1 + j;
   }
 
   next(j: number, current: number): number {

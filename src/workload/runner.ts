@@ -264,6 +264,13 @@ class ColumnValues {
   }
 }
 
+/** Is the value at position `at` of any of rows first … first + count − 1 NULL (at −1: the column keeps no length, never)? */
+function batchHasNull(lens: Uint16Array, width: number, at: number, first: number, count: number): boolean {
+  if (at < 0) return false;
+  for (let i = 0, p = first * width + at; i < count; i++, p += width) if (lens[p] === NULL_LEN) return true;
+  return false;
+}
+
 /** A compressibility (0 … 1) in 64ths, as the row store keeps it. */
 const levelOf = (compressibility: number | undefined): number => Math.round((compressibility ?? 0) * COMPRESSIBILITY_STEPS);
 
@@ -618,7 +625,11 @@ class WorkloadRun {
           for (let i = 0; i < count; i++) whole[first + i] = units[i]! < 0 ? 0 : c.lobBytes(units[i]!);
         }
       }
-      for (const kd of keyDraws) for (let i = 0; i < count; i++) this.drawKey(kd, first + i, first + i - firstRow, lens, NaN);
+      for (const kd of keyDraws) {
+        // Ascending keys of a load (no values to repeat, no NULL in the batch): a run, not a draw a row.
+        if (kd.lens === null && kd.keys.plainAscending && !batchHasNull(lens, width, kd.at, first, count)) this.keys.setRun(kd.col, first, count, kd.keys.ascendingKey(first - firstRow));
+        else for (let i = 0; i < count; i++) this.drawKey(kd, first + i, first + i - firstRow, lens, NaN);
+      }
       if (levels) for (let i = 0; i < count; i++) levels.set(insertLevels!, (first + i) * ncols);
       // Row by row: sized by the format (or its TOAST relation), placed by the engine.
       for (let i = 0; i < count; i++) {

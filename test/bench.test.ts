@@ -16,6 +16,7 @@ import { topSelfTime, type CpuProfile } from '../src/bench/cpuprofile.js';
 import { findSimpy, noSimpyNote, probePython, pythonCandidates } from '../src/bench/simpy.js';
 import { measureFormat, STORAGE_NODE_ARGS, STORAGE_WARMUP, storageBenchSpec } from '../src/bench/storage.js';
 import { runChild } from '../src/bench/run-child.js';
+import { speedupCeiling } from '../src/bench/sweep.js';
 import { benchPageMap, FIRST_MAPS, PAGEMAP_MARK, type PageMapChildReport } from '../src/bench/pagemap-child.js';
 import { renderPageMap } from '../src/report/page-map-png.js';
 import { runStorage } from '../src/workload/runner.js';
@@ -409,5 +410,23 @@ describe('the report suite\'s page map child', () => {
     expect(report.first).toHaveLength(FIRST_MAPS);
     for (const v of [...report.first, report.warm]) expect(v).toBeGreaterThan(0);
     expect(report.bytes).toBe(renderPageMap(spec).length);
+  });
+});
+
+describe('the sweep suite\'s ceiling on the speed-up', () => {
+  it('is the capacity over the cores the one-worker run kept busy (CPU ÷ wall, median of its runs)', () => {
+    // Busy 1.5, 1.4 and 1.6 cores: the median 1.5; a capacity of 1.8 allows at most 1.2×.
+    const b = speedupCeiling([{ cpu: 1.5, wall: 1 }, { cpu: 2.8, wall: 2 }, { cpu: 1.6, wall: 1 }], 1.8)!;
+    expect(b.busy).toBeCloseTo(1.5, 12);
+    expect(b.ceiling).toBeCloseTo(1.2, 12);
+    // A run that kept one core busy leaves the whole capacity.
+    expect(speedupCeiling([{ cpu: 2, wall: 2 }], 1.9)!.ceiling).toBeCloseTo(1.9, 12);
+  });
+
+  it('says nothing when a run has no CPU time, no runs were made, or the capacity is unknown', () => {
+    expect(speedupCeiling([{ wall: 1 }], 1.8)).toBeUndefined();
+    expect(speedupCeiling([], 1.8)).toBeUndefined();
+    expect(speedupCeiling([{ cpu: 1, wall: 1 }], Number.NaN)).toBeUndefined();
+    expect(speedupCeiling([{ cpu: 1, wall: 0 }], 1.8)).toBeUndefined();
   });
 });

@@ -65,6 +65,13 @@ export interface ForwardingHeapOptions {
 }
 
 const ROW_STRIDE = 3;
+
+/**
+ * Pages from which the batch prefetch also reads each page's state and free-space entry (prefetchRows):
+ * 2^19 pages make a 512 kB state array and a free-space tree of 4 MB, past what the caches keep.
+ */
+const PREFETCH_SEARCH_PAGES = 1 << 19;
+
 /**
  * 1 when a row whose home page is `home` lives on page `cur` elsewhere (forwarded), else 0, without a
  * branch: after random updates whether a row is forwarded is as good as random, and a branch on it is
@@ -167,8 +174,6 @@ export class ForwardingHeap implements StorageEngine {
   private rows: Int32Array;
   private rowHigh = 0;
   private liveCount = 0;
-  /** The stored lengths (SIZE's low half) of the live rows, summed as setRow and resizeInPlace write them: metrics() reads no row. */
-  private liveLenSum = 0;
   private forwardedCount = 0;
 
   // pages, interleaved: [used, top, slots, reserved] (bytes of bodies and stubs, high-water mark of the row
@@ -318,8 +323,6 @@ export class ForwardingHeap implements StorageEngine {
   }
   private setRow(r: number, home: number, cur: number, len: number, rsv: number): void {
     const i = r * ROW_STRIDE;
-    if (this.rows[i + HOME]! >= 0) this.liveLenSum -= this.rows[i + SIZE]! & 0xffff;
-    if (home >= 0) this.liveLenSum += len;
     this.rows[i + HOME] = home;
     this.rows[i + CUR] = cur;
     this.rows[i + SIZE] = len | (rsv << 16);
@@ -641,7 +644,6 @@ export class ForwardingHeap implements StorageEngine {
     const pi = p * PAGE_STRIDE;
     this.pageFields[pi + USED]! += delta;
     this.pageFields[pi + RESERVED]! += newRsv - oldRsv;
-    this.liveLenSum += body - (this.rows[row * ROW_STRIDE + SIZE]! & 0xffff);
     this.rows[row * ROW_STRIDE + SIZE] = body | (newRsv << 16);
     if (this.tree !== null) this.touch(p);
     this.counters.updates_in_place++;
@@ -933,21 +935,29 @@ export class ForwardingHeap implements StorageEngine {
     const pg = this.pageFields;
     let sum = 0;
     for (let i = 0; i < count; i++) sum += r[rows[i]! * ROW_STRIDE + CUR]!;
-    // Then the pages they are on (a second pass: the row loads above are in by now): their fields, and
-    // with a free-space search their state and entry, which the search's upkeep reads when a row leaves
-    // the page (raise: at 1e8 rows those two reads were 4.4 of the update phase's 25 s, sqlserver-heap).
-    const tree = this.tree;
-    if (tree === null) {
-      for (let i = 0; i < count; i++) {
-        const p = r[rows[i]! * ROW_STRIDE + CUR]!;
-        if (p >= 0) sum += pg[p * PAGE_STRIDE]!;
-      }
-    } else {
-      const st = this.state;
-      for (let i = 0; i < count; i++) {
-        const p = r[rows[i]! * ROW_STRIDE + CUR]!;
-        if (p >= 0) sum += pg[p * PAGE_STRIDE]! + st[p]! + tree.get(p);
-      }
+    // Then the pages they are on (a second pass: the row loads above are in by now).
+    for (let i = 0; i < count; i++) {
+      const p = r[rows[i]! * ROW_STRIDE + CUR]!;
+      if (p >= 0) sum += pg[p * PAGE_STRIDE]!;
+    }
+    if (this.tree !== null && this.pageCount >= PREFETCH_SEARCH_PAGES) sum += this.prefetchSearch(rows, count);
+    return sum;
+  }
+
+  /**
+   * The state and free-space entry of the batch's pages, which the search's upkeep reads when a row leaves
+   * its page (raise): at 1e8 rows, 1.8M pages, those two reads were 4.4 of the update phase's 25 s
+   * (sqlserver-heap). Over fewer pages both stay in the processor's caches, and the extra pass costs more
+   * than it saves (PREFETCH_SEARCH_PAGES).
+   */
+  private prefetchSearch(rows: Int32Array, count: number): number {
+    const r = this.rows;
+    const st = this.state;
+    const tree = this.tree!;
+    let sum = 0;
+    for (let i = 0; i < count; i++) {
+      const p = r[rows[i]! * ROW_STRIDE + CUR]!;
+      if (p >= 0) sum += st[p]! + tree.get(p);
     }
     return sum;
   }
@@ -1007,7 +1017,8 @@ export class ForwardingHeap implements StorageEngine {
       holes += pg[i + TOP]! - pg[i + USED]!;
       if (pg[i + SLOTS] === 0) emptyPages++;
     }
-    const rowBytes = this.liveLenSum;
+    let rowBytes = 0;
+    for (let r = 0; r < this.rowHigh; r++) if (this.isLive(r)) rowBytes += this.len(r);
     const pages = this.allocatedPages + this.chainPages;
     const usedAll = usedBytes + this.chainPages * g.usableBytes;
     const hops = (this.options.scanFollowsForwarding ?? true) ? this.forwardedCount : 0;
@@ -1207,11 +1218,9 @@ export class ForwardingHeap implements StorageEngine {
     const reserved = new Int32Array(n);
     let liveRows = 0;
     let forwarded = 0;
-    let lenSum = 0;
     for (let r = 0; r < this.rowHigh; r++) {
       if (!this.isLive(r)) continue;
       liveRows++;
-      lenSum += this.len(r);
       const h = this.home(r);
       const c = this.cur(r);
       if (this.state[h] !== PAGE_ALLOCATED || this.state[c] !== PAGE_ALLOCATED) bad.push(`row ${r} on a free page`);
@@ -1226,7 +1235,6 @@ export class ForwardingHeap implements StorageEngine {
       }
     }
     if (liveRows !== this.liveCount) bad.push(`live rows ${this.liveCount} counted, ${liveRows} found`);
-    if (lenSum !== this.liveLenSum) bad.push(`live rows' lengths ${this.liveLenSum} summed, ${lenSum} found`);
     if (forwarded !== this.forwardedCount) bad.push(`forwarded rows ${this.forwardedCount} counted, ${forwarded} found`);
     let allocated = 0;
     for (let p = 0; p < n; p++) {

@@ -18,6 +18,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SWEEP_RUNS = 5;
 
 const config = (name: string): string => join(ROOT, 'sim-configs', name);
+const ms = (s: number): number => Math.round(s * 1000);
 
 /**
  * How far a second worker can take a sweep on this machine. A run with one worker already keeps more than
@@ -31,7 +32,6 @@ export function speedupCeiling(oneWorker: readonly Sample[], capacity: number): 
   const busy = stat(oneWorker.map((x) => x.cpu! / x.wall)).median;
   return { busy, ceiling: capacity / busy };
 }
-const ms = (s: number): number => Math.round(s * 1000);
 
 export async function* benchSweep(ctx: SuiteContext): AsyncGenerator<BenchLine> {
   const runs = ctx.runsGiven ? ctx.runs : SWEEP_RUNS;

@@ -291,7 +291,7 @@ export class ColumnKeys {
     this.sourceRow = -1;
     const n = this.distinct;
     if (this.order === 'ascending') {
-      if (n === 0) return this.base + 1 + j;
+      if (n === 0) return this.ascendingKey(j);
       const v = this.runs!.at(j);
       this.valueId = v;
       return this.base + 1 + v;

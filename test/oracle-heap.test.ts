@@ -19,6 +19,26 @@ describe('oracle-heap row format [oracle]', () => {
     expect(oracleRowBytes(l.ora, Uint16Array.from([260, 0xffff, 0xffff]), 0)).toBe(3 + 3 + 260);
   });
 
+  it('a LOB up to 3,964 bytes is stored in the row after its 36-byte locator; a longer one leaves the locator alone', () => {
+    const t = table([col('a', 'varchar2(300)', true), col('doc', 'clob', true)]);
+    const l = oracleLayout(t, oraEngine());
+    const a = l.columns[0]!.varIndex;
+    const doc = l.columns[1]!.varIndex;
+    const row = (aLen: number, docLen: number) => {
+      const lens = new Uint16Array(2);
+      lens[a] = aLen;
+      lens[doc] = docLen;
+      return oracleRowBytes(l.ora, lens, 0);
+    };
+    expect(row(10, 100)).toBe(3 + 11 + 1 + 136);
+    expect(row(10, 3964)).toBe(3 + 11 + 3 + 4000);
+    expect(row(10, 3965)).toBe(3 + 11 + 1 + 36);
+    expect(row(10, 0xffff)).toBe(3 + 11); // a NULL LOB at the end: nothing
+    // The same lengths in a table without a LOB column: no locator.
+    const plain = oracleLayout(table([col('a', 'varchar2(300)', true), col('b', 'varchar2(4000)', true)]), oraEngine());
+    expect(oracleRowBytes(plain.ora, Uint16Array.from([10, 100]), 0)).toBe(3 + 11 + 1 + 100);
+  });
+
   it('an ASSM table block at INITRANS 1 has 2 ITL slots and 8,070 bytes for rows and their 2-byte row directory [ORA-FOOTE][ORA-LEWIS]', () => {
     expect(oracleGeometry(8192)).toMatchObject({ headerBytes: 122, slotBytes: 2, usableBytes: 8070 });
     expect(oracleGeometry(8192, 2).usableBytes).toBe(8070);

@@ -150,6 +150,8 @@ interface OracleLayoutInfo {
   varIndex: Int32Array;
   /** LOB columns: data beyond ORACLE_LOB_INLINE_MAX_BYTES goes out of row. */
   lob: Uint8Array;
+  /** Is any column a LOB? (oracleRowBytes skips the LOB rules when none is.) */
+  anyLob: boolean;
 }
 
 interface OracleTableLayout extends TableLayout {
@@ -189,8 +191,7 @@ export function oracleRowBytes(ora: OracleLayoutInfo, lens: Uint16Array, base: n
       pendingNulls++;
       continue;
     }
-    if (ora.lob[i] && len > ORACLE_LOB_INLINE_MAX_BYTES) len = 0;
-    if (ora.lob[i]) len += ORACLE_LOB_LOCATOR_BYTES;
+    if (ora.anyLob && ora.lob[i]) len = (len > ORACLE_LOB_INLINE_MAX_BYTES ? 0 : len) + ORACLE_LOB_LOCATOR_BYTES;
     row += pendingNulls * ORACLE_SHORT_LENGTH_BYTES;
     pendingNulls = 0;
     row += (len < ORACLE_SHORT_LENGTH_LIMIT ? ORACLE_SHORT_LENGTH_BYTES : ORACLE_LONG_LENGTH_BYTES) + len;
@@ -239,6 +240,7 @@ export function oracleLayout(table: TableDef, engine: EngineSpec, constant?: Rea
     bytes: Int32Array.from(columns, (c) => (c.varying ? -1 : c.fixedBytes)),
     varIndex: Int32Array.from(columns, (c) => c.varIndex),
     lob: Uint8Array.from(table.columns, (c) => (c.type.family === 'text' || c.type.family === 'blob' ? 1 : 0)),
+    anyLob: table.columns.some((c) => c.type.family === 'text' || c.type.family === 'blob'),
   };
   return {
     columns,

@@ -581,13 +581,12 @@ export class ForwardingHeap implements StorageEngine {
    * takes it. False when the page cannot take it (or may not be compacted).
    */
   private growOnPage(p: number, body: number, delta: number): boolean {
-    const g = this.geometry;
     const pg = this.pageFields;
     const pi = p * PAGE_STRIDE;
-    const slotArea = pg[pi + SLOTS]! * g.slotBytes;
-    const totalFree = g.usableBytes - pg[pi + USED]! - slotArea;
+    const slotArea = pg[pi + SLOTS]! * this.slotBytes;
+    const totalFree = this.usable - pg[pi + USED]! - slotArea;
     if (delta > totalFree) return false;
-    const contiguous = g.usableBytes - pg[pi + TOP]! - slotArea;
+    const contiguous = this.usable - pg[pi + TOP]! - slotArea;
     if (body <= contiguous) {
       pg[pi + TOP]! += body;
       return true;

@@ -268,10 +268,11 @@ export class ForwardingHeap implements StorageEngine {
   }
 
   /**
-   * Keep the free-space search up to date after page p changed. Its entries may say a page has more
-   * room than it has, never less: an entry is raised when its page gains room, and lowered only when a
-   * search lands on the page and finds it short (targetPage), so a row that grows in place, which only
-   * takes room, writes nothing to the search. The first page a search returns that has the room is then
+   * Keep the free-space search up to date after page p may have gained room. Its entries may say a page
+   * has more room than it has, never less: an entry is raised when its page gains room, and lowered only
+   * when a search lands on the page and finds it short (targetPage), so a change that only takes room (a
+   * row placed on the page, a row grown in place that keeps or grows its reservation) does not call this
+   * at all. The first page a search returns that has the room is then
    * the first page with the room, as with every entry exact. The raises are put off too: the last page
    * changes with every insert and is tried before any search, and its entry is looked at only when a
    * search is about to run or another page becomes the last (flushLast); one other page, the one changed
@@ -398,7 +399,7 @@ export class ForwardingHeap implements StorageEngine {
     this.pageFields[i + TOP]! += phys;
     this.pageFields[i + SLOTS]!++;
     this.pageFields[i + RESERVED]! += rsv;
-    if (this.tree !== null) this.touch(p);
+    // The page only loses room: nothing for the free-space search (see touch).
   }
 
   private removeBody(p: number, phys: number, rsv: number): void {
@@ -644,7 +645,8 @@ export class ForwardingHeap implements StorageEngine {
     this.pageFields[pi + USED]! += delta;
     this.pageFields[pi + RESERVED]! += newRsv - oldRsv;
     this.rows[row * ROW_STRIDE + SIZE] = body | (newRsv << 16);
-    if (this.tree !== null) this.touch(p);
+    // A row that grows and keeps or grows its reservation only takes room (see touch).
+    if (this.tree !== null && (delta < 0 || newRsv < oldRsv)) this.touch(p);
     this.counters.updates_in_place++;
   }
 

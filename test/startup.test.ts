@@ -36,7 +36,7 @@ function loaded(args: string[], bundle = false): { own: string[]; packages: stri
 }
 
 /** What the help texts are built from: the command table, the option parsers, the defaults they quote. */
-const HELP_MODULES = ['cli/main', 'cli/args', 'cli/commander', 'cli/exit-codes', 'config/errors', 'config/defaults', 'config/format-ids', 'estimate/types', 'util/numbers', 'version'];
+const HELP_MODULES = ['cli/main', 'cli/args', 'cli/commander', 'cli/compiler', 'cli/exit-codes', 'config/errors', 'config/defaults', 'config/format-ids', 'estimate/types', 'util/numbers', 'version'];
 const HEAVY = ['@napi-rs/canvas', 'chart.js', 'pg', 'piscina', 'cli-progress'];
 
 describe('start-up', () => {

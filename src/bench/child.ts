@@ -8,6 +8,8 @@
  */
 import { UserError } from '../config/errors.js';
 import { checkRunLimits } from '../cli/limits.js';
+import { tuneCompiler } from '../cli/compiler.js';
+import { plannedRowOperations } from '../workload/planned-work.js';
 import { loadConfig } from '../loader/config.js';
 import { runStorage } from '../workload/runner.js';
 import { CHILD_MARK, type ChildReport, type ChildRequest } from './child-report.js';
@@ -23,6 +25,9 @@ function emit(x: unknown): void {
 
 const req = JSON.parse(process.argv[2] ?? '') as ChildRequest;
 const cfg = loadConfig(BENCH_CONFIG_FILE, storageBenchConfig(req.rows, req.format, req.order));
+// The compiler's inlining budget as `rowsim run` would choose it for this much work: every run of the
+// workload this process makes (a bad ROWSIM_INLINING: the bench stopped before starting the child).
+tuneCompiler(plannedRowOperations(cfg.storage[0]!.spec.workload) * Math.max(1, req.repeat ?? 1));
 let refused: string | undefined;
 if (req.checkLimits) {
   try {

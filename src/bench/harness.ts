@@ -14,6 +14,7 @@
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { groupedNumber } from '../util/numbers.js';
+import { describeInlining } from '../cli/compiler.js';
 
 /** Median and minimum of a figure's runs. */
 export interface Stat {
@@ -198,6 +199,8 @@ export interface MachineInfo {
   platform: string;
   /** How fast a core of this machine was when the figure was taken (speedProbe); absent when not probed. */
   probe?: SpeedProbe;
+  /** The optimising compiler's inlining budget the bench and its children run with (src/cli/compiler.ts). */
+  inlining: string;
 }
 
 /**
@@ -388,6 +391,7 @@ export function machineInfo(): MachineInfo {
     memory_bytes: totalmem(),
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
+    inlining: describeInlining(),
   };
 }
 
@@ -399,7 +403,7 @@ export function machineLine(m: MachineInfo, when: 'start' | 'end'): BenchLine {
     name: 'machine',
     value: m.cores,
     unit: 'cores',
-    note: `os.availableParallelism; ${load}; ${m.cpu}, ${(m.memory_bytes / 1024 ** 3).toFixed(0)} GiB, Node.js ${m.node}, ${m.platform}${probeText(m.probe)}`,
+    note: `os.availableParallelism; ${load}; ${m.cpu}, ${(m.memory_bytes / 1024 ** 3).toFixed(0)} GiB, Node.js ${m.node}, ${m.platform}, ${m.inlining}${probeText(m.probe)}`,
   };
 }
 

@@ -8,6 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PgConnectionError } from '../pgcheck/connection.js';
+import { tuneCompiler } from '../cli/compiler.js';
+import { UserError } from '../config/errors.js';
 import { BenchUsageError, parseBenchArgs, SUITES, USAGE } from './args.js';
 import { benchCli } from './cli.js';
 import { benchContention, benchContentionRuns } from './contention.js';
@@ -67,6 +69,17 @@ async function main(): Promise<number> {
   if (args.help) {
     process.stdout.write(USAGE);
     return 0;
+  }
+  // ROWSIM_INLINING checked before anything is measured (`wide`: the lines timed in this process too; the
+  // children and the commands choose by their own work, src/cli/compiler.ts).
+  try {
+    tuneCompiler(0);
+  } catch (err) {
+    if (err instanceof UserError) {
+      process.stderr.write(`npm run bench: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
   }
   // The lines as text: on stdout, or on stderr as progress when stdout carries the JSON document.
   const print = (text: string) => (args.json ? process.stderr : process.stdout).write(`${text}\n`);

@@ -13,6 +13,7 @@ import { ROWSIM_VERSION } from '../version.js';
 import { parseDurationMs, parseFormat, parseImageScale, parsePageNumber, parsePageOutput, parsePhase, parseRowId, parseRowRange, parseSteps, parseShard, parseFormatList, parseMaxPoints, parsePageSize, parseRepeats, parseRowCount, parseRowsizeRows, parseSampleRows, parseSeeds, parseTarget, parseThreadList, parseWorkers } from './args.js';
 
 import { EXIT_INPUT, EXIT_INTERNAL, EXIT_OK } from './exit-codes.js';
+import { tuneCompiler } from './compiler.js';
 import { CALIBRATE_DEFAULTS, RUN_DEFAULTS } from '../config/defaults.js';
 import { ESTIMATE_DEFAULTS } from '../estimate/types.js';
 
@@ -220,6 +221,8 @@ export async function main(argv: string[]): Promise<number> {
   let code = EXIT_OK;
   const program = buildProgram((c) => (code = c));
   try {
+    // ROWSIM_INLINING checked before anything runs; `wide` sets the budget here, `rowsim run` by its size.
+    tuneCompiler(0);
     await program.parseAsync(argv);
   } catch (err) {
     return exitCodeFor(err);

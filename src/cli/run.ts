@@ -20,6 +20,8 @@ import { inProcessRunner, poolRunner, type TaskRunner } from '../pool/scheduler.
 import { partFolderName, rawStoragePoints, runUnits, shardSlice, type Shard } from '../run/plan.js';
 import { base64Of } from '../util/arrays.js';
 import { hugePagesContext, runAgainWithHugePages, startedAsCli, wantsHugePages } from './huge-pages.js';
+import { tuneCompiler } from './compiler.js';
+import { plannedRowOperations } from '../workload/planned-work.js';
 
 export interface RunOptions {
   out?: string;
@@ -86,6 +88,8 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       starting = runnerFor(count, opts.workers, slice.contention.length === 0);
       starting.catch(() => {});
     }
+    // A large run compiles its hot paths with a wider inlining budget (compiler.ts), set before they are hot.
+    tuneCompiler(slice.storage.reduce((ops, i) => ops + plannedRowOperations(cfg.storage[i]!.spec.workload), 0));
     const folder = checkOutputFolder(opts.out ?? join('out', cfg.name, ...(opts.shard ? [partFolderName(shard)] : [])), opts.shard ? 'part' : 'run');
     const quiet = opts.quiet === true || opts.json === true;
     const checkInvariants = opts.check === true || process.env.ROWSIM_CHECK === '1';

@@ -1,0 +1,26 @@
+/**
+ * The work a workload plans, counted before it runs (cheap: no engine is built).
+ */
+import type { PhaseSpec } from '../config/spec.js';
+import { resolveCount } from '../util/units.js';
+
+/**
+ * Row operations a workload plans: each phase's rows (an update's, delete's or read's, resolved against
+ * the live rows at that point; a read as often as it repeats), a reorg's live rows. What decides the
+ * compiler's inlining budget (src/cli/compiler.ts): the work a process does, not the memory it needs.
+ */
+export function plannedRowOperations(workload: readonly PhaseSpec[]): number {
+  let live = 0;
+  let ops = 0;
+  for (const ph of workload) {
+    if (ph.op === 'reorg') {
+      ops += live;
+      continue;
+    }
+    const n = Math.min(resolveCount(ph.rows, live), ph.op === 'insert' ? Infinity : live);
+    ops += ph.op === 'select' ? n * ph.repeat : n;
+    if (ph.op === 'insert') live += n;
+    else if (ph.op === 'delete') live -= n;
+  }
+  return ops;
+}

@@ -6,6 +6,7 @@ import type { StorageSpec } from '../src/config/spec.js';
 import { runStorage } from '../src/workload/runner.js';
 import { col, engine, table } from './helpers/spec.js';
 import { rowSizesOneByOne } from './helpers/row-sizes.js';
+import { pfsRoomTable } from '../src/heap/forwarding-heap.js';
 
 const ssEngine = (o = {}) => engine({ format: 'sqlserver-heap', page_size: 8192, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off', ...o });
 
@@ -56,6 +57,14 @@ describe('sqlserver-heap row format against "Estimate the Size of a Heap" [estim
 
   it('PFS bands: 0, 1–50, 51–80, 81–95, 96–100 % full', () => {
     expect([0, 4048, 4049, 6476, 6477, 7691, 7692].map((u) => pfsBand(u, 8096))).toEqual([0, 1, 2, 2, 3, 3, 4]);
+  });
+
+  it("the engine's PFS table gives every used size of a page its band's guarantee: 100, 50, 20, 5 and 0 % of the 8,060 bytes a record may take", () => {
+    const uppers = [0, 50, 80, 95, 100];
+    const table = pfsRoomTable(uppers, 8060, 8096);
+    expect(table.length).toBe(8097);
+    for (let used = 0; used <= 8096; used++) expect(table[used]).toBe(Math.floor((8060 * (100 - uppers[pfsBand(used, 8096)]!)) / 100));
+    expect([0, 1, 4048, 4049, 6476, 6477, 7691, 7692, 8096].map((u) => table[u])).toEqual([8060, 4030, 4030, 1612, 1612, 403, 403, 0, 0]);
   });
 });
 

@@ -134,6 +134,23 @@ const PAGE_ALLOCATED = 1;
 /** Pages per reorg transaction [R2][R3]. */
 const REORG_PAGES_PER_TRANSACTION = 8;
 /**
+ * PFS (SQL Server's Page Free Space): the room a page's band guarantees a new record, by the page's used
+ * bytes (0 … usable): the page is in the first band whose upper bound (`uppers`, % full) its used share
+ * does not exceed, and the band guarantees the rest of `baseBytes` above that bound [DBA-15026].
+ */
+export function pfsRoomTable(uppers: readonly number[], baseBytes: number, usable: number): Uint16Array {
+  const guaranteed = uppers.map((upper) => Math.floor((baseBytes * (100 - upper)) / 100));
+  if (guaranteed.some((g) => g < 0 || g > 0xffff)) throw new Error(`ForwardingHeap: PFS bands of ${baseBytes} bytes do not fit 16 bits`);
+  const table = new Uint16Array(usable + 1);
+  for (let used = 0; used <= usable; used++) {
+    let band = 0;
+    while (band < uppers.length - 1 && 100 * used > uppers[band]! * usable) band++;
+    table[used] = guaranteed[band]!;
+  }
+  return table;
+}
+
+/**
  * The page arrays are made once with room for a page per ROWS_PER_PAGE_ROOM rows of the expected rows,
  * and grow past it only for tables of fewer rows a page. The room costs address space, not memory: the
  * operating system maps an array's pages as they are first written, so a table uses what its pages
@@ -160,11 +177,14 @@ export class ForwardingHeap implements StorageEngine {
   private readonly forwarding: boolean;
   private readonly moveBackHome: boolean;
   private readonly deallocateEmpty: boolean;
-  /** PFS: a page whose used bytes × 100 exceed bandUsed100[b] is beyond band b. */
-  private readonly bandUsed100: Float64Array | null;
+  /**
+   * PFS: the room a page's band guarantees, by the page's used bytes (its rows and slots, 0 … usable): a
+   * page is in the first band whose upper bound (0, 50, 80, 95, 100 % full by default) its used share does
+   * not exceed. A table, so that the search's hot path reads one value instead of counting bands.
+   */
+  private readonly pfsRoomByUsed: Uint16Array | null;
   /** Free-space search over pages (null: last page only, the ASE hot path). */
   private readonly tree: FreeTree | null;
-  private readonly pfsGuaranteed: Int32Array | null;
   /** Oracle chaining: extra pages per row (null when off) and their total. */
   private readonly chain: ChainPieces | null;
   private chainPages = 0;
@@ -239,12 +259,8 @@ export class ForwardingHeap implements StorageEngine {
     this.insertReserve = options.insertReserveBytes ?? 0;
     const search = options.freeSpaceSearch ?? 'last-page';
     this.tree = search === 'last-page' ? null : new FreeTree();
-    this.pfsGuaranteed =
-      search === 'pfs'
-        ? Int32Array.from(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], (upper) => Math.floor(((options.pfsBaseBytes ?? this.usable) * (100 - upper)) / 100))
-        : null;
+    this.pfsRoomByUsed = search === 'pfs' ? pfsRoomTable(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], options.pfsBaseBytes ?? this.usable, this.usable) : null;
     this.chain = options.chaining ? new ChainPieces(n) : null;
-    this.bandUsed100 = search === 'pfs' ? Float64Array.from(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], (upper) => upper * this.usable) : null;
   }
 
   /** Bytes a new row (with its reservation) may take on page p: −1 when the page takes no rows. */
@@ -254,15 +270,11 @@ export class ForwardingHeap implements StorageEngine {
     if (this.state[p] !== PAGE_ALLOCATED || slotsNow >= this.maxRows) return -1;
     const usedNow = this.pageFields[i + USED]! + slotsNow * this.slotBytes;
     let room = this.usable - usedNow - this.pageFields[i + RESERVED]! - this.slotBytes - this.insertReserve;
-    const bands = this.pfsGuaranteed;
-    if (bands !== null) {
-      // A page is chosen only when its PFS band guarantees room: 0, 1–50, 51–80, 81–95, 96–100 % full.
-      const used100 = 100 * usedNow;
-      const upper = this.bandUsed100!;
-      let band = 0;
-      while (band < upper.length - 1 && used100 > upper[band]!) band++;
-      // The band guarantees its free share for the record itself; the slot comes on top [DBA-15026].
-      if (bands[band]! < room) room = bands[band]!;
+    const byUsed = this.pfsRoomByUsed;
+    if (byUsed !== null) {
+      // A page is chosen only when its PFS band guarantees room (pfsRoomByUsed): the band's free share is for the record itself, the slot comes on top [DBA-15026].
+      const guaranteed = byUsed[usedNow < byUsed.length ? usedNow : byUsed.length - 1]!;
+      if (guaranteed < room) room = guaranteed;
     }
     return room;
   }

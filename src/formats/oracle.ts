@@ -152,6 +152,9 @@ interface OracleLayoutInfo {
   lob: Uint8Array;
   /** Is any column a LOB? (oracleRowBytes skips the LOB rules when none is.) */
   anyLob: boolean;
+  /** The leading columns of constant, non-NULL bytes (every row stores them alike), and the row header with their bytes. */
+  prefixCols: number;
+  prefixBytes: number;
 }
 
 interface OracleTableLayout extends TableLayout {
@@ -182,9 +185,9 @@ function oraColumnLayout(col: ColumnDef, index: number, table: TableDef, engine:
 
 /** Row bytes: header, a length byte (or 3) per stored column, data; trailing NULLs not stored [oracle]. */
 export function oracleRowBytes(ora: OracleLayoutInfo, lens: Uint16Array, base: number): number {
-  let row = ORACLE_ROW_HEADER_BYTES;
+  let row = ora.prefixBytes;
   let pendingNulls = 0;
-  for (let i = 0; i < ora.n; i++) {
+  for (let i = ora.prefixCols; i < ora.n; i++) {
     const v = ora.varIndex[i]!;
     let len = v >= 0 ? lens[base + v]! : ora.bytes[i]!;
     if (len === NULL_LEN) {
@@ -235,12 +238,24 @@ export function oracleLayout(table: TableDef, engine: EngineSpec, constant?: Rea
     return bytes === undefined ? col : { ...col, varying: false, fixedBytes: bytes };
   });
   const { varying, fixedNotNullBytes, logicalMaxBytes } = indexVaryingColumns(columns);
+  const bytes = Int32Array.from(columns, (c) => (c.varying ? -1 : c.fixedBytes));
+  const lob = Uint8Array.from(table.columns, (c) => (c.type.family === 'text' || c.type.family === 'blob' ? 1 : 0));
+  // The leading columns every row stores alike: their bytes are counted once, here (oracleRowBytes starts after them).
+  let prefixCols = 0;
+  let prefixBytes = ORACLE_ROW_HEADER_BYTES;
+  for (; prefixCols < columns.length && bytes[prefixCols]! >= 0 && bytes[prefixCols] !== NULL_LEN; prefixCols++) {
+    const b = bytes[prefixCols]!;
+    const len = lob[prefixCols] ? (b > ORACLE_LOB_INLINE_MAX_BYTES ? 0 : b) + ORACLE_LOB_LOCATOR_BYTES : b;
+    prefixBytes += (len < ORACLE_SHORT_LENGTH_LIMIT ? ORACLE_SHORT_LENGTH_BYTES : ORACLE_LONG_LENGTH_BYTES) + len;
+  }
   const ora: OracleLayoutInfo = {
     n: columns.length,
-    bytes: Int32Array.from(columns, (c) => (c.varying ? -1 : c.fixedBytes)),
+    bytes,
     varIndex: Int32Array.from(columns, (c) => c.varIndex),
-    lob: Uint8Array.from(table.columns, (c) => (c.type.family === 'text' || c.type.family === 'blob' ? 1 : 0)),
-    anyLob: table.columns.some((c) => c.type.family === 'text' || c.type.family === 'blob'),
+    lob,
+    anyLob: lob.includes(1),
+    prefixCols,
+    prefixBytes,
   };
   return {
     columns,

@@ -240,23 +240,21 @@ export function oracleLayout(table: TableDef, engine: EngineSpec, constant?: Rea
   const { varying, fixedNotNullBytes, logicalMaxBytes } = indexVaryingColumns(columns);
   const bytes = Int32Array.from(columns, (c) => (c.varying ? -1 : c.fixedBytes));
   const lob = Uint8Array.from(table.columns, (c) => (c.type.family === 'text' || c.type.family === 'blob' ? 1 : 0));
-  // The leading columns every row stores alike: their bytes are counted once, here (oracleRowBytes starts after them).
-  let prefixCols = 0;
-  let prefixBytes = ORACLE_ROW_HEADER_BYTES;
-  for (; prefixCols < columns.length && bytes[prefixCols]! >= 0 && bytes[prefixCols] !== NULL_LEN; prefixCols++) {
-    const b = bytes[prefixCols]!;
-    const len = lob[prefixCols] ? (b > ORACLE_LOB_INLINE_MAX_BYTES ? 0 : b) + ORACLE_LOB_LOCATOR_BYTES : b;
-    prefixBytes += (len < ORACLE_SHORT_LENGTH_LIMIT ? ORACLE_SHORT_LENGTH_BYTES : ORACLE_LONG_LENGTH_BYTES) + len;
-  }
   const ora: OracleLayoutInfo = {
     n: columns.length,
     bytes,
     varIndex: Int32Array.from(columns, (c) => c.varIndex),
     lob,
     anyLob: lob.includes(1),
-    prefixCols,
-    prefixBytes,
+    prefixCols: 0,
+    prefixBytes: ORACLE_ROW_HEADER_BYTES,
   };
+  // The leading columns every row stores alike (constant bytes, not NULL) are counted once, here, by the
+  // row format itself over those columns alone (they read no length); a row's bytes start after them.
+  let prefixCols = 0;
+  while (prefixCols < columns.length && bytes[prefixCols]! >= 0 && bytes[prefixCols] !== NULL_LEN) prefixCols++;
+  ora.prefixBytes = oracleRowBytes({ ...ora, n: prefixCols }, new Uint16Array(0), 0);
+  ora.prefixCols = prefixCols;
   return {
     columns,
     varying,

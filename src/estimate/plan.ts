@@ -3,7 +3,7 @@
  * candidate tasks, and the current setting as a candidate. Pure.
  */
 import type { EngineSpec, PhaseSpec } from '../config/spec.js';
-import { plannedInserts } from '../workload/runner.js';
+import { plannedInserts } from '../workload/planned-work.js';
 import { resolveCount, type Count } from '../util/units.js';
 import type { EstimateConfig } from './types.js';
 import { r2, type Cand } from './figures.js';

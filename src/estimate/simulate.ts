@@ -14,7 +14,8 @@ import type { TableLayout } from '../layout/table-layout.js';
 import { metric } from '../heap/metrics.js';
 import { Prng, mixKeys } from '../util/prng.js';
 import { lengthSampler } from '../workload/dist.js';
-import { plannedInserts, runStorage } from '../workload/runner.js';
+import { runStorage } from '../workload/runner.js';
+import { plannedInserts } from '../workload/planned-work.js';
 import { fillRowLengths, type LengthPairs } from './rows.js';
 
 /** Where the rows come from. */

@@ -12,7 +12,7 @@
  */
 import type { StorageSpec } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
-import { plannedInserts } from './runner.js';
+import { plannedInserts } from './planned-work.js';
 import { runLayout } from './constant-columns.js';
 
 /** Page fields (16) + free-space search (8), doubled for array growth. */

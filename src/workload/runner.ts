@@ -16,6 +16,7 @@ import { Prng } from '../util/prng.js';
 import { resolveCount, type Count } from '../util/units.js';
 import { lengthSource, type LengthSource } from './dist.js';
 import { RowPicker } from './select.js';
+import { plannedInserts } from './planned-work.js';
 import { reducePageMap, type PageMapCells } from './page-map.js';
 import { BufferCache } from '../heap/buffer-cache.js';
 import { PageReads } from '../heap/page-reads.js';
@@ -114,22 +115,6 @@ export interface WorkloadObserver {
   /** A select phase runs one table scan (once a repetition) that returns `rows`, the chosen rows in order. */
   scan?(rows: Int32Array): void;
   phaseEnd?(index: number, result: PhaseResult): void;
-}
-
-/** Rows a workload inserts in total (percentages resolved against the rows at that point). */
-export function plannedInserts(workload: readonly PhaseSpec[]): number {
-  let live = 0;
-  let inserted = 0;
-  for (const ph of workload) {
-    if (ph.op === 'insert') {
-      const n = resolveCount(ph.rows, live);
-      live += n;
-      inserted += n;
-    } else if (ph.op === 'delete') {
-      live -= Math.min(live, resolveCount(ph.rows, live));
-    }
-  }
-  return inserted;
 }
 
 /**

@@ -13,7 +13,9 @@
  * bt_page_items of t1_d's first leaf: posting lists of 808 bytes (132 TIDs). live_items counts the
  * high key: 13 items are 12 tuples.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { IndexSet } from '../src/btree/index-set.js';
 import { InsertKind, NbtreeIndex, type BuildSource, type NbtreeRules } from '../src/btree/nbtree.js';
 import { pgBtreeMaxItemBytes, pgIndexTupleBytes, pgLayout, pgToastIndexTarget } from '../src/formats/postgres.js';
 import { getFormat, indexGeometries } from '../src/formats/registry.js';
@@ -325,5 +327,151 @@ describe('nbtree: how a TID is kept (three words while it can be, else four)', (
     expect(narrow.splits).toBeGreaterThan(0);
     expect(narrow.dedup).toBeGreaterThan(0);
     expect({ ...narrow, w: 0 }).toEqual({ ...wide, w: 0 });
+  });
+});
+
+describe('nbtree: a bottom-up pass while nothing can be deletable', () => {
+  interface LeafView {
+    n: number;
+    blkAt(j: number): number;
+    seqAt(j: number): number;
+    rowAt(j: number): number;
+    baseAt(j: number): number;
+    flagAt(j: number): number;
+    flatten(): void;
+  }
+  /** Every TID of the index as [row, block, place, tuple bytes, flags], leaf by leaf. */
+  const leafTids = (nb: NbtreeIndex) =>
+    (nb as unknown as { leaves: LeafView[] }).leaves.map((l) => {
+      l.flatten();
+      return Array.from({ length: l.n }, (_, j) => [l.rowAt(j), l.blkAt(j), l.seqAt(j), l.baseAt(j), l.flagAt(j)]);
+    });
+
+  /**
+   * Rows of `keys` distinct keys built, then `updates` entries added: each a new version of a row with
+   * its key unchanged (a non-HOT UPDATE), or with `newRows` a new row whose key is already there. Full
+   * leaves run bottom-up passes that find nothing (a unique index also for a new row's key it holds),
+   * then deduplicate or split. `shortcut` tells the index that nothing is deletable (anyDeletable), else
+   * it runs the whole pass.
+   */
+  function run(p: { rows: number; keys: number; updates: number; step: number; unique: boolean; dedup: boolean; newRows: boolean }, shortcut: boolean) {
+    const versions = shortcut ? { deletable: () => false, anyDeletable: () => false } : { deletable: () => false };
+    const nb = new NbtreeIndex(1, rulesFor('int', { unique: p.unique, deduplicate_items: p.dedup }), versions);
+    const src = source(p.rows, (r) => r % p.keys);
+    nb.build(p.rows, src);
+    for (let i = 0; i < p.updates; i++) {
+      const row = (i * p.step) % p.rows;
+      if (p.newRows) nb.insert(Float64Array.of(row % p.keys), p.rows + i, 400 + (i >> 6), p.rows + i, 16, 16, InsertKind.Insert);
+      else nb.insert(Float64Array.of(row % p.keys), row, 400 + (i >> 6), p.rows + i, 16, 16, InsertKind.Unchanged);
+    }
+    return { tids: leafTids(nb), stats: nb.leafStats(), pages: nb.relationPages(), splits: nb.splits, dedup: nb.dedupPasses, bottomUp: nb.bottomUpPasses, deleted: nb.bottomUpDeleted };
+  }
+
+  it('leaves every leaf, split and pass as the whole pass does (unique and plain indexes, with and without deduplication)', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          rows: fc.integer({ min: 500, max: 6000 }),
+          keys: fc.integer({ min: 1, max: 6000 }),
+          updates: fc.integer({ min: 200, max: 4000 }),
+          step: fc.constantFrom(1, 7, 7919),
+          unique: fc.boolean(),
+          dedup: fc.boolean(),
+          newRows: fc.boolean(),
+        }),
+        (p) => {
+          const q = { ...p, keys: p.unique ? p.rows : Math.min(p.keys, p.rows) };
+          const whole = run(q, false);
+          expect(run(q, true)).toEqual(whole);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('a pass that finds neighbouring equal keys: the leaf is deduplicated (or split) after it', () => {
+    const r = run({ rows: 4000, keys: 4000, updates: 3000, step: 7919, unique: true, dedup: true, newRows: false }, true);
+    expect(r.bottomUp).toBeGreaterThan(0);
+    expect(r.dedup).toBe(r.bottomUp);
+    expect(r.splits).toBeGreaterThan(0);
+  });
+
+  it('a pass that finds none (a full leaf of distinct keys given a new row whose key it holds, in a unique index): the leaf splits, not deduplicated', () => {
+    /** With `firstPair`, a new row first takes the key of the leaf's first tuple: the only equal keys are its first two tuples. */
+    const once = (shortcut: boolean, firstPair: boolean) => {
+      const versions = shortcut ? { deletable: () => false, anyDeletable: () => false } : { deletable: () => false };
+      const nb = new NbtreeIndex(1, rulesFor('int', { unique: true }), versions);
+      const n = 1000;
+      nb.build(n, source(n, (r) => r));
+      // New rows with ever higher keys fill the rightmost leaf up to its last tuple's room.
+      let row = n;
+      const last = () => nb.liveLeaves() - 1;
+      if (firstPair) {
+        nb.touch(Float64Array.of(n - 1), Math.floor((n - 1) / 185), n - 1);
+        nb.insert(Float64Array.of(leafTids(nb)[last()]![0]![0]!), row, 100, row, 16, 16, InsertKind.Insert);
+        row++;
+      }
+      while (freeSpace(nb, last()) >= 20) {
+        nb.insert(Float64Array.of(row), row, 100, row, 16, 16, InsertKind.Insert);
+        row++;
+      }
+      const before = { passes: nb.bottomUpPasses, dedup: nb.dedupPasses, splits: nb.splits };
+      nb.insert(Float64Array.of(row - 1), row, 101, row, 16, 16, InsertKind.Insert);
+      return { before, after: { passes: nb.bottomUpPasses, dedup: nb.dedupPasses, splits: nb.splits }, stats: nb.leafStats(), tids: leafTids(nb) };
+    };
+    const fast = once(true, false);
+    expect(fast.before.passes).toBe(0);
+    expect(fast.after).toEqual({ passes: 1, dedup: fast.before.dedup, splits: fast.before.splits + 1 });
+    expect(fast).toEqual(once(false, false));
+    // The leaf's first two tuples share a key: the pass finds them, and the leaf is deduplicated.
+    const pair = once(true, true);
+    expect(pair.after.passes).toBe(1);
+    expect(pair.after.dedup).toBe(pair.before.dedup + 1);
+    expect(pair).toEqual(once(false, true));
+  });
+
+
+});
+
+describe('IndexSet.anyDeletable: false only while no version is deletable', () => {
+  /** An IndexSet over a table of one int key (its key the row id), and every (row, version) it has numbered. */
+  function indexSet() {
+    const t = table([col('k', 'int', true)], [{ name: 'i', columns: ['k'], unique: true, clustered: false }]);
+    const layout = pgLayout(t, pgE);
+    const lens = new Uint16Array(4096);
+    const set = new IndexSet(indexGeometries(getFormat('postgres-heap'), t, layout), layout, true, { key: (_c, r) => r, keyIsRowId: () => true, rowPage: (r) => r >> 5, lens: () => lens });
+    const versions: [number, number][] = [];
+    const seqOf = (row: number) => (set as unknown as { seqOf(row: number): number }).seqOf(row);
+    const insert = (row: number) => {
+      set.append(row, lens, row * layout.varying.length);
+      versions.push([row, seqOf(row)]);
+    };
+    const update = (row: number) => {
+      set.addVersion(row, lens, row * layout.varying.length);
+      versions.push([row, seqOf(row)]);
+    };
+    const someDeletable = () => versions.some(([row, seq]) => set.deletable(row, seq));
+    return { set, insert, update, someDeletable };
+  }
+
+  it('rows inserted, then changed in an open transaction: none; after its commit, the old versions', () => {
+    const s = indexSet();
+    for (let r = 0; r < 100; r++) s.insert(r);
+    s.set.commit();
+    expect([s.set.anyDeletable(), s.someDeletable()]).toEqual([false, false]);
+    for (const r of [5, 7, 5]) s.update(r);
+    expect([s.set.anyDeletable(), s.someDeletable()]).toEqual([false, false]);
+    s.set.commit();
+    expect([s.set.anyDeletable(), s.someDeletable()]).toEqual([true, true]);
+  });
+
+  it('a row numbered below its id (inserted past the versions made so far) reads as deletable before any commit: anyDeletable says so', () => {
+    const s = indexSet();
+    for (let r = 0; r < 10; r++) s.insert(r);
+    s.update(2);
+    expect([s.set.anyDeletable(), s.someDeletable()]).toEqual([false, false]);
+    s.insert(30);
+    expect(s.someDeletable()).toBe(true);
+    expect(s.set.anyDeletable()).toBe(true);
   });
 });

@@ -256,6 +256,7 @@ export class IndexSet implements VersionState {
       for (let r = old; r < next.length; r++) next[r] = r;
       this.seqs = a = next;
     }
+    if (this.nextSeq < row) this.seqBelowRow = true;
     a[row] = this.nextSeq++;
     if (!insert) {
       if (this.changedCount === this.changed.length) this.changed = grown(this.changed, this.changedCount + 1);
@@ -273,6 +274,17 @@ export class IndexSet implements VersionState {
   deletable(row: number, seq: number): boolean {
     return seq < this.committedOf(row);
   }
+
+  /**
+   * VersionState: may some version be deletable? Not while no transaction that changed a row has
+   * committed (every row's committed number is still its id) and no version was numbered below its row's
+   * id (a row inserted after others changed): deletable() is then false for every version.
+   */
+  anyDeletable(): boolean {
+    return this.committed !== null || this.seqBelowRow;
+  }
+  /** Some version's number is below its row's id (see anyDeletable). */
+  private seqBelowRow = false;
 
   /** Commit: each changed row's versions before its current one are dead (a deleted row's all). */
   private commitVersions(): void {

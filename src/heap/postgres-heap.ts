@@ -756,6 +756,9 @@ export class PostgresHeap implements StorageEngine {
     const pg = this.pageFields;
     let sum = 0;
     for (let i = 0; i < count; i++) sum += r[rows[i]! * ROW_STRIDE]!;
+    // The rows' read state (a fetch through an index reads it, an update writes it): an array of its own.
+    const st = this.readState;
+    if (st !== null) for (let i = 0; i < count; i++) sum += st[rows[i]!]!;
     // Then the pages they are on (a second pass: the row loads above are in by now).
     for (let i = 0; i < count; i++) {
       const p = r[rows[i]! * ROW_STRIDE]!;

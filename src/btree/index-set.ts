@@ -9,7 +9,7 @@
  * heap blocks from the engine. The other formats' indexes are modelled per built leaf ("buckets"): new
  * rows are appended at the right edge, leaves filled to the build fill.
  */
-import { grown } from '../util/arrays.js';
+import { grown, lastAtMost } from '../util/arrays.js';
 import { fillLevel, levelPages, reservedGapPages, upperPages, type IndexGeometry, type IndexPages } from './geometry.js';
 import { InsertKind, NbtreeIndex, type BuildSource, type VersionState } from './nbtree.js';
 import type { PageReads } from '../heap/page-reads.js';
@@ -403,17 +403,9 @@ export class IndexSet implements VersionState {
     const rb = s.rowBucket;
     let b = rb !== null && row < rb.length ? rb[row]! : -1;
     const fr = s.firstRow;
-    if (b < 0) {
-      // The last built leaf whose first row is ≤ row: leaves hold rows in id order.
-      let lo = 0;
-      let hi = s.buckets - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >>> 1;
-        if (fr[mid]! <= row) lo = mid;
-        else hi = mid - 1;
-      }
-      b = lo;
-    }
+    // The last built leaf whose first row is ≤ row: leaves hold rows in id order, so the row's share of
+    // the ids guesses its leaf.
+    if (b < 0) b = lastAtMost(fr, s.buckets, row, rowIds > 0 ? Math.floor((row / rowIds) * s.buckets) : 0);
     const pages = s.pages[b]!;
     let pos = 0;
     if (pages > 1) {

@@ -20,3 +20,43 @@ export function grown<T extends NumArray>(arr: T, minLength: number): T {
 export function base64Of(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
+
+/**
+ * In a[0 … n − 1], sorted ascending: the last index whose value is ≤ v (0 when there is none), the
+ * answer a plain binary search gives. The search starts at `guess` (clamped) and steps out by doubling
+ * until it brackets the answer, then halves: a good guess (an interpolation) reads a few entries near
+ * it instead of log2(n) spread over the array.
+ */
+export function lastAtMost(a: Int32Array, n: number, v: number, guess: number): number {
+  if (n <= 1) return 0;
+  const g = guess < 0 ? 0 : guess >= n ? n - 1 : guess;
+  let lo: number;
+  let hi: number;
+  if (a[g]! <= v) {
+    lo = g;
+    let step = 1;
+    let p = g + 1;
+    while (p < n && a[p]! <= v) {
+      lo = p;
+      step *= 2;
+      p = g + step;
+    }
+    hi = p < n ? p - 1 : n - 1;
+  } else {
+    hi = g - 1;
+    let step = 1;
+    let p = g - 1;
+    while (p >= 0 && a[p]! > v) {
+      hi = p - 1;
+      step *= 2;
+      p = g - step;
+    }
+    lo = p > 0 ? p : 0;
+  }
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (a[mid]! <= v) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}

@@ -531,6 +531,15 @@ export class IndexSet implements VersionState {
     return sum;
   }
 
+  /**
+   * prefetchRows for a batch of index reads: a read finds its leaf from the leaves' bounds alone and
+   * looks inside the leaf only for a row that has had another version (its dead versions' entries are
+   * marked), so while no row has had one there is nothing to read ahead.
+   */
+  prefetchReads(rows: Int32Array, count: number): number {
+    return this.seqs === null ? 0 : this.prefetchRows(rows, count);
+  }
+
   /** The row's old entry in leaf b belongs to a version that dies when the transaction commits. */
   private retire(s: IndexState, b: number, size: number): void {
     if (s.pend[b] === 0) s.touched.push(b);

@@ -875,7 +875,7 @@ class WorkloadRun {
       for (;;) {
         const count = picker.next(rows);
         if (count === 0) break;
-        this.touched += (engine.prefetchRows?.(rows, count) ?? 0) + (indexNo >= 0 && this.trackVersions ? indexes!.prefetchRows(rows, count) : 0);
+        this.touched += (engine.prefetchRows?.(rows, count) ?? 0) + (indexNo >= 0 && this.trackVersions ? indexes!.prefetchReads(rows, count) : 0);
         for (let i = 0; i < count; i++) {
           const row = rows[i]!;
           this.obs?.beforeRow?.('select', row);

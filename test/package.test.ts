@@ -14,7 +14,10 @@ describe('the npm package', () => {
   it('packs what a user needs, installs globally from the tarball, and runs from any folder', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rowsim-pack-'));
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; license: string };
-    execFileSync('npm', ['pack', '--pack-destination', dir], { cwd: ROOT, stdio: 'pipe' });
+    // --ignore-scripts: `npm pack` would run `prepare` (npm run build), which rewrites dist/ and
+    // dist/bundle/ while the other test files run rowsim from them (a run that loaded a chunk of the
+    // bundle in the moment it was rewritten failed). `npm test` and `npm ci` have built dist/ already.
+    execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, stdio: 'pipe' });
     const tarball = join(dir, `${pkg.name}-${pkg.version}.tgz`);
     expect(existsSync(tarball)).toBe(true);
     const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');

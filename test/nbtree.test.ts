@@ -40,6 +40,18 @@ function source(n: number, key: (row: number) => number, tupleBytes = 16): Build
 
 const never = { deletable: () => false };
 
+/** A leaf's TIDs as the tests read them (the index's private leaves). */
+interface LeafView {
+  n: number;
+  blkAt(j: number): number;
+  seqAt(j: number): number;
+  rowAt(j: number): number;
+  baseAt(j: number): number;
+  pivAt(j: number): number;
+  flagAt(j: number): number;
+  flatten(): void;
+}
+
 /** Tuples (posting lists counted once) of a leaf, as sizes in TIDs. */
 function tuples(nb: NbtreeIndex, leaf: number): number[] {
   const l = (nb as unknown as { leaves: { n: number; tupleEnd(i: number): number; vFrom: number }[] }).leaves[leaf]!;
@@ -247,16 +259,6 @@ workload:
 });
 
 describe('nbtree: how a TID is kept (three words while it can be, else four)', () => {
-  interface LeafView {
-    n: number;
-    blkAt(j: number): number;
-    seqAt(j: number): number;
-    rowAt(j: number): number;
-    baseAt(j: number): number;
-    pivAt(j: number): number;
-    flagAt(j: number): number;
-    flatten(): void;
-  }
   const view = (nb: NbtreeIndex) => nb as unknown as { leaves: LeafView[]; arena: { w: number; wide(): void } };
   /** Every TID of the index as [row, block, place, tuple bytes, pivot bytes, flags], in order. */
   const tids = (nb: NbtreeIndex) =>
@@ -331,15 +333,6 @@ describe('nbtree: how a TID is kept (three words while it can be, else four)', (
 });
 
 describe('nbtree: a bottom-up pass while nothing can be deletable', () => {
-  interface LeafView {
-    n: number;
-    blkAt(j: number): number;
-    seqAt(j: number): number;
-    rowAt(j: number): number;
-    baseAt(j: number): number;
-    flagAt(j: number): number;
-    flatten(): void;
-  }
   /** Every TID of the index as [row, block, place, tuple bytes, flags], leaf by leaf. */
   const leafTids = (nb: NbtreeIndex) =>
     (nb as unknown as { leaves: LeafView[] }).leaves.map((l) => {

@@ -3,7 +3,7 @@
  * SAP ASE, SQL Server heaps and Oracle heap tables (src/heap/forwarding-heap.ts is their page engine).
  * Each of them still fills its own StorageFormat; these are the shared answers.
  */
-import { GEOMETRY_DEFAULTS, type IndexGeometry } from '../btree/geometry.js';
+import { GEOMETRY_DEFAULTS, indexGeometry, type IndexGeometry } from '../btree/geometry.js';
 import type { ReorgKind } from '../heap/engine.js';
 
 /** The summary's per-phase columns for a forwarding heap. */
@@ -32,5 +32,5 @@ export function forwardingReorgNote(id: string): (kind: ReorgKind) => string | u
 export function greedyIndexGeometry(
   g: Omit<IndexGeometry, 'nbtsort' | 'minusInfinityBytes' | 'leafTidSlackBytes' | keyof typeof GEOMETRY_DEFAULTS> & Partial<Pick<IndexGeometry, keyof typeof GEOMETRY_DEFAULTS>>,
 ): IndexGeometry {
-  return { ...GEOMETRY_DEFAULTS, ...g, nbtsort: false, minusInfinityBytes: 0, leafTidSlackBytes: 0 };
+  return indexGeometry({ ...g, nbtsort: false, minusInfinityBytes: 0, leafTidSlackBytes: 0 });
 }

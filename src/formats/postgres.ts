@@ -7,7 +7,7 @@
  * type's typalign, varlena values with a 1-byte header (and no alignment) when they fit in 127 bytes.
  */
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
-import { GEOMETRY_DEFAULTS, columnBytes, type IndexGeometry } from '../btree/geometry.js';
+import { columnBytes, indexGeometry, type IndexGeometry } from '../btree/geometry.js';
 import { PG_CHURN_ROW_BYTES, PG_PRUNE_FREE_DIVISOR, PG_READ_STATE_ROW_BYTES, POSTGRES_HEAP_ROW_BYTES, PostgresHeap } from '../heap/postgres-heap.js';
 import { metric } from '../heap/metrics.js';
 import { pgToastStore } from './lob.js';
@@ -333,7 +333,23 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
     hasToastRelation: pgNeedsToastTable(table, types, storage, engine),
     compression: new CompressedSizes(engine.default_toast_compression ?? 'pglz'),
   };
-  const pg: PgLayoutInfo = { ...info, types, toaster: new PgToaster(info), toastIndexTarget: pgToastIndexTarget(engine.page_size) };
+  const pg: PgLayoutInfo = {
+    natts: info.natts,
+    kind: info.kind,
+    bytes: info.bytes,
+    align: info.align,
+    varIndex: info.varIndex,
+    storage: info.storage,
+    toastThreshold: info.toastThreshold,
+    toastTarget: info.toastTarget,
+    toastTargetMain: info.toastTargetMain,
+    hasToastRelation: info.hasToastRelation,
+    compression: info.compression,
+    types,
+    toaster: new PgToaster(info),
+    toastIndexTarget: pgToastIndexTarget(engine.page_size),
+    compressedBytes: undefined,
+  };
   // index_form_tuple compresses a key value over TOAST_INDEX_TARGET of an extended or main column with
   // the default compression (toast_compress_datum) where that makes it smaller [indextuple.c]: by the
   // row's compressibility, which the run binds.
@@ -455,8 +471,7 @@ function pgIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, c
   const leafFill = idx.fillfactor !== undefined && idx.fillfactor >= PG_BTREE_MIN_FILLFACTOR ? idx.fillfactor : PG_BTREE_LEAF_FILLFACTOR;
   const maxItem = pgBtreeMaxItemBytes(pageBytes);
   const pageRoom = pageBytes - PG_PAGE_HEADER_BYTES - PG_BTREE_SPECIAL_BYTES;
-  return {
-    ...GEOMETRY_DEFAULTS,
+  return indexGeometry({
     name: idx.name,
     columns,
     unique: idx.unique,
@@ -496,7 +511,7 @@ function pgIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, c
       singleValueMaxItems: PG_SINGLEVAL_MAX_ITEMS,
       singleValueTids: PG_SINGLEVAL_TIDS,
     },
-  };
+  });
 }
 
 /** fillfactor 10..100 (less leaves more room), applied with ALTER TABLE … SET (fillfactor = N) [fillfactor]. */

@@ -194,6 +194,12 @@ export function pgTypeName(t: ColumnType): string {
 /** Per-column storage facts in struct-of-arrays form, for the per-row size loop, and what the toaster reads. */
 interface PgLayoutInfo extends PgToastInfo {
   types: PgType[];
+  /**
+   * The leading columns whose stored bytes never vary (NOT NULL, no length kept a row: fixed-length
+   * types, char(n)) and the data offset after them: pgStoredBytes starts there.
+   */
+  prefixCols: number;
+  prefixOff: number;
   /** Sizes tuples that need the toaster (pgTupleSize), as an insert would. */
   toaster: PgToaster;
   /** TOAST_INDEX_TARGET: index keys above it are compressed where they compress. */
@@ -234,6 +240,13 @@ export function pgTupleSize(info: PgLayoutInfo, lens: Uint16Array, base: number)
   return { hoff, data: t_len - hoff, t_len, stored: maxalign(t_len), toasted, hasNull: t.hasNull };
 }
 
+/** The data offset after a value of `len` bytes (not NULL) of a column of `kind` and `align` placed at `off`: heap_compute_data_size with the short-varlena rule. */
+function pgPlaceValue(off: number, kind: number, align: number, len: number): number {
+  if (kind === PG_KIND_FIXED) return alignTo(off, align) + len;
+  if (len + PG_VARHDRSZ_SHORT <= PG_VARLENA_SHORT_MAX) return off + len + PG_VARHDRSZ_SHORT;
+  return alignTo(off, 4) + len + PG_VARHDRSZ;
+}
+
 /**
  * MAXALIGN(t_len) of the tuple, the bytes it takes on the page: pgTupleSize(…).stored in one pass with no
  * allocation when the tuple needs no TOAST (the usual case), else pgTupleSize itself.
@@ -242,18 +255,16 @@ export function pgStoredBytes(info: PgLayoutInfo, lens: Uint16Array, base: numbe
   const n = info.natts;
   const varIndex = info.varIndex;
   const kind = info.kind;
-  let off = 0;
+  let off = info.prefixOff;
   let hasNull = false;
-  for (let i = 0; i < n; i++) {
+  for (let i = info.prefixCols; i < n; i++) {
     const v = varIndex[i]!;
     const len = v >= 0 ? lens[base + v]! : info.bytes[i]!;
     if (len === NULL_LEN) {
       hasNull = true;
       continue;
     }
-    if (kind[i] === PG_KIND_FIXED) off = alignTo(off, info.align[i]!) + len;
-    else if (len + PG_VARHDRSZ_SHORT <= PG_VARLENA_SHORT_MAX) off += len + PG_VARHDRSZ_SHORT;
-    else off = alignTo(off, 4) + len + PG_VARHDRSZ;
+    off = pgPlaceValue(off, kind[i]!, info.align[i]!, len);
   }
   const t_len = maxalign(PG_HEAP_TUPLE_HEADER_BYTES + (hasNull ? (n + 7) >> 3 : 0)) + off;
   if (t_len > info.toastThreshold) return pgTupleSize(info, lens, base).stored;
@@ -333,6 +344,13 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
     hasToastRelation: pgNeedsToastTable(table, types, storage, engine),
     compression: new CompressedSizes(engine.default_toast_compression ?? 'pglz'),
   };
+  // The leading columns every row stores alike (no length kept a row, not NULL), placed once: pgStoredBytes starts after them.
+  let prefixCols = 0;
+  let prefixOff = 0;
+  while (prefixCols < n && info.varIndex[prefixCols]! < 0 && info.bytes[prefixCols] !== NULL_LEN) {
+    prefixOff = pgPlaceValue(prefixOff, info.kind[prefixCols]!, info.align[prefixCols]!, info.bytes[prefixCols]!);
+    prefixCols++;
+  }
   const pg: PgLayoutInfo = {
     natts: info.natts,
     kind: info.kind,
@@ -346,6 +364,8 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
     hasToastRelation: info.hasToastRelation,
     compression: info.compression,
     types,
+    prefixCols,
+    prefixOff,
     toaster: new PgToaster(info),
     toastIndexTarget: pgToastIndexTarget(engine.page_size),
     compressedBytes: undefined,

@@ -78,9 +78,9 @@ export type IndexGeometryFields = Omit<IndexGeometry, keyof typeof GEOMETRY_DEFA
 /**
  * An index geometry as one object literal, every field in one order. The engines read these objects in
  * their hot loops, and an object made by spreading (`{ ...GEOMETRY_DEFAULTS, ...fields }`) came out of
- * V8 with a map of its own each time once a process had made a few: from the eighth run of a table in
- * one process on, every run's geometry had a new map and the code reading it was deoptimised again
- * (postgres-heap's update phase 15–30% slower from then on).
+ * V8 with a map of its own each time once a process had made a few (from the second or the eighth,
+ * by format): every run from then on deoptimised the code reading it (postgres-heap's updates 15–30%
+ * slower). test/object-shapes.test.ts checks that the maps stay one.
  */
 export function indexGeometry(g: IndexGeometryFields): IndexGeometry {
   const d = GEOMETRY_DEFAULTS;

@@ -3,7 +3,7 @@
  * SAP ASE, SQL Server heaps and Oracle heap tables (src/heap/forwarding-heap.ts is their page engine).
  * Each of them still fills its own StorageFormat; these are the shared answers.
  */
-import { GEOMETRY_DEFAULTS, indexGeometry, type IndexGeometry } from '../btree/geometry.js';
+import { indexGeometry, type IndexGeometry, type IndexGeometryFields } from '../btree/geometry.js';
 import type { ReorgKind } from '../heap/engine.js';
 
 /** The summary's per-phase columns for a forwarding heap. */
@@ -30,7 +30,7 @@ export function forwardingReorgNote(id: string): (kind: ReorgKind) => string | u
 
 /** Index geometry of pages packed greedily (no nbtsort emulation): every non-leaf entry is a full pivot, as the manuals' formulas count them. */
 export function greedyIndexGeometry(
-  g: Omit<IndexGeometry, 'nbtsort' | 'minusInfinityBytes' | 'leafTidSlackBytes' | keyof typeof GEOMETRY_DEFAULTS> & Partial<Pick<IndexGeometry, keyof typeof GEOMETRY_DEFAULTS>>,
+  g: Omit<IndexGeometryFields, 'nbtsort' | 'minusInfinityBytes' | 'leafTidSlackBytes'>,
 ): IndexGeometry {
   return indexGeometry({ ...g, nbtsort: false, minusInfinityBytes: 0, leafTidSlackBytes: 0 });
 }

@@ -11,9 +11,12 @@ import type { Calibration, CandidateRunner, FormatEstimate } from './types.js';
 export type { Calibration };
 import type { MovedTarget } from './evidence/merge.js';
 import { r2, type Cand } from './figures.js';
-import { fitGrowth } from './fit.js';
+import { fitGrowthAndSpread } from './fit.js';
+import { lengthMoments, lengthsNow } from './length-model.js';
+import type { Figure } from './evidence/types.js';
+import type { ModelInput } from './types.js';
 import type { ReserveKnob } from './knob.js';
-import { candidateTask, fmtPct, samplePlan } from './plan.js';
+import { ASSUMED_SPREAD, candidateTask, fmtPct, samplePlan } from './plan.js';
 import { groupedNumber } from '../util/numbers.js';
 
 function measuredOf(t: MovedTarget): Calibration['measured'] {
@@ -38,22 +41,29 @@ function lengths(cfg: EstimateConfig): { floor: number; avgNow: number } {
 export async function calibrate(cfg: EstimateConfig, knob: ReserveKnob, current: Cand, fixed: number, runner: CandidateRunner): Promise<Calibration | undefined> {
   const target = cfg.evidence?.moved;
   if (!cfg.fit || !target) return undefined;
-  const base = samplePlan(cfg, fixed, 0);
-  const f = await fitGrowth(
+  const base = samplePlan(cfg, fixed);
+  const src = cfg.source;
+  const model = src.kind === 'evidence' || src.kind === 'optdiag' ? src.model : undefined;
+  // The spread is fitted to the data pages where the lengths come from the tools' figures and pages were measured.
+  const pages = src.kind === 'evidence' ? pagesTarget(cfg)?.value : undefined;
+  const sf = await fitGrowthAndSpread(
     target,
+    pages,
+    ASSUMED_SPREAD,
     knob,
     current,
-    (share) => candidateTask(cfg, knob, cfg.engine, current, samplePlan(cfg, fixed, share).source),
+    (share, spread) => candidateTask(cfg, knob, cfg.engine, current, samplePlan(cfg, fixed, { insertShare: share, spread }).source),
     runner,
     { tableRows: base.tableRows, sampleRows: base.sampleRows },
   );
+  const f = sf.growth;
   const { floor, avgNow } = lengths(cfg);
   const insertAvg = floor + f.insert_share * (avgNow - floor);
-  const setting = settingLabel(knob, current);
+  const now = model ? lengthMoments(lengthsNow(model, sf.spread)) : { mean: avgNow, sd: 0, p5: avgNow, p95: avgNow };
   const cal: Calibration = {
     kind: 'fit',
     measured: measuredOf(target),
-    simulated: { setting, moved_pct: f.simulated.moved_pct, interval: f.simulated.interval, pages: f.simulated.pages, pages_interval: f.simulated.pages_interval },
+    simulated: { setting: settingLabel(knob, current), moved_pct: f.simulated.moved_pct, interval: f.simulated.interval, pages: f.simulated.pages, pages_interval: f.simulated.pages_interval },
     reproduced: f.reproduced,
     fit: {
       insert_share: f.insert_share,
@@ -63,10 +73,37 @@ export async function calibrate(cfg: EstimateConfig, knob: ReserveKnob, current:
       now_avg_bytes: r2(avgNow),
       growth_avg_bytes: r2(avgNow - insertAvg),
       curve: f.curve,
+      spread: sf.spread,
+      spread_fitted: sf.fitted,
+      lengths_now: { mean: r2(now.mean), sd: r2(now.sd), p5: now.p5, p95: now.p95 },
+      spread_curve: sf.curve,
     },
+    misses: [],
     sentence: '',
   };
+  if (src.kind === 'evidence') cal.inputs = fittedInputs(src.inputs, cal, target, pagesTarget(cfg));
   return finish(cfg, knob, cal);
+}
+
+/** The model's inputs with the two fitted ones added: the growth (to the moved share) and the spread (to the pages, or assumed). */
+function fittedInputs(given: ModelInput[], cal: Calibration, target: MovedTarget, pages: Figure | undefined): ModelInput[] {
+  const fit = cal.fit!;
+  const moved = target.figures[0]!;
+  const out = [...given];
+  out.push({
+    name: 'length at insert',
+    value: `${Math.round(fit.insert_avg_bytes)} data bytes on average (${Math.round(100 * fit.insert_share)}% of the way from ${fit.floor_bytes} bytes to each row's length now)`,
+    how: 'fitted',
+    from: `to ${moved.kind} ${moved.label} (${moved.file}:${moved.line})`,
+  });
+  const spreadText = `${fit.spread} (row data lengths now: sd ${fit.lengths_now.sd} bytes, 90% of rows from ${fit.lengths_now.p5} to ${fit.lengths_now.p95})`;
+  out.push(
+    fit.spread_fitted && pages
+      ? { name: 'spread of the lengths', value: spreadText, how: 'fitted', from: `to ${pages.kind} ${pages.label} (${pages.file}:${pages.line})` }
+      : { name: 'spread of the lengths', value: spreadText, how: 'assumed', from: 'no data page count to fit it to: the whole range the columns allow (maximum entropy)' },
+  );
+  out.push({ name: 'how rows grow', value: 'every row once, in one statement, in random order', how: 'assumed', from: 'no file says how the rows were updated' });
+  return out;
 }
 
 /** The check, when the lengths were given and a moved share was measured. */
@@ -81,6 +118,7 @@ export function checkEvidence(cfg: EstimateConfig, primary: FormatEstimate): Cal
     measured: measuredOf(target),
     simulated: { setting: cur.setting, moved_pct: cur.forwarded_rows_pct, interval: iv, pages: cur.pages, pages_interval: cur.interval.pages },
     reproduced: m >= iv[0] - 1e-9 && m <= iv[1] + 1e-9,
+    misses: [],
     sentence: '',
   };
   return finish(cfg, undefined, cal);
@@ -92,24 +130,55 @@ function settingLabel(knob: ReserveKnob, c: Cand): string {
   return sp && sp.value !== c.value ? `${knob.key} ${c.setting} (= ${c.value})` : `${knob.key} ${c.setting}`;
 }
 
-function finish(cfg: EstimateConfig, knob: ReserveKnob | undefined, cal: Calibration): Calibration {
+/** The data pages the rows take: the measured data pages, less the empty ones where the input counts them. */
+function pagesTarget(cfg: EstimateConfig): Figure | undefined {
   const pages = cfg.evidence?.pages;
-  if (pages) {
-    const iv = cal.simulated.pages_interval;
-    cal.pages = { measured: pages.value, label: `${pages.kind} ${pages.label}`, simulated: cal.simulated.pages, interval: iv, inside: pages.value >= iv[0] && pages.value <= iv[1] };
-  }
+  const empty = cfg.evidence?.emptyPages;
+  if (!pages || !empty || empty.value <= 0 || empty.value >= pages.value) return pages;
+  return { ...pages, value: pages.value - empty.value, label: `${pages.label} less ${empty.label} ${groupedNumber(empty.value)}` };
+}
+
+/** A simulated data page count further than this from the measured one is a miss (exit status 3). */
+export const PAGES_TOLERANCE_PCT = 5;
+
+function finish(cfg: EstimateConfig, knob: ReserveKnob | undefined, cal: Calibration): Calibration {
+  const pages = pagesTarget(cfg);
   const word = knob?.movedWord ?? 'forwarded';
   const s = cal.simulated;
-  const head = `${cal.measured.label}: ${fmtPct(cal.measured.pct)} of ${cal.measured.basis_word}`;
+  const m = cal.measured;
+  if (!cal.reproduced) {
+    const off = m.pct - s.moved_pct;
+    cal.misses.push(
+      `${m.label}: measured ${fmtPct(m.pct)} of ${m.basis_word}, simulated ${fmtPct(s.moved_pct)} (95% interval ${fmtPct(s.interval[0])}–${fmtPct(s.interval[1])}): ${off > 0 ? 'more' : 'fewer'} ${word} than the model can give, by ${r2(Math.abs(off))} points`,
+    );
+  }
+  if (pages) {
+    const iv = s.pages_interval;
+    const offPct = pages.value > 0 ? r2((100 * (s.pages - pages.value)) / pages.value) : 0;
+    const within = Math.abs(offPct) <= PAGES_TOLERANCE_PCT;
+    cal.pages = { measured: pages.value, label: `${pages.kind} ${pages.label}`, file: pages.file, line: pages.line, simulated: s.pages, interval: iv, inside: pages.value >= iv[0] && pages.value <= iv[1], off_pct: offPct, within_tolerance: within };
+    if (!within) {
+      cal.misses.push(
+        `data pages: measured ${groupedNumber(pages.value)} (${pages.kind} ${pages.label}, ${pages.file}:${pages.line}), simulated ${groupedNumber(s.pages)} (interval ${groupedNumber(iv[0])}–${groupedNumber(iv[1])}): ${offPct > 0 ? '+' : ''}${offPct}%, more than the ${PAGES_TOLERANCE_PCT}% the estimate allows`,
+      );
+      cal.reproduced = false;
+    }
+  }
+  const head = `${m.label}: ${fmtPct(m.pct)} of ${m.basis_word}`;
   const growth = cal.fit
     ? ` with rows inserted at about ${Math.round(cal.fit.insert_avg_bytes)} data bytes and grown to ${Math.round(cal.fit.now_avg_bytes)} on average (` +
       (cal.reproduced ? 'the fitted growth; ' : 'the closest growth; ') +
-      `${Math.round(100 * cal.fit.insert_share)}% of the way from the shortest row, ${cal.fit.floor_bytes} bytes, to each row's length now)`
+      `${Math.round(100 * cal.fit.insert_share)}% of the way from the shortest row, ${cal.fit.floor_bytes} bytes, to each row's length now` +
+      (cal.fit.spread_fitted ? `; lengths now spread ${cal.fit.spread}, sd ${cal.fit.lengths_now.sd} bytes, fitted to the data pages)` : ')')
     : ' with the row lengths given';
+  const p = cal.pages;
   cal.sentence =
     `${head}; the simulation of the current setting (${s.setting})${growth} gives ${fmtPct(s.moved_pct)} ${word}, 95% interval ${fmtPct(s.interval[0])}–${fmtPct(s.interval[1])}: ` +
-    (cal.reproduced ? 'the measurement is inside it' : 'the measurement is outside it') +
-    (cal.pages ? `; data pages: measured ${groupedNumber(cal.pages.measured)} (${cal.pages.label}), simulated ${groupedNumber(cal.pages.simulated)} (interval ${groupedNumber(cal.pages.interval[0])}–${groupedNumber(cal.pages.interval[1])})${cal.pages.inside ? '' : ': outside, not fitted (deleted rows, empty pages, reservepagegap and past settings take space the model does not have)'}` : '');
+    (cal.misses.length === 0 || !cal.misses[0]!.startsWith(m.label) ? 'the measurement is inside it' : 'the measurement is outside it') +
+    (p
+      ? `; data pages: measured ${groupedNumber(p.measured)} (${p.label}), simulated ${groupedNumber(p.simulated)} (interval ${groupedNumber(p.interval[0])}–${groupedNumber(p.interval[1])}; ${p.off_pct > 0 ? '+' : ''}${p.off_pct}%)` +
+        (p.inside ? '' : p.within_tolerance ? `: outside the interval but within the ${PAGES_TOLERANCE_PCT}% allowed (deleted rows, empty pages and past settings take space the model does not have)` : `: a miss of more than ${PAGES_TOLERANCE_PCT}%`)
+      : '');
   return cal;
 }
 

@@ -268,7 +268,7 @@ export async function runEstimate(cfg: EstimateConfig, runner: CandidateRunner =
   const works = formatWorks(cfg);
   const primary = works[0]!;
   const fitted = await calibrate(cfg, primary.knob, currentCand(primary.knob, cfg.engine), fixed, runner);
-  const plan = samplePlan(cfg, fixed, fitted?.fit?.insert_share ?? 0);
+  const plan = samplePlan(cfg, fixed, fitted?.fit ? { insertShare: fitted.fit.insert_share, spread: fitted.fit.spread } : undefined);
   const pagesPerSeed = await simulateCandidates(cfg, works, simulator(cfg, plan, runner));
   const formats = works.map((w) => formatEstimate(cfg, w));
   const calibration = fitted ?? checkEvidence(cfg, formats[0]!);

@@ -46,6 +46,8 @@ interface FitResult {
 type TaskForShare = (share: number) => CandidateTask;
 type Runner = (tasks: CandidateTask[]) => Promise<ReplicateFigures[][]>;
 
+export type { FitResult };
+
 export async function fitGrowth(
   target: MovedTarget,
   knob: ReserveKnob,
@@ -106,3 +108,111 @@ function r4(x: number): number {
   return Math.round(x * 10000) / 10000;
 }
 
+
+// ---- the spread: fitted to the data pages -------------------------------------------------------
+
+/**
+ * Spreads tried first (src/estimate/length-model.ts): denser near 0, where a byte of standard deviation
+ * is a small step of the spread on a wide column. Then the best is refined this many times, each time
+ * trying the points halfway (geometrically, away from 0) to its neighbours.
+ */
+export const SPREAD_GRID = [0, 1 / 64, 1 / 16, 0.25, 0.5, 1] as const;
+const SPREAD_REFINEMENTS = 4;
+
+/** The growth fitted at one spread, with what it gives. */
+export interface SpreadPoint {
+  spread: number;
+  insert_share: number;
+  moved_pct: number;
+  interval: [number, number];
+  reproduced: boolean;
+  pages: number;
+  pages_interval: [number, number];
+  /** The most this spread's lengths can move: every row inserted at the shortest length (insert share 0). */
+  most_moved_pct: number;
+  most_upper_pct: number;
+}
+
+export interface SpreadFit {
+  growth: FitResult;
+  spread: number;
+  /** Whether the spread was fitted to measured pages (else it was assumed). */
+  fitted: boolean;
+  /** Every spread tried, each with its fitted growth, in increasing spread. */
+  curve: SpreadPoint[];
+}
+
+type TaskForGrowth = (share: number, spread: number) => CandidateTask;
+
+/** How far a point misses: the larger of its moved share's and its pages' distance, each in half-widths of its interval. */
+function missOf(f: FitResult, pages: number): number {
+  const m = f.measured_pct;
+  const iv = f.simulated.interval;
+  const half = Math.max(1e-6, (iv[1] - iv[0]) / 2);
+  const moved = m < iv[0] ? (iv[0] - m) / half : m > iv[1] ? (m - iv[1]) / half : 0;
+  const piv = f.simulated.pages_interval;
+  const phalf = Math.max(0.5, (piv[1] - piv[0]) / 2);
+  return Math.max(moved, Math.abs(f.simulated.pages - pages) / phalf);
+}
+
+function midway(a: number, b: number): number {
+  const lo = Math.min(a, b);
+  const hi = Math.max(a, b);
+  const mid = lo > 0 ? Math.sqrt(lo * hi) : hi / 4;
+  return Math.round(mid * 1e6) / 1e6;
+}
+
+/**
+ * Two unknowns, two measurements: for each spread the insert share is fitted to the moved share
+ * (fitGrowth); the spread is the one whose fitted growth misses least, counting the moved share and the
+ * pages each in half-widths of their 95% intervals (a grid, then refined around the best). Without
+ * measured pages the spread is `assumed`.
+ */
+export async function fitGrowthAndSpread(
+  target: MovedTarget,
+  pages: number | undefined,
+  assumed: number,
+  knob: ReserveKnob,
+  current: Cand,
+  taskFor: TaskForGrowth,
+  runner: Runner,
+  scale: { tableRows: number; sampleRows: number },
+): Promise<SpreadFit> {
+  const fits = new Map<number, FitResult>();
+  const at = async (spreads: number[]) => {
+    const todo = [...new Set(spreads)].filter((d) => !fits.has(d));
+    const done = await Promise.all(todo.map((d) => fitGrowth(target, knob, current, (share) => taskFor(share, d), runner, scale)));
+    todo.forEach((d, i) => fits.set(d, done[i]!));
+  };
+  if (pages === undefined) {
+    await at([assumed]);
+    return { growth: fits.get(assumed)!, spread: assumed, fitted: false, curve: curveOf(fits) };
+  }
+  await at([...SPREAD_GRID]);
+  const best = () => [...fits.entries()].reduce((a, b) => (missOf(b[1], pages) < missOf(a[1], pages) ? b : a))[0];
+  for (let i = 0; i < SPREAD_REFINEMENTS; i++) {
+    const tried = [...fits.keys()].sort((x, y) => x - y);
+    const d = best();
+    const k = tried.indexOf(d);
+    const around = [tried[k - 1], tried[k + 1]].filter((x): x is number => x !== undefined).map((x) => midway(d, x));
+    await at(around);
+  }
+  const d = best();
+  return { growth: fits.get(d)!, spread: d, fitted: true, curve: curveOf(fits) };
+}
+
+function curveOf(fits: Map<number, FitResult>): SpreadPoint[] {
+  return [...fits.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([spread, f]) => ({
+      spread,
+      insert_share: f.insert_share,
+      moved_pct: f.simulated.moved_pct,
+      interval: f.simulated.interval,
+      reproduced: f.reproduced,
+      pages: f.simulated.pages,
+      pages_interval: f.simulated.pages_interval,
+      most_moved_pct: f.curve[0]!.moved_pct,
+      most_upper_pct: f.curve[0]!.interval[1],
+    }));
+}

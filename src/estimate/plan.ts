@@ -5,7 +5,8 @@
 import type { EngineSpec, PhaseSpec } from '../config/spec.js';
 import { plannedInserts } from '../workload/planned-work.js';
 import { resolveCount, type Count } from '../util/units.js';
-import type { EstimateConfig } from './types.js';
+import type { EstimateConfig, Growth } from './types.js';
+import { lengthsNow } from './length-model.js';
 import { r2, type Cand } from './figures.js';
 import type { ReserveKnob, Setting } from './knob.js';
 import type { CandidateTask, SimSource } from './simulate.js';
@@ -38,12 +39,15 @@ export interface Plan {
   sampled: boolean;
 }
 
+/** The spread a source's lengths are simulated at when none was fitted: the whole range (maximum entropy). */
+export const ASSUMED_SPREAD = 1;
+
 /**
- * The sample the candidates are simulated on. `insertShare` is the fitted growth (src/estimate/fit.ts)
- * for sources whose insert lengths are unknown (the tools' figures); 0 when not fitted: rows inserted
- * at the shortest length.
+ * The sample the candidates are simulated on. `growth` is the fitted growth (src/estimate/fit.ts) for
+ * sources whose insert lengths are unknown (the tools' figures); by default rows are inserted at the
+ * shortest length and their lengths now spread over the whole range.
  */
-export function samplePlan(cfg: EstimateConfig, measuredFixedBytes: number, insertShare = 0): Plan {
+export function samplePlan(cfg: EstimateConfig, measuredFixedBytes: number, growth: Growth = { insertShare: 0, spread: ASSUMED_SPREAD }): Plan {
   const src = cfg.source;
   if (src.kind === 'workload' || src.kind === 'columns') {
     const planned = plannedInserts(src.workload);
@@ -59,7 +63,9 @@ export function samplePlan(cfg: EstimateConfig, measuredFixedBytes: number, inse
   const n = Math.min(cfg.sample_rows, tableRows);
   let source: SimSource;
   if (src.kind === 'csv') source = { kind: 'rows', rows: n, pairs: src.pairs, measuredFixedBytes };
-  else if (src.kind === 'evidence' || cfg.fit) source = { kind: 'rows', rows: n, grown: { now: src.now, floor: src.min, insertShare }, measuredFixedBytes };
+  else if (src.kind === 'evidence' || cfg.fit) {
+    source = { kind: 'rows', rows: n, grown: { now: lengthsNow(src.model, growth.spread), floor: src.min, insertShare: growth.insertShare }, measuredFixedBytes };
+  }
   else source = { kind: 'rows', rows: n, dists: { insert: src.insert, now: src.now }, measuredFixedBytes };
   return { source, tableRows, sampleRows: n, sampled: n < tableRows };
 }

@@ -211,6 +211,10 @@ export function estimateTerminal(cfg: EstimateConfig, out: EstimateOutcome, forc
   lines.push(`${cfg.name}: table ${cfg.table.name}, ${sampleLine(out)}; target: forwarded rows ≤ ${cfg.target_pct}%`);
   lines.push('', `${out.verdict.exit_status === 0 ? '' : 'NOT APPLICABLE: '}${out.verdict.headline}`);
   if (out.calibration) lines.push('', `calibration (${out.calibration.kind === 'fit' ? 'fitted' : 'checked'}): ${out.calibration.sentence}`);
+  if (out.calibration?.inputs) {
+    lines.push('', 'the row-length model, input by input:');
+    for (const i of out.calibration.inputs) lines.push(`  ${i.how.padEnd(12)} ${i.name}: ${i.value} — ${i.from}`);
+  }
   const unexplained = out.verdict.status === 'evidence_not_reproduced';
   out.formats.forEach((f, i) => {
     lines.push('', `${formatTitle(f)}${unexplained ? ' (simulated with the closest growth, which does not reproduce the evidence: not a recommendation)' : ''}`, compareTable(f, false), '');
@@ -278,6 +282,12 @@ function calibrationMarkdown(out: EstimateOutcome): string[] {
       ],
     ),
   );
+  if (c.misses.length) md.push('', 'Missed:', '', ...c.misses.map((m) => `- ${m}`));
+  if (c.inputs) md.push('', '### The row-length model, input by input', '', mdTable(['input', 'value', 'how', 'from'], c.inputs.map((i) => [i.name, i.value, i.how, i.from])));
+  if (c.fit?.spread_curve.length && c.fit.spread_curve.length > 1) {
+    md.push('', `The spread against the data pages (the insert share fitted to the ${c.measured.basis_word} at each spread):`, '');
+    md.push(mdTable(['spread', 'insert share', 'moved %', 'reproduced', 'pages'], c.fit.spread_curve.map((p) => [String(p.spread), String(p.insert_share), pct(p.moved_pct), p.reproduced ? 'yes' : 'no', fmt(p.pages)])));
+  }
   if (c.fit) {
     md.push('', `Fitted: rows inserted at ${fmt(c.fit.insert_avg_bytes)} data bytes on average and grown by ${fmt(c.fit.growth_avg_bytes)} to ${fmt(c.fit.now_avg_bytes)} (insert share ${c.fit.insert_share}; the evidence allows ${c.fit.insert_share_range[0]}–${c.fit.insert_share_range[1]}).`);
   }

@@ -11,7 +11,8 @@ import type { EvidenceKind } from './evidence/types.js';
 import type { Setting } from './knob.js';
 import type { LengthPairs } from './rows.js';
 import type { CandidateFigures } from './figures.js';
-import type { FitPoint } from './fit.js';
+import type { FitPoint, SpreadPoint } from './fit.js';
+import type { LengthModel } from './length-model.js';
 import type { ReserveKnob } from './knob.js';
 import type { CandidateTask, ReplicateFigures } from './simulate.js';
 
@@ -54,9 +55,20 @@ export interface Calibration {
     now_avg_bytes: number;
     growth_avg_bytes: number;
     curve: FitPoint[];
+    /** How widely the lengths now spread (0: all at their mean … 1: the whole range, src/estimate/length-model.ts). */
+    spread: number;
+    spread_fitted: boolean;
+    /** Standard deviation and 5th–95th percentile of the row data lengths now at that spread. */
+    lengths_now: { mean: number; sd: number; p5: number; p95: number };
+    /** Every spread tried, with its fitted growth and the pages it gives. */
+    spread_curve: SpreadPoint[];
   };
+  /** Every input of the row-length model, measured, fitted or assumed, with where it came from. */
+  inputs?: ModelInput[];
+  /** The figures the simulation misses, with by how much (empty when every figure is reproduced). */
+  misses: string[];
   /** The measured data pages against the simulated ones (a second check, not fitted). */
-  pages?: { measured: number; label: string; simulated: number; interval: [number, number]; inside: boolean };
+  pages?: { measured: number; label: string; file: string; line: number; simulated: number; interval: [number, number]; inside: boolean; off_pct: number; within_tolerance: boolean };
   sentence: string;
 }
 
@@ -137,9 +149,28 @@ export type EstimateSource =
   | { kind: 'workload'; workload: PhaseSpec[] }
   | { kind: 'columns'; workload: PhaseSpec[] }
   | { kind: 'csv'; file: string; pairs: LengthPairs }
-  | { kind: 'optdiag'; rows: number; min: number; avg: number; max: number; forwarded?: number; insertAvg?: number; insert: Dist; now: Dist }
-  /** Lengths from the average row the tools report; how long rows were at insert is fitted (src/estimate/fit.ts). */
-  | { kind: 'evidence'; rows: number; min: number; avg: number; max: number; now: Dist; from: string };
+  | { kind: 'optdiag'; rows: number; min: number; avg: number; max: number; forwarded?: number; insertAvg?: number; insert: Dist; now: Dist; model: LengthModel }
+  /**
+   * Lengths from the tools' figures (column statistics, the average row, the range): the model of their
+   * lengths now (src/estimate/length-model.ts); how long rows were at insert, and how widely the lengths
+   * spread, are fitted (src/estimate/fit.ts). `inputs` says where each figure of the model came from.
+   */
+  | { kind: 'evidence'; rows: number; min: number; avg: number; max: number; model: LengthModel; from: string; inputs: ModelInput[] };
+
+/** One input of the row-length model: its value, and whether it was measured (file, line), fitted or assumed. */
+export interface ModelInput {
+  name: string;
+  value: string;
+  how: 'measured' | 'from the DDL' | 'fitted' | 'assumed';
+  /** Where: a file and line, or what it was fitted to, or why it was assumed. */
+  from: string;
+}
+
+/** The growth the estimate simulates rows with: each row inserted at floor + insert_share × (now − floor), lengths now at `spread`. */
+export interface Growth {
+  insertShare: number;
+  spread: number;
+}
 
 /** Files given on the command line (--optdiag …), by measured key; they replace the config's. */
 export type MeasuredFiles = Partial<Record<EvidenceKind, string>>;

@@ -34,15 +34,26 @@ function notReproduced(cfg: EstimateConfig, knob: ReserveKnob, cal: Calibration)
   const s = cal.simulated;
   const word = knob.movedWord;
   const head = `the evidence cannot be reproduced: ${m.label} (${fmtPct(m.pct)} of ${m.basis_word} ${word})`;
+  const movedInside = m.pct >= s.interval[0] - 1e-9 && m.pct <= s.interval[1] + 1e-9;
+  const pageMiss = cal.misses.find((x) => x.startsWith('data pages'));
+  if (movedInside && pageMiss) {
+    return (
+      `the evidence cannot be reproduced: the simulation of ${s.setting} reproduces ${m.label} (${fmtPct(m.pct)} of ${m.basis_word}; simulated ${fmtPct(s.moved_pct)}, interval ${fmtPct(s.interval[0])}–${fmtPct(s.interval[1])}) but misses the ${pageMiss}. ` +
+      `Something the model leaves out takes or saves space (deleted rows and empty pages, reservepagegap, a past setting, rows of another length than the figures say, figures of another table or time), so no setting is recommended`
+    );
+  }
+  const also = pageMiss ? `; it also misses the ${pageMiss}` : '';
   if (cal.kind === 'fit') {
-    const most = cal.fit!.curve[0]!;
+    // The most any spread tried can move (each spread's share 0), and the spread that gives it.
+    const widest = cal.fit!.spread_curve.reduce((a, b) => (b.most_moved_pct > a.most_moved_pct ? b : a));
+    const most = { moved_pct: widest.most_moved_pct, interval: [0, widest.most_upper_pct] as [number, number] };
     const fewest = cal.fit!.curve[cal.fit!.curve.length - 1]!;
     const dir = m.pct > most.interval[1]
       ? `even with every row inserted at the shortest length (${cal.fit!.floor_bytes} bytes) and grown to its length now (${Math.round(cal.fit!.now_avg_bytes)} on average), ${s.setting} gives at most ${fmtPct(most.moved_pct)} (interval up to ${fmtPct(most.interval[1])})`
       : `no growth of these rows gives it with ${s.setting}: the closest is ${fmtPct(s.moved_pct)} (interval ${fmtPct(s.interval[0])}–${fmtPct(s.interval[1])}), the least ${fmtPct(fewest.moved_pct)}`;
     return (
-      `${head}, but ${dir}. Something the model leaves out moves these rows (rows that grow more than once, deletes and re-inserts, a setting other than the current one when the rows were inserted, figures of another table or time), so no setting is recommended`
+      `${head}, but ${dir}${also}. Something the model leaves out moves these rows (rows that grow more than once, deletes and re-inserts, a setting other than the current one when the rows were inserted, figures of another table or time), so no setting is recommended`
     );
   }
-  return `${head}, but the rows ${cfg.source.kind === 'workload' ? 'of the workload' : 'given'} simulated with the current setting (${s.setting}) give ${fmtPct(s.moved_pct)} (interval ${fmtPct(s.interval[0])}–${fmtPct(s.interval[1])}): the lengths do not describe this table, so no setting is recommended`;
+  return `${head}, but the rows ${cfg.source.kind === 'workload' ? 'of the workload' : 'given'} simulated with the current setting (${s.setting}) give ${fmtPct(s.moved_pct)} (interval ${fmtPct(s.interval[0])}–${fmtPct(s.interval[1])})${also}: the lengths do not describe this table, so no setting is recommended`;
 }

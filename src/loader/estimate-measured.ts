@@ -18,7 +18,8 @@ import { mergeEvidence, type Measurements } from '../estimate/evidence/merge.js'
 import { readEvidence } from '../estimate/evidence/read.js';
 import type { Evidence, Figure } from '../estimate/evidence/types.js';
 import { EVIDENCE_KINDS } from '../config/evidence-kinds.js';
-import { dataLengthFor, dataLengthRange, maxEntropyLengths, readLengthPairs } from '../estimate/rows.js';
+import { dataLengthRange, maxEntropyLengths, readLengthPairs } from '../estimate/rows.js';
+import { lengthsFromEvidence } from './evidence-lengths.js';
 import { groupedNumber } from '../util/numbers.js';
 
 const optdiagFiguresSchema = z.strictObject({
@@ -209,6 +210,7 @@ function optdiagFigures(o: z.infer<typeof optdiagFiguresSchema>, evidence: Measu
     forwarded: o.forwarded,
     insertAvg: o.insert_avg,
     now: maxEntropyLengths(o.min, o.max, o.avg),
+    model: { fixedBytes: range.min, min: o.min, max: o.max, mean: o.avg },
     insert: o.insert_avg === undefined ? { kind: 'const', value: o.min } : maxEntropyLengths(o.min, o.max, o.insert_avg),
   };
   let ev = evidence ?? undefined;
@@ -227,7 +229,7 @@ function optdiagFigures(o: z.infer<typeof optdiagFiguresSchema>, evidence: Measu
   return { source, ...(ev ? { evidence: ev } : {}), fit: o.insert_avg === undefined && ev?.moved !== undefined, notes: [] };
 }
 
-/** Lengths from the tools' figures: the average row (or the columns' average widths), the table's range. */
+/** Lengths from the tools' figures: column statistics, the average row, the range (src/loader/evidence-lengths.ts). */
 function evidenceSource(evidence: Measurements | null, ctx: Ctx): MeasuredResult | undefined {
   const { P, table, layout } = ctx;
   if (!evidence || !evidence.avgRowBytes || !evidence.rows) {
@@ -235,47 +237,12 @@ function evidenceSource(evidence: Measurements | null, ctx: Ctx): MeasuredResult
     P.add(AT, `expected row lengths from csv, columns, optdiag (text or figures), index_physical_stats or pgstattuple${have}, found none`);
     return undefined;
   }
-  const format = getFormat(ctx.engine.format);
-  const range = dataLengthRange(layout);
-  const toData = (f: Figure) => dataLengthFor(format, layout, f.value);
-  const notes: string[] = [];
-  let avg = toData(evidence.avgRowBytes);
-  const cols = evidence.columns?.filter((c) => c.avgWidth !== undefined) ?? [];
-  const allColumns = table.columns.every((c) => cols.some((x) => x.name.toLowerCase() === c.name.toLowerCase()));
-  if (allColumns && cols.length) {
-    const sum = cols.reduce((s, c) => s + (c.avgWidth ?? 0), 0);
-    notes.push(`the average data row (${round1(sum)} bytes) is the sum of optdiag's Average column width of every column; Data row size ${round1(evidence.avgRowBytes.value)} less the row overhead gives ${round1(avg)}`);
-    avg = sum;
-  }
-  const phys = evidence.avgRowBytes;
-  if (avg < range.min - 0.5 || avg > range.max + 0.5) {
-    P.push({
-      file: phys.file,
-      line: phys.line,
-      column: 1,
-      message: `expected an average row a row of table ${table.name} can have (data ${range.min} to ${range.max} bytes on ${format.id}), found ${phys.label} ${round1(phys.value)} (data ${round1(avg)}): is it the same table?`,
-    });
+  const r = lengthsFromEvidence(evidence, { table, layout, format: getFormat(ctx.engine.format) });
+  if ('problems' in r) {
+    for (const p of r.problems) P.push(p);
     return undefined;
   }
-  avg = Math.min(range.max, Math.max(range.min, avg));
-  const min = evidence.minRowBytes ? Math.min(avg, toData(evidence.minRowBytes)) : range.min;
-  const max = evidence.maxRowBytes ? Math.max(avg, toData(evidence.maxRowBytes)) : range.max;
-  notes.push(
-    `row lengths now: the maximum-entropy distribution on [${Math.round(min)}, ${Math.round(max)}] data bytes with mean ${round1(avg)} (${phys.kind} ${phys.label} ${round1(phys.value)} bytes, less ${format.id}'s row overhead${evidence.minRowBytes || evidence.maxRowBytes ? '; the range from its smallest and largest records' : "; the range: the table's shortest and longest rows"})`,
-  );
-  const source: EstimateSource = {
-    kind: 'evidence',
-    rows: evidence.rows.value,
-    min: Math.round(min),
-    avg,
-    max: Math.round(max),
-    now: maxEntropyLengths(Math.round(min), Math.round(max), avg),
-    from: evidence.kinds.join(' + '),
-  };
-  if (!evidence.moved) notes.push(`the measured figures give no ${movedWord(ctx)} count: rows are assumed inserted at the shortest length (${Math.round(min)} bytes) and grown to their length now`);
-  return { source, evidence, fit: evidence.moved !== undefined, notes };
-}
-
-function round1(x: number): number {
-  return Math.round(x * 10) / 10;
+  const notes = r.notes;
+  if (!evidence.moved) notes.push(`the measured figures give no ${movedWord(ctx)} count: rows are assumed inserted at the shortest length (${r.source.min} bytes) and grown to their length now`);
+  return { source: r.source, evidence, fit: evidence.moved !== undefined, notes };
 }

@@ -19,7 +19,7 @@ import { unconverted } from './comparison.js';
 import { sqlserverLobStore } from './lob.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../config/column-types.js';
-import { isCharacterType } from '../config/column-types.js';
+import { intBytes, isCharacterType } from '../config/column-types.js';
 import {
   EngineSettingError,
   NULL_LEN,
@@ -80,7 +80,7 @@ const SQLSERVER_PFS_BAND_UPPER_PCT = [0, 50, 80, 95, 100] as const;
 function sqlserverFixedBytes(t: ColumnType): number {
   switch (t.family) {
     case 'int':
-      return { tinyint: 1, smallint: 2, bigint: 8 }[t.name] ?? 4;
+      return intBytes(t);
     case 'float':
       if (t.name === 'real') return 4;
       if (t.name === 'float') return t.length <= 24 ? 4 : 8;
@@ -91,7 +91,7 @@ function sqlserverFixedBytes(t: ColumnType): number {
     case 'money':
       return t.name === 'smallmoney' ? 4 : 8;
     case 'datetime':
-      return { date: 3, time: 5, smalldatetime: 4, datetime2: 8, bigtime: 5 }[t.name] ?? 8;
+      return sqlserverTimeBytes(t);
     case 'bool':
       return 1;
     case 'uuid':
@@ -107,6 +107,17 @@ function sqlserverFixedBytes(t: ColumnType): number {
     case 'varbinary':
       return 0;
   }
+}
+
+/**
+ * date 3, smalldatetime 4, datetime 8; time(n) 3, 4 or 5 bytes for n 0–2, 3–4, 5–7 (7 when not given), datetime2(n)
+ * that and a 3-byte date, datetimeoffset(n) that and a 2-byte offset (Microsoft Learn, time, datetime2, datetimeoffset).
+ */
+function sqlserverTimeBytes(t: ColumnType): number {
+  const fraction = t.sql.includes('(') ? t.precision : 7;
+  const time = fraction <= 2 ? 3 : fraction <= 4 ? 4 : 5;
+  const sized: Record<string, number> = { date: 3, smalldatetime: 4, time, bigtime: 5, datetime2: time + 3, datetimeoffset: time + 5, timetz: time + 5 };
+  return sized[t.name] ?? 8;
 }
 
 /** Bytes per character: nchar/nvarchar are UTF-16; char/varchar follow the code page (latin1) or a UTF-8 collation. */

@@ -2,7 +2,7 @@
  * The DDL reader on DDL as DBAs' tools print it (pg_dump -s, SSMS "Script Table as", SAP ASE ddlgen, Oracle
  * DBMS_METADATA): the multi-word types, the index and table storage options (each the same setting as
  * the YAML form: a run, `rowsim rowsize` and `rowsim estimate` give the same figures from either), the
- * options refused because rowsim cannot model them.
+ * options refused because rowsim cannot model them, and the limits each server enforces at CREATE TABLE.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -260,3 +260,37 @@ describe('index and table options in DDL give the figures of the same settings i
   });
 });
 
+describe('limits the servers enforce at CREATE TABLE', () => {
+  const run = (table: string, format: string) => () => loadConfig('c.yaml', `name: t\ntable:\n${table}\nengine: { format: ${format} }\nworkload:\n  - insert: { rows: 10 }\n`);
+
+  it('SQL Server Msg 1701: a minimum row of 8,067 bytes (8,060 of fixed-length columns and 7 of overhead) is refused at the CREATE TABLE, 8,060 is created', () => {
+    const ddl = write('wide.sql', '-- a wide table\nCREATE TABLE [dbo].[wide](\n\t[a] [char](8000) NOT NULL,\n\t[b] [char](60) NOT NULL\n) ON [PRIMARY]\nGO\n');
+    const p = problems(run(`  ddl: ${ddl}`, 'sqlserver-heap'));
+    expect(p[0]).toMatchObject({ file: ddl, line: 2, column: 1 });
+    expect(p[0]!.message).toBe(
+      'expected a table SQL Server can create, found table wide whose minimum row size would be 8067, including 7 bytes of internal overhead, which exceeds the maximum allowable table row size of 8060 bytes (Msg 1701: every row stores the 8060 bytes of the fixed-length columns; declare the longest of them varchar or nvarchar)',
+    );
+    const yaml = problems(run('  name: wide\n  columns: [{ name: a, type: char(8000) }, { name: b, type: char(60) }]', 'sqlserver-heap'));
+    expect(yaml[0]!.message).toMatch(/minimum row size would be 8067/);
+    expect(yaml[0]!.key).toBe('table.columns');
+    expect(() => run('  name: ok\n  columns: [{ name: a, type: char(8000) }, { name: b, type: char(53) }, { name: c, type: varchar(900), null: true }]', 'sqlserver-heap')()).not.toThrow();
+    // On ASE's 2k pages the same table is refused by ASE's own limit, the longest row of a page.
+    expect(() => run('  name: ok\n  columns: [{ name: a, type: char(8000) }, { name: b, type: char(60) }]', 'ase-dol')()).toThrow(InputError);
+  });
+
+  it('the CLI exits with status 2 and names the file and line', () => {
+    const ddl = write('wide2.sql', 'CREATE TABLE wide (a char(8000) NOT NULL, b char(60) NOT NULL);\n');
+    const cfg = write('wide2.yaml', `name: t\ntable: { ddl: ${ddl} }\nengine: { format: sqlserver-heap }\nworkload:\n  - insert: { rows: 10 }\n`);
+    const r = rowsim(['run', cfg, '--out', join(dir, 'out-wide')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${ddl}:1:1`);
+    expect(r.stderr).toMatch(/Msg 1701/);
+  });
+
+  it('PostgreSQL takes at most 1,600 columns and Oracle 1,000', () => {
+    const cols = (n: number) => `  name: w\n  columns: [${Array.from({ length: n }, (_, i) => `{ name: c${i}, type: smallint }`).join(', ')}]`;
+    expect(problems(run(cols(1601), 'postgres-heap'))[0]!.message).toMatch(/expected at most 1600 columns .*found table w with 1601/);
+    expect(() => run(cols(1600), 'postgres-heap')()).not.toThrow();
+    expect(problems(run(cols(1001), 'oracle-heap'))[0]!.message).toMatch(/expected at most 1000 columns \(ORA-01792.*found table w with 1001/);
+  });
+});

@@ -55,6 +55,8 @@ const ORACLE_ASSM_MIN_ITL = 2;
 const ORACLE_DATA_HEADER_BYTES = 14;
 const ORACLE_TABLE_DIRECTORY_BYTES = 4;
 const ORACLE_ROW_DIRECTORY_BYTES = 2;
+/** The most columns a table may have (MAX_COLUMNS = STANDARD; 23ai's EXTENDED allows 4,096) [ORA-LIMITS]. */
+const ORACLE_MAX_COLUMNS = 1000;
 /** INITRANS default for tables: 1 [oracle]. */
 const ORACLE_DEFAULT_INITRANS = 1;
 /** Row header 3 bytes; a column length byte below 250 bytes, else 3 [oracle]. */
@@ -430,6 +432,10 @@ export const oracleHeap: StorageFormat = {
   pageSizes: ORACLE_BLOCK_SIZES,
   settings: ['page_size', 'pctfree', 'pctused', 'initrans', 'encoding', 'multibyte_share', 'multibyte_widths', 'compaction'],
   indexSettings: ['pctfree'],
+  tableLimit: (table) =>
+    table.columns.length > ORACLE_MAX_COLUMNS
+      ? `expected at most ${ORACLE_MAX_COLUMNS} columns (ORA-01792: "maximum number of columns in a table or view is ${ORACLE_MAX_COLUMNS}") [ORA-LIMITS], found table ${table.name} with ${table.columns.length}`
+      : undefined,
   indexNotes: (table) =>
     table.indexes.some((i) => i.clustered) ? ['clustered is ignored on oracle-heap: an index-organized table is not modelled; the table is a heap with a B*-tree index'] : [],
   defaults: { ...COMMON_DEFAULTS, pctfree: ORACLE_DEFAULT_PCTFREE, pctused: ORACLE_DEFAULT_PCTUSED, initrans: ORACLE_DEFAULT_INITRANS, compaction: 'on' },

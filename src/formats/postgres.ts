@@ -148,6 +148,9 @@ export function utf8Note(engine: EngineSpec): string {
 /** Bytes per character of char/varchar/text under the database encoding. */
 const pgBytesPerChar: (engine: EngineSpec) => number = charsetBytesPerChar;
 
+/** MaxHeapAttributeNumber: CREATE TABLE refuses more columns [htup_details.h][PG-LIMITS]. */
+const PG_MAX_COLUMNS = 1600;
+
 /** The PostgreSQL type of a column type, with typlen/typalign [pg_type.h, reference]. */
 function pgType(t: ColumnType, bytesPerChar: number): PgType {
   switch (t.family) {
@@ -690,6 +693,10 @@ export const postgresHeap: StorageFormat = {
   pageSizes: PG_PAGE_SIZES,
   settings: ['page_size', 'fillfactor', 'encoding', 'multibyte_share', 'multibyte_widths', 'toast_tuple_target', 'default_toast_compression'],
   indexSettings: ['fillfactor', 'deduplicate_items'],
+  tableLimit: (table) =>
+    table.columns.length > PG_MAX_COLUMNS
+      ? `expected at most ${PG_MAX_COLUMNS} columns (MaxHeapAttributeNumber: "tables can have at most ${PG_MAX_COLUMNS} columns") [htup_details.h][PG-LIMITS], found table ${table.name} with ${table.columns.length}`
+      : undefined,
   checkIndex(idx) {
     if (idx.fillfactor !== undefined && idx.fillfactor < PG_BTREE_MIN_FILLFACTOR) {
       throw new EngineSettingError('fillfactor', `a B-tree fillfactor from ${PG_BTREE_MIN_FILLFACTOR} to 100 for postgres-heap, found ${idx.fillfactor}`);

@@ -269,6 +269,20 @@ export function sqlserverLayout(table: TableDef, engine: EngineSpec): SqlServerT
 }
 
 /**
+ * Msg 1701 [MS-1701]: SQL Server refuses at CREATE TABLE a table whose minimum row, its fixed-length
+ * columns (bit columns 8 a byte) and the row's internal overhead (row header 4, column count 2, null
+ * bitmap ⌈columns/8⌉ [estimate]: 7 bytes up to 8 columns), exceeds 8,060 bytes [pages]. Variable-length
+ * columns take no bytes in the minimum row: they may be empty, or pushed off the row.
+ */
+function sqlserverMinimumRowLimit(table: TableDef, layout: TableLayout): string | undefined {
+  const ss = (layout as SqlServerTableLayout).ss;
+  const overhead = SQLSERVER_ROW_HEADER_BYTES + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + 7) >> 3);
+  const minimum = ss.fixedBytes + overhead;
+  if (minimum <= SQLSERVER_MAX_IN_ROW_BYTES) return undefined;
+  return `expected a table SQL Server can create, found table ${table.name} whose minimum row size would be ${minimum}, including ${overhead} bytes of internal overhead, which exceeds the maximum allowable table row size of ${SQLSERVER_MAX_IN_ROW_BYTES} bytes (Msg 1701: every row stores the ${ss.fixedBytes} bytes of the fixed-length columns; declare the longest of them varchar or nvarchar)`;
+}
+
+/**
  * The documented "Estimate the Size of a Heap" [estimate], used as a test oracle: Num_Cols, the fixed
  * data bytes, the number of variable columns and the largest variable data → row size and rows per page.
  */
@@ -467,6 +481,7 @@ export const sqlserverHeap: StorageFormat = {
   pageSizes: [SQLSERVER_PAGE_BYTES],
   settings: ['page_size', 'encoding', 'multibyte_share', 'multibyte_widths', 'pfs_bands', 'move_back_home', 'row_versioning', 'compaction', 'collation'],
   indexSettings: ['fillfactor'],
+  tableLimit: sqlserverMinimumRowLimit,
   defaults: { ...COMMON_DEFAULTS, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off', compaction: 'on', collation: 'sql' },
   encodingFor: withoutUtf16,
   createEngine: (layout, _resolved, spec, rowCapacity) =>

@@ -13,7 +13,7 @@ import { availableFormats, FORMAT_IDS, getFormat } from '../formats/registry.js'
 import { EngineSettingError } from '../layout/table-layout.js';
 import { zodCheck } from './problems.js';
 import type { SectionContext } from './section.js';
-import { checkLockScheme, ddlSettingsOverridden, engineSettingProblem, resolveWorkload } from './storage.js';
+import { checkLockScheme, checkTableLimit, ddlSettingsOverridden, engineSettingProblem, resolveWorkload } from './storage.js';
 import { engineFor, estimateKnob, KnobError, reserveKnob, type ReserveKnob, type Setting } from '../estimate/knob.js';
 import { resolveMeasured } from './estimate-measured.js';
 import { ESTIMATE_DEFAULTS, ESTIMATE_RANGES, MAINTENANCE_DEFAULTS, type EstimateConfig, type EstimateOverrides, type MaintenanceSpec } from '../estimate/types.js';
@@ -94,6 +94,7 @@ function primaryKnob(ctx: SectionContext, table: TableDef, engine: EngineSpec, n
     else throw err;
   }
   checkLockScheme(table, engine, P);
+  checkTableLimit(table, engine, P);
   notes.push(...ddlSettingsOverridden(table, engine, ctx.raw.engine));
   try {
     return estimateKnob(engine.format, layout, engine);

@@ -56,8 +56,10 @@ export function resolveStorage(obj: Record<string, unknown>, name: string, seed:
   try {
     const layout = format.layout(table, engine);
     format.resolve(engine, layout);
-    if (layout.minRowBytes > layout.geometry.maxRowBytes) {
-      P.add(['table'], `expected rows that fit on a ${engine.page_size}-byte page (at most ${layout.geometry.maxRowBytes} bytes), found a shortest row of ${layout.minRowBytes} bytes`);
+    const limit = format.tableLimit?.(table, layout);
+    if (limit) addTableProblem(table, limit, P);
+    else if (layout.minRowBytes > layout.geometry.maxRowBytes) {
+      addTableProblem(table, `expected rows that fit on a ${engine.page_size}-byte page (at most ${layout.geometry.maxRowBytes} bytes), found a shortest row of ${layout.minRowBytes} bytes`, P);
     }
     checkIndexEntries(format, table, layout, Array.isArray((obj.table as { indexes?: unknown } | undefined)?.indexes) ? (obj.table as { indexes: unknown[] }).indexes.length : 0, P);
   } catch (err) {
@@ -300,6 +302,20 @@ function addDdlProblem(table: TableDef, at: { line: number; column: number }, me
   const file = table.storage?.file;
   if (file) P.push({ file, line: at.line, column: at.column, message });
   else P.add(['table', 'ddl'], `DDL line ${at.line}, column ${at.column}: ${message}`);
+}
+
+/** A problem with the table as a whole: at its CREATE TABLE when it comes from DDL, else at `table.columns`. */
+export function addTableProblem(table: TableDef, message: string, P: Problems): void {
+  const at = table.storage?.created;
+  if (at) addDdlProblem(table, at, message, P);
+  else P.add(['table', table.storage ? 'ddl' : 'columns'], message);
+}
+
+/** The server's own limit on the table at CREATE TABLE (SQL Server's minimum row size, the most columns): a problem at the table. */
+export function checkTableLimit(table: TableDef, engine: EngineSpec, P: Problems): void {
+  const format = getFormat(engine.format);
+  const limit = format.tableLimit?.(table, format.layout(table, engine));
+  if (limit) addTableProblem(table, limit, P);
 }
 
 /** An engine setting the format refuses: at the config key, or at the DDL's `with …` when the DDL set it. */

@@ -1,24 +1,33 @@
 /**
  * A small CREATE TABLE / CREATE INDEX reader: enough SQL to take a table definition from ASE, SQL
- * Server, PostgreSQL or Oracle DDL, and from a script SAP ASE's `ddlgen` writes [R9]. Errors carry the line
- * and column in the DDL text.
+ * Server, PostgreSQL or Oracle DDL, as SAP ASE's `ddlgen` [R9], `pg_dump -s`, SSMS's "Script Table as"
+ * and Oracle's DBMS_METADATA print it. Errors carry the line and column in the DDL text.
  *
- * Understood: CREATE TABLE [db.][owner.]name ( col type [NULL | NOT NULL] [DEFAULT …] [IDENTITY]
- * [PRIMARY KEY | UNIQUE] [CONSTRAINT …] …, [CONSTRAINT n] PRIMARY KEY [CLUSTERED] (cols),
- * UNIQUE (cols) ) and its table options: LOCK ALLPAGES | DATAPAGES | DATAROWS, WITH exp_row_size = N,
- * reservepagegap = N, max_rows_per_page = N, fillfactor = N … (ASE), WITH (fillfactor = N)
- * (PostgreSQL), PCTFREE N (Oracle), ON 'segment', PARTITION BY …; CREATE [UNIQUE]
- * [CLUSTERED|NONCLUSTERED] INDEX n ON t (cols) (CLUSTERED makes an index clustered; a PRIMARY KEY without it
- * is not: one DDL serves every format); ALTER TABLE t ADD [CONSTRAINT n] PRIMARY KEY | UNIQUE
- * (cols); user-defined types from `sp_addtype name, 'type' [, 'null' | 'not null']`.
+ * Understood: CREATE TABLE [db.][owner.]name ( col type [NULL | NOT NULL] [DEFAULT …[::type]] [IDENTITY]
+ * [PRIMARY KEY | UNIQUE [CLUSTERED] [index options]] [CONSTRAINT …] …, [CONSTRAINT n] PRIMARY KEY
+ * [CLUSTERED] (cols) [index options], UNIQUE (cols) ) and its table options: LOCK ALLPAGES | DATAPAGES |
+ * DATAROWS, WITH exp_row_size = N, reservepagegap = N, max_rows_per_page = N, fillfactor = N … (ASE),
+ * WITH (fillfactor = N, toast_tuple_target = N, autovacuum_… …) (PostgreSQL), PCTFREE N, INITRANS N,
+ * PCTUSED N (Oracle), ON 'segment', PARTITION BY …; CREATE [UNIQUE] [CLUSTERED|NONCLUSTERED] INDEX n ON t
+ * [USING btree] (cols) [index options] (CLUSTERED makes an index clustered; a PRIMARY KEY without it is
+ * not: one DDL serves every format); ALTER TABLE [ONLY] t ADD [CONSTRAINT n] PRIMARY KEY | UNIQUE (cols)
+ * [index options]; user-defined types from `sp_addtype name, 'type' [, 'null' | 'not null']`. Types of
+ * several words are read while their words begin one (`timestamp(3) without time zone`, `national char
+ * varying(n)`, `double precision`); an array type is refused.
  *
- * A ddlgen script's other statements are read past: `go` batch separators, `use`, `print`,
- * `setuser`, `grant`/`revoke`, `exec`, system procedures (`sp_addgroup`, `sp_bindefault` …), `if`,
- * `drop`, `alter table` without a key, and whole batches of CREATE TRIGGER / VIEW / PROCEDURE. Any
- * other statement is an error at its first word.
+ * Index options (src/table/ddl-options.ts says which are read, read past or refused): WITH (FILLFACTOR =
+ * N, PAD_INDEX = …, …) (SQL Server), WITH (fillfactor = N, deduplicate_items = off) (PostgreSQL), with
+ * fillfactor = N, max_rows_per_page = N, reservepagegap = N (ASE), PCTFREE N (Oracle), ON filegroup,
+ * TABLESPACE, USING INDEX …. A setting becomes the index's, exactly as `table.indexes` sets it; an option
+ * that changes storage in a way rowsim does not model, or one it does not know, is an error at its position.
+ *
+ * A script's other statements are read past: `go` batch separators, `use`, `print`, `setuser`,
+ * `grant`/`revoke`, `exec`, `set`, `select`, `comment on`, system procedures (`sp_addgroup`, `sp_bindefault`
+ * …), `if`, `drop`, `alter table` without a key, CREATE SEQUENCE / STATISTICS / EXTENSION statements and
+ * whole batches of CREATE TRIGGER / VIEW / PROCEDURE. Any other statement is an error at its first word.
  *
  * Columns are NOT NULL unless declared NULL (ASE's default; PostgreSQL users should write NULL where a
- * column is nullable).
+ * column is nullable: pg_dump prints nothing for it).
  */
 import type { ColumnDef, DdlSetting, DdlStorage, IndexDef, LockScheme } from '../config/spec.js';
 

@@ -51,7 +51,8 @@ describe('ddlgen scripts', () => {
       'pubdate datetime',
       'contract bit',
     ]);
-    expect(t.indexes).toEqual([{ name: 'titleidind', columns: ['title_id'], unique: true, clustered: false }]);
+    // The index's own `with reservepagegap = 16` is the index's setting, as in the YAML form.
+    expect(t.indexes).toEqual([{ name: 'titleidind', columns: ['title_id'], unique: true, clustered: false, reservepagegap: 16 }]);
     expect(t.storage).toMatchObject({
       lock: { value: 'datarows' },
       exp_row_size: { value: 150 },

@@ -39,9 +39,11 @@ export interface ColumnType {
 interface TypeInfo {
   family: TypeFamily;
   national?: boolean;
-  /** How many parameters the type takes and what they mean. */
-  params: 'none' | 'length' | 'optional-length' | 'precision';
+  /** How many parameters the type takes and what they mean ('fraction': digits of fractional seconds). */
+  params: 'none' | 'length' | 'optional-length' | 'precision' | 'fraction';
   defaultLength?: number;
+  /** Without a length the type is unbounded (PostgreSQL's `character varying`), not of defaultLength. */
+  unboundedWithoutLength?: boolean;
 }
 
 /** Known type names. Engines size them; a type an engine lacks is sized by its nearest equivalent. */
@@ -51,7 +53,9 @@ const TYPES: Record<string, TypeInfo> = {
   int: { family: 'int', params: 'none' },
   integer: { family: 'int', params: 'none' },
   bigint: { family: 'int', params: 'none' },
+  'unsigned smallint': { family: 'int', params: 'none' },
   'unsigned int': { family: 'int', params: 'none' },
+  'unsigned bigint': { family: 'int', params: 'none' },
   real: { family: 'float', params: 'none' },
   float: { family: 'float', params: 'optional-length', defaultLength: 53 },
   'double precision': { family: 'float', params: 'none' },
@@ -61,14 +65,16 @@ const TYPES: Record<string, TypeInfo> = {
   money: { family: 'money', params: 'none' },
   smallmoney: { family: 'money', params: 'none' },
   date: { family: 'datetime', params: 'none' },
-  time: { family: 'datetime', params: 'none' },
+  time: { family: 'datetime', params: 'fraction' },
+  timetz: { family: 'datetime', params: 'fraction' },
   datetime: { family: 'datetime', params: 'none' },
   smalldatetime: { family: 'datetime', params: 'none' },
   bigdatetime: { family: 'datetime', params: 'none' },
   bigtime: { family: 'datetime', params: 'none' },
-  timestamp: { family: 'datetime', params: 'none' },
-  timestamptz: { family: 'datetime', params: 'none' },
-  datetime2: { family: 'datetime', params: 'none' },
+  timestamp: { family: 'datetime', params: 'fraction' },
+  timestamptz: { family: 'datetime', params: 'fraction' },
+  datetime2: { family: 'datetime', params: 'fraction' },
+  datetimeoffset: { family: 'datetime', params: 'fraction' },
   bit: { family: 'bool', params: 'none' },
   boolean: { family: 'bool', params: 'none' },
   bool: { family: 'bool', params: 'none' },
@@ -76,7 +82,7 @@ const TYPES: Record<string, TypeInfo> = {
   character: { family: 'char', params: 'optional-length', defaultLength: 1 },
   bpchar: { family: 'char', params: 'optional-length', defaultLength: 1 },
   varchar: { family: 'varchar', params: 'optional-length', defaultLength: 1 },
-  'character varying': { family: 'varchar', params: 'optional-length', defaultLength: 1 },
+  'character varying': { family: 'varchar', params: 'optional-length', unboundedWithoutLength: true },
   varchar2: { family: 'varchar', params: 'length' },
   nchar: { family: 'char', national: true, params: 'optional-length', defaultLength: 1 },
   nvarchar: { family: 'varchar', national: true, params: 'optional-length', defaultLength: 1 },
@@ -86,6 +92,7 @@ const TYPES: Record<string, TypeInfo> = {
   binary: { family: 'binary', params: 'optional-length', defaultLength: 1 },
   varbinary: { family: 'varbinary', params: 'optional-length', defaultLength: 1 },
   raw: { family: 'varbinary', params: 'length' },
+  varbit: { family: 'varbinary', params: 'optional-length', unboundedWithoutLength: true },
   bytea: { family: 'blob', params: 'none' },
   image: { family: 'blob', params: 'none' },
   blob: { family: 'blob', params: 'none' },
@@ -97,6 +104,36 @@ const TYPES: Record<string, TypeInfo> = {
   uniqueidentifier: { family: 'uuid', params: 'none' },
 };
 
+/**
+ * Other spellings of known types, as pg_dump, SSMS and ddlgen print them: the spelling (its words, the
+ * parenthesised parameters left out) → the type it is.
+ */
+const ALIASES: Record<string, string> = {
+  'timestamp without time zone': 'timestamp',
+  'timestamp with time zone': 'timestamptz',
+  'time without time zone': 'time',
+  'time with time zone': 'timetz',
+  'char varying': 'varchar',
+  'national char': 'nchar',
+  'national character': 'nchar',
+  'national char varying': 'nvarchar',
+  'national character varying': 'nvarchar',
+  'national varchar': 'nvarchar',
+  'nchar varying': 'nvarchar',
+  'bit varying': 'varbit',
+};
+
+/** Every type spelling of more than one word (the DDL reader reads a type's words while they begin one). */
+export const MULTI_WORD_TYPES: readonly string[] = [...Object.keys(TYPES), ...Object.keys(ALIASES)].filter((n) => n.includes(' '));
+
+/** Most digits of fractional seconds a time type takes (Oracle's TIMESTAMP(9); SQL Server 7, PostgreSQL 6). */
+const MAX_FRACTION_DIGITS = 9;
+
+/** Bytes of a binary integer: tinyint 1, smallint 2, bigint 8, int 4; an unsigned type as its signed one. */
+export function intBytes(t: ColumnType): number {
+  return { tinyint: 1, smallint: 2, 'unsigned smallint': 2, bigint: 8, 'unsigned bigint': 8 }[t.name] ?? 4;
+}
+
 /** Longest length accepted for a bounded type: larger than any page, to catch typos. */
 const MAX_DECLARED_LENGTH = 1_000_000;
 
@@ -107,18 +144,26 @@ function knownTypeNames(): string[] {
   return Object.keys(TYPES);
 }
 
-/** Parse `varchar(200)`, `numeric(10,2)`, `int`, `char`, `double precision` … */
-export function parseType(spelling: string): ColumnType {
+/**
+ * A spelling's type name (its words, aliases resolved) and parameters: `varchar(200)`, `numeric(10,2)`,
+ * `double precision`, `timestamp(3) without time zone`, `[decimal](18, 2)` as SSMS writes it.
+ */
+function splitSpelling(spelling: string): { name: string; p1?: string; p2?: string } {
   const text = spelling.trim().toLowerCase().replace(/\s+/g, ' ');
-  const m = /^([a-z][a-z0-9_ ]*?)\s*(?:\(\s*(\d+|max)\s*(?:,\s*(\d+)\s*)?\))?$/.exec(text);
+  const m = /^([a-z][a-z0-9_ ]*?)\s*(?:\(\s*(\d+|max)\s*(?:,\s*(\d+)\s*)?\)\s*([a-z][a-z ]*)?)?$/.exec(text);
   if (!m) throw new SchemaError(`a column type such as int, varchar(200) or numeric(10,2), found "${spelling}"`);
-  const name = m[1]!;
-  const info = TYPES[name];
-  if (!info) {
-    throw new SchemaError(`a known column type (${knownTypeNames().join(', ')}), found "${name}"`);
-  }
-  const p1 = m[2] === 'max' ? UNBOUNDED_DEFAULT_MAX : m[2] !== undefined ? Number(m[2]) : undefined;
-  const p2 = m[3] !== undefined ? Number(m[3]) : undefined;
+  const written = m[4] ? `${m[1]!} ${m[4].trim()}` : m[1]!;
+  const name = ALIASES[written] ?? written;
+  if (!TYPES[name]) throw new SchemaError(`a known column type (${knownTypeNames().join(', ')}), found "${written}"`);
+  return { name, ...(m[2] !== undefined ? { p1: m[2] } : {}), ...(m[3] !== undefined ? { p2: m[3] } : {}) };
+}
+
+/** Parse `varchar(200)`, `numeric(10,2)`, `int`, `char`, `double precision`, `timestamp with time zone` … */
+export function parseType(spelling: string): ColumnType {
+  const { name, p1: p1Text, p2: p2Text } = splitSpelling(spelling);
+  const info = TYPES[name]!;
+  const p1 = p1Text === 'max' ? UNBOUNDED_DEFAULT_MAX : p1Text !== undefined ? Number(p1Text) : undefined;
+  const p2 = p2Text !== undefined ? Number(p2Text) : undefined;
   const t: ColumnType = {
     name,
     family: info.family,
@@ -127,24 +172,25 @@ export function parseType(spelling: string): ColumnType {
     precision: 0,
     scale: 0,
     sql: name,
-    lob: info.family === 'text' || info.family === 'blob' || m[2] === 'max',
+    lob: info.family === 'text' || info.family === 'blob' || p1Text === 'max',
   };
   switch (info.params) {
     case 'none':
       if (p1 !== undefined) throw new SchemaError(`${name} without a length, found "${spelling}"`);
       if (info.family === 'text' || info.family === 'blob') t.length = UNBOUNDED_DEFAULT_MAX;
       break;
+    case 'fraction':
+      if (p1Text === 'max' || p2 !== undefined || (p1 !== undefined && p1 > MAX_FRACTION_DIGITS)) {
+        throw new SchemaError(`${name} or ${name}(p) with p from 0 to ${MAX_FRACTION_DIGITS} digits of fractional seconds, found "${spelling}"`);
+      }
+      if (p1 !== undefined) {
+        t.precision = p1;
+        t.sql = `${name}(${p1})`;
+      }
+      break;
     case 'length':
     case 'optional-length':
-      if (p1 === undefined && info.params === 'length') {
-        throw new SchemaError(`${name}(n) with a length, found "${spelling}"`);
-      }
-      if (p2 !== undefined) throw new SchemaError(`${name}(n) with one length, found "${spelling}"`);
-      t.length = p1 ?? info.defaultLength ?? 1;
-      if (t.length < 1 || t.length > MAX_DECLARED_LENGTH) {
-        throw new SchemaError(`a length from 1 to ${MAX_DECLARED_LENGTH} for ${name}, found ${t.length}`);
-      }
-      if (info.family !== 'float') t.sql = `${name}(${t.length})`;
+      lengthParameter(t, info, spelling, p1, p2);
       break;
     case 'precision':
       t.precision = p1 ?? 18;
@@ -156,6 +202,22 @@ export function parseType(spelling: string): ColumnType {
       break;
   }
   return t;
+}
+
+/** The length of a character or binary type; a bit string's n bits are 4 bytes of bit count and ⌈n/8⌉ bytes (PostgreSQL's varbit). */
+function lengthParameter(t: ColumnType, info: TypeInfo, spelling: string, p1: number | undefined, p2: number | undefined): void {
+  const name = t.name;
+  if (p1 === undefined && info.params === 'length') {
+    throw new SchemaError(`${name}(n) with a length, found "${spelling}"`);
+  }
+  if (p2 !== undefined) throw new SchemaError(`${name}(n) with one length, found "${spelling}"`);
+  t.length = p1 ?? (info.unboundedWithoutLength ? UNBOUNDED_DEFAULT_MAX : (info.defaultLength ?? 1));
+  if (t.length < 1 || t.length > MAX_DECLARED_LENGTH) {
+    throw new SchemaError(`a length from 1 to ${MAX_DECLARED_LENGTH} for ${name}, found ${t.length}`);
+  }
+  if (info.family === 'float') return;
+  t.sql = p1 === undefined && info.unboundedWithoutLength ? name : `${name}(${t.length})`;
+  if (name === 'varbit' && p1 !== undefined) t.length = 4 + Math.ceil(p1 / 8);
 }
 
 /** A large-object type, whose values a read_lob phase reads in chunks. */

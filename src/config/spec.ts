@@ -179,6 +179,16 @@ export interface DdlStorage {
   fillfactor?: DdlSetting<number>;
   /** Oracle `PCTFREE N`. */
   pctfree?: DdlSetting<number>;
+  /** Oracle `INITRANS N`. */
+  initrans?: DdlSetting<number>;
+  /** Oracle `PCTUSED N`. */
+  pctused?: DdlSetting<number>;
+  /** PostgreSQL `WITH (toast_tuple_target = N)`. */
+  toast_tuple_target?: DdlSetting<number>;
+  /** Where each index setting the DDL states (WITH FILLFACTOR = 80, PCTFREE 20 …) was written, by index name. */
+  indexOptions?: { index: string; key: string; line: number; column: number }[];
+  /** Where the CREATE TABLE statement starts (for a problem with the table as a whole). */
+  created?: { line: number; column: number };
   /** ASE `on 'segment'`. */
   segment?: string;
   /** ASE `partition by roundrobin | hash | range | list …`: the scheme and, where stated, the count. */

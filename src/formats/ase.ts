@@ -11,7 +11,7 @@ import { COMMON_DEFAULTS, KnobError, type AllocationInput, type AllocationPageCo
 import { unconverted } from './comparison.js';
 import { aseTextStore } from './lob.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote } from './forwarding.js';
-import { isCharacterType, isVariableType, type ColumnType } from '../config/column-types.js';
+import { intBytes, isCharacterType, isVariableType, type ColumnType } from '../config/column-types.js';
 import {
   EngineSettingError,
   checkPageSize,
@@ -71,7 +71,7 @@ const ASE_TEXT_POINTER_BYTES = 16;
 function aseFixedTypeBytes(t: ColumnType): number {
   switch (t.family) {
     case 'int':
-      return { tinyint: 1, smallint: 2, bigint: 8 }[t.name] ?? 4;
+      return intBytes(t);
     case 'float':
       if (t.name === 'real') return 4;
       if (t.name === 'float') return t.length <= 15 ? 4 : 8;

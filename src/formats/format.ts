@@ -229,6 +229,12 @@ export interface StorageFormat {
   readonly columnStorage?: boolean;
   /** Check a column's `storage` against the column's type; throws EngineSettingError naming the key. */
   checkColumn?(column: ColumnDef): void;
+  /**
+   * A limit the server enforces at CREATE TABLE beyond rows fitting a page (SQL Server's minimum row
+   * size, the most columns a table may have): what it refuses, as "expected …, found …"; undefined when
+   * the server creates the table.
+   */
+  tableLimit?(table: TableDef, layout: TableLayout): string | undefined;
   /** What the format does with the table's indexes, where it is not the obvious (a clustered index it does not keep). */
   indexNotes?(table: TableDef): string[];
 

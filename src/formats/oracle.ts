@@ -55,6 +55,8 @@ const ORACLE_ASSM_MIN_ITL = 2;
 const ORACLE_DATA_HEADER_BYTES = 14;
 const ORACLE_TABLE_DIRECTORY_BYTES = 4;
 const ORACLE_ROW_DIRECTORY_BYTES = 2;
+/** The most columns a table may have (MAX_COLUMNS = STANDARD; 23ai's EXTENDED allows 4,096) [ORA-LIMITS]. */
+const ORACLE_MAX_COLUMNS = 1000;
 /** INITRANS default for tables: 1 [oracle]. */
 const ORACLE_DEFAULT_INITRANS = 1;
 /** Row header 3 bytes; a column length byte below 250 bytes, else 3 [oracle]. */
@@ -108,12 +110,15 @@ export function oracleNumberBytesOf(value: number): number {
   return 1 + mantissa + (value < 0 && mantissa < 20 ? 1 : 0);
 }
 
+/** Digits of the NUMBER a binary integer maps to: NUMBER(3), (5), (10), (19); an unsigned one the digits of its largest value. */
+const ORACLE_INT_DIGITS: Record<string, number> = { tinyint: 3, smallint: 5, 'unsigned smallint': 5, bigint: 19, 'unsigned bigint': 20 };
+
 /** Bytes of a value of a constant-size Oracle type. */
 function oracleFixedBytes(t: ColumnType, engine: EngineSpec): number {
   switch (t.family) {
     case 'int':
       // smallint, integer and bigint map to NUMBER(5), NUMBER(10), NUMBER(19); sized at full precision.
-      return oracleNumberBytes({ tinyint: 3, smallint: 5, bigint: 19 }[t.name] ?? 10);
+      return oracleNumberBytes(ORACLE_INT_DIGITS[t.name] ?? 10);
     case 'float':
       return t.name === 'real' || (t.name === 'float' && t.length <= 24) ? 4 : 8; // BINARY_FLOAT / BINARY_DOUBLE
     case 'numeric':
@@ -121,7 +126,7 @@ function oracleFixedBytes(t: ColumnType, engine: EngineSpec): number {
     case 'money':
       return oracleNumberBytes(19);
     case 'datetime':
-      if (t.name === 'timestamptz') return ORACLE_TIMESTAMP_TZ_BYTES;
+      if (t.name === 'timestamptz' || t.name === 'datetimeoffset') return ORACLE_TIMESTAMP_TZ_BYTES;
       if (t.name === 'timestamp' || t.name === 'datetime2' || t.name === 'bigdatetime') return ORACLE_TIMESTAMP_BYTES;
       return ORACLE_DATE_BYTES;
     case 'bool':
@@ -163,7 +168,7 @@ interface OracleTableLayout extends TableLayout {
 
 /** Decimal digits of the NUMBER an integer, numeric or money column maps to (0: not a NUMBER). */
 function oracleNumberDigits(t: ColumnType): number {
-  if (t.family === 'int') return { tinyint: 3, smallint: 5, bigint: 19 }[t.name] ?? 10;
+  if (t.family === 'int') return ORACLE_INT_DIGITS[t.name] ?? 10;
   if (t.family === 'numeric') return t.precision;
   if (t.family === 'money') return 19;
   return 0;
@@ -427,6 +432,10 @@ export const oracleHeap: StorageFormat = {
   pageSizes: ORACLE_BLOCK_SIZES,
   settings: ['page_size', 'pctfree', 'pctused', 'initrans', 'encoding', 'multibyte_share', 'multibyte_widths', 'compaction'],
   indexSettings: ['pctfree'],
+  tableLimit: (table) =>
+    table.columns.length > ORACLE_MAX_COLUMNS
+      ? `expected at most ${ORACLE_MAX_COLUMNS} columns (ORA-01792: "maximum number of columns in a table or view is ${ORACLE_MAX_COLUMNS}") [ORA-LIMITS], found table ${table.name} with ${table.columns.length}`
+      : undefined,
   indexNotes: (table) =>
     table.indexes.some((i) => i.clustered) ? ['clustered is ignored on oracle-heap: an index-organized table is not modelled; the table is a heap with a B*-tree index'] : [],
   defaults: { ...COMMON_DEFAULTS, pctfree: ORACLE_DEFAULT_PCTFREE, pctused: ORACLE_DEFAULT_PCTUSED, initrans: ORACLE_DEFAULT_INITRANS, compaction: 'on' },

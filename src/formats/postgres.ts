@@ -36,7 +36,7 @@ import {
 export { PG_TOAST_POINTER_BYTES, pgToastThreshold } from './postgres-toast.js';
 import { COMMON_DEFAULTS, withoutUtf16, type ComparisonRule, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
 import type { ColumnType } from '../config/column-types.js';
-import { isCharacterType, isVariableType } from '../config/column-types.js';
+import { intBytes, isCharacterType, isVariableType } from '../config/column-types.js';
 import {
   EngineSettingError,
   NULL_LEN,
@@ -148,12 +148,15 @@ export function utf8Note(engine: EngineSpec): string {
 /** Bytes per character of char/varchar/text under the database encoding. */
 const pgBytesPerChar: (engine: EngineSpec) => number = charsetBytesPerChar;
 
+/** MaxHeapAttributeNumber: CREATE TABLE refuses more columns [htup_details.h][PG-LIMITS]. */
+const PG_MAX_COLUMNS = 1600;
+
 /** The PostgreSQL type of a column type, with typlen/typalign [pg_type.h, reference]. */
 function pgType(t: ColumnType, bytesPerChar: number): PgType {
   switch (t.family) {
     case 'int':
-      if (t.name === 'bigint') return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'bigint', equalImage: true };
-      if (t.name === 'smallint' || t.name === 'tinyint') return { kind: PG_KIND_FIXED, bytes: 2, align: 2, sql: 'smallint', equalImage: true };
+      if (intBytes(t) === 8) return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'bigint', equalImage: true };
+      if (intBytes(t) <= 2) return { kind: PG_KIND_FIXED, bytes: 2, align: 2, sql: 'smallint', equalImage: true };
       return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'integer', equalImage: true };
     case 'float':
       if (t.name === 'real' || (t.name === 'float' && t.length <= 24)) return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'real', equalImage: false };
@@ -166,6 +169,8 @@ function pgType(t: ColumnType, bytesPerChar: number): PgType {
       if (t.name === 'date') return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'date', equalImage: true };
       if (t.name === 'time' || t.name === 'bigtime') return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'time', equalImage: true };
       if (t.name === 'timestamptz') return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'timestamptz', equalImage: true };
+      // time with time zone: typlen 12, typalign d [pg_type.h].
+      if (t.name === 'timetz') return { kind: PG_KIND_FIXED, bytes: 12, align: 8, sql: 'timetz', equalImage: true };
       return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'timestamp', equalImage: true };
     case 'bool':
       return { kind: PG_KIND_FIXED, bytes: 1, align: 1, sql: 'boolean', equalImage: true };
@@ -688,6 +693,10 @@ export const postgresHeap: StorageFormat = {
   pageSizes: PG_PAGE_SIZES,
   settings: ['page_size', 'fillfactor', 'encoding', 'multibyte_share', 'multibyte_widths', 'toast_tuple_target', 'default_toast_compression'],
   indexSettings: ['fillfactor', 'deduplicate_items'],
+  tableLimit: (table) =>
+    table.columns.length > PG_MAX_COLUMNS
+      ? `expected at most ${PG_MAX_COLUMNS} columns (MaxHeapAttributeNumber: "tables can have at most ${PG_MAX_COLUMNS} columns") [htup_details.h][PG-LIMITS], found table ${table.name} with ${table.columns.length}`
+      : undefined,
   checkIndex(idx) {
     if (idx.fillfactor !== undefined && idx.fillfactor < PG_BTREE_MIN_FILLFACTOR) {
       throw new EngineSettingError('fillfactor', `a B-tree fillfactor from ${PG_BTREE_MIN_FILLFACTOR} to 100 for postgres-heap, found ${idx.fillfactor}`);

@@ -19,7 +19,7 @@ import { unconverted } from './comparison.js';
 import { sqlserverLobStore } from './lob.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../config/column-types.js';
-import { isCharacterType } from '../config/column-types.js';
+import { intBytes, isCharacterType } from '../config/column-types.js';
 import {
   EngineSettingError,
   NULL_LEN,
@@ -80,7 +80,7 @@ const SQLSERVER_PFS_BAND_UPPER_PCT = [0, 50, 80, 95, 100] as const;
 function sqlserverFixedBytes(t: ColumnType): number {
   switch (t.family) {
     case 'int':
-      return { tinyint: 1, smallint: 2, bigint: 8 }[t.name] ?? 4;
+      return intBytes(t);
     case 'float':
       if (t.name === 'real') return 4;
       if (t.name === 'float') return t.length <= 24 ? 4 : 8;
@@ -91,7 +91,7 @@ function sqlserverFixedBytes(t: ColumnType): number {
     case 'money':
       return t.name === 'smallmoney' ? 4 : 8;
     case 'datetime':
-      return { date: 3, time: 5, smalldatetime: 4, datetime2: 8, bigtime: 5 }[t.name] ?? 8;
+      return sqlserverTimeBytes(t);
     case 'bool':
       return 1;
     case 'uuid':
@@ -107,6 +107,17 @@ function sqlserverFixedBytes(t: ColumnType): number {
     case 'varbinary':
       return 0;
   }
+}
+
+/**
+ * date 3, smalldatetime 4, datetime 8; time(n) 3, 4 or 5 bytes for n 0–2, 3–4, 5–7 (7 when not given), datetime2(n)
+ * that and a 3-byte date, datetimeoffset(n) that and a 2-byte offset (Microsoft Learn, time, datetime2, datetimeoffset).
+ */
+function sqlserverTimeBytes(t: ColumnType): number {
+  const fraction = t.sql.includes('(') ? t.precision : 7;
+  const time = fraction <= 2 ? 3 : fraction <= 4 ? 4 : 5;
+  const sized: Record<string, number> = { date: 3, smalldatetime: 4, time, bigtime: 5, datetime2: time + 3, datetimeoffset: time + 5, timetz: time + 5 };
+  return sized[t.name] ?? 8;
 }
 
 /** Bytes per character: nchar/nvarchar are UTF-16; char/varchar follow the code page (latin1) or a UTF-8 collation. */
@@ -255,6 +266,20 @@ export function sqlserverLayout(table: TableDef, engine: EngineSpec): SqlServerT
     ...(clustered ? { clusteredIndex: clustered } : {}),
     ss,
   };
+}
+
+/**
+ * Msg 1701 [MS-1701]: SQL Server refuses at CREATE TABLE a table whose minimum row, its fixed-length
+ * columns (bit columns 8 a byte) and the row's internal overhead (row header 4, column count 2, null
+ * bitmap ⌈columns/8⌉ [estimate]: 7 bytes up to 8 columns), exceeds 8,060 bytes [pages]. Variable-length
+ * columns take no bytes in the minimum row: they may be empty, or pushed off the row.
+ */
+function sqlserverMinimumRowLimit(table: TableDef, layout: TableLayout): string | undefined {
+  const ss = (layout as SqlServerTableLayout).ss;
+  const overhead = SQLSERVER_ROW_HEADER_BYTES + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + 7) >> 3);
+  const minimum = ss.fixedBytes + overhead;
+  if (minimum <= SQLSERVER_MAX_IN_ROW_BYTES) return undefined;
+  return `expected a table SQL Server can create, found table ${table.name} whose minimum row size would be ${minimum}, including ${overhead} bytes of internal overhead, which exceeds the maximum allowable table row size of ${SQLSERVER_MAX_IN_ROW_BYTES} bytes (Msg 1701: every row stores the ${ss.fixedBytes} bytes of the fixed-length columns; declare the longest of them varchar or nvarchar)`;
 }
 
 /**
@@ -456,6 +481,7 @@ export const sqlserverHeap: StorageFormat = {
   pageSizes: [SQLSERVER_PAGE_BYTES],
   settings: ['page_size', 'encoding', 'multibyte_share', 'multibyte_widths', 'pfs_bands', 'move_back_home', 'row_versioning', 'compaction', 'collation'],
   indexSettings: ['fillfactor'],
+  tableLimit: sqlserverMinimumRowLimit,
   defaults: { ...COMMON_DEFAULTS, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off', compaction: 'on', collation: 'sql' },
   encodingFor: withoutUtf16,
   createEngine: (layout, _resolved, spec, rowCapacity) =>

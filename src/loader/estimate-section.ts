@@ -13,7 +13,7 @@ import { availableFormats, FORMAT_IDS, getFormat } from '../formats/registry.js'
 import { EngineSettingError } from '../layout/table-layout.js';
 import { zodCheck } from './problems.js';
 import type { SectionContext } from './section.js';
-import { checkLockScheme, ddlSettingSource, engineSettingProblem, resolveWorkload } from './storage.js';
+import { checkLockScheme, checkTableLimit, ddlSettingsOverridden, engineSettingProblem, resolveWorkload } from './storage.js';
 import { engineFor, estimateKnob, KnobError, reserveKnob, type ReserveKnob, type Setting } from '../estimate/knob.js';
 import { resolveMeasured } from './estimate-measured.js';
 import { ESTIMATE_DEFAULTS, ESTIMATE_RANGES, MAINTENANCE_DEFAULTS, type EstimateConfig, type EstimateOverrides, type MaintenanceSpec } from '../estimate/types.js';
@@ -94,11 +94,8 @@ function primaryKnob(ctx: SectionContext, table: TableDef, engine: EngineSpec, n
     else throw err;
   }
   checkLockScheme(table, engine, P);
-  const fromDdl = ddlSettingSource(table, 'exp_row_size', ctx.raw.engine);
-  const stated = table.storage?.exp_row_size;
-  if (stated && !fromDdl && format.settings.includes('exp_row_size') && String(stated.value) !== String(engine.exp_row_size)) {
-    notes.push(`engine.exp_row_size ${engine.exp_row_size} in the config is taken as the current setting, not the DDL's exp_row_size = ${stated.value} (line ${stated.line})`);
-  }
+  checkTableLimit(table, engine, P);
+  notes.push(...ddlSettingsOverridden(table, engine, ctx.raw.engine));
   try {
     return estimateKnob(engine.format, layout, engine);
   } catch (err) {

@@ -56,8 +56,10 @@ export function resolveStorage(obj: Record<string, unknown>, name: string, seed:
   try {
     const layout = format.layout(table, engine);
     format.resolve(engine, layout);
-    if (layout.minRowBytes > layout.geometry.maxRowBytes) {
-      P.add(['table'], `expected rows that fit on a ${engine.page_size}-byte page (at most ${layout.geometry.maxRowBytes} bytes), found a shortest row of ${layout.minRowBytes} bytes`);
+    const limit = format.tableLimit?.(table, layout);
+    if (limit) addTableProblem(table, limit, P);
+    else if (layout.minRowBytes > layout.geometry.maxRowBytes) {
+      addTableProblem(table, `expected rows that fit on a ${engine.page_size}-byte page (at most ${layout.geometry.maxRowBytes} bytes), found a shortest row of ${layout.minRowBytes} bytes`, P);
     }
     checkIndexEntries(format, table, layout, Array.isArray((obj.table as { indexes?: unknown } | undefined)?.indexes) ? (obj.table as { indexes: unknown[] }).indexes.length : 0, P);
   } catch (err) {
@@ -122,7 +124,7 @@ function checkIndexEntries(format: StorageFormat, table: TableDef, layout: Table
   });
 }
 
-/** The format's own ranges for the settings of the config's indexes (the last `given` of table.indexes). */
+/** The format's own ranges for the settings of the config's indexes (the last `given` of table.indexes; the DDL's at the line that sets them). */
 function checkIndexSettings(format: StorageFormat, table: TableDef, given: number, P: Problems): void {
   const fromDdl = table.indexes.length - given;
   table.indexes.forEach((idx, i) => {
@@ -130,7 +132,13 @@ function checkIndexSettings(format: StorageFormat, table: TableDef, given: numbe
       format.checkIndex?.(idx);
     } catch (err) {
       if (!(err instanceof EngineSettingError)) throw err;
-      P.add(i >= fromDdl ? ['table', 'indexes', i - fromDdl, err.key] : ['table', 'ddl'], `expected ${err.message}`);
+      if (i >= fromDdl) {
+        P.add(['table', 'indexes', i - fromDdl, err.key], `expected ${err.message}`);
+        return;
+      }
+      const at = table.storage?.indexOptions?.find((o) => o.index === idx.name && o.key === err.key) ?? table.storage?.created;
+      if (at) addDdlProblem(table, at, `index ${idx.name}: ${err.key}: expected ${err.message}`, P);
+      else P.add(['table', 'ddl'], `expected ${err.message}`);
     }
   });
 }
@@ -241,13 +249,24 @@ function checkIndexes(indexes: IndexDef[], given: number, P: Problems): void {
   }
 }
 
+/**
+ * The table options of a DDL that are engine settings, by the engine key they set: ASE exp_row_size,
+ * PostgreSQL fillfactor and toast_tuple_target, Oracle PCTFREE, INITRANS and PCTUSED.
+ */
+export const DDL_ENGINE_KEYS = ['exp_row_size', 'fillfactor', 'pctfree', 'initrans', 'pctused', 'toast_tuple_target'] as const;
+type DdlEngineKey = (typeof DDL_ENGINE_KEYS)[number];
+
+function isDdlEngineKey(key: string): key is DdlEngineKey {
+  return (DDL_ENGINE_KEYS as readonly string[]).includes(key);
+}
+
 /** Engine settings a table's DDL states, by the engine key they set (only the keys `format` reads). */
-function tableEngineSettings(table: TableDef | undefined, format: FormatId): Partial<Record<'exp_row_size' | 'fillfactor' | 'pctfree', number>> {
+function tableEngineSettings(table: TableDef | undefined, format: FormatId): Partial<Record<DdlEngineKey, number>> {
   const s = table?.storage;
   if (!s) return {};
   const reads = getFormat(format)?.settings ?? [];
-  const out: Partial<Record<'exp_row_size' | 'fillfactor' | 'pctfree', number>> = {};
-  for (const key of ['exp_row_size', 'fillfactor', 'pctfree'] as const) {
+  const out: Partial<Record<DdlEngineKey, number>> = {};
+  for (const key of DDL_ENGINE_KEYS) {
     const v = s[key];
     if (v && reads.includes(key)) out[key] = v.value;
   }
@@ -258,9 +277,24 @@ function tableEngineSettings(table: TableDef | undefined, format: FormatId): Par
 export function ddlSettingSource(table: TableDef | undefined, key: string, rawEngine: unknown): { line: number; column: number; file?: string } | undefined {
   const given = rawEngine !== null && typeof rawEngine === 'object' ? (rawEngine as Record<string, unknown>)[key] : undefined;
   const s = table?.storage;
-  if (given !== undefined || !s || !(key === 'exp_row_size' || key === 'fillfactor' || key === 'pctfree')) return undefined;
+  if (given !== undefined || !s || !isDdlEngineKey(key)) return undefined;
   const v = s[key];
   return v ? { line: v.line, column: v.column, file: s.file } : undefined;
+}
+
+/**
+ * The engine settings the config's engine section sets to another value than the DDL states (the
+ * section wins): one note each, as `rowsim estimate` reports them.
+ */
+export function ddlSettingsOverridden(table: TableDef, engine: EngineSpec, rawEngine: unknown): string[] {
+  const s = table.storage;
+  const reads = getFormat(engine.format)?.settings ?? [];
+  if (!s) return [];
+  return DDL_ENGINE_KEYS.flatMap((key) => {
+    const stated = s[key];
+    if (!stated || !reads.includes(key) || ddlSettingSource(table, key, rawEngine) || String(stated.value) === String(engine[key])) return [];
+    return [`engine.${key} ${engine[key]} in the config is taken as the current setting, not the DDL's ${key} = ${stated.value} (line ${stated.line})`];
+  });
 }
 
 /** A problem with a DDL-stated setting, at the DDL's line and column (the .sql file, or table.ddl when inline). */
@@ -268,6 +302,20 @@ function addDdlProblem(table: TableDef, at: { line: number; column: number }, me
   const file = table.storage?.file;
   if (file) P.push({ file, line: at.line, column: at.column, message });
   else P.add(['table', 'ddl'], `DDL line ${at.line}, column ${at.column}: ${message}`);
+}
+
+/** A problem with the table as a whole: at its CREATE TABLE when it comes from DDL, else at `table.columns`. */
+export function addTableProblem(table: TableDef, message: string, P: Problems): void {
+  const at = table.storage?.created;
+  if (at) addDdlProblem(table, at, message, P);
+  else P.add(['table', table.storage ? 'ddl' : 'columns'], message);
+}
+
+/** The server's own limit on the table at CREATE TABLE (SQL Server's minimum row size, the most columns): a problem at the table. */
+export function checkTableLimit(table: TableDef, engine: EngineSpec, P: Problems): void {
+  const format = getFormat(engine.format);
+  const limit = format.tableLimit?.(table, format.layout(table, engine));
+  if (limit) addTableProblem(table, limit, P);
 }
 
 /** An engine setting the format refuses: at the config key, or at the DDL's `with …` when the DDL set it. */

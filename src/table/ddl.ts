@@ -1,29 +1,39 @@
 /**
  * A small CREATE TABLE / CREATE INDEX reader: enough SQL to take a table definition from ASE, SQL
- * Server, PostgreSQL or Oracle DDL, and from a script SAP ASE's `ddlgen` writes [R9]. Errors carry the line
- * and column in the DDL text.
+ * Server, PostgreSQL or Oracle DDL, as SAP ASE's `ddlgen` [R9], `pg_dump -s`, SSMS's "Script Table as"
+ * and Oracle's DBMS_METADATA print it. Errors carry the line and column in the DDL text.
  *
- * Understood: CREATE TABLE [db.][owner.]name ( col type [NULL | NOT NULL] [DEFAULT …] [IDENTITY]
- * [PRIMARY KEY | UNIQUE] [CONSTRAINT …] …, [CONSTRAINT n] PRIMARY KEY [CLUSTERED] (cols),
- * UNIQUE (cols) ) and its table options: LOCK ALLPAGES | DATAPAGES | DATAROWS, WITH exp_row_size = N,
- * reservepagegap = N, max_rows_per_page = N, fillfactor = N … (ASE), WITH (fillfactor = N)
- * (PostgreSQL), PCTFREE N (Oracle), ON 'segment', PARTITION BY …; CREATE [UNIQUE]
- * [CLUSTERED|NONCLUSTERED] INDEX n ON t (cols) (CLUSTERED makes an index clustered; a PRIMARY KEY without it
- * is not: one DDL serves every format); ALTER TABLE t ADD [CONSTRAINT n] PRIMARY KEY | UNIQUE
- * (cols); user-defined types from `sp_addtype name, 'type' [, 'null' | 'not null']`.
+ * Understood: CREATE TABLE [db.][owner.]name ( col type [NULL | NOT NULL] [DEFAULT …[::type]] [IDENTITY]
+ * [PRIMARY KEY | UNIQUE [CLUSTERED] [index options]] [CONSTRAINT …] …, [CONSTRAINT n] PRIMARY KEY
+ * [CLUSTERED] (cols) [index options], UNIQUE (cols) ) and its table options: LOCK ALLPAGES | DATAPAGES |
+ * DATAROWS, WITH exp_row_size = N, reservepagegap = N, max_rows_per_page = N, fillfactor = N … (ASE),
+ * WITH (fillfactor = N, toast_tuple_target = N, autovacuum_… …) (PostgreSQL), PCTFREE N, INITRANS N,
+ * PCTUSED N (Oracle), ON 'segment', PARTITION BY …; CREATE [UNIQUE] [CLUSTERED|NONCLUSTERED] INDEX n ON t
+ * [USING btree] (cols) [index options] (CLUSTERED makes an index clustered; a PRIMARY KEY without it is
+ * not: one DDL serves every format); ALTER TABLE [ONLY] t ADD [CONSTRAINT n] PRIMARY KEY | UNIQUE (cols)
+ * [index options]; user-defined types from `sp_addtype name, 'type' [, 'null' | 'not null']`. Types of
+ * several words are read while their words begin one (`timestamp(3) without time zone`, `national char
+ * varying(n)`, `double precision`); an array type is refused.
  *
- * A ddlgen script's other statements are read past: `go` batch separators, `use`, `print`,
- * `setuser`, `grant`/`revoke`, `exec`, system procedures (`sp_addgroup`, `sp_bindefault` …), `if`,
- * `drop`, `alter table` without a key, and whole batches of CREATE TRIGGER / VIEW / PROCEDURE. Any
- * other statement is an error at its first word.
+ * Index options (src/table/ddl-options.ts says which are read, read past or refused): WITH (FILLFACTOR =
+ * N, PAD_INDEX = …, …) (SQL Server), WITH (fillfactor = N, deduplicate_items = off) (PostgreSQL), with
+ * fillfactor = N, max_rows_per_page = N, reservepagegap = N (ASE), PCTFREE N (Oracle), ON filegroup,
+ * TABLESPACE, USING INDEX …. A setting becomes the index's, exactly as `table.indexes` sets it; an option
+ * that changes storage in a way rowsim does not model, or one it does not know, is an error at its position.
+ *
+ * A script's other statements are read past: `go` batch separators, `use`, `print`, `setuser`,
+ * `grant`/`revoke`, `exec`, `set`, `select`, `comment on`, system procedures (`sp_addgroup`, `sp_bindefault`
+ * …), `if`, `drop`, `alter table` without a key, CREATE SEQUENCE / STATISTICS / EXTENSION statements and
+ * whole batches of CREATE TRIGGER / VIEW / PROCEDURE. Any other statement is an error at its first word.
  *
  * Columns are NOT NULL unless declared NULL (ASE's default; PostgreSQL users should write NULL where a
- * column is nullable).
+ * column is nullable: pg_dump prints nothing for it).
  */
 import type { ColumnDef, DdlSetting, DdlStorage, IndexDef, LockScheme } from '../config/spec.js';
 
 export type { DdlSetting, DdlStorage, LockScheme };
-import { parseType, SchemaError } from '../config/column-types.js';
+import { MULTI_WORD_TYPES, parseType, SchemaError } from '../config/column-types.js';
+import { ASE_TABLE_OPTIONS, INDEX_CLAUSES, INDEX_WITH_OPTIONS, isVacuumParameter, ORACLE_INDEX_INITRANS, TABLE_WITH_OPTIONS, type OptionRule } from './ddl-options.js';
 
 export class DdlError extends Error {
   constructor(
@@ -82,7 +92,11 @@ function tokenize(sql: string): Token[] {
     const start = { line, column: col };
     let m: RegExpExecArray | null;
     const rest = sql.slice(i);
-    if ((m = /^[A-Za-z_#@][A-Za-z0-9_$#@]*/.exec(rest)) || (m = /^"[^"]*"|^\[[^\]]*\]|^`[^`]*`/.exec(rest))) {
+    if ((m = /^\[\s*\d*\s*\]/.exec(rest))) {
+      // An array's brackets (integer[], text[3]): not a bracketed identifier.
+      push(m[0], m[0], 'punct', start);
+      adv(m[0].length);
+    } else if ((m = /^[A-Za-z_#@][A-Za-z0-9_$#@]*/.exec(rest)) || (m = /^"[^"]*"|^\[[^\]]*\]|^`[^`]*`/.exec(rest))) {
       const raw = m[0];
       const text = /^["[`]/.test(raw) ? raw.slice(1, -1) : raw;
       push(text, text.toUpperCase(), 'word', start);
@@ -111,15 +125,21 @@ interface DdlTable {
   storage: DdlStorage;
 }
 
-const TYPE_WORDS_2 = new Set(['DOUBLE PRECISION', 'CHARACTER VARYING', 'UNSIGNED INT']);
+/** Does `words` (lower or upper case, one space apart) begin a type of several words? */
+function beginsMultiWordType(words: string): boolean {
+  const w = words.toLowerCase();
+  return MULTI_WORD_TYPES.some((t) => t === w || t.startsWith(`${w} `));
+}
 const CONSTRAINT_STARTS = new Set(['CONSTRAINT', 'PRIMARY', 'UNIQUE', 'FOREIGN', 'CHECK', 'INDEX', 'KEY']);
 /** Column attributes that do not change a row's size: one word, or one word and its operand. */
 const SINGLE_WORD_ATTRIBUTES = new Set(['UNSIGNED', 'SIGNED', 'ZEROFILL', 'AUTO_INCREMENT', 'AUTOINCREMENT', 'SPARSE', 'ROWGUIDCOL', 'FILESTREAM', 'CLUSTERED', 'NONCLUSTERED', 'VISIBLE', 'INVISIBLE', 'BINARY', 'MATERIALIZED', 'PERSISTED', 'STORED', 'VIRTUAL']);
 const ATTRIBUTES_WITH_OPERAND = new Set(['COLLATE', 'CONSTRAINT', 'COMMENT', 'CHARSET', 'STORAGE', 'COMPRESSION']);
 /** Statements of a ddlgen (or isql) script that hold no table definition: read past. */
-const SKIPPED_STATEMENTS = new Set(['USE', 'PRINT', 'SETUSER', 'GRANT', 'REVOKE', 'EXEC', 'EXECUTE', 'DBCC', 'CHECKPOINT', 'DECLARE', 'SET', 'IF', 'DROP', 'ALTER', 'DUMP', 'COMMIT', 'BEGIN', 'UPDATE', 'SELECT']);
+const SKIPPED_STATEMENTS = new Set(['COMMENT', 'USE', 'PRINT', 'SETUSER', 'GRANT', 'REVOKE', 'EXEC', 'EXECUTE', 'DBCC', 'CHECKPOINT', 'DECLARE', 'SET', 'IF', 'DROP', 'ALTER', 'DUMP', 'COMMIT', 'BEGIN', 'UPDATE', 'SELECT']);
 /** CREATE … whose body runs to the end of its batch (`go`). */
-const CREATE_BATCHES = new Set(['TRIGGER', 'VIEW', 'PROCEDURE', 'PROC', 'FUNCTION', 'DEFAULT', 'RULE', 'SCHEMA', 'SERVICE', 'ENCRYPTION', 'SEQUENCE']);
+const CREATE_BATCHES = new Set(['TRIGGER', 'VIEW', 'PROCEDURE', 'PROC', 'FUNCTION', 'DEFAULT', 'RULE', 'SCHEMA', 'SERVICE', 'ENCRYPTION']);
+/** CREATE … of one statement that holds no table definition (pg_dump's sequences, statistics, extensions): read past to its end. */
+const CREATE_STATEMENTS = new Set(['SEQUENCE', 'STATISTICS', 'EXTENSION']);
 const LOCK_SCHEMES = new Set(['ALLPAGES', 'DATAPAGES', 'DATAROWS']);
 
 function isStatementStart(t: Token): boolean {
@@ -176,6 +196,8 @@ class DdlReader {
   private readonly types: Map<string, UserType>;
   private database: string | undefined;
   private owner: string | undefined;
+  /** Where each index setting was written (DdlStorage.indexOptions). */
+  private readonly settingsAt: { idx: IndexDef; key: string; line: number; column: number }[] = [];
 
   constructor(private readonly toks: Token[]) {
     this.types = userTypes(toks);
@@ -319,6 +341,10 @@ class DdlReader {
       this.createTable(startTok);
       return;
     }
+    if (this.peek() && CREATE_STATEMENTS.has(this.peek()!.upper)) {
+      this.skipStatement();
+      return;
+    }
     if (this.peek() && CREATE_BATCHES.has(this.peek()!.upper)) {
       this.skipBatch();
       return;
@@ -332,17 +358,27 @@ class DdlReader {
     }
     if (!this.isWord('INDEX')) this.fail(`expected TABLE or INDEX after CREATE, found ${this.found()}`);
     this.p++;
+    // PostgreSQL: CREATE INDEX [CONCURRENTLY] [IF NOT EXISTS] n ON [ONLY] t [USING btree] (cols).
+    if (this.isWord('CONCURRENTLY')) this.p++;
+    if (this.isWord('IF') && this.isWord('NOT', 1) && this.isWord('EXISTS', 2)) this.p += 3;
     const iname = this.name();
     this.expect('ON');
+    if (this.isWord('ONLY') && this.peek(1)?.kind === 'word') this.p++;
     const on = this.name();
-    if (this.isWord('USING')) this.p += 2;
+    if (this.isWord('USING')) this.indexMethod();
     const tokens: Token[] = [];
     const cols = this.nameList(tokens);
-    const idx = { name: iname, columns: cols, unique, clustered };
+    const idx: IndexDef = { name: iname, columns: cols, unique, clustered };
     this.columnTokens.set(idx, tokens);
     this.pendingIndexes.push({ idx, tok: startTok, on });
-    // Index options (WITH …, ON segment, LOCAL …) up to the next statement.
-    while (this.p < this.toks.length && !this.isWord('CREATE') && this.peek()!.text !== ';' && !(this.peek()!.lineStart && isStatementStart(this.peek()!))) this.p++;
+    this.indexOptions(idx, 'statement');
+  }
+
+  /** PostgreSQL's `USING method`: rowsim models B-trees only. */
+  private indexMethod(): void {
+    const m = this.peek(1);
+    if (!m || m.upper !== 'BTREE') this.fail(`expected USING btree (rowsim models B-tree indexes), found USING ${m ? m.text : 'end of DDL'}`, m ?? this.peek());
+    this.p += 2;
   }
 
   /** ALTER TABLE t ADD [CONSTRAINT n] PRIMARY KEY | UNIQUE [CLUSTERED] (cols): an index; other ALTERs are read past. */
@@ -386,6 +422,7 @@ class DdlReader {
     const owner = qualifiers.length >= 1 && qualifiers[qualifiers.length - 1] !== '' ? qualifiers[qualifiers.length - 1] : this.owner;
     if (database) storage.database = database;
     if (owner) storage.owner = owner;
+    storage.created = { line: startTok.line, column: startTok.column };
     this.table = { name: tname, columns, indexes, storage };
   }
 
@@ -414,32 +451,43 @@ class DdlReader {
     while (this.isWord('CLUSTERED') || this.isWord('NONCLUSTERED')) clustered = this.toks[this.p++]!.upper === 'CLUSTERED';
     const tokens: Token[] = [];
     const cols = this.nameList(tokens);
-    const idx = { name: cname ?? `${tname}_${primary ? 'pk' : `${cols.join('_')}_key`}`, columns: cols, unique: true, clustered };
+    const idx: IndexDef = { name: cname ?? `${tname}_${primary ? 'pk' : `${cols.join('_')}_key`}`, columns: cols, unique: true, clustered };
     this.columnTokens.set(idx, tokens);
+    this.indexOptions(idx, 'constraint');
     return idx;
   }
 
-  /** The column's type spelling (one or two words, with its parenthesised parameters). */
+  /**
+   * The column's type spelling: its words while they begin a type of several words (`double precision`,
+   * `timestamp (3) without time zone`, `national char varying`), with its parenthesised parameters.
+   */
   private columnType(cname: string): { text: string; tok: Token } {
     const typeTok = this.peek();
     if (!typeTok || typeTok.kind !== 'word') this.fail(`expected a type for column ${cname}`);
-    let text = typeTok!.text;
+    const words = [typeTok!.text];
+    let params = '';
     this.p++;
-    if (TYPE_WORDS_2.has(`${typeTok!.upper} ${this.peek()?.upper ?? ''}`)) {
-      text += ` ${this.peek()!.text}`;
-      this.p++;
-    }
-    if (this.peek()?.text === '(') {
-      const parts: string[] = [];
-      this.p++;
-      while (this.peek() && this.peek()!.text !== ')') {
-        parts.push(this.peek()!.text);
+    for (;;) {
+      const next = this.peek();
+      if (next?.text === '(' && params === '') {
+        const parts: string[] = [];
         this.p++;
-      }
-      this.expect(')');
-      text += `(${parts.join('')})`;
+        while (this.peek() && this.peek()!.text !== ')') {
+          parts.push(this.peek()!.text);
+          this.p++;
+        }
+        this.expect(')');
+        params = `(${parts.join('')})`;
+        words.push(params);
+      } else if (next?.kind === 'word' && !next.text.startsWith('[') && beginsMultiWordType([...words.filter((w) => !w.startsWith('(')), next.text].join(' '))) {
+        words.push(next.text);
+        this.p++;
+      } else break;
     }
-    return { text, tok: typeTok! };
+    if (this.peek()?.kind === 'punct' && this.peek()!.text.startsWith('[')) {
+      this.fail(`column ${cname}: expected a type rowsim can size, found an array (${words.join(' ')}${this.peek()!.text}): an array's values are a varlena of a header, dimensions and elements, which rowsim does not model (declare the column text or bytea of the array's length to size it)`);
+    }
+    return { text: words.join(' ').replace(/ \(/, '('), tok: typeTok! };
   }
 
   private column(tname: string, columns: ColumnDef[], indexes: IndexDef[]): void {
@@ -466,6 +514,17 @@ class DdlReader {
     }
   }
 
+  /** PostgreSQL casts after a value, as pg_dump writes defaults: `'x'::character varying`, `'{}'::integer[]`. */
+  private skipCasts(): void {
+    while (this.peek()?.text === ':' && this.peek(1)?.text === ':' && this.peek(2)?.kind === 'word') {
+      this.p += 2;
+      const words = [this.toks[this.p++]!.text];
+      while (this.peek()?.kind === 'word' && beginsMultiWordType([...words, this.peek()!.text].join(' '))) words.push(this.toks[this.p++]!.text);
+      if (this.peek()?.text === '(') this.skipParens();
+      while (this.peek()?.kind === 'punct' && this.peek()!.text.startsWith('[')) this.p++;
+    }
+  }
+
   /** One attribute after a column's type; returns the nullability it declares, if it declares one. */
   private columnAttribute(tname: string, cname: string, indexes: IndexDef[]): boolean | undefined {
     if (this.isWord('NOT') && this.isWord('NULL', 1)) {
@@ -476,12 +535,14 @@ class DdlReader {
       this.p++;
       return true;
     }
-    if (this.isWord('PRIMARY') && this.isWord('KEY', 1)) {
-      this.p += 2;
-      indexes.push({ name: `${tname}_pk`, columns: [cname], unique: true, clustered: this.isWord('CLUSTERED') });
-    } else if (this.isWord('UNIQUE')) {
-      this.p++;
-      indexes.push({ name: `${tname}_${cname}_key`, columns: [cname], unique: true, clustered: this.isWord('CLUSTERED') });
+    if ((this.isWord('PRIMARY') && this.isWord('KEY', 1)) || this.isWord('UNIQUE')) {
+      const primary = this.isWord('PRIMARY');
+      this.p += primary ? 2 : 1;
+      let clustered = false;
+      while (this.isWord('CLUSTERED') || this.isWord('NONCLUSTERED')) clustered = this.toks[this.p++]!.upper === 'CLUSTERED';
+      const idx: IndexDef = { name: primary ? `${tname}_pk` : `${tname}_${cname}_key`, columns: [cname], unique: true, clustered };
+      indexes.push(idx);
+      this.indexOptions(idx, 'column');
     } else if (this.isWord('CHECK') || this.isWord('REFERENCES') || this.isWord('IDENTITY')) {
       this.p++;
       if (this.peek()?.kind === 'word' && this.isWord('(', 1)) this.p++; // REFERENCES other (col)
@@ -495,6 +556,7 @@ class DdlReader {
         this.p++;
         if (this.peek()?.text === '(') this.skipParens();
       }
+      this.skipCasts();
     } else if (SINGLE_WORD_ATTRIBUTES.has(this.peek()!.upper)) {
       this.p++;
     } else if (ATTRIBUTES_WITH_OPERAND.has(this.peek()!.upper)) {
@@ -512,6 +574,130 @@ class DdlReader {
       this.fail(`expected "," or ")" after column ${cname}, found "${t.text}"${t.kind === 'word' && this.peek(1)?.kind === 'word' ? ' (a comma missing before it?)' : ''}`, t);
     }
     return undefined;
+  }
+
+  // ---- index options -----------------------------------------------------------------------------
+
+  /**
+   * The options after an index's columns, up to the end of its statement (`statement`), of its constraint
+   * (`constraint`: a `,` or `)`), or, after a column's PRIMARY KEY or UNIQUE (`column`), while they are
+   * index options. Each is read into the index (src/table/ddl-options.ts says which), read past, or refused.
+   */
+  private indexOptions(idx: IndexDef, context: 'statement' | 'constraint' | 'column'): void {
+    let pad: Token | undefined;
+    while (this.p < this.toks.length) {
+      const t = this.peek()!;
+      if (t.text === ';' || t.upper === 'GO' || t.upper === 'CREATE' || (t.lineStart && isStatementStart(t) && !(t.upper === 'ON' || t.upper === 'WITH'))) break;
+      if (context !== 'statement' && (t.text === ',' || t.text === ')')) break;
+      if (t.upper === 'WITH') {
+        this.p++;
+        const parens = this.peek()?.text === '(';
+        if (parens) this.p++;
+        pad = this.indexWithOptions(idx, parens) ?? pad;
+      } else if (t.upper === 'ON' && this.peek(1) && this.peek(1)!.kind !== 'punct' && !this.isWord('UPDATE', 1) && !this.isWord('DELETE', 1)) {
+        this.p += 2; // ON [PRIMARY], ON 'segment', ON partition_scheme (col)
+        if (this.peek()?.text === '(') this.skipParens();
+      } else if (t.upper === 'USING' && this.isWord('INDEX', 1)) {
+        if (this.peek(2)?.text === '(') this.fail('expected USING INDEX with options, found USING INDEX (CREATE INDEX …): give the index as a CREATE INDEX statement of its own', this.peek(2));
+        this.p += 2;
+      } else if (context === 'column') {
+        break;
+      } else {
+        this.indexClause(idx, t);
+      }
+    }
+    this.checkPadIndex(idx, pad);
+  }
+
+  /** Oracle's PCTFREE and INITRANS, and the one-word clauses of INDEX_CLAUSES, after an index's columns. */
+  private indexClause(idx: IndexDef, t: Token): void {
+    if (t.upper === 'PCTFREE') {
+      this.setIndex(idx, 'pctfree', this.wholeValue('pctfree', 0, 99), t);
+      return;
+    }
+    if (t.upper === 'INITRANS') {
+      const v = this.wholeValue('initrans', 1, 255);
+      if (v.value !== ORACLE_INDEX_INITRANS) this.fail(`expected INITRANS ${ORACLE_INDEX_INITRANS} on index ${idx.name} (the ITL slots rowsim's Oracle index blocks have; an index has no initrans setting), found INITRANS ${v.value}`, t);
+      return;
+    }
+    const clause = INDEX_CLAUSES[t.upper];
+    if (!clause) {
+      this.fail(`expected an index option rowsim reads or reads past (WITH …, ON …, USING INDEX, PCTFREE, INITRANS, ${Object.keys(INDEX_CLAUSES).join(', ')}) after index ${idx.name}, found ${this.found(t)}`, t);
+    }
+    if ('refuse' in clause!) this.fail(`expected no ${t.text} on index ${idx.name}: ${clause.refuse}`, t);
+    const { operand } = clause as { operand: string };
+    this.p++;
+    if (operand === 'word' || (operand === 'optional-number' && this.peek()?.kind === 'number')) this.p++;
+    else if (operand === 'parens' && this.peek()?.text === '(') this.skipParens();
+  }
+
+  /** `WITH (name = value, …)` or ASE's `with name = value, …` of an index; returns the PAD_INDEX = ON token, if any. */
+  private indexWithOptions(idx: IndexDef, parens: boolean): Token | undefined {
+    let pad: Token | undefined;
+    for (;;) {
+      const t = this.peek();
+      if (!t || t.kind !== 'word') this.fail(`expected an index option after WITH, found ${this.found(t)}`, t);
+      const name = t!.text.toLowerCase();
+      const rule = INDEX_WITH_OPTIONS[name];
+      if (!rule) this.fail(`expected an index option rowsim reads or reads past (${Object.keys(INDEX_WITH_OPTIONS).join(', ')}), found ${t!.text}`, t);
+      if (rule!.kind === 'setting') {
+        this.setIndex(idx, rule!.key, this.wholeValue(name, rule!.min, rule!.max), t!);
+      } else {
+        this.p++;
+        const value = this.optionValue(parens);
+        if (rule!.kind === 'flag') this.setDeduplicate(idx, t!, value);
+        else if (rule!.kind === 'pad') pad = /^on$/i.test(value) ? t! : undefined;
+        else this.checkOnly(rule!, t!, value);
+      }
+      if (this.peek()?.text === ',') {
+        this.p++;
+        continue;
+      }
+      if (parens) this.expect(')');
+      return pad;
+    }
+  }
+
+  /** An option's value as written (after an optional `=`): to the next `,` or `)` in a list in parentheses, else one word. */
+  private optionValue(parens: boolean): string {
+    const eq = this.peek()?.text === '=';
+    if (eq) this.p++;
+    const parts: string[] = [];
+    let depth = 0;
+    while (this.p < this.toks.length) {
+      const x = this.peek()!;
+      if (depth === 0 && (x.text === ',' || x.text === ')' || x.text === ';')) break;
+      if (!parens && (x.lineStart || (eq && parts.length === 1))) break;
+      if (x.text === '(') depth++;
+      if (x.text === ')') depth--;
+      parts.push(unquote(x));
+      this.p++;
+    }
+    return parts.join(' ').trim();
+  }
+
+  private setIndex(idx: IndexDef, key: string, v: DdlSetting<number>, at: Token): void {
+    (idx as unknown as Record<string, number>)[key] = v.value;
+    this.settingsAt.push({ idx, key, line: at.line, column: at.column });
+  }
+
+  private setDeduplicate(idx: IndexDef, t: Token, value: string): void {
+    const v = value.toLowerCase();
+    if (!['on', 'off', 'true', 'false', '1', '0'].includes(v)) this.fail(`expected deduplicate_items = on or off, found ${value || 'nothing'}`, t);
+    idx.deduplicate_items = v === 'on' || v === 'true' || v === '1';
+    this.settingsAt.push({ idx, key: 'deduplicate_items', line: t.line, column: t.column });
+  }
+
+  /** An option harmless with some values only: any other value is refused with the reason. */
+  private checkOnly(rule: OptionRule, t: Token, value: string): void {
+    if (rule.kind !== 'only' || rule.values.includes(value.toLowerCase())) return;
+    this.fail(`expected ${t.text} = ${rule.values[0]!.toUpperCase()} (${rule.why}), found ${t.text} = ${value}`, t);
+  }
+
+  /** PAD_INDEX = ON with a fill factor of 1 … 99 would leave room on non-leaf pages too: rowsim keeps them full [MS-FF]. */
+  private checkPadIndex(idx: IndexDef, pad: Token | undefined): void {
+    if (!pad || idx.fillfactor === undefined || idx.fillfactor === 0 || idx.fillfactor === 100) return;
+    this.fail(`expected PAD_INDEX = OFF on index ${idx.name} with FILLFACTOR = ${idx.fillfactor} (PAD_INDEX = ON leaves the fill factor's free space on non-leaf pages too, which rowsim does not model: they are kept full), found PAD_INDEX = ON`, pad);
   }
 
   // ---- table options -----------------------------------------------------------------------------
@@ -542,6 +728,12 @@ class DdlReader {
         storage.partitions = this.partitions();
       } else if (t.upper === 'PCTFREE' && this.peek(1)?.kind === 'number') {
         storage.pctfree = this.wholeValue('pctfree', 0, 99);
+      } else if (t.upper === 'INITRANS' && this.peek(1)?.kind === 'number') {
+        storage.initrans = this.wholeValue('initrans', 1, 255);
+      } else if (t.upper === 'PCTUSED' && this.peek(1)?.kind === 'number') {
+        storage.pctused = this.wholeValue('pctused', 1, 99);
+      } else if (t.upper === 'COMPRESS') {
+        this.fail('expected NOCOMPRESS or no COMPRESS clause (rowsim does not model compressed table blocks), found COMPRESS', t);
       } else if (t.text === '(') {
         this.skipParens();
       } else {
@@ -584,22 +776,42 @@ class DdlReader {
           storage.ase_fillfactor = this.wholeValue('fillfactor', 0, 100);
           break;
         default:
-          // identity_gap = N, dml_logging = minimal, compression = row, lob_compression = N …
-          this.p++;
-          if (this.peek()?.text === '=') this.p += 2;
+          this.aseOtherOption(t);
       }
       if (this.peek()?.text !== ',') return;
       this.p++;
     }
   }
 
-  /** PostgreSQL `WITH (fillfactor = N, autovacuum_… = …)`. */
+  /** ASE table options besides those kept (ASE_TABLE_OPTIONS): identity_gap = N, dml_logging = minimal, compression = none … */
+  private aseOtherOption(t: Token): void {
+    const rule = ASE_TABLE_OPTIONS[t.text.toLowerCase()];
+    if (!rule) this.fail(`expected a table option rowsim reads or reads past (exp_row_size, reservepagegap, max_rows_per_page, fillfactor, ${Object.keys(ASE_TABLE_OPTIONS).join(', ')}), found ${t.text}`, t);
+    this.p++;
+    this.checkOnly(rule!, t, this.optionValue(false));
+  }
+
+  /** PostgreSQL storage parameters `WITH (fillfactor = N, autovacuum_… = …)`, SQL Server's `WITH (DATA_COMPRESSION = NONE)`. */
   private storageParameters(storage: DdlStorage): void {
     const open = this.p;
     this.p++;
     while (this.p < this.toks.length && this.peek()!.text !== ')') {
-      if (this.isWord('FILLFACTOR')) storage.fillfactor = this.wholeValue('fillfactor', 10, 100);
-      else this.p++;
+      const t = this.peek()!;
+      let name = t.text.toLowerCase();
+      // toast.autovacuum_enabled: a dotted name.
+      if (this.peek(1)?.text === '.' && this.peek(2)?.kind === 'word') {
+        name = `${name}.${this.peek(2)!.text.toLowerCase()}`;
+        this.p += 2;
+      }
+      const rule = TABLE_WITH_OPTIONS[name] ?? (isVacuumParameter(name) ? ({ kind: 'harmless' } as const) : undefined);
+      if (t.kind !== 'word' || !rule) this.fail(`expected a table storage parameter rowsim reads or reads past (${Object.keys(TABLE_WITH_OPTIONS).join(', ')}, autovacuum_…), found ${this.found(t)}`, t);
+      if (rule!.kind === 'setting') {
+        (storage as Record<string, unknown>)[rule!.key] = this.wholeValue(name, rule!.min, rule!.max);
+      } else {
+        this.p++;
+        this.checkOnly(rule!, t, this.optionValue(true));
+      }
+      if (this.peek()?.text === ',') this.p++;
     }
     if (this.p >= this.toks.length) this.fail('expected ")" to close WITH (…), found end of DDL', this.toks[open]);
     this.p++;
@@ -667,6 +879,7 @@ class DdlReader {
       }
       if (idx.clustered) clustered = idx;
     }
+    if (this.settingsAt.length) table.storage.indexOptions = this.settingsAt.map(({ idx, key, line, column }) => ({ index: idx.name, key, line, column }));
     return table;
   }
 }

@@ -187,4 +187,16 @@ export interface DdlStorage {
   database?: string;
   /** The owner of an owner.table name or of a `setuser 'owner'` before the CREATE TABLE. */
   owner?: string;
+  /** The table's name as CREATE TABLE writes it, and where. */
+  created?: DdlSetting<string>;
+  /** The DBMS the DDL was written for, where its text shows it (src/table/ddl.ts ddlDialect). */
+  dialect?: DdlDialect;
+}
+
+/** The DBMSs whose DDL the reader can tell apart. */
+export type DdlDbms = 'ase' | 'sqlserver' | 'postgres' | 'oracle';
+
+/** What showed the DDL's DBMS (`lock datarows`, `[dbo]`, `ALTER TABLE ONLY` …) and where. */
+export interface DdlDialect extends DdlSetting<DdlDbms> {
+  sign: string;
 }

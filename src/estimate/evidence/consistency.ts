@@ -26,7 +26,10 @@ import type { Evidence, EvidenceKind, Figure } from './types.js';
 export interface Place {
   file: string;
   line?: number;
+  column?: number;
   what: string;
+  /** Said after the place: "table.ddl's line 2" for a DDL written in the config. */
+  note?: string;
 }
 
 /** What the checks need to know of the table besides its evidence. */
@@ -64,13 +67,13 @@ const fmt = (v: number) => (Math.abs(v) > Number.MAX_SAFE_INTEGER ? String(v) : 
 const dirOf = (f: string) => f.replace(/[^/\\]*$/, '');
 
 /** A place as a message names it, beside a problem of `from`: the file's name alone when both are in one folder. */
-function ref(p: { file: string; line?: number }, from: string): string {
+function ref(p: { file: string; line?: number; note?: string }, from: string): string {
   const file = dirOf(p.file) === dirOf(from) ? p.file.slice(dirOf(p.file).length) : p.file;
-  return p.line === undefined ? file : `${file}:${p.line}`;
+  return `${p.line === undefined ? file : `${file}:${p.line}`}${p.note ? `, ${p.note}` : ''}`;
 }
 
-function problem(at: { file: string; line?: number }, message: string): InputProblem {
-  return { file: at.file, ...(at.line !== undefined ? { line: at.line, column: 1 } : {}), message };
+function problem(at: { file: string; line?: number; column?: number }, message: string): InputProblem {
+  return { file: at.file, ...(at.line !== undefined ? { line: at.line, column: at.column ?? 1 } : {}), message };
 }
 
 /** Every figure of an input, the printed ones as well as those derived from them. */
@@ -284,9 +287,9 @@ export function checkFacts(table: TableDef, engine: EngineSpec, layout: TableLay
   const s = table.storage;
   const configKey = (path: string[], what: string): Place => {
     const p = loc.problem(path, '');
-    return { file: p.file, ...(p.line !== undefined ? { line: p.line } : {}), what };
+    return { file: p.file, ...(p.line !== undefined ? { line: p.line, column: p.column } : {}), what };
   };
-  const ddlPlace = (at: { line: number }, what: string): Place => (s?.file ? { file: s.file, line: at.line, what } : { ...configKey(['table', 'ddl'], what), what: `${what} (table.ddl line ${at.line})` });
+  const ddlPlace = (at: { line: number }, what: string): Place => (s?.file ? { file: s.file, line: at.line, what } : { ...configKey(['table', 'ddl'], what), note: `table.ddl's line ${at.line}` });
   const created = s?.created && s.created.value.toLowerCase() === table.name.toLowerCase() ? s.created : undefined;
   const namedAt = created ? ddlPlace(created, `CREATE TABLE ${created.value}`) : configKey(['table', 'name'], `table.name ${table.name}`);
   const commandLine = loc.file === '(command line)';

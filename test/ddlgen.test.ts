@@ -103,6 +103,17 @@ describe('ddlgen scripts', () => {
     expect(parseDdl('CREATE TABLE t (a NUMBER(10), b VARCHAR2(40) NULL) PCTFREE 30 TABLESPACE users;').storage.pctfree).toMatchObject({ value: 30 });
   });
 
+  it("tells the DBMS a DDL was written for, where its text shows it, and where CREATE TABLE is", () => {
+    const dialect = (f: string) => parseDdl(readFileSync(join(ROOT, 'sim-configs', 'estimate', f), 'utf8')).storage;
+    expect(dialect('titles.ddlgen.sql')).toMatchObject({ dialect: { value: 'ase', sign: 'lock datarows', line: 47 }, created: { value: 'titles', line: 35, column: 1 } });
+    expect(dialect('case_notes.sqlserver.sql').dialect).toMatchObject({ value: 'sqlserver', sign: '[dbo]', line: 7 });
+    expect(dialect('ticket_events.postgres.sql').dialect).toMatchObject({ value: 'postgres', sign: 'public.', line: 4 });
+    expect(parseDdl('CREATE TABLE t (a NUMBER(10)) PCTFREE 30;').storage.dialect).toMatchObject({ value: 'oracle', sign: 'PCTFREE' });
+    // No sign (plain SQL, `go` alone), or signs of two DBMSs: not told.
+    expect(parseDdl('create table t (a int)\ngo').storage.dialect).toBeUndefined();
+    expect(parseDdl('create table [t] (a int) lock datarows').storage.dialect).toBeUndefined();
+  });
+
   it('names the position of what it cannot read', () => {
     expect(ddlError('use db\ngo\ninsert into t values (1)\ngo')).toMatchObject({ line: 3, column: 1 });
     expect(ddlError('use db\ngo\ninsert into t values (1)\ngo').message).toMatch(/expected CREATE TABLE .*found "insert"/);

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { consistencyProblems, type CheckFacts } from '../src/estimate/evidence/consistency.js';
 import { mergeEvidence } from '../src/estimate/evidence/merge.js';
 import { parseIndexPhysicalStats } from '../src/estimate/evidence/index-stats.js';
 import { parseOptdiag } from '../src/estimate/evidence/optdiag.js';
@@ -101,12 +102,14 @@ describe('sp_spaceused', () => {
     expect(piped.dataKB?.value).toBe(1024);
   });
 
-  it('refuses the database summary, a size without a unit and another table, with positions', () => {
+  it('refuses the database summary and a size without a unit, with positions; keeps the table name and whose output it is', () => {
     expect(bad(parseSpaceused('database_name database_size unallocated space\npubs2 12.0 MB 1.2 MB\n', 's.txt')).message).toMatch(/database summary/);
     const p = bad(parseSpaceused(' name rowtotal reserved data index_size unused\n ---- -------- -------- ---- ---------- ------\n t 10 20 KB lots 4 KB 2 KB\n', 's.txt'));
     expect(p).toMatchObject({ line: 3 });
     expect(p.message).toMatch(/4 values|found "lots"|expected 6 values/);
-    expect(bad(parseSpaceused(example('titles.sp_spaceused.txt'), 's.txt', 'authors'))).toMatchObject({ line: 7, column: 2 });
+    // Another table is refused by the cross-checks, which name the DDL too.
+    expect(ok(parseSpaceused(example('titles.sp_spaceused.txt'), 's.txt', 'authors'))).toMatchObject({ table: { name: 'titles', line: 7 }, server: { dbms: 'ase', sign: 'rowtotal', line: 5 } });
+    expect(ok(parseSpaceused(example('case_notes.sp_spaceused.txt'), 's.txt')).server).toEqual({ dbms: 'sqlserver', sign: 'rows', line: 3 });
   });
 });
 
@@ -149,11 +152,12 @@ describe('pgstattuple and pg_stat_user_tables', () => {
     expect(o.notes.join()).toMatch(/before PostgreSQL 16/);
   });
 
-  it('refuses more HOT updates than updates, a number that is not one, another table', () => {
-    const t = ' relname | n_tup_upd | n_tup_hot_upd\n---------+-----------+--------------\n t       |        10 |            20\n';
-    expect(bad(parsePgStatUserTables(t, 's.txt', 't'))).toMatchObject({ line: 3, column: 35 });
+  it('refuses a number that is not one, and a table not among several rows', () => {
+    const t = ' relname | n_tup_upd | n_tup_hot_upd\n---------+-----------+--------------\n t       |        10 |            20\n u       |        10 |             2\n';
     expect(bad(parsePgstattuple(ALIGNED.replace('806584320', '80658x320'), 'p.txt'))).toMatchObject({ line: 7, column: 2 });
-    expect(bad(parsePgStatUserTables(t, 's.txt', 'other')).message).toMatch(/table other \(relname\), found "t"/);
+    expect(bad(parsePgStatUserTables(t, 's.txt', 'other')).message).toMatch(/table other \(relname\), found "t", "u"/);
+    // One row of another table, or more HOT updates than updates: the cross-checks refuse them.
+    expect(ok(parsePgStatUserTables(t.replace(/ u .*\n/, ''), 's.txt', 'other')).table?.name).toBe('t');
   });
 });
 
@@ -182,5 +186,142 @@ describe('merged evidence', () => {
   it("refuses another table's figures at the line that names it", () => {
     const od = ok(parseOptdiag(example('titles.optdiag.txt'), 'o.txt'));
     expect(mergeEvidence([od], 2048, 'authors', 'forwarded_rows').problems[0]).toMatchObject({ file: 'o.txt', line: 9 });
+  });
+});
+
+describe('figures that cannot all be true (consistency.ts)', () => {
+  const D = '/ex/';
+  const read = {
+    optdiag: (text = example('titles.optdiag.txt')) => ok(parseOptdiag(text, `${D}titles.optdiag.txt`, 'titles')),
+    spaceused: (text = example('titles.sp_spaceused.txt')) => ok(parseSpaceused(text, `${D}titles.sp_spaceused.txt`, 'titles')),
+    dmv: (text = example('case_notes.index_physical_stats.csv')) => ok(parseIndexPhysicalStats(text, `${D}case_notes.csv`, 'case_notes')),
+    mssSpaceused: (text = example('case_notes.sp_spaceused.txt')) => ok(parseSpaceused(text, `${D}case_notes.sp_spaceused.txt`, 'case_notes')),
+    pgstattuple: (text = example('ticket_events.pgstattuple.txt')) => ok(parsePgstattuple(text, `${D}te.pgstattuple.txt`)),
+    pgStat: (text = example('ticket_events.pg_stat_user_tables.txt')) => ok(parsePgStatUserTables(text, `${D}te.stat.txt`, 'ticket_events')),
+  };
+  // titles on ase-dol, 2 KB pages: the shortest row 8 + 21 + 2 × 7 = 43 bytes [E], 2 bytes of row offset table.
+  const TITLES: CheckFacts = {
+    table: 'titles',
+    namedAt: { file: `${D}titles.ddlgen.sql`, line: 35, what: 'CREATE TABLE titles' },
+    format: 'ase-dol',
+    formatAt: { file: `${D}t.yaml`, line: 6, what: 'engine.format' },
+    dialect: { dbms: 'ase', at: { file: `${D}titles.ddlgen.sql`, line: 47, what: 'lock datarows' } },
+    pageBytes: 2048,
+    shortest: { dataBytes: 21, rowBytes: 43, slotBytes: 2 },
+    usableBytes: 2002,
+    maxRowsPerPage: 166,
+  };
+  const CASE_NOTES: CheckFacts = { ...TITLES, table: 'case_notes', namedAt: { file: `${D}cn.sql`, line: 7, what: 'CREATE TABLE case_notes' }, format: 'sqlserver-heap', dialect: { dbms: 'sqlserver', at: { file: `${D}cn.sql`, line: 7, what: '[dbo]' } }, pageBytes: 8192, shortest: { dataBytes: 20, rowBytes: 29, slotBytes: 2 }, usableBytes: 8096, maxRowsPerPage: 700 };
+  const TICKETS: CheckFacts = { ...TITLES, table: 'ticket_events', namedAt: { file: `${D}te.sql`, line: 4, what: 'CREATE TABLE ticket_events' }, format: 'postgres-heap', dialect: { dbms: 'postgres', at: { file: `${D}te.sql`, line: 4, what: 'public.' } }, pageBytes: 8192, shortest: { dataBytes: 16, rowBytes: 40, slotBytes: 4 }, usableBytes: 8168, maxRowsPerPage: 291 };
+  const one = (inputs: Evidence[], f: CheckFacts) => {
+    const p = consistencyProblems(inputs, f);
+    expect(p).toHaveLength(1);
+    return p[0]!;
+  };
+
+  it('passes the shipped examples', () => {
+    expect(consistencyProblems([read.optdiag(), read.spaceused()], TITLES)).toEqual([]);
+    expect(consistencyProblems([read.mssSpaceused(), read.dmv()], CASE_NOTES)).toEqual([]);
+    expect(consistencyProblems([read.pgstattuple(), read.pgStat()], TICKETS)).toEqual([]);
+  });
+
+  it('refuses rows the pages cannot hold at the shortest row (1 data page for 100,000 rows), and rows on no pages', () => {
+    const od = read.optdiag(example('titles.optdiag.txt').replace('503750', '1').replace('5000000.0000000000000000', '100000').replace('526600.0000000000000000', '10'));
+    const p = one([od], TITLES);
+    expect(p).toMatchObject({ file: `${D}titles.optdiag.txt`, line: 13 });
+    expect(p.message).toBe(
+      'expected at least 2,273 pages of 2 KB for Data row count 100,000 (titles.optdiag.txt:15), found Data page count 1, which cannot hold them: the shortest row of table titles takes 43 bytes on ase-dol (21 data bytes) and 2 more for its slot, at most 44 rows a page of 2 KB',
+    );
+    // 2,273 pages hold them: no problem.
+    expect(consistencyProblems([read.optdiag(example('titles.optdiag.txt').replace('503750', '2273').replace('5000000.0000000000000000', '100000').replace('526600.0000000000000000', '10'))], TITLES)).toEqual([]);
+    const dmv = one([read.dmv(example('case_notes.index_physical_stats.csv').replace(',49180,', ',0,'))], CASE_NOTES);
+    expect(dmv).toMatchObject({ line: 7 });
+    expect(dmv.message).toMatch(/^expected at least 7,663 pages of 8 KB for record_count − forwarded_record_count 2,000,000 \(case_notes\.csv:7\), found page_count 0/);
+    const pg = one([read.pgstattuple(example('ticket_events.pgstattuple.txt').replace(' 806584320 |     3000000 | 420000000 |         52.07 |            12410 |        1240600 |               0.15 |  357931228 |        44.38', '      8192 |     3000000 |      8000 |         97.66 |                0 |              0 |                  0 |          0 |            0'))], TICKETS);
+    expect(pg.message).toMatch(/found table_len 8,192 bytes, which cannot hold them/);
+    const su = one([read.spaceused(example('titles.sp_spaceused.txt').replace('1007500 KB', '2 KB'))], TITLES);
+    expect(su.message).toMatch(/for rowtotal 5,000,000 \(titles\.sp_spaceused\.txt:7\), found data 2 KB/);
+  });
+
+  it('refuses counts and sizes beyond 2^53: not an exact count a server could print', () => {
+    const rows = one([read.optdiag(example('titles.optdiag.txt').replace('5000000.0000000000000000', '1e26'))], TITLES);
+    expect(rows).toMatchObject({ line: 15 });
+    expect(rows.message).toMatch(/^expected Data row count as a whole number up to 2\^53 − 1 \(9,007,199,254,740,991\), found 1e\+26: not an exact count a server could print/);
+    const dmv = one([read.dmv(example('case_notes.index_physical_stats.csv').replace(',2596400,', ',1e30,'))], CASE_NOTES);
+    expect(dmv.message).toMatch(/^expected record_count as a whole number .* found 1e\+30: not an exact count/);
+    const pg = one([read.pgstattuple(example('ticket_events.pgstattuple.txt').replace(' 806584320 |', ' 8e24      |'))], TICKETS);
+    expect(pg.message).toMatch(/^expected table_len as a whole number .* found 8e\+24/);
+  });
+
+  it("refuses pgstattuple's lengths beyond table_len, percentages over 100 or below 0, and percentages its lengths do not give", () => {
+    const row = ' 806584320 |     3000000 | 420000000 |         52.07 |            12410 |        1240600 |               0.15 |  357931228 |        44.38';
+    const pg = (r: string) => consistencyProblems([read.pgstattuple(example('ticket_events.pgstattuple.txt').replace(row, r))], TICKETS);
+    expect(pg(row.replace('420000000', '900000000'))[0]!.message).toBe('expected tuple_len at most table_len (806,584,320, te.pgstattuple.txt:7), found 900,000,000');
+    expect(pg(row.replace('357931228', '457931228').replace('44.38', '56.77'))[0]!.message).toMatch(/^expected tuple_len \+ dead_tuple_len \+ free_space at most table_len \(806,584,320, te\.pgstattuple\.txt:7\), found 420,000,000 \+ 1,240,600 \+ 457,931,228 = 879,171,828/);
+    expect(pg(row.replace('52.07', '161'))[0]!.message).toBe('expected tuple_percent from 0 to 100, found 161');
+    expect(pg(row.replace('44.38', '-1'))[0]!.message).toBe('expected free_percent from 0 to 100, found -1');
+    expect(pg(row.replace('52.07', '50.00'))[0]!.message).toBe('expected tuple_percent 52.07 (100 × tuple_len 420,000,000 at te.pgstattuple.txt:7 ÷ table_len 806,584,320), found 50');
+    expect(pg(row.replace('52.07', '52.08'))).toEqual([]); // within the printed 0.01
+  });
+
+  it("refuses sp_spaceused's data beyond 1% of optdiag's Data page count; a smaller difference is a note", () => {
+    const far = read.spaceused(example('titles.sp_spaceused.txt').replace('1007500 KB', '1107500 KB'));
+    const p = one([read.optdiag(), far], TITLES);
+    expect(p).toMatchObject({ file: `${D}titles.sp_spaceused.txt`, line: 7 });
+    expect(p.message).toMatch(/^expected data to agree with optdiag Data page count 503,750 \(titles\.optdiag\.txt:13\): 503,750 pages within 1% .* found data 1,107,500 KB, 553,750 pages of 2 KB$/);
+    // 0.45% more (allocation and OAM pages counted): accepted, and the merge notes it.
+    const near = read.spaceused(example('titles.sp_spaceused.txt').replace('1007500 KB', '1012000 KB'));
+    expect(consistencyProblems([read.optdiag(), near], TITLES)).toEqual([]);
+    expect(mergeEvidence([near, read.optdiag()], 2048, 'titles', 'forwarded_rows').measurements!.notes.join()).toMatch(/sp_spaceused gives data 1,012,000 KB ÷ 2 KB pages 506,000, optdiag Data page count 503,750/);
+    // SQL Server: sp_spaceused counts LOB and row-overflow pages as data too; fewer than the DMV's in-row pages is refused.
+    const more = read.mssSpaceused(example('case_notes.sp_spaceused.txt').replace('393440 KB', '493440 KB'));
+    expect(consistencyProblems([more, read.dmv()], CASE_NOTES)).toEqual([]);
+    const fewer = read.mssSpaceused(example('case_notes.sp_spaceused.txt').replace('393440 KB', '293440 KB'));
+    expect(one([fewer, read.dmv()], CASE_NOTES).message).toMatch(/^expected data to agree with index_physical_stats page_count 49,180 \(case_notes\.csv:7\): at least 49,180 pages less 1%, found data 293,440 KB/);
+  });
+
+  it("refuses the DMV's record sizes out of order, more HOT or new-page updates than updates, more empty pages than pages", () => {
+    const csv = example('case_notes.index_physical_stats.csv');
+    expect(one([read.dmv(csv.replace(',9,641,140.72,', ',700,641,140.72,'))], CASE_NOTES).message).toBe('expected min_record_size_in_bytes at most max_record_size_in_bytes (641, case_notes.csv:7), found 700');
+    expect(one([read.dmv(csv.replace(',9,641,140.72,', ',9,641,740.72,'))], CASE_NOTES).message).toBe('expected avg_record_size_in_bytes at most max_record_size_in_bytes 641 (case_notes.csv:7), found 740.72');
+    expect(one([read.dmv(csv.replace(',9,641,140.72,', ',150,641,140.72,'))], CASE_NOTES).message).toMatch(/^expected avg_record_size_in_bytes from min_record_size_in_bytes 150 \(case_notes\.csv:7\)/);
+    // More forwarded records than records: the reader refuses it.
+    expect(bad(parseIndexPhysicalStats(csv.replace(',596400,', ',2596401,'), 'd.csv', 'case_notes')).message).toMatch(/forwarded_record_count at most record_count/);
+    const stat = example('ticket_events.pg_stat_user_tables.txt');
+    const hot = one([read.pgStat(stat.replace('| 282690', '| 3282690'))], TICKETS);
+    expect(hot).toMatchObject({ line: 18 });
+    expect(hot.message).toBe('expected n_tup_hot_upd at most n_tup_upd (3,000,000, te.stat.txt:16), found 3,282,690');
+    const newpage = one([read.pgStat(stat.replace('| 282690', '| 382690'))], TICKETS);
+    expect(newpage).toMatchObject({ line: 19 });
+    expect(newpage.message).toMatch(/^expected n_tup_newpage_upd at most n_tup_upd − n_tup_hot_upd \(3,000,000 at te\.stat\.txt:16 − 382,690 at te\.stat\.txt:18 = 2,617,310/);
+    const empty = one([read.optdiag(MANUAL_OPTDIAG.replace(/Empty data page count: +5/, 'Empty data page count:         700'))], TITLES);
+    expect(empty.message).toMatch(/^expected Empty data page count at most Data page count \(655, titles\.optdiag\.txt:3\), found 700$/);
+  });
+
+  it("refuses another table's figures, naming the DDL's CREATE TABLE too", () => {
+    const su = one([read.spaceused(example('titles.sp_spaceused.txt').replace(' titles      ', ' authors     '))], TITLES);
+    expect(su).toMatchObject({ file: `${D}titles.sp_spaceused.txt`, line: 7 });
+    expect(su.message).toBe(`expected the figures of table titles (CREATE TABLE titles, titles.ddlgen.sql:35), found table "authors" in sp_spaceused's output`);
+    const od = read.optdiag(example('titles.optdiag.txt').replace(/"titles"/g, '"authors"'));
+    expect(one([od], TITLES)).toMatchObject({ line: 9 });
+    expect(one([read.pgStat(example('ticket_events.pg_stat_user_tables.txt').replace('| ticket_events', '| tickets'))], TICKETS).message).toMatch(/CREATE TABLE ticket_events, te\.sql:4\), found table "tickets"/);
+    expect(one([read.dmv(example('case_notes.index_physical_stats.csv').replace('\ncase_notes,7,1093578934,0', '\ncase_files,7,1093578934,0'))], CASE_NOTES).message).toMatch(/found table "case_files"/);
+  });
+
+  it("refuses inputs of two DBMSs, of another DBMS than the DDL's, and a format of another DBMS than theirs", () => {
+    const mixed = one([read.optdiag(), read.dmv(example('case_notes.index_physical_stats.csv').replace(/case_notes,/g, 'titles,'))], { ...TITLES, dialect: undefined });
+    expect(mixed).toMatchObject({ file: `${D}case_notes.csv`, line: 7 });
+    expect(mixed.message).toBe("expected the output of SAP ASE's tools, as optdiag's output (SAP ASE's) at titles.optdiag.txt:9 is, found index_physical_stats's output (SQL Server's): one table is on one server");
+    // A ddlgen script (lock datarows) and pgstattuple: postgres-heap would be guessed from the pgstattuple.
+    const ddl = one([read.pgstattuple()], { ...TITLES, format: 'postgres-heap', pageBytes: 8192 });
+    expect(ddl).toMatchObject({ file: `${D}te.pgstattuple.txt`, line: 7 });
+    expect(ddl.message).toBe("expected the output of SAP ASE's tools for table titles, whose DDL is SAP ASE's (lock datarows at titles.ddlgen.sql:47), found pgstattuple's output (PostgreSQL's): one table is on one server");
+    const pgDump = consistencyProblems([read.optdiag(example('titles.optdiag.txt').replace(/"titles"/g, '"ticket_events"'))], TICKETS);
+    expect(pgDump.map((p) => p.message)).toEqual([expect.stringMatching(/^expected the output of PostgreSQL's tools for table ticket_events, whose DDL is PostgreSQL's \(public\. at te\.sql:4\), found optdiag's output/)]);
+    const format = one([read.optdiag()], { ...TITLES, dialect: undefined, format: 'postgres-heap', formatAt: { file: '--format', what: 'given by --format' } });
+    expect(format).toMatchObject({ file: '--format' });
+    expect(format.message).toBe("expected a format of SAP ASE (--format ase-dol or ase-apl) for optdiag's output (SAP ASE's) at /ex/titles.optdiag.txt:9, found postgres-heap (given by --format), a format of PostgreSQL");
+    // sp_spaceused: its header tells ASE's (rowtotal) from SQL Server's (rows).
+    expect(one([read.mssSpaceused(example('case_notes.sp_spaceused.txt').replace('case_notes   ', 'titles       '))], { ...TITLES, dialect: undefined }).message).toMatch(/^expected a format of SQL Server \(engine\.format sqlserver-heap\) for sp_spaceused's output \(SQL Server's: its header names rows\)/);
   });
 });

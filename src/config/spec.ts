@@ -187,8 +187,6 @@ export interface DdlStorage {
   toast_tuple_target?: DdlSetting<number>;
   /** Where each index setting the DDL states (WITH FILLFACTOR = 80, PCTFREE 20 …) was written, by index name. */
   indexOptions?: { index: string; key: string; line: number; column: number }[];
-  /** Where the CREATE TABLE statement starts (for a problem with the table as a whole). */
-  created?: { line: number; column: number };
   /** ASE `on 'segment'`. */
   segment?: string;
   /** ASE `partition by roundrobin | hash | range | list …`: the scheme and, where stated, the count. */
@@ -197,4 +195,16 @@ export interface DdlStorage {
   database?: string;
   /** The owner of an owner.table name or of a `setuser 'owner'` before the CREATE TABLE. */
   owner?: string;
+  /** The table's name as CREATE TABLE writes it, and where. */
+  created?: DdlSetting<string>;
+  /** The DBMS the DDL was written for, where its text shows it (src/table/ddl.ts ddlDialect). */
+  dialect?: DdlDialect;
+}
+
+/** The DBMSs whose DDL the reader can tell apart. */
+export type DdlDbms = 'ase' | 'sqlserver' | 'postgres' | 'oracle';
+
+/** What showed the DDL's DBMS (`lock datarows`, `[dbo]`, `ALTER TABLE ONLY` …) and where. */
+export interface DdlDialect extends DdlSetting<DdlDbms> {
+  sign: string;
 }

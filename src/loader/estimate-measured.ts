@@ -16,6 +16,7 @@ import type { EstimateSource, MeasuredFiles } from '../estimate/types.js';
 import { resolveDist } from './storage.js';
 import { mergeEvidence, type Measurements } from '../estimate/evidence/merge.js';
 import { readEvidence } from '../estimate/evidence/read.js';
+import { checkFacts, consistencyProblems } from '../estimate/evidence/consistency.js';
 import type { Evidence, Figure } from '../estimate/evidence/types.js';
 import { EVIDENCE_KINDS } from '../config/evidence-kinds.js';
 import { dataLengthRange, maxEntropyLengths, readLengthPairs } from '../estimate/rows.js';
@@ -123,6 +124,9 @@ function readAll(m: MeasuredInput, ctx: Ctx): Measurements | null | undefined {
   }
   if (bad) return undefined;
   if (inputs.length === 0) return null;
+  const crossed = consistencyProblems(inputs, checkFacts(ctx.table, ctx.engine, ctx.layout, ctx.P.loc));
+  for (const p of crossed) ctx.P.push(p);
+  if (crossed.length) return undefined;
   const format = getFormat(ctx.engine.format);
   const merged = mergeEvidence(inputs, ctx.engine.page_size, ctx.table.name, format.movedRows.metric);
   for (const p of merged.problems) ctx.P.push(p);

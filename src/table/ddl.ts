@@ -29,9 +29,9 @@
  * Columns are NOT NULL unless declared NULL (ASE's default; PostgreSQL users should write NULL where a
  * column is nullable: pg_dump prints nothing for it).
  */
-import type { ColumnDef, DdlSetting, DdlStorage, IndexDef, LockScheme } from '../config/spec.js';
+import type { ColumnDef, DdlDbms, DdlDialect, DdlSetting, DdlStorage, IndexDef, LockScheme } from '../config/spec.js';
 
-export type { DdlSetting, DdlStorage, LockScheme };
+export type { DdlDbms, DdlDialect, DdlSetting, DdlStorage, LockScheme };
 import { MULTI_WORD_TYPES, parseType, SchemaError } from '../config/column-types.js';
 import { ASE_TABLE_OPTIONS, INDEX_CLAUSES, INDEX_WITH_OPTIONS, isVacuumParameter, ORACLE_INDEX_INITRANS, TABLE_WITH_OPTIONS, type OptionRule } from './ddl-options.js';
 
@@ -53,6 +53,8 @@ interface Token {
   column: number;
   /** The first token on its line (a `go` batch separator, a statement that starts a line). */
   lineStart: boolean;
+  /** A [bracketed] identifier (SQL Server's quoting). */
+  bracketed?: boolean;
 }
 
 function tokenize(sql: string): Token[] {
@@ -100,6 +102,7 @@ function tokenize(sql: string): Token[] {
       const raw = m[0];
       const text = /^["[`]/.test(raw) ? raw.slice(1, -1) : raw;
       push(text, text.toUpperCase(), 'word', start);
+      if (raw.startsWith('[')) out[out.length - 1]!.bracketed = true;
       adv(raw.length);
     } else if ((m = /^\d+(?:\.\d+)?/.exec(rest))) {
       push(m[0], m[0], 'number', start);
@@ -180,6 +183,39 @@ function userTypes(toks: Token[]): Map<string, UserType> {
     if (args.length >= 2) types.set(args[0]!.toLowerCase(), { base: args[1]!, nullable: /^null$/i.test((args[2] ?? '').trim()) });
   }
   return types;
+}
+
+/**
+ * The DBMS a DDL was written for, where its text shows it: ASE (`lock datarows`, `with exp_row_size`,
+ * reservepagegap, max_rows_per_page, `on 'segment'`, `sp_addtype`, `setuser`: ddlgen), SQL Server
+ * (`[bracketed]` names, `SET ANSI_NULLS`, TEXTIMAGE_ON: SSMS), PostgreSQL (`WITH (fillfactor=…)`,
+ * `ALTER TABLE ONLY`, `public.` or `pg_catalog.` names: pg_dump), Oracle (PCTFREE). `go` is not a sign:
+ * ASE's isql and SQL Server's sqlcmd both take it. The first sign from the CREATE TABLE on, when every
+ * sign names one DBMS; undefined when there is none, or signs of two.
+ */
+function ddlDialect(toks: Token[], storage: DdlStorage): DdlDialect | undefined {
+  const signs: DdlDialect[] = [];
+  const add = (value: DdlDbms, sign: string, at: { line: number; column: number } | undefined) => {
+    if (at) signs.push({ value, sign, line: at.line, column: at.column });
+  };
+  if (storage.lock) add('ase', `lock ${storage.lock.value}`, storage.lock);
+  for (const k of ['exp_row_size', 'reservepagegap', 'max_rows_per_page'] as const) add('ase', k, storage[k]);
+  add('postgres', 'WITH (fillfactor = …)', storage.fillfactor);
+  add('oracle', 'PCTFREE', storage.pctfree);
+  toks.forEach((t, i) => {
+    const next = toks[i + 1];
+    if (t.upper === 'SP_ADDTYPE' || (t.upper === 'SETUSER' && t.lineStart)) add('ase', t.text, t);
+    else if (t.upper === 'ON' && next?.kind === 'string' && !next.lineStart) add('ase', `on ${next.text}`, t);
+    else if (t.bracketed) add('sqlserver', `[${t.text}]`, t);
+    else if ((t.upper === 'ANSI_NULLS' && toks[i - 1]?.upper === 'SET') || t.upper === 'TEXTIMAGE_ON') add('sqlserver', t.upper === 'ANSI_NULLS' ? 'SET ANSI_NULLS' : t.text, t);
+    else if (t.upper === 'ONLY' && toks[i - 1]?.upper === 'TABLE' && toks[i - 2]?.upper === 'ALTER') add('postgres', 'ALTER TABLE ONLY', t);
+    else if ((t.upper === 'PUBLIC' || t.upper === 'PG_CATALOG') && next?.text === '.' && !t.bracketed) add('postgres', `${t.text}.`, t);
+  });
+  if (signs.length === 0 || signs.some((s) => s.value !== signs[0]!.value)) return undefined;
+  // The CREATE TABLE's own signs first (lock datarows rather than the sp_addtype before it).
+  const from = storage.created?.line ?? 0;
+  const before = (s: DdlDialect) => (s.line < from ? 1 : 0);
+  return signs.sort((a, b) => before(a) - before(b) || a.line - b.line || a.column - b.column)[0];
 }
 
 export function parseDdl(sql: string): DdlTable {
@@ -329,7 +365,10 @@ class DdlReader {
         );
       }
     }
-    return this.finish();
+    const table = this.finish();
+    const dialect = ddlDialect(this.toks, table.storage);
+    if (dialect) table.storage.dialect = dialect;
+    return table;
   }
 
   private create(): void {
@@ -422,7 +461,7 @@ class DdlReader {
     const owner = qualifiers.length >= 1 && qualifiers[qualifiers.length - 1] !== '' ? qualifiers[qualifiers.length - 1] : this.owner;
     if (database) storage.database = database;
     if (owner) storage.owner = owner;
-    storage.created = { line: startTok.line, column: startTok.column };
+    storage.created = { value: tname, line: startTok.line, column: startTok.column };
     this.table = { name: tname, columns, indexes, storage };
   }
 

@@ -19,7 +19,7 @@ import { at, emptyEvidence, parseFigure, type Figure, type ReadOutcome } from '.
 const DMV_FORWARDING_STUB_BYTES = 9;
 
 const NEEDED = ['page_count', 'record_count', 'forwarded_record_count', 'avg_record_size_in_bytes'] as const;
-const OPTIONAL = ['min_record_size_in_bytes', 'max_record_size_in_bytes', 'ghost_record_count'] as const;
+const OPTIONAL = ['min_record_size_in_bytes', 'max_record_size_in_bytes', 'ghost_record_count', 'compressed_page_count'] as const;
 
 export function parseIndexPhysicalStats(text: string, file: string, table?: string): ReadOutcome {
   const { table: csv, problems } = parseCsv(text, file);
@@ -39,9 +39,11 @@ export function parseIndexPhysicalStats(text: string, file: string, table?: stri
     return { problems: [at(file, line, 1, `expected a row of the heap (index_id 0, IN_ROW_DATA), found ${csv.rows.length ? `only index_id ${ids} (a table with a clustered index has no forwarded records)` : 'no rows'}`)] };
   }
   const out: InputProblem[] = [];
-  if (table && nameCol !== undefined) {
-    const other = heapRows.find((r) => (r[nameCol]?.text ?? '').replace(/^.*\./, '').toLowerCase() !== table.toLowerCase());
-    if (other) out.push(at(file, other[nameCol]!.line, other[nameCol]!.column, `expected rows of table ${table}, found "${other[nameCol]!.text}"`));
+  // Rows of two tables; one other table's name is refused by the cross-checks (consistency.ts), which name the DDL too.
+  if (nameCol !== undefined) {
+    const key = (r: Cell[]) => (r[nameCol]?.text ?? '').replace(/^.*\./, '').toLowerCase();
+    const other = heapRows.find((r) => key(r) !== key(heapRows[0]!));
+    if (other) out.push(at(file, other[nameCol]!.line, other[nameCol]!.column, `expected the heap rows of one table (${heapRows[0]![nameCol]!.text}, line ${heapRows[0]![nameCol]!.line}), found "${other[nameCol]!.text}"`));
   }
   const sums = new Map<string, { sum: number; weighted: number; min: number; max: number; first: Cell }>();
   for (const r of heapRows) {
@@ -101,6 +103,10 @@ function heapEvidence(
   // With forwarded records, the smallest record is a stub: not a row's size.
   if (min && forwarded === 0) ev.minRowBytes = fig('min_record_size_in_bytes', min.min);
   if (max) ev.maxRowBytes = fig('max_record_size_in_bytes', max.max);
+  ev.records = fig('record_count', records);
+  ev.recordBytes = { avg: fig('avg_record_size_in_bytes', avgAll), ...(min ? { min: fig('min_record_size_in_bytes', min.min) } : {}), ...(max ? { max: fig('max_record_size_in_bytes', max.max) } : {}) };
+  const compressed = sums.get('compressed_page_count');
+  if (compressed) ev.compressedPages = fig('compressed_page_count', compressed.sum);
   const ghosts = sums.get('ghost_record_count');
   if (ghosts && ghosts.sum > 0) ev.notes.push(`sys.dm_db_index_physical_stats: ${ghosts.sum} ghost records (deleted, not yet cleaned up) are not counted as rows`);
   if (partitions > 1) ev.notes.push(`sys.dm_db_index_physical_stats: the heap's ${partitions} partitions are summed`);

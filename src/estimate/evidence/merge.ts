@@ -4,7 +4,8 @@
  * target, the share of rows (or updates) that no longer fit where they were: forwarded rows per row
  * (ASE optdiag, SQL Server's DMV) or non-HOT updates that moved to a new page per update (PostgreSQL).
  * Where two inputs give one figure, the first in the order optdiag, index_physical_stats, pgstattuple,
- * sp_spaceused, pg_stat_user_tables is used and a note gives the other when they differ by over 1%.
+ * sp_spaceused, pg_stat_user_tables is used and a note gives the other when they differ by more than
+ * one (a row, a page): figures that cannot both be true never get here (consistency.ts refuses them).
  * Pure.
  */
 import type { InputProblem } from '../../config/errors.js';
@@ -73,7 +74,8 @@ export function mergeEvidence(inputs: Evidence[], pageBytes: number, table: stri
     m[key] = given[0]!;
     for (const other of given.slice(1)) {
       const a = given[0]!.value;
-      if (Math.abs(other.value - a) > 0.01 * Math.max(1, Math.abs(a))) {
+      // Beyond rounding (a row, a page); figures too far apart to be both true were refused before (consistency.ts).
+      if (Math.abs(other.value - a) > 1) {
         m.notes.push(`${other.kind} gives ${other.label} ${fmt(other.value)}, ${given[0]!.kind} ${given[0]!.label} ${fmt(a)}: the ${given[0]!.kind} figure is used`);
       }
     }

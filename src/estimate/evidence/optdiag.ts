@@ -91,7 +91,8 @@ export function parseOptdiag(text: string, file: string, table?: string): ReadOu
     return { problems: [at(file, 1, 1, 'expected optdiag statistics output (a "Statistics for table:" block with Data page count, Data row count, Forwarded row count …), found none')] };
   }
   let chosen = withStats[0]!;
-  if (withStats.length > 1 || (table && chosen.name && chosen.name.toLowerCase() !== table.toLowerCase())) {
+  // One table of another name is taken: the cross-checks (consistency.ts) refuse it, naming the DDL too.
+  if (withStats.length > 1) {
     const match = withStats.find((t) => (t.name || t.blocks[0]!.name).toLowerCase() === table?.toLowerCase());
     if (!match) {
       const names = withStats.map((t) => `"${t.name || t.blocks[0]!.name}"`).join(', ');
@@ -122,7 +123,7 @@ function tableEvidence(t: { name: string; line: number; blocks: Block[] }, file:
     return { problems: [at(file, first.line, 1, `expected optdiag's table statistics to give ${missing.map((m) => `"${m.replace(/^./, (c) => c.toUpperCase())}"`).join(', ')}, found none in the block that starts here`)] };
   }
   const rows = ev.rows!;
-  if (ev.forwarded && ev.forwarded.value > rows.value) problems.push(at(file, ev.forwarded.line, 1, `expected a Forwarded row count of at most the Data row count (${rows.value}), found ${ev.forwarded.value}`));
+  if (ev.forwarded && ev.forwarded.value > rows.value) problems.push(at(file, ev.forwarded.line, 1, `expected a Forwarded row count of at most the Data row count (${rows.value}, line ${rows.line}), found ${ev.forwarded.value}`));
   if (rows.value > 0 && ev.avgRowBytes!.value <= 0) problems.push(at(file, ev.avgRowBytes!.line, 1, `expected a Data row size above 0 for a table of ${rows.value} rows, found ${ev.avgRowBytes!.value}`));
   if (rows.value > 0 && ev.pages!.value <= 0) problems.push(at(file, ev.pages!.line, 1, `expected a Data page count above 0 for a table of ${rows.value} rows, found ${ev.pages!.value}`));
   if (problems.length) return { problems };

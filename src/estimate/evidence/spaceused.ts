@@ -7,7 +7,8 @@
  *
  * Columns may be separated by blanks, tabs, `|` or commas; each size carries its unit (KB; MB and GB
  * are accepted). `sp_spaceused titles, 1` prints an index block first: it is read past. The data size
- * becomes pages with the config's page size (src/estimate/evidence/merge.ts).
+ * becomes pages with the config's page size (src/estimate/evidence/merge.ts). The rows column's name
+ * tells whose output it is: rowtotal (ASE) or rows (SQL Server).
  */
 import type { InputProblem } from '../../config/errors.js';
 import { at, emptyEvidence, numberedLines, parseFigure, type ReadOutcome } from './types.js';
@@ -23,7 +24,7 @@ function cells(text: string): { text: string; column: number }[] {
   return out;
 }
 
-export function parseSpaceused(text: string, file: string, table?: string): ReadOutcome {
+export function parseSpaceused(text: string, file: string, _table?: string): ReadOutcome {
   const lines = numberedLines(text);
   const headerAt = lines.findIndex((l) => {
     const words = l.text.toLowerCase().split(/[\s|,]+/).filter(Boolean);
@@ -48,11 +49,10 @@ export function parseSpaceused(text: string, file: string, table?: string): Read
   const ev = emptyEvidence();
   const cell = (name: string) => values[names.indexOf(name)]!;
   const nameCell = cell('name');
-  ev.table = { name: nameCell.text, kind: 'sp_spaceused', file, line: row.line };
-  if (table && nameCell.text.toLowerCase() !== table.toLowerCase()) {
-    problems.push(at(file, row.line, nameCell.column, `expected sp_spaceused of table ${table}, found "${nameCell.text}"`));
-  }
+  // Another table's name is refused by the cross-checks (consistency.ts), which name the table's DDL too.
+  ev.table = { name: nameCell.text.replace(/^.*\./, ''), kind: 'sp_spaceused', file, line: row.line };
   const rowsName = names.includes('rowtotal') ? 'rowtotal' : 'rows';
+  ev.server = rowsName === 'rowtotal' ? { dbms: 'ase', sign: 'rowtotal', line: header.line } : { dbms: 'sqlserver', sign: 'rows', line: header.line };
   const rowsCell = cell(rowsName);
   const rows = parseFigure(rowsCell.text);
   if (rows === undefined || rows < 0 || !Number.isInteger(rows)) problems.push(at(file, row.line, rowsCell.column, `expected a whole number of rows in ${rowsName}, found "${rowsCell.text}"`));

@@ -59,6 +59,16 @@ export interface Evidence {
   tableBytes?: Figure;
   freeBytes?: Figure;
   columns?: ColumnFigure[];
+  /** The DBMS that printed the input, where its kind alone does not say (sp_spaceused: ASE's names rowtotal, SQL Server's rows). */
+  server?: { dbms: 'ase' | 'sqlserver'; sign: string; line: number };
+  /** pgstattuple as printed, for the cross-checks: tuple_len, dead_tuple_len and the *_percent columns. */
+  tupleBytes?: Figure;
+  deadTupleBytes?: Figure;
+  percents?: Figure[];
+  /** sys.dm_db_index_physical_stats as printed, for the cross-checks: record_count (stubs included), the record sizes, compressed pages. */
+  records?: Figure;
+  recordBytes?: { min?: Figure; max?: Figure; avg: Figure };
+  compressedPages?: Figure;
   /** What the reader noticed and the user should know (sampled figures, partitions summed …). */
   notes: string[];
 }

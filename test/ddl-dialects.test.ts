@@ -76,8 +76,8 @@ describe('pg_dump -s', () => {
       { name: 'orders_pkey', columns: ['id'], unique: true, clustered: false, fillfactor: 70 },
       { name: 'orders_customer_idx', columns: ['customer_id', 'placed'], unique: false, clustered: false, fillfactor: 60, deduplicate_items: false },
     ]);
-    expect(t.storage.fillfactor).toMatchObject({ value: 80, line: 40 });
-    expect(t.storage.created).toEqual({ line: 26, column: 1 });
+    expect(t.storage.fillfactor).toMatchObject({ value: 80, line: 39 });
+    expect(t.storage.created).toEqual({ value: 'orders', line: 25, column: 1 });
   });
 
   it('sizes the types as PostgreSQL stores them: timetz 12 bytes, varbit(20) a 4-byte bit count and 3 bytes, character varying unbounded', () => {
@@ -249,7 +249,7 @@ describe('index and table options in DDL give the figures of the same settings i
     const text = `name: t\ntable: { ddl: ${PG_DUMP} }\nengine: { format: postgres-heap, fillfactor: 100 }\nestimate: { rows: 1000 }\nworkload:\n  - insert: { rows: 1000 }\n  - update: { rows: all, set: { note: { length: 50 } } }\n`;
     const cfg = loadEstimateConfig('c.yaml', {}, text);
     expect(cfg.engine.fillfactor).toBe(100);
-    expect(cfg.notes).toContain("engine.fillfactor 100 in the config is taken as the current setting, not the DDL's fillfactor = 80 (line 40)");
+    expect(cfg.notes).toContain("engine.fillfactor 100 in the config is taken as the current setting, not the DDL's fillfactor = 80 (line 39)");
   });
 
   it('a DDL index setting the format refuses is reported at the line that sets it', () => {
@@ -292,5 +292,17 @@ describe('limits the servers enforce at CREATE TABLE', () => {
     expect(problems(run(cols(1601), 'postgres-heap'))[0]!.message).toMatch(/expected at most 1600 columns .*found table w with 1601/);
     expect(() => run(cols(1600), 'postgres-heap')()).not.toThrow();
     expect(problems(run(cols(1001), 'oracle-heap'))[0]!.message).toMatch(/expected at most 1000 columns \(ORA-01792.*found table w with 1001/);
+  });
+});
+
+describe('nullability as each server defaults it', () => {
+  it("pg_dump prints nothing for a nullable column: in PostgreSQL's DDL it is nullable, its PRIMARY KEY's columns are not; ASE's stays NOT NULL", async () => {
+    const { parseDdl } = await import('../src/table/ddl.js');
+    const pg = parseDdl('CREATE TABLE public.t (\n    id integer NOT NULL,\n    k integer,\n    note character varying(40)\n);\nALTER TABLE ONLY public.t\n    ADD CONSTRAINT t_pkey PRIMARY KEY (id, k);\n');
+    expect(pg.columns.map((c) => [c.name, c.nullable])).toEqual([['id', false], ['k', false], ['note', true]]);
+    const ase = parseDdl('create table t (id int, note varchar(40) null)\nlock datarows\n');
+    expect(ase.columns.map((c) => [c.name, c.nullable])).toEqual([['id', false], ['note', true]]);
+    const unknown = parseDdl('CREATE TABLE t (id int, note varchar(40))');
+    expect(unknown.columns.every((c) => !c.nullable)).toBe(true);
   });
 });

@@ -26,8 +26,9 @@
  * …), `if`, `drop`, `alter table` without a key, CREATE SEQUENCE / STATISTICS / EXTENSION statements and
  * whole batches of CREATE TRIGGER / VIEW / PROCEDURE. Any other statement is an error at its first word.
  *
- * Columns are NOT NULL unless declared NULL (ASE's default; PostgreSQL users should write NULL where a
- * column is nullable: pg_dump prints nothing for it).
+ * A column declared neither NULL nor NOT NULL is NOT NULL (ASE's default), except in DDL that shows itself
+ * PostgreSQL's or Oracle's (ddlDialect), where it is nullable as there (pg_dump and DBMS_METADATA print
+ * nothing for a nullable column); a PRIMARY KEY's columns are never NULL.
  */
 import type { ColumnDef, DdlDbms, DdlDialect, DdlSetting, DdlStorage, IndexDef, LockScheme } from '../config/spec.js';
 
@@ -234,6 +235,9 @@ class DdlReader {
   private owner: string | undefined;
   /** Where each index setting was written (DdlStorage.indexOptions). */
   private readonly settingsAt: { idx: IndexDef; key: string; line: number; column: number }[] = [];
+  /** Columns declared neither NULL nor NOT NULL, and the columns of a PRIMARY KEY (never NULL). */
+  private readonly undeclared = new Set<string>();
+  private readonly keyColumns = new Set<string>();
 
   constructor(private readonly toks: Token[]) {
     this.types = userTypes(toks);
@@ -368,6 +372,11 @@ class DdlReader {
     const table = this.finish();
     const dialect = ddlDialect(this.toks, table.storage);
     if (dialect) table.storage.dialect = dialect;
+    // PostgreSQL and Oracle columns are nullable unless declared NOT NULL (pg_dump and DBMS_METADATA print
+    // nothing for a nullable column); ASE's default is NOT NULL, and SSMS always prints one or the other.
+    if (dialect?.value === 'postgres' || dialect?.value === 'oracle') {
+      for (const c of table.columns) if (this.undeclared.has(c.name.toLowerCase()) && !this.keyColumns.has(c.name.toLowerCase())) c.nullable = true;
+    }
     return table;
   }
 
@@ -490,6 +499,7 @@ class DdlReader {
     while (this.isWord('CLUSTERED') || this.isWord('NONCLUSTERED')) clustered = this.toks[this.p++]!.upper === 'CLUSTERED';
     const tokens: Token[] = [];
     const cols = this.nameList(tokens);
+    if (primary) for (const c of cols) this.keyColumns.add(c.toLowerCase());
     const idx: IndexDef = { name: cname ?? `${tname}_${primary ? 'pk' : `${cols.join('_')}_key`}`, columns: cols, unique: true, clustered };
     this.columnTokens.set(idx, tokens);
     this.indexOptions(idx, 'constraint');
@@ -539,6 +549,7 @@ class DdlReader {
       const declared = this.columnAttribute(tname, cname, indexes);
       if (declared !== undefined) nullable = declared;
     }
+    if (nullable === undefined && udt === undefined) this.undeclared.add(cname.toLowerCase());
     try {
       columns.push({ name: cname, type: parseType(udt ? udt.base : type.text), nullable: nullable ?? udt?.nullable ?? false });
     } catch (err) {
@@ -580,6 +591,7 @@ class DdlReader {
       let clustered = false;
       while (this.isWord('CLUSTERED') || this.isWord('NONCLUSTERED')) clustered = this.toks[this.p++]!.upper === 'CLUSTERED';
       const idx: IndexDef = { name: primary ? `${tname}_pk` : `${tname}_${cname}_key`, columns: [cname], unique: true, clustered };
+      if (primary) this.keyColumns.add(cname.toLowerCase());
       indexes.push(idx);
       this.indexOptions(idx, 'column');
     } else if (this.isWord('CHECK') || this.isWord('REFERENCES') || this.isWord('IDENTITY')) {

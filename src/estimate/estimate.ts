@@ -23,6 +23,8 @@ import { calibrate, checkEvidence, sourceNotes } from './calibrate.js';
 import { candidateTask, currentCand, fmtPct, samplePlan, type Plan } from './plan.js';
 import { verdictOf } from './verdict.js';
 import { whatIf, type MaintenanceWhatIf } from './whatif.js';
+import { estimateAdvice, type Advice } from './advice.js';
+import { checkAcrossSpreads, type SpreadCheck } from './robust.js';
 
 export { candidateTask, currentCand, fmtPct, plannedLive, samplePlan, scaleWorkload, type Plan } from './plan.js';
 
@@ -48,14 +50,41 @@ interface SampleInfo {
   seeds: number;
 }
 
+/** One partition's estimate on its own figures (optdiag's partition blocks). */
+export interface PartitionEstimate {
+  name: string;
+  file: string;
+  line: number;
+  rows: number;
+  measured_pct?: number;
+  simulated_pct: number;
+  interval: [number, number];
+  pages_measured: number;
+  pages_simulated: number;
+  reproduced: boolean;
+  misses: string[];
+  insert_avg_bytes?: number;
+  spread?: number;
+  /** The least reserve that meets the target on this partition, and whether one does. */
+  recommended: number;
+  met: boolean;
+}
+
 export interface EstimateOutcome {
   sample: SampleInfo;
+  /** Per partition, when the evidence is per partition; `partitions_sentence` says what follows for the table. */
+  partitions?: PartitionEstimate[];
+  partitions_sentence?: string;
   formats: FormatEstimate[];
   /** The measured evidence against the simulation of the current setting (fitted or checked). */
   calibration?: Calibration;
   /** What the estimate says first, and the exit status: 3 when no command should be applied. */
   verdict: Verdict;
   maintenance?: MaintenanceWhatIf;
+  /** The rebuild's free space and the DBMS's other space settings, for a recommendation. */
+  advice?: Advice;
+  /** The recommendation checked at the narrowest and widest spread of the row lengths the evidence allows. */
+  spread_check?: SpreadCheck;
   notes: string[];
 }
 
@@ -269,13 +298,27 @@ export async function runEstimate(cfg: EstimateConfig, runner: CandidateRunner =
   const primary = works[0]!;
   const fitted = await calibrate(cfg, primary.knob, currentCand(primary.knob, cfg.engine), fixed, runner);
   const plan = samplePlan(cfg, fixed, fitted?.fit ? { insertShare: fitted.fit.insert_share, spread: fitted.fit.spread } : undefined);
-  const pagesPerSeed = await simulateCandidates(cfg, works, simulator(cfg, plan, runner));
+  const simulate = simulator(cfg, plan, runner);
+  const pagesPerSeed = await simulateCandidates(cfg, works, simulate);
+  const parts = cfg.partitions ? await partitionEstimates(cfg, runner) : undefined;
   const formats = works.map((w) => formatEstimate(cfg, w));
+  const spreadCheck = fitted?.fit && formats[0]!.forwarding_target.met
+    ? await checkAcrossSpreads(cfg, primary.knob, fixed, fitted, formats[0]!.forwarding_target.value, [...primary.figures.keys()], runner)
+    : undefined;
+  if (spreadCheck && spreadCheck.value !== formats[0]!.forwarding_target.value) {
+    await raiseRecommendation(cfg, primary, formats, simulate, spreadCheck.value, `${primary.knob.key} ${spreadCheck.value} meets ${cfg.target_pct}% at every spread of the row lengths the evidence allows (${spreadCheck.sentence})`);
+  }
+  if (parts) await partitionsDecide(cfg, primary, parts, formats, simulate);
   const calibration = fitted ?? checkEvidence(cfg, formats[0]!);
   const verdict = verdictOf(cfg, formats[0]!, primary.knob, calibration);
   const maintenance = whatIf(cfg, primary.knob, formats[0]!, plan, verdict);
   const notes = [...cfg.notes, ...(cfg.evidence?.notes ?? []), ...sourceNotes(cfg, works, calibration)];
+  if (parts) notes.push("each partition's model takes optdiag's column statistics, which are the table's, with every varying column scaled by the same factor to the partition's own Data row size");
+  const advice = verdict.status === 'recommended' ? estimateAdvice(cfg, primary.knob, formats[0]!) : undefined;
   return {
+    ...(spreadCheck ? { spread_check: spreadCheck } : {}),
+    ...(advice ? { advice } : {}),
+    ...(parts ? { partitions: parts, partitions_sentence: partitionsSentence(primary.knob, parts, formats[0]!) } : {}),
     sample: { source: cfg.source.kind, table_rows: plan.tableRows, sampled: plan.sampled, rows_per_seed: plan.sampleRows, pages_per_seed: pagesPerSeed, seeds: cfg.seeds },
     formats,
     ...(calibration ? { calibration } : {}),
@@ -283,4 +326,88 @@ export async function runEstimate(cfg: EstimateConfig, runner: CandidateRunner =
     ...(maintenance ? { maintenance } : {}),
     notes,
   };
+}
+
+// ---- partitions ---------------------------------------------------------------------------------
+
+/** Each partition estimated on its own figures, its own fit, the config's format only. */
+async function partitionEstimates(cfg: EstimateConfig, runner: CandidateRunner): Promise<PartitionEstimate[]> {
+  const out: PartitionEstimate[] = [];
+  for (const p of cfg.partitions!) {
+    const sub: EstimateConfig = { ...cfg, formats: [cfg.formats[0]!], source: p.source, evidence: p.evidence, fit: p.evidence.moved !== undefined, rows: undefined, notes: [], partitions: undefined };
+    const layout = getFormat(sub.engine.format)!.layout(sub.table, sub.engine);
+    const works = formatWorks(sub);
+    const fitted = await calibrate(sub, works[0]!.knob, currentCand(works[0]!.knob, sub.engine), layout.fixedNotNullBytes, runner);
+    const plan = samplePlan(sub, layout.fixedNotNullBytes, fitted?.fit ? { insertShare: fitted.fit.insert_share, spread: fitted.fit.spread } : undefined);
+    await simulateCandidates(sub, works, simulator(sub, plan, runner));
+    const f = formatEstimate(sub, works[0]!);
+    const cur = f.candidates.find((c) => c.specials.includes('current'))!;
+    out.push({
+      name: p.name,
+      file: p.file,
+      line: p.line,
+      rows: p.source.rows,
+      ...(fitted ? { measured_pct: fitted.measured.pct } : {}),
+      simulated_pct: cur.forwarded_rows_pct,
+      interval: cur.interval.forwarded_rows_pct,
+      pages_measured: p.evidence.pages?.value ?? 0,
+      pages_simulated: cur.pages,
+      reproduced: fitted?.reproduced ?? true,
+      misses: fitted?.misses ?? [],
+      ...(fitted?.fit ? { insert_avg_bytes: fitted.fit.insert_avg_bytes, spread: fitted.fit.spread } : {}),
+      recommended: f.forwarding_target.value,
+      met: f.forwarding_target.met ?? false,
+    });
+  }
+  return out;
+}
+
+/**
+ * The table's one setting must serve every partition: when each partition's figures are reproduced and one
+ * needs more reserve than the table's figures taken as one, that partition's value becomes the
+ * recommendation (simulated on the table's model too, for its figures), and the reason says so.
+ */
+async function partitionsDecide(cfg: EstimateConfig, w: FormatWork, parts: PartitionEstimate[], formats: FormatEstimate[], simulate: ReturnType<typeof simulator>): Promise<void> {
+  if (w.knob.key === 'none' || parts.some((p) => !p.reproduced || !p.met)) return;
+  const table = formats[0]!;
+  const most = byReserve(w.knob, parts.map((p) => ({ value: p.recommended, p }))).at(-1)!;
+  if (compareReserve(w.knob, most.value, table.forwarding_target.value) <= 0) return;
+  await raiseRecommendation(
+    cfg,
+    w,
+    formats,
+    simulate,
+    most.value,
+    `${w.knob.key} ${most.value} is the least reserve that meets ${cfg.target_pct}% on every partition: partition ${most.p.name} needs it on its own figures, where the table's figures taken as one would give ${table.forwarding_target.value}`,
+  );
+}
+
+/** Make `value` the primary format's recommendation, for the reason given (simulated on the table's model for its figures). */
+async function raiseRecommendation(cfg: EstimateConfig, w: FormatWork, formats: FormatEstimate[], simulate: ReturnType<typeof simulator>, value: number, reason: string): Promise<void> {
+  if (!w.figures.has(value)) {
+    const c: Cand = { value, setting: value, specials: [], refined: true };
+    w.cands.push(c);
+    await simulate([{ w, c }]);
+  }
+  const f = formatEstimate(cfg, w);
+  const fc = f.candidates.find((c) => c.value === value)!;
+  const why = `${reason}; on the fitted model it gives ${fmtPct(fc.forwarded_rows_pct)} (interval ${fmtPct(fc.interval.forwarded_rows_pct[0])}–${fmtPct(fc.interval.forwarded_rows_pct[1])}) and ${groupedNumber(fc.pages)} pages, ${r2(fc.space_overhead_pct)}% more than packed.`;
+  f.forwarding_target = { value, why, met: true };
+  const cmd = w.knob.commands(cfg.table.name, value);
+  f.commands = cmd.commands;
+  f.command_note = cmd.note;
+  formats[0] = f;
+}
+
+/** What the partitions say for the table's one setting. */
+function partitionsSentence(knob: ReserveKnob, parts: PartitionEstimate[], table: FormatEstimate): string {
+  const bad = parts.filter((p) => !p.reproduced);
+  if (bad.length) return `${bad.length} of ${parts.length} partitions' figures cannot be reproduced on their own (${bad.map((p) => p.name).join(', ')}): their recommendations are not to be trusted`;
+  const need = byReserve(knob, parts.map((p) => ({ value: p.recommended, p })));
+  const most = need[need.length - 1]!;
+  const same = parts.every((p) => p.recommended === parts[0]!.recommended);
+  const k = knob.key;
+  if (same) return `every partition on its own gives ${k} ${most.value}, as the table does`;
+  const rel = most.value === table.forwarding_target.value ? 'the recommendation above' : `the table's figures taken as one give ${table.forwarding_target.value}`;
+  return `the partitions need from ${k} ${need[0]!.value} to ${most.value} on their own; ${k} is set for the whole table, so ${most.value} (partition ${most.p.name}) is the one that meets the target on every partition (${rel})`;
 }

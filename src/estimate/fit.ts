@@ -144,15 +144,21 @@ export interface SpreadFit {
 
 type TaskForGrowth = (share: number, spread: number) => CandidateTask;
 
-/** How far a point misses: the larger of its moved share's and its pages' distance, each in half-widths of its interval. */
+/**
+ * How far a point misses, for choosing the spread: a point whose growth reproduces the moved share (inside
+ * its interval) is scored by its pages' distance in half-widths of their interval; any other comes after
+ * every such point, scored by the larger of its two distances.
+ */
 function missOf(f: FitResult, pages: number): number {
+  const piv = f.simulated.pages_interval;
+  const phalf = Math.max(0.5, (piv[1] - piv[0]) / 2);
+  const pagesMiss = Math.abs(f.simulated.pages - pages) / phalf;
+  if (f.reproduced) return pagesMiss;
   const m = f.measured_pct;
   const iv = f.simulated.interval;
   const half = Math.max(1e-6, (iv[1] - iv[0]) / 2);
-  const moved = m < iv[0] ? (iv[0] - m) / half : m > iv[1] ? (m - iv[1]) / half : 0;
-  const piv = f.simulated.pages_interval;
-  const phalf = Math.max(0.5, (piv[1] - piv[0]) / 2);
-  return Math.max(moved, Math.abs(f.simulated.pages - pages) / phalf);
+  const moved = m < iv[0] ? (iv[0] - m) / half : (m - iv[1]) / half;
+  return 1e6 + Math.max(moved, pagesMiss);
 }
 
 function midway(a: number, b: number): number {
@@ -164,8 +170,9 @@ function midway(a: number, b: number): number {
 
 /**
  * Two unknowns, two measurements: for each spread the insert share is fitted to the moved share
- * (fitGrowth); the spread is the one whose fitted growth misses least, counting the moved share and the
- * pages each in half-widths of their 95% intervals (a grid, then refined around the best). Without
+ * (fitGrowth); the spread is the one whose fitted growth reproduces the moved share with the pages
+ * closest to the measured ones, in half-widths of their 95% interval (a grid, then refined around the
+ * best); when no spread reproduces the moved share, the one that misses both least. Without
  * measured pages the spread is `assumed`.
  */
 export async function fitGrowthAndSpread(

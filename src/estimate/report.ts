@@ -120,8 +120,11 @@ export function estimateJson(cfg: EstimateConfig, out: EstimateOutcome, charts: 
   };
   if (cfg.evidence) json.evidence = evidenceJson(cfg);
   if (out.calibration) json.calibration = out.calibration;
+  if (out.spread_check) json.spread_check = out.spread_check;
   Object.assign(json, formatJson(primary!, cfg.target_pct));
   if (out.maintenance) json.maintenance = out.maintenance;
+  if (out.advice) json.advice = out.advice;
+  if (out.partitions) json.partitions = { sentence: out.partitions_sentence, partitions: out.partitions };
   json.other_formats = others.map((f) => formatJson(f, cfg.target_pct));
   json.notes = out.notes;
   json.charts = charts;
@@ -211,6 +214,7 @@ export function estimateTerminal(cfg: EstimateConfig, out: EstimateOutcome, forc
   lines.push(`${cfg.name}: table ${cfg.table.name}, ${sampleLine(out)}; target: forwarded rows ≤ ${cfg.target_pct}%`);
   lines.push('', `${out.verdict.exit_status === 0 ? '' : 'NOT APPLICABLE: '}${out.verdict.headline}`);
   if (out.calibration) lines.push('', `calibration (${out.calibration.kind === 'fit' ? 'fitted' : 'checked'}): ${out.calibration.sentence}`);
+  if (out.spread_check) lines.push('', `across the spreads: ${out.spread_check.sentence}`);
   if (out.calibration?.inputs) {
     lines.push('', 'the row-length model, input by input:');
     for (const i of out.calibration.inputs) lines.push(`  ${i.how.padEnd(12)} ${i.name}: ${i.value} — ${i.from}`);
@@ -223,6 +227,8 @@ export function estimateTerminal(cfg: EstimateConfig, out: EstimateOutcome, forc
     if (f.knob !== 'none' && f.min_scan_reads.value !== f.forwarding_target.value) lines.push(`fewest scan reads: ${f.min_scan_reads.why}`);
     lines.push(...applyLines(f, i === 0, out, force));
   });
+  lines.push(...adviceLines(out));
+  lines.push(...partitionLines(cfg, out));
   if (out.maintenance) {
     const m = out.maintenance;
     lines.push('', `maintenance what-if (${m.days} days${m.assumed.length ? `; assumed: ${m.assumed.join(', ')} (estimate.maintenance)` : ''}): ${m.summary}`);
@@ -232,11 +238,44 @@ export function estimateTerminal(cfg: EstimateConfig, out: EstimateOutcome, forc
   return lines.join('\n');
 }
 
+function adviceLines(out: EstimateOutcome): string[] {
+  const a = out.advice;
+  if (!a) return [];
+  const lines: string[] = [];
+  if (a.rebuild) lines.push('', `rebuild: ${a.rebuild.sentence}`);
+  if (a.alternatives.length) lines.push('', 'other space settings:', ...a.alternatives.map((x) => `  - ${x}`));
+  return lines;
+}
+
+function partitionTable(out: EstimateOutcome, knob: string, text = false): string {
+  return (text ? textTable : mdTable)(
+    ['partition', 'rows', 'measured fwd %', 'simulated fwd %', '95% interval', 'pages measured', 'simulated', 'reproduced', `least ${knob}`],
+    out.partitions!.map((p) => [
+      p.name,
+      fmt(p.rows),
+      p.measured_pct === undefined ? '—' : pct(p.measured_pct),
+      pct(p.simulated_pct),
+      `${pct(p.interval[0])}–${pct(p.interval[1])}`,
+      fmt(p.pages_measured),
+      fmt(p.pages_simulated),
+      p.reproduced ? 'yes' : `no: ${p.misses.join('; ')}`,
+      `${p.recommended}${p.met ? '' : ' (target not met)'}`,
+    ]),
+  );
+}
+
+function partitionLines(cfg: EstimateConfig, out: EstimateOutcome): string[] {
+  if (!out.partitions) return [];
+  const knob = out.formats[0]!.knob;
+  return ['', `per partition of ${cfg.table.name} (each fitted to its own figures): ${out.partitions_sentence}`, partitionTable(out, knob, true)];
+}
+
 export function estimateMarkdown(cfg: EstimateConfig, out: EstimateOutcome, charts: string[], force = false): string {
   const md: string[] = [`# rowsim estimate: ${cfg.name}`, '', `Config \`${cfg.file}\`, seed ${cfg.seed}, rowsim ${ROWSIM_VERSION}.`, ''];
   md.push(`Table ${cfg.table.name}: ${sampleLine(out)}. Target: forwarded rows ≤ ${cfg.target_pct}%.`, '');
   md.push(`**${out.verdict.exit_status === 0 ? 'Verdict' : 'Not applicable (exit status 3)'}:** ${out.verdict.headline}`, '');
   if (out.calibration) md.push(...calibrationMarkdown(out), '');
+  if (out.spread_check) md.push(`**Across the spreads the evidence allows:** ${out.spread_check.sentence}.`, '');
   out.formats.forEach((f, i) => {
     md.push(`## ${f.format}: ${f.knob === 'none' ? 'no reserve setting' : f.knob}`, '', `Pages of ${pageSizeText(f.page_bytes)}.`, '', compareTable(f, true), '');
     if (f.knob !== 'none') {
@@ -249,6 +288,12 @@ export function estimateMarkdown(cfg: EstimateConfig, out: EstimateOutcome, char
     if (charts[i]) md.push(`![${charts[i]}](${charts[i]})`, '');
     if (f.knob !== 'none') md.push('### All candidates', '', candidatesTable(f), '');
   });
+  if (out.advice) {
+    md.push('## Beside the recommendation', '');
+    if (out.advice.rebuild) md.push(`**Rebuild:** ${out.advice.rebuild.sentence}`, '');
+    md.push(...out.advice.alternatives.map((x) => `- ${x}`), '');
+  }
+  if (out.partitions) md.push('## Per partition', '', out.partitions_sentence!, '', partitionTable(out, out.formats[0]!.knob), '');
   if (out.maintenance) md.push(...maintenanceMarkdown(out, charts), '');
   if (out.notes.length) md.push('## Notes', '', ...out.notes.map((n) => `- ${n}`), '');
   return md.join('\n');

@@ -131,6 +131,8 @@ export interface EstimateConfig {
   evidence?: Measurements;
   /** The rows' lengths at insert are unknown: fit them so that the current setting reproduces evidence.moved. */
   fit: boolean;
+  /** The table's partitions, each estimated on its own figures as well (optdiag's partition blocks). */
+  partitions?: PartitionSource[];
   maintenance: MaintenanceSpec;
   notes: string[];
 }
@@ -156,6 +158,15 @@ export type EstimateSource =
    * spread, are fitted (src/estimate/fit.ts). `inputs` says where each figure of the model came from.
    */
   | { kind: 'evidence'; rows: number; min: number; avg: number; max: number; model: LengthModel; from: string; inputs: ModelInput[] };
+
+/** One partition's own lengths and figures. */
+export interface PartitionSource {
+  name: string;
+  file: string;
+  line: number;
+  source: Extract<EstimateSource, { kind: 'evidence' }>;
+  evidence: Measurements;
+}
 
 /** One input of the row-length model: its value, and whether it was measured (file, line), fitted or assumed. */
 export interface ModelInput {

@@ -7,8 +7,9 @@ import { aplIndexGeometry, aseFillReserve, dolIndexGeometry } from './ase-index.
 import { FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-heap.js';
 import { ClusteredHeap } from '../heap/clustered-heap.js';
 import type { StorageEngine } from '../heap/engine.js';
-import { COMMON_DEFAULTS, KnobError, type AllocationInput, type AllocationPageCounts, type ComparisonRule, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
+import { COMMON_DEFAULTS, KnobError, type AlternativesInput, type AllocationInput, type AllocationPageCounts, type ComparisonRule, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
 import { unconverted } from './comparison.js';
+import { groupedNumber } from '../util/numbers.js';
 import { aseTextStore } from './lob.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote } from './forwarding.js';
 import { intBytes, isCharacterType, isVariableType, type ColumnType } from '../config/column-types.js';
@@ -465,6 +466,8 @@ export const aseDol: StorageFormat = {
       "it needs the database option select into/bulkcopy/pllsort, and after it dump transaction is refused until a dump database [R7]",
     ],
   }),
+  rebuild: (table) => ({ command: `reorg rebuild ${table}`, needs: 'free space for a complete copy of the table and its indexes on their segments [R6]', indexesToo: true }),
+  estimateAlternatives: aseAlternatives,
   resolve(engine, layout): ResolvedEngine {
     checkAsePageSize(engine);
     if (engine.enable_housekeeper_gc === 2 || engine.enable_housekeeper_gc === 3) {
@@ -538,3 +541,16 @@ export const aseApl: StorageFormat = {
     return notes;
   },
 };
+
+/** The estimator's word on ASE's other space settings for a data-only-locked table. */
+function aseAlternatives(input: AlternativesInput): string[] {
+  const mb = (pages: number) => `${((pages * input.pageBytes) / (1024 * 1024)).toFixed(1)} MB`;
+  const rec = input.recommended;
+  const cur = input.current;
+  const gap = input.reservepagegap && input.reservepagegap > 1 ? input.reservepagegap : 10;
+  const empty = Math.ceil(cur.pages / (gap - 1));
+  return [
+    `max_rows_per_page: no alternative on this table: ASE applies it to allpages-locked tables only and ignores it on data-only-locked ones [ASE-IDXPROP][L]; exp_row_size ${rec.value} already holds a page to ${input.rowsPerPage} rows while they are new`,
+    `reservepagegap ${gap} (${input.reservepagegap ? "the table's own" : "the manual's example value; the table has none"}): does not keep rows from being forwarded: it leaves one page empty for every ${gap - 1} that \`reorg rebuild\` (or another extent-allocating command) fills, and forwarded rows and inserts later go to those pages, near their home pages [AC][ASE-IDXPROP]; at ${cur.setting} that is about ${groupedNumber(empty)} empty pages (${mb(empty)}) and still about ${groupedNumber(cur.forwarded)} forwarded rows, where ${rec.setting} forwards ${groupedNumber(rec.forwarded)} for ${groupedNumber(Math.max(0, rec.pages - cur.pages))} more pages (${mb(Math.max(0, rec.pages - cur.pages))})`,
+  ];
+}

@@ -155,6 +155,19 @@ export interface PageAnatomy {
   notes: string[];
 }
 
+/** What the estimator knows of a table when a format advises on its other space settings. */
+export interface AlternativesInput {
+  table: string;
+  pageBytes: number;
+  /** Data pages at the current setting and at the recommendation, with the forwarded rows at each. */
+  current: { setting: string; pages: number; forwarded: number };
+  recommended: { setting: string; value: number; pages: number; forwarded: number };
+  /** Rows a page holds at the recommendation while rows are shorter than it (the reservation's step). */
+  rowsPerPage: number;
+  /** The table's own reservepagegap, where its DDL states one. */
+  reservepagegap?: number;
+}
+
 export interface StorageFormat {
   readonly id: FormatId;
   readonly title: string;
@@ -257,6 +270,10 @@ export interface StorageFormat {
   readonly evidence: readonly EvidenceKind[];
   /** What a DBA runs to cure forwarding, and to change the setting: the estimator's maintenance what-if. */
   maintenance?(table: string, value: number): MaintenanceCommands;
+  /** The command that rewrites the table so a new setting applies to its existing pages, and what space it needs, with its source. */
+  rebuild?(table: string): { command: string; needs: string; indexesToo: boolean };
+  /** The estimator's word on this DBMS's other space settings for a table (ASE reservepagegap, max_rows_per_page). */
+  estimateAlternatives?(input: AlternativesInput): string[];
   /** The knob the estimator tunes, or undefined with `noKnob` saying why. */
   reserveKnob?(layout: TableLayout, engine: EngineSpec): ReserveKnob;
   readonly noKnob?: string;

@@ -465,6 +465,7 @@ export const oracleHeap: StorageFormat = {
   versionedIndexes: false,
   allocationPages: oracleAllocationPages,
   reserveKnob: pctfreeKnob,
+  rebuild: (table) => ({ command: `ALTER TABLE ${table} MOVE`, needs: 'free space for the table\'s new segment until the old one is dropped; the indexes are rebuilt after it [oracle]', indexesToo: false }),
   maintenance: (table, value) => ({
     periodic: `ALTER TABLE ${table} MOVE`,
     periodicRebuilds: true,

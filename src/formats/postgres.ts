@@ -731,6 +731,7 @@ export const postgresHeap: StorageFormat = {
   // The heap's free space map and visibility map forks, as the engine has them [freespace.c][visibilitymap.c].
   allocationPages: ({ metrics }) => ({ fsm: metric(metrics, 'fsm_pages'), vm: metric(metrics, 'vm_pages') }),
   reserveKnob: fillfactorKnob,
+  rebuild: (table) => ({ command: `VACUUM FULL ${table}`, needs: 'free space for a new copy of the table and its indexes until it completes [PG-VACUUM-FULL]', indexesToo: true }),
   reserveSetting: 'fillfactor',
   reserveUnit: '%',
   movedRows: { metric: 'newpage_updates', word: 'moved to a new page (not HOT)', short: 'new-page' },

@@ -12,14 +12,14 @@ import type { Dist, EngineSpec, PhaseSpec, SetSpec, TableDef, ValueSpec } from '
 import { getFormat } from '../formats/registry.js';
 import type { TableLayout } from '../layout/table-layout.js';
 import { Problems, zodCheck } from './problems.js';
-import type { EstimateSource, MeasuredFiles } from '../estimate/types.js';
+import type { EstimateSource, MeasuredFiles, PartitionSource } from '../estimate/types.js';
 import { resolveDist } from './storage.js';
 import { mergeEvidence, type Measurements } from '../estimate/evidence/merge.js';
 import { readEvidence } from '../estimate/evidence/read.js';
 import { checkFacts, consistencyProblems } from '../estimate/evidence/consistency.js';
 import type { Evidence, Figure } from '../estimate/evidence/types.js';
 import { EVIDENCE_KINDS } from '../config/evidence-kinds.js';
-import { dataLengthRange, maxEntropyLengths, readLengthPairs } from '../estimate/rows.js';
+import { dataLengthFor, dataLengthRange, maxEntropyLengths, readLengthPairs } from '../estimate/rows.js';
 import { lengthsFromEvidence } from './evidence-lengths.js';
 import { groupedNumber } from '../util/numbers.js';
 
@@ -53,6 +53,8 @@ const MEASURED_KEYS = Object.keys(measuredSchema.shape) as (keyof MeasuredInput)
 
 interface MeasuredResult {
   source: EstimateSource;
+  /** Each partition's own source and evidence (optdiag's partition blocks). */
+  partitions?: PartitionSource[];
   evidence?: Measurements;
   /** The rows' lengths at insert are unknown: fit them to the evidence. */
   fit: boolean;
@@ -248,5 +250,46 @@ function evidenceSource(evidence: Measurements | null, ctx: Ctx): MeasuredResult
   }
   const notes = r.notes;
   if (!evidence.moved) notes.push(`the measured figures give no ${movedWord(ctx)} count: rows are assumed inserted at the shortest length (${r.source.min} bytes) and grown to their length now`);
-  return { source: r.source, evidence, fit: evidence.moved !== undefined, notes };
+  const partitions = partitionSources(evidence, ctx);
+  if (partitions === null) return undefined;
+  return { source: r.source, evidence, fit: evidence.moved !== undefined, notes, ...(partitions ? { partitions } : {}) };
+}
+
+/**
+ * The table's column statistics for one partition: optdiag's column statistics are the table's, so the
+ * varying columns keep their shares of the row and are scaled to the partition's own average row.
+ */
+function partitionColumns(columns: NonNullable<Measurements['columns']>, rowBytes: number, ctx: Ctx): NonNullable<Measurements['columns']> {
+  const varying = new Set(ctx.layout.varying.map((c) => c.name.toLowerCase()));
+  const isVarying = (name: string) => varying.has(name.toLowerCase());
+  const tableVarying = columns.filter((c) => isVarying(c.name)).reduce((s, c) => s + (c.avgWidth ?? 0), 0);
+  const partVarying = Math.max(0, dataLengthFor(getFormat(ctx.engine.format), ctx.layout, rowBytes) - ctx.layout.fixedNotNullBytes);
+  const known = ctx.layout.varying.every((v) => columns.some((c) => c.name.toLowerCase() === v.name.toLowerCase() && c.avgWidth !== undefined));
+  // Only when every varying column has a width is the sum the varying part of the row; else the rest takes the difference.
+  if (!known || tableVarying <= 0) return columns;
+  const f = partVarying / tableVarying;
+  return columns.map((c) => (isVarying(c.name) && c.avgWidth !== undefined ? { ...c, avgWidth: c.avgWidth * f } : c));
+}
+
+/** Each partition's own model and evidence, when optdiag gives the partitions' figures (undefined: none; null: a problem). */
+function partitionSources(evidence: Measurements, ctx: Ctx): PartitionSource[] | undefined | null {
+  if (!evidence.partitions || evidence.partitions.length < 2) return undefined;
+  const out: PartitionSource[] = [];
+  for (const p of evidence.partitions) {
+    const ev: Measurements = { kinds: ['optdiag'], pageBytes: evidence.pageBytes, notes: [], rows: p.rows, pages: p.pages, avgRowBytes: p.avgRowBytes };
+    if (evidence.columns) ev.columns = partitionColumns(evidence.columns, p.avgRowBytes.value, ctx);
+    if (p.emptyPages) ev.emptyPages = p.emptyPages;
+    if (p.forwarded) {
+      ev.forwarded = p.forwarded;
+      const share = p.rows.value > 0 ? p.forwarded.value / p.rows.value : 0;
+      ev.moved = { share, count: p.forwarded.value, basis: p.rows.value, basisWord: 'rows', label: `optdiag ${p.forwarded.label} ${groupedNumber(p.forwarded.value)} of ${groupedNumber(p.rows.value)} rows (partition ${p.name})`, figures: [p.forwarded, p.rows] };
+    }
+    const r = lengthsFromEvidence(ev, { table: ctx.table, layout: ctx.layout, format: getFormat(ctx.engine.format) });
+    if ('problems' in r) {
+      for (const q of r.problems) ctx.P.push(q);
+      return null;
+    }
+    out.push({ name: p.name, file: p.rows.file, line: p.line, source: r.source, evidence: ev });
+  }
+  return out;
 }

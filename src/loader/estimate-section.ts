@@ -77,6 +77,7 @@ export function resolveEstimateSection(rawSection: unknown, ctx: SectionContext,
     source: rows.source,
     ...(rows.evidence ? { evidence: rows.evidence } : {}),
     fit: rows.fit,
+    ...('partitions' in rows && rows.partitions ? { partitions: rows.partitions } : {}),
     maintenance: maintenance(est.maintenance),
     notes: [...notes, ...rows.notes],
   };

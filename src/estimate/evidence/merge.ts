@@ -27,10 +27,10 @@ export interface MovedTarget {
 }
 
 /** The figures one table's measurements agree on, merged over every input (each figure keeps its source). */
-const SCALARS = ['rows', 'pages', 'forwarded', 'deleted', 'emptyPages', 'avgRowBytes', 'minRowBytes', 'maxRowBytes'] as const;
+const SCALARS = ['rows', 'pages', 'forwarded', 'deleted', 'emptyPages', 'avgRowBytes', 'minRowBytes', 'maxRowBytes', 'indexKB'] as const;
 type Scalar = (typeof SCALARS)[number];
 
-export interface Measurements extends Pick<Evidence, Scalar | 'columns' | 'notes'> {
+export interface Measurements extends Pick<Evidence, Scalar | 'columns' | 'partitions' | 'notes'> {
   kinds: EvidenceKind[];
   /** The page size the KB and byte figures were turned into pages with. */
   pageBytes: number;
@@ -80,6 +80,8 @@ export function mergeEvidence(inputs: Evidence[], pageBytes: number, table: stri
       }
     }
   }
+  const parts = sorted.find((e) => e.partitions)?.partitions;
+  if (parts) m.partitions = parts;
   const cols = sorted.find((e) => e.columns)?.columns;
   if (cols) m.columns = cols;
   const moved = movedTarget(sorted, m, movedMetric);

@@ -10,7 +10,7 @@
  * into data bytes with the format's own row model.
  */
 import type { InputProblem } from '../../config/errors.js';
-import { at, emptyEvidence, numberedLines, parseFigure, type ColumnFigure, type Evidence, type Figure, type ReadOutcome } from './types.js';
+import { at, emptyEvidence, numberedLines, parseFigure, type ColumnFigure, type Evidence, type Figure, type PartitionFigures, type ReadOutcome } from './types.js';
 
 /** Table-level rows optdiag prints, by the Evidence field they fill. */
 const TABLE_FIGURES: Record<string, keyof Pick<Evidence, 'pages' | 'emptyPages' | 'rows' | 'forwarded' | 'deleted' | 'avgRowBytes'>> = {
@@ -130,7 +130,44 @@ function tableEvidence(t: { name: string; line: number; blocks: Block[] }, file:
   const columns = columnFigures(t.blocks, file, problems);
   if (problems.length) return { problems };
   if (columns.length) ev.columns = columns;
+  if (parts.length > 1) {
+    const partitions = partitionFigures(parts, ev, file, problems);
+    if (problems.length) return { problems };
+    if (partitions) ev.partitions = partitions;
+  }
   return { evidence: ev, problems: [] };
+}
+
+/**
+ * Each partition's own figures, when every partition block gives its rows, pages and row size. Their
+ * rows, pages and forwarded rows must add up to the table's (a table block of another time would not).
+ */
+function partitionFigures(parts: Block[], ev: Evidence, file: string, problems: InputProblem[]): PartitionFigures[] | undefined {
+  const out: PartitionFigures[] = [];
+  for (const b of parts) {
+    const fig = (label: string) => figureOf(b, [], label, file, problems);
+    const rows = fig('data row count');
+    const pages = fig('data page count');
+    const avgRowBytes = fig('data row size');
+    if (!rows || !pages || !avgRowBytes) return undefined;
+    const p: PartitionFigures = { name: b.name, line: b.line, rows, pages, avgRowBytes };
+    const forwarded = fig('forwarded row count');
+    const emptyPages = fig('empty data page count');
+    if (forwarded) p.forwarded = forwarded;
+    if (emptyPages) p.emptyPages = emptyPages;
+    out.push(p);
+  }
+  for (const key of ['rows', 'pages', 'forwarded'] as const) {
+    const total = ev[key];
+    if (!total || out.some((p) => p[key] === undefined)) continue;
+    const sum = out.reduce((s, p) => s + p[key]!.value, 0);
+    if (Math.abs(sum - total.value) > Math.max(1, 1e-6 * total.value)) {
+      problems.push(
+        at(file, total.line, 1, `expected the table's ${total.label} to be the sum of its ${out.length} partitions' (lines ${out.map((p) => p[key]!.line).join(', ')}): ${sum}, found ${total.value}: the two cannot both be true (blocks of different times?)`),
+      );
+    }
+  }
+  return out;
 }
 
 /** One table figure: from the table block, else summed over the partitions (Data row size: row-weighted). */

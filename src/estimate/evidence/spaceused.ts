@@ -69,6 +69,7 @@ export function parseSpaceused(text: string, file: string, _table?: string): Rea
     if (col === 'data') ev.dataKB = fig;
     else if (col === 'reserved') ev.reservedKB = fig;
     else if (col === 'unused') ev.unusedKB = fig;
+    else ev.indexKB = fig;
   }
   if (problems.length) return { problems };
   return { evidence: ev, problems: [] };

@@ -30,6 +30,17 @@ export interface ColumnFigure {
   line: number;
 }
 
+/** One partition's figures (optdiag "Statistics for partition:"), each with its line. */
+export interface PartitionFigures {
+  name: string;
+  line: number;
+  rows: Figure;
+  pages: Figure;
+  avgRowBytes: Figure;
+  forwarded?: Figure;
+  emptyPages?: Figure;
+}
+
 export interface Evidence {
   /** The table the input is about (when it names one). */
   table?: { name: string; kind: EvidenceKind; file: string; line: number };
@@ -40,6 +51,8 @@ export interface Evidence {
   /** sp_spaceused: data, reserved and unused, in KB. */
   dataKB?: Figure;
   reservedKB?: Figure;
+  /** sp_spaceused's index_size: every index of the table, in KB. */
+  indexKB?: Figure;
   unusedKB?: Figure;
   /** Rows living away from their home page (ASE, SQL Server). */
   forwarded?: Figure;
@@ -59,6 +72,8 @@ export interface Evidence {
   tableBytes?: Figure;
   freeBytes?: Figure;
   columns?: ColumnFigure[];
+  /** optdiag's "Statistics for partition" blocks, when the table has more than one: each partition's own figures. */
+  partitions?: PartitionFigures[];
   /** The DBMS that printed the input, where its kind alone does not say (sp_spaceused: ASE's names rowtotal, SQL Server's rows). */
   server?: { dbms: 'ase' | 'sqlserver'; sign: string; line: number };
   /** pgstattuple as printed, for the cross-checks: tuple_len, dead_tuple_len and the *_percent columns. */

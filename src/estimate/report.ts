@@ -3,7 +3,7 @@
  * buffers; the CLI writes them. The verdict comes first; the `apply:` commands only when the estimate
  * recommends them (or --force); sizes are in pages and in MB or GB of the stated page size.
  */
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { renderLineChart, type Marker, type Series } from '../report/charts.js';
 import { fmt, mdTable, textTable } from '../report/tables.js';
 import { ROWSIM_VERSION } from '../version.js';
@@ -235,7 +235,8 @@ export function estimateTerminal(cfg: EstimateConfig, out: EstimateOutcome, forc
     for (const c of m.costs) lines.push(`  - ${c}`);
   }
   for (const n of out.notes) lines.push(`note: ${n}`);
-  return lines.join('\n');
+  // Input files named relative to the working folder where they lie under it (as the user typed them).
+  return lines.join('\n').split(`${process.cwd()}${sep}`).join('');
 }
 
 function adviceLines(out: EstimateOutcome): string[] {

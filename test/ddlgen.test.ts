@@ -107,7 +107,7 @@ describe('ddlgen scripts', () => {
     const dialect = (f: string) => parseDdl(readFileSync(join(ROOT, 'sim-configs', 'estimate', f), 'utf8')).storage;
     expect(dialect('titles.ddlgen.sql')).toMatchObject({ dialect: { value: 'ase', sign: 'lock datarows', line: 47 }, created: { value: 'titles', line: 35, column: 1 } });
     expect(dialect('case_notes.sqlserver.sql').dialect).toMatchObject({ value: 'sqlserver', sign: '[dbo]', line: 7 });
-    expect(dialect('ticket_events.postgres.sql').dialect).toMatchObject({ value: 'postgres', sign: 'public.', line: 4 });
+    expect(dialect('ticket_events.postgres.sql').dialect).toMatchObject({ value: 'postgres', sign: 'public.', line: 26 });
     expect(parseDdl('CREATE TABLE t (a NUMBER(10)) PCTFREE 30;').storage.dialect).toMatchObject({ value: 'oracle', sign: 'PCTFREE' });
     // No sign (plain SQL, `go` alone), or signs of two DBMSs: not told.
     expect(parseDdl('create table t (a int)\ngo').storage.dialect).toBeUndefined();

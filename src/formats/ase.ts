@@ -441,6 +441,7 @@ function expRowSizeKnob(layout: TableLayout, engine: EngineSpec): ReserveKnob {
 
 export const aseDol: StorageFormat = {
   id: 'ase-dol',
+  dbms: 'ase',
   title: 'SAP ASE data-only-locked (datarows)',
   evidence: ['optdiag', 'sp_spaceused'],
   settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'compaction', 'enable_housekeeper_gc', 'encoding', 'multibyte_share', 'multibyte_widths'],
@@ -508,6 +509,7 @@ export const aseDol: StorageFormat = {
 
 export const aseApl: StorageFormat = {
   id: 'ase-apl',
+  dbms: 'ase',
   title: 'SAP ASE allpages-locked',
   evidence: ['optdiag', 'sp_spaceused'],
   settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'encoding', 'multibyte_share', 'multibyte_widths'],

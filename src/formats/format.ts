@@ -7,7 +7,7 @@
  * Adding a format: one module that exports a StorageFormat, and one line in registry.ts.
  */
 import type { FormatId, IndexOptionKey } from '../config/schema.js';
-import type { ColumnDef, EngineSettings, EngineSpec, IndexDef, StorageSpec, TableDef } from '../config/spec.js';
+import type { ColumnDef, EngineSettings, EngineSpec, IndexDef, StorageSpec, TableDef, DdlDbms } from '../config/spec.js';
 import type { IndexGeometry } from '../btree/geometry.js';
 import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
 import type { Encoding } from '../config/schema.js';
@@ -266,6 +266,8 @@ export interface StorageFormat {
   // ---- the reserve knob and the reports -----------------------------------------------------------
   /** The `lock` schemes of an ASE DDL that mean this format (a DDL's lock clause must name one of them). */
   readonly ddlLocks?: readonly string[];
+  /** The DBMS whose tables this format models (the DDL dialect and the evidence files of that DBMS belong to it). */
+  readonly dbms: DdlDbms;
   /** The DBA's tool outputs of this format's DBMS the estimator reads (optdiag, the DMV, pgstattuple …). */
   readonly evidence: readonly EvidenceKind[];
   /** What a DBA runs to cure forwarding, and to change the setting: the estimator's maintenance what-if. */

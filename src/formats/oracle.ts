@@ -426,6 +426,7 @@ export const oracleHeap: StorageFormat = {
   readRowBytes: 0,
   pageAnatomy: oraclePageAnatomy,
   id: 'oracle-heap',
+  dbms: 'oracle',
   title: 'Oracle heap table (PCTFREE, migration, chaining)',
   evidence: [],
   defaultPageBytes: ORACLE_DEFAULT_BLOCK_BYTES,

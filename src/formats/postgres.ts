@@ -687,6 +687,7 @@ export const postgresHeap: StorageFormat = {
   lobStore: (layout) => pgToastStore(layout.geometry.pageBytes, pgToastMaxChunkBytes(layout.geometry.pageBytes)),
   pageAnatomy: (_layout, engine) => postgresPageAnatomy(engine),
   id: 'postgres-heap',
+  dbms: 'postgres',
   title: 'PostgreSQL heap (MVCC, HOT, fillfactor)',
   evidence: ['pgstattuple', 'pg_stat_user_tables'],
   defaultPageBytes: PG_BLCKSZ,

@@ -475,6 +475,7 @@ export const sqlserverHeap: StorageFormat = {
   lobStore: () => sqlserverLobStore(),
   pageAnatomy: (layout) => sqlserverPageAnatomy(layout),
   id: 'sqlserver-heap',
+  dbms: 'sqlserver',
   title: 'SQL Server heap (forwarding stubs, PFS)',
   evidence: ['index_physical_stats'],
   defaultPageBytes: SQLSERVER_PAGE_BYTES,

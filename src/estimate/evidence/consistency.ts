@@ -19,6 +19,7 @@ import type { FormatId } from '../../config/format-ids.js';
 import type { DdlDbms, EngineSpec, TableDef } from '../../config/spec.js';
 import type { TableLayout } from '../../layout/table-layout.js';
 import { groupedNumber } from '../../util/numbers.js';
+import { availableFormats, getFormat } from '../../formats/registry.js';
 import { dataLengthRange } from '../rows.js';
 import type { Evidence, EvidenceKind, Figure } from './types.js';
 
@@ -60,7 +61,6 @@ export const PAGES_TOLERANCE = 0.01;
 const PERCENT_TOLERANCE = 0.01;
 
 const DBMS_NAME: Record<DdlDbms, string> = { ase: 'SAP ASE', sqlserver: 'SQL Server', postgres: 'PostgreSQL', oracle: 'Oracle' };
-const FORMAT_DBMS: Record<FormatId, DdlDbms> = { 'ase-dol': 'ase', 'ase-apl': 'ase', 'sqlserver-heap': 'sqlserver', 'postgres-heap': 'postgres', 'oracle-heap': 'oracle' };
 const KIND_DBMS: Record<Exclude<EvidenceKind, 'sp_spaceused'>, DdlDbms> = { optdiag: 'ase', index_physical_stats: 'sqlserver', pgstattuple: 'postgres', pg_stat_user_tables: 'postgres' };
 
 const fmt = (v: number) => (Math.abs(v) > Number.MAX_SAFE_INTEGER ? String(v) : Number.isInteger(v) ? groupedNumber(v) : groupedNumber(v, 2));
@@ -163,10 +163,10 @@ function familyProblems(inputs: readonly Evidence[], f: CheckFacts): InputProble
     if (!d || s.dbms === d.dbms) continue;
     out.push(problem(s.at, `expected the output of ${DBMS_NAME[d.dbms]}'s tools for table ${f.table}, whose DDL is ${DBMS_NAME[d.dbms]}'s (${d.at.what} at ${ref(d.at, s.at.file)}), found ${s.what}: one table is on one server`));
   }
-  if (out.length || !first || first.dbms === FORMAT_DBMS[f.format]) return out;
-  const formats = (Object.keys(FORMAT_DBMS) as FormatId[]).filter((id) => FORMAT_DBMS[id] === first.dbms);
+  if (out.length || !first || first.dbms === getFormat(f.format).dbms) return out;
+  const formats = availableFormats().filter((id) => getFormat(id).dbms === first.dbms);
   const fix = f.formatAt.file === '--format' ? `--format ${formats.join(' or ')}` : `engine.format ${formats.join(' or ')}`;
-  out.push(problem(f.formatAt, `expected a format of ${DBMS_NAME[first.dbms]} (${fix}) for ${first.what} at ${ref(first.at, f.formatAt.file)}, found ${f.format} (${f.formatAt.what}), a format of ${DBMS_NAME[FORMAT_DBMS[f.format]]}`));
+  out.push(problem(f.formatAt, `expected a format of ${DBMS_NAME[first.dbms]} (${fix}) for ${first.what} at ${ref(first.at, f.formatAt.file)}, found ${f.format} (${f.formatAt.what}), a format of ${DBMS_NAME[getFormat(f.format).dbms]}`));
   return out;
 }
 

@@ -7,7 +7,13 @@ import { defineConfig } from 'vitest/config';
  * which counts transactions in other databases too), so two of them side by side disturb each other's
  * predictions even in databases of their own.
  */
-const LIVE_POSTGRES = ['test/pgcheck.test.ts', 'test/pgcheck-safety.test.ts', 'test/pgcheck-select.test.ts', 'test/pgcheck-reads.test.ts', 'test/bench-pg.test.ts'];
+const LIVE_POSTGRES = [
+  'test/pgcheck.test.ts',
+  'test/pgcheck-safety.test.ts',
+  'test/pgcheck-select.test.ts',
+  'test/pgcheck-reads.test.ts',
+  'test/bench-pg.test.ts',
+];
 
 export default defineConfig({
   test: {

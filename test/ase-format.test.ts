@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  aplGeometry,
-  aplRowBytes,
-  aseApl,
-  aseDol,
-  dolGeometry,
-  dolRowBytes,
-  resolveExpRowSize,
-} from '../src/formats/ase.js';
+import { aplGeometry, aplRowBytes, aseApl, aseDol, dolGeometry, dolRowBytes, resolveExpRowSize } from '../src/formats/ase.js';
 import { EngineSettingError } from '../src/layout/table-layout.js';
 import { runStorage } from '../src/workload/runner.js';
 import { col, engine, storage, table } from './helpers/spec.js';
@@ -191,7 +183,13 @@ describe('pages emptied by reorg forwarded_rows and deletes [HK-GC][PT-DEL]', ()
     runStorage(
       storage(t, engine({ exp_row_size: 1, enable_housekeeper_gc: gc }), [
         { op: 'insert', rows: { kind: 'count', n: 5000 }, values: { body: { length: { kind: 'const', value: 20 }, null: 0 } } },
-        { op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'length', dist: { kind: 'const', value: 150 } } } },
+        {
+          op: 'update',
+          rows: { kind: 'all' },
+          order: { kind: 'random' },
+          transaction: 'statement',
+          set: { body: { kind: 'length', dist: { kind: 'const', value: 150 } } },
+        },
         { op: 'reorg', kind: 'forwarded_rows' },
       ]),
       { checkInvariants: true },

@@ -79,7 +79,11 @@ describe('the 9,000,000-row table (2K pages)', () => {
     ['ase-apl', 164_137],
     ['ase-dol', 160_716],
   ] as const)('%s: a run of 9,000,000 inserts gives 750,000 data pages and %i pages of the nonclustered index', (format, ncPages) => {
-    const r = runStorage(storage(guideTable(false), engine({ format, exp_row_size: 1 }), [{ op: 'insert', rows: { kind: 'count', n: 9_000_000 }, values: {} }]));
+    const r = runStorage(
+      storage(guideTable(false), engine({ format, exp_row_size: 1 }), [
+        { op: 'insert', rows: { kind: 'count', n: 9_000_000 }, values: {} },
+      ]),
+    );
     expect(r.row_bytes.max).toBe(format === 'ase-apl' ? 160 : 162);
     expect(r.final.pages).toBe(750_000);
     expect(r.index_pages.by_index.nc).toBe(ncPages);
@@ -88,7 +92,7 @@ describe('the 9,000,000-row table (2K pages)', () => {
 });
 
 describe('allocation overhead: OAM pages [PT-APL6][PT-DOL3]', () => {
-  it('allpages-locked table and clustered index: 750,000 data pages + 12 OAM pages, 3,396 index pages + 1: 753,409 pages (the guide\'s minimum)', () => {
+  it("allpages-locked table and clustered index: 750,000 data pages + 12 OAM pages, 3,396 index pages + 1: 753,409 pages (the guide's minimum)", () => {
     const t = guideTable(true);
     t.indexes = t.indexes.filter((i) => i.name === 'ci');
     const r = runStorage(storage(t, engine({ format: 'ase-apl' }), [{ op: 'insert', rows: { kind: 'count', n: 9_000_000 }, values: {} }]));
@@ -106,7 +110,9 @@ describe('allocation overhead: OAM pages [PT-APL6][PT-DOL3]', () => {
 
 describe('ASE clustered indexes', () => {
   it('allpages-locked: 9,000,000 inserts in key order fill 750,000 data pages, the leaf level of a 3,396-page, 3-level clustered index [PT-APL4]', () => {
-    const r = runStorage(storage(guideTable(true), engine({ format: 'ase-apl' }), [{ op: 'insert', rows: { kind: 'count', n: 9_000_000 }, values: {} }]));
+    const r = runStorage(
+      storage(guideTable(true), engine({ format: 'ase-apl' }), [{ op: 'insert', rows: { kind: 'count', n: 9_000_000 }, values: {} }]),
+    );
     expect(r.final.pages).toBe(750_000);
     expect(r.index_pages.by_index.ci).toBe(3396);
     expect(r.index_pages.levels.ci).toBe(3);
@@ -114,15 +120,24 @@ describe('ASE clustered indexes', () => {
     expect(r.engine.clustered_index).toBe('ci');
   });
 
-  it('allpages-locked: a growing row splits its data page and the moved rows\' nonclustered entries are updated [PT-SPLIT]', () => {
-    const t = table([col('id', 'int'), col('body', 'varchar(400)')], [
-      { name: 'ci', columns: ['id'], unique: true, clustered: true },
-      { name: 'nc', columns: ['body'], unique: false, clustered: false },
-    ]);
+  it("allpages-locked: a growing row splits its data page and the moved rows' nonclustered entries are updated [PT-SPLIT]", () => {
+    const t = table(
+      [col('id', 'int'), col('body', 'varchar(400)')],
+      [
+        { name: 'ci', columns: ['id'], unique: true, clustered: true },
+        { name: 'nc', columns: ['body'], unique: false, clustered: false },
+      ],
+    );
     const r = runStorage(
       storage(t, engine({ format: 'ase-apl' }), [
         { op: 'insert', rows: { kind: 'count', n: 2000 }, values: { body: { length: { kind: 'const', value: 20 }, null: 0 } } },
-        { op: 'update', rows: { kind: 'count', n: 200 }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'length', dist: { kind: 'const', value: 300 } } } },
+        {
+          op: 'update',
+          rows: { kind: 'count', n: 200 },
+          order: { kind: 'random' },
+          transaction: 'statement',
+          set: { body: { kind: 'length', dist: { kind: 'const', value: 300 } } },
+        },
       ]),
       { checkInvariants: true },
     );
@@ -133,7 +148,11 @@ describe('ASE clustered indexes', () => {
   });
 
   it('data-only-locked: a placement index with a leaf row per data row, sized as a nonclustered index; the rows stay a heap [PT-DOLCI]', () => {
-    const r = runStorage(storage(guideTable(true), engine({ format: 'ase-dol', exp_row_size: 1 }), [{ op: 'insert', rows: { kind: 'count', n: 57_000 }, values: {} }]));
+    const r = runStorage(
+      storage(guideTable(true), engine({ format: 'ase-dol', exp_row_size: 1 }), [
+        { op: 'insert', rows: { kind: 'count', n: 57_000 }, values: {} },
+      ]),
+    );
     // 9 + 4 = 13-byte rows, 2002 / 13 = 154 a page: 371 leaves, 3 pages above them and a root
     expect(r.index_pages.by_index.ci).toBe(371 + 3 + 1);
     expect(r.engine.clustered_index).toBeUndefined();
@@ -170,8 +189,10 @@ describe('index space management properties [PT-FILL][ASE-IDXPROP]', () => {
 
 describe('"Effects of space management properties" [PT-SPACE]', () => {
   // 4,000 rows of 4 + 494 bytes (502 with their APL row overhead, + 2 of offset table): 4 a 2K data page, 1,000 pages packed full.
-  const t = (o: Partial<IndexDef>) => table([col('id', 'int'), col('body', 'char(494)')], [{ name: 'ci', columns: ['id'], unique: true, clustered: true, ...o }]);
-  const pages = (o: Partial<IndexDef>) => runStorage(storage(t(o), engine({ format: 'ase-apl' }), [{ op: 'insert', rows: { kind: 'count', n: 4000 }, values: {} }])).final.pages;
+  const t = (o: Partial<IndexDef>) =>
+    table([col('id', 'int'), col('body', 'char(494)')], [{ name: 'ci', columns: ['id'], unique: true, clustered: true, ...o }]);
+  const pages = (o: Partial<IndexDef>) =>
+    runStorage(storage(t(o), engine({ format: 'ase-apl' }), [{ op: 'insert', rows: { kind: 'count', n: 4000 }, values: {} }])).final.pages;
   it('fillfactor 75 "requires (100/75) × num_pages": 1,000 packed pages become 1,334 (the guide prints 1,333, the product rounded down)', () => {
     expect(pages({})).toBe(1000);
     expect(pages({ fillfactor: 75 })).toBe(1334);

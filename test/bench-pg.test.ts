@@ -16,14 +16,17 @@ const BENCH = join(ROOT, 'dist', 'bench', 'index.js');
 if (!URL && !SKIP) {
   describe('the bench beside a live PostgreSQL', () => {
     it('needs a server', () => {
-      throw new Error('ROWSIM_PG_URL is not set: start a throw-away cluster with eval "$(.ci/pg-cluster.sh start)", or set ROWSIM_SKIP_PG=1 to skip the live PostgreSQL tests on purpose');
+      throw new Error(
+        'ROWSIM_PG_URL is not set: start a throw-away cluster with eval "$(.ci/pg-cluster.sh start)", or set ROWSIM_SKIP_PG=1 to skip the live PostgreSQL tests on purpose',
+      );
     });
   });
 }
 
 describe.skipIf(!URL)('the bench beside a live PostgreSQL', () => {
   let client: pg.Client;
-  const leftovers = async () => (await client.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'rowsim\\_bench\\_%'`)).rows.map((r) => r.nspname as string);
+  const leftovers = async () =>
+    (await client.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'rowsim\\_bench\\_%'`)).rows.map((r) => r.nspname as string);
   beforeAll(async () => {
     client = new pg.Client({ connectionString: URL });
     client.on('error', () => undefined);
@@ -35,7 +38,10 @@ describe.skipIf(!URL)('the bench beside a live PostgreSQL', () => {
 
   it('runs the workload row by row and set-based, beside the simulator on the same rows, and drops its schema', async () => {
     const before = await leftovers();
-    const r = spawnSync(process.execPath, [BENCH, 'pg', '--pg', URL!, '--pg-rows', '2000', '--runs', '1'], { encoding: 'utf8', timeout: 300_000 });
+    const r = spawnSync(process.execPath, [BENCH, 'pg', '--pg', URL!, '--pg-rows', '2000', '--runs', '1'], {
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const lines = r.stdout.trim().split('\n');
@@ -72,7 +78,10 @@ describe.skipIf(!URL)('the bench beside a live PostgreSQL', () => {
       const url = new globalThis.URL(URL!);
       url.username = role;
       url.password = '';
-      const r = spawnSync(process.execPath, [BENCH, 'pg', '--pg', url.href, '--pg-rows', '1000', '--runs', '1'], { encoding: 'utf8', timeout: 300_000 });
+      const r = spawnSync(process.execPath, [BENCH, 'pg', '--pg', url.href, '--pg-rows', '1000', '--runs', '1'], {
+        encoding: 'utf8',
+        timeout: 300_000,
+      });
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/^npm run bench: PostgreSQL at postgres:\/\/.*permission denied for database/m);
       expect(r.stderr).not.toMatch(/\n\s+at /);

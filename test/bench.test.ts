@@ -11,7 +11,21 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BenchUsageError, DEFAULT_PG_ROWS, maskLoosely, parseBenchArgs, SUITES } from '../src/bench/args.js';
 import { CHILD_MARK, childOutcome, growthPerRow, type ChildEnd, type ChildReport } from '../src/bench/child-report.js';
-import { benchJson, formatLine, machineInfo, machineLine, measure, measureEach, parallelCapacity, PhaseClock, rateLine, speedProbe, stat, summarize, type BenchReport } from '../src/bench/harness.js';
+import {
+  benchJson,
+  formatLine,
+  machineInfo,
+  machineLine,
+  measure,
+  measureEach,
+  parallelCapacity,
+  PhaseClock,
+  rateLine,
+  speedProbe,
+  stat,
+  summarize,
+  type BenchReport,
+} from '../src/bench/harness.js';
 import { topSelfTime, type CpuProfile } from '../src/bench/cpuprofile.js';
 import { findSimpy, noSimpyNote, probePython, pythonCandidates } from '../src/bench/simpy.js';
 import { measureFormat, STORAGE_NODE_ARGS, STORAGE_WARMUP, storageBenchSpec } from '../src/bench/storage.js';
@@ -34,16 +48,27 @@ describe('the harness', () => {
 
   it('summarizes CPU only when every run has it', () => {
     const opts = { runs: 2, warmup: 1 };
-    expect(summarize([{ cpu: 2, wall: 3 }, { cpu: 1, wall: 5 }], opts)).toMatchObject({ runs: 2, warmup: 1, cpu: { median: 1.5, min: 1 }, wall: { median: 4, min: 3 } });
+    expect(
+      summarize(
+        [
+          { cpu: 2, wall: 3 },
+          { cpu: 1, wall: 5 },
+        ],
+        opts,
+      ),
+    ).toMatchObject({ runs: 2, warmup: 1, cpu: { median: 1.5, min: 1 }, wall: { median: 4, min: 3 } });
     expect(summarize([{ cpu: 2, wall: 3 }, { wall: 5 }], opts).cpu).toBeUndefined();
   });
 
   it('warm-up runs are run and not counted; each name gets its own figures', async () => {
     const calls: number[] = [];
-    const m = await measureEach((run) => {
-      calls.push(run);
-      return { a: { cpu: run + 10, wall: run + 20 }, b: { cpu: 1, wall: 1 } };
-    }, { runs: 3, warmup: 2 });
+    const m = await measureEach(
+      (run) => {
+        calls.push(run);
+        return { a: { cpu: run + 10, wall: run + 20 }, b: { cpu: 1, wall: 1 } };
+      },
+      { runs: 3, warmup: 2 },
+    );
     expect(calls).toEqual([-1, -2, 0, 1, 2]);
     expect(m.a).toMatchObject({ runs: 3, warmup: 2, cpu: { median: 11, min: 10 }, wall: { median: 21, min: 20 } });
     expect(m.b.samples).toHaveLength(3);
@@ -51,11 +76,14 @@ describe('the harness', () => {
   });
 
   it('measure times a function in this process (CPU and wall, never negative)', async () => {
-    const m = await measure(() => {
-      let x = 0;
-      for (let i = 0; i < 1e5; i++) x += i;
-      return x;
-    }, { runs: 3, warmup: 1 });
+    const m = await measure(
+      () => {
+        let x = 0;
+        for (let i = 0; i < 1e5; i++) x += i;
+        return x;
+      },
+      { runs: 3, warmup: 1 },
+    );
     expect(m.samples).toHaveLength(3);
     for (const s of m.samples) {
       expect(s.cpu).toBeGreaterThanOrEqual(0);
@@ -76,15 +104,28 @@ describe('the harness', () => {
   });
 
   it('prints one line per figure, and "not measured" rather than a made-up number', () => {
-    expect(formatLine({ name: 'storage: x', value: 1234567, unit: 'rows/CPU-s', note: 'target ≥ 1' })).toBe('storage: x: 1,234,567 rows/CPU-s  (target ≥ 1)');
-    expect(formatLine({ name: 'contention: SimPy', value: null, unit: 'transactions/wall-s', note: 'no python3 here can import simpy' })).toBe('contention: SimPy: not measured  (no python3 here can import simpy)');
+    expect(formatLine({ name: 'storage: x', value: 1234567, unit: 'rows/CPU-s', note: 'target ≥ 1' })).toBe(
+      'storage: x: 1,234,567 rows/CPU-s  (target ≥ 1)',
+    );
+    expect(
+      formatLine({ name: 'contention: SimPy', value: null, unit: 'transactions/wall-s', note: 'no python3 here can import simpy' }),
+    ).toBe('contention: SimPy: not measured  (no python3 here can import simpy)');
   });
 
   it('a rate line is the count over the median CPU time, the best run over the minimum', () => {
-    const m = summarize([{ cpu: 2, wall: 4 }, { cpu: 1, wall: 2 }, { cpu: 4, wall: 8 }], { runs: 3, warmup: 1 });
+    const m = summarize(
+      [
+        { cpu: 2, wall: 4 },
+        { cpu: 1, wall: 2 },
+        { cpu: 4, wall: 8 },
+      ],
+      { runs: 3, warmup: 1 },
+    );
     const line = rateLine('storage: inserts', 1000, 'rows', m, 'target ≥ 5');
     expect(line).toMatchObject({ value: 500, unit: 'rows/CPU-s' });
-    expect(line.note).toMatch(/^target ≥ 5; best run 1,000; 250 per wall-s; CPU 2.00 s median, 1.00 s min; wall 4.00 s median, 2.00 s min; 3 runs after 1 warm-up$/);
+    expect(line.note).toMatch(
+      /^target ≥ 5; best run 1,000; 250 per wall-s; CPU 2.00 s median, 1.00 s min; wall 4.00 s median, 2.00 s min; 3 runs after 1 warm-up$/,
+    );
     const wallOnly = rateLine('x', 1000, 'rows', summarize([{ wall: 2 }], { runs: 1, warmup: 0 }));
     expect(wallOnly).toMatchObject({ value: 500, unit: 'rows/wall-s' });
     expect(wallOnly.note).toMatch(/1 run, no warm-up$/);
@@ -92,7 +133,8 @@ describe('the harness', () => {
 
   it('the speed probe gives two CPU times (median and min) that the machine lines print; none when not probed', () => {
     const p = speedProbe();
-    for (const v of [p.alu_ms, p.alu_min_ms, p.memory_ms, p.memory_min_ms, p.fresh_page_us, p.fresh_page_min_us]) expect(Number.isFinite(v) && v > 0).toBe(true);
+    for (const v of [p.alu_ms, p.alu_min_ms, p.memory_ms, p.memory_min_ms, p.fresh_page_us, p.fresh_page_min_us])
+      expect(Number.isFinite(v) && v > 0).toBe(true);
     expect(p.alu_min_ms).toBeLessThanOrEqual(p.alu_ms);
     expect(p.memory_min_ms).toBeLessThanOrEqual(p.memory_ms);
     expect(p.fresh_page_min_us).toBeLessThanOrEqual(p.fresh_page_us);
@@ -104,7 +146,7 @@ describe('the harness', () => {
     expect(machineLine(machineInfo(), 'start').note).not.toContain('speed probe');
   });
 
-  it('the parallel capacity: threads, one figure a round, their median (a short loop; its value is the machine\'s)', async () => {
+  it("the parallel capacity: threads, one figure a round, their median (a short loop; its value is the machine's)", async () => {
     const p = await parallelCapacity(2, 3, 1 << 16);
     expect(p.threads).toBe(2);
     expect(p.rounds).toHaveLength(3);
@@ -163,7 +205,13 @@ describe('the arguments', () => {
   });
 
   it('named suites run in the bench order; --json, --runs, --timeout', () => {
-    expect(parseBenchArgs(['memory', 'cli', '--json', '--runs', '5', '--timeout=60'])).toMatchObject({ suites: ['cli', 'memory'], json: true, runs: 5, runsGiven: true, timeoutS: 60 });
+    expect(parseBenchArgs(['memory', 'cli', '--json', '--runs', '5', '--timeout=60'])).toMatchObject({
+      suites: ['cli', 'memory'],
+      json: true,
+      runs: 5,
+      runsGiven: true,
+      timeoutS: 60,
+    });
     expect(parseBenchArgs(['scale']).suites).toEqual(['scale']);
   });
 
@@ -180,7 +228,9 @@ describe('the arguments', () => {
     expect(msg).toMatch(/^--pg: expected a URL postgres:\/\/user\[:password\]@host:port\/database, found mysql:\/\/root:\*\*\*@db\/x$/);
     expect(msg).not.toContain('hunter2');
     // Malformed beyond what redactUrl recognises: whatever may be a password is masked all the same.
-    expect(usage(['--pg', 'postgres:/u:s3cret@h/db'])).toBe('--pg: expected a URL postgres://user[:password]@host:port/database, found postgres:/u:***@h/db');
+    expect(usage(['--pg', 'postgres:/u:s3cret@h/db'])).toBe(
+      '--pg: expected a URL postgres://user[:password]@host:port/database, found postgres:/u:***@h/db',
+    );
     expect(usage(['--pg', 'u:s3cret@h/db'])).toBe('--pg: expected a URL postgres://user[:password]@host:port/database, found u:***@h/db');
     expect(maskLoosely('postgres://h/db')).toBe('postgres://h/db');
     expect(usage(['--pg'])).toMatch(/^--pg: expected a URL .*found nothing$/);
@@ -188,7 +238,9 @@ describe('the arguments', () => {
   });
 
   it('other bad arguments: what was expected, what was found', () => {
-    expect(usage(['storag'])).toBe('expected a suite (cli, storage, memory, scale, pg, contention, contention-runs, estimate, mechanism, report, sweep), found "storag"');
+    expect(usage(['storag'])).toBe(
+      'expected a suite (cli, storage, memory, scale, pg, contention, contention-runs, estimate, mechanism, report, sweep), found "storag"',
+    );
     expect(usage(['--fast'])).toMatch(/^expected a suite or an option .*found "--fast"$/);
     expect(usage(['pg'])).toBe('pg: expected --pg URL (the PostgreSQL to compare with), found none');
     expect(usage(['--pg-rows', '5000'])).toBe('--pg-rows: expected --pg URL with it, found none');
@@ -201,7 +253,9 @@ describe('the arguments', () => {
     const bench = join(ROOT, 'dist', 'bench', 'index.js');
     const bad = spawnSync(process.execPath, [bench, 'storage', '--pg', 'postgres:/u:s3cret@h/db'], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toBe('npm run bench: --pg: expected a URL postgres://user[:password]@host:port/database, found postgres:/u:***@h/db\n(npm run bench -- --help for usage)\n');
+    expect(bad.stderr).toBe(
+      'npm run bench: --pg: expected a URL postgres://user[:password]@host:port/database, found postgres:/u:***@h/db\n(npm run bench -- --help for usage)\n',
+    );
     expect(bad.stdout).toBe('');
     // Port 1 on the loopback: refused at once.
     const down = spawnSync(process.execPath, [bench, 'storage', '--pg', 'postgres://u:s3cret@127.0.0.1:1/db'], { encoding: 'utf8' });
@@ -216,7 +270,12 @@ describe('the SimPy interpreter probe', () => {
   function fakePython(dir: string, withSimpy: boolean): string {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'python3');
-    writeFileSync(file, withSimpy ? '#!/bin/sh\necho "3.0.11 3.11.2"\n' : `#!/bin/sh\necho "Traceback (most recent call last):" >&2\necho "ModuleNotFoundError: No module named 'simpy'" >&2\nexit 1\n`);
+    writeFileSync(
+      file,
+      withSimpy
+        ? '#!/bin/sh\necho "3.0.11 3.11.2"\n'
+        : `#!/bin/sh\necho "Traceback (most recent call last):" >&2\necho "ModuleNotFoundError: No module named 'simpy'" >&2\nexit 1\n`,
+    );
     chmodSync(file, 0o755);
     return file;
   }
@@ -253,7 +312,9 @@ describe('the SimPy interpreter probe', () => {
     const missing = join(root, 'nowhere', 'python3');
     const p = findSimpy([onPath, missing]);
     expect(p.found).toBeUndefined();
-    expect(noSimpyNote(p)).toBe(`no python3 here can import simpy (${onPath}: ModuleNotFoundError: No module named 'simpy'; ${missing}: not found); Debian: apt-get install python3-simpy3`);
+    expect(noSimpyNote(p)).toBe(
+      `no python3 here can import simpy (${onPath}: ModuleNotFoundError: No module named 'simpy'; ${missing}: not found); Debian: apt-get install python3-simpy3`,
+    );
     expect(probePython(missing)).toBe('not found');
   });
 
@@ -271,34 +332,67 @@ describe('the memory and scale suites read their child processes', () => {
     rows: 1e6,
     format: 'ase-dol',
     order: 'random',
-    phases: [{ cpu: 0.2, wall: 0.21 }, { cpu: 0.7, wall: 0.72 }],
+    phases: [
+      { cpu: 0.2, wall: 0.21 },
+      { cpu: 0.7, wall: 0.72 },
+    ],
     cpu_s: 1.4,
     rss_bytes: 80e6,
     max_rss_bytes: 95e6,
     engine_bytes: 18e6,
     outcome: '201,331 forwarded rows, 68,174 pages',
   };
-  const end = (over: Partial<ChildEnd>): ChildEnd => ({ status: 0, signal: null, stdout: '', stderr: '', timedOut: false, timeoutS: 600, ...over });
+  const end = (over: Partial<ChildEnd>): ChildEnd => ({
+    status: 0,
+    signal: null,
+    stdout: '',
+    stderr: '',
+    timedOut: false,
+    timeoutS: 600,
+    ...over,
+  });
 
   it('a report line among other output', () => {
     const o = childOutcome(end({ stdout: `something else\n${CHILD_MARK}${JSON.stringify(report)}\n` }));
     expect(o).toEqual({ kind: 'report', report });
   });
 
-  it('a refusal by the memory limits is the line\'s result', () => {
+  it("a refusal by the memory limits is the line's result", () => {
     const refused = '(npm run bench):12:21: workload[0].insert.rows: expected a table that fits in memory: …';
     expect(childOutcome(end({ stdout: `${CHILD_MARK}${JSON.stringify({ refused })}\n` }))).toEqual({ kind: 'refused', message: refused });
   });
 
   it('killed at the time limit, killed by the kernel, out of memory, crashed, silent, garbled', () => {
-    expect(childOutcome(end({ timedOut: true, signal: 'SIGKILL', status: null, timeoutS: 600 }))).toEqual({ kind: 'failed', message: 'killed at the time limit of 600 s (--timeout)' });
-    expect(childOutcome(end({ signal: 'SIGKILL', status: null }))).toEqual({ kind: 'failed', message: 'killed by SIGKILL (not by the bench: most likely the kernel, out of memory)' });
-    expect(childOutcome(end({ status: 1, stderr: 'file:1\nRangeError: Array buffer allocation failed\n    at new ArrayBuffer\n' }))).toEqual({ kind: 'failed', message: 'out of memory: RangeError: Array buffer allocation failed' });
-    expect(childOutcome(end({ status: null, signal: 'SIGABRT', stderr: 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n' })).kind).toBe('failed');
-    expect(childOutcome(end({ status: 1, stderr: 'Error: boom\n    at x (y.js:1:1)\n' }))).toEqual({ kind: 'failed', message: 'exited with status 1: at x (y.js:1:1)' });
+    expect(childOutcome(end({ timedOut: true, signal: 'SIGKILL', status: null, timeoutS: 600 }))).toEqual({
+      kind: 'failed',
+      message: 'killed at the time limit of 600 s (--timeout)',
+    });
+    expect(childOutcome(end({ signal: 'SIGKILL', status: null }))).toEqual({
+      kind: 'failed',
+      message: 'killed by SIGKILL (not by the bench: most likely the kernel, out of memory)',
+    });
+    expect(
+      childOutcome(end({ status: 1, stderr: 'file:1\nRangeError: Array buffer allocation failed\n    at new ArrayBuffer\n' })),
+    ).toEqual({ kind: 'failed', message: 'out of memory: RangeError: Array buffer allocation failed' });
+    expect(
+      childOutcome(
+        end({
+          status: null,
+          signal: 'SIGABRT',
+          stderr: 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n',
+        }),
+      ).kind,
+    ).toBe('failed');
+    expect(childOutcome(end({ status: 1, stderr: 'Error: boom\n    at x (y.js:1:1)\n' }))).toEqual({
+      kind: 'failed',
+      message: 'exited with status 1: at x (y.js:1:1)',
+    });
     expect(childOutcome(end({ stdout: 'nothing\n' }))).toEqual({ kind: 'failed', message: 'printed no report: no message' });
     expect(childOutcome(end({ stdout: `${CHILD_MARK}{not json\n` })).kind).toBe('failed');
-    expect(childOutcome(end({ stdout: `${CHILD_MARK}${JSON.stringify({ rows: 1 })}\n` }))).toMatchObject({ kind: 'failed', message: expect.stringMatching(/^printed a report without its figures/) });
+    expect(childOutcome(end({ stdout: `${CHILD_MARK}${JSON.stringify({ rows: 1 })}\n` }))).toMatchObject({
+      kind: 'failed',
+      message: expect.stringMatching(/^printed a report without its figures/),
+    });
   });
 
   it('growth per row: the difference of the two runs over the difference of their rows', () => {
@@ -308,10 +402,14 @@ describe('the memory and scale suites read their child processes', () => {
 });
 
 describe('the storage suite runs each workload in a child of its own', () => {
-  it('a child asked to repeat runs the workload that many times: every run\'s phases, the same outcome as one run', () => {
+  it("a child asked to repeat runs the workload that many times: every run's phases, the same outcome as one run", () => {
     const child = join(ROOT, 'dist', 'bench', 'child.js');
     const ask = (repeat?: number) => {
-      const r = spawnSync(process.execPath, [child, JSON.stringify({ rows: 3000, format: 'ase-dol', order: 'random', checkLimits: false, ...(repeat ? { repeat } : {}) })], { encoding: 'utf8' });
+      const r = spawnSync(
+        process.execPath,
+        [child, JSON.stringify({ rows: 3000, format: 'ase-dol', order: 'random', checkLimits: false, ...(repeat ? { repeat } : {}) })],
+        { encoding: 'utf8' },
+      );
       expect(r.status).toBe(0);
       const o = childOutcome({ status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, timedOut: false, timeoutS: 60 });
       if (o.kind !== 'report') throw new Error(`child: ${o.kind}`);
@@ -329,7 +427,7 @@ describe('the storage suite runs each workload in a child of its own', () => {
     expect(thrice.outcome).toBe(once.outcome);
   });
 
-  it('a format\'s figures: the last `runs` of each child counted after STORAGE_WARMUP, the first run kept beside them', () => {
+  it("a format's figures: the last `runs` of each child counted after STORAGE_WARMUP, the first run kept beside them", () => {
     const f = measureFormat('sqlserver-heap', 2, 60, 3000);
     if (typeof f === 'string') throw new Error(f);
     for (const kind of ['insert', 'random', 'sequential'] as const) {
@@ -346,7 +444,7 @@ describe('the storage suite runs each workload in a child of its own', () => {
     expect(measureFormat('sqlserver-heap', 1, 60, -5)).toMatch(/^the random child failed: /);
   });
 
-  it('the children get the suite\'s Node.js options (an unknown one stops the child before it starts)', () => {
+  it("the children get the suite's Node.js options (an unknown one stops the child before it starts)", () => {
     expect(STORAGE_NODE_ARGS).toContain('--single-threaded-gc');
     const req = { rows: 1000, format: 'ase-dol' as const, order: 'random' as const, checkLimits: false };
     expect(runChild(req, 60, STORAGE_NODE_ARGS).outcome.kind).toBe('report');
@@ -396,8 +494,8 @@ describe('the runner tells the bench where each phase starts and ends', () => {
   });
 });
 
-describe('the report suite\'s page map child', () => {
-  it('draws the quickstart-shaped map in a fresh process and reports each first map, the warm mean and the PNG\'s size', () => {
+describe("the report suite's page map child", () => {
+  it("draws the quickstart-shaped map in a fresh process and reports each first map, the warm mean and the PNG's size", () => {
     const spec = benchPageMap();
     expect(spec.fill.length).toBe(1849);
     expect(Array.from(spec.stubs).filter((v) => v > 0).length).toBe(1053);
@@ -413,10 +511,17 @@ describe('the report suite\'s page map child', () => {
   });
 });
 
-describe('the sweep suite\'s ceiling on the speed-up', () => {
+describe("the sweep suite's ceiling on the speed-up", () => {
   it('is the capacity over the cores the one-worker run kept busy (CPU ÷ wall, median of its runs)', () => {
     // Busy 1.5, 1.4 and 1.6 cores: the median 1.5; a capacity of 1.8 allows at most 1.2×.
-    const b = speedupCeiling([{ cpu: 1.5, wall: 1 }, { cpu: 2.8, wall: 2 }, { cpu: 1.6, wall: 1 }], 1.8)!;
+    const b = speedupCeiling(
+      [
+        { cpu: 1.5, wall: 1 },
+        { cpu: 2.8, wall: 2 },
+        { cpu: 1.6, wall: 1 },
+      ],
+      1.8,
+    )!;
     expect(b.busy).toBeCloseTo(1.5, 12);
     expect(b.ceiling).toBeCloseTo(1.2, 12);
     // A run that kept one core busy leaves the whole capacity.

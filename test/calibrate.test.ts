@@ -48,12 +48,14 @@ describe('the protocols are correct at every thread count', () => {
 describe.skipIf(cores < 2)('the checks have teeth (two threads on two cores)', () => {
   it('a lock that excludes nothing loses updates', async () => {
     let lost = 0;
-    for (let i = 0; i < 10 && lost === 0; i++) lost = (await verify('broken', 2, 150, { ...DEFAULT_WORKLOAD, partitions: 1, headers: 1, outsideIters: 0 })).checks.lost_updates;
+    for (let i = 0; i < 10 && lost === 0; i++)
+      lost = (await verify('broken', 2, 150, { ...DEFAULT_WORKLOAD, partitions: 1, headers: 1, outsideIters: 0 })).checks.lost_updates;
     expect(lost).toBeGreaterThan(0);
   });
   it('optimistic reads that skip validation tear', async () => {
     let torn = 0;
-    for (let i = 0; i < 10 && torn === 0; i++) torn = (await verify('unvalidated', 2, 150, { ...DEFAULT_WORKLOAD, headers: 1, outsideIters: 0 })).checks.torn_reads;
+    for (let i = 0; i < 10 && torn === 0; i++)
+      torn = (await verify('unvalidated', 2, 150, { ...DEFAULT_WORKLOAD, headers: 1, outsideIters: 0 })).checks.torn_reads;
     expect(torn).toBeGreaterThan(0);
   });
 });
@@ -72,19 +74,35 @@ describe('runs and the model', () => {
   });
 
   it('models a table run as threads engines and users with one look-up per access', () => {
-    const spec = benchmarkModel('ticket', 2, DEFAULT_WORKLOAD, { outside: 200, hold: 150, handoff: 60, cas: 50, transfer: 20, lookup: 100 });
+    const spec = benchmarkModel('ticket', 2, DEFAULT_WORKLOAD, {
+      outside: 200,
+      hold: 150,
+      handoff: 60,
+      cas: 50,
+      transfer: 20,
+      lookup: 100,
+    });
     expect(spec.engines).toEqual([2]);
     expect(spec.users).toEqual([2]);
     expect(spec.latched.lock).toBe('ticket');
     expect(spec.transaction.logical_reads).toBe(1);
-    expect(benchmarkModel('optimistic', 2, DEFAULT_WORKLOAD, { outside: 200, hold: 150, handoff: 60, cas: 50, transfer: 20, lookup: 100 }).lockless.read).toBe('optimistic');
+    expect(
+      benchmarkModel('optimistic', 2, DEFAULT_WORKLOAD, { outside: 200, hold: 150, handoff: 60, cas: 50, transfer: 20, lookup: 100 })
+        .lockless.read,
+    ).toBe('optimistic');
   });
 });
 
 const calFile = {
   rowsim_calibration: 1,
   machine: { cpus: 2, model: 'Test CPU', node: 'v20' },
-  costs: { 'latched.hold': 180, 'latched.handoff_per_waiter': 90, 'lockless.cas': 60, 'lockless.line_transfer': null, 'lockless.lookup': 120 },
+  costs: {
+    'latched.hold': 180,
+    'latched.handoff_per_waiter': 90,
+    'lockless.cas': 60,
+    'lockless.line_transfer': null,
+    'lockless.lookup': 120,
+  },
 };
 
 describe('contention.calibration', () => {
@@ -105,14 +123,17 @@ describe('contention.calibration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rowsim-cal-'));
     writeFileSync(join(dir, 'cal.json'), JSON.stringify(calFile));
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ ...calFile, costs: { 'latched.hold': 'fast' } }));
-    const cfg = (file: string) => `name: c\ncontention:\n  engines: 4\n  users: [10]\n  think_time: 1ms\n  duration: 20ms\n  warmup: 5ms\n  calibration: ${file}\n`;
+    const cfg = (file: string) =>
+      `name: c\ncontention:\n  engines: 4\n  users: [10]\n  think_time: 1ms\n  duration: 20ms\n  warmup: 5ms\n  calibration: ${file}\n`;
     writeFileSync(join(dir, 'ok.yaml'), cfg('cal.json'));
     writeFileSync(join(dir, 'missing.yaml'), cfg('nope.json'));
     writeFileSync(join(dir, 'wrong.yaml'), cfg('bad.json'));
     expect(rowsim(['validate', join(dir, 'ok.yaml')]).code).toBe(0);
     const missing = rowsim(['validate', join(dir, 'missing.yaml')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/missing\.yaml:8:\d+: contention\.calibration: expected a calibration file written by rowsim calibrate \(nope\.json\)/);
+    expect(missing.stderr).toMatch(
+      /missing\.yaml:8:\d+: contention\.calibration: expected a calibration file written by rowsim calibrate \(nope\.json\)/,
+    );
     const wrong = rowsim(['validate', join(dir, 'wrong.yaml')]);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/contention\.calibration: .*bad\.json with costs/);

@@ -36,7 +36,14 @@ async function decode(buf: Buffer): Promise<Pixels> {
   return { width: img.width, height: img.height, data };
 }
 
-function countPixels(p: Pixels, x0: number, y0: number, x1: number, y1: number, pred: (r: number, g: number, b: number) => boolean): number {
+function countPixels(
+  p: Pixels,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+  pred: (r: number, g: number, b: number) => boolean,
+): number {
   let n = 0;
   for (let y = Math.max(0, y0); y < Math.min(p.height, y1); y++) {
     for (let x = Math.max(0, x0); x < Math.min(p.width, x1); x++) {
@@ -58,8 +65,25 @@ function lineSpec(over: Partial<LineChartSpec> = {}): LineChartSpec {
     xLabel: 'clients',
     yLabel: 'tx/s',
     series: [
-      { label: 'ff=100', points: [[1, 1000], [2, 1900], [4, 3500], [8, 6000]] },
-      { label: 'ff=80', points: [[1, 900], [2, 1700], [4, 3300], [8, 5200]], dashed: true },
+      {
+        label: 'ff=100',
+        points: [
+          [1, 1000],
+          [2, 1900],
+          [4, 3500],
+          [8, 6000],
+        ],
+      },
+      {
+        label: 'ff=80',
+        points: [
+          [1, 900],
+          [2, 1700],
+          [4, 3300],
+          [8, 5200],
+        ],
+        dashed: true,
+      },
     ],
     ...over,
   };
@@ -92,18 +116,46 @@ describe('renderLineChart', () => {
         xLog: true,
         yLog: true,
         series: [
-          { label: 'p99', points: [[1, 10], [10, 1e3], [100, 2e5], [0, 5], [1000, -1]] },
-          { label: 'forwarded', points: [[1, 0.1], [100, 0.5]], yAxis: 'right' },
+          {
+            label: 'p99',
+            points: [
+              [1, 10],
+              [10, 1e3],
+              [100, 2e5],
+              [0, 5],
+              [1000, -1],
+            ],
+          },
+          {
+            label: 'forwarded',
+            points: [
+              [1, 0.1],
+              [100, 0.5],
+            ],
+            yAxis: 'right',
+          },
         ],
         y2Label: 'fraction',
-        markers: [{ x: 10, label: 'knee' }, { x: 0, label: 'ignored on a log axis' }],
+        markers: [
+          { x: 10, label: 'knee' },
+          { x: 0, label: 'ignored on a log axis' },
+        ],
       }),
     );
     expect(pngSize(log)).toEqual({ width: CHART_WIDTH, height: CHART_HEIGHT });
     const cats = renderLineChart(
       lineSpec({
         xCategories: ['exp_row_size=0', 'exp_row_size=1', 'exp_row_size=max'],
-        series: [{ label: 'pages', points: [[0, 1200], [1, 1500], [2, 2100]] }],
+        series: [
+          {
+            label: 'pages',
+            points: [
+              [0, 1200],
+              [1, 1500],
+              [2, 2100],
+            ],
+          },
+        ],
         markers: [{ x: 1, label: 'default', color: '#d62728' }],
       }),
     );
@@ -118,12 +170,26 @@ describe('renderLineChart', () => {
     const emptySeries = renderLineChart(lineSpec({ series: [{ label: 'none', points: [] }], yLog: true, xLog: true }));
     expect(pngSize(emptySeries).height).toBe(CHART_HEIGHT);
     const junk = renderLineChart(
-      lineSpec({ series: [{ label: 'junk', points: [[NaN, 1], [1, Infinity], [-Infinity, 3]] }], markers: [{ x: NaN, label: 'x' }] }),
+      lineSpec({
+        series: [
+          {
+            label: 'junk',
+            points: [
+              [NaN, 1],
+              [1, Infinity],
+              [-Infinity, 3],
+            ],
+          },
+        ],
+        markers: [{ x: NaN, label: 'x' }],
+      }),
     );
     expect(pngSize(junk).width).toBe(CHART_WIDTH);
     // The "no data" note is drawn in the middle of the plot area.
     const p = await decode(empty);
-    expect(countPixels(p, CHART_WIDTH / 2 - 125, CHART_HEIGHT / 2 - 50, CHART_WIDTH / 2 + 125, CHART_HEIGHT / 2 + 50, isNonWhite)).toBeGreaterThan(20);
+    expect(
+      countPixels(p, CHART_WIDTH / 2 - 125, CHART_HEIGHT / 2 - 50, CHART_WIDTH / 2 + 125, CHART_HEIGHT / 2 + 50, isNonWhite),
+    ).toBeGreaterThan(20);
   });
 });
 
@@ -155,7 +221,9 @@ describe('renderBarChart', () => {
 
   it('never throws on empty input', () => {
     expect(pngSize(renderBarChart({ title: 'x', categories: [], series: [], yLabel: 'y' })).height).toBe(CHART_HEIGHT);
-    expect(pngSize(renderBarChart({ title: 'x', categories: ['a'], series: [{ label: 's', values: [] }], yLabel: 'y' })).width).toBe(CHART_WIDTH);
+    expect(pngSize(renderBarChart({ title: 'x', categories: ['a'], series: [{ label: 's', values: [] }], yLabel: 'y' })).width).toBe(
+      CHART_WIDTH,
+    );
   });
 });
 
@@ -208,7 +276,9 @@ describe('renderPageMap', () => {
 
   it('leaves the marks out for a format without forwarded rows', () => {
     expect(pageMapLegend(pageSpec(100, { marks: null }))).toEqual([expect.stringMatching(/^page fill/)]);
-    expect(pageMapLegend(pageSpec(100, { marks: { stubs: 'stubs of migrated rows', movedIn: 'migrated rows living here' } }))).toContain('migrated rows living here (0 pages, 0 rows)');
+    expect(pageMapLegend(pageSpec(100, { marks: { stubs: 'stubs of migrated rows', movedIn: 'migrated rows living here' } }))).toContain(
+      'migrated rows living here (0 pages, 0 rows)',
+    );
   });
 
   it('marks pages with forwarding stubs in red, and only those', async () => {
@@ -266,56 +336,60 @@ describe('renderPageMap', () => {
     expect(renderPageMap({ ...spec, scale: 2 }).equals(double)).toBe(true);
   });
 
-  it.each([1, 1.5, 2])('paints the grid itself at scale %s: cell colours, marks in their corners with a blended slanted edge, separators, the row labels beside it', async (scale) => {
-    const n = 400;
-    const stubs = new Uint32Array(n);
-    const forwardedIn = new Uint32Array(n);
-    stubs[9] = 1; // fill 1 (navy)
-    forwardedIn[19] = 2; // fill 1
-    stubs[29] = 1;
-    forwardedIn[29] = 1; // both marks in one cell
-    const spec = { ...pageSpec(n, { stubs, forwardedIn }), scale };
-    const L = pageMapLayout(spec);
-    expect(L.cell).toBeGreaterThanOrEqual(8);
-    const p = await decode(renderPageMap(spec));
-    const at = (x: number, y: number): number[] => {
-      const k = (y * p.width + x) * 4;
-      return [p.data[k]!, p.data[k + 1]!, p.data[k + 2]!];
-    };
-    const inner = L.cell - 1;
-    const box = (i: number) => {
-      const x = (i % L.cols) * L.cell;
-      const y = Math.floor(i / L.cols) * L.cell;
-      const r = (v: number) => Math.round(v * scale);
-      return { x0: r(L.gridLeft + x), y0: r(L.gridTop + y), x1: r(L.gridLeft + x + inner), y1: r(L.gridTop + y + inner) };
-    };
-    const NAVY = [8, 48, 107];
-    const RED = [224, 0, 27];
-    const ORANGE = [255, 140, 0];
-    const T = Math.max(4, Math.round(inner * 0.55)) * scale; // a triangle's legs, device pixels
-    const between = (c: number[], a: number[], b: number[]) => c.every((v, k) => v >= Math.min(a[k]!, b[k]!) && v <= Math.max(a[k]!, b[k]!)) && c.some((v, k) => v !== a[k] && v !== b[k]);
-    // A stub's triangle: its corner in the mark's colour, the cell's colour beyond its edge, a blend on it.
-    const s = box(9);
-    expect(at(s.x0, s.y0)).toEqual(RED);
-    expect(at(s.x0 + Math.ceil(T) + 1, s.y0)).toEqual(NAVY);
-    expect(at(s.x1 - 1, s.y1 - 1)).toEqual(NAVY);
-    const edge = Array.from({ length: Math.ceil(T) + 1 }, (_, u) => at(s.x0 + u, s.y0)).filter((c) => between(c, RED, NAVY));
-    expect(edge.length).toBeGreaterThan(0);
-    // A forwarded-in row's triangle, in the opposite corner.
-    const f = box(19);
-    expect(at(f.x1 - 1, f.y1 - 1)).toEqual(ORANGE);
-    expect(at(f.x0, f.y0)).toEqual(NAVY);
-    const both = box(29);
-    expect([at(both.x0, both.y0), at(both.x1 - 1, both.y1 - 1)]).toEqual([RED, ORANGE]);
-    // A cell without marks is one colour, and the grey separator follows it.
-    const plain = box(8);
-    expect(at(plain.x0, plain.y0)).toEqual(at(plain.x1 - 1, plain.y1 - 1));
-    expect(at(plain.x1, Math.floor((plain.y0 + plain.y1) / 2))).toEqual([200, 200, 200]);
-    // The row labels (the canvas's, left of the grid) are in the image.
-    const gx = Math.round(L.gridLeft * scale);
-    const gy = Math.round(L.gridTop * scale);
-    expect(countPixels(p, 0, gy, gx, gy + Math.round(L.rows * L.cell * scale), (r, g, b) => r + g + b < 3 * 160)).toBeGreaterThan(20);
-  });
+  it.each([1, 1.5, 2])(
+    'paints the grid itself at scale %s: cell colours, marks in their corners with a blended slanted edge, separators, the row labels beside it',
+    async (scale) => {
+      const n = 400;
+      const stubs = new Uint32Array(n);
+      const forwardedIn = new Uint32Array(n);
+      stubs[9] = 1; // fill 1 (navy)
+      forwardedIn[19] = 2; // fill 1
+      stubs[29] = 1;
+      forwardedIn[29] = 1; // both marks in one cell
+      const spec = { ...pageSpec(n, { stubs, forwardedIn }), scale };
+      const L = pageMapLayout(spec);
+      expect(L.cell).toBeGreaterThanOrEqual(8);
+      const p = await decode(renderPageMap(spec));
+      const at = (x: number, y: number): number[] => {
+        const k = (y * p.width + x) * 4;
+        return [p.data[k]!, p.data[k + 1]!, p.data[k + 2]!];
+      };
+      const inner = L.cell - 1;
+      const box = (i: number) => {
+        const x = (i % L.cols) * L.cell;
+        const y = Math.floor(i / L.cols) * L.cell;
+        const r = (v: number) => Math.round(v * scale);
+        return { x0: r(L.gridLeft + x), y0: r(L.gridTop + y), x1: r(L.gridLeft + x + inner), y1: r(L.gridTop + y + inner) };
+      };
+      const NAVY = [8, 48, 107];
+      const RED = [224, 0, 27];
+      const ORANGE = [255, 140, 0];
+      const T = Math.max(4, Math.round(inner * 0.55)) * scale; // a triangle's legs, device pixels
+      const between = (c: number[], a: number[], b: number[]) =>
+        c.every((v, k) => v >= Math.min(a[k]!, b[k]!) && v <= Math.max(a[k]!, b[k]!)) && c.some((v, k) => v !== a[k] && v !== b[k]);
+      // A stub's triangle: its corner in the mark's colour, the cell's colour beyond its edge, a blend on it.
+      const s = box(9);
+      expect(at(s.x0, s.y0)).toEqual(RED);
+      expect(at(s.x0 + Math.ceil(T) + 1, s.y0)).toEqual(NAVY);
+      expect(at(s.x1 - 1, s.y1 - 1)).toEqual(NAVY);
+      const edge = Array.from({ length: Math.ceil(T) + 1 }, (_, u) => at(s.x0 + u, s.y0)).filter((c) => between(c, RED, NAVY));
+      expect(edge.length).toBeGreaterThan(0);
+      // A forwarded-in row's triangle, in the opposite corner.
+      const f = box(19);
+      expect(at(f.x1 - 1, f.y1 - 1)).toEqual(ORANGE);
+      expect(at(f.x0, f.y0)).toEqual(NAVY);
+      const both = box(29);
+      expect([at(both.x0, both.y0), at(both.x1 - 1, both.y1 - 1)]).toEqual([RED, ORANGE]);
+      // A cell without marks is one colour, and the grey separator follows it.
+      const plain = box(8);
+      expect(at(plain.x0, plain.y0)).toEqual(at(plain.x1 - 1, plain.y1 - 1));
+      expect(at(plain.x1, Math.floor((plain.y0 + plain.y1) / 2))).toEqual([200, 200, 200]);
+      // The row labels (the canvas's, left of the grid) are in the image.
+      const gx = Math.round(L.gridLeft * scale);
+      const gy = Math.round(L.gridTop * scale);
+      expect(countPixels(p, 0, gy, gx, gy + Math.round(L.rows * L.cell * scale), (r, g, b) => r + g + b < 3 * 160)).toBeGreaterThan(20);
+    },
+  );
 
   it('marks small cells (under 8 px) with a square in the corner', async () => {
     const n = 20_000;
@@ -374,8 +448,20 @@ describe('text for a projector', () => {
   });
 
   it('draws long category labels on several lines below the axis instead of turning them', async () => {
-    const cats = ['format=postgres-heap, encoding=latin1', 'format=oracle-heap, encoding=utf8', 'format=sqlserver-heap, encoding=latin1', 'format=sqlserver-heap, encoding=utf8', 'x', 'y', 'z', 'w'];
-    const spec = lineSpec({ xCategories: cats, series: [{ label: 'pages', points: cats.map((_c, i) => [i, 100 + i] as [number, number]) }] });
+    const cats = [
+      'format=postgres-heap, encoding=latin1',
+      'format=oracle-heap, encoding=utf8',
+      'format=sqlserver-heap, encoding=latin1',
+      'format=sqlserver-heap, encoding=utf8',
+      'x',
+      'y',
+      'z',
+      'w',
+    ];
+    const spec = lineSpec({
+      xCategories: cats,
+      series: [{ label: 'pages', points: cats.map((_c, i) => [i, 100 + i] as [number, number]) }],
+    });
     const p = await decode(renderLineChart(spec));
     // Wrapped labels take three lines under the axis: ink well above the axis title's band at the bottom.
     const band = (y0: number, y1: number) => countPixels(p, 0, y0, p.width, y1, isDark);
@@ -386,7 +472,9 @@ describe('text for a projector', () => {
     const one = pngSize(renderLineChart(lineSpec()));
     const two = pngSize(renderLineChart(lineSpec({ scale: 2 })));
     expect(two).toEqual({ width: 2 * one.width, height: 2 * one.height });
-    expect(pngSize(renderBarChart({ title: 'x', categories: ['a'], series: [{ label: 's', values: [1] }], yLabel: 'y', scale: 1.5 }))).toEqual({ width: CHART_WIDTH * 1.5, height: CHART_HEIGHT * 1.5 });
+    expect(
+      pngSize(renderBarChart({ title: 'x', categories: ['a'], series: [{ label: 's', values: [1] }], yLabel: 'y', scale: 1.5 })),
+    ).toEqual({ width: CHART_WIDTH * 1.5, height: CHART_HEIGHT * 1.5 });
     const map = pageSpec(500);
     const L = pageMapLayout(map);
     expect(pngSize(renderPageMap({ ...map, scale: 2 }))).toEqual({ width: 2 * L.width, height: 2 * L.height });

@@ -38,11 +38,23 @@ describe('rowsim run', () => {
     expect(Object.keys(res)).toEqual(['rowsim_version', 'name', 'seed', 'storage', 'charts']);
     expect(res.storage).toHaveLength(8);
     const point = res.storage[0];
-    expect(point).toMatchObject({ label: 'exp_row_size=1, exp_row_size_basis=physical', params: { 'engine.exp_row_size': 1, 'engine.exp_row_size_basis': 'physical' } });
+    expect(point).toMatchObject({
+      label: 'exp_row_size=1, exp_row_size_basis=physical',
+      params: { 'engine.exp_row_size': 1, 'engine.exp_row_size_basis': 'physical' },
+    });
     expect(point.engine).toMatchObject({ format: 'ase-dol', page_size: 2048, exp_row_size: 0 });
     expect(Object.keys(point.row_bytes)).toEqual(expect.arrayContaining(['min', 'avg', 'max', 'logical_max']));
     expect(point.phases.map((p: { op: string }) => p.op)).toEqual(['insert', 'update', 'delete', 'reorg']);
-    for (const key of ['rows', 'pages', 'forwarded_rows', 'hot_updates', 'updates', 'table_scan_page_reads', 'space_used_pct', 'exclusive_table_locks']) {
+    for (const key of [
+      'rows',
+      'pages',
+      'forwarded_rows',
+      'hot_updates',
+      'updates',
+      'table_scan_page_reads',
+      'space_used_pct',
+      'exclusive_table_locks',
+    ]) {
       expect(point.final).toHaveProperty(key);
       expect(point.phases[1].metrics).toHaveProperty(key);
     }
@@ -86,7 +98,11 @@ describe('rowsim run', () => {
     const b = readFileSync(join(dir, 'w2', 'results.json'), 'utf8');
     expect(a).toBe(b);
     // and every other file: summary.md, report.html, each chart and page map
-    const list = (d: string): string[] => readdirSync(d, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(d.length + 1)).sort();
+    const list = (d: string): string[] =>
+      readdirSync(d, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => join(e.parentPath, e.name).slice(d.length + 1))
+        .sort();
     expect(list(join(dir, 'w2'))).toEqual(list(join(dir, 'w1')));
     for (const f of list(join(dir, 'w1'))) expect(readFileSync(join(dir, 'w2', f)).equals(readFileSync(join(dir, 'w1', f))), f).toBe(true);
     // and a different seed gives different numbers
@@ -137,7 +153,17 @@ describe('rowsim run with a contention section', () => {
     expect(entry).toMatchObject({ buffer_manager: 'latched' });
     expect(Object.keys(entry.usl)).toEqual(expect.arrayContaining(['lambda', 'sigma', 'kappa', 'rms_error_pct']));
     expect(entry.usl.over).toBe('engines');
-    for (const key of ['users', 'throughput_tps', 'ci95', 'collapsed', 'stationary', 'response_time_ms', 'response_time_ms_p99', 'engine_busy_pct', 'spin_pct']) {
+    for (const key of [
+      'users',
+      'throughput_tps',
+      'ci95',
+      'collapsed',
+      'stationary',
+      'response_time_ms',
+      'response_time_ms_p99',
+      'engine_busy_pct',
+      'spin_pct',
+    ]) {
       expect(entry.points[0]).toHaveProperty(key);
     }
     expect(res.contention.replications).toBe(5);
@@ -170,7 +196,10 @@ describe('bad input', () => {
     expectRefused(SMALL.replace('seed: 11', 'sed: 11'), /bad\.yaml:2:1: sed: unknown key "sed"; did you mean "seed"\?/);
   });
   it('exp_row_size out of range names the allowed range', () => {
-    expectRefused(SMALL.replace('[1, 0, 120, max]', '[1, 9999]'), /bad\.yaml:15:28: sweep\.engine\.exp_row_size\[1\]: expected a value from 4 to 304/);
+    expectRefused(
+      SMALL.replace('[1, 0, 120, max]', '[1, 9999]'),
+      /bad\.yaml:15:28: sweep\.engine\.exp_row_size\[1\]: expected a value from 4 to 304/,
+    );
   });
   it('a missing file', () => {
     const r = rowsim(['run', '/nonexistent/x.yaml']);
@@ -201,16 +230,27 @@ describe('bad input', () => {
     const dir = tmp();
     writeFileSync(join(dir, 'big.yaml'), SMALL.replace('rows: 3000', 'rows: 400000000'));
     for (const cmd of ['run', 'validate']) {
-      const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'rowsim.js'), cmd, join(dir, 'big.yaml'), '--out', join(dir, 'out'), '--workers', '2'].slice(0, cmd === 'run' ? 7 : 3), {
-        encoding: 'utf8',
-        env: { ...process.env, ROWSIM_MAX_MEMORY: '2g' },
-      });
+      const r = spawnSync(
+        process.execPath,
+        [join(ROOT, 'bin', 'rowsim.js'), cmd, join(dir, 'big.yaml'), '--out', join(dir, 'out'), '--workers', '2'].slice(
+          0,
+          cmd === 'run' ? 7 : 3,
+        ),
+        {
+          encoding: 'utf8',
+          env: { ...process.env, ROWSIM_MAX_MEMORY: '2g' },
+        },
+      );
       expect(r.status).toBe(2);
-      expect(r.stderr).toMatch(/big\.yaml:\d+:\d+: workload\[0\]\.insert\.rows: expected a table that fits in memory: the run needs about [\d.]+ GiB \(400,000,000 rows × \d+ bytes on ase-dol/);
+      expect(r.stderr).toMatch(
+        /big\.yaml:\d+:\d+: workload\[0\]\.insert\.rows: expected a table that fits in memory: the run needs about [\d.]+ GiB \(400,000,000 rows × \d+ bytes on ase-dol/,
+      );
       expect(r.stderr).toMatch(/more than the 1\.8 GiB it may use \(90% of 2\.0 GiB, ROWSIM_MAX_MEMORY\)/);
     }
     writeFileSync(join(dir, 'huge.yaml'), SMALL.replace('rows: 3000', 'rows: 3000000000'));
-    expect(rowsim(['validate', join(dir, 'huge.yaml')]).stderr).toMatch(/expected at most 2,147,483,647 rows in a table \(row ids are 32-bit\), found 3,000,000,000/);
+    expect(rowsim(['validate', join(dir, 'huge.yaml')]).stderr).toMatch(
+      /expected at most 2,147,483,647 rows in a table \(row ids are 32-bit\), found 3,000,000,000/,
+    );
     expect(readdirSync(dir).sort()).toEqual(['big.yaml', 'huge.yaml']);
   });
   it('rowsize says which formats a table cannot be stored in, and fails when none can', () => {
@@ -219,7 +259,9 @@ describe('bad input', () => {
     const some = rowsim(['rowsize', join(dir, 'wide.sql'), '--formats', 'ase-dol,postgres-heap', '--rows', '1000']);
     expect(some.code).toBe(0);
     expect(some.stdout).toMatch(/^postgres-heap /m);
-    expect(some.stdout).toMatch(/ase-dol: not shown: no row of table wide fits a 2048-byte page: the shortest row takes 2010 bytes, a page at most 1964/);
+    expect(some.stdout).toMatch(
+      /ase-dol: not shown: no row of table wide fits a 2048-byte page: the shortest row takes 2010 bytes, a page at most 1964/,
+    );
     const none = rowsim(['rowsize', join(dir, 'wide.sql'), '--formats', 'ase-dol']);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/^wide: ase-dol: no row of table wide fits/);

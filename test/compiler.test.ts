@@ -5,7 +5,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { describeInlining, INLINE_BUDGET_BYTES, inliningSetting, tuneCompiler, WIDE_INLINING_MIN_ROW_OPS, type CompilerContext } from '../src/cli/compiler.js';
+import {
+  describeInlining,
+  INLINE_BUDGET_BYTES,
+  inliningSetting,
+  tuneCompiler,
+  WIDE_INLINING_MIN_ROW_OPS,
+  type CompilerContext,
+} from '../src/cli/compiler.js';
 import { UserError } from '../src/config/errors.js';
 import type { PhaseSpec } from '../src/config/spec.js';
 import { plannedRowOperations } from '../src/workload/planned-work.js';
@@ -66,12 +73,18 @@ describe('the inlining budget', () => {
 
   it('a bad ROWSIM_INLINING stops the command line with exit status 2 and one message, whatever the command', () => {
     for (const args of [['validate', 'sim-configs/quickstart.yaml'], ['--help']]) {
-      const r = spawnSync(process.execPath, ['bin/rowsim.js', ...args], { encoding: 'utf8', env: { ...process.env, ROWSIM_INLINING: 'fast' } });
+      const r = spawnSync(process.execPath, ['bin/rowsim.js', ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, ROWSIM_INLINING: 'fast' },
+      });
       expect(r.status).toBe(2);
       expect(r.stderr.trim()).toMatch(/^ROWSIM_INLINING: expected auto .*found "fast"$/);
       expect(r.stdout).toBe('');
     }
-    const ok = spawnSync(process.execPath, ['bin/rowsim.js', 'validate', 'sim-configs/quickstart.yaml'], { encoding: 'utf8', env: { ...process.env, ROWSIM_INLINING: 'v8' } });
+    const ok = spawnSync(process.execPath, ['bin/rowsim.js', 'validate', 'sim-configs/quickstart.yaml'], {
+      encoding: 'utf8',
+      env: { ...process.env, ROWSIM_INLINING: 'v8' },
+    });
     expect(ok.status).toBe(0);
   });
 });

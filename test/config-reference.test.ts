@@ -29,14 +29,17 @@ function schemaKeys(schema: unknown, prefix = '', placeholder = '<key>'): KeyFac
   let dflt: unknown;
   for (let i = 0; i < 10; i++) {
     const d = defOf(s);
-    if (d.type === 'default' || d.type === 'prefault') dflt = typeof d.defaultValue === 'function' ? (d.defaultValue as () => unknown)() : d.defaultValue;
+    if (d.type === 'default' || d.type === 'prefault')
+      dflt = typeof d.defaultValue === 'function' ? (d.defaultValue as () => unknown)() : d.defaultValue;
     if (['optional', 'default', 'prefault', 'nullable', 'readonly'].includes(d.type)) s = d.innerType;
     else if (d.type === 'pipe') s = d.in;
     else break;
   }
   const d = defOf(s);
   if (d.type === 'object') {
-    return Object.entries(d.shape as Record<string, unknown>).flatMap(([k, v]) => schemaKeys(v, prefix ? `${prefix}.${k}` : k, placeholder));
+    return Object.entries(d.shape as Record<string, unknown>).flatMap(([k, v]) =>
+      schemaKeys(v, prefix ? `${prefix}.${k}` : k, placeholder),
+    );
   }
   if (d.type === 'array' && defOf(d.element).type === 'object') return schemaKeys(d.element, `${prefix}[]`, placeholder);
   if (d.type === 'record') return schemaKeys(d.valueType, `${prefix}.${placeholder}`, placeholder);
@@ -74,15 +77,18 @@ function check(section: string, keys: KeyFacts[], docPath: (k: string) => string
     if (dflt !== undefined) {
       const wanted = Array.isArray(dflt) ? dflt.map(String) : [typeof dflt === 'number' ? dflt.toLocaleString('en-US') : String(dflt)];
       const defaultCell = found.cells[found.defaultAt] ?? found.row;
-      for (const w of wanted) if (!defaultCell.includes(w) && !defaultCell.includes(w.replace(/,/g, ''))) problems.push(`${section}: \`${name}\` documents default ${defaultCell.trim()}, the schema's is ${w}`);
+      for (const w of wanted)
+        if (!defaultCell.includes(w) && !defaultCell.includes(w.replace(/,/g, '')))
+          problems.push(`${section}: \`${name}\` documents default ${defaultCell.trim()}, the schema's is ${w}`);
     }
-    for (const v of k.values ?? []) if (!found.row.includes(v)) problems.push(`${section}: \`${name}\` does not list the allowed value ${v}`);
+    for (const v of k.values ?? [])
+      if (!found.row.includes(v)) problems.push(`${section}: \`${name}\` does not list the allowed value ${v}`);
   }
   return problems;
 }
 
 describe('docs/config.md against the schemas', () => {
-  it('engine: every key, its default (the formats\') and its allowed values', () => {
+  it("engine: every key, its default (the formats') and its allowed values", () => {
     const keys = schemaKeys(engineSchema);
     expect(check('engine', keys, (p) => p, ENGINE_DEFAULTS as unknown as Record<string, unknown>)).toEqual([]);
   });
@@ -104,6 +110,6 @@ describe('docs/config.md against the schemas', () => {
   });
   it('the checker finds a key the page lacks and a default that differs', () => {
     const problems = check('engine', [{ path: 'no_such_key' }, { path: 'fillfactor', default: 77 }], (p) => p);
-    expect(problems).toEqual(['engine: no row for `no_such_key`', 'engine: `fillfactor` documents default 100, the schema\'s is 77']);
+    expect(problems).toEqual(['engine: no row for `no_such_key`', "engine: `fillfactor` documents default 100, the schema's is 77"]);
   });
 });

@@ -167,9 +167,16 @@ describe('loading a config', () => {
     expect(spec.table.indexes).toEqual([{ name: 'notes_pk', columns: ['id'], unique: true, clustered: false }]);
   });
   it('reads CLUSTERED from DDL and refuses a second clustered index where it is written', () => {
-    const t = parseDdl('create table t (a int not null, b int, constraint t_pk primary key clustered (a))\ncreate nonclustered index t_b on t (b)');
-    expect(t.indexes.map((i) => [i.name, i.clustered])).toEqual([['t_pk', true], ['t_b', false]]);
-    expect(() => parseDdl('create table t (a int, b int)\ncreate clustered index i1 on t (a)\ncreate clustered index i2 on t (b)')).toThrowError(/at most one clustered index, found i2 after i1/);
+    const t = parseDdl(
+      'create table t (a int not null, b int, constraint t_pk primary key clustered (a))\ncreate nonclustered index t_b on t (b)',
+    );
+    expect(t.indexes.map((i) => [i.name, i.clustered])).toEqual([
+      ['t_pk', true],
+      ['t_b', false],
+    ]);
+    expect(() =>
+      parseDdl('create table t (a int, b int)\ncreate clustered index i1 on t (a)\ncreate clustered index i2 on t (b)'),
+    ).toThrowError(/at most one clustered index, found i2 after i1/);
     try {
       parseDdl('create table t (a int, b int)\ncreate clustered index i1 on t (a)\ncreate clustered index i2 on t (b)');
     } catch (err) {
@@ -213,8 +220,15 @@ describe('hostile and mistaken input (issue: nothing lost, nothing hung)', () =>
     expect(first(`${BASE}sweep:\n  seed: [1, -2]\n`)).toMatchObject({ key: 'sweep.seed[1]' });
   });
   it('refuses keys that cannot be swept and paths into prototypes, one problem per path', () => {
-    const p = problems(`${BASE}sweep:\n  name: [a, b, c]\n  __proto__.polluted: [1]\n  constructor.prototype.x: [1]\n  engine.nothing.x: [1, 2, 3]\n`);
-    expect(p.map((x) => x.key)).toEqual(['sweep.name', 'sweep.__proto__.polluted', 'sweep.constructor.prototype.x', 'sweep.engine.nothing.x']);
+    const p = problems(
+      `${BASE}sweep:\n  name: [a, b, c]\n  __proto__.polluted: [1]\n  constructor.prototype.x: [1]\n  engine.nothing.x: [1, 2, 3]\n`,
+    );
+    expect(p.map((x) => x.key)).toEqual([
+      'sweep.name',
+      'sweep.__proto__.polluted',
+      'sweep.constructor.prototype.x',
+      'sweep.engine.nothing.x',
+    ]);
     expect(p[0]!.message).toMatch(/name cannot be swept/);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -225,11 +239,24 @@ describe('hostile and mistaken input (issue: nothing lost, nothing hung)', () =>
     expect(() => loadConfig('c.yaml', text.replace(/engine\.page_size.*\n/, ''), { maxPoints: 10 })).toThrow(/at most 10 sweep points/);
   });
   it('positions an undefined alias, an alias bomb, a __proto__ key, a duplicate key and a second document', () => {
-    expect(first('name: a\nseed: *nope\n')).toMatchObject({ line: 2, column: 7, message: expect.stringMatching(/\*nope with no anchor &nope above/) });
-    const bomb = 'name: a\nx: &a [1,2]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n';
+    expect(first('name: a\nseed: *nope\n')).toMatchObject({
+      line: 2,
+      column: 7,
+      message: expect.stringMatching(/\*nope with no anchor &nope above/),
+    });
+    const bomb =
+      'name: a\nx: &a [1,2]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n';
     expect(first(bomb).message).toMatch(/alias bomb/);
-    expect(first('name: a\n__proto__: { polluted: 1 }\n')).toMatchObject({ line: 2, column: 1, message: 'expected a config key, found "__proto__"' });
-    expect(first('name: a\nseed: 1\nseed: 2\n')).toMatchObject({ line: 3, column: 1, message: expect.stringMatching(/"seed" again \(first at line 2\)/) });
+    expect(first('name: a\n__proto__: { polluted: 1 }\n')).toMatchObject({
+      line: 2,
+      column: 1,
+      message: 'expected a config key, found "__proto__"',
+    });
+    expect(first('name: a\nseed: 1\nseed: 2\n')).toMatchObject({
+      line: 3,
+      column: 1,
+      message: expect.stringMatching(/"seed" again \(first at line 2\)/),
+    });
     expect(first('name: a\n---\nname: b\n')).toMatchObject({ line: 2, message: expect.stringMatching(/expected one YAML document/) });
   });
   it('reports at most 50 problems of a file with thousands, in linear time', () => {
@@ -248,20 +275,34 @@ describe('hostile and mistaken input (issue: nothing lost, nothing hung)', () =>
     expect(err.message).toMatch(/… and 19950 more problems \(the first 50 are shown\)$/);
   });
   it('suggests the nearest key everywhere: contention sections, distributions', () => {
-    const p = problems('name: c\ncontention: { engines: 2, users: 3, latched: { spinlock: 4 }, transaction: { reads: 3 }, pages: { cout: 3 } }\n');
-    expect(p.map((x) => x.message)).toEqual(
-      expect.arrayContaining([expect.stringMatching(/"spinlock"; did you mean "spinlocks"/), expect.stringMatching(/"cout"; did you mean "count"/), expect.stringMatching(/unknown key "reads"/)]),
+    const p = problems(
+      'name: c\ncontention: { engines: 2, users: 3, latched: { spinlock: 4 }, transaction: { reads: 3 }, pages: { cout: 3 } }\n',
     );
-    expect(first(BASE.replace('summary: { length: 0 }', 'summary: { length: { unifrom: [1, 2] } }')).message).toMatch(/unknown key "unifrom"; did you mean "uniform"\?/);
+    expect(p.map((x) => x.message)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/"spinlock"; did you mean "spinlocks"/),
+        expect.stringMatching(/"cout"; did you mean "count"/),
+        expect.stringMatching(/unknown key "reads"/),
+      ]),
+    );
+    expect(first(BASE.replace('summary: { length: 0 }', 'summary: { length: { unifrom: [1, 2] } }')).message).toMatch(
+      /unknown key "unifrom"; did you mean "uniform"\?/,
+    );
   });
   it('says "an empty list", and "> 0" rather than "(exclusive)"', () => {
     expect(first(BASE.replace(/workload:[\s\S]*$/, 'workload: []\n')).message).toMatch(/found an empty list$/);
-    expect(first('name: c\ncontention: { engines: 2, users: 3, xoltp: { snap_cpu_factor: 0 } }\n').message).toMatch(/expected a number > 0, found 0/);
+    expect(first('name: c\ncontention: { engines: 2, users: 3, xoltp: { snap_cpu_factor: 0 } }\n').message).toMatch(
+      /expected a number > 0, found 0/,
+    );
   });
   it('refuses duplicate index names, from the config and from DDL', () => {
-    const dup = BASE.replace('    - { name: notes_pk, columns: [id], unique: true }', '    - { name: notes_pk, columns: [id], unique: true }\n    - { name: NOTES_PK, columns: [status] }');
+    const dup = BASE.replace(
+      '    - { name: notes_pk, columns: [id], unique: true }',
+      '    - { name: notes_pk, columns: [id], unique: true }\n    - { name: NOTES_PK, columns: [status] }',
+    );
     expect(first(dup)).toMatchObject({ key: 'table.indexes[1].name', message: expect.stringMatching(/not used before, found "NOTES_PK"/) });
-    const ddl = 'name: d\ntable:\n  ddl: "create table t (a int, b int)\\ncreate index i on t (a)\\ncreate index i on t (b)"\nengine: { format: ase-dol }\nworkload: [ { insert: { rows: 1 } } ]\n';
+    const ddl =
+      'name: d\ntable:\n  ddl: "create table t (a int, b int)\\ncreate index i on t (a)\\ncreate index i on t (b)"\nengine: { format: ase-dol }\nworkload: [ { insert: { rows: 1 } } ]\n';
     expect(first(ddl).message).toMatch(/found "i" again/);
   });
   it('refuses a contention run whose event budget would be exceeded, before simulating', () => {
@@ -273,7 +314,12 @@ describe('hostile and mistaken input (issue: nothing lost, nothing hung)', () =>
     const dir = mkdtempSync(join(tmpdir(), 'rowsim-csv-'));
     writeFileSync(join(dir, 'h.csv'), 'length,count\n10,5\n20,5,9\n');
     const text = BASE.replace('summary: { length: 0 }', 'summary: { length: { histogram: h.csv } }');
-    expect(problems(text, join(dir, 'c.yaml'))[0]).toMatchObject({ file: join(dir, 'h.csv'), line: 3, column: 6, message: 'expected two columns, length and count, found 3' });
+    expect(problems(text, join(dir, 'c.yaml'))[0]).toMatchObject({
+      file: join(dir, 'h.csv'),
+      line: 3,
+      column: 6,
+      message: 'expected two columns, length and count, found 3',
+    });
   });
   it('refuses input files that are not regular files, at once', () => {
     for (const [path, found] of [

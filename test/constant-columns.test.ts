@@ -35,9 +35,19 @@ const workload: PhaseSpec[] = [
   {
     op: 'insert',
     rows: { kind: 'count', n: 3000 },
-    values: { amount: { length: { kind: 'uniform', min: 1, max: 12 }, null: 0 }, body: { length: { kind: 'uniform', min: 20, max: 200 }, null: 0.1 }, doc: { length: { kind: 'const', value: 300 }, null: 0 } },
+    values: {
+      amount: { length: { kind: 'uniform', min: 1, max: 12 }, null: 0 },
+      body: { length: { kind: 'uniform', min: 20, max: 200 }, null: 0.1 },
+      doc: { length: { kind: 'const', value: 300 }, null: 0 },
+    },
   },
-  { op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'grow', dist: { kind: 'uniform', min: 10, max: 300 } } } },
+  {
+    op: 'update',
+    rows: { kind: 'all' },
+    order: { kind: 'random' },
+    transaction: 'statement',
+    set: { body: { kind: 'grow', dist: { kind: 'uniform', min: 10, max: 300 } } },
+  },
   { op: 'delete', rows: { kind: 'count', n: 400 }, order: { kind: 'random' }, transaction: 'row' },
   { op: 'select', rows: { kind: 'count', n: 500 }, order: { kind: 'random' }, via: 'index', index: 'by_ref', repeat: 1 },
   { op: 'reorg', kind: 'rebuild' },
@@ -60,12 +70,36 @@ describe('columns a run never changes', () => {
     const layout = getFormat('oracle-heap').layout(t, spec.engine);
     // id, code (nullable, never NULL here) and ref: NUMBERs at their full size. amount has a length,
     // body grows, doc is a large object; status is fixed already.
-    expect(constantColumns(spec, layout)).toEqual(new Map([[0, 6], [2, 4], [3, 11]]));
-    const withNulls: StorageSpec = { ...spec, workload: [{ op: 'insert', rows: { kind: 'count', n: 10 }, values: { code: { null: 0.5 } } }] };
+    expect(constantColumns(spec, layout)).toEqual(
+      new Map([
+        [0, 6],
+        [2, 4],
+        [3, 11],
+      ]),
+    );
+    const withNulls: StorageSpec = {
+      ...spec,
+      workload: [{ op: 'insert', rows: { kind: 'count', n: 10 }, values: { code: { null: 0.5 } } }],
+    };
     expect([...constantColumns(withNulls, layout).keys()]).not.toContain(2);
-    const distinct: StorageSpec = { ...spec, workload: [{ op: 'insert', rows: { kind: 'count', n: 10 }, values: { ref: { null: 0, domain: { distinct: 5, frequency: { kind: 'uniform' }, order: 'random' } } } }] };
+    const distinct: StorageSpec = {
+      ...spec,
+      workload: [
+        {
+          op: 'insert',
+          rows: { kind: 'count', n: 10 },
+          values: { ref: { null: 0, domain: { distinct: 5, frequency: { kind: 'uniform' }, order: 'random' } } },
+        },
+      ],
+    };
     expect([...constantColumns(distinct, layout).keys()]).not.toContain(3);
-    const set: StorageSpec = { ...spec, workload: [...workload, { op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set: { id: { kind: 'changed' } } }] };
+    const set: StorageSpec = {
+      ...spec,
+      workload: [
+        ...workload,
+        { op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set: { id: { kind: 'changed' } } },
+      ],
+    };
     expect([...constantColumns(set, layout).keys()]).not.toContain(0);
   });
 
@@ -79,8 +113,17 @@ describe('columns a run never changes', () => {
   });
 
   it('give the same result on every page size and PCTFREE, and with no index', () => {
-    for (const [page_size, pctfree] of [[2048, 0], [4096, 10], [16384, 30]] as const) {
-      const s = storage(table(t.columns), oracle({ page_size, pctfree }), workload.filter((ph) => ph.op !== 'select'), page_size);
+    for (const [page_size, pctfree] of [
+      [2048, 0],
+      [4096, 10],
+      [16384, 30],
+    ] as const) {
+      const s = storage(
+        table(t.columns),
+        oracle({ page_size, pctfree }),
+        workload.filter((ph) => ph.op !== 'select'),
+        page_size,
+      );
       const [pinned, stored] = both(s);
       expect(outcome(pinned)).toEqual(outcome(stored));
     }
@@ -117,7 +160,14 @@ describe('columns a run never changes', () => {
 
   it('leave the other formats as they are (their row formats count a stored length otherwise)', () => {
     for (const format of ['ase-dol', 'sqlserver-heap', 'postgres-heap'] as const) {
-      const s = storage(table([col('id', 'int'), col('v', 'varchar(40)'), col('b', 'varchar(300)', true)]), engine({ format }), workload.slice(0, 2).map((ph) => (ph.op === 'insert' ? { ...ph, values: { b: { length: { kind: 'const', value: 30 }, null: 0 } } } : ph)), 5);
+      const s = storage(
+        table([col('id', 'int'), col('v', 'varchar(40)'), col('b', 'varchar(300)', true)]),
+        engine({ format }),
+        workload
+          .slice(0, 2)
+          .map((ph) => (ph.op === 'insert' ? { ...ph, values: { b: { length: { kind: 'const', value: 30 }, null: 0 } } } : ph)),
+        5,
+      );
       const l = runLayout(getFormat(format), s, false);
       expect(l.layout).toBe(l.schema);
     }
@@ -127,10 +177,17 @@ describe('columns a run never changes', () => {
     const cols = ['id', 'amount', 'code', 'ref', 'body'] as const;
     const dist = fc.oneof(
       fc.integer({ min: 0, max: 40 }).map((v) => ({ kind: 'const' as const, value: v })),
-      fc.tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 400 })).map(([a, b]) => ({ kind: 'uniform' as const, min: Math.min(a, b), max: Math.max(a, b) })),
+      fc
+        .tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 400 }))
+        .map(([a, b]) => ({ kind: 'uniform' as const, min: Math.min(a, b), max: Math.max(a, b) })),
     );
     // Each column in an insert: absent, given nothing (its full size), a length, or a NULL share.
-    const value = fc.oneof(fc.constant(undefined), fc.constant({ null: 0 }), dist.map((length) => ({ length, null: 0 })), fc.double({ min: 0.05, max: 0.5, noNaN: true }).map((n) => ({ null: n })));
+    const value = fc.oneof(
+      fc.constant(undefined),
+      fc.constant({ null: 0 }),
+      dist.map((length) => ({ length, null: 0 })),
+      fc.double({ min: 0.05, max: 0.5, noNaN: true }).map((n) => ({ null: n })),
+    );
     const insert = fc.tuple(fc.integer({ min: 1, max: 500 }), fc.array(value, { minLength: 5, maxLength: 5 })).map(([n, vs]): PhaseSpec => {
       const values: Record<string, ValueSpec> = {};
       vs.forEach((v, i) => {
@@ -140,9 +197,15 @@ describe('columns a run never changes', () => {
       });
       return { op: 'insert', rows: { kind: 'count', n }, values };
     });
-    const update = fc.tuple(fc.constantFrom(...cols), dist, fc.constantFrom('grow' as const, 'length' as const), fc.integer({ min: 0, max: 100 })).map(
-      ([name, d, kind, pct]): PhaseSpec => ({ op: 'update', rows: { kind: 'percent', pct }, order: { kind: 'random' }, transaction: 'statement', set: { [name]: { kind, dist: d } } }),
-    );
+    const update = fc
+      .tuple(fc.constantFrom(...cols), dist, fc.constantFrom('grow' as const, 'length' as const), fc.integer({ min: 0, max: 100 }))
+      .map(([name, d, kind, pct]): PhaseSpec => ({
+        op: 'update',
+        rows: { kind: 'percent', pct },
+        order: { kind: 'random' },
+        transaction: 'statement',
+        set: { [name]: { kind, dist: d } },
+      }));
     const other = fc.constantFrom<PhaseSpec>(
       { op: 'delete', rows: { kind: 'percent', pct: 20 }, order: { kind: 'random' }, transaction: 'statement' },
       { op: 'reorg', kind: 'rebuild' },
@@ -151,12 +214,18 @@ describe('columns a run never changes', () => {
     const small = table(t.columns.slice(0, 6), t.indexes);
     let pinnedRuns = 0;
     fc.assert(
-      fc.property(insert, fc.array(fc.oneof(insert, update, other), { maxLength: 5 }), fc.constantFrom(0, 10, 40), fc.integer({ min: 0, max: 1000 }), (first, rest, pctfree, seed) => {
-        const s = storage(small, oracle({ pctfree, page_size: 2048 }), [first, ...rest], seed);
-        if (runLayout(getFormat('oracle-heap'), s, false).layout.varying.length < 6) pinnedRuns++;
-        const [pinned, stored] = both(s);
-        expect(outcome(pinned)).toEqual(outcome(stored));
-      }),
+      fc.property(
+        insert,
+        fc.array(fc.oneof(insert, update, other), { maxLength: 5 }),
+        fc.constantFrom(0, 10, 40),
+        fc.integer({ min: 0, max: 1000 }),
+        (first, rest, pctfree, seed) => {
+          const s = storage(small, oracle({ pctfree, page_size: 2048 }), [first, ...rest], seed);
+          if (runLayout(getFormat('oracle-heap'), s, false).layout.varying.length < 6) pinnedRuns++;
+          const [pinned, stored] = both(s);
+          expect(outcome(pinned)).toEqual(outcome(stored));
+        },
+      ),
       { numRuns: 120, seed: 20261203 },
     );
     // The property is worth something only where columns were pinned.

@@ -15,7 +15,8 @@ import { COLLAPSE_SHARE_OF_BOUND, runReplication, summarisePoint, type Replicati
 import { Prng } from '../src/util/prng.js';
 
 const spec = (raw: Record<string, unknown>): ContentionSpec => parseContention({ stationarity: { max_extensions: 0 }, ...raw });
-const rep = (s: ContentionSpec, bm: BufferManagerKind, engines: number, users: number, seed = 7): Replication => runReplication({ spec: s, buffer_manager: bm, engines, users, seed });
+const rep = (s: ContentionSpec, bm: BufferManagerKind, engines: number, users: number, seed = 7): Replication =>
+  runReplication({ spec: s, buffer_manager: bm, engines, users, seed });
 
 /** The small xoltp-like model of contention-sim.test.ts: 32 engines, hot pages, 4 spinlocks. */
 const small = (latched: Record<string, unknown> = {}, over: Record<string, unknown> = {}) =>
@@ -126,7 +127,24 @@ describe('optimistic reads', () => {
     expect(some.work_pct + some.spin_pct + some.cas_retry_pct + some.restart_pct).toBeCloseTo(some.engine_busy_pct, 1);
   });
   it('beats CAS on every read on hot pages', () => {
-    const cas = rep(spec({ ...JSON.parse(JSON.stringify({})), engines: 16, users: 400, think_time: '100us', transaction: { logical_reads: 10, cpu_per_read: '1us', cpu_per_transaction: '10us' }, pages: { count: 20, skew: 1.2 }, buffer_managers: ['lockless'], lockless: { read: 'cas', lookup: '300ns', cas: '100ns' }, service_times: 'constant', duration: '20ms', warmup: '5ms' }), 'lockless', 16, 400);
+    const cas = rep(
+      spec({
+        ...JSON.parse(JSON.stringify({})),
+        engines: 16,
+        users: 400,
+        think_time: '100us',
+        transaction: { logical_reads: 10, cpu_per_read: '1us', cpu_per_transaction: '10us' },
+        pages: { count: 20, skew: 1.2 },
+        buffer_managers: ['lockless'],
+        lockless: { read: 'cas', lookup: '300ns', cas: '100ns' },
+        service_times: 'constant',
+        duration: '20ms',
+        warmup: '5ms',
+      }),
+      'lockless',
+      16,
+      400,
+    );
     const o = rep(opt(0), 'lockless', 16, 400);
     expect(o.throughput_tps).toBeGreaterThan(cas.throughput_tps);
   });
@@ -141,7 +159,16 @@ describe('stationarity', () => {
   });
   it('a point that fills up during its window is extended, then flagged; a steady one passes', () => {
     // 1000 users, one engine of 1 ms: a backlog of a second, measured for 60 ms from a cold start
-    const cold = spec({ engines: 1, users: 1000, think_time: 0, transaction: { logical_reads: 0, cpu_per_read: 0, cpu_per_transaction: '1ms' }, buffer_managers: ['lockless'], duration: '60ms', warmup: 0, stationarity: { max_extensions: 1 } });
+    const cold = spec({
+      engines: 1,
+      users: 1000,
+      think_time: 0,
+      transaction: { logical_reads: 0, cpu_per_read: 0, cpu_per_transaction: '1ms' },
+      buffer_managers: ['lockless'],
+      duration: '60ms',
+      warmup: 0,
+      stationarity: { max_extensions: 1 },
+    });
     const s = simulatePoint(buildPointModel(cold, 'lockless', 1, 1000), 1);
     expect(s.extensions).toBe(1);
     expect(s.stationary).toBe(false);
@@ -186,11 +213,15 @@ describe('statistics of replications', () => {
   });
   it('nearest-rank selection equals sorting', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: 0, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 400 }), fc.double({ min: 0.01, max: 1, noNaN: true }), (xs, q) => {
-        const sorted = [...xs].sort((a, b) => a - b);
-        const k = Math.min(xs.length - 1, Math.max(0, Math.ceil(q * xs.length) - 1));
-        expect(nearestRank(Float64Array.from(xs), q)).toBe(sorted[k]);
-      }),
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 400 }),
+        fc.double({ min: 0.01, max: 1, noNaN: true }),
+        (xs, q) => {
+          const sorted = [...xs].sort((a, b) => a - b);
+          const k = Math.min(xs.length - 1, Math.max(0, Math.ceil(q * xs.length) - 1));
+          expect(nearestRank(Float64Array.from(xs), q)).toBe(sorted[k]);
+        },
+      ),
       { numRuns: 200, seed: 42 },
     );
   });
@@ -211,7 +242,11 @@ describe('the phase headline', () => {
     { key: 'latched.handoff_per_waiter', values: ['20ns', '40ns', '60ns'] },
     { key: 'pages.skew', values: [0.8, 0.9, 0.99] },
   ];
-  const cell = (i: number, j: number, collapsed: boolean) => ({ index: [i, j], ratio: collapsed ? 5 : 1, collapsed_share: collapsed ? 1 : 0 });
+  const cell = (i: number, j: number, collapsed: boolean) => ({
+    index: [i, j],
+    ratio: collapsed ? 5 : 1,
+    collapsed_share: collapsed ? 1 : 0,
+  });
   it('states a monotone collapse region as corners', () => {
     const cells = [];
     for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) cells.push(cell(i, j, i >= 1 && j >= 2));

@@ -8,7 +8,11 @@ import { runContention, runContentionInProcess } from '../src/contention/run.js'
 import { contentionMarkdown, contentionTerminal, writeContentionCharts } from '../src/contention/report.js';
 
 const loadConfig = (name: string): { seed: number; spec: ContentionSpec } => {
-  const doc = parse(readFileSync(join(__dirname, '..', 'sim-configs', name), 'utf8')) as { seed: number; name: string; contention: unknown };
+  const doc = parse(readFileSync(join(__dirname, '..', 'sim-configs', name), 'utf8')) as {
+    seed: number;
+    name: string;
+    contention: unknown;
+  };
   expect(doc.name).toBe(name.replace(/\.yaml$/, ''));
   return { seed: doc.seed, spec: parseContention(doc.contention) };
 };
@@ -18,7 +22,16 @@ describe('contention schema', () => {
     const s = contentionSchema.parse({ engines: 80, users: [1000, 2000], latched: { hold: '1us' }, duration: '2s' });
     expect(s.engines).toEqual([80]);
     expect(s.users).toEqual([1000, 2000]);
-    expect(s.latched).toEqual({ spinlocks: 16, hold_ns: 1000, handoff_per_waiter_ns: 50, wait: 'spin', lock: 'ttas', backoff_min_ns: 100, backoff_max_ns: 6400, spin_limit_ns: 10000 });
+    expect(s.latched).toEqual({
+      spinlocks: 16,
+      hold_ns: 1000,
+      handoff_per_waiter_ns: 50,
+      wait: 'spin',
+      lock: 'ttas',
+      backoff_min_ns: 100,
+      backoff_max_ns: 6400,
+      spin_limit_ns: 10000,
+    });
     expect(s.lockless.lookup_ns).toBe(1000); // defaults to the latched hold: the same work without the latch
     expect(s.lockless.line_transfer_ns).toBe(50); // defaults to the hand-off: the same cache-line transfer
     expect(s.lockless.read).toBe('cas');
@@ -49,13 +62,21 @@ describe('contention schema', () => {
   });
 
   it('resolves a sweep into cells, each value parsed by its key and problems at the sweep value', () => {
-    const s = contentionSchema.parse({ engines: 8, users: 10, sweep: { 'latched.handoff_per_waiter': ['20ns', '40ns'], 'pages.skew': [0.5, 0.9, 0.99] } });
+    const s = contentionSchema.parse({
+      engines: 8,
+      users: 10,
+      sweep: { 'latched.handoff_per_waiter': ['20ns', '40ns'], 'pages.skew': [0.5, 0.9, 0.99] },
+    });
     expect(s.sweep!.cells).toHaveLength(6);
     expect(s.sweep!.cells[0]!.params).toEqual({ 'latched.handoff_per_waiter': '20ns', 'pages.skew': 0.5 });
     expect(s.sweep!.cells[5]!.spec.latched.handoff_per_waiter_ns).toBe(40);
     expect(s.sweep!.cells[5]!.spec.lockless.line_transfer_ns).toBe(40); // the derived default follows the swept hand-off
     expect(s.sweep!.cells[5]!.spec.pages.skew).toBe(0.99);
-    const bad = contentionSchema.safeParse({ engines: 8, users: 10, sweep: { 'latched.hold': ['1us', '3 parsecs'], 'latched.spinlock': [1] } });
+    const bad = contentionSchema.safeParse({
+      engines: 8,
+      users: 10,
+      sweep: { 'latched.hold': ['1us', '3 parsecs'], 'latched.spinlock': [1] },
+    });
     const paths = bad.error!.issues.map((i) => i.path.join('.'));
     expect(paths).toContain('sweep.latched.hold.1');
     expect(paths).toContain('sweep.latched.spinlock');
@@ -126,7 +147,9 @@ describe('runContention', () => {
     // latched: 3 cells × 3 replications; lockless does not depend on the spinlocks: 3 replications
     expect(total).toBe(9 + 3);
     expect(r.sweep!.cells).toHaveLength(3);
-    expect(r.sweep!.cells[0]!.entries.find((e) => e.buffer_manager === 'lockless')).toEqual(r.sweep!.cells[2]!.entries.find((e) => e.buffer_manager === 'lockless'));
+    expect(r.sweep!.cells[0]!.entries.find((e) => e.buffer_manager === 'lockless')).toEqual(
+      r.sweep!.cells[2]!.entries.find((e) => e.buffer_manager === 'lockless'),
+    );
     expect(r.sweep!.headline.text).toMatch(/latched/);
   });
 
@@ -135,7 +158,12 @@ describe('runContention', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rowsim-contention-'));
     try {
       const files = writeContentionCharts(results, (rel, data) => writeFileSync(join(dir, rel.replace('charts/', '')), data));
-      expect(files).toEqual(['charts/contention-throughput.png', 'charts/contention-response-time.png', 'charts/contention-engines.png', 'charts/contention-engine-time.png']);
+      expect(files).toEqual([
+        'charts/contention-throughput.png',
+        'charts/contention-response-time.png',
+        'charts/contention-engines.png',
+        'charts/contention-engine-time.png',
+      ]);
       for (const f of files) expect(statSync(join(dir, f.replace('charts/', ''))).size).toBeGreaterThan(5000);
       const md = contentionMarkdown(results);
       expect(md).toContain('## Buffer-manager contention');
@@ -145,8 +173,13 @@ describe('runContention', () => {
       const text = contentionTerminal(results);
       expect(text.split('\n')[0]).toContain('buffer manager');
       expect(text).toContain('at 32 users, 4 engines: lockless');
-      const sweep = runContentionInProcess(tiny({ engines: 2, users: 8, sweep: { 'latched.hold': ['1us', '4us'], 'pages.skew': [0.5, 1.2] } }), 1);
-      expect(writeContentionCharts(sweep, (rel, data) => writeFileSync(join(dir, rel.replace('charts/', '')), data))).toEqual(['charts/contention-phase.png']);
+      const sweep = runContentionInProcess(
+        tiny({ engines: 2, users: 8, sweep: { 'latched.hold': ['1us', '4us'], 'pages.skew': [0.5, 1.2] } }),
+        1,
+      );
+      expect(writeContentionCharts(sweep, (rel, data) => writeFileSync(join(dir, rel.replace('charts/', '')), data))).toEqual([
+        'charts/contention-phase.png',
+      ]);
       expect(statSync(join(dir, 'contention-phase.png')).size).toBeGreaterThan(5000);
       expect(contentionMarkdown(sweep)).toContain('### Phase diagram');
     } finally {

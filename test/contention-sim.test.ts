@@ -41,7 +41,10 @@ describe('product-form networks agree with exact MVA within 3%', () => {
       const maxU = Math.max(...c.users);
       const mva = exactMva(net, maxU);
       // a deliberately wrong network: 10% more engine and lock demand
-      const wrong = exactMva({ ...net, engine_demand_ns: net.engine_demand_ns * 1.1, lock_demands_ns: net.lock_demands_ns.map((d) => d * 1.1) }, maxU);
+      const wrong = exactMva(
+        { ...net, engine_demand_ns: net.engine_demand_ns * 1.1, lock_demands_ns: net.lock_demands_ns.map((d) => d * 1.1) },
+        maxU,
+      );
       let saturatedChecked = 0;
       for (const u of c.users) {
         const p = point(s, 'latched', 4, u);
@@ -152,7 +155,12 @@ describe('observable behaviour of the simulation', () => {
 
   it('a queue (MCS) lock keeps hand-off constant and does better than ttas under contention', () => {
     const ttas = point(small(), 'latched', 32, 800);
-    const queue = point(small({ latched: { spinlocks: 4, hold: '300ns', handoff_per_waiter: '100ns', lock: 'queue' } }), 'latched', 32, 800);
+    const queue = point(
+      small({ latched: { spinlocks: 4, hold: '300ns', handoff_per_waiter: '100ns', lock: 'queue' } }),
+      'latched',
+      32,
+      800,
+    );
     expect(queue.throughput_tps).toBeGreaterThan(ttas.throughput_tps * 1.5);
     expect(queue.spin_pct).toBeLessThan(ttas.spin_pct);
   });

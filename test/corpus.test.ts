@@ -65,7 +65,10 @@ function report(id: string, o: Outcome, problems: string[]): string {
   const text = describeRun(shown, o.result);
   if (REPORT) {
     const first = o.result.stderr.split('\n').find((l) => l.trim() !== '') ?? '';
-    appendFileSync(REPORT, `${JSON.stringify({ id, argv: shown, code: o.result.code, hung: o.result.hung, ms: o.result.ms, stderr: first.slice(0, 400), lines: o.result.stderr.split('\n').filter(Boolean).length, problems })}\n`);
+    appendFileSync(
+      REPORT,
+      `${JSON.stringify({ id, argv: shown, code: o.result.code, hung: o.result.hung, ms: o.result.ms, stderr: first.slice(0, 400), lines: o.result.stderr.split('\n').filter(Boolean).length, problems })}\n`,
+    );
   }
   if (problems.length === 0 || !KEEP) rmSync(o.dir, { recursive: true, force: true });
   return `${id}\n${text}${problems.length && KEEP ? `\n  kept: ${o.dir}` : ''}\n  ${problems.join('\n  ')}`;
@@ -87,71 +90,116 @@ describe('bad-input corpus', () => {
   });
 
   for (const c of cases) {
-    it.concurrent(`${c.id}: ${c.description}`, async () => {
-      const dir = tempDir();
-      stage(c, dir);
-      const o = await execute(c.argv, dir);
-      check(c.id, o, { position: c.position, messages: c.messages, maxLines: c.maxLines, ignore: [c.id.split('/')[1]!] });
-    }, TEST_TIMEOUT);
+    it.concurrent(
+      `${c.id}: ${c.description}`,
+      async () => {
+        const dir = tempDir();
+        stage(c, dir);
+        const o = await execute(c.argv, dir);
+        check(c.id, o, { position: c.position, messages: c.messages, maxLines: c.maxLines, ignore: [c.id.split('/')[1]!] });
+      },
+      TEST_TIMEOUT,
+    );
   }
 });
 
 describe('bad arguments (test/corpus/args.yaml)', () => {
   for (const [i, c] of loadArgsCases().entries()) {
-    it.concurrent(`args[${i}]: ${c.case}`, async () => {
-      const dir = tempDir();
-      cpSync(FIXTURES, dir, { recursive: true });
-      const o = await execute(c.argv, dir, false);
-      check(`args[${i}]`, o, { messages: parseMessages(c.message ? [c.message] : []) });
-    }, TEST_TIMEOUT);
+    it.concurrent(
+      `args[${i}]: ${c.case}`,
+      async () => {
+        const dir = tempDir();
+        cpSync(FIXTURES, dir, { recursive: true });
+        const o = await execute(c.argv, dir, false);
+        check(`args[${i}]`, o, { messages: parseMessages(c.message ? [c.message] : []) });
+      },
+      TEST_TIMEOUT,
+    );
   }
 });
 
 // ---- cases built by the test (too big or too odd to keep as files) ------------------------------
 
 describe('bad-input corpus: built by the test', () => {
-  it.concurrent('20,000 unknown top-level keys: refused (no hang) with a limited number of problems', async () => {
-    const dir = tempDir();
-    const lines = ['name: many-keys', 'contention: { engines: 1, users: 1, duration: 10ms, warmup: 1ms }'];
-    for (let i = 0; i < 20_000; i++) lines.push(`unknown_key_${String(i).padStart(5, '0')}: ${i}`);
-    writeFileSync(join(dir, 'many-keys.yaml'), `${lines.join('\n')}\n`);
-    const o = await execute(['validate', 'many-keys.yaml'], dir);
-    check('built/20000-unknown-keys', o, { position: { spec: 'yes', re: positionRe('yes', 'many-keys.yaml')! }, messages: [['unknown_key_00000']], maxLines: 100 });
-  }, TEST_TIMEOUT);
+  it.concurrent(
+    '20,000 unknown top-level keys: refused (no hang) with a limited number of problems',
+    async () => {
+      const dir = tempDir();
+      const lines = ['name: many-keys', 'contention: { engines: 1, users: 1, duration: 10ms, warmup: 1ms }'];
+      for (let i = 0; i < 20_000; i++) lines.push(`unknown_key_${String(i).padStart(5, '0')}: ${i}`);
+      writeFileSync(join(dir, 'many-keys.yaml'), `${lines.join('\n')}\n`);
+      const o = await execute(['validate', 'many-keys.yaml'], dir);
+      check('built/20000-unknown-keys', o, {
+        position: { spec: 'yes', re: positionRe('yes', 'many-keys.yaml')! },
+        messages: [['unknown_key_00000']],
+        maxLines: 100,
+      });
+    },
+    TEST_TIMEOUT,
+  );
 
-  it.concurrent('20,000 unknown keys under engine: refused (no hang) with a limited number of problems', async () => {
-    const dir = tempDir();
-    const lines = ['name: many-engine-keys', 'table: { name: t, columns: [{ name: id, type: int }] }', 'workload: [{ insert: { rows: 10 } }]', 'engine:', '  format: ase-dol'];
-    for (let i = 0; i < 20_000; i++) lines.push(`  page_size_${i}: 2k`);
-    writeFileSync(join(dir, 'many-engine-keys.yaml'), `${lines.join('\n')}\n`);
-    const o = await execute(['run', 'many-engine-keys.yaml'], dir);
-    check('built/20000-unknown-engine-keys', o, { position: { spec: 'yes', re: positionRe('yes', 'many-engine-keys.yaml')! }, messages: [['engine.page_size_0']], maxLines: 100 });
-  }, TEST_TIMEOUT);
+  it.concurrent(
+    '20,000 unknown keys under engine: refused (no hang) with a limited number of problems',
+    async () => {
+      const dir = tempDir();
+      const lines = [
+        'name: many-engine-keys',
+        'table: { name: t, columns: [{ name: id, type: int }] }',
+        'workload: [{ insert: { rows: 10 } }]',
+        'engine:',
+        '  format: ase-dol',
+      ];
+      for (let i = 0; i < 20_000; i++) lines.push(`  page_size_${i}: 2k`);
+      writeFileSync(join(dir, 'many-engine-keys.yaml'), `${lines.join('\n')}\n`);
+      const o = await execute(['run', 'many-engine-keys.yaml'], dir);
+      check('built/20000-unknown-engine-keys', o, {
+        position: { spec: 'yes', re: positionRe('yes', 'many-engine-keys.yaml')! },
+        messages: [['engine.page_size_0']],
+        maxLines: 100,
+      });
+    },
+    TEST_TIMEOUT,
+  );
 
-  it.concurrent('a FIFO as the config: refused at once (reading it would block forever)', async () => {
-    const dir = tempDir();
-    execFileSync('mkfifo', [join(dir, 'pipe.yaml')]);
-    const o = await execute(['run', 'pipe.yaml'], dir);
-    check('built/fifo-config', o, { messages: [['regular']] });
-  }, TEST_TIMEOUT);
+  it.concurrent(
+    'a FIFO as the config: refused at once (reading it would block forever)',
+    async () => {
+      const dir = tempDir();
+      execFileSync('mkfifo', [join(dir, 'pipe.yaml')]);
+      const o = await execute(['run', 'pipe.yaml'], dir);
+      check('built/fifo-config', o, { messages: [['regular']] });
+    },
+    TEST_TIMEOUT,
+  );
 
-  it.concurrent('a symlink to /dev/zero as the config: refused at once', async () => {
-    const dir = tempDir();
-    symlinkSync('/dev/zero', join(dir, 'zero.yaml'));
-    const o = await execute(['validate', 'zero.yaml'], dir);
-    check('built/symlink-dev-zero', o, { messages: [['regular']] });
-  }, TEST_TIMEOUT);
+  it.concurrent(
+    'a symlink to /dev/zero as the config: refused at once',
+    async () => {
+      const dir = tempDir();
+      symlinkSync('/dev/zero', join(dir, 'zero.yaml'));
+      const o = await execute(['validate', 'zero.yaml'], dir);
+      check('built/symlink-dev-zero', o, { messages: [['regular']] });
+    },
+    TEST_TIMEOUT,
+  );
 
-  it.concurrent('a FIFO as a histogram CSV: refused at once', async () => {
-    const dir = tempDir();
-    execFileSync('mkfifo', [join(dir, 'lengths.csv')]);
-    writeFileSync(
-      join(dir, 'fifo-histogram.yaml'),
-      'name: fifo-histogram\ntable: { name: t, columns: [{ name: id, type: int }, { name: body, type: varchar(100) }] }\nengine: { format: ase-dol }\nworkload:\n  - insert: { rows: 10, values: { body: { length: { histogram: lengths.csv } } } }\n',
-    );
-    const o = await execute(['run', 'fifo-histogram.yaml'], dir);
-    check('built/fifo-histogram', o, { position: { spec: 'yes', re: positionRe('yes', 'fifo-histogram.yaml')! }, messages: [['regular']] });
-  }, TEST_TIMEOUT);
+  it.concurrent(
+    'a FIFO as a histogram CSV: refused at once',
+    async () => {
+      const dir = tempDir();
+      execFileSync('mkfifo', [join(dir, 'lengths.csv')]);
+      writeFileSync(
+        join(dir, 'fifo-histogram.yaml'),
+        'name: fifo-histogram\ntable: { name: t, columns: [{ name: id, type: int }, { name: body, type: varchar(100) }] }\nengine: { format: ase-dol }\nworkload:\n  - insert: { rows: 10, values: { body: { length: { histogram: lengths.csv } } } }\n',
+      );
+      const o = await execute(['run', 'fifo-histogram.yaml'], dir);
+      check('built/fifo-histogram', o, {
+        position: { spec: 'yes', re: positionRe('yes', 'fifo-histogram.yaml')! },
+        messages: [['regular']],
+      });
+    },
+    TEST_TIMEOUT,
+  );
 });
 
 // ---- generated: mutations of the sim-configs ----------------------------------------------------
@@ -195,12 +243,16 @@ describe('generated bad inputs: mutated sim-configs (fast-check, fixed seed)', (
   });
 
   for (const m of mutants()) {
-    it.concurrent(`${m.id} ${m.base}: ${m.what}`, async () => {
-      const dir = stageGenerated(m.text);
-      // --workers 1: less start-up work per case; the input checks are the same for any --workers.
-      const o = await execute([m.command, 'gen.yaml', '--quiet', '--workers', '1'], dir);
-      checkGenerated(`${m.id} ${m.base}: ${m.what}`, m.command, o);
-    }, TEST_TIMEOUT);
+    it.concurrent(
+      `${m.id} ${m.base}: ${m.what}`,
+      async () => {
+        const dir = stageGenerated(m.text);
+        // --workers 1: less start-up work per case; the input checks are the same for any --workers.
+        const o = await execute([m.command, 'gen.yaml', '--quiet', '--workers', '1'], dir);
+        checkGenerated(`${m.id} ${m.base}: ${m.what}`, m.command, o);
+      },
+      TEST_TIMEOUT,
+    );
   }
 });
 
@@ -210,35 +262,43 @@ describe('sweep over the seed', () => {
   // EXPECTED TO FAIL until the sweep-seed fix lands: today every point runs with the config's own
   // seed (loadConfig resolves the storage spec with top.seed, not the swept value), so both points
   // give identical results.
-  it('sweep: { seed: [1, 2] } runs two points whose results differ', async () => {
-    const dir = tempDir();
-    writeFileSync(
-      join(dir, 'seeds.yaml'),
-      [
-        'name: seeds',
-        'seed: 7',
-        'table:',
-        '  name: t',
-        '  columns:',
-        '    - { name: id, type: int }',
-        '    - { name: body, type: varchar(300), null: true }',
-        'engine: { format: ase-dol, page_size: 2k }',
-        'workload:',
-        '  - insert: { rows: 2000, values: { body: { length: { uniform: [0, 40] } } } }',
-        '  - update: { rows: 50%, order: random, set: { body: { grow: { uniform: [10, 200] } } } }',
-        'sweep:',
-        '  seed: [1, 2]',
-        '',
-      ].join('\n'),
-    );
-    try {
-      const o = await execute(['run', 'seeds.yaml', '--quiet'], dir);
-      expect(o.result.code, describeRun(o.argv, o.result)).toBe(0);
-      const results = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8')) as { storage: { params: Record<string, unknown>; phases: unknown; final: unknown }[] };
-      expect(results.storage.map((p) => p.params)).toEqual([{ seed: 1 }, { seed: 2 }]);
-      expect(results.storage[0]!.phases, 'the two seeds gave identical per-phase metrics: the swept seed is not used').not.toEqual(results.storage[1]!.phases);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, TEST_TIMEOUT);
+  it(
+    'sweep: { seed: [1, 2] } runs two points whose results differ',
+    async () => {
+      const dir = tempDir();
+      writeFileSync(
+        join(dir, 'seeds.yaml'),
+        [
+          'name: seeds',
+          'seed: 7',
+          'table:',
+          '  name: t',
+          '  columns:',
+          '    - { name: id, type: int }',
+          '    - { name: body, type: varchar(300), null: true }',
+          'engine: { format: ase-dol, page_size: 2k }',
+          'workload:',
+          '  - insert: { rows: 2000, values: { body: { length: { uniform: [0, 40] } } } }',
+          '  - update: { rows: 50%, order: random, set: { body: { grow: { uniform: [10, 200] } } } }',
+          'sweep:',
+          '  seed: [1, 2]',
+          '',
+        ].join('\n'),
+      );
+      try {
+        const o = await execute(['run', 'seeds.yaml', '--quiet'], dir);
+        expect(o.result.code, describeRun(o.argv, o.result)).toBe(0);
+        const results = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8')) as {
+          storage: { params: Record<string, unknown>; phases: unknown; final: unknown }[];
+        };
+        expect(results.storage.map((p) => p.params)).toEqual([{ seed: 1 }, { seed: 2 }]);
+        expect(results.storage[0]!.phases, 'the two seeds gave identical per-phase metrics: the swept seed is not used').not.toEqual(
+          results.storage[1]!.phases,
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    TEST_TIMEOUT,
+  );
 });

@@ -70,7 +70,7 @@ describe('ddlgen scripts', () => {
   it('reads past go, use, print, setuser, grant, exec, sp_ procedures and trigger bodies', () => {
     const t = parseDdl(
       [
-        "print '<<<<< CREATING Table - \"db.dbo.t\" >>>>>'",
+        'print \'<<<<< CREATING Table - "db.dbo.t" >>>>>\'',
         'go',
         'use db',
         'go 1',
@@ -91,21 +91,36 @@ describe('ddlgen scripts', () => {
         'go',
       ].join('\n'),
     );
-    expect(t.storage).toMatchObject({ lock: { value: 'datapages' }, exp_row_size: { value: 1 }, max_rows_per_page: { value: 0 }, database: 'db', owner: 'dbo' });
+    expect(t.storage).toMatchObject({
+      lock: { value: 'datapages' },
+      exp_row_size: { value: 1 },
+      max_rows_per_page: { value: 0 },
+      database: 'db',
+      owner: 'dbo',
+    });
     expect(t.indexes).toEqual([{ name: 't_pk', columns: ['a'], unique: true, clustered: false }]);
   });
 
   it('reads partitions by range, hash and list, PostgreSQL storage parameters and Oracle PCTFREE', () => {
-    const range = parseDdl("create table t (a int, b varchar(10) null) lock datarows partition by range (a) (p1 values <= (100) on seg1, p2 values <= (MAX) on seg2)\ngo");
+    const range = parseDdl(
+      'create table t (a int, b varchar(10) null) lock datarows partition by range (a) (p1 values <= (100) on seg1, p2 values <= (MAX) on seg2)\ngo',
+    );
     expect(range.storage.partitions).toEqual({ kind: 'range', count: 2 });
     expect(parseDdl('create table t (a int) partition by hash (a) 4 on (s1, s2)').storage.partitions).toEqual({ kind: 'hash', count: 4 });
-    expect(parseDdl('CREATE TABLE t (a int, b text NULL) WITH (fillfactor = 70, autovacuum_enabled = false);').storage.fillfactor).toMatchObject({ value: 70 });
-    expect(parseDdl('CREATE TABLE t (a NUMBER(10), b VARCHAR2(40) NULL) PCTFREE 30 TABLESPACE users;').storage.pctfree).toMatchObject({ value: 30 });
+    expect(
+      parseDdl('CREATE TABLE t (a int, b text NULL) WITH (fillfactor = 70, autovacuum_enabled = false);').storage.fillfactor,
+    ).toMatchObject({ value: 70 });
+    expect(parseDdl('CREATE TABLE t (a NUMBER(10), b VARCHAR2(40) NULL) PCTFREE 30 TABLESPACE users;').storage.pctfree).toMatchObject({
+      value: 30,
+    });
   });
 
-  it("tells the DBMS a DDL was written for, where its text shows it, and where CREATE TABLE is", () => {
+  it('tells the DBMS a DDL was written for, where its text shows it, and where CREATE TABLE is', () => {
     const dialect = (f: string) => parseDdl(readFileSync(join(ROOT, 'sim-configs', 'estimate', f), 'utf8')).storage;
-    expect(dialect('titles.ddlgen.sql')).toMatchObject({ dialect: { value: 'ase', sign: 'lock datarows', line: 47 }, created: { value: 'titles', line: 35, column: 1 } });
+    expect(dialect('titles.ddlgen.sql')).toMatchObject({
+      dialect: { value: 'ase', sign: 'lock datarows', line: 47 },
+      created: { value: 'titles', line: 35, column: 1 },
+    });
     expect(dialect('case_notes.sqlserver.sql').dialect).toMatchObject({ value: 'sqlserver', sign: '[dbo]', line: 7 });
     expect(dialect('ticket_events.postgres.sql').dialect).toMatchObject({ value: 'postgres', sign: 'public.', line: 26 });
     expect(parseDdl('CREATE TABLE t (a NUMBER(10)) PCTFREE 30;').storage.dialect).toMatchObject({ value: 'oracle', sign: 'PCTFREE' });
@@ -127,7 +142,9 @@ describe('ddlgen scripts', () => {
   });
 
   it('keeps reading the CREATE TABLE text it read before (no ddlgen around it)', () => {
-    const t = parseDdl('create table notes (id int not null, summary varchar(200) null)\nlock datarows\ncreate unique index notes_pk on notes (id)');
+    const t = parseDdl(
+      'create table notes (id int not null, summary varchar(200) null)\nlock datarows\ncreate unique index notes_pk on notes (id)',
+    );
     expect(t.indexes).toEqual([{ name: 'notes_pk', columns: ['id'], unique: true, clustered: false }]);
     expect(t.storage.lock?.value).toBe('datarows');
   });

@@ -46,7 +46,10 @@ export function githubSlug(heading: string): string {
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // a link or image: its text
     .replace(/<[^>]+>/g, '') // inline HTML
     .trim();
-  return text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** The anchors of a Markdown text: its headings' slugs (repeats numbered -1, -2 …) and explicit ids. */
@@ -183,7 +186,10 @@ describe('documentation', () => {
   it('names no source document by number and no folder outside the repository', () => {
     const files = tracked().filter((f) => !isTestFile(f));
     const found = forbiddenMentions(files);
-    expect(found, `${found.length} mention(s) of material the repository does not have (name sources by their docs/sources.md keys; link into docs/):\n${found.join('\n')}`).toEqual([]);
+    expect(
+      found,
+      `${found.length} mention(s) of material the repository does not have (name sources by their docs/sources.md keys; link into docs/):\n${found.join('\n')}`,
+    ).toEqual([]);
   });
 
   it(`keeps README.md at most ${README_MAX_BYTES} bytes`, () => {
@@ -217,13 +223,16 @@ export function missingRepoPaths(file: string, text: string, exists: (path: stri
 describe('paths the documentation and the code name', () => {
   it('every repository path a Markdown page or a source comment names exists', () => {
     const files = [...markdownFiles, ...tracked('src/*.ts'), ...tracked('.ci/*')];
-    const missing = files.flatMap((file) => missingRepoPaths(file, readFileSync(join(ROOT, file), 'utf8'), (p) => existsSync(join(ROOT, p))));
+    const missing = files.flatMap((file) =>
+      missingRepoPaths(file, readFileSync(join(ROOT, file), 'utf8'), (p) => existsSync(join(ROOT, p))),
+    );
     expect(missing, missing.join('\n')).toEqual([]);
   });
 
   it('the path check sees a stale path, and passes citations, globs and the example', () => {
     const exists = (p: string) => p === 'src/loader/config.ts';
-    const text = 'see src/loader/config.ts and (src/estimate/config.ts),\n[heaptoast.h] src/include/varatt.h, `src/heap/*.ts`, src/formats/innodb.ts';
+    const text =
+      'see src/loader/config.ts and (src/estimate/config.ts),\n[heaptoast.h] src/include/varatt.h, `src/heap/*.ts`, src/formats/innodb.ts';
     expect(missingRepoPaths('a.md', text, exists)).toEqual(['a.md:1: src/estimate/config.ts does not exist in the repository']);
   });
 });
@@ -248,7 +257,9 @@ describe('the documentation checks themselves', () => {
   it('sees a source document by number, also wrapped onto the next line', () => {
     expect(mentionsIn('a.ts', '// as Seed 004 says')).toHaveLength(1);
     expect(mentionsIn('a.ts', 'seed: 0\nseeds 0 to 4')).toEqual([]);
-    expect(mentionsIn('a.md', 'which one ASE uses; seed\n004 is the bet')).toEqual(['a.md:1: seed 0NN (wrapped): which one ASE uses; seed / 004 is the bet']);
+    expect(mentionsIn('a.md', 'which one ASE uses; seed\n004 is the bet')).toEqual([
+      'a.md:1: seed 0NN (wrapped): which one ASE uses; seed / 004 is the bet',
+    ]);
     expect(mentionsIn('a.ts', ' * see ../shared/x and shared/seeds/000')).toHaveLength(2);
   });
 });
@@ -269,7 +280,8 @@ function sourceKeys(): Set<string> {
  * document's ([S-ASE-BET]), a PostgreSQL file ([hio.c]), or a named key. (Upper-case words such as
  * [IDENTITY] in SQL syntax notation are not keys.)
  */
-const SOURCE_KEY = /\[([A-Z]{1,2}[0-9]?|S-[A-Z0-9-]+|[A-Z]+-[A-Z0-9-]+|[a-z_]+\.[ch]|pages|heaps|estimate|versioning|fwd|oracle|fillfactor|reference|USL|MVA|LOCKS|CAS|YCSB|YAO|TWEAKERS|SIMPY|MCS|ANDERSON|LEANSTORE|OLC)\]/g;
+const SOURCE_KEY =
+  /\[([A-Z]{1,2}[0-9]?|S-[A-Z0-9-]+|[A-Z]+-[A-Z0-9-]+|[a-z_]+\.[ch]|pages|heaps|estimate|versioning|fwd|oracle|fillfactor|reference|USL|MVA|LOCKS|CAS|YCSB|YAO|TWEAKERS|SIMPY|MCS|ANDERSON|LEANSTORE|OLC)\]/g;
 
 describe('source keys in the code', () => {
   it('every [key] a code comment cites is defined in docs/sources.md', () => {
@@ -286,4 +298,3 @@ describe('source keys in the code', () => {
     expect(missing).toEqual([]);
   });
 });
-

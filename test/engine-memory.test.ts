@@ -28,10 +28,17 @@ function heap(over: Partial<ForwardingHeapOptions> = {}): ForwardingHeap {
 
 describe('the row store', () => {
   it('keeps 2 bytes a varying column for each planned row, and does not grow when the inserts reach them', () => {
-    for (const [format, width] of [['ase-dol', 1], ['oracle-heap', 2]] as const) {
+    for (const [format, width] of [
+      ['ase-dol', 1],
+      ['oracle-heap', 2],
+    ] as const) {
       const spec = storageBenchSpec(1000, format, 'sequential');
       // Two insert phases: the planned rows are both phases' together.
-      spec.workload = [spec.workload[0]!, { ...spec.workload[0]!, rows: { kind: 'count', n: 500 } } as (typeof spec.workload)[number], spec.workload[1]!];
+      spec.workload = [
+        spec.workload[0]!,
+        { ...spec.workload[0]!, rows: { kind: 'count', n: 500 } } as (typeof spec.workload)[number],
+        spec.workload[1]!,
+      ];
       const lengths = new Set<number>();
       runStorage(spec, { observer: { insert: (_row, lens) => void lengths.add(lens.length) } });
       expect([...lengths]).toEqual([width * 1500]);
@@ -87,7 +94,13 @@ describe('the forwarding heap', () => {
 
   for (const search of ['exact', 'pfs'] as const) {
     it(`finds the pages (free-space search: ${search}) it would find with every page's entry written at once`, () => {
-      const opts: Partial<ForwardingHeapOptions> = { freeSpaceSearch: search, backPointerBytes: search === 'pfs' ? 14 : 0, moveBackHome: search === 'pfs', insertReserveBytes: search === 'exact' ? 200 : 0, rowCapacity: 3000 };
+      const opts: Partial<ForwardingHeapOptions> = {
+        freeSpaceSearch: search,
+        backPointerBytes: search === 'pfs' ? 14 : 0,
+        moveBackHome: search === 'pfs',
+        insertReserveBytes: search === 'exact' ? 200 : 0,
+        rowCapacity: 3000,
+      };
       const eager = heap(opts);
       const lazy = heap(opts);
       // checkInvariants raises every entry that is behind its page (the deferred ones): after every update on

@@ -31,7 +31,13 @@ describe('calibration', () => {
     const cur = currentCand(knob, cfg.engine);
     // The "truth": the current setting simulated with other seeds than the estimate's, at share 0.6.
     const plan = samplePlan(cfg, layout.fixedNotNullBytes, { insertShare: 0.6, spread: 1 });
-    const truth = aggregate(knob, cur, simulateCandidate({ ...candidateTask(cfg, knob, cfg.engine, cur, plan.source), seed: 7, replicates: 5 }), plan.tableRows, plan.sampleRows);
+    const truth = aggregate(
+      knob,
+      cur,
+      simulateCandidate({ ...candidateTask(cfg, knob, cfg.engine, cur, plan.source), seed: 7, replicates: 5 }),
+      plan.tableRows,
+      plan.sampleRows,
+    );
     cfg.evidence!.moved = { ...cfg.evidence!.moved!, share: truth.forwarded_rows_pct / 100, count: truth.forwarded_rows };
     const cal = (await calibrate(cfg, knob, cur, layout.fixedNotNullBytes, async (t) => t.map(simulateCandidate)))!;
     expect(cal.reproduced).toBe(true);
@@ -61,7 +67,10 @@ describe('calibration', () => {
       join(dir, 'titles.optdiag.txt'),
       'Statistics for table:               "titles"\n\n     Data page count:               655\n     Empty data page count:         5\n     Data row count:                4959.000000000\n     Forwarded row count:           12.000000000\n     Deleted row count:             84.000000000\n     Data row size:                 184.000000000\n',
     );
-    writeFileSync(join(dir, 't.yaml'), `name: m\ntable: { ddl: ${SC('estimate/titles.ddlgen.sql')} }\nengine: { format: ase-dol, exp_row_size: 0 }\nestimate: { measured: { optdiag: titles.optdiag.txt } }\n`);
+    writeFileSync(
+      join(dir, 't.yaml'),
+      `name: m\ntable: { ddl: ${SC('estimate/titles.ddlgen.sql')} }\nengine: { format: ase-dol, exp_row_size: 0 }\nestimate: { measured: { optdiag: titles.optdiag.txt } }\n`,
+    );
     const o = await runEstimate(loadEstimateConfig(join(dir, 't.yaml'), small));
     // 4,959 rows of 184 bytes fill about 500 pages of 2 KB; the manual's table has 655 (5 of them empty) after
     // 84 deletes and a history the figures do not tell: the forwarded share is reproduced, the pages are a
@@ -70,9 +79,15 @@ describe('calibration', () => {
     expect(c).toMatchObject({ kind: 'fit', reproduced: false, measured: { count: 12, basis: 4959 } });
     expect(c.simulated.interval[0]).toBeLessThanOrEqual(c.measured.pct);
     expect(c.simulated.interval[1]).toBeGreaterThanOrEqual(c.measured.pct);
-    expect(c.pages).toMatchObject({ measured: 650, label: 'optdiag Data page count less Empty data page count 5', within_tolerance: false });
+    expect(c.pages).toMatchObject({
+      measured: 650,
+      label: 'optdiag Data page count less Empty data page count 5',
+      within_tolerance: false,
+    });
     expect(c.misses).toHaveLength(1);
-    expect(c.misses[0]).toMatch(/^data pages: measured 650 \(optdiag Data page count less Empty data page count 5, .*titles\.optdiag\.txt:3\), simulated [\d,]+ .*: -2\d\.\d+%, more than the 5% the estimate allows$/);
+    expect(c.misses[0]).toMatch(
+      /^data pages: measured 650 \(optdiag Data page count less Empty data page count 5, .*titles\.optdiag\.txt:3\), simulated [\d,]+ .*: -2\d\.\d+%, more than the 5% the estimate allows$/,
+    );
     expect(o.verdict).toMatchObject({ status: 'evidence_not_reproduced', exit_status: 3 });
     expect(o.verdict.headline).toMatch(/reproduces optdiag Forwarded row count 12 of 4,959 rows .* but misses the data pages/);
     expect(o.sample).toMatchObject({ table_rows: 4959, sampled: true });
@@ -89,7 +104,9 @@ describe('the verdict: exit status 3 and no command when nothing should be appli
   it('evidence no growth model reproduces (25.83% forwarded, more than any growth of these rows gives)', async () => {
     const o = await runEstimate(loadEstimateConfig(SC('estimate-titles-unexplained.yaml'), small));
     expect(o.verdict).toMatchObject({ status: 'evidence_not_reproduced', exit_status: 3 });
-    expect(o.verdict.headline).toMatch(/^the evidence cannot be reproduced: optdiag Forwarded row count 1,291,500 of 5,000,000 rows \(25\.83% of rows forwarded\), but even with every row inserted at the shortest length/);
+    expect(o.verdict.headline).toMatch(
+      /^the evidence cannot be reproduced: optdiag Forwarded row count 1,291,500 of 5,000,000 rows \(25\.83% of rows forwarded\), but even with every row inserted at the shortest length/,
+    );
     expect(o.maintenance).toBeUndefined();
   });
 
@@ -131,7 +148,10 @@ describe('the maintenance what-if', () => {
     const o = await runEstimate(loadEstimateConfig(SC('estimate-titles-optdiag.yaml'), small));
     const m = o.maintenance!;
     expect(m).toMatchObject({ every_days: 7, days: 28, periodic_command: 'reorg forwarded_rows titles' });
-    expect(m.change_commands).toEqual([`sp_chgattribute 'titles', 'exp_row_size', ${o.formats[0]!.forwarding_target.value}`, 'reorg rebuild titles']);
+    expect(m.change_commands).toEqual([
+      `sp_chgattribute 'titles', 'exp_row_size', ${o.formats[0]!.forwarding_target.value}`,
+      'reorg rebuild titles',
+    ]);
     expect(m.current.days).toHaveLength(29);
     expect(m.current.runs.map((r) => r.day)).toEqual([0, 7, 14, 21, 28]);
     // The first run meets today's forwarded rows; later runs only what a week of growth forwards.

@@ -79,17 +79,36 @@ describe('rowsim estimate', () => {
   it('one command from ddlgen and optdiag output, no config: calibrated, in MB as well as pages, with the what-if', () => {
     const dir = tmp();
     const ex = (f: string) => join(ROOT, 'sim-configs', 'estimate', f);
-    const r = rowsim(['estimate', '--ddl', ex('titles.ddlgen.sql'), '--optdiag', ex('titles.optdiag.txt'), '--sample-rows', '4000', '--seeds', '3', '--out', join(dir, 'o')]);
+    const r = rowsim([
+      'estimate',
+      '--ddl',
+      ex('titles.ddlgen.sql'),
+      '--optdiag',
+      ex('titles.optdiag.txt'),
+      '--sample-rows',
+      '4000',
+      '--seeds',
+      '3',
+      '--out',
+      join(dir, 'o'),
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^recommended exp_row_size \d+: /m);
-    expect(r.stdout).toMatch(/calibration \(fitted\): optdiag Forwarded row count 526,600 of 5,000,000 rows: 10\.53% of rows; .*the measurement is inside it/);
+    expect(r.stdout).toMatch(
+      /calibration \(fitted\): optdiag Forwarded row count 526,600 of 5,000,000 rows: 10\.53% of rows; .*the measurement is inside it/,
+    );
     expect(r.stdout).toMatch(/pages of 2 KB/);
     expect(r.stdout).toMatch(/current \(config\) +150 .* MB +— /);
     expect(r.stdout).toMatch(/^apply:\n  sp_chgattribute 'titles', 'exp_row_size', \d+$/m);
     expect(r.stdout).toMatch(/^maintenance what-if \(28 days; assumed: every_days 7, growth_per_day 1%/m);
     const est = JSON.parse(readFileSync(join(dir, 'o', 'estimate.json'), 'utf8'));
-    expect(est).toMatchObject({ name: 'titles', verdict: { status: 'recommended', exit_status: 0 }, page_size_bytes: 2048, calibration: { kind: 'fit', reproduced: true } });
+    expect(est).toMatchObject({
+      name: 'titles',
+      verdict: { status: 'recommended', exit_status: 0 },
+      page_size_bytes: 2048,
+      calibration: { kind: 'fit', reproduced: true },
+    });
     expect(est.evidence.forwarded).toMatchObject({ value: 526600, from: 'optdiag Forwarded row count', line: 16 });
     expect(est.candidates[0].size_bytes).toBe(est.candidates[0].pages * 2048);
     expect(existsSync(join(dir, 'o', 'charts', 'estimate-maintenance.png'))).toBe(true);
@@ -112,12 +131,26 @@ describe('rowsim estimate', () => {
     expect(q.code).toBe(3);
     expect(q.stdout).toBe('');
     expect(q.stderr).toMatch(/^rowsim estimate: the evidence cannot be reproduced/);
-    expect(JSON.parse(readFileSync(join(dir, 'c', 'estimate.json'), 'utf8')).verdict).toMatchObject({ status: 'evidence_not_reproduced', exit_status: 3 });
+    expect(JSON.parse(readFileSync(join(dir, 'c', 'estimate.json'), 'utf8')).verdict).toMatchObject({
+      status: 'evidence_not_reproduced',
+      exit_status: 3,
+    });
   });
 
   it('a target no setting meets exits 3 too', () => {
     const dir = tmp();
-    const r = rowsim(['estimate', join(ROOT, 'sim-configs', 'estimate-titles-optdiag.yaml'), '--target', '0.01', '--sample-rows', '4000', '--seeds', '3', '--out', join(dir, 'o')]);
+    const r = rowsim([
+      'estimate',
+      join(ROOT, 'sim-configs', 'estimate-titles-optdiag.yaml'),
+      '--target',
+      '0.01',
+      '--sample-rows',
+      '4000',
+      '--seeds',
+      '3',
+      '--out',
+      join(dir, 'o'),
+    ]);
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/NOT APPLICABLE: no exp_row_size meets 0\.01%: the best is \d+ with/);
   });
@@ -135,36 +168,55 @@ describe('rowsim estimate', () => {
     it('1 data page for 100,000 rows', () => {
       const dir = tmp();
       const od = join(dir, 'titles.optdiag.txt');
-      writeFileSync(od, readFileSync(ex('titles.optdiag.txt'), 'utf8').replace('503750', '1').replace('5000000.0000000000000000', '100000').replace('526600.0000000000000000', '10'));
+      writeFileSync(
+        od,
+        readFileSync(ex('titles.optdiag.txt'), 'utf8')
+          .replace('503750', '1')
+          .replace('5000000.0000000000000000', '100000')
+          .replace('526600.0000000000000000', '10'),
+      );
       const err = refused(['--ddl', ex('titles.ddlgen.sql'), '--optdiag', od], dir);
-      expect(err).toContain(`${od}:13:1: expected at least 2,273 pages of 2 KB for Data row count 100,000 (titles.optdiag.txt:15), found Data page count 1, which cannot hold them: the shortest row of table titles takes 43 bytes on ase-dol`);
+      expect(err).toContain(
+        `${od}:13:1: expected at least 2,273 pages of 2 KB for Data row count 100,000 (titles.optdiag.txt:15), found Data page count 1, which cannot hold them: the shortest row of table titles takes 43 bytes on ase-dol`,
+      );
     });
 
     it('a row count of 1e26', () => {
       const dir = tmp();
       const od = join(dir, 'titles.optdiag.txt');
       writeFileSync(od, readFileSync(ex('titles.optdiag.txt'), 'utf8').replace('5000000.0000000000000000', '1e26'));
-      expect(refused(['--ddl', ex('titles.ddlgen.sql'), '--optdiag', od], dir)).toMatch(new RegExp(`^${od}:15:1: expected Data row count as a whole number up to 2\\^53 − 1 .* found 1e\\+26: not an exact count a server could print`));
+      expect(refused(['--ddl', ex('titles.ddlgen.sql'), '--optdiag', od], dir)).toMatch(
+        new RegExp(
+          `^${od}:15:1: expected Data row count as a whole number up to 2\\^53 − 1 .* found 1e\\+26: not an exact count a server could print`,
+        ),
+      );
     });
 
     it("a ddlgen script with pgstattuple's output (postgres-heap would be guessed from it), and --format of another DBMS", () => {
       const dir = tmp();
       const err = refused(['--ddl', ex('titles.ddlgen.sql'), '--pgstattuple', ex('ticket_events.pgstattuple.txt')], dir);
-      expect(err).toContain(`${ex('ticket_events.pgstattuple.txt')}:7:1: expected the output of SAP ASE's tools for table titles, whose DDL is SAP ASE's (lock datarows at titles.ddlgen.sql:47), found pgstattuple's output (PostgreSQL's)`);
+      expect(err).toContain(
+        `${ex('ticket_events.pgstattuple.txt')}:7:1: expected the output of SAP ASE's tools for table titles, whose DDL is SAP ASE's (lock datarows at titles.ddlgen.sql:47), found pgstattuple's output (PostgreSQL's)`,
+      );
       const f = refused(['--ddl', ex('titles.ddlgen.sql'), '--optdiag', ex('titles.optdiag.txt'), '--format', 'postgres-heap'], dir);
-      expect(f).toContain(`--format: expected a format of SAP ASE (--format ase-dol or ase-apl) for optdiag's output (SAP ASE's) at ${ex('titles.optdiag.txt')}:9, found postgres-heap`);
+      expect(f).toContain(
+        `--format: expected a format of SAP ASE (--format ase-dol or ase-apl) for optdiag's output (SAP ASE's) at ${ex('titles.optdiag.txt')}:9, found postgres-heap`,
+      );
     });
 
     it("a config whose sp_spaceused disagrees with optdiag's Data page count by more than 1%, and whose engine.format is another DBMS's", () => {
       const dir = tmp();
       writeFileSync(join(dir, 'su.txt'), readFileSync(ex('titles.sp_spaceused.txt'), 'utf8').replace('1007500 KB', '1107500 KB'));
-      const cfg = (format: string, su: string) => `name: t\ntable: { ddl: ${ex('titles.ddlgen.sql')} }\nengine: { format: ${format} }\nestimate:\n  measured: { optdiag: ${ex('titles.optdiag.txt')}, sp_spaceused: ${su} }\n`;
+      const cfg = (format: string, su: string) =>
+        `name: t\ntable: { ddl: ${ex('titles.ddlgen.sql')} }\nengine: { format: ${format} }\nestimate:\n  measured: { optdiag: ${ex('titles.optdiag.txt')}, sp_spaceused: ${su} }\n`;
       writeFileSync(join(dir, 't.yaml'), cfg('ase-dol', 'su.txt'));
       expect(refused([join(dir, 't.yaml')], dir)).toContain(
         `${join(dir, 'su.txt')}:7:1: expected data to agree with optdiag Data page count 503,750 (${ex('titles.optdiag.txt')}:13): 503,750 pages within 1%`,
       );
       writeFileSync(join(dir, 'p.yaml'), cfg('postgres-heap', ex('titles.sp_spaceused.txt')));
-      expect(refused([join(dir, 'p.yaml')], dir)).toContain(`${join(dir, 'p.yaml')}:3:19: expected a format of SAP ASE (engine.format ase-dol or ase-apl) for optdiag's output (SAP ASE's) at ${ex('titles.optdiag.txt')}:9, found postgres-heap (engine.format)`);
+      expect(refused([join(dir, 'p.yaml')], dir)).toContain(
+        `${join(dir, 'p.yaml')}:3:19: expected a format of SAP ASE (engine.format ase-dol or ase-apl) for optdiag's output (SAP ASE's) at ${ex('titles.optdiag.txt')}:9, found postgres-heap (engine.format)`,
+      );
     });
   });
 

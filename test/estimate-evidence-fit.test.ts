@@ -96,7 +96,10 @@ describe('fitting the evidence: the forwarded rows and the data pages', () => {
     const text = readFileSync(SC('estimate/claim_notes.optdiag.txt'), 'utf8').replace(/^\s+Data page count:.*\n/gm, '');
     // optdiag always prints the page count; the test removes it to see the assumption named.
     writeFileSync(join(dir, 'o.txt'), text);
-    writeFileSync(join(dir, 't.yaml'), `name: m\ntable: { ddl: ${DDL} }\nengine: { format: ase-dol, page_size: 2k }\nestimate: { measured: { optdiag: o.txt } }\n`);
+    writeFileSync(
+      join(dir, 't.yaml'),
+      `name: m\ntable: { ddl: ${DDL} }\nengine: { format: ase-dol, page_size: 2k }\nestimate: { measured: { optdiag: o.txt } }\n`,
+    );
     let o;
     try {
       o = await runEstimate(loadEstimateConfig(join(dir, 't.yaml'), { sample_rows: 4000, seeds: 3 }));
@@ -113,16 +116,38 @@ describe('fitting the evidence: the forwarded rows and the data pages', () => {
     const dir = tmp();
     const text = readFileSync(SC('estimate/claim_notes.optdiag.txt'), 'utf8').replace(/211157/g, '250000');
     writeFileSync(join(dir, 'o.txt'), text);
-    const r = rowsim(['estimate', '--ddl', DDL, '--optdiag', join(dir, 'o.txt'), '--sample-rows', '4000', '--seeds', '3', '--out', join(dir, 'out')]);
+    const r = rowsim([
+      'estimate',
+      '--ddl',
+      DDL,
+      '--optdiag',
+      join(dir, 'o.txt'),
+      '--sample-rows',
+      '4000',
+      '--seeds',
+      '3',
+      '--out',
+      join(dir, 'out'),
+    ]);
     expect(r.code).toBe(3);
-    expect(r.stdout).toMatch(/NOT APPLICABLE: the evidence cannot be reproduced: .*misses the data pages: measured 250,000 \(optdiag Data page count, .*o\.txt:15\), simulated [\d,]+ .*: -1\d\.\d+%, more than the 5% the estimate allows/);
+    expect(r.stdout).toMatch(
+      /NOT APPLICABLE: the evidence cannot be reproduced: .*misses the data pages: measured 250,000 \(optdiag Data page count, .*o\.txt:15\), simulated [\d,]+ .*: -1\d\.\d+%, more than the 5% the estimate allows/,
+    );
     expect(r.stdout).toMatch(/no apply: command/);
     expect(r.stdout).not.toMatch(/^apply:/m);
   });
 });
 
 /** optdiag's output for claim_notes with the given figures (the shipped example's layout). */
-function optdiagFor(f: { rows: number; pages: number; forwarded: number; rowSize: number; subject: number; agent: number; body: number }): string {
+function optdiagFor(f: {
+  rows: number;
+  pages: number;
+  forwarded: number;
+  rowSize: number;
+  subject: number;
+  agent: number;
+  body: number;
+}): string {
   const widths: Record<string, number> = { subject: f.subject, agent: f.agent, body: f.body };
   let text = readFileSync(SC('estimate/claim_notes.optdiag.txt'), 'utf8')
     .replace(/211157/g, String(f.pages))
@@ -158,8 +183,14 @@ describe('property: evidence made by simulating a random growth story is fitted 
           const body = s.body + s.bodyWidth / 2;
           // DOL: 8 bytes of row overhead and 2 per variable-length column (4), the 32 fixed bytes, the three columns.
           const rowSize = 8 + 2 * 4 + 32 + subject + 12 + body;
-          writeFileSync(join(dir, 'o.txt'), optdiagFor({ rows, pages: m.pages, forwarded: m.forwarded_rows, rowSize, subject, agent: 12, body }));
-          writeFileSync(join(dir, 't.yaml'), `name: fit\ntable: { ddl: ${DDL} }\nengine: { format: ase-dol, page_size: 2k, exp_row_size: ${s.exp} }\nestimate: { measured: { optdiag: o.txt } }\n`);
+          writeFileSync(
+            join(dir, 'o.txt'),
+            optdiagFor({ rows, pages: m.pages, forwarded: m.forwarded_rows, rowSize, subject, agent: 12, body }),
+          );
+          writeFileSync(
+            join(dir, 't.yaml'),
+            `name: fit\ntable: { ddl: ${DDL} }\nengine: { format: ase-dol, page_size: 2k, exp_row_size: ${s.exp} }\nestimate: { measured: { optdiag: o.txt } }\n`,
+          );
           const o = await runEstimate(loadEstimateConfig(join(dir, 't.yaml'), { sample_rows: 10_000, seeds: 3 }));
           const c = o.calibration!;
           const why = `story ${JSON.stringify(s)}: forwarded ${m.forwarded_rows}, pages ${m.pages}; ${c.sentence}; ${c.misses.join('; ')}`;
@@ -185,26 +216,53 @@ describe('per partition, and the advice beside the recommendation', () => {
     expect(o.verdict).toMatchObject({ status: 'recommended', exit_status: 0 });
     expect(o.formats[0]!.forwarding_target.value).toBe(165);
     expect(o.formats[0]!.commands).toEqual(["sp_chgattribute 'claim_history', 'exp_row_size', 165"]);
-    expect(o.verdict.headline).toMatch(/partition claim_history_p2024 needs it on its own figures, where the table's figures taken as one would give \d+/);
+    expect(o.verdict.headline).toMatch(
+      /partition claim_history_p2024 needs it on its own figures, where the table's figures taken as one would give \d+/,
+    );
     expect(o.partitions_sentence).toMatch(/^the partitions need from exp_row_size \d+ to 165 on their own/);
   }, 180_000);
 
   it("partitions whose figures do not add up to the table's are refused, naming the lines", () => {
     const dir = tmp();
-    writeFileSync(join(dir, 'o.txt'), readFileSync(SC('estimate/claim_history.optdiag.txt'), 'utf8').replace(/(Statistics for partition:\s+"claim_history_p2026"\n\n\s+Data page count:\s+)61539/, '$161000'));
-    const r = rowsim(['estimate', '--ddl', SC('estimate/claim_history.ddlgen.sql'), '--optdiag', join(dir, 'o.txt'), '--out', join(dir, 'out')]);
+    writeFileSync(
+      join(dir, 'o.txt'),
+      readFileSync(SC('estimate/claim_history.optdiag.txt'), 'utf8').replace(
+        /(Statistics for partition:\s+"claim_history_p2026"\n\n\s+Data page count:\s+)61539/,
+        '$161000',
+      ),
+    );
+    const r = rowsim([
+      'estimate',
+      '--ddl',
+      SC('estimate/claim_history.ddlgen.sql'),
+      '--optdiag',
+      join(dir, 'o.txt'),
+      '--out',
+      join(dir, 'out'),
+    ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/o\.txt:\d+:1: expected the table's Data page count to be the sum of its 3 partitions' \(lines \d+, \d+, \d+\): 196196, found 196735/);
+    expect(r.stderr).toMatch(
+      /o\.txt:\d+:1: expected the table's Data page count to be the sum of its 3 partitions' \(lines \d+, \d+, \d+\): 196196, found 196735/,
+    );
   });
 
   it('the rebuild needs the table at the new setting and its indexes, in MB; ASE says what reservepagegap and max_rows_per_page would do', async () => {
     const o = await runEstimate(loadEstimateConfig(SC('estimate-claim-notes.yaml'), { sample_rows: 10000, seeds: 3 }));
     const a = o.advice!;
     const rec = o.formats[0]!.candidates.find((c) => c.value === o.formats[0]!.forwarding_target.value)!;
-    expect(a.rebuild).toMatchObject({ command: 'reorg rebuild claim_notes', pages: rec.pages, data_bytes: rec.pages * 2048, index_bytes: 20368 * 1024 });
+    expect(a.rebuild).toMatchObject({
+      command: 'reorg rebuild claim_notes',
+      pages: rec.pages,
+      data_bytes: rec.pages * 2048,
+      index_bytes: 20368 * 1024,
+    });
     expect(a.rebuild!.total_bytes).toBe(rec.pages * 2048 + 20368 * 1024);
-    expect(a.rebuild!.sentence).toMatch(/needs about [\d.]+ MB free: the table at the new setting, [\d,]+ pages \([\d.]+ MB\) and its indexes, 19\.9 MB \(sp_spaceused index_size, .*claim_notes\.sp_spaceused\.txt:7\); free space for a complete copy .* \[R6\]$/);
+    expect(a.rebuild!.sentence).toMatch(
+      /needs about [\d.]+ MB free: the table at the new setting, [\d,]+ pages \([\d.]+ MB\) and its indexes, 19\.9 MB \(sp_spaceused index_size, .*claim_notes\.sp_spaceused\.txt:7\); free space for a complete copy .* \[R6\]$/,
+    );
     expect(a.alternatives[0]).toMatch(/^max_rows_per_page: no alternative on this table: ASE applies it to allpages-locked tables only/);
-    expect(a.alternatives[1]).toMatch(/^reservepagegap 10 \(the manual's example value; the table has none\): does not keep rows from being forwarded/);
+    expect(a.alternatives[1]).toMatch(
+      /^reservepagegap 10 \(the manual's example value; the table has none\): does not keep rows from being forwarded/,
+    );
   });
 });

@@ -51,7 +51,10 @@ describe('the titles table (pubs2)', () => {
     const spec = loadConfig(TITLES).storage[0]!.spec;
     const layout = getFormat('ase-dol')!.layout(spec.table, spec.engine);
     const overhead = 8 + 2 * layout.varying.length; // DOL row = 8 + data + 2 per variable column [E]
-    const r = runStorage({ ...spec, workload: spec.workload.map((p) => (p.op === 'insert' ? { ...p, rows: { kind: 'count', n: 20000 } } : p)) });
+    const r = runStorage({
+      ...spec,
+      workload: spec.workload.map((p) => (p.op === 'insert' ? { ...p, rows: { kind: 'count', n: 20000 } } : p)),
+    });
     expect(r.row_bytes.logical_max).toBe(331);
     expect(r.row_bytes.avg - overhead).toBeGreaterThan(176);
     expect(r.row_bytes.avg - overhead).toBeLessThan(192);
@@ -151,7 +154,11 @@ describe('recommendations', () => {
     let worst = 0;
     for (const c of o.formats[0]!.candidates) {
       for (const seed of [42, 7]) {
-        const r = runStorage({ ...base, seed, engine: { ...base.engine, exp_row_size: c.setting === 'max' ? 'max' : Number(c.setting) } }).final;
+        const r = runStorage({
+          ...base,
+          seed,
+          engine: { ...base.engine, exp_row_size: c.setting === 'max' ? 'max' : Number(c.setting) },
+        }).final;
         for (const [v, iv, mid] of [
           [(100 * r.forwarded_rows!) / r.rows!, c.interval.forwarded_rows_pct, c.forwarded_rows_pct],
           [r.pages!, c.interval.pages, c.pages],

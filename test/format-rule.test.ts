@@ -12,7 +12,9 @@ import { ROOT } from './helpers/cli.js';
 
 const ids = FORMAT_IDS.map((f) => f.replace(/[-]/g, '\\-')).join('|');
 /** A test of which format a value is: a comparison with a format id, a case label, a switch on a format. */
-export const FORMAT_TEST = new RegExp(`(?:[!=]==?\\s*['"\`](?:${ids})['"\`])|(?:['"\`](?:${ids})['"\`]\\s*[!=]==?)|(?:case\\s+['"\`](?:${ids})['"\`])|(?:switch\\s*\\([^)]*format[^)]*\\))`);
+export const FORMAT_TEST = new RegExp(
+  `(?:[!=]==?\\s*['"\`](?:${ids})['"\`])|(?:['"\`](?:${ids})['"\`]\\s*[!=]==?)|(?:case\\s+['"\`](?:${ids})['"\`])|(?:switch\\s*\\([^)]*format[^)]*\\))`,
+);
 
 function sourcesOutsideFormats(): string[] {
   return execFileSync('git', ['ls-files', '-z', 'src/*.ts'], { cwd: ROOT, encoding: 'utf8' })
@@ -42,7 +44,8 @@ describe('format-specific code lives in src/formats', () => {
       readFileSync(join(ROOT, file), 'utf8')
         .split('\n')
         .forEach((line, i) => {
-          if (!/^\s*(\*|\/\/|\/\*)/.test(line) && FORMAT_NAMED.test(line.replace(/\/\/.*$/, ''))) found.push(`${file}:${i + 1}: ${line.trim()}`);
+          if (!/^\s*(\*|\/\/|\/\*)/.test(line) && FORMAT_NAMED.test(line.replace(/\/\/.*$/, '')))
+            found.push(`${file}:${i + 1}: ${line.trim()}`);
         });
     }
     expect(found, `ask the registry or the format's routine instead:\n${found.join('\n')}`).toEqual([]);
@@ -51,7 +54,13 @@ describe('format-specific code lives in src/formats', () => {
   it('sees the forms it forbids', () => {
     expect(FORMAT_NAMED.test("opts.format ?? 'ase-dol'")).toBe(true);
     expect(FORMAT_NAMED.test('const f = format.id;')).toBe(false);
-    for (const bad of ["if (engine.format === 'ase-dol')", "x !== 'oracle-heap'", "case 'postgres-heap':", 'switch (spec.engine.format) {', "'sqlserver-heap' == f"]) {
+    for (const bad of [
+      "if (engine.format === 'ase-dol')",
+      "x !== 'oracle-heap'",
+      "case 'postgres-heap':",
+      'switch (spec.engine.format) {',
+      "'sqlserver-heap' == f",
+    ]) {
       expect(FORMAT_TEST.test(bad), bad).toBe(true);
     }
     expect(FORMAT_TEST.test("format: StorageSpec['engine']['format'] = 'ase-dol'")).toBe(false);

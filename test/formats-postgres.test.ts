@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PG_TOAST_POINTER_BYTES, pgLayout, pgMaxHeapTupleBytes, pgMaxHeapTuplesPerPage, pgStoredBytes, pgToastThreshold, pgTupleSize, postgresHeap } from '../src/formats/postgres.js';
+import {
+  PG_TOAST_POINTER_BYTES,
+  pgLayout,
+  pgMaxHeapTupleBytes,
+  pgMaxHeapTuplesPerPage,
+  pgStoredBytes,
+  pgToastThreshold,
+  pgTupleSize,
+  postgresHeap,
+} from '../src/formats/postgres.js';
 import { NULL_LEN } from '../src/layout/table-layout.js';
 import { col, engine, table } from './helpers/spec.js';
 
@@ -78,9 +87,23 @@ describe('postgres-heap tuple sizes [bufpage.h, htup_details.h]', () => {
   });
 });
 
-describe('pgStoredBytes (the runner\'s one-pass size)', () => {
+describe("pgStoredBytes (the runner's one-pass size)", () => {
   it('equals pgTupleSize(…).stored for any row of any mix of types, NULLs and lengths, TOASTed or not', () => {
-    const types = ['int', 'bigint', 'smallint', 'bool', 'uuid', 'date', 'timestamp', 'numeric(12,2)', 'char(10)', 'varchar(300)', 'varchar(4000)', 'text', 'bytea'];
+    const types = [
+      'int',
+      'bigint',
+      'smallint',
+      'bool',
+      'uuid',
+      'date',
+      'timestamp',
+      'numeric(12,2)',
+      'char(10)',
+      'varchar(300)',
+      'varchar(4000)',
+      'text',
+      'bytea',
+    ];
     fc.assert(
       fc.property(
         fc.array(fc.tuple(fc.constantFrom(...types), fc.boolean()), { minLength: 1, maxLength: 40 }),

@@ -14,8 +14,16 @@ import { col, engine, table } from './helpers/spec.js';
 
 const t = table([col('id', 'int'), col('body', 'varchar(4000)')]);
 const ENGINES: { name: string; format: FormatId; settings: Record<string, unknown> }[] = [
-  { name: 'sqlserver-heap, PFS bands', format: 'sqlserver-heap', settings: { page_size: 8192, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off' } },
-  { name: 'sqlserver-heap, exact free space, no moving home', format: 'sqlserver-heap', settings: { page_size: 8192, pfs_bands: 'off', move_back_home: 'off', row_versioning: 'off' } },
+  {
+    name: 'sqlserver-heap, PFS bands',
+    format: 'sqlserver-heap',
+    settings: { page_size: 8192, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off' },
+  },
+  {
+    name: 'sqlserver-heap, exact free space, no moving home',
+    format: 'sqlserver-heap',
+    settings: { page_size: 8192, pfs_bands: 'off', move_back_home: 'off', row_versioning: 'off' },
+  },
   { name: 'oracle-heap, PCTFREE 10', format: 'oracle-heap', settings: { pctfree: 10 } },
   { name: 'oracle-heap, PCTFREE 0', format: 'oracle-heap', settings: { pctfree: 0 } },
 ];
@@ -67,7 +75,9 @@ describe('the free-space search with entries that may promise too much', () => {
               const at = o.pick % live.length;
               const row = live[at]!;
               if (o.op === 'update') {
-                expect(exact.update(row, o.bytes, o.bytes - 10, { indexedChanged: false })).toBe(lazy.update(row, o.bytes, o.bytes - 10, { indexedChanged: false }));
+                expect(exact.update(row, o.bytes, o.bytes - 10, { indexedChanged: false })).toBe(
+                  lazy.update(row, o.bytes, o.bytes - 10, { indexedChanged: false }),
+                );
               } else {
                 lazy.delete(row);
                 exact.delete(row);

@@ -12,8 +12,12 @@ const t = table(
 
 const dist = fc.oneof(
   fc.integer({ min: 0, max: 300 }).map((v) => ({ kind: 'const' as const, value: v })),
-  fc.tuple(fc.integer({ min: 0, max: 150 }), fc.integer({ min: 0, max: 300 })).map(([a, b]) => ({ kind: 'uniform' as const, min: Math.min(a, b), max: Math.max(a, b) })),
-  fc.tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 80 })).map(([m, s]) => ({ kind: 'normal' as const, mean: m, sd: s })),
+  fc
+    .tuple(fc.integer({ min: 0, max: 150 }), fc.integer({ min: 0, max: 300 }))
+    .map(([a, b]) => ({ kind: 'uniform' as const, min: Math.min(a, b), max: Math.max(a, b) })),
+  fc
+    .tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 80 }))
+    .map(([m, s]) => ({ kind: 'normal' as const, mean: m, sd: s })),
 );
 const order = fc.constantFrom<PhaseSpec & { op: 'update' } extends { order: infer O } ? O : never>(
   { kind: 'sequential' },
@@ -22,7 +26,11 @@ const order = fc.constantFrom<PhaseSpec & { op: 'update' } extends { order: infe
   { kind: 'zipf', s: 0.9 },
 );
 const phase: fc.Arbitrary<PhaseSpec> = fc.oneof(
-  fc.record({ op: fc.constant('insert' as const), rows: fc.integer({ min: 0, max: 600 }).map((n) => ({ kind: 'count' as const, n })), values: fc.record({ a: fc.record({ length: dist, null: fc.double({ min: 0, max: 1, noNaN: true }) }) }) }),
+  fc.record({
+    op: fc.constant('insert' as const),
+    rows: fc.integer({ min: 0, max: 600 }).map((n) => ({ kind: 'count' as const, n })),
+    values: fc.record({ a: fc.record({ length: dist, null: fc.double({ min: 0, max: 1, noNaN: true }) }) }),
+  }),
   fc.record({
     op: fc.constant('update' as const),
     rows: fc.integer({ min: 0, max: 100 }).map((pct) => ({ kind: 'percent' as const, pct })),
@@ -34,7 +42,12 @@ const phase: fc.Arbitrary<PhaseSpec> = fc.oneof(
       fc.record({ b: fc.record({ kind: fc.constant('length' as const), dist }) }),
     ),
   }),
-  fc.record({ op: fc.constant('delete' as const), rows: fc.integer({ min: 0, max: 50 }).map((pct) => ({ kind: 'percent' as const, pct })), order, transaction: fc.constant('statement' as const) }),
+  fc.record({
+    op: fc.constant('delete' as const),
+    rows: fc.integer({ min: 0, max: 50 }).map((pct) => ({ kind: 'percent' as const, pct })),
+    order,
+    transaction: fc.constant('statement' as const),
+  }),
   fc.constantFrom<PhaseSpec>({ op: 'reorg', kind: 'forwarded_rows' }, { op: 'reorg', kind: 'rebuild' }, { op: 'reorg', kind: 'compact' }),
 );
 
@@ -61,7 +74,10 @@ describe('heap invariants under random workloads (fast-check)', () => {
             const pages = eng.inspect();
             for (let p = 0; p < pages.pages; p++) {
               const slots = pages.page(p).slots;
-              expect([map.stubs[p], map.forwardedIn[p]]).toEqual([slots.filter((x) => x.kind === 'stub').length, slots.filter((x) => x.kind === 'forwarded').length]);
+              expect([map.stubs[p], map.forwardedIn[p]]).toEqual([
+                slots.filter((x) => x.kind === 'stub').length,
+                slots.filter((x) => x.kind === 'forwarded').length,
+              ]);
             }
             const m = eng.metrics();
             expect(m.inserts! - m.deletes!).toBe(m.rows);

@@ -160,7 +160,7 @@ describe('reorg', () => {
     expect(m.rows_moved_home + m.rows_rehomed).toBe(20);
     expect(h.checkInvariants()).toEqual([]);
   });
-  it('forwarded_rows takes the forwarded rows by home page, then row id, whatever the ids\' order on the pages', () => {
+  it("forwarded_rows takes the forwarded rows by home page, then row id, whatever the ids' order on the pages", () => {
     const h = heap();
     const n = 19 * 20;
     // Ids against the pages: row n − 1 on page 0, row 0 on the last page.

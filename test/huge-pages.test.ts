@@ -8,7 +8,14 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HUGE_PAGES_MIN_BYTES, hugePagesContext, hugePagesEnv, runAgainWithHugePages, wantsHugePages, type HugePagesContext } from '../src/cli/huge-pages.js';
+import {
+  HUGE_PAGES_MIN_BYTES,
+  hugePagesContext,
+  hugePagesEnv,
+  runAgainWithHugePages,
+  wantsHugePages,
+  type HugePagesContext,
+} from '../src/cli/huge-pages.js';
 import { ROOT, rowsim } from './helpers/cli.js';
 
 const linux = (env: NodeJS.ProcessEnv = {}, thp = 'always [madvise] never\n'): HugePagesContext => ({ platform: 'linux', env, thp });
@@ -31,12 +38,16 @@ describe('when rowsim run asks for huge pages', () => {
     expect(wantsHugePages(HUGE_PAGES_MIN_BYTES, linux({ ROWSIM_HUGE_PAGES: '0' }))).toBe(false);
     expect(wantsHugePages(1, linux({ ROWSIM_HUGE_PAGES: 'on' }))).toBe(true);
     expect(wantsHugePages(1, linux({ ROWSIM_HUGE_PAGES: 'on' }, 'always madvise [never]'))).toBe(false);
-    expect(() => wantsHugePages(1, linux({ ROWSIM_HUGE_PAGES: 'yes' }))).toThrow(/ROWSIM_HUGE_PAGES: expected auto, on or off, found "yes"/);
+    expect(() => wantsHugePages(1, linux({ ROWSIM_HUGE_PAGES: 'yes' }))).toThrow(
+      /ROWSIM_HUGE_PAGES: expected auto, on or off, found "yes"/,
+    );
   });
 
   it("adds the tunable to the user's own", () => {
     expect(hugePagesEnv({ A: '1' })).toEqual({ A: '1', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' });
-    expect(hugePagesEnv({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' }).GLIBC_TUNABLES).toBe('glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1');
+    expect(hugePagesEnv({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' }).GLIBC_TUNABLES).toBe(
+      'glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1',
+    );
   });
 
   it('a start that fails rejects (rowsim run then goes on in its own process), and leaves no signal handler behind', async () => {
@@ -47,7 +58,9 @@ describe('when rowsim run asks for huge pages', () => {
 
   it('a bad ROWSIM_HUGE_PAGES is refused with exit 2 and nothing written', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rowsim-huge-'));
-    const r = rowsim(['run', join(ROOT, 'sim-configs', 'quickstart.yaml'), '--out', join(dir, 'out'), '--quiet'], ROOT, { ROWSIM_HUGE_PAGES: 'maybe' });
+    const r = rowsim(['run', join(ROOT, 'sim-configs', 'quickstart.yaml'), '--out', join(dir, 'out'), '--quiet'], ROOT, {
+      ROWSIM_HUGE_PAGES: 'maybe',
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('ROWSIM_HUGE_PAGES: expected auto, on or off, found "maybe"');
     expect(readdirSync(dir)).toEqual([]);
@@ -63,12 +76,18 @@ describe.skipIf(!canRelaunch)('rowsim run started again with huge pages', () => 
     // Each Node.js process (not its worker threads) notes its pid and GLIBC_TUNABLES as it starts.
     const log = join(dir, 'starts.txt');
     const preload = join(dir, 'note.cjs');
-    writeFileSync(preload, `if (require('node:worker_threads').isMainThread) require('node:fs').appendFileSync(${JSON.stringify(log)}, process.pid + ' ' + (process.env.GLIBC_TUNABLES || '-') + '\\n');\n`);
+    writeFileSync(
+      preload,
+      `if (require('node:worker_threads').isMainThread) require('node:fs').appendFileSync(${JSON.stringify(log)}, process.pid + ' ' + (process.env.GLIBC_TUNABLES || '-') + '\\n');\n`,
+    );
     const config = join(ROOT, 'sim-configs', 'quickstart.yaml');
     const one = rowsim(['run', config, '--out', join(dir, 'one'), '--quiet'], ROOT, { ROWSIM_HUGE_PAGES: 'off' });
     expect(one.code).toBe(0);
     writeFileSync(log, '');
-    const two = rowsim(['run', config, '--out', join(dir, 'two'), '--quiet'], ROOT, { ROWSIM_HUGE_PAGES: 'on', NODE_OPTIONS: `--require ${preload}` });
+    const two = rowsim(['run', config, '--out', join(dir, 'two'), '--quiet'], ROOT, {
+      ROWSIM_HUGE_PAGES: 'on',
+      NODE_OPTIONS: `--require ${preload}`,
+    });
     expect(two.stderr).toBe('');
     expect(two.code).toBe(0);
     const starts = readFileSync(log, 'utf8').trim().split('\n');
@@ -77,7 +96,8 @@ describe.skipIf(!canRelaunch)('rowsim run started again with huge pages', () => 
     expect(starts[1]).toMatch(/ glibc\.malloc\.hugetlb=1$/);
     const files = (d: string) => readdirSync(join(dir, d), { recursive: true }).map(String).sort();
     expect(files('two')).toEqual(files('one'));
-    for (const f of files('one').filter((f) => /\.(json|md|html|png)$/.test(f))) expect(readFileSync(join(dir, 'two', f)).equals(readFileSync(join(dir, 'one', f))), f).toBe(true);
+    for (const f of files('one').filter((f) => /\.(json|md|html|png)$/.test(f)))
+      expect(readFileSync(join(dir, 'two', f)).equals(readFileSync(join(dir, 'one', f))), f).toBe(true);
   });
 
   it.each([
@@ -91,10 +111,14 @@ describe.skipIf(!canRelaunch)('rowsim run started again with huge pages', () => 
       join(dir, 'big.yaml'),
       `name: big\nseed: 3\ntable:\n  name: t\n  columns:\n    - { name: id, type: int }\n    - { name: body, type: varchar(300), null: true }\nengine: { format: ase-dol, page_size: 2k }\nworkload:\n  - insert: { rows: 200000, values: { body: { length: { uniform: [0, 30] } } } }\n  - update: { rows: all, set: { body: { grow: { uniform: [20, 120] } } } }\nsweep:\n  engine.exp_row_size: [${sweep}]\n`,
     );
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'rowsim.js'), 'run', join(dir, 'big.yaml'), '--out', out, '--quiet', '--workers', '1'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, ROWSIM_HUGE_PAGES: 'on' },
-    });
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'bin', 'rowsim.js'), 'run', join(dir, 'big.yaml'), '--out', out, '--quiet', '--workers', '1'],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, ROWSIM_HUGE_PAGES: 'on' },
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
     const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));

@@ -32,10 +32,13 @@ describe('B-tree index sizes', () => {
   });
 
   it('every format reports final.index_pages for every index', () => {
-    const t = table([col('id', 'int'), col('code', 'char(12)'), col('note', 'varchar(100)', true)], [
-      { name: 'pk', columns: ['id'], unique: true },
-      { name: 'by_code', columns: ['code', 'id'], unique: false },
-    ]);
+    const t = table(
+      [col('id', 'int'), col('code', 'char(12)'), col('note', 'varchar(100)', true)],
+      [
+        { name: 'pk', columns: ['id'], unique: true },
+        { name: 'by_code', columns: ['code', 'id'], unique: false },
+      ],
+    );
     for (const format of FORMAT_IDS) {
       const f = getFormat(format)!;
       const r = runStorage({
@@ -53,7 +56,7 @@ describe('B-tree index sizes', () => {
 });
 
 describe('a level of items that all take the same bytes', () => {
-  it('is filled page by page into exactly the pages an item-by-item fill makes (every format\'s geometry, leaf and non-leaf)', () => {
+  it("is filled page by page into exactly the pages an item-by-item fill makes (every format's geometry, leaf and non-leaf)", () => {
     const t = table([col('id', 'int'), col('name', 'varchar(40)')], [{ name: 't_pk', columns: ['id'], unique: true }]);
     let compared = 0;
     for (const format of FORMAT_IDS) {

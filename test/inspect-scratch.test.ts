@@ -19,7 +19,12 @@ describe('scratch arrays of the inspectors', () => {
     const pageOf = (pages: number, seed: number) => (r: number) => ((r * 7919 + seed) % (pages + 3)) - 3; // some rows on no page (−1 … −3)
     const big = bucketRows(5000, 400, pageOf(400, 1), 0);
     expect(big.rows.length).toBeGreaterThan(4000);
-    for (const [rows, pages, seed] of [[1000, 50, 2], [10, 3, 5], [0, 0, 1], [1200, 60, 9]] as const) {
+    for (const [rows, pages, seed] of [
+      [1000, 50, 2],
+      [10, 3, 5],
+      [0, 0, 1],
+      [1200, 60, 9],
+    ] as const) {
       const fresh = bucketRows(rows, pages, pageOf(pages, seed));
       const kept = bucketRows(rows, pages, pageOf(pages, seed), 0);
       expect(Array.from(kept.start)).toEqual(Array.from(fresh.start));
@@ -52,19 +57,42 @@ describe('scratch arrays of the inspectors', () => {
   it('an inspector of a few pages says of them what the inspector of every page says (stubs, forwarded bodies, chained rows)', () => {
     const t = table([col('id', 'int'), col('a', 'varchar(1000)', true), col('b', 'varchar(3000)', true)]);
     const workload: PhaseSpec[] = [
-      { op: 'insert', rows: { kind: 'count', n: 4000 }, values: { a: { length: { kind: 'uniform', min: 5, max: 60 }, null: 0 }, b: { length: { kind: 'choice', values: [0, 2500], weights: [95, 5] }, null: 0.3 } } },
-      { op: 'update', rows: { kind: 'percent', pct: 70 }, order: { kind: 'random' }, transaction: 'statement', set: { a: { kind: 'grow', dist: { kind: 'uniform', min: 20, max: 400 } } } },
+      {
+        op: 'insert',
+        rows: { kind: 'count', n: 4000 },
+        values: {
+          a: { length: { kind: 'uniform', min: 5, max: 60 }, null: 0 },
+          b: { length: { kind: 'choice', values: [0, 2500], weights: [95, 5] }, null: 0.3 },
+        },
+      },
+      {
+        op: 'update',
+        rows: { kind: 'percent', pct: 70 },
+        order: { kind: 'random' },
+        transaction: 'statement',
+        set: { a: { kind: 'grow', dist: { kind: 'uniform', min: 20, max: 400 } } },
+      },
       { op: 'delete', rows: { kind: 'percent', pct: 10 }, order: { kind: 'random' }, transaction: 'statement' },
     ];
-    const forwarding = [engine({ format: 'ase-dol', page_size: 2048, exp_row_size: 1 }), engine({ format: 'sqlserver-heap' }), engine({ format: 'oracle-heap', page_size: 2048, pctfree: 0 })];
+    const forwarding = [
+      engine({ format: 'ase-dol', page_size: 2048, exp_row_size: 1 }),
+      engine({ format: 'sqlserver-heap' }),
+      engine({ format: 'oracle-heap', page_size: 2048, pctfree: 0 }),
+    ];
     // Page details that name no other page: a clustered table's, PostgreSQL's.
-    const others = [engine({ format: 'ase-apl', page_size: 2048 }), engine({ format: 'sqlserver-heap' }), engine({ format: 'postgres-heap' })];
+    const others = [
+      engine({ format: 'ase-apl', page_size: 2048 }),
+      engine({ format: 'sqlserver-heap' }),
+      engine({ format: 'postgres-heap' }),
+    ];
     // ase-apl and sqlserver-heap keep a table with a clustered index in key order (ClusteredHeap).
     const clustered = table(t.columns, [{ name: 'pk', columns: ['id'], unique: true, clustered: true }]);
     for (const e of [...forwarding, ...others]) {
       const forwards = forwarding.includes(e);
       let eng: StorageEngine | undefined;
-      const r = runStorage(storage(forwards || e.format === 'postgres-heap' ? t : clustered, e, workload, 9), { onEngine: (x) => (eng = x) });
+      const r = runStorage(storage(forwards || e.format === 'postgres-heap' ? t : clustered, e, workload, 9), {
+        onEngine: (x) => (eng = x),
+      });
       if (forwards) expect(r.final.forwarded_rows, e.format).toBeGreaterThan(100);
       const all = eng!.inspect();
       // Every 7th page, and a few at the ends; the pages their rows link to are not asked for.
@@ -76,9 +104,12 @@ describe('scratch arrays of the inspectors', () => {
         linked += all.page(p).slots.filter((s) => s.kind === 'stub' || s.kind === 'forwarded').length;
       }
       if (forwards) expect(linked, e.format).toBeGreaterThan(20);
-      else expect(only.reduce((n, p) => n + all.page(p).slots.length, 0), e.format).toBeGreaterThan(100);
+      else
+        expect(
+          only.reduce((n, p) => n + all.page(p).slots.length, 0),
+          e.format,
+        ).toBeGreaterThan(100);
       expect(() => some.page(2)).toThrow(/was not read/);
     }
   });
 });
-

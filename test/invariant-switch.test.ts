@@ -15,7 +15,13 @@ import { col, engine, storage, table } from './helpers/spec.js';
 
 const workload = storage(table([col('id', 'int'), col('body', 'varchar(200)', true)]), engine(), [
   { op: 'insert', rows: { kind: 'count', n: 500 }, values: { body: { length: { kind: 'const', value: 10 }, null: 0 } } },
-  { op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'length', dist: { kind: 'const', value: 150 } } } },
+  {
+    op: 'update',
+    rows: { kind: 'all' },
+    order: { kind: 'random' },
+    transaction: 'statement',
+    set: { body: { kind: 'length', dist: { kind: 'const', value: 150 } } },
+  },
 ]);
 
 afterEach(() => vi.restoreAllMocks());
@@ -26,7 +32,9 @@ describe('the invariant switch', () => {
     runStorage(workload, { checkInvariants: true });
     expect(spy).toHaveBeenCalledTimes(2);
     spy.mockReturnValue(['page 3: used bytes 2100 exceed the usable 2002']);
-    expect(() => runStorage(workload, { checkInvariants: true })).toThrow(/invariants broken after phase 1 \(insert 500 rows\): page 3: used bytes 2100/);
+    expect(() => runStorage(workload, { checkInvariants: true })).toThrow(
+      /invariants broken after phase 1 \(insert 500 rows\): page 3: used bytes 2100/,
+    );
   });
 
   it('does not check when off (the default)', () => {

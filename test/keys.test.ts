@@ -14,7 +14,11 @@ import { numberValues, recordRun, ValueStream } from '../src/pgcheck/plan.js';
 import { columnsSql } from '../src/pgcheck/values.js';
 import type { StorageSpec } from '../src/config/spec.js';
 
-function spec(workload: string, columns = '[{ name: id, type: int }, { name: k, type: int, null: true }, { name: s, type: varchar(40) }]', indexes = '[{ name: t_k, columns: [k] }, { name: t_s, columns: [s] }]'): StorageSpec {
+function spec(
+  workload: string,
+  columns = '[{ name: id, type: int }, { name: k, type: int, null: true }, { name: s, type: varchar(40) }]',
+  indexes = '[{ name: t_k, columns: [k] }, { name: t_s, columns: [s] }]',
+): StorageSpec {
   return loadConfig(
     'inline.yaml',
     `name: keys
@@ -50,7 +54,10 @@ function observed(s: StorageSpec, c: number, v = -1): { phase: number; row: numb
 
 describe('keys: distinct, frequency, order', () => {
   it('ascending with distinct: N values in runs of consecutive rows, rising; a later ascending phase above them all', () => {
-    const [a, b] = observed(spec('  - insert: { rows: 1000, values: { k: { distinct: 40 } } }\n  - insert: { rows: 500, values: { k: { distinct: 10 } } }'), 1);
+    const [a, b] = observed(
+      spec('  - insert: { rows: 1000, values: { k: { distinct: 40 } } }\n  - insert: { rows: 500, values: { k: { distinct: 10 } } }'),
+      1,
+    );
     expect(new Set(a!.map((x) => x.key)).size).toBe(40);
     for (let i = 1; i < a!.length; i++) expect(a![i]!.key).toBeGreaterThanOrEqual(a![i - 1]!.key);
     expect(new Set(b!.map((x) => x.key)).size).toBe(10);
@@ -58,7 +65,12 @@ describe('keys: distinct, frequency, order', () => {
   });
 
   it('random with distinct: the same N values in every phase that draws them, in no order; NULLs are +∞', () => {
-    const [a, b] = observed(spec('  - insert: { rows: 2000, values: { k: { distinct: 30, order: random, null: 0.2 } } }\n  - insert: { rows: 2000, values: { k: { distinct: 30, order: random } } }'), 1);
+    const [a, b] = observed(
+      spec(
+        '  - insert: { rows: 2000, values: { k: { distinct: 30, order: random, null: 0.2 } } }\n  - insert: { rows: 2000, values: { k: { distinct: 30, order: random } } }',
+      ),
+      1,
+    );
     const va = new Set(a!.map((x) => x.key).filter(Number.isFinite));
     const vb = new Set(b!.map((x) => x.key));
     expect(va.size).toBe(30);
@@ -79,11 +91,19 @@ describe('keys: distinct, frequency, order', () => {
   });
 
   it('clustered with distinct: new rows repeat the keys of existing rows; without distinct each new key sits just above an existing one', () => {
-    const [a, b] = observed(spec('  - insert: { rows: 3000, values: { k: { order: random } } }\n  - insert: { rows: 1000, values: { k: { distinct: 20, order: clustered } } }'), 1);
+    const [a, b] = observed(
+      spec(
+        '  - insert: { rows: 3000, values: { k: { order: random } } }\n  - insert: { rows: 1000, values: { k: { distinct: 20, order: clustered } } }',
+      ),
+      1,
+    );
     const existing = new Set(a!.map((x) => x.key));
     expect(b!.every((x) => existing.has(x.key))).toBe(true);
     expect(new Set(b!.map((x) => x.key)).size).toBeLessThanOrEqual(20);
-    const [c, d] = observed(spec('  - insert: { rows: 3000, values: { k: { order: random } } }\n  - insert: { rows: 1000, values: { k: { order: clustered } } }'), 1);
+    const [c, d] = observed(
+      spec('  - insert: { rows: 3000, values: { k: { order: random } } }\n  - insert: { rows: 1000, values: { k: { order: clustered } } }'),
+      1,
+    );
     const sorted = c!.map((x) => x.key).sort((x, y) => x - y);
     let next = 0;
     for (const x of d!) {
@@ -101,7 +121,11 @@ describe('keys: distinct, frequency, order', () => {
   });
 
   it('a distinct value has one length: every row with it stores the length the first row with it drew', () => {
-    const [a] = observed(spec('  - insert: { rows: 2000, values: { s: { distinct: 25, order: random, length: { uniform: [5, 40] } } } }'), 2, 1);
+    const [a] = observed(
+      spec('  - insert: { rows: 2000, values: { s: { distinct: 25, order: random, length: { uniform: [5, 40] } } } }'),
+      2,
+      1,
+    );
     const byKey = new Map<number, Set<number>>();
     for (const x of a!) byKey.set(x.key, (byKey.get(x.key) ?? new Set()).add(x.len));
     expect(byKey.size).toBe(25);
@@ -109,8 +133,13 @@ describe('keys: distinct, frequency, order', () => {
     expect(new Set([...byKey.values()].map((l) => [...l][0])).size).toBeGreaterThan(5);
   });
 
-  it('an update draws from the column\'s last insert values: a changed key is another of the same N', () => {
-    const [a, , u] = observed(spec('  - insert: { rows: 2000, values: { k: { distinct: 12, order: random } } }\n  - vacuum:\n  - update: { rows: 30%, order: random, set: { k: changed } }'), 1);
+  it("an update draws from the column's last insert values: a changed key is another of the same N", () => {
+    const [a, , u] = observed(
+      spec(
+        '  - insert: { rows: 2000, values: { k: { distinct: 12, order: random } } }\n  - vacuum:\n  - update: { rows: 30%, order: random, set: { k: changed } }',
+      ),
+      1,
+    );
     const values = new Set(a!.map((x) => x.key));
     const before = new Map(a!.map((x) => [x.row, x.key]));
     expect(u!.length).toBe(600);
@@ -121,7 +150,9 @@ describe('keys: distinct, frequency, order', () => {
   });
 
   it('pg-check: equal keys make equal values, values sort as their keys, NULL stays NULL', () => {
-    const s = spec('  - insert: { rows: 1500, values: { k: { distinct: 40, order: random, null: 0.1 }, s: { distinct: 60, order: random, length: { uniform: [8, 30] } } } }');
+    const s = spec(
+      '  - insert: { rows: 1500, values: { k: { distinct: 40, order: random, null: 0.1 }, s: { distinct: 60, order: random, length: { uniform: [8, 30] } } } }',
+    );
     const layout = pgLayout(s.table, s.engine);
     const cols = columnsSql(s.table, layout, s.engine);
     const ops = recordRun(s, layout.varying.length);
@@ -153,7 +184,7 @@ describe('keys: distinct, frequency, order', () => {
     for (let i = 1; i < pairs.length; i++) expect(Number(pairs[i]!.value)).toBeGreaterThanOrEqual(Number(pairs[i - 1]!.value));
     // varchar values (COLLATE "C": bytewise) sort as their keys.
     const strs = [...byKey[1]!].sort((x, y) => x[0] - y[0]).map((x) => x[1]);
-    expect([...strs].sort((x, y) => (Buffer.compare(Buffer.from(x), Buffer.from(y))))).toEqual(strs);
+    expect([...strs].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)))).toEqual(strs);
   });
 });
 

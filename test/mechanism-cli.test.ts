@@ -40,7 +40,15 @@ describe('rowsim page', () => {
     expect(r.stdout).toMatch(/stub\s+\d+\s+\d+\s+10\s+→ \(\d+,\d+\)/);
     const files = readdirSync(join(dir, 'out', 'cli-pages', 'pages')).sort();
     expect(files.filter((f) => !f.startsWith('.'))).toEqual(['page-exp-row-size-1-after-2-p0.png', 'page-exp-row-size-1-after-2-p0.svg']);
-    const png = readFileSync(join(dir, 'out', 'cli-pages', 'pages', files.find((f) => f.endsWith('.png'))!));
+    const png = readFileSync(
+      join(
+        dir,
+        'out',
+        'cli-pages',
+        'pages',
+        files.find((f) => f.endsWith('.png'))!,
+      ),
+    );
     expect(png.subarray(1, 4).toString()).toBe('PNG');
     expect(png.readUInt32BE(16)).toBeGreaterThan(800);
   });
@@ -50,11 +58,22 @@ describe('rowsim page', () => {
     const one = rowsim(['page', 'c.yaml', '--format', 'png', '--out', 'a'], dir);
     const two = rowsim(['page', 'c.yaml', '--format', 'png', '--scale', '2', '--out', 'b'], dir);
     expect(one.code + two.code).toBe(0);
-    const width = (d: string) => readFileSync(join(dir, d, readdirSync(join(dir, d)).find((f) => f.endsWith('.png'))!)).readUInt32BE(16);
+    const width = (d: string) =>
+      readFileSync(
+        join(
+          dir,
+          d,
+          readdirSync(join(dir, d)).find((f) => f.endsWith('.png'))!,
+        ),
+      ).readUInt32BE(16);
     expect(width('b')).toBe(2 * width('a'));
     const j = rowsim(['page', 'c.yaml', '--point', 'exp_row_size=300', '--after', '1', '--page', '0', '--format', 'json'], dir);
     expect(j.code).toBe(0);
-    const doc = JSON.parse(j.stdout) as { point: string; after_phase: number; drawing: { format: string; detail: { page: number; reservedBytes: number; slots: unknown[] } } };
+    const doc = JSON.parse(j.stdout) as {
+      point: string;
+      after_phase: number;
+      drawing: { format: string; detail: { page: number; reservedBytes: number; slots: unknown[] } };
+    };
     expect(doc.point).toBe('exp_row_size=300');
     expect(doc.after_phase).toBe(1);
     expect(doc.drawing.format).toBe('ase-dol');
@@ -67,7 +86,13 @@ describe('rowsim page', () => {
 
   it('lives beside a run: page before run, run, page and trace after, a second run: every command accepts the folder', () => {
     const dir = folder();
-    for (const args of [['page', 'c.yaml', '--format', 'svg'], ['run', 'c.yaml', '--quiet'], ['trace', 'c.yaml', '--quiet'], ['page', 'c.yaml', '--page', '1', '--format', 'svg'], ['run', 'c.yaml', '--quiet']]) {
+    for (const args of [
+      ['page', 'c.yaml', '--format', 'svg'],
+      ['run', 'c.yaml', '--quiet'],
+      ['trace', 'c.yaml', '--quiet'],
+      ['page', 'c.yaml', '--page', '1', '--format', 'svg'],
+      ['run', 'c.yaml', '--quiet'],
+    ]) {
       const r = rowsim(args, dir);
       expect(r.stderr, args.join(' ')).toBe('');
       expect(r.code, args.join(' ')).toBe(0);
@@ -89,7 +114,10 @@ describe('rowsim trace', () => {
     expect(r.stdout).toMatch(/forwarded to page \d+ slot \d+/);
     expect(r.stdout).toMatch(/\[3 reorg forwarded_rows\]/);
     expect(r.stdout).toContain('slide deck: out/cli-pages/trace/trace.html');
-    const json = JSON.parse(readFileSync(join(dir, 'out', 'cli-pages', 'trace', 'trace.json'), 'utf8')) as { truncated: boolean; steps: { step: number; text: string }[] };
+    const json = JSON.parse(readFileSync(join(dir, 'out', 'cli-pages', 'trace', 'trace.json'), 'utf8')) as {
+      truncated: boolean;
+      steps: { step: number; text: string }[];
+    };
     expect(json.truncated).toBe(false);
     expect(json.steps.length).toBe((r.stdout.match(/^ *\d+\. \[/gm) ?? []).length);
   });

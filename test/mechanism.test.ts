@@ -19,16 +19,27 @@ import { col, engine, storage, table } from './helpers/spec.js';
 
 const cols = [col('id', 'int'), col('body', 'varchar(400)', true)];
 const idx = [{ name: 't_pk', columns: ['id'], unique: true, clustered: false }] as StorageSpec['table']['indexes'];
-const growWorkload = (rows: number): StorageSpec['workload'] => [
-  { op: 'insert', rows: { kind: 'count', n: rows }, values: { body: { length: { kind: 'uniform', min: 20, max: 60 } } } },
-  { op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'length', dist: { kind: 'uniform', min: 150, max: 380 } } } },
-  { op: 'reorg', kind: 'forwarded_rows' },
-] as unknown as StorageSpec['workload'];
+const growWorkload = (rows: number): StorageSpec['workload'] =>
+  [
+    { op: 'insert', rows: { kind: 'count', n: rows }, values: { body: { length: { kind: 'uniform', min: 20, max: 60 } } } },
+    {
+      op: 'update',
+      rows: { kind: 'all' },
+      order: { kind: 'random' },
+      transaction: 'statement',
+      set: { body: { kind: 'length', dist: { kind: 'uniform', min: 150, max: 380 } } },
+    },
+    { op: 'reorg', kind: 'forwarded_rows' },
+  ] as unknown as StorageSpec['workload'];
 
 /** A small table that grows, in `format` (page sizes small enough for a few pages). */
 function spec(format: FormatId, extra: Record<string, unknown> = {}, rows = 60): StorageSpec {
   const page_size = getFormat(format).pageSizes.includes(2048) ? 2048 : getFormat(format).defaultPageBytes;
-  return storage(table(cols, format === 'sqlserver-heap' && extra.clustered ? [{ ...idx[0]!, clustered: true }] : idx), engine({ format, page_size, ...(extra.engine as object) }), growWorkload(rows));
+  return storage(
+    table(cols, format === 'sqlserver-heap' && extra.clustered ? [{ ...idx[0]!, clustered: true }] : idx),
+    engine({ format, page_size, ...(extra.engine as object) }),
+    growWorkload(rows),
+  );
 }
 
 const CASES: [string, StorageSpec][] = [
@@ -48,7 +59,10 @@ describe('what the engines say about their pages', () => {
         for (let p = 0; p < cap.inspector.pages; p++) {
           const d = cap.inspector.page(p);
           if (!d.allocated) continue;
-          expect(g.headerBytes + d.storedBytes + d.slotArrayBytes + d.fragmentedBytes + d.contiguousBytes, `page ${p} after phase ${after}`).toBe(g.pageBytes);
+          expect(
+            g.headerBytes + d.storedBytes + d.slotArrayBytes + d.fragmentedBytes + d.contiguousBytes,
+            `page ${p} after phase ${after}`,
+          ).toBe(g.pageBytes);
           const stored = d.slots.reduce((n, e) => n + e.bytes, 0);
           expect(stored, `page ${p}: entries' bytes`).toBe(d.storedBytes);
           const entries = d.slots.reduce((n, e) => n + (e.count ?? 1), 0);
@@ -176,21 +190,31 @@ describe('the trace', () => {
     expect(all).toMatch(/commit: \d+ old versions? on page/);
   });
 
-  it('narrates reads: a forwarded row read through its stub, the index from root to leaf, a scan\'s extra reads at the stubs', () => {
+  it("narrates reads: a forwarded row read through its stub, the index from root to leaf, a scan's extra reads at the stubs", () => {
     const s = spec('ase-dol');
-    s.workload = [...growWorkload(60).slice(0, 2), { op: 'select', rows: { kind: 'all' }, order: { kind: 'sequential' }, via: 'index', index: 't_pk', repeat: 1 }, { op: 'select', rows: { kind: 'all' }, order: { kind: 'sequential' }, via: 'scan', repeat: 1 }];
+    s.workload = [
+      ...growWorkload(60).slice(0, 2),
+      { op: 'select', rows: { kind: 'all' }, order: { kind: 'sequential' }, via: 'index', index: 't_pk', repeat: 1 },
+      { op: 'select', rows: { kind: 'all' }, order: { kind: 'sequential' }, via: 'scan', repeat: 1 },
+    ];
     const t = traceRun(s, { steps: 100_000 });
     const reads = t.steps.filter((st) => st.op === 'select');
     expect(reads).toHaveLength(60);
     const fwd = reads.find((st) => st.events.some((e) => e.op === 'read' && e.forwarded))!;
     const e = fwd.events.find((x): x is Extract<HeapEvent, { op: 'read' }> => x.op === 'read')!;
     expect(fwd.text).toMatch(/^read index t_pk from its root to the leaf: \d+ pages?/);
-    expect(fwd.text).toContain(`read row ${e.row}: page ${e.pages[0]} holds only its stub → page ${e.pages[1]}, where the forwarded row lives: 2 data page reads`);
+    expect(fwd.text).toContain(
+      `read row ${e.row}: page ${e.pages[0]} holds only its stub → page ${e.pages[1]}, where the forwarded row lives: 2 data page reads`,
+    );
     // The step draws both pages it read.
     expect(fwd.pages.map((p) => p.page)).toEqual(e.pages);
     const scan = t.steps.find((st) => st.op === 'scan')!;
     const forwarded = runStorage(s).phases[1]!.metrics.forwarded_rows;
-    expect(scan.text).toMatch(new RegExp(`table scan: the table's \\d+ pages read, and ${forwarded} forwarded rows read at their stubs: ${forwarded} page reads more`));
+    expect(scan.text).toMatch(
+      new RegExp(
+        `table scan: the table's \\d+ pages read, and ${forwarded} forwarded rows read at their stubs: ${forwarded} page reads more`,
+      ),
+    );
   });
 
   it('narrates PostgreSQL reads: dead versions an index scan visits once, then not again after they are marked LP_DEAD', () => {
@@ -200,8 +224,14 @@ describe('the trace', () => {
     const read = { op: 'select', rows: { kind: 'all' }, order: { kind: 'sequential' }, via: 'index', index: 't_pk', repeat: 1 } as const;
     s.workload = [...growWorkload(60).slice(0, 2), read, read];
     const t = traceRun(s, { steps: 100_000 });
-    const phase3 = t.steps.filter((st) => st.phase === 3).map((st) => st.text).join('\n');
-    const phase4 = t.steps.filter((st) => st.phase === 4).map((st) => st.text).join('\n');
+    const phase3 = t.steps
+      .filter((st) => st.phase === 3)
+      .map((st) => st.text)
+      .join('\n');
+    const phase4 = t.steps
+      .filter((st) => st.phase === 4)
+      .map((st) => st.text)
+      .join('\n');
     expect(phase3).toMatch(/first 1 dead version its index entries still point to .*LP_DEAD/);
     expect(phase4).not.toMatch(/dead version/);
   });
@@ -237,7 +267,13 @@ describe('the trace', () => {
     const wrong = events.map((e, k) => (k === i ? { ...e, toPage: (e as { toPage: number }).toPage + 1 } : e)) as HeapEvent[];
     // The forwarded row may be moved home by the reorg: check the state before it.
     const before = captureAfter(s, 2).inspector;
-    const upTo = (evs: HeapEvent[]) => evs.slice(0, evs.findIndex((e) => e.op === 'reorg-row' || e.op === 'compact' && false) < 0 ? evs.length : evs.findIndex((e) => e.op === 'reorg-row'));
+    const upTo = (evs: HeapEvent[]) =>
+      evs.slice(
+        0,
+        evs.findIndex((e) => e.op === 'reorg-row' || (e.op === 'compact' && false)) < 0
+          ? evs.length
+          : evs.findIndex((e) => e.op === 'reorg-row'),
+      );
     expect(compareReplay(replayEvents(upTo(events)), before)).toEqual([]);
     expect(compareReplay(replayEvents(upTo(wrong)), before).length).toBeGreaterThan(0);
     const lost = events.filter((_, k) => k !== events.findIndex((e) => e.op === 'insert' && e.row === 3));

@@ -35,7 +35,15 @@ function rulesFor(type: string, options: { unique?: boolean; deduplicate_items?:
 /** A build over `n` rows whose keys are key(row), sorted by (key, row); heap blocks of 185 rows, TIDs in row order. */
 function source(n: number, key: (row: number) => number, tupleBytes = 16): BuildSource & { order: Int32Array } {
   const order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => key(a) - key(b) || a - b);
-  return { order, rowAt: (k) => order[k]!, key: (_c, r) => key(r), block: (r) => Math.floor(r / 185), seq: (r) => r, tupleBytes: () => tupleBytes, pivotBytes: () => tupleBytes };
+  return {
+    order,
+    rowAt: (k) => order[k]!,
+    key: (_c, r) => key(r),
+    block: (r) => Math.floor(r / 185),
+    seq: (r) => r,
+    tupleBytes: () => tupleBytes,
+    pivotBytes: () => tupleBytes,
+  };
 }
 
 const never = { deletable: () => false };
@@ -85,7 +93,8 @@ describe('nbtree: the numbers it lives by (8k pages)', () => {
   });
 
   it('deduplication: on for equalimage types (date, int, text, uuid …), off for numeric, real and double precision, and with deduplicate_items = off', () => {
-    for (const t of ['date', 'int', 'bigint', 'varchar(20)', 'uuid', 'boolean', 'timestamptz', 'money', 'char(4)', 'bytea']) expect({ t, dedup: rulesFor(t).dedup }).toEqual({ t, dedup: true });
+    for (const t of ['date', 'int', 'bigint', 'varchar(20)', 'uuid', 'boolean', 'timestamptz', 'money', 'char(4)', 'bytea'])
+      expect({ t, dedup: rulesFor(t).dedup }).toEqual({ t, dedup: true });
     for (const t of ['numeric(10,2)', 'real', 'double precision']) expect({ t, dedup: rulesFor(t).dedup }).toEqual({ t, dedup: false });
     expect(rulesFor('date', { deduplicate_items: false }).dedup).toBe(false);
   });
@@ -151,8 +160,11 @@ describe('nbtree: inserts, deduplication passes and splits', () => {
     const src = source(n, (r) => (r < 3000 ? 0 : 1));
     const nb = new NbtreeIndex(1, rulesFor('boolean'), never);
     nb.build(n, src);
-    for (let i = 0; i < 3000; i++) nb.insert(Float64Array.of(0), (i * 7919) % 3000, 100 + Math.floor(i / 100), n + i, 16, 16, InsertKind.Unchanged);
-    const filled = (nb as unknown as { leaves: unknown[] }).leaves.map((_, i) => i).filter((i) => tuples(nb, i).join(',') === '222,222,222,222,222,219');
+    for (let i = 0; i < 3000; i++)
+      nb.insert(Float64Array.of(0), (i * 7919) % 3000, 100 + Math.floor(i / 100), n + i, 16, 16, InsertKind.Unchanged);
+    const filled = (nb as unknown as { leaves: unknown[] }).leaves
+      .map((_, i) => i)
+      .filter((i) => tuples(nb, i).join(',') === '222,222,222,222,222,219');
     expect(filled.length).toBeGreaterThanOrEqual(1);
     for (const i of filled) expect(freeSpace(nb, i)).toBe(0);
   });
@@ -168,7 +180,8 @@ describe('nbtree: inserts, deduplication passes and splits', () => {
     for (let i = 3; i < last; i++) expect(Math.abs(freeSpace(nb, i) - 819)).toBeLessThanOrEqual(24);
     const before = nb.liveLeaves();
     // Keys between the first leaf's: it fills and splits evenly (both halves about half empty).
-    for (let i = 0; nb.liveLeaves() === before; i++) nb.insert(Float64Array.of(5 + i * 0.01), 10_000 + i, 200, 10_000 + i, 16, 16, InsertKind.Insert);
+    for (let i = 0; nb.liveLeaves() === before; i++)
+      nb.insert(Float64Array.of(5 + i * 0.01), 10_000 + i, 200, 10_000 + i, 16, 16, InsertKind.Insert);
     const a = freeSpace(nb, 0);
     const b = freeSpace(nb, 1);
     expect(Math.abs(a - b)).toBeLessThanOrEqual(40);
@@ -184,29 +197,52 @@ describe('nbtree: bottom-up deletion visits at most 6 heap blocks and stops as h
    */
   function firstPass(blockOf: (row: number) => number, deadOld: (row: number) => boolean): { passes: number; deleted: number } {
     const n = 360;
-    const src: BuildSource = { rowAt: (k) => k, key: (_c, r) => r, block: blockOf, seq: (r) => r, tupleBytes: () => 16, pivotBytes: () => 16 };
+    const src: BuildSource = {
+      rowAt: (k) => k,
+      key: (_c, r) => r,
+      block: blockOf,
+      seq: (r) => r,
+      tupleBytes: () => 16,
+      pivotBytes: () => 16,
+    };
     const versions = { deletable: (row: number, seq: number) => seq < 100_000 && deadOld(row) };
     const nb = new NbtreeIndex(1, rulesFor('int'), versions);
     nb.build(n, src);
-    for (let i = 0; i < n && nb.bottomUpPasses === 0; i++) nb.insert(Float64Array.of(i), i, 1000 + Math.floor(i / 5), 100_000 + i, 16, 16, InsertKind.Unchanged);
+    for (let i = 0; i < n && nb.bottomUpPasses === 0; i++)
+      nb.insert(Float64Array.of(i), i, 1000 + Math.floor(i / 5), 100_000 + i, 16, 16, InsertKind.Unchanged);
     return { passes: nb.bottomUpPasses, deleted: nb.bottomUpDeleted };
   }
 
   it('contiguous blocks are favorable: the target (512 bytes) is met in the sixth block, 5 TIDs of 20 bytes a block: 30 TIDs', () => {
-    expect(firstPass((r) => Math.floor(r / 5), () => true)).toEqual({ passes: 1, deleted: 30 });
+    expect(
+      firstPass(
+        (r) => Math.floor(r / 5),
+        () => true,
+      ),
+    ).toEqual({ passes: 1, deleted: 30 });
   });
 
   it('blocks 5 apart are not: the target halves before the second and third block (256, 128): 3 blocks, 15 TIDs', () => {
-    expect(firstPass((r) => 5 * Math.floor(r / 5), () => true)).toEqual({ passes: 1, deleted: 15 });
+    expect(
+      firstPass(
+        (r) => 5 * Math.floor(r / 5),
+        () => true,
+      ),
+    ).toEqual({ passes: 1, deleted: 15 });
   });
 
   it('a first block with nothing dead ends the pass, whatever dead TIDs other blocks hold', () => {
-    expect(firstPass((r) => Math.floor(r / 5), (r) => r >= 5)).toEqual({ passes: 1, deleted: 0 });
+    expect(
+      firstPass(
+        (r) => Math.floor(r / 5),
+        (r) => r >= 5,
+      ),
+    ).toEqual({ passes: 1, deleted: 0 });
   });
 });
 
 describe('nbtree: VACUUM', () => {
-  it('deletes empty leaves (not the rightmost, not a parent\'s last child with siblings); their pages are reused after the next VACUUM once something was written; the relation never shrinks', () => {
+  it("deletes empty leaves (not the rightmost, not a parent's last child with siblings); their pages are reused after the next VACUUM once something was written; the relation never shrinks", () => {
     const n = 20_000;
     const dead = new Set<number>();
     for (let r = 0; r < 8000; r++) dead.add(r);
@@ -272,7 +308,8 @@ describe('nbtree: how a TID is kept (three words while it can be, else four)', (
   it('the edge values (block 0 and 2^30 − 1, place 0 and 2^31 − 1, both flags) read back as written, and again after a TID that needs four words', () => {
     const dead = new Set<number>([1]);
     const nb = new NbtreeIndex(1, rulesFor('int', { deduplicate_items: false }), { deletable: (row) => dead.has(row) });
-    const put = (row: number, blk: number, seq: number, base = 16, piv = 16) => nb.insert(Float64Array.of(row), row, blk, seq, base, piv, InsertKind.Insert);
+    const put = (row: number, blk: number, seq: number, base = 16, piv = 16) =>
+      nb.insert(Float64Array.of(row), row, blk, seq, base, piv, InsertKind.Insert);
     put(0, 0, 0);
     put(1, MAX_NARROW_BLOCK, MAX_SEQ);
     put(2, MAX_NARROW_BLOCK, 0);
@@ -320,7 +357,16 @@ describe('nbtree: how a TID is kept (three words while it can be, else four)', (
         if (i % 11 === 0) nb.kill(Float64Array.of(row % 500), row);
       }
       nb.vacuum();
-      return { w: view(nb).arena.w, stats: nb.leafStats(), pages: nb.relationPages(), splits: nb.splits, dedup: nb.dedupPasses, bottomUp: nb.bottomUpDeleted, simple: nb.simpleDeleted, tids: tids(nb) };
+      return {
+        w: view(nb).arena.w,
+        stats: nb.leafStats(),
+        pages: nb.relationPages(),
+        splits: nb.splits,
+        dedup: nb.dedupPasses,
+        bottomUp: nb.bottomUpDeleted,
+        simple: nb.simpleDeleted,
+        tids: tids(nb),
+      };
     };
     const narrow = run(false);
     const wide = run(true);
@@ -347,7 +393,10 @@ describe('nbtree: a bottom-up pass while nothing can be deletable', () => {
    * then deduplicate or split. `shortcut` tells the index that nothing is deletable (anyDeletable), else
    * it runs the whole pass.
    */
-  function run(p: { rows: number; keys: number; updates: number; step: number; unique: boolean; dedup: boolean; newRows: boolean }, shortcut: boolean) {
+  function run(
+    p: { rows: number; keys: number; updates: number; step: number; unique: boolean; dedup: boolean; newRows: boolean },
+    shortcut: boolean,
+  ) {
     const versions = shortcut ? { deletable: () => false, anyDeletable: () => false } : { deletable: () => false };
     const nb = new NbtreeIndex(1, rulesFor('int', { unique: p.unique, deduplicate_items: p.dedup }), versions);
     const src = source(p.rows, (r) => r % p.keys);
@@ -357,7 +406,15 @@ describe('nbtree: a bottom-up pass while nothing can be deletable', () => {
       if (p.newRows) nb.insert(Float64Array.of(row % p.keys), p.rows + i, 400 + (i >> 6), p.rows + i, 16, 16, InsertKind.Insert);
       else nb.insert(Float64Array.of(row % p.keys), row, 400 + (i >> 6), p.rows + i, 16, 16, InsertKind.Unchanged);
     }
-    return { tids: leafTids(nb), stats: nb.leafStats(), pages: nb.relationPages(), splits: nb.splits, dedup: nb.dedupPasses, bottomUp: nb.bottomUpPasses, deleted: nb.bottomUpDeleted };
+    return {
+      tids: leafTids(nb),
+      stats: nb.leafStats(),
+      pages: nb.relationPages(),
+      splits: nb.splits,
+      dedup: nb.dedupPasses,
+      bottomUp: nb.bottomUpPasses,
+      deleted: nb.bottomUpDeleted,
+    };
   }
 
   it('leaves every leaf, split and pass as the whole pass does (unique and plain indexes, with and without deduplication)', () => {
@@ -395,7 +452,10 @@ describe('nbtree: a bottom-up pass while nothing can be deletable', () => {
       const versions = shortcut ? { deletable: () => false, anyDeletable: () => false } : { deletable: () => false };
       const nb = new NbtreeIndex(1, rulesFor('int', { unique: true }), versions);
       const n = 1000;
-      nb.build(n, source(n, (r) => r));
+      nb.build(
+        n,
+        source(n, (r) => r),
+      );
       // New rows with ever higher keys fill the rightmost leaf up to its last tuple's room.
       let row = n;
       const last = () => nb.liveLeaves() - 1;
@@ -410,7 +470,12 @@ describe('nbtree: a bottom-up pass while nothing can be deletable', () => {
       }
       const before = { passes: nb.bottomUpPasses, dedup: nb.dedupPasses, splits: nb.splits };
       nb.insert(Float64Array.of(row - 1), row, 101, row, 16, 16, InsertKind.Insert);
-      return { before, after: { passes: nb.bottomUpPasses, dedup: nb.dedupPasses, splits: nb.splits }, stats: nb.leafStats(), tids: leafTids(nb) };
+      return {
+        before,
+        after: { passes: nb.bottomUpPasses, dedup: nb.dedupPasses, splits: nb.splits },
+        stats: nb.leafStats(),
+        tids: leafTids(nb),
+      };
     };
     const fast = once(true, false);
     expect(fast.before.passes).toBe(0);
@@ -422,8 +487,6 @@ describe('nbtree: a bottom-up pass while nothing can be deletable', () => {
     expect(pair.after.dedup).toBe(pair.before.dedup + 1);
     expect(pair).toEqual(once(false, true));
   });
-
-
 });
 
 describe('IndexSet.anyDeletable: false only while no version is deletable', () => {
@@ -432,7 +495,12 @@ describe('IndexSet.anyDeletable: false only while no version is deletable', () =
     const t = table([col('k', 'int', true)], [{ name: 'i', columns: ['k'], unique: true, clustered: false }]);
     const layout = pgLayout(t, pgE);
     const lens = new Uint16Array(4096);
-    const set = new IndexSet(indexGeometries(getFormat('postgres-heap'), t, layout), layout, true, { key: (_c, r) => r, keyIsRowId: () => true, rowPage: (r) => r >> 5, lens: () => lens });
+    const set = new IndexSet(indexGeometries(getFormat('postgres-heap'), t, layout), layout, true, {
+      key: (_c, r) => r,
+      keyIsRowId: () => true,
+      rowPage: (r) => r >> 5,
+      lens: () => lens,
+    });
     const versions: [number, number][] = [];
     const seqOf = (row: number) => (set as unknown as { seqOf(row: number): number }).seqOf(row);
     const insert = (row: number) => {

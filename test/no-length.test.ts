@@ -23,7 +23,11 @@ describe('a large-object column given no length', () => {
       expect(notNull.min).toBe(notNull.schema_max);
       expect(notNull.max).toBe(notNull.schema_max);
       // The same column nullable and every value NULL: the shortest row, which the values above are not.
-      const nulls = runStorage(storage(table([col('id', 'int'), col('b', type, true)]), engine({ format }), [{ op: 'insert', rows: { kind: 'count', n: 50 }, values: { b: { null: 1 } } }])).row_bytes;
+      const nulls = runStorage(
+        storage(table([col('id', 'int'), col('b', type, true)]), engine({ format }), [
+          { op: 'insert', rows: { kind: 'count', n: 50 }, values: { b: { null: 1 } } },
+        ]),
+      ).row_bytes;
       expect(nulls.max).toBeLessThan(notNull.min);
     });
   }
@@ -33,7 +37,13 @@ describe('a large-object column given no length', () => {
     const r = runStorage(
       storage(t, engine({ format: 'sqlserver-heap' }), [
         { op: 'insert', rows: { kind: 'count', n: 200 }, values: { b: { null: 1 } } },
-        { op: 'update', rows: { kind: 'all' }, order: { kind: 'sequential' }, transaction: 'statement', set: { b: { kind: 'null', null: 0 } } },
+        {
+          op: 'update',
+          rows: { kind: 'all' },
+          order: { kind: 'sequential' },
+          transaction: 'statement',
+          set: { b: { kind: 'null', null: 0 } },
+        },
       ]),
     );
     expect(r.row_bytes.min).toBe(r.row_bytes.schema_max);

@@ -12,8 +12,29 @@ const intl = (v: number, decimals = 3): string => v.toLocaleString('en-US', { ma
 describe('groupedNumber', () => {
   it('the cases that decide rounding, grouping and signs, as Intl writes them', () => {
     const cases: [number, number][] = [];
-    for (const v of [0, -0, 1, -1, 999, 1000, -1000, 999_999, 1_000_000, 123_456_789, 2 ** 31, 2 ** 53, 1e21, 1.5e21, -1e22, 1.7976931348623157e308]) cases.push([v, 3]);
-    for (const v of [1.005, 0.125, 9.995, 999.9996, 99.995, -2.5, 2.5, 0.5, -0.5, 0.4, 0.0001, -0.0001, 0.006, 0.0006, 1.5e-7, -1.5e-7, 5e-324, 123456789.987654, 0.045, 1234.5, 1e-3, 0.9999]) {
+    for (const v of [
+      0,
+      -0,
+      1,
+      -1,
+      999,
+      1000,
+      -1000,
+      999_999,
+      1_000_000,
+      123_456_789,
+      2 ** 31,
+      2 ** 53,
+      1e21,
+      1.5e21,
+      -1e22,
+      1.7976931348623157e308,
+    ])
+      cases.push([v, 3]);
+    for (const v of [
+      1.005, 0.125, 9.995, 999.9996, 99.995, -2.5, 2.5, 0.5, -0.5, 0.4, 0.0001, -0.0001, 0.006, 0.0006, 1.5e-7, -1.5e-7, 5e-324,
+      123456789.987654, 0.045, 1234.5, 1e-3, 0.9999,
+    ]) {
       for (const d of [0, 1, 2, 3]) cases.push([v, d]);
     }
     for (const [v, d] of cases) expect(groupedNumber(v, d), `${v} to ${d} decimals`).toBe(intl(v, d));

@@ -36,7 +36,10 @@ function firstNewMap(): Record<string, Record<string, number>> {
     }
     console.log(JSON.stringify(out));
   `;
-  const r = spawnSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   expect(r.stderr).toBe('');
   return JSON.parse(r.stdout) as Record<string, Record<string, number>>;
 }

@@ -2,7 +2,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NULL_LEN } from '../src/layout/table-layout.js';
 import type { StorageSpec } from '../src/config/spec.js';
-import { ORACLE_MIGRATION_STUB_BYTES, oracleGeometry, oracleLayout, oracleNumberBytesOf, oraclePctfreeBytes, oracleRowBytes, oracleSegmentMetadataBlocks } from '../src/formats/oracle.js';
+import {
+  ORACLE_MIGRATION_STUB_BYTES,
+  oracleGeometry,
+  oracleLayout,
+  oracleNumberBytesOf,
+  oraclePctfreeBytes,
+  oracleRowBytes,
+  oracleSegmentMetadataBlocks,
+} from '../src/formats/oracle.js';
 import { getFormat } from '../src/formats/registry.js';
 import { runStorage } from '../src/workload/runner.js';
 import type { StorageEngine } from '../src/heap/engine.js';
@@ -36,24 +44,35 @@ describe('oracle-heap row format [oracle]', () => {
       });
       return row;
     };
-    const t = table([col('id', 'int', true), col('code', 'char(8)', true), col('doc', 'clob', true), col('note', 'varchar2(10)', true), col('body', 'varchar2(2000)', true), col('tail', 'varchar2(300)', true)]);
+    const t = table([
+      col('id', 'int', true),
+      col('code', 'char(8)', true),
+      col('doc', 'clob', true),
+      col('note', 'varchar2(10)', true),
+      col('body', 'varchar2(2000)', true),
+      col('tail', 'varchar2(300)', true),
+    ]);
     const lob = [false, false, true, false, false, false];
     const len = fc.oneof(fc.constant(NULL_LEN), fc.integer({ min: 0, max: 300 }), fc.integer({ min: 3900, max: 4100 }));
     fc.assert(
-      fc.property(fc.array(len, { minLength: 6, maxLength: 6 }), fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }), (values, pinned) => {
-        // Pinned columns (a run never changes them) are laid out with constant bytes; the others (all nullable, so
-        // all varying) keep a length a row.
-        const constant = new Map<number, number>();
-        values.forEach((v, i) => {
-          if (pinned[i]) constant.set(i, v);
-        });
-        const l = oracleLayout(t, oraEngine(), constant);
-        const lens = new Uint16Array(Math.max(1, l.varying.length));
-        l.columns.forEach((c, i) => {
-          if (c.varIndex >= 0) lens[c.varIndex] = values[i]!;
-        });
-        expect(oracleRowBytes(l.ora, lens, 0)).toBe(naive(values, lob));
-      }),
+      fc.property(
+        fc.array(len, { minLength: 6, maxLength: 6 }),
+        fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+        (values, pinned) => {
+          // Pinned columns (a run never changes them) are laid out with constant bytes; the others (all nullable, so
+          // all varying) keep a length a row.
+          const constant = new Map<number, number>();
+          values.forEach((v, i) => {
+            if (pinned[i]) constant.set(i, v);
+          });
+          const l = oracleLayout(t, oraEngine(), constant);
+          const lens = new Uint16Array(Math.max(1, l.varying.length));
+          l.columns.forEach((c, i) => {
+            if (c.varIndex >= 0) lens[c.varIndex] = values[i]!;
+          });
+          expect(oracleRowBytes(l.ora, lens, 0)).toBe(naive(values, lob));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -87,10 +106,22 @@ describe('oracle-heap row format [oracle]', () => {
 
 describe('oracle-heap PCTFREE, migration and chaining', () => {
   const t = table([col('id', 'int'), col('body', 'varchar2(4000)')]);
-  const spec = (pctfree: number, workload: StorageSpec['workload']): StorageSpec => ({ name: 'x', seed: 3, table: t, engine: oraEngine({ pctfree }), workload });
+  const spec = (pctfree: number, workload: StorageSpec['workload']): StorageSpec => ({
+    name: 'x',
+    seed: 3,
+    table: t,
+    engine: oraEngine({ pctfree }),
+    workload,
+  });
   const grow: StorageSpec['workload'] = [
     { op: 'insert', rows: { kind: 'count', n: 5000 }, values: { body: { length: { kind: 'const', value: 50 }, null: 0 } } },
-    { op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'length', dist: { kind: 'const', value: 90 } } } },
+    {
+      op: 'update',
+      rows: { kind: 'all' },
+      order: { kind: 'random' },
+      transaction: 'statement',
+      set: { body: { kind: 'length', dist: { kind: 'const', value: 90 } } },
+    },
   ];
 
   it('PCTFREE keeps room for growth: more PCTFREE, fewer migrated rows, more blocks', () => {
@@ -133,8 +164,21 @@ describe('oracle-heap PCTFREE, migration and chaining', () => {
         table: wide,
         engine: oraEngine({ pctfree: 0, page_size: 2048 }),
         workload: [
-          { op: 'insert', rows: { kind: 'count', n: 3000 }, values: { a: { length: { kind: 'uniform', min: 10, max: 300 }, null: 0 }, b: { length: { kind: 'choice', values: [0, 4000], weights: [97, 3] }, null: 0.5 } } },
-          { op: 'update', rows: { kind: 'percent', pct: 60 }, order: { kind: 'random' }, transaction: 'statement', set: { a: { kind: 'grow', dist: { kind: 'uniform', min: 10, max: 900 } } } },
+          {
+            op: 'insert',
+            rows: { kind: 'count', n: 3000 },
+            values: {
+              a: { length: { kind: 'uniform', min: 10, max: 300 }, null: 0 },
+              b: { length: { kind: 'choice', values: [0, 4000], weights: [97, 3] }, null: 0.5 },
+            },
+          },
+          {
+            op: 'update',
+            rows: { kind: 'percent', pct: 60 },
+            order: { kind: 'random' },
+            transaction: 'statement',
+            set: { a: { kind: 'grow', dist: { kind: 'uniform', min: 10, max: 900 } } },
+          },
           { op: 'delete', rows: { kind: 'percent', pct: 10 }, order: { kind: 'random' }, transaction: 'statement' },
         ],
       },
@@ -160,7 +204,7 @@ describe('oracle-heap segment metadata (assumption: ASSM bitmap spans)', () => {
 });
 
 describe('Oracle block-sizing examples', () => {
-  it('Richard Foote\'s ziggy table (pctfree 0; rownum, mod(rownum, 100), \'Ziggy Stardust\'): 302 rows in the first block, a 24-byte first row, hsiz 0x26e [ORA-FOOTE]', () => {
+  it("Richard Foote's ziggy table (pctfree 0; rownum, mod(rownum, 100), 'Ziggy Stardust'): 302 rows in the first block, a 24-byte first row, hsiz 0x26e [ORA-FOOTE]", () => {
     const t = table([col('id', 'number'), col('code', 'number'), col('name', 'varchar2(42)')]);
     const e = oraEngine({ pctfree: 0 });
     const f = getFormat('oracle-heap');
@@ -177,16 +221,29 @@ describe('Oracle block-sizing examples', () => {
 
   it('Jonathan Lewis: 8,070 bytes for rows at INITRANS 2: three 2,683-byte rows (8,049 + 6 of row directory) a block, not three of 2,690 [ORA-LEWIS]', () => {
     const t = table([col('body', 'varchar2(4000)')]);
-    const fill = (len: number) => runStorage({ name: 'x', seed: 1, table: t, engine: oraEngine({ pctfree: 0, initrans: 2 }), workload: [{ op: 'insert', rows: { kind: 'count', n: 30 }, values: { body: { length: { kind: 'const', value: len }, null: 0 } } }] }).final;
+    const fill = (len: number) =>
+      runStorage({
+        name: 'x',
+        seed: 1,
+        table: t,
+        engine: oraEngine({ pctfree: 0, initrans: 2 }),
+        workload: [{ op: 'insert', rows: { kind: 'count', n: 30 }, values: { body: { length: { kind: 'const', value: len }, null: 0 } } }],
+      }).final;
     expect(oracleRowBytes(oracleLayout(t, oraEngine()).ora, Uint16Array.from([2677]), 0)).toBe(2683);
     expect(fill(2677).pages).toBe(10);
     expect(fill(2684).pages).toBe(15);
   });
 
-  it('NUMBER by value: ROUND((digits + s)/2) + 1 bytes [ORA-NUMBER]; a column\'s workload length is its digits', () => {
+  it("NUMBER by value: ROUND((digits + s)/2) + 1 bytes [ORA-NUMBER]; a column's workload length is its digits", () => {
     expect([0, 1, 99, 100, 101, 123456, -1, -100].map(oracleNumberBytesOf)).toEqual([1, 2, 2, 2, 3, 4, 3, 3]);
     const t = table([col('id', 'int'), col('amount', 'numeric(12,2)')]);
-    const r = runStorage({ name: 'x', seed: 1, table: t, engine: oraEngine(), workload: [{ op: 'insert', rows: { kind: 'count', n: 10 }, values: { id: { length: { kind: 'const', value: 3 }, null: 0 } } }] });
+    const r = runStorage({
+      name: 'x',
+      seed: 1,
+      table: t,
+      engine: oraEngine(),
+      workload: [{ op: 'insert', rows: { kind: 'count', n: 10 }, values: { id: { length: { kind: 'const', value: 3 }, null: 0 } } }],
+    });
     // id: 3 digits → 1 + 2 = 3 bytes (+1 length byte); amount at full precision: 1 + 6 = 7 (+1)
     expect(r.row_bytes.max).toBe(3 + 4 + 8);
   });

@@ -117,8 +117,15 @@ describe('--out at something rowsim did not write', () => {
     if (!asRoot) chmodSync(ro, 0o555);
     else {
       // nobody must be able to load rowsim itself: a checkout below a folder of mode 700 (mktemp -d) is not.
-      const probe = spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(join(ROOT, 'dist', 'cli', 'main.js'))})`], { uid: 65534, gid: 65534, encoding: 'utf8' });
-      expect(probe.status, `user nobody cannot read ${ROOT}: this test runs rowsim as nobody, so the checkout must be readable by others (chmod o+rx its parent folders)`).toBe(0);
+      const probe = spawnSync(
+        process.execPath,
+        ['-e', `require('fs').accessSync(${JSON.stringify(join(ROOT, 'dist', 'cli', 'main.js'))})`],
+        { uid: 65534, gid: 65534, encoding: 'utf8' },
+      );
+      expect(
+        probe.status,
+        `user nobody cannot read ${ROOT}: this test runs rowsim as nobody, so the checkout must be readable by others (chmod o+rx its parent folders)`,
+      ).toBe(0);
     }
     const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'rowsim.js'), 'run', join(dir, 'c.yaml'), '--out', join(ro, 'out')], {
       encoding: 'utf8',
@@ -206,7 +213,11 @@ describe('concurrency and interrupts', () => {
       expect(r.code).toBe(0);
     }
     expect(readdirSync(dir).sort()).toEqual(['c.yaml', 'out']);
-    expect(readdirSync(out).filter((f) => f.startsWith('.')).sort()).toEqual(['.rowsim-output.json']);
+    expect(
+      readdirSync(out)
+        .filter((f) => f.startsWith('.'))
+        .sort(),
+    ).toEqual(['.rowsim-output.json']);
     const res = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { charts: string[] };
     for (const c of res.charts) expect(existsSync(join(out, c))).toBe(true);
     expect(readFileSync(join(out, 'keep.txt'), 'utf8')).toBe('mine');
@@ -223,7 +234,11 @@ describe('concurrency and interrupts', () => {
     const before = snapshot(out);
     // A run long enough to interrupt: many points of a larger table.
     writeFileSync(join(dir, 'big.yaml'), CONFIG('c', 200_000, `[${Array.from({ length: 40 }, (_, i) => 1 + i * 5).join(', ')}]`));
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'rowsim.js'), 'run', join(dir, 'big.yaml'), '--out', out, '--quiet', '--workers', '1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'bin', 'rowsim.js'), 'run', join(dir, 'big.yaml'), '--out', out, '--quiet', '--workers', '1'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
     const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));

@@ -6,7 +6,15 @@
 import { describe, expect, it } from 'vitest';
 import { KINDS, markdownTable, scenarioConfigs, summarise } from '../src/pgcheck/scenarios.js';
 
-const c = (phase: number, metric: string, predicted: number | null, observed: number | null) => ({ phase, label: `phase ${phase}`, metric, predicted, observed, diff: null, diff_pct: null });
+const c = (phase: number, metric: string, predicted: number | null, observed: number | null) => ({
+  phase,
+  label: `phase ${phase}`,
+  metric,
+  predicted,
+  observed,
+  diff: null,
+  diff_pct: null,
+});
 
 describe('pg-scenarios', () => {
   it('the worst error of each kind over the phases, relative to the observation; an unmodelled figure is said so', () => {

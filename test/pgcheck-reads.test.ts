@@ -16,7 +16,9 @@ const SKIP = process.env.ROWSIM_SKIP_PG === '1';
 if (!URL && !SKIP) {
   describe('comparison rules against a live PostgreSQL', () => {
     it('needs a server', () => {
-      throw new Error('ROWSIM_PG_URL is not set: start a throw-away cluster with eval "$(.ci/pg-cluster.sh start)", or set ROWSIM_SKIP_PG=1 to skip the live PostgreSQL tests on purpose');
+      throw new Error(
+        'ROWSIM_PG_URL is not set: start a throw-away cluster with eval "$(.ci/pg-cluster.sh start)", or set ROWSIM_SKIP_PG=1 to skip the live PostgreSQL tests on purpose',
+      );
     });
   });
 }
@@ -58,7 +60,12 @@ describe.skipIf(!URL)('comparison rules against a live PostgreSQL', () => {
     // Enough rows, and fresh statistics, that the planner prefers an index when it can use one.
     for (const [i, c] of COLUMNS.entries()) {
       await client.query(`CREATE TABLE ${schema}.t${i} (c ${c.pgType})`);
-      const value = c.pgType.startsWith('date') || c.pgType.startsWith('timestamp') ? "date '2020-01-01' + g" : c.pgType === 'uuid' ? "('00000000-0000-0000-0000-' || lpad(g::text, 12, '0'))::uuid" : 'g';
+      const value =
+        c.pgType.startsWith('date') || c.pgType.startsWith('timestamp')
+          ? "date '2020-01-01' + g"
+          : c.pgType === 'uuid'
+            ? "('00000000-0000-0000-0000-' || lpad(g::text, 12, '0'))::uuid"
+            : 'g';
       await client.query(`INSERT INTO ${schema}.t${i} SELECT (${value})::${c.pgType} FROM generate_series(1, 20000) g`);
       await client.query(`CREATE INDEX ON ${schema}.t${i} (c)`);
       await client.query(`ANALYZE ${schema}.t${i}`);
@@ -70,7 +77,7 @@ describe.skipIf(!URL)('comparison rules against a live PostgreSQL', () => {
     await client?.end();
   });
 
-  it('the plan of every column type against every parameter type is what postgres-heap\'s rule says', async () => {
+  it("the plan of every column type against every parameter type is what postgres-heap's rule says", async () => {
     const format = getFormat('postgres-heap');
     const mismatches: string[] = [];
     let checked = 0;
@@ -90,7 +97,8 @@ describe.skipIf(!URL)('comparison rules against a live PostgreSQL', () => {
         }
         const predicted = rule.access === 'range-seek' ? 'seek' : rule.access;
         checked++;
-        if (predicted !== server) mismatches.push(`${c.type} = ${p.type}: rowsim says ${predicted} (${rule.expression}), PostgreSQL ${server}`);
+        if (predicted !== server)
+          mismatches.push(`${c.type} = ${p.type}: rowsim says ${predicted} (${rule.expression}), PostgreSQL ${server}`);
       }
     }
     expect(checked).toBe(COLUMNS.length * PARAMETERS.length);

@@ -134,7 +134,9 @@ function start(args: string[], env: NodeJS.ProcessEnv = process.env): Run {
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<Awaited<Run['done']>>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: Date.now() - t0 })));
+  const done = new Promise<Awaited<Run['done']>>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: Date.now() - t0 })),
+  );
   return { child, done };
 }
 
@@ -166,7 +168,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 if ((!URL || !PW_URL) && !SKIP) {
   describe('pg-check safety against a live PostgreSQL', () => {
     it('needs a server with a password role', () => {
-      throw new Error(URL ? PW_HOWTO : 'ROWSIM_PG_URL is not set: start a throw-away cluster with eval "$(.ci/pg-cluster.sh start)", or set ROWSIM_SKIP_PG=1');
+      throw new Error(
+        URL
+          ? PW_HOWTO
+          : 'ROWSIM_PG_URL is not set: start a throw-away cluster with eval "$(.ci/pg-cluster.sh start)", or set ROWSIM_SKIP_PG=1',
+      );
     });
   });
 }
@@ -232,7 +238,9 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
 
     async function expectUntouched(): Promise<void> {
       for (const s of userSchemas) {
-        const r = await client.query(`SELECT count(*)::int AS n, sum(id)::int AS ids, obj_description('"${s}"'::regnamespace, 'pg_namespace') AS c FROM "${s}".keep`);
+        const r = await client.query(
+          `SELECT count(*)::int AS n, sum(id)::int AS ids, obj_description('"${s}"'::regnamespace, 'pg_namespace') AS c FROM "${s}".keep`,
+        );
         expect({ schema: s, ...r.rows[0] }).toEqual({ schema: s, n: 100, ids: 5050, c: comment });
       }
     }
@@ -275,7 +283,9 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
       const r = start(['pg-check', tooManyKeys, '--url', url]);
       const out = await r.done;
       expect(out.code).toBe(2);
-      expect(out.stderr).toMatch(/dupkey\.yaml: unique index dup_pk: expected keys pg-check can make distinct, found id \(smallint\): 233 of its 33,000 values/);
+      expect(out.stderr).toMatch(
+        /dupkey\.yaml: unique index dup_pk: expected keys pg-check can make distinct, found id \(smallint\): 233 of its 33,000 values/,
+      );
       expect(await schemasOf(r.child.pid!)).toEqual([]);
       await expectUntouched();
     });
@@ -287,7 +297,9 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
       expect(out.stderr).not.toMatch(STACK);
       const lines = out.stderr.trimEnd().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toBe(`rowsim pg-check: phase 1 (insert 300 rows), its CREATE INDEX ${LONG}two: the server said: relation "${LONG.slice(0, 63)}" already exists [SQLSTATE 42P07]`);
+      expect(lines[0]).toBe(
+        `rowsim pg-check: phase 1 (insert 300 rows), its CREATE INDEX ${LONG}two: the server said: relation "${LONG.slice(0, 63)}" already exists [SQLSTATE 42P07]`,
+      );
       expect(await schemasOf(r.child.pid!)).toEqual([]);
       await expectUntouched();
     });
@@ -299,7 +311,10 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
       expect(out.stderr).toBe('');
       expect(out.code).toBe(0);
     }
-    const [ra, rb] = [a, b].map((out) => JSON.parse(out.stdout).results[0] as { notes: string[]; comparisons: { phase: number; metric: string; observed: number | null }[] });
+    const [ra, rb] = [a, b].map(
+      (out) =>
+        JSON.parse(out.stdout).results[0] as { notes: string[]; comparisons: { phase: number; metric: string; observed: number | null }[] },
+    );
     expect(ra!.comparisons.length).toBeGreaterThan(0);
     // Pages and update counts of this workload do not depend on the other run. What VACUUM removes does:
     // a run that met the other's snapshot says so.
@@ -333,7 +348,8 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
     const r = start(['pg-check', slow, '--url', `${url}?options=${encodeURIComponent('-c statement_timeout=1000')}`]);
     const schema = await waitForSchema(r);
     // The table follows its schema by a statement or two.
-    for (let i = 0; i < 200 && (await client.query('SELECT to_regclass($1) AS t', [`"${schema.name}".slow_t`])).rows[0].t === null; i++) await sleep(25);
+    for (let i = 0; i < 200 && (await client.query('SELECT to_regclass($1) AS t', [`"${schema.name}".slow_t`])).rows[0].t === null; i++)
+      await sleep(25);
     const locker = await connected(url);
     try {
       // Waits for the load's transaction, then holds the table past the run's timeout; the run's drop waits for it.
@@ -367,7 +383,11 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
       const out = await run(['pg-check', small, '--url', u.href]);
       expect(out.code).toBe(2);
       expect(out.stderr).not.toMatch(STACK);
-      expect(out.stderr).toMatch(new RegExp(`^rowsim pg-check: creating the scratch schema: the server said: permission denied for database ${DB} \\[SQLSTATE 42501\\]\n$`));
+      expect(out.stderr).toMatch(
+        new RegExp(
+          `^rowsim pg-check: creating the scratch schema: the server said: permission denied for database ${DB} \\[SQLSTATE 42501\\]\n$`,
+        ),
+      );
     } finally {
       await admin.query(`DROP ROLE IF EXISTS ${role}`);
     }
@@ -382,7 +402,9 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
     expect(out.stderr).not.toMatch(STACK);
     const lines = out.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^rowsim pg-check: lost the connection to postgres:\/\/\S+: terminating connection due to administrator command; reconnected: dropped its schema "rowsim_check_[0-9a-f]{12}"$/);
+    expect(lines[0]).toMatch(
+      /^rowsim pg-check: lost the connection to postgres:\/\/\S+: terminating connection due to administrator command; reconnected: dropped its schema "rowsim_check_[0-9a-f]{12}"$/,
+    );
     expect(await schemaExists(schema.name)).toBe(false);
   });
 
@@ -401,7 +423,9 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
     it('without a password: fails at once and says where to put one; exit 2', async () => {
       const out = await run(['pg-check', small, '--url', withoutPassword], noPasswordEnv());
       expect(out.code).toBe(2);
-      expect(out.stderr).toContain(`the server asks for a password for user ${role} and the URL gives none: put it in the URL (postgres://${role}:PASSWORD@`);
+      expect(out.stderr).toContain(
+        `the server asks for a password for user ${role} and the URL gives none: put it in the URL (postgres://${role}:PASSWORD@`,
+      );
       expect(out.stderr).toMatch(/\) or in PGPASSWORD\n$/);
       expect(out.stderr).not.toMatch(STACK);
       // The bug this guards against waited for the server's authentication_timeout (60 s).
@@ -472,7 +496,9 @@ describe('pg-check connection messages without a server', () => {
 
   it('redactor masks the password (as written and decoded) anywhere in a message', () => {
     const redact = redactor('postgres://u:p%40ss-word@h/db');
-    expect(redact('failed at postgres://u:p%40ss-word@h/db with p@ss-word and p%40ss-word')).toBe('failed at postgres://u:***@h/db with *** and ***');
+    expect(redact('failed at postgres://u:p%40ss-word@h/db with p@ss-word and p%40ss-word')).toBe(
+      'failed at postgres://u:***@h/db with *** and ***',
+    );
   });
 
   it('isConnectionLost tells a lost connection from an SQL error', () => {

@@ -57,12 +57,20 @@ describe('pg-check select replay without a server', () => {
   - select: { rows: 10, via: rowid }
 `);
 
-  it('an index seek: one SELECT a row by the index\'s leading column, index scans forced (seqscan, bitmap, TID and index-only scans off)', () => {
+  it("an index seek: one SELECT a row by the index's leading column, index scans forced (seqscan, bitmap, TID and index-only scans off)", () => {
     const r = replayOf(s, 1);
     expect(r.model.path).toBe('index');
     expect(r.read(17, '(0,1)')).toEqual({ text: 'SELECT ctid FROM "x"."acct" WHERE "id" = $1', params: [17], expect: { rows: 1 } });
     expect(r.settings).toEqual(REPLAY_SETTINGS);
-    expect(REPLAY_SETTINGS).toMatchObject({ enable_seqscan: 'off', enable_bitmapscan: 'off', enable_tidscan: 'off', enable_indexonlyscan: 'off', enable_indexscan: 'on', max_parallel_workers_per_gather: '0', synchronize_seqscans: 'off' });
+    expect(REPLAY_SETTINGS).toMatchObject({
+      enable_seqscan: 'off',
+      enable_bitmapscan: 'off',
+      enable_tidscan: 'off',
+      enable_indexonlyscan: 'off',
+      enable_indexscan: 'on',
+      max_parallel_workers_per_gather: '0',
+      synchronize_seqscans: 'off',
+    });
     expect(() => r.scan([1], 1, 300)).toThrow(/no table scans/);
   });
 
@@ -70,8 +78,16 @@ describe('pg-check select replay without a server', () => {
     const num = replayOf(s, 2);
     expect(num.model.path).toBe('scan');
     expect(num.cast).toBe('numeric(18,0)');
-    expect(num.scan([5], 1, 300)).toEqual({ text: 'SELECT ctid FROM "x"."acct" WHERE "code" = $1::numeric(18,0)', params: [5], expect: { rows: 1 } });
-    expect(num.scan([5, 9, 5], 2, 300)).toEqual({ text: 'SELECT ctid FROM "x"."acct" WHERE "code" = ANY($1::numeric(18,0)[])', params: [[5, 9, 5]], expect: { rows: 2 } });
+    expect(num.scan([5], 1, 300)).toEqual({
+      text: 'SELECT ctid FROM "x"."acct" WHERE "code" = $1::numeric(18,0)',
+      params: [5],
+      expect: { rows: 1 },
+    });
+    expect(num.scan([5, 9, 5], 2, 300)).toEqual({
+      text: 'SELECT ctid FROM "x"."acct" WHERE "code" = ANY($1::numeric(18,0)[])',
+      params: [[5, 9, 5]],
+      expect: { rows: 2 },
+    });
     // The settings of an index seek: the server's plan decides whether the index can be used.
     expect(num.settings).toEqual(REPLAY_SETTINGS);
     const big = replayOf(s, 3);
@@ -82,16 +98,26 @@ describe('pg-check select replay without a server', () => {
   it('via scan: one count(*) a repetition with every index path off (with a predicate, = ANY over the chosen rows); a row-id fetch: a TID scan', () => {
     const scan = replayOf(s, 4);
     expect(scan.scan([], 300, 300)).toEqual({ text: 'SELECT count(*) AS n FROM "x"."acct"', params: [], expect: { count: 300 } });
-    expect(scan.settings).toMatchObject({ enable_seqscan: 'on', enable_indexscan: 'off', enable_indexonlyscan: 'off', enable_bitmapscan: 'off', enable_tidscan: 'off' });
+    expect(scan.settings).toMatchObject({
+      enable_seqscan: 'on',
+      enable_indexscan: 'off',
+      enable_indexonlyscan: 'off',
+      enable_bitmapscan: 'off',
+      enable_tidscan: 'off',
+    });
     expect(settingChanges(REPLAY_SETTINGS, scan.settings)).toEqual(['SET enable_seqscan = on', 'SET enable_indexscan = off']);
     expect(settingChanges(scan.settings, REPLAY_SETTINGS)).toEqual(['SET enable_seqscan = off', 'SET enable_indexscan = on']);
     expect(replayOf(s, 5).scan([1, 2, 3, 4, 5], 5, 300).text).toBe('SELECT ctid FROM "x"."acct" WHERE "code" = ANY($1::bigint[])');
     const tid = replayOf(s, 6);
-    expect(tid.read(null, '(12,3)')).toEqual({ text: 'SELECT ctid FROM "x"."acct" WHERE ctid = $1::tid', params: ['(12,3)'], expect: { rows: 1 } });
+    expect(tid.read(null, '(12,3)')).toEqual({
+      text: 'SELECT ctid FROM "x"."acct" WHERE ctid = $1::tid',
+      params: ['(12,3)'],
+      expect: { rows: 1 },
+    });
     expect(settingChanges(REPLAY_SETTINGS, tid.settings)).toEqual(['SET enable_tidscan = on']);
   });
 
-  it('the recorded run: each select phase\'s rows in the order the simulation reads them, as many times as it repeats', () => {
+  it("the recorded run: each select phase's rows in the order the simulation reads them, as many times as it repeats", () => {
     const r = acct(`  - insert: { rows: 300, values: { body: { length: 60 } } }
   - select: { rows: 7, order: random, via: index, index: acct_pk, repeat: 3 }
   - select: { rows: 4, order: zipf(1.2), via: rowid }
@@ -122,12 +148,31 @@ describe('pg-check select replay without a server', () => {
     expect(all[0]!.k === 'scan' && all[0]!.rows.length).toBe(300);
   });
 
-  it('the server\'s plan from EXPLAIN (FORMAT JSON): the scan of the table under an Aggregate, an index, a TID scan; a bitmap scan is neither', () => {
-    const seq = serverPlan([{ Plan: { 'Node Type': 'Aggregate', Plans: [{ 'Node Type': 'Seq Scan', 'Relation Name': 'acct', Filter: "((code)::numeric = '5'::numeric)" }] } }], 'acct');
+  it("the server's plan from EXPLAIN (FORMAT JSON): the scan of the table under an Aggregate, an index, a TID scan; a bitmap scan is neither", () => {
+    const seq = serverPlan(
+      [
+        {
+          Plan: {
+            'Node Type': 'Aggregate',
+            Plans: [{ 'Node Type': 'Seq Scan', 'Relation Name': 'acct', Filter: "((code)::numeric = '5'::numeric)" }],
+          },
+        },
+      ],
+      'acct',
+    );
     expect(seq).toEqual({ path: 'scan', text: "Seq Scan on acct (Filter: ((code)::numeric = '5'::numeric))" });
-    const ix = serverPlan([{ Plan: { 'Node Type': 'Index Scan', 'Relation Name': 'acct', 'Index Name': 'acct_code', 'Index Cond': "(code = '5'::bigint)" } }], 'acct');
-    expect(ix).toEqual({ path: 'index', index: 'acct_code', text: "Index Scan using acct_code on acct (Index Cond: (code = '5'::bigint))" });
-    expect(serverPlan([{ Plan: { 'Node Type': 'Tid Scan', 'Relation Name': 'acct', 'TID Cond': "(ctid = '(1,2)'::tid)" } }], 'acct').path).toBe('rowid');
+    const ix = serverPlan(
+      [{ Plan: { 'Node Type': 'Index Scan', 'Relation Name': 'acct', 'Index Name': 'acct_code', 'Index Cond': "(code = '5'::bigint)" } }],
+      'acct',
+    );
+    expect(ix).toEqual({
+      path: 'index',
+      index: 'acct_code',
+      text: "Index Scan using acct_code on acct (Index Cond: (code = '5'::bigint))",
+    });
+    expect(
+      serverPlan([{ Plan: { 'Node Type': 'Tid Scan', 'Relation Name': 'acct', 'TID Cond': "(ctid = '(1,2)'::tid)" } }], 'acct').path,
+    ).toBe('rowid');
     expect(serverPlan([{ Plan: { 'Node Type': 'Bitmap Heap Scan', 'Relation Name': 'acct' } }], 'acct').path).toBe('other');
     expect(serverPlan([{ Plan: { 'Node Type': 'Result' } }], 'acct')).toEqual({ path: 'other', text: 'Result' });
     const model = replayOf(s, 3).model;
@@ -149,7 +194,9 @@ workload:
   - select: { rows: 10, via: index, index: t_code }
 `);
     expect(() => planCheck(nulls)).toThrow(PgCheckError);
-    expect(() => planCheck(nulls)).toThrow(/phase 2 \(select\): pg-check finds each row it reads by the leading column of t_code, code: expected values distinct and not NULL in every row, found code is NULL in \d+ rows/);
+    expect(() => planCheck(nulls)).toThrow(
+      /phase 2 \(select\): pg-check finds each row it reads by the leading column of t_code, code: expected values distinct and not NULL in every row, found code is NULL in \d+ rows/,
+    );
     const repeats = spec(`name: r
 seed: 7
 table:
@@ -163,14 +210,18 @@ workload:
 `);
     expect(() => planCheck(repeats)).toThrow(/flag \(char\(1\)\): 138 of its 200 values are beyond the distinct values/);
     // The same table read through its primary key is fine.
-    expect(() => planCheck({ ...repeats, workload: [repeats.workload[0]!, { ...(repeats.workload[1] as SelectPhase), index: 't_pk' }] })).not.toThrow();
+    expect(() =>
+      planCheck({ ...repeats, workload: [repeats.workload[0]!, { ...(repeats.workload[1] as SelectPhase), index: 't_pk' }] }),
+    ).not.toThrow();
   });
 });
 
 if (!URL && !SKIP) {
   describe('pg-check select phases against a live PostgreSQL', () => {
     it('needs a server', () => {
-      throw new Error('ROWSIM_PG_URL is not set: start a throw-away cluster with eval "$(.ci/pg-cluster.sh start)", or set ROWSIM_SKIP_PG=1 to skip the live PostgreSQL tests on purpose');
+      throw new Error(
+        'ROWSIM_PG_URL is not set: start a throw-away cluster with eval "$(.ci/pg-cluster.sh start)", or set ROWSIM_SKIP_PG=1 to skip the live PostgreSQL tests on purpose',
+      );
     });
   });
 }
@@ -225,7 +276,8 @@ describe.skipIf(!URL)('pg-check select phases against a live PostgreSQL', () => 
     expect(r.notes.join('\n')).not.toMatch(/another session/);
     // Before any update: one heap block and the index's levels a lookup, exactly.
     const clean = phaseFigures(r, 1);
-    for (const m of ['heap_blks_fetched', 'idx_blks_fetched', 'idx_scan', 'idx_tup_fetch', 'dead_versions_visited']) expect({ m, ...po(clean[m]) }).toEqual({ m, predicted: clean[m]!.observed, observed: clean[m]!.observed });
+    for (const m of ['heap_blks_fetched', 'idx_blks_fetched', 'idx_scan', 'idx_tup_fetch', 'dead_versions_visited'])
+      expect({ m, ...po(clean[m]) }).toEqual({ m, predicted: clean[m]!.observed, observed: clean[m]!.observed });
     const [first, second] = [phaseFigures(r, 3), phaseFigures(r, 4)];
     const nonHot = phaseFigures(r, 2).updates!.observed! - phaseFigures(r, 2).hot_updates!.observed!;
     expect(nonHot).toBeGreaterThan(1500);
@@ -237,7 +289,10 @@ describe.skipIf(!URL)('pg-check select phases against a live PostgreSQL', () => 
     expect(po(second.idx_blks_fetched).observed).toBe(second.idx_blks_fetched!.predicted);
     // A lookup that kills an entry reads its leaf page once more (_bt_killitems re-reads it: the scan
     // dropped its pin): counted by the model too.
-    expect(po(first.idx_blks_fetched)).toEqual({ predicted: second.idx_blks_fetched!.observed! + nonHot, observed: second.idx_blks_fetched!.observed! + nonHot });
+    expect(po(first.idx_blks_fetched)).toEqual({
+      predicted: second.idx_blks_fetched!.observed! + nonHot,
+      observed: second.idx_blks_fetched!.observed! + nonHot,
+    });
     expect(r.plans.map((p) => [p.phase, p.agree, p.observed.startsWith('Index Scan using acct_pk on acct')])).toEqual([
       [1, true, true],
       [3, true, true],
@@ -257,7 +312,8 @@ describe.skipIf(!URL)('pg-check select phases against a live PostgreSQL', () => 
     );
     const [before, scan] = [phaseFigures(r, 2), phaseFigures(r, 3)];
     expect(before.dead_tuples!.observed!).toBeGreaterThan(500);
-    for (const m of ['dead_tuples', 'free_bytes', 'live_tuples', 'heap_pages']) expect({ m, ...po(scan[m]) }).toEqual({ m, predicted: scan[m]!.observed, observed: scan[m]!.observed });
+    for (const m of ['dead_tuples', 'free_bytes', 'live_tuples', 'heap_pages'])
+      expect({ m, ...po(scan[m]) }).toEqual({ m, predicted: scan[m]!.observed, observed: scan[m]!.observed });
     expect(scan.dead_tuples!.observed!).toBeLessThan(before.dead_tuples!.observed! / 2);
     // Two scans, every page each.
     expect(po(scan.heap_blks_fetched)).toEqual({ predicted: 2 * scan.heap_pages!.observed!, observed: 2 * scan.heap_pages!.observed! });
@@ -289,11 +345,12 @@ describe.skipIf(!URL)('pg-check select phases against a live PostgreSQL', () => 
     expect(po(one.seq_scan)).toEqual({ predicted: 3, observed: 3 });
     expect(po(five.heap_blks_fetched)).toEqual({ predicted: pages, observed: pages });
     expect(po(five.seq_tup_read)).toEqual({ predicted: 3000, observed: 3000 });
-    for (const m of ['heap_blks_fetched', 'idx_blks_fetched', 'idx_scan', 'idx_tup_fetch']) expect({ m, ...po(seek[m]) }).toEqual({ m, predicted: seek[m]!.observed, observed: seek[m]!.observed });
+    for (const m of ['heap_blks_fetched', 'idx_blks_fetched', 'idx_scan', 'idx_tup_fetch'])
+      expect({ m, ...po(seek[m]) }).toEqual({ m, predicted: seek[m]!.observed, observed: seek[m]!.observed });
     expect(seek.heap_blks_fetched!.observed).toBe(50);
   });
 
-  it('a row-id fetch is a TID scan of the ctid the row\'s UPDATE returned: one heap block a row, no index, nothing pruned; with a cache only the totals are compared', async () => {
+  it("a row-id fetch is a TID scan of the ctid the row's UPDATE returned: one heap block a row, no index, nothing pruned; with a cache only the totals are compared", async () => {
     const r = await pgCheck(
       client,
       acct(
@@ -315,10 +372,12 @@ describe.skipIf(!URL)('pg-check select phases against a live PostgreSQL', () => 
     // The split: the model's cache starts empty; the server's holds the pages the replay wrote.
     expect(tid.heap_blks_read!.predicted! + tid.heap_blks_hit!.predicted!).toBe(1000);
     expect(tid.heap_blks_read!.predicted!).toBeGreaterThan(0);
-    expect(r.notes.join('\n')).toMatch(/the config reads through a cache of 1,000 pages \(clock\); the server's shared_buffers holds [\d,]+ pages \(not the same size\).*only heap_blks_fetched and idx_blks_fetched \(read \+ hit\) check the model/);
+    expect(r.notes.join('\n')).toMatch(
+      /the config reads through a cache of 1,000 pages \(clock\); the server's shared_buffers holds [\d,]+ pages \(not the same size\).*only heap_blks_fetched and idx_blks_fetched \(read \+ hit\) check the model/,
+    );
   });
 
-  it('a dead version\'s visit prunes the page the old version is on; an index scan kills the entries of its own index only', async () => {
+  it("a dead version's visit prunes the page the old version is on; an index scan kills the entries of its own index only", async () => {
     const moved = await pgCheck(
       client,
       acct(`  - insert: { rows: 3000, values: { body: { length: 60 } } }
@@ -341,7 +400,7 @@ describe.skipIf(!URL)('pg-check select phases against a live PostgreSQL', () => 
     expect(po(byCode.dead_versions_visited)).toEqual({ predicted: 40, observed: 40 });
   });
 
-  it('a full unique index deduplicates a row\'s versions into a posting list no lookup can kill; per-row updates let bottom-up deletion remove dead entries first: both as predicted', async () => {
+  it("a full unique index deduplicates a row's versions into a posting list no lookup can kill; per-row updates let bottom-up deletion remove dead entries first: both as predicted", async () => {
     const table = (name: string, transaction: string) =>
       spec(`name: ${name}
 seed: 42

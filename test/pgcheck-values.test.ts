@@ -65,7 +65,10 @@ function send(s: StorageSpec): Sent {
     }
     all[ci]!.push(v);
     const bytes = pgDataBytes(cols[ci]!, v);
-    if (bytes !== len) problems.push(`${what} ${cols[ci]!.name} (${cols[ci]!.type.sql}): ${JSON.stringify(Buffer.isBuffer(v) ? v.toString('hex') : v)} takes ${bytes}, the simulation ${len === NULL_LEN ? 'NULL' : len}`);
+    if (bytes !== len)
+      problems.push(
+        `${what} ${cols[ci]!.name} (${cols[ci]!.type.sql}): ${JSON.stringify(Buffer.isBuffer(v) ? v.toString('hex') : v)} takes ${bytes}, the simulation ${len === NULL_LEN ? 'NULL' : len}`,
+      );
   };
   for (const op of ops) {
     if (op.k === 'phase') phase = op.index;
@@ -134,18 +137,36 @@ const column = fc.record({
   type: fc.constantFrom(...TYPES),
   nullable: fc.boolean(),
   nullShare: fc.constantFrom(0, 0.1, 0.5, 1),
-  length: fc.oneof(fc.constant('0'), fc.constant('1'), fc.constant('{ uniform: [0, 6] }'), fc.constant('{ uniform: [2, 60] }'), fc.constant('{ uniform: [100, 300] }')),
+  length: fc.oneof(
+    fc.constant('0'),
+    fc.constant('1'),
+    fc.constant('{ uniform: [0, 6] }'),
+    fc.constant('{ uniform: [2, 60] }'),
+    fc.constant('{ uniform: [100, 300] }'),
+  ),
   set: fc.constantFrom('changed', 'length', 'grow', 'null'),
   compressibility: fc.constantFrom(0, 0, 0.5, 0.95),
 });
 const COMPRESSIBLE = /^(varchar|text|bytea|varbinary|char|binary)/;
 
-function workloadYaml(cols: fc.RecordValue<typeof column>[], encoding: string, share: number, rows: number, updates: { cols: number[]; order: string; txn: string; pct: number }[], widths = ''): string {
+function workloadYaml(
+  cols: fc.RecordValue<typeof column>[],
+  encoding: string,
+  share: number,
+  rows: number,
+  updates: { cols: number[]; order: string; txn: string; pct: number }[],
+  widths = '',
+): string {
   const defs = cols.map((c, i) => `    - { name: c${i}, type: "${c.type}"${c.nullable ? ', null: true' : ''} }`);
-  const comp = (c: fc.RecordValue<typeof column>) => (c.compressibility > 0 && COMPRESSIBLE.test(c.type) ? `compressibility: ${c.compressibility}` : '');
+  const comp = (c: fc.RecordValue<typeof column>) =>
+    c.compressibility > 0 && COMPRESSIBLE.test(c.type) ? `compressibility: ${c.compressibility}` : '';
   const values = cols
     .map((c, i) => {
-      const parts = [VARIABLE.test(c.type) ? `length: ${c.length}` : '', c.nullable && c.nullShare > 0 ? `null: ${c.nullShare}` : '', comp(c)].filter(Boolean);
+      const parts = [
+        VARIABLE.test(c.type) ? `length: ${c.length}` : '',
+        c.nullable && c.nullShare > 0 ? `null: ${c.nullShare}` : '',
+        comp(c),
+      ].filter(Boolean);
       return parts.length ? `c${i}: { ${parts.join(', ')} }` : '';
     })
     .filter(Boolean);
@@ -155,7 +176,9 @@ function workloadYaml(cols: fc.RecordValue<typeof column>[], encoding: string, s
     if (c.set === 'null') return c.nullable ? `c${i}: { null: 0.5 }` : `c${i}: changed`;
     return `c${i}: { ${c.set}: ${c.length}${c.nullable ? ', null: 0.2' : ''}${comp(c) ? `, ${comp(c)}` : ''} }`;
   };
-  const phases = updates.map((u) => `  - update: { rows: ${u.pct}%, order: ${u.order}, transaction: ${u.txn}, set: { ${u.cols.map(setOf).join(', ')} } }`);
+  const phases = updates.map(
+    (u) => `  - update: { rows: ${u.pct}%, order: ${u.order}, transaction: ${u.txn}, set: { ${u.cols.map(setOf).join(', ')} } }`,
+  );
   return `name: prop
 seed: 7
 table:
@@ -181,10 +204,27 @@ describe('pg-check values without a server', () => {
         fc.constantFrom('latin1', 'utf8'),
         fc.constantFrom(0, 0.15, 0.3, 0.5, 1),
         fc.integer({ min: 1, max: 120 }),
-        fc.array(fc.record({ order: fc.constantFrom('random', 'sequential', 'zipf(1.2)'), txn: fc.constantFrom('statement', 'row'), pct: fc.integer({ min: 10, max: 300 }) }), { minLength: 1, maxLength: 4 }),
-        fc.constantFrom('', '', 'multibyte_widths: { 2: 0.1, 3: 0.2, 4: 0.05 }', 'multibyte_widths: { 4: 0.5 }', 'multibyte_widths: { 3: 1 }'),
+        fc.array(
+          fc.record({
+            order: fc.constantFrom('random', 'sequential', 'zipf(1.2)'),
+            txn: fc.constantFrom('statement', 'row'),
+            pct: fc.integer({ min: 10, max: 300 }),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
+        fc.constantFrom(
+          '',
+          '',
+          'multibyte_widths: { 2: 0.1, 3: 0.2, 4: 0.05 }',
+          'multibyte_widths: { 4: 0.5 }',
+          'multibyte_widths: { 3: 1 }',
+        ),
         (cols, encoding, share, rows, ups, widths) => {
-          const updates = ups.map((u, k) => ({ ...u, pct: Math.min(100, u.pct), cols: cols.map((_, i) => i).filter((i) => (i + k) % 2 === 0 || cols.length === 1) }));
+          const updates = ups.map((u, k) => ({
+            ...u,
+            pct: Math.min(100, u.pct),
+            cols: cols.map((_, i) => i).filter((i) => (i + k) % 2 === 0 || cols.length === 1),
+          }));
           const s = spec(workloadYaml(cols, encoding, share, rows, updates, widths));
           const sent = send(s);
           expect(sent.problems.slice(0, 5)).toEqual([]);
@@ -328,7 +368,9 @@ workload:
     expect(amounts.every((a) => /^(\d{4}|\d{8})\.\d\d$/.test(a))).toBe(true);
     expect(new Set(amounts.map((a) => a.length))).toEqual(new Set([7, 11]));
     // fee numeric(10,4): 0 digits is zero, 2 digits take 4 bytes ([1234] after the point: 0.1234), 9 digits 8 bytes (123456.7891).
-    expect(new Set((sent.firstLoad[2]! as string[]).map((f) => f.replace(/[1-9]/g, 'd')))).toEqual(new Set(['0.0000', '0.dddd', 'dddddd.dddd']));
+    expect(new Set((sent.firstLoad[2]! as string[]).map((f) => f.replace(/[1-9]/g, 'd')))).toEqual(
+      new Set(['0.0000', '0.dddd', 'dddddd.dddd']),
+    );
   });
 
   it('refuses keys it cannot make distinct, and notes updates of indexed columns that cannot change', () => {
@@ -356,7 +398,9 @@ workload:
   - update: { rows: 10, set: { code: changed } }
 `);
     const n = send(nullKeys);
-    expect(() => checkAudit(nullKeys.table, n.cols, n.audit, [0], true)).toThrow(/expected a key distinct and not NULL in every row, found code is NULL in \d+ rows/);
+    expect(() => checkAudit(nullKeys.table, n.cols, n.audit, [0], true)).toThrow(
+      /expected a key distinct and not NULL in every row, found code is NULL in \d+ rows/,
+    );
     const notes = checkAudit(nullKeys.table, n.cols, n.audit, [0], false);
     expect(notes.join('\n')).toMatch(/of 10 updates set indexed columns without changing any of their values \(NULL stays NULL/);
   });
@@ -372,14 +416,16 @@ engine: { format: postgres-heap }
 workload:
   - insert: { rows: 2, values: { data: { length: ${length} } } }
 `);
-    const note = /^values of data longer than 65,534 bytes are sent at 65,534 bytes .*toast_pages and toast_index_pages compare a table of shorter values$/;
+    const note =
+      /^values of data longer than 65,534 bytes are sent at 65,534 bytes .*toast_pages and toast_index_pages compare a table of shorter values$/;
     expect(planCheck(blob('1048576')).notes.filter((n) => note.test(n))).toHaveLength(1);
     expect(planCheck(blob('{ uniform: [1000, 70000] }')).notes.filter((n) => note.test(n))).toHaveLength(1);
     expect(planCheck(blob('65534')).notes.filter((n) => note.test(n))).toHaveLength(0);
   });
 
   it('a large-object column a read_lob phase reads is sent whole: its values have the length the model keeps, past 65,534 bytes', () => {
-    const lob = (workload: string) => spec(`name: lob
+    const lob = (workload: string) =>
+      spec(`name: lob
 table:
   name: lob
   columns: [{ name: id, type: int }, { name: data, type: blob }]
@@ -428,7 +474,11 @@ ${workload}`);
         expect(sent.audit.columns.map((a) => a.unchanged)).toEqual(sent.unchangedSeen);
         const nullAgain = NULL_TO_NULL[f];
         if (nullAgain === undefined) {
-          expect({ f, point: point.label, indexedUnchanged: sent.audit.indexedUpdatesUnchanged }).toEqual({ f, point: point.label, indexedUnchanged: 0 });
+          expect({ f, point: point.label, indexedUnchanged: sent.audit.indexedUpdatesUnchanged }).toEqual({
+            f,
+            point: point.label,
+            indexedUnchanged: 0,
+          });
         } else {
           const c = sent.cols.findIndex((col) => col.name === nullAgain);
           expect(sent.audit.indexedUpdatesUnchanged).toBeGreaterThan(0);

@@ -65,7 +65,12 @@ describe('encodePng', () => {
       const canvas = drawing(width, height, '#ffffff');
       const px = canvas.data();
       const reads: number[] = [];
-      const strips = encodeStripsPng((y, rows) => (reads.push(rows), px.subarray(y * width * 4, (y + rows) * width * 4)), width, height, () => Buffer.from('fallback'));
+      const strips = encodeStripsPng(
+        (y, rows) => (reads.push(rows), px.subarray(y * width * 4, (y + rows) * width * 4)),
+        width,
+        height,
+        () => Buffer.from('fallback'),
+      );
       expect(strips.equals(encodePixelsPng(px, width, height, () => Buffer.from('fallback')))).toBe(true);
       expect(strips.equals(encodePng(canvas))).toBe(true);
       expect(reads.reduce((a, b) => a + b, 0)).toBe(height);
@@ -79,27 +84,37 @@ describe('encodePng', () => {
     const canvas = drawing(width, height, '#ffffff');
     const px = Uint8Array.from(canvas.data());
     px[(150 * width + 3) * 4 + 3] = 0; // row 150, in the third strip
-    const out = encodeStripsPng((y, rows) => px.subarray(y * width * 4, (y + rows) * width * 4), width, height, () => Buffer.from('fallback'));
+    const out = encodeStripsPng(
+      (y, rows) => px.subarray(y * width * 4, (y + rows) * width * 4),
+      width,
+      height,
+      () => Buffer.from('fallback'),
+    );
     expect(out.toString()).toBe('fallback');
   });
 
   it('random opaque pixels of any size: decoded, the same; rows a pixel (word) at a time and a byte at a time write the same file', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 70 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (width, height, seed) => {
-        let x = seed;
-        const n = width * height * 4;
-        // Pixels at a 4-byte boundary (word at a time) and the same one byte further on (byte at a time).
-        const store = new Uint8Array(n + 1);
-        for (let i = 0; i < n; i++) store[i + 1] = (i & 3) === 3 ? 255 : ((x = (x * 1103515245 + 12345) >>> 0) >>> 16) & 0xff;
-        const aligned = Uint8Array.from(store.subarray(1));
-        const shifted = store.subarray(1);
-        expect(shifted.byteOffset % 4).toBe(1);
-        const fallback = () => Buffer.from('fallback');
-        const file = encodePixelsPng(aligned, width, height, fallback);
-        expect(encodePixelsPng(shifted, width, height, fallback).equals(file)).toBe(true);
-        const back = await pixels(file);
-        expect(back.data.equals(Buffer.from(aligned))).toBe(true);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 70 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        async (width, height, seed) => {
+          let x = seed;
+          const n = width * height * 4;
+          // Pixels at a 4-byte boundary (word at a time) and the same one byte further on (byte at a time).
+          const store = new Uint8Array(n + 1);
+          for (let i = 0; i < n; i++) store[i + 1] = (i & 3) === 3 ? 255 : ((x = (x * 1103515245 + 12345) >>> 0) >>> 16) & 0xff;
+          const aligned = Uint8Array.from(store.subarray(1));
+          const shifted = store.subarray(1);
+          expect(shifted.byteOffset % 4).toBe(1);
+          const fallback = () => Buffer.from('fallback');
+          const file = encodePixelsPng(aligned, width, height, fallback);
+          expect(encodePixelsPng(shifted, width, height, fallback).equals(file)).toBe(true);
+          const back = await pixels(file);
+          expect(back.data.equals(Buffer.from(aligned))).toBe(true);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -124,7 +139,7 @@ describe('encodePng', () => {
     expect(encodePng(half).equals(half.toBuffer('image/png'))).toBe(true);
   });
 
-  it('the CRC for a Node.js without zlib.crc32 is zlib\'s: IEND\'s known CRC and random bytes', () => {
+  it("the CRC for a Node.js without zlib.crc32 is zlib's: IEND's known CRC and random bytes", () => {
     expect(crc32Js(Buffer.from('IEND', 'latin1'))).toBe(0xae426082);
     let x = 12345;
     const bytes = Uint8Array.from({ length: 10_000 }, () => ((x = (x * 1103515245 + 12345) >>> 0) >>> 16) & 0xff);

@@ -18,7 +18,8 @@ describe('openPool', () => {
     const pool = openPool({ workers: 2 });
     try {
       const spec = repairmanSpec(5);
-      const batch = (seeds: number[]): Task[] => seeds.map((seed) => ({ kind: 'contention', payload: { spec, buffer_manager: 'lockless', engines: 80, users: 500, seed } }));
+      const batch = (seeds: number[]): Task[] =>
+        seeds.map((seed) => ({ kind: 'contention', payload: { spec, buffer_manager: 'lockless', engines: 80, users: 500, seed } }));
       const seen: number[] = [];
       const a = await pool.run<{ events: number }>(batch([1, 2, 3]), (done, total) => seen.push(done / total));
       const b = await pool.run<{ events: number }>(batch([3, 2, 1]));

@@ -6,7 +6,8 @@ import { PostgresHeap, pgFsmPages, pgVmPages } from '../src/heap/postgres-heap.j
 import { runStorage } from '../src/workload/runner.js';
 import { col, engine, table } from './helpers/spec.js';
 
-const heap = (fillfactor = 100, indexCount = 1) => new PostgresHeap({ geometry: pgGeometry(8192), fillfactor, indexCount, rowCapacity: 1000 });
+const heap = (fillfactor = 100, indexCount = 1) =>
+  new PostgresHeap({ geometry: pgGeometry(8192), fillfactor, indexCount, rowCapacity: 1000 });
 const noIdx = { indexedChanged: false };
 
 describe('postgres-heap MVCC engine', () => {
@@ -35,7 +36,14 @@ describe('postgres-heap MVCC engine', () => {
     h.update(1, 128, 98, { indexedChanged: true });
     expect(h.lastUpdateNewIndexEntries).toBe(true);
     const m = h.metrics();
-    expect(m).toMatchObject({ updates: 2, hot_updates: 1, samepage_nonhot_updates: 1, newpage_updates: 0, dead_tuples: 2, index_entries_added: 1 });
+    expect(m).toMatchObject({
+      updates: 2,
+      hot_updates: 1,
+      samepage_nonhot_updates: 1,
+      newpage_updates: 0,
+      dead_tuples: 2,
+      index_entries_added: 1,
+    });
     h.commit();
     expect(h.checkInvariants()).toEqual([]);
   });
@@ -69,7 +77,13 @@ describe('postgres-heap MVCC engine', () => {
       engine: engine({ format: 'postgres-heap', page_size: 8192, fillfactor: 100 }),
       workload: [
         { op: 'insert', rows: { kind: 'count', n: 5000 }, values: { body: { length: { kind: 'const', value: 50 }, null: 0 } } },
-        { op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'length', dist: { kind: 'const', value: 80 } } } },
+        {
+          op: 'update',
+          rows: { kind: 'all' },
+          order: { kind: 'random' },
+          transaction: 'statement',
+          set: { body: { kind: 'length', dist: { kind: 'const', value: 80 } } },
+        },
         { op: 'reorg', kind: 'vacuum' },
         { op: 'reorg', kind: 'rebuild' },
       ],
@@ -88,7 +102,10 @@ describe('postgres-heap MVCC engine', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 10, max: 100 }),
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 199 }), fc.integer({ min: 24, max: 2000 }), fc.boolean()), { maxLength: 400 }),
+        fc.array(
+          fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 199 }), fc.integer({ min: 24, max: 2000 }), fc.boolean()),
+          { maxLength: 400 },
+        ),
         (ff, ops) => {
           const h = heap(ff);
           for (let r = 0; r < 200; r++) h.insert(r, 64, 40);
@@ -113,12 +130,25 @@ describe('postgres-heap MVCC engine', () => {
   });
 
   it('a fillfactor sweep: lower fillfactor, more HOT updates (public case: 100 → 85 raised HOT from ~64% to ~92%)', () => {
-    const t = table([col('id', 'int'), col('status', 'char(8)'), col('body', 'varchar(400)')], [{ name: 'pk', columns: ['id'], unique: true }]);
+    const t = table(
+      [col('id', 'int'), col('status', 'char(8)'), col('body', 'varchar(400)')],
+      [{ name: 'pk', columns: ['id'], unique: true }],
+    );
     const workload: PhaseSpec[] = [
       { op: 'insert', rows: { kind: 'count', n: 20000 }, values: { body: { length: { kind: 'uniform', min: 80, max: 120 }, null: 0 } } },
-      { op: 'update', rows: { kind: 'count', n: 20000 }, order: { kind: 'random' }, transaction: 'row', set: { status: { kind: 'changed' } } },
+      {
+        op: 'update',
+        rows: { kind: 'count', n: 20000 },
+        order: { kind: 'random' },
+        transaction: 'row',
+        set: { status: { kind: 'changed' } },
+      },
     ];
-    const hot = [100, 85, 70].map((ff) => runStorage({ name: 'f', seed: 9, table: t, engine: engine({ format: 'postgres-heap', page_size: 8192, fillfactor: ff }), workload }).final.hot_updates!);
+    const hot = [100, 85, 70].map(
+      (ff) =>
+        runStorage({ name: 'f', seed: 9, table: t, engine: engine({ format: 'postgres-heap', page_size: 8192, fillfactor: ff }), workload })
+          .final.hot_updates!,
+    );
     expect(hot[0]).toBeLessThan(hot[1]!);
     expect(hot[1]).toBeLessThanOrEqual(hot[2]!);
   });

@@ -67,13 +67,27 @@ function reads(hops: number, cache?: number): ReadResult {
     forwarded_hops: statements * hops,
     chained_piece_reads: 0,
     engine_counters: { forwarded_row_reads: statements * hops },
-    ...(cache !== undefined ? { cache: { pages: 100, policy: 'lru', hits: cache, physical_reads: statements * (4 + hops) - cache, hit_ratio: cache / (statements * (4 + hops)) } } : {}),
+    ...(cache !== undefined
+      ? {
+          cache: {
+            pages: 100,
+            policy: 'lru',
+            hits: cache,
+            physical_reads: statements * (4 + hops) - cache,
+            hit_ratio: cache / (statements * (4 + hops)),
+          },
+        }
+      : {}),
   };
 }
 
 function entry(label: string, phases: ReadResult[]): StorageEntry {
   const real = entriesOf('quickstart.yaml', 50)[0]!;
-  return { ...real, label, phases: phases.map((r, i) => ({ op: 'select', label: `select ${i + 1}`, rows_affected: 100, metrics: real.final, reads: r })) };
+  return {
+    ...real,
+    label,
+    phases: phases.map((r, i) => ({ op: 'select', label: `select ${i + 1}`, rows_affected: 100, metrics: real.final, reads: r })),
+  };
 }
 
 const [INDEX, DATA, HOPS] = [PALETTE[0]!, PALETTE[1]!, PALETTE[2]!];
@@ -87,7 +101,12 @@ describe('which read charts a run writes', () => {
   });
 
   it('without a cache there is no hit-ratio chart; without read phases no read chart at all', () => {
-    const noCache = storageCharts(entriesOf('forwarded-reads.yaml', 2000, [[/^cache: .*\n/m, ''], [/^costs: .*\n/m, '']])).map((c) => c.file);
+    const noCache = storageCharts(
+      entriesOf('forwarded-reads.yaml', 2000, [
+        [/^cache: .*\n/m, ''],
+        [/^costs: .*\n/m, ''],
+      ]),
+    ).map((c) => c.file);
     expect(noCache).toContain('reads.png');
     expect(noCache).not.toContain('reads-hit-ratio.png');
     const none = storageCharts(entriesOf('quickstart.yaml', 2000)).map((c) => c.file);
@@ -130,12 +149,24 @@ describe('what the read charts draw', () => {
     const leftData = await count(png, DATA, 0, 600);
     expect(leftData).toBeGreaterThan(1000);
     // The same bars, stacked on a linear axis, would leave the left phase a sliver: the log axis is what shows it.
-    const linear = renderBarChart({ title: 't', categories: ['a', 'b'], yLabel: 'y', stacked: true, series: [{ label: 'data', values: [1, 401], color: DATA }] });
+    const linear = renderBarChart({
+      title: 't',
+      categories: ['a', 'b'],
+      yLabel: 'y',
+      stacked: true,
+      series: [{ label: 'data', values: [1, 401], color: DATA }],
+    });
     expect(await count(linear, DATA, 0, 600)).toBeLessThan(leftData / 5);
   });
 
   it('a log-axis bar chart starts a decade below its smallest bar', async () => {
-    const png = renderBarChart({ title: 't', categories: ['a', 'b'], yLabel: 'y', yLog: true, series: [{ label: 's', values: [1, 1000], color: DATA }] });
+    const png = renderBarChart({
+      title: 't',
+      categories: ['a', 'b'],
+      yLabel: 'y',
+      yLog: true,
+      series: [{ label: 's', values: [1, 1000], color: DATA }],
+    });
     expect(await count(png, DATA, 0, 600)).toBeGreaterThan(2000);
   });
 

@@ -69,7 +69,7 @@ describe('BufferCache', () => {
       }),
     );
   });
-  it('clock: every hit and miss as PostgreSQL\'s clock sweep with usage counts up to 5 says', () => {
+  it("clock: every hit and miss as PostgreSQL's clock sweep with usage counts up to 5 says", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 20 }), accesses, (pages, seq) => {
         const c = new BufferCache(pages, 'clock');
@@ -89,18 +89,50 @@ describe('BufferCache', () => {
 });
 
 const reading = (phases: PhaseSpec[]) => phases;
-const t = table([col('id', 'int'), col('code', 'varchar(36)'), col('body', 'varchar(600)', true)], [
-  { name: 'pk', columns: ['id'], unique: true, clustered: false },
-  { name: 'by_code', columns: ['code'], unique: false, clustered: false },
-]);
-const load: PhaseSpec = { op: 'insert', rows: { kind: 'count', n: 5000 }, values: { code: { null: 0, length: { kind: 'const', value: 36 } }, body: { null: 0, length: { kind: 'uniform', min: 0, max: 40 } } } };
-const grow: PhaseSpec = { op: 'update', rows: { kind: 'percent', pct: 60 }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'grow', dist: { kind: 'uniform', min: 100, max: 400 } } } };
-const select = (via: 'scan' | 'index' | 'rowid', rows: PhaseSpec extends never ? never : { kind: 'count'; n: number } | { kind: 'all' }, extra: object = {}): PhaseSpec => ({ op: 'select', rows, order: { kind: 'sequential' }, via, repeat: 1, ...(via === 'index' ? { index: 'pk' } : {}), ...extra }) as PhaseSpec;
+const t = table(
+  [col('id', 'int'), col('code', 'varchar(36)'), col('body', 'varchar(600)', true)],
+  [
+    { name: 'pk', columns: ['id'], unique: true, clustered: false },
+    { name: 'by_code', columns: ['code'], unique: false, clustered: false },
+  ],
+);
+const load: PhaseSpec = {
+  op: 'insert',
+  rows: { kind: 'count', n: 5000 },
+  values: { code: { null: 0, length: { kind: 'const', value: 36 } }, body: { null: 0, length: { kind: 'uniform', min: 0, max: 40 } } },
+};
+const grow: PhaseSpec = {
+  op: 'update',
+  rows: { kind: 'percent', pct: 60 },
+  order: { kind: 'random' },
+  transaction: 'statement',
+  set: { body: { kind: 'grow', dist: { kind: 'uniform', min: 100, max: 400 } } },
+};
+const select = (
+  via: 'scan' | 'index' | 'rowid',
+  rows: PhaseSpec extends never ? never : { kind: 'count'; n: number } | { kind: 'all' },
+  extra: object = {},
+): PhaseSpec =>
+  ({
+    op: 'select',
+    rows,
+    order: { kind: 'sequential' },
+    via,
+    repeat: 1,
+    ...(via === 'index' ? { index: 'pk' } : {}),
+    ...extra,
+  }) as PhaseSpec;
 
 describe('what a read reads', () => {
   it('forwarding heaps: a row-id fetch reads two pages for a forwarded row, one otherwise; a scan reads what table_scan_page_reads says', () => {
     for (const format of ['ase-dol', 'sqlserver-heap', 'oracle-heap'] as const) {
-      const r = runStorage(storage(t, engine({ format, exp_row_size: 1 }), reading([load, grow, select('rowid', { kind: 'all' }), select('scan', { kind: 'all' })])));
+      const r = runStorage(
+        storage(
+          t,
+          engine({ format, exp_row_size: 1 }),
+          reading([load, grow, select('rowid', { kind: 'all' }), select('scan', { kind: 'all' })]),
+        ),
+      );
       const before = r.phases[1]!.metrics;
       const fetch = r.phases[2]!.reads!;
       expect(fetch.statements, format).toBe(5000);
@@ -112,11 +144,19 @@ describe('what a read reads', () => {
     }
   });
 
-  it('the engines\' own counters: forwarded_fetch_count (SQL Server), table fetch continued row (Oracle, migrated and chained), forwarded row reads (ASE)', () => {
-    const names = { 'ase-dol': 'forwarded_row_reads', 'sqlserver-heap': 'forwarded_fetch_count', 'oracle-heap': 'table_fetch_continued_row' } as const;
+  it("the engines' own counters: forwarded_fetch_count (SQL Server), table fetch continued row (Oracle, migrated and chained), forwarded row reads (ASE)", () => {
+    const names = {
+      'ase-dol': 'forwarded_row_reads',
+      'sqlserver-heap': 'forwarded_fetch_count',
+      'oracle-heap': 'table_fetch_continued_row',
+    } as const;
     for (const [format, name] of Object.entries(names)) {
-      const r = runStorage(storage(t, engine({ format: format as 'ase-dol', exp_row_size: 1 }), [load, grow, select('rowid', { kind: 'all' })]));
-      expect(r.phases[2]!.reads!.engine_counters[name], format).toBe(r.phases[2]!.reads!.forwarded_hops + r.phases[2]!.reads!.chained_piece_reads);
+      const r = runStorage(
+        storage(t, engine({ format: format as 'ase-dol', exp_row_size: 1 }), [load, grow, select('rowid', { kind: 'all' })]),
+      );
+      expect(r.phases[2]!.reads!.engine_counters[name], format).toBe(
+        r.phases[2]!.reads!.forwarded_hops + r.phases[2]!.reads!.chained_piece_reads,
+      );
       expect(r.phases[2]!.reads!.forwarded_hops, format).toBeGreaterThan(0);
     }
   });
@@ -134,7 +174,9 @@ describe('what a read reads', () => {
     const twice = select('index', { kind: 'all' });
     // The primary key at fillfactor 50: the updates' new entries fit on the leaves, no posting list forms.
     const roomy = table(t.columns, [{ name: 'pk', columns: ['id'], unique: true, clustered: false, fillfactor: 50 }]);
-    const r = runStorage(storage(roomy, pg, [load, grow, twice, twice, { op: 'reorg', kind: 'vacuum' }, grow, { op: 'reorg', kind: 'vacuum' }, twice]));
+    const r = runStorage(
+      storage(roomy, pg, [load, grow, twice, twice, { op: 'reorg', kind: 'vacuum' }, grow, { op: 'reorg', kind: 'vacuum' }, twice]),
+    );
     const first = r.phases[2]!.reads!;
     const second = r.phases[3]!.reads!;
     // Every non-HOT update left an entry on a dead version; the first scan visits each once, on the
@@ -177,7 +219,13 @@ describe('what a read reads', () => {
 
   it('PostgreSQL: a fetch through a HOT chain steps over the heap-only versions not yet pruned', () => {
     const pg = engine({ format: 'postgres-heap', fillfactor: 50 });
-    const small: PhaseSpec = { op: 'update', rows: { kind: 'all' }, order: { kind: 'sequential' }, transaction: 'row', set: { body: { kind: 'length', dist: { kind: 'const', value: 10 } } } };
+    const small: PhaseSpec = {
+      op: 'update',
+      rows: { kind: 'all' },
+      order: { kind: 'sequential' },
+      transaction: 'row',
+      set: { body: { kind: 'length', dist: { kind: 'const', value: 10 } } },
+    };
     const r = runStorage(storage(t, pg, [load, small, small, select('index', { kind: 'all' })]));
     const hot = r.phases[2]!.metrics.hot_updates;
     expect(hot).toBeGreaterThan(0);
@@ -188,7 +236,11 @@ describe('what a read reads', () => {
   it('a buffer cache: hits, physical reads and a ratio per phase; a bigger cache never reads more from disk; costs give an estimate labelled as one', () => {
     const phases = [load, grow, select('index', { kind: 'count', n: 2000 }, { order: { kind: 'random' } })];
     const physical = [50, 200, 1000, 5000].map((pages) => {
-      const spec = { ...storage(t, engine({ format: 'ase-dol' }), phases), cache: { pages, policy: 'lru' as const }, costs: { logical_read_ns: 2000, physical_read_ns: 100_000 } };
+      const spec = {
+        ...storage(t, engine({ format: 'ase-dol' }), phases),
+        cache: { pages, policy: 'lru' as const },
+        costs: { logical_read_ns: 2000, physical_read_ns: 100_000 },
+      };
       const reads = runStorage(spec).phases[2]!.reads!;
       expect(reads.cache!.hits + reads.cache!.physical_reads).toBe(reads.logical_reads);
       expect(reads.estimate_from).toMatch(/^an estimate from the configured costs alone/);
@@ -200,11 +252,24 @@ describe('what a read reads', () => {
 });
 
 describe('comparing a column with a parameter of another type', () => {
-  const rule = (format: 'ase-dol' | 'sqlserver-heap' | 'postgres-heap' | 'oracle-heap', column: string, parameter: string, collation: 'sql' | 'windows' = 'sql') =>
-    getFormat(format).comparison(col('c', column), parseType(parameter), engine({ format, ...(format === 'sqlserver-heap' ? { collation } : {}) }));
+  const rule = (
+    format: 'ase-dol' | 'sqlserver-heap' | 'postgres-heap' | 'oracle-heap',
+    column: string,
+    parameter: string,
+    collation: 'sql' | 'windows' = 'sql',
+  ) =>
+    getFormat(format).comparison(
+      col('c', column),
+      parseType(parameter),
+      engine({ format, ...(format === 'sqlserver-heap' ? { collation } : {}) }),
+    );
 
   it('SQL Server: the lower precedence side is converted; varchar column vs nvarchar: a scan under a SQL collation, a range seek under a Windows one', () => {
-    expect(rule('sqlserver-heap', 'varchar(36)', 'nvarchar(36)')).toMatchObject({ access: 'scan', converted: 'column', expression: 'CONVERT_IMPLICIT(nvarchar(36), c, 0) = @p' });
+    expect(rule('sqlserver-heap', 'varchar(36)', 'nvarchar(36)')).toMatchObject({
+      access: 'scan',
+      converted: 'column',
+      expression: 'CONVERT_IMPLICIT(nvarchar(36), c, 0) = @p',
+    });
     expect(rule('sqlserver-heap', 'varchar(36)', 'nvarchar(36)', 'windows')).toMatchObject({ access: 'range-seek', converted: 'column' });
     expect(rule('sqlserver-heap', 'nvarchar(36)', 'varchar(36)')).toMatchObject({ access: 'seek', converted: 'parameter' });
     expect(rule('sqlserver-heap', 'varchar(36)', 'varchar(10)')).toMatchObject({ access: 'seek', converted: 'none' });
@@ -218,7 +283,11 @@ describe('comparing a column with a parameter of another type', () => {
     expect(rule('postgres-heap', 'int', 'bigint')).toMatchObject({ access: 'seek', converted: 'none' });
     expect(rule('postgres-heap', 'varchar(36)', 'text')).toMatchObject({ access: 'seek' });
     expect(rule('postgres-heap', 'varchar(36)', 'nvarchar(36)')).toMatchObject({ access: 'seek' });
-    expect(rule('postgres-heap', 'int', 'numeric(10,2)')).toMatchObject({ access: 'scan', converted: 'column', expression: '(c)::numeric = $1' });
+    expect(rule('postgres-heap', 'int', 'numeric(10,2)')).toMatchObject({
+      access: 'scan',
+      converted: 'column',
+      expression: '(c)::numeric = $1',
+    });
     expect(rule('postgres-heap', 'int', 'float')).toMatchObject({ access: 'scan', converted: 'column' });
     expect(rule('postgres-heap', 'numeric(10,2)', 'int')).toMatchObject({ access: 'seek', converted: 'parameter' });
     expect(rule('postgres-heap', 'text', 'numeric(10,2)').access).toBe('error');
@@ -226,12 +295,16 @@ describe('comparing a column with a parameter of another type', () => {
   });
 
   it('Oracle: the character side is converted; VARCHAR2 against NVARCHAR2 converts the column', () => {
-    expect(rule('oracle-heap', 'varchar2(36)', 'nvarchar2(36)')).toMatchObject({ access: 'scan', converted: 'column', expression: 'SYS_OP_C2C(c) = :b' });
+    expect(rule('oracle-heap', 'varchar2(36)', 'nvarchar2(36)')).toMatchObject({
+      access: 'scan',
+      converted: 'column',
+      expression: 'SYS_OP_C2C(c) = :b',
+    });
     expect(rule('oracle-heap', 'varchar2(36)', 'number(10,0)')).toMatchObject({ access: 'scan', expression: 'TO_NUMBER(c) = :b' });
     expect(rule('oracle-heap', 'number(10,0)', 'varchar2(10)')).toMatchObject({ access: 'seek', converted: 'parameter' });
   });
 
-  it('ASE: the index is considered when the column\'s type precedes the parameter\'s in the hierarchy: varchar against univarchar is not', () => {
+  it("ASE: the index is considered when the column's type precedes the parameter's in the hierarchy: varchar against univarchar is not", () => {
     expect(rule('ase-dol', 'varchar(36)', 'univarchar(36)')).toMatchObject({ access: 'scan', converted: 'column' });
     expect(rule('ase-dol', 'univarchar(36)', 'varchar(36)')).toMatchObject({ access: 'seek', converted: 'parameter' });
     expect(rule('ase-dol', 'varchar(36)', 'char(36)')).toMatchObject({ access: 'seek', converted: 'none' });
@@ -240,9 +313,24 @@ describe('comparing a column with a parameter of another type', () => {
   });
 
   it('a select whose predicate keeps the index from being sought reads the whole table, and says why', () => {
-    const tt = table([col('id', 'int'), col('code', 'varchar(36)')], [{ name: 'by_code', columns: ['code'], unique: false, clustered: false }]);
-    const base: PhaseSpec = { op: 'insert', rows: { kind: 'count', n: 20000 }, values: { code: { null: 0, length: { kind: 'const', value: 36 } } } };
-    const q = (parameter: string): PhaseSpec => ({ op: 'select', rows: { kind: 'count', n: 1 }, order: { kind: 'random' }, via: 'index', index: 'by_code', predicate: { column: 'code', parameterText: parameter, parameter: parseType(parameter) }, repeat: 1 });
+    const tt = table(
+      [col('id', 'int'), col('code', 'varchar(36)')],
+      [{ name: 'by_code', columns: ['code'], unique: false, clustered: false }],
+    );
+    const base: PhaseSpec = {
+      op: 'insert',
+      rows: { kind: 'count', n: 20000 },
+      values: { code: { null: 0, length: { kind: 'const', value: 36 } } },
+    };
+    const q = (parameter: string): PhaseSpec => ({
+      op: 'select',
+      rows: { kind: 'count', n: 1 },
+      order: { kind: 'random' },
+      via: 'index',
+      index: 'by_code',
+      predicate: { column: 'code', parameterText: parameter, parameter: parseType(parameter) },
+      repeat: 1,
+    });
     const r = runStorage(storage(tt, engine({ format: 'sqlserver-heap' }), [base, q('varchar(36)'), q('nvarchar(36)')]));
     const seek = r.phases[1]!.reads!;
     const scan = r.phases[2]!.reads!;
@@ -273,10 +361,22 @@ describe('large objects read in chunks', () => {
     expect(restart.pages - restart.lookups).toBeGreaterThan(40 * (keep.pages - keep.lookups));
   });
 
-  it('a read_lob phase reads the column\'s values as the table stores them, or as Derby does', () => {
+  it("a read_lob phase reads the column's values as the table stores them, or as Derby does", () => {
     const tl = table([col('id', 'int'), col('doc', 'blob', true)]);
-    const ins: PhaseSpec = { op: 'insert', rows: { kind: 'count', n: 3 }, values: { doc: { null: 0, length: { kind: 'const', value: 1024 * 1024 } } } };
-    const read = (store: 'table' | 'derby', reposition: 'restart' | 'keep'): PhaseSpec => ({ op: 'read_lob', rows: { kind: 'all' }, order: { kind: 'sequential' }, column: 'doc', chunk: 32_000, reposition, store });
+    const ins: PhaseSpec = {
+      op: 'insert',
+      rows: { kind: 'count', n: 3 },
+      values: { doc: { null: 0, length: { kind: 'const', value: 1024 * 1024 } } },
+    };
+    const read = (store: 'table' | 'derby', reposition: 'restart' | 'keep'): PhaseSpec => ({
+      op: 'read_lob',
+      rows: { kind: 'all' },
+      order: { kind: 'sequential' },
+      column: 'doc',
+      chunk: 32_000,
+      reposition,
+      store,
+    });
     const r = runStorage(storage(tl, engine({ format: 'postgres-heap' }), [ins, read('derby', 'restart'), read('table', 'keep')]));
     const derby = r.phases[1]!.reads!.lob!;
     expect(derby.values_read).toBe(3);
@@ -290,10 +390,28 @@ describe('large objects read in chunks', () => {
 describe('reads in the reports', () => {
   it('summary.md: each read phase with its plan, reads a statement and its ratio to the first read phase; the terminal a line each', async () => {
     const { readsMarkdown, readsTerminal } = await import('../src/report/reads.js');
-    const tt = table([col('id', 'int'), col('code', 'varchar(36)')], [{ name: 'by_code', columns: ['code'], unique: false, clustered: false }]);
-    const base: PhaseSpec = { op: 'insert', rows: { kind: 'count', n: 20000 }, values: { code: { null: 0, length: { kind: 'const', value: 36 } } } };
-    const q = (parameter: string): PhaseSpec => ({ op: 'select', rows: { kind: 'count', n: 1 }, order: { kind: 'random' }, via: 'index', index: 'by_code', predicate: { column: 'code', parameterText: parameter, parameter: parseType(parameter) }, repeat: 10 });
-    const spec = { ...storage(tt, engine({ format: 'sqlserver-heap' }), [base, q('varchar(36)'), q('nvarchar(36)')]), costs: { logical_read_ns: 2000, physical_read_ns: 2000 } };
+    const tt = table(
+      [col('id', 'int'), col('code', 'varchar(36)')],
+      [{ name: 'by_code', columns: ['code'], unique: false, clustered: false }],
+    );
+    const base: PhaseSpec = {
+      op: 'insert',
+      rows: { kind: 'count', n: 20000 },
+      values: { code: { null: 0, length: { kind: 'const', value: 36 } } },
+    };
+    const q = (parameter: string): PhaseSpec => ({
+      op: 'select',
+      rows: { kind: 'count', n: 1 },
+      order: { kind: 'random' },
+      via: 'index',
+      index: 'by_code',
+      predicate: { column: 'code', parameterText: parameter, parameter: parseType(parameter) },
+      repeat: 10,
+    });
+    const spec = {
+      ...storage(tt, engine({ format: 'sqlserver-heap' }), [base, q('varchar(36)'), q('nvarchar(36)')]),
+      costs: { logical_read_ns: 2000, physical_read_ns: 2000 },
+    };
     const r = runStorage(spec);
     const entries = [{ label: 'base', phases: r.phases }];
     const md = readsMarkdown(entries);
@@ -302,12 +420,18 @@ describe('reads in the reports', () => {
     expect(md).toContain('## Reads');
     expect(md).toContain(`| ${pages.toLocaleString('en-US')} |`);
     const ratio = pages / seek;
-    expect(md).toContain(ratio >= 100 ? `${Math.round(ratio).toLocaleString('en-US')}×` : ratio >= 10 ? `${ratio.toFixed(1)}×` : `${ratio.toFixed(2)}×`);
-    expect(md).toMatch(/- a table scan instead of a seek on by_code: .*CONVERT_IMPLICIT\(nvarchar\(36\), code, 0\).* \[SS-PREC\]\[SS-COLL\]/);
+    expect(md).toContain(
+      ratio >= 100 ? `${Math.round(ratio).toLocaleString('en-US')}×` : ratio >= 10 ? `${ratio.toFixed(1)}×` : `${ratio.toFixed(2)}×`,
+    );
+    expect(md).toMatch(
+      /- a table scan instead of a seek on by_code: .*CONVERT_IMPLICIT\(nvarchar\(36\), code, 0\).* \[SS-PREC\]\[SS-COLL\]/,
+    );
     expect(md).toContain('estimated ms a statement');
     const lines = readsTerminal(entries);
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toMatch(new RegExp(`${pages.toLocaleString('en-US')} page reads a statement .*the first read phase\\), est\\. [\\d.]+ ms a statement`));
+    expect(lines[1]).toMatch(
+      new RegExp(`${pages.toLocaleString('en-US')} page reads a statement .*the first read phase\\), est\\. [\\d.]+ ms a statement`),
+    );
     expect(readsMarkdown([{ label: 'x', phases: [r.phases[0]!] }])).toBe('');
   });
 });

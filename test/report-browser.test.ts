@@ -68,7 +68,14 @@ describe.skipIf(!browserPresent)(`report.html in a browser${browserPresent ? '' 
   });
 
   it('decodes every image, and every chart of results.json is in the page', async () => {
-    const images = await page.$$eval('img', (imgs) => imgs.map((i) => ({ chart: i.getAttribute('data-chart'), src: i.getAttribute('src')!.slice(0, 22), width: i.naturalWidth, height: i.naturalHeight })));
+    const images = await page.$$eval('img', (imgs) =>
+      imgs.map((i) => ({
+        chart: i.getAttribute('data-chart'),
+        src: i.getAttribute('src')!.slice(0, 22),
+        width: i.naturalWidth,
+        height: i.naturalHeight,
+      })),
+    );
     expect(images.length).toBeGreaterThanOrEqual(results.charts.length);
     for (const img of images) {
       expect(img.src, String(img.chart)).toBe('data:image/png;base64,');
@@ -77,7 +84,9 @@ describe.skipIf(!browserPresent)(`report.html in a browser${browserPresent ? '' 
     }
     expect(new Set(images.map((i) => i.chart))).toEqual(new Set(results.charts));
     // Every page map (one per PNG of one) is a grid of cells.
-    const maps = await page.$$eval('section.pagemap', (s) => s.map((m) => ({ chart: m.getAttribute('data-chart'), cells: m.querySelectorAll('.pm-grid rect.cell').length })));
+    const maps = await page.$$eval('section.pagemap', (s) =>
+      s.map((m) => ({ chart: m.getAttribute('data-chart'), cells: m.querySelectorAll('.pm-grid rect.cell').length })),
+    );
     expect(maps.map((m) => m.chart)).toEqual(results.charts.filter((c) => c.startsWith('charts/pagemap-')));
     for (const m of maps) {
       expect(m.cells).toBeGreaterThan(0);

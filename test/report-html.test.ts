@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { esc, loadGlossary, parseGlossary, renderReportHtml, reportHtmlTemplate, TermMarker, type ReportPageMap } from '../src/report/html.js';
+import {
+  esc,
+  loadGlossary,
+  parseGlossary,
+  renderReportHtml,
+  reportHtmlTemplate,
+  TermMarker,
+  type ReportPageMap,
+} from '../src/report/html.js';
 import { packDrawings, pageMapCells } from '../src/report/report-maps.js';
 import type { PageDrawing } from '../src/mechanism/drawing.js';
 import { REPORT_MAP_CELLS, reportCellPages } from '../src/mechanism/report-pages.js';
@@ -52,18 +60,49 @@ function drawing(page: number): PageDrawing {
     header: [{ label: 'page header', bytes: 44 }],
     slotArray: { name: 'row offset table', entryBytes: 2, at: 'end', firstSlot: 0 },
     words: { stub: 'forwarding stub', forwarded: 'forwarded row' },
-    detail: { page, pages: 3, allocated: true, slots: [{ slot: 0, kind: 'row', row: page * 10, bytes: 100 }], storedBytes: 100, slotArrayBytes: 2, reservedBytes: 0, fragmentedBytes: 0, contiguousBytes: 1900, flags: [] },
+    detail: {
+      page,
+      pages: 3,
+      allocated: true,
+      slots: [{ slot: 0, kind: 'row', row: page * 10, bytes: 100 }],
+      storedBytes: 100,
+      slotArrayBytes: 2,
+      reservedBytes: 0,
+      fragmentedBytes: 0,
+      contiguousBytes: 1900,
+      flags: [],
+    },
     notes: ['</script><script>alert(3)</script>'],
   } as unknown as PageDrawing;
 }
 
 function pageMap(): ReportPageMap {
-  const map = { pages: 3, pagesPerCell: 1, fill: Float32Array.from([0.5, 1, NaN]), stubs: Uint32Array.from([2, 0, 0]), forwardedIn: Uint32Array.from([0, 1, 0]), stubPages: 1, forwardedInPages: 1 };
-  return { chart: 'charts/pagemap-p-final.png', title: 'p<1>: page map final', subtitle: 'after phase 1', ...pageMapCells(map), drawings: packDrawings([drawing(0), drawing(1), drawing(2)]) };
+  const map = {
+    pages: 3,
+    pagesPerCell: 1,
+    fill: Float32Array.from([0.5, 1, NaN]),
+    stubs: Uint32Array.from([2, 0, 0]),
+    forwardedIn: Uint32Array.from([0, 1, 0]),
+    stubPages: 1,
+    forwardedInPages: 1,
+  };
+  return {
+    chart: 'charts/pagemap-p-final.png',
+    title: 'p<1>: page map final',
+    subtitle: 'after phase 1',
+    ...pageMapCells(map),
+    drawings: packDrawings([drawing(0), drawing(1), drawing(2)]),
+  };
 }
 
 function report(): string {
-  return renderReportHtml({ name: 't<script>', markdown: MARKDOWN, charts: CHARTS, readChart: (rel) => PNG(CHARTS.indexOf(rel)), pageMaps: [pageMap()] });
+  return renderReportHtml({
+    name: 't<script>',
+    markdown: MARKDOWN,
+    charts: CHARTS,
+    readChart: (rel) => PNG(CHARTS.indexOf(rel)),
+    pageMaps: [pageMap()],
+  });
 }
 
 /** The text of the page outside its <script> elements (what the HTML parser shows as markup). */
@@ -99,7 +138,7 @@ describe('report.html', () => {
     expect(html).not.toMatch(/\bhref="(?!#)/);
   });
 
-  it('inlines every chart once, in the markdown\'s place or under More charts', () => {
+  it("inlines every chart once, in the markdown's place or under More charts", () => {
     const html = report();
     for (const [i, c] of CHARTS.entries()) {
       const imgs = [...html.matchAll(new RegExp(`<img data-chart="${c}" src="data:image/png;base64,([^"]+)"`, 'g'))];
@@ -110,14 +149,20 @@ describe('report.html', () => {
     expect(html.indexOf('id="more-charts"')).toBeLessThan(html.indexOf('data-chart="charts/contention-throughput.png"'));
     // The page map's PNG sits in its clickable map, with the map's cells and drawings.
     expect(html).toMatch(/<section class="pagemap" id="pagemap-0" data-map="0" data-chart="charts\/pagemap-p-final.png">/);
-    expect(html).toContain('<script type="application/json" id="pagemap-0-cells">{"pages":3,"cellPages":1,"fill":[50,100,-1],"stubs":[2,0,0],"forwardedIn":[0,1,0]}</script>');
-    expect(html).toMatch(/<script type="application\/octet-stream" id="pagemap-0-drawings" data-encoding="gzip\+base64\+json">[A-Za-z0-9+/=]+<\/script>/);
+    expect(html).toContain(
+      '<script type="application/json" id="pagemap-0-cells">{"pages":3,"cellPages":1,"fill":[50,100,-1],"stubs":[2,0,0],"forwardedIn":[0,1,0]}</script>',
+    );
+    expect(html).toMatch(
+      /<script type="application\/octet-stream" id="pagemap-0-drawings" data-encoding="gzip\+base64\+json">[A-Za-z0-9+/=]+<\/script>/,
+    );
     expect(html).toContain('function renderPageSvg(');
   });
 
-  it('shows the glossary\'s terms as tooltips on headings and column names', () => {
+  it("shows the glossary's terms as tooltips on headings and column names", () => {
     const html = report();
-    expect(html).toMatch(/<th scope="col" class="num"><abbr class="term" title="forwarded row: a row that lives away from its home page[^"]*">forwarded_rows<\/abbr><\/th>/);
+    expect(html).toMatch(
+      /<th scope="col" class="num"><abbr class="term" title="forwarded row: a row that lives away from its home page[^"]*">forwarded_rows<\/abbr><\/th>/,
+    );
     expect(html).toMatch(/peak <abbr class="term" title="forwarded row: [^"]*">fwd<\/abbr>/);
     expect(html).toMatch(/<abbr class="term" title="HOT \(heap-only tuple\) update: [^"]*">HOT<\/abbr> upd\./);
     // Not in the body text: a tooltip on every word would be noise.
@@ -148,7 +193,7 @@ describe('report.html', () => {
     expect(m.mark('shot')).toBe('shot');
   });
 
-  it('marks a text as every term\'s own expression does: the quick test skips only texts without a term (fast-check, fixed seed)', () => {
+  it("marks a text as every term's own expression does: the quick test skips only texts without a term (fast-check, fixed seed)", () => {
     const m = new TermMarker(loadGlossary());
     const words = loadGlossary().flatMap((t) => t.aliases);
     expect(words.length).toBeGreaterThan(50);
@@ -171,7 +216,7 @@ describe('report.html', () => {
     expect(m.mark('12,345 | 1.5×')).toBe(esc('12,345 | 1.5×'));
   });
 
-  it('lays the page out before its charts: filled, the same bytes; a text holding the hole\'s character is rendered whole instead', () => {
+  it("lays the page out before its charts: filled, the same bytes; a text holding the hole's character is rendered whole instead", () => {
     const input = { name: 't<script>', markdown: MARKDOWN, charts: CHARTS, pageMaps: [pageMap()] };
     const b64 = (rel: string) => Buffer.from(PNG(CHARTS.indexOf(rel))).toString('base64');
     const pieces = reportHtmlTemplate(input)(b64);
@@ -182,11 +227,16 @@ describe('report.html', () => {
     const page = reportHtmlTemplate({ ...input, name: fake, markdown: `${MARKDOWN}\n${fake}\n` })(b64).join('');
     expect(page.split(fake).length).toBe(4); // the title, the header and the text
     for (const rel of CHARTS) expect(page.split(`base64,${b64(rel)}"`).length).toBe(2);
-    expect(page).toBe(renderReportHtml({ ...input, name: fake, markdown: `${MARKDOWN}\n${fake}\n`, readChart: (rel) => PNG(CHARTS.indexOf(rel)) }));
+    expect(page).toBe(
+      renderReportHtml({ ...input, name: fake, markdown: `${MARKDOWN}\n${fake}\n`, readChart: (rel) => PNG(CHARTS.indexOf(rel)) }),
+    );
   });
 
-  it('packs a map\'s drawings: what all share once, each page its own fields', () => {
-    const packed = JSON.parse(gunzipSync(Buffer.from(packDrawings([drawing(0), null, drawing(2)]), 'base64')).toString('utf8')) as { common: Record<string, unknown>; pages: (Record<string, unknown> | null)[] };
+  it("packs a map's drawings: what all share once, each page its own fields", () => {
+    const packed = JSON.parse(gunzipSync(Buffer.from(packDrawings([drawing(0), null, drawing(2)]), 'base64')).toString('utf8')) as {
+      common: Record<string, unknown>;
+      pages: (Record<string, unknown> | null)[];
+    };
     expect(Object.keys(packed.common).sort()).toEqual(['format', 'header', 'notes', 'pageBytes', 'slotArray', 'title', 'words']);
     expect(packed.pages[1]).toBeNull();
     expect({ ...packed.common, ...packed.pages[2] }).toEqual(drawing(2));
@@ -194,7 +244,15 @@ describe('report.html', () => {
 
   it('puts several pages in a cell for a large table (at most REPORT_MAP_CELLS cells)', () => {
     const pages = REPORT_MAP_CELLS * 3 - 2;
-    const map = { pages, pagesPerCell: 1, fill: new Float32Array(pages).fill(0.5), stubs: new Uint32Array(pages).fill(1), forwardedIn: new Uint32Array(pages), stubPages: pages, forwardedInPages: 0 };
+    const map = {
+      pages,
+      pagesPerCell: 1,
+      fill: new Float32Array(pages).fill(0.5),
+      stubs: new Uint32Array(pages).fill(1),
+      forwardedIn: new Uint32Array(pages),
+      stubPages: pages,
+      forwardedInPages: 0,
+    };
     const cells = pageMapCells(map);
     expect(cells.cellPages).toBe(reportCellPages(pages));
     expect(cells.cellPages).toBe(3);
@@ -203,7 +261,15 @@ describe('report.html', () => {
     expect(cells.stubs[REPORT_MAP_CELLS - 1]).toBe(1); // the last cell holds the last page alone
     expect(cells.fill.every((f) => f === 50)).toBe(true);
     // A map the run already reduced (2 pages a cell) counts each of its cells where its first page falls.
-    const reduced = { pages: REPORT_MAP_CELLS * 4, pagesPerCell: 2, fill: new Float32Array(REPORT_MAP_CELLS * 2).fill(1), stubs: new Uint32Array(REPORT_MAP_CELLS * 2).fill(1), forwardedIn: new Uint32Array(REPORT_MAP_CELLS * 2), stubPages: 0, forwardedInPages: 0 };
+    const reduced = {
+      pages: REPORT_MAP_CELLS * 4,
+      pagesPerCell: 2,
+      fill: new Float32Array(REPORT_MAP_CELLS * 2).fill(1),
+      stubs: new Uint32Array(REPORT_MAP_CELLS * 2).fill(1),
+      forwardedIn: new Uint32Array(REPORT_MAP_CELLS * 2),
+      stubPages: 0,
+      forwardedInPages: 0,
+    };
     const r = pageMapCells(reduced);
     expect(r.cellPages).toBe(4);
     expect(r.stubs).toHaveLength(REPORT_MAP_CELLS);

@@ -10,7 +10,21 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/cli.js';
 
 /** Objects whose keys are names the config or the table chose, not keys results.md defines. */
-const NAMED_BY_THE_USER = new Set(['region', 'collapsed_cells', 'bimodal_cells', 'lockless_collapsed_cells', 'by_index', 'levels', 'nonleaf_by_index', 'index_entry_bytes', 'params', 'values', 'replaced', 'sources', 'by_kind']);
+const NAMED_BY_THE_USER = new Set([
+  'region',
+  'collapsed_cells',
+  'bimodal_cells',
+  'lockless_collapsed_cells',
+  'by_index',
+  'levels',
+  'nonleaf_by_index',
+  'index_entry_bytes',
+  'params',
+  'values',
+  'replaced',
+  'sources',
+  'by_kind',
+]);
 
 /** Every key of `value` (at most `depth` objects deep), as `path.to.key`, except under NAMED_BY_THE_USER. */
 export function keysOf(value: unknown, path = '', depth = 8): { key: string; path: string }[] {
@@ -26,7 +40,9 @@ export function keysOf(value: unknown, path = '', depth = 8): { key: string; pat
 export function undefinedKeys(keys: { key: string; path: string }[], doc: string): string[] {
   // Code spans line by line, fenced blocks (whose backticks would pair wrongly) left out.
   const lines = doc.split('\n');
-  const prose = lines.filter((_, i) => lines.slice(0, i + 1).filter((l) => /^\s*```/.test(l)).length % 2 === 0 && !/^\s*```/.test(lines[i]!));
+  const prose = lines.filter(
+    (_, i) => lines.slice(0, i + 1).filter((l) => /^\s*```/.test(l)).length % 2 === 0 && !/^\s*```/.test(lines[i]!),
+  );
   const spans = prose.flatMap((line) => [...line.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
   // … and the keys of the JSON examples in fenced blocks ("key": …).
   const example = lines.filter((l) => !prose.includes(l)).flatMap((l) => [...l.matchAll(/"([A-Za-z0-9_]+)"\s*:/g)].map((m) => m[1]!));
@@ -45,8 +61,10 @@ describe('docs/results.md against what rowsim writes', () => {
     expect(undefinedKeys(keys, doc)).toEqual([]);
   });
 
-  it('the check finds a key the page does not name, and passes the user\'s own names', () => {
+  it("the check finds a key the page does not name, and passes the user's own names", () => {
     const keys = keysOf({ final: { pages: 1, warp_factor: 2, index_pages: { by_index: { my_idx: 3 } } } });
-    expect(undefinedKeys(keys, 'the `final` block: `pages`, `index_pages` `{ total, by_index }`')).toEqual(['warp_factor (at final.warp_factor)']);
+    expect(undefinedKeys(keys, 'the `final` block: `pages`, `index_pages` `{ total, by_index }`')).toEqual([
+      'warp_factor (at final.warp_factor)',
+    ]);
   });
 });

@@ -7,7 +7,10 @@ import { ROOT, rowsim } from './helpers/cli.js';
 describe('rowsim rowsize', () => {
   it('one row per engine format for a CREATE TABLE .sql file; --json; --rows', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rowsim-rowsize-'));
-    writeFileSync(join(dir, 't.sql'), 'CREATE TABLE t (id int NOT NULL, code char(12) NOT NULL, note varchar(100) NULL, PRIMARY KEY (id));');
+    writeFileSync(
+      join(dir, 't.sql'),
+      'CREATE TABLE t (id int NOT NULL, code char(12) NOT NULL, note varchar(100) NULL, PRIMARY KEY (id));',
+    );
     const text = rowsim(['rowsize', join(dir, 't.sql'), '--rows', '10000']);
     expect(text.code).toBe(0);
     for (const f of ['ase-dol', 'ase-apl', 'sqlserver-heap', 'postgres-heap', 'oracle-heap']) expect(text.stdout).toContain(f);
@@ -23,7 +26,9 @@ describe('rowsim rowsize', () => {
   });
 
   it('uuid vs char(35) (the schema of [S-BUNNIES]): char(35) takes about twice the bytes in PostgreSQL', () => {
-    const out = JSON.parse(rowsim(['rowsize', join(ROOT, 'sim-configs', 'uuid-vs-char35.yaml'), '--formats', 'postgres-heap', '--json']).stdout);
+    const out = JSON.parse(
+      rowsim(['rowsize', join(ROOT, 'sim-configs', 'uuid-vs-char35.yaml'), '--formats', 'postgres-heap', '--json']).stdout,
+    );
     const total = (g: string) => out.totals.find((t: { group: string }) => t.group === g).total_bytes;
     expect(out.tables).toHaveLength(6);
     const answer = out.tables.find((t: { name: string }) => t.name === 'uuid.answer').rows[0];
@@ -62,7 +67,12 @@ sweep:
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const res = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8'));
-    expect(res.storage.map((s: { engine: { format: string } }) => s.engine.format)).toEqual(['ase-dol', 'sqlserver-heap', 'postgres-heap', 'oracle-heap']);
+    expect(res.storage.map((s: { engine: { format: string } }) => s.engine.format)).toEqual([
+      'ase-dol',
+      'sqlserver-heap',
+      'postgres-heap',
+      'oracle-heap',
+    ]);
     for (const s of res.storage) {
       expect(s.final.index_pages.total).toBeGreaterThan(0);
       expect(s.final.index_pages.by_index.t_pk).toBe(s.final.index_pages.total);

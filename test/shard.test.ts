@@ -61,7 +61,12 @@ function expectSameFolders(a: string, b: string): void {
 }
 
 /** Run `config` whole and in `n` parts (part k with `workers(k)` threads), merge; both folders. */
-function shardAndMerge(dir: string, config: string, n: number, workers: (k: number) => string): { single: string; merged: string; parts: string[] } {
+function shardAndMerge(
+  dir: string,
+  config: string,
+  n: number,
+  workers: (k: number) => string,
+): { single: string; merged: string; parts: string[] } {
   const single = join(dir, 'single');
   const r = rowsim(['run', config, '--out', single, '--quiet']);
   expect(r.stderr).toBe('');
@@ -92,7 +97,11 @@ describe('rowsim run --shard and rowsim merge', () => {
     expect(names).toEqual(expect.arrayContaining(['results.json', 'summary.md', 'report.html', 'charts/forwarding.png']));
     expect(names.filter((f) => f.startsWith('charts/pagemap-'))).toHaveLength(10);
     // Round robin: points 1 and 4 in part 1, 2 and 5 in part 2, 3 in part 3; each part keeps its page maps.
-    const part = (k: number) => exactParse(readFileSync(join(parts[k - 1]!, 'part.json'), 'utf8')) as { storage: { index: number; charts: string[] }[]; header: { shard: unknown; units: unknown } };
+    const part = (k: number) =>
+      exactParse(readFileSync(join(parts[k - 1]!, 'part.json'), 'utf8')) as {
+        storage: { index: number; charts: string[] }[];
+        header: { shard: unknown; units: unknown };
+      };
     expect(part(1).storage.map((p) => p.index)).toEqual([0, 3]);
     expect(part(2).storage.map((p) => p.index)).toEqual([1, 4]);
     expect(part(3).storage.map((p) => p.index)).toEqual([2]);
@@ -119,7 +128,15 @@ describe('rowsim run --shard and rowsim merge', () => {
     for (const f of merged) expect(readFileSync(join(dir, 'out', 'sharded', f)).equals(readFileSync(join(dir, 'single', f))), f).toBe(true);
     // The single run into the same folder keeps the parts (output folders of their own) and replaces the merge's files.
     expect(rowsim(['run', 'sweep.yaml', '--quiet'], dir).code).toBe(0);
-    expect(readdirSync(join(dir, 'out', 'sharded')).sort()).toEqual(['.rowsim-output.json', 'charts', 'part-1-of-2', 'part-2-of-2', 'report.html', 'results.json', 'summary.md']);
+    expect(readdirSync(join(dir, 'out', 'sharded')).sort()).toEqual([
+      '.rowsim-output.json',
+      'charts',
+      'part-1-of-2',
+      'part-2-of-2',
+      'report.html',
+      'results.json',
+      'summary.md',
+    ]);
   });
 
   it('a contention grid in 3 parts, merged, is byte for byte a single run', () => {
@@ -166,12 +183,21 @@ describe('rowsim merge refuses parts that are not one run whole (exit 2, nothing
   it('a missing part, a part given twice, a part of another config or another N', () => {
     const { dir, parts, config } = setup();
     refused(dir, [parts[0]!, parts[2]!], /expected all 3 parts/, /found no part 2 of 3/, /--shard K\/3/);
-    refused(dir, [parts[0]!, parts[1]!, parts[1]!, parts[2]!], new RegExp(`${relative('/', parts[1]!)}: expected each part once, found part 2 of 3 twice`));
+    refused(
+      dir,
+      [parts[0]!, parts[1]!, parts[1]!, parts[2]!],
+      new RegExp(`${relative('/', parts[1]!)}: expected each part once, found part 2 of 3 twice`),
+    );
     const other = join(dir, 'other.yaml');
     writeFileSync(other, readFileSync(config, 'utf8').replace('seed: 5', 'seed: 6'));
     const foreign = join(dir, 'foreign', 'part-2-of-3');
     expect(rowsim(['run', other, '--shard', '2/3', '--out', foreign, '--quiet']).code).toBe(0);
-    refused(dir, [parts[0]!, foreign, parts[2]!], new RegExp(`foreign/part-2-of-3: expected a part of the same run as .*part-1-of-3`), /another config/);
+    refused(
+      dir,
+      [parts[0]!, foreign, parts[2]!],
+      new RegExp(`foreign/part-2-of-3: expected a part of the same run as .*part-1-of-3`),
+      /another config/,
+    );
     const twoParts = join(dir, 'n2', 'part-2-of-2');
     expect(rowsim(['run', config, '--shard', '2/2', '--out', twoParts, '--quiet']).code).toBe(0);
     refused(dir, [...parts, twoParts], /n2\/part-2-of-2: expected a part of the same run/, /3 parts/);
@@ -211,7 +237,17 @@ describe('the slicing rule and the part file', () => {
   });
 
   it('exact JSON gives back NaN, ±Infinity, -0, undefined, typed arrays and "$rowsim" keys as they were', () => {
-    const value = { a: NaN, b: [Infinity, -Infinity, -0, 0, 1.1, 2 ** 53], c: undefined, d: new Float32Array([0.1, NaN, 3]), e: new Uint32Array([1, 2 ** 32 - 1]), f: { $rowsim: 'NaN' }, g: 'x', h: null, i: [undefined] };
+    const value = {
+      a: NaN,
+      b: [Infinity, -Infinity, -0, 0, 1.1, 2 ** 53],
+      c: undefined,
+      d: new Float32Array([0.1, NaN, 3]),
+      e: new Uint32Array([1, 2 ** 32 - 1]),
+      f: { $rowsim: 'NaN' },
+      g: 'x',
+      h: null,
+      i: [undefined],
+    };
     const back = exactParse(exactStringify(value)) as typeof value;
     expect(Object.is(back.a, NaN)).toBe(true);
     expect(back.b).toEqual([Infinity, -Infinity, -0, 0, 1.1, 2 ** 53]);

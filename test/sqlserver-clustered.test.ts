@@ -11,8 +11,13 @@ import { runStorage } from '../src/workload/runner.js';
 import { col, engine, table } from './helpers/spec.js';
 
 const ss = (o = {}) => engine({ format: 'sqlserver-heap', page_size: 8192, ...o });
-const ins = (n: number, len?: number): PhaseSpec => ({ op: 'insert', rows: { kind: 'count', n }, values: len === undefined ? {} : { i: { length: { kind: 'const', value: len }, null: 0 } } });
-const run = (t: ReturnType<typeof table>, workload: PhaseSpec[], o = {}) => runStorage({ name: 'x', seed: 1, table: t, engine: ss(o), workload } as StorageSpec, { pageMapMaxCells: 10 });
+const ins = (n: number, len?: number): PhaseSpec => ({
+  op: 'insert',
+  rows: { kind: 'count', n },
+  values: len === undefined ? {} : { i: { length: { kind: 'const', value: len }, null: 0 } },
+});
+const run = (t: ReturnType<typeof table>, workload: PhaseSpec[], o = {}) =>
+  runStorage({ name: 'x', seed: 1, table: t, engine: ss(o), workload } as StorageSpec, { pageMapMaxCells: 10 });
 const freeBytes = (r: ReturnType<typeof run>, page: number) => Math.round(8096 * (1 - r.pageMaps.at(-1)!.map.fill[page]!));
 
 describe('"Why does my heap not fill its pages completely while an identical clustered index can fill to m_freeCnt = 0?" [DBA-15026]', () => {
@@ -29,7 +34,7 @@ describe('"Why does my heap not fill its pages completely while an identical clu
     expect(run(heap, [ins(8, 900), ins(1, 393)], { pfs_bands: 'off' }).final.pages).toBe(1);
   });
 
-  it('clustered (non-unique) index: every row 2 bytes longer (the uniquifier\'s offset); eight rows and a 761-character ninth fill the page to m_freeCnt 0', () => {
+  it("clustered (non-unique) index: every row 2 bytes longer (the uniquifier's offset); eight rows and a 761-character ninth fill the page to m_freeCnt 0", () => {
     const r = run(clustered, [ins(8, 900), ins(1, 761)]);
     expect(r.row_bytes.max).toBe(913);
     expect(r.final.pages).toBe(1);
@@ -38,7 +43,7 @@ describe('"Why does my heap not fill its pages completely while an identical clu
   });
 });
 
-describe('Itzik Ben-Gan\'s TestTable (id int, col1 char(36), col2 char(216)): 30 rows a page [SO-30ROWS]', () => {
+describe("Itzik Ben-Gan's TestTable (id int, col1 char(36), col2 char(216)): 30 rows a page [SO-30ROWS]", () => {
   const t = table([col('id', 'int'), col('col1', 'char(36)'), col('col2', 'char(216)')]);
   it('rows of 4 + 256 + 2 + 1 = 263 bytes (+ 2): 30 fit a heap page, the 31st takes a second', () => {
     const layout = sqlserverLayout(t, ss());
@@ -52,12 +57,26 @@ describe('Itzik Ben-Gan\'s TestTable (id int, col1 char(36), col2 char(216)): 30
 });
 
 describe('sqlserver-heap with a clustered index', () => {
-  const t = (ff?: number) => table([col('id', 'int'), col('body', 'varchar(2000)')], [
-    { name: 'pk', columns: ['id'], unique: true, clustered: true, ...(ff === undefined ? {} : { fillfactor: ff }) },
-    { name: 'by_body', columns: ['body'], unique: false, clustered: false },
-  ]);
-  const grow: PhaseSpec = { op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'length', dist: { kind: 'const', value: 400 } } } };
-  const load: PhaseSpec = { op: 'insert', rows: { kind: 'count', n: 20000 }, values: { body: { length: { kind: 'const', value: 100 }, null: 0 } } };
+  const t = (ff?: number) =>
+    table(
+      [col('id', 'int'), col('body', 'varchar(2000)')],
+      [
+        { name: 'pk', columns: ['id'], unique: true, clustered: true, ...(ff === undefined ? {} : { fillfactor: ff }) },
+        { name: 'by_body', columns: ['body'], unique: false, clustered: false },
+      ],
+    );
+  const grow: PhaseSpec = {
+    op: 'update',
+    rows: { kind: 'all' },
+    order: { kind: 'random' },
+    transaction: 'statement',
+    set: { body: { kind: 'length', dist: { kind: 'const', value: 400 } } },
+  };
+  const load: PhaseSpec = {
+    op: 'insert',
+    rows: { kind: 'count', n: 20000 },
+    values: { body: { length: { kind: 'const', value: 100 }, null: 0 } },
+  };
 
   it('splits pages instead of forwarding rows; the index pages are the levels above the data pages', () => {
     const r = run(t(), [load, grow]);
@@ -103,21 +122,26 @@ describe('sqlserver-heap with a clustered index', () => {
 
   it('keeps its invariants over random workloads (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 199 }), fc.integer({ min: 0, max: 2000 })), { maxLength: 200 }), (ops) => {
-        const f = getFormat('sqlserver-heap');
-        const tt = t(80);
-        const e = ss();
-        const layout = f.layout(tt, e);
-        const h = f.createEngine(layout, f.resolve(e, layout), { name: 'x', seed: 1, table: tt, engine: e, workload: [] }, 200);
-        for (let r = 0; r < 200; r++) h.insert(r, 100, 100);
-        h.indexesBuilt?.();
-        for (const [kind, r, len] of ops) {
-          if (!h.isLive(r)) continue;
-          if (kind === 2) h.delete(r);
-          else h.update(r, 20 + len, len, { indexedChanged: false });
-        }
-        expect(h.checkInvariants()).toEqual([]);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 199 }), fc.integer({ min: 0, max: 2000 })), {
+          maxLength: 200,
+        }),
+        (ops) => {
+          const f = getFormat('sqlserver-heap');
+          const tt = t(80);
+          const e = ss();
+          const layout = f.layout(tt, e);
+          const h = f.createEngine(layout, f.resolve(e, layout), { name: 'x', seed: 1, table: tt, engine: e, workload: [] }, 200);
+          for (let r = 0; r < 200; r++) h.insert(r, 100, 100);
+          h.indexesBuilt?.();
+          for (const [kind, r, len] of ops) {
+            if (!h.isLive(r)) continue;
+            if (kind === 2) h.delete(r);
+            else h.update(r, 20 + len, len, { indexedChanged: false });
+          }
+          expect(h.checkInvariants()).toEqual([]);
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -130,7 +154,11 @@ describe('SQL Server allocation pages and row-overflow data [pages]', () => {
   });
   it('rows above 8,060 bytes push their largest values to ROW_OVERFLOW_DATA pages, counted (and an IAM page for them)', () => {
     const t = table([col('id', 'int'), col('a', 'varchar(5000)'), col('b', 'varchar(5000)')]);
-    const w: PhaseSpec = { op: 'insert', rows: { kind: 'count', n: 1000 }, values: { a: { length: { kind: 'const', value: 5000 }, null: 0 }, b: { length: { kind: 'const', value: 4000 }, null: 0 } } };
+    const w: PhaseSpec = {
+      op: 'insert',
+      rows: { kind: 'count', n: 1000 },
+      values: { a: { length: { kind: 'const', value: 5000 }, null: 0 }, b: { length: { kind: 'const', value: 4000 }, null: 0 } },
+    };
     const r = run(t, [w]);
     // a 5,000-byte value moves off-row: a 5,000 + 14-byte record + 2-byte slot a row; the row keeps a 24-byte pointer
     expect(r.final.row_overflow_pages).toBe(Math.ceil((1000 * 5016) / 8096));

@@ -1,14 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { getFormat } from '../src/formats/registry.js';
-import { SQLSERVER_FORWARDING_STUB_BYTES, pfsBand, sqlserverHeap, sqlserverHeapEstimate, sqlserverLayout, sqlserverRowBytes } from '../src/formats/sqlserver.js';
+import {
+  SQLSERVER_FORWARDING_STUB_BYTES,
+  pfsBand,
+  sqlserverHeap,
+  sqlserverHeapEstimate,
+  sqlserverLayout,
+  sqlserverRowBytes,
+} from '../src/formats/sqlserver.js';
 import type { StorageSpec } from '../src/config/spec.js';
 import { runStorage } from '../src/workload/runner.js';
 import { col, engine, table } from './helpers/spec.js';
 import { rowSizesOneByOne } from './helpers/row-sizes.js';
 import { pfsRoomTable } from '../src/heap/forwarding-heap.js';
 
-const ssEngine = (o = {}) => engine({ format: 'sqlserver-heap', page_size: 8192, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off', ...o });
+const ssEngine = (o = {}) =>
+  engine({ format: 'sqlserver-heap', page_size: 8192, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off', ...o });
 
 describe('sqlserver-heap row format against "Estimate the Size of a Heap" [estimate]', () => {
   it('matches the documented formula for rows with every variable column at its maximum (property)', () => {
@@ -21,7 +29,12 @@ describe('sqlserver-heap row format against "Estimate the Size of a Heap" [estim
           if (cols.length === 0) return;
           const layout = sqlserverLayout(table(cols), ssEngine());
           const lens = Uint16Array.from(vars.length ? vars : [0]);
-          const oracle = sqlserverHeapEstimate(cols.length, fixed.reduce((a, b) => a + b, 0), vars.length, vars.reduce((a, b) => a + b, 0));
+          const oracle = sqlserverHeapEstimate(
+            cols.length,
+            fixed.reduce((a, b) => a + b, 0),
+            vars.length,
+            vars.reduce((a, b) => a + b, 0),
+          );
           expect(Math.max(9, oracle.rowBytes)).toBe(sqlserverRowBytes(layout.ss, lens, 0));
         },
       ),
@@ -110,7 +123,13 @@ describe('sqlserver-heap forwarding [fwd]', () => {
 
   it('PFS bands waste space for wide rows: 1,697-byte rows, 4 a page by free space, 3 by PFS band', () => {
     const wide = table([col('body', 'char(1690)')]);
-    const spec = (pfs: 'on' | 'off'): StorageSpec => ({ name: 'x', seed: 1, table: wide, engine: ssEngine({ pfs_bands: pfs }), workload: [{ op: 'insert', rows: { kind: 'count', n: 7000 }, values: {} }] });
+    const spec = (pfs: 'on' | 'off'): StorageSpec => ({
+      name: 'x',
+      seed: 1,
+      table: wide,
+      engine: ssEngine({ pfs_bands: pfs }),
+      workload: [{ op: 'insert', rows: { kind: 'count', n: 7000 }, values: {} }],
+    });
     const on = runStorage(spec('on')).final;
     const off = runStorage(spec('off')).final;
     expect(sqlserverHeapEstimate(1, 1690, 0, 0).rowsPerPage).toBe(4);
@@ -122,18 +141,25 @@ describe('sqlserver-heap forwarding [fwd]', () => {
 
   it('keeps its invariants over random workloads (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 20, max: 6000 })), { maxLength: 300 }), fc.boolean(), fc.boolean(), (ops, pfs, home) => {
-        const h = make({ pfs_bands: pfs ? 'on' : 'off', move_back_home: home ? 'on' : 'off' });
-        for (let r = 0; r < 60; r++) h.insert(r, 200, 190);
-        for (const [kind, r, len] of ops) {
-          if (!h.isLive(r)) continue;
-          if (kind === 2) h.delete(r);
-          else h.update(r, len, len - 10, { indexedChanged: false });
-        }
-        expect(h.checkInvariants()).toEqual([]);
-        // The row sizes a run reports, read in place: a forwarded record's back pointer is not the row's.
-        expect(h.rowSizes!()).toEqual(rowSizesOneByOne(h));
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 20, max: 6000 })), {
+          maxLength: 300,
+        }),
+        fc.boolean(),
+        fc.boolean(),
+        (ops, pfs, home) => {
+          const h = make({ pfs_bands: pfs ? 'on' : 'off', move_back_home: home ? 'on' : 'off' });
+          for (let r = 0; r < 60; r++) h.insert(r, 200, 190);
+          for (const [kind, r, len] of ops) {
+            if (!h.isLive(r)) continue;
+            if (kind === 2) h.delete(r);
+            else h.update(r, len, len - 10, { indexedChanged: false });
+          }
+          expect(h.checkInvariants()).toEqual([]);
+          // The row sizes a run reports, read in place: a forwarded record's back pointer is not the row's.
+          expect(h.rowSizes!()).toEqual(rowSizesOneByOne(h));
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -36,7 +36,19 @@ function loaded(args: string[], bundle = false): { own: string[]; packages: stri
 }
 
 /** What the help texts are built from: the command table, the option parsers, the defaults they quote. */
-const HELP_MODULES = ['cli/main', 'cli/args', 'cli/commander', 'cli/compiler', 'cli/exit-codes', 'config/errors', 'config/defaults', 'config/format-ids', 'estimate/types', 'util/numbers', 'version'];
+const HELP_MODULES = [
+  'cli/main',
+  'cli/args',
+  'cli/commander',
+  'cli/compiler',
+  'cli/exit-codes',
+  'config/errors',
+  'config/defaults',
+  'config/format-ids',
+  'estimate/types',
+  'util/numbers',
+  'version',
+];
 const HEAVY = ['@napi-rs/canvas', 'chart.js', 'pg', 'piscina', 'cli-progress'];
 
 describe('start-up', () => {
@@ -47,12 +59,15 @@ describe('start-up', () => {
     expect(r.own).toEqual(['version']);
   });
 
-  it.each([['--help'], ['estimate', '--help'], ['run', '--help'], ['merge', '--help']])('rowsim %s loads commander and the help, nothing else', (...args) => {
-    const r = loaded(args);
-    expect(r.code).toBe(0);
-    expect(r.packages).toEqual(['commander']);
-    expect(r.own.filter((m) => !HELP_MODULES.includes(m))).toEqual([]);
-  });
+  it.each([['--help'], ['estimate', '--help'], ['run', '--help'], ['merge', '--help']])(
+    'rowsim %s loads commander and the help, nothing else',
+    (...args) => {
+      const r = loaded(args);
+      expect(r.code).toBe(0);
+      expect(r.packages).toEqual(['commander']);
+      expect(r.own.filter((m) => !HELP_MODULES.includes(m))).toEqual([]);
+    },
+  );
 
   it.each([['validate'], ['rowsize']])('rowsim %s loads no canvas, charts, PostgreSQL client or worker pool', (command) => {
     const r = loaded([command, join('sim-configs', 'quickstart.yaml')]);
@@ -65,7 +80,12 @@ describe('start-up', () => {
     ['trace', '--quiet', '--steps', '5'],
   ])('rowsim %s (text) loads no canvas, charts, PostgreSQL client or worker pool', (command, ...rest) => {
     const dir = mkdtempSync(join(tmpdir(), 'rowsim-imports-text-'));
-    const r = loaded([command, join('sim-configs', 'teaching', 'ase-forwarding.yaml'), ...rest, ...(command === 'trace' ? ['--out', dir] : [])]);
+    const r = loaded([
+      command,
+      join('sim-configs', 'teaching', 'ase-forwarding.yaml'),
+      ...rest,
+      ...(command === 'trace' ? ['--out', dir] : []),
+    ]);
     expect(r.code).toBe(0);
     expect(r.packages.filter((p) => HEAVY.includes(p))).toEqual([]);
   });
@@ -90,7 +110,18 @@ describe('start-up', () => {
 
   it('rowsim merge draws on its own thread: no piscina', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rowsim-imports-merge-'));
-    for (const k of [1, 2]) expect(loaded(['run', join('sim-configs', 'teaching', 'ase-exp-row-size.yaml'), '--shard', `${k}/2`, '--out', join(dir, `part-${k}-of-2`), '--quiet']).code).toBe(0);
+    for (const k of [1, 2])
+      expect(
+        loaded([
+          'run',
+          join('sim-configs', 'teaching', 'ase-exp-row-size.yaml'),
+          '--shard',
+          `${k}/2`,
+          '--out',
+          join(dir, `part-${k}-of-2`),
+          '--quiet',
+        ]).code,
+      ).toBe(0);
     const r = loaded(['merge', join(dir, 'part-1-of-2'), join(dir, 'part-2-of-2'), '--out', join(dir, 'merged'), '--quiet']);
     expect(r.code).toBe(0);
     expect(r.packages).not.toContain('piscina');
@@ -98,7 +129,7 @@ describe('start-up', () => {
   });
 
   describe('the bundle (dist/bundle/, what the command line loads by default)', () => {
-    it('--help loads the bundle\'s entry (commander inside it), no module of dist/ and no package', () => {
+    it("--help loads the bundle's entry (commander inside it), no module of dist/ and no package", () => {
       const r = loaded(['--help'], true);
       expect(r.code).toBe(0);
       expect(r.own).toEqual([]);
@@ -115,7 +146,7 @@ describe('start-up', () => {
       expect(r.packages).not.toContain('zod');
     });
 
-    it('a run on the pool loads the bundle\'s worker in the threads, not dist/pool/worker.js', () => {
+    it("a run on the pool loads the bundle's worker in the threads, not dist/pool/worker.js", () => {
       const out = join(mkdtempSync(join(tmpdir(), 'rowsim-imports-bundle-')), 'quickstart');
       const r = loaded(['run', join('sim-configs', 'quickstart.yaml'), '--out', out, '--quiet'], true);
       expect(r.code).toBe(0);

@@ -14,7 +14,11 @@ import { writePageMapCharts, writeStorageCharts } from '../src/report/storage-ch
 import { ROOT } from './helpers/cli.js';
 
 /** A shipped sim-config with fewer rows, run point by point; the files it would write, by name. */
-function run(config: string, rows: number, maxCells = 20_000): { entries: StorageEntry[]; files: Map<string, Buffer | string>; charts: string[] } {
+function run(
+  config: string,
+  rows: number,
+  maxCells = 20_000,
+): { entries: StorageEntry[]; files: Map<string, Buffer | string>; charts: string[] } {
   const text = readFileSync(join(ROOT, 'sim-configs', config), 'utf8').replace(/rows: \d+/g, `rows: ${rows}`);
   const file = join(mkdtempSync(join(tmpdir(), 'rowsim-report-')), config);
   writeFileSync(file, text);

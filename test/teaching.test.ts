@@ -15,7 +15,9 @@ import { ROOT, rowsim } from './helpers/cli.js';
 
 const DIR = join(ROOT, 'sim-configs', 'teaching');
 const LESSON = join(ROOT, 'docs', 'teaching.md');
-const configs = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort();
+const configs = readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 const tmp = () => mkdtempSync(join(tmpdir(), 'rowsim-teaching-'));
 
 interface Metrics {
@@ -72,7 +74,14 @@ const peak = (p: Point, key: string) => Math.max(...p.phases.map((ph) => ph.metr
 
 describe('sim-configs/teaching', () => {
   it('has the lesson’s configs', () => {
-    expect(configs).toEqual(['ase-exp-row-size.yaml', 'ase-forwarding.yaml', 'ase-reorg.yaml', 'oracle-pctfree.yaml', 'postgres-hot.yaml', 'sqlserver-pfs.yaml']);
+    expect(configs).toEqual([
+      'ase-exp-row-size.yaml',
+      'ase-forwarding.yaml',
+      'ase-reorg.yaml',
+      'oracle-pctfree.yaml',
+      'postgres-hot.yaml',
+      'sqlserver-pfs.yaml',
+    ]);
   });
 
   it.each(configs)('%s starts with a comment, validates and runs', { timeout: 120_000 }, (config) => {
@@ -108,7 +117,11 @@ describe('docs/teaching.md', () => {
   }, 120_000);
 
   it('quotes commands for every config', () => {
-    for (const config of configs) expect(commands.some((c) => c.includes(`sim-configs/teaching/${config}`)), config).toBe(true);
+    for (const config of configs)
+      expect(
+        commands.some((c) => c.includes(`sim-configs/teaching/${config}`)),
+        config,
+      ).toBe(true);
   });
 
   it('quotes only commands, configs and options that exist', { timeout: 60_000 }, () => {
@@ -136,7 +149,14 @@ describe('docs/teaching.md', () => {
       const args = words(cmd);
       const command = args[0]!;
       // Into a temporary folder, quietly: the options the lesson gives are kept.
-      const extra = command === 'run' ? ['--out', join(tmp(), 'o'), '--quiet'] : command === 'trace' ? ['--out', join(tmp(), 'o'), '--quiet'] : command === 'page' ? ['--out', join(tmp(), 'o')] : [];
+      const extra =
+        command === 'run'
+          ? ['--out', join(tmp(), 'o'), '--quiet']
+          : command === 'trace'
+            ? ['--out', join(tmp(), 'o'), '--quiet']
+            : command === 'page'
+              ? ['--out', join(tmp(), 'o')]
+              : [];
       const r = rowsim([...args, ...extra]);
       if (r.code !== 0) failed.push(`${cmd}: exit ${r.code}: ${r.stderr.trim()}`);
     }
@@ -155,11 +175,15 @@ describe('docs/teaching.md', () => {
     }
     // Part 2: 252 and 200 forward none, 180 forwards 2.
     expect(lesson).toContain('180 forwards 2');
-    expect(['exp_row_size=252', 'exp_row_size=200', 'exp_row_size=180'].map((l) => point('ase-exp-row-size.yaml', l).final.forwarded_rows)).toEqual([0, 0, 2]);
+    expect(
+      ['exp_row_size=252', 'exp_row_size=200', 'exp_row_size=180'].map((l) => point('ase-exp-row-size.yaml', l).final.forwarded_rows),
+    ).toEqual([0, 0, 2]);
     // Part 3: one row home, one re-homed, one exclusive table lock, no forwarding left.
     expect(lesson).toContain('`excl. locks` 1');
     const reorg = point('ase-reorg.yaml', 'base').final;
-    expect([reorg.forwarded_rows, reorg.exclusive_table_locks, reorg.rows_moved_home, reorg.rows_rehomed, reorg.rows]).toEqual([0, 1, 1, 1, 11]);
+    expect([reorg.forwarded_rows, reorg.exclusive_table_locks, reorg.rows_moved_home, reorg.rows_rehomed, reorg.rows]).toEqual([
+      0, 1, 1, 1, 11,
+    ]);
     // Part 4: fillfactor 100: no HOT update, 4 to a new page; 70: 4 HOT, none to a new page.
     expect(lesson).toContain('fillfactor 100: `HOT upd.` 0, `new-page upd.` 4');
     expect(lesson).toContain('fillfactor 70:\n`HOT upd.` 4, `new-page upd.` 0');
@@ -173,14 +197,20 @@ describe('docs/teaching.md', () => {
     // Part 6: PFS bands forward 1 row, exact free space 2; the forwarded row moves home.
     const on = point('sqlserver-pfs.yaml', 'pfs_bands=on');
     const off = point('sqlserver-pfs.yaml', 'pfs_bands=off');
-    expect([peak(on, 'forwarded_rows'), peak(off, 'forwarded_rows'), on.final.forwarded_rows, off.final.forwarded_rows]).toEqual([1, 2, 0, 1]);
+    expect([peak(on, 'forwarded_rows'), peak(off, 'forwarded_rows'), on.final.forwarded_rows, off.final.forwarded_rows]).toEqual([
+      1, 2, 0, 1,
+    ]);
     expect(on.final.moved_home_on_update).toBe(1);
   });
 
   it('points at what the trace and the page drawing show', () => {
     const trace = rowsim(['trace', join(DIR, 'ase-forwarding.yaml'), '--out', join(tmp(), 't')]).stdout;
-    expect(trace).toMatch(/14\. \[2 update\] update row 0: grows 152 → 252 B; page 0 has 0 B free → .*forwarded to page 1 slot 0, a new page; a 10 B stub stays at page 0 slot 0/);
-    expect(lesson).toContain('page 0 has 0 bytes free, so the row is forwarded to page 1\n  slot 0, a new page, and a 10-byte stub stays at page 0 slot 0');
+    expect(trace).toMatch(
+      /14\. \[2 update\] update row 0: grows 152 → 252 B; page 0 has 0 B free → .*forwarded to page 1 slot 0, a new page; a 10 B stub stays at page 0 slot 0/,
+    );
+    expect(lesson).toContain(
+      'page 0 has 0 bytes free, so the row is forwarded to page 1\n  slot 0, a new page, and a 10-byte stub stays at page 0 slot 0',
+    );
     const page = rowsim(['page', join(DIR, 'ase-exp-row-size.yaml'), '--after', '1', '--format', 'text']).stdout;
     expect(page).toContain('free 924 B: 224 contiguous, 0 in holes, 700 reserved (exp_row_size reservation)');
     expect(lesson).toContain('"free 924 B: 224 contiguous, 0 in holes, 700 reserved (exp_row_size reservation)"');

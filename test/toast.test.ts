@@ -47,7 +47,14 @@ describe('numeric sized by its digits [PG-NUMERIC]', () => {
     expect(pgNumericBytes(6, 1)).toBe(8);
   });
   it('with all p digits it is the old full-precision size 2 + 2 × (⌈(p − s)/4⌉ + ⌈s/4⌉)', () => {
-    for (const [p, s] of [[12, 2], [38, 10], [4, 4], [1, 0], [18, 0], [10, 6]] as const) {
+    for (const [p, s] of [
+      [12, 2],
+      [38, 10],
+      [4, 4],
+      [1, 0],
+      [18, 0],
+      [10, 6],
+    ] as const) {
       expect(pgNumericBytes(p, s)).toBe(2 + 2 * (Math.ceil((p - s) / 4) + Math.ceil(s / 4)));
     }
   });
@@ -73,7 +80,9 @@ workload:
 function made(type: string, len: number, c: number, method: 'pglz' | 'lz4', e = {}): Uint8Array {
   const s = spec(`name: v
 table: { name: t, columns: [{ name: id, type: int }, { name: v, type: "${type}" }] }
-engine: { format: postgres-heap, default_toast_compression: ${method}${Object.entries(e).map(([k, v]) => `, ${k}: ${JSON.stringify(v)}`).join('')} }
+engine: { format: postgres-heap, default_toast_compression: ${method}${Object.entries(e)
+    .map(([k, v]) => `, ${k}: ${JSON.stringify(v)}`)
+    .join('')} }
 workload: [{ insert: { rows: 1 } }]
 `);
   const cols = columnsSql(s.table, pgLayout(s.table, s.engine), s.engine);
@@ -90,10 +99,17 @@ describe('compression of the construction [PG-PGLZ][LZ4-BLOCK]', () => {
   it('the blocks cover the value; a last repeat under 4 bytes is fresh', () => {
     const blocks: number[][] = [];
     forEachBlock(130, 32, (start, fresh, repeat) => blocks.push([start, fresh, repeat]));
-    expect(blocks).toEqual([[0, 32, 32], [64, 32, 32], [128, 2, 0]]);
+    expect(blocks).toEqual([
+      [0, 32, 32],
+      [64, 32, 32],
+      [128, 2, 0],
+    ]);
     blocks.length = 0;
     forEachBlock(99, 32, (start, fresh, repeat) => blocks.push([start, fresh, repeat]));
-    expect(blocks).toEqual([[0, 32, 32], [64, 35, 0]]);
+    expect(blocks).toEqual([
+      [0, 32, 32],
+      [64, 35, 0],
+    ]);
   });
 
   it('pglz keeps a value only with a 25% saving; LZ4 any saving over the 8-byte header and 2 bytes', () => {
@@ -106,15 +122,19 @@ describe('compression of the construction [PG-PGLZ][LZ4-BLOCK]', () => {
     expect(pglzBytes(31, 60)).toBe(-1); // under PGLZ_strategy_default's 32 bytes
   });
 
-  it('rowsim\'s pglz and LZ4 on inputs of known content give the sizes PostgreSQL 15.20 stored (pg_column_size; kept uncompressed where it was)', () => {
+  it("rowsim's pglz and LZ4 on inputs of known content give the sizes PostgreSQL 15.20 stored (pg_column_size; kept uncompressed where it was)", () => {
     for (const k of KNOWN_INPUTS) {
       const bytes = Buffer.from(k.text);
       const stored = (out: number) => (out < 0 || out + 8 >= bytes.length - 2 ? null : out + 8);
-      expect({ input: k.name, pglz: stored(pglzCompressedSize(bytes)), lz4: stored(lz4CompressedSize(bytes)) }).toEqual({ input: k.name, pglz: k.pglz, lz4: k.lz4 });
+      expect({ input: k.name, pglz: stored(pglzCompressedSize(bytes)), lz4: stored(lz4CompressedSize(bytes)) }).toEqual({
+        input: k.name,
+        pglz: k.pglz,
+        lz4: k.lz4,
+      });
     }
   });
 
-  it('every value pg-check builds compresses to exactly the model\'s size, with pglz and with LZ4 (property: text, utf8 text with 2-, 3- and 4-byte characters, bytea)', () => {
+  it("every value pg-check builds compresses to exactly the model's size, with pglz and with LZ4 (property: text, utf8 text with 2-, 3- and 4-byte characters, bytea)", () => {
     fc.assert(
       fc.property(
         fc.constantFrom('text', 'varchar(60000)', 'bytea'),
@@ -135,10 +155,20 @@ describe('compression of the construction [PG-PGLZ][LZ4-BLOCK]', () => {
     );
   });
 
-  it('a value built for a pglz column is LZ4\'s model size too, where LZ4\'s hash table loses its last 4-byte repeat to a collision in the first draw (the counterexample CI found: bytea 13,576 bytes, c 0.06)', () => {
-    for (const [type, len] of [['bytea', 13576], ['bytea', 13640], ['text', 13256], ['text', 13320]] as const) {
+  it("a value built for a pglz column is LZ4's model size too, where LZ4's hash table loses its last 4-byte repeat to a collision in the first draw (the counterexample CI found: bytea 13,576 bytes, c 0.06)", () => {
+    for (const [type, len] of [
+      ['bytea', 13576],
+      ['bytea', 13640],
+      ['text', 13256],
+      ['text', 13320],
+    ] as const) {
       const bytes = made(type, len, 0.06, 'pglz');
-      expect({ type, len, lz4: lz4CompressedSize(bytes), pglz: pglzCompressedSize(bytes) }).toEqual({ type, len, lz4: lz4Bytes(len, 4), pglz: pglzBytes(len, 4) });
+      expect({ type, len, lz4: lz4CompressedSize(bytes), pglz: pglzCompressedSize(bytes) }).toEqual({
+        type,
+        len,
+        lz4: lz4Bytes(len, 4),
+        pglz: pglzBytes(len, 4),
+      });
     }
   });
 
@@ -153,7 +183,7 @@ describe('compression of the construction [PG-PGLZ][LZ4-BLOCK]', () => {
   });
 });
 
-describe('the toaster\'s passes [PG-TOAST]', () => {
+describe("the toaster's passes [PG-TOAST]", () => {
   const rowBytes = (storage: string, lens: number[], levels: number[], e = {}) => {
     const t = table([col('id', 'int'), { ...col('a', 'text'), storage: storage as 'extended' }, col('b', 'text')]);
     const layout = pgLayout(t, engine({ format: 'postgres-heap', page_size: 8192, ...e }));
@@ -191,9 +221,14 @@ describe('the toaster\'s passes [PG-TOAST]', () => {
     const toaster = pgLayout(t, engine({ format: 'postgres-heap', page_size: 8192, ...e })).pg.toaster;
     toaster.load(Uint16Array.from(lens), 0, Uint8Array.from([0, ...levels]), 0, null);
     const t_len = toaster.run();
-    return { t_len, forms: [1, 2, 3].map((i) => toaster.form[i]), moved: Array.from(toaster.moved.subarray(0, toaster.movedCount)), out: Array.from(toaster.outBytes.subarray(1)) };
+    return {
+      t_len,
+      forms: [1, 2, 3].map((i) => toaster.form[i]),
+      moved: Array.from(toaster.moved.subarray(0, toaster.movedCount)),
+      out: Array.from(toaster.outBytes.subarray(1)),
+    };
   };
-  it('PostgreSQL\'s order: every extended value is tried for compression (biggest first) before any is moved; then the biggest values move until the row fits (checked on the server: test/pgcheck.test.ts)', () => {
+  it("PostgreSQL's order: every extended value is tried for compression (biggest first) before any is moved; then the biggest values move until the row fits (checked on the server: test/pgcheck.test.ts)", () => {
     // a (1,500, c 0.6) compresses to 785; b (1,800) and c (1,000) do not: 4 + 785 + 1,804 + 1,004 > 2,008, so b moves, and the row fits.
     expect(three([1500, 1800, 1000], [38, 0, 0])).toEqual({ t_len: 1836, forms: [C, X, 0], moved: [2], out: [0, 1800, 0] });
     // Three compressed values of 785: still over; the first of the equals moves (its compressed bytes less the 4-byte header).
@@ -204,13 +239,20 @@ describe('the toaster\'s passes [PG-TOAST]', () => {
   it('ties go to the first column; values of 24 bytes or less (MAXALIGN of a TOAST pointer) are never taken', () => {
     expect(three([1500, 1500, 0], [0, 0, 0])).toMatchObject({ t_len: 1553, forms: [X, 0, 0], moved: [1] });
     // toast_tuple_target 128, a plain: b moves; c's 23 bytes (24 with its header) stay though the row is still over the target.
-    expect(three([100, 2000, 23], [0, 0, 0], 'plain', { toast_tuple_target: 128 })).toMatchObject({ t_len: 24 + 4 + 101 + 18 + 24, forms: [0, X, 0], moved: [2] });
+    expect(three([100, 2000, 23], [0, 0, 0], 'plain', { toast_tuple_target: 128 })).toMatchObject({
+      t_len: 24 + 4 + 101 + 18 + 24,
+      forms: [0, X, 0],
+      moved: [2],
+    });
     // One byte more and c is taken too.
     expect(three([100, 2000, 24], [0, 0, 0], 'plain', { toast_tuple_target: 128 })).toMatchObject({ forms: [0, X, X], moved: [2, 3] });
   });
   it('LZ4 keeps a value pglz gives up on (compressibility 0.3: a 25% saving is out of reach)', () => {
     expect(three([1500, 1800, 600], [19, 0, 0])).toMatchObject({ forms: [X, X, 0], moved: [2, 1] });
-    expect(three([1500, 1800, 600], [19, 0, 0], 'extended', { default_toast_compression: 'lz4' })).toMatchObject({ forms: [C, X, 0], moved: [2] });
+    expect(three([1500, 1800, 600], [19, 0, 0], 'extended', { default_toast_compression: 'lz4' })).toMatchObject({
+      forms: [C, X, 0],
+      moved: [2],
+    });
   });
   it('toast_tuple_target 256 shrinks a row over the threshold to the target, and leaves a row under it alone', () => {
     expect(rowBytes('extended', [1200, 900], [0, 0], { toast_tuple_target: 256 }).forms).toEqual([X, X]);
@@ -226,11 +268,13 @@ describe('the toaster\'s passes [PG-TOAST]', () => {
 
 describe('which tables have a TOAST relation (needs_toast_table)', () => {
   const has = (type: string, encoding: string) =>
-    runStorage(spec(`name: h
+    runStorage(
+      spec(`name: h
 table: { name: t, columns: [{ name: id, type: int }, { name: v, type: "${type}" }] }
 engine: { format: postgres-heap, encoding: ${encoding} }
 workload: [{ insert: { rows: 10 } }]
-`)).engine.toast_relation;
+`),
+    ).engine.toast_relation;
   it('text always; varchar(n) when n × the longest character (+ 4) can exceed the threshold: varchar(500) in utf8 no, varchar(501) yes; varchar(2000) latin1 no', () => {
     expect(has('text', 'latin1')).toBe(true);
     expect(has('varchar(500)', 'utf8')).toBe(false);
@@ -240,7 +284,7 @@ workload: [{ insert: { rows: 10 } }]
   });
 });
 
-describe('the TOAST relation\'s pages', () => {
+describe("the TOAST relation's pages", () => {
   it('200 values of 3,000 incompressible bytes: 2 chunks each (1,996 + 1,004 bytes), 2 values a page: 100 pages, 2 index pages (as measured)', () => {
     const f = final(`name: t
 table: { name: t, columns: [{ name: id, type: int }, { name: body, type: varchar(3000) }], indexes: [{ name: t_pk, columns: [id], unique: true }] }
@@ -261,9 +305,19 @@ workload: [{ insert: { rows: ${rows}, values: { body: { length: ${len} } } } }]
       return [f.toast_pages, f.toast_index_pages];
     };
     // 7,984 = 4 × 1,996: 4 chunk rows of 2,032 bytes and their line pointers fill a page; one byte more is a fifth chunk.
-    expect([pages(3992, 1), pages(3993, 1), pages(7984, 1), pages(7985, 1)]).toEqual([[1, 2], [1, 2], [1, 2], [2, 2]]);
+    expect([pages(3992, 1), pages(3993, 1), pages(7984, 1), pages(7985, 1)]).toEqual([
+      [1, 2],
+      [1, 2],
+      [1, 2],
+      [2, 2],
+    ]);
     // 200 values: the 40-byte third chunks of 3,993 share pages with the full ones where they fit.
-    expect([pages(3992, 200), pages(3993, 200), pages(7984, 200), pages(7985, 200)]).toEqual([[100, 2], [134, 4], [200, 5], [202, 5]]);
+    expect([pages(3992, 200), pages(3993, 200), pages(7984, 200), pages(7985, 200)]).toEqual([
+      [100, 2],
+      [134, 4],
+      [200, 5],
+      [202, 5],
+    ]);
     // 1,996 bytes: the row (24 + 4 + 2,000 = 2,028 bytes) is under the threshold; nothing is toasted.
     expect(pages(1996, 200)).toEqual([0, 1]);
   });
@@ -276,7 +330,7 @@ workload: [{ insert: { rows: 20000, values: { body: { length: 3000 } } } }]
     expect(f.toast_pages).toBe(10000);
     expect(f.toast_index_pages).toBe(112);
   });
-  it('a table with a TOAST relation and nothing out of line: no TOAST pages, the index\'s metapage', () => {
+  it("a table with a TOAST relation and nothing out of line: no TOAST pages, the index's metapage", () => {
     const f = final(`name: t
 table: { name: t, columns: [{ name: id, type: int }, { name: body, type: text }] }
 engine: { format: postgres-heap }
@@ -305,7 +359,8 @@ workload:
 });
 
 describe('utf8 characters of 2, 3 and 4 bytes [UTF-8]', () => {
-  const e = (widths: string) => spec(`name: u
+  const e = (widths: string) =>
+    spec(`name: u
 table: { name: t, columns: [{ name: id, type: int }, { name: v, type: varchar(200) }] }
 engine: { format: postgres-heap, encoding: utf8, ${widths} }
 workload: [{ insert: { rows: 1000, values: { v: { length: 100 } } } }]
@@ -333,8 +388,11 @@ workload: [{ insert: { rows: 1000, values: { v: { length: 100 } } } }]
   it('every format that stores utf8 char/varchar in characters sizes them so (oracle-heap); SQL Server and ASE declare varchar(n) in bytes', () => {
     const t = table([col('id', 'int'), col('v', 'varchar(100)')]);
     const widths = { encoding: 'utf8' as const, multibyte_widths: { 2: 0.1, 3: 0.2, 4: 0.05 } };
-    const maxBytes = (format: 'postgres-heap' | 'oracle-heap' | 'sqlserver-heap' | 'ase-dol') => getFormat(format)!.layout(t, engine({ format, ...widths })).columns[1]!.maxBytes;
-    expect([maxBytes('postgres-heap'), maxBytes('oracle-heap'), maxBytes('sqlserver-heap'), maxBytes('ase-dol')]).toEqual([165, 165, 100, 100]);
+    const maxBytes = (format: 'postgres-heap' | 'oracle-heap' | 'sqlserver-heap' | 'ase-dol') =>
+      getFormat(format)!.layout(t, engine({ format, ...widths })).columns[1]!.maxBytes;
+    expect([maxBytes('postgres-heap'), maxBytes('oracle-heap'), maxBytes('sqlserver-heap'), maxBytes('ase-dol')]).toEqual([
+      165, 165, 100, 100,
+    ]);
   });
 
   it('VACUUM FULL runs the toaster on each row afresh: a value moved out of line while the row was wide comes back inline once the row fits', () => {

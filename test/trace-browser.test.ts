@@ -53,7 +53,8 @@ describe.skipIf(!browserPresent)(`the trace deck in a browser${browserPresent ? 
     await browser?.close();
   });
 
-  const visible = () => page.evaluate(() => Array.from(document.querySelectorAll('section.slide')).findIndex((s) => s.classList.contains('on')));
+  const visible = () =>
+    page.evaluate(() => Array.from(document.querySelectorAll('section.slide')).findIndex((s) => s.classList.contains('on')));
 
   it('opens on the title slide with no error and no request but itself', async () => {
     expect(slides).toBeGreaterThan(4);

@@ -24,31 +24,94 @@ const rejected = (r: StorageRunResult, i: number) => r.phases[i]!.metrics.update
 
 /** The four formats whose updates can take the short loop, each with a table where some updates make a row too long for a page (or, in SQL Server, push a value off-row). */
 const cases: { format: FormatId; engine: EngineSpec; body: string; note: string }[] = [
-  { format: 'ase-dol', engine: engine({ format: 'ase-dol', page_size: 2048, exp_row_size: 120 }), body: 'varchar(1900)', note: 'exp_row_size reserves room' },
+  {
+    format: 'ase-dol',
+    engine: engine({ format: 'ase-dol', page_size: 2048, exp_row_size: 120 }),
+    body: 'varchar(1900)',
+    note: 'exp_row_size reserves room',
+  },
   { format: 'ase-apl', engine: engine({ format: 'ase-apl', page_size: 2048 }), body: 'varchar(1900)', note: 'rows move' },
-  { format: 'sqlserver-heap', engine: engine({ format: 'sqlserver-heap', page_size: 8192 }), body: 'varchar(3000)', note: 'rows are forwarded' },
-  { format: 'sqlserver-heap', engine: engine({ format: 'sqlserver-heap', page_size: 8192 }), body: 'varchar(7500)', note: 'long values go off-row: the full loop' },
-  { format: 'oracle-heap', engine: engine({ format: 'oracle-heap', page_size: 2048, pctfree: 10 }), body: 'varchar2(1900)', note: 'rows migrate' },
+  {
+    format: 'sqlserver-heap',
+    engine: engine({ format: 'sqlserver-heap', page_size: 8192 }),
+    body: 'varchar(3000)',
+    note: 'rows are forwarded',
+  },
+  {
+    format: 'sqlserver-heap',
+    engine: engine({ format: 'sqlserver-heap', page_size: 8192 }),
+    body: 'varchar(7500)',
+    note: 'long values go off-row: the full loop',
+  },
+  {
+    format: 'oracle-heap',
+    engine: engine({ format: 'oracle-heap', page_size: 2048, pctfree: 10 }),
+    body: 'varchar2(1900)',
+    note: 'rows migrate',
+  },
 ];
 
 function workload(updates: PhaseSpec[]): PhaseSpec[] {
   return [
-    { op: 'insert', rows: { kind: 'count', n: 1500 }, values: { body: { length: { kind: 'uniform', min: 0, max: 200 }, null: 0.1 }, note: { length: { kind: 'uniform', min: 0, max: 30 }, null: 0.3 } } },
+    {
+      op: 'insert',
+      rows: { kind: 'count', n: 1500 },
+      values: {
+        body: { length: { kind: 'uniform', min: 0, max: 200 }, null: 0.1 },
+        note: { length: { kind: 'uniform', min: 0, max: 30 }, null: 0.3 },
+      },
+    },
     ...updates,
   ];
 }
 
 const fixedUpdates: PhaseSpec[] = [
-  { op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'grow', dist: { kind: 'uniform', min: 10, max: 400 } } } },
+  {
+    op: 'update',
+    rows: { kind: 'all' },
+    order: { kind: 'random' },
+    transaction: 'statement',
+    set: { body: { kind: 'grow', dist: { kind: 'uniform', min: 10, max: 400 } } },
+  },
   { op: 'delete', rows: { kind: 'count', n: 300 }, order: { kind: 'random' }, transaction: 'row' },
-  { op: 'update', rows: { kind: 'count', n: 800 }, order: { kind: 'sequential' }, transaction: 'row', set: { body: { kind: 'grow', dist: { kind: 'uniform', min: 300, max: 900 } }, note: { kind: 'length', dist: { kind: 'uniform', min: 0, max: 1000 }, null: 0.2 } } },
-  { op: 'update', rows: { kind: 'percent', pct: 30 }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'length', dist: { kind: 'uniform', min: 5000, max: 7500 } } } },
-  { op: 'update', rows: { kind: 'all' }, order: { kind: 'sequential' }, transaction: 'statement', set: { note: { kind: 'grow', dist: { kind: 'uniform', min: 500, max: 1000 } } } },
-  { op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'length', dist: { kind: 'uniform', min: 0, max: 60 } }, code: { kind: 'null' } } },
+  {
+    op: 'update',
+    rows: { kind: 'count', n: 800 },
+    order: { kind: 'sequential' },
+    transaction: 'row',
+    set: {
+      body: { kind: 'grow', dist: { kind: 'uniform', min: 300, max: 900 } },
+      note: { kind: 'length', dist: { kind: 'uniform', min: 0, max: 1000 }, null: 0.2 },
+    },
+  },
+  {
+    op: 'update',
+    rows: { kind: 'percent', pct: 30 },
+    order: { kind: 'random' },
+    transaction: 'statement',
+    set: { body: { kind: 'length', dist: { kind: 'uniform', min: 5000, max: 7500 } } },
+  },
+  {
+    op: 'update',
+    rows: { kind: 'all' },
+    order: { kind: 'sequential' },
+    transaction: 'statement',
+    set: { note: { kind: 'grow', dist: { kind: 'uniform', min: 500, max: 1000 } } },
+  },
+  {
+    op: 'update',
+    rows: { kind: 'all' },
+    order: { kind: 'random' },
+    transaction: 'statement',
+    set: { body: { kind: 'length', dist: { kind: 'uniform', min: 0, max: 60 } }, code: { kind: 'null' } },
+  },
 ];
 
 const t = (body: string) =>
-  table([col('id', 'int'), col('code', 'int', true), col('body', body, true), col('note', 'varchar(1000)', true)], [{ name: 'pk', columns: ['id'], unique: true, clustered: false }]);
+  table(
+    [col('id', 'int'), col('code', 'int', true), col('body', body, true), col('note', 'varchar(1000)', true)],
+    [{ name: 'pk', columns: ['id'], unique: true, clustered: false }],
+  );
 
 describe('the short update loop', () => {
   for (const c of cases) {
@@ -67,7 +130,9 @@ describe('the short update loop', () => {
   }
 
   it('leaves what the full loop leaves under random workloads (fast-check)', () => {
-    const dist = fc.tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 900 })).map(([a, b]) => ({ kind: 'uniform' as const, min: Math.min(a, b), max: Math.max(a, b) }));
+    const dist = fc
+      .tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 900 }))
+      .map(([a, b]) => ({ kind: 'uniform' as const, min: Math.min(a, b), max: Math.max(a, b) }));
     const set = fc.record({
       body: fc.oneof(
         dist.map((d) => ({ kind: 'grow' as const, dist: d })),
@@ -76,7 +141,12 @@ describe('the short update loop', () => {
       code: fc.constantFrom(undefined, { kind: 'null' as const }),
     });
     const update = fc
-      .tuple(set, fc.constantFrom('random' as const, 'sequential' as const), fc.constantFrom('row' as const, 'statement' as const), fc.integer({ min: 1, max: 100 }))
+      .tuple(
+        set,
+        fc.constantFrom('random' as const, 'sequential' as const),
+        fc.constantFrom('row' as const, 'statement' as const),
+        fc.integer({ min: 1, max: 100 }),
+      )
       .map(([s, order, transaction, pct]): PhaseSpec => ({
         op: 'update',
         rows: { kind: 'percent', pct },
@@ -86,10 +156,15 @@ describe('the short update loop', () => {
       }));
     const del: PhaseSpec = { op: 'delete', rows: { kind: 'count', n: 100 }, order: { kind: 'random' }, transaction: 'statement' };
     fc.assert(
-      fc.property(fc.constantFrom(...cases), fc.array(fc.oneof({ arbitrary: update, weight: 4 }, { arbitrary: fc.constant(del), weight: 1 }), { minLength: 1, maxLength: 4 }), fc.integer({ min: 0, max: 1000 }), (c, phases, seed) => {
-        const [short, full] = both(storage(t(c.body), c.engine, workload(phases), seed));
-        expect(outcome(short)).toEqual(outcome(full));
-      }),
+      fc.property(
+        fc.constantFrom(...cases),
+        fc.array(fc.oneof({ arbitrary: update, weight: 4 }, { arbitrary: fc.constant(del), weight: 1 }), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 0, max: 1000 }),
+        (c, phases, seed) => {
+          const [short, full] = both(storage(t(c.body), c.engine, workload(phases), seed));
+          expect(outcome(short)).toEqual(outcome(full));
+        },
+      ),
       { numRuns: 30 },
     );
   });

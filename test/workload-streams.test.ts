@@ -128,7 +128,9 @@ describe('RowPicker', () => {
     const live = { isLive: (r: number) => !dead.has(r) };
     const liveIds = [0, 2, 3, 6, 7, 8, 10, 11];
     expect(allOf(new RowPicker({ kind: 'sequential' }, 5, 12, 8, live, new Prng(1)))).toEqual(liveIds.slice(0, 5));
-    expect(allOf(new RowPicker({ kind: 'spread' }, 3, 12, 8, live, new Prng(1)))).toEqual([0, 1, 2].map((i) => liveIds[Math.floor((i * 8) / 3)]));
+    expect(allOf(new RowPicker({ kind: 'spread' }, 3, 12, 8, live, new Prng(1)))).toEqual(
+      [0, 1, 2].map((i) => liveIds[Math.floor((i * 8) / 3)]),
+    );
     expect(allOf(new RowPicker({ kind: 'spread' }, 4, 12, 12, everyRowLive, new Prng(1)))).toEqual([0, 3, 6, 9]);
   });
 
@@ -175,7 +177,10 @@ describe('length sources', () => {
       expect(Array.from(batch), d.kind).toEqual(ones);
       const sampler = lengthSampler(d);
       const closureRng = new Prng(4);
-      expect(Array.from({ length: 500 }, () => sampler(closureRng)), d.kind).toEqual(ones);
+      expect(
+        Array.from({ length: 500 }, () => sampler(closureRng)),
+        d.kind,
+      ).toEqual(ones);
     }
   });
 
@@ -195,18 +200,23 @@ describe('length sources', () => {
 describe('FreeTree.findFrom', () => {
   it('finds the first page at or after `from` with enough room, as a scan does', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: -5, max: 100 }), { minLength: 1, maxLength: 300 }), fc.integer({ min: 0, max: 120 }), fc.integer({ min: 0, max: 310 }), (values, need, from) => {
-        const t = new FreeTree(4);
-        values.forEach((v, p) => t.set(p, v));
-        let expected = -1;
-        for (let p = from; p < values.length; p++) {
-          if (values[p]! >= need) {
-            expected = p;
-            break;
+      fc.property(
+        fc.array(fc.integer({ min: -5, max: 100 }), { minLength: 1, maxLength: 300 }),
+        fc.integer({ min: 0, max: 120 }),
+        fc.integer({ min: 0, max: 310 }),
+        (values, need, from) => {
+          const t = new FreeTree(4);
+          values.forEach((v, p) => t.set(p, v));
+          let expected = -1;
+          for (let p = from; p < values.length; p++) {
+            if (values[p]! >= need) {
+              expected = p;
+              break;
+            }
           }
-        }
-        expect(t.findFrom(need, from)).toBe(expected);
-      }),
+          expect(t.findFrom(need, from)).toBe(expected);
+        },
+      ),
     );
   });
 });

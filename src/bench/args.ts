@@ -17,7 +17,11 @@ export interface SuiteInfo {
 /** Every suite, in the order they run. docs/performance.md describes each. */
 export const SUITES: readonly SuiteInfo[] = [
   { name: 'cli', byDefault: true, what: 'start-up: rowsim --help and --version, whole processes' },
-  { name: 'storage', byDefault: true, what: 'inserts, random and sequential growing updates per second on 1M rows, every format, one core' },
+  {
+    name: 'storage',
+    byDefault: true,
+    what: 'inserts, random and sequential growing updates per second on 1M rows, every format, one core',
+  },
   { name: 'memory', byDefault: true, what: 'resident memory growth per row between 1e6 and 1e7 rows, every format, fresh processes' },
   { name: 'scale', byDefault: false, what: 'a 1e8-row insert and random growing update per format: CPU seconds and peak memory (minutes)' },
   { name: 'pg', byDefault: false, what: 'the storage workload on a live PostgreSQL beside the simulator (with --pg URL)' },
@@ -26,7 +30,11 @@ export const SUITES: readonly SuiteInfo[] = [
   { name: 'estimate', byDefault: true, what: 'rowsim estimate on titles at 100,000 and 1e9 rows' },
   { name: 'mechanism', byDefault: true, what: 'rowsim page and rowsim trace, whole processes and in process' },
   { name: 'report', byDefault: true, what: 'report.html size and open time in headless Chromium (skipped without /usr/bin/chromium)' },
-  { name: 'sweep', byDefault: true, what: 'rowsim run whole processes: a 7-point sweep on 1 and 2 workers in turn, the quickstart, one point without a pool' },
+  {
+    name: 'sweep',
+    byDefault: true,
+    what: 'rowsim run whole processes: a 7-point sweep on 1 and 2 workers in turn, the quickstart, one point without a pool',
+  },
 ];
 
 export const DEFAULT_RUNS = 3;
@@ -80,9 +88,13 @@ export function maskLoosely(url: string): string {
 }
 
 function wholeNumber(flag: string, text: string | undefined, min: number, max: number): number {
-  if (text === undefined || text.startsWith('--')) throw new BenchUsageError(`${flag}: expected a whole number from ${groupedNumber(min)} to ${groupedNumber(max)}, found nothing`);
+  if (text === undefined || text.startsWith('--'))
+    throw new BenchUsageError(`${flag}: expected a whole number from ${groupedNumber(min)} to ${groupedNumber(max)}, found nothing`);
   const n = /^\d+$/.test(text.replace(/_/g, '')) ? Number(text.replace(/_/g, '')) : /^\d+(\.\d+)?e\d+$/i.test(text) ? Number(text) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) throw new BenchUsageError(`${flag}: expected a whole number from ${groupedNumber(min)} to ${groupedNumber(max)}, found ${JSON.stringify(text)}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new BenchUsageError(
+      `${flag}: expected a whole number from ${groupedNumber(min)} to ${groupedNumber(max)}, found ${JSON.stringify(text)}`,
+    );
   return n;
 }
 
@@ -121,7 +133,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         break;
       case '--pg': {
         const url = value();
-        if (url === undefined || url === '' || url.startsWith('--')) throw new BenchUsageError('--pg: expected a URL postgres://user[:password]@host:port/database, found nothing');
+        if (url === undefined || url === '' || url.startsWith('--'))
+          throw new BenchUsageError('--pg: expected a URL postgres://user[:password]@host:port/database, found nothing');
         try {
           pgTarget(url);
         } catch (err) {
@@ -132,13 +145,18 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         break;
       }
       default:
-        if (raw.startsWith('-')) throw new BenchUsageError(`expected a suite or an option (--json, --runs, --timeout, --pg, --pg-rows), found ${JSON.stringify(raw)}`);
-        if (!SUITES.some((s) => s.name === raw)) throw new BenchUsageError(`expected a suite (${SUITES.map((s) => s.name).join(', ')}), found ${JSON.stringify(raw)}`);
+        if (raw.startsWith('-'))
+          throw new BenchUsageError(
+            `expected a suite or an option (--json, --runs, --timeout, --pg, --pg-rows), found ${JSON.stringify(raw)}`,
+          );
+        if (!SUITES.some((s) => s.name === raw))
+          throw new BenchUsageError(`expected a suite (${SUITES.map((s) => s.name).join(', ')}), found ${JSON.stringify(raw)}`);
         named.push(raw);
     }
   }
   if (pgRows !== undefined && pgUrl === undefined) throw new BenchUsageError('--pg-rows: expected --pg URL with it, found none');
-  if (named.includes('pg') && pgUrl === undefined) throw new BenchUsageError('pg: expected --pg URL (the PostgreSQL to compare with), found none');
+  if (named.includes('pg') && pgUrl === undefined)
+    throw new BenchUsageError('pg: expected --pg URL (the PostgreSQL to compare with), found none');
   const wanted = new Set(named.length > 0 ? named : SUITES.filter((s) => s.byDefault).map((s) => s.name));
   if (pgUrl !== undefined) wanted.add('pg');
   return {

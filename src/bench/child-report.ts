@@ -43,9 +43,7 @@ export interface ChildReport {
 }
 
 export type ChildOutcome =
-  | { kind: 'report'; report: ChildReport }
-  | { kind: 'refused'; message: string }
-  | { kind: 'failed'; message: string };
+  { kind: 'report'; report: ChildReport } | { kind: 'refused'; message: string } | { kind: 'failed'; message: string };
 
 /** What spawnSync gave back, and the time limit the child had. */
 export interface ChildEnd {
@@ -58,18 +56,25 @@ export interface ChildEnd {
   timeoutS: number;
 }
 
-const OUT_OF_MEMORY = /JavaScript heap out of memory|Array buffer allocation failed|ERR_MEMORY_ALLOCATION_FAILED|Cannot allocate memory|Allocation failed/i;
+const OUT_OF_MEMORY =
+  /JavaScript heap out of memory|Array buffer allocation failed|ERR_MEMORY_ALLOCATION_FAILED|Cannot allocate memory|Allocation failed/i;
 
 function lastLine(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines[lines.length - 1] ?? '';
 }
 
 function isReport(x: unknown): x is ChildReport {
   const r = x as ChildReport;
   return (
-    typeof r === 'object' && r !== null &&
-    Number.isFinite(r.rows) && typeof r.format === 'string' && Array.isArray(r.phases) &&
+    typeof r === 'object' &&
+    r !== null &&
+    Number.isFinite(r.rows) &&
+    typeof r.format === 'string' &&
+    Array.isArray(r.phases) &&
     r.phases.every((p) => Number.isFinite(p?.wall) && Number.isFinite(p?.cpu)) &&
     [r.cpu_s, r.rss_bytes, r.max_rss_bytes, r.engine_bytes].every(Number.isFinite)
   );
@@ -80,7 +85,8 @@ export function childOutcome(end: ChildEnd): ChildOutcome {
   if (end.timedOut) return { kind: 'failed', message: `killed at the time limit of ${end.timeoutS} s (--timeout)` };
   const oom = end.stderr.split('\n').find((l) => OUT_OF_MEMORY.test(l));
   if (oom) return { kind: 'failed', message: `out of memory: ${oom.trim()}` };
-  if (end.signal === 'SIGKILL') return { kind: 'failed', message: 'killed by SIGKILL (not by the bench: most likely the kernel, out of memory)' };
+  if (end.signal === 'SIGKILL')
+    return { kind: 'failed', message: 'killed by SIGKILL (not by the bench: most likely the kernel, out of memory)' };
   if (end.signal) return { kind: 'failed', message: `killed by ${end.signal}` };
   const line = end.stdout.split('\n').find((l) => l.startsWith(CHILD_MARK));
   if (end.status !== 0 || !line) {

@@ -22,7 +22,10 @@ const REPORT_CPU = `data:text/javascript,process.on('exit',()=>{const u=process.
 /** CPU and wall seconds of one run of `node [script] args…` (rowsim's bin by default), whole process; `env`: more environment. */
 export function timeCommand(args: string[], script: string[] = [BIN], env: Record<string, string> = {}): Sample {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, ['--import', REPORT_CPU, ...script, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+  const r = spawnSync(process.execPath, ['--import', REPORT_CPU, ...script, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   const m = /rowsim-bench-cpu-us (\d+)/.exec(r.stderr);
   if (r.status !== 0 || !m) throw new Error(`${[...script, ...args].join(' ')} failed (status ${r.status}): ${r.stderr}`);
@@ -39,10 +42,22 @@ const ms = (s: number) => Math.round(s * 1000);
 export async function* benchCli(ctx: SuiteContext): AsyncGenerator<BenchLine> {
   const runs = ctx.runsGiven ? ctx.runs : CLI_RUNS;
   const floor = await measureCommand([], runs, ['-e', '']);
-  yield { name: 'cli: node -e "" CPU time (Node.js start and exit alone, the floor)', value: ms(floor.cpu!.median), unit: 'ms', note: timingNote(floor), measurement: floor };
+  yield {
+    name: 'cli: node -e "" CPU time (Node.js start and exit alone, the floor)',
+    value: ms(floor.cpu!.median),
+    unit: 'ms',
+    note: timingNote(floor),
+    measurement: floor,
+  };
   for (const args of [['--help'], ['--version']]) {
     const m = await measureCommand(args, runs);
-    yield { name: `cli: rowsim ${args.join(' ')} CPU time, whole process`, value: ms(m.cpu!.median), unit: 'ms', note: `aim < 150; ${timingNote(m)}`, measurement: m };
+    yield {
+      name: `cli: rowsim ${args.join(' ')} CPU time, whole process`,
+      value: ms(m.cpu!.median),
+      unit: 'ms',
+      note: `aim < 150; ${timingNote(m)}`,
+      measurement: m,
+    };
   }
   const validate = ['validate', join(ROOT, 'sim-configs', 'quickstart.yaml')];
   const ratios: number[] = [];
@@ -56,7 +71,13 @@ export async function* benchCli(ctx: SuiteContext): AsyncGenerator<BenchLine> {
     { runs, warmup: 1 },
   );
   const mid = stat(ratios).median;
-  yield { name: 'cli: rowsim validate sim-configs/quickstart.yaml CPU time, whole process, from the bundle', value: ms(pair.bundle!.cpu!.median), unit: 'ms', note: timingNote(pair.bundle!), measurement: pair.bundle! };
+  yield {
+    name: 'cli: rowsim validate sim-configs/quickstart.yaml CPU time, whole process, from the bundle',
+    value: ms(pair.bundle!.cpu!.median),
+    unit: 'ms',
+    note: timingNote(pair.bundle!),
+    measurement: pair.bundle!,
+  };
   yield {
     name: 'cli: the same from the compiled sources (ROWSIM_BUNDLE=0)',
     value: ms(pair.plain!.cpu!.median),

@@ -50,15 +50,24 @@ export async function* benchContention(ctx: SuiteContext): AsyncGenerator<BenchL
   const simulatedS = (spec.warmup_ns + spec.duration_ns) / 1e9;
   let events = 0;
   let tps = 0;
-  const rep = await measure((run) => {
-    const r = runPointOnce(run < 0 ? repairmanSpec(200) : spec, 'lockless', REPAIRMAN.users, 1);
-    if (run >= 0) {
-      events = r.events;
-      tps = r.throughput_tps;
-    }
-  }, { runs: ctx.runs, warmup: 1 });
+  const rep = await measure(
+    (run) => {
+      const r = runPointOnce(run < 0 ? repairmanSpec(200) : spec, 'lockless', REPAIRMAN.users, 1);
+      if (run >= 0) {
+        events = r.events;
+        tps = r.throughput_tps;
+      }
+    },
+    { runs: ctx.runs, warmup: 1 },
+  );
   const model = `M/M/${REPAIRMAN.engines}//${REPAIRMAN.users}`;
-  const ev = rateLine(`contention: repairman model ${model} in rowsim, one core`, events, 'events', rep, `target ≥ ${groupedNumber(EVENTS_TARGET)}; ${sig3(events / 1e6)}M events, ${REPAIRMAN_MS / 1000} s simulated after 0.1 s of warm-up`);
+  const ev = rateLine(
+    `contention: repairman model ${model} in rowsim, one core`,
+    events,
+    'events',
+    rep,
+    `target ≥ ${groupedNumber(EVENTS_TARGET)}; ${sig3(events / 1e6)}M events, ${REPAIRMAN_MS / 1000} s simulated after 0.1 s of warm-up`,
+  );
   yield ev;
   const rowsimTx = allTransactions(tps, simulatedS);
   const rowsimPerWall = rowsimTx / rep.wall.median;
@@ -72,15 +81,28 @@ export async function* benchContention(ctx: SuiteContext): AsyncGenerator<BenchL
 
   const probe = findSimpy();
   if (!probe.found) {
-    yield { name: 'contention: repairman model in SimPy, simulated transactions per wall-second', value: null, unit: 'transactions/wall-s', note: noSimpyNote(probe) };
-    yield { name: 'contention: repairman model, rowsim ÷ SimPy, transactions per wall-second', value: null, unit: '×', note: 'SimPy not found (above)' };
+    yield {
+      name: 'contention: repairman model in SimPy, simulated transactions per wall-second',
+      value: null,
+      unit: 'transactions/wall-s',
+      note: noSimpyNote(probe),
+    };
+    yield {
+      name: 'contention: repairman model, rowsim ÷ SimPy, transactions per wall-second',
+      value: null,
+      unit: '×',
+      note: 'SimPy not found (above)',
+    };
   } else {
     const py = probe.found;
     let last: SimpyRun | undefined;
-    const m = await measureEach(() => {
-      last = runSimpy(py.path, SIMPY_S);
-      return { run: last.sample };
-    }, { runs: ctx.runs, warmup: 1 });
+    const m = await measureEach(
+      () => {
+        last = runSimpy(py.path, SIMPY_S);
+        return { run: last.sample };
+      },
+      { runs: ctx.runs, warmup: 1 },
+    );
     const sp = m.run;
     const simpyTx = allTransactions(last!.throughput_tps, last!.simulated_s + last!.warmup_s);
     const simpyPerWall = simpyTx / sp.wall.median;
@@ -102,17 +124,31 @@ export async function* benchContention(ctx: SuiteContext): AsyncGenerator<BenchL
   }
 
   const { spec: xoltp } = loadConfig('xoltp-80-engines.yaml');
-  const short: ContentionSpec = { ...xoltp, duration_ns: 400e6, warmup_ns: 100e6, stationarity: { ...xoltp.stationarity, max_extensions: 0 } };
+  const short: ContentionSpec = {
+    ...xoltp,
+    duration_ns: 400e6,
+    warmup_ns: 100e6,
+    stationarity: { ...xoltp.stationarity, max_extensions: 0 },
+  };
   for (const [bm, users] of [
     ['latched', 5000],
     ['lockless', 4000],
   ] as const) {
     let n = 0;
-    const m = await measure((run) => {
-      const r = runPointOnce(run < 0 ? { ...short, duration_ns: 50e6, warmup_ns: 0 } : short, bm, users, 1);
-      if (run >= 0) n = r.events;
-    }, { runs: ctx.runs, warmup: 1 });
-    yield rateLine(`contention: simulation core, xoltp-80-engines ${bm} @ ${users} users, one core`, n, 'events', m, `${sig3(n / 1e6)}M events, 0.5 s simulated`);
+    const m = await measure(
+      (run) => {
+        const r = runPointOnce(run < 0 ? { ...short, duration_ns: 50e6, warmup_ns: 0 } : short, bm, users, 1);
+        if (run >= 0) n = r.events;
+      },
+      { runs: ctx.runs, warmup: 1 },
+    );
+    yield rateLine(
+      `contention: simulation core, xoltp-80-engines ${bm} @ ${users} users, one core`,
+      n,
+      'events',
+      m,
+      `${sig3(n / 1e6)}M events, 0.5 s simulated`,
+    );
   }
 }
 
@@ -129,12 +165,15 @@ export async function* benchContentionRuns(ctx: SuiteContext): AsyncGenerator<Be
     const cfg = loadConfig(name);
     let events = 0;
     let points = 0;
-    const m = await measure(async () => {
-      const results = await runContention(cfg.spec, cfg.seed, { workers: 2 });
-      const entries = results.sweep ? results.sweep.cells.flatMap((c) => c.entries) : results.entries;
-      events = entries.reduce((a, r) => a + r.points.reduce((b, p) => b + p.events, 0), 0);
-      points = entries.reduce((a, r) => a + r.points.length, 0);
-    }, { runs: ctx.runs, warmup: 0 });
+    const m = await measure(
+      async () => {
+        const results = await runContention(cfg.spec, cfg.seed, { workers: 2 });
+        const entries = results.sweep ? results.sweep.cells.flatMap((c) => c.entries) : results.entries;
+        events = entries.reduce((a, r) => a + r.points.reduce((b, p) => b + p.events, 0), 0);
+        points = entries.reduce((a, r) => a + r.points.length, 0);
+      },
+      { runs: ctx.runs, warmup: 0 },
+    );
     yield {
       name: `contention: ${name.replace('.yaml', '')} run, 2 workers`,
       value: sig3(m.wall.median),

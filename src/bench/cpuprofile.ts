@@ -60,7 +60,9 @@ export function sourceMapLocate(root: string): Locate {
     }
     const entry = maps.get(file)?.findEntry(line, column) as { originalSource?: string; originalLine?: number } | undefined;
     if (!entry?.originalSource || entry.originalLine === undefined) return fromDist(url, line, column);
-    const source = entry.originalSource.startsWith('file://') ? fileURLToPath(entry.originalSource) : resolve(dirname(file), entry.originalSource);
+    const source = entry.originalSource.startsWith('file://')
+      ? fileURLToPath(entry.originalSource)
+      : resolve(dirname(file), entry.originalSource);
     return `${relative(root, source)}:${entry.originalLine + 1}`;
   };
 }

@@ -30,16 +30,19 @@ export async function* benchEstimate(ctx: SuiteContext): AsyncGenerator<BenchLin
     let tasks = 0;
     let rounds = 0;
     let out: EstimateOutcome | undefined;
-    const m = await measure(async () => {
-      tasks = 0;
-      rounds = 0;
-      const pool = poolRunner();
-      out = await runEstimate(cfg, async (t) => {
-        tasks += t.length;
-        rounds += 1;
-        return pool(t);
-      }).finally(() => pool.close());
-    }, { runs: ctx.runs, warmup: 1 });
+    const m = await measure(
+      async () => {
+        tasks = 0;
+        rounds = 0;
+        const pool = poolRunner();
+        out = await runEstimate(cfg, async (t) => {
+          tasks += t.length;
+          rounds += 1;
+          return pool(t);
+        }).finally(() => pool.close());
+      },
+      { runs: ctx.runs, warmup: 1 },
+    );
     const s = out!.sample;
     yield {
       name,

@@ -55,7 +55,13 @@ export function stat(values: readonly number[]): Stat {
 /** Median and minimum of the samples' CPU and wall seconds; CPU only when every sample has it. */
 export function summarize(samples: readonly Sample[], opts: MeasureOptions): Measurement {
   const cpu = samples.every((s) => s.cpu !== undefined) ? stat(samples.map((s) => s.cpu!)) : undefined;
-  return { runs: samples.length, warmup: opts.warmup, ...(cpu ? { cpu } : {}), wall: stat(samples.map((s) => s.wall)), samples: [...samples] };
+  return {
+    runs: samples.length,
+    warmup: opts.warmup,
+    ...(cpu ? { cpu } : {}),
+    wall: stat(samples.map((s) => s.wall)),
+    samples: [...samples],
+  };
 }
 
 /** A stopwatch on this process's CPU time and the monotonic clock. */
@@ -80,7 +86,10 @@ export async function timed<T>(fn: () => T | Promise<T>): Promise<{ value: T; sa
  * of one storage run, a child's own figures). `fn` is told the run: 0, 1, … for a counted run, −1, −2, …
  * for a warm-up. Resolves with each name's Measurement.
  */
-export async function measureEach<K extends string>(fn: (run: number) => Record<K, Sample> | Promise<Record<K, Sample>>, opts: MeasureOptions): Promise<Record<K, Measurement>> {
+export async function measureEach<K extends string>(
+  fn: (run: number) => Record<K, Sample> | Promise<Record<K, Sample>>,
+  opts: MeasureOptions,
+): Promise<Record<K, Measurement>> {
   if (!(opts.runs >= 1)) throw new Error(`measure: expected at least 1 run, found ${opts.runs}`);
   for (let i = 0; i < opts.warmup; i++) await fn(-1 - i);
   const byName = new Map<K, Sample[]>();
@@ -297,7 +306,14 @@ export function speedProbe(): SpeedProbe {
   const sf = stat(f);
   const r1 = (x: number) => Math.round(x * 10) / 10;
   const r2 = (x: number) => Math.round(x * 100) / 100;
-  return { alu_ms: r1(sa.median), alu_min_ms: r1(sa.min), memory_ms: r1(sm.median), memory_min_ms: r1(sm.min), fresh_page_us: r2(sf.median), fresh_page_min_us: r2(sf.min) };
+  return {
+    alu_ms: r1(sa.median),
+    alu_min_ms: r1(sa.min),
+    memory_ms: r1(sm.median),
+    memory_min_ms: r1(sm.min),
+    fresh_page_us: r2(sf.median),
+    fresh_page_min_us: r2(sf.min),
+  };
 }
 
 /**
@@ -307,7 +323,15 @@ export function speedProbe(): SpeedProbe {
  */
 export function speedProbeInChild(): SpeedProbe | undefined {
   const here = import.meta.url;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', `import { speedProbe } from ${JSON.stringify(here)}; process.stdout.write(JSON.stringify(speedProbe()));`], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { speedProbe } from ${JSON.stringify(here)}; process.stdout.write(JSON.stringify(speedProbe()));`,
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) return undefined;
   try {
     return JSON.parse(r.stdout) as SpeedProbe;
@@ -346,11 +370,15 @@ parentPort.postMessage(x);`;
     // loop is long enough (≥ 0.1 s) that the threads' start-up (a few ms) hardly counts.
     const t0 = performance.now();
     await Promise.all(
-      Array.from({ length: n }, () => new Promise<void>((resolve, reject) => {
-        const w = new Worker(code, { eval: true, workerData: steps, execArgv: [] });
-        w.once('message', () => resolve());
-        w.once('error', reject);
-      })),
+      Array.from(
+        { length: n },
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const w = new Worker(code, { eval: true, workerData: steps, execArgv: [] });
+            w.once('message', () => resolve());
+            w.once('error', reject);
+          }),
+      ),
     );
     return performance.now() - t0;
   };
@@ -368,7 +396,15 @@ parentPort.postMessage(x);`;
 /** parallelCapacity in a fresh Node.js process (as speedProbeInChild); undefined when the child fails. */
 export function parallelCapacityInChild(threads: number): ParallelProbe | undefined {
   const here = import.meta.url;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', `import { parallelCapacity } from ${JSON.stringify(here)}; process.stdout.write(JSON.stringify(await parallelCapacity(${threads})));`], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { parallelCapacity } from ${JSON.stringify(here)}; process.stdout.write(JSON.stringify(await parallelCapacity(${threads})));`,
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) return undefined;
   try {
     return JSON.parse(r.stdout) as ParallelProbe;

@@ -43,7 +43,13 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** `git describe --always --dirty` of the checkout, or null where git cannot tell. */
 function commitOf(): string | null {
   try {
-    return execFileSync('git', ['describe', '--always', '--dirty'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || null;
+    return (
+      execFileSync('git', ['describe', '--always', '--dirty'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() || null
+    );
   } catch {
     return null;
   }
@@ -94,7 +100,14 @@ async function main(): Promise<number> {
       throw err;
     }
   }
-  const report: BenchReport = { started: new Date().toISOString(), commit: commitOf(), argv: process.argv.slice(2), machine: machineInfo(), machine_at_end: machineInfo(), lines: [] };
+  const report: BenchReport = {
+    started: new Date().toISOString(),
+    commit: commitOf(),
+    argv: process.argv.slice(2),
+    machine: machineInfo(),
+    machine_at_end: machineInfo(),
+    lines: [],
+  };
   const add = (suite: string, line: BenchLine) => {
     report.lines.push({ suite, ...line });
     print(formatLine(line));
@@ -115,7 +128,8 @@ async function main(): Promise<number> {
     throw err;
   }
   if (args.suitesNamed.length === 0) {
-    for (const s of SUITES.filter((x) => !x.byDefault && x.name !== 'pg')) print(`${s.name}: skipped by default (${s.what}): npm run bench -- ${s.name}`);
+    for (const s of SUITES.filter((x) => !x.byDefault && x.name !== 'pg'))
+      print(`${s.name}: skipped by default (${s.what}): npm run bench -- ${s.name}`);
   }
   const probeAtEnd = speedProbeInChild();
   report.machine_at_end = { ...machineInfo(), ...(probeAtEnd ? { probe: probeAtEnd } : {}) };

@@ -24,7 +24,9 @@ const TEACHING = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sim-
 
 export async function* benchMechanism(ctx: SuiteContext): AsyncGenerator<BenchLine> {
   const runs = ctx.runsGiven ? ctx.runs : RUNS;
-  const configs = readdirSync(TEACHING).filter((f) => f.endsWith('.yaml')).sort();
+  const configs = readdirSync(TEACHING)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
   if (configs.length === 0) return;
   const config = join(TEACHING, configs[0]!);
   const dir = mkdtempSync(join(tmpdir(), 'rowsim-bench-'));
@@ -56,8 +58,17 @@ export async function* benchMechanism(ctx: SuiteContext): AsyncGenerator<BenchLi
     pageText(d);
   };
   const trace = () => traceDeck('bench', configs[0]!, traceRun(spec, { steps: 50 }));
-  for (const [what, fn] of [['page drawing (SVG + PNG + text)', page], ['trace 50 steps + slide deck', trace]] as const) {
+  for (const [what, fn] of [
+    ['page drawing (SVG + PNG + text)', page],
+    ['trace 50 steps + slide deck', trace],
+  ] as const) {
     const m = await measure(fn, { runs, warmup: 1 });
-    yield { name: `mechanism: ${what}, ${configs[0]}, in process`, value: Math.round(m.cpu!.median * 10000) / 10, unit: 'ms CPU', note: `the work without start-up; ${timingNote(m)}`, measurement: m };
+    yield {
+      name: `mechanism: ${what}, ${configs[0]}, in process`,
+      value: Math.round(m.cpu!.median * 10000) / 10,
+      unit: 'ms CPU',
+      note: `the work without start-up; ${timingNote(m)}`,
+      measurement: m,
+    };
   }
 }

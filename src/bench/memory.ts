@@ -39,7 +39,12 @@ async function* memoryLines(format: FormatId, ctx: SuiteContext): AsyncGenerator
     const b = runChild({ rows: large, format, order: 'random', checkLimits: false }, ctx.timeoutS).outcome;
     for (const o of [a, b]) {
       if (o.kind !== 'report') {
-        yield { name, value: null, unit: 'bytes/row', note: `a child of ${o === a ? small : large} rows ${o.kind === 'refused' ? 'was refused' : 'failed'}: ${o.message}` };
+        yield {
+          name,
+          value: null,
+          unit: 'bytes/row',
+          note: `a child of ${o === a ? small : large} rows ${o.kind === 'refused' ? 'was refused' : 'failed'}: ${o.message}`,
+        };
         return;
       }
     }
@@ -59,7 +64,13 @@ async function* memoryLines(format: FormatId, ctx: SuiteContext): AsyncGenerator
     note:
       `target ≤ ${MEMORY_TARGETS.bytesPerRow}: ${met ? 'met' : 'not met'}; peak resident memory (process.resourceUsage().maxRSS) of a 1e7-row run minus a 1e6-row run, ÷ 9e6, each in a fresh process; ` +
       `${ctx.runs === 1 ? '1 pair' : `median of ${ctx.runs} pairs`}, min ${bytesPerRow(p.min)}; resident after the run (memoryUsage().rss): ${bytesPerRow(q.median)}; the engine's own arrays count ${bytesPerRow(engine)}`,
-    detail: { format, peak_growth_bytes_per_row: peak, rss_after_growth_bytes_per_row: after, engine_bytes_per_row: engine, rows: [small, large] },
+    detail: {
+      format,
+      peak_growth_bytes_per_row: peak,
+      rss_after_growth_bytes_per_row: after,
+      engine_bytes_per_row: engine,
+      rows: [small, large],
+    },
   };
 }
 
@@ -82,9 +93,16 @@ export async function* benchScale(ctx: SuiteContext): AsyncGenerator<BenchLine> 
     let stopped: Exclude<ChildOutcome, { kind: 'report' }> | undefined;
     // As `rowsim run` would run this table: with 2 MB pages where it would start itself again with them (src/cli/huge-pages.ts).
     const huge = wantsHugePages(storageMemory(storageBenchSpec(SCALE_ROWS, format, 'random')).bytes, hugePagesContext());
-    const hugeNote = huge ? `2 MB pages (${HUGETLB_TUNABLE}, as rowsim run starts a table this large)` : '4 kB pages (rowsim run would not ask for 2 MB pages here: ROWSIM_HUGE_PAGES, the kernel or GLIBC_TUNABLES)';
+    const hugeNote = huge
+      ? `2 MB pages (${HUGETLB_TUNABLE}, as rowsim run starts a table this large)`
+      : '4 kB pages (rowsim run would not ask for 2 MB pages here: ROWSIM_HUGE_PAGES, the kernel or GLIBC_TUNABLES)';
     for (let i = 0; i < runs && !stopped; i++) {
-      const { outcome, wall } = runChild({ rows: SCALE_ROWS, format, order: 'random', checkLimits: true }, ctx.timeoutS, [], huge ? hugePagesEnv(process.env) : process.env);
+      const { outcome, wall } = runChild(
+        { rows: SCALE_ROWS, format, order: 'random', checkLimits: true },
+        ctx.timeoutS,
+        [],
+        huge ? hugePagesEnv(process.env) : process.env,
+      );
       if (outcome.kind !== 'report') stopped = outcome;
       else {
         last = outcome.report;
@@ -94,7 +112,10 @@ export async function* benchScale(ctx: SuiteContext): AsyncGenerator<BenchLine> 
       }
     }
     if (stopped) {
-      const what = stopped.kind === 'refused' ? `refused up front (rowsim run's memory check, src/cli/limits.ts): ${stopped.message}` : stopped.message;
+      const what =
+        stopped.kind === 'refused'
+          ? `refused up front (rowsim run's memory check, src/cli/limits.ts): ${stopped.message}`
+          : stopped.message;
       yield { name: `${name}, CPU time of its child process`, value: null, unit: 's', note: what, detail: { format, outcome: stopped } };
       continue;
     }

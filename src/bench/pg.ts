@@ -81,7 +81,11 @@ async function rowByRow(client: pg.Client, w: RecordedWorkload): Promise<{ inser
   const insert = await timedPhase(async () => {
     await client.query('BEGIN');
     for (let r = 0; r < n; r++) {
-      await client.query({ name: 'rowsim_bench_insert', text: `INSERT INTO bench (id, status, body) VALUES ($1, '${STATUS}', repeat('x', $2))`, values: [r, w.insertLens[r]] });
+      await client.query({
+        name: 'rowsim_bench_insert',
+        text: `INSERT INTO bench (id, status, body) VALUES ($1, '${STATUS}', repeat('x', $2))`,
+        values: [r, w.insertLens[r]],
+      });
     }
     await client.query('COMMIT');
   });
@@ -89,7 +93,11 @@ async function rowByRow(client: pg.Client, w: RecordedWorkload): Promise<{ inser
   const update = await timedPhase(async () => {
     await client.query('BEGIN');
     for (let i = 0; i < n; i++) {
-      await client.query({ name: 'rowsim_bench_update', text: `UPDATE bench SET body = repeat('y', $2) WHERE id = $1`, values: [w.updateRows[i], w.updateLens[i]] });
+      await client.query({
+        name: 'rowsim_bench_update',
+        text: `UPDATE bench SET body = repeat('y', $2) WHERE id = $1`,
+        values: [w.updateRows[i], w.updateLens[i]],
+      });
     }
     await client.query('COMMIT');
   });
@@ -100,7 +108,10 @@ async function setBased(client: pg.Client, rows: number): Promise<{ insert: Samp
   await freshTable(client);
   // The same distributions as the workload: body 0–40 characters, then grown by 20–150 up to its 300.
   const insert = await timedPhase(async () => {
-    await client.query(`INSERT INTO bench (id, status, body) SELECT g, '${STATUS}', repeat('x', floor(random() * 41)::int) FROM generate_series(0, $1::int - 1) g`, [rows]);
+    await client.query(
+      `INSERT INTO bench (id, status, body) SELECT g, '${STATUS}', repeat('x', floor(random() * 41)::int) FROM generate_series(0, $1::int - 1) g`,
+      [rows],
+    );
   });
   await indexAndAnalyze(client);
   const update = await timedPhase(async () => {
@@ -114,7 +125,13 @@ function perWall(rows: number, m: Measurement): number {
 }
 
 function wallLine(name: string, rows: number, m: Measurement, what: string): BenchLine {
-  return { name, value: sig3(perWall(rows, m)), unit: 'rows/wall-s', note: `${what}; best run ${groupedNumber(sig3(rows / m.wall.min))}; ${timingNote(m)}`, measurement: m };
+  return {
+    name,
+    value: sig3(perWall(rows, m)),
+    unit: 'rows/wall-s',
+    note: `${what}; best run ${groupedNumber(sig3(rows / m.wall.min))}; ${timingNote(m)}`,
+    measurement: m,
+  };
 }
 
 export async function* benchPg(ctx: SuiteContext): AsyncGenerator<BenchLine> {
@@ -149,28 +166,47 @@ export async function* benchPg(ctx: SuiteContext): AsyncGenerator<BenchLine> {
     rowMs = await measureEach(() => rowByRow(client, w), opts);
     setMs = await measureEach(() => setBased(client, rows), opts);
   } catch (err) {
-    const message = target.redact(`PostgreSQL at ${target.shown}: ${(err as Error).message}${created ? ` (if the scratch schema is left: DROP SCHEMA ${schema} CASCADE)` : ''}`);
+    const message = target.redact(
+      `PostgreSQL at ${target.shown}: ${(err as Error).message}${created ? ` (if the scratch schema is left: DROP SCHEMA ${schema} CASCADE)` : ''}`,
+    );
     throw isConnectionLost(err) ? new PgConnectionError(message) : new PgBenchError(message);
   } finally {
     if (created) {
       // A failure inside BEGIN … COMMIT leaves the transaction aborted: end it before the DROP.
       await client.query('ROLLBACK').catch(() => undefined);
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => process.stderr.write(`npm run bench: could not drop the scratch schema; drop it by hand: DROP SCHEMA ${schema} CASCADE\n`));
+      await client
+        .query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+        .catch(() =>
+          process.stderr.write(`npm run bench: could not drop the scratch schema; drop it by hand: DROP SCHEMA ${schema} CASCADE\n`),
+        );
     }
     await closeClient(client);
   }
   const pgName = `PostgreSQL ${version}`;
   const simName = `simulator (${FORMAT}, one core)`;
   const lines: [string, Measurement, string][] = [
-    [`pg: ${pgName} row-by-row inserts, ${size}`, rowMs.insert, 'one prepared INSERT per row, one round trip each, the phase in one transaction'],
-    [`pg: ${pgName} row-by-row random-order growing updates, ${size}`, rowMs.update, "one prepared UPDATE … WHERE id = $1 per row in the simulator's random order, the phase in one transaction"],
+    [
+      `pg: ${pgName} row-by-row inserts, ${size}`,
+      rowMs.insert,
+      'one prepared INSERT per row, one round trip each, the phase in one transaction',
+    ],
+    [
+      `pg: ${pgName} row-by-row random-order growing updates, ${size}`,
+      rowMs.update,
+      "one prepared UPDATE … WHERE id = $1 per row in the simulator's random order, the phase in one transaction",
+    ],
     [`pg: ${pgName} set-based insert, ${size}`, setMs.insert, 'one INSERT … SELECT FROM generate_series (its own transaction)'],
     [`pg: ${pgName} set-based growing update of every row, ${size}`, setMs.update, 'one UPDATE of every row (its own transaction)'],
   ];
   // The CPU in these notes is the client's (this process): the server's is not read.
   for (const [name, m, what] of lines) yield wallLine(name, rows, m, `${what}; the CPU is this client's`);
   yield wallLine(`pg: ${simName} inserts, ${size}`, rows, sim.insert, "the insert phase's row operations (onPhase), the same rows");
-  yield wallLine(`pg: ${simName} random-order growing updates, ${size}`, rows, sim.update, "the update phase's row operations (onPhase), the same rows and order");
+  yield wallLine(
+    `pg: ${simName} random-order growing updates, ${size}`,
+    rows,
+    sim.update,
+    "the update phase's row operations (onPhase), the same rows and order",
+  );
   for (const [kind, phase, m] of [
     ['row-by-row', 'insert', rowMs.insert],
     ['row-by-row', 'update', rowMs.update],

@@ -30,7 +30,11 @@ const TITLES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sim-co
 async function main(argv: string[]): Promise<void> {
   const [what, a, b] = argv;
   if (what === 'top' && a) {
-    for (const t of topSelfTime(JSON.parse(readFileSync(a, 'utf8')) as CpuProfile, b ? Number(b) : 15, sourceMapLocate(join(dirname(fileURLToPath(import.meta.url)), '..', '..')))) {
+    for (const t of topSelfTime(
+      JSON.parse(readFileSync(a, 'utf8')) as CpuProfile,
+      b ? Number(b) : 15,
+      sourceMapLocate(join(dirname(fileURLToPath(import.meta.url)), '..', '..')),
+    )) {
       process.stdout.write(`${(100 * t.share).toFixed(1).padStart(5)}%  ${String(t.ms).padStart(6)} ms  ${t.name}\n`);
     }
   } else if (what === 'storage') {
@@ -39,12 +43,21 @@ async function main(argv: string[]): Promise<void> {
     const spec = storageBenchSpec(1_000_000, format, b === 'sequential' ? 'sequential' : 'random');
     for (let i = 0; i < 4; i++) runStorage(spec);
   } else if (what === 'contention') {
-    for (let i = 0; i < 4; i++) runReplication({ spec: repairmanSpec(2000), buffer_manager: 'lockless', engines: REPAIRMAN.engines, users: REPAIRMAN.users, seed: 1 });
+    for (let i = 0; i < 4; i++)
+      runReplication({
+        spec: repairmanSpec(2000),
+        buffer_manager: 'lockless',
+        engines: REPAIRMAN.engines,
+        users: REPAIRMAN.users,
+        seed: 1,
+      });
   } else if (what === 'estimate') {
     const cfg = loadEstimateConfig(TITLES, { rows: 1e9 });
     for (let i = 0; i < 2; i++) await runEstimate(cfg, inProcessRunner);
   } else {
-    process.stderr.write('usage: node [--cpu-prof] dist/bench/profile.js storage [FORMAT] [random|sequential] | contention | estimate | top FILE.cpuprofile [N]\n');
+    process.stderr.write(
+      'usage: node [--cpu-prof] dist/bench/profile.js storage [FORMAT] [random|sequential] | contention | estimate | top FILE.cpuprofile [N]\n',
+    );
     process.exitCode = 2;
   }
 }

@@ -49,13 +49,22 @@ export async function* benchReport(ctx: SuiteContext): AsyncGenerator<BenchLine>
     note: `median of ${runs} processes, min ${ms1(warm.min)}; PNG ${Math.round(children[0]!.bytes / 1000)} kB`,
   };
   if (!existsSync(CHROMIUM)) {
-    yield { name: 'report: ase-exp-row-size report.html open time in headless Chromium', value: null, unit: 's', note: `skipped: ${CHROMIUM} not found (apt-get install chromium; .ci/run does)` };
+    yield {
+      name: 'report: ase-exp-row-size report.html open time in headless Chromium',
+      value: null,
+      unit: 's',
+      note: `skipped: ${CHROMIUM} not found (apt-get install chromium; .ci/run does)`,
+    };
     return;
   }
   const dir = mkdtempSync(join(tmpdir(), 'rowsim-bench-report-'));
   try {
     const out = join(dir, 'out');
-    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'rowsim.js'), 'run', join(ROOT, 'sim-configs', 'ase-exp-row-size.yaml'), '--out', out, '--quiet'], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [join(ROOT, 'bin', 'rowsim.js'), 'run', join(ROOT, 'sim-configs', 'ase-exp-row-size.yaml'), '--out', out, '--quiet'],
+      { encoding: 'utf8' },
+    );
     if (r.status !== 0) throw new Error(`rowsim run failed (status ${r.status}): ${r.stderr}`);
     const file = join(out, 'report.html');
     const mb = statSync(file).size / 1e6;

@@ -69,7 +69,10 @@ export function probePython(path: string): SimpyPython | string {
 }
 
 /** The first candidate that can import simpy, and why the ones before it could not. */
-export function findSimpy(candidates: readonly string[] = pythonCandidates(), probe: (path: string) => SimpyPython | string = probePython): SimpyProbe {
+export function findSimpy(
+  candidates: readonly string[] = pythonCandidates(),
+  probe: (path: string) => SimpyPython | string = probePython,
+): SimpyProbe {
   const tried: SimpyProbe['tried'] = [];
   for (const path of candidates) {
     const r = probe(path);
@@ -98,6 +101,19 @@ export interface SimpyRun {
 export function runSimpy(python: string, simulated: number): SimpyRun {
   const r = spawnSync(python, [SCRIPT, String(simulated)], { encoding: 'utf8', timeout: 600_000 });
   if (r.status !== 0) throw new Error(`${python} ${SCRIPT} failed (status ${r.status}): ${(r.stderr ?? '').trim().split('\n').pop()}`);
-  const j = JSON.parse(r.stdout.trim()) as { transactions: number; throughput_tps: number; simulated_s: number; warmup_s: number; cpu_s: number; wall_s: number };
-  return { transactions: j.transactions, throughput_tps: j.throughput_tps, simulated_s: j.simulated_s, warmup_s: j.warmup_s, sample: { cpu: j.cpu_s, wall: j.wall_s } };
+  const j = JSON.parse(r.stdout.trim()) as {
+    transactions: number;
+    throughput_tps: number;
+    simulated_s: number;
+    warmup_s: number;
+    cpu_s: number;
+    wall_s: number;
+  };
+  return {
+    transactions: j.transactions,
+    throughput_tps: j.throughput_tps,
+    simulated_s: j.simulated_s,
+    warmup_s: j.warmup_s,
+    sample: { cpu: j.cpu_s, wall: j.wall_s },
+  };
 }

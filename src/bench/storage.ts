@@ -14,7 +14,18 @@ import { parseType } from '../config/column-types.js';
 import { defaultEngineSpec, FORMAT_IDS } from '../formats/registry.js';
 import { loadConfig } from '../loader/config.js';
 import { runStorage, type StorageRunResult } from '../workload/runner.js';
-import { measureEach, PhaseClock, rateLine, seconds, sig3, startClock, summarize, type BenchLine, type Measurement, type Sample } from './harness.js';
+import {
+  measureEach,
+  PhaseClock,
+  rateLine,
+  seconds,
+  sig3,
+  startClock,
+  summarize,
+  type BenchLine,
+  type Measurement,
+  type Sample,
+} from './harness.js';
 import { Permutation } from '../workload/permutation.js';
 import { Prng } from '../util/prng.js';
 import { runChild } from './run-child.js';
@@ -107,10 +118,16 @@ export function measureFormat(format: FormatId, runs: number, timeoutS: number, 
     const counted = all.slice(-runs);
     const opts = { runs: counted.length, warmup: all.length - counted.length };
     if (order === 'random') {
-      out.insert = summarize(counted.map((p) => p[0]!), opts);
+      out.insert = summarize(
+        counted.map((p) => p[0]!),
+        opts,
+      );
       first.insert = all[0]![0]!;
     }
-    out[order] = summarize(counted.map((p) => p[1]!), opts);
+    out[order] = summarize(
+      counted.map((p) => p[1]!),
+      opts,
+    );
     first[order] = all[0]![1]!;
     out.outcome![order] = r.outcome;
   }
@@ -130,7 +147,10 @@ export const SELECT_TARGET = 5e6;
 /** The bench table loaded, then every row selected through its primary key, in `order`. */
 function selectSpec(format: FormatId, order: BenchOrder): StorageSpec {
   const spec = storageBenchSpec(ROWS, format, order);
-  spec.workload = [spec.workload[0]!, { op: 'select', rows: { kind: 'all' }, order: { kind: order }, via: 'index', index: 'bench_pk', repeat: 1 }];
+  spec.workload = [
+    spec.workload[0]!,
+    { op: 'select', rows: { kind: 'all' }, order: { kind: order }, via: 'index', index: 'bench_pk', repeat: 1 },
+  ];
   return spec;
 }
 
@@ -139,15 +159,24 @@ async function* benchSelect(ctx: SuiteContext): AsyncGenerator<BenchLine> {
     for (const order of ['random', 'sequential'] as const) {
       const spec = selectSpec(format, order);
       let reads = 0;
-      const m = await measureEach(() => {
-        const clock = new PhaseClock();
-        const r = runStorage(spec, { onPhase: clock.onPhase });
-        reads = r.phases[1]!.reads!.logical_reads;
-        return { select: clock.phase(1) };
-      }, { runs: ctx.runs, warmup: 1 });
+      const m = await measureEach(
+        () => {
+          const clock = new PhaseClock();
+          const r = runStorage(spec, { onPhase: clock.onPhase });
+          reads = r.phases[1]!.reads!.logical_reads;
+          return { select: clock.phase(1) };
+        },
+        { runs: ctx.runs, warmup: 1 },
+      );
       const rate = ROWS / m.select.cpu!.median;
       const note = `target ≥ ${groupedNumber(SELECT_TARGET)}: ${rate >= SELECT_TARGET ? 'met' : `not met, ${sig3(rate / SELECT_TARGET)}× of it`}; ${groupedNumber(reads)} page reads`;
-      const line = rateLine(`storage: ${format} select of every row by index (1M, order: ${order}), one core`, ROWS, 'rows', m.select, note);
+      const line = rateLine(
+        `storage: ${format} select of every row by index (1M, order: ${order}), one core`,
+        ROWS,
+        'rows',
+        m.select,
+        note,
+      );
       line.detail = { format, phase: 'select', order, rows: ROWS, target: SELECT_TARGET };
       yield line;
     }
@@ -177,8 +206,21 @@ export function toastBenchSpec(rows: number): StorageSpec {
     },
     engine: defaultEngineSpec('postgres-heap', {}),
     workload: [
-      { op: 'insert', rows: { kind: 'count', n: rows }, values: { title: { null: 0, length: { kind: 'uniform', min: 20, max: 120 } }, body: { null: 0, length: { kind: 'uniform', min: 1000, max: 6000 }, compressibility: 0.6 } } },
-      { op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set: { body: { kind: 'length', dist: { kind: 'uniform', min: 1000, max: 6000 }, compressibility: 0.6 } } },
+      {
+        op: 'insert',
+        rows: { kind: 'count', n: rows },
+        values: {
+          title: { null: 0, length: { kind: 'uniform', min: 20, max: 120 } },
+          body: { null: 0, length: { kind: 'uniform', min: 1000, max: 6000 }, compressibility: 0.6 },
+        },
+      },
+      {
+        op: 'update',
+        rows: { kind: 'all' },
+        order: { kind: 'random' },
+        transaction: 'statement',
+        set: { body: { kind: 'length', dist: { kind: 'uniform', min: 1000, max: 6000 }, compressibility: 0.6 } },
+      },
     ],
   };
 }
@@ -187,16 +229,36 @@ export function toastBenchSpec(rows: number): StorageSpec {
 async function* benchToast(ctx: SuiteContext): AsyncGenerator<BenchLine> {
   const spec = toastBenchSpec(TOAST_ROWS);
   let last: StorageRunResult | undefined;
-  const m = await measureEach(() => {
-    const clock = new PhaseClock();
-    last = runStorage(spec, { onPhase: clock.onPhase });
-    return { insert: clock.phase(0), update: clock.phase(1) };
-  }, { runs: ctx.runs, warmup: 1 });
+  const m = await measureEach(
+    () => {
+      const clock = new PhaseClock();
+      last = runStorage(spec, { onPhase: clock.onPhase });
+      return { insert: clock.phase(0), update: clock.phase(1) };
+    },
+    { runs: ctx.runs, warmup: 1 },
+  );
   const f = last!.final;
   const what = `${groupedNumber(f.pages)} heap pages, ${groupedNumber(f.toast_pages ?? 0)} TOAST pages, ${groupedNumber(f.toast_values ?? 0)} values out of line, ${groupedNumber(f.compressed_values ?? 0)} compressed`;
-  yield rateLine('storage: postgres-heap with TOAST, inserts of 1–6 kB text at compressibility 0.6 (200k, pglz), one core', TOAST_ROWS, 'rows', m.insert!, what);
-  yield rateLine('storage: postgres-heap with TOAST, every row given a new body (200k, order: random), one core', TOAST_ROWS, 'updates', m.update!, what);
-  yield { name: 'storage: postgres-heap with TOAST, simulator memory per row', value: Math.round((last!.memory_bytes / TOAST_ROWS) * 10) / 10, unit: 'bytes/row', note: "the engine, the row store, each row's values as stored and the TOAST heap of chunks (the engine's own count)" };
+  yield rateLine(
+    'storage: postgres-heap with TOAST, inserts of 1–6 kB text at compressibility 0.6 (200k, pglz), one core',
+    TOAST_ROWS,
+    'rows',
+    m.insert!,
+    what,
+  );
+  yield rateLine(
+    'storage: postgres-heap with TOAST, every row given a new body (200k, order: random), one core',
+    TOAST_ROWS,
+    'updates',
+    m.update!,
+    what,
+  );
+  yield {
+    name: 'storage: postgres-heap with TOAST, simulator memory per row',
+    value: Math.round((last!.memory_bytes / TOAST_ROWS) * 10) / 10,
+    unit: 'bytes/row',
+    note: "the engine, the row store, each row's values as stored and the TOAST heap of chunks (the engine's own count)",
+  };
 }
 
 /** Positions of the random-order line: the id space of a 1e7-row table (2^24 > 1e7: two of five images walked on). */
@@ -210,25 +272,34 @@ async function* benchPermutation(ctx: SuiteContext): AsyncGenerator<BenchLine> {
   const perm = new Permutation(PERMUTATION_IDS, Prng.derive(1, 'bench', 'permutation'));
   const out = new Int32Array(256);
   let sum = 0;
-  const m = await measureEach(() => {
-    let stop = startClock();
-    for (let i = 0; i < PERMUTATION_IDS; i += out.length) {
-      const count = Math.min(out.length, PERMUTATION_IDS - i);
-      perm.fill(out, i, count);
-      sum += out[0]!;
-    }
-    const fill = stop();
-    stop = startClock();
-    for (let i = 0; i < PERMUTATION_IDS; i += out.length) {
-      const count = Math.min(out.length, PERMUTATION_IDS - i);
-      for (let j = 0; j < count; j++) out[j] = perm.at(i + j);
-      sum -= out[0]!;
-    }
-    return { fill, at: stop() };
-  }, { runs: ctx.runs, warmup: 1 });
+  const m = await measureEach(
+    () => {
+      let stop = startClock();
+      for (let i = 0; i < PERMUTATION_IDS; i += out.length) {
+        const count = Math.min(out.length, PERMUTATION_IDS - i);
+        perm.fill(out, i, count);
+        sum += out[0]!;
+      }
+      const fill = stop();
+      stop = startClock();
+      for (let i = 0; i < PERMUTATION_IDS; i += out.length) {
+        const count = Math.min(out.length, PERMUTATION_IDS - i);
+        for (let j = 0; j < count; j++) out[j] = perm.at(i + j);
+        sum -= out[0]!;
+      }
+      return { fill, at: stop() };
+    },
+    { runs: ctx.runs, warmup: 1 },
+  );
   if (sum !== 0) throw new Error('permutation bench: fill() and at() gave different rows');
-  const ns = (x: Measurement) => sig3((x.cpu ?? x.wall).median * 1e9 / PERMUTATION_IDS);
-  yield rateLine('storage: random row order, 1e7 ids, batches of 256 (Permutation.fill), one core', PERMUTATION_IDS, 'rows', m.fill, `${ns(m.fill)} ns a row against ${ns(m.at)} one at a time (Permutation.at, the same runs; ${sig3(((m.at.cpu ?? m.at.wall).median / (m.fill.cpu ?? m.fill.wall).median))}×)`);
+  const ns = (x: Measurement) => sig3(((x.cpu ?? x.wall).median * 1e9) / PERMUTATION_IDS);
+  yield rateLine(
+    'storage: random row order, 1e7 ids, batches of 256 (Permutation.fill), one core',
+    PERMUTATION_IDS,
+    'rows',
+    m.fill,
+    `${ns(m.fill)} ns a row against ${ns(m.at)} one at a time (Permutation.at, the same runs; ${sig3((m.at.cpu ?? m.at.wall).median / (m.fill.cpu ?? m.fill.wall).median)}×)`,
+  );
 }
 
 export async function* benchStorage(ctx: SuiteContext): AsyncGenerator<BenchLine> {
@@ -239,7 +310,8 @@ export async function* benchStorage(ctx: SuiteContext): AsyncGenerator<BenchLine
   for (const format of FORMAT_IDS) {
     const f = measureFormat(format, ctx.runs, ctx.timeoutS);
     if (typeof f === 'string') {
-      for (const [, what, unit] of KINDS) yield { name: `storage: ${format} ${what}, one core`, value: null, unit: `${unit}/CPU-s`, note: f };
+      for (const [, what, unit] of KINDS)
+        yield { name: `storage: ${format} ${what}, one core`, value: null, unit: `${unit}/CPU-s`, note: f };
       continue;
     }
     all.push(f);
@@ -255,12 +327,22 @@ export async function* benchStorage(ctx: SuiteContext): AsyncGenerator<BenchLine
       const firstCpu = f.first[kind].cpu!;
       const note = [
         `target ≥ ${groupedNumber(target)}: ${r >= target ? 'met' : `not met, ${sig3(r / target)}× of it`}`,
-        f === fastest ? 'the fastest format' : `the fastest (${fastest.format}) ÷ this: ${behind.toFixed(2)}× (target ≤ ${STORAGE_TARGETS.ratioToFastest}×${behind <= STORAGE_TARGETS.ratioToFastest ? ', met' : ', not met'})`,
+        f === fastest
+          ? 'the fastest format'
+          : `the fastest (${fastest.format}) ÷ this: ${behind.toFixed(2)}× (target ≤ ${STORAGE_TARGETS.ratioToFastest}×${behind <= STORAGE_TARGETS.ratioToFastest ? ', met' : ', not met'})`,
         ...(kind === 'insert' ? [] : [f.outcome[kind]]),
         `the first run in its fresh process ${groupedNumber(sig3(ROWS / firstCpu))} (CPU ${seconds(firstCpu)})`,
       ].join('; ');
       const line = rateLine(`storage: ${f.format} ${what}, one core`, ROWS, unit, f[kind], note);
-      line.detail = { format: f.format, phase: kind, rows: ROWS, target, ratio_fastest_to_this: Number(behind.toFixed(3)), fastest: fastest.format, first_run: f.first[kind] };
+      line.detail = {
+        format: f.format,
+        phase: kind,
+        rows: ROWS,
+        target,
+        ratio_fastest_to_this: Number(behind.toFixed(3)),
+        fastest: fastest.format,
+        first_run: f.first[kind],
+      };
       yield line;
     }
   }

@@ -51,13 +51,26 @@ export async function* benchSweep(ctx: SuiteContext): AsyncGenerator<BenchLine> 
     const after = parallelCapacityInChild(2);
     const m1 = summarize(one, opts);
     const m2 = summarize(two, opts);
-    yield { name: 'sweep: ase-exp-row-size (7 points) --workers 1, wall time, whole process', value: ms(m1.wall.median), unit: 'ms', note: timingNote(m1), measurement: m1 };
-    yield { name: 'sweep: ase-exp-row-size (7 points) --workers 2, wall time, whole process', value: ms(m2.wall.median), unit: 'ms', note: timingNote(m2), measurement: m2 };
+    yield {
+      name: 'sweep: ase-exp-row-size (7 points) --workers 1, wall time, whole process',
+      value: ms(m1.wall.median),
+      unit: 'ms',
+      note: timingNote(m1),
+      measurement: m1,
+    };
+    yield {
+      name: 'sweep: ase-exp-row-size (7 points) --workers 2, wall time, whole process',
+      value: ms(m2.wall.median),
+      unit: 'ms',
+      note: timingNote(m2),
+      measurement: m2,
+    };
     const ratios = one.map((a, i) => a.wall / two[i]!.wall);
     const r = stat(ratios);
-    const capacity = (p: ParallelProbe | undefined): string => (p ? `${p.capacity} (rounds ${p.rounds.join(', ')})` : 'not measured (the child failed)');
+    const capacity = (p: ParallelProbe | undefined): string =>
+      p ? `${p.capacity} (rounds ${p.rounds.join(', ')})` : 'not measured (the child failed)';
     yield {
-      name: 'sweep: the machine\'s parallel capacity, two threads of a fixed loop against one (before / after the pairs)',
+      name: "sweep: the machine's parallel capacity, two threads of a fixed loop against one (before / after the pairs)",
       value: before && after ? sig3((before.capacity + after.capacity) / 2) : Number.NaN,
       unit: '×',
       note: `the mean of before and after; 2 on two idle cores, near 1 when other work holds a core; before ${capacity(before)}, after ${capacity(after)}`,
@@ -66,17 +79,34 @@ export async function* benchSweep(ctx: SuiteContext): AsyncGenerator<BenchLine> 
     const ceiling = bound
       ? `; the one-worker run already kept ${bound.busy.toFixed(2)} cores busy (CPU ÷ wall, median), so with the same CPU work the capacity allows at most ${bound.ceiling.toFixed(2)}×`
       : '';
-    yield { name: 'sweep: speed-up of 2 workers over 1 (wall time, median of the pairs run in turn)', value: sig3(r.median), unit: '×', note: `aim ≥ 1.8 on two idle cores (read it against the parallel capacity above${ceiling}); pairs ${ratios.map((x) => x.toFixed(2)).join(', ')}` };
+    yield {
+      name: 'sweep: speed-up of 2 workers over 1 (wall time, median of the pairs run in turn)',
+      value: sig3(r.median),
+      unit: '×',
+      note: `aim ≥ 1.8 on two idle cores (read it against the parallel capacity above${ceiling}); pairs ${ratios.map((x) => x.toFixed(2)).join(', ')}`,
+    };
     const quick: Sample[] = [];
     run('quickstart.yaml');
     for (let i = 0; i < runs; i++) quick.push(run('quickstart.yaml'));
     const mq = summarize(quick, opts);
-    yield { name: 'sweep: quickstart (5 points) end to end, wall time, whole process', value: ms(mq.wall.median), unit: 'ms', note: `aim < 1000 on an idle machine; ${timingNote(mq)}`, measurement: mq };
+    yield {
+      name: 'sweep: quickstart (5 points) end to end, wall time, whole process',
+      value: ms(mq.wall.median),
+      unit: 'ms',
+      note: `aim < 1000 on an idle machine; ${timingNote(mq)}`,
+      measurement: mq,
+    };
     const single: Sample[] = [];
     run(join('teaching', 'ase-reorg.yaml'));
     for (let i = 0; i < runs; i++) single.push(run(join('teaching', 'ase-reorg.yaml')));
     const ms1 = summarize(single, opts);
-    yield { name: 'sweep: one point (teaching/ase-reorg), no pool, wall time, whole process', value: ms(ms1.wall.median), unit: 'ms', note: timingNote(ms1), measurement: ms1 };
+    yield {
+      name: 'sweep: one point (teaching/ase-reorg), no pool, wall time, whole process',
+      value: ms(ms1.wall.median),
+      unit: 'ms',
+      note: timingNote(ms1),
+      measurement: ms1,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

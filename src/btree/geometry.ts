@@ -73,7 +73,8 @@ export const GEOMETRY_DEFAULTS = {
 } as const satisfies Partial<IndexGeometry>;
 
 /** What a format gives for an index geometry: the fields of GEOMETRY_DEFAULTS may be left out. */
-export type IndexGeometryFields = Omit<IndexGeometry, keyof typeof GEOMETRY_DEFAULTS> & Partial<Pick<IndexGeometry, keyof typeof GEOMETRY_DEFAULTS>>;
+export type IndexGeometryFields = Omit<IndexGeometry, keyof typeof GEOMETRY_DEFAULTS> &
+  Partial<Pick<IndexGeometry, keyof typeof GEOMETRY_DEFAULTS>>;
 
 /**
  * An index geometry as one object literal, every field in one order. The engines read these objects in
@@ -125,7 +126,14 @@ export function columnBytes(layout: TableLayout, ci: number, lens: Uint16Array, 
 }
 
 /** Sum of the key columns' bytes, plus `perVariable` for each variable-length one and `perColumn` for each. */
-export function keyBytes(layout: TableLayout, columns: readonly number[], lens: Uint16Array, base: number, perVariable: number, perColumn = 0): number {
+export function keyBytes(
+  layout: TableLayout,
+  columns: readonly number[],
+  lens: Uint16Array,
+  base: number,
+  perVariable: number,
+  perColumn = 0,
+): number {
   let sum = 0;
   for (const ci of columns) {
     const b = columnBytes(layout, ci, lens, base);
@@ -278,7 +286,14 @@ interface BuiltIndex {
 export function buildIndex(g: IndexGeometry, count: number, itemBytes: (k: number) => number, pivotBytes: number): BuiltIndex {
   if (g.leafIsData) {
     const up = upperPages(g, count, pivotBytes);
-    return { leafPages: 0, upperPages: up.pages, metaPages: g.metaPages, levels: up.levels, entries: count, tupleBytes: count * pivotBytes };
+    return {
+      leafPages: 0,
+      upperPages: up.pages,
+      metaPages: g.metaPages,
+      levels: up.levels,
+      entries: count,
+      tupleBytes: count * pivotBytes,
+    };
   }
   if (count === 0) return { leafPages: 1, upperPages: 0, metaPages: g.metaPages, levels: 1, entries: 0, tupleBytes: 0 };
   const leaves = fillLevel(g, count, itemBytes, true);

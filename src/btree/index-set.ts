@@ -123,7 +123,9 @@ export class IndexSet implements VersionState {
     this.states = geometries.map((g) => ({
       geometry: g,
       nb: g.nbtree && env ? new NbtreeIndex(g.columns.length, g.nbtree, this) : null,
-      fixedEntryBytes: (g.entryColumns ?? g.columns).every((c) => layout.columns[c]!.varIndex < 0) ? g.leafTupleBytes(probe, 0) + g.slotBytes : -1,
+      fixedEntryBytes: (g.entryColumns ?? g.columns).every((c) => layout.columns[c]!.varIndex < 0)
+        ? g.leafTupleBytes(probe, 0) + g.slotBytes
+        : -1,
       entries: 0,
       gapPages: 0,
       deadEntries: 0,
@@ -142,7 +144,9 @@ export class IndexSet implements VersionState {
     // The longest row the schema allows: an index whose entry cannot pass its limit needs no check.
     const longest = new Uint16Array(Math.max(1, this.width));
     layout.varying.forEach((c, i) => (longest[i] = Math.min(c.variableType ? c.maxBytes : c.fixedBytes, 0xfffe)));
-    this.limited = this.states.filter((s) => s.geometry.maxTupleBytes !== undefined && s.geometry.leafTupleBytes(longest, 0) > s.geometry.maxTupleBytes);
+    this.limited = this.states.filter(
+      (s) => s.geometry.maxTupleBytes !== undefined && s.geometry.leafTupleBytes(longest, 0) > s.geometry.maxTupleBytes,
+    );
   }
 
   get count(): number {
@@ -309,7 +313,15 @@ export class IndexSet implements VersionState {
   /** A row's entry in a PostgreSQL index. */
   private insertNbtree(s: IndexState, row: number, lens: Uint16Array, base: number, kind: InsertKind): void {
     const g = s.geometry;
-    s.nb!.insert(this.keyOf(s, row), row, this.env!.rowPage(row), this.seqOf(row), g.leafTupleBytes(lens, base), g.pivotBytes(lens, base), kind);
+    s.nb!.insert(
+      this.keyOf(s, row),
+      row,
+      this.env!.rowPage(row),
+      this.seqOf(row),
+      g.leafTupleBytes(lens, base),
+      g.pivotBytes(lens, base),
+      kind,
+    );
   }
 
   /** A new row's entry: where its key sorts (PostgreSQL), else appended to the rightmost leaf, which splits at the build fill. */
@@ -610,7 +622,9 @@ export class IndexSet implements VersionState {
         total += by_index[name]!;
         continue;
       }
-      const up = s.geometry.leafIsData ? upperPages(s.geometry, Math.max(1, dataPages), s.pivot) : upperPages(s.geometry, s.leafPages - s.gapPages, s.pivot);
+      const up = s.geometry.leafIsData
+        ? upperPages(s.geometry, Math.max(1, dataPages), s.pivot)
+        : upperPages(s.geometry, s.leafPages - s.gapPages, s.pivot);
       const n = s.geometry.metaPages + (s.geometry.leafIsData ? 0 : s.leafPages) + up.pages;
       by_index[name] = n;
       levels[name] = up.levels;
@@ -625,6 +639,9 @@ export class IndexSet implements VersionState {
   }
 
   memoryBytes(): number {
-    return this.states.reduce((a, s) => a + s.used.byteLength + s.pages.byteLength + (s.rowBucket?.byteLength ?? 0) + (s.nb?.memoryBytes() ?? 0), (this.seqs?.byteLength ?? 0) + (this.committed?.byteLength ?? 0));
+    return this.states.reduce(
+      (a, s) => a + s.used.byteLength + s.pages.byteLength + (s.rowBucket?.byteLength ?? 0) + (s.nb?.memoryBytes() ?? 0),
+      (this.seqs?.byteLength ?? 0) + (this.committed?.byteLength ?? 0),
+    );
   }
 }

@@ -215,7 +215,8 @@ class Arena {
       this.freeBlocks -= k;
       return list.pop()!;
     }
-    if (this.onWaste !== null && this.freeBlocks >= ARENA_COMPACT_MIN_BLOCKS && this.freeBlocks * ARENA_COMPACT_SHARE >= this.top) this.onWaste();
+    if (this.onWaste !== null && this.freeBlocks >= ARENA_COMPACT_MIN_BLOCKS && this.freeBlocks * ARENA_COMPACT_SHARE >= this.top)
+      this.onWaste();
     let need = this.top + k;
     // Before growing, slide the runs together if that wins a sixteenth.
     if (need > this.segN.length && this.onWaste !== null && this.freeBlocks * 16 >= this.top) {
@@ -223,7 +224,8 @@ class Arena {
       need = this.top + k;
     }
     if (need > this.segN.length) {
-      if (need > this.maxBlocks) throw new Error(`nbtree: an index of more than ${this.maxBlocks * SEG} TIDs' room (a typed array holds at most 2^32 − 1 elements)`);
+      if (need > this.maxBlocks)
+        throw new Error(`nbtree: an index of more than ${this.maxBlocks * SEG} TIDs' room (a typed array holds at most 2^32 − 1 elements)`);
       this.grow(Math.min(this.maxBlocks, Math.max(need, Math.ceil(this.segN.length * ARENA_GROWTH))));
     }
     const at = this.top;
@@ -403,7 +405,9 @@ class Leaf {
   }
   flagAt(j: number): number {
     const a = this.arena;
-    return a.w === NARROW ? a.meta[(this.at * SEG + j) * NARROW]! >>> NARROW_FLAG_SHIFT : a.meta[(this.at * SEG + j) * META + 3]! >>> FLAG_SHIFT;
+    return a.w === NARROW
+      ? a.meta[(this.at * SEG + j) * NARROW]! >>> NARROW_FLAG_SHIFT
+      : a.meta[(this.at * SEG + j) * META + 3]! >>> FLAG_SHIFT;
   }
   setFlag(j: number, f: number): void {
     const a = this.arena;
@@ -933,7 +937,13 @@ export class NbtreeIndex {
       for (let c = 0; c < m; c++) leaf.setKey(k, c, src.key(c, row));
       // Grouped as the build grouped them: into the tuple before when its key is equal and the posting list still fits.
       let join = false;
-      if (dedup && k > 0 && this.sameKey(leaf, headAt, k) && this.maxalign(leaf.baseAt(headAt) + (t + 1) * r.tidBytes) <= r.buildPostingBytes) join = true;
+      if (
+        dedup &&
+        k > 0 &&
+        this.sameKey(leaf, headAt, k) &&
+        this.maxalign(leaf.baseAt(headAt) + (t + 1) * r.tidBytes) <= r.buildPostingBytes
+      )
+        join = true;
       if (join) {
         leaf.setFlag(k, 0);
         t++;
@@ -1087,7 +1097,12 @@ export class NbtreeIndex {
     let li = this.prefetchLeaf;
     for (let k = 0; k < count; k++) {
       key[0] = keys[k]!;
-      if (!(li < n && this.cmpLow(key, -Infinity, -Infinity, li) >= 0 && (li === n - 1 || this.cmpLow(key, -Infinity, -Infinity, li + 1) < 0))) li = this.searchLeaf(key, -Infinity, -Infinity);
+      if (!(
+        li < n &&
+        this.cmpLow(key, -Infinity, -Infinity, li) >= 0 &&
+        (li === n - 1 || this.cmpLow(key, -Infinity, -Infinity, li + 1) < 0)
+      ))
+        li = this.searchLeaf(key, -Infinity, -Infinity);
       at[k] = li;
       sum += this.leaves[li]!.n;
     }
@@ -1143,7 +1158,8 @@ export class NbtreeIndex {
         // Past the TID placed last in this leaf (inserts in key order), by as many as the keys between take; else from the leaf's low bound.
         const pk = this.placedKey;
         let g: number;
-        if (l === this.placedLeaf && this.placedAt < n && k >= pk) g = Math.min(n - 1, this.placedAt + 1 + Math.floor(((k - pk) / (last - first)) * (n - 1)));
+        if (l === this.placedLeaf && this.placedAt < n && k >= pk)
+          g = Math.min(n - 1, this.placedAt + 1 + Math.floor(((k - pk) / (last - first)) * (n - 1)));
         else g = Math.floor(((k - first) / (last - first)) * (n - 1));
         if (g >= 0 && g < n) {
           if (this.cmpTid(key, blk, seq, l, l.slot(g)) > 0) {
@@ -1295,7 +1311,7 @@ export class NbtreeIndex {
   private recount(l: Leaf): void {
     let used = 0;
     let dead = 0;
-    for (let i = 0; i < l.n; ) {
+    for (let i = 0; i < l.n;) {
       const end = l.tupleEnd(i);
       used += this.tupleBytes(l.baseAt(i), end - i) + this.rules.lineBytes;
       if (l.flagAt(i) & DEAD) dead++;
@@ -1308,7 +1324,7 @@ export class NbtreeIndex {
   /** Take out the TIDs with drop[i] = 1; a tuple's head moves to its first kept TID (with its LP_DEAD mark). */
   private removeTids(l: Leaf, drop: Uint8Array): number {
     let removed = 0;
-    for (let i = 0; i < l.n; ) {
+    for (let i = 0; i < l.n;) {
       const end = l.tupleEnd(i);
       const headFlag = l.flagAt(i);
       let first = true;
@@ -1343,13 +1359,13 @@ export class NbtreeIndex {
    */
   private simpleDeletion(l: Leaf, newBlk: number): void {
     const blocks = new Set<number>([newBlk]);
-    for (let i = 0; i < l.n; ) {
+    for (let i = 0; i < l.n;) {
       const end = l.tupleEnd(i);
       if (l.flagAt(i) & DEAD) for (let j = i; j < end; j++) blocks.add(l.blkAt(j));
       i = end;
     }
     const drop = this.drop(l.n);
-    for (let i = 0; i < l.n; ) {
+    for (let i = 0; i < l.n;) {
       const end = l.tupleEnd(i);
       const dead = (l.flagAt(i) & DEAD) !== 0;
       for (let j = i; j < end; j++) if (dead || (blocks.has(l.blkAt(j)) && this.versions.deletable(l.rowAt(j), l.seqAt(j)))) drop[j] = 1;
@@ -1389,7 +1405,7 @@ export class NbtreeIndex {
     const promising = sc.promising;
     const freeSpace = sc.free;
     let intervals = 0;
-    for (let i = 0; i < n; ) {
+    for (let i = 0; i < n;) {
       // An interval of tuples with equal keys.
       let end = l.tupleEnd(i);
       let tuples = 1;
@@ -1399,7 +1415,7 @@ export class NbtreeIndex {
       }
       const dup = tuples > 1;
       if (dup) intervals++;
-      for (let t = i; t < end; ) {
+      for (let t = i; t < end;) {
         const te = l.tupleEnd(t);
         if (te - t === 1) {
           promising[t] = dup ? 1 : 0;
@@ -1457,7 +1473,9 @@ export class NbtreeIndex {
     const pow2 = (x: number) => (x <= 1 ? 1 : 2 ** Math.ceil(Math.log2(x)));
     for (let g = 0; g < groups; g++) gProm[g] = gProm[g]! <= 4 ? 4 : pow2(gProm[g]!);
     // The most promising blocks first (promising TIDs, then TIDs, as powers of two), lower blocks first among equals; at most bottomUpMaxBlocks.
-    const before = (a: number, b: number) => gProm[a]! > gProm[b]! || (gProm[a] === gProm[b] && (pow2(gCount[a]!) > pow2(gCount[b]!) || (pow2(gCount[a]!) === pow2(gCount[b]!) && a < b)));
+    const before = (a: number, b: number) =>
+      gProm[a]! > gProm[b]! ||
+      (gProm[a] === gProm[b] && (pow2(gCount[a]!) > pow2(gCount[b]!) || (pow2(gCount[a]!) === pow2(gCount[b]!) && a < b)));
     const gOrder = sc.gOrder;
     let visit = 0;
     for (let g = 0; g < groups; g++) {
@@ -1500,12 +1518,28 @@ export class NbtreeIndex {
     return this.exactFree(l) >= Math.max(r.bottomUpEnoughBytes, newItem);
   }
 
-  private scratchArrays = { promising: new Uint8Array(0), free: new Int32Array(0), order: new Int32Array(0), gBlk: new Int32Array(0), gCount: new Int32Array(0), gProm: new Int32Array(0), gOrder: new Int32Array(0) };
+  private scratchArrays = {
+    promising: new Uint8Array(0),
+    free: new Int32Array(0),
+    order: new Int32Array(0),
+    gBlk: new Int32Array(0),
+    gCount: new Int32Array(0),
+    gProm: new Int32Array(0),
+    gOrder: new Int32Array(0),
+  };
   private scratch(n: number): typeof this.scratchArrays {
     const s = this.scratchArrays;
     if (s.order.length < n) {
       const c = Math.max(n, s.order.length * 2, 64);
-      this.scratchArrays = { promising: new Uint8Array(c), free: new Int32Array(c), order: new Int32Array(c), gBlk: new Int32Array(c), gCount: new Int32Array(c), gProm: new Int32Array(c), gOrder: new Int32Array(c) };
+      this.scratchArrays = {
+        promising: new Uint8Array(c),
+        free: new Int32Array(c),
+        order: new Int32Array(c),
+        gBlk: new Int32Array(c),
+        gCount: new Int32Array(c),
+        gProm: new Int32Array(c),
+        gOrder: new Int32Array(c),
+      };
     }
     return this.scratchArrays;
   }
@@ -1540,7 +1574,7 @@ export class NbtreeIndex {
     // Walk the tuples: head = the pending list's first TID, count its TIDs.
     let head = 0;
     let count = l.tupleEnd(0);
-    for (let i = count; i < n; ) {
+    for (let i = count; i < n;) {
       const end = l.tupleEnd(i);
       const cnt = end - i;
       const fits = this.maxalign(l.baseAt(head) + (count + cnt) * r.tidBytes) <= maxPosting;
@@ -1901,7 +1935,7 @@ export class NbtreeIndex {
       l.flatten();
       const drop = this.drop(l.n);
       let any = false;
-      for (let i = 0; i < l.n; ) {
+      for (let i = 0; i < l.n;) {
         const end = l.tupleEnd(i);
         const dead = (l.flagAt(i) & DEAD) !== 0;
         for (let j = i; j < end; j++) {
@@ -1947,4 +1981,3 @@ export class NbtreeIndex {
     this.pendingPiv = piv;
   }
 }
-

@@ -25,7 +25,6 @@ import { ROWSIM_VERSION } from '../version.js';
 /** A thread that got less than this share of a core was time-sliced or preempted (assumed: a threshold well below the ~100% an unshared core gives, above the ~50% two threads get from one). */
 const MIN_CPU_SHARE = 0.8;
 
-
 /** The hash table the table modes run on (assumed sizes: small enough that contention shows on 2 cores). */
 export const DEFAULT_WORKLOAD: Workload = { partitions: 8, headers: 4096, skew: 0.99, outsideIters: 150, csIters: 40, writeShare: 0.05 };
 
@@ -69,7 +68,13 @@ export class ThreadPool {
     for (let i = 0; i < size; i++) this.workers.push(new Worker(workerFile()));
   }
 
-  async run(mode: Mode, threads: number, durationMs: number, w: Workload, opts: { check?: boolean; seed?: number; sampleEvery?: number } = {}): Promise<RunResult> {
+  async run(
+    mode: Mode,
+    threads: number,
+    durationMs: number,
+    w: Workload,
+    opts: { check?: boolean; seed?: number; sampleEvery?: number } = {},
+  ): Promise<RunResult> {
     if (threads > this.size) throw new RangeError(`pool of ${this.size} threads, run asks for ${threads}`);
     const L = layout(w.partitions, w.headers);
     const sab = new SharedArrayBuffer(L.words * 4);
@@ -132,7 +137,12 @@ export class ThreadPool {
     void H_PAYLOAD;
     const cores = availableParallelism();
     const share = cpu / (wall * threads);
-    const reason = threads > cores ? `${threads} runnable threads on ${cores} cores` : share < MIN_CPU_SHARE ? `each thread got ${Math.round(share * 100)}% of a core (other load on the machine)` : null;
+    const reason =
+      threads > cores
+        ? `${threads} runnable threads on ${cores} cores`
+        : share < MIN_CPU_SHARE
+          ? `each thread got ${Math.round(share * 100)}% of a core (other load on the machine)`
+          : null;
     return {
       mode,
       threads,
@@ -146,7 +156,12 @@ export class ThreadPool {
       cpu_share: r3(share),
       time_sliced: reason !== null,
       time_sliced_reason: reason,
-      checks: { lost_updates: lost, occupancy_violations: per.reduce((s, r) => s + r.occupancyViolations, 0), torn_reads: per.reduce((s, r) => s + r.torn, 0), cas_lost_updates: casLost },
+      checks: {
+        lost_updates: lost,
+        occupancy_violations: per.reduce((s, r) => s + r.occupancyViolations, 0),
+        torn_reads: per.reduce((s, r) => s + r.torn, 0),
+        cas_lost_updates: casLost,
+      },
     };
   }
 
@@ -195,9 +210,13 @@ export interface CalibrationReport extends CalibrationFile {
 
 const TABLE_MODES: Mode[] = ['ttas', 'ticket', 'mcs', 'cas-pin', 'optimistic'];
 
-
 /** The model of a table run: threads engines and users, no think time, one look-up per access. */
-export function benchmarkModel(mode: Mode, threads: number, w: Workload, costs: { outside: number; hold: number; handoff: number; cas: number; transfer: number; lookup: number }): ContentionSpec {
+export function benchmarkModel(
+  mode: Mode,
+  threads: number,
+  w: Workload,
+  costs: { outside: number; hold: number; handoff: number; cas: number; transfer: number; lookup: number },
+): ContentionSpec {
   const lockless = mode === 'cas-pin' || mode === 'optimistic';
   return parseContention({
     engines: threads,
@@ -206,7 +225,12 @@ export function benchmarkModel(mode: Mode, threads: number, w: Workload, costs: 
     transaction: { logical_reads: 1, cpu_per_read: 0, cpu_per_transaction: `${Math.max(0, costs.outside)}ns` },
     pages: { count: w.headers, skew: w.skew },
     buffer_managers: [lockless ? 'lockless' : 'latched'],
-    latched: { spinlocks: w.partitions, hold: `${costs.hold}ns`, handoff_per_waiter: `${costs.handoff}ns`, lock: lockless ? 'ttas' : mode === 'mcs' ? 'mcs' : mode },
+    latched: {
+      spinlocks: w.partitions,
+      hold: `${costs.hold}ns`,
+      handoff_per_waiter: `${costs.handoff}ns`,
+      lock: lockless ? 'ttas' : mode === 'mcs' ? 'mcs' : mode,
+    },
     lockless: {
       cas: `${costs.cas}ns`,
       line_transfer: `${costs.transfer}ns`,
@@ -289,14 +313,18 @@ function fitCosts(byTag: Map<string, RunResult[]>): Fitting {
     const ok = usable(tag);
     return median((ok.length ? ok : (byTag.get(tag) ?? [])).map((r) => r.ns_per_op_per_thread));
   };
-  const sliced = (tag: string): string | null => (usable(tag).length > 0 ? null : ((byTag.get(tag) ?? []).map((r) => r.time_sliced_reason).find((x) => x) ?? 'no run'));
+  const sliced = (tag: string): string | null =>
+    usable(tag).length > 0 ? null : ((byTag.get(tag) ?? []).map((r) => r.time_sliced_reason).find((x) => x) ?? 'no run');
   const outside = nsPerOp('outside');
   const bare = nsPerOp('bare');
   const fits: Record<string, Fitted> = {};
   const lookup = Math.max(0, bare - outside);
-  fits['lockless.lookup'] = { value: r3(lookup), from: 'one thread: (outside work + the critical section\'s work) − outside work' };
+  fits['lockless.lookup'] = { value: r3(lookup), from: "one thread: (outside work + the critical section's work) − outside work" };
   const hold = Math.max(0, nsPerOp('ttas1') - outside);
-  fits['latched.hold'] = { value: r3(hold), from: 'one thread: an uncontended TTAS acquisition, the critical section and the release, per access' };
+  fits['latched.hold'] = {
+    value: r3(hold),
+    from: 'one thread: an uncontended TTAS acquisition, the critical section and the release, per access',
+  };
   const lock1 = nsPerOp('lock1');
   const cas1 = nsPerOp('cas1');
   const twoRefusal = sliced('lock2') ?? sliced('cas2') ?? sliced('casSpaced');
@@ -308,12 +336,21 @@ function fitCosts(byTag: Map<string, RunResult[]>): Fitting {
   } else {
     // one lock, two threads back to back: each acquisition is hold + one hand-off (the line moves)
     const passNs = nsPerOp('lock2') / 2;
-    fits['latched.handoff_per_waiter'] = { value: r3(Math.max(0, passNs - lock1)), from: 'one TTAS lock passed between two threads: time per acquisition − the one-thread time' };
+    fits['latched.handoff_per_waiter'] = {
+      value: r3(Math.max(0, passNs - lock1)),
+      from: 'one TTAS lock passed between two threads: time per acquisition − the one-thread time',
+    };
     const casRemote = Math.max(cas1, nsPerOp('casSpaced') - outside);
-    fits['lockless.cas'] = { value: r3(casRemote), from: 'one word CAS-incremented by two threads between outside work: time per access − outside work (a CAS whose line the other thread wrote)' };
+    fits['lockless.cas'] = {
+      value: r3(casRemote),
+      from: 'one word CAS-incremented by two threads between outside work: time per access − outside work (a CAS whose line the other thread wrote)',
+    };
     // saturated: per success the model takes cas + transfer (the failed attempt) + cas (the retry)
     const perSuccess = nsPerOp('cas2') / 2;
-    fits['lockless.line_transfer'] = { value: r3(Math.max(0, perSuccess - 2 * casRemote)), from: 'one word CAS-incremented by two threads back to back: time per success − 2 × cas' };
+    fits['lockless.line_transfer'] = {
+      value: r3(Math.max(0, perSuccess - 2 * casRemote)),
+      from: 'one word CAS-incremented by two threads back to back: time per success − 2 × cas',
+    };
   }
   return { fits, outside, lookup, hold, cas1 };
 }
@@ -334,7 +371,15 @@ function predictRuns(runs: RunResult[], w: Workload, f: Fitting): Prediction[] {
   };
   const assumed = ['latched.handoff_per_waiter', 'lockless.cas', 'lockless.line_transfer'].filter((k) => fits[k]!.value === null);
   return runs.map((r) => {
-    if (r.time_sliced) return { mode: r.mode, threads: r.threads, measured_ops_per_sec: r.ops_per_sec, predicted_ops_per_sec: null, error_pct: null, note: `not predicted: time-sliced (${r.time_sliced_reason}); the model has no time slices` };
+    if (r.time_sliced)
+      return {
+        mode: r.mode,
+        threads: r.threads,
+        measured_ops_per_sec: r.ops_per_sec,
+        predicted_ops_per_sec: null,
+        error_pct: null,
+        note: `not predicted: time-sliced (${r.time_sliced_reason}); the model has no time slices`,
+      };
     const spec = benchmarkModel(r.mode, r.threads, w, costsFor(r.mode));
     const rep = runReplication({ spec, buffer_manager: spec.buffer_managers[0]!, engines: r.threads, users: r.threads, seed: 1 });
     const predicted = rep.throughput_tps;
@@ -342,9 +387,16 @@ function predictRuns(runs: RunResult[], w: Workload, f: Fitting): Prediction[] {
       assumed.length > 0
         ? `with the assumed ${assumed.join(', ')} (not fitted: time-sliced)`
         : r.threads === 1
-        ? 'one thread: the per-access cost is fitted here; the model still charges every latch acquisition a hand-off and every CAS a line transfer that a lone thread does not pay'
-        : undefined;
-    return { mode: r.mode, threads: r.threads, measured_ops_per_sec: r.ops_per_sec, predicted_ops_per_sec: r3(predicted), error_pct: r3((100 * (predicted - r.ops_per_sec)) / r.ops_per_sec), ...(note ? { note } : {}) };
+          ? 'one thread: the per-access cost is fitted here; the model still charges every latch acquisition a hand-off and every CAS a line transfer that a lone thread does not pay'
+          : undefined;
+    return {
+      mode: r.mode,
+      threads: r.threads,
+      measured_ops_per_sec: r.ops_per_sec,
+      predicted_ops_per_sec: r3(predicted),
+      error_pct: r3((100 * (predicted - r.ops_per_sec)) / r.ops_per_sec),
+      ...(note ? { note } : {}),
+    };
   });
 }
 
@@ -354,8 +406,17 @@ function fitUslCurves(runs: RunResult[]): CalibrationReport['usl'] {
   for (const mode of TABLE_MODES) {
     const ok = runs.filter((r) => r.mode === mode && !r.time_sliced);
     if (ok.length >= 2) {
-      const fit = fitUsl(ok.map((r) => r.threads), ok.map((r) => r.ops_per_sec));
-      usl.push({ mode, threads: ok.map((r) => r.threads), sigma: r3(fit.sigma), kappa: r3(fit.kappa), rms_error_pct: r3(fit.rms_error_pct) });
+      const fit = fitUsl(
+        ok.map((r) => r.threads),
+        ok.map((r) => r.ops_per_sec),
+      );
+      usl.push({
+        mode,
+        threads: ok.map((r) => r.threads),
+        sigma: r3(fit.sigma),
+        kappa: r3(fit.kappa),
+        rms_error_pct: r3(fit.rms_error_pct),
+      });
     }
   }
   return usl;
@@ -366,7 +427,10 @@ export async function calibrate(opts: CalibrateOptions): Promise<CalibrationRepo
   const { fitting, byTag, runs } = await measure(opts);
   const f = fitCosts(byTag);
   const all = [...fitting, ...runs];
-  const checksPassed = all.every((r) => r.checks.lost_updates === 0 && r.checks.occupancy_violations === 0 && r.checks.torn_reads === 0 && r.checks.cas_lost_updates === 0);
+  const checksPassed = all.every(
+    (r) =>
+      r.checks.lost_updates === 0 && r.checks.occupancy_violations === 0 && r.checks.torn_reads === 0 && r.checks.cas_lost_updates === 0,
+  );
   return {
     rowsim_calibration: 1,
     rowsim_version: ROWSIM_VERSION,

@@ -2,7 +2,8 @@
 import { fmt, mdTable, textTable } from '../report/tables.js';
 import type { CalibrationReport } from './bench.js';
 
-const n = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : Math.abs(x) >= 100 ? fmt(Math.round(x)) : fmt(Number(x.toPrecision(3))));
+const n = (x: number | null | undefined): string =>
+  x === null || x === undefined ? '—' : Math.abs(x) >= 100 ? fmt(Math.round(x)) : fmt(Number(x.toPrecision(3)));
 
 function rows(r: CalibrationReport): string[][] {
   return r.runs.map((run) => {
@@ -22,7 +23,18 @@ function rows(r: CalibrationReport): string[][] {
   });
 }
 
-const HEADER = ['mode', 'threads', 'measured ops/s', 'model ops/s', 'model error', 'latency p50 / p99 (ns)', 'CAS failures', 'restarts / read', 'CPU / thread', 'run'];
+const HEADER = [
+  'mode',
+  'threads',
+  'measured ops/s',
+  'model ops/s',
+  'model error',
+  'latency p50 / p99 (ns)',
+  'CAS failures',
+  'restarts / read',
+  'CPU / thread',
+  'run',
+];
 
 function fitLines(r: CalibrationReport): string[] {
   return Object.entries(r.fits).map(([k, f]) => `${k}: ${f.value === null ? `not fitted — ${f.refused}` : `${n(f.value)} ns`} (${f.from})`);
@@ -30,12 +42,22 @@ function fitLines(r: CalibrationReport): string[] {
 
 export function calibrationTerminal(r: CalibrationReport): string {
   const lines = [textTable(HEADER, rows(r)), '', 'fitted costs:', ...fitLines(r).map((l) => `  ${l}`)];
-  for (const u of r.usl) lines.push(`USL over threads, ${u.mode} (${u.threads.join(', ')}): σ = ${u.sigma}, κ = ${u.kappa}, rms error ${u.rms_error_pct.toFixed(1)}%`);
+  for (const u of r.usl)
+    lines.push(
+      `USL over threads, ${u.mode} (${u.threads.join(', ')}): σ = ${u.sigma}, κ = ${u.kappa}, rms error ${u.rms_error_pct.toFixed(1)}%`,
+    );
   const sliced = r.runs.filter((x) => x.time_sliced);
-  if (sliced.length) lines.push(`time-sliced runs (no cost fitted, no prediction): ${sliced.map((x) => `${x.mode}@${x.threads} (${x.time_sliced_reason})`).join('; ')}`);
+  if (sliced.length)
+    lines.push(
+      `time-sliced runs (no cost fitted, no prediction): ${sliced.map((x) => `${x.mode}@${x.threads} (${x.time_sliced_reason})`).join('; ')}`,
+    );
   const notes = [...new Set(r.predictions.map((p) => p.note).filter((x): x is string => !!x && x.startsWith('with the assumed')))];
   for (const n of notes) lines.push(`model column ${n}`);
-  lines.push(r.checks_passed ? 'correctness: mutual exclusion held, no lost updates, no torn reads in every run' : 'CORRECTNESS FAILURE: see checks in calibration.json');
+  lines.push(
+    r.checks_passed
+      ? 'correctness: mutual exclusion held, no lost updates, no torn reads in every run'
+      : 'CORRECTNESS FAILURE: see checks in calibration.json',
+  );
   return lines.join('\n');
 }
 
@@ -56,7 +78,22 @@ export function calibrationMarkdown(r: CalibrationReport): string {
     ...fitLines(r).map((l) => `- ${l}`),
     '',
   ];
-  if (r.usl.length) out.push('## USL over threads', '', ...r.usl.map((u) => `- ${u.mode} (${u.threads.join(', ')} threads): σ = ${u.sigma}, κ = ${u.kappa}, rms error ${u.rms_error_pct.toFixed(1)}%`), '');
-  out.push('## Correctness', '', r.checks_passed ? 'In every run the counters each lock protects equal the accesses (no two threads were ever inside one critical section), the CAS-incremented words equal the accesses (no lost update), and no validated optimistic read saw a torn header.' : '**A correctness check failed**: see `checks` of each run in calibration.json.', '');
+  if (r.usl.length)
+    out.push(
+      '## USL over threads',
+      '',
+      ...r.usl.map(
+        (u) => `- ${u.mode} (${u.threads.join(', ')} threads): σ = ${u.sigma}, κ = ${u.kappa}, rms error ${u.rms_error_pct.toFixed(1)}%`,
+      ),
+      '',
+    );
+  out.push(
+    '## Correctness',
+    '',
+    r.checks_passed
+      ? 'In every run the counters each lock protects equal the accesses (no two threads were ever inside one critical section), the CAS-incremented words equal the accesses (no lost update), and no validated optimistic read saw a torn header.'
+      : '**A correctness check failed**: see `checks` of each run in calibration.json.',
+    '',
+  );
   return out.join('\n');
 }

@@ -25,7 +25,23 @@ import { parentPort } from 'node:worker_threads';
 import { AliasTable } from '../contention/sim.js';
 import { spinlockOfPage, zipfWeights } from '../contention/model.js';
 import { Prng } from '../util/prng.js';
-import { CTRL_READY, CTRL_START, CTRL_STOP, dataLine, header, H_PAYLOAD, H_USAGE, H_VERSION, layout, lockLine, PAYLOAD_WORDS, qnode, Q_LOCKED, Q_NEXT, type Workload } from './layout.js';
+import {
+  CTRL_READY,
+  CTRL_START,
+  CTRL_STOP,
+  dataLine,
+  header,
+  H_PAYLOAD,
+  H_USAGE,
+  H_VERSION,
+  layout,
+  lockLine,
+  PAYLOAD_WORDS,
+  qnode,
+  Q_LOCKED,
+  Q_NEXT,
+  type Workload,
+} from './layout.js';
 
 export type Mode = 'none' | 'bare' | 'ttas' | 'ticket' | 'mcs' | 'cas-pin' | 'optimistic' | 'cas-count' | 'broken' | 'unvalidated';
 
@@ -75,7 +91,17 @@ class LatchThread {
   private readonly myNode: number;
   /** The xorshift state threaded through all busy work, so the JIT cannot drop it. */
   private x: number;
-  readonly res: ThreadResult = { ops: 0, casAttempts: 0, casFailures: 0, reads: 0, restarts: 0, torn: 0, occupancyViolations: 0, latencies: [], sink: 1 };
+  readonly res: ThreadResult = {
+    ops: 0,
+    casAttempts: 0,
+    casFailures: 0,
+    reads: 0,
+    restarts: 0,
+    torn: 0,
+    occupancyViolations: 0,
+    latencies: [],
+    sink: 1,
+  };
 
   constructor(private readonly msg: RunMessage) {
     this.words = new Int32Array(msg.sab);

@@ -18,7 +18,9 @@ function wholeNumber(value: string, { min, max }: Range, what: string, example: 
   const n = Number(text);
   const ok = scientific ? text !== '' && Number.isInteger(n) : /^\d+$/.test(text);
   if (!ok || n < min || n > max) {
-    throw new InvalidArgumentError(`expected a whole number of ${what} from ${groupedNumber(min)} to ${groupedNumber(max)}${example ? `, such as ${example}` : ''}, found "${value}"`);
+    throw new InvalidArgumentError(
+      `expected a whole number of ${what} from ${groupedNumber(min)} to ${groupedNumber(max)}${example ? `, such as ${example}` : ''}, found "${value}"`,
+    );
   }
   return n;
 }
@@ -27,13 +29,15 @@ export const parseWorkers = (value: string): number => wholeNumber(value, RUN_RA
 export const parseMaxPoints = (value: string): number => wholeNumber(value, RUN_RANGES.maxSweepPoints, 'sweep points', '');
 export const parseSeeds = (value: string): number => wholeNumber(value, ESTIMATE_RANGES.seeds, 'seeds', '');
 export const parseRowCount = (value: string): number => wholeNumber(value, ROW_COUNT, 'rows', '1000000 or 1e9', true);
-export const parseSampleRows = (value: string): number => wholeNumber(value, ESTIMATE_RANGES.sample_rows, 'sample rows', ESTIMATE_DEFAULTS.sample_rows, true);
+export const parseSampleRows = (value: string): number =>
+  wholeNumber(value, ESTIMATE_RANGES.sample_rows, 'sample rows', ESTIMATE_DEFAULTS.sample_rows, true);
 export const parseRowsizeRows = (value: string): number => wholeNumber(value, ROWSIZE_ROWS, 'rows', '1000000 or 1e6', true);
 
 /** A percentage of rows above 0 and at most 100 (`1`, `0.5`, `2%`). */
 export function parseTarget(value: string): number {
   const n = Number(value.trim().replace(/%$/, ''));
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 100) throw new InvalidArgumentError(`expected a percentage of rows above 0 and at most 100, such as 1 or 0.5, found "${value}"`);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 100)
+    throw new InvalidArgumentError(`expected a percentage of rows above 0 and at most 100, such as 1 or 0.5, found "${value}"`);
   return n;
 }
 
@@ -42,8 +46,14 @@ export function parseTarget(value: string): number {
  * the command checks them (main.ts checkFormatNames), so that `--help` does not load the formats.
  */
 export function parseFormatList(value: string): string[] {
-  const list = value.split(',').map((v) => v.trim()).filter(Boolean);
-  if (list.length === 0) throw new InvalidArgumentError(`expected one or more formats (such as postgres-heap,oracle-heap) separated by commas, found "${value}"`);
+  const list = value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+  if (list.length === 0)
+    throw new InvalidArgumentError(
+      `expected one or more formats (such as postgres-heap,oracle-heap) separated by commas, found "${value}"`,
+    );
   return list;
 }
 
@@ -56,18 +66,26 @@ export function parseFormat(value: string): string {
 export function parsePageSize(value: string): number {
   const m = /^\s*(\d+)\s*([kK])?\s*$/.exec(value);
   const n = m ? Number(m[1]) * (m[2] ? 1024 : 1) : NaN;
-  if (!m || !Number.isInteger(n) || n < 1024 || n > 65536) throw new InvalidArgumentError(`expected a page size such as 2k, 4k, 8k or 16k, found "${value}"`);
+  if (!m || !Number.isInteger(n) || n < 1024 || n > 65536)
+    throw new InvalidArgumentError(`expected a page size such as 2k, 4k, 8k or 16k, found "${value}"`);
   return n;
 }
 
 /** Milliseconds a calibration run lasts (50 … 60,000). */
-export const parseDurationMs = (value: string): number => wholeNumber(value, CALIBRATE_RANGES.durationMs, 'milliseconds', CALIBRATE_DEFAULTS.durationMs);
+export const parseDurationMs = (value: string): number =>
+  wholeNumber(value, CALIBRATE_RANGES.durationMs, 'milliseconds', CALIBRATE_DEFAULTS.durationMs);
 export const parseRepeats = (value: string): number => wholeNumber(value, CALIBRATE_RANGES.repeats, 'repeats', CALIBRATE_DEFAULTS.repeats);
 
 /** A comma-separated list of thread counts from 1 to 256 (`1,2` or `1,2,4`). */
 export function parseThreadList(value: string): number[] {
-  const parts = value.split(',').map((v) => v.trim()).filter(Boolean);
-  if (parts.length === 0) throw new InvalidArgumentError(`expected thread counts from ${CALIBRATE_RANGES.threads.min} to ${CALIBRATE_RANGES.threads.max} separated by commas, such as 1,2, found "${value}"`);
+  const parts = value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+  if (parts.length === 0)
+    throw new InvalidArgumentError(
+      `expected thread counts from ${CALIBRATE_RANGES.threads.min} to ${CALIBRATE_RANGES.threads.max} separated by commas, such as 1,2, found "${value}"`,
+    );
   const list = parts.map((p) => wholeNumber(p, CALIBRATE_RANGES.threads, 'threads', '1,2'));
   return [...new Set(list)].sort((a, b) => a - b);
 }
@@ -90,7 +108,8 @@ export function parsePageOutput(value: string): 'svg' | 'png' | 'text' | 'json' 
 /** A PNG scale for projectors: 1 to 4. */
 export function parseImageScale(value: string): number {
   const n = Number(value.trim());
-  if (value.trim() === '' || !Number.isFinite(n) || n < 1 || n > 4) throw new InvalidArgumentError(`expected a scale from 1 to 4, such as 2, found "${value}"`);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 1 || n > 4)
+    throw new InvalidArgumentError(`expected a scale from 1 to 4, such as 2, found "${value}"`);
   return n;
 }
 /** Rows a..b (or one row id). */
@@ -111,7 +130,9 @@ export function parseShard(value: string): { index: number; count: number } {
   const { max } = RUN_RANGES.shards;
   if (!m || n < 1 || n > max || k < 1 || k > n) {
     const why = m && n >= 1 && n <= max ? ` (K counts from 1 to N = ${n})` : '';
-    throw new InvalidArgumentError(`expected K/N, part K of N parts with 1 ≤ K ≤ N ≤ ${groupedNumber(max)}, such as 2/3, found "${value}"${why}`);
+    throw new InvalidArgumentError(
+      `expected K/N, part K of N parts with 1 ≤ K ≤ N ≤ ${groupedNumber(max)}, such as 2/3, found "${value}"${why}`,
+    );
   }
   return { index: k, count: n };
 }

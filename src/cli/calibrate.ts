@@ -27,11 +27,20 @@ export async function calibrateCommand(opts: CalibrateCliOptions): Promise<numbe
   let threads = opts.threads ?? Array.from({ length: cores }, (_v, i) => i + 1);
   if (opts.oversubscribe) threads = [...new Set([...threads, cores + 1, 2 * cores])].sort((a, b) => a - b);
   const over = threads.filter((t) => t > cores);
-  if (over.length && !opts.oversubscribe) throw new UserError(`--threads ${threads.join(',')}: more threads than the ${cores} cores of this machine (${over.join(', ')}); add --oversubscribe to run them (they are measured but marked time-sliced, and no cost is fitted from them)`);
+  if (over.length && !opts.oversubscribe)
+    throw new UserError(
+      `--threads ${threads.join(',')}: more threads than the ${cores} cores of this machine (${over.join(', ')}); add --oversubscribe to run them (they are measured but marked time-sliced, and no cost is fitted from them)`,
+    );
   const folder = checkOutputFolder(opts.out ?? join('out', 'calibrate'), 'calibrate');
   const quiet = opts.quiet || opts.json;
   const bar = quiet ? undefined : progressBar('calibrate');
-  const report = await calibrate({ threads, durationMs: opts.durationMs ?? CALIBRATE_DEFAULTS.durationMs, workload: DEFAULT_WORKLOAD, repeats: opts.repeats ?? CALIBRATE_DEFAULTS.repeats, onProgress: (d, t) => bar?.update(d, t) });
+  const report = await calibrate({
+    threads,
+    durationMs: opts.durationMs ?? CALIBRATE_DEFAULTS.durationMs,
+    workload: DEFAULT_WORKLOAD,
+    repeats: opts.repeats ?? CALIBRATE_DEFAULTS.repeats,
+    onProgress: (d, t) => bar?.update(d, t),
+  });
   bar?.finish();
   const text = `${JSON.stringify(report, null, 2)}\n`;
   const out = new StagedOutput(folder);

@@ -40,7 +40,12 @@ export interface CompilerContext {
   setFlags: (flags: string) => void;
 }
 
-const processContext = (): CompilerContext => ({ env: process.env, execArgv: process.execArgv, v8: process.versions.v8, setFlags: setFlagsFromString });
+const processContext = (): CompilerContext => ({
+  env: process.env,
+  execArgv: process.execArgv,
+  v8: process.versions.v8,
+  setFlags: setFlagsFromString,
+});
 
 type Setting = 'auto' | 'wide' | 'v8';
 
@@ -49,7 +54,9 @@ export function inliningSetting(env: NodeJS.ProcessEnv = process.env): Setting {
   const v = (env.ROWSIM_INLINING ?? '').trim().toLowerCase();
   if (v === '' || v === 'auto') return 'auto';
   if (v === 'wide' || v === 'v8') return v;
-  throw new UserError(`ROWSIM_INLINING: expected auto (rowsim's inlining budget for runs of ${WIDE_INLINING_MIN_ROW_OPS.toLocaleString('en-US')} row operations or more, the default), wide (always) or v8 (V8's own), found ${JSON.stringify(env.ROWSIM_INLINING)}`);
+  throw new UserError(
+    `ROWSIM_INLINING: expected auto (rowsim's inlining budget for runs of ${WIDE_INLINING_MIN_ROW_OPS.toLocaleString('en-US')} row operations or more, the default), wide (always) or v8 (V8's own), found ${JSON.stringify(env.ROWSIM_INLINING)}`,
+  );
 }
 
 const givenToNode = (execArgv: readonly string[]) => execArgv.some((a) => a === FLAG || a.startsWith(`${FLAG}=`));

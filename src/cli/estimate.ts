@@ -58,32 +58,56 @@ function measuredFiles(opts: EstimateCliOptions): MeasuredFiles {
  * DMV, SAP ASE datarows otherwise), the page size from --page-size or the format's default.
  */
 function commandLineConfig(opts: EstimateCliOptions, files: MeasuredFiles): { file: string; text: string } {
-  if (!opts.ddl) throw new UserError('rowsim estimate: expected a config file, or --ddl <file> with the table (and --optdiag or other measurements), found neither');
+  if (!opts.ddl)
+    throw new UserError(
+      'rowsim estimate: expected a config file, or --ddl <file> with the table (and --optdiag or other measurements), found neither',
+    );
   const ddl = resolve(opts.ddl);
   const format: FormatId = opts.format ?? formatForEvidence(Object.keys(files) as EvidenceKind[]);
-  const name = basename(ddl).replace(/\..*$/, '').replace(/[^A-Za-z0-9_-]/g, '_') || 'estimate';
+  const name =
+    basename(ddl)
+      .replace(/\..*$/, '')
+      .replace(/[^A-Za-z0-9_-]/g, '_') || 'estimate';
   const engine = [`format: ${format}`, ...(opts.pageSize ? [`page_size: ${opts.pageSize}`] : [])].join(', ');
-  return { file: '(command line)', text: `name: ${JSON.stringify(name)}\ntable: { ddl: ${JSON.stringify(ddl)} }\nengine: { ${engine} }\nestimate: {}\n` };
+  return {
+    file: '(command line)',
+    text: `name: ${JSON.stringify(name)}\ntable: { ddl: ${JSON.stringify(ddl)} }\nengine: { ${engine} }\nestimate: {}\n`,
+  };
 }
 
 export async function estimateCommand(file: string | undefined, opts: EstimateCliOptions): Promise<number> {
   // Bad input throws InputError: main() prints it and exits with status 2.
-  if (file !== undefined && (opts.ddl || opts.format || opts.pageSize)) throw new UserError('rowsim estimate: --ddl, --format and --page-size are for an estimate without a config file; with one, set table.ddl and engine in the config');
+  if (file !== undefined && (opts.ddl || opts.format || opts.pageSize))
+    throw new UserError(
+      'rowsim estimate: --ddl, --format and --page-size are for an estimate without a config file; with one, set table.ddl and engine in the config',
+    );
   const quiet = opts.quiet || opts.json;
   // The pool starts first: its threads boot and load the simulator while this thread loads the config
   // and the estimate's modules (an input error then closes it). The charts' modules are loaded while
   // the threads simulate.
   let bar: { update(done: number, total: number): void; finish(): void } | undefined;
-  const pool: PoolCandidateRunner | undefined = opts.workers === 0 ? undefined : poolRunner({ workers: opts.workers, onProgress: (d, t) => bar?.update(d, t) });
+  const pool: PoolCandidateRunner | undefined =
+    opts.workers === 0 ? undefined : poolRunner({ workers: opts.workers, onProgress: (d, t) => bar?.update(d, t) });
   let cfg: EstimateConfig;
   let outcome: EstimateOutcome;
   let seconds: number;
   let reporting: Promise<typeof import('../estimate/report.js')> | undefined;
   let folder: ReturnType<typeof checkOutputFolder>;
   try {
-    const [{ loadEstimateConfig }, { inProcessRunner, runEstimate }, { progressBar }] = await Promise.all([import('../loader/config.js'), import('../estimate/estimate.js'), import('../report/progress.js')]);
+    const [{ loadEstimateConfig }, { inProcessRunner, runEstimate }, { progressBar }] = await Promise.all([
+      import('../loader/config.js'),
+      import('../estimate/estimate.js'),
+      import('../report/progress.js'),
+    ]);
     const files = measuredFiles(opts);
-    const overrides = { target_pct: opts.target, seeds: opts.seeds, sample_rows: opts.sampleRows, rows: opts.rows, formats: opts.formats, measured: files };
+    const overrides = {
+      target_pct: opts.target,
+      seeds: opts.seeds,
+      sample_rows: opts.sampleRows,
+      rows: opts.rows,
+      formats: opts.formats,
+      measured: files,
+    };
     if (file === undefined) {
       const cl = commandLineConfig(opts, files);
       cfg = loadEstimateConfig(cl.file, overrides, cl.text);

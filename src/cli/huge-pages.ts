@@ -80,7 +80,10 @@ export function hugePagesEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 export function startedAsCli(): boolean {
   try {
     // dist/cli/ and dist/bundle/ are both two levels below the package.
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(new URL('../../bin/rowsim.js', import.meta.url)));
+    return (
+      process.argv[1] !== undefined &&
+      realpathSync(process.argv[1]) === realpathSync(fileURLToPath(new URL('../../bin/rowsim.js', import.meta.url)))
+    );
   } catch {
     return false;
   }

@@ -47,9 +47,11 @@ function availableMemory(): { bytes: number; source: string } {
     found.push({ bytes: freemem(), source: 'free memory' });
   }
   const v2 = readNumber('/sys/fs/cgroup/memory.max');
-  if (v2 !== undefined) found.push({ bytes: v2 - (readNumber('/sys/fs/cgroup/memory.current') ?? 0), source: 'the container memory limit' });
+  if (v2 !== undefined)
+    found.push({ bytes: v2 - (readNumber('/sys/fs/cgroup/memory.current') ?? 0), source: 'the container memory limit' });
   const v1 = readNumber('/sys/fs/cgroup/memory/memory.limit_in_bytes');
-  if (v1 !== undefined && v1 < 2 ** 60) found.push({ bytes: v1 - (readNumber('/sys/fs/cgroup/memory/memory.usage_in_bytes') ?? 0), source: 'the container memory limit' });
+  if (v1 !== undefined && v1 < 2 ** 60)
+    found.push({ bytes: v1 - (readNumber('/sys/fs/cgroup/memory/memory.usage_in_bytes') ?? 0), source: 'the container memory limit' });
   if (found.length === 0) found.push({ bytes: freemem(), source: 'free memory' });
   return found.reduce((a, b) => (b.bytes < a.bytes ? b : a));
 }
@@ -70,7 +72,12 @@ export function checkRunLimits(cfg: RunConfig, opts: { workers?: number }): numb
     const m = storageMemory(point.spec);
     total += m.bytes;
     if (m.rows > MAX_TABLE_ROWS) {
-      throw new InputError([at(cfg, `expected at most ${groupedNumber(MAX_TABLE_ROWS)} rows in a table (row ids are 32-bit), found ${groupedNumber(m.rows)}${cfg.storage.length > 1 ? ` at sweep point ${point.label}` : ''}`)]);
+      throw new InputError([
+        at(
+          cfg,
+          `expected at most ${groupedNumber(MAX_TABLE_ROWS)} rows in a table (row ids are 32-bit), found ${groupedNumber(m.rows)}${cfg.storage.length > 1 ? ` at sweep point ${point.label}` : ''}`,
+        ),
+      ]);
     }
     if (m.bytes > largest.bytes) largest = { index, ...m };
   }
@@ -82,7 +89,10 @@ export function checkRunLimits(cfg: RunConfig, opts: { workers?: number }): numb
   const point = cfg.storage[largest.index]!;
   const what = `${groupedNumber(largest.rows)} rows × ${largest.bytesPerRow.toFixed(0)} bytes on ${point.spec.engine.format}${atOnce > 1 ? `, ${atOnce} sweep points at a time` : ''}`;
   throw new InputError([
-    at(cfg, `expected a table that fits in memory: the run needs about ${gib(need)} (${what}), more than the ${gib(limit)} it may use (${Math.round(MEMORY_SHARE * 100)}% of ${gib(avail.bytes)}, ${avail.source}); use fewer rows (rowsim estimate samples a large table and extrapolates)${atOnce > 1 ? ' or fewer --workers' : ''}`),
+    at(
+      cfg,
+      `expected a table that fits in memory: the run needs about ${gib(need)} (${what}), more than the ${gib(limit)} it may use (${Math.round(MEMORY_SHARE * 100)}% of ${gib(avail.bytes)}, ${avail.source}); use fewer rows (rowsim estimate samples a large table and extrapolates)${atOnce > 1 ? ' or fewer --workers' : ''}`,
+    ),
   ]);
 }
 

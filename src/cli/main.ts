@@ -10,7 +10,29 @@
 import { Command, CommanderError } from './commander.js';
 import { UserError } from '../config/errors.js';
 import { ROWSIM_VERSION } from '../version.js';
-import { parseDurationMs, parseFormat, parseImageScale, parsePageNumber, parsePageOutput, parsePhase, parseRowId, parseRowRange, parseSteps, parseShard, parseFormatList, parseMaxPoints, parsePageSize, parseRepeats, parseRowCount, parseRowsizeRows, parseSampleRows, parseSeeds, parseTarget, parseThreadList, parseWorkers } from './args.js';
+import {
+  parseDurationMs,
+  parseFormat,
+  parseImageScale,
+  parsePageNumber,
+  parsePageOutput,
+  parsePhase,
+  parseRowId,
+  parseRowRange,
+  parseSteps,
+  parseShard,
+  parseFormatList,
+  parseMaxPoints,
+  parsePageSize,
+  parseRepeats,
+  parseRowCount,
+  parseRowsizeRows,
+  parseSampleRows,
+  parseSeeds,
+  parseTarget,
+  parseThreadList,
+  parseWorkers,
+} from './args.js';
 
 import { EXIT_INPUT, EXIT_INTERNAL, EXIT_OK } from './exit-codes.js';
 import { tuneCompiler } from './compiler.js';
@@ -26,7 +48,9 @@ function buildProgram(setCode: SetCode): Command {
   const program = new Command();
   program
     .name('rowsim')
-    .description('Row-storage simulator: how rows live on pages, get forwarded, and what exp_row_size, fillfactor and PCTFREE buy; buffer-manager contention.')
+    .description(
+      'Row-storage simulator: how rows live on pages, get forwarded, and what exp_row_size, fillfactor and PCTFREE buy; buffer-manager contention.',
+    )
     .version(ROWSIM_VERSION)
     .exitOverride()
     .showHelpAfterError('(run rowsim --help for usage)')
@@ -52,11 +76,19 @@ function addRunCommand(program: Command, setCode: SetCode): void {
     .option('--workers <n>', 'worker threads (default: the number of cores)', parseWorkers)
     .option('--max-points <n>', `refuse sweeps of more points than this (default ${RUN_DEFAULTS.maxSweepPoints})`, parseMaxPoints)
     .option('--quiet', 'print nothing but errors')
-    .option('--check', 'check the page engines\' invariants after every phase (slower; also ROWSIM_CHECK=1)')
+    .option('--check', "check the page engines' invariants after every phase (slower; also ROWSIM_CHECK=1)")
     .option('--wide', 'show every column of the tables, whatever the terminal width (COLUMNS)')
     .option('--json', 'print results.json on standard output instead of the tables')
-    .option('--scale <n>', `multiply the charts' pixel size by n, 1 to 4, for projectors (default ${RUN_DEFAULTS.chartScale})`, parseImageScale)
-    .option('--shard <K/N>', 'run only part K of N of the sweep (and contention grid) and write it to out/<name>/part-K-of-N; rowsim merge puts the parts together', parseShard)
+    .option(
+      '--scale <n>',
+      `multiply the charts' pixel size by n, 1 to 4, for projectors (default ${RUN_DEFAULTS.chartScale})`,
+      parseImageScale,
+    )
+    .option(
+      '--shard <K/N>',
+      'run only part K of N of the sweep (and contention grid) and write it to out/<name>/part-K-of-N; rowsim merge puts the parts together',
+      parseShard,
+    )
     .action(async (config: string, opts) => {
       const { runCommand } = await import('./run.js');
       setCode(await runCommand(config, opts));
@@ -66,7 +98,9 @@ function addRunCommand(program: Command, setCode: SetCode): void {
 function addMergeCommand(program: Command, setCode: SetCode): void {
   program
     .command('merge')
-    .description("put the parts of a sharded run (rowsim run --shard K/N) together: write the results.json, summary.md, report.html and charts a single run writes, to out/<name>/")
+    .description(
+      'put the parts of a sharded run (rowsim run --shard K/N) together: write the results.json, summary.md, report.html and charts a single run writes, to out/<name>/',
+    )
     .argument('<part...>', 'the part folders, all N of them (such as out/<name>/part-*-of-N)')
     .option('--out <dir>', 'results folder (default: out/<name>); rowsim refuses a non-empty folder it did not write')
     .option('--quiet', 'print nothing but errors')
@@ -99,7 +133,9 @@ function addPageCommand(program: Command, setCode: SetCode): void {
 function addTraceCommand(program: Command, setCode: SetCode): void {
   program
     .command('trace')
-    .description('narrate the workload one row operation at a time, as the page engine does it, with the pages before and after (terminal text and an HTML slide deck)')
+    .description(
+      'narrate the workload one row operation at a time, as the page engine does it, with the pages before and after (terminal text and an HTML slide deck)',
+    )
     .argument('<config>', 'config YAML file')
     .option('--point <label>', 'the sweep point, by its label as `rowsim run` prints it (default: the first)')
     .option('--rows <a..b>', 'only the operations on these rows (row ids from 0 in insert order)', parseRowRange)
@@ -129,19 +165,43 @@ function addValidateCommand(program: Command, setCode: SetCode): void {
 function addEstimateCommand(program: Command, setCode: SetCode): void {
   program
     .command('estimate')
-    .description('recommend exp_row_size (and fillfactor, PCTFREE) for a table from its row lengths or its measurements; write out/<name>/estimate.json; exit 3 when nothing should be applied')
-    .argument('[config]', 'config YAML file with table, engine, an estimate section and a workload or estimate.measured (optional with --ddl)')
-    .option('--target <pct>', `forwarded rows to stay under, % of rows (default: estimate.target_pct or ${ESTIMATE_DEFAULTS.target_pct})`, parseTarget)
-    .option('--rows <n>', 'rows of the table the estimate is for, e.g. 1e9 (default: estimate.rows, or what the workload or measurements hold)', parseRowCount)
+    .description(
+      'recommend exp_row_size (and fillfactor, PCTFREE) for a table from its row lengths or its measurements; write out/<name>/estimate.json; exit 3 when nothing should be applied',
+    )
+    .argument(
+      '[config]',
+      'config YAML file with table, engine, an estimate section and a workload or estimate.measured (optional with --ddl)',
+    )
+    .option(
+      '--target <pct>',
+      `forwarded rows to stay under, % of rows (default: estimate.target_pct or ${ESTIMATE_DEFAULTS.target_pct})`,
+      parseTarget,
+    )
+    .option(
+      '--rows <n>',
+      'rows of the table the estimate is for, e.g. 1e9 (default: estimate.rows, or what the workload or measurements hold)',
+      parseRowCount,
+    )
     .option('--seeds <n>', `replicates per candidate (default: estimate.seeds or ${ESTIMATE_DEFAULTS.seeds})`, parseSeeds)
-    .option('--sample-rows <n>', `rows simulated per seed (default: estimate.sample_rows or ${ESTIMATE_DEFAULTS.sample_rows})`, parseSampleRows)
+    .option(
+      '--sample-rows <n>',
+      `rows simulated per seed (default: estimate.sample_rows or ${ESTIMATE_DEFAULTS.sample_rows})`,
+      parseSampleRows,
+    )
     .option('--formats <list>', 'also estimate these formats, e.g. postgres-heap,oracle-heap', parseFormatList)
     .option('--ddl <file>', "the table's DDL (a ddlgen script or CREATE TABLE), for an estimate without a config file")
-    .option('--format <format>', 'the storage format with --ddl (default: ase-dol; postgres-heap with PostgreSQL inputs, sqlserver-heap with the DMV)', parseFormat)
+    .option(
+      '--format <format>',
+      'the storage format with --ddl (default: ase-dol; postgres-heap with PostgreSQL inputs, sqlserver-heap with the DMV)',
+      parseFormat,
+    )
     .option('--page-size <size>', "the server's page size with --ddl, e.g. 2k, 4k, 8k, 16k (default: the format's)", parsePageSize)
     .option('--optdiag <file>', "optdiag's text output for the table (estimate.measured.optdiag)")
     .option('--sp-spaceused <file>', 'the output of sp_spaceused <table> (estimate.measured.sp_spaceused)')
-    .option('--index-physical-stats <file>', 'sys.dm_db_index_physical_stats rows of the heap as CSV (estimate.measured.index_physical_stats)')
+    .option(
+      '--index-physical-stats <file>',
+      'sys.dm_db_index_physical_stats rows of the heap as CSV (estimate.measured.index_physical_stats)',
+    )
     .option('--pgstattuple <file>', "psql's output of pgstattuple('<table>') (estimate.measured.pgstattuple)")
     .option('--pg-stat-user-tables <file>', "psql's output of pg_stat_user_tables for the table (estimate.measured.pg_stat_user_tables)")
     .option('--force', "print the best setting's command even when the estimate recommends nothing (exit status stays 3)")
@@ -189,7 +249,9 @@ function addPgCheckCommand(program: Command, setCode: SetCode): void {
 function addCalibrateCommand(program: Command, setCode: SetCode): void {
   program
     .command('calibrate')
-    .description('measure latch and CAS costs on worker threads (SharedArrayBuffer, Atomics), fit the contention model, print the model beside the measurement; write out/calibrate/calibration.json')
+    .description(
+      'measure latch and CAS costs on worker threads (SharedArrayBuffer, Atomics), fit the contention model, print the model beside the measurement; write out/calibrate/calibration.json',
+    )
     .option('--out <dir>', 'output folder (default: out/calibrate)')
     .option('--threads <list>', 'thread counts of the table runs, e.g. 1,2 (default: 1 … the number of cores)', parseThreadList)
     .option('--oversubscribe', 'also run more threads than cores (measured, marked time-sliced, never fitted)')
@@ -214,7 +276,10 @@ async function checkFormatNames(cmd: Command, option: string, given: string | st
   const bad = names.find((name) => !isFormatId(name));
   if (bad === undefined) return;
   const expected = Array.isArray(given) ? `formats from ${FORMAT_IDS.join(', ')}, separated by commas` : `one of ${FORMAT_IDS.join(', ')}`;
-  cmd.error(`error: option '${option}' argument '${names.join(',')}' is invalid. expected ${expected}, found "${bad}"`, { exitCode: EXIT_INPUT, code: 'commander.invalidArgument' });
+  cmd.error(`error: option '${option}' argument '${names.join(',')}' is invalid. expected ${expected}, found "${bad}"`, {
+    exitCode: EXIT_INPUT,
+    code: 'commander.invalidArgument',
+  });
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -252,7 +317,10 @@ function exitCodeFor(err: unknown): number {
 
 export function reportInternalError(err: unknown): void {
   const e = err as Error | undefined;
-  const what = e && typeof e === 'object' && 'message' in e ? `${e.name && e.name !== 'Error' ? `${e.name}: ` : ''}${String(e.message).split('\n')[0]}` : String(err);
+  const what =
+    e && typeof e === 'object' && 'message' in e
+      ? `${e.name && e.name !== 'Error' ? `${e.name}: ` : ''}${String(e.message).split('\n')[0]}`
+      : String(err);
   process.stderr.write(`rowsim: internal error: ${what}; please report it (run again with ROWSIM_DEBUG=1 for the details)\n`);
   if (process.env.ROWSIM_DEBUG === '1' && e?.stack) process.stderr.write(`${e.stack}\n`);
 }

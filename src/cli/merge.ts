@@ -21,7 +21,10 @@ export async function mergeCommand(dirs: string[], opts: MergeOptions): Promise<
   const run = mergeParts(dirs.map(readPart));
   const target = opts.out ?? join('out', run.header.name);
   const clash = run.parts.find((p) => resolve(p.source) === resolve(target));
-  if (clash) throw new UserError(`--out ${target}: expected a folder other than the parts', found part ${clash.header.shard.index} of ${clash.header.shard.count} there`);
+  if (clash)
+    throw new UserError(
+      `--out ${target}: expected a folder other than the parts', found part ${clash.header.shard.index} of ${clash.header.shard.count} there`,
+    );
   const folder = checkOutputFolder(target, 'run');
   const quiet = opts.quiet === true || opts.json === true;
   const out = new StagedOutput(folder);

@@ -19,21 +19,27 @@ export interface PageOptions {
   scale?: number;
 }
 
-
 export async function pageCommand(file: string, opts: PageOptions): Promise<number> {
   if (opts.page !== undefined && opts.row !== undefined) throw new UserError('--page and --row: expected one of them, found both');
   const cfg = loadConfig(file);
   const point = choosePoint(cfg.storage, opts.point, file);
   const kind = opts.format ?? 'files';
-  const folder = kind === 'svg' || kind === 'png' || kind === 'files' ? checkOutputFolder(opts.out ?? join('out', cfg.name, 'pages'), 'page') : null;
+  const folder =
+    kind === 'svg' || kind === 'png' || kind === 'files' ? checkOutputFolder(opts.out ?? join('out', cfg.name, 'pages'), 'page') : null;
   const cap = captureAfter(point.spec, opts.after ?? 'final');
   let page: number;
   if (opts.row !== undefined) {
     const at = cap.inspector.locate(opts.row);
-    if (at === null) throw new UserError(`--row: expected a live row of the table after phase ${cap.phase} (${cap.phaseLabel}), found row ${opts.row}, which is not there (rows are numbered from 0 in insert order)`);
+    if (at === null)
+      throw new UserError(
+        `--row: expected a live row of the table after phase ${cap.phase} (${cap.phaseLabel}), found row ${opts.row}, which is not there (rows are numbered from 0 in insert order)`,
+      );
     page = at.page;
   } else if (opts.page !== undefined) {
-    if (opts.page >= cap.inspector.pages) throw new UserError(`--page: expected a page from 0 to ${cap.inspector.pages - 1} (the table has ${cap.inspector.pages} after phase ${cap.phase}), found ${opts.page}`);
+    if (opts.page >= cap.inspector.pages)
+      throw new UserError(
+        `--page: expected a page from 0 to ${cap.inspector.pages - 1} (the table has ${cap.inspector.pages} after phase ${cap.phase}), found ${opts.page}`,
+      );
     page = opts.page;
   } else page = interestingPage(cap.inspector);
   const drawing = cap.draw(page);

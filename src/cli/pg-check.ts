@@ -43,16 +43,21 @@ const signed = (n: number, text: string) => `${n > 0 ? '+' : ''}${text}`;
 function pointSummary(cs: Comparison[], plans: PlanCheck[]): string {
   const compared = cs.filter((c) => c.diff !== null);
   const exact = compared.filter((c) => c.diff === 0).length;
-  const worst = compared.filter((c) => c.diff_pct !== null && c.diff !== 0).sort((a, b) => Math.abs(b.diff_pct!) - Math.abs(a.diff_pct!))[0];
+  const worst = compared
+    .filter((c) => c.diff_pct !== null && c.diff !== 0)
+    .sort((a, b) => Math.abs(b.diff_pct!) - Math.abs(a.diff_pct!))[0];
   const notModelled = cs.filter((c) => c.predicted === null).length;
   const missing = cs.filter((c) => c.predicted !== null && c.observed === null).length;
   const parts = [`${compared.length} figures compared, ${exact} exact`];
-  if (worst) parts.push(`largest error ${signed(worst.diff_pct!, worst.diff_pct!.toFixed(2))}% (${worst.metric} after phase ${worst.phase + 1})`);
+  if (worst)
+    parts.push(`largest error ${signed(worst.diff_pct!, worst.diff_pct!.toFixed(2))}% (${worst.metric} after phase ${worst.phase + 1})`);
   if (notModelled > 0) parts.push(`${notModelled} observed but not modelled`);
   if (missing > 0) parts.push(`${missing} not observed (n/a)`);
   if (plans.length > 0) {
     const differ = plans.filter((p) => !p.agree);
-    parts.push(`${plans.length - differ.length} of ${plans.length} select plans as predicted${differ.length > 0 ? ` (not: phase ${differ.map((p) => p.phase + 1).join(', ')})` : ''}`);
+    parts.push(
+      `${plans.length - differ.length} of ${plans.length} select plans as predicted${differ.length > 0 ? ` (not: phase ${differ.map((p) => p.phase + 1).join(', ')})` : ''}`,
+    );
   }
   return parts.join('; ');
 }
@@ -60,7 +65,9 @@ function pointSummary(cs: Comparison[], plans: PlanCheck[]): string {
 function pgCheckText(results: PgCheckResult[]): string {
   const out: string[] = [];
   results.forEach((r, i) => {
-    out.push(`== ${results.length > 1 ? `${i + 1}/${results.length} ` : ''}${r.label}: table ${r.table}, ${r.settings} (PostgreSQL ${r.server_version})`);
+    out.push(
+      `== ${results.length > 1 ? `${i + 1}/${results.length} ` : ''}${r.label}: table ${r.table}, ${r.settings} (PostgreSQL ${r.server_version})`,
+    );
     out.push(
       textTable(
         ['phase', 'metric', 'predicted', 'observed', 'error', 'error %'],
@@ -75,7 +82,9 @@ function pgCheckText(results: PgCheckResult[]): string {
       ),
     );
     for (const p of r.plans) {
-      out.push(`plan, phase ${p.phase + 1}. ${p.label}: rowsim ${p.predicted}; server ${p.observed}${p.agree ? '' : ' (NOT the predicted plan)'}`);
+      out.push(
+        `plan, phase ${p.phase + 1}. ${p.label}: rowsim ${p.predicted}; server ${p.observed}${p.agree ? '' : ' (NOT the predicted plan)'}`,
+      );
       out.push(`  for ${p.statement}`);
     }
     out.push(pointSummary(r.comparisons, r.plans));
@@ -172,7 +181,12 @@ export async function pgCheckCommand(file: string, options: PgCheckCliOptions): 
 }
 
 /** Check every point over one connection; undefined when a signal stopped the run. */
-async function checkAll(guard: CheckGuard, target: PgTarget, points: SweepPoint[], note: string | undefined): Promise<PgCheckResult[] | undefined> {
+async function checkAll(
+  guard: CheckGuard,
+  target: PgTarget,
+  points: SweepPoint[],
+  note: string | undefined,
+): Promise<PgCheckResult[] | undefined> {
   const client: pg.Client = await connect(target, { onError: (err) => (guard.lostReason ??= target.redact(err.message)) });
   guard.client = client;
   guard.backendPid = Number((await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);

@@ -85,7 +85,8 @@ function readSource(file: string, text?: string, options: RowsizeOptions = {}): 
   // The config's row count is simulated unless --rows says otherwise: it must fit in memory.
   if (options.rows === undefined) checkRunLimits(cfg, { workers: 1 });
   const point = cfg.storage[0];
-  if (!point) throw new InputError([{ file, message: 'expected a storage config (table, engine, workload) or a .sql file, found neither' }]);
+  if (!point)
+    throw new InputError([{ file, message: 'expected a storage config (table, engine, workload) or a .sql file, found neither' }]);
   const ins = point.spec.workload.find((p): p is Extract<PhaseSpec, { op: 'insert' }> => p.op === 'insert');
   return {
     name: point.spec.name,
@@ -135,13 +136,24 @@ function rowsizeRows(src: Source, options: RowsizeOptions): { rows: RowsizeRow[]
     const geoms = indexGeometries(f, spec.table, layout);
     const limits = [...new Set(geoms.flatMap((g) => (g.maxTupleBytes === undefined ? [] : [g.maxTupleBytes])))].join(' / ');
     if (n > 0 && rejected === n) {
-      const why = byIndex === n ? `has an index entry larger than a ${layout.geometry.pageBytes}-byte B-tree page takes (at most ${limits} bytes)` : `is longer than a ${layout.geometry.pageBytes}-byte page takes (at most ${layout.geometry.maxRowBytes} bytes)${byIndex > 0 ? ' or has an index entry too large' : ''}`;
+      const why =
+        byIndex === n
+          ? `has an index entry larger than a ${layout.geometry.pageBytes}-byte B-tree page takes (at most ${limits} bytes)`
+          : `is longer than a ${layout.geometry.pageBytes}-byte page takes (at most ${layout.geometry.maxRowBytes} bytes)${byIndex > 0 ? ' or has an index entry too large' : ''}`;
       skipped.push({ format, reason: `every row of table ${src.table.name} ${why}` });
       continue;
     }
     const notes = [
-      ...(rejected - byIndex > 0 ? [`${fmt(rejected - byIndex)} of ${fmt(n)} rows are longer than a ${format} page takes (${layout.geometry.maxRowBytes} bytes) and were refused, as the DBMS would`] : []),
-      ...(byIndex > 0 ? [`${fmt(byIndex)} of ${fmt(n)} rows have an index entry larger than a ${format} B-tree page takes (${limits} bytes) and were refused, as the DBMS would`] : []),
+      ...(rejected - byIndex > 0
+        ? [
+            `${fmt(rejected - byIndex)} of ${fmt(n)} rows are longer than a ${format} page takes (${layout.geometry.maxRowBytes} bytes) and were refused, as the DBMS would`,
+          ]
+        : []),
+      ...(byIndex > 0
+        ? [
+            `${fmt(byIndex)} of ${fmt(n)} rows have an index entry larger than a ${format} B-tree page takes (${limits} bytes) and were refused, as the DBMS would`,
+          ]
+        : []),
       ...r.notes,
     ];
     // Entry bytes of an average-shaped row: the first generated row's key (keys are usually fixed-size).
@@ -154,7 +166,13 @@ function rowsizeRows(src: Source, options: RowsizeOptions): { rows: RowsizeRow[]
     rows.push({
       format,
       page_size: layout.geometry.pageBytes,
-      row_bytes: { min: r.row_bytes.min, avg: r.row_bytes.avg, max: r.row_bytes.max, schema_min: r.row_bytes.schema_min, schema_max: r.row_bytes.schema_max },
+      row_bytes: {
+        min: r.row_bytes.min,
+        avg: r.row_bytes.avg,
+        max: r.row_bytes.max,
+        schema_min: r.row_bytes.schema_min,
+        schema_max: r.row_bytes.schema_max,
+      },
       rows_per_page: pages > 0 ? Math.round((r.final.rows / pages) * 100) / 100 : 0,
       rows: r.final.rows,
       pages,
@@ -226,7 +244,8 @@ function rowsizeText(table: string, rows: RowsizeRow[], skipped: RowsizeSkipped[
   for (const r of rows) if (r.row_bytes_are !== 'physical') lines.push(`${r.format}: row bytes are ${r.row_bytes_are}`);
   for (const k of skipped) lines.push(`${k.format}: not shown: ${k.reason}`);
   // Rows a format refused (too long for its page, or an index entry too large): its first notes say so.
-  for (const r of rows) if (r.rows < Math.max(n, requested)) lines.push(...r.notes.filter((x) => x.includes('were refused')).map((x) => `${r.format}: ${x}`));
+  for (const r of rows)
+    if (r.rows < Math.max(n, requested)) lines.push(...r.notes.filter((x) => x.includes('were refused')).map((x) => `${r.format}: ${x}`));
   return lines.join('\n');
 }
 
@@ -264,10 +283,15 @@ export function rowsizeCommand(file: string, options: RowsizeOptions): number {
     });
     const totals = tables.length > 1 ? rowsizeTotals(tables) : [];
     if (options.json) {
-      const body = tables.length === 1 ? { table: tables[0]!.table, rows: tables[0]!.rows, skipped: tables[0]!.skipped } : { tables: tables.map(({ requested: _, ...t }) => t), totals };
+      const body =
+        tables.length === 1
+          ? { table: tables[0]!.table, rows: tables[0]!.rows, skipped: tables[0]!.skipped }
+          : { tables: tables.map(({ requested: _, ...t }) => t), totals };
       process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     } else {
-      const parts = tables.map((t) => rowsizeText(tables.length > 1 ? `${t.name} (${t.table})` : t.table, t.rows, t.skipped, { wide: options.wide }, t.requested));
+      const parts = tables.map((t) =>
+        rowsizeText(tables.length > 1 ? `${t.name} (${t.table})` : t.table, t.rows, t.skipped, { wide: options.wide }, t.requested),
+      );
       if (totals.length) {
         parts.push(
           'totals (heap + indexes, per group of documents):',

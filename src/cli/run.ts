@@ -48,7 +48,10 @@ function runnerFor(units: number, workers: number | undefined, storage: boolean)
 
 export async function runCommand(file: string, opts: RunOptions): Promise<number> {
   // Bad input throws InputError (a config) or UserError (an argument, the output folder): main() prints it, exit 2.
-  if (opts.shard && opts.json) throw new UserError("--json: expected no --shard (a part writes part.json, not results.json; rowsim merge --json prints the run's results)");
+  if (opts.shard && opts.json)
+    throw new UserError(
+      "--json: expected no --shard (a part writes part.json, not results.json; rowsim merge --json prints the run's results)",
+    );
   const shard = opts.shard ?? { index: 1, count: 1 };
   // A storage sweep's pool starts on the sweep's size read from the YAML, while the schema checks the
   // config (a config that fails them ends the pool, writes nothing and exits 2). One point: no pool.
@@ -71,12 +74,8 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       starting = runnerFor(count, opts.workers, slice.contention.length === 0);
       starting.catch(() => {});
     }
-    const [{ checkRunLimits }, { checkOutputFolder, StagedOutput }, { runShard, partHeaderOf }, { PART_FILE, partJson }] = await Promise.all([
-      import('./limits.js'),
-      import('../report/output.js'),
-      import('../run/execute.js'),
-      import('../run/part.js'),
-    ]);
+    const [{ checkRunLimits }, { checkOutputFolder, StagedOutput }, { runShard, partHeaderOf }, { PART_FILE, partJson }] =
+      await Promise.all([import('./limits.js'), import('../report/output.js'), import('../run/execute.js'), import('../run/part.js')]);
     const tableBytes = checkRunLimits(cfg, { workers: opts.workers });
     if (startedAsCli() && wantsHugePages(tableBytes, hugePagesContext())) {
       // Large tables: the same command again in a process whose malloc asks for 2 MB pages (huge-pages.ts);
@@ -90,7 +89,10 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     }
     // A large run compiles its hot paths with a wider inlining budget (compiler.ts), set before they are hot.
     tuneCompiler(slice.storage.reduce((ops, i) => ops + plannedRowOperations(cfg.storage[i]!.spec.workload), 0));
-    const folder = checkOutputFolder(opts.out ?? join('out', cfg.name, ...(opts.shard ? [partFolderName(shard)] : [])), opts.shard ? 'part' : 'run');
+    const folder = checkOutputFolder(
+      opts.out ?? join('out', cfg.name, ...(opts.shard ? [partFolderName(shard)] : [])),
+      opts.shard ? 'part' : 'run',
+    );
     const quiet = opts.quiet === true || opts.json === true;
     const checkInvariants = opts.check === true || process.env.ROWSIM_CHECK === '1';
     const scale = opts.scale ?? RUN_DEFAULTS.chartScale;
@@ -123,7 +125,12 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
           charts.catch(() => {}); // awaited by writeRun; a failure elsewhere first is the one reported
           if (cfg.sections.contention) return;
           const header = partHeaderOf(cfg, shard, units, scale);
-          prepared = merging.then((m) => m.prepareRun(m.mergeParts([{ header, storage: records, contention: [], source: file, staged: true, readChart }]), staged, { wide: opts.wide, chartBase64 }));
+          prepared = merging.then((m) =>
+            m.prepareRun(m.mergeParts([{ header, storage: records, contention: [], source: file, staged: true, readChart }]), staged, {
+              wide: opts.wide,
+              chartBase64,
+            }),
+          );
           prepared.catch(() => {}); // awaited below
         }
       : undefined;
@@ -133,7 +140,12 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       staged.write(PART_FILE, partJson(part));
       staged.publish();
       const dir = relative(process.cwd(), folder.dir) || folder.dir;
-      const points = slice.storage.length ? `${slice.storage.length} of ${units.storage} storage points (${slice.storage.map((i) => cfg.storage[i]!.label).slice(0, 6).join('; ')}${slice.storage.length > 6 ? '; …' : ''})` : '';
+      const points = slice.storage.length
+        ? `${slice.storage.length} of ${units.storage} storage points (${slice.storage
+            .map((i) => cfg.storage[i]!.label)
+            .slice(0, 6)
+            .join('; ')}${slice.storage.length > 6 ? '; …' : ''})`
+        : '';
       const tasks = slice.contention.length ? `${slice.contention.length} of ${units.contention} contention tasks` : '';
       lines = [
         `${cfg.name}: part ${shard.index} of ${shard.count}: ${[points, tasks].filter(Boolean).join(', ') || `nothing (the run has ${units.storage + units.contention} units for ${shard.count} parts)`}`,
@@ -150,12 +162,20 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       );
       const written = prepared
         ? (await prepared).finish(await charts!)
-        : await writeRun(mergeParts([{ ...part, source: file, staged: true, readChart }]), staged, runner, { wide: opts.wide, storageCharts: charts, chartBase64 });
+        : await writeRun(mergeParts([{ ...part, source: file, staged: true, readChart }]), staged, runner, {
+            wide: opts.wide,
+            storageCharts: charts,
+            chartBase64,
+          });
       await closing;
       await runner.close();
       staged.publish();
       if (opts.json) process.stdout.write(written.json);
-      if (!quiet) lines = [...written.terminal, `results: ${relative(process.cwd(), join(folder.dir, 'results.json')) || join(folder.dir, 'results.json')}, summary.md, report.html and charts/ beside it`];
+      if (!quiet)
+        lines = [
+          ...written.terminal,
+          `results: ${relative(process.cwd(), join(folder.dir, 'results.json')) || join(folder.dir, 'results.json')}, summary.md, report.html and charts/ beside it`,
+        ];
     }
     if (quiet) lines = [];
   } finally {

@@ -26,7 +26,11 @@ export async function traceCommand(file: string, opts: TraceOptions): Promise<nu
   const point = choosePoint(cfg.storage, opts.point, file);
   const folder = checkOutputFolder(opts.out ?? join('out', cfg.name, 'trace'), 'trace');
   const steps = opts.steps ?? TRACE_DEFAULT_STEPS;
-  const trace = traceRun(point.spec, { ...(opts.rows ? { rows: opts.rows } : {}), ...(opts.page !== undefined ? { page: opts.page } : {}), steps });
+  const trace = traceRun(point.spec, {
+    ...(opts.rows ? { rows: opts.rows } : {}),
+    ...(opts.page !== undefined ? { page: opts.page } : {}),
+    steps,
+  });
   const what = opts.rows ? `rows ${opts.rows[0]}..${opts.rows[1]}` : opts.page !== undefined ? `page ${opts.page}` : 'every operation';
   const title = `${cfg.name}: ${point.label}`;
   const subtitle = `${what}, ${point.spec.engine.format}`;
@@ -34,7 +38,10 @@ export async function traceCommand(file: string, opts: TraceOptions): Promise<nu
   const out = new StagedOutput(folder);
   try {
     out.write('trace.html', traceDeck(title, subtitle, trace));
-    out.write('trace.json', `${JSON.stringify({ config: file, point: point.label, filter: { rows: opts.rows ?? null, page: opts.page ?? null, steps }, truncated: trace.truncated, steps: trace.steps.map(({ pages, ...s }) => ({ ...s, pages: pages.map((p) => p.page) })) })}\n`);
+    out.write(
+      'trace.json',
+      `${JSON.stringify({ config: file, point: point.label, filter: { rows: opts.rows ?? null, page: opts.page ?? null, steps }, truncated: trace.truncated, steps: trace.steps.map(({ pages, ...s }) => ({ ...s, pages: pages.map((p) => p.page) })) })}\n`,
+    );
     out.publish();
   } finally {
     out.discard();

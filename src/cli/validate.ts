@@ -16,11 +16,13 @@ export function validateCommand(file: string, opts: { workers?: number; maxPoint
 
 function validateDocument(file: string, text: string | undefined, opts: { workers?: number; maxPoints?: number }): void {
   const { raw } = parseConfigSource(file, text);
-  const hasEstimate = raw !== null && typeof raw === 'object' && !Array.isArray(raw) && (raw as Record<string, unknown>).estimate !== undefined;
+  const hasEstimate =
+    raw !== null && typeof raw === 'object' && !Array.isArray(raw) && (raw as Record<string, unknown>).estimate !== undefined;
   const cfg = loadConfig(file, text, { maxPoints: opts.maxPoints, estimate: hasEstimate ? {} : undefined });
   checkRunLimits(cfg, { workers: opts.workers });
   const parts: string[] = [];
-  if (cfg.storage.length) parts.push(`${cfg.storage.length} storage point${cfg.storage.length > 1 ? 's' : ''} (${cfg.storage.map((p) => p.label).join('; ')})`);
+  if (cfg.storage.length)
+    parts.push(`${cfg.storage.length} storage point${cfg.storage.length > 1 ? 's' : ''} (${cfg.storage.map((p) => p.label).join('; ')})`);
   if (cfg.sections.contention) parts.push('a contention model');
   if (cfg.sections.estimate) parts.push(cfg.storage.length ? 'an estimate' : `an estimate for table ${cfg.sections.estimate.table.name}`);
   process.stdout.write(`${file}: ok: ${cfg.name}, ${parts.join(' and ')}\n`);

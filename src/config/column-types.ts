@@ -181,7 +181,9 @@ export function parseType(spelling: string): ColumnType {
       break;
     case 'fraction':
       if (p1Text === 'max' || p2 !== undefined || (p1 !== undefined && p1 > MAX_FRACTION_DIGITS)) {
-        throw new SchemaError(`${name} or ${name}(p) with p from 0 to ${MAX_FRACTION_DIGITS} digits of fractional seconds, found "${spelling}"`);
+        throw new SchemaError(
+          `${name} or ${name}(p) with p from 0 to ${MAX_FRACTION_DIGITS} digits of fractional seconds, found "${spelling}"`,
+        );
       }
       if (p1 !== undefined) {
         t.precision = p1;

@@ -38,7 +38,8 @@ export class InputError extends UserError {
   readonly problems: InputProblem[];
   constructor(problems: InputProblem[]) {
     const shown = problems.slice(0, MAX_REPORTED_PROBLEMS).map(formatProblem);
-    if (problems.length > MAX_REPORTED_PROBLEMS) shown.push(`… and ${problems.length - MAX_REPORTED_PROBLEMS} more problems (the first ${MAX_REPORTED_PROBLEMS} are shown)`);
+    if (problems.length > MAX_REPORTED_PROBLEMS)
+      shown.push(`… and ${problems.length - MAX_REPORTED_PROBLEMS} more problems (the first ${MAX_REPORTED_PROBLEMS} are shown)`);
     super(shown.join('\n'));
     this.problems = problems;
     this.name = 'InputError';

@@ -40,4 +40,3 @@ export class YamlLocator {
     return { line: p.line, column: p.col };
   }
 }
-

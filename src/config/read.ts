@@ -32,7 +32,8 @@ export function readInputText(path: string): ReadResult {
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) return { ok: false, problem: `a regular file, found ${fileKind(st)}` };
-    if (st.size > MAX_INPUT_BYTES) return { ok: false, problem: `a file of at most ${MAX_INPUT_BYTES / 1048576} MiB, found ${(st.size / 1048576).toFixed(0)} MiB` };
+    if (st.size > MAX_INPUT_BYTES)
+      return { ok: false, problem: `a file of at most ${MAX_INPUT_BYTES / 1048576} MiB, found ${(st.size / 1048576).toFixed(0)} MiB` };
     return { ok: true, text: readFileSync(fd, 'utf8') };
   } catch (err) {
     return { ok: false, problem: `a readable file, found ${errnoText(err)}` };

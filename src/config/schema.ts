@@ -157,7 +157,11 @@ const readLobSchema = z.strictObject({
 
 /** `cache:`: the buffer cache read phases go through. */
 export const cacheSchema = z.strictObject({
-  pages: z.number().int().min(1).max(1 << 26),
+  pages: z
+    .number()
+    .int()
+    .min(1)
+    .max(1 << 26),
   policy: z.enum(['lru', 'clock']).optional(),
 });
 

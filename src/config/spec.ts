@@ -88,11 +88,7 @@ export type SetSpec =
   | { kind: 'grow'; dist: Dist; null?: number; domain?: ValueDomain; compressibility?: number }
   | { kind: 'null'; null: number; domain?: ValueDomain };
 
-export type Order =
-  | { kind: 'sequential' }
-  | { kind: 'random' }
-  | { kind: 'spread' }
-  | { kind: 'zipf'; s: number };
+export type Order = { kind: 'sequential' } | { kind: 'random' } | { kind: 'spread' } | { kind: 'zipf'; s: number };
 
 type TransactionScope = 'statement' | 'row';
 

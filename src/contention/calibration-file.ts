@@ -7,7 +7,13 @@ import { z } from 'zod';
 import type { CalibrationApplied, ContentionBase, ContentionSpec } from './spec.js';
 
 /** Model keys a calibration file may set. */
-const CALIBRATED_KEYS = ['latched.hold', 'latched.handoff_per_waiter', 'lockless.cas', 'lockless.line_transfer', 'lockless.lookup'] as const;
+const CALIBRATED_KEYS = [
+  'latched.hold',
+  'latched.handoff_per_waiter',
+  'lockless.cas',
+  'lockless.line_transfer',
+  'lockless.lookup',
+] as const;
 type CalibratedKey = (typeof CALIBRATED_KEYS)[number];
 
 const cost = z.number().min(0).max(1e7).nullable();
@@ -46,7 +52,12 @@ function get(m: ContentionBase, key: CalibratedKey): number {
  * swept values. Values derived from a replaced one follow it unless the config sets them: the
  * lockless line transfer follows the hand-off, the lockless look-up and the write hold follow the hold.
  */
-function applyCalibration(m: ContentionBase, costs: CalibrationFile['costs'], explicit: readonly string[], swept: readonly string[]): ContentionBase {
+function applyCalibration(
+  m: ContentionBase,
+  costs: CalibrationFile['costs'],
+  explicit: readonly string[],
+  swept: readonly string[],
+): ContentionBase {
   const out = structuredClone(m);
   const set = (key: CalibratedKey, v: number): void => {
     if (swept.includes(key)) return;
@@ -63,7 +74,8 @@ function applyCalibration(m: ContentionBase, costs: CalibrationFile['costs'], ex
   }
   const hold = given('latched.hold');
   const handoff = given('latched.handoff_per_waiter');
-  if (given('lockless.line_transfer') === null && handoff !== null && !explicit.includes('lockless.line_transfer')) set('lockless.line_transfer', handoff);
+  if (given('lockless.line_transfer') === null && handoff !== null && !explicit.includes('lockless.line_transfer'))
+    set('lockless.line_transfer', handoff);
   if (given('lockless.lookup') === null && hold !== null && !explicit.includes('lockless.lookup')) set('lockless.lookup', hold);
   if (hold !== null && !explicit.includes('lockless.write_hold') && !swept.includes('latched.hold')) out.lockless.write_hold_ns = hold;
   return out;
@@ -84,11 +96,21 @@ export function applyCalibrationToSpec(spec: ContentionSpec, cal: CalibrationFil
       replaced[k] = before;
     }
   }
-  const applied: CalibrationApplied = { file, machine: `${cal.machine.model}, ${cal.machine.cpus} cores, Node.js ${cal.machine.node}`, values, replaced };
+  const applied: CalibrationApplied = {
+    file,
+    machine: `${cal.machine.model}, ${cal.machine.cpus} cores, Node.js ${cal.machine.node}`,
+    values,
+    replaced,
+  };
   return {
     ...spec,
     ...base,
-    sweep: spec.sweep ? { axes: spec.sweep.axes, cells: spec.sweep.cells.map((c) => ({ ...c, spec: applyCalibration(c.spec, cal.costs, spec.explicit_keys, swept) })) } : null,
+    sweep: spec.sweep
+      ? {
+          axes: spec.sweep.axes,
+          cells: spec.sweep.cells.map((c) => ({ ...c, spec: applyCalibration(c.spec, cal.costs, spec.explicit_keys, swept) })),
+        }
+      : null,
     sources: spec.sources,
     explicit_keys: spec.explicit_keys,
     calibration: applied,

@@ -44,28 +44,98 @@ const INPUT_DEFS: readonly InputDef[] = [
   { key: 'pages.count', value: (s) => String(s.pages.count), source: 'assumed' },
   { key: 'pages.skew', value: (s) => String(s.pages.skew), source: '[YCSB] (Zipf 0.99 of hot-key workloads)' },
   { key: 'service_times', value: (s) => s.service_times, source: 'assumed' },
-  { key: 'latched.spinlocks', value: (s) => String(s.latched.spinlocks), source: '[PG-BUFMAP] (16 buffer-mapping partitions, PostgreSQL 8.2)', applies: latched },
-  { key: 'latched.hold', value: (s) => ns(s.latched.hold_ns), source: 'assumed (a hash-chain walk: a few dependent cache misses)', applies: latched },
-  { key: 'latched.handoff_per_waiter', value: (s) => ns(s.latched.handoff_per_waiter_ns), source: '[LOCKS] (one cache-line transfer)', applies: latched },
+  {
+    key: 'latched.spinlocks',
+    value: (s) => String(s.latched.spinlocks),
+    source: '[PG-BUFMAP] (16 buffer-mapping partitions, PostgreSQL 8.2)',
+    applies: latched,
+  },
+  {
+    key: 'latched.hold',
+    value: (s) => ns(s.latched.hold_ns),
+    source: 'assumed (a hash-chain walk: a few dependent cache misses)',
+    applies: latched,
+  },
+  {
+    key: 'latched.handoff_per_waiter',
+    value: (s) => ns(s.latched.handoff_per_waiter_ns),
+    source: '[LOCKS] (one cache-line transfer)',
+    applies: latched,
+  },
   { key: 'latched.lock', value: (s) => s.latched.lock, source: '[LOCKS] (test-and-set spinlocks)', applies: latched },
   { key: 'latched.wait', value: (s) => s.latched.wait, source: 'assumed (spinlocks spin)', applies: latched },
-  { key: 'latched.backoff_min', value: (s) => ns(s.latched.backoff_min_ns), source: 'assumed ([ANDERSON]: exponential back-off)', applies: (s) => latched(s) && s.latched.lock === 'ttas_backoff' },
-  { key: 'latched.backoff_max', value: (s) => ns(s.latched.backoff_max_ns), source: 'assumed ([ANDERSON]: exponential back-off)', applies: (s) => latched(s) && s.latched.lock === 'ttas_backoff' },
-  { key: 'latched.spin_limit', value: (s) => ns(s.latched.spin_limit_ns), source: 'assumed ([PG-SLOCK]: spin, then sleep)', applies: (s) => latched(s) && s.latched.lock === 'spin_yield' },
-  { key: 'lockless.cas', value: (s) => ns(s.lockless.cas_ns), source: '[CAS] [LOCKS] (a contended atomic ≥ ~70 cycles)', applies: lockless },
-  { key: 'lockless.line_transfer', value: (s) => ns(s.lockless.line_transfer_ns), source: '= latched.handoff_per_waiter ([LOCKS])', applies: lockless },
+  {
+    key: 'latched.backoff_min',
+    value: (s) => ns(s.latched.backoff_min_ns),
+    source: 'assumed ([ANDERSON]: exponential back-off)',
+    applies: (s) => latched(s) && s.latched.lock === 'ttas_backoff',
+  },
+  {
+    key: 'latched.backoff_max',
+    value: (s) => ns(s.latched.backoff_max_ns),
+    source: 'assumed ([ANDERSON]: exponential back-off)',
+    applies: (s) => latched(s) && s.latched.lock === 'ttas_backoff',
+  },
+  {
+    key: 'latched.spin_limit',
+    value: (s) => ns(s.latched.spin_limit_ns),
+    source: 'assumed ([PG-SLOCK]: spin, then sleep)',
+    applies: (s) => latched(s) && s.latched.lock === 'spin_yield',
+  },
+  {
+    key: 'lockless.cas',
+    value: (s) => ns(s.lockless.cas_ns),
+    source: '[CAS] [LOCKS] (a contended atomic ≥ ~70 cycles)',
+    applies: lockless,
+  },
+  {
+    key: 'lockless.line_transfer',
+    value: (s) => ns(s.lockless.line_transfer_ns),
+    source: '= latched.handoff_per_waiter ([LOCKS])',
+    applies: lockless,
+  },
   { key: 'lockless.read', value: (s) => s.lockless.read, source: 'assumed (cas: pin on every read)', applies: lockless },
-  { key: 'lockless.lookup', value: (s) => ns(s.lockless.lookup_ns), source: '= latched.hold (the same walk without the latch)', applies: lockless },
-  { key: 'lockless.update_share', value: (s) => String(s.lockless.update_share), source: 'assumed (every read pins)', applies: (s) => lockless(s) && s.lockless.read === 'cas' },
+  {
+    key: 'lockless.lookup',
+    value: (s) => ns(s.lockless.lookup_ns),
+    source: '= latched.hold (the same walk without the latch)',
+    applies: lockless,
+  },
+  {
+    key: 'lockless.update_share',
+    value: (s) => String(s.lockless.update_share),
+    source: 'assumed (every read pins)',
+    applies: (s) => lockless(s) && s.lockless.read === 'cas',
+  },
   { key: 'lockless.write_share', value: (s) => String(s.lockless.write_share), source: 'assumed', applies: lockless },
-  { key: 'lockless.write_hold', value: (s) => ns(s.lockless.write_hold_ns), source: '= latched.hold (assumed)', applies: (s) => lockless(s) && s.lockless.write_share > 0 },
+  {
+    key: 'lockless.write_hold',
+    value: (s) => ns(s.lockless.write_hold_ns),
+    source: '= latched.hold (assumed)',
+    applies: (s) => lockless(s) && s.lockless.write_share > 0,
+  },
   { key: 'lockless.local_cache_pages', value: (s) => String(s.lockless.local_cache_pages), source: 'assumed', applies: lockless },
   { key: 'xoltp.snap_cpu_factor', value: (s) => String(s.xoltp.snap_cpu_factor), source: 'assumed ([X] names the feature, no figure)' },
   { key: 'xoltp.latch_free_btree', value: (s) => String(s.xoltp.latch_free_btree), source: 'assumed ([Y] names the feature)' },
   { key: 'xoltp.index.traversals', value: (s) => String(s.xoltp.index.traversals), source: 'assumed' },
-  { key: 'xoltp.index.levels', value: (s) => String(s.xoltp.index.levels), source: 'assumed', applies: (s) => s.xoltp.index.traversals > 0 },
-  { key: 'xoltp.index.fanout', value: (s) => String(s.xoltp.index.fanout), source: 'assumed', applies: (s) => s.xoltp.index.traversals > 0 },
-  { key: 'xoltp.index.latch_hold', value: (s) => ns(s.xoltp.index.latch_hold_ns), source: 'assumed', applies: (s) => s.xoltp.index.traversals > 0 },
+  {
+    key: 'xoltp.index.levels',
+    value: (s) => String(s.xoltp.index.levels),
+    source: 'assumed',
+    applies: (s) => s.xoltp.index.traversals > 0,
+  },
+  {
+    key: 'xoltp.index.fanout',
+    value: (s) => String(s.xoltp.index.fanout),
+    source: 'assumed',
+    applies: (s) => s.xoltp.index.traversals > 0,
+  },
+  {
+    key: 'xoltp.index.latch_hold',
+    value: (s) => ns(s.xoltp.index.latch_hold_ns),
+    source: 'assumed',
+    applies: (s) => s.xoltp.index.traversals > 0,
+  },
 ];
 
 /** The model's inputs as the spec resolves them, each with its origin and source. */
@@ -77,14 +147,24 @@ export function modelInputs(spec: ContentionSpec): ModelInput[] {
     const given = spec.sources[d.key];
     const values = swept.get(d.key);
     if (values) {
-      out.push({ key: d.key, value: values.map(String).join(', '), origin: 'swept', source: given ?? (d.source ? `swept; default's source ${d.source}` : 'swept; assumed') });
+      out.push({
+        key: d.key,
+        value: values.map(String).join(', '),
+        origin: 'swept',
+        source: given ?? (d.source ? `swept; default's source ${d.source}` : 'swept; assumed'),
+      });
       continue;
     }
     const value = d.value(spec);
     const cal = spec.calibration?.values[d.key];
     if (cal !== undefined) {
       const before = spec.calibration!.replaced[d.key];
-      out.push({ key: d.key, value, origin: 'calibration', source: `measured: ${spec.calibration!.file} (${spec.calibration!.machine})${before !== undefined ? `; replaces ${ns(before)}` : ''}` });
+      out.push({
+        key: d.key,
+        value,
+        origin: 'calibration',
+        source: `measured: ${spec.calibration!.file} (${spec.calibration!.machine})${before !== undefined ? `; replaces ${ns(before)}` : ''}`,
+      });
     } else if (spec.explicit_keys.includes(d.key)) {
       out.push({ key: d.key, value, origin: 'config', source: given ?? 'assumed (set in the config, no source given)' });
     } else {

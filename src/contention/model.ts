@@ -272,8 +272,7 @@ export function pointNetwork(m: PointModel): PointNetwork {
   // with wait: block the lock work happens off the engine (latched: every look-up; lockless: latches only)
   const engineDemand = m.work_ns + casWork + (m.block ? 0 : lockWork);
   const latchedBlock = m.buffer_manager === 'latched' && m.block;
-  const productForm =
-    m.exponential && casWork === 0 && (lockWork === 0 || (latchedBlock && (!m.ttas || m.handoff_ns === 0)));
+  const productForm = m.exponential && casWork === 0 && (lockWork === 0 || (latchedBlock && (!m.ttas || m.handoff_ns === 0)));
   return {
     think_ns: m.think_ns,
     engines: m.engines,
@@ -335,10 +334,11 @@ function eventsPerTransaction(m: PointModel): number {
  */
 export function pointEventBound(m: PointModel): number {
   const perLookupNs =
-    m.buffer_manager === 'latched' ? m.hold_ns : m.cas_ns * m.update_share + m.write_share * m.write_hold_ns + (m.optimistic ? m.lookup_ns : 0);
+    m.buffer_manager === 'latched'
+      ? m.hold_ns
+      : m.cas_ns * m.update_share + m.write_share * m.write_hold_ns + (m.optimistic ? m.lookup_ns : 0);
   const demandNs = m.work_ns + m.lookups * perLookupNs;
   const byUsers = m.think_ns + demandNs > 0 ? m.users / (m.think_ns + demandNs) : Infinity;
   const byEngines = demandNs > 0 ? m.engines / demandNs : Infinity;
   return Math.min(byUsers, byEngines) * (m.warmup_ns + m.duration_ns) * eventsPerTransaction(m);
 }
-

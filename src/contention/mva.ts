@@ -79,7 +79,12 @@ export function exactMva(net: MvaNetwork, maxUsers: number): MvaSolution {
  * M/M/N//U with think time: U users, exponential think Z, N servers with exponential service D.
  * Closed form over the number at the servers (computed in logs). Returns throughput per ns.
  */
-export function machineRepairman(users: number, servers: number, service_ns: number, think_ns: number): { throughput_per_ns: number; response_ns: number } {
+export function machineRepairman(
+  users: number,
+  servers: number,
+  service_ns: number,
+  think_ns: number,
+): { throughput_per_ns: number; response_ns: number } {
   if (!(think_ns > 0 && service_ns > 0)) throw new RangeError('machineRepairman needs think_ns > 0 and service_ns > 0');
   const logs: number[] = [];
   let logTerm = 0; // log of C(U, j)·j!/β(j)·(D/Z)^j with β(j) = j! (j ≤ N) or N!·N^(j−N)

@@ -36,7 +36,8 @@ export interface PhaseHeadline {
 
 const fmtRatio = (x: number): string => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
 const range = (xs: number[]): [number, number] | null => (xs.length ? [Math.min(...xs), Math.max(...xs)] : null);
-const rangeText = (r: [number, number]): string => (fmtRatio(r[0]) === fmtRatio(r[1]) ? `${fmtRatio(r[0])}×` : `${fmtRatio(r[0])}–${fmtRatio(r[1])}×`);
+const rangeText = (r: [number, number]): string =>
+  fmtRatio(r[0]) === fmtRatio(r[1]) ? `${fmtRatio(r[0])}×` : `${fmtRatio(r[0])}–${fmtRatio(r[1])}×`;
 
 /** Is `set` (cells as index tuples) an up-set of the grid when axis a's order is flipped where flip[a]? */
 function isUpSet(set: Set<string>, cells: number[][], sizes: number[], flip: boolean[]): boolean {
@@ -54,7 +55,8 @@ function isUpSet(set: Set<string>, cells: number[][], sizes: number[], flip: boo
 
 export function phaseHeadline(axes: readonly PhaseAxis[], cells: readonly PhaseCell[], context: string): PhaseHeadline {
   const sizes = axes.map((a) => a.values.length);
-  const label = (index: number[]): Record<string, string | number | boolean> => Object.fromEntries(axes.map((a, i) => [a.key, a.values[index[i]!]!]));
+  const label = (index: number[]): Record<string, string | number | boolean> =>
+    Object.fromEntries(axes.map((a, i) => [a.key, a.values[index[i]!]!]));
   const collapsed = cells.filter((c) => c.collapsed_share >= 1);
   const bimodal = cells.filter((c) => c.collapsed_share > 0 && c.collapsed_share < 1);
   const set = new Set(collapsed.map((c) => c.index.join(',')));
@@ -65,7 +67,9 @@ export function phaseHeadline(axes: readonly PhaseAxis[], cells: readonly PhaseC
     bimodal_cells: bimodal.map((c) => ({ ...label(c.index), collapsed_share: c.collapsed_share })),
     ratio_collapsed: ratioCollapsed,
     ratio_other: ratioOther,
-    lockless_collapsed_cells: cells.filter((c) => (c.lockless_collapsed_share ?? 0) >= 0.5).map((c) => ({ ...label(c.index), collapsed_share: c.lockless_collapsed_share! })),
+    lockless_collapsed_cells: cells
+      .filter((c) => (c.lockless_collapsed_share ?? 0) >= 0.5)
+      .map((c) => ({ ...label(c.index), collapsed_share: c.lockless_collapsed_share! })),
   };
   const where = (c: PhaseCell): string => axes.map((a, i) => `${a.key} ${String(a.values[c.index[i]!])}`).join(', ');
   const llCollapsed = cells.filter((c) => (c.lockless_collapsed_share ?? 0) >= 0.5);
@@ -73,12 +77,24 @@ export function phaseHeadline(axes: readonly PhaseAxis[], cells: readonly PhaseC
     ? ` The lockless manager collapses too (its hottest CAS line saturates) at ${llCollapsed.map((c) => `${where(c)} (${Math.round(c.lockless_collapsed_share! * 100)}% of its replications)`).join('; ')}.`
     : '';
   const bimodalText =
-    (bimodal.length ? ` Bimodal (some seeds collapse, some do not) at ${bimodal.map((c) => `${where(c)} (${Math.round(c.collapsed_share * 100)}% collapsed)`).join('; ')}.` : '') + locklessText;
+    (bimodal.length
+      ? ` Bimodal (some seeds collapse, some do not) at ${bimodal.map((c) => `${where(c)} (${Math.round(c.collapsed_share * 100)}% collapsed)`).join('; ')}.`
+      : '') + locklessText;
   if (collapsed.length === 0) {
-    return { ...base, region: null, monotone: true, text: `The latched manager collapses nowhere in this sweep (${context}); lockless ÷ latched throughput ${ratioOther ? rangeText(ratioOther) : 'n/a'}.${bimodalText}` };
+    return {
+      ...base,
+      region: null,
+      monotone: true,
+      text: `The latched manager collapses nowhere in this sweep (${context}); lockless ÷ latched throughput ${ratioOther ? rangeText(ratioOther) : 'n/a'}.${bimodalText}`,
+    };
   }
   if (collapsed.length === cells.length) {
-    return { ...base, region: [], monotone: true, text: `The latched manager collapses everywhere in this sweep (${context}): lockless ${rangeText(ratioCollapsed!)} the latched throughput.` };
+    return {
+      ...base,
+      region: [],
+      monotone: true,
+      text: `The latched manager collapses everywhere in this sweep (${context}): lockless ${rangeText(ratioCollapsed!)} the latched throughput.`,
+    };
   }
   // orient each axis so that the collapse region is an up-set, if any orientation does
   const all = cells.map((c) => c.index);

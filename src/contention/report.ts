@@ -31,7 +31,8 @@ const ci = (iv: readonly [number, number], f: (x: number) => string): string => 
 /** One gap as a sentence fragment: "5.1× (95% CI 4.9–5.3)", with the collapse shares when they matter. */
 function gapText(g: Gap): string {
   let s = `lockless ${ratioText(g.throughput_ratio)}× the latched throughput (95% CI ${ci(g.throughput_ratio_ci95, ratioText)}), ${g.response_ratio >= 10 ? g.response_ratio.toFixed(0) : g.response_ratio.toFixed(1)}× lower mean response time`;
-  if (g.bimodal) s += `; BIMODAL: ${Math.round(g.latched_collapsed_share * 100)}% of the latched replications collapsed, the mean describes neither outcome`;
+  if (g.bimodal)
+    s += `; BIMODAL: ${Math.round(g.latched_collapsed_share * 100)}% of the latched replications collapsed, the mean describes neither outcome`;
   else if (g.latched_collapsed_share === 1) s += '; the latched manager collapsed in every replication';
   return s;
 }
@@ -75,12 +76,30 @@ function writeUserCharts(results: ContentionResults, write: WriteChart): void {
   for (const r of entries) {
     const color = colorOf(r, entries);
     const name = label(r, entries);
-    tput.push({ label: `${name} (mean)`, color, points: r.points.map((p) => [p.users, p.throughput_tps]), errorBars: r.points.map((p) => p.ci95.throughput_tps) });
-    resp.push({ label: `${name} mean`, color, points: r.points.map((p) => [p.users, p.response_time_ms]), errorBars: r.points.map((p) => p.ci95.response_time_ms) });
+    tput.push({
+      label: `${name} (mean)`,
+      color,
+      points: r.points.map((p) => [p.users, p.throughput_tps]),
+      errorBars: r.points.map((p) => p.ci95.throughput_tps),
+    });
+    resp.push({
+      label: `${name} mean`,
+      color,
+      points: r.points.map((p) => [p.users, p.response_time_ms]),
+      errorBars: r.points.map((p) => p.ci95.response_time_ms),
+    });
     resp.push({ label: `${name} p99`, color, dashed: true, points: r.points.map((p) => [p.users, p.response_time_ms_p99]) });
     for (const p of r.points) if (p.bimodal) bimodalPts.push([p.users, p.throughput_tps]);
   }
-  if (bimodalPts.length) tput.push({ label: 'bimodal point (some seeds collapse)', color: '#000000', showLine: false, pointStyle: 'rectRot', pointRadius: 8, points: bimodalPts });
+  if (bimodalPts.length)
+    tput.push({
+      label: 'bimodal point (some seeds collapse)',
+      color: '#000000',
+      showLine: false,
+      pointStyle: 'rectRot',
+      pointRadius: 8,
+      points: bimodalPts,
+    });
   write(
     'contention-throughput.png',
     renderLineChart({
@@ -114,7 +133,12 @@ function writeEngineScalingChart(entries: readonly ContentionEntry[], write: Wri
     if (!fit) continue;
     const color = BM_COLOR[bm] ?? PALETTE[2]!;
     const at = (r: ContentionEntry): ContentionPoint => r.points.find((p) => p.users === fit.users)!;
-    series.push({ label: `${bm} (simulated, ${fmt(fit.users)} users)`, color, points: list.map((r) => [r.engines, at(r).throughput_tps]), errorBars: list.map((r) => at(r).ci95.throughput_tps) });
+    series.push({
+      label: `${bm} (simulated, ${fmt(fit.users)} users)`,
+      color,
+      points: list.map((r) => [r.engines, at(r).throughput_tps]),
+      errorBars: list.map((r) => at(r).ci95.throughput_tps),
+    });
     // the fitted curve, never above the operational bound, never past the data unless asked
     const lo = list[0]!.engines;
     const hi = fit.drawn_to;
@@ -132,8 +156,23 @@ function writeEngineScalingChart(entries: readonly ContentionEntry[], write: Wri
       const n = lo + ((hi - lo) * i) / 60;
       curve.push([n, Math.min(uslThroughput(fit, n), boundAt(n))]);
     }
-    series.push({ label: `${bm} USL fit (σ=${fit.sigma.toPrecision(2)}, κ=${fit.kappa.toPrecision(2)}, rms error ${fit.rms_error_pct.toFixed(1)}%)`, color, dashed: true, showPoints: false, points: curve });
-    series.push({ label: `${bm} linear (λ·N)`, color: PALETTE[8]!, dashed: true, showPoints: false, points: [[lo, fit.lambda * lo], [hi, Math.min(fit.lambda * hi, boundAt(hi))]] });
+    series.push({
+      label: `${bm} USL fit (σ=${fit.sigma.toPrecision(2)}, κ=${fit.kappa.toPrecision(2)}, rms error ${fit.rms_error_pct.toFixed(1)}%)`,
+      color,
+      dashed: true,
+      showPoints: false,
+      points: curve,
+    });
+    series.push({
+      label: `${bm} linear (λ·N)`,
+      color: PALETTE[8]!,
+      dashed: true,
+      showPoints: false,
+      points: [
+        [lo, fit.lambda * lo],
+        [hi, Math.min(fit.lambda * hi, boundAt(hi))],
+      ],
+    });
     const top = list[list.length - 1]!;
     subtitle += `${bm}: ${top.engines} engines = ${(top.speedup ?? 0).toFixed(2)}× ${list[0]!.engines}; USL peak ${fit.peak_engines === null ? 'none (κ = 0)' : `at ${fmt(Math.round(fit.peak_engines))} engines`}${fit.peak_engines !== null && fit.peak_engines > Math.max(...fit.engines) ? ' (beyond the data)' : ''}. `;
   }
@@ -194,7 +233,10 @@ function cellRatio(c: SweepCellResult): number {
 function writePhaseCharts(results: ContentionResults, write: (name: string, png: Buffer) => void): void {
   const sweep = results.sweep!;
   const axes = sweep.axes;
-  const notes = ['dashed outline: bimodal (some replications collapse, some do not); †: a point not stationary after its extensions', '‡: the lockless manager collapsed too (its hottest CAS line saturated) in at least half its replications'];
+  const notes = [
+    'dashed outline: bimodal (some replications collapse, some do not); †: a point not stationary after its extensions',
+    '‡: the lockless manager collapsed too (its hottest CAS line saturated) in at least half its replications',
+  ];
   if (axes.length === 1) {
     const a = axes[0]!;
     const pts: Array<[number, number]> = [];
@@ -212,7 +254,14 @@ function writePhaseCharts(results: ContentionResults, write: (name: string, png:
         yLabel: 'lockless ÷ latched throughput',
         yLog: true,
         xCategories: a.values.map(String),
-        series: [{ label: `ratio (mean, 95% interval over ${results.replications} replications)`, color: PALETTE[0]!, points: pts, errorBars: errs }],
+        series: [
+          {
+            label: `ratio (mean, 95% interval over ${results.replications} replications)`,
+            color: PALETTE[0]!,
+            points: pts,
+            errorBars: errs,
+          },
+        ],
       }),
     );
     return;
@@ -224,7 +273,13 @@ function writePhaseCharts(results: ContentionResults, write: (name: string, png:
     const at = (r: number, col: number): SweepCellResult | undefined => cells.find((c) => c.index[0] === col && c.index[1] === r);
     const rows = ay.values.map((_v, r) => ax.values.map((_w, col) => at(r, col)));
     const values = rows.map((row) => row.map((c) => (c ? cellRatio(c) : NaN)));
-    const maxLog = Math.max(0.3, ...values.flat().filter((v) => Number.isFinite(v) && v > 0).map((v) => Math.abs(Math.log10(v))));
+    const maxLog = Math.max(
+      0.3,
+      ...values
+        .flat()
+        .filter((v) => Number.isFinite(v) && v > 0)
+        .map((v) => Math.abs(Math.log10(v))),
+    );
     write(
       k < 0 ? 'contention-phase.png' : `contention-phase-${k + 1}.png`,
       renderHeatMap({
@@ -235,7 +290,9 @@ function writePhaseCharts(results: ContentionResults, write: (name: string, png:
         xValues: ax.values.map(String),
         yValues: ay.values.map(String),
         values,
-        cellText: rows.map((row) => row.map((c) => (c?.gap ? `${ratioText(c.gap.throughput_ratio)}×${c.gap.lockless_collapsed_share >= 0.5 ? ' ‡' : ''}` : ''))),
+        cellText: rows.map((row) =>
+          row.map((c) => (c?.gap ? `${ratioText(c.gap.throughput_ratio)}×${c.gap.lockless_collapsed_share >= 0.5 ? ' ‡' : ''}` : '')),
+        ),
         dashed: rows.map((row) => row.map((c) => !!c?.gap?.bimodal)),
         dagger: rows.map((row) => row.map((c) => !!c && !c.stationary)),
         center: 1,
@@ -252,9 +309,22 @@ const n2 = (x: number): string => (Math.abs(x) >= 100 ? fmt(Math.round(x)) : fmt
 
 function inputsMarkdown(results: ContentionResults): string[] {
   const out = ['### Model inputs', '', 'Every input with its source: a measurement, a key of docs/sources.md, or "assumed".', ''];
-  out.push(mdTable(['input', 'value', 'origin', 'source'], results.inputs.map((i) => [`\`${i.key}\``, i.value, i.origin, i.source.replace(/\|/g, '/')])), '');
+  out.push(
+    mdTable(
+      ['input', 'value', 'origin', 'source'],
+      results.inputs.map((i) => [`\`${i.key}\``, i.value, i.origin, i.source.replace(/\|/g, '/')]),
+    ),
+    '',
+  );
   if (results.calibration) {
-    out.push(`Costs measured by \`rowsim calibrate\` (${results.calibration.file}, ${results.calibration.machine}) replace the assumed ones: ${Object.entries(results.calibration.values).map(([k, v]) => `${k} = ${n2(v)} ns`).join(', ')}.`, '');
+    out.push(
+      `Costs measured by \`rowsim calibrate\` (${results.calibration.file}, ${results.calibration.machine}) replace the assumed ones: ${Object.entries(
+        results.calibration.values,
+      )
+        .map(([k, v]) => `${k} = ${n2(v)} ns`)
+        .join(', ')}.`,
+      '',
+    );
   }
   return out;
 }
@@ -266,7 +336,20 @@ function entriesMarkdown(entries: readonly ContentionEntry[], R: number): string
     const list = entries.filter((r) => r.buffer_manager === bm);
     out.push(`### ${bm} buffer manager${multiEngines ? '' : `, ${list[0]!.engines} engines`}`, '');
     const mva = list.some((r) => r.points.some((p) => p.mva));
-    const header = ['users', 'throughput (tps)', '95% CI', 'response (ms)', '95% CI', 'p99 (ms)', 'collapsed', 'spin %', 'stationary', 'bound (tps)', "Little's law error %", 'drift %'];
+    const header = [
+      'users',
+      'throughput (tps)',
+      '95% CI',
+      'response (ms)',
+      '95% CI',
+      'p99 (ms)',
+      'collapsed',
+      'spin %',
+      'stationary',
+      'bound (tps)',
+      "Little's law error %",
+      'drift %',
+    ];
     if (multiEngines) header.unshift('engines');
     if (mva) header.push('MVA tps', 'MVA response (ms)');
     const rows: string[][] = [];
@@ -306,8 +389,15 @@ function entriesMarkdown(entries: readonly ContentionEntry[], R: number): string
         `USL fit over engines at ${fmt(fit.users)} users (${fit.engines.join(', ')}): λ = ${n2(fit.lambda)} tps per engine, σ = ${fit.sigma.toPrecision(3)}, κ = ${fit.kappa.toPrecision(3)}, rms error ${fit.rms_error_pct.toFixed(1)}%; ${top.engines} engines deliver ${(top.speedup ?? 0).toFixed(2)}× ${Math.min(...fit.engines)}. The curve is drawn to ${fmt(fit.drawn_to)} engines and never above the operational bound.`,
         '',
       );
-    } else out.push(`No USL fit: the USL is fitted over engines only (never over users with think time), and this run has one engine count.`, '');
-    out.push(`Demands per transaction: engines ${n2(list[0]!.network.engine_demand_us)} µs, hottest lock or line ${n2(list[0]!.network.hottest_lock_demand_us)} µs${list[0]!.network.product_form ? ' (product-form network: exact MVA applies)' : ''}.`, '');
+    } else
+      out.push(
+        `No USL fit: the USL is fitted over engines only (never over users with think time), and this run has one engine count.`,
+        '',
+      );
+    out.push(
+      `Demands per transaction: engines ${n2(list[0]!.network.engine_demand_us)} µs, hottest lock or line ${n2(list[0]!.network.hottest_lock_demand_us)} µs${list[0]!.network.product_form ? ' (product-form network: exact MVA applies)' : ''}.`,
+      '',
+    );
   }
   out.push('#### Where engine time and response time go', '');
   const rows: string[][] = [];
@@ -328,7 +418,23 @@ function entriesMarkdown(entries: readonly ContentionEntry[], R: number): string
         p.optimistic_restarts_per_read === 0 ? '0' : p.optimistic_restarts_per_read.toPrecision(2),
       ]);
   out.push(
-    mdTable(['buffer manager', 'engines', 'users', 'work %', 'spinning %', 'CAS conflicts %', 'optimistic restarts %', 'idle %', 'run queue % of response', 'lock wait % of response', 'CAS retries / look-up', 'restarts / read'], rows),
+    mdTable(
+      [
+        'buffer manager',
+        'engines',
+        'users',
+        'work %',
+        'spinning %',
+        'CAS conflicts %',
+        'optimistic restarts %',
+        'idle %',
+        'run queue % of response',
+        'lock wait % of response',
+        'CAS retries / look-up',
+        'restarts / read',
+      ],
+      rows,
+    ),
     '',
     `Engine time is the mean over ${R} replication${R > 1 ? 's' : ''}; work + spinning + CAS conflicts + restarts + idle = 100%.`,
     '',
@@ -339,14 +445,28 @@ function entriesMarkdown(entries: readonly ContentionEntry[], R: number): string
 export function contentionMarkdown(results: ContentionResults): string {
   const out: string[] = ['## Buffer-manager contention', ''];
   const R = results.replications;
-  out.push(`Every point ran ${R} replication${R > 1 ? 's' : ''} (seeds derived from the run seed); figures are means with 95% intervals.`, '');
+  out.push(
+    `Every point ran ${R} replication${R > 1 ? 's' : ''} (seeds derived from the run seed); figures are means with 95% intervals.`,
+    '',
+  );
   if (!results.stationary) {
-    out.push(`**Not stationary** after the bounded extensions (Little's law or the drift between the window's halves past the tolerance): ${results.not_stationary.join('; ')}. Read these points with care: lengthen warmup and duration.`, '');
+    out.push(
+      `**Not stationary** after the bounded extensions (Little's law or the drift between the window's halves past the tolerance): ${results.not_stationary.join('; ')}. Read these points with care: lengthen warmup and duration.`,
+      '',
+    );
   }
   if (results.sweep) {
     const s = results.sweep;
     out.push('### Phase diagram', '', `**${s.headline.text}**`, '');
-    const header = [...s.axes.map((a) => a.key), 'lockless ÷ latched', '95% CI', 'latched collapsed', 'latched tps', 'lockless tps', 'stationary'];
+    const header = [
+      ...s.axes.map((a) => a.key),
+      'lockless ÷ latched',
+      '95% CI',
+      'latched collapsed',
+      'latched tps',
+      'lockless tps',
+      'stationary',
+    ];
     const rows = s.cells.map((c) => {
       const lat = c.entries.find((e) => e.buffer_manager === 'latched');
       const ll = c.entries.find((e) => e.buffer_manager === 'lockless');
@@ -380,7 +500,11 @@ function factorsMarkdown(f: NonNullable<NonNullable<ContentionResults['sweep']>[
     '',
     mdTable(
       ['feature', 'throughput (tps)', 'gain', 'share of the total'],
-      [...f.features.map((x) => [x.feature, n0(x.tps), `${x.gain.toFixed(2)}×`, `${x.share_pct.toFixed(0)}%`]), ['all together', n0(f.all.tps), `${f.all.gain.toFixed(2)}×`, '100%'], ['interaction (all together − the sum of the shares)', '', '', `${f.interaction_pct.toFixed(0)}%`]],
+      [
+        ...f.features.map((x) => [x.feature, n0(x.tps), `${x.gain.toFixed(2)}×`, `${x.share_pct.toFixed(0)}%`]),
+        ['all together', n0(f.all.tps), `${f.all.gain.toFixed(2)}×`, '100%'],
+        ['interaction (all together − the sum of the shares)', '', '', `${f.interaction_pct.toFixed(0)}%`],
+      ],
     ),
     '',
   ];
@@ -424,11 +548,15 @@ export function contentionTerminal(results: ContentionResults): string {
     for (const g of results.gaps) lines.push(`at ${fmt(g.users)} users, ${g.engines} engines: ${gapText(g)}`);
     for (const bm of [...new Set(results.entries.map((r) => r.buffer_manager))]) {
       const sc = results.entries.filter((r) => r.buffer_manager === bm && r.speedup !== undefined).sort((a, b) => a.engines - b.engines);
-      if (sc.length >= 2) lines.push(`${bm}: ${sc[sc.length - 1]!.engines} engines = ${sc[sc.length - 1]!.speedup!.toFixed(2)}× ${sc[0]!.engines} engine(s); USL rms error ${sc[0]!.usl!.rms_error_pct.toFixed(1)}%`);
+      if (sc.length >= 2)
+        lines.push(
+          `${bm}: ${sc[sc.length - 1]!.engines} engines = ${sc[sc.length - 1]!.speedup!.toFixed(2)}× ${sc[0]!.engines} engine(s); USL rms error ${sc[0]!.usl!.rms_error_pct.toFixed(1)}%`,
+        );
     }
   }
   lines.push(`${R} replication${R > 1 ? 's' : ''} a point; intervals are 95% of the mean`);
   if (!results.stationary) lines.push(`WARNING: not stationary after the bounded extensions: ${results.not_stationary.join('; ')}`);
-  if (results.calibration) lines.push(`costs measured by rowsim calibrate (${results.calibration.file}): ${Object.keys(results.calibration.values).join(', ')}`);
+  if (results.calibration)
+    lines.push(`costs measured by rowsim calibrate (${results.calibration.file}): ${Object.keys(results.calibration.values).join(', ')}`);
   return lines.join('\n');
 }

@@ -97,7 +97,12 @@ export interface ContentionResults {
   entries: ContentionEntry[];
   /** Without a sweep: lockless ÷ latched at the largest population, per engine count. */
   gaps: Gap[];
-  sweep?: { axes: Array<{ key: string; values: Array<string | number | boolean> }>; cells: SweepCellResult[]; headline: PhaseHeadline; factors?: FactorEffects };
+  sweep?: {
+    axes: Array<{ key: string; values: Array<string | number | boolean> }>;
+    cells: SweepCellResult[];
+    headline: PhaseHeadline;
+    factors?: FactorEffects;
+  };
   /** Every point of the run passed the stationarity checks. */
   stationary: boolean;
   /** Points that did not, as labels. */
@@ -125,8 +130,29 @@ function models(spec: ContentionSpec): ContentionBase[] {
 }
 
 /** Fields of a point model that cannot change the simulation of the other buffer manager. */
-const LATCHED_ONLY = ['lock', 'ttas', 'random_handoff', 'handoff_ns', 'backoff_min_ns', 'backoff_max_ns', 'spin_limit_ns', 'spinlocks', 'hold_ns', 'block'];
-const LOCKLESS_ONLY = ['cas_ns', 'line_transfer_ns', 'optimistic', 'lookup_ns', 'update_share', 'write_share', 'write_hold_ns', 'cached_data_pages', 'cached_level_pages'];
+const LATCHED_ONLY = [
+  'lock',
+  'ttas',
+  'random_handoff',
+  'handoff_ns',
+  'backoff_min_ns',
+  'backoff_max_ns',
+  'spin_limit_ns',
+  'spinlocks',
+  'hold_ns',
+  'block',
+];
+const LOCKLESS_ONLY = [
+  'cas_ns',
+  'line_transfer_ns',
+  'optimistic',
+  'lookup_ns',
+  'update_share',
+  'write_share',
+  'write_hold_ns',
+  'cached_data_pages',
+  'cached_level_pages',
+];
 
 /**
  * A canonical text of what a point's simulation depends on: the model without the other manager's
@@ -186,7 +212,10 @@ export function runContentionInProcess(spec: ContentionSpec, seed: number): Cont
 }
 
 /** Entries of one model from its replications (jobs in payload order). */
-function cellEntries(m: ContentionBase, repsOf: (bm: BufferManagerKind, engines: number, users: number) => Replication[]): ContentionEntry[] {
+function cellEntries(
+  m: ContentionBase,
+  repsOf: (bm: BufferManagerKind, engines: number, users: number) => Replication[],
+): ContentionEntry[] {
   const entries: ContentionEntry[] = [];
   for (const bm of m.buffer_managers) {
     for (const engines of m.engines) {
@@ -212,7 +241,10 @@ function cellEntries(m: ContentionBase, repsOf: (bm: BufferManagerKind, engines:
     for (const bm of m.buffer_managers) {
       const list = entries.filter((r) => r.buffer_manager === bm).sort((a, b) => a.engines - b.engines);
       const at = (r: ContentionEntry): ContentionPoint => r.points.find((p) => p.users === users)!;
-      const fit = fitUsl(list.map((r) => r.engines), list.map((r) => at(r).throughput_tps));
+      const fit = fitUsl(
+        list.map((r) => r.engines),
+        list.map((r) => at(r).throughput_tps),
+      );
       const peak = fit.kappa > 0 ? Math.sqrt((1 - fit.sigma) / fit.kappa) : null;
       const engines = list.map((r) => r.engines);
       const maxE = Math.max(...engines);
@@ -237,7 +269,11 @@ function cellEntries(m: ContentionBase, repsOf: (bm: BufferManagerKind, engines:
   return entries;
 }
 
-function gapsOf(entries: readonly ContentionEntry[], repsOf: (bm: BufferManagerKind, engines: number, users: number) => Replication[], onlyTop: boolean): Gap[] {
+function gapsOf(
+  entries: readonly ContentionEntry[],
+  repsOf: (bm: BufferManagerKind, engines: number, users: number) => Replication[],
+  onlyTop: boolean,
+): Gap[] {
   const out: Gap[] = [];
   const engineCounts = [...new Set(entries.map((e) => e.engines))];
   const users = Math.max(...entries.flatMap((e) => e.points.map((p) => p.users)));
@@ -266,7 +302,11 @@ function gapsOf(entries: readonly ContentionEntry[], repsOf: (bm: BufferManagerK
 function notStationary(entries: readonly ContentionEntry[], prefix: string): string[] {
   const out: string[] = [];
   for (const r of entries)
-    for (const p of r.points) if (!p.stationary) out.push(`${prefix}${r.buffer_manager}, ${r.engines} engines, ${p.users} users (${p.not_stationary} of ${p.replications} replications)`);
+    for (const p of r.points)
+      if (!p.stationary)
+        out.push(
+          `${prefix}${r.buffer_manager}, ${r.engines} engines, ${p.users} users (${p.not_stationary} of ${p.replications} replications)`,
+        );
   return out;
 }
 
@@ -281,19 +321,35 @@ export function assembleResults(spec: ContentionSpec, jobs: readonly Job[], reps
     if (!r) throw new Error(`contention: missing replication ${j.task}`);
     list[j.rep] = r;
   }
-  const repsOf = (cell: number) => (bm: BufferManagerKind, engines: number, users: number) => byPoint.get(`${cell}|${bm}|${engines}|${users}`) ?? [];
+  const repsOf = (cell: number) => (bm: BufferManagerKind, engines: number, users: number) =>
+    byPoint.get(`${cell}|${bm}|${engines}|${users}`) ?? [];
   const inputs = modelInputs(spec);
   if (!spec.sweep) {
     const entries = cellEntries(spec, repsOf(0));
     const ns = notStationary(entries, '');
-    return { replications: spec.replications, inputs, entries, gaps: gapsOf(entries, repsOf(0), false), stationary: ns.length === 0, not_stationary: ns, calibration: spec.calibration };
+    return {
+      replications: spec.replications,
+      inputs,
+      entries,
+      gaps: gapsOf(entries, repsOf(0), false),
+      stationary: ns.length === 0,
+      not_stationary: ns,
+      calibration: spec.calibration,
+    };
   }
   const cells: SweepCellResult[] = spec.sweep.cells.map((c, i) => {
     const entries = cellEntries(c.spec, repsOf(i));
     const gap = gapsOf(entries, repsOf(i), true)[0] ?? null;
     return { params: c.params, index: c.index, entries, gap, stationary: entries.every((e) => e.points.every((p) => p.stationary)) };
   });
-  const ns = cells.flatMap((c) => notStationary(c.entries, `${Object.entries(c.params).map(([k, v]) => `${k}=${v}`).join(', ')}: `));
+  const ns = cells.flatMap((c) =>
+    notStationary(
+      c.entries,
+      `${Object.entries(c.params)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}: `,
+    ),
+  );
   const top = cells.find((c) => c.gap)?.gap;
   const fixed: string[] = [];
   const sweptKeys = spec.sweep.axes.map((a) => a.key);
@@ -302,7 +358,14 @@ export function assembleResults(spec: ContentionSpec, jobs: readonly Job[], reps
   const context = `${fixed.length ? `${fixed.join(', ')}, ` : ''}this workload, ${spec.replications} replications a point`;
   const headline = phaseHeadline(
     spec.sweep.axes,
-    cells.filter((c) => c.gap).map((c) => ({ index: c.index, ratio: c.gap!.throughput_ratio, collapsed_share: c.gap!.latched_collapsed_share, lockless_collapsed_share: c.gap!.lockless_collapsed_share })),
+    cells
+      .filter((c) => c.gap)
+      .map((c) => ({
+        index: c.index,
+        ratio: c.gap!.throughput_ratio,
+        collapsed_share: c.gap!.latched_collapsed_share,
+        lockless_collapsed_share: c.gap!.lockless_collapsed_share,
+      })),
     context,
   );
   const factors = factorEffects(spec, cells);
@@ -320,7 +383,8 @@ export function assembleResults(spec: ContentionSpec, jobs: readonly Job[], reps
 
 function factorEffects(spec: ContentionSpec, cells: readonly SweepCellResult[]): FactorEffects | undefined {
   const axes = spec.sweep!.axes;
-  if (!axes.every((a) => a.values.length === 2) || !(spec.buffer_managers.includes('latched') && spec.buffer_managers.includes('lockless'))) return undefined;
+  if (!axes.every((a) => a.values.length === 2) || !(spec.buffer_managers.includes('latched') && spec.buffer_managers.includes('lockless')))
+    return undefined;
   const engines = Math.max(...spec.engines);
   const users = Math.max(...spec.users);
   const tps = (index: number[], bm: BufferManagerKind): number | undefined =>
@@ -330,7 +394,10 @@ function factorEffects(spec: ContentionSpec, cells: readonly SweepCellResult[]):
       ?.points.find((p) => p.users === users)?.throughput_tps;
   const zero = axes.map(() => 0);
   const base = tps(zero, 'latched');
-  const all = tps(axes.map(() => 1), 'lockless');
+  const all = tps(
+    axes.map(() => 1),
+    'lockless',
+  );
   if (!base || !all) return undefined;
   const logAll = Math.log(all / base);
   const features: FactorEffects['features'] = [];
@@ -339,7 +406,15 @@ function factorEffects(spec: ContentionSpec, cells: readonly SweepCellResult[]):
     features.push({ feature, tps: x, gain: round(x / base), share_pct: logAll !== 0 ? round((100 * Math.log(x / base)) / logAll) : 0 });
   };
   add('lockless buffer manager', tps(zero, 'lockless'));
-  axes.forEach((a, i) => add(`${a.key}: ${String(a.values[0])} → ${String(a.values[1])}`, tps(zero.map((_v, k) => (k === i ? 1 : 0)), 'latched')));
+  axes.forEach((a, i) =>
+    add(
+      `${a.key}: ${String(a.values[0])} → ${String(a.values[1])}`,
+      tps(
+        zero.map((_v, k) => (k === i ? 1 : 0)),
+        'latched',
+      ),
+    ),
+  );
   return {
     users,
     engines,

@@ -48,8 +48,7 @@ const SWEEPABLE_CONTENTION_KEYS: readonly string[] = [
   'service_times',
 ];
 
-const oneOrMany = () =>
-  z.union([zPosInt(), z.array(zPosInt()).min(1)]).transform((v) => (Array.isArray(v) ? v : [v]));
+const oneOrMany = () => z.union([zPosInt(), z.array(zPosInt()).min(1)]).transform((v) => (Array.isArray(v) ? v : [v]));
 
 const zDur = (dflt: string) => zDurationNs().prefault(dflt);
 const zNonNegInt = () => z.number().int().min(0);
@@ -99,7 +98,10 @@ const xoltpSchema = z.strictObject({
   snap_cpu_factor: z.number().positive().max(10).default(1),
   latch_free_btree: z.boolean().default(false),
   index: indexSchema.prefault({}),
-  applies_to: z.array(zBM()).min(1).default([...BUFFER_MANAGER_KINDS]),
+  applies_to: z
+    .array(zBM())
+    .min(1)
+    .default([...BUFFER_MANAGER_KINDS]),
 });
 
 const rawSchema = z.strictObject({
@@ -108,7 +110,10 @@ const rawSchema = z.strictObject({
   think_time: zDur('1s'),
   transaction: transactionSchema.prefault({}),
   pages: pagesSchema.prefault({}),
-  buffer_managers: z.array(zBM()).min(1).default([...BUFFER_MANAGER_KINDS]),
+  buffer_managers: z
+    .array(zBM())
+    .min(1)
+    .default([...BUFFER_MANAGER_KINDS]),
   latched: latchedSchema.prefault({}),
   lockless: locklessSchema.prefault({}),
   xoltp: xoltpSchema.prefault({}),
@@ -189,8 +194,10 @@ function resolve(raw: Raw): ContentionBase {
 /** Checks of a raw section (or a sweep cell) that zod's types do not express; `at` prefixes issue paths. */
 function refineRaw(raw: Partial<Raw>, ctx: z.RefinementCtx, at: (path: (string | number)[]) => (string | number)[] = (p) => p): void {
   // runs after other issues too: read defensively
-  const list = (v: unknown): number[] => (Array.isArray(v) ? v : typeof v === 'number' ? [v] : []).filter((x): x is number => typeof x === 'number');
-  const issue = (path: (string | number)[], message: string, input: unknown) => ctx.addIssue({ code: 'custom', path: at(path), message, input });
+  const list = (v: unknown): number[] =>
+    (Array.isArray(v) ? v : typeof v === 'number' ? [v] : []).filter((x): x is number => typeof x === 'number');
+  const issue = (path: (string | number)[], message: string, input: unknown) =>
+    ctx.addIssue({ code: 'custom', path: at(path), message, input });
   if (typeof raw.duration === 'number' && raw.duration <= 0) issue(['duration'], 'a duration above zero', raw.duration);
   const lookups = (raw.transaction?.logical_reads ?? 0) + (raw.xoltp?.index?.traversals ?? 0) * (raw.xoltp?.index?.levels ?? 0);
   if (lookups > 100000) issue(['transaction', 'logical_reads'], `at most 100000 look-ups per transaction, found ${lookups}`, lookups);
@@ -198,13 +205,20 @@ function refineRaw(raw: Partial<Raw>, ctx: z.RefinementCtx, at: (path: (string |
   if (maxUsers > 1_000_000) issue(['users'], `at most 1000000 users, found ${maxUsers}`, maxUsers);
   const maxEngines = Math.max(0, ...list(raw.engines));
   if (maxEngines > 4096) issue(['engines'], `at most 4096 engines, found ${maxEngines}`, maxEngines);
-  if ((raw.pages?.count ?? 0) > 50_000_000) issue(['pages', 'count'], `at most 50000000 pages, found ${raw.pages!.count}`, raw.pages!.count);
+  if ((raw.pages?.count ?? 0) > 50_000_000)
+    issue(['pages', 'count'], `at most 50000000 pages, found ${raw.pages!.count}`, raw.pages!.count);
   const l = raw.latched;
   if (l && l.wait === 'block' && (l.lock === 'ttas_backoff' || l.lock === 'spin_yield'))
-    issue(['latched', 'lock'], `ttas, ticket or mcs with wait: block (a blocked waiter neither backs off nor yields), found "${l.lock}"`, l.lock);
+    issue(
+      ['latched', 'lock'],
+      `ttas, ticket or mcs with wait: block (a blocked waiter neither backs off nor yields), found "${l.lock}"`,
+      l.lock,
+    );
   if (l && typeof l.backoff_min === 'number' && typeof l.backoff_max === 'number') {
-    if (l.lock === 'ttas_backoff' && l.backoff_min <= 0) issue(['latched', 'backoff_min'], 'a back-off above zero with lock: ttas_backoff', l.backoff_min);
-    if (l.backoff_max < l.backoff_min) issue(['latched', 'backoff_max'], `a back-off_max ≥ backoff_min (${l.backoff_min} ns), found ${l.backoff_max} ns`, l.backoff_max);
+    if (l.lock === 'ttas_backoff' && l.backoff_min <= 0)
+      issue(['latched', 'backoff_min'], 'a back-off above zero with lock: ttas_backoff', l.backoff_min);
+    if (l.backoff_max < l.backoff_min)
+      issue(['latched', 'backoff_max'], `a back-off_max ≥ backoff_min (${l.backoff_min} ns), found ${l.backoff_max} ns`, l.backoff_max);
   }
   if (l && l.lock === 'spin_yield' && typeof l.spin_limit === 'number' && l.spin_limit <= 0)
     issue(['latched', 'spin_limit'], 'a spin limit above zero with lock: spin_yield', l.spin_limit);
@@ -256,26 +270,46 @@ export const contentionSchema: z.ZodType<ContentionSpec, any> = baseSchema
     const sweep = (raw as Partial<RawWithSweep>).sweep;
     if (sweep && typeof sweep === 'object') {
       const keys = Object.keys(sweep);
-      if (keys.length === 0 || keys.length > 3) ctx.addIssue({ code: 'custom', path: ['sweep'], message: `one to three keys to sweep, found ${keys.length}`, input: sweep });
+      if (keys.length === 0 || keys.length > 3)
+        ctx.addIssue({ code: 'custom', path: ['sweep'], message: `one to three keys to sweep, found ${keys.length}`, input: sweep });
       let cells = 1;
       for (const key of keys) {
         cells *= Array.isArray(sweep[key]) ? sweep[key]!.length : 1;
         if (!SWEEPABLE_CONTENTION_KEYS.includes(key)) {
-          ctx.addIssue({ code: 'custom', path: ['sweep', key], message: `a key the contention sweep can vary (${SWEEPABLE_CONTENTION_KEYS.join(', ')}), found "${key}"`, input: key });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['sweep', key],
+            message: `a key the contention sweep can vary (${SWEEPABLE_CONTENTION_KEYS.join(', ')}), found "${key}"`,
+            input: key,
+          });
         } else if (Array.isArray(sweep[key])) {
           // each value must be valid for its key (checked here too, so that every problem is found at once)
           const fs = fieldSchema(key.split('.'))!;
           sweep[key]!.forEach((v, i) => {
             const r = fs.safeParse(v);
-            if (!r.success) for (const iss of r.error.issues) ctx.addIssue({ code: 'custom', path: ['sweep', key, i], message: `${iss.code === 'custom' ? iss.message : iss.message.replace(/^Invalid (input|option): (expected )?/, '')} for ${key}`, input: v });
+            if (!r.success)
+              for (const iss of r.error.issues)
+                ctx.addIssue({
+                  code: 'custom',
+                  path: ['sweep', key, i],
+                  message: `${iss.code === 'custom' ? iss.message : iss.message.replace(/^Invalid (input|option): (expected )?/, '')} for ${key}`,
+                  input: v,
+                });
           });
         }
       }
-      if (cells > MAX_SWEEP_CELLS) ctx.addIssue({ code: 'custom', path: ['sweep'], message: `at most ${MAX_SWEEP_CELLS} sweep cells, found ${cells}`, input: cells });
+      if (cells > MAX_SWEEP_CELLS)
+        ctx.addIssue({ code: 'custom', path: ['sweep'], message: `at most ${MAX_SWEEP_CELLS} sweep cells, found ${cells}`, input: cells });
     }
     if (raw.sources && typeof raw.sources === 'object') {
       for (const key of Object.keys(raw.sources)) {
-        if (!INPUT_KEYS.includes(key)) ctx.addIssue({ code: 'custom', path: ['sources', key], message: `a model input key (${INPUT_KEYS.join(', ')}), found "${key}"`, input: key });
+        if (!INPUT_KEYS.includes(key))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['sources', key],
+            message: `a model input key (${INPUT_KEYS.join(', ')}), found "${key}"`,
+            input: key,
+          });
       }
     }
   })
@@ -290,7 +324,13 @@ export const contentionSchema: z.ZodType<ContentionSpec, any> = baseSchema
           const fs = fieldSchema(axis.key.split('.'));
           const r = fs!.safeParse(v);
           if (!r.success) {
-            for (const iss of r.error.issues) ctx.addIssue({ code: 'custom', path: ['sweep', axis.key, i], message: `${iss.code === 'custom' ? iss.message : iss.message.replace(/^Invalid (input|option): (expected )?/, '')} for ${axis.key}`, input: v });
+            for (const iss of r.error.issues)
+              ctx.addIssue({
+                code: 'custom',
+                path: ['sweep', axis.key, i],
+                message: `${iss.code === 'custom' ? iss.message : iss.message.replace(/^Invalid (input|option): (expected )?/, '')} for ${axis.key}`,
+                input: v,
+              });
             return undefined;
           }
           return r.data;
@@ -319,7 +359,13 @@ export const contentionSchema: z.ZodType<ContentionSpec, any> = baseSchema
   .superRefine(checkEventBudget);
 
 /** The model inputs a config may give a source for (`contention.sources`), by key path: the sweepable ones and the index shape. */
-const INPUT_KEYS: readonly string[] = [...SWEEPABLE_CONTENTION_KEYS.filter((k) => k !== 'xoltp.index.latch_hold' && k !== 'service_times'), 'xoltp.index.levels', 'xoltp.index.fanout', 'xoltp.index.latch_hold', 'service_times'];
+const INPUT_KEYS: readonly string[] = [
+  ...SWEEPABLE_CONTENTION_KEYS.filter((k) => k !== 'xoltp.index.latch_hold' && k !== 'service_times'),
+  'xoltp.index.levels',
+  'xoltp.index.fanout',
+  'xoltp.index.latch_hold',
+  'service_times',
+];
 
 /** Key paths (as INPUT_KEYS spells them) that a raw `contention:` value sets explicitly. */
 export function explicitContentionKeys(raw: unknown): string[] {
@@ -353,7 +399,9 @@ function checkEventBudget(spec: ContentionSpec, ctx: z.RefinementCtx): void {
         const users = Math.max(...m.users);
         const bound = pointEventBound(buildPointModel(m, bm, engines, users));
         if (bound <= m.max_events) continue;
-        const need = Number.isFinite(bound) ? `about ${groupedNumber(Math.ceil(bound))} events` : 'events without end (transactions take no time and users do not think)';
+        const need = Number.isFinite(bound)
+          ? `about ${groupedNumber(Math.ceil(bound))} events`
+          : 'events without end (transactions take no time and users do not think)';
         ctx.addIssue({
           code: 'custom',
           path: ['duration'],

@@ -146,7 +146,11 @@ export class AliasTable {
 }
 
 /** Little's law check: (X·(R + Z̄) − U)/U in percent, with the measured mean think time. */
-function littleLawErrorPct(s: Pick<SimStats, 'transactions' | 'window_ns' | 'response_sum_ns' | 'think_sum_ns' | 'thinks'>, users: number, thinkNs: number): number {
+function littleLawErrorPct(
+  s: Pick<SimStats, 'transactions' | 'window_ns' | 'response_sum_ns' | 'think_sum_ns' | 'thinks'>,
+  users: number,
+  thinkNs: number,
+): number {
   const x = s.transactions / s.window_ns;
   const r = s.transactions > 0 ? s.response_sum_ns / s.transactions : 0;
   const z = s.thinks > 0 ? s.think_sum_ns / s.thinks : thinkNs;
@@ -390,7 +394,15 @@ class Simulator {
       const little = littleLawErrorPct(stats, m.users, m.think_ns);
       const { drift_pct, noise_pct } = halfDrift(stats.half_transactions);
       const stationary = isStationary(little, drift_pct, noise_pct, m.tolerance_pct);
-      const out = { ...stats, extensions, little_law_error_pct: little, drift_pct, drift_noise_pct: noise_pct, stationary, budget_stopped: false };
+      const out = {
+        ...stats,
+        extensions,
+        little_law_error_pct: little,
+        drift_pct,
+        drift_noise_pct: noise_pct,
+        stationary,
+        budget_stopped: false,
+      };
       if (stationary || extensions >= m.max_extensions) return out;
       const length = 2 * (this.windowEndNs - this.windowStartNs);
       if ((this.nEvents * (this.windowEndNs + length)) / this.windowEndNs > m.max_events) return { ...out, budget_stopped: true };
@@ -459,7 +471,9 @@ class Simulator {
 
   private tooManyEvents(): never {
     const m = this.model;
-    throw new Error(`${WORKER_USER_ERROR_PREFIX}a contention point (${m.buffer_manager}, ${m.engines} engines, ${m.users} users) needed more than max_events (${m.max_events}) events: shorten contention.duration or raise contention.max_events`);
+    throw new Error(
+      `${WORKER_USER_ERROR_PREFIX}a contention point (${m.buffer_manager}, ${m.engines} engines, ${m.users} users) needed more than max_events (${m.max_events}) events: shorten contention.duration or raise contention.max_events`,
+    );
   }
 
   /** Measure a new window [w0, w1]: the statistics start again (intervals are clipped to it). */
@@ -881,7 +895,10 @@ class Simulator {
     } else this.schedule(u, now + occ, HOLD);
   }
 
-  private finish(): Omit<SimStats, 'extensions' | 'little_law_error_pct' | 'drift_pct' | 'drift_noise_pct' | 'stationary' | 'budget_stopped'> {
+  private finish(): Omit<
+    SimStats,
+    'extensions' | 'little_law_error_pct' | 'drift_pct' | 'drift_noise_pct' | 'stationary' | 'budget_stopped'
+  > {
     const m = this.model;
     const end = this.windowEndNs;
     let busy = this.busyNs;

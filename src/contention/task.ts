@@ -93,7 +93,10 @@ export interface ContentionPoint extends ResponseFigures, EngineTimeFigures {
   /** Some replications collapsed and some did not: the mean describes neither. */
   bimodal: boolean;
   /** Bimodal points: the mean of each group. */
-  modes?: { collapsed: { throughput_tps: number; response_time_ms: number }; running: { throughput_tps: number; response_time_ms: number } };
+  modes?: {
+    collapsed: { throughput_tps: number; response_time_ms: number };
+    running: { throughput_tps: number; response_time_ms: number };
+  };
   lookups_per_transaction: number;
   /** Every replication passed the stationarity checks (after any extensions). */
   stationary: boolean;
@@ -106,7 +109,9 @@ export interface ContentionPoint extends ResponseFigures, EngineTimeFigures {
   events: number;
   bounds: PointBounds;
   mva?: MvaCheck;
-  runs: Array<Pick<Replication, 'seed' | 'throughput_tps' | 'response_time_ms' | 'stationary' | 'extensions' | 'window_ms'> & { collapsed: boolean }>;
+  runs: Array<
+    Pick<Replication, 'seed' | 'throughput_tps' | 'response_time_ms' | 'stationary' | 'extensions' | 'window_ms'> & { collapsed: boolean }
+  >;
 }
 
 function isPayload(p: unknown): p is ContentionTaskPayload {
@@ -167,11 +172,23 @@ function replicationFrom(model: PointModel, seed: number): Replication {
 
 function roundBounds(b: Bounds): PointBounds {
   const fin = (x: number): number | null => (Number.isFinite(x) ? round(x) : null);
-  return { binding: b.binding, throughput_tps: round(b.throughput_tps), engines_tps: fin(b.engines_tps), lock_tps: fin(b.lock_tps), users_tps: round(b.users_tps) };
+  return {
+    binding: b.binding,
+    throughput_tps: round(b.throughput_tps),
+    engines_tps: fin(b.engines_tps),
+    lock_tps: fin(b.lock_tps),
+    users_tps: round(b.users_tps),
+  };
 }
 
 /** Merge a point's replications (in replication order) with its bounds and, when product-form, MVA. */
-export function summarisePoint(spec: ContentionBase, bm: BufferManagerKind, engines: number, users: number, reps: readonly Replication[]): ContentionPoint {
+export function summarisePoint(
+  spec: ContentionBase,
+  bm: BufferManagerKind,
+  engines: number,
+  users: number,
+  reps: readonly Replication[],
+): ContentionPoint {
   const model = buildPointModel(spec, bm, engines, users);
   const net = pointNetwork(model);
   const bounds = roundBounds(operationalBounds(net, users));
@@ -189,7 +206,11 @@ export function summarisePoint(spec: ContentionBase, bm: BufferManagerKind, engi
     response_time_ms: mean((r) => r.response_time_ms),
     response_time_ms_p95: mean((r) => r.response_time_ms_p95),
     response_time_ms_p99: mean((r) => r.response_time_ms_p99),
-    ci95: { throughput_tps: ci((r) => r.throughput_tps), response_time_ms: ci((r) => r.response_time_ms), response_time_ms_p99: ci((r) => r.response_time_ms_p99) },
+    ci95: {
+      throughput_tps: ci((r) => r.throughput_tps),
+      response_time_ms: ci((r) => r.response_time_ms),
+      response_time_ms_p99: ci((r) => r.response_time_ms_p99),
+    },
     collapsed: collapsed.length,
     collapsed_share: round(collapsed.length / reps.length),
     bimodal: collapsed.length > 0 && running.length > 0,
@@ -214,7 +235,15 @@ export function summarisePoint(spec: ContentionBase, bm: BufferManagerKind, engi
     transactions: reps.reduce((a, r) => a + r.transactions, 0),
     events: reps.reduce((a, r) => a + r.events, 0),
     bounds,
-    runs: reps.map((r) => ({ seed: r.seed, throughput_tps: r.throughput_tps, response_time_ms: r.response_time_ms, collapsed: isCollapsed(r), stationary: r.stationary, extensions: r.extensions, window_ms: r.window_ms })),
+    runs: reps.map((r) => ({
+      seed: r.seed,
+      throughput_tps: r.throughput_tps,
+      response_time_ms: r.response_time_ms,
+      collapsed: isCollapsed(r),
+      stationary: r.stationary,
+      extensions: r.extensions,
+      window_ms: r.window_ms,
+    })),
   };
   if (point.bimodal) {
     const m = (rs: Replication[], f: (r: Replication) => number) => round(rs.reduce((a, r) => a + f(r), 0) / rs.length);

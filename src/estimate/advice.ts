@@ -44,11 +44,17 @@ function rebuildSpace(cfg: EstimateConfig, knob: ReserveKnob, f: FormatEstimate)
   const indexText = idx
     ? ` and its indexes, ${sizeText(indexBytes!)} (${idx.kind} ${idx.label}, ${idx.file}:${idx.line})`
     : r.indexesToo
-      ? ' (its indexes not counted: no input gives their size; sp_spaceused\'s index_size would)'
+      ? " (its indexes not counted: no input gives their size; sp_spaceused's index_size would)"
       : '';
-  const sentence =
-    `\`${r.command}\` at ${knob.key} ${rec.value} needs about ${sizeText(total)} free: the table at the new setting, ${groupedNumber(rec.pages)} pages (${sizeText(dataBytes)})${indexText}; ${r.needs}`;
-  return { command: r.command, pages: rec.pages, data_bytes: dataBytes, ...(indexBytes !== undefined ? { index_bytes: indexBytes, index_from: `${idx!.kind} ${idx!.label}` } : {}), total_bytes: total, sentence };
+  const sentence = `\`${r.command}\` at ${knob.key} ${rec.value} needs about ${sizeText(total)} free: the table at the new setting, ${groupedNumber(rec.pages)} pages (${sizeText(dataBytes)})${indexText}; ${r.needs}`;
+  return {
+    command: r.command,
+    pages: rec.pages,
+    data_bytes: dataBytes,
+    ...(indexBytes !== undefined ? { index_bytes: indexBytes, index_from: `${idx!.kind} ${idx!.label}` } : {}),
+    total_bytes: total,
+    sentence,
+  };
 }
 
 /** The advice for the primary format's recommendation (none when there is no setting to change). */

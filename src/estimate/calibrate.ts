@@ -38,7 +38,13 @@ function lengths(cfg: EstimateConfig): { floor: number; avgNow: number } {
 }
 
 /** The fit, when the config asks for one (insert lengths unknown, a measured moved share). */
-export async function calibrate(cfg: EstimateConfig, knob: ReserveKnob, current: Cand, fixed: number, runner: CandidateRunner): Promise<Calibration | undefined> {
+export async function calibrate(
+  cfg: EstimateConfig,
+  knob: ReserveKnob,
+  current: Cand,
+  fixed: number,
+  runner: CandidateRunner,
+): Promise<Calibration | undefined> {
   const target = cfg.evidence?.moved;
   if (!cfg.fit || !target) return undefined;
   const base = samplePlan(cfg, fixed);
@@ -63,7 +69,13 @@ export async function calibrate(cfg: EstimateConfig, knob: ReserveKnob, current:
   const cal: Calibration = {
     kind: 'fit',
     measured: measuredOf(target),
-    simulated: { setting: settingLabel(knob, current), moved_pct: f.simulated.moved_pct, interval: f.simulated.interval, pages: f.simulated.pages, pages_interval: f.simulated.pages_interval },
+    simulated: {
+      setting: settingLabel(knob, current),
+      moved_pct: f.simulated.moved_pct,
+      interval: f.simulated.interval,
+      pages: f.simulated.pages,
+      pages_interval: f.simulated.pages_interval,
+    },
     reproduced: f.reproduced,
     fit: {
       insert_share: f.insert_share,
@@ -99,10 +111,25 @@ function fittedInputs(given: ModelInput[], cal: Calibration, target: MovedTarget
   const spreadText = `${fit.spread} (row data lengths now: sd ${fit.lengths_now.sd} bytes, 90% of rows from ${fit.lengths_now.p5} to ${fit.lengths_now.p95})`;
   out.push(
     fit.spread_fitted && pages
-      ? { name: 'spread of the lengths', value: spreadText, how: 'fitted', from: `to ${pages.kind} ${pages.label} (${pages.file}:${pages.line})` }
-      : { name: 'spread of the lengths', value: spreadText, how: 'assumed', from: 'no data page count to fit it to: the whole range the columns allow (maximum entropy)' },
+      ? {
+          name: 'spread of the lengths',
+          value: spreadText,
+          how: 'fitted',
+          from: `to ${pages.kind} ${pages.label} (${pages.file}:${pages.line})`,
+        }
+      : {
+          name: 'spread of the lengths',
+          value: spreadText,
+          how: 'assumed',
+          from: 'no data page count to fit it to: the whole range the columns allow (maximum entropy)',
+        },
   );
-  out.push({ name: 'how rows grow', value: 'every row once, in one statement, in random order', how: 'assumed', from: 'no file says how the rows were updated' });
+  out.push({
+    name: 'how rows grow',
+    value: 'every row once, in one statement, in random order',
+    how: 'assumed',
+    from: 'no file says how the rows were updated',
+  });
   return out;
 }
 
@@ -116,7 +143,13 @@ export function checkEvidence(cfg: EstimateConfig, primary: FormatEstimate): Cal
   const cal: Calibration = {
     kind: 'check',
     measured: measuredOf(target),
-    simulated: { setting: cur.setting, moved_pct: cur.forwarded_rows_pct, interval: iv, pages: cur.pages, pages_interval: cur.interval.pages },
+    simulated: {
+      setting: cur.setting,
+      moved_pct: cur.forwarded_rows_pct,
+      interval: iv,
+      pages: cur.pages,
+      pages_interval: cur.interval.pages,
+    },
     reproduced: m >= iv[0] - 1e-9 && m <= iv[1] + 1e-9,
     misses: [],
     sentence: '',
@@ -156,7 +189,17 @@ function finish(cfg: EstimateConfig, knob: ReserveKnob | undefined, cal: Calibra
     const iv = s.pages_interval;
     const offPct = pages.value > 0 ? r2((100 * (s.pages - pages.value)) / pages.value) : 0;
     const within = Math.abs(offPct) <= PAGES_TOLERANCE_PCT;
-    cal.pages = { measured: pages.value, label: `${pages.kind} ${pages.label}`, file: pages.file, line: pages.line, simulated: s.pages, interval: iv, inside: pages.value >= iv[0] && pages.value <= iv[1], off_pct: offPct, within_tolerance: within };
+    cal.pages = {
+      measured: pages.value,
+      label: `${pages.kind} ${pages.label}`,
+      file: pages.file,
+      line: pages.line,
+      simulated: s.pages,
+      interval: iv,
+      inside: pages.value >= iv[0] && pages.value <= iv[1],
+      off_pct: offPct,
+      within_tolerance: within,
+    };
     if (!within) {
       cal.misses.push(
         `data pages: measured ${groupedNumber(pages.value)} (${pages.kind} ${pages.label}, ${pages.file}:${pages.line}), simulated ${groupedNumber(s.pages)} (interval ${groupedNumber(iv[0])}–${groupedNumber(iv[1])}): ${offPct > 0 ? '+' : ''}${offPct}%, more than the ${PAGES_TOLERANCE_PCT}% the estimate allows`,
@@ -169,7 +212,9 @@ function finish(cfg: EstimateConfig, knob: ReserveKnob | undefined, cal: Calibra
     ? ` with rows inserted at about ${Math.round(cal.fit.insert_avg_bytes)} data bytes and grown to ${Math.round(cal.fit.now_avg_bytes)} on average (` +
       (cal.reproduced ? 'the fitted growth; ' : 'the closest growth; ') +
       `${Math.round(100 * cal.fit.insert_share)}% of the way from the shortest row, ${cal.fit.floor_bytes} bytes, to each row's length now` +
-      (cal.fit.spread_fitted ? `; lengths now spread ${cal.fit.spread}, sd ${cal.fit.lengths_now.sd} bytes, fitted to the data pages)` : ')')
+      (cal.fit.spread_fitted
+        ? `; lengths now spread ${cal.fit.spread}, sd ${cal.fit.lengths_now.sd} bytes, fitted to the data pages)`
+        : ')')
     : ' with the row lengths given';
   const p = cal.pages;
   cal.sentence =
@@ -177,7 +222,11 @@ function finish(cfg: EstimateConfig, knob: ReserveKnob | undefined, cal: Calibra
     (cal.misses.length === 0 || !cal.misses[0]!.startsWith(m.label) ? 'the measurement is inside it' : 'the measurement is outside it') +
     (p
       ? `; data pages: measured ${groupedNumber(p.measured)} (${p.label}), simulated ${groupedNumber(p.simulated)} (interval ${groupedNumber(p.interval[0])}–${groupedNumber(p.interval[1])}; ${p.off_pct > 0 ? '+' : ''}${p.off_pct}%)` +
-        (p.inside ? '' : p.within_tolerance ? `: outside the interval but within the ${PAGES_TOLERANCE_PCT}% allowed (deleted rows, empty pages and past settings take space the model does not have)` : `: a miss of more than ${PAGES_TOLERANCE_PCT}%`)
+        (p.inside
+          ? ''
+          : p.within_tolerance
+            ? `: outside the interval but within the ${PAGES_TOLERANCE_PCT}% allowed (deleted rows, empty pages and past settings take space the model does not have)`
+            : `: a miss of more than ${PAGES_TOLERANCE_PCT}%`)
       : '');
   return cal;
 }
@@ -193,16 +242,23 @@ export function sourceNotes(cfg: EstimateConfig, works: { format: string }[], ca
         : src.insertAvg === undefined
           ? `rows are assumed inserted at the minimum length ${src.min} (the manual's short-insert-then-update case)`
           : `at insert, the same with mean ${src.insertAvg}`;
-    notes.push(`optdiag figures: the rows now follow the maximum-entropy length distribution on [${src.min}, ${src.max}] with mean ${src.avg}; ${ins}`);
+    notes.push(
+      `optdiag figures: the rows now follow the maximum-entropy length distribution on [${src.min}, ${src.max}] with mean ${src.avg}; ${ins}`,
+    );
   }
   if (src.kind === 'csv' || src.kind === 'optdiag' || src.kind === 'evidence') {
-    notes.push("each row's data length is spread over its columns (nullable fixed-length columns first, the rest over the variable-length columns in proportion to their declared lengths); all rows grow in one statement, in random order");
+    notes.push(
+      "each row's data length is spread over its columns (nullable fixed-length columns first, the rest over the variable-length columns in proportion to their declared lengths); all rows grow in one statement, in random order",
+    );
   }
   for (const w of works.slice(1)) {
-    if (src.kind === 'csv' || src.kind === 'optdiag' || src.kind === 'evidence') notes.push(`${w.format}: the measured lengths are replayed with the same variable-length bytes on ${w.format}'s own column sizes`);
+    if (src.kind === 'csv' || src.kind === 'optdiag' || src.kind === 'evidence')
+      notes.push(`${w.format}: the measured lengths are replayed with the same variable-length bytes on ${w.format}'s own column sizes`);
   }
   if (cal?.measured.basis_word === 'updates') {
-    notes.push('pg_stat_user_tables counts every update since the statistics were reset; the model updates each row once, growing it: further updates that do not grow a row make the measured share smaller than the model\'s');
+    notes.push(
+      "pg_stat_user_tables counts every update since the statistics were reset; the model updates each row once, growing it: further updates that do not grow a row make the measured share smaller than the model's",
+    );
   }
   return notes;
 }

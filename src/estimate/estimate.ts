@@ -96,7 +96,11 @@ function gridValues(knob: ReserveKnob, spec: EstimateConfig['candidates'] | unde
   if (Array.isArray(spec)) {
     for (const v of spec) {
       const sp = knob.specials.find((s) => s.setting === v);
-      out.push(sp ? { value: sp.value, setting: sp.setting, specials: [sp.name], refined: false } : { value: numeric(v), setting: numeric(v), specials: [], refined: false });
+      out.push(
+        sp
+          ? { value: sp.value, setting: sp.setting, specials: [sp.name], refined: false }
+          : { value: numeric(v), setting: numeric(v), specials: [], refined: false },
+      );
     }
     return out;
   }
@@ -186,7 +190,6 @@ export function refinementValues(
   return [...out].filter((v) => !seen.has(v)).sort((a, b) => a - b);
 }
 
-
 export function recommend(knob: ReserveKnob, cands: CandidateFigures[], targetPct: number): { fwd: Recommendation; scan: Recommendation } {
   const ordered = byReserve(knob, cands);
   const view = ordered.map((c) => ({ upper: c.interval.forwarded_rows_pct[1], reads: c.table_scan_page_reads }));
@@ -198,7 +201,9 @@ export function recommend(knob: ReserveKnob, cands: CandidateFigures[], targetPc
   const fwhy = f.met
     ? `${k} ${fc.value} reserves the least room of the candidates whose ${word} rows stay under ${targetPct}% even at the upper end of their 95% interval: ` +
       `${fmtPct(fc.forwarded_rows_pct)} (interval ${fmtPct(fc.interval.forwarded_rows_pct[0])}–${fmtPct(fc.interval.forwarded_rows_pct[1])}, seeds ${fmtPct(fc.spread.forwarded_rows_pct[0])}–${fmtPct(fc.spread.forwarded_rows_pct[1])})` +
-      (prev ? `; the next smaller reserve, ${k} ${prev.value}, gives ${fmtPct(prev.forwarded_rows_pct)} (up to ${fmtPct(prev.interval.forwarded_rows_pct[1])})` : '') +
+      (prev
+        ? `; the next smaller reserve, ${k} ${prev.value}, gives ${fmtPct(prev.forwarded_rows_pct)} (up to ${fmtPct(prev.interval.forwarded_rows_pct[1])})`
+        : '') +
       `. It takes ${groupedNumber(fc.pages)} pages, ${r2(fc.space_overhead_pct)}% more than packed.`
     : knob.key === 'none'
       ? `no setting meets ${targetPct}%: ${knob.format} has none that reserves room for growth (${knob.commands('', 0).note}), and the table forwards ${fmtPct(fc.forwarded_rows_pct)} of its rows (up to ${fmtPct(fc.interval.forwarded_rows_pct[1])})`
@@ -258,7 +263,11 @@ async function simulateCandidates(cfg: EstimateConfig, works: FormatWork[], simu
   const extra: { w: FormatWork; c: Cand }[] = [];
   for (const w of works) {
     if (w.knob.key === 'none') continue;
-    const ordered = byReserve(w.knob, [...w.figures.values()]).map((c) => ({ value: c.value, upper: c.interval.forwarded_rows_pct[1], reads: c.table_scan_page_reads }));
+    const ordered = byReserve(w.knob, [...w.figures.values()]).map((c) => ({
+      value: c.value,
+      upper: c.interval.forwarded_rows_pct[1],
+      reads: c.table_scan_page_reads,
+    }));
     for (const v of refinementValues(w.knob, ordered, cfg.target_pct)) {
       const c: Cand = { value: v, setting: v, specials: [], refined: true };
       w.cands.push(c);
@@ -273,7 +282,11 @@ function formatEstimate(cfg: EstimateConfig, w: FormatWork): FormatEstimate {
   const cands = [...w.figures.values()].sort((a, b) => a.value - b.value);
   const current = cands.find((c) => c.specials.includes('current'));
   if (current) {
-    for (const c of cands) c.vs_current = { pages: c.pages - current.pages, pct: current.pages > 0 ? Math.round((10000 * (c.pages - current.pages)) / current.pages) / 100 : 0 };
+    for (const c of cands)
+      c.vs_current = {
+        pages: c.pages - current.pages,
+        pct: current.pages > 0 ? Math.round((10000 * (c.pages - current.pages)) / current.pages) / 100 : 0,
+      };
   }
   const { fwd, scan } = recommend(w.knob, cands, cfg.target_pct);
   const apply = w.knob.commands(cfg.table.name, fwd.value);
@@ -302,24 +315,42 @@ export async function runEstimate(cfg: EstimateConfig, runner: CandidateRunner =
   const pagesPerSeed = await simulateCandidates(cfg, works, simulate);
   const parts = cfg.partitions ? await partitionEstimates(cfg, runner) : undefined;
   const formats = works.map((w) => formatEstimate(cfg, w));
-  const spreadCheck = fitted?.fit && formats[0]!.forwarding_target.met
-    ? await checkAcrossSpreads(cfg, primary.knob, fixed, fitted, formats[0]!.forwarding_target.value, [...primary.figures.keys()], runner)
-    : undefined;
+  const spreadCheck =
+    fitted?.fit && formats[0]!.forwarding_target.met
+      ? await checkAcrossSpreads(cfg, primary.knob, fixed, fitted, formats[0]!.forwarding_target.value, [...primary.figures.keys()], runner)
+      : undefined;
   if (spreadCheck && spreadCheck.value !== formats[0]!.forwarding_target.value) {
-    await raiseRecommendation(cfg, primary, formats, simulate, spreadCheck.value, `${primary.knob.key} ${spreadCheck.value} meets ${cfg.target_pct}% at every spread of the row lengths the evidence allows (${spreadCheck.sentence})`);
+    await raiseRecommendation(
+      cfg,
+      primary,
+      formats,
+      simulate,
+      spreadCheck.value,
+      `${primary.knob.key} ${spreadCheck.value} meets ${cfg.target_pct}% at every spread of the row lengths the evidence allows (${spreadCheck.sentence})`,
+    );
   }
   if (parts) await partitionsDecide(cfg, primary, parts, formats, simulate);
   const calibration = fitted ?? checkEvidence(cfg, formats[0]!);
   const verdict = verdictOf(cfg, formats[0]!, primary.knob, calibration);
   const maintenance = whatIf(cfg, primary.knob, formats[0]!, plan, verdict);
   const notes = [...cfg.notes, ...(cfg.evidence?.notes ?? []), ...sourceNotes(cfg, works, calibration)];
-  if (parts) notes.push("each partition's model takes optdiag's column statistics, which are the table's, with every varying column scaled by the same factor to the partition's own Data row size");
+  if (parts)
+    notes.push(
+      "each partition's model takes optdiag's column statistics, which are the table's, with every varying column scaled by the same factor to the partition's own Data row size",
+    );
   const advice = verdict.status === 'recommended' ? estimateAdvice(cfg, primary.knob, formats[0]!) : undefined;
   return {
     ...(spreadCheck ? { spread_check: spreadCheck } : {}),
     ...(advice ? { advice } : {}),
     ...(parts ? { partitions: parts, partitions_sentence: partitionsSentence(primary.knob, parts, formats[0]!) } : {}),
-    sample: { source: cfg.source.kind, table_rows: plan.tableRows, sampled: plan.sampled, rows_per_seed: plan.sampleRows, pages_per_seed: pagesPerSeed, seeds: cfg.seeds },
+    sample: {
+      source: cfg.source.kind,
+      table_rows: plan.tableRows,
+      sampled: plan.sampled,
+      rows_per_seed: plan.sampleRows,
+      pages_per_seed: pagesPerSeed,
+      seeds: cfg.seeds,
+    },
     formats,
     ...(calibration ? { calibration } : {}),
     verdict,
@@ -334,11 +365,24 @@ export async function runEstimate(cfg: EstimateConfig, runner: CandidateRunner =
 async function partitionEstimates(cfg: EstimateConfig, runner: CandidateRunner): Promise<PartitionEstimate[]> {
   const out: PartitionEstimate[] = [];
   for (const p of cfg.partitions!) {
-    const sub: EstimateConfig = { ...cfg, formats: [cfg.formats[0]!], source: p.source, evidence: p.evidence, fit: p.evidence.moved !== undefined, rows: undefined, notes: [], partitions: undefined };
+    const sub: EstimateConfig = {
+      ...cfg,
+      formats: [cfg.formats[0]!],
+      source: p.source,
+      evidence: p.evidence,
+      fit: p.evidence.moved !== undefined,
+      rows: undefined,
+      notes: [],
+      partitions: undefined,
+    };
     const layout = getFormat(sub.engine.format)!.layout(sub.table, sub.engine);
     const works = formatWorks(sub);
     const fitted = await calibrate(sub, works[0]!.knob, currentCand(works[0]!.knob, sub.engine), layout.fixedNotNullBytes, runner);
-    const plan = samplePlan(sub, layout.fixedNotNullBytes, fitted?.fit ? { insertShare: fitted.fit.insert_share, spread: fitted.fit.spread } : undefined);
+    const plan = samplePlan(
+      sub,
+      layout.fixedNotNullBytes,
+      fitted?.fit ? { insertShare: fitted.fit.insert_share, spread: fitted.fit.spread } : undefined,
+    );
     await simulateCandidates(sub, works, simulator(sub, plan, runner));
     const f = formatEstimate(sub, works[0]!);
     const cur = f.candidates.find((c) => c.specials.includes('current'))!;
@@ -367,10 +411,19 @@ async function partitionEstimates(cfg: EstimateConfig, runner: CandidateRunner):
  * needs more reserve than the table's figures taken as one, that partition's value becomes the
  * recommendation (simulated on the table's model too, for its figures), and the reason says so.
  */
-async function partitionsDecide(cfg: EstimateConfig, w: FormatWork, parts: PartitionEstimate[], formats: FormatEstimate[], simulate: ReturnType<typeof simulator>): Promise<void> {
+async function partitionsDecide(
+  cfg: EstimateConfig,
+  w: FormatWork,
+  parts: PartitionEstimate[],
+  formats: FormatEstimate[],
+  simulate: ReturnType<typeof simulator>,
+): Promise<void> {
   if (w.knob.key === 'none' || parts.some((p) => !p.reproduced || !p.met)) return;
   const table = formats[0]!;
-  const most = byReserve(w.knob, parts.map((p) => ({ value: p.recommended, p }))).at(-1)!;
+  const most = byReserve(
+    w.knob,
+    parts.map((p) => ({ value: p.recommended, p })),
+  ).at(-1)!;
   if (compareReserve(w.knob, most.value, table.forwarding_target.value) <= 0) return;
   await raiseRecommendation(
     cfg,
@@ -383,7 +436,14 @@ async function partitionsDecide(cfg: EstimateConfig, w: FormatWork, parts: Parti
 }
 
 /** Make `value` the primary format's recommendation, for the reason given (simulated on the table's model for its figures). */
-async function raiseRecommendation(cfg: EstimateConfig, w: FormatWork, formats: FormatEstimate[], simulate: ReturnType<typeof simulator>, value: number, reason: string): Promise<void> {
+async function raiseRecommendation(
+  cfg: EstimateConfig,
+  w: FormatWork,
+  formats: FormatEstimate[],
+  simulate: ReturnType<typeof simulator>,
+  value: number,
+  reason: string,
+): Promise<void> {
   if (!w.figures.has(value)) {
     const c: Cand = { value, setting: value, specials: [], refined: true };
     w.cands.push(c);
@@ -402,12 +462,19 @@ async function raiseRecommendation(cfg: EstimateConfig, w: FormatWork, formats: 
 /** What the partitions say for the table's one setting. */
 function partitionsSentence(knob: ReserveKnob, parts: PartitionEstimate[], table: FormatEstimate): string {
   const bad = parts.filter((p) => !p.reproduced);
-  if (bad.length) return `${bad.length} of ${parts.length} partitions' figures cannot be reproduced on their own (${bad.map((p) => p.name).join(', ')}): their recommendations are not to be trusted`;
-  const need = byReserve(knob, parts.map((p) => ({ value: p.recommended, p })));
+  if (bad.length)
+    return `${bad.length} of ${parts.length} partitions' figures cannot be reproduced on their own (${bad.map((p) => p.name).join(', ')}): their recommendations are not to be trusted`;
+  const need = byReserve(
+    knob,
+    parts.map((p) => ({ value: p.recommended, p })),
+  );
   const most = need[need.length - 1]!;
   const same = parts.every((p) => p.recommended === parts[0]!.recommended);
   const k = knob.key;
   if (same) return `every partition on its own gives ${k} ${most.value}, as the table does`;
-  const rel = most.value === table.forwarding_target.value ? 'the recommendation above' : `the table's figures taken as one give ${table.forwarding_target.value}`;
+  const rel =
+    most.value === table.forwarding_target.value
+      ? 'the recommendation above'
+      : `the table's figures taken as one give ${table.forwarding_target.value}`;
   return `the partitions need from ${k} ${need[0]!.value} to ${most.value} on their own; ${k} is set for the whole table, so ${most.value} (partition ${most.p.name}) is the one that meets the target on every partition (${rel})`;
 }

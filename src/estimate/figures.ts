@@ -71,7 +71,9 @@ export function aggregate(knob: ReserveKnob, c: Cand, figs: ReplicateFigures[], 
     value: c.value,
     setting: String(c.setting),
     specials: c.specials,
-    label: [...special.map((s) => s.label), ...(c.specials.includes('current') ? [`current (config: ${c.setting})`] : [])].join(', ') || String(c.value),
+    label:
+      [...special.map((s) => s.label), ...(c.specials.includes('current') ? [`current (config: ${c.setting})`] : [])].join(', ') ||
+      String(c.value),
     refined: c.refined,
     forwarded_rows: rInt(fwd.value),
     forwarded_rows_pct: pct(fwd.value),
@@ -80,9 +82,14 @@ export function aggregate(knob: ReserveKnob, c: Cand, figs: ReplicateFigures[], 
     packed_pages: rInt(packed.value),
     space_overhead_pct: packed.value > 0 ? r2(100 * (pages.value / packed.value - 1)) : 0,
     spread: { forwarded_rows_pct: pair(fwd.spread, pct), pages: pair(pages.spread, rInt), table_scan_page_reads: pair(scan.spread, rInt) },
-    interval: { forwarded_rows_pct: pair(fwd.interval, pct), pages: pair(pages.interval, rInt), table_scan_page_reads: pair(scan.interval, rInt) },
+    interval: {
+      forwarded_rows_pct: pair(fwd.interval, pct),
+      pages: pair(pages.interval, rInt),
+      table_scan_page_reads: pair(scan.interval, rInt),
+    },
   };
-  if (knob.movedMetric === 'newpage_updates' && updates > 0) out.hot_updates_pct = r2((100 * figs.reduce((s, f) => s + f.hot_updates, 0)) / updates);
+  if (knob.movedMetric === 'newpage_updates' && updates > 0)
+    out.hot_updates_pct = r2((100 * figs.reduce((s, f) => s + f.hot_updates, 0)) / updates);
   if (knob.reorg) {
     out.reorg = {
       kind: knob.reorg,
@@ -92,4 +99,3 @@ export function aggregate(knob: ReserveKnob, c: Cand, figs: ReplicateFigures[], 
   }
   return out;
 }
-

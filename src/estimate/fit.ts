@@ -90,14 +90,22 @@ export async function fitGrowth(
     measured: target,
     reproduced,
     insert_share: best.insert_share,
-    insert_share_range: holds.length ? [holds[0]!.insert_share, holds[holds.length - 1]!.insert_share] : [best.insert_share, best.insert_share],
+    insert_share_range: holds.length
+      ? [holds[0]!.insert_share, holds[holds.length - 1]!.insert_share]
+      : [best.insert_share, best.insert_share],
     simulated: best,
     curve,
   };
 }
 
 function point(share: number, c: CandidateFigures): FitPoint {
-  return { insert_share: share, moved_pct: c.forwarded_rows_pct, interval: c.interval.forwarded_rows_pct, pages: c.pages, pages_interval: c.interval.pages };
+  return {
+    insert_share: share,
+    moved_pct: c.forwarded_rows_pct,
+    interval: c.interval.forwarded_rows_pct,
+    pages: c.pages,
+    pages_interval: c.interval.pages,
+  };
 }
 
 function contains(iv: [number, number], v: number): boolean {
@@ -107,7 +115,6 @@ function contains(iv: [number, number], v: number): boolean {
 function r4(x: number): number {
   return Math.round(x * 10000) / 10000;
 }
-
 
 // ---- the spread: fitted to the data pages -------------------------------------------------------
 

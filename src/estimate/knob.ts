@@ -21,7 +21,9 @@ export function reserveKnob(format: FormatId, layout: TableLayout, engine: Engin
   const f = getFormat(format);
   if (f.reserveKnob) return f.reserveKnob(layout, engine);
   const tunable = availableFormats().filter((id) => getFormat(id).reserveKnob);
-  throw new KnobError(`a format with a reserve setting (${tunable.join(', ')}); ${format} has none the estimator can tune${f.noKnob ? ` (${f.noKnob})` : ''}`);
+  throw new KnobError(
+    `a format with a reserve setting (${tunable.join(', ')}); ${format} has none the estimator can tune${f.noKnob ? ` (${f.noKnob})` : ''}`,
+  );
 }
 
 /** Engine settings for estimating `format`, starting from the config's engine (page size: the format's own default unless it is the config's format). */

@@ -164,7 +164,14 @@ export function columnModel(layout: TableLayout, rowMean: number, stats: readonl
     if (!c.variableType) {
       // A nullable fixed-length column: its value is all or nothing, so its average says how often it is there.
       const present = k.nullShare !== undefined ? 1 - k.nullShare : Math.min(1, avg / Math.max(1, c.fixedBytes));
-      return { name: c.name, mean: c.fixedBytes, nullShare: clamp01(1 - present), lo: c.fixedBytes, hi: c.fixedBytes, from: 'column statistics' };
+      return {
+        name: c.name,
+        mean: c.fixedBytes,
+        nullShare: clamp01(1 - present),
+        lo: c.fixedBytes,
+        hi: c.fixedBytes,
+        from: 'column statistics',
+      };
     }
     const nullShare = c.nullable ? clamp01(k.nullShare ?? 0) : 0;
     const mean = nullShare < 1 ? avg / (1 - nullShare) : 0;

@@ -69,7 +69,13 @@ interface Replicate {
 }
 
 /** One replicate of one scenario: the fitted table, then `days` days of growth. */
-function replicate(task: CandidateTask, src: Extract<SimSource, { kind: 'rows' }>, r: number, plan: MaintenancePlan, rebuildFirst: boolean): Replicate {
+function replicate(
+  task: CandidateTask,
+  src: Extract<SimSource, { kind: 'rows' }>,
+  r: number,
+  plan: MaintenancePlan,
+  rebuildFirst: boolean,
+): Replicate {
   const seed = replicateSeed(task.seed, r);
   const t = new RowsTable(task, src, seed, src.rows + plan.days * plan.sample_growth_per_day);
   t.loadAndGrow();
@@ -116,11 +122,21 @@ export function simulateScenario(
   const reps = Array.from({ length: task.replicates }, (_, r) => replicate(task, src, r, plan, rebuildFirst));
   const S = scale.sampleRows;
   const N = scale.tableRows;
-  const ex = (values: number[]) => extrapolate(values.map((v) => v / S), N, S);
+  const ex = (values: number[]) =>
+    extrapolate(
+      values.map((v) => v / S),
+      N,
+      S,
+    );
   const days: MaintenanceDay[] = [];
   for (let d = 0; d <= plan.days; d++) {
     const f = ex(reps.map((x) => x.forwarded[d]!));
-    const day: MaintenanceDay = { day: d, forwarded_rows: Math.round(f.value), forwarded_rows_interval: [Math.round(f.interval[0]), Math.round(f.interval[1])], pages: Math.round(ex(reps.map((x) => x.pages[d]!)).value) };
+    const day: MaintenanceDay = {
+      day: d,
+      forwarded_rows: Math.round(f.value),
+      forwarded_rows_interval: [Math.round(f.interval[0]), Math.round(f.interval[1])],
+      pages: Math.round(ex(reps.map((x) => x.pages[d]!)).value),
+    };
     if (d > 0 && reps[0]!.after[d] !== undefined) day.forwarded_rows_after_reorg = Math.round(ex(reps.map((x) => x.after[d] ?? 0)).value);
     days.push(day);
   }
@@ -137,7 +153,11 @@ export function simulateScenario(
   const out: MaintenanceScenario = { ...setting, days, runs };
   if (rebuildFirst) {
     const p = ex(reps.map((x) => x.rebuildPages ?? 0));
-    out.rebuild = { pages_written: Math.round(p.value), pages_written_interval: [Math.round(p.interval[0]), Math.round(p.interval[1])], exclusive_table_locks: 1 };
+    out.rebuild = {
+      pages_written: Math.round(p.value),
+      pages_written_interval: [Math.round(p.interval[0]), Math.round(p.interval[1])],
+      exclusive_table_locks: 1,
+    };
   }
   return out;
 }
@@ -175,4 +195,3 @@ export function maintenanceTotals(current: MaintenanceScenario, recommended: Mai
   if (recommended) out.recommended_end_forwarded = recommended.days[recommended.days.length - 1]!.forwarded_rows;
   return out;
 }
-

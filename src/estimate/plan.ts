@@ -47,7 +47,11 @@ export const ASSUMED_SPREAD = 1;
  * sources whose insert lengths are unknown (the tools' figures); by default rows are inserted at the
  * shortest length and their lengths now spread over the whole range.
  */
-export function samplePlan(cfg: EstimateConfig, measuredFixedBytes: number, growth: Growth = { insertShare: 0, spread: ASSUMED_SPREAD }): Plan {
+export function samplePlan(
+  cfg: EstimateConfig,
+  measuredFixedBytes: number,
+  growth: Growth = { insertShare: 0, spread: ASSUMED_SPREAD },
+): Plan {
   const src = cfg.source;
   if (src.kind === 'workload' || src.kind === 'columns') {
     const planned = plannedInserts(src.workload);
@@ -64,9 +68,13 @@ export function samplePlan(cfg: EstimateConfig, measuredFixedBytes: number, grow
   let source: SimSource;
   if (src.kind === 'csv') source = { kind: 'rows', rows: n, pairs: src.pairs, measuredFixedBytes };
   else if (src.kind === 'evidence' || cfg.fit) {
-    source = { kind: 'rows', rows: n, grown: { now: lengthsNow(src.model, growth.spread), floor: src.min, insertShare: growth.insertShare }, measuredFixedBytes };
-  }
-  else source = { kind: 'rows', rows: n, dists: { insert: src.insert, now: src.now }, measuredFixedBytes };
+    source = {
+      kind: 'rows',
+      rows: n,
+      grown: { now: lengthsNow(src.model, growth.spread), floor: src.min, insertShare: growth.insertShare },
+      measuredFixedBytes,
+    };
+  } else source = { kind: 'rows', rows: n, dists: { insert: src.insert, now: src.now }, measuredFixedBytes };
   return { source, tableRows, sampleRows: n, sampled: n < tableRows };
 }
 

@@ -27,12 +27,30 @@ function compareRows(f: FormatEstimate): CompareRow[] {
     add('the table as it is', f.candidates[0]);
     return rows;
   }
-  add('forwarding target', find((c) => c.value === f.forwarding_target.value));
-  add('fewest scan reads', find((c) => c.value === f.min_scan_reads.value));
-  add('server default', find((c) => c.specials.includes('default')));
-  add('pack fully', find((c) => c.specials.includes('pack')));
-  add('max', find((c) => c.specials.includes('max')));
-  add('current (config)', find((c) => c.specials.includes('current')));
+  add(
+    'forwarding target',
+    find((c) => c.value === f.forwarding_target.value),
+  );
+  add(
+    'fewest scan reads',
+    find((c) => c.value === f.min_scan_reads.value),
+  );
+  add(
+    'server default',
+    find((c) => c.specials.includes('default')),
+  );
+  add(
+    'pack fully',
+    find((c) => c.specials.includes('pack')),
+  );
+  add(
+    'max',
+    find((c) => c.specials.includes('max')),
+  );
+  add(
+    'current (config)',
+    find((c) => c.specials.includes('current')),
+  );
   return rows;
 }
 
@@ -49,7 +67,8 @@ function pageSizeText(bytes: number): string {
 }
 
 function candidateJson(knob: string, c: CandidateFigures, pageBytes: number): Record<string, unknown> {
-  const out: Record<string, unknown> = knob === 'none' ? { setting: c.setting, label: 'the table as it is' } : { [knob]: c.value, setting: c.setting, label: c.label };
+  const out: Record<string, unknown> =
+    knob === 'none' ? { setting: c.setting, label: 'the table as it is' } : { [knob]: c.value, setting: c.setting, label: c.label };
   if (c.specials.length) out.specials = c.specials;
   if (c.refined) out.refined = true;
   Object.assign(out, {
@@ -148,7 +167,8 @@ function withShownPaths(value: unknown, configFile: string): unknown {
 
 function evidenceJson(cfg: EstimateConfig): Record<string, unknown> {
   const e = cfg.evidence!;
-  const fig = (f: { value: number; kind: string; label: string; file: string; line: number } | undefined) => (f ? { value: f.value, from: `${f.kind} ${f.label}`, file: f.file, line: f.line } : undefined);
+  const fig = (f: { value: number; kind: string; label: string; file: string; line: number } | undefined) =>
+    f ? { value: f.value, from: `${f.kind} ${f.label}`, file: f.file, line: f.line } : undefined;
   const out: Record<string, unknown> = { inputs: e.kinds, page_size_bytes: e.pageBytes };
   for (const key of ['rows', 'pages', 'forwarded', 'deleted', 'emptyPages', 'avgRowBytes', 'minRowBytes', 'maxRowBytes'] as const) {
     const v = fig(e[key]);
@@ -165,7 +185,19 @@ function pct(x: number): string {
 function compareTable(f: FormatEstimate, md: boolean): string {
   const reorg = f.candidates[0]?.reorg;
   const hasCurrent = f.candidates.some((c) => c.vs_current);
-  const header = ['', ...(f.knob === 'none' ? [] : [f.knob]), 'fwd rows', 'fwd %', '95% interval', 'pages', 'size', ...(hasCurrent && f.knob !== 'none' ? ['vs current'] : []), 'scan reads', 'over packed', ...(reorg ? ['reorg locks'] : [])];
+  const header = [
+    '',
+    ...(f.knob === 'none' ? [] : [f.knob]),
+    'fwd rows',
+    'fwd %',
+    '95% interval',
+    'pages',
+    'size',
+    ...(hasCurrent && f.knob !== 'none' ? ['vs current'] : []),
+    'scan reads',
+    'over packed',
+    ...(reorg ? ['reorg locks'] : []),
+  ];
   const rows = compareRows(f).map(({ name, figures: c }) => [
     name,
     ...(f.knob === 'none' ? [] : [c.setting !== String(c.value) ? `${c.setting} (= ${c.value})` : String(c.value)]),
@@ -198,22 +230,30 @@ function sampleLine(out: EstimateOutcome): string {
 
 function formatTitle(f: FormatEstimate): string {
   const pages = `pages of ${pageSizeText(f.page_bytes)}`;
-  return f.knob === 'none' ? `${f.format}: no reserve setting (${f.command_note}): the table as it is; ${pages}` : `${f.format}: ${f.knob} from ${Object.values(f.limits).join(' to ')}, ${f.candidates.length} candidates; ${pages}`;
+  return f.knob === 'none'
+    ? `${f.format}: no reserve setting (${f.command_note}): the table as it is; ${pages}`
+    : `${f.format}: ${f.knob} from ${Object.values(f.limits).join(' to ')}, ${f.candidates.length} candidates; ${pages}`;
 }
 
 /** The lines that apply the recommendation, or why there are none. */
 function applyLines(f: FormatEstimate, primary: boolean, out: EstimateOutcome, force: boolean): string[] {
   if (f.commands.length === 0) return [];
   const withheld = primary && out.verdict.exit_status !== 0;
-  if (withheld && !force) return [`no apply: command (${out.verdict.status.replace(/_/g, ' ')}; --force prints the best setting's command anyway)`];
-  return [withheld ? 'apply (--force: the estimate does not recommend it):' : 'apply:', ...f.commands.map((c) => `  ${c}`), `  (${f.command_note})`];
+  if (withheld && !force)
+    return [`no apply: command (${out.verdict.status.replace(/_/g, ' ')}; --force prints the best setting's command anyway)`];
+  return [
+    withheld ? 'apply (--force: the estimate does not recommend it):' : 'apply:',
+    ...f.commands.map((c) => `  ${c}`),
+    `  (${f.command_note})`,
+  ];
 }
 
 export function estimateTerminal(cfg: EstimateConfig, out: EstimateOutcome, force = false): string {
   const lines: string[] = [];
   lines.push(`${cfg.name}: table ${cfg.table.name}, ${sampleLine(out)}; target: forwarded rows ≤ ${cfg.target_pct}%`);
   lines.push('', `${out.verdict.exit_status === 0 ? '' : 'NOT APPLICABLE: '}${out.verdict.headline}`);
-  if (out.calibration) lines.push('', `calibration (${out.calibration.kind === 'fit' ? 'fitted' : 'checked'}): ${out.calibration.sentence}`);
+  if (out.calibration)
+    lines.push('', `calibration (${out.calibration.kind === 'fit' ? 'fitted' : 'checked'}): ${out.calibration.sentence}`);
   if (out.spread_check) lines.push('', `across the spreads: ${out.spread_check.sentence}`);
   if (out.calibration?.inputs) {
     lines.push('', 'the row-length model, input by input:');
@@ -221,7 +261,12 @@ export function estimateTerminal(cfg: EstimateConfig, out: EstimateOutcome, forc
   }
   const unexplained = out.verdict.status === 'evidence_not_reproduced';
   out.formats.forEach((f, i) => {
-    lines.push('', `${formatTitle(f)}${unexplained ? ' (simulated with the closest growth, which does not reproduce the evidence: not a recommendation)' : ''}`, compareTable(f, false), '');
+    lines.push(
+      '',
+      `${formatTitle(f)}${unexplained ? ' (simulated with the closest growth, which does not reproduce the evidence: not a recommendation)' : ''}`,
+      compareTable(f, false),
+      '',
+    );
     // The primary format's recommendation is the verdict above.
     if (i > 0) lines.push(`recommended ${f.knob} ${f.forwarding_target.value}: ${f.forwarding_target.why}`);
     if (f.knob !== 'none' && f.min_scan_reads.value !== f.forwarding_target.value) lines.push(`fewest scan reads: ${f.min_scan_reads.why}`);
@@ -231,7 +276,10 @@ export function estimateTerminal(cfg: EstimateConfig, out: EstimateOutcome, forc
   lines.push(...partitionLines(cfg, out));
   if (out.maintenance) {
     const m = out.maintenance;
-    lines.push('', `maintenance what-if (${m.days} days${m.assumed.length ? `; assumed: ${m.assumed.join(', ')} (estimate.maintenance)` : ''}): ${m.summary}`);
+    lines.push(
+      '',
+      `maintenance what-if (${m.days} days${m.assumed.length ? `; assumed: ${m.assumed.join(', ')} (estimate.maintenance)` : ''}): ${m.summary}`,
+    );
     for (const c of m.costs) lines.push(`  - ${c}`);
   }
   for (const n of out.notes) lines.push(`note: ${n}`);
@@ -250,7 +298,17 @@ function adviceLines(out: EstimateOutcome): string[] {
 
 function partitionTable(out: EstimateOutcome, knob: string, text = false): string {
   return (text ? textTable : mdTable)(
-    ['partition', 'rows', 'measured fwd %', 'simulated fwd %', '95% interval', 'pages measured', 'simulated', 'reproduced', `least ${knob}`],
+    [
+      'partition',
+      'rows',
+      'measured fwd %',
+      'simulated fwd %',
+      '95% interval',
+      'pages measured',
+      'simulated',
+      'reproduced',
+      `least ${knob}`,
+    ],
     out.partitions!.map((p) => [
       p.name,
       fmt(p.rows),
@@ -268,7 +326,11 @@ function partitionTable(out: EstimateOutcome, knob: string, text = false): strin
 function partitionLines(cfg: EstimateConfig, out: EstimateOutcome): string[] {
   if (!out.partitions) return [];
   const knob = out.formats[0]!.knob;
-  return ['', `per partition of ${cfg.table.name} (each fitted to its own figures): ${out.partitions_sentence}`, partitionTable(out, knob, true)];
+  return [
+    '',
+    `per partition of ${cfg.table.name} (each fitted to its own figures): ${out.partitions_sentence}`,
+    partitionTable(out, knob, true),
+  ];
 }
 
 export function estimateMarkdown(cfg: EstimateConfig, out: EstimateOutcome, charts: string[], force = false): string {
@@ -278,7 +340,14 @@ export function estimateMarkdown(cfg: EstimateConfig, out: EstimateOutcome, char
   if (out.calibration) md.push(...calibrationMarkdown(out), '');
   if (out.spread_check) md.push(`**Across the spreads the evidence allows:** ${out.spread_check.sentence}.`, '');
   out.formats.forEach((f, i) => {
-    md.push(`## ${f.format}: ${f.knob === 'none' ? 'no reserve setting' : f.knob}`, '', `Pages of ${pageSizeText(f.page_bytes)}.`, '', compareTable(f, true), '');
+    md.push(
+      `## ${f.format}: ${f.knob === 'none' ? 'no reserve setting' : f.knob}`,
+      '',
+      `Pages of ${pageSizeText(f.page_bytes)}.`,
+      '',
+      compareTable(f, true),
+      '',
+    );
     if (f.knob !== 'none') {
       md.push(`**Forwarding target: ${f.knob} ${f.forwarding_target.value}.** ${f.forwarding_target.why}`, '');
       md.push(`**Fewest table-scan page reads: ${f.knob} ${f.min_scan_reads.value}.** ${f.min_scan_reads.why}`, '');
@@ -323,19 +392,49 @@ function calibrationMarkdown(out: EstimateOutcome): string[] {
     mdTable(
       ['', 'measured', 'simulated (current setting)', '95% interval'],
       [
-        [`moved share of ${c.measured.basis_word}`, pct(c.measured.pct), pct(c.simulated.moved_pct), `${pct(c.simulated.interval[0])}–${pct(c.simulated.interval[1])}`],
-        ...(c.pages ? [['data pages', fmt(c.pages.measured), fmt(c.pages.simulated), `${fmt(c.pages.interval[0])}–${fmt(c.pages.interval[1])}`]] : []),
+        [
+          `moved share of ${c.measured.basis_word}`,
+          pct(c.measured.pct),
+          pct(c.simulated.moved_pct),
+          `${pct(c.simulated.interval[0])}–${pct(c.simulated.interval[1])}`,
+        ],
+        ...(c.pages
+          ? [['data pages', fmt(c.pages.measured), fmt(c.pages.simulated), `${fmt(c.pages.interval[0])}–${fmt(c.pages.interval[1])}`]]
+          : []),
       ],
     ),
   );
   if (c.misses.length) md.push('', 'Missed:', '', ...c.misses.map((m) => `- ${m}`));
-  if (c.inputs) md.push('', '### The row-length model, input by input', '', mdTable(['input', 'value', 'how', 'from'], c.inputs.map((i) => [i.name, i.value, i.how, i.from])));
+  if (c.inputs)
+    md.push(
+      '',
+      '### The row-length model, input by input',
+      '',
+      mdTable(
+        ['input', 'value', 'how', 'from'],
+        c.inputs.map((i) => [i.name, i.value, i.how, i.from]),
+      ),
+    );
   if (c.fit?.spread_curve.length && c.fit.spread_curve.length > 1) {
     md.push('', `The spread against the data pages (the insert share fitted to the ${c.measured.basis_word} at each spread):`, '');
-    md.push(mdTable(['spread', 'insert share', 'moved %', 'reproduced', 'pages'], c.fit.spread_curve.map((p) => [String(p.spread), String(p.insert_share), pct(p.moved_pct), p.reproduced ? 'yes' : 'no', fmt(p.pages)])));
+    md.push(
+      mdTable(
+        ['spread', 'insert share', 'moved %', 'reproduced', 'pages'],
+        c.fit.spread_curve.map((p) => [
+          String(p.spread),
+          String(p.insert_share),
+          pct(p.moved_pct),
+          p.reproduced ? 'yes' : 'no',
+          fmt(p.pages),
+        ]),
+      ),
+    );
   }
   if (c.fit) {
-    md.push('', `Fitted: rows inserted at ${fmt(c.fit.insert_avg_bytes)} data bytes on average and grown by ${fmt(c.fit.growth_avg_bytes)} to ${fmt(c.fit.now_avg_bytes)} (insert share ${c.fit.insert_share}; the evidence allows ${c.fit.insert_share_range[0]}–${c.fit.insert_share_range[1]}).`);
+    md.push(
+      '',
+      `Fitted: rows inserted at ${fmt(c.fit.insert_avg_bytes)} data bytes on average and grown by ${fmt(c.fit.growth_avg_bytes)} to ${fmt(c.fit.now_avg_bytes)} (insert share ${c.fit.insert_share}; the evidence allows ${c.fit.insert_share_range[0]}–${c.fit.insert_share_range[1]}).`,
+    );
   }
   return md;
 }
@@ -344,9 +443,26 @@ function maintenanceMarkdown(out: EstimateOutcome, charts: string[]): string[] {
   const m = out.maintenance!;
   const md = ['## Maintenance what-if', '', m.summary, ''];
   if (m.assumed.length) md.push(`Assumed (set them in estimate.maintenance): ${m.assumed.join(', ')}.`, '');
-  md.push('```sql', `-- every ${m.every_days} days, living with the current setting`, m.periodic_command, ...(m.change_commands.length ? ['-- or, once: the recommended setting', ...m.change_commands] : []), '```', '');
+  md.push(
+    '```sql',
+    `-- every ${m.every_days} days, living with the current setting`,
+    m.periodic_command,
+    ...(m.change_commands.length ? ['-- or, once: the recommended setting', ...m.change_commands] : []),
+    '```',
+    '',
+  );
   md.push(...m.costs.map((c) => `- ${c}`), '');
-  md.push(mdTable(['run (day)', 'forwarded rows before', 'exclusive table locks', '95% interval'], m.current.runs.map((r) => [String(r.day), fmt(r.forwarded_rows_before), fmt(r.exclusive_table_locks), `${fmt(r.exclusive_table_locks_interval[0])}–${fmt(r.exclusive_table_locks_interval[1])}`])));
+  md.push(
+    mdTable(
+      ['run (day)', 'forwarded rows before', 'exclusive table locks', '95% interval'],
+      m.current.runs.map((r) => [
+        String(r.day),
+        fmt(r.forwarded_rows_before),
+        fmt(r.exclusive_table_locks),
+        `${fmt(r.exclusive_table_locks_interval[0])}–${fmt(r.exclusive_table_locks_interval[1])}`,
+      ]),
+    ),
+  );
   const chart = charts.find((c) => c.endsWith('estimate-maintenance.png'));
   if (chart) md.push('', `![${chart}](${chart})`);
   return md;
@@ -355,14 +471,20 @@ function maintenanceMarkdown(out: EstimateOutcome, charts: string[]): string[] {
 /** Forwarded rows and pages against the knob, with the recommendations and special values marked. */
 export function estimateChart(cfg: EstimateConfig, f: FormatEstimate): Buffer {
   const cs = f.candidates;
-  const markers: Marker[] = [{ x: f.forwarding_target.value, label: `≤ ${cfg.target_pct}% forwarded: ${f.forwarding_target.value}`, color: '#D55E00' }];
+  const markers: Marker[] = [
+    { x: f.forwarding_target.value, label: `≤ ${cfg.target_pct}% forwarded: ${f.forwarding_target.value}`, color: '#D55E00' },
+  ];
   if (f.min_scan_reads.value !== f.forwarding_target.value) {
     markers.push({ x: f.min_scan_reads.value, label: `fewest scan reads: ${f.min_scan_reads.value}`, color: '#009E73' });
   }
   for (const c of cs) {
     for (const s of c.specials) {
       if (s === 'current') continue;
-      markers.push({ x: c.value, label: s === 'default' ? `default ${c.value}` : s === 'pack' ? `pack ${c.value}` : `max ${c.value}`, color: '#999999' });
+      markers.push({
+        x: c.value,
+        label: s === 'default' ? `default ${c.value}` : s === 'pack' ? `pack ${c.value}` : `max ${c.value}`,
+        color: '#999999',
+      });
     }
   }
   return renderLineChart({
@@ -373,9 +495,21 @@ export function estimateChart(cfg: EstimateConfig, f: FormatEstimate): Buffer {
     y2Label: 'pages',
     series: [
       { label: 'forwarded rows %', points: cs.map((c) => [c.value, c.forwarded_rows_pct]), color: '#D55E00' },
-      { label: 'interval, upper', points: cs.map((c) => [c.value, c.interval.forwarded_rows_pct[1]]), color: '#D55E00', dashed: true, showPoints: false },
+      {
+        label: 'interval, upper',
+        points: cs.map((c) => [c.value, c.interval.forwarded_rows_pct[1]]),
+        color: '#D55E00',
+        dashed: true,
+        showPoints: false,
+      },
       { label: 'pages', points: cs.map((c) => [c.value, c.pages]), yAxis: 'right', color: '#0072B2' },
-      { label: 'table-scan page reads', points: cs.map((c) => [c.value, c.table_scan_page_reads]), yAxis: 'right', color: '#0072B2', dashed: true },
+      {
+        label: 'table-scan page reads',
+        points: cs.map((c) => [c.value, c.table_scan_page_reads]),
+        yAxis: 'right',
+        color: '#0072B2',
+        dashed: true,
+      },
     ],
     markers,
   });
@@ -391,8 +525,16 @@ export function maintenanceChart(cfg: EstimateConfig, out: EstimateOutcome): Buf
     if (d.forwarded_rows_after_reorg !== undefined) sawtooth.push([d.day, d.forwarded_rows_after_reorg]);
   }
   const current = f.knob === 'none' ? 'the table as it is' : `${f.knob} ${m.current.setting}`;
-  const series: Series[] = [{ label: `${current}, ${m.periodic_command} every ${m.every_days} days`, points: sawtooth, color: '#D55E00', showPoints: false }];
-  if (m.recommended) series.push({ label: `${f.knob} ${m.recommended.setting} after one rebuild, no reorg`, points: m.recommended.days.map((d) => [d.day, d.forwarded_rows]), color: '#009E73', showPoints: false });
+  const series: Series[] = [
+    { label: `${current}, ${m.periodic_command} every ${m.every_days} days`, points: sawtooth, color: '#D55E00', showPoints: false },
+  ];
+  if (m.recommended)
+    series.push({
+      label: `${f.knob} ${m.recommended.setting} after one rebuild, no reorg`,
+      points: m.recommended.days.map((d) => [d.day, d.forwarded_rows]),
+      color: '#009E73',
+      showPoints: false,
+    });
   return renderLineChart({
     title: `${cfg.table.name} on ${f.format}: forwarded rows over ${m.days} days`,
     subtitle:
@@ -401,6 +543,8 @@ export function maintenanceChart(cfg: EstimateConfig, out: EstimateOutcome): Buf
     xLabel: 'day',
     yLabel: 'forwarded rows',
     series,
-    markers: m.current.runs.filter((r) => r.day > 0).map((r) => ({ x: r.day, label: `reorg: ${fmt(r.exclusive_table_locks)} locks`, color: '#999999' })),
+    markers: m.current.runs
+      .filter((r) => r.day > 0)
+      .map((r) => ({ x: r.day, label: `reorg: ${fmt(r.exclusive_table_locks)} locks`, color: '#999999' })),
   });
 }

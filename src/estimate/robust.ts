@@ -48,7 +48,14 @@ function allowed(cal: Calibration): Point[] {
 }
 
 /** The least reserve among `ordered` (from the recommendation on) that meets the target with this growth. */
-async function leastAt(cfg: EstimateConfig, knob: ReserveKnob, fixed: number, p: Point, ordered: Cand[], runner: CandidateRunner): Promise<SpreadEnd> {
+async function leastAt(
+  cfg: EstimateConfig,
+  knob: ReserveKnob,
+  fixed: number,
+  p: Point,
+  ordered: Cand[],
+  runner: CandidateRunner,
+): Promise<SpreadEnd> {
   const plan = samplePlan(cfg, fixed, { insertShare: p.insert_share, spread: p.spread });
   const src = cfg.source;
   const sd = src.kind === 'evidence' ? lengthMoments(lengthsNow(src.model, p.spread)).sd : 0;
@@ -60,11 +67,27 @@ async function leastAt(cfg: EstimateConfig, knob: ReserveKnob, fixed: number, p:
       const f = aggregate(knob, batch[k]!, results[k]!, plan.tableRows, plan.sampleRows);
       last = f;
       if (f.interval.forwarded_rows_pct[1] <= cfg.target_pct) {
-        return { spread: p.spread, insert_share: p.insert_share, sd: round2(sd), value: f.value, met: true, forwarded_pct: f.forwarded_rows_pct, upper_pct: f.interval.forwarded_rows_pct[1] };
+        return {
+          spread: p.spread,
+          insert_share: p.insert_share,
+          sd: round2(sd),
+          value: f.value,
+          met: true,
+          forwarded_pct: f.forwarded_rows_pct,
+          upper_pct: f.interval.forwarded_rows_pct[1],
+        };
       }
     }
   }
-  return { spread: p.spread, insert_share: p.insert_share, sd: round2(sd), value: last!.value, met: false, forwarded_pct: last!.forwarded_rows_pct, upper_pct: last!.interval.forwarded_rows_pct[1] };
+  return {
+    spread: p.spread,
+    insert_share: p.insert_share,
+    sd: round2(sd),
+    value: last!.value,
+    met: false,
+    forwarded_pct: last!.forwarded_rows_pct,
+    upper_pct: last!.interval.forwarded_rows_pct[1],
+  };
 }
 
 /**

@@ -185,7 +185,8 @@ function readLengthHeader(cells: string[], columns: LengthColumns): string | und
   const lower = cells.map((c) => c.toLowerCase());
   const ins = lower.findIndex((c) => INSERT_NAMES.includes(c));
   const nw = lower.findIndex((c) => NOW_NAMES.includes(c));
-  if (ins < 0 || nw < 0) return 'expected a header naming the columns insert and now (or no header: the first two columns are insert and now)';
+  if (ins < 0 || nw < 0)
+    return 'expected a header naming the columns insert and now (or no header: the first two columns are insert and now)';
   columns.insertCol = ins;
   columns.nowCol = nw;
   columns.width = cells.length;
@@ -193,7 +194,15 @@ function readLengthHeader(cells: string[], columns: LengthColumns): string | und
 }
 
 /** One data line's [insert, now] lengths, or undefined with its problems added. */
-function readLengthLine(file: string, lineNo: number, line: string, cells: string[], columns: LengthColumns, range: LengthRange, problems: InputProblem[]): [number, number] | undefined {
+function readLengthLine(
+  file: string,
+  lineNo: number,
+  line: string,
+  cells: string[],
+  columns: LengthColumns,
+  range: LengthRange,
+  problems: InputProblem[],
+): [number, number] | undefined {
   const trimmed = line.trim();
   const { width, insertCol, nowCol, headerSeen } = columns;
   if (cells.length > width) {
@@ -207,7 +216,12 @@ function readLengthLine(file: string, lineNo: number, line: string, cells: strin
   }
   const need = Math.max(insertCol, nowCol) + 1;
   if (cells.length < need) {
-    problems.push({ file, line: lineNo, column: line.length + 1, message: `expected ${need} columns (the row's data length at insert and now), found ${cells.length}: "${trimmed}"` });
+    problems.push({
+      file,
+      line: lineNo,
+      column: line.length + 1,
+      message: `expected ${need} columns (the row's data length at insert and now), found ${cells.length}: "${trimmed}"`,
+    });
     return undefined;
   }
   let ok = true;

@@ -118,7 +118,13 @@ function figures(before: EngineMetrics, after: EngineMetrics | undefined, packed
 
 function simulateWorkload(task: CandidateTask, workload: PhaseSpec[], r: number): ReplicateFigures {
   const phases: PhaseSpec[] = task.reorg ? [...workload, { op: 'reorg', kind: task.reorg }] : workload;
-  const spec: StorageSpec = { name: task.name, seed: replicateSeed(task.seed, r), table: task.table, engine: task.engine, workload: phases };
+  const spec: StorageSpec = {
+    name: task.name,
+    seed: replicateSeed(task.seed, r),
+    table: task.table,
+    engine: task.engine,
+    workload: phases,
+  };
   const format = getFormat(task.engine.format)!;
   const geometry = format.layout(task.table, task.engine).geometry;
   const rowIds = plannedInserts(workload);
@@ -226,7 +232,12 @@ export class RowsTable {
       if (!this.engine.isLive(row)) continue;
       const base = row * this.width;
       fillRowLengths(this.layout, this.onLayout(this.nowLen[row]!), this.lens, base);
-      this.engine.update(row, this.format.rowBytes(this.layout, this.lens, base), this.format.logicalBytes(this.layout, this.lens, base), this.info);
+      this.engine.update(
+        row,
+        this.format.rowBytes(this.layout, this.lens, base),
+        this.format.logicalBytes(this.layout, this.lens, base),
+        this.info,
+      );
     }
     this.engine.commit();
   }

@@ -42,7 +42,14 @@ export interface FormatEstimate {
 export interface Calibration {
   /** fit: the insert lengths were fitted to the measurement; check: they were given, and checked. */
   kind: 'fit' | 'check';
-  measured: { pct: number; count: number; basis: number; basis_word: string; label: string; figures: { label: string; value: number; file: string; line: number }[] };
+  measured: {
+    pct: number;
+    count: number;
+    basis: number;
+    basis_word: string;
+    label: string;
+    figures: { label: string; value: number; file: string; line: number }[];
+  };
   simulated: { setting: string; moved_pct: number; interval: [number, number]; pages: number; pages_interval: [number, number] };
   reproduced: boolean;
   fit?: {
@@ -68,7 +75,17 @@ export interface Calibration {
   /** The figures the simulation misses, with by how much (empty when every figure is reproduced). */
   misses: string[];
   /** The measured data pages against the simulated ones (a second check, not fitted). */
-  pages?: { measured: number; label: string; file: string; line: number; simulated: number; interval: [number, number]; inside: boolean; off_pct: number; within_tolerance: boolean };
+  pages?: {
+    measured: number;
+    label: string;
+    file: string;
+    line: number;
+    simulated: number;
+    interval: [number, number];
+    inside: boolean;
+    off_pct: number;
+    within_tolerance: boolean;
+  };
   sentence: string;
 }
 
@@ -151,7 +168,18 @@ export type EstimateSource =
   | { kind: 'workload'; workload: PhaseSpec[] }
   | { kind: 'columns'; workload: PhaseSpec[] }
   | { kind: 'csv'; file: string; pairs: LengthPairs }
-  | { kind: 'optdiag'; rows: number; min: number; avg: number; max: number; forwarded?: number; insertAvg?: number; insert: Dist; now: Dist; model: LengthModel }
+  | {
+      kind: 'optdiag';
+      rows: number;
+      min: number;
+      avg: number;
+      max: number;
+      forwarded?: number;
+      insertAvg?: number;
+      insert: Dist;
+      now: Dist;
+      model: LengthModel;
+    }
   /**
    * Lengths from the tools' figures (column statistics, the average row, the range): the model of their
    * lengths now (src/estimate/length-model.ts); how long rows were at insert, and how widely the lengths

@@ -15,7 +15,8 @@ import { fmtPct } from './plan.js';
 export const EXIT_NO_RECOMMENDATION = 3;
 
 export function verdictOf(cfg: EstimateConfig, primary: FormatEstimate, knob: ReserveKnob, cal: Calibration | undefined): Verdict {
-  if (cal && !cal.reproduced) return { status: 'evidence_not_reproduced', headline: notReproduced(cfg, knob, cal), exit_status: EXIT_NO_RECOMMENDATION };
+  if (cal && !cal.reproduced)
+    return { status: 'evidence_not_reproduced', headline: notReproduced(cfg, knob, cal), exit_status: EXIT_NO_RECOMMENDATION };
   const rec = primary.forwarding_target;
   if (!rec.met) return { status: 'target_not_met', headline: rec.why, exit_status: EXIT_NO_RECOMMENDATION };
   if (knob.key === 'none') {
@@ -48,12 +49,11 @@ function notReproduced(cfg: EstimateConfig, knob: ReserveKnob, cal: Calibration)
     const widest = cal.fit!.spread_curve.reduce((a, b) => (b.most_moved_pct > a.most_moved_pct ? b : a));
     const most = { moved_pct: widest.most_moved_pct, interval: [0, widest.most_upper_pct] as [number, number] };
     const fewest = cal.fit!.curve[cal.fit!.curve.length - 1]!;
-    const dir = m.pct > most.interval[1]
-      ? `even with every row inserted at the shortest length (${cal.fit!.floor_bytes} bytes) and grown to its length now (${Math.round(cal.fit!.now_avg_bytes)} on average), ${s.setting} gives at most ${fmtPct(most.moved_pct)} (interval up to ${fmtPct(most.interval[1])})`
-      : `no growth of these rows gives it with ${s.setting}: the closest is ${fmtPct(s.moved_pct)} (interval ${fmtPct(s.interval[0])}–${fmtPct(s.interval[1])}), the least ${fmtPct(fewest.moved_pct)}`;
-    return (
-      `${head}, but ${dir}${also}. Something the model leaves out moves these rows (rows that grow more than once, deletes and re-inserts, a setting other than the current one when the rows were inserted, figures of another table or time), so no setting is recommended`
-    );
+    const dir =
+      m.pct > most.interval[1]
+        ? `even with every row inserted at the shortest length (${cal.fit!.floor_bytes} bytes) and grown to its length now (${Math.round(cal.fit!.now_avg_bytes)} on average), ${s.setting} gives at most ${fmtPct(most.moved_pct)} (interval up to ${fmtPct(most.interval[1])})`
+        : `no growth of these rows gives it with ${s.setting}: the closest is ${fmtPct(s.moved_pct)} (interval ${fmtPct(s.interval[0])}–${fmtPct(s.interval[1])}), the least ${fmtPct(fewest.moved_pct)}`;
+    return `${head}, but ${dir}${also}. Something the model leaves out moves these rows (rows that grow more than once, deletes and re-inserts, a setting other than the current one when the rows were inserted, figures of another table or time), so no setting is recommended`;
   }
   return `${head}, but the rows ${cfg.source.kind === 'workload' ? 'of the workload' : 'given'} simulated with the current setting (${s.setting}) give ${fmtPct(s.moved_pct)} (interval ${fmtPct(s.interval[0])}–${fmtPct(s.interval[1])})${also}: the lengths do not describe this table, so no setting is recommended`;
 }

@@ -7,7 +7,14 @@ import { resolveCount } from '../util/units.js';
 import type { EstimateConfig } from './types.js';
 import type { FormatEstimate, Verdict } from './types.js';
 import type { ReserveKnob } from './knob.js';
-import { maintenanceCommands, maintenanceTotals, simulateScenario, type MaintenancePlan, type MaintenanceScenario, type MaintenanceTotals } from './maintenance.js';
+import {
+  maintenanceCommands,
+  maintenanceTotals,
+  simulateScenario,
+  type MaintenancePlan,
+  type MaintenanceScenario,
+  type MaintenanceTotals,
+} from './maintenance.js';
 import { candidateTask, currentCand, fmtPct, type Plan } from './plan.js';
 import { groupedNumber } from '../util/numbers.js';
 
@@ -26,8 +33,15 @@ export interface MaintenanceWhatIf {
   summary: string;
 }
 
-export function whatIf(cfg: EstimateConfig, knob: ReserveKnob, primary: FormatEstimate, plan: Plan, verdict: Verdict): MaintenanceWhatIf | undefined {
-  if (plan.source.kind !== 'rows' || knob.movedMetric !== 'forwarded_rows' || verdict.status === 'evidence_not_reproduced') return undefined;
+export function whatIf(
+  cfg: EstimateConfig,
+  knob: ReserveKnob,
+  primary: FormatEstimate,
+  plan: Plan,
+  verdict: Verdict,
+): MaintenanceWhatIf | undefined {
+  if (plan.source.kind !== 'rows' || knob.movedMetric !== 'forwarded_rows' || verdict.status === 'evidence_not_reproduced')
+    return undefined;
   const m = cfg.maintenance;
   const growth = Math.max(1, resolveCount(m.growth_per_day, plan.tableRows));
   const mp: MaintenancePlan = {
@@ -40,7 +54,10 @@ export function whatIf(cfg: EstimateConfig, knob: ReserveKnob, primary: FormatEs
   };
   const scale = { tableRows: plan.tableRows, sampleRows: plan.sampleRows };
   const cur = currentCand(knob, cfg.engine);
-  const current = simulateScenario(candidateTask(cfg, knob, cfg.engine, cur, plan.source), plan.source, mp, false, scale, { setting: String(cur.setting), value: cur.value });
+  const current = simulateScenario(candidateTask(cfg, knob, cfg.engine, cur, plan.source), plan.source, mp, false, scale, {
+    setting: String(cur.setting),
+    value: cur.value,
+  });
   const recValue = primary.forwarding_target.value;
   const recommended =
     knob.key === 'none' || recValue === cur.value
@@ -105,4 +122,3 @@ function summary(
   }
   return s;
 }
-

@@ -97,7 +97,14 @@ export function aplIndexGeometry(layout: TableLayout, idx: IndexDef, columns: nu
   const parts = (lens: Uint16Array, base: number) => aseKeyParts(layout, columns, lens, base);
   if (idx.clustered) {
     const row = (lens: Uint16Array, base: number) => aplClusteredIndexRowBytes(parts(lens, base));
-    return greedyIndexGeometry({ ...common, leafTupleBytes: row, pivotBytes: row, leafReserveBytes: 0, leafIsData: true, rootAlways: true });
+    return greedyIndexGeometry({
+      ...common,
+      leafTupleBytes: row,
+      pivotBytes: row,
+      leafReserveBytes: 0,
+      leafIsData: true,
+      rootAlways: true,
+    });
   }
   const leaf = (lens: Uint16Array, base: number) => aplLeafIndexRowBytes(parts(lens, base));
   return greedyIndexGeometry({

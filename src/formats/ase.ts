@@ -7,7 +7,17 @@ import { aplIndexGeometry, aseFillReserve, dolIndexGeometry } from './ase-index.
 import { FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-heap.js';
 import { ClusteredHeap } from '../heap/clustered-heap.js';
 import type { StorageEngine } from '../heap/engine.js';
-import { COMMON_DEFAULTS, KnobError, type AlternativesInput, type AllocationInput, type AllocationPageCounts, type ComparisonRule, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
+import {
+  COMMON_DEFAULTS,
+  KnobError,
+  type AlternativesInput,
+  type AllocationInput,
+  type AllocationPageCounts,
+  type ComparisonRule,
+  type PageAnatomy,
+  type ReserveKnob,
+  type StorageFormat,
+} from './format.js';
 import { unconverted } from './comparison.js';
 import { groupedNumber } from '../util/numbers.js';
 import { aseTextStore } from './lob.js';
@@ -132,7 +142,13 @@ function aseColumnLayout(col: ColumnDef, index: number, table: TableDef, engine:
 /** Row bytes from data bytes and the number of variable (incl. nullable) columns: DOL or APL. */
 type AseRowBytes = (dataBytes: number, varColumns: number) => number;
 
-function buildLayout(table: TableDef, engine: EngineSpec, geometry: PageGeometry, rowBytes: AseRowBytes, keepsClustered: boolean): TableLayout {
+function buildLayout(
+  table: TableDef,
+  engine: EngineSpec,
+  geometry: PageGeometry,
+  rowBytes: AseRowBytes,
+  keepsClustered: boolean,
+): TableLayout {
   const clustered = keepsClustered ? table.indexes.find((i) => i.clustered) : undefined;
   const columns = table.columns.map((c, i) => aseColumnLayout(c, i, table, engine));
   const { varying, fixedNotNullBytes, logicalMaxBytes } = indexVaryingColumns(columns);
@@ -151,7 +167,11 @@ function buildLayout(table: TableDef, engine: EngineSpec, geometry: PageGeometry
 }
 
 /** The layout and row-size answers of an ASE format, from its page geometry and its row size. */
-function aseRowFormat(geometry: (pageBytes: number) => PageGeometry, rowBytes: AseRowBytes, keepsClustered: boolean): Pick<StorageFormat, 'layout' | 'rowBytes' | 'logicalBytes' | 'rowBytesAre'> {
+function aseRowFormat(
+  geometry: (pageBytes: number) => PageGeometry,
+  rowBytes: AseRowBytes,
+  keepsClustered: boolean,
+): Pick<StorageFormat, 'layout' | 'rowBytes' | 'logicalBytes' | 'rowBytesAre'> {
   return {
     layout: (table, engine) => buildLayout(table, engine, geometry(engine.page_size), rowBytes, keepsClustered),
     rowBytes: (layout, lens, base, logical) => rowBytes(logical ?? logicalDataBytes(layout, lens, base), layout.varying.length),
@@ -215,7 +235,10 @@ export function resolveExpRowSize(engine: EngineSpec, layout: TableLayout): { ex
   const v = engine.exp_row_size;
   const fixedOnly = layout.varying.length === 0;
   if (fixedOnly && v !== 0 && v !== 1) {
-    throw new EngineSettingError('exp_row_size', `0 or 1 for this table: its columns are all fixed-length and NOT NULL, and ASE takes no expected row size for such a table, found ${v}`);
+    throw new EngineSettingError(
+      'exp_row_size',
+      `0 or 1 for this table: its columns are all fixed-length and NOT NULL, and ASE takes no expected row size for such a table, found ${v}`,
+    );
   }
   if (v === 'max') return { exp_row_size: max, setting: 'max' };
   if (v === 0) {
@@ -247,16 +270,28 @@ const ASE_DEFAULTS = {
 function asePageAnatomy(dol: boolean, layout: TableLayout, engine: EngineSpec): PageAnatomy {
   const clustered = layout.clusteredIndex !== undefined;
   return {
-    title: dol ? 'SAP ASE data-only-locked data page' : clustered ? `SAP ASE allpages-locked data page (clustered on ${layout.clusteredIndex!.name})` : 'SAP ASE allpages-locked data page',
+    title: dol
+      ? 'SAP ASE data-only-locked data page'
+      : clustered
+        ? `SAP ASE allpages-locked data page (clustered on ${layout.clusteredIndex!.name})`
+        : 'SAP ASE allpages-locked data page',
     header: [{ label: dol ? 'DOL page header' : 'APL page header', bytes: dol ? ASE_DOL_HEADER_BYTES : ASE_APL_HEADER_BYTES }],
     slotArray: { name: 'row offset table', entryBytes: ASE_ROW_OFFSET_BYTES, at: 'end', firstSlot: 0 },
     words: dol
-      ? { stub: `forwarding stub (${ASE_DOL_STUB_BYTES} bytes: where the row now lives; its row id does not change)`, forwarded: 'forwarded row', reservation: 'exp_row_size reservation', move: 'forwarded', stubShort: 'stub' }
+      ? {
+          stub: `forwarding stub (${ASE_DOL_STUB_BYTES} bytes: where the row now lives; its row id does not change)`,
+          forwarded: 'forwarded row',
+          reservation: 'exp_row_size reservation',
+          move: 'forwarded',
+          stubShort: 'stub',
+        }
       : { stub: 'none: allpages-locked rows move and get a new row id', forwarded: 'moved row' },
     notes: dol
       ? engine.exp_row_size === 1
         ? ['exp_row_size 1: no room is reserved for growth, rows are packed.']
-        : ['A row shorter than exp_row_size is charged the difference when it is inserted: drawn after the row, hatched. Updates may use any free space of the page, reserved or not.']
+        : [
+            'A row shorter than exp_row_size is charged the difference when it is inserted: drawn after the row, hatched. Updates may use any free space of the page, reserved or not.',
+          ]
       : ['Allpages-locked rows are never forwarded: a row that no longer fits moves and every index entry for it is updated.'],
   };
 }
@@ -319,17 +354,59 @@ function aseComparison(column: ColumnDef, parameter: ColumnType): ComparisonRule
   const p = aseHierarchyGroup(parameter.name);
   if (column.type.name === parameter.name || (c !== undefined && c === p)) return unconverted(column.name, '[ASE-HIER]');
   if (c === undefined || p === undefined) {
-    return { access: 'scan', converted: 'column', expression: `convert(${parameter.sql}, ${column.name}) = @p`, why: `rowsim has no hierarchy value for ${c === undefined ? column.type.name : parameter.name} and assumes the column is converted (an assumption: docs/engines.md)`, source: '[ASE-HIER]' };
+    return {
+      access: 'scan',
+      converted: 'column',
+      expression: `convert(${parameter.sql}, ${column.name}) = @p`,
+      why: `rowsim has no hierarchy value for ${c === undefined ? column.type.name : parameter.name} and assumes the column is converted (an assumption: docs/engines.md)`,
+      source: '[ASE-HIER]',
+    };
   }
   if (c < p) {
-    return { access: 'seek', converted: 'parameter', expression: `${column.name} = convert(${column.type.sql}, @p)`, why: `the column's ${column.type.name} precedes ${parameter.name} in the datatype hierarchy: the index is considered`, source: '[ASE-HIER]' };
+    return {
+      access: 'seek',
+      converted: 'parameter',
+      expression: `${column.name} = convert(${column.type.sql}, @p)`,
+      why: `the column's ${column.type.name} precedes ${parameter.name} in the datatype hierarchy: the index is considered`,
+      source: '[ASE-HIER]',
+    };
   }
   const expression = `convert(${parameter.sql}, ${column.name}) = @p`;
-  return { access: 'scan', converted: 'column', expression, why: `${parameter.name} precedes the column's ${column.type.name} in the datatype hierarchy, so the column is converted and its index is not considered`, source: '[ASE-HIER]' };
+  return {
+    access: 'scan',
+    converted: 'column',
+    expression,
+    why: `${parameter.name} precedes the column's ${column.type.name} in the datatype hierarchy, so the column is converted and its index is not considered`,
+    source: '[ASE-HIER]',
+  };
 }
 
 /** What the two ASE formats answer alike: pages, defaults, the heap engine, index rows. */
-function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'comparison' | 'rowIdName' | 'readCounters' | 'readRowBytes' | 'lobStore' | 'defaultPageBytes' | 'pageSizes' | 'defaults' | 'encodingFor' | 'createEngine' | 'engineRowBytes' | 'pageAnatomy' | 'reorgNote' | 'indexGeometry' | 'versionedIndexes' | 'allocationPages' | 'reserveSetting' | 'reserveUnit' | 'phaseMetrics' | 'movedRows'> {
+function aseCommon(
+  id: 'ase-dol' | 'ase-apl',
+): Pick<
+  StorageFormat,
+  | 'comparison'
+  | 'rowIdName'
+  | 'readCounters'
+  | 'readRowBytes'
+  | 'lobStore'
+  | 'defaultPageBytes'
+  | 'pageSizes'
+  | 'defaults'
+  | 'encodingFor'
+  | 'createEngine'
+  | 'engineRowBytes'
+  | 'pageAnatomy'
+  | 'reorgNote'
+  | 'indexGeometry'
+  | 'versionedIndexes'
+  | 'allocationPages'
+  | 'reserveSetting'
+  | 'reserveUnit'
+  | 'phaseMetrics'
+  | 'movedRows'
+> {
   const dol = id === 'ase-dol';
   return {
     comparison: (column, parameter) => aseComparison(column, parameter),
@@ -344,24 +421,27 @@ function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<StorageFormat, 'comparison' 
     // ASE keeps char/varchar in the server's character set, whichever it is (utf16 included).
     encodingFor: (encoding) => encoding,
     createEngine: (layout, resolved, spec, rowCapacity) =>
-      layout.clusteredIndex ? aplClusteredEngine(layout, layout.clusteredIndex, spec.table.indexes.length - 1, rowCapacity) : new ForwardingHeap({
-        geometry: layout.geometry,
-        // DOL rows are forwarded; APL rows move and their index entries follow [Q][U1].
-        forwarding: dol,
-        stubBytes: ASE_DOL_STUB_BYTES,
-        expRowSizeBytes: dol ? Number(resolved.exp_row_size) : 0,
-        expRowSizeBasis: spec.engine.exp_row_size_basis,
-        compaction: spec.engine.compaction === 'on',
-        indexCount: spec.table.indexes.length,
-        rowCapacity,
-        // A page whose last row leaves is deallocated: at once on APL [PT-DEL]; on DOL by the housekeeper's
-        // garbage collection (reorg forwarded_rows moving the rows of a page home included) [HK-GC].
-        deallocateEmptyPages: !dol || spec.engine.enable_housekeeper_gc !== 0,
-      }),
+      layout.clusteredIndex
+        ? aplClusteredEngine(layout, layout.clusteredIndex, spec.table.indexes.length - 1, rowCapacity)
+        : new ForwardingHeap({
+            geometry: layout.geometry,
+            // DOL rows are forwarded; APL rows move and their index entries follow [Q][U1].
+            forwarding: dol,
+            stubBytes: ASE_DOL_STUB_BYTES,
+            expRowSizeBytes: dol ? Number(resolved.exp_row_size) : 0,
+            expRowSizeBasis: spec.engine.exp_row_size_basis,
+            compaction: spec.engine.compaction === 'on',
+            indexCount: spec.table.indexes.length,
+            rowCapacity,
+            // A page whose last row leaves is deallocated: at once on APL [PT-DEL]; on DOL by the housekeeper's
+            // garbage collection (reorg forwarded_rows moving the rows of a page home included) [HK-GC].
+            deallocateEmptyPages: !dol || spec.engine.enable_housekeeper_gc !== 0,
+          }),
     engineRowBytes: FORWARDING_HEAP_ROW_BYTES,
     pageAnatomy: (layout, engine) => asePageAnatomy(dol, layout, engine),
     reorgNote: forwardingReorgNote(id),
-    indexGeometry: (_table, layout, idx, columns) => (dol ? dolIndexGeometry(layout, idx, columns) : aplIndexGeometry(layout, idx, columns)),
+    indexGeometry: (_table, layout, idx, columns) =>
+      dol ? dolIndexGeometry(layout, idx, columns) : aplIndexGeometry(layout, idx, columns),
     versionedIndexes: false,
     allocationPages: aseAllocationPages,
     reserveSetting: 'exp_row_size',
@@ -412,7 +492,9 @@ export function aseAllocationPages(input: AllocationInput): AllocationPageCounts
 /** exp_row_size as the estimator tunes it: max(2, fixed NOT NULL bytes) .. the maximum data row length [I][J][N]. */
 function expRowSizeKnob(layout: TableLayout, engine: EngineSpec): ReserveKnob {
   if (layout.varying.length === 0) {
-    throw new KnobError('a table with a variable-length or nullable column (ASE takes no exp_row_size but 0 and 1 on a table of fixed-length NOT NULL columns only, whose rows cannot grow)');
+    throw new KnobError(
+      'a table with a variable-length or nullable column (ASE takes no exp_row_size but 0 and 1 on a table of fixed-length NOT NULL columns only, whose rows cannot grow)',
+    );
   }
   const min = Math.max(2, layout.fixedNotNullBytes);
   const max = layout.logicalMaxBytes;
@@ -425,7 +507,12 @@ function expRowSizeKnob(layout: TableLayout, engine: EngineSpec): ReserveKnob {
     moreReserveWhenLarger: true,
     specials: [
       { name: 'pack', setting: 1, value: 1, label: '1 (pack fully)' },
-      { name: 'default', setting: 0, value: defaultBytes, label: `0 (server default ${engine.default_exp_row_size_percent}% = ${defaultBytes})` },
+      {
+        name: 'default',
+        setting: 0,
+        value: defaultBytes,
+        label: `0 (server default ${engine.default_exp_row_size_percent}% = ${defaultBytes})`,
+      },
       { name: 'max', setting: 'max', value: max, label: `max (${max})` },
     ],
     engineWith: (base, setting) => ({ ...base, format: 'ase-dol', exp_row_size: setting }),
@@ -444,12 +531,24 @@ export const aseDol: StorageFormat = {
   dbms: 'ase',
   title: 'SAP ASE data-only-locked (datarows)',
   evidence: ['optdiag', 'sp_spaceused'],
-  settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'compaction', 'enable_housekeeper_gc', 'encoding', 'multibyte_share', 'multibyte_widths'],
+  settings: [
+    'page_size',
+    'exp_row_size',
+    'default_exp_row_size_percent',
+    'exp_row_size_basis',
+    'compaction',
+    'enable_housekeeper_gc',
+    'encoding',
+    'multibyte_share',
+    'multibyte_widths',
+  ],
   // max_rows_per_page applies only to allpages-locked tables [ASE-IDXPROP].
   indexSettings: ['fillfactor', 'reservepagegap'],
   indexNotes: (table) =>
     table.indexes.some((i) => i.clustered)
-      ? ['clustered on ase-dol is a placement index: a leaf row per data row, sized as a nonclustered index; it directs inserts to the page of the key before, which for rows arriving in key order is the last page, so the rows are placed and forwarded as in a heap']
+      ? [
+          'clustered on ase-dol is a placement index: a leaf row per data row, sized as a nonclustered index; it directs inserts to the page of the key before, which for rows arriving in key order is the last page, so the rows are placed and forwarded as in a heap',
+        ]
       : [],
   ...aseCommon('ase-dol'),
   // A DOL clustered index only places rows near their key [PT-DOLCI]: the rows are a heap.
@@ -464,10 +563,14 @@ export const aseDol: StorageFormat = {
       'reorg forwarded_rows runs as transactions of at most 8 pages; one that meets a forwarded row takes an exclusive table lock [R3][S-ASE-BET]',
       'reorg rebuild copies every row to new pages and rebuilds every index under one exclusive table lock for its whole run [R3][R5]',
       'it needs free space for a complete copy of the table and its indexes on their segments [R6]',
-      "it needs the database option select into/bulkcopy/pllsort, and after it dump transaction is refused until a dump database [R7]",
+      'it needs the database option select into/bulkcopy/pllsort, and after it dump transaction is refused until a dump database [R7]',
     ],
   }),
-  rebuild: (table) => ({ command: `reorg rebuild ${table}`, needs: 'free space for a complete copy of the table and its indexes on their segments [R6]', indexesToo: true }),
+  rebuild: (table) => ({
+    command: `reorg rebuild ${table}`,
+    needs: 'free space for a complete copy of the table and its indexes on their segments [R6]',
+    indexesToo: true,
+  }),
   estimateAlternatives: aseAlternatives,
   resolve(engine, layout): ResolvedEngine {
     checkAsePageSize(engine);
@@ -494,7 +597,9 @@ export const aseDol: StorageFormat = {
   notes(engine, resolved) {
     const notes: string[] = [];
     if (engine.exp_row_size === 0 && resolved.fixed_length_only === true) {
-      notes.push('exp_row_size 0: the server default applies only to tables with variable-length or nullable columns; this table\'s pages are packed full');
+      notes.push(
+        "exp_row_size 0: the server default applies only to tables with variable-length or nullable columns; this table's pages are packed full",
+      );
     } else if (engine.exp_row_size === 0) {
       notes.push(
         `exp_row_size 0 uses the server default: ${engine.default_exp_row_size_percent}% of ${resolved.usable_page_bytes} usable bytes = ${resolved.exp_row_size} bytes`,
@@ -512,7 +617,15 @@ export const aseApl: StorageFormat = {
   dbms: 'ase',
   title: 'SAP ASE allpages-locked',
   evidence: ['optdiag', 'sp_spaceused'],
-  settings: ['page_size', 'exp_row_size', 'default_exp_row_size_percent', 'exp_row_size_basis', 'encoding', 'multibyte_share', 'multibyte_widths'],
+  settings: [
+    'page_size',
+    'exp_row_size',
+    'default_exp_row_size_percent',
+    'exp_row_size_basis',
+    'encoding',
+    'multibyte_share',
+    'multibyte_widths',
+  ],
   indexSettings: ['fillfactor', 'max_rows_per_page', 'reservepagegap'],
   ...aseCommon('ase-apl'),
   // An APL clustered index keeps the rows in key order: its leaf level is the data pages [PT-APL4].
@@ -537,7 +650,9 @@ export const aseApl: StorageFormat = {
   notes(engine, resolved) {
     const notes =
       resolved.clustered_index !== undefined
-        ? [`a clustered table: the rows are kept in the order of ${resolved.clustered_index}, whose leaf level is the data pages; a row that no longer fits splits its page (page_splits), and the rows moved get new row ids, so every nonclustered index entry for them is updated`]
+        ? [
+            `a clustered table: the rows are kept in the order of ${resolved.clustered_index}, whose leaf level is the data pages; a row that no longer fits splits its page (page_splits), and the rows moved get new row ids, so every nonclustered index entry for them is updated`,
+          ]
         : ['APL rows are never forwarded: a row that no longer fits moves, and every index entry for it is updated'];
     if (engine.exp_row_size !== 0) notes.push('exp_row_size is accepted and ignored on allpages-locked tables');
     return notes;

@@ -43,5 +43,5 @@ export function sameType(column: ColumnType, parameter: ColumnType): boolean {
 }
 
 export function unconverted(column: string, source: string): ComparisonRule {
-  return { access: 'seek', converted: 'none', expression: `${column} = @p`, why: 'the parameter has the column\'s type', source };
+  return { access: 'seek', converted: 'none', expression: `${column} = @p`, why: "the parameter has the column's type", source };
 }

@@ -103,7 +103,14 @@ export interface OutOfLineStore {
    * relation (PostgreSQL's rewrite runs the toaster on each row again); `resize(row, bytes)` gets each
    * row's new size on its page. reorg('rebuild') then does nothing more.
    */
-  rebuild?(rows: Int32Array, lens: Uint16Array, width: number, levels: Uint8Array | null, ncols: number, resize: (row: number, bytes: number) => void): void;
+  rebuild?(
+    rows: Int32Array,
+    lens: Uint16Array,
+    width: number,
+    levels: Uint8Array | null,
+    ncols: number,
+    resize: (row: number, bytes: number) => void,
+  ): void;
   /**
    * The whole lengths of large-object values, by varying column and row, where the runner keeps them
    * (the row store caps lengths at 65,534 bytes): out-of-line values are stored whole.
@@ -149,7 +156,13 @@ export interface PageAnatomy {
   /** The line inserts stop at (PostgreSQL fillfactor, Oracle PCTFREE): free bytes kept for updates. */
   fillLine?: { label: string; keepFreeBytes: number };
   /** What a row that moved away from home leaves behind, and is called ("forwarding stub", "forwarding pointer", "migrated row" …). */
-  words: { stub: string; forwarded: string; reservation?: string; /** What the trace says a row that no longer fits does: forwarded, migrated. */ move?: string; /** The stub, short: stub, head piece. */ stubShort?: string };
+  words: {
+    stub: string;
+    forwarded: string;
+    reservation?: string;
+    /** What the trace says a row that no longer fits does: forwarded, migrated. */ move?: string;
+    /** The stub, short: stub, head piece. */ stubShort?: string;
+  };
   /** The engine's page band as the DBMS's tools show it (SQL Server PFS). */
   band?: (detail: PageDetail) => string;
   notes: string[];
@@ -286,14 +299,22 @@ export interface StorageFormat {
   /** The counters worth a column in the summary's per-phase table. */
   readonly phaseMetrics: readonly string[];
   /** How an update that no longer fits where the row was is counted, and called. */
-  readonly movedRows: { metric: 'forwarded_rows' | 'newpage_updates'; word: string; /** the word in a narrow column: "fwd", "migr." */ short: string };
+  readonly movedRows: {
+    metric: 'forwarded_rows' | 'newpage_updates';
+    word: string;
+    /** the word in a narrow column: "fwd", "migr." */ short: string;
+  };
   /** Updates that kept the row on its page where the DBMS counts them under a name of its own (PostgreSQL's
    *  HOT updates): the reports show their share of all updates instead of forwarded rows the format has not got. */
   readonly keptUpdates?: { metric: 'hot_updates'; word: string };
 }
 
 /** Defaults of the settings every format reads the same way (the database character set). */
-export const COMMON_DEFAULTS: Pick<EngineSettings, 'encoding' | 'multibyte_share' | 'multibyte_widths'> = Object.freeze({ encoding: 'latin1', multibyte_share: 0, multibyte_widths: Object.freeze({}) });
+export const COMMON_DEFAULTS: Pick<EngineSettings, 'encoding' | 'multibyte_share' | 'multibyte_widths'> = Object.freeze({
+  encoding: 'latin1',
+  multibyte_share: 0,
+  multibyte_widths: Object.freeze({}),
+});
 
 /** Engines with no UTF-16 database character set store a utf16 config's char/varchar as utf8. */
 export function withoutUtf16(encoding: Encoding): Encoding {

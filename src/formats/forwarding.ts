@@ -29,8 +29,6 @@ export function forwardingReorgNote(id: string): (kind: ReorgKind) => string | u
 }
 
 /** Index geometry of pages packed greedily (no nbtsort emulation): every non-leaf entry is a full pivot, as the manuals' formulas count them. */
-export function greedyIndexGeometry(
-  g: Omit<IndexGeometryFields, 'nbtsort' | 'minusInfinityBytes' | 'leafTidSlackBytes'>,
-): IndexGeometry {
+export function greedyIndexGeometry(g: Omit<IndexGeometryFields, 'nbtsort' | 'minusInfinityBytes' | 'leafTidSlackBytes'>): IndexGeometry {
   return indexGeometry({ ...g, nbtsort: false, minusInfinityBytes: 0, leafTidSlackBytes: 0 });
 }

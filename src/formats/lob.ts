@@ -60,7 +60,13 @@ export function aseTextStore(pageBytes: number): LobStore {
     title: `SAP ASE text/image page chain (${groupedNumber(perPage)} bytes a ${pageBytes / 1024} kB page)`,
     bytesPerPage: perPage,
     lookupPages: () => 1,
-    assumed: pageBytes === 2048 ? ['a read at an offset reads the first text page (its text node), then the pages of its bytes'] : [`${perPage} bytes a page: the 2 kB page's 1,800 plus the larger page's extra bytes (only 2 kB is documented)`, 'a read at an offset reads the first text page (its text node), then the pages of its bytes'],
+    assumed:
+      pageBytes === 2048
+        ? ['a read at an offset reads the first text page (its text node), then the pages of its bytes']
+        : [
+            `${perPage} bytes a page: the 2 kB page's 1,800 plus the larger page's extra bytes (only 2 kB is documented)`,
+            'a read at an offset reads the first text page (its text node), then the pages of its bytes',
+          ],
     source: '[ASE-TEXT]',
   };
 }
@@ -75,7 +81,9 @@ export function derbyLobStore(): LobStore {
     title: 'Apache Derby long-column pages (32 kB, a chain)',
     bytesPerPage: DERBY_LOB_PAGE_BYTES - DERBY_PAGE_OVERHEAD_BYTES,
     lookupPages: () => 0,
-    assumed: [`${DERBY_LOB_PAGE_BYTES - DERBY_PAGE_OVERHEAD_BYTES} bytes of a value a 32 kB page (the page less a header and checksum of ${DERBY_PAGE_OVERHEAD_BYTES} bytes)`],
+    assumed: [
+      `${DERBY_LOB_PAGE_BYTES - DERBY_PAGE_OVERHEAD_BYTES} bytes of a value a 32 kB page (the page less a header and checksum of ${DERBY_PAGE_OVERHEAD_BYTES} bytes)`,
+    ],
     source: '[DERBY-PAGE][S-DERBY-3766]',
   };
 }
@@ -94,7 +102,13 @@ function btreeLevels(entries: number, fanout: number): number {
  * for a 64 MB Blob read 32,000 bytes at a time, 70,459,204,864 bytes, the count the issue reports
  * Derby making [S-DERBY-3766].
  */
-export function lobReadCost(s: number, b: number, reposition: 'restart' | 'keep', store: LobStore, values: number): { reads: number; bytes: number; pages: number; lookups: number } {
+export function lobReadCost(
+  s: number,
+  b: number,
+  reposition: 'restart' | 'keep',
+  store: LobStore,
+  values: number,
+): { reads: number; bytes: number; pages: number; lookups: number } {
   if (s <= 0) return { reads: 0, bytes: 0, pages: 0, lookups: 0 };
   const n = Math.ceil(s / b);
   const per = store.bytesPerPage;

@@ -12,7 +12,16 @@
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { columnBytes } from '../btree/geometry.js';
 import { CHAIN_ROW_BYTES, FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-heap.js';
-import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type AllocationPageCounts, type ComparisonRule, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
+import {
+  COMMON_DEFAULTS,
+  withoutUtf16,
+  type AllocationInput,
+  type AllocationPageCounts,
+  type ComparisonRule,
+  type PageAnatomy,
+  type ReserveKnob,
+  type StorageFormat,
+} from './format.js';
 import { typeClass, unconverted } from './comparison.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
 import type { ColumnType } from '../config/column-types.js';
@@ -179,7 +188,14 @@ function oraColumnLayout(col: ColumnDef, index: number, table: TableDef, engine:
   const digits = oracleNumberDigits(t);
   if (digits > 0) {
     // NUMBER is variable-length: sized by the value's significant digits (the workload's length), at most p [ORA-NUMBER].
-    return columnLayout(table, col, index, { variableType: true, character: false, bytesPerChar: 1, maxBytes: oracleNumberBytes(digits), declaredLength: digits, bytesOfLength: oracleNumberBytes });
+    return columnLayout(table, col, index, {
+      variableType: true,
+      character: false,
+      bytesPerChar: 1,
+      maxBytes: oracleNumberBytes(digits),
+      declaredLength: digits,
+      bytesOfLength: oracleNumberBytes,
+    });
   }
   const variableType = t.family === 'varchar' || t.family === 'varbinary' || t.family === 'text' || t.family === 'blob';
   const character = isCharacterType(t);
@@ -214,7 +230,13 @@ function oracleItlSlots(initrans: number): number {
 
 /** Bytes of a table block that rows and their row directory cannot use: 122 on any block size at INITRANS 1 or 2 [ORA-FOOTE][ORA-LEWIS]. */
 function oracleBlockOverhead(initrans: number): number {
-  return ORACLE_CACHE_LAYER_BYTES + ORACLE_TXN_HEADER_FIXED_BYTES + ORACLE_ITL_ENTRY_BYTES * oracleItlSlots(initrans) + ORACLE_DATA_HEADER_BYTES + ORACLE_TABLE_DIRECTORY_BYTES;
+  return (
+    ORACLE_CACHE_LAYER_BYTES +
+    ORACLE_TXN_HEADER_FIXED_BYTES +
+    ORACLE_ITL_ENTRY_BYTES * oracleItlSlots(initrans) +
+    ORACLE_DATA_HEADER_BYTES +
+    ORACLE_TABLE_DIRECTORY_BYTES
+  );
 }
 
 export function oracleGeometry(blockBytes: number, initrans = ORACLE_DEFAULT_INITRANS): PageGeometry {
@@ -295,7 +317,8 @@ function oracleIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDe
     name: idx.name,
     columns,
     unique: idx.unique,
-    leafTupleBytes: (lens, base) => ORACLE_INDEX_ENTRY_HEADER_BYTES + lengthPrefixed(columns, lens, base) + ORACLE_ROWID_BYTES + (idx.unique ? 0 : 1),
+    leafTupleBytes: (lens, base) =>
+      ORACLE_INDEX_ENTRY_HEADER_BYTES + lengthPrefixed(columns, lens, base) + ORACLE_ROWID_BYTES + (idx.unique ? 0 : 1),
     pivotBytes: (lens, base) => ORACLE_INDEX_ENTRY_HEADER_BYTES + lengthPrefixed(first, lens, base) + ORACLE_BRANCH_POINTER_BYTES,
     slotBytes: ORACLE_ROW_DIRECTORY_BYTES,
     pageRoomBytes: pageBytes - ORACLE_INDEX_BLOCK_OVERHEAD_BYTES,
@@ -367,7 +390,12 @@ function oraclePageAnatomy(layout: TableLayout, engine: EngineSpec): PageAnatomy
     ],
     slotArray: { name: 'row directory', entryBytes: ORACLE_ROW_DIRECTORY_BYTES, at: 'after-header', firstSlot: 0 },
     ...(keep > 0 ? { fillLine: { label: `PCTFREE ${engine.pctfree}: inserts leave ${keep} bytes free`, keepFreeBytes: keep } } : {}),
-    words: { stub: `migration stub (the head piece, ${ORACLE_MIGRATION_STUB_BYTES} bytes: where the row now lives; its rowid does not change)`, forwarded: 'migrated row', move: 'migrated', stubShort: 'head piece (migration stub)' },
+    words: {
+      stub: `migration stub (the head piece, ${ORACLE_MIGRATION_STUB_BYTES} bytes: where the row now lives; its rowid does not change)`,
+      forwarded: 'migrated row',
+      move: 'migrated',
+      stubShort: 'head piece (migration stub)',
+    },
     notes: ['Rows are kept as byte totals, so they are drawn packed in row-directory order; the holes they leave are drawn as one block.'],
   };
 }
@@ -406,17 +434,39 @@ function oracleComparison(column: ColumnDef, parameter: ColumnType): ComparisonR
   const c = oracleCompareClass(column.type);
   const p = oracleCompareClass(parameter);
   if (c === p) return unconverted(column.name, '[ORA-CMP]');
-  const columnConverted = (c === 'char' && (p === 'number' || p === 'date' || p === 'raw' || p === 'nchar')) || (c === 'nchar' && (p === 'number' || p === 'date' || p === 'raw'));
-  const parameterConverted = (p === 'char' && (c === 'number' || c === 'date' || c === 'raw' || c === 'nchar')) || (p === 'nchar' && (c === 'number' || c === 'date' || c === 'raw'));
+  const columnConverted =
+    (c === 'char' && (p === 'number' || p === 'date' || p === 'raw' || p === 'nchar')) ||
+    (c === 'nchar' && (p === 'number' || p === 'date' || p === 'raw'));
+  const parameterConverted =
+    (p === 'char' && (c === 'number' || c === 'date' || c === 'raw' || c === 'nchar')) ||
+    (p === 'nchar' && (c === 'number' || c === 'date' || c === 'raw'));
   if (columnConverted) {
     const fn = p === 'number' ? 'TO_NUMBER' : p === 'date' ? 'TO_DATE' : p === 'raw' ? 'HEXTORAW' : 'SYS_OP_C2C';
     const expression = `${fn}(${column.name}) = :b`;
-    return { access: 'scan', converted: 'column', expression, why: `Oracle converts the ${c === 'char' && p === 'nchar' ? 'database character set side to the national character set' : 'character side'}: the column (${expression}), so its index cannot be used`, source: '[ORA-CMP]' };
+    return {
+      access: 'scan',
+      converted: 'column',
+      expression,
+      why: `Oracle converts the ${c === 'char' && p === 'nchar' ? 'database character set side to the national character set' : 'character side'}: the column (${expression}), so its index cannot be used`,
+      source: '[ORA-CMP]',
+    };
   }
   if (parameterConverted) {
-    return { access: 'seek', converted: 'parameter', expression: `${column.name} = CONVERT(:b)`, why: 'the parameter is converted to the column\'s type, and the index is used', source: '[ORA-CMP]' };
+    return {
+      access: 'seek',
+      converted: 'parameter',
+      expression: `${column.name} = CONVERT(:b)`,
+      why: "the parameter is converted to the column's type, and the index is used",
+      source: '[ORA-CMP]',
+    };
   }
-  return { access: 'error', converted: 'none', expression: `${column.name} = :b`, why: `Oracle has no implicit conversion between ${column.type.sql} and ${parameter.sql} (ORA-00932: inconsistent datatypes)`, source: '[ORA-CMP]' };
+  return {
+    access: 'error',
+    converted: 'none',
+    expression: `${column.name} = :b`,
+    why: `Oracle has no implicit conversion between ${column.type.sql} and ${parameter.sql} (ORA-00932: inconsistent datatypes)`,
+    source: '[ORA-CMP]',
+  };
 }
 
 export const oracleHeap: StorageFormat = {
@@ -438,8 +488,16 @@ export const oracleHeap: StorageFormat = {
       ? `expected at most ${ORACLE_MAX_COLUMNS} columns (ORA-01792: "maximum number of columns in a table or view is ${ORACLE_MAX_COLUMNS}") [ORA-LIMITS], found table ${table.name} with ${table.columns.length}`
       : undefined,
   indexNotes: (table) =>
-    table.indexes.some((i) => i.clustered) ? ['clustered is ignored on oracle-heap: an index-organized table is not modelled; the table is a heap with a B*-tree index'] : [],
-  defaults: { ...COMMON_DEFAULTS, pctfree: ORACLE_DEFAULT_PCTFREE, pctused: ORACLE_DEFAULT_PCTUSED, initrans: ORACLE_DEFAULT_INITRANS, compaction: 'on' },
+    table.indexes.some((i) => i.clustered)
+      ? ['clustered is ignored on oracle-heap: an index-organized table is not modelled; the table is a heap with a B*-tree index']
+      : [],
+  defaults: {
+    ...COMMON_DEFAULTS,
+    pctfree: ORACLE_DEFAULT_PCTFREE,
+    pctused: ORACLE_DEFAULT_PCTUSED,
+    initrans: ORACLE_DEFAULT_INITRANS,
+    compaction: 'on',
+  },
   encodingFor: withoutUtf16,
   createEngine: (layout, _resolved, spec, rowCapacity) =>
     new ForwardingHeap({
@@ -466,7 +524,11 @@ export const oracleHeap: StorageFormat = {
   versionedIndexes: false,
   allocationPages: oracleAllocationPages,
   reserveKnob: pctfreeKnob,
-  rebuild: (table) => ({ command: `ALTER TABLE ${table} MOVE`, needs: 'free space for the table\'s new segment until the old one is dropped; the indexes are rebuilt after it [oracle]', indexesToo: false }),
+  rebuild: (table) => ({
+    command: `ALTER TABLE ${table} MOVE`,
+    needs: "free space for the table's new segment until the old one is dropped; the indexes are rebuilt after it [oracle]",
+    indexesToo: false,
+  }),
   maintenance: (table, value) => ({
     periodic: `ALTER TABLE ${table} MOVE`,
     periodicRebuilds: true,
@@ -487,7 +549,10 @@ export const oracleHeap: StorageFormat = {
   resolve(engine, layout): ResolvedEngine {
     checkPageSize(engine, ORACLE_BLOCK_SIZES, 'an Oracle block size (2k, 4k, 8k, 16k or 32k)');
     if (engine.encoding === 'utf16') {
-      throw new EngineSettingError('encoding', 'latin1 or utf8 for the database character set (UTF-16 is only the national character set: declare nchar/nvarchar2), found utf16');
+      throw new EngineSettingError(
+        'encoding',
+        'latin1 or utf8 for the database character set (UTF-16 is only the national character set: declare nchar/nvarchar2), found utf16',
+      );
     }
     const g = layout.geometry;
     return {
@@ -507,7 +572,7 @@ export const oracleHeap: StorageFormat = {
   },
   notes(engine, resolved) {
     return [
-      'integers and NUMBER(p,s) are sized by value: 1 + ⌈digits/2⌉ bytes, the significant digits given as the column\'s length in the workload, else the full precision',
+      "integers and NUMBER(p,s) are sized by value: 1 + ⌈digits/2⌉ bytes, the significant digits given as the column's length in the workload, else the full precision",
       `${resolved.itl_slots} ITL slots a block (INITRANS ${engine.initrans}; an ASSM segment formats at least 2): ${resolved.block_overhead_bytes} bytes of block overhead; PCTFREE ${engine.pctfree} keeps ${resolved.pctfree_bytes} of the ${resolved.usable_page_bytes} bytes after it free`,
       'PCTUSED is ignored: segments use automatic segment space management (ASSM, the default since 9i)',
       'a migrated row leaves a 9-byte head (row header + rowid; assumption) and keeps its rowid; rows longer than a block are chained',

@@ -147,7 +147,13 @@ export class PgToaster {
    * for an update, the forms the row's values had (prevForm[prevBase + toast slot], slotOf mapping
    * columns to slots) and the columns it changed.
    */
-  load(lens: Uint16Array, base: number, levels: Uint8Array | null, levelBase: number, prev: { form: Uint8Array; base: number; slotOf: Int32Array; changed: Uint8Array } | null): void {
+  load(
+    lens: Uint16Array,
+    base: number,
+    levels: Uint8Array | null,
+    levelBase: number,
+    prev: { form: Uint8Array; base: number; slotOf: Int32Array; changed: Uint8Array } | null,
+  ): void {
     const info = this.info;
     this.hasNull = false;
     this.keepsExternal = false;
@@ -713,7 +719,14 @@ export class PgToastRelation implements OutOfLineStore {
    * (HEAP_INSERT_SKIP_FSM) and index (filled by these inserts: cluster.c reindexes the table, not its
    * TOAST relation), keeping their chunk_ids (rd_toastoid); a value newly moved gets a new one.
    */
-  rebuild(rows: Int32Array, lens: Uint16Array, width: number, levels: Uint8Array | null, ncols: number, resize: (row: number, bytes: number) => void): void {
+  rebuild(
+    rows: Int32Array,
+    lens: Uint16Array,
+    width: number,
+    levels: Uint8Array | null,
+    ncols: number,
+    resize: (row: number, bytes: number) => void,
+  ): void {
     this.heap = this.newHeap();
     this.index = new ToastIndex(this.geometry.pageBytes);
     this.deadValues = new Set();

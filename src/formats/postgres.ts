@@ -8,7 +8,13 @@
  */
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { columnBytes, indexGeometry, type IndexGeometry } from '../btree/geometry.js';
-import { PG_CHURN_ROW_BYTES, PG_PRUNE_FREE_DIVISOR, PG_READ_STATE_ROW_BYTES, POSTGRES_HEAP_ROW_BYTES, PostgresHeap } from '../heap/postgres-heap.js';
+import {
+  PG_CHURN_ROW_BYTES,
+  PG_PRUNE_FREE_DIVISOR,
+  PG_READ_STATE_ROW_BYTES,
+  POSTGRES_HEAP_ROW_BYTES,
+  PostgresHeap,
+} from '../heap/postgres-heap.js';
 import { metric } from '../heap/metrics.js';
 import { pgToastStore } from './lob.js';
 import { CompressedSizes, repeatBytes } from './pg-compression.js';
@@ -133,16 +139,29 @@ export function pgNumericBytes(digits: number, scale: number): number {
 
 /** numeric_maximum_size: NUMERIC_HDRSZ + 2 × ((p + 6) / 4), what needs_toast_table counts for a numeric(p, s) column. */
 function pgNumericMaximumSize(precision: number): number {
-  return PG_NUMERIC_HDRSZ + PG_NUMERIC_GROUP_BYTES * Math.floor((precision + 2 * (PG_NUMERIC_DIGITS_PER_GROUP - 1)) / PG_NUMERIC_DIGITS_PER_GROUP);
+  return (
+    PG_NUMERIC_HDRSZ +
+    PG_NUMERIC_GROUP_BYTES * Math.floor((precision + 2 * (PG_NUMERIC_DIGITS_PER_GROUP - 1)) / PG_NUMERIC_DIGITS_PER_GROUP)
+  );
 }
 
 /** What a utf8 config's characters take, for the notes ('' when every character takes 1 byte). */
 export function utf8Note(engine: EngineSpec): string {
   if (engine.encoding !== 'utf8') return '';
   const [s2, s3, s4] = utf8WidthShares(engine);
-  const parts = ([[s2, 2], [s3, 3], [s4, 4]] as const).filter(([s]) => s > 0).map(([s, w]) => `${Math.round(s * 1000) / 10}% ${w}`);
+  const parts = (
+    [
+      [s2, 2],
+      [s3, 3],
+      [s4, 4],
+    ] as const
+  )
+    .filter(([s]) => s > 0)
+    .map(([s, w]) => `${Math.round(s * 1000) / 10}% ${w}`);
   if (parts.length === 0) return '';
-  return s3 === 0 && s4 === 0 ? `utf8: ${Math.round(s2 * 100)}% of characters take 2 bytes` : `utf8: of the characters ${parts.join(', ')} bytes`;
+  return s3 === 0 && s4 === 0
+    ? `utf8: ${Math.round(s2 * 100)}% of characters take 2 bytes`
+    : `utf8: of the characters ${parts.join(', ')} bytes`;
 }
 
 /** Bytes per character of char/varchar/text under the database encoding. */
@@ -159,10 +178,17 @@ function pgType(t: ColumnType, bytesPerChar: number): PgType {
       if (intBytes(t) <= 2) return { kind: PG_KIND_FIXED, bytes: 2, align: 2, sql: 'smallint', equalImage: true };
       return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'integer', equalImage: true };
     case 'float':
-      if (t.name === 'real' || (t.name === 'float' && t.length <= 24)) return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'real', equalImage: false };
+      if (t.name === 'real' || (t.name === 'float' && t.length <= 24))
+        return { kind: PG_KIND_FIXED, bytes: 4, align: 4, sql: 'real', equalImage: false };
       return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'double precision', equalImage: false };
     case 'numeric':
-      return { kind: PG_KIND_VARLENA_M, bytes: pgNumericBytes(t.precision, t.scale), align: 4, sql: `numeric(${t.precision},${t.scale})`, equalImage: false };
+      return {
+        kind: PG_KIND_VARLENA_M,
+        bytes: pgNumericBytes(t.precision, t.scale),
+        align: 4,
+        sql: `numeric(${t.precision},${t.scale})`,
+        equalImage: false,
+      };
     case 'money':
       return { kind: PG_KIND_FIXED, bytes: 8, align: 8, sql: 'money', equalImage: true };
     case 'datetime':
@@ -292,7 +318,14 @@ function pgColumnLayout(col: ColumnDef, index: number, table: TableDef, t: PgTyp
   if (col.type.family === 'numeric') {
     // numeric is sized by the digits of its values: the workload's length, else all p digits [PG-NUMERIC].
     const scale = col.type.scale;
-    return columnLayout(table, col, index, { variableType: true, character: false, bytesPerChar: 1, maxBytes: t.bytes, declaredLength: col.type.precision, bytesOfLength: (digits) => pgNumericBytes(digits, scale) });
+    return columnLayout(table, col, index, {
+      variableType: true,
+      character: false,
+      bytesPerChar: 1,
+      maxBytes: t.bytes,
+      declaredLength: col.type.precision,
+      bytesOfLength: (digits) => pgNumericBytes(digits, scale),
+    });
   }
   const variableType = isVariableType(col.type) && t.bytes === 0;
   const character = isCharacterType(col.type);
@@ -443,7 +476,14 @@ const maxalignDown = (n: number): number => n & ~(PG_MAXALIGN - 1);
  * MAXALIGN(special)) / 3), 2704 bytes on 8k pages: a larger index tuple is an error [nbtree.h].
  */
 export function pgBtreeMaxItemBytes(pageBytes: number): number {
-  return maxalignDown(Math.floor((pageBytes - maxalign(PG_PAGE_HEADER_BYTES + 3 * PG_LINE_POINTER_BYTES + 3 * PG_ITEM_POINTER_BYTES) - maxalign(PG_BTREE_SPECIAL_BYTES)) / 3));
+  return maxalignDown(
+    Math.floor(
+      (pageBytes -
+        maxalign(PG_PAGE_HEADER_BYTES + 3 * PG_LINE_POINTER_BYTES + 3 * PG_ITEM_POINTER_BYTES) -
+        maxalign(PG_BTREE_SPECIAL_BYTES)) /
+        3,
+    ),
+  );
 }
 
 /** Bytes a varlena key of `len` data bytes takes in an index tuple: index_form_tuple compresses one whose varlena is above TOAST_INDEX_TARGET when that makes it smaller (`compressed`: its compressed data bytes, or undefined when the value does not compress). */
@@ -547,7 +587,14 @@ function fillfactorKnob(): ReserveKnob {
     min: PG_MIN_FILLFACTOR,
     max: 100,
     moreReserveWhenLarger: false,
-    specials: [{ name: 'default', setting: PG_DEFAULT_FILLFACTOR, value: PG_DEFAULT_FILLFACTOR, label: `${PG_DEFAULT_FILLFACTOR} (default, pack fully)` }],
+    specials: [
+      {
+        name: 'default',
+        setting: PG_DEFAULT_FILLFACTOR,
+        value: PG_DEFAULT_FILLFACTOR,
+        label: `${PG_DEFAULT_FILLFACTOR} (default, pack fully)`,
+      },
+    ],
     engineWith: (base, setting) => ({ ...base, format: 'postgres-heap', fillfactor: Number(setting) }),
     commands: (table, value) => ({
       commands: [`ALTER TABLE ${table} SET (fillfactor = ${value});`],
@@ -557,7 +604,6 @@ function fillfactorKnob(): ReserveKnob {
     movedMetric: 'newpage_updates',
   };
 }
-
 
 /** A PostgreSQL heap page: PageHeaderData, the line pointers after it, tuples from the page's end down; no special space on a heap page [bufpage.h]. */
 function postgresPageAnatomy(engine: EngineSpec): PageAnatomy {
@@ -576,7 +622,8 @@ function postgresPageAnatomy(engine: EngineSpec): PageAnatomy {
 }
 
 /** PostgreSQL's comparison classes: the btree operator families that hold cross-type operators [PG-XINDEX]. */
-type PgCompareClass = 'text' | 'varchar' | 'bpchar' | 'int' | 'numeric' | 'float' | 'money' | 'datetime' | 'time' | 'bool' | 'uuid' | 'bytea';
+type PgCompareClass =
+  'text' | 'varchar' | 'bpchar' | 'int' | 'numeric' | 'float' | 'money' | 'datetime' | 'time' | 'bool' | 'uuid' | 'bytea';
 
 function pgCompareClass(t: ColumnType): PgCompareClass {
   switch (t.family) {
@@ -645,29 +692,71 @@ function postgresComparison(column: ColumnDef, parameter: ColumnType): Compariso
   const c = pgCompareClass(column.type);
   const p = pgCompareClass(parameter);
   if (c === p) {
-    return { access: 'seek', converted: 'none', expression: `${column.name} = $1`, why: `${column.type.sql} and ${parameter.sql} compare with an operator of one btree operator family: the index is searched`, source: '[PG-XINDEX]' };
+    return {
+      access: 'seek',
+      converted: 'none',
+      expression: `${column.name} = $1`,
+      why: `${column.type.sql} and ${parameter.sql} compare with an operator of one btree operator family: the index is searched`,
+      source: '[PG-XINDEX]',
+    };
   }
   const strings = PG_STRING_CAST_SIDE[`${c} ${p}`];
   if (strings === 'none') {
-    return { access: 'seek', converted: 'none', expression: `${column.name} = $1`, why: 'varchar and text compare as text = text (varchar is binary-coercible to text, its operator class in text_ops): the index is searched', source: '[PG-XINDEX][PG-TYPECONV]' };
+    return {
+      access: 'seek',
+      converted: 'none',
+      expression: `${column.name} = $1`,
+      why: 'varchar and text compare as text = text (varchar is binary-coercible to text, its operator class in text_ops): the index is searched',
+      source: '[PG-XINDEX][PG-TYPECONV]',
+    };
   }
   if (strings === 'column') {
     const target = p === 'varchar' ? 'bpchar' : 'text';
     const expression = `(${column.name})::${target} = $1`;
-    return { access: 'scan', converted: 'column', expression, why: `PostgreSQL resolves ${column.type.sql} = ${parameter.sql} as ${target} = ${target}, casting the column (${expression}): the index is not used`, source: '[PG-TYPECONV]' };
+    return {
+      access: 'scan',
+      converted: 'column',
+      expression,
+      why: `PostgreSQL resolves ${column.type.sql} = ${parameter.sql} as ${target} = ${target}, casting the column (${expression}): the index is not used`,
+      source: '[PG-TYPECONV]',
+    };
   }
   if (strings === 'parameter') {
-    return { access: 'seek', converted: 'parameter', expression: `${column.name} = ($1)::${c}`, why: `PostgreSQL resolves the comparison as ${c} = ${c}, casting the parameter: the index is searched`, source: '[PG-TYPECONV]' };
+    return {
+      access: 'seek',
+      converted: 'parameter',
+      expression: `${column.name} = ($1)::${c}`,
+      why: `PostgreSQL resolves the comparison as ${c} = ${c}, casting the parameter: the index is searched`,
+      source: '[PG-TYPECONV]',
+    };
   }
   if (PG_IMPLICIT_UP[c]?.includes(p)) {
     const target = p === 'float' ? 'double precision' : p;
     const expression = `(${column.name})::${target} = $1`;
-    return { access: 'scan', converted: 'column', expression, why: `there is no ${c} = ${p} operator in the index's operator family, so the column is cast (${expression}) and the index cannot be used`, source: '[PG-XINDEX][PG-TYPECONV]' };
+    return {
+      access: 'scan',
+      converted: 'column',
+      expression,
+      why: `there is no ${c} = ${p} operator in the index's operator family, so the column is cast (${expression}) and the index cannot be used`,
+      source: '[PG-XINDEX][PG-TYPECONV]',
+    };
   }
   if (PG_IMPLICIT_UP[p]?.includes(c)) {
-    return { access: 'seek', converted: 'parameter', expression: `${column.name} = ($1)::${c === 'float' ? 'double precision' : c}`, why: `the parameter is cast to the column's type, and the index is searched`, source: '[PG-TYPECONV]' };
+    return {
+      access: 'seek',
+      converted: 'parameter',
+      expression: `${column.name} = ($1)::${c === 'float' ? 'double precision' : c}`,
+      why: `the parameter is cast to the column's type, and the index is searched`,
+      source: '[PG-TYPECONV]',
+    };
   }
-  return { access: 'error', converted: 'none', expression: `${column.name} = $1`, why: `PostgreSQL has no operator ${column.type.sql} = ${parameter.sql} and no implicit cast between them: the server refuses the query (operator does not exist)`, source: '[PG-TYPECONV]' };
+  return {
+    access: 'error',
+    converted: 'none',
+    expression: `${column.name} = $1`,
+    why: `PostgreSQL has no operator ${column.type.sql} = ${parameter.sql} and no implicit cast between them: the server refuses the query (operator does not exist)`,
+    source: '[PG-TYPECONV]',
+  };
 }
 
 export const postgresHeap: StorageFormat = {
@@ -675,7 +764,12 @@ export const postgresHeap: StorageFormat = {
   rowIdName: 'ctid (TID)',
   readCounters: (reads) => ({
     ...(reads.cache !== null
-      ? { heap_blks_read: reads.dataMisses, heap_blks_hit: reads.dataPages - reads.dataMisses, idx_blks_read: reads.indexMisses, idx_blks_hit: reads.indexPages - reads.indexMisses }
+      ? {
+          heap_blks_read: reads.dataMisses,
+          heap_blks_hit: reads.dataPages - reads.dataMisses,
+          idx_blks_read: reads.indexMisses,
+          idx_blks_hit: reads.indexPages - reads.indexMisses,
+        }
       : { heap_blks_fetched: reads.dataPages, idx_blks_fetched: reads.indexPages }),
     tuples_visited: reads.tuplesVisited,
     hot_chain_hops: reads.hotChainHops,
@@ -692,7 +786,15 @@ export const postgresHeap: StorageFormat = {
   evidence: ['pgstattuple', 'pg_stat_user_tables'],
   defaultPageBytes: PG_BLCKSZ,
   pageSizes: PG_PAGE_SIZES,
-  settings: ['page_size', 'fillfactor', 'encoding', 'multibyte_share', 'multibyte_widths', 'toast_tuple_target', 'default_toast_compression'],
+  settings: [
+    'page_size',
+    'fillfactor',
+    'encoding',
+    'multibyte_share',
+    'multibyte_widths',
+    'toast_tuple_target',
+    'default_toast_compression',
+  ],
   indexSettings: ['fillfactor', 'deduplicate_items'],
   tableLimit: (table) =>
     table.columns.length > PG_MAX_COLUMNS
@@ -700,19 +802,27 @@ export const postgresHeap: StorageFormat = {
       : undefined,
   checkIndex(idx) {
     if (idx.fillfactor !== undefined && idx.fillfactor < PG_BTREE_MIN_FILLFACTOR) {
-      throw new EngineSettingError('fillfactor', `a B-tree fillfactor from ${PG_BTREE_MIN_FILLFACTOR} to 100 for postgres-heap, found ${idx.fillfactor}`);
+      throw new EngineSettingError(
+        'fillfactor',
+        `a B-tree fillfactor from ${PG_BTREE_MIN_FILLFACTOR} to 100 for postgres-heap, found ${idx.fillfactor}`,
+      );
     }
   },
   // CLUSTER rewrites the heap once in index order; PostgreSQL does not keep the order afterwards.
   indexNotes: (table) =>
     table.indexes.some((i) => i.clustered)
-      ? ['clustered on postgres-heap means CLUSTER: a one-time reorder of the heap, which PostgreSQL does not maintain; rows are loaded in key order anyway, so pages and index sizes are those of an unclustered table']
+      ? [
+          'clustered on postgres-heap means CLUSTER: a one-time reorder of the heap, which PostgreSQL does not maintain; rows are loaded in key order anyway, so pages and index sizes are those of an unclustered table',
+        ]
       : [],
   columnStorage: true,
   checkColumn(col) {
     const t = pgType(col.type, 1);
     if (col.storage !== undefined && col.storage !== 'plain' && t.kind === PG_KIND_FIXED) {
-      throw new EngineSettingError('storage', `plain for column ${col.name} on postgres-heap (PostgreSQL stores ${t.sql}, a fixed-length type, in the row: "column data type ${t.sql} can only have storage PLAIN"), found ${col.storage}`);
+      throw new EngineSettingError(
+        'storage',
+        `plain for column ${col.name} on postgres-heap (PostgreSQL stores ${t.sql}, a fixed-length type, in the row: "column data type ${t.sql} can only have storage PLAIN"), found ${col.storage}`,
+      );
     }
   },
   defaults: { ...COMMON_DEFAULTS, fillfactor: PG_DEFAULT_FILLFACTOR, toast_tuple_target: 0, default_toast_compression: 'pglz' },
@@ -723,28 +833,52 @@ export const postgresHeap: StorageFormat = {
     return pg.hasToastRelation ? new PgToastRelation(pg, layout.geometry, rowCapacity) : undefined;
   },
   createEngine: (layout, _resolved, spec, rowCapacity) =>
-    new PostgresHeap({ geometry: layout.geometry, fillfactor: spec.engine.fillfactor, indexCount: spec.table.indexes.length, rowCapacity, readState: spec.workload.some((ph) => ph.op === 'select') }),
+    new PostgresHeap({
+      geometry: layout.geometry,
+      fillfactor: spec.engine.fillfactor,
+      indexCount: spec.table.indexes.length,
+      rowCapacity,
+      readState: spec.workload.some((ph) => ph.op === 'select'),
+    }),
   engineRowBytes: POSTGRES_HEAP_ROW_BYTES,
   churnRowBytes: PG_CHURN_ROW_BYTES,
-  reorgNote: (kind) => (kind === 'forwarded_rows' ? 'reorg forwarded_rows does nothing on postgres-heap (no forwarded rows; use vacuum)' : undefined),
+  reorgNote: (kind) =>
+    kind === 'forwarded_rows' ? 'reorg forwarded_rows does nothing on postgres-heap (no forwarded rows; use vacuum)' : undefined,
   indexGeometry: pgIndexGeometry,
   versionedIndexes: true,
   // The heap's free space map and visibility map forks, as the engine has them [freespace.c][visibilitymap.c].
   allocationPages: ({ metrics }) => ({ fsm: metric(metrics, 'fsm_pages'), vm: metric(metrics, 'vm_pages') }),
   reserveKnob: fillfactorKnob,
-  rebuild: (table) => ({ command: `VACUUM FULL ${table}`, needs: 'free space for a new copy of the table and its indexes until it completes [PG-VACUUM-FULL]', indexesToo: true }),
+  rebuild: (table) => ({
+    command: `VACUUM FULL ${table}`,
+    needs: 'free space for a new copy of the table and its indexes until it completes [PG-VACUUM-FULL]',
+    indexesToo: true,
+  }),
   reserveSetting: 'fillfactor',
   reserveUnit: '%',
   movedRows: { metric: 'newpage_updates', word: 'moved to a new page (not HOT)', short: 'new-page' },
   keptUpdates: { metric: 'hot_updates', word: 'HOT' },
-  phaseMetrics: ['rows', 'pages', 'table_scan_page_reads', 'space_used_pct', 'updates', 'hot_updates', 'newpage_updates', 'dead_tuples', 'prunes', 'index_entries', 'exclusive_table_locks'],
+  phaseMetrics: [
+    'rows',
+    'pages',
+    'table_scan_page_reads',
+    'space_used_pct',
+    'updates',
+    'hot_updates',
+    'newpage_updates',
+    'dead_tuples',
+    'prunes',
+    'index_entries',
+    'exclusive_table_locks',
+  ],
   layout: pgLayout,
   rowBytes(layout, lens, base) {
     return pgStoredBytes((layout as PgTableLayout).pg, lens, base);
   },
   logicalBytes: logicalDataBytes,
   // pgstattuple's tuple_len and pageinspect's lp_len are t_len; the page takes MAXALIGN(t_len) [htup_details.h].
-  rowBytesAre: 'MAXALIGN(t_len), the bytes a tuple takes on the page; pgstattuple (tuple_len) and pageinspect (lp_len) report t_len, up to 7 bytes less',
+  rowBytesAre:
+    'MAXALIGN(t_len), the bytes a tuple takes on the page; pgstattuple (tuple_len) and pageinspect (lp_len) report t_len, up to 7 bytes less',
   resolve(engine, layout): ResolvedEngine {
     checkPageSize(engine, PG_PAGE_SIZES, 'a PostgreSQL block size (1k, 2k, 4k, 8k, 16k or 32k; 8k unless built otherwise)');
     if (engine.encoding === 'utf16') {
@@ -754,14 +888,20 @@ export const postgresHeap: StorageFormat = {
     const pg = (layout as PgTableLayout).pg;
     const target = engine.toast_tuple_target;
     if (target !== 0 && (target < PG_TOAST_TUPLE_TARGET_MIN || target > pg.toastTargetMain)) {
-      throw new EngineSettingError('toast_tuple_target', `a toast_tuple_target from ${PG_TOAST_TUPLE_TARGET_MIN} to ${pg.toastTargetMain} bytes for ${engine.page_size / 1024}k pages (0: TOAST_TUPLE_TARGET, ${pg.toastThreshold}), found ${target}`);
+      throw new EngineSettingError(
+        'toast_tuple_target',
+        `a toast_tuple_target from ${PG_TOAST_TUPLE_TARGET_MIN} to ${pg.toastTargetMain} bytes for ${engine.page_size / 1024}k pages (0: TOAST_TUPLE_TARGET, ${pg.toastThreshold}), found ${target}`,
+      );
     }
     return {
       format: 'postgres-heap',
       page_size: engine.page_size,
       fillfactor: engine.fillfactor,
       fillfactor_reserve_bytes: Math.floor((engine.page_size * (100 - engine.fillfactor)) / 100),
-      prune_below_free_bytes: Math.max(Math.floor((engine.page_size * (100 - engine.fillfactor)) / 100), Math.floor(engine.page_size / PG_PRUNE_FREE_DIVISOR)),
+      prune_below_free_bytes: Math.max(
+        Math.floor((engine.page_size * (100 - engine.fillfactor)) / 100),
+        Math.floor(engine.page_size / PG_PRUNE_FREE_DIVISOR),
+      ),
       encoding: engine.encoding,
       usable_page_bytes: g.usableBytes,
       max_rows_per_page: g.maxRowsPerPage,
@@ -774,7 +914,7 @@ export const postgresHeap: StorageFormat = {
   },
   notes(engine, resolved) {
     const notes = [
-      'row bytes are MAXALIGN(t_len), what a tuple takes on the page (pgstattuple\'s tuple_len and pageinspect\'s lp_len report t_len); each tuple also takes a 4-byte line pointer',
+      "row bytes are MAXALIGN(t_len), what a tuple takes on the page (pgstattuple's tuple_len and pageinspect's lp_len report t_len); each tuple also takes a 4-byte line pointer",
       resolved.toast_relation
         ? `rows over the TOAST threshold have their values compressed (${engine.default_toast_compression}, as far as their compressibility allows) and moved out of line (18-byte pointers) as PostgreSQL does; the TOAST relation's pages and its index's are toast_pages and toast_index_pages`
         : 'the table has no TOAST relation (no row of its columns can exceed the TOAST threshold)',

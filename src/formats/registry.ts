@@ -63,7 +63,9 @@ function mergeDefaults(): Omit<EngineSettings, 'page_size'> {
   for (const format of Object.values(FORMATS)) {
     for (const [key, value] of Object.entries(format.defaults)) {
       if (key in merged && merged[key] !== value) {
-        throw new Error(`formats ${owner[key]} and ${format.id} disagree on the default of ${key}: ${String(merged[key])} and ${String(value)}`);
+        throw new Error(
+          `formats ${owner[key]} and ${format.id} disagree on the default of ${key}: ${String(merged[key])} and ${String(value)}`,
+        );
       }
       merged[key] = value;
       owner[key] ??= format.id;

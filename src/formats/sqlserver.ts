@@ -14,7 +14,16 @@ import { FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-he
 import { ClusteredHeap } from '../heap/clustered-heap.js';
 import { metric } from '../heap/metrics.js';
 import type { PageDetail } from '../heap/inspect.js';
-import { COMMON_DEFAULTS, withoutUtf16, type AllocationInput, type AllocationPageCounts, type ComparisonRule, type OffRowStore, type PageAnatomy, type StorageFormat } from './format.js';
+import {
+  COMMON_DEFAULTS,
+  withoutUtf16,
+  type AllocationInput,
+  type AllocationPageCounts,
+  type ComparisonRule,
+  type OffRowStore,
+  type PageAnatomy,
+  type StorageFormat,
+} from './format.js';
 import { unconverted } from './comparison.js';
 import { sqlserverLobStore } from './lob.js';
 import { FORWARDING_PHASE_METRICS, forwardingReorgNote, greedyIndexGeometry } from './forwarding.js';
@@ -116,7 +125,15 @@ function sqlserverFixedBytes(t: ColumnType): number {
 function sqlserverTimeBytes(t: ColumnType): number {
   const fraction = t.sql.includes('(') ? t.precision : 7;
   const time = fraction <= 2 ? 3 : fraction <= 4 ? 4 : 5;
-  const sized: Record<string, number> = { date: 3, smalldatetime: 4, time, bigtime: 5, datetime2: time + 3, datetimeoffset: time + 5, timetz: time + 5 };
+  const sized: Record<string, number> = {
+    date: 3,
+    smalldatetime: 4,
+    time,
+    bigtime: 5,
+    datetime2: time + 3,
+    datetimeoffset: time + 5,
+    timetz: time + 5,
+  };
   return sized[t.name] ?? 8;
 }
 
@@ -211,12 +228,19 @@ function pushedOffRow(ss: SqlServerLayoutInfo, lens: Uint16Array, base: number, 
  */
 function sqlserverOffRow(layout: TableLayout): OffRowStore | undefined {
   const ss = (layout as SqlServerTableLayout).ss;
-  const longest = SQLSERVER_ROW_HEADER_BYTES + ss.fixedBytes + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + 8) >> 3) + SQLSERVER_VAR_COUNT_BYTES + layout.varying.reduce((sum, c) => sum + SQLSERVER_VAR_OFFSET_BYTES + c.maxBytes, 2);
+  const longest =
+    SQLSERVER_ROW_HEADER_BYTES +
+    ss.fixedBytes +
+    SQLSERVER_COLUMN_COUNT_BYTES +
+    ((ss.nCols + 8) >> 3) +
+    SQLSERVER_VAR_COUNT_BYTES +
+    layout.varying.reduce((sum, c) => sum + SQLSERVER_VAR_OFFSET_BYTES + c.maxBytes, 2);
   if (longest <= ss.maxInRow) return undefined;
   const usable = layout.geometry.pageBytes - SQLSERVER_PAGE_HEADER_BYTES;
   return {
     recordBytes: (lens, base) => {
-      let row = SQLSERVER_ROW_HEADER_BYTES + ss.fixedBytes + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + 7) >> 3) + SQLSERVER_VAR_COUNT_BYTES;
+      let row =
+        SQLSERVER_ROW_HEADER_BYTES + ss.fixedBytes + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + 7) >> 3) + SQLSERVER_VAR_COUNT_BYTES;
       for (let i = 0; i < ss.varCols.length; i++) {
         const len = lens[base + ss.varCols[i]!]!;
         row += SQLSERVER_VAR_OFFSET_BYTES + (len === NULL_LEN ? 0 : len);
@@ -245,7 +269,9 @@ export function sqlserverLayout(table: TableDef, engine: EngineSpec): SqlServerT
   // Not its fixedNotNullBytes: SQL Server keeps fixed-length columns' bytes even when NULL.
   const { varying, logicalMaxBytes } = indexVaryingColumns(columns);
   const bits = table.columns.filter((c) => c.type.family === 'bool').length;
-  const fixedBytes = columns.filter((c) => !c.variableType && table.columns[c.index]!.type.family !== 'bool').reduce((s, c) => s + c.fixedBytes, 0) + Math.ceil(bits / 8);
+  const fixedBytes =
+    columns.filter((c) => !c.variableType && table.columns[c.index]!.type.family !== 'bool').reduce((s, c) => s + c.fixedBytes, 0) +
+    Math.ceil(bits / 8);
   const ss: SqlServerLayoutInfo = {
     nCols: columns.length,
     fixedBytes,
@@ -286,7 +312,12 @@ function sqlserverMinimumRowLimit(table: TableDef, layout: TableLayout): string 
  * The documented "Estimate the Size of a Heap" [estimate], used as a test oracle: Num_Cols, the fixed
  * data bytes, the number of variable columns and the largest variable data → row size and rows per page.
  */
-export function sqlserverHeapEstimate(numCols: number, fixedDataBytes: number, numVariableCols: number, maxVarBytes: number): { rowBytes: number; rowsPerPage: number } {
+export function sqlserverHeapEstimate(
+  numCols: number,
+  fixedDataBytes: number,
+  numVariableCols: number,
+  maxVarBytes: number,
+): { rowBytes: number; rowsPerPage: number } {
   const nullBitmap = 2 + Math.floor((numCols + 7) / 8);
   const variableDataSize = numVariableCols > 0 ? 2 + 2 * numVariableCols + maxVarBytes : 0;
   const rowBytes = fixedDataBytes + variableDataSize + nullBitmap + 4;
@@ -313,7 +344,8 @@ function sqlserverIndexGeometry(table: TableDef, layout: TableLayout, idx: Index
   const entry = (cols: readonly number[]) => {
     const nullBitmap = cols.some((ci) => layout.columns[ci]!.nullable) ? 2 + Math.ceil(cols.length / 8) : 0;
     const varHead = cols.some((ci) => layout.columns[ci]!.variableType) ? 2 : 0;
-    return (lens: Uint16Array, base: number) => SQLSERVER_INDEX_ROW_HEADER_BYTES + keyBytes(layout, cols, lens, base, SQLSERVER_INDEX_VAR_KEY_BYTES) + nullBitmap + varHead;
+    return (lens: Uint16Array, base: number) =>
+      SQLSERVER_INDEX_ROW_HEADER_BYTES + keyBytes(layout, cols, lens, base, SQLSERVER_INDEX_VAR_KEY_BYTES) + nullBitmap + varHead;
   };
   const common = {
     name: idx.name,
@@ -325,7 +357,8 @@ function sqlserverIndexGeometry(table: TableDef, layout: TableLayout, idx: Index
   };
   const key = entry(columns);
   const pivot = (lens: Uint16Array, base: number) => key(lens, base) + SQLSERVER_INDEX_CHILD_POINTER_BYTES;
-  if (idx.clustered) return greedyIndexGeometry({ ...common, leafTupleBytes: pivot, pivotBytes: pivot, leafReserveBytes: 0, leafIsData: true });
+  if (idx.clustered)
+    return greedyIndexGeometry({ ...common, leafTupleBytes: pivot, pivotBytes: pivot, leafReserveBytes: 0, leafIsData: true });
   const clustered = table.indexes.find((i) => i.clustered);
   const locatorColumns = clustered ? [...columns, ...keyColumns(table, clustered).filter((c) => !columns.includes(c))] : columns;
   const locator = clustered ? entry(locatorColumns) : (lens: Uint16Array, base: number) => key(lens, base) + SQLSERVER_RID_BYTES;
@@ -361,7 +394,7 @@ export function sqlserverAllocationPages(input: AllocationInput): AllocationPage
 function sqlserverClusteredNotes(engine: EngineSpec, index: string): string[] {
   const notes = [
     `a clustered table: the rows live in the leaf pages of ${index} in key order; a row that grows past its page's free space splits the page (page_splits) and is never forwarded; nonclustered indexes carry the clustering key instead of a RID`,
-    'reorg forwarded_rows and rebuild run ALTER INDEX … REBUILD, compact ALTER INDEX … REORGANIZE, both at the clustered index\'s fill factor; pfs_bands and move_back_home apply to heaps only',
+    "reorg forwarded_rows and rebuild run ALTER INDEX … REBUILD, compact ALTER INDEX … REORGANIZE, both at the clustered index's fill factor; pfs_bands and move_back_home apply to heaps only",
   ];
   if (engine.row_versioning === 'on') notes.push('row versioning on: every row carries a 14-byte versioning tag');
   return notes;
@@ -382,7 +415,12 @@ function sqlserverPageAnatomy(layout: TableLayout): PageAnatomy {
     slotArray: { name: 'slot array', entryBytes: SQLSERVER_SLOT_BYTES, at: 'end', firstSlot: 0 },
     words: clustered
       ? { stub: 'none: a clustered table splits pages instead', forwarded: 'moved by a page split' }
-      : { stub: `forwarding stub (${SQLSERVER_FORWARDING_STUB_BYTES} bytes)`, forwarded: 'forwarded record (carries a back-pointer to its stub)', move: 'forwarded', stubShort: 'forwarding stub' },
+      : {
+          stub: `forwarding stub (${SQLSERVER_FORWARDING_STUB_BYTES} bytes)`,
+          forwarded: 'forwarded record (carries a back-pointer to its stub)',
+          move: 'forwarded',
+          stubShort: 'forwarding stub',
+        },
     ...(clustered
       ? {}
       : {
@@ -391,7 +429,9 @@ function sqlserverPageAnatomy(layout: TableLayout): PageAnatomy {
             return `PFS: ${['empty', '1–50 % full', '51–80 % full', '81–95 % full', '96–100 % full'][band]}`;
           },
         }),
-    notes: clustered ? ['Rows stay in key order: a row that no longer fits splits the page.'] : ['Inserts and forwarded records go to the first page whose PFS band guarantees room for them.'],
+    notes: clustered
+      ? ['Rows stay in key order: a row that no longer fits splits the page.']
+      : ['Inserts and forwarded records go to the first page whose PFS band guarantees room for them.'],
   };
 }
 
@@ -399,7 +439,30 @@ function sqlserverPageAnatomy(layout: TableLayout): PageAnatomy {
  * SQL Server's data type precedence, lowest first: "the data type with the lower precedence is first
  * converted to the data type with the higher precedence" [SS-PREC]. rowsim's type names map onto these.
  */
-const SQLSERVER_PRECEDENCE = ['binary', 'varbinary', 'char', 'varchar', 'nchar', 'nvarchar', 'uniqueidentifier', 'bit', 'tinyint', 'smallint', 'int', 'bigint', 'smallmoney', 'money', 'decimal', 'real', 'float', 'time', 'date', 'smalldatetime', 'datetime', 'datetime2'] as const;
+const SQLSERVER_PRECEDENCE = [
+  'binary',
+  'varbinary',
+  'char',
+  'varchar',
+  'nchar',
+  'nvarchar',
+  'uniqueidentifier',
+  'bit',
+  'tinyint',
+  'smallint',
+  'int',
+  'bigint',
+  'smallmoney',
+  'money',
+  'decimal',
+  'real',
+  'float',
+  'time',
+  'date',
+  'smalldatetime',
+  'datetime',
+  'datetime2',
+] as const;
 
 /** The SQL Server type a rowsim column type stands for (text and blob as the (max) types). */
 function sqlserverTypeName(t: ColumnType): (typeof SQLSERVER_PRECEDENCE)[number] {
@@ -427,7 +490,15 @@ function sqlserverTypeName(t: ColumnType): (typeof SQLSERVER_PRECEDENCE)[number]
     case 'float':
       return t.name === 'real' ? 'real' : 'float';
     case 'datetime':
-      return t.name === 'date' ? 'date' : t.name === 'time' ? 'time' : t.name === 'smalldatetime' ? 'smalldatetime' : t.name === 'datetime' ? 'datetime' : 'datetime2';
+      return t.name === 'date'
+        ? 'date'
+        : t.name === 'time'
+          ? 'time'
+          : t.name === 'smalldatetime'
+            ? 'smalldatetime'
+            : t.name === 'datetime'
+              ? 'datetime'
+              : 'datetime2';
   }
 }
 
@@ -446,17 +517,38 @@ function sqlserverComparison(column: ColumnDef, parameter: ColumnType, engine: E
   if (c === p) return unconverted(column.name, '[SS-PREC]');
   const characterC = SQLSERVER_CHARACTER.has(c);
   const characterP = SQLSERVER_CHARACTER.has(p);
-  if ((c === 'uniqueidentifier' && !characterP && p !== 'binary' && p !== 'varbinary') || (p === 'uniqueidentifier' && !characterC && c !== 'binary' && c !== 'varbinary')) {
-    return { access: 'error', converted: 'none', expression: `${column.name} = @p`, why: `SQL Server has no implicit conversion between ${c} and ${p} (operand type clash)`, source: '[SS-PREC]' };
+  if (
+    (c === 'uniqueidentifier' && !characterP && p !== 'binary' && p !== 'varbinary') ||
+    (p === 'uniqueidentifier' && !characterC && c !== 'binary' && c !== 'varbinary')
+  ) {
+    return {
+      access: 'error',
+      converted: 'none',
+      expression: `${column.name} = @p`,
+      why: `SQL Server has no implicit conversion between ${c} and ${p} (operand type clash)`,
+      source: '[SS-PREC]',
+    };
   }
   const rc = SQLSERVER_PRECEDENCE.indexOf(c);
   const rp = SQLSERVER_PRECEDENCE.indexOf(p);
   if (rp < rc) {
-    return { access: 'seek', converted: 'parameter', expression: `${column.name} = CONVERT_IMPLICIT(${column.type.sql}, @p)`, why: `${p} has a lower precedence than the column's ${c}: the parameter is converted, the index is sought`, source: '[SS-PREC]' };
+    return {
+      access: 'seek',
+      converted: 'parameter',
+      expression: `${column.name} = CONVERT_IMPLICIT(${column.type.sql}, @p)`,
+      why: `${p} has a lower precedence than the column's ${c}: the parameter is converted, the index is sought`,
+      source: '[SS-PREC]',
+    };
   }
   const expression = `CONVERT_IMPLICIT(${parameter.sql}, ${column.name}, 0) = @p`;
   if (characterC && characterP && engine.collation === 'windows') {
-    return { access: 'range-seek', converted: 'column', expression, why: `${p} has a higher precedence than the column's ${c}, so the column is converted (${expression}); under a Windows collation SQL Server still seeks the index through a range computed from the parameter (GetRangeThroughConvert) and checks each row it returns`, source: '[SS-PREC][SS-COLL]' };
+    return {
+      access: 'range-seek',
+      converted: 'column',
+      expression,
+      why: `${p} has a higher precedence than the column's ${c}, so the column is converted (${expression}); under a Windows collation SQL Server still seeks the index through a range computed from the parameter (GetRangeThroughConvert) and checks each row it returns`,
+      source: '[SS-PREC][SS-COLL]',
+    };
   }
   return {
     access: 'scan',
@@ -480,7 +572,17 @@ export const sqlserverHeap: StorageFormat = {
   evidence: ['index_physical_stats'],
   defaultPageBytes: SQLSERVER_PAGE_BYTES,
   pageSizes: [SQLSERVER_PAGE_BYTES],
-  settings: ['page_size', 'encoding', 'multibyte_share', 'multibyte_widths', 'pfs_bands', 'move_back_home', 'row_versioning', 'compaction', 'collation'],
+  settings: [
+    'page_size',
+    'encoding',
+    'multibyte_share',
+    'multibyte_widths',
+    'pfs_bands',
+    'move_back_home',
+    'row_versioning',
+    'compaction',
+    'collation',
+  ],
   indexSettings: ['fillfactor'],
   tableLimit: sqlserverMinimumRowLimit,
   defaults: { ...COMMON_DEFAULTS, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off', compaction: 'on', collation: 'sql' },
@@ -544,7 +646,10 @@ export const sqlserverHeap: StorageFormat = {
   resolve(engine, layout): ResolvedEngine {
     checkPageSize(engine, [SQLSERVER_PAGE_BYTES], '8k for SQL Server (pages are always 8192 bytes)');
     if (engine.encoding === 'utf16') {
-      throw new EngineSettingError('encoding', 'latin1 (a code page) or utf8 (a _UTF8 collation) for char/varchar; declare nchar/nvarchar for UTF-16; found utf16');
+      throw new EngineSettingError(
+        'encoding',
+        'latin1 (a code page) or utf8 (a _UTF8 collation) for char/varchar; declare nchar/nvarchar for UTF-16; found utf16',
+      );
     }
     const g = layout.geometry;
     return {
@@ -569,10 +674,11 @@ export const sqlserverHeap: StorageFormat = {
       'reorg forwarded_rows and rebuild both run ALTER TABLE … REBUILD (SQL Server has no per-row reorg); heaps have no fill factor',
     ];
     if (engine.pfs_bands === 'on') {
-      notes.push('inserts and forwarded rows find pages through PFS bands (0, 1–50, 51–80, 81–95, 96–100 % full): a page is only chosen when its band guarantees room');
+      notes.push(
+        'inserts and forwarded rows find pages through PFS bands (0, 1–50, 51–80, 81–95, 96–100 % full): a page is only chosen when its band guarantees room',
+      );
     }
     if (engine.row_versioning === 'on') notes.push('row versioning on: every row carries a 14-byte versioning tag');
     return notes;
   },
 };
-

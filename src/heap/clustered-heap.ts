@@ -81,7 +81,8 @@ export class ClusteredHeap implements StorageEngine {
   constructor(options: ClusteredHeapOptions) {
     this.options = options;
     this.geometry = options.geometry;
-    this.maxRows = options.maxRowsPerPage > 0 ? Math.min(options.maxRowsPerPage, this.geometry.maxRowsPerPage) : this.geometry.maxRowsPerPage;
+    this.maxRows =
+      options.maxRowsPerPage > 0 ? Math.min(options.maxRowsPerPage, this.geometry.maxRowsPerPage) : this.geometry.maxRowsPerPage;
     const n = Math.max(16, options.rowCapacity);
     this.rowPageOf = new Int32Array(n).fill(NONE);
     this.rowLen = new Uint16Array(n);
@@ -226,7 +227,19 @@ export class ClusteredHeap implements StorageEngine {
     this.counters.updates_in_place++;
     if (this.sink !== null) {
       const outcome = this.counters.page_splits > splitsBefore ? 'split' : delta <= 0 ? 'shrank' : 'in-place';
-      this.sink({ op: 'update', row, page: from, home: -1, fromBytes, toBytes: phys, totalFree, contiguousFree: totalFree, outcome, toPage: p, newPage: p !== from });
+      this.sink({
+        op: 'update',
+        row,
+        page: from,
+        home: -1,
+        fromBytes,
+        toBytes: phys,
+        totalFree,
+        contiguousFree: totalFree,
+        outcome,
+        toPage: p,
+        newPage: p !== from,
+      });
     }
     return true;
   }
@@ -252,7 +265,11 @@ export class ClusteredHeap implements StorageEngine {
   }
 
   reorg(kind: ReorgKind): void {
-    if (kind === 'rebuild' || (kind === 'compact' && this.options.compactRebuilds) || (kind === 'forwarded_rows' && this.options.forwardedRowsRebuilds)) {
+    if (
+      kind === 'rebuild' ||
+      (kind === 'compact' && this.options.compactRebuilds) ||
+      (kind === 'forwarded_rows' && this.options.forwardedRowsRebuilds)
+    ) {
       this.rebuild();
       if (kind !== 'compact') this.counters.exclusive_table_locks++;
     }
@@ -289,7 +306,8 @@ export class ClusteredHeap implements StorageEngine {
   /** A row read by its row id (or reached through the clustered index): the data page it is on. */
   fetchRow(row: number, reads: PageReads, _viaIndex: boolean): void {
     reads.dataPage(this.rowPageOf[row]!);
-    if (this.sink !== null) this.sink({ op: 'read', row, pages: [this.rowPageOf[row]!], forwarded: false, pieces: 0, deadVersions: 0, chainHops: 0 });
+    if (this.sink !== null)
+      this.sink({ op: 'read', row, pages: [this.rowPageOf[row]!], forwarded: false, pieces: 0, deadVersions: 0, chainHops: 0 });
   }
 
   /** A scan of the table in key order: the data pages along their links. */
@@ -357,7 +375,8 @@ export class ClusteredHeap implements StorageEngine {
   pageMap(): PageMapData {
     const n = this.pageCount;
     const fill = new Float32Array(n);
-    for (let p = 0; p < n; p++) if (this.live[p]) fill[p] = (this.used[p]! + this.slots[p]! * this.geometry.slotBytes) / this.geometry.usableBytes;
+    for (let p = 0; p < n; p++)
+      if (this.live[p]) fill[p] = (this.used[p]! + this.slots[p]! * this.geometry.slotBytes) / this.geometry.usableBytes;
     return { fill, stubs: new Uint16Array(n), forwardedIn: new Uint16Array(n) };
   }
 
@@ -370,14 +389,23 @@ export class ClusteredHeap implements StorageEngine {
     const g = this.geometry;
     // Only the rows of the pages asked for (a page's slots name no other page).
     const need = inspectedPages(n, only);
-    const byPage = bucketRows(this.rowHigh, n, (r) => {
-      const p = this.rowPageOf[r]!;
-      return p >= 0 && need[p] !== 0 ? p : -1;
-    }, 0);
-    return frozenInspector(n, (p) => {
+    const byPage = bucketRows(
+      this.rowHigh,
+      n,
+      (r) => {
+        const p = this.rowPageOf[r]!;
+        return p >= 0 && need[p] !== 0 ? p : -1;
+      },
+      0,
+    );
+    return frozenInspector(
+      n,
+      (p) => {
         const inTable = p >= 0 && p < n;
         const slots: SlotDetail[] = [];
-        if (inTable) for (let k = byPage.start[p]!; k < byPage.start[p + 1]!; k++) slots.push({ slot: k - byPage.start[p]!, kind: 'row', row: byPage.rows[k]!, bytes: this.rowLen[byPage.rows[k]!]! });
+        if (inTable)
+          for (let k = byPage.start[p]!; k < byPage.start[p + 1]!; k++)
+            slots.push({ slot: k - byPage.start[p]!, kind: 'row', row: byPage.rows[k]!, bytes: this.rowLen[byPage.rows[k]!]! });
         const used = inTable ? this.used[p]! : 0;
         const slotArrayBytes = (inTable ? this.slots[p]! : 0) * g.slotBytes;
         return {
@@ -390,10 +418,14 @@ export class ClusteredHeap implements StorageEngine {
           reservedBytes: 0,
           fragmentedBytes: 0,
           contiguousBytes: g.usableBytes - used - slotArrayBytes,
-          ...(inTable && this.live[p] === 1 ? { keyRange: { first: this.lo[p]!, last: this.hi[p]!, prev: this.prev[p]!, next: this.next[p]! } } : {}),
+          ...(inTable && this.live[p] === 1
+            ? { keyRange: { first: this.lo[p]!, last: this.hi[p]!, prev: this.prev[p]!, next: this.next[p]! } }
+            : {}),
           flags: p === this.tail ? ['last page in key order: inserts go here'] : [],
         };
-      }, only);
+      },
+      only,
+    );
   }
 
   memoryBytes(): number {
@@ -420,7 +452,8 @@ export class ClusteredHeap implements StorageEngine {
     let lastHi = -1;
     for (let p = this.head; p !== NONE; p = this.next[p]!) {
       linked++;
-      if (used[p] !== this.used[p] || slots[p] !== this.slots[p]) bad.push(`page ${p}: kept ${this.used[p]} bytes / ${this.slots[p]} rows, found ${used[p]} / ${slots[p]}`);
+      if (used[p] !== this.used[p] || slots[p] !== this.slots[p])
+        bad.push(`page ${p}: kept ${this.used[p]} bytes / ${this.slots[p]} rows, found ${used[p]} / ${slots[p]}`);
       if (this.free(p) < 0) bad.push(`page ${p}: rows exceed the page`);
       if (this.slots[p]! > this.maxRows) bad.push(`page ${p}: more rows than a page holds`);
       if (this.slots[p]! > 0 && this.lo[p]! <= lastHi) bad.push(`page ${p}: keys out of order`);

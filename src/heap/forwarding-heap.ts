@@ -12,7 +12,18 @@ import { grown } from '../util/arrays.js';
 import type { PageGeometry, PageMapData, ReorgKind, RowSizes, StorageEngine, UpdateInfo } from './engine.js';
 import { FreeTree } from './free-tree.js';
 import type { HeapEventSink } from './events.js';
-import { bucketRows, frozenInspector, inspectedPages, PAGE_ASKED, scratchInt32, slotIn, type PageDetail, type PageInspector, type RowBuckets, type SlotDetail } from './inspect.js';
+import {
+  bucketRows,
+  frozenInspector,
+  inspectedPages,
+  PAGE_ASKED,
+  scratchInt32,
+  slotIn,
+  type PageDetail,
+  type PageInspector,
+  type RowBuckets,
+  type SlotDetail,
+} from './inspect.js';
 import type { PageReads } from './page-reads.js';
 
 export interface ForwardingHeapOptions {
@@ -252,14 +263,18 @@ export class ForwardingHeap implements StorageEngine {
     const n = Math.max(16, options.rowCapacity);
     this.rows = new Int32Array(n * ROW_STRIDE).fill(-1);
     const pageRoom = Math.max(1024, Math.ceil(n / ROWS_PER_PAGE_ROOM));
-    if (options.geometry.pageBytes > MAX_PAGE_BYTES) throw new Error(`ForwardingHeap: a page of ${options.geometry.pageBytes} bytes does not fit its 16-bit fields`);
+    if (options.geometry.pageBytes > MAX_PAGE_BYTES)
+      throw new Error(`ForwardingHeap: a page of ${options.geometry.pageBytes} bytes does not fit its 16-bit fields`);
     this.pageFields = new Uint16Array(pageRoom * PAGE_STRIDE);
     this.state = new Uint8Array(pageRoom);
     this.backPointerBytes = options.backPointerBytes ?? 0;
     this.insertReserve = options.insertReserveBytes ?? 0;
     const search = options.freeSpaceSearch ?? 'last-page';
     this.tree = search === 'last-page' ? null : new FreeTree();
-    this.pfsRoomByUsed = search === 'pfs' ? pfsRoomTable(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], options.pfsBaseBytes ?? this.usable, this.usable) : null;
+    this.pfsRoomByUsed =
+      search === 'pfs'
+        ? pfsRoomTable(options.pfsBandUpperPct ?? [0, 50, 80, 95, 100], options.pfsBaseBytes ?? this.usable, this.usable)
+        : null;
     this.chain = options.chaining ? new ChainPieces(n) : null;
   }
 
@@ -388,7 +403,7 @@ export class ForwardingHeap implements StorageEngine {
       this.flushLast();
       const tree = this.tree;
       // An entry may promise more than its page has (touch): a page found short is lowered, and the search goes on past it.
-      for (let f = tree.findFrom(need, 0); f >= 0; ) {
+      for (let f = tree.findFrom(need, 0); f >= 0;) {
         if (f === notPage) {
           f = tree.findFrom(need, f + 1);
           continue;
@@ -701,7 +716,8 @@ export class ForwardingHeap implements StorageEngine {
 
   delete(row: number): void {
     const p = this.cur(row);
-    if (this.sink !== null) this.sink({ op: 'delete', row, page: p, home: this.home(row) !== p ? this.home(row) : -1, bytes: this.len(row) });
+    if (this.sink !== null)
+      this.sink({ op: 'delete', row, page: p, home: this.home(row) !== p ? this.home(row) : -1, bytes: this.len(row) });
     this.removeBody(p, this.len(row), this.rsv(row));
     const h = this.home(row);
     if (h !== p) {
@@ -880,7 +896,16 @@ export class ForwardingHeap implements StorageEngine {
       reads.forwardedHops++;
     }
     if (this.chainedRows > 0) this.readChain(row, reads);
-    if (this.sink !== null) this.sink({ op: 'read', row, pages: c !== h ? [h, c] : [h], forwarded: c !== h, pieces: this.chain?.get(row) ?? 0, deadVersions: 0, chainHops: 0 });
+    if (this.sink !== null)
+      this.sink({
+        op: 'read',
+        row,
+        pages: c !== h ? [h, c] : [h],
+        forwarded: c !== h,
+        pieces: this.chain?.get(row) ?? 0,
+        deadVersions: 0,
+        chainHops: 0,
+      });
   }
 
   /** A chained row's pieces: one page visit each (they live on pages of their own, named apart from the heap's). */
@@ -923,7 +948,10 @@ export class ForwardingHeap implements StorageEngine {
       }
       return;
     }
-    const forwarded = follows && this.forwardedCount > 0 ? bucketRows(this.rowHigh, this.pageCount, (r) => (this.isLive(r) && this.cur(r) !== this.home(r) ? this.home(r) : -1), 0) : null;
+    const forwarded =
+      follows && this.forwardedCount > 0
+        ? bucketRows(this.rowHigh, this.pageCount, (r) => (this.isLive(r) && this.cur(r) !== this.home(r) ? this.home(r) : -1), 0)
+        : null;
     for (let p = 0; p < this.pageCount; p++) {
       if (this.state[p] !== PAGE_ALLOCATED) continue;
       reads.dataPage(p);
@@ -995,7 +1023,11 @@ export class ForwardingHeap implements StorageEngine {
   rowBytes(row: number): number {
     const L = this.cur(row) !== this.home(row) ? this.len(row) - this.backPointerBytes : this.len(row);
     const pieces = this.chain?.get(row) ?? 0;
-    return pieces > 0 ? L + pieces * (this.usable - this.slotBytes - (this.options.chainPieceOverheadBytes ?? 0)) - (this.options.chainPieceOverheadBytes ?? 0) : L;
+    return pieces > 0
+      ? L +
+          pieces * (this.usable - this.slotBytes - (this.options.chainPieceOverheadBytes ?? 0)) -
+          (this.options.chainPieceOverheadBytes ?? 0)
+      : L;
   }
 
   rowSizes(): RowSizes {
@@ -1089,7 +1121,8 @@ export class ForwardingHeap implements StorageEngine {
     const forwardedIn = new Uint16Array(n);
     for (let p = 0; p < n; p++) {
       const i = p * PAGE_STRIDE;
-      fill[p] = this.state[p] === PAGE_ALLOCATED ? (this.pageFields[i + USED]! + this.pageFields[i + SLOTS]! * this.slotBytes) / this.usable : 0;
+      fill[p] =
+        this.state[p] === PAGE_ALLOCATED ? (this.pageFields[i + USED]! + this.pageFields[i + SLOTS]! * this.slotBytes) / this.usable : 0;
     }
     // Every live row adds 1 to both counts when it is forwarded, 0 when not.
     const rows = this.rows;
@@ -1224,7 +1257,12 @@ export class ForwardingHeap implements StorageEngine {
 
   memoryBytes(): number {
     // The pages made, not the arrays' room (unwritten room is not resident; see ROWS_PER_PAGE_ROOM).
-    return this.rows.byteLength + this.pageCount * (PAGE_STRIDE * this.pageFields.BYTES_PER_ELEMENT + 1) + (this.tree?.byteLength ?? 0) + (this.chain?.byteLength ?? 0);
+    return (
+      this.rows.byteLength +
+      this.pageCount * (PAGE_STRIDE * this.pageFields.BYTES_PER_ELEMENT + 1) +
+      (this.tree?.byteLength ?? 0) +
+      (this.chain?.byteLength ?? 0)
+    );
   }
 
   checkInvariants(): string[] {
@@ -1257,7 +1295,12 @@ export class ForwardingHeap implements StorageEngine {
     let allocated = 0;
     for (let p = 0; p < n; p++) {
       const i = p * PAGE_STRIDE;
-      const [u, top, sl, rs] = [this.pageFields[i + USED]!, this.pageFields[i + TOP]!, this.pageFields[i + SLOTS]!, this.pageFields[i + RESERVED]!];
+      const [u, top, sl, rs] = [
+        this.pageFields[i + USED]!,
+        this.pageFields[i + TOP]!,
+        this.pageFields[i + SLOTS]!,
+        this.pageFields[i + RESERVED]!,
+      ];
       if (this.state[p] === PAGE_ALLOCATED) allocated++;
       if (used[p] !== u) bad.push(`page ${p}: used ${u} kept, ${used[p]} found`);
       if (slots[p] !== sl) bad.push(`page ${p}: slots ${sl} kept, ${slots[p]} found`);
@@ -1271,7 +1314,8 @@ export class ForwardingHeap implements StorageEngine {
     if (this.tree !== null) {
       this.flushLast();
       for (let p = 0; p < n; p++) {
-        if (this.tree.get(p) < this.insertRoom(p)) bad.push(`page ${p}: free-space search says ${this.tree.get(p)}, less than the page has (${this.insertRoom(p)})`);
+        if (this.tree.get(p) < this.insertRoom(p))
+          bad.push(`page ${p}: free-space search says ${this.tree.get(p)}, less than the page has (${this.insertRoom(p)})`);
       }
     }
     if (this.chain !== null) {

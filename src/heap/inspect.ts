@@ -185,4 +185,3 @@ export function slotIn(buckets: RowBuckets, page: number, row: number): number {
   }
   return -1;
 }
-

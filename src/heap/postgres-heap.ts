@@ -293,7 +293,8 @@ export class PostgresHeap implements StorageEngine {
   }
 
   private rootOffs(): Uint16Array {
-    if (this.rootOff === null || this.rootOff.length * ROW_STRIDE < this.rows.length) this.rootOff = grown(this.rootOff ?? new Uint16Array(0), this.rows.length / ROW_STRIDE);
+    if (this.rootOff === null || this.rootOff.length * ROW_STRIDE < this.rows.length)
+      this.rootOff = grown(this.rootOff ?? new Uint16Array(0), this.rows.length / ROW_STRIDE);
     return this.rootOff;
   }
 
@@ -339,7 +340,8 @@ export class PostgresHeap implements StorageEngine {
    * free; else record its free space in the FSM and ask the FSM for another page; else extend.
    */
   private pageForTuple(len: number, skipFsm = false): number {
-    const targetFree = len + this.saveFreeSpace > this.nearlyEmptyFreeSpace ? Math.max(len, this.nearlyEmptyFreeSpace) : len + this.saveFreeSpace;
+    const targetFree =
+      len + this.saveFreeSpace > this.nearlyEmptyFreeSpace ? Math.max(len, this.nearlyEmptyFreeSpace) : len + this.saveFreeSpace;
     // HEAP_INSERT_SKIP_FSM (a rewrite's inserts): the target block, else a new page.
     if (skipFsm) {
       if (this.targetBlock >= 0 && targetFree <= this.heapFree(this.targetBlock)) return this.targetBlock;
@@ -502,7 +504,19 @@ export class PostgresHeap implements StorageEngine {
     }
     if (this.sink !== null) {
       const outcome = hot ? 'hot' : q === p ? 'same-page' : 'new-page';
-      this.sink({ op: 'update', row, page: p, home: -1, fromBytes: oldLen, toBytes: phys, totalFree: freeNow, contiguousFree: freeNow, outcome, toPage: q, newPage: this.pageCount > pagesBefore });
+      this.sink({
+        op: 'update',
+        row,
+        page: p,
+        home: -1,
+        fromBytes: oldLen,
+        toBytes: phys,
+        totalFree: freeNow,
+        contiguousFree: freeNow,
+        outcome,
+        toPage: q,
+        newPage: this.pageCount > pagesBefore,
+      });
     }
     return true;
   }
@@ -715,8 +729,7 @@ export class PostgresHeap implements StorageEngine {
           if (q < this.pageCount) this.readPage(q, reads);
           else reads.dataPage(q);
         }
-      }
-      else for (let k = 0; k < dead; k++) this.readPage(p, reads);
+      } else for (let k = 0; k < dead; k++) this.readPage(p, reads);
       reads.deadVersions += dead;
       reads.tuplesVisited += dead;
       this.readState[row] = s & ~(SATURATED << DEAD_SHIFT);
@@ -725,7 +738,16 @@ export class PostgresHeap implements StorageEngine {
     const hops = this.chainHops(row, p);
     reads.hotChainHops += hops;
     reads.tuplesVisited += hops + 1;
-    if (this.sink !== null) this.sink({ op: 'read', row, pages: deadPages ? [...deadPages.pages.subarray(0, dead), p] : new Array<number>(dead + 1).fill(p), forwarded: false, pieces: 0, deadVersions: dead, chainHops: hops });
+    if (this.sink !== null)
+      this.sink({
+        op: 'read',
+        row,
+        pages: deadPages ? [...deadPages.pages.subarray(0, dead), p] : new Array<number>(dead + 1).fill(p),
+        forwarded: false,
+        pieces: 0,
+        deadVersions: dead,
+        chainHops: hops,
+      });
   }
 
   /** A sequential scan: every page in order, pruned on access (heapgetpage), every version on it examined. */
@@ -879,11 +901,18 @@ export class PostgresHeap implements StorageEngine {
     const pg = this.pageFields;
     // Only the rows of the pages asked for (a page's slots name no other page).
     const need = inspectedPages(n, only);
-    const byPage = bucketRows(this.rowHigh, n, (r) => {
-      const p = this.page(r);
-      return p >= 0 && need[p] !== 0 ? p : -1;
-    }, 0);
-    return frozenInspector(n, (p) => {
+    const byPage = bucketRows(
+      this.rowHigh,
+      n,
+      (r) => {
+        const p = this.page(r);
+        return p >= 0 && need[p] !== 0 ? p : -1;
+      },
+      0,
+    );
+    return frozenInspector(
+      n,
+      (p) => {
         const inTable = p >= 0 && p < n;
         const i = p * STRIDE;
         const slots: SlotDetail[] = [];
@@ -921,11 +950,22 @@ export class PostgresHeap implements StorageEngine {
           contiguousBytes: g.usableBytes - stored - slotArrayBytes,
           flags,
         };
-      }, only);
+      },
+      only,
+    );
   }
 
   memoryBytes(): number {
-    return this.rows.byteLength + this.pageFields.byteLength + this.fsm.byteLength + (this.readState?.byteLength ?? 0) + this.lpPool.byteLength + this.lpAt.byteLength + this.lpCap.byteLength + (this.rootOff?.byteLength ?? 0);
+    return (
+      this.rows.byteLength +
+      this.pageFields.byteLength +
+      this.fsm.byteLength +
+      (this.readState?.byteLength ?? 0) +
+      this.lpPool.byteLength +
+      this.lpAt.byteLength +
+      this.lpCap.byteLength +
+      (this.rootOff?.byteLength ?? 0)
+    );
   }
 
   checkInvariants(): string[] {
@@ -958,15 +998,26 @@ export class PostgresHeap implements StorageEngine {
       if (versions + pg[i + UNUSED]! + pg[i + ROOTS]! !== pg[i + NLINE]) {
         bad.push(`page ${p}: ${pg[i + NLINE]} line pointers, but ${versions} versions + ${pg[i + UNUSED]} unused + ${pg[i + ROOTS]} roots`);
       }
-      if (pg[i + STORE]! + pg[i + NLINE]! * this.geometry.slotBytes > this.geometry.usableBytes) bad.push(`page ${p}: tuples and line pointers exceed the page`);
+      if (pg[i + STORE]! + pg[i + NLINE]! * this.geometry.slotBytes > this.geometry.usableBytes)
+        bad.push(`page ${p}: tuples and line pointers exceed the page`);
       if (pg[i + NLINE]! > this.geometry.maxRowsPerPage) bad.push(`page ${p}: more than MaxHeapTuplesPerPage line pointers`);
       // The line pointer array agrees with the counts.
       const at = this.lpAt[p]!;
       const n = new Int32Array(8);
       if (at < 0) n[LP_LIVE] = pg[i + NLINE]!;
       else for (let k = 0; k < pg[i + NLINE]!; k++) n[this.lpPool[at + k]!]!++;
-      const want = [pg[i + UNUSED]!, pg[i + LIVE]!, pg[i + PEND_FREE_LP]!, pg[i + PEND_COUNT]! - pg[i + PEND_FREE_LP]!, pg[i + DEAD_FREE_LP]!, pg[i + DEAD_COUNT]! - pg[i + DEAD_FREE_LP]!, pg[i + ROOTS]!, 0];
-      if (want.some((w, k) => w !== n[k])) bad.push(`page ${p}: line pointer states ${[...n].join('/')} where the counts say ${want.join('/')}`);
+      const want = [
+        pg[i + UNUSED]!,
+        pg[i + LIVE]!,
+        pg[i + PEND_FREE_LP]!,
+        pg[i + PEND_COUNT]! - pg[i + PEND_FREE_LP]!,
+        pg[i + DEAD_FREE_LP]!,
+        pg[i + DEAD_COUNT]! - pg[i + DEAD_FREE_LP]!,
+        pg[i + ROOTS]!,
+        0,
+      ];
+      if (want.some((w, k) => w !== n[k]))
+        bad.push(`page ${p}: line pointer states ${[...n].join('/')} where the counts say ${want.join('/')}`);
     }
     const seen = new Set<string>();
     for (let r = 0; r < this.rowHigh; r++) {
@@ -974,12 +1025,14 @@ export class PostgresHeap implements StorageEngine {
       if (p < 0 || p >= n) continue;
       const off = this.offOf(r);
       const at = this.lpAt[p]!;
-      if (off >= this.pageFields[p * STRIDE + NLINE]! || (at >= 0 && this.lpPool[at + off] !== LP_LIVE)) bad.push(`row ${r}: its line pointer ${off + 1} on page ${p} is not a live version's`);
+      if (off >= this.pageFields[p * STRIDE + NLINE]! || (at >= 0 && this.lpPool[at + off] !== LP_LIVE))
+        bad.push(`row ${r}: its line pointer ${off + 1} on page ${p} is not a live version's`);
       if (seen.has(`${p}:${off}`)) bad.push(`row ${r}: line pointer ${off + 1} on page ${p} is another row's too`);
       seen.add(`${p}:${off}`);
       if (this.heapOnly(r)) {
         const root = at >= 0 && this.rootOff !== null ? this.lpPool[at + this.rootOff[r]!] : -1;
-        if (root !== LP_ROOT && root !== LP_DEAD_ROOT && root !== LP_PEND_ROOT) bad.push(`row ${r}: heap-only, but its chain's root on page ${p} is not a root line pointer`);
+        if (root !== LP_ROOT && root !== LP_DEAD_ROOT && root !== LP_PEND_ROOT)
+          bad.push(`row ${r}: heap-only, but its chain's root on page ${p} is not a root line pointer`);
       }
     }
     return bad;

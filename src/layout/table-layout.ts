@@ -132,7 +132,11 @@ export function columnLayout(table: TableDef, col: ColumnDef, index: number, s: 
  * Number the varying columns (varIndex, in column order) and sum the bytes of the columns that are
  * not varying (fixed-length NOT NULL) and the logical maximum of a row (every column at its maxBytes).
  */
-export function indexVaryingColumns(columns: ColumnLayout[]): { varying: ColumnLayout[]; fixedNotNullBytes: number; logicalMaxBytes: number } {
+export function indexVaryingColumns(columns: ColumnLayout[]): {
+  varying: ColumnLayout[];
+  fixedNotNullBytes: number;
+  logicalMaxBytes: number;
+} {
   const varying = columns.filter((c) => c.varying);
   varying.forEach((c, i) => (c.varIndex = i));
   return {
@@ -146,7 +150,10 @@ export function indexVaryingColumns(columns: ColumnLayout[]): { varying: ColumnL
  * Physical bytes of the shortest and longest possible row: `rowBytes` of the varying lengths with every
  * nullable column NULL and every variable value empty, then with every value at its longest stored length.
  */
-export function rowBytesRange(varying: readonly ColumnLayout[], rowBytes: (lens: Uint16Array) => number): { minRowBytes: number; maxRowBytes: number } {
+export function rowBytesRange(
+  varying: readonly ColumnLayout[],
+  rowBytes: (lens: Uint16Array) => number,
+): { minRowBytes: number; maxRowBytes: number } {
   const minLens = new Uint16Array(Math.max(1, varying.length));
   const maxLens = new Uint16Array(Math.max(1, varying.length));
   varying.forEach((c, i) => {

@@ -21,13 +21,19 @@ export function applyCalibrationFile(spec: ContentionSpec, name: string, ctx: Se
   try {
     json = JSON.parse(read.text);
   } catch (err) {
-    ctx.P.add(at, `expected a calibration file of JSON written by rowsim calibrate, found invalid JSON in ${name} (${(err as Error).message})`);
+    ctx.P.add(
+      at,
+      `expected a calibration file of JSON written by rowsim calibrate, found invalid JSON in ${name} (${(err as Error).message})`,
+    );
     return undefined;
   }
   const r = calibrationFileSchema.safeParse(json);
   if (!r.success) {
     const first = r.error.issues[0]!;
-    ctx.P.add(at, `expected a calibration file written by rowsim calibrate, found ${name} with ${first.path.join('.') || 'its top level'}: ${first.message}`);
+    ctx.P.add(
+      at,
+      `expected a calibration file written by rowsim calibrate, found ${name} with ${first.path.join('.') || 'its top level'}: ${first.message}`,
+    );
     return undefined;
   }
   return applyCalibrationToSpec(spec, r.data, name);

@@ -70,7 +70,10 @@ const CONTENTION: SectionLoader<'contention'> = {
     const points = spec.buffer_managers.length * spec.engines.length * spec.users.length * cells;
     if (points > maxPoints) {
       const sizes = `${spec.buffer_managers.length} buffer managers × ${spec.engines.length} engine counts × ${spec.users.length} populations${cells > 1 ? ` × ${cells} sweep cells` : ''}`;
-      ctx.P.add(['contention', spec.sweep ? 'sweep' : 'users'], `expected at most ${maxPoints} contention points (raise the limit with --max-points N), found ${points} (${sizes})`);
+      ctx.P.add(
+        ['contention', spec.sweep ? 'sweep' : 'users'],
+        `expected at most ${maxPoints} contention points (raise the limit with --max-points N), found ${points} (${sizes})`,
+      );
       return undefined;
     }
     if (typeof (raw as Record<string, unknown>).calibration === 'string') {
@@ -119,7 +122,10 @@ export function loadConfig(file: string, text?: string, options: LoadOptions = {
     ] as const) {
       if (missing) {
         const hint = name === 'workload' && obj.estimate !== undefined ? '; a config with measured data is for rowsim estimate' : '';
-        P.add([], `expected ${name === 'engine' ? 'an' : 'a'} ${name} section (${name === 'workload' ? 'a storage run needs table, engine and workload' : 'the table and its engine settings'}), found none${hint}`);
+        P.add(
+          [],
+          `expected ${name === 'engine' ? 'an' : 'a'} ${name} section (${name === 'workload' ? 'a storage run needs table, engine and workload' : 'the table and its engine settings'}), found none${hint}`,
+        );
       }
     }
     const maxPoints = options.maxPoints ?? RUN_DEFAULTS.maxSweepPoints;
@@ -127,7 +133,11 @@ export function loadConfig(file: string, text?: string, options: LoadOptions = {
       storage = sweepPoints(obj, top.name, seed, baseDir, top.sweep ?? {}, P);
     }
   } else if (top.sweep) {
-    P.add(['sweep'], 'expected sweep only with a storage run (table, engine, workload); contention takes lists directly and has its own sweep: contention.sweep', true);
+    P.add(
+      ['sweep'],
+      'expected sweep only with a storage run (table, engine, workload); contention takes lists directly and has its own sweep: contention.sweep',
+      true,
+    );
   }
 
   // Sections, against the config's table and engine (resolved again for them: a problem found twice is listed once).

@@ -72,7 +72,8 @@ interface Ctx {
 }
 
 const AT: KeyPath = ['estimate', 'measured'];
-const WHAT = 'csv (per-row data lengths), columns (per-column length histograms), optdiag (its text output, or { rows, min, avg, max } figures), sp_spaceused, index_physical_stats, pgstattuple or pg_stat_user_tables (their output files)';
+const WHAT =
+  'csv (per-row data lengths), columns (per-column length histograms), optdiag (its text output, or { rows, min, avg, max } figures), sp_spaceused, index_physical_stats, pgstattuple or pg_stat_user_tables (their output files)';
 
 export function resolveMeasured(measured: unknown, c: Omit<Ctx, 'cli'>, cli: MeasuredFiles = {}): MeasuredResult | undefined {
   const ctx: Ctx = { ...c, cli };
@@ -83,7 +84,11 @@ export function resolveMeasured(measured: unknown, c: Omit<Ctx, 'cli'>, cli: Mea
   if (measured !== undefined && (!isMap || keys.length === 0 || unknown.length)) {
     const other = unknown[0];
     const guess = other ? nearest(other, MEASURED_KEYS) : undefined;
-    P.add(other ? [...AT, other] : AT, `expected ${WHAT}, found ${keys.length ? keys.map((k) => `"${k}"`).join(', ') : describeFound(measured)}${guess ? `; did you mean "${guess}"?` : ''}`, !!other);
+    P.add(
+      other ? [...AT, other] : AT,
+      `expected ${WHAT}, found ${keys.length ? keys.map((k) => `"${k}"`).join(', ') : describeFound(measured)}${guess ? `; did you mean "${guess}"?` : ''}`,
+      !!other,
+    );
     return undefined;
   }
   const m = (measured === undefined ? {} : zodCheck(measuredSchema, measured, AT, P)) as MeasuredInput | undefined;
@@ -135,9 +140,16 @@ function readAll(m: MeasuredInput, ctx: Ctx): Measurements | null | undefined {
   return merged.measurements;
 }
 
-function withEvidence(r: { source: EstimateSource | undefined; fit: boolean; notes: string[] }, evidence: Measurements | null, ctx: Ctx): MeasuredResult | undefined {
+function withEvidence(
+  r: { source: EstimateSource | undefined; fit: boolean; notes: string[] },
+  evidence: Measurements | null,
+  ctx: Ctx,
+): MeasuredResult | undefined {
   if (!r.source) return undefined;
-  if (evidence?.moved === undefined && evidence) r.notes.push(`the measured figures (${evidence.kinds.join(', ')}) give no ${movedWord(ctx)} count: nothing to check the lengths against`);
+  if (evidence?.moved === undefined && evidence)
+    r.notes.push(
+      `the measured figures (${evidence.kinds.join(', ')}) give no ${movedWord(ctx)} count: nothing to check the lengths against`,
+    );
   return evidence ? { source: r.source, evidence, fit: r.fit, notes: r.notes } : { source: r.source, fit: r.fit, notes: r.notes };
 }
 
@@ -169,14 +181,21 @@ function columnsSource(columns: NonNullable<MeasuredInput['columns']>, ctx: Ctx)
     const where: KeyPath = [...AT, 'columns', name];
     const col = table.columns.find((c) => c.name === name);
     if (!col) {
-      const guess = nearest(name, table.columns.map((c) => c.name));
+      const guess = nearest(
+        name,
+        table.columns.map((c) => c.name),
+      );
       P.add(where, `expected a column of table ${table.name}${guess ? ` (did you mean "${guess}"?)` : ''}, found "${name}"`, true);
       continue;
     }
     const side = (s: (typeof spec)['insert'], key: 'insert' | 'now'): { length?: Dist; null: number } | undefined => {
       if (s === undefined) return undefined;
-      if ((s.null ?? 0) > 0 && !col.nullable) P.add([...where, key, 'null'], `expected a NULL share only on a nullable column, found ${s.null} on ${name}, which is NOT NULL`);
-      return { null: s.null ?? 0, length: s.length === undefined ? undefined : resolveDist(s.length, [...where, key, 'length'], ctx.baseDir, P) };
+      if ((s.null ?? 0) > 0 && !col.nullable)
+        P.add([...where, key, 'null'], `expected a NULL share only on a nullable column, found ${s.null} on ${name}, which is NOT NULL`);
+      return {
+        null: s.null ?? 0,
+        length: s.length === undefined ? undefined : resolveDist(s.length, [...where, key, 'length'], ctx.baseDir, P),
+      };
     };
     const ins = side(spec.insert, 'insert');
     const now = side(spec.now, 'now');
@@ -186,7 +205,8 @@ function columnsSource(columns: NonNullable<MeasuredInput['columns']>, ctx: Ctx)
   }
   if (P.list.length > before) return undefined;
   const workload: PhaseSpec[] = [{ op: 'insert', rows: { kind: 'count', n: ctx.rows }, values }];
-  if (Object.keys(set).length) workload.push({ op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set });
+  if (Object.keys(set).length)
+    workload.push({ op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set });
   return { kind: 'columns', workload };
 }
 
@@ -198,14 +218,19 @@ function optdiagFigures(o: z.infer<typeof optdiagFiguresSchema>, evidence: Measu
   for (const k of ['min', 'avg', 'max', 'insert_avg'] as const) {
     const v = o[k];
     if (v !== undefined && (v < range.min || v > range.max)) {
-      P.add([...where, k], `expected a data row length from ${range.min} to ${range.max} bytes (table ${table.name}: fixed-length NOT NULL columns .. maximum data row length), found ${v}`);
+      P.add(
+        [...where, k],
+        `expected a data row length from ${range.min} to ${range.max} bytes (table ${table.name}: fixed-length NOT NULL columns .. maximum data row length), found ${v}`,
+      );
     }
   }
-  if (P.list.length === before && !(o.min <= o.avg && o.avg <= o.max)) P.add(where, `expected min ≤ avg ≤ max, found ${o.min}, ${o.avg}, ${o.max}`);
+  if (P.list.length === before && !(o.min <= o.avg && o.avg <= o.max))
+    P.add(where, `expected min ≤ avg ≤ max, found ${o.min}, ${o.avg}, ${o.max}`);
   if (o.insert_avg !== undefined && (o.insert_avg < o.min || o.insert_avg > o.max)) {
     P.add([...where, 'insert_avg'], `expected an average length at insert from min ${o.min} to max ${o.max}, found ${o.insert_avg}`);
   }
-  if (o.forwarded !== undefined && o.forwarded > o.rows) P.add([...where, 'forwarded'], `expected at most ${o.rows} forwarded rows (rows), found ${o.forwarded}`);
+  if (o.forwarded !== undefined && o.forwarded > o.rows)
+    P.add([...where, 'forwarded'], `expected at most ${o.rows} forwarded rows (rows), found ${o.forwarded}`);
   if (P.list.length > before) return undefined;
   const source: EstimateSource = {
     kind: 'optdiag',
@@ -228,7 +253,14 @@ function optdiagFigures(o: z.infer<typeof optdiagFiguresSchema>, evidence: Measu
       ...(ev ?? { kinds: ['optdiag'], pageBytes: ctx.engine.page_size, notes: [] }),
       rows: ev?.rows ?? rowsFig,
       forwarded: fig,
-      moved: { share: o.forwarded / o.rows, count: o.forwarded, basis: o.rows, basisWord: 'rows', label: `optdiag figures: ${groupedNumber(o.forwarded)} forwarded of ${groupedNumber(o.rows)} rows`, figures: [fig, rowsFig] },
+      moved: {
+        share: o.forwarded / o.rows,
+        count: o.forwarded,
+        basis: o.rows,
+        basisWord: 'rows',
+        label: `optdiag figures: ${groupedNumber(o.forwarded)} forwarded of ${groupedNumber(o.rows)} rows`,
+        figures: [fig, rowsFig],
+      },
     };
   }
   // Insert lengths unknown and a forwarded count to fit them to; with insert_avg they are given.
@@ -249,7 +281,10 @@ function evidenceSource(evidence: Measurements | null, ctx: Ctx): MeasuredResult
     return undefined;
   }
   const notes = r.notes;
-  if (!evidence.moved) notes.push(`the measured figures give no ${movedWord(ctx)} count: rows are assumed inserted at the shortest length (${r.source.min} bytes) and grown to their length now`);
+  if (!evidence.moved)
+    notes.push(
+      `the measured figures give no ${movedWord(ctx)} count: rows are assumed inserted at the shortest length (${r.source.min} bytes) and grown to their length now`,
+    );
   const partitions = partitionSources(evidence, ctx);
   if (partitions === null) return undefined;
   return { source: r.source, evidence, fit: evidence.moved !== undefined, notes, ...(partitions ? { partitions } : {}) };
@@ -264,7 +299,9 @@ function partitionColumns(columns: NonNullable<Measurements['columns']>, rowByte
   const isVarying = (name: string) => varying.has(name.toLowerCase());
   const tableVarying = columns.filter((c) => isVarying(c.name)).reduce((s, c) => s + (c.avgWidth ?? 0), 0);
   const partVarying = Math.max(0, dataLengthFor(getFormat(ctx.engine.format), ctx.layout, rowBytes) - ctx.layout.fixedNotNullBytes);
-  const known = ctx.layout.varying.every((v) => columns.some((c) => c.name.toLowerCase() === v.name.toLowerCase() && c.avgWidth !== undefined));
+  const known = ctx.layout.varying.every((v) =>
+    columns.some((c) => c.name.toLowerCase() === v.name.toLowerCase() && c.avgWidth !== undefined),
+  );
   // Only when every varying column has a width is the sum the varying part of the row; else the rest takes the difference.
   if (!known || tableVarying <= 0) return columns;
   const f = partVarying / tableVarying;
@@ -276,13 +313,27 @@ function partitionSources(evidence: Measurements, ctx: Ctx): PartitionSource[] |
   if (!evidence.partitions || evidence.partitions.length < 2) return undefined;
   const out: PartitionSource[] = [];
   for (const p of evidence.partitions) {
-    const ev: Measurements = { kinds: ['optdiag'], pageBytes: evidence.pageBytes, notes: [], rows: p.rows, pages: p.pages, avgRowBytes: p.avgRowBytes };
+    const ev: Measurements = {
+      kinds: ['optdiag'],
+      pageBytes: evidence.pageBytes,
+      notes: [],
+      rows: p.rows,
+      pages: p.pages,
+      avgRowBytes: p.avgRowBytes,
+    };
     if (evidence.columns) ev.columns = partitionColumns(evidence.columns, p.avgRowBytes.value, ctx);
     if (p.emptyPages) ev.emptyPages = p.emptyPages;
     if (p.forwarded) {
       ev.forwarded = p.forwarded;
       const share = p.rows.value > 0 ? p.forwarded.value / p.rows.value : 0;
-      ev.moved = { share, count: p.forwarded.value, basis: p.rows.value, basisWord: 'rows', label: `optdiag ${p.forwarded.label} ${groupedNumber(p.forwarded.value)} of ${groupedNumber(p.rows.value)} rows (partition ${p.name})`, figures: [p.forwarded, p.rows] };
+      ev.moved = {
+        share,
+        count: p.forwarded.value,
+        basis: p.rows.value,
+        basisWord: 'rows',
+        label: `optdiag ${p.forwarded.label} ${groupedNumber(p.forwarded.value)} of ${groupedNumber(p.rows.value)} rows (partition ${p.name})`,
+        figures: [p.forwarded, p.rows],
+      };
     }
     const r = lengthsFromEvidence(ev, { table: ctx.table, layout: ctx.layout, format: getFormat(ctx.engine.format) });
     if ('problems' in r) {

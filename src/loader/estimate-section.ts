@@ -16,8 +16,14 @@ import type { SectionContext } from './section.js';
 import { checkLockScheme, checkTableLimit, ddlSettingsOverridden, engineSettingProblem, resolveWorkload } from './storage.js';
 import { engineFor, estimateKnob, KnobError, reserveKnob, type ReserveKnob, type Setting } from '../estimate/knob.js';
 import { resolveMeasured } from './estimate-measured.js';
-import { ESTIMATE_DEFAULTS, ESTIMATE_RANGES, MAINTENANCE_DEFAULTS, type EstimateConfig, type EstimateOverrides, type MaintenanceSpec } from '../estimate/types.js';
-
+import {
+  ESTIMATE_DEFAULTS,
+  ESTIMATE_RANGES,
+  MAINTENANCE_DEFAULTS,
+  type EstimateConfig,
+  type EstimateOverrides,
+  type MaintenanceSpec,
+} from '../estimate/types.js';
 
 const settingSchema = z.union([z.number().int().min(0), z.literal('max')]);
 
@@ -107,7 +113,13 @@ function primaryKnob(ctx: SectionContext, table: TableDef, engine: EngineSpec, n
 }
 
 /** The config's format first, then the other formats asked for (with a reserve knob each). */
-function otherFormats(ctx: SectionContext, fromConfig: FormatId[] | undefined, fromCli: FormatId[] | undefined, table: TableDef, engine: EngineSpec): FormatId[] {
+function otherFormats(
+  ctx: SectionContext,
+  fromConfig: FormatId[] | undefined,
+  fromCli: FormatId[] | undefined,
+  table: TableDef,
+  engine: EngineSpec,
+): FormatId[] {
   const formats: FormatId[] = [engine.format];
   (fromCli ?? fromConfig ?? []).forEach((f, i) => {
     const add = (message: string) => {
@@ -133,12 +145,23 @@ function otherFormats(ctx: SectionContext, fromConfig: FormatId[] | undefined, f
 }
 
 /** Candidates: values the DBMS accepts for this table. */
-function checkCandidates(ctx: SectionContext, candidates: z.infer<typeof estimateSchema>['candidates'], knob: ReserveKnob, table: TableDef, engine: EngineSpec): void {
+function checkCandidates(
+  ctx: SectionContext,
+  candidates: z.infer<typeof estimateSchema>['candidates'],
+  knob: ReserveKnob,
+  table: TableDef,
+  engine: EngineSpec,
+): void {
   if (!candidates) return;
   const { P } = ctx;
-  const ok = (v: Setting) => (v === 'max' ? knob.key === 'exp_row_size' : (v >= knob.min && v <= knob.max) || knob.specials.some((s) => s.setting === v));
+  const ok = (v: Setting) =>
+    v === 'max' ? knob.key === 'exp_row_size' : (v >= knob.min && v <= knob.max) || knob.specials.some((s) => s.setting === v);
   const range = `${knob.min} to ${knob.max}${knob.specials.length ? ` or ${knob.specials.map((s) => s.setting).join(', ')}` : ''}`;
-  const bad = (at: (string | number)[], v: Setting) => P.add(['estimate', 'candidates', ...at], `expected a ${knob.key} ${engine.format} accepts for table ${table.name} (${range}), found ${v}`);
+  const bad = (at: (string | number)[], v: Setting) =>
+    P.add(
+      ['estimate', 'candidates', ...at],
+      `expected a ${knob.key} ${engine.format} accepts for table ${table.name} (${range}), found ${v}`,
+    );
   if (Array.isArray(candidates)) {
     candidates.forEach((v, i) => {
       if (!ok(v)) bad([i], v);
@@ -164,20 +187,31 @@ function source(ctx: SectionContext, rawSection: unknown, overrides: EstimateOve
     return resolveMeasured(measured, { table: table!, engine: engine!, layout, baseDir, P, rows }, cli);
   }
   if (obj.workload === undefined) {
-    P.add(['estimate'], 'expected the rows to simulate: a workload section (insert, then growth) or estimate.measured (csv, columns, optdiag, sp_spaceused, index_physical_stats, pgstattuple or pg_stat_user_tables), found neither', true);
+    P.add(
+      ['estimate'],
+      'expected the rows to simulate: a workload section (insert, then growth) or estimate.measured (csv, columns, optdiag, sp_spaceused, index_physical_stats, pgstattuple or pg_stat_user_tables), found neither',
+      true,
+    );
     return undefined;
   }
   const workload = resolveWorkload(obj.workload, table!, baseDir, P);
   if (!workload) return undefined;
   let end = workload.length;
   while (end > 0 && workload[end - 1]!.op === 'reorg') end--;
-  if (end < workload.length) notes.push('the workload ends with a reorg: the estimate looks at the table before it (a reorg would hide the forwarding)');
+  if (end < workload.length)
+    notes.push('the workload ends with a reorg: the estimate looks at the table before it (a reorg would hide the forwarding)');
   if (end === 0) {
     P.add(['workload'], 'expected at least one insert before any reorg, found only reorgs');
     return undefined;
   }
-  if (!workload.slice(0, end).some((p) => p.op === 'update')) notes.push('the workload has no update: rows never grow, so nothing is forwarded whatever the setting');
-  return { source: { kind: 'workload' as const, workload: workload.slice(0, end) }, fit: false, notes: [] as string[], evidence: undefined };
+  if (!workload.slice(0, end).some((p) => p.op === 'update'))
+    notes.push('the workload has no update: rows never grow, so nothing is forwarded whatever the setting');
+  return {
+    source: { kind: 'workload' as const, workload: workload.slice(0, end) },
+    fit: false,
+    notes: [] as string[],
+    evidence: undefined,
+  };
 }
 
 function maintenance(m: z.infer<typeof maintenanceSchema> | undefined): MaintenanceSpec {
@@ -185,5 +219,10 @@ function maintenance(m: z.infer<typeof maintenanceSchema> | undefined): Maintena
   const assumed: string[] = [];
   if (m?.every_days === undefined) assumed.push(`every_days ${every}`);
   if (m?.growth_per_day === undefined) assumed.push('growth_per_day 1%');
-  return { every_days: every, days: m?.days ?? every * MAINTENANCE_DEFAULTS.periods, growth_per_day: m?.growth_per_day ?? MAINTENANCE_DEFAULTS.growth_per_day, assumed };
+  return {
+    every_days: every,
+    days: m?.days ?? every * MAINTENANCE_DEFAULTS.periods,
+    growth_per_day: m?.growth_per_day ?? MAINTENANCE_DEFAULTS.growth_per_day,
+    assumed,
+  };
 }

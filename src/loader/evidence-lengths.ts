@@ -56,8 +56,15 @@ function averageRow(ev: Measurements, ctx: Ctx, cols: ColumnFigure[], inputs: Mo
   const all = ctx.table.columns.every((c) => cols.some((x) => x.name.toLowerCase() === c.name.toLowerCase()));
   if (all && cols.length) {
     const sum = cols.reduce((s, c) => s + c.avgWidth!, 0);
-    notes.push(`the average data row (${round1(sum)} bytes) is the sum of optdiag's Average column width of every column; ${phys.label} ${round1(phys.value)} less the row overhead gives ${round1(fromRow)}`);
-    inputs.push({ name: 'average row now', value: `${round1(sum)} data bytes`, how: 'measured', from: `the sum of every column's Average column width (${columnsFile(ev)})` });
+    notes.push(
+      `the average data row (${round1(sum)} bytes) is the sum of optdiag's Average column width of every column; ${phys.label} ${round1(phys.value)} less the row overhead gives ${round1(fromRow)}`,
+    );
+    inputs.push({
+      name: 'average row now',
+      value: `${round1(sum)} data bytes`,
+      how: 'measured',
+      from: `the sum of every column's Average column width (${columnsFile(ev)})`,
+    });
     return sum;
   }
   inputs.push({
@@ -96,17 +103,42 @@ function columnInputs(model: LengthModel, ev: Measurements, cols: ColumnFigure[]
   for (const c of model.columns ?? []) {
     const stat = cols.find((x) => x.name.toLowerCase() === c.name.toLowerCase());
     const value = `${round1((1 - c.nullShare) * c.mean)} bytes a row on average${c.nullShare > 0 ? ` (NULL in ${round1(100 * c.nullShare)}% of rows)` : ''}, at most ${c.hi}`;
-    if (stat) inputs.push({ name: `column ${c.name}`, value, how: 'measured', from: `optdiag Average column width${stat.nullShare !== undefined ? ' and its histogram\'s NULL step' : ''} (${file}:${stat.line})` });
-    else inputs.push({ name: `columns ${c.name} (no statistics)`, value: `${round1(c.mean)} bytes a row together (what the average row leaves), at most ${c.hi}`, how: 'measured', from: 'the average row less the columns with statistics; their lengths spread as one' });
+    if (stat)
+      inputs.push({
+        name: `column ${c.name}`,
+        value,
+        how: 'measured',
+        from: `optdiag Average column width${stat.nullShare !== undefined ? " and its histogram's NULL step" : ''} (${file}:${stat.line})`,
+      });
+    else
+      inputs.push({
+        name: `columns ${c.name} (no statistics)`,
+        value: `${round1(c.mean)} bytes a row together (what the average row leaves), at most ${c.hi}`,
+        how: 'measured',
+        from: 'the average row less the columns with statistics; their lengths spread as one',
+      });
   }
-  if (cols.length) inputs.push({ name: 'NULL in Average column width', value: 'counted as 0 bytes', how: 'assumed', from: 'optdiag does not say; the widths of every column then add up to the average data row' });
+  if (cols.length)
+    inputs.push({
+      name: 'NULL in Average column width',
+      value: 'counted as 0 bytes',
+      how: 'assumed',
+      from: 'optdiag does not say; the widths of every column then add up to the average data row',
+    });
 }
 
 /** The row-length model from the merged measurements, with every input and where it came from. */
 export function lengthsFromEvidence(ev: Measurements, ctx: Ctx): Outcome {
   const { table, layout, format } = ctx;
   const range = dataLengthRange(layout);
-  const inputs: ModelInput[] = [{ name: 'rows', value: groupedNumber(ev.rows!.value), how: 'measured', from: `${ev.rows!.kind} ${ev.rows!.label} (${where(ev.rows!)})` }];
+  const inputs: ModelInput[] = [
+    {
+      name: 'rows',
+      value: groupedNumber(ev.rows!.value),
+      how: 'measured',
+      from: `${ev.rows!.kind} ${ev.rows!.label} (${where(ev.rows!)})`,
+    },
+  ];
   const notes: string[] = [];
   const cols = usableColumns(ev, layout);
   let avg = averageRow(ev, ctx, cols, inputs, notes);
@@ -114,7 +146,12 @@ export function lengthsFromEvidence(ev: Measurements, ctx: Ctx): Outcome {
   if (avg < range.min - 0.5 || avg > range.max + 0.5) {
     return {
       problems: [
-        { file: phys.file, line: phys.line, column: 1, message: `expected an average row a row of table ${table.name} can have (data ${range.min} to ${range.max} bytes on ${format.id}), found ${phys.label} ${round1(phys.value)} (data ${round1(avg)}): is it the same table?` },
+        {
+          file: phys.file,
+          line: phys.line,
+          column: 1,
+          message: `expected an average row a row of table ${table.name} can have (data ${range.min} to ${range.max} bytes on ${format.id}), found ${phys.label} ${round1(phys.value)} (data ${round1(avg)}): is it the same table?`,
+        },
       ],
     };
   }
@@ -130,7 +167,16 @@ export function lengthsFromEvidence(ev: Measurements, ctx: Ctx): Outcome {
     [ev.minRowBytes, min, 'shortest row'],
     [ev.maxRowBytes, max, 'longest row'],
   ] as const) {
-    inputs.push(f ? { name: what, value: `${v} data bytes`, how: 'measured', from: `${f.kind} ${f.label} (${where(f)})` } : { name: what, value: `${v} data bytes`, how: 'from the DDL', from: what === 'shortest row' ? 'the fixed-length NOT NULL columns' : 'every column at its declared length' });
+    inputs.push(
+      f
+        ? { name: what, value: `${v} data bytes`, how: 'measured', from: `${f.kind} ${f.label} (${where(f)})` }
+        : {
+            name: what,
+            value: `${v} data bytes`,
+            how: 'from the DDL',
+            from: what === 'shortest row' ? 'the fixed-length NOT NULL columns' : 'every column at its declared length',
+          },
+    );
   }
   const byColumn = ev.minRowBytes || ev.maxRowBytes ? undefined : columnModel(layout, avg, cols);
   const model: LengthModel = byColumn ?? { fixedBytes: layout.fixedNotNullBytes, min, max, mean: avg };
@@ -140,5 +186,17 @@ export function lengthsFromEvidence(ev: Measurements, ctx: Ctx): Outcome {
       ? `row lengths now: each column's own lengths (${cols.length} with optdiag's column statistics, the rest sharing what the average row leaves), each column with statistics drawn independently, the others as one length; how widely they spread around their averages is the spread`
       : `row lengths now: ${round1(avg)} data bytes on average on [${min}, ${max}] (${phys.kind} ${phys.label} ${round1(phys.value)} bytes, less ${format.id}'s row overhead${ev.minRowBytes || ev.maxRowBytes ? '; the range from its smallest and largest records' : "; the range: the table's shortest and longest rows"}); how widely they spread is the spread`,
   );
-  return { source: { kind: 'evidence', rows: ev.rows!.value, min, avg: byColumn ? byColumn.mean : avg, max, model, from: ev.kinds.join(' + '), inputs }, notes };
+  return {
+    source: {
+      kind: 'evidence',
+      rows: ev.rows!.value,
+      min,
+      avg: byColumn ? byColumn.mean : avg,
+      max,
+      model,
+      from: ev.kinds.join(' + '),
+      inputs,
+    },
+    notes,
+  };
 }

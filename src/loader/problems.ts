@@ -38,7 +38,6 @@ function getAt(obj: unknown, path: KeyPath): unknown {
   return node;
 }
 
-
 // ---- zod issues → problems ---------------------------------------------------------------------
 
 /** Validate `value` with `schema`; on failure add problems at `base` + issue path and return undefined. */
@@ -67,22 +66,37 @@ function reportIssue(schema: z.ZodType<unknown>, value: unknown, base: KeyPath, 
       const valid = validKeys(schema, at);
       for (const key of issue.keys) {
         const guess = nearest(key, valid);
-        P.add([...path, key], `unknown key "${key}"${guess ? `; did you mean "${guess}"?` : ''}${valid.length ? ` (expected one of: ${valid.join(', ')})` : ''}`, true);
+        P.add(
+          [...path, key],
+          `unknown key "${key}"${guess ? `; did you mean "${guess}"?` : ''}${valid.length ? ` (expected one of: ${valid.join(', ')})` : ''}`,
+          true,
+        );
       }
       return;
     }
     case 'invalid_type':
-      if (found === undefined) P.add(path, `expected ${issue.expected === 'nonoptional' ? 'a value' : `a ${issue.expected}`} here, found nothing (the key is required)`, true);
+      if (found === undefined)
+        P.add(
+          path,
+          `expected ${issue.expected === 'nonoptional' ? 'a value' : `a ${issue.expected}`} here, found nothing (the key is required)`,
+          true,
+        );
       else P.add(path, `expected ${article(issue.expected)}, found ${f}`);
       return;
     case 'invalid_value':
       P.add(path, `expected one of ${issue.values.map((v) => String(v)).join(', ')}, found ${f}`);
       return;
     case 'too_small':
-      P.add(path, `expected ${issue.origin === 'array' ? `at least ${issue.minimum} item(s)` : issue.origin === 'string' ? 'a non-empty text' : `a number ${issue.inclusive === false ? '>' : '≥'} ${issue.minimum}`}, found ${f}`);
+      P.add(
+        path,
+        `expected ${issue.origin === 'array' ? `at least ${issue.minimum} item(s)` : issue.origin === 'string' ? 'a non-empty text' : `a number ${issue.inclusive === false ? '>' : '≥'} ${issue.minimum}`}, found ${f}`,
+      );
       return;
     case 'too_big':
-      P.add(path, `expected ${issue.origin === 'array' ? `at most ${issue.maximum} item(s)` : `a number ${issue.inclusive === false ? '<' : '≤'} ${issue.maximum}`}, found ${f}`);
+      P.add(
+        path,
+        `expected ${issue.origin === 'array' ? `at most ${issue.maximum} item(s)` : `a number ${issue.inclusive === false ? '<' : '≤'} ${issue.maximum}`}, found ${f}`,
+      );
       return;
     case 'invalid_union': {
       if (found === undefined) {
@@ -97,11 +111,18 @@ function reportIssue(schema: z.ZodType<unknown>, value: unknown, base: KeyPath, 
       }
       // A mapping with a misspelt key ({ unifrom: … }): name the key and the nearest one accepted.
       const valid = validKeys(schema, at);
-      const unknown = found !== null && typeof found === 'object' && !Array.isArray(found) && valid.length ? Object.keys(found).filter((k) => !valid.includes(k)) : [];
+      const unknown =
+        found !== null && typeof found === 'object' && !Array.isArray(found) && valid.length
+          ? Object.keys(found).filter((k) => !valid.includes(k))
+          : [];
       if (unknown.length) {
         for (const key of unknown) {
           const guess = nearest(key, valid);
-          P.add([...path, key], `unknown key "${key}"${guess ? `; did you mean "${guess}"?` : ''} (expected ${unionExpectation(path, issue.errors)})`, true);
+          P.add(
+            [...path, key],
+            `unknown key "${key}"${guess ? `; did you mean "${guess}"?` : ''} (expected ${unionExpectation(path, issue.errors)})`,
+            true,
+          );
         }
       } else P.add(path, `expected ${unionExpectation(path, issue.errors)}, found ${f}`);
       return;
@@ -129,7 +150,15 @@ function unionExpectation(path: KeyPath, branches: Issue[][] = []): string {
   if (path.includes('sweep')) return 'a list of numbers or words';
   // Otherwise: what each branch wanted at this node (a number, max, a list, a mapping …).
   const wanted = branches.flatMap((b) =>
-    b.filter((i) => i.path.length === 0).flatMap((i) => (i.code === 'invalid_type' ? [article(i.expected === 'object' ? 'mapping' : i.expected === 'array' ? 'list' : String(i.expected))] : i.code === 'invalid_value' ? i.values.map(String) : [])),
+    b
+      .filter((i) => i.path.length === 0)
+      .flatMap((i) =>
+        i.code === 'invalid_type'
+          ? [article(i.expected === 'object' ? 'mapping' : i.expected === 'array' ? 'list' : String(i.expected))]
+          : i.code === 'invalid_value'
+            ? i.values.map(String)
+            : [],
+      ),
   );
   const unique = [...new Set(wanted)];
   return unique.length ? unique.join(' or ') : 'one of the forms docs/config.md describes';
@@ -141,7 +170,8 @@ function validKeys(schema: unknown, path: (string | number)[]): string[] {
   const unwrap = () => {
     for (let i = 0; i < 10 && s?._zod; i++) {
       const def = s._zod.def;
-      if (['optional', 'default', 'prefault', 'nullable', 'nonoptional', 'readonly', 'catch'].includes(def.type as string)) s = def.innerType as typeof s;
+      if (['optional', 'default', 'prefault', 'nullable', 'nonoptional', 'readonly', 'catch'].includes(def.type as string))
+        s = def.innerType as typeof s;
       else if (def.type === 'pipe') s = def.in as typeof s;
       else break;
     }
@@ -155,7 +185,9 @@ function validKeys(schema: unknown, path: (string | number)[]): string[] {
     else if (def.type === 'record') s = def.valueType as typeof s;
     else if (def.type === 'union') {
       const opts = def.options as (typeof s)[];
-      s = opts.find((o) => o?._zod?.def.type === 'object' && String(seg) in (o._zod.def.shape as object)) ?? opts.find((o) => o?._zod?.def.type === 'object');
+      s =
+        opts.find((o) => o?._zod?.def.type === 'object' && String(seg) in (o._zod.def.shape as object)) ??
+        opts.find((o) => o?._zod?.def.type === 'object');
     } else return [];
     unwrap();
   }
@@ -163,7 +195,8 @@ function validKeys(schema: unknown, path: (string | number)[]): string[] {
   if (def?.type === 'object') return Object.keys(def.shape as object);
   if (def?.type === 'union') {
     const keys = new Set<string>();
-    for (const o of def.options as (typeof s)[]) if (o?._zod?.def.type === 'object') Object.keys(o._zod.def.shape as object).forEach((k) => keys.add(k));
+    for (const o of def.options as (typeof s)[])
+      if (o?._zod?.def.type === 'object') Object.keys(o._zod.def.shape as object).forEach((k) => keys.add(k));
     return [...keys];
   }
   return [];

@@ -36,7 +36,11 @@ export function parseConfigSource(file: string, text?: string): ParsedConfig {
     throw new InputError(
       doc.errors.map((e) =>
         e.code === 'MULTIPLE_DOCS'
-          ? { ...at(e.pos[0]), message: 'expected one YAML document, found a second one (after ---): run, validate and estimate read one config per file; rowsize and pg-check read several' }
+          ? {
+              ...at(e.pos[0]),
+              message:
+                'expected one YAML document, found a second one (after ---): run, validate and estimate read one config per file; rowsize and pg-check read several',
+            }
           : /call stack/i.test(e.message)
             ? { ...at(e.pos[0]), message: 'expected YAML nested a few levels deep, found nesting too deep to read' }
             : { ...at(e.pos[0]), message: `expected valid YAML: ${e.message.split('\n')[0]}` },
@@ -52,7 +56,11 @@ export function parseConfigSource(file: string, text?: string): ParsedConfig {
         const key = pair.key.value;
         const first = seen.get(key);
         if (first === undefined) seen.set(key, pair.key.range[0]);
-        else if (problems.length < MAX_REPORTED_PROBLEMS) problems.push({ ...at(pair.key.range[0]), message: `expected each key once in a mapping, found "${String(key)}" again (first at line ${lines.linePos(first).line})` });
+        else if (problems.length < MAX_REPORTED_PROBLEMS)
+          problems.push({
+            ...at(pair.key.range[0]),
+            message: `expected each key once in a mapping, found "${String(key)}" again (first at line ${lines.linePos(first).line})`,
+          });
       }
     },
     Pair(_, pair) {
@@ -84,12 +92,19 @@ function aliasProblem(doc: Document, file: string, at: (offset: number) => Posit
     Alias(_, node) {
       const pos = node.range ? at(node.range[0]) : { file };
       first ??= pos;
-      if (!unresolved && isAlias(node) && node.resolve(doc) === undefined) unresolved = { ...pos, message: `expected an alias of an anchor defined before it, found *${node.source} with no anchor &${node.source} above` };
+      if (!unresolved && isAlias(node) && node.resolve(doc) === undefined)
+        unresolved = {
+          ...pos,
+          message: `expected an alias of an anchor defined before it, found *${node.source} with no anchor &${node.source} above`,
+        };
     },
   });
   if (unresolved) return unresolved;
   if (/alias count/i.test((err as Error).message ?? '')) {
-    return { ...(first ?? { file }), message: `expected aliases that expand to at most ${MAX_ALIAS_EXPANSIONS} nodes, found more (a YAML alias bomb?)` };
+    return {
+      ...(first ?? { file }),
+      message: `expected aliases that expand to at most ${MAX_ALIAS_EXPANSIONS} nodes, found more (a YAML alias bomb?)`,
+    };
   }
   return { ...(first ?? { file }), message: `expected valid YAML aliases: ${(err as Error).message ?? String(err)}` };
 }

@@ -11,8 +11,39 @@ import type { StorageFormat } from '../formats/format.js';
 import { EngineSettingError, NULL_LEN, type TableLayout } from '../layout/table-layout.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
-import { FREQUENCY_RE, INDEX_SETTING_KEYS, type IndexInput, type FormatId, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, cacheSchema, costsSchema, engineSettingsShape, tableSchema, type DistInput } from '../config/schema.js';
-import type { EngineSettings, ColumnDef, ColumnStorage, Dist, EngineSpec, IndexDef, KeyOrder, Order, PhaseSpec, PredicateSpec, SetSpec, StorageSpec, TableDef, TableStorage, ValueDomain, ValueSpec } from '../config/spec.js';
+import {
+  FREQUENCY_RE,
+  INDEX_SETTING_KEYS,
+  type IndexInput,
+  type FormatId,
+  ORDER_RE,
+  PHASE_KINDS,
+  PHASE_SCHEMAS,
+  type PhaseKind,
+  cacheSchema,
+  costsSchema,
+  engineSettingsShape,
+  tableSchema,
+  type DistInput,
+} from '../config/schema.js';
+import type {
+  EngineSettings,
+  ColumnDef,
+  ColumnStorage,
+  Dist,
+  EngineSpec,
+  IndexDef,
+  KeyOrder,
+  Order,
+  PhaseSpec,
+  PredicateSpec,
+  SetSpec,
+  StorageSpec,
+  TableDef,
+  TableStorage,
+  ValueDomain,
+  ValueSpec,
+} from '../config/spec.js';
 import { Problems, zodCheck } from './problems.js';
 import { resolveCount } from '../util/units.js';
 import { groupedNumber } from '../util/numbers.js';
@@ -20,7 +51,13 @@ import { groupedNumber } from '../util/numbers.js';
 /** `engine:`: the format, one of the registry's, and its settings (docs/config.md). */
 export const engineSchema = z.strictObject({ format: z.enum(FORMAT_IDS), ...engineSettingsShape });
 
-export function resolveStorage(obj: Record<string, unknown>, name: string, seed: number, baseDir: string, P: Problems): StorageSpec | undefined {
+export function resolveStorage(
+  obj: Record<string, unknown>,
+  name: string,
+  seed: number,
+  baseDir: string,
+  P: Problems,
+): StorageSpec | undefined {
   const before = P.list.length;
   const table = resolveTable(obj.table, baseDir, P);
   const engine = resolveEngine(obj.engine, P, table);
@@ -39,29 +76,57 @@ export function resolveStorage(obj: Record<string, unknown>, name: string, seed:
   if (costs) spec.costs = { logical_read_ns: costs.logical_read, physical_read_ns: costs.physical_read ?? costs.logical_read };
   workload.forEach((ph, i) => {
     if (ph.op === 'read_lob' && ph.store === 'table' && !format.lobStore) {
-      P.add(['workload', i, 'read_lob', 'store'], `expected store: derby, or a format whose LOB storage rowsim models (${availableFormats().filter((id) => getFormat(id).lobStore).join(', ')}), found ${format.id}, whose LOB storage is not modelled`);
+      P.add(
+        ['workload', i, 'read_lob', 'store'],
+        `expected store: derby, or a format whose LOB storage rowsim models (${availableFormats()
+          .filter((id) => getFormat(id).lobStore)
+          .join(', ')}), found ${format.id}, whose LOB storage is not modelled`,
+      );
     }
     if (ph.op === 'select' && ph.predicate) {
       const column = table.columns.find((c) => c.name === ph.predicate!.column)!;
       const rule = format.comparison(column, ph.predicate.parameter, engine);
-      if (rule.access === 'error') P.add(['workload', i, 'select', 'predicate', 'parameter'], `expected a parameter type the server can compare with ${column.name} (${column.type.sql}), found ${ph.predicate.parameterText}: ${rule.why}`);
+      if (rule.access === 'error')
+        P.add(
+          ['workload', i, 'select', 'predicate', 'parameter'],
+          `expected a parameter type the server can compare with ${column.name} (${column.type.sql}), found ${ph.predicate.parameterText}: ${rule.why}`,
+        );
     }
   });
   if ((cache || costs) && !workload.some((ph) => ph.op === 'select' || ph.op === 'read_lob')) {
-    P.add([cache ? 'cache' : 'costs'], `expected ${cache ? 'cache' : 'costs'} only with a read phase (select or read_lob) in the workload, found none`, true);
+    P.add(
+      [cache ? 'cache' : 'costs'],
+      `expected ${cache ? 'cache' : 'costs'} only with a read phase (select or read_lob) in the workload, found none`,
+      true,
+    );
   }
   checkUniqueDistinct(table, workload, P);
   checkColumnSettings(format, table, P);
-  checkIndexSettings(format, table, Array.isArray((obj.table as { indexes?: unknown } | undefined)?.indexes) ? (obj.table as { indexes: unknown[] }).indexes.length : 0, P);
+  checkIndexSettings(
+    format,
+    table,
+    Array.isArray((obj.table as { indexes?: unknown } | undefined)?.indexes) ? (obj.table as { indexes: unknown[] }).indexes.length : 0,
+    P,
+  );
   try {
     const layout = format.layout(table, engine);
     format.resolve(engine, layout);
     const limit = format.tableLimit?.(table, layout);
     if (limit) addTableProblem(table, limit, P);
     else if (layout.minRowBytes > layout.geometry.maxRowBytes) {
-      addTableProblem(table, `expected rows that fit on a ${engine.page_size}-byte page (at most ${layout.geometry.maxRowBytes} bytes), found a shortest row of ${layout.minRowBytes} bytes`, P);
+      addTableProblem(
+        table,
+        `expected rows that fit on a ${engine.page_size}-byte page (at most ${layout.geometry.maxRowBytes} bytes), found a shortest row of ${layout.minRowBytes} bytes`,
+        P,
+      );
     }
-    checkIndexEntries(format, table, layout, Array.isArray((obj.table as { indexes?: unknown } | undefined)?.indexes) ? (obj.table as { indexes: unknown[] }).indexes.length : 0, P);
+    checkIndexEntries(
+      format,
+      table,
+      layout,
+      Array.isArray((obj.table as { indexes?: unknown } | undefined)?.indexes) ? (obj.table as { indexes: unknown[] }).indexes.length : 0,
+      P,
+    );
   } catch (err) {
     if (err instanceof EngineSettingError) engineSettingProblem(err, obj.engine, table, P);
     else throw err;
@@ -88,7 +153,10 @@ function checkUniqueDistinct(table: TableDef, workload: PhaseSpec[], P: Problems
       if (distinct.some((d) => d === undefined)) continue;
       const combinations = distinct.reduce<number>((a, d) => a * d!, 1);
       if (combinations < rows) {
-        P.add(['workload', i, 'insert', 'values', cols[0]!, 'distinct'], `expected keys unique index ${idx.name} can hold (${groupedNumber(rows)} rows need as many distinct keys), found ${distinct.join(' × ')} = ${groupedNumber(combinations)} distinct key${combinations === 1 ? '' : 's'}`);
+        P.add(
+          ['workload', i, 'insert', 'values', cols[0]!, 'distinct'],
+          `expected keys unique index ${idx.name} can hold (${groupedNumber(rows)} rows need as many distinct keys), found ${distinct.join(' × ')} = ${groupedNumber(combinations)} distinct key${combinations === 1 ? '' : 's'}`,
+        );
       }
     }
   });
@@ -120,7 +188,10 @@ function checkIndexEntries(format: StorageFormat, table: TableDef, layout: Table
     if (g.maxTupleBytes === undefined) return;
     const least = g.leafTupleBytes(shortest, 0);
     if (least <= g.maxTupleBytes) return;
-    P.add(i >= fromDdl ? ['table', 'indexes', i - fromDdl] : ['table', 'ddl'], `expected index entries of at most ${g.maxTupleBytes} bytes (the largest a ${layout.geometry.pageBytes}-byte B-tree page takes), found every entry of index ${g.name} at least ${least} bytes: the server refuses every row`);
+    P.add(
+      i >= fromDdl ? ['table', 'indexes', i - fromDdl] : ['table', 'ddl'],
+      `expected index entries of at most ${g.maxTupleBytes} bytes (the largest a ${layout.geometry.pageBytes}-byte B-tree page takes), found every entry of index ${g.name} at least ${least} bytes: the server refuses every row`,
+    );
   });
 }
 
@@ -154,7 +225,9 @@ export function resolveTable(raw: unknown, baseDir: string, P: Problems): TableD
     P.add(['table'], 'expected columns (a list of { name, type, null }) or ddl (CREATE TABLE text or a .sql file), found neither');
     return undefined;
   }
-  const declared: DeclaredTable | undefined = t.ddl ? tableFromDdl(t.ddl, baseDir, P) : { columns: tableColumns(t.columns!, P), indexes: [] };
+  const declared: DeclaredTable | undefined = t.ddl
+    ? tableFromDdl(t.ddl, baseDir, P)
+    : { columns: tableColumns(t.columns!, P), indexes: [] };
   if (!declared) return undefined;
   const { columns, indexes, storage } = declared;
   const tableName = t.name ?? declared.name;
@@ -190,7 +263,12 @@ function tableFromDdl(ddl: string, baseDir: string, P: Problems): DeclaredTable 
   }
   try {
     const parsed = parseDdl(sql);
-    return { name: parsed.name, columns: parsed.columns, indexes: parsed.indexes, storage: { ...parsed.storage, ...(path ? { file: path } : {}) } };
+    return {
+      name: parsed.name,
+      columns: parsed.columns,
+      indexes: parsed.indexes,
+      storage: { ...parsed.storage, ...(path ? { file: path } : {}) },
+    };
   } catch (err) {
     if (!(err instanceof DdlError)) throw err;
     if (path) P.push({ file: path, line: err.line, column: err.column, message: err.message });
@@ -211,7 +289,11 @@ function tableColumns(given: readonly { name: string; type: string; null?: boole
       else throw err;
     }
     const key = c.name.toLowerCase();
-    if (seen.has(key)) P.add(['table', 'columns', i, 'name'], `expected a column name not used before, found "${c.name}" (also column ${seen.get(key)! + 1})`);
+    if (seen.has(key))
+      P.add(
+        ['table', 'columns', i, 'name'],
+        `expected a column name not used before, found "${c.name}" (also column ${seen.get(key)! + 1})`,
+      );
     seen.set(key, i);
   });
   return columns;
@@ -222,13 +304,26 @@ function addConfigIndexes(given: readonly IndexInput[], columns: ColumnDef[], in
   given.forEach((idx, i) => {
     idx.columns.forEach((c, j) => {
       if (!columns.some((col) => col.name.toLowerCase() === c.toLowerCase())) {
-        const guess = nearest(c, columns.map((col) => col.name));
-        P.add(['table', 'indexes', i, 'columns', j], `expected a column of the table${guess ? ` (did you mean "${guess}"?)` : ''}, found "${c}"`);
+        const guess = nearest(
+          c,
+          columns.map((col) => col.name),
+        );
+        P.add(
+          ['table', 'indexes', i, 'columns', j],
+          `expected a column of the table${guess ? ` (did you mean "${guess}"?)` : ''}, found "${c}"`,
+        );
       }
     });
     const settings = Object.fromEntries(INDEX_SETTING_KEYS.flatMap((k) => (idx[k] === undefined ? [] : [[k, idx[k]]])));
     const dedup = idx.deduplicate_items === undefined ? {} : { deduplicate_items: idx.deduplicate_items };
-    indexes.push({ name: idx.name, columns: idx.columns, unique: idx.unique ?? false, clustered: idx.clustered ?? false, ...settings, ...dedup });
+    indexes.push({
+      name: idx.name,
+      columns: idx.columns,
+      unique: idx.unique ?? false,
+      clustered: idx.clustered ?? false,
+      ...settings,
+      ...dedup,
+    });
   });
 }
 
@@ -240,12 +335,19 @@ function checkIndexes(indexes: IndexDef[], given: number, P: Problems): void {
     const key = idx.name.toLowerCase();
     const before = firstUse.get(key);
     if (before === undefined) firstUse.set(key, i);
-    else P.add(['table', 'indexes', i - fromDdl, 'name'], `expected an index name not used before, found "${idx.name}" (also index ${before + 1})`);
+    else
+      P.add(
+        ['table', 'indexes', i - fromDdl, 'name'],
+        `expected an index name not used before, found "${idx.name}" (also index ${before + 1})`,
+      );
   });
   const clustered = indexes.filter((idx) => idx.clustered);
   if (clustered.length > 1) {
     const second = indexes.indexOf(clustered[1]!);
-    P.add(['table', 'indexes', second - fromDdl, 'clustered'], `expected at most one clustered index, found ${clustered[1]!.name} after ${clustered[0]!.name}`);
+    P.add(
+      ['table', 'indexes', second - fromDdl, 'clustered'],
+      `expected at most one clustered index, found ${clustered[1]!.name} after ${clustered[0]!.name}`,
+    );
   }
 }
 
@@ -274,7 +376,11 @@ function tableEngineSettings(table: TableDef | undefined, format: FormatId): Par
 }
 
 /** The DDL's statement of an engine setting that the config's engine section leaves unset: where it was written. */
-export function ddlSettingSource(table: TableDef | undefined, key: string, rawEngine: unknown): { line: number; column: number; file?: string } | undefined {
+export function ddlSettingSource(
+  table: TableDef | undefined,
+  key: string,
+  rawEngine: unknown,
+): { line: number; column: number; file?: string } | undefined {
   const given = rawEngine !== null && typeof rawEngine === 'object' ? (rawEngine as Record<string, unknown>)[key] : undefined;
   const s = table?.storage;
   if (given !== undefined || !s || !isDdlEngineKey(key)) return undefined;
@@ -292,8 +398,11 @@ export function ddlSettingsOverridden(table: TableDef, engine: EngineSpec, rawEn
   if (!s) return [];
   return DDL_ENGINE_KEYS.flatMap((key) => {
     const stated = s[key];
-    if (!stated || !reads.includes(key) || ddlSettingSource(table, key, rawEngine) || String(stated.value) === String(engine[key])) return [];
-    return [`engine.${key} ${engine[key]} in the config is taken as the current setting, not the DDL's ${key} = ${stated.value} (line ${stated.line})`];
+    if (!stated || !reads.includes(key) || ddlSettingSource(table, key, rawEngine) || String(stated.value) === String(engine[key]))
+      return [];
+    return [
+      `engine.${key} ${engine[key]} in the config is taken as the current setting, not the DDL's ${key} = ${stated.value} (line ${stated.line})`,
+    ];
   });
 }
 
@@ -331,7 +440,12 @@ export function checkLockScheme(table: TableDef, engine: EngineSpec, P: Problems
   const accepts = getFormat(engine.format).ddlLocks;
   if (!lock || !accepts || accepts.includes(lock.value)) return;
   const other = availableFormats().find((id) => getFormat(id).ddlLocks?.includes(lock.value));
-  addDdlProblem(table, lock, `expected lock ${accepts.join(' or ')} for engine.format ${engine.format}, found lock ${lock.value}${other ? ` (set engine.format: ${other} to model such a table)` : ''}`, P);
+  addDdlProblem(
+    table,
+    lock,
+    `expected lock ${accepts.join(' or ')} for engine.format ${engine.format}, found lock ${lock.value}${other ? ` (set engine.format: ${other} to model such a table)` : ''}`,
+    P,
+  );
 }
 
 /**
@@ -343,12 +457,18 @@ export function resolveEngine(raw: unknown, P: Problems, table?: TableDef): Engi
   if (!e) return undefined;
   if (e.multibyte_widths !== undefined) {
     if (e.multibyte_share !== undefined) {
-      P.add(['engine', 'multibyte_widths'], `expected either multibyte_share (the share of 2-byte characters) or multibyte_widths (shares of 2-, 3- and 4-byte characters), found both`);
+      P.add(
+        ['engine', 'multibyte_widths'],
+        `expected either multibyte_share (the share of 2-byte characters) or multibyte_widths (shares of 2-, 3- and 4-byte characters), found both`,
+      );
       return undefined;
     }
     const sum = Object.values(e.multibyte_widths).reduce<number>((s, v) => s + (v ?? 0), 0);
     if (sum > 1 + 1e-9) {
-      P.add(['engine', 'multibyte_widths'], `expected shares of the characters that add up to at most 1, found ${Math.round(sum * 1e6) / 1e6}`);
+      P.add(
+        ['engine', 'multibyte_widths'],
+        `expected shares of the characters that add up to at most 1, found ${Math.round(sum * 1e6) / 1e6}`,
+      );
       return undefined;
     }
   }
@@ -393,10 +513,17 @@ function resolveInsert(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
 }
 
 /** `distinct`, `frequency` and `order` of a column's values (absent: undefined); frequency needs distinct. */
-function resolveDomain(spec: { distinct?: number; frequency?: string; order?: KeyOrder }, where: KeyPath, P: Problems): ValueDomain | undefined {
+function resolveDomain(
+  spec: { distinct?: number; frequency?: string; order?: KeyOrder },
+  where: KeyPath,
+  P: Problems,
+): ValueDomain | undefined {
   if (spec.distinct === undefined && spec.frequency === undefined && spec.order === undefined) return undefined;
   if (spec.frequency !== undefined && spec.distinct === undefined) {
-    P.add([...where, 'frequency'], `expected frequency only with distinct: N (how often each of N values occurs), found frequency: ${spec.frequency} without distinct`);
+    P.add(
+      [...where, 'frequency'],
+      `expected frequency only with distinct: N (how often each of N values occurs), found frequency: ${spec.frequency} without distinct`,
+    );
     return undefined;
   }
   const m = spec.frequency === undefined ? null : FREQUENCY_RE.exec(spec.frequency)!;
@@ -405,7 +532,12 @@ function resolveDomain(spec: { distinct?: number; frequency?: string; order?: Ke
 }
 
 /** One column's change in `set:`: changed, a new length, a growth, or a NULL share. */
-function resolveSet(name: string, s: Exclude<z.infer<typeof PHASE_SCHEMAS.update>['set'][string], 'changed'>, where: KeyPath, ctx: PhaseContext): SetSpec | undefined {
+function resolveSet(
+  name: string,
+  s: Exclude<z.infer<typeof PHASE_SCHEMAS.update>['set'][string], 'changed'>,
+  where: KeyPath,
+  ctx: PhaseContext,
+): SetSpec | undefined {
   ctx.nullCheck(name, s.null, [...where, 'null']);
   const domain = resolveDomain(s, where, ctx.P);
   const withDomain = domain ? { domain } : {};
@@ -420,7 +552,10 @@ function resolveSet(name: string, s: Exclude<z.infer<typeof PHASE_SCHEMAS.update
     const dist = resolveDist(s.grow, [...where, 'grow'], ctx.baseDir, ctx.P);
     if (dist) return { kind: 'grow', dist, null: s.null, ...withDomain, ...content };
   } else if (s.compressibility !== undefined) {
-    ctx.P.add([...where, 'compressibility'], 'expected compressibility with length or grow (it describes the new value), found it without either');
+    ctx.P.add(
+      [...where, 'compressibility'],
+      'expected compressibility with length or grow (it describes the new value), found it without either',
+    );
   } else if (s.null !== undefined) {
     return { kind: 'null', null: s.null, ...withDomain };
   } else if (domain) {
@@ -451,13 +586,22 @@ function selectIndex(name: string | undefined, path: KeyPath, ctx: PhaseContext)
   const names = ctx.table.indexes.map((i) => i.name);
   if (name === undefined) {
     if (names.length === 1) return names[0];
-    ctx.P.add([...path, 'via'], names.length === 0 ? `expected a table with an index for via: index, found table ${ctx.table.name} with none (use via: scan or via: rowid)` : `expected index: the index to read through (one of ${names.join(', ')}), found none`);
+    ctx.P.add(
+      [...path, 'via'],
+      names.length === 0
+        ? `expected a table with an index for via: index, found table ${ctx.table.name} with none (use via: scan or via: rowid)`
+        : `expected index: the index to read through (one of ${names.join(', ')}), found none`,
+    );
     return undefined;
   }
   const found = ctx.table.indexes.find((i) => i.name.toLowerCase() === name.toLowerCase());
   if (found) return found.name;
   const guess = nearest(name, names);
-  ctx.P.add([...path, 'index'], `expected an index of table ${ctx.table.name}${names.length ? ` (${names.join(', ')})` : ' (it has none)'}${guess ? `; did you mean "${guess}"?` : ''}, found "${name}"`, true);
+  ctx.P.add(
+    [...path, 'index'],
+    `expected an index of table ${ctx.table.name}${names.length ? ` (${names.join(', ')})` : ' (it has none)'}${guess ? `; did you mean "${guess}"?` : ''}, found "${name}"`,
+    true,
+  );
   return undefined;
 }
 
@@ -473,7 +617,11 @@ function resolveSelect(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
     if (v.via === 'rowid') ctx.P.add(where, 'expected no predicate with via: rowid (a row-id fetch compares no column), found one');
     else if (ctx.checkColumn(v.predicate.column, [...where, 'column'])) {
       try {
-        predicate = { column: ctx.table.columns.find((c) => c.name === v.predicate!.column)!.name, parameterText: v.predicate.parameter, parameter: parseType(v.predicate.parameter) };
+        predicate = {
+          column: ctx.table.columns.find((c) => c.name === v.predicate!.column)!.name,
+          parameterText: v.predicate.parameter,
+          parameter: parseType(v.predicate.parameter),
+        };
       } catch (err) {
         if (err instanceof SchemaError) ctx.P.add([...where, 'parameter'], `expected the parameter's type: ${err.message}`);
         else throw err;
@@ -481,13 +629,24 @@ function resolveSelect(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
       if (predicate && index) {
         const idx = ctx.table.indexes.find((i) => i.name === index)!;
         if (idx.columns[0]!.toLowerCase() !== predicate.column.toLowerCase()) {
-          ctx.P.add([...where, 'column'], `expected the leading column of index ${idx.name} (${idx.columns[0]}), found ${predicate.column}: the predicate decides whether that index can be sought`);
+          ctx.P.add(
+            [...where, 'column'],
+            `expected the leading column of index ${idx.name} (${idx.columns[0]}), found ${predicate.column}: the predicate decides whether that index can be sought`,
+          );
         }
       }
     }
   }
   if (v.via === 'index' && index === undefined) return undefined;
-  return { op: 'select', rows: v.rows, order: resolveOrder(v.order ?? 'random'), via: v.via, ...(index ? { index } : {}), ...(predicate ? { predicate } : {}), repeat: v.repeat ?? 1 };
+  return {
+    op: 'select',
+    rows: v.rows,
+    order: resolveOrder(v.order ?? 'random'),
+    via: v.via,
+    ...(index ? { index } : {}),
+    ...(predicate ? { predicate } : {}),
+    repeat: v.repeat ?? 1,
+  };
 }
 
 function resolveReadLob(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSpec | undefined {
@@ -496,14 +655,25 @@ function resolveReadLob(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseS
   if (!ctx.checkColumn(v.column, [...path, 'column'])) return undefined;
   const col = ctx.table.columns.find((c) => c.name === v.column)!;
   if (!isLobType(col.type)) {
-    ctx.P.add([...path, 'column'], `expected a large-object column (text, clob, blob, image, bytea, varbinary(max) …), found ${col.name} of type ${col.type.name}`);
+    ctx.P.add(
+      [...path, 'column'],
+      `expected a large-object column (text, clob, blob, image, bytea, varbinary(max) …), found ${col.name} of type ${col.type.name}`,
+    );
     return undefined;
   }
   if (v.chunk < 1) {
     ctx.P.add([...path, 'chunk'], `expected a chunk of at least 1 byte, found ${v.chunk}`);
     return undefined;
   }
-  return { op: 'read_lob', rows: v.rows, order: resolveOrder(v.order ?? 'sequential'), column: col.name, chunk: v.chunk, reposition: v.reposition ?? 'keep', store: v.store ?? 'table' };
+  return {
+    op: 'read_lob',
+    rows: v.rows,
+    order: resolveOrder(v.order ?? 'sequential'),
+    column: col.name,
+    chunk: v.chunk,
+    reposition: v.reposition ?? 'keep',
+    store: v.store ?? 'table',
+  };
 }
 
 const PHASE_RESOLVERS: Record<PhaseKind, PhaseResolver> = {
@@ -545,13 +715,19 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
     },
     nullCheck(name, share, where) {
       if (share !== undefined && share > 0 && !column(name)!.nullable) {
-        P.add(where, `expected a NULL share only on a nullable column, found ${share} on ${name}, which is NOT NULL (declare it with null: true)`);
+        P.add(
+          where,
+          `expected a NULL share only on a nullable column, found ${share} on ${name}, which is NOT NULL (declare it with null: true)`,
+        );
       }
     },
     compressibilityCheck(name, share, where) {
       const t = column(name)!.type;
       if (share !== undefined && share > 0 && !isCharacterType(t) && !isBinaryType(t)) {
-        P.add(where, `expected compressibility only on a character or binary column (char, varchar, text, binary, varbinary, bytea …), found ${share} on ${name} (${t.sql})`);
+        P.add(
+          where,
+          `expected compressibility only on a character or binary column (char, varchar, text, binary, varbinary, bytea …), found ${share} on ${name} (${t.sql})`,
+        );
       }
     },
   };
@@ -565,7 +741,11 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
     const kind = Object.keys(item)[0]!;
     if (!(PHASE_KINDS as readonly string[]).includes(kind)) {
       const guess = nearest(kind, PHASE_KINDS);
-      P.add([...at, kind], `unknown phase "${kind}"${guess ? `; did you mean "${guess}"?` : ''} (expected one of: ${PHASE_KINDS.join(', ')})`, true);
+      P.add(
+        [...at, kind],
+        `unknown phase "${kind}"${guess ? `; did you mean "${guess}"?` : ''} (expected one of: ${PHASE_KINDS.join(', ')})`,
+        true,
+      );
       return;
     }
     const phase = PHASE_RESOLVERS[kind as PhaseKind]((item as Record<string, unknown>)[kind], [...at, kind], ctx);
@@ -645,7 +825,12 @@ function readHistogram(file: string, path: KeyPath, P: Problems): Dist | undefin
     if (line === '' || line.startsWith('#')) continue;
     const cells = line.split(/[,;\t]/).map((c) => c.trim());
     if (cells.length > 2) {
-      P.push({ file, line: i + 1, column: lines[i]!.indexOf(cells[2]!) + 1, message: `expected two columns, length and count, found ${cells.length}` });
+      P.push({
+        file,
+        line: i + 1,
+        column: lines[i]!.indexOf(cells[2]!) + 1,
+        message: `expected two columns, length and count, found ${cells.length}`,
+      });
       return undefined;
     }
     if (values.length === 0 && cells.some((c) => c !== '' && !Number.isFinite(Number(c)))) continue; // header
@@ -673,4 +858,3 @@ function readHistogram(file: string, path: KeyPath, P: Problems): Dist | undefin
   }
   return { kind: 'choice', values, weights };
 }
-

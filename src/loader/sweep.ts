@@ -3,7 +3,7 @@
  * with a problem under a swept key pointing at the sweep value that caused it.
  */
 import { describeFound, keyPathString, nearest, type KeyPath } from '../config/errors.js';
-import type {  SweepPoint } from '../config/spec.js';
+import type { SweepPoint } from '../config/spec.js';
 import { resolveStorage } from './storage.js';
 import { Problems } from './problems.js';
 
@@ -28,22 +28,37 @@ export function checkSweep(obj: Record<string, unknown>, sweep: SweepValues, max
     if (!path) {
       P.add(at, `expected a key path such as engine.exp_row_size or workload[1].update.rows, found "${key}"`, true);
     } else if (path.some((seg) => typeof seg === 'string' && FORBIDDEN_SEGMENTS.has(seg))) {
-      P.add(at, `expected a key path of the config, found "${key}" (${path.find((seg) => typeof seg === 'string' && FORBIDDEN_SEGMENTS.has(seg))} is not a config key)`, true);
+      P.add(
+        at,
+        `expected a key path of the config, found "${key}" (${path.find((seg) => typeof seg === 'string' && FORBIDDEN_SEGMENTS.has(seg))} is not a config key)`,
+        true,
+      );
     } else if (!(SWEEPABLE_ROOTS as readonly (string | number)[]).includes(path[0]!)) {
       const guess = nearest(String(path[0]), SWEEPABLE_ROOTS);
-      P.add(at, `expected a key under ${SWEEPABLE_ROOTS.slice(0, -1).join(', ')}, or seed, found "${key}"${path[0] === 'name' || path[0] === 'contention' || path[0] === 'sweep' || path[0] === 'estimate' ? ` (${path[0]} cannot be swept${path[0] === 'contention' ? '; contention takes lists directly and has its own sweep: contention.sweep' : ''})` : guess ? `; did you mean "${guess}"?` : ''}`, true);
+      P.add(
+        at,
+        `expected a key under ${SWEEPABLE_ROOTS.slice(0, -1).join(', ')}, or seed, found "${key}"${path[0] === 'name' || path[0] === 'contention' || path[0] === 'sweep' || path[0] === 'estimate' ? ` (${path[0]} cannot be swept${path[0] === 'contention' ? '; contention takes lists directly and has its own sweep: contention.sweep' : ''})` : guess ? `; did you mean "${guess}"?` : ''}`,
+        true,
+      );
     } else if (path[0] === 'seed') {
       if (path.length > 1) P.add(at, `expected seed, found "${key}"`, true);
       values.forEach((v, i) => {
-        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > Number.MAX_SAFE_INTEGER) P.add([...at, i], `expected a seed: a whole number ≥ 0, found ${describeFound(v)}`);
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > Number.MAX_SAFE_INTEGER)
+          P.add([...at, i], `expected a seed: a whole number ≥ 0, found ${describeFound(v)}`);
       });
     } else if (!parentExists(obj, path)) {
-      P.add(at, `expected a key path that exists in this config (its parent ${keyPathString(path.slice(0, -1))} is missing), found "${key}"`, true);
+      P.add(
+        at,
+        `expected a key path that exists in this config (its parent ${keyPathString(path.slice(0, -1))} is missing), found "${key}"`,
+        true,
+      );
     }
   }
   if (P.list.length > before) return false;
   if (points > maxPoints) {
-    const sizes = Object.values(sweep).map((v) => v.length).join(' × ');
+    const sizes = Object.values(sweep)
+      .map((v) => v.length)
+      .join(' × ');
     P.add(['sweep'], `expected at most ${maxPoints} sweep points (raise the limit with --max-points N), found ${points} (${sizes})`, true);
     return false;
   }
@@ -51,7 +66,14 @@ export function checkSweep(obj: Record<string, unknown>, sweep: SweepValues, max
 }
 
 /** One resolved storage spec per sweep combination; a problem under a swept key points at its value. */
-export function sweepPoints(obj: Record<string, unknown>, name: string, seed: number, baseDir: string, sweep: SweepValues, P: Problems): SweepPoint[] {
+export function sweepPoints(
+  obj: Record<string, unknown>,
+  name: string,
+  seed: number,
+  baseDir: string,
+  sweep: SweepValues,
+  P: Problems,
+): SweepPoint[] {
   const storage: SweepPoint[] = [];
   for (const combo of sweepCombinations(sweep)) {
     const pointRaw = structuredClone(obj);

@@ -32,7 +32,8 @@ export function drawer(spec: StorageSpec, inspector: PageInspector): (page: numb
 export function captureAfter(spec: StorageSpec, after: PhaseChoice, options: RunOptions = {}): Capture {
   const phases = spec.workload.length;
   const at = after === 'final' ? phases : after;
-  if (!Number.isInteger(at) || at < 1 || at > phases) throw new UserError(`--after: expected a phase number from 1 to ${phases} or "final", found ${after}`);
+  if (!Number.isInteger(at) || at < 1 || at > phases)
+    throw new UserError(`--after: expected a phase number from 1 to ${phases} or "final", found ${after}`);
   let inspector: PageInspector | null = null;
   let label = '';
   const phaseSpec = spec.workload.slice(0, at);
@@ -57,7 +58,10 @@ export function choosePoint(points: readonly SweepPoint[], label: string | undef
   if (points.length === 0) throw new UserError(`${file}: expected a workload to run, found a config without one`);
   if (label === undefined) return points[0]!;
   const p = points.find((q) => q.label === label);
-  if (!p) throw new UserError(`--point: expected one of the sweep points of ${file} (${points.map((q) => q.label).join(', ')}), found "${label}"`);
+  if (!p)
+    throw new UserError(
+      `--point: expected one of the sweep points of ${file} (${points.map((q) => q.label).join(', ')}), found "${label}"`,
+    );
   return p;
 }
 

@@ -12,13 +12,19 @@ export function traceDeck(title: string, subtitle: string, trace: Trace): string
   const slides = trace.steps.map((s) => {
     const pages = s.pages
       .map(
-        (p) => `<div class="pair"><figure><figcaption>page ${p.page} before</figcaption>${p.before ? renderPageSvg(p.before, `s${s.step}-p${p.page}-before`) : '<p class="none">(the page did not exist yet)</p>'}</figure><figure><figcaption>page ${p.page} after</figcaption>${renderPageSvg(p.after, `s${s.step}-p${p.page}-after`)}</figure></div>`,
+        (p) =>
+          `<div class="pair"><figure><figcaption>page ${p.page} before</figcaption>${p.before ? renderPageSvg(p.before, `s${s.step}-p${p.page}-before`) : '<p class="none">(the page did not exist yet)</p>'}</figure><figure><figcaption>page ${p.page} after</figcaption>${renderPageSvg(p.after, `s${s.step}-p${p.page}-after`)}</figure></div>`,
       )
       .join('');
-    const lines = s.text.split('\n').map((l) => `<li>${esc(l)}</li>`).join('');
+    const lines = s.text
+      .split('\n')
+      .map((l) => `<li>${esc(l)}</li>`)
+      .join('');
     return `<section class="slide" data-step="${s.step}"><h2>Step ${s.step} <span>phase ${s.phase}: ${esc(s.phaseLabel)}</span></h2><ul class="what">${lines}</ul>${pages}</section>`;
   });
-  const end = trace.truncated ? `<p>The trace stopped after ${trace.steps.length} steps: <code>--steps</code> shows more.</p>` : '<p>End of the workload.</p>';
+  const end = trace.truncated
+    ? `<p>The trace stopped after ${trace.steps.length} steps: <code>--steps</code> shows more.</p>`
+    : '<p>End of the workload.</p>';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
 <style>

@@ -29,7 +29,15 @@ export function replayEvents(events: readonly HeapEvent[]): Map<number, Placed> 
         const p = must(e.row, 'an update');
         p.bytes = e.toBytes;
         p.cur = e.toPage;
-        if (e.outcome === 'moved' || e.outcome === 'split' || e.outcome === 'in-place' || e.outcome === 'new-page' || e.outcome === 'hot' || e.outcome === 'same-page') p.home = e.toPage;
+        if (
+          e.outcome === 'moved' ||
+          e.outcome === 'split' ||
+          e.outcome === 'in-place' ||
+          e.outcome === 'new-page' ||
+          e.outcome === 'hot' ||
+          e.outcome === 'same-page'
+        )
+          p.home = e.toPage;
         else if (e.outcome === 'moved-home') p.cur = p.home;
         break;
       }
@@ -70,14 +78,17 @@ export function compareReplay(rows: Map<number, Placed>, inspector: PageInspecto
         continue;
       }
       if (s.kind === 'stub') {
-        if (p.home !== page || p.cur === page) bad.push(`page ${page}: a stub of row ${s.row}, the trace has its home on page ${p.home} and its body on ${p.cur}`);
+        if (p.home !== page || p.cur === page)
+          bad.push(`page ${page}: a stub of row ${s.row}, the trace has its home on page ${p.home} and its body on ${p.cur}`);
         continue;
       }
       seen.add(s.row);
       if (p.cur !== page) bad.push(`page ${page}: row ${s.row}'s body, the trace has it on page ${p.cur}`);
       else if (p.bytes !== s.bytes) bad.push(`page ${page}: row ${s.row} is ${s.bytes} B, the trace says ${p.bytes} B`);
-      if (s.kind === 'forwarded' && p.home !== s.from?.page) bad.push(`page ${page}: row ${s.row} forwarded from page ${s.from?.page}, the trace has its home on page ${p.home}`);
-      if (s.kind !== 'forwarded' && p.home !== page) bad.push(`page ${page}: row ${s.row} at home, the trace has its home on page ${p.home}`);
+      if (s.kind === 'forwarded' && p.home !== s.from?.page)
+        bad.push(`page ${page}: row ${s.row} forwarded from page ${s.from?.page}, the trace has its home on page ${p.home}`);
+      if (s.kind !== 'forwarded' && p.home !== page)
+        bad.push(`page ${page}: row ${s.row} at home, the trace has its home on page ${p.home}`);
     }
   }
   for (const r of rows.keys()) if (!seen.has(r)) bad.push(`row ${r}: live in the trace, on no page of the engine`);

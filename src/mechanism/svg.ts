@@ -139,12 +139,18 @@ export function renderPageSvg(d: PageDrawing, idPrefix = 'rowsim-page'): string 
       const x = gx + col * px;
       const y = gy + line * lineH;
       const w = n * px;
-      const fill = shade === 1 ? (s.kind === 'row' ? '#2a5fb0' : s.kind === 'forwarded' ? '#a8302a' : '#6a9be0') : (colour[s.kind] ?? '#cccccc');
-      parts.push(`<rect x="${x.toFixed(2)}" y="${y}" width="${w.toFixed(2)}" height="${lineH}" fill="${fill}" stroke="#333" stroke-width="0.4"><title>${esc(`${s.label}: ${s.bytes} bytes at ${s.start}–${s.start + s.bytes - 1}`)}</title></rect>`);
+      const fill =
+        shade === 1 ? (s.kind === 'row' ? '#2a5fb0' : s.kind === 'forwarded' ? '#a8302a' : '#6a9be0') : (colour[s.kind] ?? '#cccccc');
+      parts.push(
+        `<rect x="${x.toFixed(2)}" y="${y}" width="${w.toFixed(2)}" height="${lineH}" fill="${fill}" stroke="#333" stroke-width="0.4"><title>${esc(`${s.label}: ${s.bytes} bytes at ${s.start}–${s.start + s.bytes - 1}`)}</title></rect>`,
+      );
       if (first && s.slot !== undefined && s.kind !== 'reserved') {
         if (firstPiece[s.slot] === undefined) firstPiece[s.slot] = { x: x + Math.min(w, 8) / 2, y: y + lineH / 2 };
         const short = s.kind === 'stub' ? '→' : s.label.startsWith('row ') ? s.label.slice(4) : '';
-        if (short && w >= 9 * short.length + 4 && lineH >= 11) parts.push(`<text x="${(x + 3).toFixed(2)}" y="${y + lineH - 5}" font-size="${lineH >= 20 ? 13 : 9}" fill="#fff">${esc(short)}</text>`);
+        if (short && w >= 9 * short.length + 4 && lineH >= 11)
+          parts.push(
+            `<text x="${(x + 3).toFixed(2)}" y="${y + lineH - 5}" font-size="${lineH >= 20 ? 13 : 9}" fill="#fff">${esc(short)}</text>`,
+          );
       }
       first = false;
       b += n;
@@ -159,7 +165,10 @@ export function renderPageSvg(d: PageDrawing, idPrefix = 'rowsim-page'): string 
     parts.push(`<text x="${gx}" y="${gy + gh + 26}" font-size="15" fill="#c00">▎ ${esc(d.fillLine.label)}</text>`);
   }
   // Byte offsets down the left side.
-  for (let l = 0; l < lines; l += lines <= 32 ? 4 : 8) parts.push(`<text x="${gx - 8}" y="${gy + l * lineH + Math.min(lineH, 14) - 2}" font-size="12" text-anchor="end" fill="#555">${l * bpl}</text>`);
+  for (let l = 0; l < lines; l += lines <= 32 ? 4 : 8)
+    parts.push(
+      `<text x="${gx - 8}" y="${gy + l * lineH + Math.min(lineH, 14) - 2}" font-size="12" text-anchor="end" fill="#555">${l * bpl}</text>`,
+    );
   parts.push(`<text x="${gx - 8}" y="${gy + gh}" font-size="12" text-anchor="end" fill="#555">${d.pageBytes}</text>`);
   // The entries, one a line, and connectors from stubs.
   const rows: string[] = [];
@@ -193,12 +202,23 @@ export function renderPageSvg(d: PageDrawing, idPrefix = 'rowsim-page'): string 
     if (s.reserved) text += ` + ${s.reserved} B reserved`;
     if (s.pieces) text += `, continues on ${s.pieces} more block${s.pieces > 1 ? 's' : ''}`;
     const sw = colour[s.kind] ?? '#ccc';
-    rows.push(`<rect x="${panelX}" y="${y - 11}" width="12" height="12" fill="${sw}" stroke="#333" stroke-width="0.5"/><text x="${panelX + 18}" y="${y}" font-size="14">${esc(text)}</text>`);
+    rows.push(
+      `<rect x="${panelX}" y="${y - 11}" width="12" height="12" fill="${sw}" stroke="#333" stroke-width="0.5"/><text x="${panelX + 18}" y="${y}" font-size="14">${esc(text)}</text>`,
+    );
     const p = firstPiece[s.slot];
-    if (s.kind === 'stub' && p) rows.push(`<path d="M ${p.x.toFixed(1)} ${p.y.toFixed(1)} C ${(gx + gw + 30).toFixed(1)} ${p.y.toFixed(1)}, ${panelX - 40} ${y - 5}, ${panelX - 4} ${y - 5}" fill="none" stroke="#f0902a" stroke-width="1.6" marker-end="url(#${idPrefix}-arrow)"/>`);
+    if (s.kind === 'stub' && p)
+      rows.push(
+        `<path d="M ${p.x.toFixed(1)} ${p.y.toFixed(1)} C ${(gx + gw + 30).toFixed(1)} ${p.y.toFixed(1)}, ${panelX - 40} ${y - 5}, ${panelX - 4} ${y - 5}" fill="none" stroke="#f0902a" stroke-width="1.6" marker-end="url(#${idPrefix}-arrow)"/>`,
+      );
   });
-  if (det.slots.length > shown.length) rows.push(`<text x="${panelX}" y="${gy + 14 + shown.length * 20}" font-size="14" fill="#555">… and ${det.slots.length - shown.length} more entries (rowsim page --format text lists all)</text>`);
-  if (det.slots.length === 0) rows.push(`<text x="${panelX}" y="${gy + 14}" font-size="14" fill="#555">${det.allocated ? 'no rows on this page' : 'this page is not allocated'}</text>`);
+  if (det.slots.length > shown.length)
+    rows.push(
+      `<text x="${panelX}" y="${gy + 14 + shown.length * 20}" font-size="14" fill="#555">… and ${det.slots.length - shown.length} more entries (rowsim page --format text lists all)</text>`,
+    );
+  if (det.slots.length === 0)
+    rows.push(
+      `<text x="${panelX}" y="${gy + 14}" font-size="14" fill="#555">${det.allocated ? 'no rows on this page' : 'this page is not allocated'}</text>`,
+    );
   // Legend: the kinds on this page with their bytes.
   const totals: Record<string, number> = {};
   for (const s of L.segments) totals[s.kind] = (totals[s.kind] ?? 0) + s.bytes;
@@ -215,7 +235,9 @@ export function renderPageSvg(d: PageDrawing, idPrefix = 'rowsim-page'): string 
       lx = gx;
       ly += 22;
     }
-    legend.push(`<rect x="${lx}" y="${ly - 12}" width="14" height="14" fill="${colour[kind]}" stroke="#333" stroke-width="0.5"/><text x="${lx + 19}" y="${ly}" font-size="14">${esc(label)}</text>`);
+    legend.push(
+      `<rect x="${lx}" y="${ly - 12}" width="14" height="14" fill="${colour[kind]}" stroke="#333" stroke-width="0.5"/><text x="${lx + 19}" y="${ly}" font-size="14">${esc(label)}</text>`,
+    );
     lx += w + 14;
   }
   const freeTotal = L.freeBytes + L.holeBytes + (totals.reserved ?? 0);

@@ -19,17 +19,31 @@ export function pageText(d: PageDrawing): string {
     s.bytes > 0 && offsets.has(s.slot) ? String(offsets.get(s.slot)) : '',
     String(s.bytes),
     s.reserved ? String(s.reserved) : '',
-    s.to ? `→ (${s.to.page},${s.to.slot})` : s.from ? `← (${s.from.page},${s.from.slot}) home` : s.pieces ? `+${s.pieces} chained block${s.pieces > 1 ? 's' : ''}` : '',
+    s.to
+      ? `→ (${s.to.page},${s.to.slot})`
+      : s.from
+        ? `← (${s.from.page},${s.from.slot}) home`
+        : s.pieces
+          ? `+${s.pieces} chained block${s.pieces > 1 ? 's' : ''}`
+          : '',
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i >= 2 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i >= 2 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const out = [
     `${d.title}: ${d.pageBytes} bytes; the table has ${det.pages} page${det.pages === 1 ? '' : 's'}${det.numbered !== undefined && det.numbered > det.pages ? ` (numbered up to ${det.numbered - 1}: some were given back)` : ''}${det.allocated ? '' : '; this page is not allocated'}`,
     `header ${d.header.map((h) => `${h.label} ${h.bytes}`).join(' + ')} B; ${d.slotArray.name} ${det.slotArrayBytes} B (${d.slotArray.entryBytes} B an entry)`,
     `rows and stubs ${det.storedBytes} B; free ${det.contiguousBytes + det.fragmentedBytes} B: ${L.freeBytes} contiguous, ${L.holeBytes} in holes${det.reservedBytes ? `, ${det.reservedBytes - L.overReservedBytes} reserved (${d.words.reservation ?? 'reserved'})` : ''}${L.overReservedBytes > 0 ? `; ${L.overReservedBytes} B more reserved than free: rows grew into their neighbours' reservations` : ''}`,
     ...(d.fillLine ? [d.fillLine.label] : []),
     ...(d.band ? [d.band] : []),
-    ...(det.keyRange ? [`keys (row ids) ${det.keyRange.first}–${det.keyRange.last}; previous page ${det.keyRange.prev < 0 ? 'none' : det.keyRange.prev}, next ${det.keyRange.next < 0 ? 'none' : det.keyRange.next}`] : []),
+    ...(det.keyRange
+      ? [
+          `keys (row ids) ${det.keyRange.first}–${det.keyRange.last}; previous page ${det.keyRange.prev < 0 ? 'none' : det.keyRange.prev}, next ${det.keyRange.next < 0 ? 'none' : det.keyRange.next}`,
+        ]
+      : []),
     ...det.flags,
     '',
     line(head),

@@ -50,7 +50,12 @@ export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
   const draw = (insp: PageInspector) => drawer(spec, insp);
   const format = getFormat(spec.engine.format);
   const anatomy = format.pageAnatomy(format.layout(spec.table, spec.engine), spec.engine);
-  const slotWords: NarrateWords = { word: anatomy.slotArray.firstSlot === 1 ? 'lp' : 'slot', first: anatomy.slotArray.firstSlot, ...(anatomy.words.move ? { move: anatomy.words.move } : {}), ...(anatomy.words.stubShort ? { stub: anatomy.words.stubShort } : {}) };
+  const slotWords: NarrateWords = {
+    word: anatomy.slotArray.firstSlot === 1 ? 'lp' : 'slot',
+    first: anatomy.slotArray.firstSlot,
+    ...(anatomy.words.move ? { move: anatomy.words.move } : {}),
+    ...(anatomy.words.stubShort ? { stub: anatomy.words.stubShort } : {}),
+  };
   const steps: TraceStep[] = [];
   let engine: StorageEngine | null = null;
   let phase = 0;
@@ -81,7 +86,16 @@ export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
       if (filter.page !== undefined) watched = a;
       return { page: p, before, after: a };
     });
-    steps.push({ step: steps.length + 1, phase, phaseLabel, op: c.op, ...(c.row !== undefined ? { row: c.row } : {}), text: narrate(c.op, c.row, c.events, after, slotWords), events: c.events, pages });
+    steps.push({
+      step: steps.length + 1,
+      phase,
+      phaseLabel,
+      op: c.op,
+      ...(c.row !== undefined ? { row: c.row } : {}),
+      text: narrate(c.op, c.row, c.events, after, slotWords),
+      events: c.events,
+      pages,
+    });
     if (steps.length >= filter.steps) throw new StopTrace();
   };
 
@@ -141,7 +155,13 @@ export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
 const B = (n: number) => `${n} B`;
 
 /** The step in words, from the engine's events (and the slots the rows have after it). */
-export function narrate(op: TraceStep['op'], row: number | undefined, events: HeapEvent[], after: PageInspector, slots: NarrateWords = { word: 'slot', first: 0 }): string {
+export function narrate(
+  op: TraceStep['op'],
+  row: number | undefined,
+  events: HeapEvent[],
+  after: PageInspector,
+  slots: NarrateWords = { word: 'slot', first: 0 },
+): string {
   const parts: string[] = [];
   const slotOf = (r: number, page: number): string => {
     const det = after.page(page);
@@ -155,25 +175,43 @@ export function narrate(op: TraceStep['op'], row: number | undefined, events: He
   for (const e of events) {
     switch (e.op) {
       case 'insert':
-        parts.push(`insert row ${e.row} (${B(e.bytes)}${e.reserved ? `, charged ${B(e.bytes + e.reserved)} with its ${B(e.reserved)} reservation` : ''}) → page ${e.page}${slotOf(e.row, e.page)}${e.newPage ? ', a new page' : ''}`);
+        parts.push(
+          `insert row ${e.row} (${B(e.bytes)}${e.reserved ? `, charged ${B(e.bytes + e.reserved)} with its ${B(e.reserved)} reservation` : ''}) → page ${e.page}${slotOf(e.row, e.page)}${e.newPage ? ', a new page' : ''}`,
+        );
         break;
       case 'update':
-        parts.push(updateText(e, slotOf, homeSlot, slots, events.some((x) => x.op === 'compact' && x.page === e.page)));
+        parts.push(
+          updateText(
+            e,
+            slotOf,
+            homeSlot,
+            slots,
+            events.some((x) => x.op === 'compact' && x.page === e.page),
+          ),
+        );
         break;
       case 'compact':
         parts.push(`page ${e.page} is compacted: ${B(e.freedBytes)} of holes squeezed into contiguous free space`);
         break;
       case 'delete':
-        parts.push(`delete row ${e.row}: its ${B(e.bytes)} on page ${e.page} are freed${e.home >= 0 ? `, and its stub on page ${e.home}` : ''}`);
+        parts.push(
+          `delete row ${e.row}: its ${B(e.bytes)} on page ${e.page} are freed${e.home >= 0 ? `, and its stub on page ${e.home}` : ''}`,
+        );
         break;
       case 'split':
-        parts.push(`page ${e.page} is split: ${e.rows.length} row${e.rows.length === 1 ? '' : 's'} (${e.rows[0]}${e.rows.length > 1 ? `–${e.rows[e.rows.length - 1]}` : ''}) move to a new page ${e.newPage} linked after it`);
+        parts.push(
+          `page ${e.page} is split: ${e.rows.length} row${e.rows.length === 1 ? '' : 's'} (${e.rows[0]}${e.rows.length > 1 ? `–${e.rows[e.rows.length - 1]}` : ''}) move to a new page ${e.newPage} linked after it`,
+        );
         break;
       case 'prune':
-        parts.push(`page ${e.page} is pruned${e.by === 'access' ? ' on access' : ' by VACUUM'}: ${e.versions} dead version${e.versions === 1 ? '' : 's'} removed, ${B(e.freedBytes)} freed`);
+        parts.push(
+          `page ${e.page} is pruned${e.by === 'access' ? ' on access' : ' by VACUUM'}: ${e.versions} dead version${e.versions === 1 ? '' : 's'} removed, ${B(e.freedBytes)} freed`,
+        );
         break;
       case 'commit':
-        parts.push(`commit: ${e.versions} old version${e.versions === 1 ? '' : 's'} on page${e.pages.length === 1 ? '' : 's'} ${e.pages.slice(0, 6).join(', ')}${e.pages.length > 6 ? ', …' : ''} become${e.versions === 1 ? 's' : ''} dead, to be pruned`);
+        parts.push(
+          `commit: ${e.versions} old version${e.versions === 1 ? '' : 's'} on page${e.pages.length === 1 ? '' : 's'} ${e.pages.slice(0, 6).join(', ')}${e.pages.length > 6 ? ', …' : ''} become${e.versions === 1 ? 's' : ''} dead, to be pruned`,
+        );
         break;
       case 'reorg-row':
         parts.push(
@@ -202,7 +240,8 @@ export function narrate(op: TraceStep['op'], row: number | undefined, events: He
   }
   if (parts.length === 0) return op === 'update' && row !== undefined ? `update row ${row}: rejected (too long for a page)` : op;
   // A reorganisation's rows, many of them: the first ones and a count.
-  if (op === 'reorg' && parts.length > 12) return [...parts.slice(0, 10), `… ${parts.length - 11} more rows`, parts[parts.length - 1]!].join('\n');
+  if (op === 'reorg' && parts.length > 12)
+    return [...parts.slice(0, 10), `… ${parts.length - 11} more rows`, parts[parts.length - 1]!].join('\n');
   return parts.join('\n');
 }
 
@@ -210,13 +249,21 @@ export function narrate(op: TraceStep['op'], row: number | undefined, events: He
 function readText(e: Extract<HeapEvent, { op: 'read' }>, words: NarrateWords): string {
   const n = e.pages.length + e.pieces;
   const reads = `${n} data page read${n === 1 ? '' : 's'}`;
-  if (e.forwarded) return `read row ${e.row}: page ${e.pages[0]} holds only its ${words.stub ?? 'stub'} → page ${e.pages[1]}, where the ${words.move ?? 'forwarded'} row lives: ${reads}`;
+  if (e.forwarded)
+    return `read row ${e.row}: page ${e.pages[0]} holds only its ${words.stub ?? 'stub'} → page ${e.pages[1]}, where the ${words.move ?? 'forwarded'} row lives: ${reads}`;
   const page = e.pages[e.pages.length - 1];
   const parts: string[] = [];
-  if (e.deadVersions) parts.push(`read row ${e.row}: first ${e.deadVersions} dead version${e.deadVersions === 1 ? '' : 's'} its index entries still point to (a heap visit each; the scan then marks ${e.deadVersions === 1 ? 'that entry' : 'those entries'} LP_DEAD: later scans skip ${e.deadVersions === 1 ? 'it' : 'them'})`, `then the live version on page ${page}`);
+  if (e.deadVersions)
+    parts.push(
+      `read row ${e.row}: first ${e.deadVersions} dead version${e.deadVersions === 1 ? '' : 's'} its index entries still point to (a heap visit each; the scan then marks ${e.deadVersions === 1 ? 'that entry' : 'those entries'} LP_DEAD: later scans skip ${e.deadVersions === 1 ? 'it' : 'them'})`,
+      `then the live version on page ${page}`,
+    );
   else parts.push(`read row ${e.row}: page ${page}`);
   if (e.chainHops) parts.push(`${e.chainHops} step${e.chainHops === 1 ? '' : 's'} along its HOT chain to the live version`);
-  if (e.pieces) parts.push(`then ${e.pieces} chained piece${e.pieces === 1 ? '' : 's'} on block${e.pieces === 1 ? '' : 's'} of ${e.pieces === 1 ? 'its' : 'their'} own`);
+  if (e.pieces)
+    parts.push(
+      `then ${e.pieces} chained piece${e.pieces === 1 ? '' : 's'} on block${e.pieces === 1 ? '' : 's'} of ${e.pieces === 1 ? 'its' : 'their'} own`,
+    );
   return `${parts.join('; ')}: ${reads}`;
 }
 
@@ -228,9 +275,23 @@ export interface NarrateWords {
   stub?: string;
 }
 
-function updateText(e: Extract<HeapEvent, { op: 'update' }>, slotOf: (r: number, p: number) => string, homeSlot: (r: number) => string, words: NarrateWords, compacted: boolean): string {
-  const size = e.toBytes > e.fromBytes ? `grows ${e.fromBytes} → ${B(e.toBytes)}` : e.toBytes < e.fromBytes ? `shrinks ${e.fromBytes} → ${B(e.toBytes)}` : `stays ${B(e.toBytes)}`;
-  const room = e.totalFree === e.contiguousFree ? `page ${e.page} has ${B(e.totalFree)} free` : `page ${e.page} has ${B(e.contiguousFree)} contiguous and ${B(e.totalFree)} total free`;
+function updateText(
+  e: Extract<HeapEvent, { op: 'update' }>,
+  slotOf: (r: number, p: number) => string,
+  homeSlot: (r: number) => string,
+  words: NarrateWords,
+  compacted: boolean,
+): string {
+  const size =
+    e.toBytes > e.fromBytes
+      ? `grows ${e.fromBytes} → ${B(e.toBytes)}`
+      : e.toBytes < e.fromBytes
+        ? `shrinks ${e.fromBytes} → ${B(e.toBytes)}`
+        : `stays ${B(e.toBytes)}`;
+  const room =
+    e.totalFree === e.contiguousFree
+      ? `page ${e.page} has ${B(e.totalFree)} free`
+      : `page ${e.page} has ${B(e.contiguousFree)} contiguous and ${B(e.totalFree)} total free`;
   const head = `update row ${e.row}: ${size}`;
   const to = `page ${e.toPage}${slotOf(e.row, e.toPage)}${e.newPage ? ', a new page' : ''}`;
   switch (e.outcome) {

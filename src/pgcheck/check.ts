@@ -27,10 +27,27 @@ import { pgLayout, postgresHeap } from '../formats/postgres.js';
 import { metric } from '../heap/metrics.js';
 import { PgCheckError, PgServerError, type ReplayPlace } from './errors.js';
 import { distMax } from '../workload/dist.js';
-import { findPgstattuple, observe, otherSnapshots, readCounters, type Observation, type Pgstattuple, type ReadCounters } from './observe.js';
+import {
+  findPgstattuple,
+  observe,
+  otherSnapshots,
+  readCounters,
+  type Observation,
+  type Pgstattuple,
+  type ReadCounters,
+} from './observe.js';
 import { auditValues, checkAudit, checkReads, numberValues, recordRun, ValueStream, type Op } from './plan.js';
 import { DEFAULT_SCHEMA_PREFIX, ScratchSchema } from './scratch.js';
-import { keyColumnOf, plansAgree, REPLAY_SETTINGS, SelectReplay, serverPlan, settingChanges, type ReadStatement, type SelectPhase } from './select.js';
+import {
+  keyColumnOf,
+  plansAgree,
+  REPLAY_SETTINGS,
+  SelectReplay,
+  serverPlan,
+  settingChanges,
+  type ReadStatement,
+  type SelectPhase,
+} from './select.js';
 import { columnDdlType, columnsSql, quoteIdent, type ColumnSql, type SqlValue } from './values.js';
 import { MAX_STORED_LEN, utf8BytesPerChar, utf8WidthShares } from '../layout/table-layout.js';
 import { groupedNumber } from '../util/numbers.js';
@@ -113,9 +130,20 @@ async function query(client: pg.Client, place: ReplayPlace, text: string, params
 function settingsOf(spec: StorageSpec): string {
   const e = spec.engine;
   const [s2, s3, s4] = utf8WidthShares(e);
-  const shares = ([[s2, 2], [s3, 3], [s4, 4]] as const).filter(([sh], i) => sh > 0 || i === 0).map(([sh, w]) => `${Math.round(sh * 1000) / 10}% ${w}-byte`);
+  const shares = (
+    [
+      [s2, 2],
+      [s3, 3],
+      [s4, 4],
+    ] as const
+  )
+    .filter(([sh], i) => sh > 0 || i === 0)
+    .map(([sh, w]) => `${Math.round(sh * 1000) / 10}% ${w}-byte`);
   const enc = e.encoding === 'utf8' ? `utf8 (${shares.join(', ')} characters)` : e.encoding;
-  const toast = [e.toast_tuple_target > 0 ? `toast_tuple_target ${e.toast_tuple_target}` : '', e.default_toast_compression !== 'pglz' ? `${e.default_toast_compression} compression` : ''].filter(Boolean);
+  const toast = [
+    e.toast_tuple_target > 0 ? `toast_tuple_target ${e.toast_tuple_target}` : '',
+    e.default_toast_compression !== 'pglz' ? `${e.default_toast_compression} compression` : '',
+  ].filter(Boolean);
   return `${postgresHeap.id}, page ${e.page_size / 1024}k, fillfactor ${e.fillfactor}, ${enc}${toast.length ? `, ${toast.join(', ')}` : ''}`;
 }
 
@@ -170,10 +198,18 @@ function longValueNotes(spec: StorageSpec): string[] {
   const whole = spec.workload.some((ph) => ph.op === 'read_lob');
   for (const ph of spec.workload) {
     const dists: [string, Dist | undefined][] =
-      ph.op === 'insert' ? Object.entries(ph.values).map(([c, v]) => [c, v.length]) : ph.op === 'update' ? Object.entries(ph.set).map(([c, v]) => [c, v.kind === 'length' || v.kind === 'grow' ? v.dist : undefined]) : [];
-    for (const [c, d] of dists) if (d && distMax(d) > REPLAY_MAX_BYTES && !(whole && spec.table.columns.find((col) => col.name === c)?.type.lob)) long.add(c);
+      ph.op === 'insert'
+        ? Object.entries(ph.values).map(([c, v]) => [c, v.length])
+        : ph.op === 'update'
+          ? Object.entries(ph.set).map(([c, v]) => [c, v.kind === 'length' || v.kind === 'grow' ? v.dist : undefined])
+          : [];
+    for (const [c, d] of dists)
+      if (d && distMax(d) > REPLAY_MAX_BYTES && !(whole && spec.table.columns.find((col) => col.name === c)?.type.lob)) long.add(c);
   }
-  return [...long].map((c) => `values of ${c} longer than ${groupedNumber(REPLAY_MAX_BYTES)} bytes are sent at ${groupedNumber(REPLAY_MAX_BYTES)} bytes (the row store keeps lengths in 16 bits, whole ones only for a large-object column of a workload with read_lob; the model sizes them so too): toast_pages and toast_index_pages compare a table of shorter values`);
+  return [...long].map(
+    (c) =>
+      `values of ${c} longer than ${groupedNumber(REPLAY_MAX_BYTES)} bytes are sent at ${groupedNumber(REPLAY_MAX_BYTES)} bytes (the row store keeps lengths in 16 bits, whole ones only for a large-object column of a workload with read_lob; the model sizes them so too): toast_pages and toast_index_pages compare a table of shorter values`,
+  );
 }
 
 export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgCheckOptions = {}): Promise<PgCheckResult> {
@@ -182,21 +218,38 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
   const setup: ReplayPlace = { where: 'reading the server settings' };
   const version = (await query(client, setup, 'SHOW server_version')).rows[0].server_version as string;
   const blockSize = Number((await query(client, setup, 'SHOW block_size')).rows[0].block_size);
-  if (blockSize !== spec.engine.page_size) throw new PgCheckError(`the server's block_size is ${blockSize}, the config's page_size ${spec.engine.page_size}`);
+  if (blockSize !== spec.engine.page_size)
+    throw new PgCheckError(`the server's block_size is ${blockSize}, the config's page_size ${spec.engine.page_size}`);
   const major = Number(/^(\d+)/.exec(version)?.[1] ?? 0);
   if (major < 15) throw new PgCheckError(`PostgreSQL 15 or later (pg_stat_force_next_flush), found ${version}`);
   const encoding = (await query(client, setup, 'SHOW server_encoding')).rows[0].server_encoding as string;
   if (spec.engine.encoding === 'utf8' && utf8BytesPerChar(spec.engine) > 1 && !UTF8_BYTES_ENCODINGS.has(encoding)) {
-    throw new PgCheckError(`the config stores utf8 with multi-byte characters; the database's encoding is ${encoding}, where they would not take the bytes they take in UTF-8: use a database created with ENCODING 'UTF8'`);
+    throw new PgCheckError(
+      `the config stores utf8 with multi-byte characters; the database's encoding is ${encoding}, where they would not take the bytes they take in UTF-8: use a database created with ENCODING 'UTF8'`,
+    );
   }
   // A latin1 config replayed on a UTF8 database: PostgreSQL decides on a TOAST relation with the
   // database's longest character (4 bytes), so a table the model gives none in latin1 can have one here,
   // empty (its rows are the same bytes): no TOAST pages, its index a metapage.
-  const emptyToast = spec.engine.encoding !== 'utf8' && UTF8_BYTES_ENCODINGS.has(encoding) && !pgLayout(spec.table, spec.engine).pg.hasToastRelation && pgLayout(spec.table, { ...spec.engine, encoding: 'utf8' }).pg.hasToastRelation;
-  if (emptyToast) notes.push(`the server's encoding ${encoding} allows 4 bytes a character where the config's ${spec.engine.encoding} allows 1, so PostgreSQL gives table ${spec.table.name} a TOAST relation it would not have in a ${spec.engine.encoding} database; nothing can move there (the rows are the same bytes): predicted empty, its index a metapage`);
+  const emptyToast =
+    spec.engine.encoding !== 'utf8' &&
+    UTF8_BYTES_ENCODINGS.has(encoding) &&
+    !pgLayout(spec.table, spec.engine).pg.hasToastRelation &&
+    pgLayout(spec.table, { ...spec.engine, encoding: 'utf8' }).pg.hasToastRelation;
+  if (emptyToast)
+    notes.push(
+      `the server's encoding ${encoding} allows 4 bytes a character where the config's ${spec.engine.encoding} allows 1, so PostgreSQL gives table ${spec.table.name} a TOAST relation it would not have in a ${spec.engine.encoding} database; nothing can move there (the rows are the same bytes): predicted empty, its index a metapage`,
+    );
   if (spec.engine.default_toast_compression === 'lz4') {
-    const lz4 = await query(client, setup, `SELECT count(*)::int AS n FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`);
-    if (lz4.rows[0].n === 0) throw new PgCheckError(`the config compresses with lz4 (default_toast_compression); this server was built without lz4 (--with-lz4): its default_toast_compression takes pglz only`);
+    const lz4 = await query(
+      client,
+      setup,
+      `SELECT count(*)::int AS n FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`,
+    );
+    if (lz4.rows[0].n === 0)
+      throw new PgCheckError(
+        `the config compresses with lz4 (default_toast_compression); this server was built without lz4 (--with-lz4): its default_toast_compression takes pglz only`,
+      );
   }
 
   // The simulated run as the engine accepted it, every value numbered and audited before anything is created.
@@ -219,7 +272,21 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
   let failed = true;
   try {
     const stream = new ValueStream(cols, spec.seed, totals, rows, minCaps);
-    const result = await new Replay(client, { spec, schema: scratch.name, ops, cols, locator, stream, rows, version, major, notes, stattuple, emptyToast, label: options.label ?? 'base' }).run();
+    const result = await new Replay(client, {
+      spec,
+      schema: scratch.name,
+      ops,
+      cols,
+      locator,
+      stream,
+      rows,
+      version,
+      major,
+      notes,
+      stattuple,
+      emptyToast,
+      label: options.label ?? 'base',
+    }).run();
     failed = false;
     return result;
   } finally {
@@ -231,7 +298,12 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
  * Drop the scratch schema. After a failure the replay's error is the one to report: a failed drop (the
  * connection is gone) is left to the caller, who still holds the schema through onSchema.
  */
-async function dropScratch(client: pg.Client, scratch: ScratchSchema, failed: boolean, onSchema: PgCheckOptions['onSchema']): Promise<void> {
+async function dropScratch(
+  client: pg.Client,
+  scratch: ScratchSchema,
+  failed: boolean,
+  onSchema: PgCheckOptions['onSchema'],
+): Promise<void> {
   // A failed statement leaves its transaction open and aborted, where a DROP would fail too.
   if (failed) await client.query('ROLLBACK').catch(() => undefined);
   try {
@@ -340,23 +412,43 @@ class Replay {
     const { spec, cols, notes, version, label } = this.plan;
     const colDdl = cols.map((c) => `${c.ident} ${columnDdlType(c)}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
     const target = spec.engine.toast_tuple_target > 0 ? `, toast_tuple_target = ${spec.engine.toast_tuple_target}` : '';
-    await this.q(`CREATE TABLE ${this.table} (${colDdl}) WITH (fillfactor = ${spec.engine.fillfactor}${target}, autovacuum_enabled = off, toast.autovacuum_enabled = off)`);
+    await this.q(
+      `CREATE TABLE ${this.table} (${colDdl}) WITH (fillfactor = ${spec.engine.fillfactor}${target}, autovacuum_enabled = off, toast.autovacuum_enabled = off)`,
+    );
     // A column's storage as the config gives it (SET STORAGE: CREATE TABLE takes it from PostgreSQL 16 on).
     for (const c of spec.table.columns) {
-      if (c.storage !== undefined) await this.q(`ALTER TABLE ${this.table} ALTER COLUMN ${quoteIdent(c.name)} SET STORAGE ${c.storage.toUpperCase()}`);
+      if (c.storage !== undefined)
+        await this.q(`ALTER TABLE ${this.table} ALTER COLUMN ${quoteIdent(c.name)} SET STORAGE ${c.storage.toUpperCase()}`);
     }
     // Rows are found through the index, as an application finds them by key (select.ts REPLAY_SETTINGS); money
     // reads '1234.56'; values are compressed with the config's method.
-    for (const s of [...settingChanges({}, REPLAY_SETTINGS), "SET lc_monetary = 'C'", `SET default_toast_compression = ${spec.engine.default_toast_compression}`]) await this.q(s);
+    for (const s of [
+      ...settingChanges({}, REPLAY_SETTINGS),
+      "SET lc_monetary = 'C'",
+      `SET default_toast_compression = ${spec.engine.default_toast_compression}`,
+    ])
+      await this.q(s);
     for (const op of this.plan.ops) await this.apply(op);
-    if (this.plan.major < 16) notes.push(`n_tup_newpage_upd exists from PostgreSQL 16; this server is ${version}: new-page updates are counted from the rows' ctid blocks`);
-    if (this.newpageDisagrees) notes.push(`n_tup_newpage_upd and the rows' ctid blocks disagree on new-page updates (the table shows n_tup_newpage_upd)`);
+    if (this.plan.major < 16)
+      notes.push(
+        `n_tup_newpage_upd exists from PostgreSQL 16; this server is ${version}: new-page updates are counted from the rows' ctid blocks`,
+      );
+    if (this.newpageDisagrees)
+      notes.push(`n_tup_newpage_upd and the rows' ctid blocks disagree on new-page updates (the table shows n_tup_newpage_upd)`);
     if (this.heldBack.size > 0) {
       notes.push(
         `another session of this database held a snapshot at the start or end of phase${this.heldBack.size > 1 ? 's' : ''} ${[...this.heldBack].map((p) => p + 1).join(', ')} (pid ${[...this.holders].join(', ')}): PostgreSQL keeps every version such a session may still see, so pruning and VACUUM remove less than on a quiet server and dead tuples, free space, HOT updates and pages can differ from the prediction; check on a database nobody else uses`,
       );
     }
-    return { label, table: spec.table.name, settings: settingsOf(spec), server_version: version, notes, comparisons: this.comparisons, plans: this.plans };
+    return {
+      label,
+      table: spec.table.name,
+      settings: settingsOf(spec),
+      server_version: version,
+      notes,
+      comparisons: this.comparisons,
+      plans: this.plans,
+    };
   }
 
   private async apply(op: Op): Promise<void> {
@@ -416,11 +508,19 @@ class Replay {
     this.pendingInserts = [];
     const params: SqlValue[] = [];
     const tuples = batch.map(({ values }) => `(${values.map((v) => (params.push(v), `$${params.length}`)).join(', ')})`);
-    const rows = batch.length === 1 ? `row ${batch[0]!.row} (its INSERT)` : `rows ${batch[0]!.row}–${batch[batch.length - 1]!.row} (one INSERT of ${batch.length} rows)`;
+    const rows =
+      batch.length === 1
+        ? `row ${batch[0]!.row} (its INSERT)`
+        : `rows ${batch[0]!.row}–${batch[batch.length - 1]!.row} (one INSERT of ${batch.length} rows)`;
     // RETURNING gives the rows in the order of the VALUES list: the executor inserts them in that order.
-    const r = await this.q(`INSERT INTO ${this.table} VALUES ${tuples.join(', ')}${this.trackBlocks ? ' RETURNING ctid' : ''}`, params, rows);
+    const r = await this.q(
+      `INSERT INTO ${this.table} VALUES ${tuples.join(', ')}${this.trackBlocks ? ' RETURNING ctid' : ''}`,
+      params,
+      rows,
+    );
     if (this.trackBlocks) {
-      if (r.rows.length !== batch.length) throw new PgCheckError(`${this.place().where}, ${rows}: the INSERT returned ${r.rows.length} rows`);
+      if (r.rows.length !== batch.length)
+        throw new PgCheckError(`${this.place().where}, ${rows}: the INSERT returned ${r.rows.length} rows`);
       batch.forEach(({ row }, i) => this.setCtid(row, r.rows[i].ctid as string));
     }
   }
@@ -441,7 +541,10 @@ class Replay {
   private async insert(op: OpOf<'insert'>): Promise<void> {
     await this.begin();
     const values = this.plan.stream.insert(op);
-    this.keyOf.set(op.row, this.plan.locator.map((ci) => values[ci]!));
+    this.keyOf.set(
+      op.row,
+      this.plan.locator.map((ci) => values[ci]!),
+    );
     for (const [ci, of] of this.tracked) of[op.row] = values[ci]!;
     this.liveRows++;
     this.pendingInserts.push({ row: op.row, values });
@@ -450,7 +553,10 @@ class Replay {
 
   /** Exactly one row changed, or the replay has lost its row (its key no longer finds it). */
   private expectOne(r: pg.QueryResult, what: string, row: number): void {
-    if (r.rowCount !== 1) throw new PgCheckError(`${this.place().where}, row ${row}: its ${what} changed ${r.rowCount ?? 0} rows instead of 1 (the replay found the row by its key ${this.plan.spec.table.indexes[0]!.name})`);
+    if (r.rowCount !== 1)
+      throw new PgCheckError(
+        `${this.place().where}, row ${row}: its ${what} changed ${r.rowCount ?? 0} rows instead of 1 (the replay found the row by its key ${this.plan.spec.table.indexes[0]!.name})`,
+      );
   }
 
   private async update(op: OpOf<'update'>): Promise<void> {
@@ -467,7 +573,11 @@ class Replay {
       if (tracked) tracked[op.row] = values[j]!;
       return `${this.plan.cols[c.index]!.ident} = $${params.length}`;
     });
-    const r = await this.q(`UPDATE ${this.table} SET ${sets.join(', ')} WHERE ${cond} RETURNING ctid`, params, `row ${op.row} (its UPDATE)`);
+    const r = await this.q(
+      `UPDATE ${this.table} SET ${sets.join(', ')} WHERE ${cond} RETURNING ctid`,
+      params,
+      `row ${op.row} (its UPDATE)`,
+    );
     this.expectOne(r, 'UPDATE', op.row);
     const before = this.blockOf[op.row];
     this.setCtid(op.row, r.rows[0].ctid as string);
@@ -503,8 +613,13 @@ class Replay {
   private async readBlocks(): Promise<void> {
     for (const row of this.keyOf.keys()) {
       const params: SqlValue[] = [];
-      const r = await this.q(`SELECT ctid FROM ${this.table} WHERE ${this.where(row, params)}`, params, `row ${row} (reading its ctid after VACUUM FULL)`);
-      if (r.rows.length !== 1) throw new PgCheckError(`${this.place().where}, row ${row}: found ${r.rows.length} rows by its key after VACUUM FULL instead of 1`);
+      const r = await this.q(
+        `SELECT ctid FROM ${this.table} WHERE ${this.where(row, params)}`,
+        params,
+        `row ${row} (reading its ctid after VACUUM FULL)`,
+      );
+      if (r.rows.length !== 1)
+        throw new PgCheckError(`${this.place().where}, row ${row}: found ${r.rows.length} rows by its key after VACUUM FULL instead of 1`);
       this.setCtid(row, r.rows[0].ctid as string);
     }
   }
@@ -523,11 +638,15 @@ class Replay {
     for (const set of settingChanges(REPLAY_SETTINGS, this.select.settings)) await this.q(set);
     if (this.countsReads === undefined) {
       this.countsReads = (await this.q('SHOW track_counts')).rows[0].track_counts === 'on';
-      if (!this.countsReads) notes.push('track_counts is off on this server: it counts no reads, and the select phases\' read counters are not observed (n/a)');
+      if (!this.countsReads)
+        notes.push("track_counts is off on this server: it counts no reads, and the select phases' read counters are not observed (n/a)");
     }
     if (spec.cache && !this.cacheNoted) {
       this.cacheNoted = true;
-      const sb = Number((await this.q(`SELECT pg_size_bytes(current_setting('shared_buffers')) / current_setting('block_size')::int AS pages`)).rows[0].pages);
+      const sb = Number(
+        (await this.q(`SELECT pg_size_bytes(current_setting('shared_buffers')) / current_setting('block_size')::int AS pages`)).rows[0]
+          .pages,
+      );
       notes.push(
         `the config reads through a cache of ${groupedNumber(spec.cache.pages)} pages (${spec.cache.policy}); the server's shared_buffers holds ${groupedNumber(sb)} pages${sb === spec.cache.pages ? '' : ' (not the same size)'}. The server's split of heap_blks and idx_blks into read and hit depends on shared_buffers, on what it already holds (the replay's own inserts and updates left the table there; the model's cache starts empty at the first read phase) and on the operating system's cache (a read from it is a "read" too): only heap_blks_fetched and idx_blks_fetched (read + hit) check the model`,
       );
@@ -563,7 +682,14 @@ class Replay {
     if (st) {
       const ex = await this.q(`EXPLAIN (FORMAT JSON) ${st.text}`, st.params, 'its EXPLAIN');
       const server = serverPlan(ex.rows[0]['QUERY PLAN'], this.plan.spec.table.name);
-      this.plans.push({ phase: this.phaseIndex, label: this.labels.get(this.phaseIndex) ?? 'select', statement: st.text, predicted: sel.modelText, observed: server.text, agree: plansAgree(sel.model, server) });
+      this.plans.push({
+        phase: this.phaseIndex,
+        label: this.labels.get(this.phaseIndex) ?? 'select',
+        statement: st.text,
+        predicted: sel.modelText,
+        observed: server.text,
+        agree: plansAgree(sel.model, server),
+      });
     }
     this.window = { before: this.countsReads ? await this.counters() : null };
   }
@@ -581,7 +707,8 @@ class Replay {
     const r = await this.q(st.text, st.params, what);
     const e = st.expect;
     if ('rows' in e) {
-      if (r.rows.length !== e.rows) throw new PgCheckError(`${this.place().where}, ${what}: returned ${r.rows.length} rows instead of ${e.rows} (${st.text})`);
+      if (r.rows.length !== e.rows)
+        throw new PgCheckError(`${this.place().where}, ${what}: returned ${r.rows.length} rows instead of ${e.rows} (${st.text})`);
     } else if (Number(r.rows[0]?.n) !== e.count) {
       throw new PgCheckError(`${this.place().where}, ${what}: counted ${r.rows[0]?.n} rows, the replayed table has ${e.count}`);
     }
@@ -599,25 +726,80 @@ class Replay {
       const d = (f: (c: ReadCounters) => number) => (before && after ? f(after) - f(before) : null);
       const cached = reads.cache !== undefined;
       const at = (k: string) => ec[k] ?? 0;
-      this.add(op, 'heap_blks_fetched', cached ? at('heap_blks_read') + at('heap_blks_hit') : at('heap_blks_fetched'), d((c) => c.heapRead + c.heapHit));
-      this.add(op, 'idx_blks_fetched', cached ? at('idx_blks_read') + at('idx_blks_hit') : at('idx_blks_fetched'), d((c) => c.idxRead + c.idxHit));
+      this.add(
+        op,
+        'heap_blks_fetched',
+        cached ? at('heap_blks_read') + at('heap_blks_hit') : at('heap_blks_fetched'),
+        d((c) => c.heapRead + c.heapHit),
+      );
+      this.add(
+        op,
+        'idx_blks_fetched',
+        cached ? at('idx_blks_read') + at('idx_blks_hit') : at('idx_blks_fetched'),
+        d((c) => c.idxRead + c.idxHit),
+      );
       if (cached) {
-        this.add(op, 'heap_blks_read', at('heap_blks_read'), d((c) => c.heapRead));
-        this.add(op, 'heap_blks_hit', at('heap_blks_hit'), d((c) => c.heapHit));
-        this.add(op, 'idx_blks_read', at('idx_blks_read'), d((c) => c.idxRead));
-        this.add(op, 'idx_blks_hit', at('idx_blks_hit'), d((c) => c.idxHit));
+        this.add(
+          op,
+          'heap_blks_read',
+          at('heap_blks_read'),
+          d((c) => c.heapRead),
+        );
+        this.add(
+          op,
+          'heap_blks_hit',
+          at('heap_blks_hit'),
+          d((c) => c.heapHit),
+        );
+        this.add(
+          op,
+          'idx_blks_read',
+          at('idx_blks_read'),
+          d((c) => c.idxRead),
+        );
+        this.add(
+          op,
+          'idx_blks_hit',
+          at('idx_blks_hit'),
+          d((c) => c.idxHit),
+        );
       }
       if (sel.model.path === 'index') {
         const name = sel.model.index!;
         const ix = (c: ReadCounters) => c.byIndex[name] ?? { tupRead: 0, tupFetch: 0 };
-        this.add(op, 'idx_scan', reads.statements, d((c) => c.idxScan));
-        this.add(op, 'idx_tup_fetch', reads.rows_returned, d((c) => c.idxTupFetch));
+        this.add(
+          op,
+          'idx_scan',
+          reads.statements,
+          d((c) => c.idxScan),
+        );
+        this.add(
+          op,
+          'idx_tup_fetch',
+          reads.rows_returned,
+          d((c) => c.idxTupFetch),
+        );
         // Entries returned whose heap tuple was not visible: the dead versions the scans visited.
-        this.add(op, 'dead_versions_visited', at('dead_versions_visited'), d((c) => ix(c).tupRead - ix(c).tupFetch));
+        this.add(
+          op,
+          'dead_versions_visited',
+          at('dead_versions_visited'),
+          d((c) => ix(c).tupRead - ix(c).tupFetch),
+        );
       } else if (sel.model.path === 'scan') {
-        this.add(op, 'seq_scan', reads.statements, d((c) => c.seqScan));
+        this.add(
+          op,
+          'seq_scan',
+          reads.statements,
+          d((c) => c.seqScan),
+        );
         // A sequential scan counts every visible tuple it returns to the executor: the live rows, each scan.
-        this.add(op, 'seq_tup_read', op.result.metrics.rows * reads.statements, d((c) => c.seqTupRead));
+        this.add(
+          op,
+          'seq_tup_read',
+          op.result.metrics.rows * reads.statements,
+          d((c) => c.seqTupRead),
+        );
       }
     }
     for (const set of settingChanges(sel.settings, REPLAY_SETTINGS)) await this.q(set);
@@ -640,7 +822,11 @@ class Replay {
         ...(idx.deduplicate_items === false ? ['deduplicate_items = off'] : []),
       ];
       const withOptions = options.length > 0 ? ` WITH (${options.join(', ')})` : '';
-      await this.q(`CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${this.table} (${list})${withOptions}`, undefined, `its CREATE INDEX ${idx.name}`);
+      await this.q(
+        `CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${this.table} (${list})${withOptions}`,
+        undefined,
+        `its CREATE INDEX ${idx.name}`,
+      );
     }
     this.indexesBuilt = true;
   }
@@ -651,19 +837,29 @@ class Replay {
     const m = op.result.metrics;
     let obs: Observation;
     try {
-      obs = await observe(this.client, schema, spec.table.name, spec.table.indexes.map((i) => i.name), major >= 16, stattuple);
+      obs = await observe(
+        this.client,
+        schema,
+        spec.table.name,
+        spec.table.indexes.map((i) => i.name),
+        major >= 16,
+        stattuple,
+      );
     } catch (err) {
       throw PgServerError.from(err, this.place('reading the server figures')) ?? err;
     }
     const add = (name: string, predicted: number | null, observed: number | null) => this.add(op, name, predicted, observed);
     add('heap_pages', m.pages, obs.heapPages);
-    for (const [name, pages] of Object.entries(op.result.index_pages.by_index)) add(`index_pages.${name}`, pages, obs.indexPages[name] ?? null);
+    for (const [name, pages] of Object.entries(op.result.index_pages.by_index))
+      add(`index_pages.${name}`, pages, obs.indexPages[name] ?? null);
     // The TOAST relation's heap and index (a table without one: none predicted, none observed; one the
     // server's encoding gives it: empty, its index's metapage).
     const noToast = this.plan.emptyToast ? 1 : 0;
     if (m.toast_index_pages === undefined && obs.toastIndexPages !== noToast && !this.toastNoted) {
       this.toastNoted = true;
-      this.plan.notes.push(`the server gave table ${spec.table.name} a TOAST relation of ${obs.toastIndexPages} index pages where the model expects ${noToast === 1 ? 'an empty one (its metapage)' : 'none'}`);
+      this.plan.notes.push(
+        `the server gave table ${spec.table.name} a TOAST relation of ${obs.toastIndexPages} index pages where the model expects ${noToast === 1 ? 'an empty one (its metapage)' : 'none'}`,
+      );
     }
     add('toast_pages', m.toast_pages ?? 0, obs.toastPages);
     add('toast_index_pages', m.toast_index_pages ?? noToast, obs.toastIndexPages);

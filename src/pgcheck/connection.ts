@@ -104,7 +104,9 @@ export function pgTarget(url: string): PgTarget {
     // Constructing a client only parses: no socket is opened.
     probe = new pg.Client({ connectionString: url });
   } catch (err) {
-    throw new PgConnectionError(`expected a URL postgres://user[:password]@host:port/database, found ${redactUrl(url)}: ${redact((err as Error).message)}`);
+    throw new PgConnectionError(
+      `expected a URL postgres://user[:password]@host:port/database, found ${redactUrl(url)}: ${redact((err as Error).message)}`,
+    );
   }
   return { url, user: probe.user ?? '', host: probe.host, port: probe.port, database: probe.database ?? '', shown: redactUrl(url), redact };
 }
@@ -128,7 +130,9 @@ function passwordLookup(target: PgTarget): () => Promise<string> {
         pgpass = undefined;
       }
       if (!pgpass) return missing();
-      pgpass({ host: target.host, port: target.port, database: target.database, user: target.user }, (pass) => (pass ? resolve(pass) : missing()));
+      pgpass({ host: target.host, port: target.port, database: target.database, user: target.user }, (pass) =>
+        pass ? resolve(pass) : missing(),
+      );
     });
 }
 
@@ -141,7 +145,9 @@ function connectFailure(err: unknown, target: PgTarget, timeoutMs: number): PgCo
   }
   const message = target.redact(err instanceof Error ? err.message : String(err));
   if (message === 'timeout expired') {
-    return new PgConnectionError(`cannot connect to ${target.shown}: no answer from ${target.host}:${target.port} within ${timeoutMs / 1000} s`);
+    return new PgConnectionError(
+      `cannot connect to ${target.shown}: no answer from ${target.host}:${target.port} within ${timeoutMs / 1000} s`,
+    );
   }
   return new PgConnectionError(`cannot connect to ${target.shown}: ${message}`);
 }

@@ -132,7 +132,6 @@ export class CheckGuard {
   }
 }
 
-
 /** An error's message, password masked. */
 function reason(err: unknown, target: PgTarget): string {
   if (err instanceof PgConnectionError) return err.message;

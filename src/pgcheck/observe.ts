@@ -12,16 +12,21 @@ import { quoteIdent } from './values.js';
 export type Pgstattuple = { usable: true; fn: string } | { usable: false; why: string };
 
 const NOT_INSTALLED =
-  'pgstattuple is not installed in this database: live and dead tuples and free space are not observed (n/a); CREATE EXTENSION pgstattuple (as a superuser; it ships with PostgreSQL, in Debian\'s postgresql package) makes pg-check compare them';
+  "pgstattuple is not installed in this database: live and dead tuples and free space are not observed (n/a); CREATE EXTENSION pgstattuple (as a superuser; it ships with PostgreSQL, in Debian's postgresql package) makes pg-check compare them";
 
 /** pgstattuple installed in this database (any schema) and callable by this role. */
 export async function findPgstattuple(client: pg.Client): Promise<Pgstattuple> {
-  const r = await client.query(`SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pgstattuple'`);
+  const r = await client.query(
+    `SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pgstattuple'`,
+  );
   if (r.rows.length === 0) return { usable: false, why: NOT_INSTALLED };
   const fn = `${quoteIdent(r.rows[0].nspname as string)}.pgstattuple`;
   const ok = await client.query(`SELECT has_function_privilege($1, 'EXECUTE') AS ok`, [`${fn}(regclass)`]);
   if (!ok.rows[0].ok) {
-    return { usable: false, why: `pgstattuple is installed, but this role may not call ${fn}(regclass): live and dead tuples and free space are not observed (n/a); a member of pg_stat_scan_tables may` };
+    return {
+      usable: false,
+      why: `pgstattuple is installed, but this role may not call ${fn}(regclass): live and dead tuples and free space are not observed (n/a); a member of pg_stat_scan_tables may`,
+    };
   }
   return { usable: true, fn };
 }
@@ -42,7 +47,14 @@ export interface Observation {
   stat?: { liveTuples: number; deadTuples: number; freeBytes: number };
 }
 
-export async function observe(client: pg.Client, schema: string, table: string, indexes: string[], withNewpage: boolean, stattuple: Pgstattuple): Promise<Observation> {
+export async function observe(
+  client: pg.Client,
+  schema: string,
+  table: string,
+  indexes: string[],
+  withNewpage: boolean,
+  stattuple: Pgstattuple,
+): Promise<Observation> {
   const rel = `${quoteIdent(schema)}.${quoteIdent(table)}`;
   const sizes = await client.query(
     `SELECT pg_relation_size(c.oid) / b AS heap, pg_relation_size(c.oid, 'fsm') / b AS fsm, pg_relation_size(c.oid, 'vm') / b AS vm,
@@ -63,7 +75,11 @@ export async function observe(client: pg.Client, schema: string, table: string, 
   let stat: Observation['stat'];
   if (stattuple.usable) {
     const s = await client.query(`SELECT tuple_count, dead_tuple_count, free_space FROM ${stattuple.fn}($1::regclass)`, [rel]);
-    stat = { liveTuples: Number(s.rows[0].tuple_count), deadTuples: Number(s.rows[0].dead_tuple_count), freeBytes: Number(s.rows[0].free_space) };
+    stat = {
+      liveTuples: Number(s.rows[0].tuple_count),
+      deadTuples: Number(s.rows[0].dead_tuple_count),
+      freeBytes: Number(s.rows[0].free_space),
+    };
   }
   // Counters reach pg_stat_user_tables when the backend goes idle: force it, then read in a new statement.
   await client.query('SELECT pg_stat_force_next_flush()');
@@ -130,7 +146,9 @@ export async function readCounters(client: pg.Client, schema: string, table: str
        FROM pg_statio_user_tables s JOIN pg_stat_user_tables u ON u.relid = s.relid WHERE s.relid = $1::regclass`,
     [rel],
   );
-  const i = await client.query(`SELECT indexrelname, idx_tup_read, idx_tup_fetch FROM pg_stat_user_indexes WHERE relid = $1::regclass`, [rel]);
+  const i = await client.query(`SELECT indexrelname, idx_tup_read, idx_tup_fetch FROM pg_stat_user_indexes WHERE relid = $1::regclass`, [
+    rel,
+  ]);
   const r = t.rows[0] ?? {};
   const byIndex: ReadCounters['byIndex'] = {};
   for (const x of i.rows) byIndex[x.indexrelname as string] = { tupRead: Number(x.idx_tup_read), tupFetch: Number(x.idx_tup_fetch) };

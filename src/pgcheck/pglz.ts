@@ -58,7 +58,8 @@ export function pglzCompressedSize(src: Uint8Array): number {
   let entry = 1;
   let recycle = false;
   const hashAt = (p: number): number =>
-    (n - p < 4 ? signed(src[p]!) : (signed(src[p]!) << 6) ^ (signed(src[p + 1]!) << 4) ^ (signed(src[p + 2]!) << 2) ^ signed(src[p + 3]!)) & mask;
+    (n - p < 4 ? signed(src[p]!) : (signed(src[p]!) << 6) ^ (signed(src[p + 1]!) << 4) ^ (signed(src[p + 2]!) << 2) ^ signed(src[p + 3]!)) &
+    mask;
   const remember = (p: number): void => {
     const h = hashAt(p);
     const e = entry;
@@ -89,7 +90,7 @@ export function pglzCompressedSize(src: Uint8Array): number {
     // The longest match along the list of this position's hash.
     let len = 0;
     let good = PGLZ_MATCH_SIZE_GOOD;
-    for (let e = start[hashAt(p)]!; e !== 0; ) {
+    for (let e = start[hashAt(p)]!; e !== 0;) {
       const from = pos[e]!;
       if (p - from >= PGLZ_MAX_OFFSET) break;
       let l = 0;

@@ -47,7 +47,13 @@ const NO_BASES = new Float64Array(0);
 export type RowLens = Uint16Array | Float64Array;
 
 /** The row's lengths lens[base … base + width), with the whole lengths of values longer than the row store keeps. */
-function rowLens(lens: Uint16Array, base: number, width: number, row: number, whole: ReadonlyMap<number, Uint32Array> | null | undefined): RowLens {
+function rowLens(
+  lens: Uint16Array,
+  base: number,
+  width: number,
+  row: number,
+  whole: ReadonlyMap<number, Uint32Array> | null | undefined,
+): RowLens {
   const l = lens.slice(base, base + width);
   if (!whole) return l;
   let out: Float64Array | null = null;
@@ -71,8 +77,29 @@ export function recordRun(spec: StorageSpec, width: number): Op[] {
   runStorage(spec, {
     observer: {
       phaseStart: (index, phase) => ops.push({ k: 'phase', index, phase }),
-      insert: (row, lens, base, keys, levels, at, whole) => ops.push({ k: 'insert', row, lens: rowLens(lens, base, width, row, whole), levels: levelsOf(levels, at), rank: 0, bases: NO_BASES, keys, codes: NO_BASES }),
-      update: (row, cols, lens, base, keys, levels, at, whole) => ops.push({ k: 'update', row, cols, lens: rowLens(lens, base, width, row, whole), levels: levelsOf(levels, at), rank: 0, bases: NO_BASES, keys, codes: NO_BASES }),
+      insert: (row, lens, base, keys, levels, at, whole) =>
+        ops.push({
+          k: 'insert',
+          row,
+          lens: rowLens(lens, base, width, row, whole),
+          levels: levelsOf(levels, at),
+          rank: 0,
+          bases: NO_BASES,
+          keys,
+          codes: NO_BASES,
+        }),
+      update: (row, cols, lens, base, keys, levels, at, whole) =>
+        ops.push({
+          k: 'update',
+          row,
+          cols,
+          lens: rowLens(lens, base, width, row, whole),
+          levels: levelsOf(levels, at),
+          rank: 0,
+          bases: NO_BASES,
+          keys,
+          codes: NO_BASES,
+        }),
       delete: (row) => ops.push({ k: 'delete', row }),
       commit: () => ops.push({ k: 'commit' }),
       reorg: (kind) => ops.push({ k: 'reorg', kind }),
@@ -93,7 +120,7 @@ export function recordRun(spec: StorageSpec, width: number): Op[] {
  */
 export function numberValues(ops: Op[], ncols: number): Float64Array {
   const next = new Float64Array(ncols);
-  let phaseOps: (Extract<Op, { k: 'insert' | 'update' }>)[] = [];
+  let phaseOps: Extract<Op, { k: 'insert' | 'update' }>[] = [];
   const close = () => {
     if (phaseOps.length === 0) return;
     const bases = Float64Array.from(next);
@@ -216,7 +243,8 @@ export class ValueStream {
     };
     for (const op of ops) {
       if (op.k === 'insert') cols.forEach((c, ci) => see(ci, storedLength(c, op.lens, 0), op.levels?.[ci] ?? 0));
-      else if (op.k === 'update') for (const c of op.cols) see(c.index, storedLength(cols[c.index]!, op.lens, 0), op.levels?.[c.index] ?? 0);
+      else if (op.k === 'update')
+        for (const c of op.cols) see(c.index, storedLength(cols[c.index]!, op.lens, 0), op.levels?.[c.index] ?? 0);
     }
     return min;
   }
@@ -263,7 +291,15 @@ export class ValueStream {
    * value of its code (equal keys, equal values: the random part too is made from the code); it changed
    * when its code or length did.
    */
-  private next(ci: number, row: number, raw: number, lens: RowLens, level: number, before: RowLens | undefined, keyed = false): { value: SqlValue; changed: boolean } {
+  private next(
+    ci: number,
+    row: number,
+    raw: number,
+    lens: RowLens,
+    level: number,
+    before: RowLens | undefined,
+    keyed = false,
+  ): { value: SqlValue; changed: boolean } {
     const cv = this.columns[ci]!;
     const len = storedLength(cv.col, lens, 0);
     const prevLen = before ? storedLength(cv.col, before, 0) : -1;
@@ -371,13 +407,20 @@ export function checkAudit(table: TableDef, cols: ColumnSql[], audit: ValueAudit
     const a = audit.columns[ci]!;
     return `${cols[ci]!.name} (${cols[ci]!.type.sql}): ${fmtCount(a.wrapped)} of its ${fmtCount(a.values)} values are beyond the distinct values their length or type has`;
   };
-  const repeatWhy = (ci: number) => `${cols[ci]!.name} (${cols[ci]!.type.sql}): ${fmtCount(audit.columns[ci]!.repeats)} of its ${fmtCount(audit.columns[ci]!.values)} values repeat another's (its distinct values)`;
+  const repeatWhy = (ci: number) =>
+    `${cols[ci]!.name} (${cols[ci]!.type.sql}): ${fmtCount(audit.columns[ci]!.repeats)} of its ${fmtCount(audit.columns[ci]!.values)} values repeat another's (its distinct values)`;
   const distinctCol = (ci: number) => audit.columns[ci]!.wrapped === 0 && audit.columns[ci]!.repeats === 0;
   if (needLocator) {
     const distinct = locator.some((ci) => distinctCol(ci) && audit.columns[ci]!.nulls === 0);
     if (!distinct) {
       const first = table.indexes[0]!;
-      const reasons = locator.map((ci) => (audit.columns[ci]!.nulls > 0 ? `${cols[ci]!.name} is NULL in ${fmtCount(audit.columns[ci]!.nulls)} rows` : audit.columns[ci]!.repeats > 0 ? repeatWhy(ci) : why(ci)));
+      const reasons = locator.map((ci) =>
+        audit.columns[ci]!.nulls > 0
+          ? `${cols[ci]!.name} is NULL in ${fmtCount(audit.columns[ci]!.nulls)} rows`
+          : audit.columns[ci]!.repeats > 0
+            ? repeatWhy(ci)
+            : why(ci),
+      );
       throw new PgCheckError(
         `pg-check finds the rows it updates and deletes by the first index's key (${first.name}): expected a key distinct and not NULL in every row, found ${reasons.join('; ')}`,
       );
@@ -386,11 +429,15 @@ export function checkAudit(table: TableDef, cols: ColumnSql[], audit: ValueAudit
   for (const idx of table.indexes) {
     const cis = idx.columns.map(colIndex);
     if (idx.unique && !cis.some(distinctCol)) {
-      throw new PgCheckError(`unique index ${idx.name}: expected keys pg-check can make distinct, found ${cis.map((ci) => (audit.columns[ci]!.repeats > 0 ? repeatWhy(ci) : why(ci))).join('; ')}`);
+      throw new PgCheckError(
+        `unique index ${idx.name}: expected keys pg-check can make distinct, found ${cis.map((ci) => (audit.columns[ci]!.repeats > 0 ? repeatWhy(ci) : why(ci))).join('; ')}`,
+      );
     }
     // Keys the model means to repeat (distinct) are deduplicated in the model too; keys that repeat because a type or a length has too few values are not.
     if (cis.some((ci) => audit.columns[ci]!.wrapped === 0)) continue;
-    notes.push(`index ${idx.name}: keys repeat beyond what the model expects (${cis.map(why).join('; ')}); PostgreSQL deduplicates equal keys (13+): its pages may come out below the prediction`);
+    notes.push(
+      `index ${idx.name}: keys repeat beyond what the model expects (${cis.map(why).join('; ')}); PostgreSQL deduplicates equal keys (13+): its pages may come out below the prediction`,
+    );
   }
   if (audit.indexedUpdatesUnchanged > 0) {
     notes.push(
@@ -420,6 +467,8 @@ export function checkReads(spec: StorageSpec, cols: ColumnSql[], audit: ValueAud
           ? `${c.name} (${c.type.sql}): ${fmtCount(a.repeats)} of its ${fmtCount(a.values)} values repeat another's (its distinct values)`
           : `${c.name} (${c.type.sql}): ${fmtCount(a.wrapped)} of its ${fmtCount(a.values)} values are beyond the distinct values their length or type has`;
     const by = phase.predicate ? `its predicate's column ${c.name}` : `the leading column of ${phase.index}, ${c.name}`;
-    throw new PgCheckError(`phase ${i + 1} (select): pg-check finds each row it reads by ${by}: expected values distinct and not NULL in every row, found ${why}`);
+    throw new PgCheckError(
+      `phase ${i + 1} (select): pg-check finds each row it reads by ${by}: expected values distinct and not NULL in every row, found ${why}`,
+    );
   });
 }

@@ -85,11 +85,14 @@ export function markdownTable(rows: ScenarioRow[], server: string, date: string)
     const v = c.worst!;
     return v === 0 ? 'exact' : `${v < 0.01 ? v.toExponential(1) : v.toFixed(2)}%`;
   };
-  const lines = rows.map((r) => `| \`${r.config}\` | ${r.point} | ${KINDS.map((k) => {
-    const c = r.cells[k.key]!;
-    const t = cell(c);
-    return c.worst !== null && c.worst > k.target ? `**${t}**` : t;
-  }).join(' | ')} |`);
+  const lines = rows.map(
+    (r) =>
+      `| \`${r.config}\` | ${r.point} | ${KINDS.map((k) => {
+        const c = r.cells[k.key]!;
+        const t = cell(c);
+        return c.worst !== null && c.worst > k.target ? `**${t}**` : t;
+      }).join(' | ')} |`,
+  );
   return [
     `Measured on ${server}, ${date}, by \`npm run pg-scenarios\`: the largest error of each kind over a scenario's phases (prediction against observation, relative to the observation); **bold** misses the target.`,
     '',
@@ -102,8 +105,17 @@ export function markdownTable(rows: ScenarioRow[], server: string, date: string)
 /** The configs the table covers: every config of sim-configs/pg-check and every shipped one with a postgres-heap point. */
 export function scenarioConfigs(only: string[] = []): string[] {
   const dir = join(ROOT, 'sim-configs');
-  const own = readdirSync(join(dir, 'pg-check')).filter((f) => f.endsWith('.yaml')).map((f) => join(dir, 'pg-check', f));
-  const shipped = [...readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => join(dir, f)), ...readdirSync(join(dir, 'teaching')).filter((f) => f.endsWith('.yaml')).map((f) => join(dir, 'teaching', f))].filter((f) => {
+  const own = readdirSync(join(dir, 'pg-check'))
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => join(dir, 'pg-check', f));
+  const shipped = [
+    ...readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => join(dir, f)),
+    ...readdirSync(join(dir, 'teaching'))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => join(dir, 'teaching', f)),
+  ].filter((f) => {
     const text = readFileSync(f, 'utf8');
     return /postgres-heap/.test(text) && !/^contention:/m.test(text) && !/^estimate:/m.test(text);
   });
@@ -137,7 +149,7 @@ function parseArgs(argv: string[]): { url?: string; only: string[]; docs: boolea
 
 function main(): void {
   const args = parseArgs(process.argv.slice(2));
-  const cluster = args.url ?? process.env.ROWSIM_PG_URL ? null : startCluster();
+  const cluster = (args.url ?? process.env.ROWSIM_PG_URL) ? null : startCluster();
   const url = args.url ?? process.env.ROWSIM_PG_URL ?? cluster!.url;
   const rows: ScenarioRow[] = [];
   const raw: unknown[] = [];

@@ -32,7 +32,8 @@ export class ScratchSchema {
 
   /** Draw a name and a marker (nothing is created yet). */
   static plan(prefix: string, backendPid: number): ScratchSchema {
-    if (Buffer.byteLength(prefix) > MAX_PREFIX_BYTES) throw new Error(`expected a schema prefix of at most ${MAX_PREFIX_BYTES} bytes, found ${Buffer.byteLength(prefix)}: ${prefix}`);
+    if (Buffer.byteLength(prefix) > MAX_PREFIX_BYTES)
+      throw new Error(`expected a schema prefix of at most ${MAX_PREFIX_BYTES} bytes, found ${Buffer.byteLength(prefix)}: ${prefix}`);
     const name = `${prefix}_${randomBytes(6).toString('hex')}`;
     const token = randomBytes(12).toString('hex');
     // pid and backend say whose schema it is to someone who finds it (the tests read them too).
@@ -53,7 +54,12 @@ export class ScratchSchema {
    * Create a schema named `<prefix>_<12 random hex>`, marked as this run's. `announce` is told each name
    * before its CREATE is sent, so a signal arriving mid-statement knows what may exist.
    */
-  static async create(client: pg.Client, prefix: string, backendPid: number, announce: (s: ScratchSchema) => void = () => {}): Promise<ScratchSchema> {
+  static async create(
+    client: pg.Client,
+    prefix: string,
+    backendPid: number,
+    announce: (s: ScratchSchema) => void = () => {},
+  ): Promise<ScratchSchema> {
     for (let attempt = 1; ; attempt++) {
       const s = ScratchSchema.plan(prefix, backendPid);
       announce(s);
@@ -82,7 +88,9 @@ export class ScratchSchema {
       // still drop its schema), and bounded when another session holds a lock on a scratch table.
       await client.query(`SET LOCAL statement_timeout = ${DROP_STATEMENT_TIMEOUT_MS}`);
       await client.query(`SET LOCAL lock_timeout = ${DROP_LOCK_TIMEOUT_MS}`);
-      const r = await client.query(`SELECT obj_description(oid, 'pg_namespace') AS marker FROM pg_namespace WHERE nspname = $1`, [this.name]);
+      const r = await client.query(`SELECT obj_description(oid, 'pg_namespace') AS marker FROM pg_namespace WHERE nspname = $1`, [
+        this.name,
+      ]);
       if (r.rows.length === 0) {
         await client.query('COMMIT');
         return 'absent';

@@ -107,7 +107,8 @@ export class SelectReplay {
 
   /** The statement of one row fetched (an index seek or a row-id fetch): its key value, or its ctid. */
   read(key: SqlValue, ctid: string): ReadStatement {
-    if (this.model.path === 'rowid') return { text: `SELECT ctid FROM ${this.table} WHERE ctid = $1::tid`, params: [ctid], expect: { rows: 1 } };
+    if (this.model.path === 'rowid')
+      return { text: `SELECT ctid FROM ${this.table} WHERE ctid = $1::tid`, params: [ctid], expect: { rows: 1 } };
     if (this.model.path !== 'index') throw new Error(`a ${this.model.path} phase has no row statements`);
     return { text: `SELECT ctid FROM ${this.table} WHERE ${this.key} = ${this.param(1)}`, params: [key], expect: { rows: 1 } };
   }
@@ -119,8 +120,13 @@ export class SelectReplay {
   scan(keys: SqlValue[], distinct: number, live: number): ReadStatement {
     if (this.model.path !== 'scan') throw new Error(`a ${this.model.path} phase runs no table scans`);
     if (this.keyColumn < 0) return { text: `SELECT count(*) AS n FROM ${this.table}`, params: [], expect: { count: live } };
-    if (keys.length === 1) return { text: `SELECT ctid FROM ${this.table} WHERE ${this.key} = ${this.param(1)}`, params: keys, expect: { rows: 1 } };
-    return { text: `SELECT ctid FROM ${this.table} WHERE ${this.key} = ANY(${this.param(1, true)})`, params: [keys], expect: { rows: distinct } };
+    if (keys.length === 1)
+      return { text: `SELECT ctid FROM ${this.table} WHERE ${this.key} = ${this.param(1)}`, params: keys, expect: { rows: 1 } };
+    return {
+      text: `SELECT ctid FROM ${this.table} WHERE ${this.key} = ANY(${this.param(1, true)})`,
+      params: [keys],
+      expect: { rows: distinct },
+    };
   }
 }
 
@@ -160,9 +166,12 @@ export function serverPlan(explain: unknown, table: string): ServerPlan {
   if (!node) return { path: 'other', text: root ? String(root['Node Type']) : 'no plan' };
   const type = String(node['Node Type']);
   const index = typeof node['Index Name'] === 'string' ? (node['Index Name'] as string) : undefined;
-  const cond = ['Index Cond', 'TID Cond', 'Filter'].map((k) => (typeof node[k] === 'string' ? `${k}: ${node[k] as string}` : '')).filter((x) => x !== '');
+  const cond = ['Index Cond', 'TID Cond', 'Filter']
+    .map((k) => (typeof node[k] === 'string' ? `${k}: ${node[k] as string}` : ''))
+    .filter((x) => x !== '');
   const text = `${type}${index ? ` using ${index}` : ''} on ${table}${cond.length > 0 ? ` (${cond.join('; ')})` : ''}`;
-  const path = type === 'Index Scan' || type === 'Index Only Scan' ? 'index' : type === 'Seq Scan' ? 'scan' : type === 'Tid Scan' ? 'rowid' : 'other';
+  const path =
+    type === 'Index Scan' || type === 'Index Only Scan' ? 'index' : type === 'Seq Scan' ? 'scan' : type === 'Tid Scan' ? 'rowid' : 'other';
   return { path, ...(index ? { index } : {}), text };
 }
 

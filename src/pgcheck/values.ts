@@ -47,7 +47,13 @@ const WIDE_DIGITS: readonly (readonly string[])[] = [
   Array.from({ length: 64 }, (_, i) => String.fromCodePoint(0x1f600 + i)),
 ];
 /** The code points a random character of 2, 3 or 4 bytes is drawn from (3 bytes: not the surrogates, nor U+FFFE, U+FFFF). */
-const WIDTH_RANGES: readonly (readonly [number, number])[] = [[0, 0], [0x21, 0x7e], [0x80, 0x7ff], [0x800, 0xfffd], [0x10000, 0x10ffff]];
+const WIDTH_RANGES: readonly (readonly [number, number])[] = [
+  [0, 0],
+  [0x21, 0x7e],
+  [0x80, 0x7ff],
+  [0x800, 0xfffd],
+  [0x10000, 0x10ffff],
+];
 const SURROGATES = [0xd800, 0xdfff] as const;
 const HEX = '0123456789abcdef';
 /** The largest code a JavaScript number counts exactly. */
@@ -124,7 +130,17 @@ function kindOf(t: PgType): ValueKind {
   if (sql.startsWith('numeric(')) return 'numeric';
   if (sql.startsWith('char(')) return 'bpchar';
   if (sql.startsWith('varchar(')) return 'varchar';
-  if (sql === 'money' || sql === 'date' || sql === 'time' || sql === 'timestamp' || sql === 'timestamptz' || sql === 'uuid' || sql === 'text' || sql === 'bytea') return sql;
+  if (
+    sql === 'money' ||
+    sql === 'date' ||
+    sql === 'time' ||
+    sql === 'timestamp' ||
+    sql === 'timestamptz' ||
+    sql === 'uuid' ||
+    sql === 'text' ||
+    sql === 'bytea'
+  )
+    return sql;
   if (sql === 'boolean') return 'bool';
   throw new Error(`pg-check makes no values of type ${sql}`);
 }
@@ -236,7 +252,8 @@ function stringShape(col: ColumnSql, bytes: number, width: number): StringShape 
     if (widest === 1) chars = Math.min(most, bytes);
   }
   const extra = bytes - chars;
-  if (extra < 0 || extra > 3 * chars) throw new Error(`pg-check cannot make a ${col.type.sql} value of ${bytes} bytes (${chars} characters)`);
+  if (extra < 0 || extra > 3 * chars)
+    throw new Error(`pg-check cannot make a ${col.type.sql} value of ${bytes} bytes (${chars} characters)`);
   const [n2, n3, n4] = wideCounts(chars, extra, col.widths);
   const key = Math.min(chars, width);
   let room = chars - key;
@@ -391,7 +408,12 @@ export class ColumnValues {
       case 'uuid':
         return uuidValue(code, Prng.derive(this.seed, 'value', row, this.ci, draw));
       case 'bytea':
-        return incompressible(col, len, (rng) => byteaValue(code, len, this.width, rng), Prng.derive(this.seed, 'value', row, this.ci, draw));
+        return incompressible(
+          col,
+          len,
+          (rng) => byteaValue(code, len, this.width, rng),
+          Prng.derive(this.seed, 'value', row, this.ci, draw),
+        );
       case 'bpchar':
       case 'varchar':
       case 'text': {
@@ -535,7 +557,9 @@ const VALUE_ATTEMPTS = 8;
  */
 function compressedSizes(col: ColumnSql, bytes: Uint8Array, m: number): { real: number; model: number } {
   const len = bytes.length;
-  return col.compression === 'lz4' ? { real: lz4CompressedSize(bytes), model: lz4Bytes(len, m) } : { real: pglzCompressedSize(bytes), model: pglzBytes(len, m) };
+  return col.compression === 'lz4'
+    ? { real: lz4CompressedSize(bytes), model: lz4Bytes(len, m) }
+    : { real: pglzCompressedSize(bytes), model: pglzBytes(len, m) };
 }
 
 /**
@@ -559,7 +583,8 @@ function incompressible<T extends string | Buffer>(col: ColumnSql, len: number, 
     const bytes: Uint8Array = typeof v === 'string' ? Buffer.from(v, 'utf8') : (v as Buffer);
     const { real } = compressedSizes(col, bytes, 0);
     if (compressedDatumBytes(col.compression, len, 0) === -1 && keptSize(col.compression, real, len) === -1) return v;
-    if (attempt + 1 >= VALUE_ATTEMPTS) throw new Error(`pg-check drew ${VALUE_ATTEMPTS} random ${col.type.sql} values of ${len} bytes that ${col.compression} compresses`);
+    if (attempt + 1 >= VALUE_ATTEMPTS)
+      throw new Error(`pg-check drew ${VALUE_ATTEMPTS} random ${col.type.sql} values of ${len} bytes that ${col.compression} compresses`);
   }
 }
 
@@ -607,7 +632,7 @@ function compressibleValue(col: ColumnSql, code: number, len: number, m: number,
   for (let b = bytea ? 0 : 1; b < (bytea ? 256 : 128); b++) if (b >= keyEnd) singles.push(b);
   let bias = 1;
   for (let attempt = 0; attempt < VALUE_ATTEMPTS * 2; attempt++) {
-    const bytes = buildBlocks(len, m, key, singles, bytea ? null : col.widths.map((w) => w * bias) as [number, number, number], rng);
+    const bytes = buildBlocks(len, m, key, singles, bytea ? null : (col.widths.map((w) => w * bias) as [number, number, number]), rng);
     if (bytes === null) continue;
     if (!bytea) {
       let chars = 0;
@@ -621,11 +646,20 @@ function compressibleValue(col: ColumnSql, code: number, len: number, m: number,
     if (!matchesModel(bytes, m)) continue;
     return bytea ? Buffer.from(bytes) : Buffer.from(bytes).toString('utf8');
   }
-  throw new Error(`pg-check could not build a ${col.type.sql} value of ${len} bytes that ${col.compression} compresses as the model says (${m} of every 64 bytes repeated)`);
+  throw new Error(
+    `pg-check could not build a ${col.type.sql} value of ${len} bytes that ${col.compression} compresses as the model says (${m} of every 64 bytes repeated)`,
+  );
 }
 
 /** The bytes of a compressible value (null: no character fits somewhere; the caller draws again). */
-function buildBlocks(len: number, m: number, key: Uint8Array, singles: readonly number[], widths: [number, number, number] | null, rng: Prng): Uint8Array | null {
+function buildBlocks(
+  len: number,
+  m: number,
+  key: Uint8Array,
+  singles: readonly number[],
+  widths: [number, number, number] | null,
+  rng: Prng,
+): Uint8Array | null {
   const buf = new Uint8Array(len);
   const ch = new Uint8Array(4);
   const acc = [0, 0, 0, 0, 0];

@@ -58,7 +58,11 @@ export async function runTasks<R>(tasks: readonly Task[], options: PoolOptions =
  * Run every task on a pool and hand each result to `onResult(index, result)` as it arrives, without
  * keeping it: a large sweep is written out point by point instead of held in memory.
  */
-export async function runTasksEach<R>(tasks: readonly Task[], onResult: (index: number, result: R) => void, options: PoolOptions = {}): Promise<void> {
+export async function runTasksEach<R>(
+  tasks: readonly Task[],
+  onResult: (index: number, result: R) => void,
+  options: PoolOptions = {},
+): Promise<void> {
   if (tasks.length === 0) return;
   const threads = Math.max(1, Math.min(options.workers ?? defaultWorkers(), tasks.length));
   const { Piscina } = await import('piscina');
@@ -86,7 +90,9 @@ export async function runTasksEach<R>(tasks: readonly Task[], onResult: (index: 
 /** A task's error as the command reports it: a user's mistake found in a worker (WORKER_USER_ERROR_PREFIX) is a UserError, exit 2. */
 export function fromWorker(err: unknown): unknown {
   const message = (err as Error)?.message ?? '';
-  return typeof message === 'string' && message.startsWith(WORKER_USER_ERROR_PREFIX) ? new UserError(message.slice(WORKER_USER_ERROR_PREFIX.length)) : err;
+  return typeof message === 'string' && message.startsWith(WORKER_USER_ERROR_PREFIX)
+    ? new UserError(message.slice(WORKER_USER_ERROR_PREFIX.length))
+    : err;
 }
 
 /**
@@ -114,10 +120,16 @@ export function openPool(options: Pick<PoolOptions, 'workers'> & { start?: boole
   let started: Promise<{ run(task: Task): Promise<unknown>; destroy(): Promise<void> }> | undefined;
   let closed = false;
   const start = () =>
-    (started ??= import('piscina').then(({ Piscina }) => new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 1000, workerData })));
+    (started ??= import('piscina').then(
+      ({ Piscina }) => new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 1000, workerData }),
+    ));
   if (options.start) start().catch(() => {}); // a failure to start is the first batch's (or close()'s) to report
   return {
-    async run<R>(tasks: readonly Task[], onProgress?: (done: number, total: number) => void, onTask?: (index: number) => void): Promise<R[]> {
+    async run<R>(
+      tasks: readonly Task[],
+      onProgress?: (done: number, total: number) => void,
+      onTask?: (index: number) => void,
+    ): Promise<R[]> {
       if (closed) throw new Error('openPool: run() after close()');
       const results: R[] = new Array<R>(tasks.length);
       if (tasks.length === 0) return results;

@@ -133,11 +133,15 @@ export class LaneQueues {
    * are at least as many lanes as kinds (k), else for every kinds[j] with j mod lanes = i. One lane, or
    * fewer than two kinds: every lane is at home for every kind.
    */
-  constructor(readonly lanes: number, kinds: readonly TaskKind[]) {
+  constructor(
+    readonly lanes: number,
+    kinds: readonly TaskKind[],
+  ) {
     this.shared = lanes < 2 || kinds.length < 2;
     const k = kinds.length;
-    this.homes = Array.from({ length: lanes }, (_, lane) =>
-      new Set(this.shared ? kinds : k <= lanes ? [kinds[lane % k]!] : kinds.filter((_kind, j) => j % lanes === lane)),
+    this.homes = Array.from(
+      { length: lanes },
+      (_, lane) => new Set(this.shared ? kinds : k <= lanes ? [kinds[lane % k]!] : kinds.filter((_kind, j) => j % lanes === lane)),
     );
     this.homed = new Set(kinds);
     this.ran = Array.from({ length: lanes }, () => new Set<TaskKind>());
@@ -170,7 +174,8 @@ export class LaneQueues {
     const w = this.warm.get(kind);
     if (w !== undefined) return w;
     let longest = this.cold.get(kind) ?? 0;
-    for (const r of this.running) if (r && r.kind === kind) longest = Math.max(longest, r.first ? now - r.start : now - r.start + WARM_UP_MS);
+    for (const r of this.running)
+      if (r && r.kind === kind) longest = Math.max(longest, r.first ? now - r.start : now - r.start + WARM_UP_MS);
     return longest - WARM_UP_MS;
   }
 
@@ -245,7 +250,13 @@ export async function poolRunner(threads: number, kinds: readonly TaskKind[] = [
   const { Piscina } = await import('piscina');
   const queues = new LaneQueues(n, kinds);
   const lanes = Array.from({ length: n }, (_, lane) => ({
-    pool: new Piscina({ filename: workerFile(), minThreads: 1, maxThreads: 1, idleTimeout: 1000, workerData: { preload: queues.home(lane) } satisfies WorkerData }),
+    pool: new Piscina({
+      filename: workerFile(),
+      minThreads: 1,
+      maxThreads: 1,
+      idleTimeout: 1000,
+      workerData: { preload: queues.home(lane) } satisfies WorkerData,
+    }),
   }));
   let closed = false;
   let destroyed: Promise<void> = Promise.resolve();

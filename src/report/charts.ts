@@ -83,7 +83,6 @@ interface BarChartSpec {
 // Setup: fonts, chart.js defaults
 // ---------------------------------------------------------------------------------------------
 
-
 /** Okabe–Ito based palette (colour-blind friendly), yellow dropped for contrast on white. */
 export const PALETTE: readonly string[] = [
   '#0072B2', // blue
@@ -420,7 +419,14 @@ export function renderLineChart(spec: LineChartSpec): Buffer {
   const markers = (spec.markers ?? []).filter((m) => m && Number.isFinite(m.x) && (!xLog || m.x > 0));
 
   const scales: Record<string, unknown> = {
-    x: lineXScale(spec.xLabel, cats, xLog, anyPoint, markers.map((m) => m.x), width),
+    x: lineXScale(
+      spec.xLabel,
+      cats,
+      xLog,
+      anyPoint,
+      markers.map((m) => m.x),
+      width,
+    ),
     y: lineYScale(yLog, spec.yLabel, false, !anyLeft),
   };
   if (hasRight || spec.y2Label) scales.y2 = lineYScale(y2Log, spec.y2Label, true, !anyRight);
@@ -453,7 +459,12 @@ interface LineDataset {
 }
 
 /** One chart.js dataset per series: the points a log axis can show, their error bars, the series' style. */
-function lineDatasets(spec: LineChartSpec, xLog: boolean, yLog: boolean, y2Log: boolean): { datasets: LineDataset[]; anyPoint: boolean; anyLeft: boolean; anyRight: boolean } {
+function lineDatasets(
+  spec: LineChartSpec,
+  xLog: boolean,
+  yLog: boolean,
+  y2Log: boolean,
+): { datasets: LineDataset[]; anyPoint: boolean; anyLeft: boolean; anyRight: boolean } {
   const hasLeft = spec.series.some((s) => s.yAxis !== 'right');
   let anyPoint = false;
   let anyLeft = false;
@@ -507,7 +518,14 @@ function lineDatasets(spec: LineChartSpec, xLog: boolean, yLog: boolean, y2Log: 
 }
 
 /** The x axis: categories, a log or linear scale, a default range when there is nothing to show, room for the markers. */
-function lineXScale(label: string | undefined, cats: string[] | undefined, xLog: boolean, anyPoint: boolean, markerXs: number[], width: number): Record<string, unknown> {
+function lineXScale(
+  label: string | undefined,
+  cats: string[] | undefined,
+  xLog: boolean,
+  anyPoint: boolean,
+  markerXs: number[],
+  width: number,
+): Record<string, unknown> {
   const xScale: Record<string, unknown> = {
     type: xLog ? 'logarithmic' : 'linear',
     title: axisTitle(label),
@@ -563,10 +581,12 @@ function lineLegend(datasets: LineDataset[]): Record<string, unknown> {
       padding: 16,
       // With usePointStyle chart.js styles the legend from the point element: take dash and width from the line.
       generateLabels: (chart: AnyChart) =>
-        charts().Chart.defaults.plugins.legend.labels.generateLabels(chart).map((item: AnyChart) => {
-          const ds = datasets[item.datasetIndex as number];
-          return ds ? { ...item, lineDash: ds.borderDash, lineWidth: 2.5, strokeStyle: ds.borderColor } : item;
-        }),
+        charts()
+          .Chart.defaults.plugins.legend.labels.generateLabels(chart)
+          .map((item: AnyChart) => {
+            const ds = datasets[item.datasetIndex as number];
+            return ds ? { ...item, lineDash: ds.borderDash, lineWidth: 2.5, strokeStyle: ds.borderColor } : item;
+          }),
     },
   };
 }
@@ -855,7 +875,11 @@ export function renderBarChart(spec: BarChartSpec): Buffer {
     ticks: { font: { size: FONT_PX.tick }, maxRotation: horizontal ? 0 : 45, autoSkip: false },
   };
   // Labels wrapped to a category's share of the width (horizontal bars: a third of the width).
-  const labels = horizontal ? categories.map((c) => wrapLabel(c, width / 3, FONT_PX.tick)) : categories.length <= 12 ? categoryTicks(categories, width) : categories;
+  const labels = horizontal
+    ? categories.map((c) => wrapLabel(c, width / 3, FONT_PX.tick))
+    : categories.length <= 12
+      ? categoryTicks(categories, width)
+      : categories;
   if (!horizontal && categories.length <= 12) (categoryAxis.ticks as Record<string, unknown>).maxRotation = 0;
   const config = {
     type: 'bar',

@@ -21,14 +21,16 @@ export function esc(text: string): string {
 
 /** JSON that can sit inside a <script> element: no `<` (so no `</script>` or `<!--`), no line separators. */
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 /** Code that can sit inside a <script> element. */
 function scriptCode(code: string): string {
   return code.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 }
-
 
 // ---- the glossary ------------------------------------------------------------------------------
 
@@ -63,7 +65,10 @@ function termAliases(term: string, aside: string | undefined, definition: string
     const t = s.trim();
     if (t.length >= 2) names.add(t);
   };
-  const outer = term.replace(/\s*\([^)]*\)\s*/g, ' ').replace(/\s+/g, ' ').trim();
+  const outer = term
+    .replace(/\s*\([^)]*\)\s*/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   for (const part of outer.split(/\s*(?:,|\/)\s*/)) add(part);
   const inner = /\(([^)]*)\)/.exec(term)?.[1];
   if (inner && /^[A-Z][A-Za-z]*$/.test(term.split(' ')[0] ?? '')) {
@@ -233,7 +238,12 @@ function renderTable(lines: string[], ctx: RenderContext): string {
   const aligns = tableCells(lines[1] ?? '').map((c) => (/^:?-+:$/.test(c) ? (c.startsWith(':') ? 'center' : 'right') : 'left'));
   const cls = (i: number) => (aligns[i] === 'right' ? ' class="num"' : aligns[i] === 'center' ? ' class="mid"' : '');
   const head = header.map((h, i) => `<th scope="col"${cls(i)}>${inline(h, ctx, true)}</th>`).join('');
-  const rows = lines.slice(2).map((l) => `<tr>${tableCells(l).map((c, i) => `<td${cls(i)}>${inline(c, ctx, false)}</td>`).join('')}</tr>`);
+  const rows = lines.slice(2).map(
+    (l) =>
+      `<tr>${tableCells(l)
+        .map((c, i) => `<td${cls(i)}>${inline(c, ctx, false)}</td>`)
+        .join('')}</tr>`,
+  );
   return `<div class="table"><table><thead><tr>${head}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
 
@@ -326,7 +336,9 @@ function pageMapHtml(pm: ReportPageMap, index: number, src: string): string {
     `<button type="button" class="pm-toggle">the chart as an image</button>`,
     `<figure class="chart pm-png"><img data-chart="${esc(pm.chart)}" src="${src}" alt="${esc(pm.title)}"><figcaption>${esc(pm.chart)}</figcaption></figure>`,
     `<script type="application/json" id="pagemap-${index}-cells">${scriptJson(data)}</script>`,
-    pm.drawings ? `<script type="application/octet-stream" id="pagemap-${index}-drawings" data-encoding="gzip+base64+json">${pm.drawings}</script>` : '',
+    pm.drawings
+      ? `<script type="application/octet-stream" id="pagemap-${index}-drawings" data-encoding="gzip+base64+json">${pm.drawings}</script>`
+      : '',
     `</section>`,
   ].join('\n');
 }

@@ -185,21 +185,30 @@ function recognise(dir: string): Manifest | null {
       return false;
     }
   };
-  const ok = (run.includes('results.json') && jsonHas('results.json', 'rowsim_version')) || (estimate.includes('estimate.json') && jsonHas('estimate.json', 'candidates'));
+  const ok =
+    (run.includes('results.json') && jsonHas('results.json', 'rowsim_version')) ||
+    (estimate.includes('estimate.json') && jsonHas('estimate.json', 'candidates'));
   return ok ? { rowsim_version: 'unknown', files: { run, estimate } } : null;
 }
 
 /** The manifest of an existing folder, or an error naming why rowsim will not write there. */
 function folderManifest(folder: OutputFolder): Manifest {
   const m = readManifest(folder.dir);
-  if (m === 'damaged') fail(folder, `the folder's ${MANIFEST_FILE} (the list of files rowsim wrote there) is damaged: remove the folder yourself or choose another --out`);
+  if (m === 'damaged')
+    fail(
+      folder,
+      `the folder's ${MANIFEST_FILE} (the list of files rowsim wrote there) is damaged: remove the folder yourself or choose another --out`,
+    );
   if (m) return m;
   const entries = readdirSync(folder.dir).filter((e) => !isOwnTemporary(e) && !isNestedOutput(join(folder.dir, e)));
   if (entries.length === 0) return { rowsim_version: ROWSIM_VERSION, files: {} };
   const old = recognise(folder.dir);
   if (old) return old;
   const sample = entries.slice(0, 3).join(', ') + (entries.length > 3 ? ', …' : '');
-  fail(folder, `expected an empty folder or one that rowsim wrote, found a folder with other files (${sample}); rowsim never deletes files it did not write: choose another --out`);
+  fail(
+    folder,
+    `expected an empty folder or one that rowsim wrote, found a folder with other files (${sample}); rowsim never deletes files it did not write: choose another --out`,
+  );
 }
 
 /**
@@ -298,14 +307,21 @@ function lockFolder(folder: OutputFolder): () => void {
             rmSync(path, { force: true }); // left by a killed process
             continue;
           }
-          if (Date.now() > deadline) fail(folder, `another rowsim (${holder ? `process ${holder.pid} on ${holder.host}` : 'process'}) has been writing this folder for ${LOCK_WAIT_MS / 1000} s; if none runs, remove ${path}`);
+          if (Date.now() > deadline)
+            fail(
+              folder,
+              `another rowsim (${holder ? `process ${holder.pid} on ${holder.host}` : 'process'}) has been writing this folder for ${LOCK_WAIT_MS / 1000} s; if none runs, remove ${path}`,
+            );
           sleepMs(LOCK_POLL_MS);
           continue;
         }
         if ((code === 'EACCES' || code === 'EROFS' || code === 'ENOENT') && path === candidates[0] && existsSync(folder.dir)) break; // try inside the folder
         fail(folder, `cannot create the lock ${path}: ${errnoText(err)}`);
       }
-      writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() } satisfies LockInfo & { since: string }));
+      writeSync(
+        fd,
+        JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() } satisfies LockInfo & { since: string }),
+      );
       closeSync(fd);
       return () => rmSync(path, { force: true });
     }
@@ -330,7 +346,7 @@ function writePieces(path: string, pieces: readonly string[]): void {
   try {
     for (const piece of pieces) {
       const bytes = Buffer.from(piece, 'utf8');
-      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+      for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
     }
   } finally {
     closeSync(fd);
@@ -352,7 +368,9 @@ export class StagedOutput {
     removeStaleStaging(folder);
     // Inside an existing folder (its parent may be read-only, `--out .`), else beside the new one.
     const suffix = `${process.pid}-${randomBytes(6).toString('hex')}`;
-    this.dir = existsSync(folder.dir) ? join(folder.dir, `${STAGE_TAG}${suffix}`) : join(dirname(folder.dir), `.${basename(folder.dir)}${STAGE_TAG}${suffix}`);
+    this.dir = existsSync(folder.dir)
+      ? join(folder.dir, `${STAGE_TAG}${suffix}`)
+      : join(dirname(folder.dir), `.${basename(folder.dir)}${STAGE_TAG}${suffix}`);
     // The handler first: a signal that comes once the folder exists must find it (until it is installed,
     // SIGTERM's default action ends the process with nothing cleaned up).
     this.unregister = onInterrupt(() => this.discard());
@@ -428,10 +446,12 @@ export class StagedOutput {
     for (const rel of mine) {
       const dest = join(folder.dir, ...rel.split('/'));
       const d = statOrNull(dest);
-      if (d && (d.isDirectory() || !owned.has(rel))) fail(folder, `${rel} exists there and rowsim did not write it: move it away or choose another --out`);
+      if (d && (d.isDirectory() || !owned.has(rel)))
+        fail(folder, `${rel} exists there and rowsim did not write it: move it away or choose another --out`);
       for (let up = dirname(dest); up.length > folder.dir.length; up = dirname(up)) {
         const u = statOrNull(up);
-        if (u && !u.isDirectory()) fail(folder, `${relative(folder.dir, up).split(sep).join('/')} exists there as ${fileKind(u)} where rowsim writes a folder`);
+        if (u && !u.isDirectory())
+          fail(folder, `${relative(folder.dir, up).split(sep).join('/')} exists there as ${fileKind(u)} where rowsim writes a folder`);
       }
     }
     const before = manifest.files[folder.owner] ?? [];

@@ -11,7 +11,18 @@
  */
 import { createCanvas, ImageData, type Canvas } from '@napi-rs/canvas';
 import { encodeRowsPng, encodeStripsPng, LITTLE_ENDIAN } from './png.js';
-import { CHART_WIDTH, ensureSetup, FONT_PX, formatNumber, pmFont, scaleOf, TEXT_COLOR, UNKNOWN_COLOR, wrapText, type Ctx2D } from './charts.js';
+import {
+  CHART_WIDTH,
+  ensureSetup,
+  FONT_PX,
+  formatNumber,
+  pmFont,
+  scaleOf,
+  TEXT_COLOR,
+  UNKNOWN_COLOR,
+  wrapText,
+  type Ctx2D,
+} from './charts.js';
 import { RUN_DEFAULTS } from '../config/defaults.js';
 import { reducePageMap } from '../workload/page-map.js';
 
@@ -35,7 +46,6 @@ export interface PageMapSpec {
   width?: number; // default CHART_WIDTH; height follows from the number of cells
   scale?: number;
 }
-
 
 /** Sequential blue scale (ColorBrewer Blues-like), from a light but non-white tint to navy. */
 const FILL_STOPS: Array<[number, [number, number, number]]> = [
@@ -99,7 +109,8 @@ let keptCells: Uint32Array | undefined;
 function mapCanvas(w: number, h: number): Canvas {
   if (w * h > KEEP_PIXELS) return createCanvas(w, h);
   // Headroom: the maps of a sweep differ in height by a few rows, and rows never drawn on cost nothing.
-  if (!keptCanvas || keptCanvas.width !== w || keptCanvas.height < h) keptCanvas = createCanvas(w, Math.min(Math.floor(KEEP_PIXELS / w), Math.ceil((h + 1) / 512) * 512));
+  if (!keptCanvas || keptCanvas.width !== w || keptCanvas.height < h)
+    keptCanvas = createCanvas(w, Math.min(Math.floor(KEEP_PIXELS / w), Math.ceil((h + 1) / 512) * 512));
   return keptCanvas;
 }
 
@@ -119,12 +130,17 @@ interface GridPixels {
 /** The top `w` × `h` pixels of `canvas` as a PNG file, read a strip at a time (encodePng's file; the canvas's own encoder where a pixel is not opaque). */
 function regionPng(canvas: Canvas, w: number, h: number): Buffer {
   const ctx = canvas.getContext('2d');
-  return encodeStripsPng((y, rows) => ctx.getImageData(0, y, w, rows).data, w, h, () => {
-    if (canvas.height === h) return canvas.toBuffer('image/png');
-    const exact = createCanvas(w, h);
-    exact.getContext('2d').drawImage(canvas, 0, 0);
-    return exact.toBuffer('image/png');
-  });
+  return encodeStripsPng(
+    (y, rows) => ctx.getImageData(0, y, w, rows).data,
+    w,
+    h,
+    () => {
+      if (canvas.height === h) return canvas.toBuffer('image/png');
+      const exact = createCanvas(w, h);
+      exact.getContext('2d').drawImage(canvas, 0, 0);
+      return exact.toBuffer('image/png');
+    },
+  );
 }
 
 /**
@@ -212,7 +228,12 @@ function cellPixels(x: number, y: number, w: number, h: number): GridPixels {
  * triangle covers (its colour that share of the mark's and the rest the cell's), as the canvas smooths an
  * edge.
  */
-function paintCells(L: { cell: number; cols: number; gridLeft: number; gridTop: number; pages: number; scale: number }, cells: PageCells, gap: number, marks: boolean): GridPixels {
+function paintCells(
+  L: { cell: number; cols: number; gridLeft: number; gridTop: number; pages: number; scale: number },
+  cells: PageCells,
+  gap: number,
+  marks: boolean,
+): GridPixels {
   const { cell, cols, gridLeft, gridTop, pages, scale } = L;
   const rows = Math.ceil(pages / cols);
   const x0 = Math.round(gridLeft * scale);
@@ -283,7 +304,19 @@ function paintCells(L: { cell: number; cols: number; gridLeft: number; gridTop: 
  * shape): a right triangle of legs t = max(4, round(0.55 s)) when s ≥ 8, its slanted edge's pixels
  * blended by the share the triangle covers; else a square of ceil(s / 2), whole pixels.
  */
-function paintMark(words: Uint32Array, w: number, px0: number, py0: number, px1: number, py1: number, s: number, scale: number, corner: 'tl' | 'br', mark: readonly number[], under: readonly number[]): void {
+function paintMark(
+  words: Uint32Array,
+  w: number,
+  px0: number,
+  py0: number,
+  px1: number,
+  py1: number,
+  s: number,
+  scale: number,
+  corner: 'tl' | 'br',
+  mark: readonly number[],
+  under: readonly number[],
+): void {
   const cw = px1 - px0;
   const ch = py1 - py0;
   if (cw <= 0 || ch <= 0) return;
@@ -313,7 +346,11 @@ function paintMark(words: Uint32Array, w: number, px0: number, py0: number, px1:
       if (cover <= 0) continue;
       const px = corner === 'tl' ? px0 + u : px1 - 1 - u;
       const rest = 1 - cover;
-      words[rowAt + px] = rgbWord(Math.round(mark[0]! * cover + under[0]! * rest), Math.round(mark[1]! * cover + under[1]! * rest), Math.round(mark[2]! * cover + under[2]! * rest));
+      words[rowAt + px] = rgbWord(
+        Math.round(mark[0]! * cover + under[0]! * rest),
+        Math.round(mark[1]! * cover + under[1]! * rest),
+        Math.round(mark[2]! * cover + under[2]! * rest),
+      );
     }
   }
 }
@@ -368,9 +405,25 @@ function pageCells(spec: PageMapSpec): PageCells {
     // More cells than drawn: pages (or cells) reduced further; the counts by page survive only if given.
     const r = reducePageMap(spec, maxCells);
     const given = spec.totalPages ?? spec.fill.length * perCell;
-    return { fill: r.fill, stubs: r.stubs, forwardedIn: r.forwardedIn, pagesPerCell: r.pagesPerCell * perCell, totalPages: given, stubPages: spec.stubPages ?? (perCell === 1 ? r.stubPages : undefined), forwardedInPages: spec.forwardedInPages ?? (perCell === 1 ? r.forwardedInPages : undefined) };
+    return {
+      fill: r.fill,
+      stubs: r.stubs,
+      forwardedIn: r.forwardedIn,
+      pagesPerCell: r.pagesPerCell * perCell,
+      totalPages: given,
+      stubPages: spec.stubPages ?? (perCell === 1 ? r.stubPages : undefined),
+      forwardedInPages: spec.forwardedInPages ?? (perCell === 1 ? r.forwardedInPages : undefined),
+    };
   }
-  return { fill: spec.fill, stubs: spec.stubs, forwardedIn: spec.forwardedIn, pagesPerCell: perCell, totalPages: spec.totalPages ?? spec.fill.length * perCell, stubPages: spec.stubPages, forwardedInPages: spec.forwardedInPages };
+  return {
+    fill: spec.fill,
+    stubs: spec.stubs,
+    forwardedIn: spec.forwardedIn,
+    pagesPerCell: perCell,
+    totalPages: spec.totalPages ?? spec.fill.length * perCell,
+    stubPages: spec.stubPages,
+    forwardedInPages: spec.forwardedInPages,
+  };
 }
 
 interface PageTotals {
@@ -460,7 +513,9 @@ interface LegendWords {
 function legendWords(spec: PageMapSpec, c: PageCells, t: PageTotals): LegendWords {
   const reduced = c.pagesPerCell > 1;
   const marks = spec.marks === undefined ? DEFAULT_MARKS : spec.marks;
-  const words: LegendWords = { fill: `${reduced ? 'mean page fill' : 'page fill'}${Number.isFinite(t.meanFill) ? ` (table: ${Math.round(t.meanFill * 100)}%)` : ''}:` };
+  const words: LegendWords = {
+    fill: `${reduced ? 'mean page fill' : 'page fill'}${Number.isFinite(t.meanFill) ? ` (table: ${Math.round(t.meanFill * 100)}%)` : ''}:`,
+  };
   if (reduced) {
     const last = c.totalPages - (c.fill.length - 1) * c.pagesPerCell;
     const lastText = last > 0 && last < c.pagesPerCell ? ` (the last: ${formatNumber(last)})` : '';
@@ -597,7 +652,20 @@ function layoutWithTotals(spec: PageMapSpec, c: PageCells, totals: PageTotals): 
   const subtitle = subtitleFor(pages);
   const gridTop = drawPageMapHeader(scratch, width, spec, subtitle, c, totals);
   const height = gridTop + Math.max(rows * cell, pages === 0 ? 60 : 0) + PM_MARGIN;
-  return { pages, totalPages: c.totalPages, pagesPerCell: c.pagesPerCell, cell, cols, rows, gridLeft, gridTop, width, height, scale, subtitle };
+  return {
+    pages,
+    totalPages: c.totalPages,
+    pagesPerCell: c.pagesPerCell,
+    cell,
+    cols,
+    rows,
+    gridLeft,
+    gridTop,
+    width,
+    height,
+    scale,
+    subtitle,
+  };
 }
 
 export function renderPageMap(spec: PageMapSpec): Buffer {
@@ -647,7 +715,11 @@ export function renderPageMap(spec: PageMapSpec): Buffer {
     ctx.fillRect(0, 0, w, h);
     ctx.drawImage(header, 0, 0, w, grid.y, 0, 0, w, grid.y);
     if (grid.x > 0) ctx.drawImage(labels, 0, 0, grid.x, h - grid.y, 0, grid.y, grid.x, h - grid.y);
-    ctx.putImageData(new ImageData(new Uint8ClampedArray(grid.bytes.buffer, grid.bytes.byteOffset, grid.w * grid.h * 4), grid.w, grid.h), grid.x, grid.y);
+    ctx.putImageData(
+      new ImageData(new Uint8ClampedArray(grid.bytes.buffer, grid.bytes.byteOffset, grid.w * grid.h * 4), grid.w, grid.h),
+      grid.x,
+      grid.y,
+    );
     return c.toBuffer('image/png');
   };
   return composedPng(w, h, header, labels, grid, full);

@@ -159,7 +159,14 @@ function pngFile(width: number, height: number, rows: Buffer): Buffer {
   ihdr[9] = 2; // colour type: RGB
   // compression, filter method, interlace: 0
   const idat = zlib.deflateSync(rows, { level: LEVEL });
-  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('sBIT', Uint8Array.of(8, 8, 8)), chunk('sRGB', Uint8Array.of(0)), chunk('IDAT', idat), chunk('IEND', new Uint8Array(0))]);
+  return Buffer.concat([
+    SIGNATURE,
+    chunk('IHDR', ihdr),
+    chunk('sBIT', Uint8Array.of(8, 8, 8)),
+    chunk('sRGB', Uint8Array.of(0)),
+    chunk('IDAT', idat),
+    chunk('IEND', new Uint8Array(0)),
+  ]);
 }
 
 /** The canvas as a PNG file: RGB, Up-filtered, zlib level 1 when every pixel is opaque; else the canvas's own PNG. */
@@ -191,7 +198,12 @@ let stripScratch: Buffer | undefined;
  * and is used again, rather than 4 MB of fresh memory a page map, whose first touch costs a page fault a
  * 4 kB page.
  */
-export function encodeStripsPng(read: (y: number, rows: number) => Uint8Array | Uint8ClampedArray, width: number, height: number, fallback: () => Buffer): Buffer {
+export function encodeStripsPng(
+  read: (y: number, rows: number) => Uint8Array | Uint8ClampedArray,
+  width: number,
+  height: number,
+  fallback: () => Buffer,
+): Buffer {
   return encodeRowsPng(
     (y, rows, into, at) => {
       const px = read(y, rows);
@@ -209,7 +221,12 @@ export function encodeStripsPng(read: (y: number, rows: number) => Uint8Array | 
  * encodeStripsPng with the strip written in place: `fill(y, n, into, at)` writes rows y … y + n − 1, RGBA,
  * to `into` from `at` (and returns true; false: the pixels cannot be had, the fallback's file is used).
  */
-export function encodeRowsPng(fill: (y: number, rows: number, into: Buffer, at: number) => boolean, width: number, height: number, fallback: () => Buffer): Buffer {
+export function encodeRowsPng(
+  fill: (y: number, rows: number, into: Buffer, at: number) => boolean,
+  width: number,
+  height: number,
+  fallback: () => Buffer,
+): Buffer {
   if (width <= 0 || height <= 0) return fallback();
   const rowIn = width * 4;
   const strip = Math.max(1, Math.floor(STRIP_BYTES / rowIn));

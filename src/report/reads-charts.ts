@@ -21,7 +21,11 @@ function categories(rows: readonly ReadRow[]): string[] {
 
 /** A value's size as a reader says it: 1 MiB, 64 MiB, 2.5 kiB, 300 bytes. */
 function sizeWords(bytes: number): string {
-  const units: [number, string][] = [[1 << 30, 'GiB'], [1 << 20, 'MiB'], [1 << 10, 'kiB']];
+  const units: [number, string][] = [
+    [1 << 30, 'GiB'],
+    [1 << 20, 'MiB'],
+    [1 << 10, 'kiB'],
+  ];
   for (const [u, name] of units) if (bytes >= u) return `${Number((bytes / u).toPrecision(3))} ${name}`;
   return `${Math.round(bytes)} bytes`;
 }
@@ -34,7 +38,10 @@ export function readsChart(entries: StorageEntry[], title: string): Buffer {
   const kinds: { label: string; value: (r: ReadRow) => number }[] = [
     { label: 'index pages', value: (r) => r.reads.index_page_reads },
     // data_page_reads counts the second page of a forwarded row and each chained piece too: drawn apart.
-    { label: 'data pages (the rows\' own)', value: (r) => Math.max(0, r.reads.data_page_reads - r.reads.forwarded_hops - r.reads.chained_piece_reads) },
+    {
+      label: "data pages (the rows' own)",
+      value: (r) => Math.max(0, r.reads.data_page_reads - r.reads.forwarded_hops - r.reads.chained_piece_reads),
+    },
     { label: 'forwarded hops (a page more each)', value: (r) => r.reads.forwarded_hops },
     { label: 'chained pieces', value: (r) => r.reads.chained_piece_reads },
     { label: 'LOB pages', value: (r) => r.reads.lob_page_reads },

@@ -27,7 +27,9 @@ export function readRows(entries: readonly ReadingEntry[], lob: boolean): ReadRo
   return entries.flatMap((e) => {
     const selects = e.phases.filter((p) => p.reads && !p.reads.lob);
     const first = selects[0]?.reads;
-    return e.phases.flatMap((p, i) => (p.reads && Boolean(p.reads.lob) === lob ? [{ point: e.label, phase: p.label, number: i + 1, reads: p.reads, first }] : []));
+    return e.phases.flatMap((p, i) =>
+      p.reads && Boolean(p.reads.lob) === lob ? [{ point: e.label, phase: p.label, number: i + 1, reads: p.reads, first }] : [],
+    );
   });
 }
 
@@ -64,12 +66,25 @@ export function readsMarkdown(entries: readonly ReadingEntry[]): string {
     const withCache = selects.some((r) => r.reads.cache);
     const withCost = selects.some((r) => r.reads.estimated_ms !== undefined);
     out.push(
-      'Each read phase as the engine read it: page reads by kind (data pages include a forwarded row\'s second page and chained pieces), the counters the DBMS would show, and each statement\'s reads against the first read phase of its point.',
+      "Each read phase as the engine read it: page reads by kind (data pages include a forwarded row's second page and chained pieces), the counters the DBMS would show, and each statement's reads against the first read phase of its point.",
       '',
     );
     out.push(
       mdTable(
-        ['point', 'phase', 'plan', 'statements', 'page reads a statement', 'data', 'index', 'forwarded hops', 'vs first read phase', 'DBMS counters', ...(withCache ? ['hit ratio'] : []), ...(withCost ? ['estimated ms a statement'] : [])],
+        [
+          'point',
+          'phase',
+          'plan',
+          'statements',
+          'page reads a statement',
+          'data',
+          'index',
+          'forwarded hops',
+          'vs first read phase',
+          'DBMS counters',
+          ...(withCache ? ['hit ratio'] : []),
+          ...(withCost ? ['estimated ms a statement'] : []),
+        ],
         selects.map((r) => [
           r.point,
           r.phase,
@@ -89,7 +104,11 @@ export function readsMarkdown(entries: readonly ReadingEntry[]): string {
     );
     const estimated = selects.find((r) => r.reads.estimate_from);
     if (estimated) out.push(`Estimated times are ${estimated.reads.estimate_from!.replace(/: .*/, '')}: not a measurement.`, '');
-    const conversions = [...new Map(selects.filter((r) => r.reads.conversion && r.reads.conversion.converted !== 'none').map((r) => [r.reads.plan, r.reads])).values()];
+    const conversions = [
+      ...new Map(
+        selects.filter((r) => r.reads.conversion && r.reads.conversion.converted !== 'none').map((r) => [r.reads.plan, r.reads]),
+      ).values(),
+    ];
     for (const c of conversions) out.push(`- ${c.plan} ${c.conversion!.source}`);
     if (conversions.length) out.push('');
   }
@@ -97,7 +116,19 @@ export function readsMarkdown(entries: readonly ReadingEntry[]): string {
     out.push('### Large objects', '');
     out.push(
       mdTable(
-        ['point', 'phase', 'store', 'values', 'bytes a value', 'chunk', 'reposition', 'chunk reads', 'bytes processed', '× the values\' bytes', 'LOB pages read'],
+        [
+          'point',
+          'phase',
+          'store',
+          'values',
+          'bytes a value',
+          'chunk',
+          'reposition',
+          'chunk reads',
+          'bytes processed',
+          "× the values' bytes",
+          'LOB pages read',
+        ],
         lobs.map((r) => {
           const l = r.reads.lob!;
           return [
@@ -135,7 +166,9 @@ export function readsTerminal(entries: readonly ReadingEntry[]): string[] {
   }
   for (const r of readRows(entries, true)) {
     const l = r.reads.lob!;
-    out.push(`reads: ${r.point}, ${r.phase}: ${fmt(l.bytes_processed)} bytes processed for ${fmt(l.value_bytes)} bytes of values (${l.value_bytes ? fmtRatio(l.bytes_processed / l.value_bytes) : '–'}), ${fmt(l.pages_processed)} LOB pages`);
+    out.push(
+      `reads: ${r.point}, ${r.phase}: ${fmt(l.bytes_processed)} bytes processed for ${fmt(l.value_bytes)} bytes of values (${l.value_bytes ? fmtRatio(l.bytes_processed / l.value_bytes) : '–'}), ${fmt(l.pages_processed)} LOB pages`,
+    );
   }
   return out;
 }

@@ -91,8 +91,22 @@ function scanReadSeries(entries: StorageEntry[]): Series[] {
   const before = entries.map((e) => beforeReorg(e));
   const label = before.find((b) => b)?.label;
   const series: Series[] = [];
-  if (label) series.push({ label: `table-scan page reads before ${label}`, points: entries.map((_e, i) => [i, before[i]?.metrics.table_scan_page_reads ?? NaN]), yAxis: 'right', dashed: true, color: PALETTE[3] });
-  series.push({ label: `table-scan page reads${label ? ' at the end' : ''}`, points: entries.map((e, i) => [i, e.final.table_scan_page_reads]), yAxis: 'right', color: PALETTE[2], pointStyle: 'rectRot', pointRadius: 7 });
+  if (label)
+    series.push({
+      label: `table-scan page reads before ${label}`,
+      points: entries.map((_e, i) => [i, before[i]?.metrics.table_scan_page_reads ?? NaN]),
+      yAxis: 'right',
+      dashed: true,
+      color: PALETTE[3],
+    });
+  series.push({
+    label: `table-scan page reads${label ? ' at the end' : ''}`,
+    points: entries.map((e, i) => [i, e.final.table_scan_page_reads]),
+    yAxis: 'right',
+    color: PALETTE[2],
+    pointStyle: 'rectRot',
+    pointRadius: 7,
+  });
   // Large diamonds: where the scan reads only the pages, this line lies under the pages' and its points still show.
   return series;
 }
@@ -131,7 +145,13 @@ function keptChart(entries: StorageEntry[], title: string): Buffer {
     xCategories: categories,
     series: [
       { label: `${kw} updates (% of updates)`, points: entries.map((e, i) => [i, keptSharePct(e, e.final)]), color: PALETTE[2] },
-      { label: `updates ${moved.word}`, points: entries.map((e, i) => [i, metric(e.final, moved.metric)]), yAxis: 'right', dashed: true, color: PALETTE[1] },
+      {
+        label: `updates ${moved.word}`,
+        points: entries.map((e, i) => [i, metric(e.final, moved.metric)]),
+        yAxis: 'right',
+        dashed: true,
+        color: PALETTE[1],
+      },
     ],
   });
 }
@@ -171,7 +191,10 @@ function enginesUpdatesChart(entries: StorageEntry[], title: string): Buffer {
   if (kw) {
     series.push(
       { label: `${kw} updates`, values: entries.map((e) => (formatOf(e).keptUpdates ? e.final.hot_updates : NaN)) },
-      { label: 'updates to a new page', values: entries.map((e) => (formatOf(e).keptUpdates ? metric(e.final, formatOf(e).movedRows.metric) : NaN)) },
+      {
+        label: 'updates to a new page',
+        values: entries.map((e) => (formatOf(e).keptUpdates ? metric(e.final, formatOf(e).movedRows.metric) : NaN)),
+      },
     );
   }
   return renderBarChart({

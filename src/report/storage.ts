@@ -36,7 +36,13 @@ export function storageEntry(point: SweepPoint, r: StorageRunResult): StorageEnt
     engine: r.engine,
     notes: r.notes,
     row_bytes: r.row_bytes,
-    phases: r.phases.map((p) => ({ op: p.op, label: p.label, rows_affected: p.rows_affected, metrics: { ...p.metrics, index_pages: p.index_pages, allocation_pages: p.allocation_pages }, ...(p.reads ? { reads: p.reads } : {}) })),
+    phases: r.phases.map((p) => ({
+      op: p.op,
+      label: p.label,
+      rows_affected: p.rows_affected,
+      metrics: { ...p.metrics, index_pages: p.index_pages, allocation_pages: p.allocation_pages },
+      ...(p.reads ? { reads: p.reads } : {}),
+    })),
     final: { ...r.final, index_pages: r.index_pages, allocation_pages: r.allocation_pages },
   };
 }
@@ -51,11 +57,9 @@ export function peakMoved(e: StorageEntry): number {
   return Math.max(0, ...e.phases.map((p) => p.metrics.forwarded_rows));
 }
 
-
 function pct(part: number, whole: number): number {
   return whole > 0 ? Math.round((10000 * part) / whole) / 100 : 0;
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // What each engine calls things: asked of the format routines, never of a format's name
@@ -151,7 +155,18 @@ export function sweepAxis(entries: StorageEntry[]): { xLabel: string; categories
 // ---------------------------------------------------------------------------------------------
 
 /** What a chart over the sweep points draws; storage-charts.ts draws each kind. */
-export type StorageChartKind = 'moved' | 'kept' | 'pages' | 'engines' | 'engines-updates' | 'phases-moved' | 'phases-kept' | 'phases-pages' | 'reads' | 'read-cache' | 'lob-reads';
+export type StorageChartKind =
+  | 'moved'
+  | 'kept'
+  | 'pages'
+  | 'engines'
+  | 'engines-updates'
+  | 'phases-moved'
+  | 'phases-kept'
+  | 'phases-pages'
+  | 'reads'
+  | 'read-cache'
+  | 'lob-reads';
 
 /** A chart that compares the sweep points: its file name (in charts/) and what it draws. */
 export interface StorageChart {
@@ -170,7 +185,8 @@ export function storageCharts(entries: StorageEntry[]): StorageChart[] {
     if (keeping.length && anyUpdates) list.push({ file: 'hot-updates.png', kind: 'kept' });
     if (keeping.length) list.push({ file: 'pages.png', kind: 'pages' });
   }
-  if (new Set(entries.map((e) => e.engine.format)).size >= 2) list.push({ file: 'engines.png', kind: 'engines' }, { file: 'engines-updates.png', kind: 'engines-updates' });
+  if (new Set(entries.map((e) => e.engine.format)).size >= 2)
+    list.push({ file: 'engines.png', kind: 'engines' }, { file: 'engines-updates.png', kind: 'engines-updates' });
   if (phaseLabels(entries).length >= 1) {
     if (moving.length) list.push({ file: `phases-${slug(movedWord(moving))}.png`, kind: 'phases-moved' });
     if (keeping.length && anyUpdates) list.push({ file: 'phases-hot.png', kind: 'phases-kept' });
@@ -252,7 +268,12 @@ function columns(entries: StorageEntry[]): Column[] {
   const sw = movedShort(entries);
   const kw = keptWord(entries);
   const knob = sharedKnob(entries);
-  const final = (key: string, title: string, priority: number, means?: string): Column => ({ title, priority, cell: (e) => cell(e.final, key), means });
+  const final = (key: string, title: string, priority: number, means?: string): Column => ({
+    title,
+    priority,
+    cell: (e) => cell(e.final, key),
+    means,
+  });
   const cols: Column[] = [
     { title: 'point', priority: 1, cell: (e) => e.label },
     // One format for every point: the column says nothing the title does not, and goes first on a narrow terminal.
@@ -261,23 +282,59 @@ function columns(entries: StorageEntry[]): Column[] {
   if (entries.some((e) => formatOf(e).reserveSetting)) {
     cols.push(
       knob
-        ? { title: `${knob.setting} (${unitText(knob.unit)})`, priority: 1, wrapTitle: true, cell: (e) => String(e.engine[knob.setting] ?? ''), means: `the resolved ${knob.setting}, in ${knob.unit === '%' ? '% of the page' : 'bytes'}` }
-        : { title: 'reserve', priority: 1, cell: reserveCell, means: "each format's reserve setting, resolved, in its unit (exp_row_size in bytes, fillfactor and pctfree in % of the page)" },
+        ? {
+            title: `${knob.setting} (${unitText(knob.unit)})`,
+            priority: 1,
+            wrapTitle: true,
+            cell: (e) => String(e.engine[knob.setting] ?? ''),
+            means: `the resolved ${knob.setting}, in ${knob.unit === '%' ? '% of the page' : 'bytes'}`,
+          }
+        : {
+            title: 'reserve',
+            priority: 1,
+            cell: reserveCell,
+            means: "each format's reserve setting, resolved, in its unit (exp_row_size in bytes, fillfactor and pctfree in % of the page)",
+          },
     );
   }
   cols.push(final('rows', 'rows', 3), final('pages', 'pages', 1));
   if (moving) {
     cols.push(
-      { title: `peak ${sw}`, priority: 2, cell: (e) => (movesRows(e) ? fmt(peakMoved(e)) : ''), means: `the most ${w} rows after any phase (before a reorg cures them)` },
-      { title: `peak ${sw} %`, priority: 1, cell: (e) => (movesRows(e) ? `${pct(peakMoved(e), e.final.rows)}%` : ''), means: 'the same in % of the rows at the end' },
-      { title: `${sw} at end`, priority: 1, cell: (e) => (movesRows(e) ? fmt(e.final.forwarded_rows) : ''), means: `${w} rows after the whole workload` },
+      {
+        title: `peak ${sw}`,
+        priority: 2,
+        cell: (e) => (movesRows(e) ? fmt(peakMoved(e)) : ''),
+        means: `the most ${w} rows after any phase (before a reorg cures them)`,
+      },
+      {
+        title: `peak ${sw} %`,
+        priority: 1,
+        cell: (e) => (movesRows(e) ? `${pct(peakMoved(e), e.final.rows)}%` : ''),
+        means: 'the same in % of the rows at the end',
+      },
+      {
+        title: `${sw} at end`,
+        priority: 1,
+        cell: (e) => (movesRows(e) ? fmt(e.final.forwarded_rows) : ''),
+        means: `${w} rows after the whole workload`,
+      },
     );
   }
   if (keeping) {
-    cols.push({ title: `${kw} %`, priority: 1, cell: (e) => (formatOf(e).keptUpdates ? pctCell(keptSharePct(e, e.final)) : ''), means: `${kw} updates in % of all updates` });
+    cols.push({
+      title: `${kw} %`,
+      priority: 1,
+      cell: (e) => (formatOf(e).keptUpdates ? pctCell(keptSharePct(e, e.final)) : ''),
+      means: `${kw} updates in % of all updates`,
+    });
   }
   cols.push(
-    final('table_scan_page_reads', 'scan reads', 1, moving ? `pages a table scan reads: pages + ${w}-row hops` : 'pages a table scan reads'),
+    final(
+      'table_scan_page_reads',
+      'scan reads',
+      1,
+      moving ? `pages a table scan reads: pages + ${w}-row hops` : 'pages a table scan reads',
+    ),
     final('space_used_pct', 'used %', 3),
     final('exclusive_table_locks', 'excl. locks', 2),
   );
@@ -285,7 +342,12 @@ function columns(entries: StorageEntry[]): Column[] {
   if (keeping) {
     const kept = entries.filter((e) => formatOf(e).keptUpdates);
     const moved = formatOf(kept[0]!).movedRows;
-    cols.push(final('hot_updates', `${kw} upd.`, 2), { title: `${moved.short} upd.`, priority: 3, cell: (e) => (formatOf(e).keptUpdates ? fmt(metric(e.final, formatOf(e).movedRows.metric)) : ''), means: `updates ${moved.word}` });
+    cols.push(final('hot_updates', `${kw} upd.`, 2), {
+      title: `${moved.short} upd.`,
+      priority: 3,
+      cell: (e) => (formatOf(e).keptUpdates ? fmt(metric(e.final, formatOf(e).movedRows.metric)) : ''),
+      means: `updates ${moved.word}`,
+    });
   }
   cols.push({ title: 'index pages', priority: 3, cell: (e) => fmt(e.final.index_pages.total) });
   return cols;
@@ -315,7 +377,13 @@ export function storageMarkdown(entries: StorageEntry[], charts: string[]): stri
   const cols = columns(entries);
   const means = cols.filter((c) => c.means).map((c) => `\`${c.title}\`: ${c.means}`);
   out.push(`One row per sweep point, the state after the whole workload. ${means.join('; ')}.`, '');
-  out.push(mdTable(cols.map((c) => c.title), entries.map((e) => cols.map((c) => c.cell(e)))), '');
+  out.push(
+    mdTable(
+      cols.map((c) => c.title),
+      entries.map((e) => cols.map((c) => c.cell(e))),
+    ),
+    '',
+  );
   for (const e of entries) {
     const f = formatOf(e);
     out.push(`### ${e.label}`, '');
@@ -325,7 +393,10 @@ export function storageMarkdown(entries: StorageEntry[], charts: string[]): stri
     out.push(`Engine: ${eng}.`, '');
     const rb = e.row_bytes;
     // A knob in bytes is bounded by the longest row's data (ASE: the largest exp_row_size it accepts).
-    const logical = f.reserveSetting && f.reserveUnit === 'bytes' ? `logical, the largest ${f.reserveSetting} accepted` : 'logical: the data, without row overhead';
+    const logical =
+      f.reserveSetting && f.reserveUnit === 'bytes'
+        ? `logical, the largest ${f.reserveSetting} accepted`
+        : 'logical: the data, without row overhead';
     out.push(
       `Row bytes (physical) at the end: min ${rb.min}, avg ${rb.avg}, max ${rb.max}. The schema allows ${rb.schema_min}–${rb.schema_max} physical bytes; ` +
         `the maximum data row length (${logical}) is ${rb.logical_max}.`,
@@ -353,6 +424,18 @@ export function storageMarkdown(entries: StorageEntry[], charts: string[]): stri
 
 export function storageTerminal(entries: StorageEntry[], options: TableOptions = {}): string {
   const cols = columns(entries);
-  const table = cols.map((c, i) => ({ title: c.title, align: i < 2 ? ('left' as const) : ('right' as const), priority: c.priority, wrapTitle: c.wrapTitle }));
-  return [terminalTable(table, entries.map((e) => cols.map((c) => c.cell(e))), options), ...readsTerminal(entries)].join('\n');
+  const table = cols.map((c, i) => ({
+    title: c.title,
+    align: i < 2 ? ('left' as const) : ('right' as const),
+    priority: c.priority,
+    wrapTitle: c.wrapTitle,
+  }));
+  return [
+    terminalTable(
+      table,
+      entries.map((e) => cols.map((c) => c.cell(e))),
+      options,
+    ),
+    ...readsTerminal(entries),
+  ].join('\n');
 }

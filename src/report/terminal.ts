@@ -51,7 +51,23 @@ function terminalWidth(): number {
   return tty && tty > 20 ? tty : DEFAULT_TERMINAL_WIDTH;
 }
 
-const BLANK = { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' '.repeat(GAP) };
+const BLANK = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: ' '.repeat(GAP),
+};
 
 /** Which columns to show: all with `wide`; else the priority-1 columns, then others by priority (all-empty ones last) while they fit. */
 function chooseColumns(columns: TableColumn[], rows: string[][], width: number, wide: boolean): number[] {
@@ -61,7 +77,10 @@ function chooseColumns(columns: TableColumn[], rows: string[][], width: number, 
   const rank = (i: number) => (columns[i]!.priority ?? 1) + (empty(i) ? 100 : 0);
   const chosen = columns.map((_, i) => i).filter((i) => (columns[i]!.priority ?? 1) === 1);
   let used = chosen.reduce((s, i) => s + natural[i]!, 0) + GAP * Math.max(0, chosen.length - 1);
-  const rest = columns.map((_, i) => i).filter((i) => !chosen.includes(i)).sort((a, b) => rank(a) - rank(b) || a - b);
+  const rest = columns
+    .map((_, i) => i)
+    .filter((i) => !chosen.includes(i))
+    .sort((a, b) => rank(a) - rank(b) || a - b);
   for (const i of rest) {
     if (used + GAP + natural[i]! > width) continue;
     chosen.push(i);
@@ -75,7 +94,9 @@ export function terminalTable(columns: TableColumn[], rows: string[][], options:
   const width = options.width ?? terminalWidth();
   const wide = options.wide ?? false;
   const shown = chooseColumns(columns, rows, width, wide);
-  const natural = shown.map((i) => Math.max(wide ? columns[i]!.title.length : titleWidth(columns[i]!), ...rows.map((r) => (r[i] ?? '').length)));
+  const natural = shown.map((i) =>
+    Math.max(wide ? columns[i]!.title.length : titleWidth(columns[i]!), ...rows.map((r) => (r[i] ?? '').length)),
+  );
   // Wrap the widest columns when the shown ones still exceed the width (a long label, a list in a cell).
   const colWidths = [...natural];
   if (!wide) {
@@ -104,6 +125,12 @@ export function terminalTable(columns: TableColumn[], rows: string[][], options:
     .split('\n')
     .map((l) => l.replace(/\s+$/, ''));
   const hidden = columns.length - shown.length;
-  if (hidden > 0) lines.push(`(${hidden} more column${hidden > 1 ? 's' : ''}: ${columns.filter((_, i) => !shown.includes(i)).map((c) => c.title).join(', ')}; --wide shows them)`);
+  if (hidden > 0)
+    lines.push(
+      `(${hidden} more column${hidden > 1 ? 's' : ''}: ${columns
+        .filter((_, i) => !shown.includes(i))
+        .map((c) => c.title)
+        .join(', ')}; --wide shows them)`,
+    );
   return lines.join('\n');
 }

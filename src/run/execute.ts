@@ -74,7 +74,12 @@ async function runPoints(cfg: RunConfig, indexes: number[], opts: ExecuteOptions
   let simulated = 0;
   await Promise.all(
     indexes.map(async (index, k) => {
-      const task: PointTask = { point: cfg.storage[index]!, title: cfg.name, pageMapMaxCells: RUN_DEFAULTS.pageMapMaxCells, checkInvariants: opts.checkInvariants };
+      const task: PointTask = {
+        point: cfg.storage[index]!,
+        title: cfg.name,
+        pageMapMaxCells: RUN_DEFAULTS.pageMapMaxCells,
+        checkInvariants: opts.checkInvariants,
+      };
       const r = await opts.runner.run<PointResult>({ kind: 'run-point', payload: task }, PRIORITY.unit);
       records[k] = { index, entry: r.entry, charts: r.charts, report_maps: r.reportMaps };
       if (++simulated === indexes.length) {
@@ -83,7 +88,12 @@ async function runPoints(cfg: RunConfig, indexes: number[], opts: ExecuteOptions
         opts.onSimulated?.(records);
       }
       const pngs = await Promise.all(
-        r.pageMaps.map((spec) => opts.runner.run<Uint8Array>({ kind: 'run-render', payload: { what: 'page-map', spec, scale: opts.scale } satisfies RenderTask }, PRIORITY.pageMap)),
+        r.pageMaps.map((spec) =>
+          opts.runner.run<Uint8Array>(
+            { kind: 'run-render', payload: { what: 'page-map', spec, scale: opts.scale } satisfies RenderTask },
+            PRIORITY.pageMap,
+          ),
+        ),
       );
       pngs.forEach((png, j) => opts.write(r.charts[j]!, png));
       bar?.update(++done, indexes.length);

@@ -73,11 +73,16 @@ export function mergeParts(parts: LoadedPart[]): MergedRun {
   const h = ref.header;
   for (const p of parts) {
     if (p.header.rowsim_version !== ROWSIM_VERSION) {
-      throw new UserError(`${p.source}: expected a part written by rowsim ${ROWSIM_VERSION} (the rowsim that merges), found one of rowsim ${p.header.rowsim_version}: run the shards and the merge with the same rowsim`);
+      throw new UserError(
+        `${p.source}: expected a part written by rowsim ${ROWSIM_VERSION} (the rowsim that merges), found one of rowsim ${p.header.rowsim_version}: run the shards and the merge with the same rowsim`,
+      );
     }
-    if (p.header.shard.rule !== SHARD_RULE) throw new UserError(`${p.source}: expected a part sliced by the rule ${SHARD_RULE}, found ${JSON.stringify(p.header.shard.rule)}`);
+    if (p.header.shard.rule !== SHARD_RULE)
+      throw new UserError(`${p.source}: expected a part sliced by the rule ${SHARD_RULE}, found ${JSON.stringify(p.header.shard.rule)}`);
     if (!sameRun(p.header, h)) {
-      throw new UserError(`${p.source}: expected a part of the same run as ${ref.source} (${runText(h)}), found a part of another (${runText(p.header)}): another config, another N, another --scale, or a config that changed between the runs`);
+      throw new UserError(
+        `${p.source}: expected a part of the same run as ${ref.source} (${runText(h)}), found a part of another (${runText(p.header)}): another config, another N, another --scale, or a config that changed between the runs`,
+      );
     }
   }
   const N = h.shard.count;
@@ -106,7 +111,9 @@ export function mergeParts(parts: LoadedPart[]): MergedRun {
     const storage = p.storage.map((r) => r.index);
     const tasks = p.contention.map((r) => r.task);
     if (!sameList(storage, want.storage) || !sameList(tasks, want.contention)) {
-      throw new UserError(`${p.source}: part.json is damaged (expected the storage points ${want.storage.join(', ') || 'none'} and ${want.contention.length} contention tasks of part ${p.header.shard.index} of ${N}, found ${storage.join(', ') || 'none'} and ${tasks.length}): run that part again`);
+      throw new UserError(
+        `${p.source}: part.json is damaged (expected the storage points ${want.storage.join(', ') || 'none'} and ${want.contention.length} contention tasks of part ${p.header.shard.index} of ${N}, found ${storage.join(', ') || 'none'} and ${tasks.length}): run that part again`,
+      );
     }
     for (const r of p.storage) {
       entries[r.index] = r.entry;
@@ -118,7 +125,10 @@ export function mergeParts(parts: LoadedPart[]): MergedRun {
   let contention: ContentionResults | undefined;
   if (ref.contention_spec) {
     const { payloads, jobs } = contentionJobs(ref.contention_spec, h.seed);
-    if (payloads.length !== h.units.contention) throw new UserError(`${ref.source}: part.json is damaged (expected ${h.units.contention} contention tasks from its contention section, found ${payloads.length})`);
+    if (payloads.length !== h.units.contention)
+      throw new UserError(
+        `${ref.source}: part.json is damaged (expected ${h.units.contention} contention tasks from its contention section, found ${payloads.length})`,
+      );
     contention = assembleResults(ref.contention_spec, jobs, reps);
   }
   // The run's header is part 1's: summary.md names the config file as part 1 was given it.
@@ -127,11 +137,19 @@ export function mergeParts(parts: LoadedPart[]): MergedRun {
 }
 
 /** The charts over the sweep points (storageCharts), each a run-render task on `runner`: their files and PNGs. */
-export function storageChartPngs(entries: StorageEntry[], title: string, scale: number, runner: TaskRunner): Promise<{ file: string; png: Uint8Array }[]> {
+export function storageChartPngs(
+  entries: StorageEntry[],
+  title: string,
+  scale: number,
+  runner: TaskRunner,
+): Promise<{ file: string; png: Uint8Array }[]> {
   return Promise.all(
     storageCharts(entries).map(async (chart) => ({
       file: `charts/${chart.file}`,
-      png: await runner.run<Uint8Array>({ kind: 'run-render', payload: { what: 'storage-chart', entries, title, chart, scale } satisfies RenderTask }, PRIORITY.chart),
+      png: await runner.run<Uint8Array>(
+        { kind: 'run-render', payload: { what: 'storage-chart', entries, title, chart, scale } satisfies RenderTask },
+        PRIORITY.chart,
+      ),
     })),
   );
 }
@@ -163,10 +181,16 @@ export async function writeRun(
   run: MergedRun,
   out: Output,
   runner: TaskRunner,
-  options: { wide?: boolean; storageCharts?: Promise<{ file: string; png: Uint8Array }[]>; chartBase64?: (rel: string) => string | undefined } = {},
+  options: {
+    wide?: boolean;
+    storageCharts?: Promise<{ file: string; png: Uint8Array }[]>;
+    chartBase64?: (rel: string) => string | undefined;
+  } = {},
 ): Promise<WrittenRun> {
   // Queued early by a single run (the same function, on the same entries), else drawn now: the text is made while they draw.
-  const drawn = run.entries.length ? (options.storageCharts ?? storageChartPngs(run.entries, run.header.name, run.header.scale, runner)) : Promise.resolve([]);
+  const drawn = run.entries.length
+    ? (options.storageCharts ?? storageChartPngs(run.entries, run.header.name, run.header.scale, runner))
+    : Promise.resolve([]);
   drawn.catch(() => {}); // awaited below; a failure while preparing is the one reported
   const prepared = await prepareRun(run, out, options);
   return prepared.finish(await drawn);
@@ -179,7 +203,11 @@ export async function writeRun(
  * give way to the event loop between them, so that a thread that finishes a task meanwhile gets its next
  * one from this thread without waiting for all of them.
  */
-export async function prepareRun(run: MergedRun, out: Output, options: { wide?: boolean; chartBase64?: (rel: string) => string | undefined } = {}): Promise<PreparedRun> {
+export async function prepareRun(
+  run: MergedRun,
+  out: Output,
+  options: { wide?: boolean; chartBase64?: (rel: string) => string | undefined } = {},
+): Promise<PreparedRun> {
   const { header: h, entries } = run;
   for (const p of run.parts) if (!p.staged) for (const r of p.storage) for (const c of r.charts) out.write(c, p.readChart(c));
   const storageChartFiles = entries.length ? storageCharts(entries).map((c) => `charts/${c.file}`) : [];
@@ -231,7 +259,10 @@ export async function prepareRun(run: MergedRun, out: Output, options: { wide?: 
       }
       out.write('summary.md', summary);
       const bytes = (rel: string) => pngs.get(rel) ?? readFileSync(join(out.dir, ...rel.split('/')));
-      out.write('report.html', html((rel) => options.chartBase64?.(rel) ?? base64Of(bytes(rel))));
+      out.write(
+        'report.html',
+        html((rel) => options.chartBase64?.(rel) ?? base64Of(bytes(rel))),
+      );
       out.write('results.json', json);
       return { terminal, json };
     },

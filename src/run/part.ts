@@ -95,16 +95,21 @@ function checkShape(dir: string, v: unknown): RunPart {
   const h = p.header as Partial<PartHeader> | undefined;
   if (!h || typeof h !== 'object') damaged(dir, 'no header');
   if (h.rowsim_part !== PART_FORMAT) {
-    throw new UserError(`${dir}: expected a part in the layout ${PART_FORMAT} this rowsim reads, found ${JSON.stringify(h.rowsim_part)} (rowsim ${String(h.rowsim_version)}): run the shards and the merge with the same rowsim`);
+    throw new UserError(
+      `${dir}: expected a part in the layout ${PART_FORMAT} this rowsim reads, found ${JSON.stringify(h.rowsim_part)} (rowsim ${String(h.rowsim_version)}): run the shards and the merge with the same rowsim`,
+    );
   }
-  if (typeof h.rowsim_version !== 'string' || typeof h.name !== 'string' || !isNumber(h.seed) || !isNumber(h.scale)) damaged(dir, 'header fields');
-  if (!h.config || typeof h.config.file !== 'string' || typeof h.config.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(h.config.sha256)) damaged(dir, 'config');
+  if (typeof h.rowsim_version !== 'string' || typeof h.name !== 'string' || !isNumber(h.seed) || !isNumber(h.scale))
+    damaged(dir, 'header fields');
+  if (!h.config || typeof h.config.file !== 'string' || typeof h.config.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(h.config.sha256))
+    damaged(dir, 'config');
   const s = h.shard;
   if (!s || !isWhole(s.index) || !isWhole(s.count) || s.index < 1 || s.index > s.count || typeof s.rule !== 'string') damaged(dir, 'shard');
   if (!h.units || !isWhole(h.units.storage) || !isWhole(h.units.contention)) damaged(dir, 'units');
   if (!Array.isArray(p.storage) || !Array.isArray(p.contention)) damaged(dir, 'storage or contention list');
   for (const r of p.storage) {
-    if (!r || !isWhole(r.index) || typeof r.entry !== 'object' || !Array.isArray(r.charts) || !Array.isArray(r.report_maps)) damaged(dir, 'a storage point');
+    if (!r || !isWhole(r.index) || typeof r.entry !== 'object' || !Array.isArray(r.charts) || !Array.isArray(r.report_maps))
+      damaged(dir, 'a storage point');
     for (const c of r.charts) if (typeof c !== 'string' || !/^charts\/[^/]+\.png$/.test(c)) damaged(dir, `chart ${JSON.stringify(c)}`);
   }
   for (const r of p.contention) if (!r || !isWhole(r.task) || typeof r.replication !== 'object') damaged(dir, 'a contention task');
@@ -122,7 +127,13 @@ export function readPart(dir: string): LoadedPart {
   }
   if (!st.isDirectory()) notAPart(dir, fileKind(st));
   const files = ownedFiles(dir, 'part');
-  if (!files || !files.includes(PART_FILE)) notAPart(dir, ownedFiles(dir, 'run') ? "a run's results folder (rowsim merge reads the part-K-of-N folders inside it)" : 'no part.json listed in a rowsim manifest');
+  if (!files || !files.includes(PART_FILE))
+    notAPart(
+      dir,
+      ownedFiles(dir, 'run')
+        ? "a run's results folder (rowsim merge reads the part-K-of-N folders inside it)"
+        : 'no part.json listed in a rowsim manifest',
+    );
   let text: string;
   try {
     text = readFileSync(join(dir, PART_FILE), 'utf8');

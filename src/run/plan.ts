@@ -71,7 +71,13 @@ export function shardSlice(units: RunUnits, shard: Shard): { storage: number[]; 
  * a default that resolves differently or a histogram file's content does.
  */
 export function configDigest(cfg: RunConfig): string {
-  const resolved = { name: cfg.name, seed: cfg.seed, sweep_keys: cfg.sweepKeys, storage: cfg.storage, contention: cfg.sections.contention ?? null };
+  const resolved = {
+    name: cfg.name,
+    seed: cfg.seed,
+    sweep_keys: cfg.sweepKeys,
+    storage: cfg.storage,
+    contention: cfg.sections.contention ?? null,
+  };
   return createHash('sha256').update(exactStringify(resolved)).digest('hex');
 }
 

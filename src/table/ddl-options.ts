@@ -120,7 +120,9 @@ export const INDEX_CLAUSES: Readonly<Record<string, { operand: 'none' | 'word' |
   NULLS: { operand: 'word' },
   INITIALLY: { operand: 'word' },
   COMPUTE: { operand: 'word' },
-  INCLUDE: { refuse: 'included (non-key) columns widen every leaf entry, which rowsim does not model: declare them as key columns to size the index' },
+  INCLUDE: {
+    refuse: 'included (non-key) columns widen every leaf entry, which rowsim does not model: declare them as key columns to size the index',
+  },
   WHERE: { refuse: 'a partial (filtered) index holds only some rows, which rowsim does not model' },
   COMPRESS: { refuse: 'rowsim does not model compressed index entries' },
   REVERSE: { refuse: 'a reverse-key index places its entries in another order, which rowsim does not model' },

@@ -34,7 +34,15 @@ import type { ColumnDef, DdlDbms, DdlDialect, DdlSetting, DdlStorage, IndexDef, 
 
 export type { DdlDbms, DdlDialect, DdlSetting, DdlStorage, LockScheme };
 import { MULTI_WORD_TYPES, parseType, SchemaError } from '../config/column-types.js';
-import { ASE_TABLE_OPTIONS, INDEX_CLAUSES, INDEX_WITH_OPTIONS, isVacuumParameter, ORACLE_INDEX_INITRANS, TABLE_WITH_OPTIONS, type OptionRule } from './ddl-options.js';
+import {
+  ASE_TABLE_OPTIONS,
+  INDEX_CLAUSES,
+  INDEX_WITH_OPTIONS,
+  isVacuumParameter,
+  ORACLE_INDEX_INITRANS,
+  TABLE_WITH_OPTIONS,
+  type OptionRule,
+} from './ddl-options.js';
 
 export class DdlError extends Error {
   constructor(
@@ -121,7 +129,6 @@ function tokenize(sql: string): Token[] {
   return out;
 }
 
-
 interface DdlTable {
   name: string;
   columns: ColumnDef[];
@@ -136,10 +143,49 @@ function beginsMultiWordType(words: string): boolean {
 }
 const CONSTRAINT_STARTS = new Set(['CONSTRAINT', 'PRIMARY', 'UNIQUE', 'FOREIGN', 'CHECK', 'INDEX', 'KEY']);
 /** Column attributes that do not change a row's size: one word, or one word and its operand. */
-const SINGLE_WORD_ATTRIBUTES = new Set(['UNSIGNED', 'SIGNED', 'ZEROFILL', 'AUTO_INCREMENT', 'AUTOINCREMENT', 'SPARSE', 'ROWGUIDCOL', 'FILESTREAM', 'CLUSTERED', 'NONCLUSTERED', 'VISIBLE', 'INVISIBLE', 'BINARY', 'MATERIALIZED', 'PERSISTED', 'STORED', 'VIRTUAL']);
+const SINGLE_WORD_ATTRIBUTES = new Set([
+  'UNSIGNED',
+  'SIGNED',
+  'ZEROFILL',
+  'AUTO_INCREMENT',
+  'AUTOINCREMENT',
+  'SPARSE',
+  'ROWGUIDCOL',
+  'FILESTREAM',
+  'CLUSTERED',
+  'NONCLUSTERED',
+  'VISIBLE',
+  'INVISIBLE',
+  'BINARY',
+  'MATERIALIZED',
+  'PERSISTED',
+  'STORED',
+  'VIRTUAL',
+]);
 const ATTRIBUTES_WITH_OPERAND = new Set(['COLLATE', 'CONSTRAINT', 'COMMENT', 'CHARSET', 'STORAGE', 'COMPRESSION']);
 /** Statements of a ddlgen (or isql) script that hold no table definition: read past. */
-const SKIPPED_STATEMENTS = new Set(['COMMENT', 'USE', 'PRINT', 'SETUSER', 'GRANT', 'REVOKE', 'EXEC', 'EXECUTE', 'DBCC', 'CHECKPOINT', 'DECLARE', 'SET', 'IF', 'DROP', 'ALTER', 'DUMP', 'COMMIT', 'BEGIN', 'UPDATE', 'SELECT']);
+const SKIPPED_STATEMENTS = new Set([
+  'COMMENT',
+  'USE',
+  'PRINT',
+  'SETUSER',
+  'GRANT',
+  'REVOKE',
+  'EXEC',
+  'EXECUTE',
+  'DBCC',
+  'CHECKPOINT',
+  'DECLARE',
+  'SET',
+  'IF',
+  'DROP',
+  'ALTER',
+  'DUMP',
+  'COMMIT',
+  'BEGIN',
+  'UPDATE',
+  'SELECT',
+]);
 /** CREATE … whose body runs to the end of its batch (`go`). */
 const CREATE_BATCHES = new Set(['TRIGGER', 'VIEW', 'PROCEDURE', 'PROC', 'FUNCTION', 'DEFAULT', 'RULE', 'SCHEMA', 'SERVICE', 'ENCRYPTION']);
 /** CREATE … of one statement that holds no table definition (pg_dump's sequences, statistics, extensions): read past to its end. */
@@ -174,7 +220,10 @@ function userTypes(toks: Token[]): Map<string, UserType> {
       if (toks[k]?.text === '(') {
         const close = toks.findIndex((t, j) => j > k && t.text === ')');
         if (close < 0) break;
-        text += `(${toks.slice(k + 1, close).map((t) => t.text).join('')})`;
+        text += `(${toks
+          .slice(k + 1, close)
+          .map((t) => t.text)
+          .join('')})`;
         k = close + 1;
       }
       args.push(text);
@@ -208,7 +257,8 @@ function ddlDialect(toks: Token[], storage: DdlStorage): DdlDialect | undefined 
     if (t.upper === 'SP_ADDTYPE' || (t.upper === 'SETUSER' && t.lineStart)) add('ase', t.text, t);
     else if (t.upper === 'ON' && next?.kind === 'string' && !next.lineStart) add('ase', `on ${next.text}`, t);
     else if (t.bracketed) add('sqlserver', `[${t.text}]`, t);
-    else if ((t.upper === 'ANSI_NULLS' && toks[i - 1]?.upper === 'SET') || t.upper === 'TEXTIMAGE_ON') add('sqlserver', t.upper === 'ANSI_NULLS' ? 'SET ANSI_NULLS' : t.text, t);
+    else if ((t.upper === 'ANSI_NULLS' && toks[i - 1]?.upper === 'SET') || t.upper === 'TEXTIMAGE_ON')
+      add('sqlserver', t.upper === 'ANSI_NULLS' ? 'SET ANSI_NULLS' : t.text, t);
     else if (t.upper === 'ONLY' && toks[i - 1]?.upper === 'TABLE' && toks[i - 2]?.upper === 'ALTER') add('postgres', 'ALTER TABLE ONLY', t);
     else if ((t.upper === 'PUBLIC' || t.upper === 'PG_CATALOG') && next?.text === '.' && !t.bracketed) add('postgres', `${t.text}.`, t);
   });
@@ -375,7 +425,8 @@ class DdlReader {
     // PostgreSQL and Oracle columns are nullable unless declared NOT NULL (pg_dump and DBMS_METADATA print
     // nothing for a nullable column); ASE's default is NOT NULL, and SSMS always prints one or the other.
     if (dialect?.value === 'postgres' || dialect?.value === 'oracle') {
-      for (const c of table.columns) if (this.undeclared.has(c.name.toLowerCase()) && !this.keyColumns.has(c.name.toLowerCase())) c.nullable = true;
+      for (const c of table.columns)
+        if (this.undeclared.has(c.name.toLowerCase()) && !this.keyColumns.has(c.name.toLowerCase())) c.nullable = true;
     }
     return table;
   }
@@ -425,7 +476,8 @@ class DdlReader {
   /** PostgreSQL's `USING method`: rowsim models B-trees only. */
   private indexMethod(): void {
     const m = this.peek(1);
-    if (!m || m.upper !== 'BTREE') this.fail(`expected USING btree (rowsim models B-tree indexes), found USING ${m ? m.text : 'end of DDL'}`, m ?? this.peek());
+    if (!m || m.upper !== 'BTREE')
+      this.fail(`expected USING btree (rowsim models B-tree indexes), found USING ${m ? m.text : 'end of DDL'}`, m ?? this.peek());
     this.p += 2;
   }
 
@@ -528,13 +580,19 @@ class DdlReader {
         this.expect(')');
         params = `(${parts.join('')})`;
         words.push(params);
-      } else if (next?.kind === 'word' && !next.text.startsWith('[') && beginsMultiWordType([...words.filter((w) => !w.startsWith('(')), next.text].join(' '))) {
+      } else if (
+        next?.kind === 'word' &&
+        !next.text.startsWith('[') &&
+        beginsMultiWordType([...words.filter((w) => !w.startsWith('(')), next.text].join(' '))
+      ) {
         words.push(next.text);
         this.p++;
       } else break;
     }
     if (this.peek()?.kind === 'punct' && this.peek()!.text.startsWith('[')) {
-      this.fail(`column ${cname}: expected a type rowsim can size, found an array (${words.join(' ')}${this.peek()!.text}): an array's values are a varlena of a header, dimensions and elements, which rowsim does not model (declare the column text or bytea of the array's length to size it)`);
+      this.fail(
+        `column ${cname}: expected a type rowsim can size, found an array (${words.join(' ')}${this.peek()!.text}): an array's values are a varlena of a header, dimensions and elements, which rowsim does not model (declare the column text or bytea of the array's length to size it)`,
+      );
     }
     return { text: words.join(' ').replace(/ \(/, '('), tok: typeTok! };
   }
@@ -554,7 +612,11 @@ class DdlReader {
       columns.push({ name: cname, type: parseType(udt ? udt.base : type.text), nullable: nullable ?? udt?.nullable ?? false });
     } catch (err) {
       if (err instanceof SchemaError) {
-        const hint = udt ? ` (the base type of user-defined type ${type.text})` : /^[a-z_][a-z0-9_]*$/i.test(type.text) ? ` (a user-defined type? add its sp_addtype ${type.text}, '<base type>' line to the DDL)` : '';
+        const hint = udt
+          ? ` (the base type of user-defined type ${type.text})`
+          : /^[a-z_][a-z0-9_]*$/i.test(type.text)
+            ? ` (a user-defined type? add its sp_addtype ${type.text}, '<base type>' line to the DDL)`
+            : '';
         this.fail(`column ${cname}: expected ${err.message}${hint}`, type.tok);
       }
       throw err;
@@ -569,7 +631,8 @@ class DdlReader {
     while (this.peek()?.text === ':' && this.peek(1)?.text === ':' && this.peek(2)?.kind === 'word') {
       this.p += 2;
       const words = [this.toks[this.p++]!.text];
-      while (this.peek()?.kind === 'word' && beginsMultiWordType([...words, this.peek()!.text].join(' '))) words.push(this.toks[this.p++]!.text);
+      while (this.peek()?.kind === 'word' && beginsMultiWordType([...words, this.peek()!.text].join(' ')))
+        words.push(this.toks[this.p++]!.text);
       if (this.peek()?.text === '(') this.skipParens();
       while (this.peek()?.kind === 'punct' && this.peek()!.text.startsWith('[')) this.p++;
     }
@@ -622,7 +685,10 @@ class DdlReader {
       this.skipExpr();
     } else {
       const t = this.peek()!;
-      this.fail(`expected "," or ")" after column ${cname}, found "${t.text}"${t.kind === 'word' && this.peek(1)?.kind === 'word' ? ' (a comma missing before it?)' : ''}`, t);
+      this.fail(
+        `expected "," or ")" after column ${cname}, found "${t.text}"${t.kind === 'word' && this.peek(1)?.kind === 'word' ? ' (a comma missing before it?)' : ''}`,
+        t,
+      );
     }
     return undefined;
   }
@@ -638,18 +704,34 @@ class DdlReader {
     let pad: Token | undefined;
     while (this.p < this.toks.length) {
       const t = this.peek()!;
-      if (t.text === ';' || t.upper === 'GO' || t.upper === 'CREATE' || (t.lineStart && isStatementStart(t) && !(t.upper === 'ON' || t.upper === 'WITH'))) break;
+      if (
+        t.text === ';' ||
+        t.upper === 'GO' ||
+        t.upper === 'CREATE' ||
+        (t.lineStart && isStatementStart(t) && !(t.upper === 'ON' || t.upper === 'WITH'))
+      )
+        break;
       if (context !== 'statement' && (t.text === ',' || t.text === ')')) break;
       if (t.upper === 'WITH') {
         this.p++;
         const parens = this.peek()?.text === '(';
         if (parens) this.p++;
         pad = this.indexWithOptions(idx, parens) ?? pad;
-      } else if (t.upper === 'ON' && this.peek(1) && this.peek(1)!.kind !== 'punct' && !this.isWord('UPDATE', 1) && !this.isWord('DELETE', 1)) {
+      } else if (
+        t.upper === 'ON' &&
+        this.peek(1) &&
+        this.peek(1)!.kind !== 'punct' &&
+        !this.isWord('UPDATE', 1) &&
+        !this.isWord('DELETE', 1)
+      ) {
         this.p += 2; // ON [PRIMARY], ON 'segment', ON partition_scheme (col)
         if (this.peek()?.text === '(') this.skipParens();
       } else if (t.upper === 'USING' && this.isWord('INDEX', 1)) {
-        if (this.peek(2)?.text === '(') this.fail('expected USING INDEX with options, found USING INDEX (CREATE INDEX …): give the index as a CREATE INDEX statement of its own', this.peek(2));
+        if (this.peek(2)?.text === '(')
+          this.fail(
+            'expected USING INDEX with options, found USING INDEX (CREATE INDEX …): give the index as a CREATE INDEX statement of its own',
+            this.peek(2),
+          );
         this.p += 2;
       } else if (context === 'column') {
         break;
@@ -668,12 +750,19 @@ class DdlReader {
     }
     if (t.upper === 'INITRANS') {
       const v = this.wholeValue('initrans', 1, 255);
-      if (v.value !== ORACLE_INDEX_INITRANS) this.fail(`expected INITRANS ${ORACLE_INDEX_INITRANS} on index ${idx.name} (the ITL slots rowsim's Oracle index blocks have; an index has no initrans setting), found INITRANS ${v.value}`, t);
+      if (v.value !== ORACLE_INDEX_INITRANS)
+        this.fail(
+          `expected INITRANS ${ORACLE_INDEX_INITRANS} on index ${idx.name} (the ITL slots rowsim's Oracle index blocks have; an index has no initrans setting), found INITRANS ${v.value}`,
+          t,
+        );
       return;
     }
     const clause = INDEX_CLAUSES[t.upper];
     if (!clause) {
-      this.fail(`expected an index option rowsim reads or reads past (WITH …, ON …, USING INDEX, PCTFREE, INITRANS, ${Object.keys(INDEX_CLAUSES).join(', ')}) after index ${idx.name}, found ${this.found(t)}`, t);
+      this.fail(
+        `expected an index option rowsim reads or reads past (WITH …, ON …, USING INDEX, PCTFREE, INITRANS, ${Object.keys(INDEX_CLAUSES).join(', ')}) after index ${idx.name}, found ${this.found(t)}`,
+        t,
+      );
     }
     if ('refuse' in clause!) this.fail(`expected no ${t.text} on index ${idx.name}: ${clause.refuse}`, t);
     const { operand } = clause as { operand: string };
@@ -690,7 +779,11 @@ class DdlReader {
       if (!t || t.kind !== 'word') this.fail(`expected an index option after WITH, found ${this.found(t)}`, t);
       const name = t!.text.toLowerCase();
       const rule = INDEX_WITH_OPTIONS[name];
-      if (!rule) this.fail(`expected an index option rowsim reads or reads past (${Object.keys(INDEX_WITH_OPTIONS).join(', ')}), found ${t!.text}`, t);
+      if (!rule)
+        this.fail(
+          `expected an index option rowsim reads or reads past (${Object.keys(INDEX_WITH_OPTIONS).join(', ')}), found ${t!.text}`,
+          t,
+        );
       if (rule!.kind === 'setting') {
         this.setIndex(idx, rule!.key, this.wholeValue(name, rule!.min, rule!.max), t!);
       } else {
@@ -734,7 +827,8 @@ class DdlReader {
 
   private setDeduplicate(idx: IndexDef, t: Token, value: string): void {
     const v = value.toLowerCase();
-    if (!['on', 'off', 'true', 'false', '1', '0'].includes(v)) this.fail(`expected deduplicate_items = on or off, found ${value || 'nothing'}`, t);
+    if (!['on', 'off', 'true', 'false', '1', '0'].includes(v))
+      this.fail(`expected deduplicate_items = on or off, found ${value || 'nothing'}`, t);
     idx.deduplicate_items = v === 'on' || v === 'true' || v === '1';
     this.settingsAt.push({ idx, key: 'deduplicate_items', line: t.line, column: t.column });
   }
@@ -748,7 +842,10 @@ class DdlReader {
   /** PAD_INDEX = ON with a fill factor of 1 … 99 would leave room on non-leaf pages too: rowsim keeps them full [MS-FF]. */
   private checkPadIndex(idx: IndexDef, pad: Token | undefined): void {
     if (!pad || idx.fillfactor === undefined || idx.fillfactor === 0 || idx.fillfactor === 100) return;
-    this.fail(`expected PAD_INDEX = OFF on index ${idx.name} with FILLFACTOR = ${idx.fillfactor} (PAD_INDEX = ON leaves the fill factor's free space on non-leaf pages too, which rowsim does not model: they are kept full), found PAD_INDEX = ON`, pad);
+    this.fail(
+      `expected PAD_INDEX = OFF on index ${idx.name} with FILLFACTOR = ${idx.fillfactor} (PAD_INDEX = ON leaves the fill factor's free space on non-leaf pages too, which rowsim does not model: they are kept full), found PAD_INDEX = ON`,
+      pad,
+    );
   }
 
   // ---- table options -----------------------------------------------------------------------------
@@ -837,7 +934,11 @@ class DdlReader {
   /** ASE table options besides those kept (ASE_TABLE_OPTIONS): identity_gap = N, dml_logging = minimal, compression = none … */
   private aseOtherOption(t: Token): void {
     const rule = ASE_TABLE_OPTIONS[t.text.toLowerCase()];
-    if (!rule) this.fail(`expected a table option rowsim reads or reads past (exp_row_size, reservepagegap, max_rows_per_page, fillfactor, ${Object.keys(ASE_TABLE_OPTIONS).join(', ')}), found ${t.text}`, t);
+    if (!rule)
+      this.fail(
+        `expected a table option rowsim reads or reads past (exp_row_size, reservepagegap, max_rows_per_page, fillfactor, ${Object.keys(ASE_TABLE_OPTIONS).join(', ')}), found ${t.text}`,
+        t,
+      );
     this.p++;
     this.checkOnly(rule!, t, this.optionValue(false));
   }
@@ -855,7 +956,11 @@ class DdlReader {
         this.p += 2;
       }
       const rule = TABLE_WITH_OPTIONS[name] ?? (isVacuumParameter(name) ? ({ kind: 'harmless' } as const) : undefined);
-      if (t.kind !== 'word' || !rule) this.fail(`expected a table storage parameter rowsim reads or reads past (${Object.keys(TABLE_WITH_OPTIONS).join(', ')}, autovacuum_…), found ${this.found(t)}`, t);
+      if (t.kind !== 'word' || !rule)
+        this.fail(
+          `expected a table storage parameter rowsim reads or reads past (${Object.keys(TABLE_WITH_OPTIONS).join(', ')}, autovacuum_…), found ${this.found(t)}`,
+          t,
+        );
       if (rule!.kind === 'setting') {
         (storage as Record<string, unknown>)[rule!.key] = this.wholeValue(name, rule!.min, rule!.max);
       } else {
@@ -871,7 +976,8 @@ class DdlReader {
   /** `partition by roundrobin N | hash (cols) N | hash (cols) (p1, p2) | range/list (cols) (p1 …, p2 …)` [on (…)]. */
   private partitions(): { kind: string; count?: number } {
     const kindTok = this.peek();
-    if (!kindTok || kindTok.kind !== 'word') this.fail(`expected roundrobin, hash, range or list after partition by, found ${this.found(kindTok)}`, kindTok);
+    if (!kindTok || kindTok.kind !== 'word')
+      this.fail(`expected roundrobin, hash, range or list after partition by, found ${this.found(kindTok)}`, kindTok);
     const kind = kindTok!.text.toLowerCase();
     this.p++;
     if (this.peek()?.text === '(' && kind !== 'roundrobin') this.skipParens(); // the partition key columns
@@ -930,7 +1036,8 @@ class DdlReader {
       }
       if (idx.clustered) clustered = idx;
     }
-    if (this.settingsAt.length) table.storage.indexOptions = this.settingsAt.map(({ idx, key, line, column }) => ({ index: idx.name, key, line, column }));
+    if (this.settingsAt.length)
+      table.storage.indexOptions = this.settingsAt.map(({ idx, key, line, column }) => ({ index: idx.name, key, line, column }));
     return table;
   }
 }

@@ -8,7 +8,17 @@
  */
 
 const TAG = '$rowsim';
-const TYPED = ['Float32Array', 'Float64Array', 'Int8Array', 'Int16Array', 'Int32Array', 'Uint8Array', 'Uint8ClampedArray', 'Uint16Array', 'Uint32Array'] as const;
+const TYPED = [
+  'Float32Array',
+  'Float64Array',
+  'Int8Array',
+  'Int16Array',
+  'Int32Array',
+  'Uint8Array',
+  'Uint8ClampedArray',
+  'Uint16Array',
+  'Uint32Array',
+] as const;
 type TypedName = (typeof TYPED)[number];
 type Typed = Float32Array | Float64Array | Int8Array | Int16Array | Int32Array | Uint8Array | Uint8ClampedArray | Uint16Array | Uint32Array;
 
@@ -37,7 +47,8 @@ function encode(v: unknown, path: string): unknown {
   }
   if (Array.isArray(v)) return Array.from(v, (x, i) => encode(x, `${path}[${i}]`));
   const proto = Object.getPrototypeOf(v) as unknown;
-  if (proto !== Object.prototype && proto !== null) throw new Error(`exact JSON: cannot write a ${(v as object).constructor?.name ?? 'non-plain object'} at ${path || 'the top'}`);
+  if (proto !== Object.prototype && proto !== null)
+    throw new Error(`exact JSON: cannot write a ${(v as object).constructor?.name ?? 'non-plain object'} at ${path || 'the top'}`);
   const out = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, encode(x, `${path}.${k}`)]));
   return TAG in (v as object) ? { [TAG]: 'object', value: out } : out;
 }

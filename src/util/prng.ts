@@ -60,7 +60,7 @@ export class Prng {
     let s1 = this.s1;
     let s2 = this.s2;
     let s3 = this.s3;
-    for (let i = 0; i < count; ) {
+    for (let i = 0; i < count;) {
       const r = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
       const t = s1 << 9;
       s2 ^= s0;

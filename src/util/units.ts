@@ -68,8 +68,12 @@ export function formatSize(bytes: number): string {
   return String(bytes);
 }
 
-
 /** A label as a name part (file names, HTML ids): lower case, runs of anything but a–z and 0–9 as one `-`; `empty` when nothing is left. */
 export function slug(text: string, empty = 'base'): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || empty;
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || empty
+  );
 }

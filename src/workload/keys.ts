@@ -241,7 +241,10 @@ export class ColumnKeys {
     }
     const frequency = domain?.frequency ?? { kind: 'uniform' };
     this.pick = this.distinct > 0 && this.order !== 'ascending' ? new ValuePick(this.distinct, frequency) : null;
-    this.runs = this.distinct > 0 && this.order === 'ascending' ? new AscendingRuns(this.distinct, Math.max(1, ctx.count), frequency, this.rng) : null;
+    this.runs =
+      this.distinct > 0 && this.order === 'ascending'
+        ? new AscendingRuns(this.distinct, Math.max(1, ctx.count), frequency, this.rng)
+        : null;
     this.gap = Number.isNaN(max) || max <= min ? 1 : (max - min) / Math.max(1, ctx.rowIds);
     if (this.order === 'clustered' && this.distinct > 0 && ctx.rowIds > 0) {
       const keys: number[] = [];

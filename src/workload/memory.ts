@@ -40,7 +40,11 @@ interface StorageMemory {
 }
 
 /** Bytes a row of the PostgreSQL indexes simulated entry by entry (none for other formats). */
-function nbtreeRowBytes(spec: StorageSpec, format: ReturnType<typeof getFormat>, layout: ReturnType<ReturnType<typeof getFormat>['layout']>): number {
+function nbtreeRowBytes(
+  spec: StorageSpec,
+  format: ReturnType<typeof getFormat>,
+  layout: ReturnType<ReturnType<typeof getFormat>['layout']>,
+): number {
   const geometries = indexGeometries(format, spec.table, layout).filter((g) => g.nbtree);
   if (geometries.length === 0) return 0;
   // After the first phase that leaves rows, a write touches leaves (they become real, entry by entry).
@@ -48,7 +52,10 @@ function nbtreeRowBytes(spec: StorageSpec, format: ReturnType<typeof getFormat>,
   const later = spec.workload.slice(first + 1).some((ph) => ph.op === 'insert' || ph.op === 'update' || ph.op === 'delete');
   const keyed = new Set(geometries.flatMap((g) => g.columns)).size;
   let bytes = NBTREE_KEY_BYTES * keyed + (later ? VERSION_ROW_BYTES : 0);
-  for (const g of geometries) bytes += later ? (NBTREE_TID_BYTES + NBTREE_KEY_BYTES * g.columns.length) * NBTREE_TIDS_PER_ROW * NBTREE_GROWTH : NBTREE_BUILD_ORDER_BYTES;
+  for (const g of geometries)
+    bytes += later
+      ? (NBTREE_TID_BYTES + NBTREE_KEY_BYTES * g.columns.length) * NBTREE_TIDS_PER_ROW * NBTREE_GROWTH
+      : NBTREE_BUILD_ORDER_BYTES;
   return bytes;
 }
 
@@ -69,7 +76,10 @@ export function storageMemory(spec: StorageSpec): StorageMemory {
     LOB_LENGTH_BYTES * lobColumns;
   // Pages at most: every row at its longest, one page per row at worst.
   const g = layout.geometry;
-  const rowsPerPage = Math.max(1, Math.min(g.maxRowsPerPage, Math.floor(g.usableBytes / (Math.min(layout.maxRowBytes, g.usableBytes) + g.slotBytes))));
+  const rowsPerPage = Math.max(
+    1,
+    Math.min(g.maxRowsPerPage, Math.floor(g.usableBytes / (Math.min(layout.maxRowBytes, g.usableBytes) + g.slotBytes))),
+  );
   const pages = Math.ceil(rows / rowsPerPage) + 1;
   const bytes = rows * perRow + pages * PAGE_BYTES_BOUND;
   return { rows, bytes, bytesPerRow: rows > 0 ? bytes / rows : perRow };

@@ -30,8 +30,17 @@ export function readPlan(format: StorageFormat, spec: StorageSpec, phase: Extrac
   if (comparison && comparison.access === 'scan') {
     return { path: 'scan', short: 'table scan', text: `a table scan instead of a seek on ${index}: ${comparison.why}`, comparison };
   }
-  const how = comparison?.access === 'range-seek' ? `a seek on ${index} through a range computed from the converted parameter: ${comparison.why}` : `an index seek on ${index}${comparison && comparison.converted === 'parameter' ? `: ${comparison.why}` : ''}`;
-  return { path: 'index', index, short: `${comparison?.access === 'range-seek' ? 'range seek' : 'index seek'} on ${index}`, text: how, ...(comparison ? { comparison } : {}) };
+  const how =
+    comparison?.access === 'range-seek'
+      ? `a seek on ${index} through a range computed from the converted parameter: ${comparison.why}`
+      : `an index seek on ${index}${comparison && comparison.converted === 'parameter' ? `: ${comparison.why}` : ''}`;
+  return {
+    path: 'index',
+    index,
+    short: `${comparison?.access === 'range-seek' ? 'range seek' : 'index seek'} on ${index}`,
+    text: how,
+    ...(comparison ? { comparison } : {}),
+  };
 }
 
 /** The format's rule for `column = @parameter`. */
@@ -81,12 +90,20 @@ export interface ReadResult {
 }
 
 /** The phase's reads as results.json reports them. */
-export function readResult(format: StorageFormat, plan: ReadPlan, reads: PageReads, costs: ReadCosts | undefined, lobReads = 0): ReadResult {
+export function readResult(
+  format: StorageFormat,
+  plan: ReadPlan,
+  reads: PageReads,
+  costs: ReadCosts | undefined,
+  lobReads = 0,
+): ReadResult {
   const r: ReadResult = {
     via: plan.path,
     plan: plan.text,
     ...(plan.index ? { index: plan.index } : {}),
-    ...(plan.comparison ? { conversion: { converted: plan.comparison.converted, expression: plan.comparison.expression, source: plan.comparison.source } } : {}),
+    ...(plan.comparison
+      ? { conversion: { converted: plan.comparison.converted, expression: plan.comparison.expression, source: plan.comparison.source } }
+      : {}),
     statements: reads.statements,
     rows_returned: reads.rows,
     logical_reads: reads.logical,
@@ -100,7 +117,13 @@ export function readResult(format: StorageFormat, plan: ReadPlan, reads: PageRea
   const cache = reads.cache;
   if (cache !== null) {
     const total = reads.hits + reads.misses;
-    r.cache = { pages: cache.pages, policy: cache.policy, hits: reads.hits, physical_reads: reads.misses, hit_ratio: total > 0 ? round4(reads.hits / total) : 0 };
+    r.cache = {
+      pages: cache.pages,
+      policy: cache.policy,
+      hits: reads.hits,
+      physical_reads: reads.misses,
+      hit_ratio: total > 0 ? round4(reads.hits / total) : 0,
+    };
   }
   if (costs) {
     const physical = cache !== null ? reads.misses : 0;

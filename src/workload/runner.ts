@@ -6,7 +6,14 @@ import { COMPRESSIBILITY_STEPS, type Order, type PhaseSpec, type SetSpec, type S
 import { getFormat, indexGeometries } from '../formats/registry.js';
 import { INDEX_OPTION_KEYS } from '../config/index-settings.js';
 import type { AllocationPageCounts, OffRowStore, OutOfLineStore, StorageFormat } from '../formats/format.js';
-import { fullLengthBytes, MAX_STORED_LEN, NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
+import {
+  fullLengthBytes,
+  MAX_STORED_LEN,
+  NULL_LEN,
+  type ColumnLayout,
+  type ResolvedEngine,
+  type TableLayout,
+} from '../layout/table-layout.js';
 import type { EngineMetrics, ReorgKind, RowSizes, StorageEngine, UpdateInfo } from '../heap/engine.js';
 import type { HeapEventSink } from '../heap/events.js';
 import { grown } from '../util/arrays.js';
@@ -103,9 +110,26 @@ export interface WorkloadObserver {
    * (else levels is null). `whole`: where the workload reads large objects (read_lob), per varying column
    * index the whole length of each row's value (the row store keeps at most 65,534 bytes).
    */
-  insert?(row: number, lens: Uint16Array, base: number, keys: Float64Array, levels: Uint8Array | null, levelBase: number, whole?: ReadonlyMap<number, Uint32Array> | null): void;
+  insert?(
+    row: number,
+    lens: Uint16Array,
+    base: number,
+    keys: Float64Array,
+    levels: Uint8Array | null,
+    levelBase: number,
+    whole?: ReadonlyMap<number, Uint32Array> | null,
+  ): void;
   /** A changed row: the columns its `set` names, its lengths, keys (and compressibilities) after the change. `whole`: as for insert. */
-  update?(row: number, columns: readonly ColumnLayout[], lens: Uint16Array, base: number, keys: Float64Array, levels: Uint8Array | null, levelBase: number, whole?: ReadonlyMap<number, Uint32Array> | null): void;
+  update?(
+    row: number,
+    columns: readonly ColumnLayout[],
+    lens: Uint16Array,
+    base: number,
+    keys: Float64Array,
+    levels: Uint8Array | null,
+    levelBase: number,
+    whole?: ReadonlyMap<number, Uint32Array> | null,
+  ): void;
   delete?(row: number): void;
   /** A transaction ends (the statement or the row, as the phase says). */
   commit?(): void;
@@ -211,7 +235,10 @@ class ColumnValues {
   ) {
     this.lengthRng = Prng.derive(seed, 'phase', phase, op, 'column', col.name, 'length');
     this.nullRng = Prng.derive(seed, 'phase', phase, op, 'column', col.name, 'null');
-    this.plainCap = col.variableType && !col.bytesOfLength && (!col.character || col.bytesPerChar === 1) ? Math.min(col.declaredLength, col.maxBytes, MAX_STORED_LEN) : -1;
+    this.plainCap =
+      col.variableType && !col.bytesOfLength && (!col.character || col.bytesPerChar === 1)
+        ? Math.min(col.declaredLength, col.maxBytes, MAX_STORED_LEN)
+        : -1;
   }
 
   /** Draw `count` values: units[i] (the length drawn, or −1 for NULL). */
@@ -244,7 +271,11 @@ class ColumnValues {
   grownBytes(old: number, units: number): number {
     const col = this.col;
     const base = old === NULL_LEN ? 0 : old;
-    const added = col.bytesOfLength ? col.bytesOfLength(units) - col.bytesOfLength(0) : col.character ? Math.round(units * col.bytesPerChar) : units;
+    const added = col.bytesOfLength
+      ? col.bytesOfLength(units) - col.bytesOfLength(0)
+      : col.character
+        ? Math.round(units * col.bytesPerChar)
+        : units;
     return Math.min(base + added, col.maxBytes, MAX_STORED_LEN);
   }
 }
@@ -294,7 +325,8 @@ class ColumnChange {
     const nullShare = col.nullable && set.kind !== 'changed' ? (set.null ?? 0) : 0;
     this.values = new ColumnValues(col, dist ? lengthSource(dist) : null, nullShare, seed, phase, 'update');
     this.column = col;
-    this.mode = set.kind === 'null' ? SetMode.NullOnly : !col.variableType ? SetMode.Fixed : set.kind === 'grow' ? SetMode.Grow : SetMode.Length;
+    this.mode =
+      set.kind === 'null' ? SetMode.NullOnly : !col.variableType ? SetMode.Fixed : set.kind === 'grow' ? SetMode.Grow : SetMode.Length;
     this.at = col.varIndex;
     this.notNullBytes = fullLengthBytes(col);
   }
@@ -320,7 +352,8 @@ class ColumnChange {
       if (lens[at] === NULL_LEN) lob[row] = 0;
       else if (u < 0) lob[row] = 0;
       else if (this.mode === SetMode.Length) lob[row] = this.values.lobBytes(u);
-      else if (this.mode === SetMode.Grow) lob[row] = Math.min(lob[row]! + this.values.lobBytes(u) - this.values.lobBytes(0), LOB_MAX_BYTES);
+      else if (this.mode === SetMode.Grow)
+        lob[row] = Math.min(lob[row]! + this.values.lobBytes(u) - this.values.lobBytes(0), LOB_MAX_BYTES);
       else if (old === NULL_LEN) lob[row] = this.column.maxBytes;
     }
     return old;
@@ -446,7 +479,16 @@ class WorkloadRun {
     const keyed = new Uint8Array(spec.table.columns.length);
     for (const g of geometries) if (g.nbtree) for (const c of g.columns) keyed[c] = 1;
     for (const ph of spec.workload) {
-      const given = ph.op === 'insert' ? Object.entries(ph.values).filter(([, v]) => v.domain).map(([k]) => k) : ph.op === 'update' ? Object.entries(ph.set).filter(([, v]) => v.domain).map(([k]) => k) : [];
+      const given =
+        ph.op === 'insert'
+          ? Object.entries(ph.values)
+              .filter(([, v]) => v.domain)
+              .map(([k]) => k)
+          : ph.op === 'update'
+            ? Object.entries(ph.set)
+                .filter(([, v]) => v.domain)
+                .map(([k]) => k)
+            : [];
       for (const name of given) keyed[this.layout.columns.findIndex((c) => c.name === name)] = 1;
     }
     this.keys = new KeyStore(keyed, this.capacity);
@@ -467,7 +509,11 @@ class WorkloadRun {
     const offRowStore = this.format.offRow?.(this.layout);
     this.offRow = offRowStore ? new OffRowTally(offRowStore, this.capacity) : null;
     this.lobs = spec.workload.some((ph) => ph.op === 'read_lob')
-      ? new Map(this.layout.varying.filter((c) => spec.table.columns[c.index]!.type.lob).map((c) => [c.varIndex, new Uint32Array(Math.max(16, this.capacity))]))
+      ? new Map(
+          this.layout.varying
+            .filter((c) => spec.table.columns[c.index]!.type.lob)
+            .map((c) => [c.varIndex, new Uint32Array(Math.max(16, this.capacity))]),
+        )
       : null;
     if (this.lobs) this.ool?.useWholeLengths?.(this.lobs);
     this.maxCells = options.pageMapMaxCells ?? 0;
@@ -595,7 +641,14 @@ class WorkloadRun {
     const n = resolveCount(phase.rows, engine.liveRows());
     const columns = layout.varying.map((col) => {
       const v = phase.values[col.name];
-      return new ColumnValues(col, v?.length ? lengthSource(v.length) : null, col.nullable ? (v?.null ?? 0) : 0, this.spec.seed, index, 'insert');
+      return new ColumnValues(
+        col,
+        v?.length ? lengthSource(v.length) : null,
+        col.nullable ? (v?.null ?? 0) : 0,
+        this.spec.seed,
+        index,
+        'insert',
+      );
     });
     this.store.ensureRows(this.nextRow + n);
     const lens = this.store.lens;
@@ -616,7 +669,7 @@ class WorkloadRun {
         return this.columnKeys(col, domain, index, 'insert', n);
       });
     let affected = 0;
-    for (let done = 0; done < n; ) {
+    for (let done = 0; done < n;) {
       const count = Math.min(BATCH, n - done);
       const first = this.nextRow;
       // Column by column: each column's lengths for the whole batch.
@@ -637,7 +690,8 @@ class WorkloadRun {
       }
       for (const kd of keyDraws) {
         // Ascending keys of a load (no values to repeat, no NULL in the batch): a run, not a draw a row.
-        if (kd.lens === null && kd.keys.plainAscending && !batchHasNull(lens, width, kd.at, first, count)) this.keys.setRun(kd.col, first, count, kd.keys.ascendingKey(first - firstRow));
+        if (kd.lens === null && kd.keys.plainAscending && !batchHasNull(lens, width, kd.at, first, count))
+          this.keys.setRun(kd.col, first, count, kd.keys.ascendingKey(first - firstRow));
         else for (let i = 0; i < count; i++) this.drawKey(kd, first + i, first + i - firstRow, lens, NaN);
       }
       if (levels) for (let i = 0; i < count; i++) levels.set(insertLevels!, (first + i) * ncols);
@@ -676,20 +730,25 @@ class WorkloadRun {
     const n = picker.total;
     const setColumns = Object.keys(phase.set).map((name) => layout.columns.find((c) => c.name === name)!);
     // Columns whose stored length a `set` can change (a fixed NOT NULL column keeps its size; `changed` keeps the length).
-    const sized = setColumns.filter((col) => col.varying && phase.set[col.name]!.kind !== 'changed').map((col) => new ColumnChange(col, phase.set[col.name]!, this.spec.seed, index));
+    const sized = setColumns
+      .filter((col) => col.varying && phase.set[col.name]!.kind !== 'changed')
+      .map((col) => new ColumnChange(col, phase.set[col.name]!, this.spec.seed, index));
     for (const ch of sized) {
       const lob = this.lobs?.get(ch.column.varIndex);
       if (lob) ch.trackLob(lob);
     }
     // Keyed columns the set changes: new keys from the set's values, else those the column's last insert described.
-    const keyDraws = setColumns.filter((col) => this.keys.keyed[col.index]).map((col) => this.columnKeys(col, phase.set[col.name]!.domain ?? this.domains[col.index], index, 'update', n));
+    const keyDraws = setColumns
+      .filter((col) => this.keys.keyed[col.index])
+      .map((col) => this.columnKeys(col, phase.set[col.name]!.domain ?? this.domains[col.index], index, 'update', n));
     // The columns the update gives new values (the TOAST relation keeps the others as they are stored).
     const changed = new Uint8Array(this.ncols);
     for (const col of setColumns) changed[col.index] = 1;
     // New compressibilities: a new length's value has the set's (default 0); a grown value keeps its own unless the set gives one.
     const levelSets = setColumns.flatMap((col) => {
       const set = phase.set[col.name]!;
-      if (set.kind === 'length' || (set.kind === 'grow' && set.compressibility !== undefined)) return [{ at: col.index, level: levelOf(set.compressibility) }];
+      if (set.kind === 'length' || (set.kind === 'grow' && set.compressibility !== undefined))
+        return [{ at: col.index, level: levelOf(set.compressibility) }];
       return [];
     });
     const u: UpdateBatch = {
@@ -802,7 +861,11 @@ class WorkloadRun {
       if (this.trackVersions && indexes!.built) indexes!.locate(row);
       const refused = limit && indexes!.tooLarge(lens, base);
       if (refused) this.indexRefusedUpdates++;
-      const bytes = refused ? 0 : ool ? ool.sizeUpdate(row, lens, base, levels, levelBase, changed) : format.rowBytes(layout, lens, base, logical);
+      const bytes = refused
+        ? 0
+        : ool
+          ? ool.sizeUpdate(row, lens, base, levels, levelBase, changed)
+          : format.rowBytes(layout, lens, base, logical);
       if (!refused && engine.update(row, bytes, logical, info)) {
         affected++;
         ool?.apply();
@@ -875,7 +938,8 @@ class WorkloadRun {
       for (;;) {
         const count = picker.next(rows);
         if (count === 0) break;
-        this.touched += (engine.prefetchRows?.(rows, count) ?? 0) + (indexNo >= 0 && this.trackVersions ? indexes!.prefetchReads(rows, count) : 0);
+        this.touched +=
+          (engine.prefetchRows?.(rows, count) ?? 0) + (indexNo >= 0 && this.trackVersions ? indexes!.prefetchReads(rows, count) : 0);
         for (let i = 0; i < count; i++) {
           const row = rows[i]!;
           this.obs?.beforeRow?.('select', row);
@@ -893,7 +957,11 @@ class WorkloadRun {
       }
     }
     const n = resolveCount(phase.rows, engine.liveRows());
-    return { affected: returned, label: `select ${n} ${n === 1 ? 'row' : 'rows'} (${plan.short}${phase.repeat > 1 ? `, ${phase.repeat} times` : ''})`, reads: readResult(this.format, plan, reads, this.spec.costs) };
+    return {
+      affected: returned,
+      label: `select ${n} ${n === 1 ? 'row' : 'rows'} (${plan.short}${phase.repeat > 1 ? `, ${phase.repeat} times` : ''})`,
+      reads: readResult(this.format, plan, reads, this.spec.costs),
+    };
   }
 
   /**
@@ -911,7 +979,8 @@ class WorkloadRun {
     let firstPage: Float64Array | null = null;
     if (reads.cache !== null) {
       firstPage = new Float64Array(this.nextRow + 1);
-      for (let r = 0; r < this.nextRow; r++) firstPage[r + 1] = firstPage[r]! + (this.engine.isLive(r) ? Math.ceil(whole[r]! / store.bytesPerPage) : 0);
+      for (let r = 0; r < this.nextRow; r++)
+        firstPage[r + 1] = firstPage[r]! + (this.engine.isLive(r) ? Math.ceil(whole[r]! / store.bytesPerPage) : 0);
     }
     const picker = this.picker(phase.rows, phase.order, Prng.derive(this.spec.seed, 'phase', index, phase.op));
     const rows = new Int32Array(BATCH);
@@ -955,7 +1024,11 @@ class WorkloadRun {
       }
     }
     const n = resolveCount(phase.rows, values);
-    const plan = { path: 'rowid' as const, short: `${groupedNumber(phase.chunk)}-byte chunks, ${phase.reposition}`, text: `each value of ${phase.column} read in chunks of ${groupedNumber(phase.chunk)} bytes from ${store.title}, ${phase.reposition === 'restart' ? 'every chunk read from the first byte again (the stream restarts)' : 'each chunk where the last ended'}` };
+    const plan = {
+      path: 'rowid' as const,
+      short: `${groupedNumber(phase.chunk)}-byte chunks, ${phase.reposition}`,
+      text: `each value of ${phase.column} read in chunks of ${groupedNumber(phase.chunk)} bytes from ${store.title}, ${phase.reposition === 'restart' ? 'every chunk read from the first byte again (the stream restarts)' : 'each chunk where the last ended'}`,
+    };
     const result = readResult(this.format, plan, reads, this.spec.costs);
     result.lob = {
       column: phase.column,
@@ -971,7 +1044,11 @@ class WorkloadRun {
       assumed: store.assumed,
       source: store.source,
     };
-    return { affected: valuesRead, label: `read_lob ${n} ${n === 1 ? 'value' : 'values'} of ${phase.column} (${plan.short})`, reads: result };
+    return {
+      affected: valuesRead,
+      label: `read_lob ${n} ${n === 1 ? 'value' : 'values'} of ${phase.column} (${plan.short})`,
+      reads: result,
+    };
   }
 
   /** The run's buffer cache, made at the first read phase (null without `cache:`). */
@@ -985,7 +1062,9 @@ class WorkloadRun {
     const engine = this.engine;
     if (kind === 'rebuild' && this.ool?.rebuild && engine.resizeForRebuild) {
       // The rewrite reads the rows in page order and stores each one's values afresh, then writes them.
-      this.ool.rebuild(this.rowsInPageOrder(), this.store.lens, this.width, this.store.levels, this.ncols, (row, bytes) => engine.resizeForRebuild!(row, bytes));
+      this.ool.rebuild(this.rowsInPageOrder(), this.store.lens, this.width, this.store.levels, this.ncols, (row, bytes) =>
+        engine.resizeForRebuild!(row, bytes),
+      );
     }
     engine.reorg(kind);
     this.ool?.reorg(kind, () => this.rowsInPageOrder());
@@ -1020,7 +1099,15 @@ class WorkloadRun {
     if (this.ool) Object.assign(metrics, this.ool.metrics());
     const index_pages = indexes ? indexes.pages(metrics.pages) : NO_INDEX_PAGES;
     const allocation_pages = allocationPages(this.format, this.layout, metrics, index_pages);
-    const phaseResult: PhaseResult = { op: phase.op, label, rows_affected: affected, metrics, index_pages, allocation_pages, ...(reads ? { reads } : {}) };
+    const phaseResult: PhaseResult = {
+      op: phase.op,
+      label,
+      rows_affected: affected,
+      metrics,
+      index_pages,
+      allocation_pages,
+      ...(reads ? { reads } : {}),
+    };
     this.phases.push(phaseResult);
     this.obs?.phaseEnd?.(index, phaseResult);
     const next = this.spec.workload[index + 1];
@@ -1029,7 +1116,10 @@ class WorkloadRun {
     }
     if (this.options.checkInvariants) {
       const broken = engine.checkInvariants();
-      if (broken.length > 0) throw new Error(`page engine invariants broken after phase ${index + 1} (${label}): ${broken.slice(0, 5).join('; ')}${broken.length > 5 ? ` (and ${broken.length - 5} more)` : ''}`);
+      if (broken.length > 0)
+        throw new Error(
+          `page engine invariants broken after phase ${index + 1} (${label}): ${broken.slice(0, 5).join('; ')}${broken.length > 5 ? ` (and ${broken.length - 5} more)` : ''}`,
+        );
     }
     this.options.afterPhase?.(engine, index);
   }
@@ -1073,14 +1163,26 @@ class WorkloadRun {
     if (!last && indexes) final.index_entries = indexes.entries();
     const result: StorageRunResult = {
       engine: this.resolved,
-      notes: [...format.notes(spec.engine, this.resolved), ...spec.engine.ignored.map((k) => `${k} does not apply to ${format.id} and is ignored`), ...indexNotes(spec, format), ...reorgNotes(spec, format), ...contentNotes(spec, format)],
+      notes: [
+        ...format.notes(spec.engine, this.resolved),
+        ...spec.engine.ignored.map((k) => `${k} does not apply to ${format.id} and is ignored`),
+        ...indexNotes(spec, format),
+        ...reorgNotes(spec, format),
+        ...contentNotes(spec, format),
+      ],
       row_bytes: this.rowBytes(),
       phases: this.phases,
       final,
       index_pages: last ? last.index_pages : NO_INDEX_PAGES,
       allocation_pages: last ? last.allocation_pages : allocationPages(format, this.layout, final, NO_INDEX_PAGES),
       pageMaps: this.pageMaps,
-      memory_bytes: engine.memoryBytes() + this.store.lens.byteLength + (this.store.levels?.byteLength ?? 0) + (this.ool?.memoryBytes() ?? 0) + (indexes?.memoryBytes() ?? 0) + this.keys.memoryBytes(),
+      memory_bytes:
+        engine.memoryBytes() +
+        this.store.lens.byteLength +
+        (this.store.levels?.byteLength ?? 0) +
+        (this.ool?.memoryBytes() ?? 0) +
+        (indexes?.memoryBytes() ?? 0) +
+        this.keys.memoryBytes(),
     };
     if (this.maxCells > 0) this.keepPageMap(spec.workload.length - 1, 'final');
     return result;
@@ -1096,22 +1198,32 @@ class WorkloadRun {
 
 /** The format's allocation overhead for the table's data and index pages. */
 function allocationPages(format: StorageFormat, layout: TableLayout, metrics: EngineMetrics, index: IndexPages): AllocationPages {
-  const by_kind = format.allocationPages({ pageBytes: layout.geometry.pageBytes, dataPages: metrics.pages, indexPages: index.by_index, metrics });
+  const by_kind = format.allocationPages({
+    pageBytes: layout.geometry.pageBytes,
+    dataPages: metrics.pages,
+    indexPages: index.by_index,
+    metrics,
+  });
   return { total: Object.values(by_kind).reduce((a, b) => a + b, 0), by_kind };
 }
 
 /** Index settings this format does not read are ignored, with a note; and what the format says about the indexes. */
 function indexNotes(spec: StorageSpec, format: StorageFormat): string[] {
   const ignored = spec.table.indexes.flatMap((idx) =>
-    INDEX_OPTION_KEYS.filter((k) => idx[k] !== undefined && !format.indexSettings.includes(k)).map((k) => `${k} of index ${idx.name} does not apply to ${format.id} and is ignored`),
+    INDEX_OPTION_KEYS.filter((k) => idx[k] !== undefined && !format.indexSettings.includes(k)).map(
+      (k) => `${k} of index ${idx.name} does not apply to ${format.id} and is ignored`,
+    ),
   );
   return [...ignored, ...(format.indexNotes?.(spec.table) ?? [])];
 }
 
 /** Column storage and value compressibility mean something to a format that moves and compresses values (PostgreSQL); elsewhere a note. */
 function contentNotes(spec: StorageSpec, format: StorageFormat): string[] {
-  const notes = spec.table.columns.filter((c) => c.storage !== undefined && !format.columnStorage).map((c) => `storage of column ${c.name} does not apply to ${format.id} and is ignored`);
-  if (!format.outOfLine && givesCompressibility(spec.workload)) notes.push(`compressibility does not apply to ${format.id} (it stores values as they are) and is ignored`);
+  const notes = spec.table.columns
+    .filter((c) => c.storage !== undefined && !format.columnStorage)
+    .map((c) => `storage of column ${c.name} does not apply to ${format.id} and is ignored`);
+  if (!format.outOfLine && givesCompressibility(spec.workload))
+    notes.push(`compressibility does not apply to ${format.id} (it stores values as they are) and is ignored`);
   return notes;
 }
 

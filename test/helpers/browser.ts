@@ -20,7 +20,9 @@ export const browserPresent = existsSync(CHROMIUM);
 /** Say why `what` is skipped, or fail it where a browser is required; call once at the top of a browser test file. */
 export function browserOrReason(what: string): void {
   if (browserPresent) return;
-  process.stderr.write(`${what}: ${CHROMIUM} not found (apt-get install chromium); ${browserRequired ? 'required here (CI or ROWSIM_REQUIRE_BROWSER=1): failing' : 'skipped (CI=1 or ROWSIM_REQUIRE_BROWSER=1 makes this a failure)'}\n`);
+  process.stderr.write(
+    `${what}: ${CHROMIUM} not found (apt-get install chromium); ${browserRequired ? 'required here (CI or ROWSIM_REQUIRE_BROWSER=1): failing' : 'skipped (CI=1 or ROWSIM_REQUIRE_BROWSER=1 makes this a failure)'}\n`,
+  );
   describe.runIf(browserRequired)(what, () => {
     it(`needs ${CHROMIUM} (CI or ROWSIM_REQUIRE_BROWSER=1 is set)`, () => {
       expect.fail(`${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium (.ci/run does)`);

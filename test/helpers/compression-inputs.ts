@@ -6,7 +6,8 @@
  * NULL). test/toast.test.ts holds the compressors to these figures; test/pgcheck.test.ts measures them
  * again on the live server.
  */
-const LOREM = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
+const LOREM =
+  'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
 
 export interface KnownInput {
   name: string;

@@ -66,13 +66,19 @@ export function shrunkBases(): Base[] {
       if (c) {
         c.duration = '20ms';
         c.warmup = '5ms';
-        const cap = (v: Json, max: number): Json => (Array.isArray(v) ? v.slice(0, 2).map((x) => (typeof x === 'number' ? Math.min(x, max) : x)) : typeof v === 'number' ? Math.min(v, max) : v);
+        const cap = (v: Json, max: number): Json =>
+          Array.isArray(v)
+            ? v.slice(0, 2).map((x) => (typeof x === 'number' ? Math.min(x, max) : x))
+            : typeof v === 'number'
+              ? Math.min(v, max)
+              : v;
         c.users = cap(c.users!, 200);
         c.engines = cap(c.engines!, 16);
         // Replications and a phase-diagram sweep multiply the points: keep two of each.
         if (typeof c.replications === 'number') c.replications = Math.min(c.replications, 2);
         const cs = c.sweep;
-        if (cs && typeof cs === 'object' && !Array.isArray(cs)) for (const k of Object.keys(cs)) if (Array.isArray(cs[k])) cs[k] = (cs[k] as Json[]).slice(0, 2);
+        if (cs && typeof cs === 'object' && !Array.isArray(cs))
+          for (const k of Object.keys(cs)) if (Array.isArray(cs[k])) cs[k] = (cs[k] as Json[]).slice(0, 2);
       }
       const e = config.estimate as { [k: string]: Json } | undefined;
       if (e) {
@@ -101,7 +107,11 @@ function parentOf(root: Json, path: Path): Record<string | number, Json> {
   return get(root, path.slice(0, -1)) as Record<string | number, Json>;
 }
 
-const show = (p: Path) => p.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('').replace(/^\./, '');
+const show = (p: Path) =>
+  p
+    .map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`))
+    .join('')
+    .replace(/^\./, '');
 
 const KINDS = ['wrong-type', 'rename-key', 'delete-key', 'add-key', 'out-of-range'] as const;
 const WRONG: Record<string, Json[]> = {
@@ -152,10 +162,13 @@ function mutate(base: Base, kind: (typeof KINDS)[number], pick: number, alt: num
       return { config, what: `delete ${show(p)}` };
     }
     case 'add-key': {
-      const maps = [[] as Path, ...all.filter((p) => {
-        const v = get(config, p);
-        return v !== null && typeof v === 'object' && !Array.isArray(v);
-      })];
+      const maps = [
+        [] as Path,
+        ...all.filter((p) => {
+          const v = get(config, p);
+          return v !== null && typeof v === 'object' && !Array.isArray(v);
+        }),
+      ];
       const p = maps[pick % maps.length]!;
       const key = ['colour', 'pages_per_extent', 'verbose', 'retries', 'exp_rowsize', 'nullable'][alt % 6]!;
       (get(config, p) as { [k: string]: Json })[key] = alt % 2 ? 1 : 'yes';
@@ -194,7 +207,13 @@ export function mutants(): Mutant[] {
     if (seen.has(text)) continue;
     seen.add(text);
     const id = `gen-${String(out.length + 1).padStart(2, '0')}`;
-    out.push({ id, base: base.file, command: base.command, what: `${d.kind}: ${m.what}`, text: `# generated ${id} from sim-configs/${base.file}: ${d.kind}: ${m.what}\n${text}` });
+    out.push({
+      id,
+      base: base.file,
+      command: base.command,
+      what: `${d.kind}: ${m.what}`,
+      text: `# generated ${id} from sim-configs/${base.file}: ${d.kind}: ${m.what}\n${text}`,
+    });
   }
   return out;
 }

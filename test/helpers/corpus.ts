@@ -86,7 +86,14 @@ export function positionRe(spec: string, configName: string): RegExp | undefined
 }
 
 export function parseMessages(lines: string[] | undefined): string[][] {
-  return (lines ?? []).filter((l) => l !== '').map((l) => l.split(/\s+\|\s+/).map((s) => s.trim()).filter(Boolean));
+  return (lines ?? [])
+    .filter((l) => l !== '')
+    .map((l) =>
+      l
+        .split(/\s+\|\s+/)
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
 }
 
 /** Every case under test/corpus/<category>/: `<name>.yaml` files and `<name>/case.yaml` folders. */
@@ -138,7 +145,8 @@ export interface ArgsCase {
 
 export function loadArgsCases(): ArgsCase[] {
   const list = parseYaml(readFileSync(join(CORPUS, 'args.yaml'), 'utf8')) as ArgsCase[];
-  for (const c of list) if (!c.case || !Array.isArray(c.argv)) throw new Error(`args.yaml: each item needs case and argv, found ${JSON.stringify(c)}`);
+  for (const c of list)
+    if (!c.case || !Array.isArray(c.argv)) throw new Error(`args.yaml: each item needs case and argv, found ${JSON.stringify(c)}`);
   return list;
 }
 
@@ -182,7 +190,13 @@ export function snapshot(dir: string): Map<string, string> {
       else if (st.isDirectory()) {
         out.set(r, 'dir');
         walk(r);
-      } else if (st.isFile()) out.set(r, createHash('sha256').update(readFileSync(join(dir, r))).digest('hex'));
+      } else if (st.isFile())
+        out.set(
+          r,
+          createHash('sha256')
+            .update(readFileSync(join(dir, r)))
+            .digest('hex'),
+        );
       else out.set(r, 'special');
     }
   };
@@ -293,16 +307,24 @@ export function judge(r: RunResult, exp: Expectation, outputChanges: string[]): 
   if (STACK_FRAME.test(err) || /^Node\.js v\d+/m.test(err)) problems.push('[stack] a stack trace on stderr');
   else if (ERROR_CLASS.test(err)) problems.push(`[stack] an error class name on stderr (${ERROR_CLASS.exec(err)![0]})`);
   if (r.code !== 0 && !r.hung) {
-    if (exp.position && !exp.position.re.test(err)) problems.push(`[position] no ${exp.position.spec === 'yes' ? 'file' : exp.position.spec}:line:column (${exp.position.re.source}) on stderr`);
+    if (exp.position && !exp.position.re.test(err))
+      problems.push(
+        `[position] no ${exp.position.spec === 'yes' ? 'file' : exp.position.spec}:line:column (${exp.position.re.source}) on stderr`,
+      );
     let text = err.toLowerCase();
     for (const w of exp.ignore ?? []) text = text.split(w.toLowerCase()).join('');
     for (const alts of exp.messages) {
-      if (!alts.some((a) => text.includes(a.toLowerCase()))) problems.push(`[message] stderr does not mention ${alts.map((a) => JSON.stringify(a)).join(' or ')}`);
+      if (!alts.some((a) => text.includes(a.toLowerCase())))
+        problems.push(`[message] stderr does not mention ${alts.map((a) => JSON.stringify(a)).join(' or ')}`);
     }
     const lines = err.split('\n').filter((l) => l.trim() !== '').length;
-    if (exp.maxLines !== undefined && lines > exp.maxLines) problems.push(`[lines] ${lines} lines on stderr, expected at most ${exp.maxLines}`);
+    if (exp.maxLines !== undefined && lines > exp.maxLines)
+      problems.push(`[lines] ${lines} lines on stderr, expected at most ${exp.maxLines}`);
   }
-  if (outputChanges.length) problems.push(`[output] files written or changed: ${outputChanges.slice(0, 8).join(', ')}${outputChanges.length > 8 ? ` … (${outputChanges.length})` : ''}`);
+  if (outputChanges.length)
+    problems.push(
+      `[output] files written or changed: ${outputChanges.slice(0, 8).join(', ')}${outputChanges.length > 8 ? ` … (${outputChanges.length})` : ''}`,
+    );
   return problems;
 }
 

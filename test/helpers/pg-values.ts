@@ -23,7 +23,9 @@ export function pgDataBytes(col: ColumnSql, value: Exclude<SqlValue, null>): num
     case 'bool':
       return typeof value === 'boolean' ? 1 : `${value} is not a boolean`;
     case 'uuid':
-      return typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value) ? 16 : `${value} is not a uuid`;
+      return typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value)
+        ? 16
+        : `${value} is not a uuid`;
     case 'date':
       return typeof value === 'string' && validDate(value) ? 4 : `${value} is not a date`;
     case 'time':
@@ -42,7 +44,8 @@ export function pgDataBytes(col: ColumnSql, value: Exclude<SqlValue, null>): num
     case 'text': {
       if (typeof value !== 'string') return `${typeof value} is not a string`;
       const chars = [...value].length;
-      if (col.kind === 'bpchar' && chars !== col.declaredChars) return `char(${col.declaredChars}) given ${chars} characters (it would be blank-padded or refused)`;
+      if (col.kind === 'bpchar' && chars !== col.declaredChars)
+        return `char(${col.declaredChars}) given ${chars} characters (it would be blank-padded or refused)`;
       if (col.kind === 'varchar' && chars > col.declaredChars) return `varchar(${col.declaredChars}) given ${chars} characters`;
       if (/ $/.test(value) && col.kind === 'bpchar') return 'a char(n) value ending in a blank';
       return Buffer.byteLength(value, 'utf8');

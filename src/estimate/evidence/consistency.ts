@@ -61,9 +61,15 @@ export const PAGES_TOLERANCE = 0.01;
 const PERCENT_TOLERANCE = 0.01;
 
 const DBMS_NAME: Record<DdlDbms, string> = { ase: 'SAP ASE', sqlserver: 'SQL Server', postgres: 'PostgreSQL', oracle: 'Oracle' };
-const KIND_DBMS: Record<Exclude<EvidenceKind, 'sp_spaceused'>, DdlDbms> = { optdiag: 'ase', index_physical_stats: 'sqlserver', pgstattuple: 'postgres', pg_stat_user_tables: 'postgres' };
+const KIND_DBMS: Record<Exclude<EvidenceKind, 'sp_spaceused'>, DdlDbms> = {
+  optdiag: 'ase',
+  index_physical_stats: 'sqlserver',
+  pgstattuple: 'postgres',
+  pg_stat_user_tables: 'postgres',
+};
 
-const fmt = (v: number) => (Math.abs(v) > Number.MAX_SAFE_INTEGER ? String(v) : Number.isInteger(v) ? groupedNumber(v) : groupedNumber(v, 2));
+const fmt = (v: number) =>
+  Math.abs(v) > Number.MAX_SAFE_INTEGER ? String(v) : Number.isInteger(v) ? groupedNumber(v) : groupedNumber(v, 2);
 const dirOf = (f: string) => f.replace(/[^/\\]*$/, '');
 
 /** A place as a message names it, beside a problem of `from`: the file's name alone when both are in one folder. */
@@ -88,7 +94,13 @@ function figuresOf(ev: Evidence): Figure[] {
 }
 
 function isFigure(v: unknown): v is Figure {
-  return !!v && typeof v === 'object' && typeof (v as Figure).value === 'number' && typeof (v as Figure).file === 'string' && typeof (v as Figure).label === 'string';
+  return (
+    !!v &&
+    typeof v === 'object' &&
+    typeof (v as Figure).value === 'number' &&
+    typeof (v as Figure).file === 'string' &&
+    typeof (v as Figure).label === 'string'
+  );
 }
 
 /** The cross-checks, in order: figures beyond 2^53; names and DBMSs; each input's own figures; rows and pages. */
@@ -115,7 +127,12 @@ function hugeFigures(ev: Evidence): InputProblem[] {
   for (const fig of figures) {
     if (Math.abs(fig.value) <= Number.MAX_SAFE_INTEGER || seen.has(fig.line)) continue;
     seen.add(fig.line);
-    out.push(problem(fig, `expected ${fig.label} as a whole number up to 2^53 − 1 (${groupedNumber(Number.MAX_SAFE_INTEGER)}), found ${fmt(fig.value)}: not an exact count a server could print (no table has so many rows or bytes, and a double holds whole numbers exactly only up to 2^53)`));
+    out.push(
+      problem(
+        fig,
+        `expected ${fig.label} as a whole number up to 2^53 − 1 (${groupedNumber(Number.MAX_SAFE_INTEGER)}), found ${fmt(fig.value)}: not an exact count a server could print (no table has so many rows or bytes, and a double holds whole numbers exactly only up to 2^53)`,
+      ),
+    );
   }
   return out;
 }
@@ -126,7 +143,12 @@ function nameProblems(inputs: readonly Evidence[], f: CheckFacts): InputProblem[
   for (const ev of inputs) {
     const t = ev.table;
     if (!t || t.name.toLowerCase() === f.table.toLowerCase()) continue;
-    out.push(problem(t, `expected the figures of table ${f.table} (${f.namedAt.what}, ${ref(f.namedAt, t.file)}), found table "${t.name}" in ${t.kind}'s output`));
+    out.push(
+      problem(
+        t,
+        `expected the figures of table ${f.table} (${f.namedAt.what}, ${ref(f.namedAt, t.file)}), found table "${t.name}" in ${t.kind}'s output`,
+      ),
+    );
   }
   return out;
 }
@@ -139,7 +161,11 @@ function serverOf(ev: Evidence): { dbms: DdlDbms; at: { file: string; line: numb
   if (!kind) return undefined;
   if (kind === 'sp_spaceused') {
     if (!ev.server) return undefined;
-    return { dbms: ev.server.dbms, at: { file: first.file, line: ev.server.line }, what: `sp_spaceused's output (${DBMS_NAME[ev.server.dbms]}'s: its header names ${ev.server.sign})` };
+    return {
+      dbms: ev.server.dbms,
+      at: { file: first.file, line: ev.server.line },
+      what: `sp_spaceused's output (${DBMS_NAME[ev.server.dbms]}'s: its header names ${ev.server.sign})`,
+    };
   }
   return { dbms: KIND_DBMS[kind], at: { file: first.file, line: first.line }, what: `${kind}'s output (${DBMS_NAME[KIND_DBMS[kind]]}'s)` };
 }
@@ -155,18 +181,33 @@ function familyProblems(inputs: readonly Evidence[], f: CheckFacts): InputProble
   const first = servers[0];
   for (const s of servers.slice(1)) {
     if (s.dbms === first!.dbms) continue;
-    out.push(problem(s.at, `expected the output of ${DBMS_NAME[first!.dbms]}'s tools, as ${first!.what} at ${ref(first!.at, s.at.file)} is, found ${s.what}: one table is on one server`));
+    out.push(
+      problem(
+        s.at,
+        `expected the output of ${DBMS_NAME[first!.dbms]}'s tools, as ${first!.what} at ${ref(first!.at, s.at.file)} is, found ${s.what}: one table is on one server`,
+      ),
+    );
   }
   if (out.length) return out;
   const d = f.dialect;
   for (const s of servers) {
     if (!d || s.dbms === d.dbms) continue;
-    out.push(problem(s.at, `expected the output of ${DBMS_NAME[d.dbms]}'s tools for table ${f.table}, whose DDL is ${DBMS_NAME[d.dbms]}'s (${d.at.what} at ${ref(d.at, s.at.file)}), found ${s.what}: one table is on one server`));
+    out.push(
+      problem(
+        s.at,
+        `expected the output of ${DBMS_NAME[d.dbms]}'s tools for table ${f.table}, whose DDL is ${DBMS_NAME[d.dbms]}'s (${d.at.what} at ${ref(d.at, s.at.file)}), found ${s.what}: one table is on one server`,
+      ),
+    );
   }
   if (out.length || !first || first.dbms === getFormat(f.format).dbms) return out;
   const formats = availableFormats().filter((id) => getFormat(id).dbms === first.dbms);
   const fix = f.formatAt.file === '--format' ? `--format ${formats.join(' or ')}` : `engine.format ${formats.join(' or ')}`;
-  out.push(problem(f.formatAt, `expected a format of ${DBMS_NAME[first.dbms]} (${fix}) for ${first.what} at ${ref(first.at, f.formatAt.file)}, found ${f.format} (${f.formatAt.what}), a format of ${DBMS_NAME[getFormat(f.format).dbms]}`));
+  out.push(
+    problem(
+      f.formatAt,
+      `expected a format of ${DBMS_NAME[first.dbms]} (${fix}) for ${first.what} at ${ref(first.at, f.formatAt.file)}, found ${f.format} (${f.formatAt.what}), a format of ${DBMS_NAME[getFormat(f.format).dbms]}`,
+    ),
+  );
   return out;
 }
 
@@ -184,10 +225,18 @@ function pgstattupleProblems(ev: Evidence): InputProblem[] {
   }
   const parts = [ev.tupleBytes, ev.deadTupleBytes, ev.freeBytes].filter((x): x is Figure => x !== undefined);
   const over = parts.find((x) => x.value > len.value);
-  if (over) out.push(problem(over, `expected ${over.label} at most table_len (${fmt(len.value)}, ${ref(len, over.file)}), found ${fmt(over.value)}`));
+  if (over)
+    out.push(
+      problem(over, `expected ${over.label} at most table_len (${fmt(len.value)}, ${ref(len, over.file)}), found ${fmt(over.value)}`),
+    );
   const sum = parts.reduce((s, x) => s + x.value, 0);
   if (!over && parts.length > 1 && sum > len.value) {
-    out.push(problem(parts[parts.length - 1]!, `expected ${parts.map((x) => x.label).join(' + ')} at most table_len (${fmt(len.value)}, ${ref(len, parts[0]!.file)}), found ${parts.map((x) => fmt(x.value)).join(' + ')} = ${fmt(sum)}`));
+    out.push(
+      problem(
+        parts[parts.length - 1]!,
+        `expected ${parts.map((x) => x.label).join(' + ')} at most table_len (${fmt(len.value)}, ${ref(len, parts[0]!.file)}), found ${parts.map((x) => fmt(x.value)).join(' + ')} = ${fmt(sum)}`,
+      ),
+    );
   }
   if (out.length || len.value === 0) return out;
   for (const p of ev.percents ?? []) {
@@ -195,7 +244,12 @@ function pgstattupleProblems(ev: Evidence): InputProblem[] {
     if (!part) continue;
     const share = (100 * part.value) / len.value;
     if (Math.abs(share - p.value) > PERCENT_TOLERANCE) {
-      out.push(problem(p, `expected ${p.label} ${fmt(Math.round(share * 100) / 100)} (100 × ${part.label} ${fmt(part.value)} at ${ref(part, p.file)} ÷ table_len ${fmt(len.value)}), found ${fmt(p.value)}`));
+      out.push(
+        problem(
+          p,
+          `expected ${p.label} ${fmt(Math.round(share * 100) / 100)} (100 × ${part.label} ${fmt(part.value)} at ${ref(part, p.file)} ÷ table_len ${fmt(len.value)}), found ${fmt(p.value)}`,
+        ),
+      );
     }
   }
   return out;
@@ -206,11 +260,29 @@ function recordSizeProblems(ev: Evidence): InputProblem[] {
   const r = ev.recordBytes;
   if (!r) return [];
   const { min, max, avg } = r;
-  if (min && max && min.value > max.value) return [problem(min, `expected min_record_size_in_bytes at most max_record_size_in_bytes (${fmt(max.value)}, ${ref(max, min.file)}), found ${fmt(min.value)}`)];
+  if (min && max && min.value > max.value)
+    return [
+      problem(
+        min,
+        `expected min_record_size_in_bytes at most max_record_size_in_bytes (${fmt(max.value)}, ${ref(max, min.file)}), found ${fmt(min.value)}`,
+      ),
+    ];
   if (ev.records?.value === 0) return [];
   const tol = PERCENT_TOLERANCE;
-  if (min && avg.value < min.value - tol) return [problem(avg, `expected avg_record_size_in_bytes from min_record_size_in_bytes ${fmt(min.value)} (${ref(min, avg.file)}) to the max, found ${fmt(avg.value)}`)];
-  if (max && avg.value > max.value + tol) return [problem(avg, `expected avg_record_size_in_bytes at most max_record_size_in_bytes ${fmt(max.value)} (${ref(max, avg.file)}), found ${fmt(avg.value)}`)];
+  if (min && avg.value < min.value - tol)
+    return [
+      problem(
+        avg,
+        `expected avg_record_size_in_bytes from min_record_size_in_bytes ${fmt(min.value)} (${ref(min, avg.file)}) to the max, found ${fmt(avg.value)}`,
+      ),
+    ];
+  if (max && avg.value > max.value + tol)
+    return [
+      problem(
+        avg,
+        `expected avg_record_size_in_bytes at most max_record_size_in_bytes ${fmt(max.value)} (${ref(max, avg.file)}), found ${fmt(avg.value)}`,
+      ),
+    ];
   return [];
 }
 
@@ -222,12 +294,24 @@ function recordSizeProblems(ev: Evidence): InputProblem[] {
 function counterProblems(ev: Evidence): InputProblem[] {
   const out: InputProblem[] = [];
   const { updates: upd, hotUpdates: hot, newpageUpdates: newpage } = ev;
-  if (upd && hot && hot.value > upd.value) out.push(problem(hot, `expected n_tup_hot_upd at most n_tup_upd (${fmt(upd.value)}, ${ref(upd, hot.file)}), found ${fmt(hot.value)}`));
+  if (upd && hot && hot.value > upd.value)
+    out.push(problem(hot, `expected n_tup_hot_upd at most n_tup_upd (${fmt(upd.value)}, ${ref(upd, hot.file)}), found ${fmt(hot.value)}`));
   else if (upd && hot && newpage && newpage.value + hot.value > upd.value) {
-    out.push(problem(newpage, `expected n_tup_newpage_upd at most n_tup_upd − n_tup_hot_upd (${fmt(upd.value)} at ${ref(upd, newpage.file)} − ${fmt(hot.value)} at ${ref(hot, newpage.file)} = ${fmt(upd.value - hot.value)}: a new-page update is never HOT), found ${fmt(newpage.value)}`));
+    out.push(
+      problem(
+        newpage,
+        `expected n_tup_newpage_upd at most n_tup_upd − n_tup_hot_upd (${fmt(upd.value)} at ${ref(upd, newpage.file)} − ${fmt(hot.value)} at ${ref(hot, newpage.file)} = ${fmt(upd.value - hot.value)}: a new-page update is never HOT), found ${fmt(newpage.value)}`,
+      ),
+    );
   }
   const { emptyPages: empty, pages } = ev;
-  if (empty && pages && empty.value > pages.value) out.push(problem(empty, `expected ${empty.label} at most ${pages.label} (${fmt(pages.value)}, ${ref(pages, empty.file)}), found ${fmt(empty.value)}`));
+  if (empty && pages && empty.value > pages.value)
+    out.push(
+      problem(
+        empty,
+        `expected ${empty.label} at most ${pages.label} (${fmt(pages.value)}, ${ref(pages, empty.file)}), found ${fmt(empty.value)}`,
+      ),
+    );
   return out;
 }
 
@@ -236,8 +320,20 @@ function rowsAndPages(ev: Evidence, pageBytes: number): { rows: Figure; pages: F
   const rows = ev.rows;
   if (!rows) return undefined;
   if (ev.pages) return { rows, pages: ev.pages, count: ev.pages.value, label: `${ev.pages.label} ${fmt(ev.pages.value)}` };
-  if (ev.tableBytes) return { rows, pages: ev.tableBytes, count: Math.floor(ev.tableBytes.value / pageBytes), label: `${ev.tableBytes.label} ${fmt(ev.tableBytes.value)} bytes` };
-  if (ev.dataKB) return { rows, pages: ev.dataKB, count: Math.floor((ev.dataKB.value * 1024) / pageBytes), label: `${ev.dataKB.label} ${fmt(ev.dataKB.value)} KB` };
+  if (ev.tableBytes)
+    return {
+      rows,
+      pages: ev.tableBytes,
+      count: Math.floor(ev.tableBytes.value / pageBytes),
+      label: `${ev.tableBytes.label} ${fmt(ev.tableBytes.value)} bytes`,
+    };
+  if (ev.dataKB)
+    return {
+      rows,
+      pages: ev.dataKB,
+      count: Math.floor((ev.dataKB.value * 1024) / pageBytes),
+      label: `${ev.dataKB.label} ${fmt(ev.dataKB.value)} KB`,
+    };
   return undefined;
 }
 
@@ -255,7 +351,12 @@ function capacityProblems(ev: Evidence, f: CheckFacts): InputProblem[] {
   if (rp.count >= need) return [];
   const kb = f.pageBytes % 1024 === 0 ? `${f.pageBytes / 1024} KB` : `${f.pageBytes} bytes`;
   const why = `the shortest row of table ${f.table} takes ${rowBytes} bytes on ${f.format} (${dataBytes} data bytes) and ${slotBytes} more for its slot, at most ${fmt(perPage)} rows a page of ${kb}`;
-  return [problem(rp.pages, `expected at least ${fmt(need)} pages of ${kb} for ${rp.rows.label} ${fmt(rp.rows.value)} (${ref(rp.rows, rp.pages.file)}), found ${rp.label}, which cannot hold them: ${why}`)];
+  return [
+    problem(
+      rp.pages,
+      `expected at least ${fmt(need)} pages of ${kb} for ${rp.rows.label} ${fmt(rp.rows.value)} (${ref(rp.rows, rp.pages.file)}), found ${rp.label}, which cannot hold them: ${why}`,
+    ),
+  ];
 }
 
 /**
@@ -275,8 +376,15 @@ function pageAgreement(inputs: readonly Evidence[], f: CheckFacts): InputProblem
   const far = sqlserver ? pages.value - fromKb > tolerance : Math.abs(fromKb - pages.value) > tolerance;
   if (!far) return [];
   const pageKb = f.pageBytes / 1024;
-  const allowed = sqlserver ? `at least ${fmt(pages.value)} pages less 1%` : `${fmt(pages.value)} pages within 1% (allocation and OAM pages one input may count and the other not, and KB rounding)`;
-  return [problem(kb, `expected data to agree with ${pages.kind} ${pages.label} ${fmt(pages.value)} (${ref(pages, kb.file)}): ${allowed}, found data ${fmt(kb.value)} KB, ${fmt(Math.round(fromKb * 100) / 100)} pages of ${pageKb} KB`)];
+  const allowed = sqlserver
+    ? `at least ${fmt(pages.value)} pages less 1%`
+    : `${fmt(pages.value)} pages within 1% (allocation and OAM pages one input may count and the other not, and KB rounding)`;
+  return [
+    problem(
+      kb,
+      `expected data to agree with ${pages.kind} ${pages.label} ${fmt(pages.value)} (${ref(pages, kb.file)}): ${allowed}, found data ${fmt(kb.value)} KB, ${fmt(Math.round(fromKb * 100) / 100)} pages of ${pageKb} KB`,
+    ),
+  ];
 }
 
 /**
@@ -289,11 +397,14 @@ export function checkFacts(table: TableDef, engine: EngineSpec, layout: TableLay
     const p = loc.problem(path, '');
     return { file: p.file, ...(p.line !== undefined ? { line: p.line, column: p.column } : {}), what };
   };
-  const ddlPlace = (at: { line: number }, what: string): Place => (s?.file ? { file: s.file, line: at.line, what } : { ...configKey(['table', 'ddl'], what), note: `table.ddl's line ${at.line}` });
+  const ddlPlace = (at: { line: number }, what: string): Place =>
+    s?.file ? { file: s.file, line: at.line, what } : { ...configKey(['table', 'ddl'], what), note: `table.ddl's line ${at.line}` };
   const created = s?.created && s.created.value.toLowerCase() === table.name.toLowerCase() ? s.created : undefined;
   const namedAt = created ? ddlPlace(created, `CREATE TABLE ${created.value}`) : configKey(['table', 'name'], `table.name ${table.name}`);
   const commandLine = loc.file === '(command line)';
-  const formatAt: Place = commandLine ? { file: '--format', what: 'given by --format, or without it taken from the kinds of files given' } : configKey(['engine', 'format'], 'engine.format');
+  const formatAt: Place = commandLine
+    ? { file: '--format', what: 'given by --format, or without it taken from the kinds of files given' }
+    : configKey(['engine', 'format'], 'engine.format');
   const g = layout.geometry;
   return {
     table: table.name,

@@ -27,23 +27,51 @@ export function parseIndexPhysicalStats(text: string, file: string, table?: stri
   const col = (name: string) => columnIndex(csv.header, name);
   const missing = NEEDED.filter((n) => col(n) < 0);
   if (missing.length) {
-    return { problems: [at(file, csv.header[0]!.line, 1, `expected a header naming the columns of sys.dm_db_index_physical_stats (${NEEDED.join(', ')}, and index_id), found none of ${missing.join(', ')}`)] };
+    return {
+      problems: [
+        at(
+          file,
+          csv.header[0]!.line,
+          1,
+          `expected a header naming the columns of sys.dm_db_index_physical_stats (${NEEDED.join(', ')}, and index_id), found none of ${missing.join(', ')}`,
+        ),
+      ],
+    };
   }
   const idxId = col('index_id');
   const unit = col('alloc_unit_type_desc');
   const nameCol = ['table_name', 'object_name', 'name'].map(col).find((i) => i >= 0);
-  const heapRows = csv.rows.filter((r) => (idxId < 0 || r[idxId]?.text === '0') && (unit < 0 || (r[unit]?.text ?? '').toUpperCase() === 'IN_ROW_DATA'));
+  const heapRows = csv.rows.filter(
+    (r) => (idxId < 0 || r[idxId]?.text === '0') && (unit < 0 || (r[unit]?.text ?? '').toUpperCase() === 'IN_ROW_DATA'),
+  );
   if (heapRows.length === 0) {
     const ids = [...new Set(csv.rows.map((r) => r[idxId]?.text ?? '?'))].join(', ');
     const line = csv.rows[0]?.[0]?.line ?? csv.header[0]!.line;
-    return { problems: [at(file, line, 1, `expected a row of the heap (index_id 0, IN_ROW_DATA), found ${csv.rows.length ? `only index_id ${ids} (a table with a clustered index has no forwarded records)` : 'no rows'}`)] };
+    return {
+      problems: [
+        at(
+          file,
+          line,
+          1,
+          `expected a row of the heap (index_id 0, IN_ROW_DATA), found ${csv.rows.length ? `only index_id ${ids} (a table with a clustered index has no forwarded records)` : 'no rows'}`,
+        ),
+      ],
+    };
   }
   const out: InputProblem[] = [];
   // Rows of two tables; one other table's name is refused by the cross-checks (consistency.ts), which name the DDL too.
   if (nameCol !== undefined) {
     const key = (r: Cell[]) => (r[nameCol]?.text ?? '').replace(/^.*\./, '').toLowerCase();
     const other = heapRows.find((r) => key(r) !== key(heapRows[0]!));
-    if (other) out.push(at(file, other[nameCol]!.line, other[nameCol]!.column, `expected the heap rows of one table (${heapRows[0]![nameCol]!.text}, line ${heapRows[0]![nameCol]!.line}), found "${other[nameCol]!.text}"`));
+    if (other)
+      out.push(
+        at(
+          file,
+          other[nameCol]!.line,
+          other[nameCol]!.column,
+          `expected the heap rows of one table (${heapRows[0]![nameCol]!.text}, line ${heapRows[0]![nameCol]!.line}), found "${other[nameCol]!.text}"`,
+        ),
+      );
   }
   const sums = new Map<string, { sum: number; weighted: number; min: number; max: number; first: Cell }>();
   for (const r of heapRows) {
@@ -59,8 +87,10 @@ export function parseIndexPhysicalStats(text: string, file: string, table?: stri
       const cell = r[i]!;
       const v = parseFigure(cell.text);
       if (v === undefined || v < 0) {
-        const hint = /^null$/i.test(cell.text) || cell.text === '' ? ' (NULL in LIMITED mode: run the function with mode SAMPLED or DETAILED)' : '';
-        if ((NEEDED as readonly string[]).includes(name)) out.push(at(file, cell.line, cell.column, `expected a number ≥ 0 for ${name}, found "${cell.text}"${hint}`));
+        const hint =
+          /^null$/i.test(cell.text) || cell.text === '' ? ' (NULL in LIMITED mode: run the function with mode SAMPLED or DETAILED)' : '';
+        if ((NEEDED as readonly string[]).includes(name))
+          out.push(at(file, cell.line, cell.column, `expected a number ≥ 0 for ${name}, found "${cell.text}"${hint}`));
         continue;
       }
       const s = sums.get(name) ?? { sum: 0, weighted: 0, min: Infinity, max: 0, first: cell };
@@ -83,13 +113,21 @@ function heapEvidence(
   nameCell: Cell | undefined,
 ): ReadOutcome {
   const ev = emptyEvidence();
-  const fig = (name: string, value: number): Figure => ({ value, kind: 'index_physical_stats', label: name, file, line: sums.get(name)!.first.line });
+  const fig = (name: string, value: number): Figure => ({
+    value,
+    kind: 'index_physical_stats',
+    label: name,
+    file,
+    line: sums.get(name)!.first.line,
+  });
   const records = sums.get('record_count')!.sum;
   const forwarded = sums.get('forwarded_record_count')!.sum;
   const rows = records - forwarded;
   if (rows < 0) {
     const c = sums.get('forwarded_record_count')!.first;
-    return { problems: [at(file, c.line, c.column, `expected forwarded_record_count at most record_count (${records}), found ${forwarded}`)] };
+    return {
+      problems: [at(file, c.line, c.column, `expected forwarded_record_count at most record_count (${records}), found ${forwarded}`)],
+    };
   }
   ev.rows = fig('record_count', rows);
   ev.rows.label = 'record_count − forwarded_record_count';
@@ -104,13 +142,20 @@ function heapEvidence(
   if (min && forwarded === 0) ev.minRowBytes = fig('min_record_size_in_bytes', min.min);
   if (max) ev.maxRowBytes = fig('max_record_size_in_bytes', max.max);
   ev.records = fig('record_count', records);
-  ev.recordBytes = { avg: fig('avg_record_size_in_bytes', avgAll), ...(min ? { min: fig('min_record_size_in_bytes', min.min) } : {}), ...(max ? { max: fig('max_record_size_in_bytes', max.max) } : {}) };
+  ev.recordBytes = {
+    avg: fig('avg_record_size_in_bytes', avgAll),
+    ...(min ? { min: fig('min_record_size_in_bytes', min.min) } : {}),
+    ...(max ? { max: fig('max_record_size_in_bytes', max.max) } : {}),
+  };
   const compressed = sums.get('compressed_page_count');
   if (compressed) ev.compressedPages = fig('compressed_page_count', compressed.sum);
   const ghosts = sums.get('ghost_record_count');
-  if (ghosts && ghosts.sum > 0) ev.notes.push(`sys.dm_db_index_physical_stats: ${ghosts.sum} ghost records (deleted, not yet cleaned up) are not counted as rows`);
+  if (ghosts && ghosts.sum > 0)
+    ev.notes.push(`sys.dm_db_index_physical_stats: ${ghosts.sum} ghost records (deleted, not yet cleaned up) are not counted as rows`);
   if (partitions > 1) ev.notes.push(`sys.dm_db_index_physical_stats: the heap's ${partitions} partitions are summed`);
-  ev.notes.push('sys.dm_db_index_physical_stats: live rows = record_count − forwarded_record_count (a forwarded row is two records: the stub at home and the row)');
+  ev.notes.push(
+    'sys.dm_db_index_physical_stats: live rows = record_count − forwarded_record_count (a forwarded row is two records: the stub at home and the row)',
+  );
   if (nameCell) ev.table = { name: nameCell.text.replace(/^.*\./, ''), kind: 'index_physical_stats', file, line: nameCell.line };
   else if (table) ev.notes.push(`sys.dm_db_index_physical_stats: the CSV names no table (no table_name column): taken as table ${table}`);
   return { evidence: ev, problems: [] };

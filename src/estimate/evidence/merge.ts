@@ -44,12 +44,22 @@ function withPages(ev: Evidence, pageBytes: number, problems: InputProblem[]): E
   if (ev.pages) return ev;
   if (ev.dataKB) {
     const pages = (ev.dataKB.value * 1024) / pageBytes;
-    return { ...ev, pages: { ...ev.dataKB, value: Math.round(pages), label: `data ${fmt(ev.dataKB.value)} KB ÷ ${pageBytes / 1024} KB pages` } };
+    return {
+      ...ev,
+      pages: { ...ev.dataKB, value: Math.round(pages), label: `data ${fmt(ev.dataKB.value)} KB ÷ ${pageBytes / 1024} KB pages` },
+    };
   }
   if (ev.tableBytes) {
     const pages = ev.tableBytes.value / pageBytes;
     if (!Number.isInteger(pages)) {
-      problems.push(at(ev.tableBytes.file, ev.tableBytes.line, 1, `expected table_len to be a whole number of ${pageBytes}-byte pages (engine.page_size), found ${ev.tableBytes.value} bytes`));
+      problems.push(
+        at(
+          ev.tableBytes.file,
+          ev.tableBytes.line,
+          1,
+          `expected table_len to be a whole number of ${pageBytes}-byte pages (engine.page_size), found ${ev.tableBytes.value} bytes`,
+        ),
+      );
       return ev;
     }
     return { ...ev, pages: { ...ev.tableBytes, value: pages, label: `table_len ÷ ${pageBytes}` } };
@@ -58,7 +68,12 @@ function withPages(ev: Evidence, pageBytes: number, problems: InputProblem[]): E
 }
 
 /** Merge the inputs' evidence (in EVIDENCE_ORDER) for a table of `pageBytes` pages named `table`. */
-export function mergeEvidence(inputs: Evidence[], pageBytes: number, table: string, movedMetric: 'forwarded_rows' | 'newpage_updates'): { measurements?: Measurements; problems: InputProblem[] } {
+export function mergeEvidence(
+  inputs: Evidence[],
+  pageBytes: number,
+  table: string,
+  movedMetric: 'forwarded_rows' | 'newpage_updates',
+): { measurements?: Measurements; problems: InputProblem[] } {
   const problems: InputProblem[] = [];
   const sorted = [...inputs].sort((a, b) => rank(a) - rank(b)).map((e) => withPages(e, pageBytes, problems));
   for (const e of sorted) {
@@ -67,7 +82,11 @@ export function mergeEvidence(inputs: Evidence[], pageBytes: number, table: stri
     }
   }
   if (problems.length) return { problems };
-  const m: Measurements = { kinds: sorted.map(kindOf).filter((k): k is EvidenceKind => k !== undefined), pageBytes, notes: sorted.flatMap((e) => e.notes) };
+  const m: Measurements = {
+    kinds: sorted.map(kindOf).filter((k): k is EvidenceKind => k !== undefined),
+    pageBytes,
+    notes: sorted.flatMap((e) => e.notes),
+  };
   for (const key of SCALARS) {
     const given = sorted.map((e) => e[key]).filter((f): f is Figure => f !== undefined);
     if (!given.length) continue;
@@ -76,7 +95,9 @@ export function mergeEvidence(inputs: Evidence[], pageBytes: number, table: stri
       const a = given[0]!.value;
       // Beyond rounding (a row, a page); figures too far apart to be both true were refused before (consistency.ts).
       if (Math.abs(other.value - a) > 1) {
-        m.notes.push(`${other.kind} gives ${other.label} ${fmt(other.value)}, ${given[0]!.kind} ${given[0]!.label} ${fmt(a)}: the ${given[0]!.kind} figure is used`);
+        m.notes.push(
+          `${other.kind} gives ${other.label} ${fmt(other.value)}, ${given[0]!.kind} ${given[0]!.label} ${fmt(a)}: the ${given[0]!.kind} figure is used`,
+        );
       }
     }
   }

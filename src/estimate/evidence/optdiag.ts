@@ -10,7 +10,17 @@
  * into data bytes with the format's own row model.
  */
 import type { InputProblem } from '../../config/errors.js';
-import { at, emptyEvidence, numberedLines, parseFigure, type ColumnFigure, type Evidence, type Figure, type PartitionFigures, type ReadOutcome } from './types.js';
+import {
+  at,
+  emptyEvidence,
+  numberedLines,
+  parseFigure,
+  type ColumnFigure,
+  type Evidence,
+  type Figure,
+  type PartitionFigures,
+  type ReadOutcome,
+} from './types.js';
 
 /** Table-level rows optdiag prints, by the Evidence field they fill. */
 const TABLE_FIGURES: Record<string, keyof Pick<Evidence, 'pages' | 'emptyPages' | 'rows' | 'forwarded' | 'deleted' | 'avgRowBytes'>> = {
@@ -88,7 +98,16 @@ export function parseOptdiag(text: string, file: string, table?: string): ReadOu
   const { tables } = blocks(text);
   const withStats = tables.filter((t) => t.blocks.some((b) => b.kind === 'table' || b.kind === 'partition'));
   if (withStats.length === 0) {
-    return { problems: [at(file, 1, 1, 'expected optdiag statistics output (a "Statistics for table:" block with Data page count, Data row count, Forwarded row count …), found none')] };
+    return {
+      problems: [
+        at(
+          file,
+          1,
+          1,
+          'expected optdiag statistics output (a "Statistics for table:" block with Data page count, Data row count, Forwarded row count …), found none',
+        ),
+      ],
+    };
   }
   let chosen = withStats[0]!;
   // One table of another name is taken: the cross-checks (consistency.ts) refuse it, naming the DDL too.
@@ -115,17 +134,46 @@ function tableEvidence(t: { name: string; line: number; blocks: Block[] }, file:
     const fig = figureOf(tableBlock, parts, label, file, problems);
     if (fig) ev[field] = fig;
   }
-  if (tableBlock === undefined && parts.length > 1) ev.notes.push(`optdiag: the table figures are the sums of ${parts.length} partitions (Data row size: their row-weighted average)`);
+  if (tableBlock === undefined && parts.length > 1)
+    ev.notes.push(`optdiag: the table figures are the sums of ${parts.length} partitions (Data row size: their row-weighted average)`);
   if (problems.length) return { problems };
   const need = ['rows', 'pages', 'avgRowBytes'] as const;
   const missing = need.filter((k) => ev[k] === undefined).map((k) => Object.keys(TABLE_FIGURES).find((l) => TABLE_FIGURES[l] === k)!);
   if (missing.length) {
-    return { problems: [at(file, first.line, 1, `expected optdiag's table statistics to give ${missing.map((m) => `"${m.replace(/^./, (c) => c.toUpperCase())}"`).join(', ')}, found none in the block that starts here`)] };
+    return {
+      problems: [
+        at(
+          file,
+          first.line,
+          1,
+          `expected optdiag's table statistics to give ${missing.map((m) => `"${m.replace(/^./, (c) => c.toUpperCase())}"`).join(', ')}, found none in the block that starts here`,
+        ),
+      ],
+    };
   }
   const rows = ev.rows!;
-  if (ev.forwarded && ev.forwarded.value > rows.value) problems.push(at(file, ev.forwarded.line, 1, `expected a Forwarded row count of at most the Data row count (${rows.value}, line ${rows.line}), found ${ev.forwarded.value}`));
-  if (rows.value > 0 && ev.avgRowBytes!.value <= 0) problems.push(at(file, ev.avgRowBytes!.line, 1, `expected a Data row size above 0 for a table of ${rows.value} rows, found ${ev.avgRowBytes!.value}`));
-  if (rows.value > 0 && ev.pages!.value <= 0) problems.push(at(file, ev.pages!.line, 1, `expected a Data page count above 0 for a table of ${rows.value} rows, found ${ev.pages!.value}`));
+  if (ev.forwarded && ev.forwarded.value > rows.value)
+    problems.push(
+      at(
+        file,
+        ev.forwarded.line,
+        1,
+        `expected a Forwarded row count of at most the Data row count (${rows.value}, line ${rows.line}), found ${ev.forwarded.value}`,
+      ),
+    );
+  if (rows.value > 0 && ev.avgRowBytes!.value <= 0)
+    problems.push(
+      at(
+        file,
+        ev.avgRowBytes!.line,
+        1,
+        `expected a Data row size above 0 for a table of ${rows.value} rows, found ${ev.avgRowBytes!.value}`,
+      ),
+    );
+  if (rows.value > 0 && ev.pages!.value <= 0)
+    problems.push(
+      at(file, ev.pages!.line, 1, `expected a Data page count above 0 for a table of ${rows.value} rows, found ${ev.pages!.value}`),
+    );
   if (problems.length) return { problems };
   const columns = columnFigures(t.blocks, file, problems);
   if (problems.length) return { problems };
@@ -163,7 +211,12 @@ function partitionFigures(parts: Block[], ev: Evidence, file: string, problems: 
     const sum = out.reduce((s, p) => s + p[key]!.value, 0);
     if (Math.abs(sum - total.value) > Math.max(1, 1e-6 * total.value)) {
       problems.push(
-        at(file, total.line, 1, `expected the table's ${total.label} to be the sum of its ${out.length} partitions' (lines ${out.map((p) => p[key]!.line).join(', ')}): ${sum}, found ${total.value}: the two cannot both be true (blocks of different times?)`),
+        at(
+          file,
+          total.line,
+          1,
+          `expected the table's ${total.label} to be the sum of its ${out.length} partitions' (lines ${out.map((p) => p[key]!.line).join(', ')}): ${sum}, found ${total.value}: the two cannot both be true (blocks of different times?)`,
+        ),
       );
     }
   }
@@ -171,13 +224,21 @@ function partitionFigures(parts: Block[], ev: Evidence, file: string, problems: 
 }
 
 /** One table figure: from the table block, else summed over the partitions (Data row size: row-weighted). */
-function figureOf(tableBlock: Block | undefined, parts: Block[], label: string, file: string, problems: InputProblem[]): Figure | undefined {
+function figureOf(
+  tableBlock: Block | undefined,
+  parts: Block[],
+  label: string,
+  file: string,
+  problems: InputProblem[],
+): Figure | undefined {
   const read = (b: Block): { value: number; line: number } | undefined => {
     const f = b.figures.get(label);
     if (!f) return undefined;
     const v = parseFigure(f.text);
     if (v === undefined || v < 0) {
-      problems.push(at(file, f.line, f.column, `expected a number ≥ 0 for ${label.replace(/^./, (c) => c.toUpperCase())}, found "${f.text}"`));
+      problems.push(
+        at(file, f.line, f.column, `expected a number ≥ 0 for ${label.replace(/^./, (c) => c.toUpperCase())}, found "${f.text}"`),
+      );
       return undefined;
     }
     return { value: v, line: f.line };
@@ -204,7 +265,8 @@ function columnFigures(all: Block[], file: string, problems: InputProblem[]): Co
     const w = b.figures.get('average column width');
     if (w) {
       const v = parseFigure(w.text);
-      if (v === undefined || v < 0) problems.push(at(file, w.line, w.column, `expected a number ≥ 0 for Average column width, found "${w.text}"`));
+      if (v === undefined || v < 0)
+        problems.push(at(file, w.line, w.column, `expected a number ≥ 0 for Average column width, found "${w.text}"`));
       else c.avgWidth = v;
     }
     if (b.nullWeight !== undefined) c.nullShare = Math.min(1, b.nullWeight);

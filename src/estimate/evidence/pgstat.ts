@@ -23,7 +23,16 @@ export function parsePgstattuple(text: string, file: string): ReadOutcome {
   if (!records) return { problems };
   const rec = records[0];
   if (!rec || records.length > 1) {
-    return { problems: [at(file, records[1]?.values().next().value?.line ?? 1, 1, `expected one row of pgstattuple output (one table), found ${records.length}`)] };
+    return {
+      problems: [
+        at(
+          file,
+          records[1]?.values().next().value?.line ?? 1,
+          1,
+          `expected one row of pgstattuple output (one table), found ${records.length}`,
+        ),
+      ],
+    };
   }
   const where = { line: rec.values().next().value?.line ?? 1 };
   const out: InputProblem[] = [];
@@ -39,7 +48,10 @@ export function parsePgstattuple(text: string, file: string): ReadOutcome {
   const ev = emptyEvidence();
   ev.tableBytes = figure('pgstattuple', 'table_len', file, len!);
   ev.rows = figure('pgstattuple', `${p}tuple_count`, file, count!);
-  ev.avgRowBytes = figure('pgstattuple', `${p}tuple_len / ${p}tuple_count`, file, { value: count!.value > 0 ? tupleLen!.value / count!.value : 0, line: tupleLen!.line });
+  ev.avgRowBytes = figure('pgstattuple', `${p}tuple_len / ${p}tuple_count`, file, {
+    value: count!.value > 0 ? tupleLen!.value / count!.value : 0,
+    line: tupleLen!.line,
+  });
   ev.tupleBytes = figure('pgstattuple', `${p}tuple_len`, file, tupleLen!);
   if (deadLen) ev.deadTupleBytes = figure('pgstattuple', 'dead_tuple_len', file, deadLen);
   if (percents.length) ev.percents = percents;
@@ -68,9 +80,19 @@ function pickTable(records: PsqlRecord[], file: string, table: string | undefine
     const rec = named.find((r) => r.get('relname')!.text.toLowerCase() === table.toLowerCase());
     if (rec) return { rec, problems: [] };
     const c = named[0]!.get('relname')!;
-    return { problems: [at(file, c.line, c.column, `expected the row of table ${table} (relname), found ${named.map((r) => `"${r.get('relname')!.text}"`).join(', ')}`)] };
+    return {
+      problems: [
+        at(
+          file,
+          c.line,
+          c.column,
+          `expected the row of table ${table} (relname), found ${named.map((r) => `"${r.get('relname')!.text}"`).join(', ')}`,
+        ),
+      ],
+    };
   }
-  if (records.length !== 1) return { problems: [at(file, 1, 1, `expected one row of pg_stat_user_tables (add WHERE relname = '…'), found ${records.length}`)] };
+  if (records.length !== 1)
+    return { problems: [at(file, 1, 1, `expected one row of pg_stat_user_tables (add WHERE relname = '…'), found ${records.length}`)] };
   return { rec: records[0]!, problems: [] };
 }
 
@@ -101,6 +123,9 @@ export function parsePgStatUserTables(text: string, file: string, table?: string
   if (dead) ev.deadTuples = figure(k, 'n_dead_tup', file, dead);
   const relname = rec.get('relname');
   if (relname) ev.table = { name: relname.text, kind: k, file, line: relname.line };
-  if (!newpage) ev.notes.push('pg_stat_user_tables has no n_tup_newpage_upd (before PostgreSQL 16): updates that were not HOT (n_tup_upd − n_tup_hot_upd) are taken as moved to another page');
+  if (!newpage)
+    ev.notes.push(
+      'pg_stat_user_tables has no n_tup_newpage_upd (before PostgreSQL 16): updates that were not HOT (n_tup_upd − n_tup_hot_upd) are taken as moved to another page',
+    );
   return { evidence: ev, problems: [] };
 }

@@ -66,10 +66,19 @@ export function parsePsql(text: string, file: string, expect: string): { records
   const lines = numberedLines(text);
   if (lines.some((l) => /^-\[ RECORD \d+ \]/.test(l.text))) return { records: expanded(lines), problems: [] };
   const headerAt = lines.findIndex((l) => l.text.split(/[|,]/).some((c) => c.trim().toLowerCase() === expect));
-  if (headerAt < 0) return { problems: [at(file, 1, 1, `expected psql output with a ${expect} column (aligned, expanded \\x, unaligned or --csv), found none`)] };
+  if (headerAt < 0)
+    return {
+      problems: [at(file, 1, 1, `expected psql output with a ${expect} column (aligned, expanded \\x, unaligned or --csv), found none`)],
+    };
   const h = lines[headerAt]!.text;
   if (h.includes('|')) return { records: aligned(lines, headerAt), problems: [] };
-  const { table, problems } = parseCsv(lines.slice(headerAt).map((l) => l.text).join('\n'), file);
+  const { table, problems } = parseCsv(
+    lines
+      .slice(headerAt)
+      .map((l) => l.text)
+      .join('\n'),
+    file,
+  );
   if (!table) return { problems };
   const shift = headerAt;
   const names = table.header.map((c) => c.text.toLowerCase());
@@ -84,7 +93,14 @@ export function parsePsql(text: string, file: string, expect: string): { records
 }
 
 /** A whole number ≥ 0 from a record, or a problem at its cell (or at `where` when the column is missing). */
-export function recordNumber(rec: PsqlRecord, name: string, file: string, where: { line: number }, problems: InputProblem[], optional = false): { value: number; line: number } | undefined {
+export function recordNumber(
+  rec: PsqlRecord,
+  name: string,
+  file: string,
+  where: { line: number },
+  problems: InputProblem[],
+  optional = false,
+): { value: number; line: number } | undefined {
   const cell = rec.get(name);
   if (!cell) {
     if (!optional) problems.push(at(file, where.line, 1, `expected a ${name} column, found none`));

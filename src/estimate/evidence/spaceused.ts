@@ -27,23 +27,38 @@ function cells(text: string): { text: string; column: number }[] {
 export function parseSpaceused(text: string, file: string, _table?: string): ReadOutcome {
   const lines = numberedLines(text);
   const headerAt = lines.findIndex((l) => {
-    const words = l.text.toLowerCase().split(/[\s|,]+/).filter(Boolean);
+    const words = l.text
+      .toLowerCase()
+      .split(/[\s|,]+/)
+      .filter(Boolean);
     return words[0] === 'name' && (words.includes('rowtotal') || words.includes('rows')) && SIZE_COLUMNS.every((c) => words.includes(c));
   });
   if (headerAt < 0) {
     const db = lines.find((l) => /\bdatabase_name\b/i.test(l.text));
     const msg = db
-      ? "expected sp_spaceused of one table (sp_spaceused titles), found the database summary (database_name, database_size)"
+      ? 'expected sp_spaceused of one table (sp_spaceused titles), found the database summary (database_name, database_size)'
       : 'expected the output of sp_spaceused <table>: a header line with name, rowtotal (or rows), reserved, data, index_size, unused, found none';
     return { problems: [at(file, db?.line ?? 1, 1, msg)] };
   }
   const header = lines[headerAt]!;
-  const names = header.text.toLowerCase().split(/[\s|,]+/).filter(Boolean);
+  const names = header.text
+    .toLowerCase()
+    .split(/[\s|,]+/)
+    .filter(Boolean);
   const row = lines.slice(headerAt + 1).find((l) => l.text.trim() !== '' && !/^[\s\-|+=]+$/.test(l.text));
   if (!row) return { problems: [at(file, header.line, 1, 'expected a line of figures under the sp_spaceused header, found none')] };
   const values = cells(row.text);
   if (values.length !== names.length) {
-    return { problems: [at(file, row.line, values[Math.min(values.length, names.length) - 1]?.column ?? 1, `expected ${names.length} values (${names.join(', ')}), found ${values.length}: "${row.text.trim()}"`)] };
+    return {
+      problems: [
+        at(
+          file,
+          row.line,
+          values[Math.min(values.length, names.length) - 1]?.column ?? 1,
+          `expected ${names.length} values (${names.join(', ')}), found ${values.length}: "${row.text.trim()}"`,
+        ),
+      ],
+    };
   }
   const problems: InputProblem[] = [];
   const ev = emptyEvidence();
@@ -52,10 +67,12 @@ export function parseSpaceused(text: string, file: string, _table?: string): Rea
   // Another table's name is refused by the cross-checks (consistency.ts), which name the table's DDL too.
   ev.table = { name: nameCell.text.replace(/^.*\./, ''), kind: 'sp_spaceused', file, line: row.line };
   const rowsName = names.includes('rowtotal') ? 'rowtotal' : 'rows';
-  ev.server = rowsName === 'rowtotal' ? { dbms: 'ase', sign: 'rowtotal', line: header.line } : { dbms: 'sqlserver', sign: 'rows', line: header.line };
+  ev.server =
+    rowsName === 'rowtotal' ? { dbms: 'ase', sign: 'rowtotal', line: header.line } : { dbms: 'sqlserver', sign: 'rows', line: header.line };
   const rowsCell = cell(rowsName);
   const rows = parseFigure(rowsCell.text);
-  if (rows === undefined || rows < 0 || !Number.isInteger(rows)) problems.push(at(file, row.line, rowsCell.column, `expected a whole number of rows in ${rowsName}, found "${rowsCell.text}"`));
+  if (rows === undefined || rows < 0 || !Number.isInteger(rows))
+    problems.push(at(file, row.line, rowsCell.column, `expected a whole number of rows in ${rowsName}, found "${rowsCell.text}"`));
   else ev.rows = { value: rows, kind: 'sp_spaceused', label: rowsName, file, line: row.line };
   for (const col of SIZE_COLUMNS) {
     const c = cell(col);

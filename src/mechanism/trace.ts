@@ -45,114 +45,154 @@ const MAX_PAGES_DRAWN = 3;
 
 class StopTrace extends Error {}
 
-/** Run `spec` and narrate it step by step, for the rows or page the filter chooses. */
-export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
-  const draw = (insp: PageInspector) => drawer(spec, insp);
+type StepOp = TraceStep['op'];
+
+/** The step being gathered: its operation, row, whether the filter keeps it, its events and the pages before it. */
+interface OpenStep {
+  op: StepOp;
+  row?: number;
+  keep: boolean;
+  events: HeapEvent[];
+  before: PageInspector | null;
+}
+
+/** Cuts a run's event stream into steps and draws each kept one before and after. */
+class Tracer {
+  readonly steps: TraceStep[] = [];
+  engine: StorageEngine | null = null;
+  phase = 0;
+  phaseLabel = '';
+  private cur: OpenStep | null = null;
+  /** The last row operation was one the filter chose (a commit right after it is shown with it). */
+  private lastKept = false;
+  /** --page: the watched page's last drawing, the "before" of the next step that changes it. */
+  private watched: PageDrawing | null = null;
+  /** The pages as read after the last step drawn, while no event has changed them since: the next step's "before". */
+  private unchanged: PageInspector | null = null;
+  private readonly draw: (insp: PageInspector) => (page: number) => PageDrawing;
+
+  constructor(
+    spec: StorageSpec,
+    private readonly filter: TraceFilter,
+    private readonly words: NarrateWords,
+  ) {
+    this.draw = (insp) => drawer(spec, insp);
+  }
+
+  private wanted(row: number): boolean {
+    return this.filter.rows === undefined || (row >= this.filter.rows[0] && row <= this.filter.rows[1]);
+  }
+
+  /** Close the open step: narrate and draw it when the filter keeps it and it changed something. */
+  flush(): void {
+    const c = this.cur;
+    this.cur = null;
+    if (c === null || !c.keep || c.events.length === 0) return;
+    const touched = [...new Set(c.events.flatMap(eventPages))];
+    const page = this.filter.page;
+    if (page !== undefined && !touched.includes(page)) return;
+    const after = this.engine!.inspect();
+    this.unchanged = after;
+    const drawAfter = this.draw(after);
+    const drawBefore = c.before ? this.draw(c.before) : null;
+    const pagesToDraw = page !== undefined ? [page] : touched.slice(0, MAX_PAGES_DRAWN);
+    const pages = pagesToDraw.map((p) => {
+      const before = page !== undefined ? this.watched : drawBefore !== null && p < c.before!.pages ? drawBefore(p) : null;
+      const a = drawAfter(p);
+      if (page !== undefined) this.watched = a;
+      return { page: p, before, after: a };
+    });
+    this.steps.push({
+      step: this.steps.length + 1,
+      phase: this.phase,
+      phaseLabel: this.phaseLabel,
+      op: c.op,
+      ...(c.row !== undefined ? { row: c.row } : {}),
+      text: narrate(c.op, c.row, c.events, after, this.words),
+      events: c.events,
+      pages,
+    });
+    if (this.steps.length >= this.filter.steps) throw new StopTrace();
+  }
+
+  begin(op: StepOp, row: number | undefined, keep: boolean): void {
+    this.flush();
+    const before = keep && this.filter.page === undefined ? (this.unchanged ?? this.engine!.inspect()) : null;
+    this.cur = { op, ...(row !== undefined ? { row } : {}), keep, events: [], before };
+  }
+
+  /** An engine event: a commit is a step of its own (the versions it makes dead belong to no one row). */
+  event(e: HeapEvent): void {
+    // Every change to a page comes with an event: the pages read before it are no longer the pages.
+    this.unchanged = null;
+    if (e.op === 'commit') {
+      this.begin('commit', undefined, this.filter.rows === undefined || this.lastKept);
+      this.cur!.events.push(e);
+      this.flush();
+      return;
+    }
+    if ((e.op === 'reorg-row' || e.op === 'rewrite') && this.cur?.op !== 'reorg') this.begin('reorg', undefined, true);
+    if (this.cur === null) this.begin('reorg', undefined, true);
+    this.cur!.events.push(e);
+  }
+
+  /** A row operation starts; a table scan reads every page, so it is shown whatever rows the trace follows. */
+  beforeRow(op: StepOp, row: number): void {
+    if (op === 'scan') {
+      this.begin('scan', undefined, true);
+      return;
+    }
+    this.lastKept = this.wanted(row);
+    this.begin(op, row, this.lastKept);
+  }
+}
+
+/** The slot words of a format's page anatomy, as the narration uses them. */
+function narrateWords(spec: StorageSpec): NarrateWords {
   const format = getFormat(spec.engine.format);
   const anatomy = format.pageAnatomy(format.layout(spec.table, spec.engine), spec.engine);
-  const slotWords: NarrateWords = {
+  return {
     word: anatomy.slotArray.firstSlot === 1 ? 'lp' : 'slot',
     first: anatomy.slotArray.firstSlot,
     ...(anatomy.words.move ? { move: anatomy.words.move } : {}),
     ...(anatomy.words.stubShort ? { stub: anatomy.words.stubShort } : {}),
   };
-  const steps: TraceStep[] = [];
-  let engine: StorageEngine | null = null;
-  let phase = 0;
-  let phaseLabel = '';
-  let cur: { op: TraceStep['op']; row?: number; keep: boolean; events: HeapEvent[]; before: PageInspector | null } | null = null;
-  /** The last row operation was one the filter chose (a commit right after it is shown with it). */
-  let lastKept = false;
-  // --page: the watched page's last drawing, the "before" of the next step that changes it.
-  let watched: PageDrawing | null = null;
-  /** The pages as read after the last step drawn, while no event has changed them since: the next step's "before". */
-  let unchanged: PageInspector | null = null;
-  const wanted = (row: number) => filter.rows === undefined || (row >= filter.rows[0] && row <= filter.rows[1]);
+}
 
-  const flush = () => {
-    const c = cur;
-    cur = null;
-    if (c === null || !c.keep || c.events.length === 0) return;
-    const touched = [...new Set(c.events.flatMap(eventPages))];
-    if (filter.page !== undefined && !touched.includes(filter.page)) return;
-    const after = engine!.inspect();
-    unchanged = after;
-    const drawAfter = draw(after);
-    const drawBefore = c.before ? draw(c.before) : null;
-    const pagesToDraw = filter.page !== undefined ? [filter.page] : touched.slice(0, MAX_PAGES_DRAWN);
-    const pages = pagesToDraw.map((p) => {
-      const before = filter.page !== undefined ? watched : drawBefore !== null && p < c.before!.pages ? drawBefore(p) : null;
-      const a = drawAfter(p);
-      if (filter.page !== undefined) watched = a;
-      return { page: p, before, after: a };
-    });
-    steps.push({
-      step: steps.length + 1,
-      phase,
-      phaseLabel,
-      op: c.op,
-      ...(c.row !== undefined ? { row: c.row } : {}),
-      text: narrate(c.op, c.row, c.events, after, slotWords),
-      events: c.events,
-      pages,
-    });
-    if (steps.length >= filter.steps) throw new StopTrace();
-  };
-
-  const begin = (op: TraceStep['op'], row: number | undefined, keep: boolean) => {
-    flush();
-    const before = keep && filter.page === undefined ? (unchanged ?? engine!.inspect()) : null;
-    cur = { op, ...(row !== undefined ? { row } : {}), keep, events: [], before };
-  };
-
-  let truncated = false;
+/** Run `spec` and narrate it step by step, for the rows or page the filter chooses. */
+export function traceRun(spec: StorageSpec, filter: TraceFilter): Trace {
+  const t = new Tracer(spec, filter, narrateWords(spec));
   try {
     runStorage(spec, {
       onEngine: (e: StorageEngine) => {
-        engine = e;
+        t.engine = e;
       },
-      events: (e) => {
-        // Every change to a page comes with an event: the pages read before it are no longer the pages.
-        unchanged = null;
-        if (e.op === 'commit') {
-          // A commit is a step of its own: the versions it makes dead belong to no one row.
-          const keep = filter.rows === undefined || lastKept;
-          begin('commit', undefined, keep);
-          cur!.events.push(e);
-          flush();
-          return;
-        }
-        if ((e.op === 'reorg-row' || e.op === 'rewrite') && cur?.op !== 'reorg') begin('reorg', undefined, true);
-        if (cur === null) begin('reorg', undefined, true);
-        cur!.events.push(e);
-      },
+      events: (e) => t.event(e),
       observer: {
         phaseStart: (index, ph) => {
-          flush();
-          phase = index + 1;
-          phaseLabel = ph.op === 'reorg' ? (ph.kind === 'vacuum' ? 'vacuum' : `reorg ${ph.kind}`) : ph.op;
-          if (ph.op === 'reorg') begin('reorg', undefined, true);
+          t.flush();
+          t.phase = index + 1;
+          t.phaseLabel = ph.op === 'reorg' ? (ph.kind === 'vacuum' ? 'vacuum' : `reorg ${ph.kind}`) : ph.op;
+          if (ph.op === 'reorg') t.begin('reorg', undefined, true);
         },
-        beforeRow: (op, row) => {
-          // A table scan reads every page: it is shown whatever rows the trace follows.
-          if (op === 'scan') {
-            begin('scan', undefined, true);
-            return;
-          }
-          lastKept = wanted(row);
-          begin(op, row, lastKept);
-        },
-        phaseEnd: () => flush(),
+        beforeRow: (op, row) => t.beforeRow(op, row),
+        phaseEnd: () => t.flush(),
       },
     });
   } catch (err) {
     if (!(err instanceof StopTrace)) throw err;
-    truncated = true;
+    return { steps: t.steps, truncated: true };
   }
-  return { steps, truncated };
+  return { steps: t.steps, truncated: false };
 }
 
 const B = (n: number) => `${n} B`;
+
+/** What finds a row's slot after the step: on a given page, and at its home. */
+interface SlotFinder {
+  slotOf(r: number, page: number): string;
+  homeSlot(r: number): string;
+}
 
 /** The step in words, from the engine's events (and the slots the rows have after it). */
 export function narrate(
@@ -162,87 +202,79 @@ export function narrate(
   after: PageInspector,
   slots: NarrateWords = { word: 'slot', first: 0 },
 ): string {
+  const find: SlotFinder = {
+    slotOf: (r, page) => {
+      const e = after.page(page).slots.find((s) => s.row === r && s.kind !== 'stub');
+      return e ? ` ${slots.word} ${e.slot + slots.first}` : '';
+    },
+    homeSlot: (r) => {
+      const at = after.locate(r);
+      return at ? ` ${slots.word} ${at.slot + slots.first}` : '';
+    },
+  };
   const parts: string[] = [];
-  const slotOf = (r: number, page: number): string => {
-    const det = after.page(page);
-    const e = det.slots.find((s) => s.row === r && s.kind !== 'stub');
-    return e ? ` ${slots.word} ${e.slot + slots.first}` : '';
-  };
-  const homeSlot = (r: number): string => {
-    const at = after.locate(r);
-    return at ? ` ${slots.word} ${at.slot + slots.first}` : '';
-  };
   for (const e of events) {
-    switch (e.op) {
-      case 'insert':
-        parts.push(
-          `insert row ${e.row} (${B(e.bytes)}${e.reserved ? `, charged ${B(e.bytes + e.reserved)} with its ${B(e.reserved)} reservation` : ''}) → page ${e.page}${slotOf(e.row, e.page)}${e.newPage ? ', a new page' : ''}`,
-        );
-        break;
-      case 'update':
-        parts.push(
-          updateText(
-            e,
-            slotOf,
-            homeSlot,
-            slots,
-            events.some((x) => x.op === 'compact' && x.page === e.page),
-          ),
-        );
-        break;
-      case 'compact':
-        parts.push(`page ${e.page} is compacted: ${B(e.freedBytes)} of holes squeezed into contiguous free space`);
-        break;
-      case 'delete':
-        parts.push(
-          `delete row ${e.row}: its ${B(e.bytes)} on page ${e.page} are freed${e.home >= 0 ? `, and its stub on page ${e.home}` : ''}`,
-        );
-        break;
-      case 'split':
-        parts.push(
-          `page ${e.page} is split: ${e.rows.length} row${e.rows.length === 1 ? '' : 's'} (${e.rows[0]}${e.rows.length > 1 ? `–${e.rows[e.rows.length - 1]}` : ''}) move to a new page ${e.newPage} linked after it`,
-        );
-        break;
-      case 'prune':
-        parts.push(
-          `page ${e.page} is pruned${e.by === 'access' ? ' on access' : ' by VACUUM'}: ${e.versions} dead version${e.versions === 1 ? '' : 's'} removed, ${B(e.freedBytes)} freed`,
-        );
-        break;
-      case 'commit':
-        parts.push(
-          `commit: ${e.versions} old version${e.versions === 1 ? '' : 's'} on page${e.pages.length === 1 ? '' : 's'} ${e.pages.slice(0, 6).join(', ')}${e.pages.length > 6 ? ', …' : ''} become${e.versions === 1 ? 's' : ''} dead, to be pruned`,
-        );
-        break;
-      case 'reorg-row':
-        parts.push(
-          e.outcome === 'moved-home'
-            ? `row ${e.row} comes home from page ${e.from} to page ${e.home}${homeSlot(e.row)}`
-            : e.outcome === 'rehomed'
-              ? `row ${e.row} does not fit at home (page ${e.home}): deleted and re-inserted on page ${e.to}, its new home`
-              : `row ${e.row} rewritten from page ${e.from} to page ${e.to}`,
-        );
-        break;
-      case 'rewrite':
-        parts.push(`${e.kind}: the table now has ${e.pages} page${e.pages === 1 ? '' : 's'}`);
-        break;
-      case 'index-read':
-        parts.push(`read index ${e.index} from its root to the leaf: ${e.pages} page${e.pages === 1 ? '' : 's'}`);
-        break;
-      case 'read':
-        parts.push(readText(e, slots));
-        break;
-      case 'scan':
-        parts.push(
-          `table scan: the table's ${e.pages} page${e.pages === 1 ? '' : 's'} read${e.hops ? `, and ${e.hops} ${slots.move ?? 'forwarded'} row${e.hops === 1 ? '' : 's'} read at ${e.hops === 1 ? 'its' : 'their'} ${slots.stub ?? 'stub'}${e.hops === 1 ? '' : 's'}: ${e.hops} page read${e.hops === 1 ? '' : 's'} more, ${e.pages + e.hops} in all` : ''}${e.pieces ? `, ${e.pieces} chained piece${e.pieces === 1 ? '' : 's'} read from ${e.pieces === 1 ? 'its' : 'their'} head piece${e.pieces === 1 ? '' : 's'}` : ''}${e.tuples ? `, ${e.tuples} tuple versions examined` : ''}`,
-        );
-        break;
-    }
+    const text = eventText(e, events, find, slots);
+    if (text !== undefined) parts.push(text);
   }
   if (parts.length === 0) return op === 'update' && row !== undefined ? `update row ${row}: rejected (too long for a page)` : op;
   // A reorganisation's rows, many of them: the first ones and a count.
   if (op === 'reorg' && parts.length > 12)
     return [...parts.slice(0, 10), `… ${parts.length - 11} more rows`, parts[parts.length - 1]!].join('\n');
   return parts.join('\n');
+}
+
+/** One event in words (undefined: an event the narration does not tell). */
+function eventText(e: HeapEvent, events: HeapEvent[], find: SlotFinder, slots: NarrateWords): string | undefined {
+  switch (e.op) {
+    case 'insert':
+      return `insert row ${e.row} (${B(e.bytes)}${e.reserved ? `, charged ${B(e.bytes + e.reserved)} with its ${B(e.reserved)} reservation` : ''}) → page ${e.page}${find.slotOf(e.row, e.page)}${e.newPage ? ', a new page' : ''}`;
+    case 'update':
+      return updateText(
+        e,
+        find.slotOf,
+        find.homeSlot,
+        slots,
+        events.some((x) => x.op === 'compact' && x.page === e.page),
+      );
+    case 'compact':
+      return `page ${e.page} is compacted: ${B(e.freedBytes)} of holes squeezed into contiguous free space`;
+    case 'delete':
+      return `delete row ${e.row}: its ${B(e.bytes)} on page ${e.page} are freed${e.home >= 0 ? `, and its stub on page ${e.home}` : ''}`;
+    case 'split':
+      return `page ${e.page} is split: ${e.rows.length} row${e.rows.length === 1 ? '' : 's'} (${e.rows[0]}${e.rows.length > 1 ? `–${e.rows[e.rows.length - 1]}` : ''}) move to a new page ${e.newPage} linked after it`;
+    case 'prune':
+      return `page ${e.page} is pruned${e.by === 'access' ? ' on access' : ' by VACUUM'}: ${e.versions} dead version${e.versions === 1 ? '' : 's'} removed, ${B(e.freedBytes)} freed`;
+    case 'commit':
+      return `commit: ${e.versions} old version${e.versions === 1 ? '' : 's'} on page${e.pages.length === 1 ? '' : 's'} ${e.pages.slice(0, 6).join(', ')}${e.pages.length > 6 ? ', …' : ''} become${e.versions === 1 ? 's' : ''} dead, to be pruned`;
+    case 'reorg-row':
+      return e.outcome === 'moved-home'
+        ? `row ${e.row} comes home from page ${e.from} to page ${e.home}${find.homeSlot(e.row)}`
+        : e.outcome === 'rehomed'
+          ? `row ${e.row} does not fit at home (page ${e.home}): deleted and re-inserted on page ${e.to}, its new home`
+          : `row ${e.row} rewritten from page ${e.from} to page ${e.to}`;
+    case 'rewrite':
+      return `${e.kind}: the table now has ${e.pages} page${e.pages === 1 ? '' : 's'}`;
+    case 'index-read':
+      return `read index ${e.index} from its root to the leaf: ${e.pages} page${e.pages === 1 ? '' : 's'}`;
+    case 'read':
+      return readText(e, slots);
+    case 'scan':
+      return scanText(e, slots);
+  }
+  return undefined;
+}
+
+/** A table scan in words: its pages, and the extra reads forwarded rows and chained pieces cost. */
+function scanText(e: Extract<HeapEvent, { op: 'scan' }>, slots: NarrateWords): string {
+  const one = (n: number, a: string, b: string) => (n === 1 ? a : b);
+  const hops = e.hops
+    ? `, and ${e.hops} ${slots.move ?? 'forwarded'} row${one(e.hops, '', 's')} read at ${one(e.hops, 'its', 'their')} ${slots.stub ?? 'stub'}${one(e.hops, '', 's')}: ${e.hops} page read${one(e.hops, '', 's')} more, ${e.pages + e.hops} in all`
+    : '';
+  const pieces = e.pieces
+    ? `, ${e.pieces} chained piece${one(e.pieces, '', 's')} read from ${one(e.pieces, 'its', 'their')} head piece${one(e.pieces, '', 's')}`
+    : '';
+  return `table scan: the table's ${e.pages} page${one(e.pages, '', 's')} read${hops}${pieces}${e.tuples ? `, ${e.tuples} tuple versions examined` : ''}`;
 }
 
 /** A row read, in words: the pages in the order read and why there is more than one. */

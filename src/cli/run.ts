@@ -46,6 +46,49 @@ function runnerFor(units: number, workers: number | undefined, storage: boolean)
   return poolRunner(Math.min(workers ?? defaultWorkers(), units), storage ? ['run-point', 'run-render'] : ['contention']);
 }
 
+/**
+ * The task runner as it starts: early, on the sweep's size the YAML states, and again when the loaded
+ * config says otherwise. A runner that failed to start is reported by whatever awaits it first.
+ */
+class StartingRunner {
+  private starting: Promise<TaskRunner> | undefined;
+
+  constructor(private readonly workers: number | undefined) {}
+
+  start(units: number, storage: boolean): void {
+    this.starting = runnerFor(units, this.workers, storage);
+    this.starting.catch(() => {}); // awaited later; a failure before that is reported by whatever failed first
+  }
+
+  async close(): Promise<void> {
+    const runner = await this.starting?.catch(() => undefined);
+    this.starting = undefined;
+    await runner?.close();
+  }
+
+  get(): Promise<TaskRunner> {
+    return this.starting!;
+  }
+
+  get started(): boolean {
+    return this.starting !== undefined;
+  }
+}
+
+/** The output folder's staging, and the single run's page maps in base64 for report.html as each is written. */
+function stagedWriter(staged: InstanceType<typeof import('../report/output.js').StagedOutput>, keepBase64: boolean) {
+  // Encoded as each comes (this thread waits on the workers then) rather than read back at the end.
+  const base64 = new Map<string, string>();
+  return {
+    write: (rel: string, data: Uint8Array) => {
+      staged.write(rel, data);
+      if (keepBase64) base64.set(rel, base64Of(data));
+    },
+    chartBase64: (rel: string) => base64.get(rel),
+    readChart: (rel: string) => readFileSync(join(staged.dir, ...rel.split('/'))),
+  };
+}
+
 export async function runCommand(file: string, opts: RunOptions): Promise<number> {
   // Bad input throws InputError (a config) or UserError (an argument, the output folder): main() prints it, exit 2.
   if (opts.shard && opts.json)
@@ -58,8 +101,8 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
   const source = parseConfigSource(file);
   const early = rawStoragePoints(source.raw);
   const earlyUnits = early === undefined ? undefined : shardSlice({ storage: early, contention: 0 }, shard).storage.length;
-  let starting = earlyUnits === undefined ? undefined : runnerFor(earlyUnits, opts.workers, true);
-  starting?.catch(() => {}); // awaited below; a failure before that is reported by whatever failed first
+  const runner = new StartingRunner(opts.workers);
+  if (earlyUnits !== undefined) runner.start(earlyUnits, true);
   let lines: string[] = [];
   let out: { discard(): void } | undefined;
   try {
@@ -68,24 +111,25 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     const units = await runUnits(cfg);
     const slice = shardSlice(units, shard);
     const count = slice.storage.length + slice.contention.length;
-    if (starting === undefined || count !== earlyUnits) {
+    if (!runner.started || count !== earlyUnits) {
       // Not known from the YAML (a contention section), or (never for a valid config) not what it said.
-      await (await starting?.catch(() => undefined))?.close();
-      starting = runnerFor(count, opts.workers, slice.contention.length === 0);
-      starting.catch(() => {});
+      await runner.close();
+      runner.start(count, slice.contention.length === 0);
     }
-    const [{ checkRunLimits }, { checkOutputFolder, StagedOutput }, { runShard, partHeaderOf }, { PART_FILE, partJson }] =
-      await Promise.all([import('./limits.js'), import('../report/output.js'), import('../run/execute.js'), import('../run/part.js')]);
+    const [{ checkRunLimits }, { checkOutputFolder, StagedOutput }, execute, { PART_FILE, partJson }] = await Promise.all([
+      import('./limits.js'),
+      import('../report/output.js'),
+      import('../run/execute.js'),
+      import('../run/part.js'),
+    ]);
     const tableBytes = checkRunLimits(cfg, { workers: opts.workers });
     if (startedAsCli() && wantsHugePages(tableBytes, hugePagesContext())) {
       // Large tables: the same command again in a process whose malloc asks for 2 MB pages (huge-pages.ts);
       // if it cannot be started, the run goes on here with 4 kB pages.
-      await (await starting?.catch(() => undefined))?.close();
-      starting = undefined;
+      await runner.close();
       const code = await runAgainWithHugePages().catch(() => undefined);
       if (code !== undefined) return code;
-      starting = runnerFor(count, opts.workers, slice.contention.length === 0);
-      starting.catch(() => {});
+      runner.start(count, slice.contention.length === 0);
     }
     // A large run compiles its hot paths with a wider inlining budget (compiler.ts), set before they are hot.
     tuneCompiler(slice.storage.reduce((ops, i) => ops + plannedRowOperations(cfg.storage[i]!.spec.workload), 0));
@@ -93,96 +137,126 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       opts.out ?? join('out', cfg.name, ...(opts.shard ? [partFolderName(shard)] : [])),
       opts.shard ? 'part' : 'run',
     );
-    const quiet = opts.quiet === true || opts.json === true;
-    const checkInvariants = opts.check === true || process.env.ROWSIM_CHECK === '1';
-    const scale = opts.scale ?? RUN_DEFAULTS.chartScale;
     // Files go to a temporary folder as they are made (a sweep's page maps point by point), then are
     // published into the results folder; an error or an interrupt removes the temporary folder.
     const staged = new StagedOutput(folder);
     out = staged;
-    const runner = await starting;
-    // What only the end needs is loaded once the tasks are out.
-    const merging = opts.shard ? undefined : import('../run/merge.js');
-    merging?.catch(() => {});
-    // A single run's page maps in base64 for report.html, encoded as each comes (this thread waits on the
-    // workers then) rather than read back and encoded at the end.
-    const base64 = new Map<string, string>();
-    const write = (rel: string, data: Uint8Array) => {
-      staged.write(rel, data);
-      if (!opts.shard) base64.set(rel, base64Of(data));
+    const ctx: RunContext = {
+      file,
+      opts,
+      cfg,
+      shard,
+      units,
+      folder,
+      staged,
+      io: stagedWriter(staged, !opts.shard),
+      runner: await runner.get(),
+      execute,
     };
-    const chartBase64 = (rel: string) => base64.get(rel);
-    const readChart = (rel: string) => readFileSync(join(staged.dir, ...rel.split('/')));
-    // A single run queues the charts over the sweep points as soon as every point is simulated and, when
-    // the points are the whole run (no contention section), makes its text and lays out report.html while
-    // the threads draw: only the charts' bytes are left for the end.
-    let charts: Promise<{ file: string; png: Uint8Array }[]> | undefined;
-    let prepared: Promise<PreparedRun> | undefined;
-    const onSimulated = merging
-      ? (records: PointRecord[]) => {
-          const entries = records.map((r) => r.entry);
-          charts = merging.then((m) => m.storageChartPngs(entries, cfg.name, scale, runner));
-          charts.catch(() => {}); // awaited by writeRun; a failure elsewhere first is the one reported
-          if (cfg.sections.contention) return;
-          const header = partHeaderOf(cfg, shard, units, scale);
-          prepared = merging.then((m) =>
-            m.prepareRun(m.mergeParts([{ header, storage: records, contention: [], source: file, staged: true, readChart }]), staged, {
-              wide: opts.wide,
-              chartBase64,
-            }),
-          );
-          prepared.catch(() => {}); // awaited below
-        }
-      : undefined;
-    const part = await runShard(cfg, shard, units, { runner, write, checkInvariants, scale, quiet, onSimulated });
-    if (opts.shard) {
-      await runner.close();
-      staged.write(PART_FILE, partJson(part));
-      staged.publish();
-      const dir = relative(process.cwd(), folder.dir) || folder.dir;
-      const points = slice.storage.length
-        ? `${slice.storage.length} of ${units.storage} storage points (${slice.storage
-            .map((i) => cfg.storage[i]!.label)
-            .slice(0, 6)
-            .join('; ')}${slice.storage.length > 6 ? '; …' : ''})`
-        : '';
-      const tasks = slice.contention.length ? `${slice.contention.length} of ${units.contention} contention tasks` : '';
-      lines = [
-        `${cfg.name}: part ${shard.index} of ${shard.count}: ${[points, tasks].filter(Boolean).join(', ') || `nothing (the run has ${units.storage + units.contention} units for ${shard.count} parts)`}`,
-        `part: ${join(dir, PART_FILE)}; when every part is done: rowsim merge ${opts.out === undefined ? join('out', cfg.name, `part-*-of-${shard.count}`) : `<the ${shard.count} part folders>`}`,
-      ];
-    } else {
-      // A single run is its own one part: the same merge as rowsim merge's.
-      const { mergeParts, writeRun } = await merging!;
-      // The charts over the sweep points are the last tasks: once they are drawn, the threads stop
-      // while this thread writes the report.
-      const closing = (charts ?? Promise.resolve()).then(
-        () => runner.close(),
-        () => {},
-      );
-      const written = prepared
-        ? (await prepared).finish(await charts!)
-        : await writeRun(mergeParts([{ ...part, source: file, staged: true, readChart }]), staged, runner, {
-            wide: opts.wide,
-            storageCharts: charts,
-            chartBase64,
-          });
-      await closing;
-      await runner.close();
-      staged.publish();
-      if (opts.json) process.stdout.write(written.json);
-      if (!quiet)
-        lines = [
-          ...written.terminal,
-          `results: ${relative(process.cwd(), join(folder.dir, 'results.json')) || join(folder.dir, 'results.json')}, summary.md, report.html and charts/ beside it`,
-        ];
-    }
-    if (quiet) lines = [];
+    lines = opts.shard ? await runPart(ctx, slice, PART_FILE, partJson) : await runWhole(ctx);
+    if (opts.quiet === true || opts.json === true) lines = [];
   } finally {
-    const runner = await starting?.catch(() => undefined);
-    await runner?.close();
+    await runner.close();
     out?.discard();
   }
   for (const line of lines) process.stdout.write(`${line}\n`);
   return 0;
+}
+
+/** What the two ways to finish a run share: the config, its units, the staged folder and the runner. */
+interface RunContext {
+  file: string;
+  opts: RunOptions;
+  cfg: RunConfig;
+  shard: Shard;
+  units: Awaited<ReturnType<typeof runUnits>>;
+  folder: { dir: string };
+  staged: InstanceType<typeof import('../report/output.js').StagedOutput>;
+  io: ReturnType<typeof stagedWriter>;
+  runner: TaskRunner;
+  execute: typeof import('../run/execute.js');
+}
+
+function shardOptions(ctx: RunContext, onSimulated?: (records: PointRecord[]) => void) {
+  const { opts } = ctx;
+  return {
+    runner: ctx.runner,
+    write: ctx.io.write,
+    checkInvariants: opts.check === true || process.env.ROWSIM_CHECK === '1',
+    scale: opts.scale ?? RUN_DEFAULTS.chartScale,
+    quiet: opts.quiet === true || opts.json === true,
+    ...(onSimulated ? { onSimulated } : {}),
+  };
+}
+
+/** --shard K/N: run this part's units and write part.json; the lines say what the part holds and what comes next. */
+async function runPart(
+  ctx: RunContext,
+  slice: ReturnType<typeof shardSlice>,
+  partFile: string,
+  partJson: (part: Awaited<ReturnType<RunContext['execute']['runShard']>>) => Uint8Array | string,
+): Promise<string[]> {
+  const { cfg, shard, units, opts } = ctx;
+  const part = await ctx.execute.runShard(cfg, shard, units, shardOptions(ctx));
+  await ctx.runner.close();
+  ctx.staged.write(partFile, partJson(part));
+  ctx.staged.publish();
+  const dir = relative(process.cwd(), ctx.folder.dir) || ctx.folder.dir;
+  const labels = slice.storage.map((i) => cfg.storage[i]!.label);
+  const points = slice.storage.length
+    ? `${slice.storage.length} of ${units.storage} storage points (${labels.slice(0, 6).join('; ')}${labels.length > 6 ? '; …' : ''})`
+    : '';
+  const tasks = slice.contention.length ? `${slice.contention.length} of ${units.contention} contention tasks` : '';
+  return [
+    `${cfg.name}: part ${shard.index} of ${shard.count}: ${[points, tasks].filter(Boolean).join(', ') || `nothing (the run has ${units.storage + units.contention} units for ${shard.count} parts)`}`,
+    `part: ${join(dir, partFile)}; when every part is done: rowsim merge ${opts.out === undefined ? join('out', cfg.name, `part-*-of-${shard.count}`) : `<the ${shard.count} part folders>`}`,
+  ];
+}
+
+/**
+ * A single run is its own one part, merged by the same code as rowsim merge's. It queues the charts over
+ * the sweep points as soon as every point is simulated and, when the points are the whole run (no
+ * contention section), makes its text and lays out report.html while the threads draw: only the charts'
+ * bytes are left for the end.
+ */
+async function runWhole(ctx: RunContext): Promise<string[]> {
+  const { cfg, opts, shard, units, staged, io, runner, file } = ctx;
+  const scale = opts.scale ?? RUN_DEFAULTS.chartScale;
+  // What only the end needs is loaded once the tasks are out.
+  const merging = import('../run/merge.js');
+  merging.catch(() => {});
+  let charts: Promise<{ file: string; png: Uint8Array }[]> | undefined;
+  let prepared: Promise<PreparedRun> | undefined;
+  const onSimulated = (records: PointRecord[]) => {
+    const entries = records.map((r) => r.entry);
+    charts = merging.then((m) => m.storageChartPngs(entries, cfg.name, scale, runner));
+    charts.catch(() => {}); // awaited by writeRun; a failure elsewhere first is the one reported
+    if (cfg.sections.contention) return;
+    const header = ctx.execute.partHeaderOf(cfg, shard, units, scale);
+    const merged = (m: typeof import('../run/merge.js')) =>
+      m.mergeParts([{ header, storage: records, contention: [], source: file, staged: true, readChart: io.readChart }]);
+    prepared = merging.then((m) => m.prepareRun(merged(m), staged, { wide: opts.wide, chartBase64: io.chartBase64 }));
+    prepared.catch(() => {}); // awaited below
+  };
+  const part = await ctx.execute.runShard(cfg, shard, units, shardOptions(ctx, onSimulated));
+  const { mergeParts, writeRun } = await merging;
+  // The charts over the sweep points are the last tasks: once they are drawn, the threads stop while
+  // this thread writes the report.
+  const closing = (charts ?? Promise.resolve()).then(
+    () => runner.close(),
+    () => {},
+  );
+  const written = prepared
+    ? (await prepared).finish(await charts!)
+    : await writeRun(mergeParts([{ ...part, source: file, staged: true, readChart: io.readChart }]), staged, runner, {
+        wide: opts.wide,
+        storageCharts: charts,
+        chartBase64: io.chartBase64,
+      });
+  await closing;
+  await runner.close();
+  staged.publish();
+  if (opts.json) process.stdout.write(written.json);
+  const results = join(ctx.folder.dir, 'results.json');
+  return [...written.terminal, `results: ${relative(process.cwd(), results) || results}, summary.md, report.html and charts/ beside it`];
 }

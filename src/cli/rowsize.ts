@@ -12,6 +12,7 @@ import { checkRunLimits } from './limits.js';
 import type { FormatId } from '../config/schema.js';
 import type { EngineSpec, PhaseSpec, StorageSpec, TableDef, ValueSpec } from '../config/spec.js';
 import { engineForFormat, FORMAT_IDS, getFormat, indexGeometries } from '../formats/registry.js';
+import type { TableLayout } from '../layout/table-layout.js';
 import { textTable, fmt } from '../report/tables.js';
 import { terminalTable, type TableColumn, type TableOptions } from '../report/terminal.js';
 import { DdlError, parseDdl } from '../table/ddl.js';
@@ -106,91 +107,108 @@ interface RowsizeSkipped {
 
 function rowsizeRows(src: Source, options: RowsizeOptions): { rows: RowsizeRow[]; skipped: RowsizeSkipped[]; requested: number } {
   const n = options.rows ?? src.rows ?? DEFAULT_ROWS;
-  const formats = options.formats ?? [...FORMAT_IDS];
   const rows: RowsizeRow[] = [];
   const skipped: RowsizeSkipped[] = [];
-  for (const format of formats) {
-    const base = engineForFormat(src.engine, format);
-    const spec: StorageSpec = {
-      name: src.name,
-      seed: src.seed,
-      table: src.table,
-      engine: base,
-      workload: [{ op: 'insert', rows: { kind: 'count', n }, values: src.values }],
-    };
-    const f = getFormat(format);
-    const layout = f.layout(spec.table, spec.engine);
-    // A table whose shortest row is longer than a page takes has no size in this format: say so
-    // instead of simulating a million refused inserts.
-    if (layout.minRowBytes > layout.geometry.maxRowBytes) {
-      skipped.push({
-        format,
-        reason: `no row of table ${src.table.name} fits a ${layout.geometry.pageBytes}-byte page: the shortest row takes ${layout.minRowBytes} bytes, a page at most ${layout.geometry.maxRowBytes}`,
-      });
-      continue;
-    }
-    const r = runStorage(spec);
-    const pages = r.final.pages;
-    const rejected = r.final.rows_rejected;
-    const byIndex = r.final.rows_rejected_by_index ?? 0;
-    const geoms = indexGeometries(f, spec.table, layout);
-    const limits = [...new Set(geoms.flatMap((g) => (g.maxTupleBytes === undefined ? [] : [g.maxTupleBytes])))].join(' / ');
-    if (n > 0 && rejected === n) {
-      const why =
-        byIndex === n
-          ? `has an index entry larger than a ${layout.geometry.pageBytes}-byte B-tree page takes (at most ${limits} bytes)`
-          : `is longer than a ${layout.geometry.pageBytes}-byte page takes (at most ${layout.geometry.maxRowBytes} bytes)${byIndex > 0 ? ' or has an index entry too large' : ''}`;
-      skipped.push({ format, reason: `every row of table ${src.table.name} ${why}` });
-      continue;
-    }
-    const notes = [
-      ...(rejected - byIndex > 0
-        ? [
-            `${fmt(rejected - byIndex)} of ${fmt(n)} rows are longer than a ${format} page takes (${layout.geometry.maxRowBytes} bytes) and were refused, as the DBMS would`,
-          ]
-        : []),
-      ...(byIndex > 0
-        ? [
-            `${fmt(byIndex)} of ${fmt(n)} rows have an index entry larger than a ${format} B-tree page takes (${limits} bytes) and were refused, as the DBMS would`,
-          ]
-        : []),
-      ...r.notes,
-    ];
-    // Entry bytes of an average-shaped row: the first generated row's key (keys are usually fixed-size).
-    const probe = new Uint16Array(Math.max(1, layout.varying.length));
-    layout.varying.forEach((c, i) => (probe[i] = c.variableType ? Math.min(c.maxBytes, 0xfffe) : c.fixedBytes));
-    const entry: Record<string, number> = Object.create(null);
-    for (const g of geoms) entry[g.name] = g.leafTupleBytes(probe, 0) + g.slotBytes;
-    const indexBytes = r.index_pages.total * layout.geometry.pageBytes;
-    const bytes = pages * layout.geometry.pageBytes;
-    rows.push({
-      format,
-      page_size: layout.geometry.pageBytes,
-      row_bytes: {
-        min: r.row_bytes.min,
-        avg: r.row_bytes.avg,
-        max: r.row_bytes.max,
-        schema_min: r.row_bytes.schema_min,
-        schema_max: r.row_bytes.schema_max,
-      },
-      rows_per_page: pages > 0 ? Math.round((r.final.rows / pages) * 100) / 100 : 0,
-      rows: r.final.rows,
-      pages,
-      bytes,
-      index_entry_bytes: entry,
-      index_pages: r.index_pages,
-      index_bytes: indexBytes,
-      allocation_pages: r.allocation_pages,
-      allocation_bytes: r.allocation_pages.total * layout.geometry.pageBytes,
-      total_bytes: bytes + indexBytes,
-      row_bytes_are: f.rowBytesAre,
-      notes,
-    });
+  for (const format of options.formats ?? [...FORMAT_IDS]) {
+    const r = rowsizeOf(src, format, n);
+    if ('reason' in r) skipped.push(r);
+    else rows.push(r);
   }
   if (rows.length === 0) {
     throw new UserError(`${src.name}: ${skipped.map((k) => `${k.format}: ${k.reason}`).join('; ')}`);
   }
   return { rows, skipped, requested: n };
+}
+
+/** The table's n rows inserted in one format: its row, page and index sizes, or why it has none there. */
+function rowsizeOf(src: Source, format: FormatId, n: number): RowsizeRow | RowsizeSkipped {
+  const spec: StorageSpec = {
+    name: src.name,
+    seed: src.seed,
+    table: src.table,
+    engine: engineForFormat(src.engine, format),
+    workload: [{ op: 'insert', rows: { kind: 'count', n }, values: src.values }],
+  };
+  const f = getFormat(format);
+  const layout = f.layout(spec.table, spec.engine);
+  const page = layout.geometry.pageBytes;
+  // A table whose shortest row is longer than a page takes has no size in this format: say so
+  // instead of simulating a million refused inserts.
+  if (layout.minRowBytes > layout.geometry.maxRowBytes) {
+    return {
+      format,
+      reason: `no row of table ${src.table.name} fits a ${page}-byte page: the shortest row takes ${layout.minRowBytes} bytes, a page at most ${layout.geometry.maxRowBytes}`,
+    };
+  }
+  const r = runStorage(spec);
+  const geoms = indexGeometries(f, spec.table, layout);
+  const limits = [...new Set(geoms.flatMap((g) => (g.maxTupleBytes === undefined ? [] : [g.maxTupleBytes])))].join(' / ');
+  const rejected = r.final.rows_rejected;
+  const byIndex = r.final.rows_rejected_by_index ?? 0;
+  if (n > 0 && rejected === n) {
+    const why =
+      byIndex === n
+        ? `has an index entry larger than a ${page}-byte B-tree page takes (at most ${limits} bytes)`
+        : `is longer than a ${page}-byte page takes (at most ${layout.geometry.maxRowBytes} bytes)${byIndex > 0 ? ' or has an index entry too large' : ''}`;
+    return { format, reason: `every row of table ${src.table.name} ${why}` };
+  }
+  const notes = [...refusedNotes(format, n, rejected, byIndex, layout.geometry.maxRowBytes, limits), ...r.notes];
+  return rowsizeRow(format, f.rowBytesAre, layout, r, indexEntryBytes(layout, geoms), notes);
+}
+
+/** Why some rows were refused, as the DBMS would: too long for a page, or an index entry too large. */
+function refusedNotes(format: FormatId, n: number, rejected: number, byIndex: number, maxRowBytes: number, limits: string): string[] {
+  const out: string[] = [];
+  if (rejected - byIndex > 0)
+    out.push(
+      `${fmt(rejected - byIndex)} of ${fmt(n)} rows are longer than a ${format} page takes (${maxRowBytes} bytes) and were refused, as the DBMS would`,
+    );
+  if (byIndex > 0)
+    out.push(
+      `${fmt(byIndex)} of ${fmt(n)} rows have an index entry larger than a ${format} B-tree page takes (${limits} bytes) and were refused, as the DBMS would`,
+    );
+  return out;
+}
+
+/** Entry bytes of an average-shaped row in each index: the first generated row's key (keys are usually fixed-size). */
+function indexEntryBytes(layout: TableLayout, geoms: ReturnType<typeof indexGeometries>): Record<string, number> {
+  const probe = new Uint16Array(Math.max(1, layout.varying.length));
+  layout.varying.forEach((c, i) => (probe[i] = c.variableType ? Math.min(c.maxBytes, 0xfffe) : c.fixedBytes));
+  const entry: Record<string, number> = Object.create(null);
+  for (const g of geoms) entry[g.name] = g.leafTupleBytes(probe, 0) + g.slotBytes;
+  return entry;
+}
+
+function rowsizeRow(
+  format: FormatId,
+  rowBytesAre: RowsizeRow['row_bytes_are'],
+  layout: TableLayout,
+  r: ReturnType<typeof runStorage>,
+  entry: Record<string, number>,
+  notes: string[],
+): RowsizeRow {
+  const page = layout.geometry.pageBytes;
+  const pages = r.final.pages;
+  const indexBytes = r.index_pages.total * page;
+  const bytes = pages * page;
+  const { min, avg, max, schema_min, schema_max } = r.row_bytes;
+  return {
+    format,
+    page_size: page,
+    row_bytes: { min, avg, max, schema_min, schema_max },
+    rows_per_page: pages > 0 ? Math.round((r.final.rows / pages) * 100) / 100 : 0,
+    rows: r.final.rows,
+    pages,
+    bytes,
+    index_entry_bytes: entry,
+    index_pages: r.index_pages,
+    index_bytes: indexBytes,
+    allocation_pages: r.allocation_pages,
+    allocation_bytes: r.allocation_pages.total * page,
+    total_bytes: bytes + indexBytes,
+    row_bytes_are: rowBytesAre,
+    notes,
+  };
 }
 
 function mb(bytes: number): string {

@@ -94,19 +94,24 @@ function pgCheckText(results: PgCheckResult[]): string {
   return out.join('\n');
 }
 
-export async function pgCheckCommand(file: string, options: PgCheckCliOptions): Promise<number> {
-  const url = options.url ?? process.env.ROWSIM_PG_URL;
-  if (!url) {
-    process.stderr.write('rowsim pg-check: expected --url postgres://user@host:port/db (or ROWSIM_PG_URL), found neither\n');
-    return EXIT_INPUT;
+/** An input problem of pg-check's own: printed on stderr, and its exit status. */
+class CheckRefused extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
   }
-  let points: SweepPoint[];
+}
+
+/** The points to check: every storage point of every document of the file, each one pg-check can replay. */
+function checkPoints(file: string): { points: SweepPoint[]; note: string | undefined } {
   let note: string | undefined;
+  const points: SweepPoint[] = [];
   try {
     // A file of several configs separated by `---` (as rowsize reads them): every document is checked.
     const docs = configDocuments(file);
     const texts: (string | undefined)[] = docs.length > 1 ? docs : [undefined];
-    points = [];
     for (const text of texts) {
       const cfg = loadConfig(file, text);
       const got = pgPoints(cfg.storage);
@@ -114,70 +119,84 @@ export async function pgCheckCommand(file: string, options: PgCheckCliOptions): 
       note ??= got.note;
     }
   } catch (err) {
-    if (err instanceof InputError) {
-      process.stderr.write(`${err.message}\n`);
-      return EXIT_INPUT;
-    }
+    if (err instanceof InputError) throw new CheckRefused(err.message, EXIT_INPUT);
     throw err;
   }
-  if (points.length === 0) {
-    process.stderr.write(`${file}: expected a storage config (table, engine, workload), found none\n`);
-    return EXIT_INPUT;
-  }
+  if (points.length === 0) throw new CheckRefused(`${file}: expected a storage config (table, engine, workload), found none`, EXIT_INPUT);
   // What cannot be replayed faithfully is refused before connecting (the simulation runs again in the check).
   for (const p of points) {
     try {
       planCheck(p.spec);
     } catch (err) {
       if (!(err instanceof PgCheckError)) throw err;
-      process.stderr.write(`${file}: ${points.length > 1 ? `${p.label}: ` : ''}${err.message}\n`);
-      return EXIT_INPUT;
+      throw new CheckRefused(`${file}: ${points.length > 1 ? `${p.label}: ` : ''}${err.message}`, EXIT_INPUT);
     }
   }
-  let target: PgTarget;
+  return { points, note };
+}
+
+export async function pgCheckCommand(file: string, options: PgCheckCliOptions): Promise<number> {
+  const url = options.url ?? process.env.ROWSIM_PG_URL;
+  let work: { points: SweepPoint[]; note: string | undefined; target: PgTarget };
   try {
-    target = pgTarget(url);
+    if (!url)
+      throw new CheckRefused('rowsim pg-check: expected --url postgres://user@host:port/db (or ROWSIM_PG_URL), found neither', EXIT_INPUT);
+    work = { ...checkPoints(file), target: pgTargetOf(url) };
   } catch (err) {
-    if (err instanceof PgConnectionError) {
-      process.stderr.write(`rowsim pg-check: ${err.message}\n`);
-      return EXIT_EXTERNAL;
-    }
-    throw err;
+    if (!(err instanceof CheckRefused)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return err.status;
   }
+  const { target } = work;
   const guard = new CheckGuard(target);
   guard.listen();
   try {
-    const results = await checkAll(guard, target, points, note);
+    const results = await checkAll(guard, target, work.points, work.note);
     if (!results) return await guard.stopped!;
     if (options.json) process.stdout.write(`${JSON.stringify({ config: file, results }, null, 2)}\n`);
     else process.stdout.write(`${pgCheckText(results)}\n`);
     return EXIT_OK;
   } catch (err) {
-    if (guard.stopped) return await guard.stopped;
-    const at = err instanceof PointFailure && err.label ? `${err.label}: ` : '';
-    const cause = err instanceof PointFailure ? err.cause : err;
-    if (cause instanceof PgConnectionError) {
-      process.stderr.write(`rowsim pg-check: ${at}${cause.message}\n`);
-      return EXIT_EXTERNAL;
-    }
-    if (isConnectionLost(cause)) {
-      const line = await guard.lost(cause);
-      // A signal during the reconnect: its own cleanup has the last word.
-      if (guard.stopped) return await guard.stopped;
-      process.stderr.write(`rowsim pg-check: ${at}${line}\n`);
-      return EXIT_EXTERNAL;
-    }
-    if (cause instanceof PgCheckError || cause instanceof PgServerError) {
-      // The check dropped its schema unless the drop failed too: then it says what is left.
-      const left = guard.schema ? `; ${guard.leftBehind()}` : '';
-      process.stderr.write(`rowsim pg-check: ${at}${target.redact(cause.message)}${left}\n`);
-      return cause instanceof PgCheckError ? EXIT_INPUT : EXIT_EXTERNAL;
-    }
-    throw redacted(cause, target);
+    return await checkFailed(err, guard, target);
   } finally {
     if (guard.client) await closeClient(guard.client);
     guard.unlisten();
   }
+}
+
+/** The server's address, or a refusal with exit status EXIT_EXTERNAL when the URL cannot be used. */
+function pgTargetOf(url: string): PgTarget {
+  try {
+    return pgTarget(url);
+  } catch (err) {
+    if (err instanceof PgConnectionError) throw new CheckRefused(`rowsim pg-check: ${err.message}`, EXIT_EXTERNAL);
+    throw err;
+  }
+}
+
+/** A check that failed: what is printed, and the exit status (a signal's cleanup has the last word). */
+async function checkFailed(err: unknown, guard: CheckGuard, target: PgTarget): Promise<number> {
+  if (guard.stopped) return await guard.stopped;
+  const at = err instanceof PointFailure && err.label ? `${err.label}: ` : '';
+  const cause = err instanceof PointFailure ? err.cause : err;
+  if (cause instanceof PgConnectionError) {
+    process.stderr.write(`rowsim pg-check: ${at}${cause.message}\n`);
+    return EXIT_EXTERNAL;
+  }
+  if (isConnectionLost(cause)) {
+    const line = await guard.lost(cause);
+    // A signal during the reconnect: its own cleanup has the last word.
+    if (guard.stopped) return await guard.stopped;
+    process.stderr.write(`rowsim pg-check: ${at}${line}\n`);
+    return EXIT_EXTERNAL;
+  }
+  if (cause instanceof PgCheckError || cause instanceof PgServerError) {
+    // The check dropped its schema unless the drop failed too: then it says what is left.
+    const left = guard.schema ? `; ${guard.leftBehind()}` : '';
+    process.stderr.write(`rowsim pg-check: ${at}${target.redact(cause.message)}${left}\n`);
+    return cause instanceof PgCheckError ? EXIT_INPUT : EXIT_EXTERNAL;
+  }
+  throw redacted(cause, target);
 }
 
 /** Check every point over one connection; undefined when a signal stopped the run. */

@@ -75,6 +75,26 @@ function commandLineConfig(opts: EstimateCliOptions, files: MeasuredFiles): { fi
   };
 }
 
+/** The estimate's config: the file's, or one made from --ddl and the measurement files; the command line's overrides applied. */
+function estimateConfig(
+  file: string | undefined,
+  opts: EstimateCliOptions,
+  load: typeof import('../loader/config.js').loadEstimateConfig,
+): EstimateConfig {
+  const files = measuredFiles(opts);
+  const overrides = {
+    target_pct: opts.target,
+    seeds: opts.seeds,
+    sample_rows: opts.sampleRows,
+    rows: opts.rows,
+    formats: opts.formats,
+    measured: files,
+  };
+  if (file !== undefined) return load(file, overrides);
+  const cl = commandLineConfig(opts, files);
+  return load(cl.file, overrides, cl.text);
+}
+
 export async function estimateCommand(file: string | undefined, opts: EstimateCliOptions): Promise<number> {
   // Bad input throws InputError: main() prints it and exits with status 2.
   if (file !== undefined && (opts.ddl || opts.format || opts.pageSize))
@@ -88,54 +108,51 @@ export async function estimateCommand(file: string | undefined, opts: EstimateCl
   let bar: { update(done: number, total: number): void; finish(): void } | undefined;
   const pool: PoolCandidateRunner | undefined =
     opts.workers === 0 ? undefined : poolRunner({ workers: opts.workers, onProgress: (d, t) => bar?.update(d, t) });
-  let cfg: EstimateConfig;
-  let outcome: EstimateOutcome;
-  let seconds: number;
-  let reporting: Promise<typeof import('../estimate/report.js')> | undefined;
-  let folder: ReturnType<typeof checkOutputFolder>;
+  let done: Estimated;
   try {
     const [{ loadEstimateConfig }, { inProcessRunner, runEstimate }, { progressBar }] = await Promise.all([
       import('../loader/config.js'),
       import('../estimate/estimate.js'),
       import('../report/progress.js'),
     ]);
-    const files = measuredFiles(opts);
-    const overrides = {
-      target_pct: opts.target,
-      seeds: opts.seeds,
-      sample_rows: opts.sampleRows,
-      rows: opts.rows,
-      formats: opts.formats,
-      measured: files,
-    };
-    if (file === undefined) {
-      const cl = commandLineConfig(opts, files);
-      cfg = loadEstimateConfig(cl.file, overrides, cl.text);
-    } else {
-      cfg = loadEstimateConfig(file, overrides);
-    }
-    folder = checkOutputFolder(opts.out ?? join('out', cfg.name), 'estimate');
+    const cfg = estimateConfig(file, opts, loadEstimateConfig);
+    const folder = checkOutputFolder(opts.out ?? join('out', cfg.name), 'estimate');
     bar = quiet ? undefined : progressBar('estimate');
     const runner: CandidateRunner = pool ?? inProcessRunner;
     const started = process.hrtime.bigint();
     const estimating = runEstimate(cfg, runner);
-    reporting = Promise.all([import('../estimate/report.js'), import('../report/charts.js')]).then(([report, charts]) => {
+    const reporting = Promise.all([import('../estimate/report.js'), import('../report/charts.js')]).then(([report, charts]) => {
       charts.loadChartJs();
       return report;
     });
     reporting.catch(() => {}); // awaited below, once the estimate is done
-    outcome = await estimating;
-    seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const outcome = await estimating;
+    done = { cfg, folder, outcome, reporting, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
   } finally {
     await pool?.close();
   }
   bar?.finish();
-  const { estimateChart, estimateJson, estimateMarkdown, estimateTerminal, maintenanceChart } = await reporting;
+  await writeEstimate(done, opts);
+  if (opts.quiet && done.outcome.verdict.exit_status !== 0) process.stderr.write(`rowsim estimate: ${done.outcome.verdict.headline}\n`);
+  return done.outcome.verdict.exit_status === 0 ? EXIT_OK : EXIT_NOT_APPLICABLE;
+}
 
+/** An estimate done: its config, the output folder, the outcome, the report's modules (loading) and its time. */
+interface Estimated {
+  cfg: EstimateConfig;
+  folder: ReturnType<typeof checkOutputFolder>;
+  outcome: EstimateOutcome;
+  reporting: Promise<typeof import('../estimate/report.js')>;
+  seconds: number;
+}
+
+/** estimate.json, estimate.md and the charts, published together; then the summary (or the JSON) on stdout. */
+async function writeEstimate(done: Estimated, opts: EstimateCliOptions): Promise<void> {
+  const { cfg, folder, outcome } = done;
+  const { estimateChart, estimateJson, estimateMarkdown, estimateTerminal, maintenanceChart } = await done.reporting;
   const charts = outcome.formats.map((f, i) => (i === 0 ? 'charts/estimate.png' : `charts/estimate-${f.format}.png`));
   if (outcome.maintenance) charts.push('charts/estimate-maintenance.png');
-  const json = estimateJson(cfg, outcome, charts);
-  const text = `${JSON.stringify(json, null, 2)}\n`;
+  const text = `${JSON.stringify(estimateJson(cfg, outcome, charts), null, 2)}\n`;
   const out = new StagedOutput(folder);
   try {
     outcome.formats.forEach((f, i) => out.write(charts[i]!, estimateChart(cfg, f)));
@@ -151,8 +168,6 @@ export async function estimateCommand(file: string | undefined, opts: EstimateCl
   } else if (!opts.quiet) {
     process.stdout.write(`${estimateTerminal(cfg, outcome, !!opts.force)}\n`);
     const where = relative(process.cwd(), join(folder.dir, 'estimate.json')) || join(folder.dir, 'estimate.json');
-    process.stdout.write(`estimate: ${where}, estimate.md and ${charts.join(', ')} beside it (${seconds.toFixed(1)} s)\n`);
+    process.stdout.write(`estimate: ${where}, estimate.md and ${charts.join(', ')} beside it (${done.seconds.toFixed(1)} s)\n`);
   }
-  if (opts.quiet && outcome.verdict.exit_status !== 0) process.stderr.write(`rowsim estimate: ${outcome.verdict.headline}\n`);
-  return outcome.verdict.exit_status === 0 ? EXIT_OK : EXIT_NOT_APPLICABLE;
 }

@@ -75,6 +75,19 @@ class StartingRunner {
   }
 }
 
+/**
+ * Large tables: the same command again in a process whose malloc asks for 2 MB pages (huge-pages.ts), and
+ * its exit status; if it cannot be started, undefined, and the run goes on here with 4 kB pages.
+ */
+async function withHugePages(tableBytes: number, runner: StartingRunner, count: number, storage: boolean): Promise<number | undefined> {
+  if (!startedAsCli() || !wantsHugePages(tableBytes, hugePagesContext())) return undefined;
+  await runner.close();
+  const code = await runAgainWithHugePages().catch(() => undefined);
+  if (code !== undefined) return code;
+  runner.start(count, storage);
+  return undefined;
+}
+
 /** The output folder's staging, and the single run's page maps in base64 for report.html as each is written. */
 function stagedWriter(staged: InstanceType<typeof import('../report/output.js').StagedOutput>, keepBase64: boolean) {
   // Encoded as each comes (this thread waits on the workers then) rather than read back at the end.
@@ -122,15 +135,8 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       import('../run/execute.js'),
       import('../run/part.js'),
     ]);
-    const tableBytes = checkRunLimits(cfg, { workers: opts.workers });
-    if (startedAsCli() && wantsHugePages(tableBytes, hugePagesContext())) {
-      // Large tables: the same command again in a process whose malloc asks for 2 MB pages (huge-pages.ts);
-      // if it cannot be started, the run goes on here with 4 kB pages.
-      await runner.close();
-      const code = await runAgainWithHugePages().catch(() => undefined);
-      if (code !== undefined) return code;
-      runner.start(count, slice.contention.length === 0);
-    }
+    const again = await withHugePages(checkRunLimits(cfg, { workers: opts.workers }), runner, count, slice.contention.length === 0);
+    if (again !== undefined) return again;
     // A large run compiles its hot paths with a wider inlining budget (compiler.ts), set before they are hot.
     tuneCompiler(slice.storage.reduce((ops, i) => ops + plannedRowOperations(cfg.storage[i]!.spec.workload), 0));
     const folder = checkOutputFolder(

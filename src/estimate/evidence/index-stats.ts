@@ -21,88 +21,83 @@ const DMV_FORWARDING_STUB_BYTES = 9;
 const NEEDED = ['page_count', 'record_count', 'forwarded_record_count', 'avg_record_size_in_bytes'] as const;
 const OPTIONAL = ['min_record_size_in_bytes', 'max_record_size_in_bytes', 'ghost_record_count', 'compressed_page_count'] as const;
 
+type Sums = Map<string, { sum: number; weighted: number; min: number; max: number; first: Cell }>;
+type Csv = NonNullable<ReturnType<typeof parseCsv>['table']>;
+
 export function parseIndexPhysicalStats(text: string, file: string, table?: string): ReadOutcome {
   const { table: csv, problems } = parseCsv(text, file);
   if (!csv) return { problems };
   const col = (name: string) => columnIndex(csv.header, name);
   const missing = NEEDED.filter((n) => col(n) < 0);
   if (missing.length) {
-    return {
-      problems: [
-        at(
-          file,
-          csv.header[0]!.line,
-          1,
-          `expected a header naming the columns of sys.dm_db_index_physical_stats (${NEEDED.join(', ')}, and index_id), found none of ${missing.join(', ')}`,
-        ),
-      ],
-    };
+    const message = `expected a header naming the columns of sys.dm_db_index_physical_stats (${NEEDED.join(', ')}, and index_id), found none of ${missing.join(', ')}`;
+    return { problems: [at(file, csv.header[0]!.line, 1, message)] };
   }
-  const idxId = col('index_id');
-  const unit = col('alloc_unit_type_desc');
-  const nameCol = ['table_name', 'object_name', 'name'].map(col).find((i) => i >= 0);
-  const heapRows = csv.rows.filter(
-    (r) => (idxId < 0 || r[idxId]?.text === '0') && (unit < 0 || (r[unit]?.text ?? '').toUpperCase() === 'IN_ROW_DATA'),
-  );
+  const heapRows = heapRowsOf(csv, col);
   if (heapRows.length === 0) {
-    const ids = [...new Set(csv.rows.map((r) => r[idxId]?.text ?? '?'))].join(', ');
+    const ids = [...new Set(csv.rows.map((r) => r[col('index_id')]?.text ?? '?'))].join(', ');
     const line = csv.rows[0]?.[0]?.line ?? csv.header[0]!.line;
-    return {
-      problems: [
-        at(
-          file,
-          line,
-          1,
-          `expected a row of the heap (index_id 0, IN_ROW_DATA), found ${csv.rows.length ? `only index_id ${ids} (a table with a clustered index has no forwarded records)` : 'no rows'}`,
-        ),
-      ],
-    };
+    const found = csv.rows.length ? `only index_id ${ids} (a table with a clustered index has no forwarded records)` : 'no rows';
+    return { problems: [at(file, line, 1, `expected a row of the heap (index_id 0, IN_ROW_DATA), found ${found}`)] };
   }
-  const out: InputProblem[] = [];
-  // Rows of two tables; one other table's name is refused by the cross-checks (consistency.ts), which name the DDL too.
-  if (nameCol !== undefined) {
-    const key = (r: Cell[]) => (r[nameCol]?.text ?? '').replace(/^.*\./, '').toLowerCase();
-    const other = heapRows.find((r) => key(r) !== key(heapRows[0]!));
-    if (other)
-      out.push(
-        at(
-          file,
-          other[nameCol]!.line,
-          other[nameCol]!.column,
-          `expected the heap rows of one table (${heapRows[0]![nameCol]!.text}, line ${heapRows[0]![nameCol]!.line}), found "${other[nameCol]!.text}"`,
-        ),
-      );
-  }
-  const sums = new Map<string, { sum: number; weighted: number; min: number; max: number; first: Cell }>();
+  const nameCol = ['table_name', 'object_name', 'name'].map(col).find((i) => i >= 0);
+  const out: InputProblem[] = nameCol === undefined ? [] : oneTable(heapRows, nameCol, file);
+  const sums: Sums = new Map();
   for (const r of heapRows) {
     if (r.length !== csv.header.length) {
       const c = r[Math.min(r.length, csv.header.length) - 1]!;
       out.push(at(file, c.line, c.column, `expected ${csv.header.length} values as the header names, found ${r.length}`));
       continue;
     }
-    const records = parseFigure(r[col('record_count')]!.text) ?? 0;
-    for (const name of [...NEEDED, ...OPTIONAL]) {
-      const i = col(name);
-      if (i < 0) continue;
-      const cell = r[i]!;
-      const v = parseFigure(cell.text);
-      if (v === undefined || v < 0) {
-        const hint =
-          /^null$/i.test(cell.text) || cell.text === '' ? ' (NULL in LIMITED mode: run the function with mode SAMPLED or DETAILED)' : '';
-        if ((NEEDED as readonly string[]).includes(name))
-          out.push(at(file, cell.line, cell.column, `expected a number ≥ 0 for ${name}, found "${cell.text}"${hint}`));
-        continue;
-      }
-      const s = sums.get(name) ?? { sum: 0, weighted: 0, min: Infinity, max: 0, first: cell };
-      s.sum += v;
-      s.weighted += v * records;
-      s.min = Math.min(s.min, v);
-      s.max = Math.max(s.max, v);
-      sums.set(name, s);
-    }
+    addRow(r, col, sums, file, out);
   }
   if (out.length) return { problems: out };
   return heapEvidence(sums, heapRows.length, file, table, nameCol === undefined ? undefined : heapRows[0]![nameCol]);
+}
+
+/** The heap's in-row rows (index_id 0, IN_ROW_DATA), one per partition. */
+function heapRowsOf(csv: Csv, col: (name: string) => number): Cell[][] {
+  const idxId = col('index_id');
+  const unit = col('alloc_unit_type_desc');
+  return csv.rows.filter(
+    (r) => (idxId < 0 || r[idxId]?.text === '0') && (unit < 0 || (r[unit]?.text ?? '').toUpperCase() === 'IN_ROW_DATA'),
+  );
+}
+
+/** Rows of two tables; one other table's name is refused by the cross-checks (consistency.ts), which name the DDL too. */
+function oneTable(heapRows: Cell[][], nameCol: number, file: string): InputProblem[] {
+  const key = (r: Cell[]) => (r[nameCol]?.text ?? '').replace(/^.*\./, '').toLowerCase();
+  const other = heapRows.find((r) => key(r) !== key(heapRows[0]!));
+  if (!other) return [];
+  const first = heapRows[0]![nameCol]!;
+  const cell = other[nameCol]!;
+  return [
+    at(file, cell.line, cell.column, `expected the heap rows of one table (${first.text}, line ${first.line}), found "${cell.text}"`),
+  ];
+}
+
+/** One heap row's figures added to the sums (and record-weighted sums) across partitions; a bad needed figure is a problem. */
+function addRow(r: Cell[], col: (name: string) => number, sums: Sums, file: string, out: InputProblem[]): void {
+  const records = parseFigure(r[col('record_count')]!.text) ?? 0;
+  for (const name of [...NEEDED, ...OPTIONAL]) {
+    const i = col(name);
+    if (i < 0) continue;
+    const cell = r[i]!;
+    const v = parseFigure(cell.text);
+    if (v === undefined || v < 0) {
+      const hint =
+        /^null$/i.test(cell.text) || cell.text === '' ? ' (NULL in LIMITED mode: run the function with mode SAMPLED or DETAILED)' : '';
+      if ((NEEDED as readonly string[]).includes(name))
+        out.push(at(file, cell.line, cell.column, `expected a number ≥ 0 for ${name}, found "${cell.text}"${hint}`));
+      continue;
+    }
+    const s = sums.get(name) ?? { sum: 0, weighted: 0, min: Infinity, max: 0, first: cell };
+    s.sum += v;
+    s.weighted += v * records;
+    s.min = Math.min(s.min, v);
+    s.max = Math.max(s.max, v);
+    sums.set(name, s);
+  }
 }
 
 function heapEvidence(

@@ -212,9 +212,12 @@ function longValueNotes(spec: StorageSpec): string[] {
   );
 }
 
-export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgCheckOptions = {}): Promise<PgCheckResult> {
-  if (spec.engine.format !== postgresHeap.id) throw new PgCheckError(`pg-check compares ${postgresHeap.id}, found ${spec.engine.format}`);
-  const notes: string[] = [];
+/** What the server is, checked against the config before anything is created; and whether its encoding gives the table an empty TOAST relation. */
+async function serverFacts(
+  client: pg.Client,
+  spec: StorageSpec,
+  notes: string[],
+): Promise<{ version: string; major: number; emptyToast: boolean }> {
   const setup: ReplayPlace = { where: 'reading the server settings' };
   const version = (await query(client, setup, 'SHOW server_version')).rows[0].server_version as string;
   const blockSize = Number((await query(client, setup, 'SHOW block_size')).rows[0].block_size);
@@ -241,27 +244,21 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
       `the server's encoding ${encoding} allows 4 bytes a character where the config's ${spec.engine.encoding} allows 1, so PostgreSQL gives table ${spec.table.name} a TOAST relation it would not have in a ${spec.engine.encoding} database; nothing can move there (the rows are the same bytes): predicted empty, its index a metapage`,
     );
   if (spec.engine.default_toast_compression === 'lz4') {
-    const lz4 = await query(
-      client,
-      setup,
-      `SELECT count(*)::int AS n FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`,
-    );
-    if (lz4.rows[0].n === 0)
+    const sql = `SELECT count(*)::int AS n FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`;
+    if ((await query(client, setup, sql)).rows[0].n === 0)
       throw new PgCheckError(
         `the config compresses with lz4 (default_toast_compression); this server was built without lz4 (--with-lz4): its default_toast_compression takes pglz only`,
       );
   }
+  return { version, major, emptyToast };
+}
 
-  // The simulated run as the engine accepted it, every value numbered and audited before anything is created.
-  const { cols, ops, totals, rows, minCaps, locator, notes: audited } = planCheck(spec);
-  notes.push(...audited);
-  const stattuple = await findPgstattuple(client);
-  if (!stattuple.usable) notes.push(stattuple.why);
-
+/** The scratch schema the replay works in; a refused CREATE SCHEMA leaves none. */
+async function createScratch(client: pg.Client, options: PgCheckOptions): Promise<ScratchSchema> {
+  const setup: ReplayPlace = { where: 'reading the server settings' };
   const backendPid = options.backendPid ?? Number((await query(client, setup, 'SELECT pg_backend_pid() AS pid')).rows[0].pid);
-  let scratch: ScratchSchema;
   try {
-    scratch = await ScratchSchema.create(client, options.schemaPrefix ?? DEFAULT_SCHEMA_PREFIX, backendPid, (s) => options.onSchema?.(s));
+    return await ScratchSchema.create(client, options.schemaPrefix ?? DEFAULT_SCHEMA_PREFIX, backendPid, (s) => options.onSchema?.(s));
   } catch (err) {
     const refused = PgServerError.from(err, { where: 'creating the scratch schema' });
     // The server refused the CREATE SCHEMA (its transaction rolled back): no schema exists. After a lost
@@ -269,24 +266,24 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
     if (refused) options.onSchema?.(undefined);
     throw refused ?? err;
   }
+}
+
+export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgCheckOptions = {}): Promise<PgCheckResult> {
+  if (spec.engine.format !== postgresHeap.id) throw new PgCheckError(`pg-check compares ${postgresHeap.id}, found ${spec.engine.format}`);
+  const notes: string[] = [];
+  const { version, major, emptyToast } = await serverFacts(client, spec, notes);
+  // The simulated run as the engine accepted it, every value numbered and audited before anything is created.
+  const { cols, ops, totals, rows, minCaps, locator, notes: audited } = planCheck(spec);
+  notes.push(...audited);
+  const stattuple = await findPgstattuple(client);
+  if (!stattuple.usable) notes.push(stattuple.why);
+  const scratch = await createScratch(client, options);
   let failed = true;
   try {
     const stream = new ValueStream(cols, spec.seed, totals, rows, minCaps);
-    const result = await new Replay(client, {
-      spec,
-      schema: scratch.name,
-      ops,
-      cols,
-      locator,
-      stream,
-      rows,
-      version,
-      major,
-      notes,
-      stattuple,
-      emptyToast,
-      label: options.label ?? 'base',
-    }).run();
+    const label = options.label ?? 'base';
+    const replay = { spec, schema: scratch.name, ops, cols, locator, stream, rows, version, major, notes, stattuple, emptyToast, label };
+    const result = await new Replay(client, replay).run();
     failed = false;
     return result;
   } finally {
@@ -722,85 +719,9 @@ class Replay {
     const after = this.countsReads ? await this.counters() : null;
     const reads = op.result.reads;
     if (reads) {
-      const ec = reads.engine_counters;
       const d = (f: (c: ReadCounters) => number) => (before && after ? f(after) - f(before) : null);
-      const cached = reads.cache !== undefined;
-      const at = (k: string) => ec[k] ?? 0;
-      this.add(
-        op,
-        'heap_blks_fetched',
-        cached ? at('heap_blks_read') + at('heap_blks_hit') : at('heap_blks_fetched'),
-        d((c) => c.heapRead + c.heapHit),
-      );
-      this.add(
-        op,
-        'idx_blks_fetched',
-        cached ? at('idx_blks_read') + at('idx_blks_hit') : at('idx_blks_fetched'),
-        d((c) => c.idxRead + c.idxHit),
-      );
-      if (cached) {
-        this.add(
-          op,
-          'heap_blks_read',
-          at('heap_blks_read'),
-          d((c) => c.heapRead),
-        );
-        this.add(
-          op,
-          'heap_blks_hit',
-          at('heap_blks_hit'),
-          d((c) => c.heapHit),
-        );
-        this.add(
-          op,
-          'idx_blks_read',
-          at('idx_blks_read'),
-          d((c) => c.idxRead),
-        );
-        this.add(
-          op,
-          'idx_blks_hit',
-          at('idx_blks_hit'),
-          d((c) => c.idxHit),
-        );
-      }
-      if (sel.model.path === 'index') {
-        const name = sel.model.index!;
-        const ix = (c: ReadCounters) => c.byIndex[name] ?? { tupRead: 0, tupFetch: 0 };
-        this.add(
-          op,
-          'idx_scan',
-          reads.statements,
-          d((c) => c.idxScan),
-        );
-        this.add(
-          op,
-          'idx_tup_fetch',
-          reads.rows_returned,
-          d((c) => c.idxTupFetch),
-        );
-        // Entries returned whose heap tuple was not visible: the dead versions the scans visited.
-        this.add(
-          op,
-          'dead_versions_visited',
-          at('dead_versions_visited'),
-          d((c) => ix(c).tupRead - ix(c).tupFetch),
-        );
-      } else if (sel.model.path === 'scan') {
-        this.add(
-          op,
-          'seq_scan',
-          reads.statements,
-          d((c) => c.seqScan),
-        );
-        // A sequential scan counts every visible tuple it returns to the executor: the live rows, each scan.
-        this.add(
-          op,
-          'seq_tup_read',
-          op.result.metrics.rows * reads.statements,
-          d((c) => c.seqTupRead),
-        );
-      }
+      for (const [name, model, observed] of readComparisons(sel.model, reads, op.result.metrics.rows))
+        this.add(op, name, model, d(observed));
     }
     for (const set of settingChanges(sel.settings, REPLAY_SETTINGS)) await this.q(set);
     this.select = null;
@@ -875,4 +796,40 @@ class Replay {
     add('dead_tuples', metric(m, 'dead_tuples'), obs.stat?.deadTuples ?? null);
     add('free_bytes', metric(m, 'free_bytes'), obs.stat?.freeBytes ?? null);
   }
+}
+
+type SelectReads = NonNullable<OpOf<'end'>['result']['reads']>;
+
+/**
+ * What a select phase's reads are compared on: each counter's name, the model's figure, and how the
+ * server's is read from pg_statio / pg_stat (the change over the phase). Blocks fetched always; read and
+ * hit apart when the model has a buffer cache; the index or sequential scan counters of its path.
+ */
+function readComparisons(
+  model: SelectReplay['model'],
+  reads: SelectReads,
+  liveRows: number,
+): [string, number, (c: ReadCounters) => number][] {
+  const ec = reads.engine_counters;
+  const at = (k: string) => ec[k] ?? 0;
+  const cached = reads.cache !== undefined;
+  const out: [string, number, (c: ReadCounters) => number][] = [
+    ['heap_blks_fetched', cached ? at('heap_blks_read') + at('heap_blks_hit') : at('heap_blks_fetched'), (c) => c.heapRead + c.heapHit],
+    ['idx_blks_fetched', cached ? at('idx_blks_read') + at('idx_blks_hit') : at('idx_blks_fetched'), (c) => c.idxRead + c.idxHit],
+  ];
+  if (cached) {
+    out.push(['heap_blks_read', at('heap_blks_read'), (c) => c.heapRead], ['heap_blks_hit', at('heap_blks_hit'), (c) => c.heapHit]);
+    out.push(['idx_blks_read', at('idx_blks_read'), (c) => c.idxRead], ['idx_blks_hit', at('idx_blks_hit'), (c) => c.idxHit]);
+  }
+  if (model.path === 'index') {
+    const ix = (c: ReadCounters) => c.byIndex[model.index!] ?? { tupRead: 0, tupFetch: 0 };
+    out.push(['idx_scan', reads.statements, (c) => c.idxScan], ['idx_tup_fetch', reads.rows_returned, (c) => c.idxTupFetch]);
+    // Entries returned whose heap tuple was not visible: the dead versions the scans visited.
+    out.push(['dead_versions_visited', at('dead_versions_visited'), (c) => ix(c).tupRead - ix(c).tupFetch]);
+  } else if (model.path === 'scan') {
+    out.push(['seq_scan', reads.statements, (c) => c.seqScan]);
+    // A sequential scan counts every visible tuple it returns to the executor: the live rows, each scan.
+    out.push(['seq_tup_read', liveRows * reads.statements, (c) => c.seqTupRead]);
+  }
+  return out;
 }

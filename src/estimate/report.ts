@@ -151,13 +151,17 @@ export function estimateJson(cfg: EstimateConfig, out: EstimateOutcome, charts: 
 }
 
 /**
- * Input files as estimate.json names them: relative to the config's folder (so the file is the same
- * wherever the repository lies), or to the working folder for files given on the command line.
+ * Input files as estimate.json names them, in `file` keys and inside sentences: relative to the config's
+ * folder (so the file is the same wherever the repository lies), or to the working folder for files given
+ * on the command line.
  */
 function withShownPaths(value: unknown, configFile: string): unknown {
   const base = configFile === '(command line)' || configFile === '' ? process.cwd() : dirname(resolve(configFile));
+  // Sentences name files too (the inputs' sources, a miss's place): those under the base are named from it.
+  const prefix = `${base}${sep}`;
   const walk = (v: unknown, key?: string): unknown => {
     if (key === 'file' && typeof v === 'string' && isAbsolute(v)) return relative(base, v) || v;
+    if (typeof v === 'string' && v.includes(prefix)) return v.split(prefix).join('');
     if (Array.isArray(v)) return v.map((x) => walk(x));
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
     return v;

@@ -17,7 +17,7 @@ import { runLayout } from './constant-columns.js';
 
 /** Page fields (16) + free-space search (8), doubled for array growth. */
 const PAGE_BYTES_BOUND = 48;
-/** nbtree (src/btree/nbtree.ts): a TID's words (block, place, row, sizes) and its key columns; two versions a row at most between VACUUMs, arrays grown by half. */
+/** nbtree (src/btree/leaf.ts): a TID's words (block, place, row, sizes) and its key columns; two versions a row at most between VACUUMs, arrays grown by half. */
 const NBTREE_TID_BYTES = 16;
 const NBTREE_KEY_BYTES = 8;
 const NBTREE_TIDS_PER_ROW = 2;

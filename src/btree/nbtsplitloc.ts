@@ -1,0 +1,263 @@
+/**
+ * Where a full leaf splits (nbtsplitloc.c _bt_findsplitloc): every split point of the imaginary page
+ * (the page's tuples with the new item among them) is weighed by the free space it leaves on each side.
+ * The rightmost leaf is split to leave the left page `leafFillfactor` full, others 50:50
+ * (_bt_afternewitemoff may ask for the fillfactor, or a split just after the new item, inside an
+ * ascending run of a composite key); within LEAF_SPLIT_DISTANCE of the best balance the point that
+ * truncates the new high key most wins. A page of duplicates splits at the edge of the group (many
+ * duplicates) or leaves the left page `singleValueFillfactor` full (single value). nbtsplit.ts carries
+ * the split out.
+ */
+import type { Leaf } from './leaf.js';
+import type { LeafLevel } from './leaf-level.js';
+import { splitInterval } from './nbtree-upper.js';
+
+/** A split point: before item j of the imaginary page, the free space it leaves on the left and the right, its distance from the aim. */
+interface SplitPoint {
+  j: number;
+  lf: number;
+  rf: number;
+  delta: number;
+}
+
+type Strategy = 'default' | 'many' | 'single';
+
+/** The imaginary page of a split: leaf li's tuples with the new item (key, TID) of `itemBytes` among them, and the split points that fit. */
+export class SplitPage {
+  readonly l: Leaf;
+  readonly rightmost: boolean;
+  /** The leaf's tuples, by their first TIDs. */
+  readonly heads: number[] = [];
+  /** The new item is item q: after every tuple that starts before its place (after a posting list it falls inside). */
+  readonly q: number;
+  readonly nItems: number;
+  /** Per item, its bytes with its line pointer, and a posting list's TIDs' bytes. */
+  private readonly size: Int32Array;
+  private readonly postingOf: Int32Array;
+  /** Bytes of the leaf's items with their line pointers, and of the new item's. */
+  total = 0;
+  readonly newSize: number;
+  /** The smallest first item on the right among the split points that fit. */
+  minFirstRight = Infinity;
+  /** The split points that fit (at least one: the new item's place when none does). */
+  readonly cand: SplitPoint[] = [];
+  private readonly ka: Float64Array;
+  private readonly kb: Float64Array;
+
+  constructor(
+    private readonly ix: LeafLevel,
+    readonly li: number,
+    readonly key: Float64Array,
+    blk: number,
+    seq: number,
+    itemBytes: number,
+  ) {
+    const l = ix.leaves[li]!;
+    this.l = l;
+    this.rightmost = li === ix.leaves.length - 1;
+    for (let i = 0; i < l.n; i = l.tupleEnd(i)) this.heads.push(i);
+    const pos = ix.position(l, li, key, blk, seq);
+    let q = 0;
+    while (q < this.heads.length && this.heads[q]! < pos) q++;
+    this.q = q;
+    this.nItems = this.heads.length + 1;
+    this.size = new Int32Array(this.nItems);
+    this.postingOf = new Int32Array(this.nItems);
+    this.newSize = itemBytes + ix.rules.lineBytes;
+    this.measure(itemBytes);
+    this.findCandidates();
+    this.ka = new Float64Array(ix.m);
+    this.kb = new Float64Array(ix.m);
+  }
+
+  /** The leaf's first TID of item j, or −1 for the new item. */
+  tupleAt(j: number): number {
+    const q = this.q;
+    return j < q ? this.heads[j]! : j === q ? -1 : this.heads[j - 1]!;
+  }
+
+  /** Each item's bytes and the total. */
+  private measure(itemBytes: number): void {
+    const ix = this.ix;
+    const l = this.l;
+    const lp = ix.rules.lineBytes;
+    for (let j = 0; j < this.nItems; j++) {
+      const h = this.tupleAt(j);
+      if (h < 0) this.size[j] = itemBytes + lp;
+      else {
+        const cnt = l.tupleEnd(h) - h;
+        const s = ix.tupleBytes(l.baseAt(h), cnt);
+        this.size[j] = s + lp;
+        this.postingOf[j] = cnt > 1 ? s - l.baseAt(h) : 0;
+        this.total += s + lp;
+      }
+    }
+  }
+
+  /** Candidate split points: before item j (1 ≤ j < nItems), where both halves fit (the left with its new high key). */
+  private findCandidates(): void {
+    const r = this.ix.rules;
+    const leftSpace = r.pageRoomBytes;
+    const rightSpace = r.pageRoomBytes - (this.rightmost ? 0 : this.l.hikey);
+    let toLeft = 0;
+    for (let j = 1; j < this.nItems; j++) {
+      toLeft += this.size[j - 1]!;
+      const fr = this.size[j]!;
+      const posting = fr > 64 ? this.postingOf[j]! : 0;
+      const lf = leftSpace - toLeft - (fr + r.pivotTidBytes - posting);
+      const rf = rightSpace - (this.total + this.newSize - toLeft);
+      if (lf >= 0 && rf >= 0) {
+        this.cand.push({ j, lf, rf, delta: 0 });
+        if (fr < this.minFirstRight) this.minFirstRight = fr;
+      }
+    }
+    if (this.cand.length === 0) this.cand.push({ j: Math.max(1, Math.min(this.nItems - 1, this.q)), lf: 0, rf: 0, delta: 0 });
+  }
+
+  /** Keys of item j for the penalty: a tuple's first TID, or the new item's key. */
+  private keyOf(j: number, out: Float64Array): void {
+    const m = this.ix.m;
+    const h = this.tupleAt(j);
+    if (h < 0) for (let c = 0; c < m; c++) out[c] = this.key[c]!;
+    else for (let c = 0; c < m; c++) out[c] = this.l.key(h, c);
+  }
+
+  /** keep_natts of items a and b: the columns a pivot between them keeps (m + 1: every column and the heap TID). */
+  natts(a: number, b: number): number {
+    this.keyOf(a, this.ka);
+    this.keyOf(b, this.kb);
+    return this.ix.keepNatts(this.ka, 0, this.kb, 0);
+  }
+
+  /** Sort the split points by their distance from the aim: a share `fm` of the free space left (um), or equal halves. */
+  sortByDelta(fm: number, um: boolean): void {
+    for (const c of this.cand) c.delta = Math.abs(um ? Math.trunc(fm * c.lf - (1 - fm) * c.rf) : c.lf - c.rf);
+    this.cand.sort((a, b) => a.delta - b.delta || a.j - b.j);
+  }
+}
+
+/** The split point of the page for its new item at TID block `blk`: the item that goes first on the right. */
+export function findSplitLoc(ix: LeafLevel, page: SplitPage, blk: number): number {
+  const r = ix.rules;
+  const ff = r.leafFillfactor / 100;
+  let usemult = false;
+  let mult = 0.5;
+  if (page.rightmost) {
+    usemult = true;
+    mult = ff;
+  } else {
+    const after = afterNewItem(ix, page, blk);
+    if (after === 'exact') {
+      const exact = page.cand.find((c) => c.j === page.q + 1);
+      if (exact) return exact.j;
+    } else if (after === 'mult') {
+      usemult = true;
+      mult = ff;
+    }
+  }
+  const cand = page.cand;
+  const leftPage = cand[0]!;
+  const rightPage = cand[cand.length - 1]!;
+  page.sortByDelta(mult, usemult);
+  // _bt_defaultinterval: the splits within LEAF_SPLIT_DISTANCE of the space-optimal one.
+  const tolerance = Math.trunc(page.total * r.leafSplitDistance);
+  const s = chooseStrategy(ix, page, splitInterval(cand, tolerance), leftPage, rightPage);
+  if (s.strategy === 'single') {
+    page.sortByDelta(r.singleValueFillfactor / 100, true);
+    s.interval = 1;
+  }
+  let chosen = cand[bestSplitLoc(page, s.interval, s.perfect)]!;
+  if (s.strategy === 'many' && !page.rightmost && chosen.j === page.q) chosen = cand[0]!;
+  return chosen.j;
+}
+
+/**
+ * _bt_afternewitemoff (composite keys only): an ascending run inside a group of the leading columns
+ * splits just after the new item ('exact') or at the fillfactor ('mult'); otherwise 'no'.
+ */
+function afterNewItem(ix: LeafLevel, page: SplitPage, blk: number): 'no' | 'exact' | 'mult' {
+  const m = ix.m;
+  const r = ix.rules;
+  const { l, heads, q, newSize } = page;
+  if (m === 1 || q === 0) return 'no';
+  if (newSize !== page.minFirstRight || newSize * heads.length !== page.total) return 'no';
+  if (newSize > ix.maxalign(8 + 16) + r.lineBytes) return 'no';
+  const ff = r.leafFillfactor / 100;
+  if (q === page.nItems - 1) {
+    const k = page.natts(q - 1, q);
+    return k > 1 && k <= m ? 'mult' : 'no';
+  }
+  const prev = heads[q - 1]!;
+  if (l.tupleEnd(prev) - prev > 1) return 'no';
+  if (l.blkAt(prev) !== blk) return 'no';
+  const k = page.natts(q - 1, q);
+  if (!(k > 1 && k <= m)) return 'no';
+  // Offsets as the page numbers them (the high key first).
+  const interp = (q + 2) / (heads.length + 2);
+  return interp > ff ? 'mult' : 'exact';
+}
+
+/**
+ * _bt_strategy: from the split points sorted by delta and the first `interval` of them, the strategy,
+ * the penalty that is perfect (the best a pivot can truncate to) and the interval to search. A page
+ * whose edges of the interval do not differ in key is split at the group's edge (many duplicates) or as
+ * one value (single: the rightmost, or the last page of the value).
+ */
+function chooseStrategy(
+  ix: LeafLevel,
+  page: SplitPage,
+  interval: number,
+  leftPage: SplitPoint,
+  rightPage: SplitPoint,
+): { strategy: Strategy; perfect: number; interval: number } {
+  const m = ix.m;
+  const cand = page.cand;
+  const opt = cand[0]!;
+  let leftEdge = opt;
+  let rightEdge = opt;
+  let foundL = false;
+  let foundR = false;
+  for (let i = interval - 1; i >= 0 && !(foundL && foundR); i--) {
+    const c = cand[i]!;
+    if (c.j < opt.j && !foundL) {
+      leftEdge = c;
+      foundL = true;
+    } else if (c.j > opt.j && !foundR) {
+      rightEdge = c;
+      foundR = true;
+    }
+  }
+  const perfect = page.natts(leftEdge.j - 1, rightEdge.j);
+  if (perfect <= m) return { strategy: 'default', perfect, interval };
+  const whole = page.natts(leftPage.j - 1, rightPage.j);
+  if (whole <= m) return { strategy: 'many', perfect: m, interval: cand.length };
+  if (page.rightmost || highKeyDiffers(ix, page)) return { strategy: 'single', perfect: whole, interval };
+  return { strategy: 'default', perfect: whole, interval };
+}
+
+/** The high key against the new item: a different value means this is the last page of the duplicates. */
+function highKeyDiffers(ix: LeafLevel, page: SplitPage): boolean {
+  const m = ix.m;
+  const o = (page.li + 1) * ix.stride;
+  let differ = false;
+  for (let c = 0; c < m; c++) if (ix.lows[o + c] !== page.key[c]) differ = true;
+  return differ;
+}
+
+/** _bt_bestsplitloc: the split point (its place in the sorted candidates) of the lowest penalty within the interval. */
+function bestSplitLoc(page: SplitPage, interval: number, perfect: number): number {
+  const cand = page.cand;
+  let best = 0;
+  let bestPenalty = Infinity;
+  const hi = Math.min(interval, cand.length);
+  for (let i = 0; i < hi; i++) {
+    const c = cand[i]!;
+    const p = page.natts(c.j - 1, c.j);
+    if (p < bestPenalty) {
+      bestPenalty = p;
+      best = i;
+    }
+    if (p <= perfect) break;
+  }
+  return best;
+}

@@ -230,78 +230,96 @@ function cellRatio(c: SweepCellResult): number {
   return c.gap ? c.gap.throughput_ratio : NaN;
 }
 
+const PHASE_NOTES = [
+  'dashed outline: bimodal (some replications collapse, some do not); †: a point not stationary after its extensions',
+  '‡: the lockless manager collapsed too (its hottest CAS line saturated) in at least half its replications',
+];
+
+/** The phase diagram: a line chart over one swept key, a heat map over two (one per value of a third). */
 function writePhaseCharts(results: ContentionResults, write: (name: string, png: Buffer) => void): void {
   const sweep = results.sweep!;
-  const axes = sweep.axes;
-  const notes = [
-    'dashed outline: bimodal (some replications collapse, some do not); †: a point not stationary after its extensions',
-    '‡: the lockless manager collapsed too (its hottest CAS line saturated) in at least half its replications',
-  ];
-  if (axes.length === 1) {
-    const a = axes[0]!;
-    const pts: Array<[number, number]> = [];
-    const errs: Array<[number, number] | null> = [];
-    sweep.cells.forEach((c, i) => {
-      pts.push([i, cellRatio(c)]);
-      errs.push(c.gap ? c.gap.throughput_ratio_ci95 : null);
-    });
-    write(
-      'contention-phase.png',
-      renderLineChart({
-        title: `Lockless ÷ latched throughput against ${a.key}`,
-        subtitle: sweep.headline.text,
-        xLabel: a.key,
-        yLabel: 'lockless ÷ latched throughput',
-        yLog: true,
-        xCategories: a.values.map(String),
-        series: [
-          {
-            label: `ratio (mean, 95% interval over ${results.replications} replications)`,
-            color: PALETTE[0]!,
-            points: pts,
-            errorBars: errs,
-          },
-        ],
-      }),
-    );
+  if (sweep.axes.length === 1) {
+    write('contention-phase.png', phaseLineChart(results));
     return;
   }
-  const [ax, ay, az] = axes as [(typeof axes)[0], (typeof axes)[0], (typeof axes)[0] | undefined];
+  const az = sweep.axes[2];
   const slices = az ? az.values.map((_v, k) => k) : [-1];
-  for (const k of slices) {
-    const cells = sweep.cells.filter((c) => k < 0 || c.index[2] === k);
-    const at = (r: number, col: number): SweepCellResult | undefined => cells.find((c) => c.index[0] === col && c.index[1] === r);
-    const rows = ay.values.map((_v, r) => ax.values.map((_w, col) => at(r, col)));
-    const values = rows.map((row) => row.map((c) => (c ? cellRatio(c) : NaN)));
-    const maxLog = Math.max(
-      0.3,
-      ...values
-        .flat()
-        .filter((v) => Number.isFinite(v) && v > 0)
-        .map((v) => Math.abs(Math.log10(v))),
-    );
-    write(
-      k < 0 ? 'contention-phase.png' : `contention-phase-${k + 1}.png`,
-      renderHeatMap({
-        title: `Where the latched buffer manager collapses${az && k >= 0 ? ` (${az.key} = ${String(az.values[k])})` : ''}`,
-        subtitle: sweep.headline.text,
-        xLabel: ax.key,
-        yLabel: ay.key,
-        xValues: ax.values.map(String),
-        yValues: ay.values.map(String),
-        values,
-        cellText: rows.map((row) =>
-          row.map((c) => (c?.gap ? `${ratioText(c.gap.throughput_ratio)}×${c.gap.lockless_collapsed_share >= 0.5 ? ' ‡' : ''}` : '')),
-        ),
-        dashed: rows.map((row) => row.map((c) => !!c?.gap?.bimodal)),
-        dagger: rows.map((row) => row.map((c) => !!c && !c.stationary)),
-        center: 1,
-        logSpan: Math.min(1.5, Math.ceil(maxLog * 10) / 10),
-        legendLabel: `lockless ÷ latched throughput (mean of ${results.replications} replications)`,
-        notes,
-      }),
-    );
-  }
+  for (const k of slices) write(k < 0 ? 'contention-phase.png' : `contention-phase-${k + 1}.png`, phaseHeatMap(results, k));
+}
+
+/** The lockless ÷ latched ratio with its interval against the one swept key. */
+function phaseLineChart(results: ContentionResults): Buffer {
+  const sweep = results.sweep!;
+  const a = sweep.axes[0]!;
+  const pts: Array<[number, number]> = [];
+  const errs: Array<[number, number] | null> = [];
+  sweep.cells.forEach((c, i) => {
+    pts.push([i, cellRatio(c)]);
+    errs.push(c.gap ? c.gap.throughput_ratio_ci95 : null);
+  });
+  return renderLineChart({
+    title: `Lockless ÷ latched throughput against ${a.key}`,
+    subtitle: sweep.headline.text,
+    xLabel: a.key,
+    yLabel: 'lockless ÷ latched throughput',
+    yLog: true,
+    xCategories: a.values.map(String),
+    series: [
+      {
+        label: `ratio (mean, 95% interval over ${results.replications} replications)`,
+        color: PALETTE[0]!,
+        points: pts,
+        errorBars: errs,
+      },
+    ],
+  });
+}
+
+/** The cells of slice k of the third axis (all cells when k < 0), as rows (second axis) of columns (first axis). */
+function sliceRows(sweep: NonNullable<ContentionResults['sweep']>, k: number): Array<Array<SweepCellResult | undefined>> {
+  const [ax, ay] = sweep.axes as [(typeof sweep.axes)[0], (typeof sweep.axes)[0]];
+  const cells = sweep.cells.filter((c) => k < 0 || c.index[2] === k);
+  const at = (r: number, col: number): SweepCellResult | undefined => cells.find((c) => c.index[0] === col && c.index[1] === r);
+  return ay.values.map((_v, r) => ax.values.map((_w, col) => at(r, col)));
+}
+
+/** The colour scale's span in decades: the largest |log10| of the ratios, rounded up to a tenth, between 0.3 and 1.5. */
+function ratioLogSpan(values: number[][]): number {
+  const maxLog = Math.max(
+    0.3,
+    ...values
+      .flat()
+      .filter((v) => Number.isFinite(v) && v > 0)
+      .map((v) => Math.abs(Math.log10(v))),
+  );
+  return Math.min(1.5, Math.ceil(maxLog * 10) / 10);
+}
+
+const phaseCellText = (c: SweepCellResult | undefined): string =>
+  c?.gap ? `${ratioText(c.gap.throughput_ratio)}×${c.gap.lockless_collapsed_share >= 0.5 ? ' ‡' : ''}` : '';
+
+/** Where the latched manager collapses: the ratio over the first two swept keys, in slice k of the third. */
+function phaseHeatMap(results: ContentionResults, k: number): Buffer {
+  const sweep = results.sweep!;
+  const [ax, ay, az] = sweep.axes as [(typeof sweep.axes)[0], (typeof sweep.axes)[0], (typeof sweep.axes)[0] | undefined];
+  const rows = sliceRows(sweep, k);
+  const values = rows.map((row) => row.map((c) => (c ? cellRatio(c) : NaN)));
+  return renderHeatMap({
+    title: `Where the latched buffer manager collapses${az && k >= 0 ? ` (${az.key} = ${String(az.values[k])})` : ''}`,
+    subtitle: sweep.headline.text,
+    xLabel: ax.key,
+    yLabel: ay.key,
+    xValues: ax.values.map(String),
+    yValues: ay.values.map(String),
+    values,
+    cellText: rows.map((row) => row.map(phaseCellText)),
+    dashed: rows.map((row) => row.map((c) => !!c?.gap?.bimodal)),
+    dagger: rows.map((row) => row.map((c) => !!c && !c.stationary)),
+    center: 1,
+    logSpan: ratioLogSpan(values),
+    legendLabel: `lockless ÷ latched throughput (mean of ${results.replications} replications)`,
+    notes: PHASE_NOTES,
+  });
 }
 
 const n0 = (x: number): string => fmt(Math.round(x));
@@ -329,112 +347,130 @@ function inputsMarkdown(results: ContentionResults): string[] {
   return out;
 }
 
+/** A column of a markdown table of points: its header and its cell for a point of an entry. */
+interface PointColumn {
+  header: string;
+  cell: (p: ContentionPoint, r: ContentionEntry) => string;
+}
+
+const column = (header: string, cell: PointColumn['cell']): PointColumn => ({ header, cell });
+
+function stationaryText(p: ContentionPoint): string {
+  if (!p.stationary) return `**no** (${p.not_stationary} of ${p.replications})`;
+  return p.extensions ? `yes (extended ×${p.extensions})` : 'yes';
+}
+
+/** The columns of a buffer manager's table of points (engines first when there are several engine counts; MVA last when any point has it). */
+function pointColumns(multiEngines: boolean, mva: boolean): PointColumn[] {
+  const columns = [
+    column('users', (p) => fmt(p.users)),
+    column('throughput (tps)', (p) => n0(p.throughput_tps) + (p.bimodal ? ' (bimodal)' : '')),
+    column('95% CI', (p) => ci(p.ci95.throughput_tps, n0)),
+    column('response (ms)', (p) => n2(p.response_time_ms)),
+    column('95% CI', (p) => ci(p.ci95.response_time_ms, n2)),
+    column('p99 (ms)', (p) => n2(p.response_time_ms_p99)),
+    column('collapsed', (p) => `${p.collapsed} of ${p.replications}`),
+    column('spin %', (p) => n2(p.spin_pct)),
+    column('stationary', stationaryText),
+    column('bound (tps)', (p) => `${n0(p.bounds.throughput_tps)} (${p.bounds.binding})`),
+    column("Little's law error %", (p) => p.little_law_error_pct.toFixed(2)),
+    column('drift %', (p) => p.drift_pct.toFixed(2)),
+  ];
+  if (multiEngines) columns.unshift(column('engines', (_p, r) => String(r.engines)));
+  if (mva)
+    columns.push(
+      column('MVA tps', (p) => (p.mva ? n0(p.mva.throughput_tps) : '')),
+      column('MVA response (ms)', (p) => (p.mva ? n2(p.mva.response_time_ms) : '')),
+    );
+  return columns;
+}
+
+/** The columns of the table of where engine time and response time go. */
+function engineTimeColumns(): PointColumn[] {
+  const share = (x: number): string => (x === 0 ? '0' : x.toPrecision(2));
+  return [
+    column('buffer manager', (_p, r) => r.buffer_manager),
+    column('engines', (_p, r) => String(r.engines)),
+    column('users', (p) => fmt(p.users)),
+    column('work %', (p) => n2(p.work_pct)),
+    column('spinning %', (p) => n2(p.spin_pct)),
+    column('CAS conflicts %', (p) => n2(p.cas_retry_pct)),
+    column('optimistic restarts %', (p) => n2(p.restart_pct)),
+    column('idle %', (p) => n2(p.idle_pct)),
+    column('run queue % of response', (p) => n2(p.run_queue_pct)),
+    column('lock wait % of response', (p) => n2(p.spinlock_wait_pct)),
+    column('CAS retries / look-up', (p) => share(p.cas_retries_per_lookup)),
+    column('restarts / read', (p) => share(p.optimistic_restarts_per_read)),
+  ];
+}
+
+/** A markdown table with a row per point of the entries. */
+function pointsTable(columns: readonly PointColumn[], entries: readonly ContentionEntry[]): string {
+  const rows = entries.flatMap((r) => r.points.map((p) => columns.map((c) => c.cell(p, r))));
+  return mdTable(
+    columns.map((c) => c.header),
+    rows,
+  );
+}
+
+/** A line for each bimodal point, with the mean of each mode (and a blank line after them). */
+function bimodalLines(list: readonly ContentionEntry[]): string[] {
+  const out: string[] = [];
+  for (const r of list)
+    for (const p of r.points)
+      if (p.modes)
+        out.push(
+          `- ${r.engines} engines, ${fmt(p.users)} users is **bimodal**: ${p.collapsed} of ${p.replications} replications collapsed (mean ${n0(p.modes.collapsed.throughput_tps)} tps, ${n2(p.modes.collapsed.response_time_ms)} ms); the others ran at ${n0(p.modes.running.throughput_tps)} tps, ${n2(p.modes.running.response_time_ms)} ms.`,
+        );
+  if (out.length > 0) out.push('');
+  return out;
+}
+
+/** The USL fit over engines of a buffer manager's entries, or why there is none. */
+function uslParagraph(list: readonly ContentionEntry[]): string {
+  const fit = list[0]!.usl;
+  if (!fit) return `No USL fit: the USL is fitted over engines only (never over users with think time), and this run has one engine count.`;
+  const top = list.reduce((a, b) => (b.engines > a.engines ? b : a));
+  return `USL fit over engines at ${fmt(fit.users)} users (${fit.engines.join(', ')}): λ = ${n2(fit.lambda)} tps per engine, σ = ${fit.sigma.toPrecision(3)}, κ = ${fit.kappa.toPrecision(3)}, rms error ${fit.rms_error_pct.toFixed(1)}%; ${top.engines} engines deliver ${(top.speedup ?? 0).toFixed(2)}× ${Math.min(...fit.engines)}. The curve is drawn to ${fmt(fit.drawn_to)} engines and never above the operational bound.`;
+}
+
+function demandsLine(entry: ContentionEntry): string {
+  const net = entry.network;
+  return `Demands per transaction: engines ${n2(net.engine_demand_us)} µs, hottest lock or line ${n2(net.hottest_lock_demand_us)} µs${net.product_form ? ' (product-form network: exact MVA applies)' : ''}.`;
+}
+
+/** One buffer manager's section: its points, its bimodal points, the USL fit, the demands. */
+function managerMarkdown(bm: string, list: readonly ContentionEntry[], multiEngines: boolean): string[] {
+  const mva = list.some((r) => r.points.some((p) => p.mva));
+  return [
+    `### ${bm} buffer manager${multiEngines ? '' : `, ${list[0]!.engines} engines`}`,
+    '',
+    pointsTable(pointColumns(multiEngines, mva), list),
+    '',
+    ...bimodalLines(list),
+    uslParagraph(list),
+    '',
+    demandsLine(list[0]!),
+    '',
+  ];
+}
+
 function entriesMarkdown(entries: readonly ContentionEntry[], R: number): string[] {
   const out: string[] = [];
   const multiEngines = new Set(entries.map((r) => r.engines)).size > 1;
   for (const bm of [...new Set(entries.map((r) => r.buffer_manager))]) {
-    const list = entries.filter((r) => r.buffer_manager === bm);
-    out.push(`### ${bm} buffer manager${multiEngines ? '' : `, ${list[0]!.engines} engines`}`, '');
-    const mva = list.some((r) => r.points.some((p) => p.mva));
-    const header = [
-      'users',
-      'throughput (tps)',
-      '95% CI',
-      'response (ms)',
-      '95% CI',
-      'p99 (ms)',
-      'collapsed',
-      'spin %',
-      'stationary',
-      'bound (tps)',
-      "Little's law error %",
-      'drift %',
-    ];
-    if (multiEngines) header.unshift('engines');
-    if (mva) header.push('MVA tps', 'MVA response (ms)');
-    const rows: string[][] = [];
-    for (const r of list) {
-      for (const p of r.points) {
-        const row = [
-          fmt(p.users),
-          n0(p.throughput_tps) + (p.bimodal ? ' (bimodal)' : ''),
-          ci(p.ci95.throughput_tps, n0),
-          n2(p.response_time_ms),
-          ci(p.ci95.response_time_ms, n2),
-          n2(p.response_time_ms_p99),
-          `${p.collapsed} of ${p.replications}`,
-          n2(p.spin_pct),
-          p.stationary ? (p.extensions ? `yes (extended ×${p.extensions})` : 'yes') : `**no** (${p.not_stationary} of ${p.replications})`,
-          `${n0(p.bounds.throughput_tps)} (${p.bounds.binding})`,
-          p.little_law_error_pct.toFixed(2),
-          p.drift_pct.toFixed(2),
-        ];
-        if (multiEngines) row.unshift(String(r.engines));
-        if (mva) row.push(p.mva ? n0(p.mva.throughput_tps) : '', p.mva ? n2(p.mva.response_time_ms) : '');
-        rows.push(row);
-      }
-    }
-    out.push(mdTable(header, rows), '');
-    for (const r of list)
-      for (const p of r.points)
-        if (p.modes)
-          out.push(
-            `- ${r.engines} engines, ${fmt(p.users)} users is **bimodal**: ${p.collapsed} of ${p.replications} replications collapsed (mean ${n0(p.modes.collapsed.throughput_tps)} tps, ${n2(p.modes.collapsed.response_time_ms)} ms); the others ran at ${n0(p.modes.running.throughput_tps)} tps, ${n2(p.modes.running.response_time_ms)} ms.`,
-          );
-    if (list.some((r) => r.points.some((p) => p.modes))) out.push('');
-    const fit = list[0]!.usl;
-    if (fit) {
-      const top = list.reduce((a, b) => (b.engines > a.engines ? b : a));
-      out.push(
-        `USL fit over engines at ${fmt(fit.users)} users (${fit.engines.join(', ')}): λ = ${n2(fit.lambda)} tps per engine, σ = ${fit.sigma.toPrecision(3)}, κ = ${fit.kappa.toPrecision(3)}, rms error ${fit.rms_error_pct.toFixed(1)}%; ${top.engines} engines deliver ${(top.speedup ?? 0).toFixed(2)}× ${Math.min(...fit.engines)}. The curve is drawn to ${fmt(fit.drawn_to)} engines and never above the operational bound.`,
-        '',
-      );
-    } else
-      out.push(
-        `No USL fit: the USL is fitted over engines only (never over users with think time), and this run has one engine count.`,
-        '',
-      );
     out.push(
-      `Demands per transaction: engines ${n2(list[0]!.network.engine_demand_us)} µs, hottest lock or line ${n2(list[0]!.network.hottest_lock_demand_us)} µs${list[0]!.network.product_form ? ' (product-form network: exact MVA applies)' : ''}.`,
-      '',
+      ...managerMarkdown(
+        bm,
+        entries.filter((r) => r.buffer_manager === bm),
+        multiEngines,
+      ),
     );
   }
-  out.push('#### Where engine time and response time go', '');
-  const rows: string[][] = [];
-  for (const r of entries)
-    for (const p of r.points)
-      rows.push([
-        r.buffer_manager,
-        String(r.engines),
-        fmt(p.users),
-        n2(p.work_pct),
-        n2(p.spin_pct),
-        n2(p.cas_retry_pct),
-        n2(p.restart_pct),
-        n2(p.idle_pct),
-        n2(p.run_queue_pct),
-        n2(p.spinlock_wait_pct),
-        p.cas_retries_per_lookup === 0 ? '0' : p.cas_retries_per_lookup.toPrecision(2),
-        p.optimistic_restarts_per_read === 0 ? '0' : p.optimistic_restarts_per_read.toPrecision(2),
-      ]);
   out.push(
-    mdTable(
-      [
-        'buffer manager',
-        'engines',
-        'users',
-        'work %',
-        'spinning %',
-        'CAS conflicts %',
-        'optimistic restarts %',
-        'idle %',
-        'run queue % of response',
-        'lock wait % of response',
-        'CAS retries / look-up',
-        'restarts / read',
-      ],
-      rows,
-    ),
+    '#### Where engine time and response time go',
+    '',
+    pointsTable(engineTimeColumns(), entries),
     '',
     `Engine time is the mean over ${R} replication${R > 1 ? 's' : ''}; work + spinning + CAS conflicts + restarts + idle = 100%.`,
     '',

@@ -181,6 +181,98 @@ function roundBounds(b: Bounds): PointBounds {
   };
 }
 
+type Figure = (r: Replication) => number;
+
+const meanOf = (reps: readonly Replication[], f: Figure): number => round(reps.reduce((a, r) => a + f(r), 0) / reps.length);
+
+/** The largest figure by magnitude over the replications. */
+const worstOf = (reps: readonly Replication[], f: Figure): number => reps.map(f).reduce((a, b) => (Math.abs(b) > Math.abs(a) ? b : a), 0);
+
+/** A 95% interval of the mean of a figure that cannot be negative: an interval reaching below zero (a bimodal point) is cut at zero. */
+const ciOf = (reps: readonly Replication[], f: Figure): Interval =>
+  meanInterval(reps.map(f)).ci95.map((v) => round(Math.max(0, v))) as Interval;
+
+/** Mean throughput and response times, with their intervals. */
+function responseMeans(reps: readonly Replication[]): ResponseFigures & Pick<ContentionPoint, 'ci95'> {
+  return {
+    throughput_tps: meanOf(reps, (r) => r.throughput_tps),
+    response_time_ms: meanOf(reps, (r) => r.response_time_ms),
+    response_time_ms_p95: meanOf(reps, (r) => r.response_time_ms_p95),
+    response_time_ms_p99: meanOf(reps, (r) => r.response_time_ms_p99),
+    ci95: {
+      throughput_tps: ciOf(reps, (r) => r.throughput_tps),
+      response_time_ms: ciOf(reps, (r) => r.response_time_ms),
+      response_time_ms_p99: ciOf(reps, (r) => r.response_time_ms_p99),
+    },
+  };
+}
+
+/** Mean engine-time shares and per-look-up rates (the hottest lock's busy share apart: it comes after lookups_per_transaction). */
+function engineTimeMeans(reps: readonly Replication[]): Omit<EngineTimeFigures, 'hottest_lock_busy_pct'> {
+  return {
+    engine_busy_pct: meanOf(reps, (r) => r.engine_busy_pct),
+    work_pct: meanOf(reps, (r) => r.work_pct),
+    spin_pct: meanOf(reps, (r) => r.spin_pct),
+    cas_retry_pct: meanOf(reps, (r) => r.cas_retry_pct),
+    restart_pct: meanOf(reps, (r) => r.restart_pct),
+    idle_pct: meanOf(reps, (r) => r.idle_pct),
+    spinlock_wait_pct: meanOf(reps, (r) => r.spinlock_wait_pct),
+    run_queue_pct: meanOf(reps, (r) => r.run_queue_pct),
+    cas_retries_per_lookup: meanOf(reps, (r) => r.cas_retries_per_lookup),
+    optimistic_restarts_per_read: meanOf(reps, (r) => r.optimistic_restarts_per_read),
+    yields_per_transaction: meanOf(reps, (r) => r.yields_per_transaction),
+  };
+}
+
+/** Stationarity over the replications: all of them, the worst checks, the most extensions. */
+function stationarityFigures(
+  reps: readonly Replication[],
+): Pick<ContentionPoint, 'stationary' | 'not_stationary' | 'little_law_error_pct' | 'drift_pct' | 'extensions'> {
+  return {
+    stationary: reps.every((r) => r.stationary),
+    not_stationary: reps.filter((r) => !r.stationary).length,
+    little_law_error_pct: worstOf(reps, (r) => r.little_law_error_pct),
+    drift_pct: worstOf(reps, (r) => r.drift_pct),
+    extensions: Math.max(...reps.map((r) => r.extensions)),
+  };
+}
+
+function runOf(r: Replication, collapsed: boolean): ContentionPoint['runs'][number] {
+  return {
+    seed: r.seed,
+    throughput_tps: r.throughput_tps,
+    response_time_ms: r.response_time_ms,
+    collapsed,
+    stationary: r.stationary,
+    extensions: r.extensions,
+    window_ms: r.window_ms,
+  };
+}
+
+/** A bimodal point's two modes: the mean of the collapsed replications and of the others. */
+function modesOf(collapsed: readonly Replication[], running: readonly Replication[]): NonNullable<ContentionPoint['modes']> {
+  return {
+    collapsed: {
+      throughput_tps: meanOf(collapsed, (r) => r.throughput_tps),
+      response_time_ms: meanOf(collapsed, (r) => r.response_time_ms),
+    },
+    running: { throughput_tps: meanOf(running, (r) => r.throughput_tps), response_time_ms: meanOf(running, (r) => r.response_time_ms) },
+  };
+}
+
+/** Exact MVA of a product-form network at the point's population, and the simulation's error against it. */
+function mvaCheck(net: ReturnType<typeof pointNetwork>, users: number, point: ResponseFigures): MvaCheck {
+  const sol = exactMva(net, users);
+  const mx = sol.throughput_per_ns[users]! * 1e9;
+  const mr = sol.response_ns[users]! / 1e6;
+  return {
+    throughput_tps: round(mx),
+    response_time_ms: round(mr),
+    throughput_error_pct: round((100 * (point.throughput_tps - mx)) / mx),
+    response_time_error_pct: mr > 0 ? round((100 * (point.response_time_ms - mr)) / mr) : 0,
+  };
+}
+
 /** Merge a point's replications (in replication order) with its bounds and, when product-form, MVA. */
 export function summarisePoint(
   spec: ContentionBase,
@@ -192,77 +284,27 @@ export function summarisePoint(
   const model = buildPointModel(spec, bm, engines, users);
   const net = pointNetwork(model);
   const bounds = roundBounds(operationalBounds(net, users));
-  const mean = (f: (r: Replication) => number): number => round(reps.reduce((a, r) => a + f(r), 0) / reps.length);
-  const worst = (f: (r: Replication) => number): number => reps.map(f).reduce((a, b) => (Math.abs(b) > Math.abs(a) ? b : a), 0);
   const isCollapsed = (r: Replication): boolean => r.throughput_tps < COLLAPSE_SHARE_OF_BOUND * bounds.throughput_tps;
   const collapsed = reps.filter(isCollapsed);
   const running = reps.filter((r) => !isCollapsed(r));
-  // figures that cannot be negative: an interval reaching below zero (a bimodal point) is cut at zero
-  const ci = (f: (r: Replication) => number): Interval => meanInterval(reps.map(f)).ci95.map((v) => round(Math.max(0, v))) as Interval;
   const point: ContentionPoint = {
     users,
     replications: reps.length,
-    throughput_tps: mean((r) => r.throughput_tps),
-    response_time_ms: mean((r) => r.response_time_ms),
-    response_time_ms_p95: mean((r) => r.response_time_ms_p95),
-    response_time_ms_p99: mean((r) => r.response_time_ms_p99),
-    ci95: {
-      throughput_tps: ci((r) => r.throughput_tps),
-      response_time_ms: ci((r) => r.response_time_ms),
-      response_time_ms_p99: ci((r) => r.response_time_ms_p99),
-    },
+    ...responseMeans(reps),
     collapsed: collapsed.length,
     collapsed_share: round(collapsed.length / reps.length),
     bimodal: collapsed.length > 0 && running.length > 0,
-    engine_busy_pct: mean((r) => r.engine_busy_pct),
-    work_pct: mean((r) => r.work_pct),
-    spin_pct: mean((r) => r.spin_pct),
-    cas_retry_pct: mean((r) => r.cas_retry_pct),
-    restart_pct: mean((r) => r.restart_pct),
-    idle_pct: mean((r) => r.idle_pct),
-    spinlock_wait_pct: mean((r) => r.spinlock_wait_pct),
-    run_queue_pct: mean((r) => r.run_queue_pct),
-    cas_retries_per_lookup: mean((r) => r.cas_retries_per_lookup),
-    optimistic_restarts_per_read: mean((r) => r.optimistic_restarts_per_read),
-    yields_per_transaction: mean((r) => r.yields_per_transaction),
+    ...engineTimeMeans(reps),
     lookups_per_transaction: model.lookups,
-    hottest_lock_busy_pct: mean((r) => r.hottest_lock_busy_pct),
-    stationary: reps.every((r) => r.stationary),
-    not_stationary: reps.filter((r) => !r.stationary).length,
-    little_law_error_pct: worst((r) => r.little_law_error_pct),
-    drift_pct: worst((r) => r.drift_pct),
-    extensions: Math.max(...reps.map((r) => r.extensions)),
+    hottest_lock_busy_pct: meanOf(reps, (r) => r.hottest_lock_busy_pct),
+    ...stationarityFigures(reps),
     transactions: reps.reduce((a, r) => a + r.transactions, 0),
     events: reps.reduce((a, r) => a + r.events, 0),
     bounds,
-    runs: reps.map((r) => ({
-      seed: r.seed,
-      throughput_tps: r.throughput_tps,
-      response_time_ms: r.response_time_ms,
-      collapsed: isCollapsed(r),
-      stationary: r.stationary,
-      extensions: r.extensions,
-      window_ms: r.window_ms,
-    })),
+    runs: reps.map((r) => runOf(r, isCollapsed(r))),
   };
-  if (point.bimodal) {
-    const m = (rs: Replication[], f: (r: Replication) => number) => round(rs.reduce((a, r) => a + f(r), 0) / rs.length);
-    point.modes = {
-      collapsed: { throughput_tps: m(collapsed, (r) => r.throughput_tps), response_time_ms: m(collapsed, (r) => r.response_time_ms) },
-      running: { throughput_tps: m(running, (r) => r.throughput_tps), response_time_ms: m(running, (r) => r.response_time_ms) },
-    };
-  }
-  if (net.product_form) {
-    const sol = exactMva(net, users);
-    const mx = sol.throughput_per_ns[users]! * 1e9;
-    const mr = sol.response_ns[users]! / 1e6;
-    point.mva = {
-      throughput_tps: round(mx),
-      response_time_ms: round(mr),
-      throughput_error_pct: round((100 * (point.throughput_tps - mx)) / mx),
-      response_time_error_pct: mr > 0 ? round((100 * (point.response_time_ms - mr)) / mr) : 0,
-    };
-  }
+  if (point.bimodal) point.modes = modesOf(collapsed, running);
+  if (net.product_form) point.mva = mvaCheck(net, users, point);
   return point;
 }
 

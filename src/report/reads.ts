@@ -56,102 +56,126 @@ function counters(r: ReadResult): string {
     .join(', ');
 }
 
+/** A column of a reads table: its header and its cell for a row. */
+interface ReadColumn {
+  header: string;
+  cell: (r: ReadRow) => string;
+}
+
+const column = (header: string, cell: ReadColumn['cell']): ReadColumn => ({ header, cell });
+
+function columnsTable(columns: readonly ReadColumn[], rows: readonly ReadRow[]): string {
+  return mdTable(
+    columns.map((c) => c.header),
+    rows.map((r) => columns.map((c) => c.cell(r))),
+  );
+}
+
+/** The select phases' columns; the hit ratio and the estimated time only when some phase has them. */
+function selectColumns(withCache: boolean, withCost: boolean): ReadColumn[] {
+  const columns = [
+    column('point', (r) => r.point),
+    column('phase', (r) => r.phase),
+    column('plan', (r) => r.reads.plan),
+    column('statements', (r) => fmt(r.reads.statements)),
+    column('page reads a statement', (r) => fmt(Math.round((r.reads.logical_reads / Math.max(1, r.reads.statements)) * 100) / 100)),
+    column('data', (r) => fmt(r.reads.data_page_reads)),
+    column('index', (r) => fmt(r.reads.index_page_reads)),
+    column('forwarded hops', (r) => fmt(r.reads.forwarded_hops)),
+    column('vs first read phase', against),
+    column('DBMS counters', (r) => counters(r.reads)),
+  ];
+  if (withCache) columns.push(column('hit ratio', (r) => (r.reads.cache ? `${(r.reads.cache.hit_ratio * 100).toFixed(1)}%` : '')));
+  if (withCost)
+    columns.push(
+      column('estimated ms a statement', (r) =>
+        r.reads.estimated_ms !== undefined ? fmtMs(r.reads.estimated_ms / Math.max(1, r.reads.statements)) : '',
+      ),
+    );
+  return columns;
+}
+
+/** The large-object phases' columns. */
+function lobColumns(): ReadColumn[] {
+  const lob = (f: (l: NonNullable<ReadResult['lob']>) => string) => (r: ReadRow) => f(r.reads.lob!);
+  return [
+    column('point', (r) => r.point),
+    column('phase', (r) => r.phase),
+    column(
+      'store',
+      lob((l) => l.store),
+    ),
+    column(
+      'values',
+      lob((l) => fmt(l.values_read)),
+    ),
+    column(
+      'bytes a value',
+      lob((l) => fmt(l.values_read ? Math.round(l.value_bytes / l.values_read) : 0)),
+    ),
+    column(
+      'chunk',
+      lob((l) => fmt(l.chunk)),
+    ),
+    column(
+      'reposition',
+      lob((l) => l.reposition),
+    ),
+    column(
+      'chunk reads',
+      lob((l) => fmt(l.chunk_reads)),
+    ),
+    column(
+      'bytes processed',
+      lob((l) => fmt(l.bytes_processed)),
+    ),
+    column(
+      "× the values' bytes",
+      lob((l) => (l.value_bytes ? fmtRatio(l.bytes_processed / l.value_bytes) : '')),
+    ),
+    column(
+      'LOB pages read',
+      lob((l) => fmt(l.pages_processed)),
+    ),
+  ];
+}
+
+/** The select phases: the table, whether times are estimated, and the plans' conversions. */
+function selectsMarkdown(selects: readonly ReadRow[]): string[] {
+  const withCache = selects.some((r) => r.reads.cache);
+  const withCost = selects.some((r) => r.reads.estimated_ms !== undefined);
+  const out = [
+    "Each read phase as the engine read it: page reads by kind (data pages include a forwarded row's second page and chained pieces), the counters the DBMS would show, and each statement's reads against the first read phase of its point.",
+    '',
+    columnsTable(selectColumns(withCache, withCost), selects),
+    '',
+  ];
+  const estimated = selects.find((r) => r.reads.estimate_from);
+  if (estimated) out.push(`Estimated times are ${estimated.reads.estimate_from!.replace(/: .*/, '')}: not a measurement.`, '');
+  const conversions = [
+    ...new Map(
+      selects.filter((r) => r.reads.conversion && r.reads.conversion.converted !== 'none').map((r) => [r.reads.plan, r.reads]),
+    ).values(),
+  ];
+  for (const c of conversions) out.push(`- ${c.plan} ${c.conversion!.source}`);
+  if (conversions.length) out.push('');
+  return out;
+}
+
+/** The large-object phases: the table and what was assumed. */
+function lobsMarkdown(lobs: readonly ReadRow[]): string[] {
+  const out = ['### Large objects', '', columnsTable(lobColumns(), lobs), ''];
+  const assumed = [...new Set(lobs.flatMap((r) => r.reads.lob!.assumed))];
+  if (assumed.length) out.push(...assumed.map((a) => `- Assumed: ${a}.`), '');
+  return out;
+}
+
 /** summary.md's Reads section ('' when the run has no read phase). */
 export function readsMarkdown(entries: readonly ReadingEntry[]): string {
   const selects = readRows(entries, false);
   const lobs = readRows(entries, true);
   if (selects.length === 0 && lobs.length === 0) return '';
-  const out: string[] = ['## Reads', ''];
-  if (selects.length) {
-    const withCache = selects.some((r) => r.reads.cache);
-    const withCost = selects.some((r) => r.reads.estimated_ms !== undefined);
-    out.push(
-      "Each read phase as the engine read it: page reads by kind (data pages include a forwarded row's second page and chained pieces), the counters the DBMS would show, and each statement's reads against the first read phase of its point.",
-      '',
-    );
-    out.push(
-      mdTable(
-        [
-          'point',
-          'phase',
-          'plan',
-          'statements',
-          'page reads a statement',
-          'data',
-          'index',
-          'forwarded hops',
-          'vs first read phase',
-          'DBMS counters',
-          ...(withCache ? ['hit ratio'] : []),
-          ...(withCost ? ['estimated ms a statement'] : []),
-        ],
-        selects.map((r) => [
-          r.point,
-          r.phase,
-          r.reads.plan,
-          fmt(r.reads.statements),
-          fmt(Math.round((r.reads.logical_reads / Math.max(1, r.reads.statements)) * 100) / 100),
-          fmt(r.reads.data_page_reads),
-          fmt(r.reads.index_page_reads),
-          fmt(r.reads.forwarded_hops),
-          against(r),
-          counters(r.reads),
-          ...(withCache ? [r.reads.cache ? `${(r.reads.cache.hit_ratio * 100).toFixed(1)}%` : ''] : []),
-          ...(withCost ? [r.reads.estimated_ms !== undefined ? fmtMs(r.reads.estimated_ms / Math.max(1, r.reads.statements)) : ''] : []),
-        ]),
-      ),
-      '',
-    );
-    const estimated = selects.find((r) => r.reads.estimate_from);
-    if (estimated) out.push(`Estimated times are ${estimated.reads.estimate_from!.replace(/: .*/, '')}: not a measurement.`, '');
-    const conversions = [
-      ...new Map(
-        selects.filter((r) => r.reads.conversion && r.reads.conversion.converted !== 'none').map((r) => [r.reads.plan, r.reads]),
-      ).values(),
-    ];
-    for (const c of conversions) out.push(`- ${c.plan} ${c.conversion!.source}`);
-    if (conversions.length) out.push('');
-  }
-  if (lobs.length) {
-    out.push('### Large objects', '');
-    out.push(
-      mdTable(
-        [
-          'point',
-          'phase',
-          'store',
-          'values',
-          'bytes a value',
-          'chunk',
-          'reposition',
-          'chunk reads',
-          'bytes processed',
-          "× the values' bytes",
-          'LOB pages read',
-        ],
-        lobs.map((r) => {
-          const l = r.reads.lob!;
-          return [
-            r.point,
-            r.phase,
-            l.store,
-            fmt(l.values_read),
-            fmt(l.values_read ? Math.round(l.value_bytes / l.values_read) : 0),
-            fmt(l.chunk),
-            l.reposition,
-            fmt(l.chunk_reads),
-            fmt(l.bytes_processed),
-            l.value_bytes ? fmtRatio(l.bytes_processed / l.value_bytes) : '',
-            fmt(l.pages_processed),
-          ];
-        }),
-      ),
-      '',
-    );
-    const assumed = [...new Set(lobs.flatMap((r) => r.reads.lob!.assumed))];
-    if (assumed.length) out.push(...assumed.map((a) => `- Assumed: ${a}.`), '');
-  }
-  return out.join('\n');
+  return ['## Reads', '', ...(selects.length ? selectsMarkdown(selects) : []), ...(lobs.length ? lobsMarkdown(lobs) : [])].join('\n');
 }
 
 /** The terminal's lines for read phases: one a read phase, after the storage table ([] when none). */

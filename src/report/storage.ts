@@ -260,97 +260,123 @@ interface Column {
   means?: string;
 }
 
-/** The columns, worded for the formats of `entries`: a column only where some point's format has the figure. */
-function columns(entries: StorageEntry[]): Column[] {
-  const moving = entries.some(movesRows);
-  const keeping = entries.some((e) => formatOf(e).keptUpdates);
-  const w = movedWord(entries);
-  const sw = movedShort(entries);
-  const kw = keptWord(entries);
-  const knob = sharedKnob(entries);
-  const final = (key: string, title: string, priority: number, means?: string): Column => ({
-    title,
-    priority,
-    cell: (e) => cell(e.final, key),
-    means,
-  });
-  const cols: Column[] = [
+/** A column of a final counter. */
+function finalColumn(key: string, title: string, priority: number, means?: string): Column {
+  return { title, priority, cell: (e) => cell(e.final, key), means };
+}
+
+/** The point, and its format (with one format for every point the column says nothing the title does not, and goes first on a narrow terminal). */
+function pointColumns(entries: StorageEntry[]): Column[] {
+  return [
     { title: 'point', priority: 1, cell: (e) => e.label },
-    // One format for every point: the column says nothing the title does not, and goes first on a narrow terminal.
     { title: 'format', priority: new Set(entries.map((e) => e.engine.format)).size > 1 ? 2 : 3, cell: (e) => e.engine.format },
   ];
-  if (entries.some((e) => formatOf(e).reserveSetting)) {
-    cols.push(
-      knob
-        ? {
-            title: `${knob.setting} (${unitText(knob.unit)})`,
-            priority: 1,
-            wrapTitle: true,
-            cell: (e) => String(e.engine[knob.setting] ?? ''),
-            means: `the resolved ${knob.setting}, in ${knob.unit === '%' ? '% of the page' : 'bytes'}`,
-          }
-        : {
-            title: 'reserve',
-            priority: 1,
-            cell: reserveCell,
-            means: "each format's reserve setting, resolved, in its unit (exp_row_size in bytes, fillfactor and pctfree in % of the page)",
-          },
-    );
-  }
-  cols.push(final('rows', 'rows', 3), final('pages', 'pages', 1));
-  if (moving) {
-    cols.push(
-      {
-        title: `peak ${sw}`,
-        priority: 2,
-        cell: (e) => (movesRows(e) ? fmt(peakMoved(e)) : ''),
-        means: `the most ${w} rows after any phase (before a reorg cures them)`,
-      },
-      {
-        title: `peak ${sw} %`,
-        priority: 1,
-        cell: (e) => (movesRows(e) ? `${pct(peakMoved(e), e.final.rows)}%` : ''),
-        means: 'the same in % of the rows at the end',
-      },
-      {
-        title: `${sw} at end`,
-        priority: 1,
-        cell: (e) => (movesRows(e) ? fmt(e.final.forwarded_rows) : ''),
-        means: `${w} rows after the whole workload`,
-      },
-    );
-  }
-  if (keeping) {
-    cols.push({
-      title: `${kw} %`,
+}
+
+/** The reserve setting: the one knob every point shares, by its name and unit, or each format's own. */
+function reserveColumn(entries: StorageEntry[]): Column {
+  const knob = sharedKnob(entries);
+  if (knob)
+    return {
+      title: `${knob.setting} (${unitText(knob.unit)})`,
       priority: 1,
-      cell: (e) => (formatOf(e).keptUpdates ? pctCell(keptSharePct(e, e.final)) : ''),
-      means: `${kw} updates in % of all updates`,
-    });
-  }
-  cols.push(
-    final(
+      wrapTitle: true,
+      cell: (e) => String(e.engine[knob.setting] ?? ''),
+      means: `the resolved ${knob.setting}, in ${knob.unit === '%' ? '% of the page' : 'bytes'}`,
+    };
+  return {
+    title: 'reserve',
+    priority: 1,
+    cell: reserveCell,
+    means: "each format's reserve setting, resolved, in its unit (exp_row_size in bytes, fillfactor and pctfree in % of the page)",
+  };
+}
+
+/** Rows that moved (forwarded, migrated, …): the peak, the peak in %, at the end. */
+function movedColumns(entries: StorageEntry[]): Column[] {
+  const w = movedWord(entries);
+  const sw = movedShort(entries);
+  return [
+    {
+      title: `peak ${sw}`,
+      priority: 2,
+      cell: (e) => (movesRows(e) ? fmt(peakMoved(e)) : ''),
+      means: `the most ${w} rows after any phase (before a reorg cures them)`,
+    },
+    {
+      title: `peak ${sw} %`,
+      priority: 1,
+      cell: (e) => (movesRows(e) ? `${pct(peakMoved(e), e.final.rows)}%` : ''),
+      means: 'the same in % of the rows at the end',
+    },
+    {
+      title: `${sw} at end`,
+      priority: 1,
+      cell: (e) => (movesRows(e) ? fmt(e.final.forwarded_rows) : ''),
+      means: `${w} rows after the whole workload`,
+    },
+  ];
+}
+
+/** Updates kept on their page (HOT, …) in % of all updates. */
+function keptShareColumn(entries: StorageEntry[]): Column {
+  const kw = keptWord(entries);
+  return {
+    title: `${kw} %`,
+    priority: 1,
+    cell: (e) => (formatOf(e).keptUpdates ? pctCell(keptSharePct(e, e.final)) : ''),
+    means: `${kw} updates in % of all updates`,
+  };
+}
+
+/** What a scan reads, the space used, the table locks, and compactions where an engine keeps them. */
+function scanColumns(entries: StorageEntry[], moving: boolean): Column[] {
+  const w = movedWord(entries);
+  const cols = [
+    finalColumn(
       'table_scan_page_reads',
       'scan reads',
       1,
       moving ? `pages a table scan reads: pages + ${w}-row hops` : 'pages a table scan reads',
     ),
-    final('space_used_pct', 'used %', 3),
-    final('exclusive_table_locks', 'excl. locks', 2),
-  );
-  if (entries.some((e) => 'compactions' in e.final)) cols.push(final('compactions', 'compactions', 4));
-  if (keeping) {
-    const kept = entries.filter((e) => formatOf(e).keptUpdates);
-    const moved = formatOf(kept[0]!).movedRows;
-    cols.push(final('hot_updates', `${kw} upd.`, 2), {
+    finalColumn('space_used_pct', 'used %', 3),
+    finalColumn('exclusive_table_locks', 'excl. locks', 2),
+  ];
+  if (entries.some((e) => 'compactions' in e.final)) cols.push(finalColumn('compactions', 'compactions', 4));
+  return cols;
+}
+
+/** Updates kept on their page and updates that moved the row, in the words of the first format that keeps updates. */
+function keptUpdateColumns(entries: StorageEntry[]): Column[] {
+  const kept = entries.filter((e) => formatOf(e).keptUpdates);
+  const moved = formatOf(kept[0]!).movedRows;
+  return [
+    finalColumn('hot_updates', `${keptWord(entries)} upd.`, 2),
+    {
       title: `${moved.short} upd.`,
       priority: 3,
       cell: (e) => (formatOf(e).keptUpdates ? fmt(metric(e.final, formatOf(e).movedRows.metric)) : ''),
       means: `updates ${moved.word}`,
-    });
-  }
-  cols.push({ title: 'index pages', priority: 3, cell: (e) => fmt(e.final.index_pages.total) });
-  return cols;
+    },
+  ];
+}
+
+/** The columns, worded for the formats of `entries`: a column only where some point's format has the figure. */
+function columns(entries: StorageEntry[]): Column[] {
+  const moving = entries.some(movesRows);
+  const keeping = entries.some((e) => formatOf(e).keptUpdates);
+  const reserve = entries.some((e) => formatOf(e).reserveSetting);
+  return [
+    ...pointColumns(entries),
+    ...(reserve ? [reserveColumn(entries)] : []),
+    finalColumn('rows', 'rows', 3),
+    finalColumn('pages', 'pages', 1),
+    ...(moving ? movedColumns(entries) : []),
+    ...(keeping ? [keptShareColumn(entries)] : []),
+    ...scanColumns(entries, moving),
+    ...(keeping ? keptUpdateColumns(entries) : []),
+    { title: 'index pages', priority: 3, cell: (e) => fmt(e.final.index_pages.total) },
+  ];
 }
 
 function reserveCell(e: StorageEntry): string {

@@ -1,0 +1,127 @@
+/**
+ * The user/engine cycle: think, ask for an engine (one FIFO run queue), CPU segments between the
+ * look-ups, commit and give the engine up.
+ *
+ * Thinking users have no events of their own: think times are exponential, so the think completions
+ * of k thinking users form a Poisson process of rate k/Z whose next completion is a uniformly chosen
+ * thinking user (memorylessness). One aggregate event (thinkNext) stands for it and is redrawn whenever
+ * k changes; it is kept beside the heap, not in it. This is exact in distribution and keeps the heap as small as the set of busy tasks, which
+ * is what makes the event loop fast with thousands of users. With think_time 0 a committing task
+ * starts its next transaction at once (an event at the same instant).
+ */
+import { SimState, RUNQ, SEG, THINK } from './sim-state.js';
+
+export abstract class EngineCycle extends SimState {
+  /** Take the lock (sim-locks.ts); here: another try after a yield. */
+  protected abstract acquire(t: number, lock: number): void;
+
+  protected addThinker(t: number): void {
+    this.thinkers[this.nThink] = t;
+    this.thinkIdx[t] = this.nThink;
+    this.nThink++;
+  }
+
+  /** The next think completion: a uniformly chosen thinking user starts its transaction. */
+  protected onAggregateThink(): void {
+    const k = this.rngThink.index(this.nThink);
+    const u = this.thinkers[k]!;
+    const last = this.thinkers[--this.nThink]!;
+    this.thinkers[k] = last;
+    this.thinkIdx[last] = k;
+    this.thinkNext = this.nThink > 0 ? this.now + this.rngThink.exp32(this.model.think_ns / this.nThink) : Infinity;
+    this.onThinkEnd(u); // current is −1: u has no event, its schedules are pushes
+  }
+
+  protected onThinkEnd(t: number): void {
+    const now = this.now;
+    const m = this.model;
+    if (now >= this.windowStartNs && now <= this.windowEndNs && this.thinkStart[t]! >= 0) {
+      this.thinkSum += now - this.thinkStart[t]!;
+      this.thinks++;
+    }
+    this.txStart[t] = now;
+    this.step[t] = 0;
+    this.part[t] = 0;
+    const segments = m.lookups + 1;
+    this.segNs[t] = (m.exponential ? this.rngWork.exp32(m.work_ns) : m.work_ns) / segments;
+    this.requestEngine(t);
+  }
+
+  protected requestEngine(t: number): void {
+    if (this.freeEngines > 0) {
+      this.freeEngines--;
+      this.onEngine[t] = 1;
+      this.engineSince[t] = this.now;
+      this.dispatch(t);
+    } else {
+      this.state[t] = RUNQ;
+      this.since[t] = this.now;
+      const m = this.model;
+      let tail = this.rqHead + this.rqCount;
+      if (tail >= m.users) tail -= m.users;
+      this.runq[tail] = t;
+      this.rqCount++;
+    }
+  }
+
+  /** A task got an engine: its next CPU segment, or (after a yield) another try at its lock. */
+  protected dispatch(t: number): void {
+    if (this.retryLock[t] === 1) {
+      this.retryLock[t] = 0;
+      this.acquire(t, this.lockOf[t]!);
+    } else this.startSegment(t);
+  }
+
+  protected releaseEngine(t: number): void {
+    const now = this.now;
+    this.onEngine[t] = 0;
+    this.busyNs += this.clip(this.engineSince[t]!, now);
+    if (this.rqCount > 0) {
+      const u = this.runq[this.rqHead]!;
+      this.rqHead++;
+      if (this.rqHead === this.model.users) this.rqHead = 0;
+      this.rqCount--;
+      this.runqNs += this.clip(this.since[u]!, now);
+      this.onEngine[u] = 1;
+      this.engineSince[u] = now;
+      this.dispatch(u);
+    } else {
+      this.freeEngines++;
+    }
+  }
+
+  protected startSegment(t: number): void {
+    const m = this.model;
+    const now = this.now;
+    let len: number;
+    if (m.block && m.exponential && m.buffer_manager === 'latched') len = this.rngWork.exp32(m.work_ns / (m.lookups + 1));
+    else len = this.segNs[t]!;
+    this.workNs += this.clip(now, now + len);
+    this.schedule(t, now + len, SEG);
+  }
+
+  protected commit(t: number): void {
+    const now = this.now;
+    const m = this.model;
+    if (now >= this.windowStartNs && now <= this.windowEndNs) {
+      const r = now - this.txStart[t]!;
+      if (this.nResp === this.responses.length) {
+        const grown = new Float64Array(this.responses.length * 2);
+        grown.set(this.responses);
+        this.responses = grown;
+      }
+      this.responses[this.nResp++] = r;
+      this.respSum += r;
+      if (now < this.windowMidNs) this.half1++;
+    }
+    this.inTxNs += this.clip(this.txStart[t]!, now);
+    this.thinkStart[t] = now;
+    if (m.think_ns > 0) {
+      // t joins the thinking users and has no event of its own; the aggregate event is redrawn
+      this.state[t] = THINK;
+      this.addThinker(t);
+      this.thinkNext = now + this.rngThink.exp32(m.think_ns / this.nThink);
+    } else this.schedule(t, now, THINK);
+    this.releaseEngine(t);
+  }
+}

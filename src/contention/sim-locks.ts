@@ -1,0 +1,159 @@
+/**
+ * The latched buffer manager's spinlocks and the index latches: the occupancy of an acquisition
+ * (hand-off and hold), the wait (spinning, blocked, backing off, spin-then-yield) and the hand-over to
+ * the next owner (FIFO or a random spinner). README.md, "Latched buffer manager".
+ */
+import { EngineCycle } from './sim-engines.js';
+import { BACKOFF, HOLD, RUNQ, SPIN, WAIT } from './sim-state.js';
+
+export abstract class LockModels extends EngineCycle {
+  /**
+   * Occupancy of one acquisition: the hand-off (the lock word's cache line moving to the new owner:
+   * handoff_per_waiter once for mcs and ttas_backoff, × the waiters spinning on the word for ttas,
+   * spin_yield and ticket, at least once: [LOCKS], [MCS]) plus the hold. Exponential service draws the whole occupancy
+   * as one exponential, so a queue lock is an exponential server. Sets this.handoffPart to the hand-off
+   * share of the returned occupancy.
+   */
+  protected occupancy(lock: number, waiters: number): number {
+    const m = this.model;
+    const hold = lock < m.spinlocks ? m.hold_ns : m.latch_hold_ns;
+    const handoff = m.ttas && waiters > 1 ? m.handoff_ns * waiters : m.handoff_ns;
+    const mean = hold + handoff;
+    const occ = m.exponential ? this.rngLock.exp32(mean) : mean;
+    this.handoffPart = mean > 0 ? (occ * handoff) / mean : 0;
+    return occ;
+  }
+
+  /** Take a free lock now: the first hand-off and the hold are work on the engine. */
+  protected take(t: number, lock: number): void {
+    const now = this.now;
+    this.holder[lock] = t;
+    this.lockSince[lock] = now;
+    const occ = this.occupancy(lock, 1);
+    if (this.onEngine[t] === 1) this.workNs += this.clip(now, now + occ);
+    this.schedule(t, now + occ, HOLD);
+  }
+
+  protected override acquire(t: number, lock: number): void {
+    const m = this.model;
+    const now = this.now;
+    if (m.block && this.onEngine[t] === 1) this.releaseEngine(t);
+    this.lockOf[t] = lock;
+    if (this.holder[lock]! < 0) {
+      this.take(t, lock);
+      return;
+    }
+    this.since[t] = now;
+    if (m.lock === 'ttas_backoff' && !m.block) {
+      this.backoff[t] = m.backoff_min_ns;
+      this.schedule(t, now + this.backoffDelay(t), BACKOFF);
+      return;
+    }
+    this.nextWaiter[t] = -1;
+    if (this.count[lock] === 0) this.head[lock] = t;
+    else this.nextWaiter[this.tail[lock]!] = t;
+    this.tail[lock] = t;
+    this.count[lock]!++;
+    if (m.lock === 'spin_yield' && !m.block) this.schedule(t, now + m.spin_limit_ns, SPIN);
+    else this.state[t] = WAIT;
+  }
+
+  /** Exponential back-off [ANDERSON]: a delay between half and all of the current bound, which then doubles. */
+  protected backoffDelay(t: number): number {
+    const cur = this.backoff[t]!;
+    const next = cur * 2;
+    this.backoff[t] = next < this.model.backoff_max_ns ? next : this.model.backoff_max_ns;
+    return cur * (0.5 + 0.5 * this.rngLock.float32());
+  }
+
+  /** ttas_backoff: the back-off is over: probe the lock (one line read), take it if free, else back off longer. */
+  protected onBackoffEnd(t: number): void {
+    const lock = this.lockOf[t]!;
+    const now = this.now;
+    if (this.holder[lock]! >= 0) {
+      this.schedule(t, now + this.backoffDelay(t), BACKOFF);
+      return;
+    }
+    this.holder[lock] = t;
+    this.lockSince[lock] = now;
+    const occ = this.occupancy(lock, 1);
+    const start = now + this.handoffPart;
+    const waited = this.clip(this.since[t]!, start);
+    this.lockWaitNs += waited;
+    this.spinNs += waited;
+    this.workNs += this.clip(start, now + occ);
+    this.schedule(t, now + occ, HOLD);
+  }
+
+  /** spin_yield ([PG-SLOCK] spins, then gives up): the spin limit is reached: leave the waiter list, give the engine up, queue for one again. */
+  protected onSpinLimit(t: number): void {
+    const lock = this.lockOf[t]!;
+    let prev = -1;
+    let u = this.head[lock]!;
+    while (u !== t) {
+      prev = u;
+      u = this.nextWaiter[u]!;
+    }
+    const next = this.nextWaiter[t]!;
+    if (prev < 0) this.head[lock] = next;
+    else this.nextWaiter[prev] = next;
+    if (this.tail[lock] === t) this.tail[lock] = prev;
+    this.nextWaiter[t] = -1;
+    this.count[lock]!--;
+    const waited = this.clip(this.since[t]!, this.now);
+    this.lockWaitNs += waited;
+    this.spinNs += waited;
+    if (this.inWindow()) this.yields++;
+    this.retryLock[t] = 1;
+    this.state[t] = RUNQ;
+    this.releaseEngine(t);
+    this.requestEngine(t);
+  }
+
+  protected release(lock: number): void {
+    const m = this.model;
+    const now = this.now;
+    this.lockBusy[lock]! += this.clip(this.lockSince[lock]!, now);
+    const waiters = this.count[lock]!;
+    if (waiters === 0) {
+      this.holder[lock] = -1;
+      return;
+    }
+    // pick the next owner: FIFO, or (ttas, spin_yield while spinning) whichever spinner wins the race
+    let u: number;
+    if (m.random_handoff && !m.block && waiters > 1) {
+      const k = this.rngLock.index(waiters);
+      let prev = -1;
+      u = this.head[lock]!;
+      for (let i = 0; i < k; i++) {
+        prev = u;
+        u = this.nextWaiter[u]!;
+      }
+      const next = this.nextWaiter[u]!;
+      if (prev < 0) this.head[lock] = next;
+      else this.nextWaiter[prev] = next;
+      if (this.tail[lock] === u) this.tail[lock] = prev;
+    } else {
+      u = this.head[lock]!;
+      this.head[lock] = this.nextWaiter[u]!;
+      if (this.tail[lock] === u) this.tail[lock] = -1;
+    }
+    this.nextWaiter[u] = -1;
+    this.count[lock] = waiters - 1;
+    const occ = this.occupancy(lock, waiters);
+    const start = now + this.handoffPart;
+    this.holder[lock] = u;
+    this.lockSince[lock] = now;
+    const waited = this.clip(this.since[u]!, start);
+    this.lockWaitNs += waited;
+    if (this.onEngine[u] === 1) {
+      this.spinNs += waited;
+      this.workNs += this.clip(start, now + occ);
+    }
+    if (this.state[u] === SPIN) {
+      // its spin-limit event is pending: move it to the end of the hold
+      this.state[u] = HOLD;
+      this.events.update(u, now + occ);
+    } else this.schedule(u, now + occ, HOLD);
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * The simulator's state, struct-of-arrays (one slot per task, lock and page line), and what every
+ * mechanism uses: the clock, the clip to the measuring window and the scheduling of a task's one
+ * pending event. The mechanisms are layered on it as subclasses, one file each: sim-engines.ts (users
+ * and engines), sim-locks.ts (spinlocks and latches), sim-lines.ts (lockless page lines), sim.ts (the
+ * event loop). Only Simulator (sim.ts) is ever instantiated, so every call stays monomorphic.
+ *
+ * Task states (the state says what the task's pending event means, or that it has none):
+ *   THINK    event = end of think time → the transaction starts and asks for an engine
+ *   SEG      event = end of a CPU segment on its engine → next look-up, or commit after the last segment
+ *   HOLD     event = end of a lock hold (hand-off included) → release, hand the lock on, continue
+ *   CAS      event = end of a compare-and-swap on a page's line (after any wait and failed attempt)
+ *   WHOLD    event = end of a write's hold of the page (lockless writes) → continue
+ *   OPT      event = end of an optimistic read → validate the version: continue or restart
+ *   BACKOFF  event = end of a back-off delay (ttas_backoff) → probe the lock again
+ *   SPIN     event = spin limit reached (spin_yield), while in the lock's waiter list → yield the engine
+ *   RUNQ     no event: in the run queue, waiting for an engine
+ *   WAIT     no event: in a lock's waiter list (spinning on its engine, or blocked off it)
+ */
+import { EventQueue } from './event-queue.js';
+import { AliasTable } from './alias-table.js';
+import { zipfWeights, type PointModel } from './model.js';
+import { Prng } from '../util/prng.js';
+
+export const THINK = 0;
+export const SEG = 1;
+export const HOLD = 2;
+export const CAS = 3;
+export const RUNQ = 4;
+export const WAIT = 5;
+export const BACKOFF = 6;
+export const SPIN = 7;
+export const OPT = 8;
+export const WHOLD = 9;
+
+export abstract class SimState {
+  protected readonly model: PointModel;
+  protected readonly events: EventQueue;
+  protected readonly rngThink: Prng;
+  protected readonly rngPage: Prng;
+  protected readonly rngWork: Prng;
+  protected readonly rngLock: Prng;
+  protected readonly table: AliasTable | null;
+  protected readonly levelOfStep: Int32Array;
+
+  // task state (struct of arrays)
+  protected readonly state: Uint8Array;
+  protected readonly part: Uint8Array;
+  protected readonly onEngine: Uint8Array;
+  protected readonly isWrite: Uint8Array;
+  protected readonly retryLock: Uint8Array;
+  protected readonly step: Int32Array;
+  protected readonly page: Int32Array;
+  protected readonly lockOf: Int32Array;
+  protected readonly snap: Int32Array;
+  protected readonly nextWaiter: Int32Array;
+  protected readonly segNs: Float64Array;
+  protected readonly txStart: Float64Array;
+  protected readonly thinkStart: Float64Array;
+  protected readonly since: Float64Array; // start of the current wait (run queue or lock)
+  protected readonly engineSince: Float64Array;
+  protected readonly opBegin: Float64Array; // start of the current CAS or optimistic read
+  protected readonly casWasteEnd: Float64Array; // end of the wasted part of the current CAS
+  protected readonly backoff: Float64Array;
+
+  // locks
+  protected readonly nLocks: number;
+  protected readonly holder: Int32Array;
+  protected readonly head: Int32Array;
+  protected readonly tail: Int32Array;
+  protected readonly count: Int32Array;
+  protected readonly lockSince: Float64Array;
+  protected readonly lockBusy: Float64Array;
+
+  // page lines (lockless)
+  protected readonly version: Int32Array;
+  protected readonly lineFree: Float64Array;
+  protected readonly lineReq: Int32Array;
+
+  // engines and run queue
+  protected freeEngines: number;
+  protected readonly runq: Int32Array;
+  protected rqHead = 0;
+  protected rqCount = 0;
+
+  // thinking users (aggregate think-completion event, id = users)
+  protected readonly thinkers: Int32Array;
+  protected readonly thinkIdx: Int32Array;
+  protected nThink = 0;
+  /** Time of the next think completion (Infinity when nobody thinks or think_time is 0). */
+  protected thinkNext = Infinity;
+
+  // the event being processed
+  protected now = 0;
+  protected handoffPart = 0;
+  protected current = -1;
+  protected selfNext = -1;
+  protected nEvents = 0;
+
+  protected windowStartNs: number;
+  protected windowEndNs: number;
+  protected windowMidNs: number;
+
+  // statistics of the current window
+  protected responses: Float64Array;
+  protected nResp = 0;
+  protected half1 = 0;
+  protected respSum = 0;
+  protected thinkSum = 0;
+  protected thinks = 0;
+  protected busyNs = 0;
+  protected workNs = 0;
+  protected spinNs = 0;
+  protected casRetryNs = 0;
+  protected restartNs = 0;
+  protected lockWaitNs = 0;
+  protected runqNs = 0;
+  protected inTxNs = 0;
+  protected lookups = 0;
+  protected casAttempts = 0;
+  protected casRetries = 0;
+  protected optReads = 0;
+  protected optRestarts = 0;
+  protected yields = 0;
+
+  constructor(m: PointModel, seed: number) {
+    this.model = m;
+    const u = m.users;
+    this.events = new EventQueue(u);
+    this.thinkers = new Int32Array(u);
+    this.thinkIdx = new Int32Array(u);
+    this.rngThink = Prng.derive(seed, 'think');
+    this.rngPage = Prng.derive(seed, 'page');
+    this.rngWork = Prng.derive(seed, 'work');
+    this.rngLock = Prng.derive(seed, 'lock');
+    this.table = m.data_reads > 0 ? new AliasTable(zipfWeights(m.data_pages, m.skew)) : null;
+    this.levelOfStep = new Int32Array(m.lookups);
+    for (let s = 0; s < m.lookups; s++) this.levelOfStep[s] = s < m.index_reads ? s % m.index_levels : -1;
+    this.state = new Uint8Array(u);
+    this.part = new Uint8Array(u);
+    this.onEngine = new Uint8Array(u);
+    this.isWrite = new Uint8Array(u);
+    this.retryLock = new Uint8Array(u);
+    this.step = new Int32Array(u);
+    this.page = new Int32Array(u);
+    this.lockOf = new Int32Array(u);
+    this.snap = new Int32Array(u);
+    this.nextWaiter = new Int32Array(u).fill(-1);
+    this.segNs = new Float64Array(u);
+    this.txStart = new Float64Array(u);
+    this.thinkStart = new Float64Array(u);
+    this.since = new Float64Array(u);
+    this.engineSince = new Float64Array(u);
+    this.opBegin = new Float64Array(u);
+    this.casWasteEnd = new Float64Array(u);
+    this.backoff = new Float64Array(u);
+    this.nLocks = m.spinlocks + (m.index_latches ? m.index_pages : 0);
+    this.holder = new Int32Array(this.nLocks).fill(-1);
+    this.head = new Int32Array(this.nLocks).fill(-1);
+    this.tail = new Int32Array(this.nLocks).fill(-1);
+    this.count = new Int32Array(this.nLocks);
+    this.lockSince = new Float64Array(this.nLocks);
+    this.lockBusy = new Float64Array(this.nLocks);
+    const lines = m.buffer_manager === 'lockless' ? m.data_pages + m.index_pages : 0;
+    this.version = new Int32Array(lines);
+    this.lineFree = new Float64Array(lines);
+    this.lineReq = new Int32Array(lines);
+    this.freeEngines = m.engines;
+    this.runq = new Int32Array(u);
+    this.windowStartNs = m.warmup_ns;
+    this.windowEndNs = m.warmup_ns + m.duration_ns;
+    this.windowMidNs = (this.windowStartNs + this.windowEndNs) / 2;
+    // room for the commits the window can hold (the lesser of the users' and the engines' bound), so
+    // the array rarely grows; at most 4M entries up front
+    const demand = m.work_ns > 0 ? m.work_ns : 0;
+    const rate = demand > 0 ? Math.min(m.users / (m.think_ns + demand), m.engines / demand) : 0;
+    this.responses = new Float64Array(Math.max(1024, Math.min(4 << 20, Math.ceil(rate * m.duration_ns * 1.05))));
+  }
+
+  /** Length of [a, b] inside the measurement window. */
+  protected clip(a: number, b: number): number {
+    const lo = a > this.windowStartNs ? a : this.windowStartNs;
+    const hi = b < this.windowEndNs ? b : this.windowEndNs;
+    return hi > lo ? hi - lo : 0;
+  }
+
+  protected inWindow(): boolean {
+    return this.now >= this.windowStartNs && this.now <= this.windowEndNs;
+  }
+
+  protected schedule(t: number, time: number, state: number): void {
+    this.state[t] = state;
+    if (t === this.current) this.selfNext = time;
+    else this.events.push(time, t);
+  }
+
+  /** Measure a new window [w0, w1]: the statistics start again (intervals are clipped to it). */
+  protected resetWindow(w0: number, w1: number): void {
+    this.windowStartNs = w0;
+    this.windowEndNs = w1;
+    this.windowMidNs = (w0 + w1) / 2;
+    this.nResp = 0;
+    this.half1 = 0;
+    this.respSum = 0;
+    this.thinkSum = 0;
+    this.thinks = 0;
+    this.busyNs = 0;
+    this.workNs = 0;
+    this.spinNs = 0;
+    this.casRetryNs = 0;
+    this.restartNs = 0;
+    this.lockWaitNs = 0;
+    this.runqNs = 0;
+    this.inTxNs = 0;
+    this.lookups = 0;
+    this.casAttempts = 0;
+    this.casRetries = 0;
+    this.optReads = 0;
+    this.optRestarts = 0;
+    this.yields = 0;
+    this.lockBusy.fill(0);
+  }
+}

@@ -1,5 +1,5 @@
 /**
- * The free-space search of sqlserver-heap and oracle-heap (src/heap/forwarding-heap.ts, touch and
+ * The free-space search of sqlserver-heap and oracle-heap (src/heap/forwarding-free-space.ts, touch and
  * targetPage): its entries may promise a page more room than it has, never less, and are lowered only
  * when a search lands on a page that falls short. A heap so kept must place every row where a heap whose
  * entries are always exact places it: the same page for every row after every operation, the same

@@ -1,5 +1,5 @@
 /**
- * An update phase runs one of two loops (src/workload/runner.ts): a short one where only the rows'
+ * An update phase runs one of two loops (src/workload/phase-update.ts): a short one where only the rows'
  * lengths and the engine take part, and the full one where the run also keeps keys, compressibilities,
  * index versions, TOAST or off-row records, or an observer watches. Both must leave the same run. An
  * observer that does nothing sends the run through the full loop, so each case runs with and without one

@@ -79,3 +79,20 @@ export class FreeTree {
     return this.nodes.byteLength;
   }
 }
+
+/**
+ * PFS (SQL Server's Page Free Space): the room a page's band guarantees a new record, by the page's used
+ * bytes (0 … usable): the page is in the first band whose upper bound (`uppers`, % full) its used share
+ * does not exceed, and the band guarantees the rest of `baseBytes` above that bound [DBA-15026].
+ */
+export function pfsRoomTable(uppers: readonly number[], baseBytes: number, usable: number): Uint16Array {
+  const guaranteed = uppers.map((upper) => Math.floor((baseBytes * (100 - upper)) / 100));
+  if (guaranteed.some((g) => g < 0 || g > 0xffff)) throw new Error(`ForwardingHeap: PFS bands of ${baseBytes} bytes do not fit 16 bits`);
+  const table = new Uint16Array(usable + 1);
+  for (let used = 0; used <= usable; used++) {
+    let band = 0;
+    while (band < uppers.length - 1 && 100 * used > uppers[band]! * usable) band++;
+    table[used] = guaranteed[band]!;
+  }
+  return table;
+}

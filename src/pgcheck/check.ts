@@ -37,7 +37,8 @@ import {
   type ReadCounters,
 } from './observe.js';
 import { auditValues, checkAudit, checkReads, numberValues, recordRun, ValueStream, type Op } from './plan.js';
-import { DEFAULT_SCHEMA_PREFIX, ScratchSchema } from './scratch.js';
+import { ScratchSchema } from './scratch.js';
+import { createScratch, query, serverFacts } from './setup.js';
 import {
   keyColumnOf,
   plansAgree,
@@ -49,7 +50,7 @@ import {
   type SelectPhase,
 } from './select.js';
 import { columnDdlType, columnsSql, quoteIdent, type ColumnSql, type SqlValue } from './values.js';
-import { MAX_STORED_LEN, utf8BytesPerChar, utf8WidthShares } from '../layout/table-layout.js';
+import { MAX_STORED_LEN, utf8WidthShares } from '../layout/table-layout.js';
 import { groupedNumber } from '../util/numbers.js';
 
 export { PgCheckError, PgServerError };
@@ -94,8 +95,6 @@ export interface PgCheckResult {
 /** Rows per multi-row INSERT statement (fewer for wide tables: at most 65,535 parameters a statement). */
 const INSERT_BATCH_ROWS = 200;
 const MAX_PARAMS = 65_535;
-/** Server encodings that store UTF-8 bytes as sent. */
-const UTF8_BYTES_ENCODINGS = new Set(['UTF8', 'SQL_ASCII']);
 
 function diffs(predicted: number | null, observed: number | null): { diff: number | null; diff_pct: number | null } {
   if (predicted === null || observed === null) return { diff: null, diff_pct: null };
@@ -116,15 +115,6 @@ interface PgCheckOptions {
    * from another connection.
    */
   onSchema?: (schema: ScratchSchema | undefined) => void;
-}
-
-/** The server's answer to a statement sent at `place`, or a PgServerError naming that place. */
-async function query(client: pg.Client, place: ReplayPlace, text: string, params?: unknown[]): Promise<pg.QueryResult> {
-  try {
-    return await client.query(text, params);
-  } catch (err) {
-    throw PgServerError.from(err, place) ?? err;
-  }
 }
 
 function settingsOf(spec: StorageSpec): string {
@@ -210,62 +200,6 @@ function longValueNotes(spec: StorageSpec): string[] {
     (c) =>
       `values of ${c} longer than ${groupedNumber(REPLAY_MAX_BYTES)} bytes are sent at ${groupedNumber(REPLAY_MAX_BYTES)} bytes (the row store keeps lengths in 16 bits, whole ones only for a large-object column of a workload with read_lob; the model sizes them so too): toast_pages and toast_index_pages compare a table of shorter values`,
   );
-}
-
-/** What the server is, checked against the config before anything is created; and whether its encoding gives the table an empty TOAST relation. */
-async function serverFacts(
-  client: pg.Client,
-  spec: StorageSpec,
-  notes: string[],
-): Promise<{ version: string; major: number; emptyToast: boolean }> {
-  const setup: ReplayPlace = { where: 'reading the server settings' };
-  const version = (await query(client, setup, 'SHOW server_version')).rows[0].server_version as string;
-  const blockSize = Number((await query(client, setup, 'SHOW block_size')).rows[0].block_size);
-  if (blockSize !== spec.engine.page_size)
-    throw new PgCheckError(`the server's block_size is ${blockSize}, the config's page_size ${spec.engine.page_size}`);
-  const major = Number(/^(\d+)/.exec(version)?.[1] ?? 0);
-  if (major < 15) throw new PgCheckError(`PostgreSQL 15 or later (pg_stat_force_next_flush), found ${version}`);
-  const encoding = (await query(client, setup, 'SHOW server_encoding')).rows[0].server_encoding as string;
-  if (spec.engine.encoding === 'utf8' && utf8BytesPerChar(spec.engine) > 1 && !UTF8_BYTES_ENCODINGS.has(encoding)) {
-    throw new PgCheckError(
-      `the config stores utf8 with multi-byte characters; the database's encoding is ${encoding}, where they would not take the bytes they take in UTF-8: use a database created with ENCODING 'UTF8'`,
-    );
-  }
-  // A latin1 config replayed on a UTF8 database: PostgreSQL decides on a TOAST relation with the
-  // database's longest character (4 bytes), so a table the model gives none in latin1 can have one here,
-  // empty (its rows are the same bytes): no TOAST pages, its index a metapage.
-  const emptyToast =
-    spec.engine.encoding !== 'utf8' &&
-    UTF8_BYTES_ENCODINGS.has(encoding) &&
-    !pgLayout(spec.table, spec.engine).pg.hasToastRelation &&
-    pgLayout(spec.table, { ...spec.engine, encoding: 'utf8' }).pg.hasToastRelation;
-  if (emptyToast)
-    notes.push(
-      `the server's encoding ${encoding} allows 4 bytes a character where the config's ${spec.engine.encoding} allows 1, so PostgreSQL gives table ${spec.table.name} a TOAST relation it would not have in a ${spec.engine.encoding} database; nothing can move there (the rows are the same bytes): predicted empty, its index a metapage`,
-    );
-  if (spec.engine.default_toast_compression === 'lz4') {
-    const sql = `SELECT count(*)::int AS n FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`;
-    if ((await query(client, setup, sql)).rows[0].n === 0)
-      throw new PgCheckError(
-        `the config compresses with lz4 (default_toast_compression); this server was built without lz4 (--with-lz4): its default_toast_compression takes pglz only`,
-      );
-  }
-  return { version, major, emptyToast };
-}
-
-/** The scratch schema the replay works in; a refused CREATE SCHEMA leaves none. */
-async function createScratch(client: pg.Client, options: PgCheckOptions): Promise<ScratchSchema> {
-  const setup: ReplayPlace = { where: 'reading the server settings' };
-  const backendPid = options.backendPid ?? Number((await query(client, setup, 'SELECT pg_backend_pid() AS pid')).rows[0].pid);
-  try {
-    return await ScratchSchema.create(client, options.schemaPrefix ?? DEFAULT_SCHEMA_PREFIX, backendPid, (s) => options.onSchema?.(s));
-  } catch (err) {
-    const refused = PgServerError.from(err, { where: 'creating the scratch schema' });
-    // The server refused the CREATE SCHEMA (its transaction rolled back): no schema exists. After a lost
-    // connection it may: the caller still holds it, to look for it over a new connection.
-    if (refused) options.onSchema?.(undefined);
-    throw refused ?? err;
-  }
 }
 
 export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgCheckOptions = {}): Promise<PgCheckResult> {

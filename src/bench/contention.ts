@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { parseContention, type BufferManagerKind, type ContentionSpec } from '../contention/schema.js';
 import { runReplication } from '../contention/task.js';
-import { runContention } from '../contention/run.js';
+import { runContention } from '../run/contention-pool.js';
 import { measure, measureEach, rateLine, sig3, timingNote, type BenchLine } from './harness.js';
 import { REPAIRMAN, repairmanSpec } from './repairman.js';
 import { findSimpy, noSimpyNote, runSimpy, type SimpyRun } from './simpy.js';

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadEstimateConfig } from '../loader/config.js';
 import { runEstimate, type EstimateOutcome } from '../estimate/estimate.js';
-import { poolRunner } from '../estimate/pool-runner.js';
+import { poolRunner } from '../run/estimate-pool.js';
 import { measureCommand } from './cli.js';
 import { measure, timingNote, type BenchLine } from './harness.js';
 import type { SuiteContext } from './suite.js';

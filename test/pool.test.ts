@@ -9,7 +9,7 @@ import { inProcessRunner, runEstimate } from '../src/estimate/estimate.js';
 import { poolRunner } from '../src/run/estimate-pool.js';
 import { TASKS } from '../src/run/tasks.js';
 import { openPool, type Task } from '../src/pool/pool.js';
-import { repairmanSpec } from '../src/bench/repairman.js';
+import { repairmanSpec } from '../bench/repairman.js';
 import { ROOT } from './helpers/cli.js';
 
 const TITLES = join(ROOT, 'sim-configs', 'estimate-titles.yaml');

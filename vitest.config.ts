@@ -17,7 +17,8 @@ const LIVE_POSTGRES = [
 
 export default defineConfig({
   test: {
-    globalSetup: ['test/global-setup.ts'],
+    // Build dist/ and bench/dist/ when they are older than their sources (test/build.ts), then PostgreSQL.
+    globalSetup: ['test/build.ts', 'test/global-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',

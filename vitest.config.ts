@@ -2,13 +2,15 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * The files that work on the live PostgreSQL. They run one at a time: a pruning figure depends on the
- * oldest snapshot of every session on the server (a backend's cached horizon follows its snapshots' xmin,
- * which counts transactions in other databases too), so two of them side by side disturb each other's
- * predictions even in databases of their own.
+ * The files that work on the live PostgreSQL. A pruning figure depends on the oldest snapshot of every
+ * session on the server (a backend's cached horizon follows its snapshots' xmin, which counts transactions
+ * in other databases too), so two of them on one server disturb each other's predictions even in
+ * databases of their own. Each starts a throw-away cluster of its own (test/helpers/pg-cluster.ts), and
+ * they run side by side, a file per core; on a server given with ROWSIM_PG_URL, one at a time.
  */
 const LIVE_POSTGRES = [
   'test/pgcheck.test.ts',
+  'test/pgcheck-toast.test.ts',
   'test/pgcheck-safety.test.ts',
   'test/pgcheck-select.test.ts',
   'test/pgcheck-reads.test.ts',
@@ -17,7 +19,8 @@ const LIVE_POSTGRES = [
 
 export default defineConfig({
   test: {
-    globalSetup: ['test/global-setup.ts'],
+    // Build dist/ and bench/dist/ when they are older than their sources (test/build.ts), then PostgreSQL.
+    globalSetup: ['test/build.ts', 'test/global-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
@@ -30,8 +33,13 @@ export default defineConfig({
       },
       {
         extends: true,
-        // Beside the others, one file at a time.
-        test: { name: 'postgres', include: LIVE_POSTGRES, maxWorkers: 1 },
+        // Beside the others.
+        test: {
+          name: 'postgres',
+          include: LIVE_POSTGRES,
+          setupFiles: ['test/helpers/pg-cluster.ts'],
+          maxWorkers: process.env.ROWSIM_PG_URL ? 1 : Math.max(1, availableParallelism()),
+        },
       },
     ],
   },

@@ -3,11 +3,13 @@
 #   .ci/pg-cluster.sh start   → initdb into a temp dir, start on a loopback port, print `export ROWSIM_PG_URL=…`
 #                               and `export ROWSIM_PG_PW_URL=…`
 #   .ci/pg-cluster.sh stop    → stop it and remove the temp dir
+#   .ci/pg-cluster.sh install → install Debian's postgresql package when initdb is missing (start does too)
 # Every role logs in without a password (trust) except rowsim_pw, which must give its password
 # (scram-sha-256 over TCP): the tests of pg-check's password handling connect as that role
 # (ROWSIM_PG_PW_URL carries the password, which is random per cluster).
-# State (data dir, port) lives in ${ROWSIM_PG_STATE:-/tmp/rowsim-pg-cluster.state}. Installs Debian's
-# postgresql package when initdb is missing. Runs the server as the postgres user when started as root.
+# State (data dir, port) lives in ${ROWSIM_PG_STATE:-/tmp/rowsim-pg-cluster.state}; the port is the first
+# free one from ${ROWSIM_PG_PORT:-54329} on (70 tried). Installs Debian's postgresql package when initdb
+# is missing. Runs the server as the postgres user when started as root.
 set -euo pipefail
 STATE="${ROWSIM_PG_STATE:-/tmp/rowsim-pg-cluster.state}"
 PW_ROLE=rowsim_pw
@@ -26,12 +28,23 @@ as_pg() {
 }
 
 free_port() {
-  local p
-  for p in $(seq "${ROWSIM_PG_PORT:-54329}" 54399); do
+  local p from=${ROWSIM_PG_PORT:-54329}
+  for p in $(seq "$from" $((from + 69))); do
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
   done
-  echo "no free port in ${ROWSIM_PG_PORT:-54329}..54399" >&2
+  echo "no free port in $from..$((from + 69))" >&2
   return 1
+}
+
+install() {
+  local bin
+  if ! bin=$(find_bin); then
+    echo "pg-cluster: installing postgresql (Debian package)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
+    bin=$(find_bin)
+  fi
+  echo "$bin"
 }
 
 start() {
@@ -44,12 +57,7 @@ start() {
     fi
   fi
   local bin
-  if ! bin=$(find_bin); then
-    echo "pg-cluster: installing postgresql (Debian package)" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
-    bin=$(find_bin)
-  fi
+  bin=$(install)
   local dir port
   dir=$(mktemp -d /tmp/rowsim-pg.XXXXXX)
   chmod 755 "$dir"
@@ -108,5 +116,6 @@ stop() {
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
-  *) echo "usage: $0 start|stop" >&2; exit 2 ;;
+  install) install >/dev/null ;;
+  *) echo "usage: $0 start|stop|install" >&2; exit 2 ;;
 esac

@@ -40,8 +40,8 @@ await rm(out, { recursive: true, force: true });
 await build({
   input: {
     main: join(dist, 'cli/main.js'),
-    // Named as the pool and the calibration bench look for them beside the bundle (src/pool/pool.ts, src/calibrate/bench.ts).
-    worker: join(dist, 'pool/worker.js'),
+    // Named as the pool and the calibration bench look for them beside the bundle (src/run/tasks.ts, src/calibrate/bench.ts).
+    worker: join(dist, 'run/task-worker.js'),
     'calibrate-worker': join(dist, 'calibrate/worker.js'),
   },
   platform: 'node',

@@ -7,11 +7,11 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from './helpers/cli.js';
+import { BENCH_DIST } from '../bench/paths.js';
 
 const URL = process.env.ROWSIM_PG_URL;
 const SKIP = process.env.ROWSIM_SKIP_PG === '1';
-const BENCH = join(ROOT, 'dist', 'bench', 'index.js');
+const BENCH = join(BENCH_DIST, 'index.js');
 
 if (!URL && !SKIP) {
   describe('the bench beside a live PostgreSQL', () => {

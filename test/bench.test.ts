@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { BenchUsageError, DEFAULT_PG_ROWS, maskLoosely, parseBenchArgs, SUITES } from '../src/bench/args.js';
-import { CHILD_MARK, childOutcome, growthPerRow, type ChildEnd, type ChildReport } from '../src/bench/child-report.js';
+import { BenchUsageError, DEFAULT_PG_ROWS, maskLoosely, parseBenchArgs, SUITES } from '../bench/args.js';
+import { CHILD_MARK, childOutcome, growthPerRow, type ChildEnd, type ChildReport } from '../bench/child-report.js';
 import {
   benchJson,
   formatLine,
@@ -25,16 +25,17 @@ import {
   stat,
   summarize,
   type BenchReport,
-} from '../src/bench/harness.js';
-import { topSelfTime, type CpuProfile } from '../src/bench/cpuprofile.js';
-import { findSimpy, noSimpyNote, probePython, pythonCandidates } from '../src/bench/simpy.js';
-import { measureFormat, STORAGE_NODE_ARGS, STORAGE_WARMUP, storageBenchSpec } from '../src/bench/storage.js';
-import { runChild } from '../src/bench/run-child.js';
-import { speedupCeiling } from '../src/bench/sweep.js';
-import { benchPageMap, FIRST_MAPS, PAGEMAP_MARK, type PageMapChildReport } from '../src/bench/pagemap-child.js';
+} from '../bench/harness.js';
+import { topSelfTime, type CpuProfile } from '../bench/cpuprofile.js';
+import { findSimpy, noSimpyNote, probePython, pythonCandidates } from '../bench/simpy.js';
+import { measureFormat, STORAGE_NODE_ARGS, STORAGE_WARMUP, storageBenchSpec } from '../bench/storage.js';
+import { runChild } from '../bench/run-child.js';
+import { speedupCeiling } from '../bench/sweep.js';
+import { benchPageMap, FIRST_MAPS, PAGEMAP_MARK, type PageMapChildReport } from '../bench/pagemap-child.js';
 import { renderPageMap } from '../src/report/page-map-png.js';
 import { runStorage } from '../src/workload/runner.js';
 import { ROOT } from './helpers/cli.js';
+import { BENCH_DIST } from '../bench/paths.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'rowsim-bench-test-'));
 
@@ -154,8 +155,8 @@ describe('the harness', () => {
     expect(p.capacity).toBe([...p.rounds].sort((a, b) => a - b)[1]);
   });
 
-  it('the bench takes the probe in a fresh process (the compiled harness in dist/, as npm test builds it)', async () => {
-    const dist = (await import(pathToFileURL(join(ROOT, 'dist', 'bench', 'harness.js')).href)) as typeof import('../src/bench/harness.js');
+  it('the bench takes the probe in a fresh process (the compiled harness in bench/dist/, as npm test builds it)', async () => {
+    const dist = (await import(pathToFileURL(join(BENCH_DIST, 'harness.js')).href)) as typeof import('../bench/harness.js');
     const p = dist.speedProbeInChild();
     expect(p).toBeDefined();
     for (const v of [p!.alu_ms, p!.memory_ms]) expect(Number.isFinite(v) && v > 0).toBe(true);
@@ -250,7 +251,7 @@ describe('the arguments', () => {
   });
 
   it('npm run bench exits 2 with the message: a bad URL (password masked), an unreachable server', () => {
-    const bench = join(ROOT, 'dist', 'bench', 'index.js');
+    const bench = join(BENCH_DIST, 'index.js');
     const bad = spawnSync(process.execPath, [bench, 'storage', '--pg', 'postgres:/u:s3cret@h/db'], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toBe(
@@ -403,7 +404,7 @@ describe('the memory and scale suites read their child processes', () => {
 
 describe('the storage suite runs each workload in a child of its own', () => {
   it("a child asked to repeat runs the workload that many times: every run's phases, the same outcome as one run", () => {
-    const child = join(ROOT, 'dist', 'bench', 'child.js');
+    const child = join(BENCH_DIST, 'child.js');
     const ask = (repeat?: number) => {
       const r = spawnSync(
         process.execPath,
@@ -500,7 +501,7 @@ describe("the report suite's page map child", () => {
     expect(spec.fill.length).toBe(1849);
     expect(Array.from(spec.stubs).filter((v) => v > 0).length).toBe(1053);
     expect(Array.from(spec.forwardedIn).filter((v) => v > 0).length).toBe(848);
-    const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'bench', 'pagemap-child.js')], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(BENCH_DIST, 'pagemap-child.js')], { encoding: 'utf8' });
     expect(r.status).toBe(0);
     const line = r.stdout.split('\n').find((l) => l.startsWith(PAGEMAP_MARK));
     expect(line).toBeDefined();

@@ -3,27 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, rowsim } from './helpers/cli.js';
+import { growingBodyConfig } from './helpers/growing-body.js';
 import { spawnSync } from 'node:child_process';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'rowsim-cli-'));
 
-const SMALL = `name: small
-seed: 11
-table:
-  name: t
-  columns:
-    - { name: id, type: int }
-    - { name: body, type: varchar(300), null: true }
-engine: { format: ase-dol, page_size: 2k }
-workload:
-  - insert: { rows: 3000, values: { body: { length: { uniform: [0, 30] } } } }
-  - update: { rows: all, order: zipf(0.8), set: { body: { grow: { uniform: [20, 120] } } } }
-  - delete: { rows: 10% }
-  - reorg: forwarded_rows
-sweep:
-  engine.exp_row_size: [1, 0, 120, max]
-  engine.exp_row_size_basis: [physical, logical]
-`;
+const SMALL = growingBodyConfig({
+  name: 'small',
+  seed: 11,
+  rows: 3000,
+  order: 'zipf(0.8)',
+  deletes: '10%',
+  sweep: { 'engine.exp_row_size': '[1, 0, 120, max]', 'engine.exp_row_size_basis': '[physical, logical]' },
+});
 
 describe('rowsim run', () => {
   it('writes results.json with the contract keys, summary.md and charts', () => {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { contentionSchema, parseContention, type ContentionSpec } from '../src/contention/schema.js';
-import { runContention, runContentionInProcess } from '../src/contention/run.js';
+import { runContentionInProcess } from '../src/contention/run.js';
+import { runContention } from '../src/run/contention-pool.js';
 import { contentionMarkdown, contentionTerminal, writeContentionCharts } from '../src/contention/report.js';
 
 const loadConfig = (name: string): { seed: number; spec: ContentionSpec } => {

@@ -1,9 +1,16 @@
 /**
- * The bad-input corpus (test/corpus/, see its README.md): every case runs through the real CLI
- * (`node bin/rowsim.js …` as a child process, cwd a fresh temp folder, at most two at a time) and must
- * be refused the way the README promises: exit status 2, a message on stderr with the file, line and
+ * The bad-input corpus (test/corpus/, see its README.md): every case runs through rowsim's command line
+ * (main() of dist/, as bin/rowsim.js runs it), cwd a fresh temp folder, and must be refused the way the
+ * README promises: exit status 2, a message on stderr with the file, line and
  * column where the case says so and the expected words, no stack trace, nothing written, and within
  * 30 s (a hang detector, not a timing assertion: generous, so a loaded machine does not trip it).
+ *
+ * Most cases run in-process, one after another in a few long-lived children (inProcessRunner in
+ * test/helpers/corpus.ts: a process's start-up and module loading, paid once a child instead of once a
+ * case). The cases REAL_PROCESS picks run as `node bin/rowsim.js …`, a process each: the bin script's own
+ * paths (--version), what a process shows that an in-process run cannot (a stack trace on an uncaught
+ * error, the FIFO and /dev/zero configs, which must not block the process), and the first case of every
+ * category, so that each kind of refusal is also seen from a real process. At most two of either at a time.
  *
  * Some cases fail against today's code on purpose: the corpus is the regression suite for the fixes.
  * Set ROWSIM_CORPUS_REPORT=<file> to get one JSON line per case (command, exit status, first line of
@@ -12,10 +19,11 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   describeRun,
   finalArgv,
+  inProcessRunner,
   FIXTURES,
   judge,
   limiter,
@@ -38,6 +46,8 @@ import { loadConfig } from '../src/loader/config.js';
 import { loadEstimateConfig } from '../src/loader/config.js';
 
 const pool = limiter(2);
+const children = inProcessRunner(2);
+afterAll(() => children.close());
 const TEST_TIMEOUT = 120_000;
 const REPORT = process.env.ROWSIM_CORPUS_REPORT;
 const KEEP = process.env.ROWSIM_CORPUS_KEEP === '1';
@@ -49,12 +59,15 @@ interface Outcome {
   changes: string[];
 }
 
-/** Run `argv` in `dir` (already staged) and collect what changed in the folder (and outside it for --out /…). */
-async function execute(argv: string[], dir: string, addDefaults = true): Promise<Outcome> {
+/**
+ * Run `argv` in `dir` (already staged), in-process or, with `real`, as a process of its own, and collect what
+ * changed in the folder (and outside it for --out /…).
+ */
+async function execute(argv: string[], dir: string, addDefaults = true, real = false): Promise<Outcome> {
   const full = finalArgv(argv, dir, addDefaults);
   const before = snapshot(dir);
   const outside = outsideListing(full, dir);
-  const result = await pool(() => runCli(full, dir));
+  const result = await (real ? pool(() => runCli(full, dir)) : children.run(full, dir));
   const changes = snapshotDiff(before, snapshot(dir));
   changes.push(...snapshotDiff(outside, outsideListing(full, dir)));
   return { argv: full, dir, result, changes };
@@ -83,10 +96,22 @@ function check(id: string, o: Outcome, exp: Expectation): void {
 // ---- the hand-written corpus ----------------------------------------------------------------------
 
 const cases = loadCases();
+const argsCases = loadArgsCases();
+
+/** The hand-written and args.yaml cases that run as processes of their own (see the header). */
+const REAL_PROCESS = new Set<string>([
+  ...cases.filter((c, i) => i === 0 || cases[i - 1]!.category !== c.category).map((c) => c.id),
+  ...argsCases.flatMap((c, i) => (c.argv.includes('--version') || c.argv.includes('-V') || i === 0 ? [`args[${i}]`] : [])),
+]);
 
 describe('bad-input corpus', () => {
   it('has at least 220 hand-written cases', () => {
-    expect(cases.length + loadArgsCases().length).toBeGreaterThanOrEqual(220);
+    expect(cases.length + argsCases.length).toBeGreaterThanOrEqual(220);
+  });
+
+  it('runs about twenty cases as processes of their own', () => {
+    expect(REAL_PROCESS.size).toBeGreaterThanOrEqual(12);
+    expect(REAL_PROCESS.size).toBeLessThanOrEqual(24);
   });
 
   for (const c of cases) {
@@ -95,7 +120,7 @@ describe('bad-input corpus', () => {
       async () => {
         const dir = tempDir();
         stage(c, dir);
-        const o = await execute(c.argv, dir);
+        const o = await execute(c.argv, dir, true, REAL_PROCESS.has(c.id));
         check(c.id, o, { position: c.position, messages: c.messages, maxLines: c.maxLines, ignore: [c.id.split('/')[1]!] });
       },
       TEST_TIMEOUT,
@@ -104,13 +129,13 @@ describe('bad-input corpus', () => {
 });
 
 describe('bad arguments (test/corpus/args.yaml)', () => {
-  for (const [i, c] of loadArgsCases().entries()) {
+  for (const [i, c] of argsCases.entries()) {
     it.concurrent(
       `args[${i}]: ${c.case}`,
       async () => {
         const dir = tempDir();
         cpSync(FIXTURES, dir, { recursive: true });
-        const o = await execute(c.argv, dir, false);
+        const o = await execute(c.argv, dir, false, REAL_PROCESS.has(`args[${i}]`));
         check(`args[${i}]`, o, { messages: parseMessages(c.message ? [c.message] : []) });
       },
       TEST_TIMEOUT,
@@ -128,7 +153,7 @@ describe('bad-input corpus: built by the test', () => {
       const lines = ['name: many-keys', 'contention: { engines: 1, users: 1, duration: 10ms, warmup: 1ms }'];
       for (let i = 0; i < 20_000; i++) lines.push(`unknown_key_${String(i).padStart(5, '0')}: ${i}`);
       writeFileSync(join(dir, 'many-keys.yaml'), `${lines.join('\n')}\n`);
-      const o = await execute(['validate', 'many-keys.yaml'], dir);
+      const o = await execute(['validate', 'many-keys.yaml'], dir, true, true);
       check('built/20000-unknown-keys', o, {
         position: { spec: 'yes', re: positionRe('yes', 'many-keys.yaml')! },
         messages: [['unknown_key_00000']],
@@ -151,7 +176,7 @@ describe('bad-input corpus: built by the test', () => {
       ];
       for (let i = 0; i < 20_000; i++) lines.push(`  page_size_${i}: 2k`);
       writeFileSync(join(dir, 'many-engine-keys.yaml'), `${lines.join('\n')}\n`);
-      const o = await execute(['run', 'many-engine-keys.yaml'], dir);
+      const o = await execute(['run', 'many-engine-keys.yaml'], dir, true, true);
       check('built/20000-unknown-engine-keys', o, {
         position: { spec: 'yes', re: positionRe('yes', 'many-engine-keys.yaml')! },
         messages: [['engine.page_size_0']],
@@ -166,7 +191,7 @@ describe('bad-input corpus: built by the test', () => {
     async () => {
       const dir = tempDir();
       execFileSync('mkfifo', [join(dir, 'pipe.yaml')]);
-      const o = await execute(['run', 'pipe.yaml'], dir);
+      const o = await execute(['run', 'pipe.yaml'], dir, true, true);
       check('built/fifo-config', o, { messages: [['regular']] });
     },
     TEST_TIMEOUT,
@@ -177,7 +202,7 @@ describe('bad-input corpus: built by the test', () => {
     async () => {
       const dir = tempDir();
       symlinkSync('/dev/zero', join(dir, 'zero.yaml'));
-      const o = await execute(['validate', 'zero.yaml'], dir);
+      const o = await execute(['validate', 'zero.yaml'], dir, true, true);
       check('built/symlink-dev-zero', o, { messages: [['regular']] });
     },
     TEST_TIMEOUT,
@@ -192,7 +217,7 @@ describe('bad-input corpus: built by the test', () => {
         join(dir, 'fifo-histogram.yaml'),
         'name: fifo-histogram\ntable: { name: t, columns: [{ name: id, type: int }, { name: body, type: varchar(100) }] }\nengine: { format: ase-dol }\nworkload:\n  - insert: { rows: 10, values: { body: { length: { histogram: lengths.csv } } } }\n',
       );
-      const o = await execute(['run', 'fifo-histogram.yaml'], dir);
+      const o = await execute(['run', 'fifo-histogram.yaml'], dir, true, true);
       check('built/fifo-histogram', o, {
         position: { spec: 'yes', re: positionRe('yes', 'fifo-histogram.yaml')! },
         messages: [['regular']],
@@ -286,7 +311,7 @@ describe('sweep over the seed', () => {
         ].join('\n'),
       );
       try {
-        const o = await execute(['run', 'seeds.yaml', '--quiet'], dir);
+        const o = await execute(['run', 'seeds.yaml', '--quiet'], dir, true, true);
         expect(o.result.code, describeRun(o.argv, o.result)).toBe(0);
         const results = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8')) as {
           storage: { params: Record<string, unknown>; phases: unknown; final: unknown }[];

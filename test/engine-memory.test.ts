@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { dolGeometry } from '../src/formats/ase.js';
 import { ForwardingHeap, ROWS_PER_PAGE_ROOM, type ForwardingHeapOptions } from '../src/heap/forwarding-heap.js';
-import { storageBenchSpec } from '../src/bench/storage.js';
+import { storageBenchSpec } from '../bench/storage.js';
 import { runStorage } from '../src/workload/runner.js';
 import { Prng } from '../src/util/prng.js';
 

@@ -5,13 +5,14 @@
  * made a few (from the eighth on, or at once where the spread object varied), and every run from then on
  * deoptimised the code that read them: postgres-heap's inserts ran 2–3 times and its updates 15–30%
  * slower from the ninth run of a process on. V8's maps are only visible with --allow-natives-syntax, so
- * the check runs in a child process over the built dist/.
+ * the check runs in a child process over the built dist/ (the bench's config from its build, bench/dist/).
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/cli.js';
+import { BENCH_DIST } from '../bench/paths.js';
 
 /** For each format: the first of 40 layouts at which the named object's map differs from the first's (−1: none). */
 function firstNewMap(): Record<string, Record<string, number>> {
@@ -19,7 +20,7 @@ function firstNewMap(): Record<string, Record<string, number>> {
   const script = `
     const { loadConfig } = await import(${dist('loader/config.js')});
     const { getFormat, indexGeometries, availableFormats } = await import(${dist('formats/registry.js')});
-    const { BENCH_CONFIG_FILE, storageBenchConfig } = await import(${dist('bench/storage.js')});
+    const { BENCH_CONFIG_FILE, storageBenchConfig } = await import(${JSON.stringify(pathToFileURL(join(BENCH_DIST, 'storage.js')).href)});
     const same = new Function('a', 'b', 'return %HaveSameMap(a, b)');
     const out = {};
     for (const fmt of availableFormats()) {

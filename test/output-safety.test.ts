@@ -9,24 +9,12 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, rowsim } from './helpers/cli.js';
+import { growingBodyConfig } from './helpers/growing-body.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'rowsim-out-'));
 
-const CONFIG = (name: string, rows = 2000, sweep = '[1, 0, 120]') => `name: ${name}
-seed: 3
-table:
-  name: t
-  columns:
-    - { name: id, type: int }
-    - { name: body, type: varchar(300), null: true }
-engine: { format: ase-dol, page_size: 2k }
-workload:
-  - insert: { rows: ${rows}, values: { body: { length: { uniform: [0, 30] } } } }
-  - update: { rows: all, set: { body: { grow: { uniform: [20, 120] } } } }
-  - reorg: forwarded_rows
-sweep:
-  engine.exp_row_size: ${sweep}
-`;
+const CONFIG = (name: string, rows = 2000, sweep = '[1, 0, 120]') =>
+  growingBodyConfig({ name, seed: 3, rows, sweep: { 'engine.exp_row_size': sweep } });
 
 /** Every file below `dir` with its bytes (a snapshot to compare). */
 function snapshot(dir: string): Record<string, string> {

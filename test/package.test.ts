@@ -25,7 +25,7 @@ describe('the npm package', () => {
       'package/bin/rowsim.js',
       'package/dist/cli/main.js',
       'package/dist/index.js',
-      'package/dist/pool/worker.js',
+      'package/dist/run/task-worker.js',
       'package/dist/bundle/main.js',
       'package/dist/bundle/worker.js',
       'package/LICENSE',

@@ -6,16 +6,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadEstimateConfig } from '../src/loader/config.js';
 import { inProcessRunner, runEstimate } from '../src/estimate/estimate.js';
-import { poolRunner } from '../src/estimate/pool-runner.js';
+import { poolRunner } from '../src/run/estimate-pool.js';
+import { TASKS } from '../src/run/tasks.js';
 import { openPool, type Task } from '../src/pool/pool.js';
-import { repairmanSpec } from '../src/bench/repairman.js';
+import { repairmanSpec } from '../bench/repairman.js';
 import { ROOT } from './helpers/cli.js';
 
 const TITLES = join(ROOT, 'sim-configs', 'estimate-titles.yaml');
 
 describe('openPool', () => {
   it('runs several batches on one pool, each batch in task order', async () => {
-    const pool = openPool({ workers: 2 });
+    const pool = openPool(TASKS, { workers: 2 });
     try {
       const spec = repairmanSpec(5);
       const batch = (seeds: number[]): Task[] =>

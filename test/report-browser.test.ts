@@ -14,24 +14,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { rowsim } from './helpers/cli.js';
+import { growingBodyConfig } from './helpers/growing-body.js';
 import { CHROMIUM, SHOTS, browserOrReason, browserPresent, openInChromium } from './helpers/browser.js';
 
 /** Two points, a reorg (so a page map before it and one at the end), tables of more pages than a report map has cells (several pages a cell). */
-const CONFIG = `name: browser
-seed: 7
-table:
-  name: t
-  columns:
-    - { name: id, type: int }
-    - { name: body, type: varchar(300), null: true }
-engine: { format: ase-dol, page_size: 2k }
-workload:
-  - insert: { rows: 40000, values: { body: { length: { uniform: [0, 30] } } } }
-  - update: { rows: all, order: random, set: { body: { grow: { uniform: [40, 120] } } } }
-  - reorg: forwarded_rows
-sweep:
-  engine.exp_row_size: [1, max]
-`;
+const CONFIG = growingBodyConfig({
+  name: 'browser',
+  seed: 7,
+  rows: 40000,
+  order: 'random',
+  grow: [40, 120],
+  sweep: { 'engine.exp_row_size': '[1, max]' },
+});
 
 browserOrReason('report.html in a browser');
 

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LaneQueues, WARM_UP_MS } from '../src/pool/scheduler.js';
-import type { TaskKind } from '../src/pool/worker.js';
+import type { TaskKind } from '../src/run/tasks.js';
 
 const job = (kind: TaskKind, name: string) => ({ task: { kind, payload: name }, resolve() {}, reject() {} });
 const name = (j: ReturnType<LaneQueues['take']>): string | undefined => (j ? String(j.task.payload) : undefined);

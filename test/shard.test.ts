@@ -9,26 +9,19 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rowsim } from './helpers/cli.js';
+import { growingBodyConfig } from './helpers/growing-body.js';
 import { exactParse, exactStringify } from '../src/util/exact-json.js';
 import { shardSlice } from '../src/run/plan.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'rowsim-shard-'));
 
-const SWEEP = `name: sharded
-seed: 5
-table:
-  name: t
-  columns:
-    - { name: id, type: int }
-    - { name: body, type: varchar(300), null: true }
-engine: { format: ase-dol, page_size: 2k }
-workload:
-  - insert: { rows: 2000, values: { body: { length: { uniform: [0, 30] } } } }
-  - update: { rows: all, order: random, set: { body: { grow: { uniform: [20, 120] } } } }
-  - reorg: forwarded_rows
-sweep:
-  engine.exp_row_size: [1, 0, 120, 200, max]
-`;
+const SWEEP = growingBodyConfig({
+  name: 'sharded',
+  seed: 5,
+  rows: 2000,
+  order: 'random',
+  sweep: { 'engine.exp_row_size': '[1, 0, 120, 200, max]' },
+});
 
 const GRID = `name: grid
 seed: 9

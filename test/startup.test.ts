@@ -146,7 +146,7 @@ describe('start-up', () => {
       expect(r.packages).not.toContain('zod');
     });
 
-    it("a run on the pool loads the bundle's worker in the threads, not dist/pool/worker.js", () => {
+    it("a run on the pool loads the bundle's worker in the threads, not dist/run/task-worker.js", () => {
       const out = join(mkdtempSync(join(tmpdir(), 'rowsim-imports-bundle-')), 'quickstart');
       const r = loaded(['run', join('sim-configs', 'quickstart.yaml'), '--out', out, '--quiet'], true);
       expect(r.code).toBe(0);

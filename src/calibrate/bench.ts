@@ -61,6 +61,72 @@ const pct = (xs: number[], q: number): number => {
 };
 const r3 = (x: number): number => (Number.isFinite(x) ? Number(x.toPrecision(3)) : x);
 
+/** What one thread reports for the run of `msg`, posted to `worker`. */
+function threadResult(worker: Worker, msg: RunMessage): Promise<ThreadResult> {
+  return new Promise<ThreadResult>((ok, fail) => {
+    const onMessage = (m: { ok: boolean; result?: ThreadResult; error?: string }): void => {
+      worker.off('error', onError);
+      if (m.ok) ok(m.result!);
+      else fail(new Error(m.error));
+    };
+    const onError = (err: Error): void => {
+      worker.off('message', onMessage);
+      fail(err);
+    };
+    worker.once('message', onMessage);
+    worker.once('error', onError);
+    worker.postMessage(msg);
+  });
+}
+
+/** A run's figures from its threads' reports and the shared table `a` after it: `wall` seconds, `cpu` seconds of the process. */
+function runResult(mode: Mode, threads: number, w: Workload, a: Int32Array, per: ThreadResult[], wall: number, cpu: number): RunResult {
+  const L = layout(w.partitions, w.headers);
+  const ops = per.reduce((s, r) => s + r.ops, 0);
+  const lat = per.flatMap((r) => r.latencies);
+  const attempts = per.reduce((s, r) => s + r.casAttempts, 0);
+  const failures = per.reduce((s, r) => s + r.casFailures, 0);
+  const reads = per.reduce((s, r) => s + r.reads, 0);
+  const restarts = per.reduce((s, r) => s + r.restarts, 0);
+  // the counters each lock protects must add up to the accesses of the locked modes
+  let counted = 0;
+  for (let p = 0; p < w.partitions; p++) counted += a[dataLine(p)]!;
+  const lockedModes: Mode[] = ['bare', 'ttas', 'ticket', 'mcs', 'broken'];
+  const lost = lockedModes.includes(mode) ? ops - counted : 0;
+  let usage = 0;
+  for (let h = 0; h < w.headers; h++) usage += a[header(L, h) + H_USAGE]!;
+  const casLost = mode === 'cas-pin' || mode === 'cas-count' ? ops - usage : 0;
+  void H_PAYLOAD;
+  const cores = availableParallelism();
+  const share = cpu / (wall * threads);
+  const reason =
+    threads > cores
+      ? `${threads} runnable threads on ${cores} cores`
+      : share < MIN_CPU_SHARE
+        ? `each thread got ${Math.round(share * 100)}% of a core (other load on the machine)`
+        : null;
+  return {
+    mode,
+    threads,
+    duration_ms: r3(wall * 1000),
+    ops,
+    ops_per_sec: r3(ops / wall),
+    ns_per_op_per_thread: r3((wall * 1e9 * threads) / Math.max(1, ops)),
+    latency_ns: lat.length ? { p50: r3(pct(lat, 0.5)), p90: r3(pct(lat, 0.9)), p99: r3(pct(lat, 0.99)), samples: lat.length } : null,
+    cas_failure_pct: attempts > 0 ? r3((100 * failures) / attempts) : 0,
+    restarts_per_read: reads > 0 ? r3(restarts / reads) : 0,
+    cpu_share: r3(share),
+    time_sliced: reason !== null,
+    time_sliced_reason: reason,
+    checks: {
+      lost_updates: lost,
+      occupancy_violations: per.reduce((s, r) => s + r.occupancyViolations, 0),
+      torn_reads: per.reduce((s, r) => s + r.torn, 0),
+      cas_lost_updates: casLost,
+    },
+  };
+}
+
 /** A pool of benchmark threads, started once and reused run after run. */
 export class ThreadPool {
   private readonly workers: Worker[] = [];
@@ -80,33 +146,18 @@ export class ThreadPool {
     const sab = new SharedArrayBuffer(L.words * 4);
     const a = new Int32Array(sab);
     for (let h = 0; h < w.headers; h++) a[header(L, h)] = h;
-    const results = this.workers.slice(0, threads).map(
-      (worker, index) =>
-        new Promise<ThreadResult>((ok, fail) => {
-          const onMessage = (m: { ok: boolean; result?: ThreadResult; error?: string }): void => {
-            worker.off('error', onError);
-            if (m.ok) ok(m.result!);
-            else fail(new Error(m.error));
-          };
-          const onError = (err: Error): void => {
-            worker.off('message', onMessage);
-            fail(err);
-          };
-          worker.once('message', onMessage);
-          worker.once('error', onError);
-          const msg: RunMessage = {
-            type: 'run',
-            mode,
-            index,
-            threads,
-            sab,
-            ...w,
-            seed: (opts.seed ?? 1) * 7919 + index,
-            sampleEvery: opts.sampleEvery ?? 16,
-            check: opts.check ?? false,
-          };
-          worker.postMessage(msg);
-        }),
+    const results = this.workers.slice(0, threads).map((worker, index) =>
+      threadResult(worker, {
+        type: 'run',
+        mode,
+        index,
+        threads,
+        sab,
+        ...w,
+        seed: (opts.seed ?? 1) * 7919 + index,
+        sampleEvery: opts.sampleEvery ?? 16,
+        check: opts.check ?? false,
+      }),
     );
     // all threads ready, then start them together
     while (Atomics.load(a, CTRL_READY) < threads) await new Promise((r) => setTimeout(r, 1));
@@ -119,50 +170,7 @@ export class ThreadPool {
     const per = await Promise.all(results);
     const wall = (performance.now() - t0) / 1000;
     const cu = process.cpuUsage(c0);
-    const cpu = (cu.user + cu.system) / 1e6;
-    const ops = per.reduce((s, r) => s + r.ops, 0);
-    const lat = per.flatMap((r) => r.latencies);
-    const attempts = per.reduce((s, r) => s + r.casAttempts, 0);
-    const failures = per.reduce((s, r) => s + r.casFailures, 0);
-    const reads = per.reduce((s, r) => s + r.reads, 0);
-    const restarts = per.reduce((s, r) => s + r.restarts, 0);
-    // the counters each lock protects must add up to the accesses of the locked modes
-    let counted = 0;
-    for (let p = 0; p < w.partitions; p++) counted += a[dataLine(p)]!;
-    const lockedModes: Mode[] = ['bare', 'ttas', 'ticket', 'mcs', 'broken'];
-    const lost = lockedModes.includes(mode) ? ops - counted : 0;
-    let usage = 0;
-    for (let h = 0; h < w.headers; h++) usage += a[header(L, h) + H_USAGE]!;
-    const casLost = mode === 'cas-pin' || mode === 'cas-count' ? ops - usage : 0;
-    void H_PAYLOAD;
-    const cores = availableParallelism();
-    const share = cpu / (wall * threads);
-    const reason =
-      threads > cores
-        ? `${threads} runnable threads on ${cores} cores`
-        : share < MIN_CPU_SHARE
-          ? `each thread got ${Math.round(share * 100)}% of a core (other load on the machine)`
-          : null;
-    return {
-      mode,
-      threads,
-      duration_ms: r3(wall * 1000),
-      ops,
-      ops_per_sec: r3(ops / wall),
-      ns_per_op_per_thread: r3((wall * 1e9 * threads) / Math.max(1, ops)),
-      latency_ns: lat.length ? { p50: r3(pct(lat, 0.5)), p90: r3(pct(lat, 0.9)), p99: r3(pct(lat, 0.99)), samples: lat.length } : null,
-      cas_failure_pct: attempts > 0 ? r3((100 * failures) / attempts) : 0,
-      restarts_per_read: reads > 0 ? r3(restarts / reads) : 0,
-      cpu_share: r3(share),
-      time_sliced: reason !== null,
-      time_sliced_reason: reason,
-      checks: {
-        lost_updates: lost,
-        occupancy_violations: per.reduce((s, r) => s + r.occupancyViolations, 0),
-        torn_reads: per.reduce((s, r) => s + r.torn, 0),
-        cas_lost_updates: casLost,
-      },
-    };
+    return runResult(mode, threads, w, a, per, wall, (cu.user + cu.system) / 1e6);
   }
 
   async close(): Promise<void> {

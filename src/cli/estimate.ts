@@ -12,7 +12,7 @@ import { type EstimateConfig } from '../estimate/types.js';
 import type { CandidateRunner, EstimateOutcome } from '../estimate/estimate.js';
 import type { EvidenceKind } from '../estimate/evidence/types.js';
 import type { MeasuredFiles } from '../estimate/types.js';
-import { poolRunner, type PoolCandidateRunner } from '../estimate/pool-runner.js';
+import { poolRunner, type PoolCandidateRunner } from '../run/estimate-pool.js';
 import { formatForEvidence } from '../formats/registry.js';
 import { checkOutputFolder, StagedOutput } from '../report/output.js';
 import { EXIT_NOT_APPLICABLE, EXIT_OK } from './exit-codes.js';

@@ -6,6 +6,7 @@
 import { resolve, join, relative } from 'node:path';
 import { UserError } from '../config/errors.js';
 import { inProcessRunner } from '../pool/scheduler.js';
+import { TASKS } from '../run/tasks.js';
 import { checkOutputFolder, StagedOutput } from '../report/output.js';
 import { mergeParts, writeRun } from '../run/merge.js';
 import { readPart } from '../run/part.js';
@@ -28,7 +29,7 @@ export async function mergeCommand(dirs: string[], opts: MergeOptions): Promise<
   const folder = checkOutputFolder(target, 'run');
   const quiet = opts.quiet === true || opts.json === true;
   const out = new StagedOutput(folder);
-  const runner = inProcessRunner();
+  const runner = inProcessRunner(TASKS);
   let lines: string[];
   try {
     const written = await writeRun(run, out, runner, { wide: opts.wide });

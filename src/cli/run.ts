@@ -17,6 +17,7 @@ import type { PointRecord } from '../run/part.js';
 import { parseConfigSource } from '../loader/source.js';
 import { defaultWorkers } from '../pool/pool.js';
 import { inProcessRunner, poolRunner, type TaskRunner } from '../pool/scheduler.js';
+import { TASKS } from '../run/tasks.js';
 import { partFolderName, rawStoragePoints, runUnits, shardSlice, type Shard } from '../run/plan.js';
 import { base64Of } from '../util/arrays.js';
 import { hugePagesContext, runAgainWithHugePages, startedAsCli, wantsHugePages } from './huge-pages.js';
@@ -42,8 +43,8 @@ export interface RunOptions {
 
 /** Where a run's tasks go: on the calling thread for one unit (no pool), else on min(workers, units) threads. */
 function runnerFor(units: number, workers: number | undefined, storage: boolean): Promise<TaskRunner> {
-  if (units <= 1) return Promise.resolve(inProcessRunner());
-  return poolRunner(Math.min(workers ?? defaultWorkers(), units), storage ? ['run-point', 'run-render'] : ['contention']);
+  if (units <= 1) return Promise.resolve(inProcessRunner(TASKS));
+  return poolRunner(TASKS, Math.min(workers ?? defaultWorkers(), units), storage ? ['run-point', 'run-render'] : ['contention']);
 }
 
 /**

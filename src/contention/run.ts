@@ -9,7 +9,6 @@
  * (a lockless point in a sweep over latched keys) run once.
  */
 import { Prng } from '../util/prng.js';
-import { runTasks, type Task } from '../pool/pool.js';
 import type { BufferManagerKind, ContentionBase, ContentionSpec } from './spec.js';
 import { runReplication, summarisePoint, round, type ContentionPoint, type ContentionTaskPayload, type Replication } from './task.js';
 import { buildPointModel, pointNetwork, type PointModel } from './model.js';
@@ -191,21 +190,7 @@ export function contentionJobs(spec: ContentionSpec, seed: number): { payloads: 
   return { payloads, jobs };
 }
 
-export async function runContention(
-  spec: ContentionSpec,
-  seed: number,
-  opts: { workers?: number; onProgress?: (done: number, total: number) => void } = {},
-): Promise<ContentionResults> {
-  const { payloads, jobs } = contentionJobs(spec, seed);
-  const tasks: Task[] = payloads.map((payload) => ({ kind: 'contention', payload }));
-  const poolOpts: { workers?: number; onProgress?: (done: number, total: number) => void } = {};
-  if (opts.workers !== undefined) poolOpts.workers = opts.workers;
-  if (opts.onProgress) poolOpts.onProgress = opts.onProgress;
-  const reps = await runTasks<Replication>(tasks, poolOpts);
-  return assembleResults(spec, jobs, reps);
-}
-
-/** The same run on the calling thread (tests, benchmarks): identical results. */
+/** A contention run on the calling thread (tests, benchmarks): the results of runContention on a pool (src/run/contention-pool.ts). */
 export function runContentionInProcess(spec: ContentionSpec, seed: number): ContentionResults {
   const { payloads, jobs } = contentionJobs(spec, seed);
   return assembleResults(spec, jobs, payloads.map(runReplication));

@@ -308,7 +308,7 @@ export function summarisePoint(
   return point;
 }
 
-/** Pool entry (src/pool/worker.ts, kind 'contention'). */
+/** Pool entry (src/run/task-worker.ts, kind 'contention'). */
 export function runTask(payload: unknown): unknown {
   if (!isPayload(payload)) throw new TypeError('contention task: payload must be { spec, buffer_manager, engines, users, seed }');
   return runReplication(payload);

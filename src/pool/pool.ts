@@ -3,17 +3,33 @@
  * on a piscina pool. Results come back in task order whatever the finishing order, so a run gives the
  * same results for any worker count. piscina is loaded when the first pool starts, so commands that only
  * ask how many workers there would be (validate, rowsize) do not load it.
+ *
+ * A pool knows no task kind: it is handed a TaskWorker, the module its threads load, which runs a task
+ * by its kind (rowsim's: TASKS of src/run/tasks.ts).
  */
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TaskKind, WorkerData } from './worker.js';
 import { UserError, WORKER_USER_ERROR_PREFIX } from '../config/errors.js';
 
 export interface Task<P = unknown> {
-  kind: TaskKind;
+  kind: string;
   payload: P;
+}
+
+/**
+ * What a pool's tasks run on: `file()`, the worker entry its threads load (piscina's filename: a module
+ * whose default export runs one task), and `run`, the same for a task run on the calling thread.
+ */
+export interface TaskWorker {
+  file(): string;
+  run(task: Task): Promise<unknown>;
+}
+
+/** What a pool gives its threads (piscina's workerData): the task kinds whose modules to load at start. */
+export interface WorkerData {
+  preload: string[];
 }
 
 interface PoolOptions {
@@ -24,19 +40,23 @@ interface PoolOptions {
 }
 
 /**
- * The compiled worker entry. Under vitest this module is TypeScript source: use the build in dist/. In
- * the bundle (dist/bundle/, scripts/bundle.mjs) the worker is beside it. From dist/pool/, the bundle's
- * worker when it is as new as this build (a thread then loads a few files instead of hundreds of modules),
- * else dist/pool/worker.js.
+ * The file a pool's threads load for the worker entry `entry`, beside the module whose import.meta.url is
+ * `moduleUrl`. Under vitest that module is TypeScript source: the build in dist/. In the bundle (dist/bundle/,
+ * scripts/bundle.mjs) the entry is `bundled`, beside it. From dist/, the bundle's when it is as new as this
+ * build (a thread then loads a few files instead of hundreds of modules), else the compiled entry.
  */
-export function workerFile(): string {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.ts')) return resolve(dirname(here), '../../dist/pool/worker.js');
-  const own = resolve(dirname(here), 'worker.js');
-  if (basename(dirname(here)) !== 'pool') return own;
-  const bundled = resolve(dirname(here), '../bundle/worker.js');
+export function compiledWorker(moduleUrl: string, entry: string, bundled: string): string {
+  const here = fileURLToPath(moduleUrl);
+  const dir = dirname(here);
+  if (here.endsWith('.ts')) {
+    const src = dir.lastIndexOf(`${sep}src`);
+    return join(dir.slice(0, src), 'dist', dir.slice(src + 4), entry);
+  }
+  if (basename(dir) === 'bundle') return resolve(dir, bundled);
+  const own = resolve(dir, entry);
+  const bundle = resolve(dir, '..', 'bundle', bundled);
   try {
-    if (process.env.ROWSIM_BUNDLE !== '0' && statSync(bundled).mtimeMs >= statSync(here).mtimeMs) return bundled;
+    if (process.env.ROWSIM_BUNDLE !== '0' && statSync(bundle).mtimeMs >= statSync(own).mtimeMs) return bundle;
   } catch {
     // No bundle.
   }
@@ -47,10 +67,10 @@ export function defaultWorkers(): number {
   return Math.max(1, availableParallelism());
 }
 
-/** Run every task on a pool of `workers` threads; resolve with the results in task order. */
-export async function runTasks<R>(tasks: readonly Task[], options: PoolOptions = {}): Promise<R[]> {
+/** Run every task on a pool of `workers` threads loading `worker`; resolve with the results in task order. */
+export async function runTasks<R>(worker: TaskWorker, tasks: readonly Task[], options: PoolOptions = {}): Promise<R[]> {
   const results: R[] = new Array<R>(tasks.length);
-  await runTasksEach<R>(tasks, (i, r) => (results[i] = r), options);
+  await runTasksEach<R>(worker, tasks, (i, r) => (results[i] = r), options);
   return results;
 }
 
@@ -59,6 +79,7 @@ export async function runTasks<R>(tasks: readonly Task[], options: PoolOptions =
  * keeping it: a large sweep is written out point by point instead of held in memory.
  */
 export async function runTasksEach<R>(
+  worker: TaskWorker,
   tasks: readonly Task[],
   onResult: (index: number, result: R) => void,
   options: PoolOptions = {},
@@ -66,7 +87,7 @@ export async function runTasksEach<R>(
   if (tasks.length === 0) return;
   const threads = Math.max(1, Math.min(options.workers ?? defaultWorkers(), tasks.length));
   const { Piscina } = await import('piscina');
-  const pool = new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 1000 });
+  const pool = new Piscina({ filename: worker.file(), minThreads: threads, maxThreads: threads, idleTimeout: 1000 });
   let done = 0;
   try {
     await Promise.all(
@@ -110,18 +131,21 @@ export interface TaskPool {
 }
 
 /**
- * A reusable pool of `workers` threads (default: the number of cores), started when the first batch
- * comes, or at once with `start`: its threads then boot and load the modules of the `preload` task kinds
- * while the caller gets its first batch ready.
+ * A reusable pool of `workers` threads (default: the number of cores) loading `worker`, started when the
+ * first batch comes, or at once with `start`: its threads then boot and load the modules of the `preload`
+ * task kinds while the caller gets its first batch ready.
  */
-export function openPool(options: Pick<PoolOptions, 'workers'> & { start?: boolean; preload?: readonly TaskKind[] } = {}): TaskPool {
+export function openPool(
+  worker: TaskWorker,
+  options: Pick<PoolOptions, 'workers'> & { start?: boolean; preload?: readonly string[] } = {},
+): TaskPool {
   const threads = Math.max(1, options.workers ?? defaultWorkers());
   const workerData: WorkerData = { preload: [...(options.preload ?? [])] };
   let started: Promise<{ run(task: Task): Promise<unknown>; destroy(): Promise<void> }> | undefined;
   let closed = false;
   const start = () =>
     (started ??= import('piscina').then(
-      ({ Piscina }) => new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 1000, workerData }),
+      ({ Piscina }) => new Piscina({ filename: worker.file(), minThreads: threads, maxThreads: threads, idleTimeout: 1000, workerData }),
     ));
   if (options.start) start().catch(() => {}); // a failure to start is the first batch's (or close()'s) to report
   return {

@@ -4,8 +4,9 @@
  * (priority above the points) are made as soon as its simulation is done, not after every other point, so
  * the threads stay busy to the end and the drawings in flight stay few. An in-process runner runs the
  * same tasks, one after the other, on the calling thread: a run of one point starts no pool and loads no
- * piscina. Either way a task is `{ kind, payload }` of src/pool/worker.ts and its result is the same
- * plain data, so the results never depend on which thread ran what.
+ * piscina. Either way a task is `{ kind, payload }`, run by the TaskWorker the runner is given (rowsim's:
+ * src/run/tasks.ts), and its result is the same plain data, so the results never depend on which thread
+ * ran what.
  *
  * **Lanes.** A thread runs its first tasks of a kind before V8 has optimised their code: a sweep point's
  * simulation and a page map's drawing each cost several times their later runs the first time in a
@@ -27,9 +28,11 @@
  *
  * One thread, or one kind: every lane takes everything, as a plain pool.
  */
-import type { Task } from './pool.js';
-import { fromWorker, workerFile } from './pool.js';
-import type { TaskKind, WorkerData } from './worker.js';
+import type { Task, TaskWorker, WorkerData } from './pool.js';
+import { fromWorker } from './pool.js';
+
+/** A task's kind, as its TaskWorker knows it. */
+type TaskKind = string;
 
 export interface TaskRunner {
   /** Worker threads; 0 when the tasks run on the calling thread. */
@@ -240,24 +243,32 @@ export class LaneQueues {
   }
 }
 
-/**
- * A runner on `threads` worker threads (piscina, loaded here), one lane each (see the header) for the task
- * kinds in `kinds`. The threads start at once and load their home kinds' modules while the caller gets its
- * tasks ready.
- */
-export async function poolRunner(threads: number, kinds: readonly TaskKind[] = []): Promise<TaskRunner> {
-  const n = Math.max(1, Math.floor(threads));
+/** A piscina pool of one thread a lane, each loading its home kinds' modules at start (piscina is loaded here). */
+async function startLanes(
+  worker: TaskWorker,
+  queues: LaneQueues,
+): Promise<{ pool: { run(task: Task): Promise<unknown>; destroy(): Promise<void> } }[]> {
   const { Piscina } = await import('piscina');
-  const queues = new LaneQueues(n, kinds);
-  const lanes = Array.from({ length: n }, (_, lane) => ({
+  return Array.from({ length: queues.lanes }, (_, lane) => ({
     pool: new Piscina({
-      filename: workerFile(),
+      filename: worker.file(),
       minThreads: 1,
       maxThreads: 1,
       idleTimeout: 1000,
       workerData: { preload: queues.home(lane) } satisfies WorkerData,
     }),
   }));
+}
+
+/**
+ * A runner on `threads` worker threads (piscina, loaded here), one lane each (see the header) for the task
+ * kinds in `kinds`. The threads start at once and load their home kinds' modules while the caller gets its
+ * tasks ready.
+ */
+export async function poolRunner(worker: TaskWorker, threads: number, kinds: readonly TaskKind[] = []): Promise<TaskRunner> {
+  const n = Math.max(1, Math.floor(threads));
+  const queues = new LaneQueues(n, kinds);
+  const lanes = await startLanes(worker, queues);
   let closed = false;
   let destroyed: Promise<void> = Promise.resolve();
   let poll: NodeJS.Timeout | undefined;
@@ -317,8 +328,8 @@ export async function poolRunner(threads: number, kinds: readonly TaskKind[] = [
   };
 }
 
-/** A runner on the calling thread: each task in turn, the event loop served between two tasks. */
-export function inProcessRunner(): TaskRunner {
+/** A runner on the calling thread: each task in turn (`worker.run`), the event loop served between two tasks. */
+export function inProcessRunner(worker: TaskWorker): TaskRunner {
   const queue = new JobQueue();
   let running = false;
   let closed = false;
@@ -326,10 +337,9 @@ export function inProcessRunner(): TaskRunner {
     if (running) return;
     running = true;
     try {
-      const { default: runTask } = await import('./worker.js');
       for (let job = queue.shift(); job && !closed; job = queue.shift()) {
         try {
-          job.resolve(await runTask(job.task));
+          job.resolve(await worker.run(job.task));
         } catch (err) {
           job.reject(fromWorker(err));
         }

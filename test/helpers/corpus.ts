@@ -4,7 +4,7 @@
  * status 2, a clear message on stderr (position and key path where they apply), no stack trace,
  * nothing written, and no hang. See test/corpus/README.md for the case format.
  */
-import { spawn } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -225,13 +225,19 @@ export interface RunResult {
 
 const MAX_CAPTURE = 2 * 1024 * 1024;
 
-/** Run bin/rowsim.js with `argv` in `cwd`; kill its process group after `limitMs` (hung). */
-export function runCli(argv: string[], cwd: string, limitMs = HANG_MS): Promise<RunResult> {
+/** The environment of a case: no PostgreSQL, and the same memory limit on every machine. */
+function caseEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.ROWSIM_PG_URL;
   // The memory check depends on the machine: give every case the same 4 GiB, so that a table of
   // 400,000,000 rows is refused here as on a laptop.
   env.ROWSIM_MAX_MEMORY ??= '4g';
+  return env;
+}
+
+/** Run bin/rowsim.js with `argv` in `cwd`; kill its process group after `limitMs` (hung). */
+export function runCli(argv: string[], cwd: string, limitMs = HANG_MS): Promise<RunResult> {
+  const env = caseEnv();
   return new Promise((resolvePromise) => {
     const started = Date.now();
     const child = spawn(process.execPath, [BIN, ...argv], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -257,6 +263,90 @@ export function runCli(argv: string[], cwd: string, limitMs = HANG_MS): Promise<
       resolvePromise({ code, signal, hung, ms: Date.now() - started, stdout, stderr });
     });
   });
+}
+
+const CASE_CHILD = join(ROOT, 'test', 'helpers', 'corpus-child.mjs');
+
+interface CaseChild {
+  proc: ChildProcess;
+  /** What the process wrote past the captured write() (nothing, as a rule): added to the case's output. */
+  stray: { stdout: string; stderr: string };
+}
+
+interface CaseAnswer {
+  id: number;
+  code: number;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/**
+ * Cases run in-process in `n` long-lived children (test/helpers/corpus-child.mjs): each loads rowsim's
+ * command line once and runs one case after another, its stdout, stderr and exit status captured as
+ * runCli captures a process's. A case that is still running after `limitMs` is hung: its child is
+ * killed (the next case gets a new one). A case that ends its child (an uncaught exception, a
+ * process.exit) runs again with runCli, as a process of its own, and that run is its result.
+ * `close()` ends the children.
+ */
+export function inProcessRunner(n: number): { run(argv: string[], cwd: string, limitMs?: number): Promise<RunResult>; close(): void } {
+  const idle: CaseChild[] = [];
+  const all = new Set<CaseChild>();
+  const gate = limiter(n);
+  let seq = 0;
+  const start = (): Promise<CaseChild> =>
+    new Promise((resolveChild, rejectChild) => {
+      const proc = fork(CASE_CHILD, [], { cwd: tmpdir(), env: caseEnv(), stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+      const child: CaseChild = { proc, stray: { stdout: '', stderr: '' } };
+      proc.stdout!.on('data', (d: Buffer) => (child.stray.stdout += d.toString('utf8')));
+      proc.stderr!.on('data', (d: Buffer) => (child.stray.stderr += d.toString('utf8')));
+      all.add(child);
+      proc.on('exit', () => all.delete(child));
+      const onStartExit = () => rejectChild(new Error(`corpus child ended before it was ready: ${child.stray.stderr}`));
+      proc.once('exit', onStartExit);
+      proc.once('message', () => {
+        proc.off('exit', onStartExit);
+        resolveChild(child);
+      });
+    });
+  const runOn = (child: CaseChild, argv: string[], cwd: string, limitMs: number): Promise<RunResult | 'ended'> =>
+    new Promise((resolveRun) => {
+      const id = ++seq;
+      const started = Date.now();
+      child.stray = { stdout: '', stderr: '' };
+      const finish = (r: RunResult | 'ended') => {
+        clearTimeout(timer);
+        child.proc.off('message', onMessage);
+        child.proc.off('exit', onExit);
+        resolveRun(r);
+      };
+      const onMessage = (m: CaseAnswer) => {
+        if (m.id !== id) return;
+        idle.push(child);
+        const { stdout, stderr } = child.stray;
+        finish({ code: m.code, signal: null, hung: false, ms: m.ms, stdout: m.stdout + stdout, stderr: m.stderr + stderr });
+      };
+      const onExit = () => finish('ended');
+      const timer = setTimeout(() => {
+        child.proc.off('exit', onExit);
+        child.proc.kill('SIGKILL');
+        finish({ code: null, signal: 'SIGKILL', hung: true, ms: Date.now() - started, stdout: '', stderr: child.stray.stderr });
+      }, limitMs);
+      child.proc.on('message', onMessage);
+      child.proc.once('exit', onExit);
+      child.proc.send({ id, argv, cwd });
+    });
+  return {
+    run: (argv, cwd, limitMs = HANG_MS) =>
+      gate(async () => {
+        const child = idle.pop() ?? (await start());
+        const r = await runOn(child, argv, cwd, limitMs);
+        return r === 'ended' ? runCli(argv, cwd, limitMs) : r;
+      }),
+    close() {
+      for (const child of all) child.proc.kill();
+    },
+  };
 }
 
 /** At most `n` CLI processes at a time. */

@@ -1,6 +1,6 @@
 /**
- * The memory and scale suites: the bench workload (src/bench/storage.ts) in fresh child processes
- * (src/bench/child.ts), one per run, killed at the time limit (--timeout, default 10 minutes).
+ * The memory and scale suites: the bench workload (bench/storage.ts) in fresh child processes
+ * (bench/child.ts), one per run, killed at the time limit (--timeout, default 10 minutes).
  *
  * - memory: resident memory growth per simulated row between a 1e6-row and a 1e7-row run of the same
  *   workload, per format. Resident memory is the peak, process.resourceUsage().maxRSS: what the machine
@@ -12,13 +12,13 @@
  *   CPU seconds (start-up to the end) and its peak resident memory. The child first applies rowsim run's
  *   memory check and reports a refusal as the line's result.
  */
-import type { FormatId } from '../config/format-ids.js';
-import { FORMAT_IDS } from '../formats/registry.js';
+import type { FormatId } from '../src/config/format-ids.js';
+import { FORMAT_IDS } from '../src/formats/registry.js';
 import { growthPerRow, type ChildOutcome } from './child-report.js';
 import { sig3, stat, type BenchLine } from './harness.js';
 import { runChild } from './run-child.js';
-import { HUGETLB_TUNABLE, hugePagesContext, hugePagesEnv, wantsHugePages } from '../cli/huge-pages.js';
-import { storageMemory } from '../workload/memory.js';
+import { HUGETLB_TUNABLE, hugePagesContext, hugePagesEnv, wantsHugePages } from '../src/cli/huge-pages.js';
+import { storageMemory } from '../src/workload/memory.js';
 import { storageBenchSpec } from './storage.js';
 import type { SuiteContext } from './suite.js';
 

@@ -1,5 +1,5 @@
 /**
- * Self time by function in a .cpuprofile (what `node --cpu-prof` writes): src/bench/profile.ts prints it,
+ * Self time by function in a .cpuprofile (what `node --cpu-prof` writes): bench/profile.ts prints it,
  * with positions in the TypeScript sources where dist/ has a source map beside the compiled file.
  */
 import { readFileSync } from 'node:fs';

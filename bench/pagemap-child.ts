@@ -1,5 +1,5 @@
 /**
- * A bench child process of the report suite: `node dist/bench/pagemap-child.js`. Draws one page map as a
+ * A bench child process of the report suite: `node bench/dist/bench/pagemap-child.js`. Draws one page map as a
  * PNG, FIRST_MAPS times and then WARM_MAPS times more, in this fresh process, and prints one line,
  * PAGEMAP_MARK + JSON: the CPU milliseconds of each of the first maps (what a `rowsim run` thread pays:
  * its first maps load the fonts and compile the code) and the mean of the later ones.
@@ -8,8 +8,8 @@
  * 80–100% full, forwarding stubs on the first 1,053 pages and forwarded rows on the pages after page
  * 1,000 (both corner marks on some), the same fills every run (a fixed PRNG stream).
  */
-import { renderPageMap, type PageMapSpec } from '../report/page-map-png.js';
-import { Prng } from '../util/prng.js';
+import { renderPageMap, type PageMapSpec } from '../src/report/page-map-png.js';
+import { Prng } from '../src/util/prng.js';
 
 export const PAGEMAP_MARK = 'rowsim-bench-pagemap ';
 export const FIRST_MAPS = 6;

@@ -6,17 +6,17 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadEstimateConfig } from '../loader/config.js';
-import { runEstimate, type EstimateOutcome } from '../estimate/estimate.js';
-import { poolRunner } from '../estimate/pool-runner.js';
+import { loadEstimateConfig } from '../src/loader/config.js';
+import { runEstimate, type EstimateOutcome } from '../src/estimate/estimate.js';
+import { poolRunner } from '../src/run/estimate-pool.js';
 import { measureCommand } from './cli.js';
 import { measure, timingNote, type BenchLine } from './harness.js';
 import type { SuiteContext } from './suite.js';
-import { groupedNumber } from '../util/numbers.js';
+import { groupedNumber } from '../src/util/numbers.js';
+import { join } from 'node:path';
+import { simConfig } from './paths.js';
 
-const TITLES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sim-configs', 'estimate-titles.yaml');
+const TITLES = simConfig('estimate-titles.yaml');
 
 /** The target for the 1e9-row estimate, wall seconds. */
 const TARGET_1E9_S = 2;

@@ -6,21 +6,21 @@
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { measureCommand } from './cli.js';
 import { measure, timingNote, type BenchLine } from './harness.js';
 import type { SuiteContext } from './suite.js';
-import { loadConfig } from '../loader/config.js';
-import { captureAfter, interestingPage } from '../mechanism/capture.js';
-import { traceDeck } from '../mechanism/deck.js';
-import { svgToPng } from '../mechanism/png.js';
-import { renderPageSvg } from '../mechanism/svg.js';
-import { pageText } from '../mechanism/text.js';
-import { traceRun } from '../mechanism/trace.js';
+import { loadConfig } from '../src/loader/config.js';
+import { captureAfter, interestingPage } from '../src/mechanism/capture.js';
+import { traceDeck } from '../src/mechanism/deck.js';
+import { svgToPng } from '../src/mechanism/png.js';
+import { renderPageSvg } from '../src/mechanism/svg.js';
+import { pageText } from '../src/mechanism/text.js';
+import { traceRun } from '../src/mechanism/trace.js';
+import { simConfig } from './paths.js';
 
 const RUNS = 5;
-const TEACHING = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sim-configs', 'teaching');
+const TEACHING = simConfig('teaching');
 
 export async function* benchMechanism(ctx: SuiteContext): AsyncGenerator<BenchLine> {
   const runs = ctx.runsGiven ? ctx.runs : RUNS;

@@ -1,17 +1,17 @@
 /**
- * SimPy beside rowsim: find a Python that can `import simpy` and run src/bench/simpy_repairman.py with
+ * SimPy beside rowsim: find a Python that can `import simpy` and run bench/simpy_repairman.py with
  * it. Debian's python3-simpy3 (SimPy 3.0.11) installs for /usr/bin/python3, while the `python3` first on
  * PATH may be another interpreter (pyenv, a virtualenv) without it: the one on PATH is tried first, then
  * /usr/bin/python3. When none can, the bench says so and prints no figure.
  */
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, realpathSync } from 'node:fs';
-import { delimiter, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { delimiter, join } from 'node:path';
 import type { Sample } from './harness.js';
+import { ROOT } from './paths.js';
 
 export const SYSTEM_PYTHON = '/usr/bin/python3';
-const SCRIPT = resolve(dirname(fileURLToPath(import.meta.url)), '../../src/bench/simpy_repairman.py');
+const SCRIPT = join(ROOT, 'bench', 'simpy_repairman.py');
 
 /** The python3 a shell would run (the first executable one on PATH), then /usr/bin/python3; each once. */
 export function pythonCandidates(path: string = process.env.PATH ?? '', system: string = SYSTEM_PYTHON): string[] {

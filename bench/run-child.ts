@@ -1,13 +1,14 @@
 /**
- * Run one bench child process (src/bench/child.ts) and read how it ended (src/bench/child-report.ts): the
+ * Run one bench child process (bench/child.ts) and read how it ended (bench/child-report.ts): the
  * storage, memory and scale suites each run their workloads in fresh children.
  */
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { childOutcome, type ChildOutcome, type ChildRequest } from './child-report.js';
+import { BENCH_DIST } from './paths.js';
 
-/** The compiled child, found from dist/bench/ or from src/bench/ (the tests import the sources): both are two levels below the package. */
-const CHILD = fileURLToPath(new URL('../../dist/bench/child.js', import.meta.url));
+/** The compiled child (bench/paths.ts), from the build or from the sources (the tests import them). */
+const CHILD = join(BENCH_DIST, 'child.js');
 
 /** Run one child (with Node.js options `nodeArgs`, and environment `env`: this process's by default); its outcome and the wall seconds the parent saw. */
 export function runChild(

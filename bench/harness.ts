@@ -13,8 +13,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
-import { groupedNumber } from '../util/numbers.js';
-import { describeInlining } from '../cli/compiler.js';
+import { groupedNumber } from '../src/util/numbers.js';
+import { describeInlining } from '../src/cli/compiler.js';
 
 /** Median and minimum of a figure's runs. */
 export interface Stat {

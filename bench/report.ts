@@ -1,5 +1,5 @@
 /**
- * The report's pictures and page: a page map drawn as a PNG (src/bench/pagemap-child.ts, fresh processes:
+ * The report's pictures and page: a page map drawn as a PNG (bench/pagemap-child.ts, fresh processes:
  * its first six maps and the later ones, CPU time), and report.html of sim-configs/ase-exp-row-size.yaml:
  * its size and how long it takes to open in headless Chromium (Debian's /usr/bin/chromium, driven by
  * playwright-core: a devDependency, so only here and in the tests). Aims: under 5 MB, under 2 s. The
@@ -8,19 +8,19 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { stat, summarize, timingNote, type BenchLine, type Sample } from './harness.js';
 import { FIRST_MAPS, PAGEMAP_MARK, WARM_MAPS, type PageMapChildReport } from './pagemap-child.js';
 import type { SuiteContext } from './suite.js';
+import { BENCH_DIST, ROOT } from './paths.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CHROMIUM = '/usr/bin/chromium';
 const RUNS = 5;
 
 /** One fresh process drawing the bench's page map (pagemap-child.ts). */
 function pageMapChild(): PageMapChildReport {
-  const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'bench', 'pagemap-child.js')], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(BENCH_DIST, 'pagemap-child.js')], { encoding: 'utf8' });
   const line = r.stdout.split('\n').find((l) => l.startsWith(PAGEMAP_MARK));
   if (r.status !== 0 || !line) throw new Error(`the page map child failed (status ${r.status}): ${r.stderr}`);
   return JSON.parse(line.slice(PAGEMAP_MARK.length)) as PageMapChildReport;

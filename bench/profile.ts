@@ -2,10 +2,10 @@
  * Profiles of the bench's storage, contention and estimate lines (docs/performance.md), with Node.js's
  * own sampling profiler:
  *
- *   node --cpu-prof --cpu-prof-dir=out/profile dist/bench/profile.js storage [FORMAT] [random|sequential]
- *   node --cpu-prof --cpu-prof-dir=out/profile dist/bench/profile.js contention
- *   node --cpu-prof --cpu-prof-dir=out/profile dist/bench/profile.js estimate
- *   node dist/bench/profile.js top out/profile/<file>.cpuprofile [N]
+ *   node --cpu-prof --cpu-prof-dir=out/profile bench/dist/bench/profile.js storage [FORMAT] [random|sequential]
+ *   node --cpu-prof --cpu-prof-dir=out/profile bench/dist/bench/profile.js contention
+ *   node --cpu-prof --cpu-prof-dir=out/profile bench/dist/bench/profile.js estimate
+ *   node bench/dist/bench/profile.js top out/profile/<file>.cpuprofile [N]
  *
  * `storage` runs the storage suite's 1M-row workload 4 times on one format (ase-dol by default);
  * `contention` runs the repairman model 4 times (2 s simulated each); `estimate` runs the titles
@@ -14,27 +14,22 @@
  * TypeScript sources through dist/'s source maps.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { isFormatId } from '../formats/registry.js';
-import { runReplication } from '../contention/task.js';
-import { runStorage } from '../workload/runner.js';
-import { inProcessRunner, runEstimate } from '../estimate/estimate.js';
-import { loadEstimateConfig } from '../loader/config.js';
+import { isFormatId } from '../src/formats/registry.js';
+import { runReplication } from '../src/contention/task.js';
+import { runStorage } from '../src/workload/runner.js';
+import { inProcessRunner, runEstimate } from '../src/estimate/estimate.js';
+import { loadEstimateConfig } from '../src/loader/config.js';
 import { REPAIRMAN, repairmanSpec } from './repairman.js';
 import { storageBenchSpec } from './storage.js';
 import { sourceMapLocate, topSelfTime, type CpuProfile } from './cpuprofile.js';
+import { ROOT, simConfig } from './paths.js';
 
-const TITLES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'sim-configs', 'estimate-titles.yaml');
+const TITLES = simConfig('estimate-titles.yaml');
 
 async function main(argv: string[]): Promise<void> {
   const [what, a, b] = argv;
   if (what === 'top' && a) {
-    for (const t of topSelfTime(
-      JSON.parse(readFileSync(a, 'utf8')) as CpuProfile,
-      b ? Number(b) : 15,
-      sourceMapLocate(join(dirname(fileURLToPath(import.meta.url)), '..', '..')),
-    )) {
+    for (const t of topSelfTime(JSON.parse(readFileSync(a, 'utf8')) as CpuProfile, b ? Number(b) : 15, sourceMapLocate(ROOT))) {
       process.stdout.write(`${(100 * t.share).toFixed(1).padStart(5)}%  ${String(t.ms).padStart(6)} ms  ${t.name}\n`);
     }
   } else if (what === 'storage') {
@@ -56,7 +51,7 @@ async function main(argv: string[]): Promise<void> {
     for (let i = 0; i < 2; i++) await runEstimate(cfg, inProcessRunner);
   } else {
     process.stderr.write(
-      'usage: node [--cpu-prof] dist/bench/profile.js storage [FORMAT] [random|sequential] | contention | estimate | top FILE.cpuprofile [N]\n',
+      'usage: node [--cpu-prof] bench/dist/bench/profile.js storage [FORMAT] [random|sequential] | contention | estimate | top FILE.cpuprofile [N]\n',
     );
     process.exitCode = 2;
   }

@@ -4,8 +4,9 @@
  * before it measures anything. A bad --pg URL is refused here (its password never printed); a server
  * that cannot be reached is found when the pg suite connects, before any other suite runs.
  */
-import { PgConnectionError, pgTarget } from '../pgcheck/connection.js';
-import { groupedNumber } from '../util/numbers.js';
+import { parseArgs } from 'node:util';
+import { PgConnectionError, pgTarget } from '../src/pgcheck/connection.js';
+import { groupedNumber } from '../src/util/numbers.js';
 
 export interface SuiteInfo {
   name: string;
@@ -98,61 +99,57 @@ function wholeNumber(flag: string, text: string | undefined, min: number, max: n
   return n;
 }
 
+/** The options, as node:util parseArgs reads them (every value a string: wholeNumber and pgTarget judge it). */
+const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  runs: { type: 'string' },
+  timeout: { type: 'string' },
+  pg: { type: 'string' },
+  'pg-rows': { type: 'string' },
+} as const;
+
+/** --pg's URL, refused here when it is no PostgreSQL URL (its password masked in the message). */
+function pgUrlArg(url: string | undefined): string {
+  if (url === undefined || url === '' || url.startsWith('--'))
+    throw new BenchUsageError('--pg: expected a URL postgres://user[:password]@host:port/database, found nothing');
+  try {
+    pgTarget(url);
+  } catch (err) {
+    if (err instanceof PgConnectionError) throw new BenchUsageError(`--pg: ${err.message.split(url).join(maskLoosely(url))}`);
+    throw err;
+  }
+  return url;
+}
+
+/** A suite named on the command line (anything else there is refused). */
+function suiteArg(raw: string): string {
+  if (raw.startsWith('-'))
+    throw new BenchUsageError(`expected a suite or an option (--json, --runs, --timeout, --pg, --pg-rows), found ${JSON.stringify(raw)}`);
+  if (!SUITES.some((s) => s.name === raw))
+    throw new BenchUsageError(`expected a suite (${SUITES.map((s) => s.name).join(', ')}), found ${JSON.stringify(raw)}`);
+  return raw;
+}
+
 /** Parse the bench's arguments (what follows `npm run bench --`). Throws BenchUsageError. */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
+  const { tokens } = parseArgs({ args: [...argv], options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
   const named: string[] = [];
-  let json = false;
-  let help = false;
-  let runs = DEFAULT_RUNS;
-  let runsGiven = false;
-  let timeoutS = DEFAULT_CHILD_TIMEOUT_S;
+  const a = { json: false, help: false, runs: DEFAULT_RUNS, runsGiven: false, timeoutS: DEFAULT_CHILD_TIMEOUT_S };
   let pgUrl: string | undefined;
   let pgRows: number | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const raw = argv[i]!;
-    const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
-    const flag = eq > 0 ? raw.slice(0, eq) : raw;
-    const value = (): string | undefined => (eq > 0 ? raw.slice(eq + 1) : argv[++i]);
-    switch (flag) {
-      case '--json':
-        json = true;
-        break;
-      case '--help':
-      case '-h':
-        help = true;
-        break;
-      case '--runs':
-        runs = wholeNumber('--runs', value(), 1, 100);
-        runsGiven = true;
-        break;
-      case '--timeout':
-        timeoutS = wholeNumber('--timeout', value(), 1, 86_400);
-        break;
-      case '--pg-rows':
-        pgRows = wholeNumber('--pg-rows', value(), 1_000, 10_000_000);
-        break;
-      case '--pg': {
-        const url = value();
-        if (url === undefined || url === '' || url.startsWith('--'))
-          throw new BenchUsageError('--pg: expected a URL postgres://user[:password]@host:port/database, found nothing');
-        try {
-          pgTarget(url);
-        } catch (err) {
-          if (err instanceof PgConnectionError) throw new BenchUsageError(`--pg: ${err.message.split(url).join(maskLoosely(url))}`);
-          throw err;
-        }
-        pgUrl = url;
-        break;
-      }
-      default:
-        if (raw.startsWith('-'))
-          throw new BenchUsageError(
-            `expected a suite or an option (--json, --runs, --timeout, --pg, --pg-rows), found ${JSON.stringify(raw)}`,
-          );
-        if (!SUITES.some((s) => s.name === raw))
-          throw new BenchUsageError(`expected a suite (${SUITES.map((s) => s.name).join(', ')}), found ${JSON.stringify(raw)}`);
-        named.push(raw);
+  for (const t of tokens) {
+    if (t.kind !== 'option') {
+      named.push(suiteArg(t.kind === 'positional' ? t.value : argv[t.index]!));
+      continue;
     }
+    const value = typeof t.value === 'string' ? t.value : undefined;
+    if (t.name === 'json' || t.name === 'help') a[t.name] = true;
+    else if (t.name === 'runs') [a.runs, a.runsGiven] = [wholeNumber('--runs', value, 1, 100), true];
+    else if (t.name === 'timeout') a.timeoutS = wholeNumber('--timeout', value, 1, 86_400);
+    else if (t.name === 'pg-rows') pgRows = wholeNumber('--pg-rows', value, 1_000, 10_000_000);
+    else if (t.name === 'pg') pgUrl = pgUrlArg(value);
+    else suiteArg(argv[t.index]!);
   }
   if (pgRows !== undefined && pgUrl === undefined) throw new BenchUsageError('--pg-rows: expected --pg URL with it, found none');
   if (named.includes('pg') && pgUrl === undefined)
@@ -162,11 +159,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   return {
     suites: SUITES.map((s) => s.name).filter((n) => wanted.has(n)),
     suitesNamed: named,
-    json,
-    runs,
-    runsGiven,
-    timeoutS,
+    ...a,
     ...(pgUrl !== undefined ? { pg: { url: pgUrl, rows: pgRows ?? DEFAULT_PG_ROWS } } : {}),
-    help,
   };
 }

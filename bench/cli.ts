@@ -8,13 +8,12 @@
  * compiled sources (ROWSIM_BUNDLE=0), run in turn pair by pair, with their ratio.
  */
 import { spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { measureEach, stat, timingNote, type BenchLine, type Measurement, type Sample } from './harness.js';
 import type { SuiteContext } from './suite.js';
+import { ROOT } from './paths.js';
 
 const CLI_RUNS = 15;
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BIN = join(ROOT, 'bin', 'rowsim.js');
 /** Loaded first into the measured process: at exit it reports the process's CPU time (getrusage: user + system, since it started). */
 const REPORT_CPU = `data:text/javascript,process.on('exit',()=>{const u=process.cpuUsage();process.stderr.write('rowsim-bench-cpu-us '+(u.user+u.system)+'\\n')})`;

@@ -2,10 +2,10 @@
  * The machine-repairman model M/M/N//U that `npm run bench` times and docs/contention.md compares
  * with SimPy: U users think (exponential, mean Z), then take one of N engines for one exponential
  * service of mean D; no buffer look-ups, no locks. The same parameters are in
- * src/bench/simpy_repairman.py, and test/contention-sim.test.ts checks this model against the closed
+ * bench/simpy_repairman.py, and test/contention-sim.test.ts checks this model against the closed
  * form. Two events per transaction (end of think, end of service).
  */
-import { parseContention, type ContentionSpec } from '../contention/schema.js';
+import { parseContention, type ContentionSpec } from '../src/contention/schema.js';
 
 export const REPAIRMAN = { engines: 80, users: 5000, think_ms: 10, service_us: 194 } as const;
 

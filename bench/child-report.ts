@@ -1,10 +1,10 @@
 /**
- * What a bench child process (src/bench/child.ts) reports, and how the parent reads its end: a report
+ * What a bench child process (bench/child.ts) reports, and how the parent reads its end: a report
  * line, a refusal by the memory limits, or a failure (killed at the time limit, killed by the kernel,
  * out of memory, crashed). Pure: the parent hands in what spawnSync returned.
  */
 import type { Sample } from './harness.js';
-import type { FormatId } from '../config/format-ids.js';
+import type { FormatId } from '../src/config/format-ids.js';
 
 /** The order a bench workload's update phase visits its rows in. */
 export type BenchOrder = 'random' | 'sequential';

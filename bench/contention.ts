@@ -2,8 +2,8 @@
  * Contention benchmarks, timed with the bench's harness (CPU and wall, median and minimum of the runs
  * after a warm-up):
  *
- * - the repairman model M/M/N//U (src/bench/repairman.ts) on one core: simulated events per CPU-second,
- *   and simulated transactions per wall-second beside the same model in SimPy (src/bench/simpy.ts finds
+ * - the repairman model M/M/N//U (bench/repairman.ts) on one core: simulated events per CPU-second,
+ *   and simulated transactions per wall-second beside the same model in SimPy (bench/simpy.ts finds
  *   a Python that has it; without one the line says so) and the ratio;
  * - the simulation core on two xoltp-80-engines points (latched 5000 users, lockless 4000 users);
  * - (suite contention-runs) the wall time of the shipped xoltp-80-engines and xoltp-phase-diagram runs
@@ -13,22 +13,19 @@
  * over the run's time.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { parseContention, type BufferManagerKind, type ContentionSpec } from '../contention/schema.js';
-import { runReplication } from '../contention/task.js';
-import { runContention } from '../contention/run.js';
-import { measure, measureEach, rateLine, sig3, timingNote, type BenchLine } from './harness.js';
+import { parseContention, type BufferManagerKind, type ContentionSpec } from '../src/contention/schema.js';
+import { runReplication } from '../src/contention/task.js';
+import { runContention } from '../src/run/contention-pool.js';
+import { measure, measureEach, rateLine, sig3, timingNote, type BenchLine, type Measurement } from './harness.js';
 import { REPAIRMAN, repairmanSpec } from './repairman.js';
 import { findSimpy, noSimpyNote, runSimpy, type SimpyRun } from './simpy.js';
 import type { SuiteContext } from './suite.js';
-import { groupedNumber } from '../util/numbers.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
+import { groupedNumber } from '../src/util/numbers.js';
+import { simConfig } from './paths.js';
 
 function loadConfig(name: string): { seed: number; spec: ContentionSpec } {
-  const doc = parse(readFileSync(resolve(here, '../../sim-configs', name), 'utf8')) as { seed: number; contention: unknown };
+  const doc = parse(readFileSync(simConfig(name), 'utf8')) as { seed: number; contention: unknown };
   return { seed: doc.seed, spec: parseContention(doc.contention) };
 }
 
@@ -46,6 +43,13 @@ const SIMPY_S = 0.5;
 const allTransactions = (tps: number, simulatedS: number) => tps * simulatedS;
 
 export async function* benchContention(ctx: SuiteContext): AsyncGenerator<BenchLine> {
+  const rowsim = yield* repairmanInRowsim(ctx);
+  yield* repairmanInSimpy(ctx, rowsim);
+  yield* simulationCore(ctx);
+}
+
+/** The repairman model in rowsim, one core: events per CPU-second, transactions per wall-second. */
+async function* repairmanInRowsim(ctx: SuiteContext): AsyncGenerator<BenchLine, { tx: number; perWall: number; rep: Measurement }> {
   const spec = repairmanSpec(REPAIRMAN_MS);
   const simulatedS = (spec.warmup_ns + spec.duration_ns) / 1e9;
   let events = 0;
@@ -78,7 +82,12 @@ export async function* benchContention(ctx: SuiteContext): AsyncGenerator<BenchL
     note: `${groupedNumber(Math.round(rowsimTx))} transactions (${groupedNumber(Math.round(tps))} tps over ${simulatedS} s simulated, warm-up included); ${groupedNumber(sig3(rowsimTx / rep.cpu!.median))} per CPU-s; ${timingNote(rep)}`,
     measurement: rep,
   };
+  return { tx: rowsimTx, perWall: rowsimPerWall, rep };
+}
 
+/** The same model in SimPy, and rowsim's figures over SimPy's (none when no Python has SimPy). */
+async function* repairmanInSimpy(ctx: SuiteContext, rowsim: { tx: number; perWall: number; rep: Measurement }): AsyncGenerator<BenchLine> {
+  const { tx: rowsimTx, perWall: rowsimPerWall, rep } = rowsim;
   const probe = findSimpy();
   if (!probe.found) {
     yield {
@@ -111,7 +120,7 @@ export async function* benchContention(ctx: SuiteContext): AsyncGenerator<BenchL
       name: `contention: repairman model in SimPy ${py.simpy} (${py.path}, Python ${py.python}), simulated transactions per wall-second`,
       value: sig3(simpyPerWall),
       unit: 'transactions/wall-s',
-      note: `src/bench/simpy_repairman.py ${SIMPY_S}: ${groupedNumber(Math.round(simpyTx))} transactions over ${last!.simulated_s + last!.warmup_s} s simulated; ${groupedNumber(sig3(simpyTx / sp.cpu!.median))} per CPU-s; the model's run as the script times it, without the interpreter's start-up; ${timingNote(sp)}${tried}`,
+      note: `bench/simpy_repairman.py ${SIMPY_S}: ${groupedNumber(Math.round(simpyTx))} transactions over ${last!.simulated_s + last!.warmup_s} s simulated; ${groupedNumber(sig3(simpyTx / sp.cpu!.median))} per CPU-s; the model's run as the script times it, without the interpreter's start-up; ${timingNote(sp)}${tried}`,
       measurement: sp,
     };
     yield {
@@ -122,7 +131,10 @@ export async function* benchContention(ctx: SuiteContext): AsyncGenerator<BenchL
       detail: { rowsim_per_wall_s: rowsimPerWall, simpy_per_wall_s: simpyPerWall },
     };
   }
+}
 
+/** The simulation core on two xoltp-80-engines points, one core. */
+async function* simulationCore(ctx: SuiteContext): AsyncGenerator<BenchLine> {
   const { spec: xoltp } = loadConfig('xoltp-80-engines.yaml');
   const short: ContentionSpec = {
     ...xoltp,

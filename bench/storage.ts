@@ -8,12 +8,12 @@
  * and how far the fastest format is ahead of it. The select and TOAST lines run in this process after
  * one warm-up. What the code does is measured: no figure is written here.
  */
-import type { StorageSpec } from '../config/spec.js';
-import type { FormatId } from '../config/format-ids.js';
-import { parseType } from '../config/column-types.js';
-import { defaultEngineSpec, FORMAT_IDS } from '../formats/registry.js';
-import { loadConfig } from '../loader/config.js';
-import { runStorage, type StorageRunResult } from '../workload/runner.js';
+import type { StorageSpec } from '../src/config/spec.js';
+import type { FormatId } from '../src/config/format-ids.js';
+import { parseType } from '../src/config/column-types.js';
+import { defaultEngineSpec, FORMAT_IDS } from '../src/formats/registry.js';
+import { loadConfig } from '../src/loader/config.js';
+import { runStorage, type StorageRunResult } from '../src/workload/runner.js';
 import {
   measureEach,
   PhaseClock,
@@ -26,12 +26,12 @@ import {
   type Measurement,
   type Sample,
 } from './harness.js';
-import { Permutation } from '../workload/permutation.js';
-import { Prng } from '../util/prng.js';
+import { Permutation } from '../src/workload/permutation.js';
+import { Prng } from '../src/util/prng.js';
 import { runChild } from './run-child.js';
 import type { BenchOrder } from './child-report.js';
 import type { SuiteContext } from './suite.js';
-import { groupedNumber } from '../util/numbers.js';
+import { groupedNumber } from '../src/util/numbers.js';
 
 export type { BenchLine } from './harness.js';
 
@@ -101,7 +101,7 @@ export const STORAGE_WARMUP = 4;
 export const STORAGE_NODE_ARGS: readonly string[] = ['--single-threaded-gc'];
 
 /**
- * One format's figures: each order in a fresh child process (src/bench/child.ts, STORAGE_NODE_ARGS), the workload run
+ * One format's figures: each order in a fresh child process (bench/child.ts, STORAGE_NODE_ARGS), the workload run
  * STORAGE_WARMUP + `runs` times one after the other; the counted runs are the last `runs`, and the first
  * run is kept beside them (what one `rowsim run` of the table pays). A fresh process for each, so that a
  * line does not depend on which suites and formats ran before it in the bench's own process. The reason,

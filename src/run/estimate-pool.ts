@@ -1,11 +1,12 @@
 /**
- * Candidate tasks on the piscina pool: one task per replicate of each candidate value (src/pool/worker.ts kind 'estimate').
+ * Candidate tasks on the piscina pool: one task per replicate of each candidate value (task kind 'estimate').
  * One pool serves every round of an estimate (calibration, coarse grid, refinement): its threads load the
  * simulator once and keep their compiled code, instead of a new pool, cold, for each round.
  */
 import { openPool } from '../pool/pool.js';
-import type { CandidateRunner } from './estimate.js';
-import type { ReplicateFigures } from './simulate.js';
+import type { CandidateRunner } from '../estimate/estimate.js';
+import type { ReplicateFigures } from '../estimate/simulate.js';
+import { TASKS } from './tasks.js';
 
 /** A CandidateRunner that owns a pool: `close()` it when the estimate is done (or failed). */
 export interface PoolCandidateRunner extends CandidateRunner {
@@ -20,7 +21,7 @@ export interface PoolCandidateRunner extends CandidateRunner {
  * in replicate order, as simulateCandidate gives them.
  */
 export function poolRunner(opts: { workers?: number; onProgress?: (done: number, total: number) => void } = {}): PoolCandidateRunner {
-  const pool = openPool({ workers: opts.workers, start: true, preload: ['estimate'] });
+  const pool = openPool(TASKS, { workers: opts.workers, start: true, preload: ['estimate'] });
   let done = 0;
   let total = 0;
   const runner = async (tasks: Parameters<CandidateRunner>[0]) => {

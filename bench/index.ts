@@ -5,12 +5,10 @@
  * assert timings. Bad arguments, a bad --pg URL or an unreachable server: a message and exit status 2.
  */
 import { execFileSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { PgConnectionError } from '../pgcheck/connection.js';
-import { tuneCompiler } from '../cli/compiler.js';
-import { UserError } from '../config/errors.js';
-import { BenchUsageError, parseBenchArgs, SUITES, USAGE } from './args.js';
+import { PgConnectionError } from '../src/pgcheck/connection.js';
+import { tuneCompiler } from '../src/cli/compiler.js';
+import { UserError } from '../src/config/errors.js';
+import { BenchUsageError, parseBenchArgs, SUITES, USAGE, type BenchArgs } from './args.js';
 import { benchCli } from './cli.js';
 import { benchContention, benchContentionRuns } from './contention.js';
 import { benchEstimate } from './estimate.js';
@@ -22,6 +20,7 @@ import { benchReport } from './report.js';
 import { benchStorage } from './storage.js';
 import { benchSweep } from './sweep.js';
 import type { Suite, SuiteContext } from './suite.js';
+import { ROOT } from './paths.js';
 
 const RUN: Record<string, Suite> = {
   cli: benchCli,
@@ -37,8 +36,6 @@ const RUN: Record<string, Suite> = {
   sweep: benchSweep,
 };
 for (const s of SUITES) if (!RUN[s.name]) throw new Error(`bench suite ${s.name} has no runner`);
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** `git describe --always --dirty` of the checkout, or null where git cannot tell. */
 function commitOf(): string | null {
@@ -61,10 +58,14 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-async function main(): Promise<number> {
+/**
+ * What must hold before anything is measured: the arguments, ROWSIM_INLINING, a reachable --pg server.
+ * The arguments, or the exit status when the bench ends here (after --help, or a refusal said on stderr).
+ */
+async function ready(argv: string[]): Promise<BenchArgs | number> {
   let args;
   try {
-    args = parseBenchArgs(process.argv.slice(2));
+    args = parseBenchArgs(argv);
   } catch (err) {
     if (err instanceof BenchUsageError) {
       process.stderr.write(`npm run bench: ${err.message}\n(npm run bench -- --help for usage)\n`);
@@ -87,8 +88,6 @@ async function main(): Promise<number> {
     }
     throw err;
   }
-  // The lines as text: on stdout, or on stderr as progress when stdout carries the JSON document.
-  const print = (text: string) => (args.json ? process.stderr : process.stdout).write(`${text}\n`);
   if (args.pg) {
     try {
       await checkPgReachable(args.pg.url);
@@ -100,6 +99,14 @@ async function main(): Promise<number> {
       throw err;
     }
   }
+  return args;
+}
+
+async function main(): Promise<number> {
+  const args = await ready(process.argv.slice(2));
+  if (typeof args === 'number') return args;
+  // The lines as text: on stdout, or on stderr as progress when stdout carries the JSON document.
+  const print = (text: string) => (args.json ? process.stderr : process.stdout).write(`${text}\n`);
   const report: BenchReport = {
     started: new Date().toISOString(),
     commit: commitOf(),

@@ -18,13 +18,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { getFormat } from '../formats/registry.js';
-import { closeClient, connect, isConnectionLost, PgConnectionError, pgTarget } from '../pgcheck/connection.js';
-import { runStorage } from '../workload/runner.js';
+import { getFormat } from '../src/formats/registry.js';
+import { closeClient, connect, isConnectionLost, PgConnectionError, pgTarget } from '../src/pgcheck/connection.js';
+import { runStorage } from '../src/workload/runner.js';
 import { measureEach, PhaseClock, sig3, timed, timingNote, type BenchLine, type Measurement, type Sample } from './harness.js';
 import { storageBenchSpec } from './storage.js';
 import type { SuiteContext } from './suite.js';
-import { groupedNumber } from '../util/numbers.js';
+import { groupedNumber } from '../src/util/numbers.js';
 
 /** The server refused the work (no right to create a schema, …): the bench prints it and exits 2. */
 export class PgBenchError extends Error {}
@@ -137,8 +137,6 @@ function wallLine(name: string, rows: number, m: Measurement, what: string): Ben
 export async function* benchPg(ctx: SuiteContext): AsyncGenerator<BenchLine> {
   if (!ctx.pg) return;
   const { url, rows } = ctx.pg;
-  const size = `${groupedNumber(rows)} rows`;
-  const opts = { runs: ctx.runs, warmup: 1 };
   // The simulator's JIT needs about a million rows to warm: small tables get more warm-up runs.
   const simOpts = { runs: ctx.runs, warmup: Math.max(1, Math.ceil(1e6 / rows)) };
 
@@ -149,7 +147,18 @@ export async function* benchPg(ctx: SuiteContext): AsyncGenerator<BenchLine> {
     runStorage(spec, { onPhase: clock.onPhase });
     return { insert: clock.phase(0), update: clock.phase(1) };
   }, simOpts);
+  const server = await onServer(url, rows, { runs: ctx.runs, warmup: 1 });
+  yield* pgLines(rows, sim, server);
+}
 
+interface ServerTimes {
+  version: string;
+  rowMs: Record<'insert' | 'update', Measurement>;
+  setMs: Record<'insert' | 'update', Measurement>;
+}
+
+/** The workload row by row and set-based on the server at `url`, in a scratch schema dropped after. */
+async function onServer(url: string, rows: number, opts: { runs: number; warmup: number }): Promise<ServerTimes> {
   const target = pgTarget(url);
   const client = await connect(target);
   const schema = `rowsim_bench_${randomBytes(6).toString('hex')}`;
@@ -182,6 +191,13 @@ export async function* benchPg(ctx: SuiteContext): AsyncGenerator<BenchLine> {
     }
     await closeClient(client);
   }
+  return { version, rowMs, setMs };
+}
+
+/** The lines of the pg suite: the server's rates, the simulator's, and their ratios. */
+function* pgLines(rows: number, sim: Record<'insert' | 'update', Measurement>, server: ServerTimes): Generator<BenchLine> {
+  const { version, rowMs, setMs } = server;
+  const size = `${groupedNumber(rows)} rows`;
   const pgName = `PostgreSQL ${version}`;
   const simName = `simulator (${FORMAT}, one core)`;
   const lines: [string, Measurement, string][] = [

@@ -1,23 +1,23 @@
 /**
- * A bench child process (the storage, memory and scale suites): `node dist/bench/child.js '<ChildRequest JSON>'`.
+ * A bench child process (the storage, memory and scale suites): `node bench/dist/bench/child.js '<ChildRequest JSON>'`.
  * Runs the bench workload once (or `repeat` times, one after the other) in this fresh process and prints
  * one line, CHILD_MARK + JSON: each run's phases' CPU and wall time, the process's CPU time, its resident
  * memory after the (last) run and at its peak.
  * With checkLimits it first refuses, as `rowsim run` does, a table that cannot fit in memory, and prints
  * the refusal instead.
  */
-import { UserError } from '../config/errors.js';
-import { checkRunLimits } from '../cli/limits.js';
-import { tuneCompiler } from '../cli/compiler.js';
-import { plannedRowOperations } from '../workload/planned-work.js';
-import { loadConfig } from '../loader/config.js';
-import { runStorage } from '../workload/runner.js';
+import { UserError } from '../src/config/errors.js';
+import { checkRunLimits } from '../src/cli/limits.js';
+import { tuneCompiler } from '../src/cli/compiler.js';
+import { plannedRowOperations } from '../src/workload/planned-work.js';
+import { loadConfig } from '../src/loader/config.js';
+import { runStorage } from '../src/workload/runner.js';
 import { CHILD_MARK, type ChildReport, type ChildRequest } from './child-report.js';
 import { PhaseClock } from './harness.js';
 import { BENCH_CONFIG_FILE, storageBenchConfig } from './storage.js';
-import { getFormat } from '../formats/registry.js';
-import { metric } from '../heap/metrics.js';
-import { groupedNumber } from '../util/numbers.js';
+import { getFormat } from '../src/formats/registry.js';
+import { metric } from '../src/heap/metrics.js';
+import { groupedNumber } from '../src/util/numbers.js';
 
 function emit(x: unknown): void {
   process.stdout.write(`${CHILD_MARK}${JSON.stringify(x)}\n`);

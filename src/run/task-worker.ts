@@ -1,0 +1,52 @@
+/**
+ * The worker entry of rowsim's pools (src/run/tasks.ts hands it to them): runs one task. Each kind names a
+ * module with `runTask(payload)`; the module is loaded on first use in each worker thread, or at a
+ * thread's start for the kinds its pool asks it to preload.
+ */
+import { workerData } from 'node:worker_threads';
+import type { WorkerData } from '../pool/pool.js';
+
+/**
+ * `storage`: one storage run (bench, tests); `run-point`: a storage sweep point of rowsim run, with its
+ * results.json entry, the report's page maps and the page maps to draw; `run-render`: one PNG of a run (a
+ * page map or a chart over the sweep points); `contention`: one replication of a contention point;
+ * `estimate`: one replicate of an estimate's candidate.
+ */
+export type TaskKind = 'storage' | 'run-point' | 'run-render' | 'contention' | 'estimate';
+
+/** Each kind's module, imported by a literal path so that the bundle of dist/bundle/ (scripts/bundle.mjs) carries it. */
+const MODULES: Record<TaskKind, () => Promise<unknown>> = {
+  storage: () => import('../workload/task.js'),
+  'run-point': () => import('./point-task.js'),
+  'run-render': () => import('./render-task.js'),
+  contention: () => import('../contention/task.js'),
+  estimate: () => import('../estimate/task.js'),
+};
+
+interface TaskModule {
+  runTask(payload: unknown): unknown;
+}
+
+const loaded = new Map<TaskKind, Promise<TaskModule>>();
+
+function load(kind: TaskKind): Promise<TaskModule> {
+  let mod = loaded.get(kind);
+  if (!mod) {
+    mod = MODULES[kind]() as Promise<TaskModule>;
+    loaded.set(kind, mod);
+  }
+  return mod;
+}
+
+// In a pool's thread: load what its tasks will need before the thread says it is ready (piscina then
+// waits for tasks in Atomics.wait, where a pending import would stand still). A failure is reported by
+// the first task that needs the module.
+const preload = ((workerData as WorkerData | null)?.preload ?? []) as TaskKind[];
+await Promise.all(preload.filter((kind) => MODULES[kind]).map((kind) => load(kind).catch(() => undefined)));
+
+/** Run one task (in a worker thread, or on the calling thread: TASKS.run of src/run/tasks.ts). */
+export default async function run(task: { kind: string; payload: unknown }): Promise<unknown> {
+  const kind = task.kind as TaskKind;
+  if (!MODULES[kind]) throw new Error(`unknown task kind ${String(task.kind)}`);
+  return (await load(kind)).runTask(task.payload);
+}

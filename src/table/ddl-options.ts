@@ -3,14 +3,23 @@
  * each means to rowsim: a setting it reads (the same index or engine setting the YAML form sets), an
  * option that does not change how rows and index entries are stored (read past), or one that does and
  * that rowsim cannot model (refused, with the reason). An option in none of these lists is refused too:
- * nothing a user wrote is dropped without a word.
+ * nothing a user wrote is dropped without a word. The index options here are every dialect's; a table's
+ * storage clauses are each format's own (StorageFormat.ddl, DdlClauses), joined by the registry (DdlGrammar).
  */
 import type { IndexSettingKey } from '../config/index-settings.js';
 
 /** What an option written `name = value` means. */
 export type OptionRule =
-  /** A whole number in min … max: the index setting (or, for tables, the engine setting) of the same name. */
-  | { kind: 'setting'; key: string; min: number; max: number }
+  /**
+   * A whole number in min … max: the index setting, or for tables the storage option `key` (DdlStorage);
+   * `engine`: the option is the engine setting of the same name, which the config may also set; `sign`:
+   * the option shows the DDL's DBMS (the format's), named so in DdlStorage.dialect.
+   */
+  | { kind: 'setting'; key: string; min: number; max: number; engine?: true; sign?: string }
+  /** A whole number in min … max that must be `value` (`why` says why there is no setting). */
+  | { kind: 'fixed'; min: number; max: number; value: number; why: string }
+  /** Refused wherever written, as "expected …" (Oracle's COMPRESS). */
+  | { kind: 'refuse'; expected: string }
   /** PostgreSQL's `deduplicate_items = on | off`. */
   | { kind: 'flag' }
   /** SQL Server's PAD_INDEX: harmless OFF, or ON without a fill factor (checked once the options are read). */
@@ -20,7 +29,7 @@ export type OptionRule =
   /** Harmless with one of `values` (lower case); any other value changes storage in a way rowsim does not model. */
   | { kind: 'only'; values: readonly string[]; why: string };
 
-const HARMLESS: OptionRule = { kind: 'harmless' };
+export const HARMLESS: OptionRule = { kind: 'harmless' };
 
 /**
  * Index options of `WITH (…)` (SQL Server, PostgreSQL) and `with …` (ASE), by lower-case name. The
@@ -58,46 +67,6 @@ export const INDEX_WITH_OPTIONS: Readonly<Record<string, OptionRule>> = {
   immediate_allocation: HARMLESS,
 };
 
-/**
- * Table options of `WITH (…)` (PostgreSQL storage parameters, SQL Server table options), by lower-case
- * name. PostgreSQL's autovacuum_* and toast.* parameters decide when VACUUM runs, which a workload's
- * phases state in rowsim: harmless.
- */
-export const TABLE_WITH_OPTIONS: Readonly<Record<string, OptionRule>> = {
-  fillfactor: { kind: 'setting', key: 'fillfactor', min: 10, max: 100 },
-  toast_tuple_target: { kind: 'setting', key: 'toast_tuple_target', min: 128, max: 32768 },
-  parallel_workers: HARMLESS,
-  log_autovacuum_min_duration: HARMLESS,
-  vacuum_index_cleanup: HARMLESS,
-  vacuum_truncate: HARMLESS,
-  user_catalog_table: HARMLESS,
-  data_compression: { kind: 'only', values: ['none'], why: 'rowsim does not model compressed rows or pages' },
-  xml_compression: { kind: 'only', values: ['off'], why: 'rowsim does not model compressed XML values' },
-  memory_optimized: { kind: 'only', values: ['off'], why: 'a memory-optimized table keeps no data pages, which is what rowsim models' },
-  durability: HARMLESS,
-  system_versioning: HARMLESS,
-  ledger: HARMLESS,
-};
-
-/** Is `name` (lower case, `toast.` prefix kept) a harmless PostgreSQL vacuum parameter? */
-export function isVacuumParameter(name: string): boolean {
-  return /^(toast\.)?autovacuum_/.test(name) || /^toast\.(vacuum_|log_autovacuum)/.test(name);
-}
-
-/**
- * ASE `create table … with …` options besides exp_row_size, reservepagegap, max_rows_per_page and
- * fillfactor (which the reader keeps): identity_gap and the logging and allocation options are harmless;
- * compression is refused unless none.
- */
-export const ASE_TABLE_OPTIONS: Readonly<Record<string, OptionRule>> = {
-  identity_gap: HARMLESS,
-  dml_logging: HARMLESS,
-  deferred_allocation: HARMLESS,
-  immediate_allocation: HARMLESS,
-  compression: { kind: 'only', values: ['none'], why: 'rowsim does not model compressed rows or pages' },
-  lob_compression: { kind: 'only', values: ['0', 'off'], why: 'rowsim does not model compressed LOB values' },
-};
-
 /** One-word (or word-and-operand) clauses after an index's columns (Oracle, PostgreSQL, SQL Server, ASE). */
 export const INDEX_CLAUSES: Readonly<Record<string, { operand: 'none' | 'word' | 'parens' | 'optional-number' } | { refuse: string }>> = {
   TABLESPACE: { operand: 'word' },
@@ -130,5 +99,35 @@ export const INDEX_CLAUSES: Readonly<Record<string, { operand: 'none' | 'word' |
   GLOBAL: { refuse: 'a partitioned (global) index is not modelled by rowsim' },
 };
 
-/** Index ITL slots rowsim's Oracle index blocks have: two [ORA-KDXLE], Oracle's default INITRANS of an index. */
-export const ORACLE_INDEX_INITRANS = 2;
+/** A format's DDL storage clauses (StorageFormat.ddl): each table by the option's name as written. */
+export interface DdlClauses {
+  /** Table options of `with name = N, …` without parentheses (ASE), by lower-case name. */
+  with?: Readonly<Record<string, OptionRule>>;
+  /** Table storage parameters of `WITH (name = value, …)` (PostgreSQL, SQL Server), by lower-case name. */
+  withParens?: Readonly<Record<string, OptionRule>>;
+  /** Storage parameters harmless by the shape of their name (PostgreSQL's autovacuum_…), and how the reader's message names them. */
+  harmlessParameters?: { test(name: string): boolean; label: string };
+  /** Clauses `WORD N` after a table's columns (Oracle's PCTFREE 10), by upper-case word; a setting only with a number after it. */
+  words?: Readonly<Record<string, OptionRule>>;
+  /** Clauses `WORD N` after an index's columns (Oracle's PCTFREE 20, INITRANS 2), by upper-case word. */
+  indexWords?: Readonly<Record<string, OptionRule>>;
+  /** In DDL that shows itself this format's DBMS's, a column declared neither NULL nor NOT NULL is nullable (else NOT NULL, ASE's default). */
+  nullableByDefault?: true;
+}
+
+/** Every format's DDL clauses joined (src/formats/registry.ts ddlGrammar): what the reader reads. */
+export interface DdlGrammar {
+  /** The lock schemes of `lock …` (upper case), and the DBMS each shows. */
+  locks: ReadonlyMap<string, string>;
+  with: Readonly<Record<string, OptionRule>>;
+  withParens: Readonly<Record<string, OptionRule>>;
+  harmlessParameters: readonly { test(name: string): boolean; label: string }[];
+  words: Readonly<Record<string, OptionRule>>;
+  indexWords: Readonly<Record<string, OptionRule>>;
+  /** The storage options that show the DDL's DBMS, by DdlStorage key. */
+  signs: readonly { key: string; sign: string; dbms: string }[];
+  /** The storage options that are engine settings of the same name, in the registry's order. */
+  engineKeys: readonly string[];
+  /** The DBMSs whose DDL leaves an undeclared column nullable. */
+  nullableByDefault: ReadonlySet<string>;
+}

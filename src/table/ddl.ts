@@ -34,15 +34,8 @@ import type { ColumnDef, DdlDbms, DdlDialect, DdlSetting, DdlStorage, IndexDef, 
 
 export type { DdlDbms, DdlDialect, DdlSetting, DdlStorage, LockScheme };
 import { MULTI_WORD_TYPES, parseType, SchemaError } from '../config/column-types.js';
-import {
-  ASE_TABLE_OPTIONS,
-  INDEX_CLAUSES,
-  INDEX_WITH_OPTIONS,
-  isVacuumParameter,
-  ORACLE_INDEX_INITRANS,
-  TABLE_WITH_OPTIONS,
-  type OptionRule,
-} from './ddl-options.js';
+import { INDEX_CLAUSES, INDEX_WITH_OPTIONS, type DdlGrammar, type OptionRule } from './ddl-options.js';
+import { ddlGrammar } from '../formats/registry.js';
 
 export class DdlError extends Error {
   constructor(
@@ -190,7 +183,6 @@ const SKIPPED_STATEMENTS = new Set([
 const CREATE_BATCHES = new Set(['TRIGGER', 'VIEW', 'PROCEDURE', 'PROC', 'FUNCTION', 'DEFAULT', 'RULE', 'SCHEMA', 'SERVICE', 'ENCRYPTION']);
 /** CREATE … of one statement that holds no table definition (pg_dump's sequences, statistics, extensions): read past to its end. */
 const CREATE_STATEMENTS = new Set(['SEQUENCE', 'STATISTICS', 'EXTENSION']);
-const LOCK_SCHEMES = new Set(['ALLPAGES', 'DATAPAGES', 'DATAROWS']);
 
 function isStatementStart(t: Token): boolean {
   return t.upper === 'CREATE' || t.upper === 'GO' || SKIPPED_STATEMENTS.has(t.upper) || /^SP_/.test(t.upper);
@@ -243,15 +235,14 @@ function userTypes(toks: Token[]): Map<string, UserType> {
  * ASE's isql and SQL Server's sqlcmd both take it. The first sign from the CREATE TABLE on, when every
  * sign names one DBMS; undefined when there is none, or signs of two.
  */
-function ddlDialect(toks: Token[], storage: DdlStorage): DdlDialect | undefined {
+function ddlDialect(toks: Token[], storage: DdlStorage, grammar: DdlGrammar): DdlDialect | undefined {
   const signs: DdlDialect[] = [];
   const add = (value: DdlDbms, sign: string, at: { line: number; column: number } | undefined) => {
     if (at) signs.push({ value, sign, line: at.line, column: at.column });
   };
-  if (storage.lock) add('ase', `lock ${storage.lock.value}`, storage.lock);
-  for (const k of ['exp_row_size', 'reservepagegap', 'max_rows_per_page'] as const) add('ase', k, storage[k]);
-  add('postgres', 'WITH (fillfactor = …)', storage.fillfactor);
-  add('oracle', 'PCTFREE', storage.pctfree);
+  if (storage.lock) add(grammar.locks.get(storage.lock.value.toUpperCase()) as DdlDbms, `lock ${storage.lock.value}`, storage.lock);
+  const options = storage as Record<string, DdlSetting<unknown> | undefined>;
+  for (const { key, sign, dbms } of grammar.signs) add(dbms as DdlDbms, sign, options[key]);
   toks.forEach((t, i) => {
     const next = toks[i + 1];
     if (t.upper === 'SP_ADDTYPE' || (t.upper === 'SETUSER' && t.lineStart)) add('ase', t.text, t);
@@ -270,7 +261,7 @@ function ddlDialect(toks: Token[], storage: DdlStorage): DdlDialect | undefined 
 }
 
 export function parseDdl(sql: string): DdlTable {
-  return new DdlReader(tokenize(sql)).read();
+  return new DdlReader(tokenize(sql), ddlGrammar()).read();
 }
 
 /** The reader: one method per statement; `p` is the position in the token list. */
@@ -289,7 +280,11 @@ class DdlReader {
   private readonly undeclared = new Set<string>();
   private readonly keyColumns = new Set<string>();
 
-  constructor(private readonly toks: Token[]) {
+  constructor(
+    private readonly toks: Token[],
+    /** Every format's storage clauses (src/formats/registry.ts ddlGrammar). */
+    private readonly grammar: DdlGrammar,
+  ) {
     this.types = userTypes(toks);
   }
 
@@ -420,11 +415,11 @@ class DdlReader {
       }
     }
     const table = this.finish();
-    const dialect = ddlDialect(this.toks, table.storage);
+    const dialect = ddlDialect(this.toks, table.storage, this.grammar);
     if (dialect) table.storage.dialect = dialect;
-    // PostgreSQL and Oracle columns are nullable unless declared NOT NULL (pg_dump and DBMS_METADATA print
-    // nothing for a nullable column); ASE's default is NOT NULL, and SSMS always prints one or the other.
-    if (dialect?.value === 'postgres' || dialect?.value === 'oracle') {
+    // In the dialects whose formats say so (PostgreSQL, Oracle: pg_dump and DBMS_METADATA print nothing for a
+    // nullable column) columns are nullable unless declared NOT NULL; ASE's default is NOT NULL.
+    if (dialect && this.grammar.nullableByDefault.has(dialect.value)) {
       for (const c of table.columns)
         if (this.undeclared.has(c.name.toLowerCase()) && !this.keyColumns.has(c.name.toLowerCase())) c.nullable = true;
     }
@@ -742,25 +737,24 @@ class DdlReader {
     this.checkPadIndex(idx, pad);
   }
 
-  /** Oracle's PCTFREE and INITRANS, and the one-word clauses of INDEX_CLAUSES, after an index's columns. */
+  /** The formats' clauses after an index's columns (Oracle's PCTFREE and INITRANS), and the one-word clauses of INDEX_CLAUSES. */
   private indexClause(idx: IndexDef, t: Token): void {
-    if (t.upper === 'PCTFREE') {
-      this.setIndex(idx, 'pctfree', this.wholeValue('pctfree', 0, 99), t);
+    const word = this.grammar.indexWords[t.upper];
+    if (word?.kind === 'setting') {
+      this.setIndex(idx, word.key, this.wholeValue(t.text.toLowerCase(), word.min, word.max), t);
       return;
     }
-    if (t.upper === 'INITRANS') {
-      const v = this.wholeValue('initrans', 1, 255);
-      if (v.value !== ORACLE_INDEX_INITRANS)
-        this.fail(
-          `expected INITRANS ${ORACLE_INDEX_INITRANS} on index ${idx.name} (the ITL slots rowsim's Oracle index blocks have; an index has no initrans setting), found INITRANS ${v.value}`,
-          t,
-        );
+    if (word?.kind === 'fixed') {
+      const v = this.wholeValue(t.text.toLowerCase(), word.min, word.max);
+      if (v.value !== word.value)
+        this.fail(`expected ${t.upper} ${word.value} on index ${idx.name} (${word.why}), found ${t.upper} ${v.value}`, t);
       return;
     }
     const clause = INDEX_CLAUSES[t.upper];
     if (!clause) {
+      const words = [...Object.keys(this.grammar.indexWords), ...Object.keys(INDEX_CLAUSES)];
       this.fail(
-        `expected an index option rowsim reads or reads past (WITH …, ON …, USING INDEX, PCTFREE, INITRANS, ${Object.keys(INDEX_CLAUSES).join(', ')}) after index ${idx.name}, found ${this.found(t)}`,
+        `expected an index option rowsim reads or reads past (WITH …, ON …, USING INDEX, ${words.join(', ')}) after index ${idx.name}, found ${this.found(t)}`,
         t,
       );
     }
@@ -856,32 +850,33 @@ class DdlReader {
     while (this.p < this.toks.length) {
       const t = this.peek()!;
       if (t.text === ';' || t.upper === 'CREATE' || t.upper === 'GO' || (t.lineStart && isStatementStart(t))) break;
-      if (t.upper === 'LOCK' && this.peek(1) && LOCK_SCHEMES.has(this.peek(1)!.upper)) {
+      const word = this.grammar.words[t.upper];
+      if (t.upper === 'LOCK' && this.peek(1) && this.grammar.locks.has(this.peek(1)!.upper)) {
         const s = this.peek(1)!;
         storage.lock = { value: s.text.toLowerCase() as LockScheme, line: s.line, column: s.column };
         this.p += 2;
       } else if (t.upper === 'LOCK') {
-        this.fail(`expected allpages, datapages or datarows after lock, found ${this.found(this.peek(1))}`, this.peek(1) ?? t);
+        const schemes = [...this.grammar.locks.keys()].map((k) => k.toLowerCase());
+        this.fail(
+          `expected ${schemes.slice(0, -1).join(', ')} or ${schemes[schemes.length - 1]} after lock, found ${this.found(this.peek(1))}`,
+          this.peek(1) ?? t,
+        );
       } else if (t.upper === 'WITH' && this.peek(1)?.text === '(') {
         this.p++;
         this.storageParameters(storage);
       } else if (t.upper === 'WITH') {
         this.p++;
-        this.aseOptions(storage);
+        this.withOptions(storage);
       } else if (t.upper === 'ON' && this.peek(1) && (this.peek(1)!.kind === 'string' || this.peek(1)!.kind === 'word')) {
         storage.segment = unquote(this.peek(1)!);
         this.p += 2;
       } else if (t.upper === 'PARTITION' && this.isWord('BY', 1)) {
         this.p += 2;
         storage.partitions = this.partitions();
-      } else if (t.upper === 'PCTFREE' && this.peek(1)?.kind === 'number') {
-        storage.pctfree = this.wholeValue('pctfree', 0, 99);
-      } else if (t.upper === 'INITRANS' && this.peek(1)?.kind === 'number') {
-        storage.initrans = this.wholeValue('initrans', 1, 255);
-      } else if (t.upper === 'PCTUSED' && this.peek(1)?.kind === 'number') {
-        storage.pctused = this.wholeValue('pctused', 1, 99);
-      } else if (t.upper === 'COMPRESS') {
-        this.fail('expected NOCOMPRESS or no COMPRESS clause (rowsim does not model compressed table blocks), found COMPRESS', t);
+      } else if (word?.kind === 'setting' && this.peek(1)?.kind === 'number') {
+        (storage as Record<string, unknown>)[word.key] = this.wholeValue(t.text.toLowerCase(), word.min, word.max);
+      } else if (word?.kind === 'refuse') {
+        this.fail(`expected ${word.expected}, found ${t.upper}`, t);
       } else if (t.text === '(') {
         this.skipParens();
       } else {
@@ -905,42 +900,29 @@ class DdlReader {
     return { value: Number(text), line: v!.line, column: v!.column };
   }
 
-  /** ASE `with exp_row_size = N, reservepagegap = N, max_rows_per_page = N, fillfactor = N, identity_gap = N, …`. */
-  private aseOptions(storage: DdlStorage): void {
+  /** `with name = N, …` without parentheses (ASE's exp_row_size, reservepagegap, identity_gap, dml_logging …): the formats' `with` clauses. */
+  private withOptions(storage: DdlStorage): void {
     for (;;) {
       const t = this.peek();
       if (!t || t.kind !== 'word') return;
-      switch (t.upper) {
-        case 'EXP_ROW_SIZE':
-          storage.exp_row_size = this.wholeValue('exp_row_size', 0, 65535);
-          break;
-        case 'RESERVEPAGEGAP':
-          storage.reservepagegap = this.wholeValue('reservepagegap', 0, 255);
-          break;
-        case 'MAX_ROWS_PER_PAGE':
-          storage.max_rows_per_page = this.wholeValue('max_rows_per_page', 0, 256);
-          break;
-        case 'FILLFACTOR':
-          storage.ase_fillfactor = this.wholeValue('fillfactor', 0, 100);
-          break;
-        default:
-          this.aseOtherOption(t);
-      }
+      const name = t.text.toLowerCase();
+      const rule = this.grammar.with[name];
+      if (!rule)
+        this.fail(`expected a table option rowsim reads or reads past (${Object.keys(this.grammar.with).join(', ')}), found ${t.text}`, t);
+      this.tableOption(storage, name, rule!, t, false);
       if (this.peek()?.text !== ',') return;
       this.p++;
     }
   }
 
-  /** ASE table options besides those kept (ASE_TABLE_OPTIONS): identity_gap = N, dml_logging = minimal, compression = none … */
-  private aseOtherOption(t: Token): void {
-    const rule = ASE_TABLE_OPTIONS[t.text.toLowerCase()];
-    if (!rule)
-      this.fail(
-        `expected a table option rowsim reads or reads past (exp_row_size, reservepagegap, max_rows_per_page, fillfactor, ${Object.keys(ASE_TABLE_OPTIONS).join(', ')}), found ${t.text}`,
-        t,
-      );
-    this.p++;
-    this.checkOnly(rule!, t, this.optionValue(false));
+  /** One table option by its rule: a setting kept in `storage`, else read past (checked where only some values are harmless). */
+  private tableOption(storage: DdlStorage, name: string, rule: OptionRule, t: Token, parens: boolean): void {
+    if (rule.kind === 'setting') {
+      (storage as Record<string, unknown>)[rule.key] = this.wholeValue(name, rule.min, rule.max);
+    } else {
+      this.p++;
+      this.checkOnly(rule, t, this.optionValue(parens));
+    }
   }
 
   /** PostgreSQL storage parameters `WITH (fillfactor = N, autovacuum_… = …)`, SQL Server's `WITH (DATA_COMPRESSION = NONE)`. */
@@ -955,18 +937,13 @@ class DdlReader {
         name = `${name}.${this.peek(2)!.text.toLowerCase()}`;
         this.p += 2;
       }
-      const rule = TABLE_WITH_OPTIONS[name] ?? (isVacuumParameter(name) ? ({ kind: 'harmless' } as const) : undefined);
-      if (t.kind !== 'word' || !rule)
-        this.fail(
-          `expected a table storage parameter rowsim reads or reads past (${Object.keys(TABLE_WITH_OPTIONS).join(', ')}, autovacuum_…), found ${this.found(t)}`,
-          t,
-        );
-      if (rule!.kind === 'setting') {
-        (storage as Record<string, unknown>)[rule!.key] = this.wholeValue(name, rule!.min, rule!.max);
-      } else {
-        this.p++;
-        this.checkOnly(rule!, t, this.optionValue(true));
+      const { withParens, harmlessParameters } = this.grammar;
+      const rule = withParens[name] ?? (harmlessParameters.some((h) => h.test(name)) ? ({ kind: 'harmless' } as const) : undefined);
+      if (t.kind !== 'word' || !rule) {
+        const names = [...Object.keys(withParens), ...harmlessParameters.map((h) => h.label)];
+        this.fail(`expected a table storage parameter rowsim reads or reads past (${names.join(', ')}), found ${this.found(t)}`, t);
       }
+      this.tableOption(storage, name, rule!, t, true);
       if (this.peek()?.text === ',') this.p++;
     }
     if (this.p >= this.toks.length) this.fail('expected ")" to close WITH (…), found end of DDL', this.toks[open]);

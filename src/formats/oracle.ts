@@ -43,7 +43,7 @@ import {
   type TableLayout,
 } from '../layout/table-layout.js';
 
-/** The settings Oracle declares: the block's PCTFREE, PCTUSED and INITRANS [ORA-PCTFREE]. */
+/** The settings Oracle declares: the block's PCTFREE, PCTUSED and INITRANS [ORA-ADMIN8]. */
 const oracleSettings = (z: Zod) => ({
   pctfree: z.number().int().min(0).max(99).optional(),
   pctused: z.number().int().min(1).max(99).optional(),
@@ -53,7 +53,7 @@ const oracleSettings = (z: Zod) => ({
 /** Index ITL slots rowsim's Oracle index blocks have: two [ORA-KDXLE], Oracle's default INITRANS of an index. */
 const ORACLE_INDEX_INITRANS = 2;
 
-/** Oracle's physical attributes after a table's or an index's columns [ORA-PCTFREE]; compressed table blocks are refused. */
+/** Oracle's physical attributes after a table's or an index's columns [ORA-ADMIN8]; compressed table blocks are refused. */
 const oracleDdl: DdlClauses = {
   words: {
     PCTFREE: { kind: 'setting', key: 'pctfree', min: 0, max: 99, engine: true, sign: 'PCTFREE' },

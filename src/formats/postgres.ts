@@ -69,7 +69,7 @@ const postgresSettings = (z: Zod) => ({
 });
 
 /**
- * PostgreSQL's storage parameters `WITH (…)` [PG-CREATETABLE]: fillfactor and toast_tuple_target are the
+ * PostgreSQL's storage parameters `WITH (…)` [PG-STORAGE-PARAMS]: fillfactor and toast_tuple_target are the
  * engine settings; the autovacuum_* and toast.* parameters decide when VACUUM runs, which a workload's
  * phases state in rowsim: harmless.
  */

@@ -3,7 +3,7 @@
  * Every figure cites its source by the key in brackets: docs/sources.md lists them with their addresses.
  */
 import type { SettingsOf, Zod } from '../config/format-ids.js';
-import { HARMLESS, type DdlClauses } from '../table/ddl-options.js';
+import { HARMLESS, type DdlClauses } from '../config/ddl-clauses.js';
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { aplIndexGeometry, aseFillReserve, dolIndexGeometry } from './ase-index.js';
 import { FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-heap.js';

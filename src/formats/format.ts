@@ -8,7 +8,7 @@
  */
 import type { FormatId, IndexOptionKey } from '../config/schema.js';
 import type { SettingsFragment } from '../config/format-ids.js';
-import type { DdlClauses } from '../table/ddl-options.js';
+import type { DdlClauses } from '../config/ddl-clauses.js';
 import type { ColumnDef, EngineSettings, EngineSpec, IndexDef, StorageSpec, TableDef, DdlDbms } from '../config/spec.js';
 import type { IndexGeometry } from '../btree/geometry.js';
 import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
@@ -287,7 +287,7 @@ export interface StorageFormat {
   outOfLine?(layout: TableLayout, spec: StorageSpec, rowCapacity: number): OutOfLineStore | undefined;
 
   // ---- the reserve knob and the reports -----------------------------------------------------------
-  /** The storage clauses of this format's DDL (src/table/ddl-options.ts): the DDL reader reads every format's. */
+  /** The storage clauses of this format's DDL (src/config/ddl-clauses.ts): the DDL reader reads every format's. */
   readonly ddl?: DdlClauses;
   /** The `lock` schemes of an ASE DDL that mean this format (a DDL's lock clause must name one of them). */
   readonly ddlLocks?: readonly string[];

@@ -10,7 +10,7 @@
  * 8,070 bytes for rows and their 2-byte row directory entries [ORA-FOOTE][ORA-LEWIS].
  */
 import type { SettingsOf, Zod } from '../config/format-ids.js';
-import type { DdlClauses } from '../table/ddl-options.js';
+import type { DdlClauses } from '../config/ddl-clauses.js';
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { columnBytes } from '../btree/geometry.js';
 import { CHAIN_ROW_BYTES, FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-heap.js';

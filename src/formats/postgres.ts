@@ -7,7 +7,7 @@
  * type's typalign, varlena values with a 1-byte header (and no alignment) when they fit in 127 bytes.
  */
 import type { SettingsOf, Zod } from '../config/format-ids.js';
-import { HARMLESS, type DdlClauses } from '../table/ddl-options.js';
+import { HARMLESS, type DdlClauses } from '../config/ddl-clauses.js';
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { columnBytes, indexGeometry, type IndexGeometry } from '../btree/geometry.js';
 import {

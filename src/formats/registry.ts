@@ -13,7 +13,7 @@ import { addColumnTypes } from '../config/column-types.js';
 import type { TableLayout } from '../layout/table-layout.js';
 import { aseApl, aseDol } from './ase.js';
 import type { StorageFormat } from './format.js';
-import type { DdlClauses, DdlGrammar, OptionRule } from '../table/ddl-options.js';
+import type { DdlClauses, DdlGrammar, OptionRule } from '../config/ddl-clauses.js';
 import { oracleHeap } from './oracle.js';
 import { postgresHeap } from './postgres.js';
 import { sqlserverHeap } from './sqlserver.js';

@@ -9,7 +9,7 @@
  * last non-NULL one + variable data. Fixed-length columns take their bytes even when NULL.
  */
 import type { SettingsOf, Zod } from '../config/format-ids.js';
-import { HARMLESS, type DdlClauses } from '../table/ddl-options.js';
+import { HARMLESS, type DdlClauses } from '../config/ddl-clauses.js';
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { keyBytes, keyColumns, type IndexGeometry } from '../btree/geometry.js';
 import { FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-heap.js';

@@ -8,7 +8,7 @@ import type { SettingsOf, Zod } from '../../src/config/format-ids.js';
 import type { EngineSpec, StorageSpec } from '../../src/config/spec.js';
 import type { StorageFormat } from '../../src/formats/format.js';
 import { oracleHeap } from '../../src/formats/oracle.js';
-import type { DdlClauses } from '../../src/table/ddl-options.js';
+import type { DdlClauses } from '../../src/config/ddl-clauses.js';
 
 const toySettings = (z: Zod) => ({
   toy_gap: z.number().int().min(0).max(90).optional(),

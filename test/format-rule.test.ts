@@ -7,7 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FORMAT_IDS, formatForEvidence, isFormatId } from '../src/formats/registry.js';
+import { z } from 'zod';
+import { FORMAT_IDS, formatForEvidence, getFormat, isFormatId } from '../src/formats/registry.js';
+import { INDEX_OPTION_KEYS } from '../src/config/index-settings.js';
 import { ROOT } from './helpers/cli.js';
 
 const ids = FORMAT_IDS.map((f) => f.replace(/[-]/g, '\\-')).join('|');
@@ -49,6 +51,32 @@ describe('format-specific code lives in src/formats', () => {
         });
     }
     expect(found, `ask the registry or the format's routine instead:\n${found.join('\n')}`).toEqual([]);
+  });
+
+  it('no file of src/config, src/loader or src/table names a setting or DDL option a format declares', () => {
+    const owned = new Set<string>();
+    for (const id of FORMAT_IDS) {
+      const f = getFormat(id);
+      for (const key of Object.keys(f.settingsShape?.(z) ?? {})) owned.add(key);
+      for (const rules of [f.ddl?.with, f.ddl?.withParens, f.ddl?.words, f.ddl?.indexWords])
+        for (const [name, rule] of Object.entries(rules ?? {})) if (rule.kind === 'setting') owned.add(name.toLowerCase()).add(rule.key);
+    }
+    for (const key of INDEX_OPTION_KEYS) owned.delete(key); // the index settings every dialect shares
+    expect(owned.has('exp_row_size') && owned.has('pctused') && owned.has('toast_tuple_target')).toBe(true);
+    const named = new RegExp(`(?:['"\`](?:${[...owned].join('|')})['"\`])|(?:\\b(?:${[...owned].join('|')})\\??\\s*:)`);
+    const found: string[] = [];
+    const files = execFileSync('git', ['ls-files', '-z', 'src/config/*.ts', 'src/loader/*.ts', 'src/table/*.ts'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    for (const file of files.split('\0').filter(Boolean)) {
+      readFileSync(join(ROOT, file), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (!/^\s*(\*|\/\/|\/\*)/.test(line) && named.test(line.replace(/\/\/.*$/, ''))) found.push(`${file}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    expect(found, `declare it in the format module (settingsShape, ddl) and ask the registry:\n${found.join('\n')}`).toEqual([]);
   });
 
   it('sees the forms it forbids', () => {

@@ -36,7 +36,8 @@ export interface ColumnType {
   lob: boolean;
 }
 
-interface TypeInfo {
+/** How a type name is read: its family and its parameters. A format declares its own types so (StorageFormat.columnTypes). */
+export interface TypeInfo {
   family: TypeFamily;
   national?: boolean;
   /** How many parameters the type takes and what they mean ('fraction': digits of fractional seconds). */
@@ -124,7 +125,25 @@ const ALIASES: Record<string, string> = {
 };
 
 /** Every type spelling of more than one word (the DDL reader reads a type's words while they begin one). */
-export const MULTI_WORD_TYPES: readonly string[] = [...Object.keys(TYPES), ...Object.keys(ALIASES)].filter((n) => n.includes(' '));
+export let MULTI_WORD_TYPES: readonly string[] = multiWordTypes();
+
+function multiWordTypes(): string[] {
+  return [...Object.keys(TYPES), ...Object.keys(ALIASES)].filter((n) => n.includes(' '));
+}
+
+/**
+ * Types a format declares beyond the common ones above (src/formats/registry.ts adds each format's
+ * StorageFormat.columnTypes once the format is in the registry). A name known already must mean the same.
+ */
+export function addColumnTypes(types: Readonly<Record<string, TypeInfo>>, owner: string): void {
+  for (const [name, info] of Object.entries(types)) {
+    const known = TYPES[name];
+    if (known && JSON.stringify(known) !== JSON.stringify(info))
+      throw new Error(`format ${owner} declares column type ${name} otherwise than it is known`);
+    TYPES[name] = info;
+  }
+  MULTI_WORD_TYPES = multiWordTypes();
+}
 
 /** Most digits of fractional seconds a time type takes (Oracle's TIMESTAMP(9); SQL Server 7, PostgreSQL 6). */
 const MAX_FRACTION_DIGITS = 9;

@@ -5,6 +5,8 @@
 import { z } from 'zod';
 import { zCount, zDurationNs, zShare, zSize } from './zunits.js';
 
+import type { FormatSettings } from './format-ids.js';
+
 export type { FormatId } from './format-ids.js';
 
 const pair = () => z.tuple([z.number(), z.number()]);
@@ -52,33 +54,23 @@ export const tableSchema = z.strictObject({
 });
 
 /**
- * The engine settings (`engine:` but its `format`, whose values are the registry's: the loader adds it,
- * src/loader/storage.ts engineSchema).
+ * The engine settings every format may read (`engine:` but its `format`, whose values are the registry's,
+ * and the settings each format declares: src/formats/registry.ts formatSettingsShape; src/loader/storage.ts
+ * engineSchema joins them).
  */
-export const engineSettingsShape = {
+export const commonEngineSettingsShape = {
   page_size: zSize().optional(),
-  exp_row_size: z.union([z.number().int().min(0), z.literal('max')]).optional(),
-  default_exp_row_size_percent: z.number().min(0).max(100).optional(),
-  exp_row_size_basis: z.enum(['physical', 'logical']).optional(),
   compaction: z.enum(['on', 'off']).optional(),
-  enable_housekeeper_gc: z.number().int().min(0).max(5).optional(),
-  fillfactor: z.number().int().min(10).max(100).optional(),
-  pctfree: z.number().int().min(0).max(99).optional(),
-  pctused: z.number().int().min(1).max(99).optional(),
-  initrans: z.number().int().min(1).max(255).optional(),
   encoding: z.enum(['latin1', 'utf8', 'utf16']).optional(),
   multibyte_share: zShare().optional(),
   multibyte_widths: z.strictObject({ 2: zShare().optional(), 3: zShare().optional(), 4: zShare().optional() }).optional(),
-  toast_tuple_target: z.number().int().min(0).max(32768).optional(),
-  default_toast_compression: z.enum(['pglz', 'lz4']).optional(),
-  pfs_bands: z.enum(['on', 'off']).optional(),
-  move_back_home: z.enum(['on', 'off']).optional(),
-  row_versioning: z.enum(['on', 'off']).optional(),
-  collation: z.enum(['sql', 'windows']).optional(),
 };
-type EngineSettingsInput = z.infer<z.ZodObject<typeof engineSettingsShape>>;
-/** Every engine setting with its default filled in (src/formats/registry.ts fills them): the schema is the one place a key is declared. */
-export type EngineSettings = Required<EngineSettingsInput>;
+type CommonEngineSettings = Required<z.infer<z.ZodObject<typeof commonEngineSettingsShape>>>;
+/**
+ * Every engine setting with its default filled in (src/formats/registry.ts fills them): the common ones
+ * above and each format's own (FormatSettings, which the format modules fill).
+ */
+export type EngineSettings = CommonEngineSettings & FormatSettings;
 export type Encoding = EngineSettings['encoding'];
 
 /** The most distinct values `distinct:` may name. */

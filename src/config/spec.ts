@@ -5,6 +5,7 @@
 import type { Count } from '../util/units.js';
 import type { ColumnType } from './column-types.js';
 import type { COLUMN_STORAGES, EngineSettings, FormatId, IndexSettingKey, KEY_ORDERS } from './schema.js';
+import type { DdlSetting, DdlTableOptions } from './format-ids.js';
 
 export type { EngineSettings };
 
@@ -150,37 +151,19 @@ export interface SweepPoint {
   spec: StorageSpec;
 }
 
-/** A table option read from the DDL, with where it was written. */
-export interface DdlSetting<T> {
-  value: T;
-  line: number;
-  column: number;
-}
+export type { DdlSetting };
 
-export type LockScheme = 'allpages' | 'datapages' | 'datarows';
+/** A table's lock scheme as its DDL names it (`lock datarows`): the formats' ddlLocks say which they are. */
+export type LockScheme = string;
 
-/** The table's storage options as the DDL states them (absent: not stated). */
-export interface DdlStorage {
-  /** ASE `lock allpages | datapages | datarows`. */
+/**
+ * The table's storage options as the DDL states them (absent: not stated): those every dialect may write
+ * here, each format's own storage clauses (exp_row_size, fillfactor, PCTFREE …) from DdlTableOptions,
+ * which the format modules fill.
+ */
+export interface DdlStorage extends DdlTableOptions {
+  /** A `lock` clause (ASE's `lock allpages | datapages | datarows`). */
   lock?: DdlSetting<LockScheme>;
-  /** ASE `with exp_row_size = N` (0 = server default, 1 = pack fully). */
-  exp_row_size?: DdlSetting<number>;
-  /** ASE `with reservepagegap = N`: one empty page per N pages allocated by extent-allocating commands. */
-  reservepagegap?: DdlSetting<number>;
-  /** ASE `with max_rows_per_page = N`. */
-  max_rows_per_page?: DdlSetting<number>;
-  /** ASE `with fillfactor = N`: how full index and data pages are made when they are rebuilt. */
-  ase_fillfactor?: DdlSetting<number>;
-  /** PostgreSQL `WITH (fillfactor = N)`. */
-  fillfactor?: DdlSetting<number>;
-  /** Oracle `PCTFREE N`. */
-  pctfree?: DdlSetting<number>;
-  /** Oracle `INITRANS N`. */
-  initrans?: DdlSetting<number>;
-  /** Oracle `PCTUSED N`. */
-  pctused?: DdlSetting<number>;
-  /** PostgreSQL `WITH (toast_tuple_target = N)`. */
-  toast_tuple_target?: DdlSetting<number>;
   /** Where each index setting the DDL states (WITH FILLFACTOR = 80, PCTFREE 20 …) was written, by index name. */
   indexOptions?: { index: string; key: string; line: number; column: number }[];
   /** ASE `on 'segment'`. */

@@ -2,6 +2,8 @@
  * SAP ASE data-only-locked (DOL: datarows/datapages) and allpages-locked (APL) row formats.
  * Every figure cites its source by the key in brackets: docs/sources.md lists them with their addresses.
  */
+import type { SettingsOf, Zod } from '../config/format-ids.js';
+import { HARMLESS, type DdlClauses } from '../config/ddl-clauses.js';
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { aplIndexGeometry, aseFillReserve, dolIndexGeometry } from './ase-index.js';
 import { FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-heap.js';
@@ -36,11 +38,52 @@ import {
   type TableLayout,
 } from '../layout/table-layout.js';
 
+/** The settings both ASE formats declare (docs/config.md): the reserve knob exp_row_size and what it defaults from [I][K]. */
+const aseSettings = (z: Zod) => ({
+  exp_row_size: z
+    .union([z.number().int().min(0), z.literal('max')], { error: '0 (server default), 1 (pack fully), a number of bytes, or max' })
+    .optional(),
+  default_exp_row_size_percent: z.number().min(0).max(100).optional(),
+  exp_row_size_basis: z.enum(['physical', 'logical']).optional(),
+  enable_housekeeper_gc: z.number().int().min(0).max(5).optional(),
+});
+
+/**
+ * ASE's `create table … with …` options [R9]: exp_row_size, reservepagegap, max_rows_per_page and fillfactor
+ * are kept (exp_row_size is the engine setting); identity_gap and the logging and allocation options are
+ * harmless; compression is refused unless none.
+ */
+const aseDdl: DdlClauses = {
+  with: {
+    exp_row_size: { kind: 'setting', key: 'exp_row_size', min: 0, max: 65535, engine: true, sign: 'exp_row_size' },
+    reservepagegap: { kind: 'setting', key: 'reservepagegap', min: 0, max: 255, sign: 'reservepagegap' },
+    max_rows_per_page: { kind: 'setting', key: 'max_rows_per_page', min: 0, max: 256, sign: 'max_rows_per_page' },
+    fillfactor: { kind: 'setting', key: 'ase_fillfactor', min: 0, max: 100 },
+    identity_gap: HARMLESS,
+    dml_logging: HARMLESS,
+    deferred_allocation: HARMLESS,
+    immediate_allocation: HARMLESS,
+    compression: { kind: 'only', values: ['none'], why: 'rowsim does not model compressed rows or pages' },
+    lob_compression: { kind: 'only', values: ['0', 'off'], why: 'rowsim does not model compressed LOB values' },
+  },
+};
+
 declare module '../config/format-ids.js' {
+  interface DdlTableOptions {
+    /** ASE `with exp_row_size = N` (0 = server default, 1 = pack fully). */
+    exp_row_size?: DdlSetting<number>;
+    /** ASE `with reservepagegap = N`: one empty page per N pages allocated by extent-allocating commands. */
+    reservepagegap?: DdlSetting<number>;
+    /** ASE `with max_rows_per_page = N`. */
+    max_rows_per_page?: DdlSetting<number>;
+    /** ASE `with fillfactor = N`: how full index and data pages are made when they are rebuilt. */
+    ase_fillfactor?: DdlSetting<number>;
+  }
   interface FormatIds {
     'ase-dol': true;
     'ase-apl': true;
   }
+  interface FormatSettings extends SettingsOf<typeof aseSettings> {}
 }
 
 /** Logical page sizes ASE supports [A1][A2]. */
@@ -531,6 +574,8 @@ export const aseDol: StorageFormat = {
   dbms: 'ase',
   title: 'SAP ASE data-only-locked (datarows)',
   evidence: ['optdiag', 'sp_spaceused'],
+  settingsShape: aseSettings,
+  ddl: aseDdl,
   settings: [
     'page_size',
     'exp_row_size',
@@ -617,6 +662,8 @@ export const aseApl: StorageFormat = {
   dbms: 'ase',
   title: 'SAP ASE allpages-locked',
   evidence: ['optdiag', 'sp_spaceused'],
+  settingsShape: aseSettings,
+  ddl: aseDdl,
   settings: [
     'page_size',
     'exp_row_size',

@@ -7,6 +7,8 @@
  * Adding a format: one module that exports a StorageFormat, and one line in registry.ts.
  */
 import type { FormatId, IndexOptionKey } from '../config/schema.js';
+import type { SettingsFragment } from '../config/format-ids.js';
+import type { DdlClauses } from '../config/ddl-clauses.js';
 import type { ColumnDef, EngineSettings, EngineSpec, IndexDef, StorageSpec, TableDef, DdlDbms } from '../config/spec.js';
 import type { IndexGeometry } from '../btree/geometry.js';
 import type { EngineMetrics, ReorgKind, StorageEngine } from '../heap/engine.js';
@@ -14,7 +16,7 @@ import type { Encoding } from '../config/schema.js';
 import type { EvidenceKind } from '../config/evidence-kinds.js';
 import type { ResolvedEngine, TableLayout } from '../layout/table-layout.js';
 import type { PageDetail } from '../heap/inspect.js';
-import type { ColumnType } from '../config/column-types.js';
+import type { ColumnType, TypeInfo } from '../config/column-types.js';
 import type { ComparisonRule } from './comparison.js';
 import type { LobStore } from './lob.js';
 import type { PageReads } from '../heap/page-reads.js';
@@ -40,8 +42,8 @@ export interface SpecialSetting {
 /** The one setting of a format that leaves room on a page for rows to grow (exp_row_size, fillfactor, PCTFREE). */
 export interface ReserveKnob {
   format: FormatId;
-  /** `none`: a format with no reserve setting the estimate can only describe (SQL Server heaps). */
-  key: 'exp_row_size' | 'fillfactor' | 'pctfree' | 'none';
+  /** The engine setting the knob is (exp_row_size, fillfactor, pctfree …); `none`: a format with no reserve setting the estimate can only describe (SQL Server heaps). */
+  key: keyof EngineSettings | 'none';
   /** Smallest and largest value the DBMS accepts for this table. */
   min: number;
   max: number;
@@ -189,6 +191,12 @@ export interface StorageFormat {
   readonly defaultPageBytes: number;
   /** Page sizes the format accepts. */
   readonly pageSizes: readonly number[];
+  /**
+   * The engine settings this format declares, as a zod fragment of `engine:` (the config loader joins the
+   * formats' fragments with src/config/schema.ts commonEngineSettingsShape). Two formats that read one
+   * setting share one fragment; the module adds the fragment's output to FormatSettings.
+   */
+  readonly settingsShape?: SettingsFragment;
   /** Engine keys this format uses; other given keys are ignored with a note. */
   readonly settings: readonly (keyof EngineSettings)[];
   /** Defaults of the settings this format owns (the registry checks that no two formats disagree). */
@@ -253,6 +261,8 @@ export interface StorageFormat {
   checkIndex?(index: IndexDef): void;
   /** The format reads a column's `storage` (PostgreSQL's SET STORAGE); elsewhere it is ignored with a note. */
   readonly columnStorage?: boolean;
+  /** Column types this format's DBMS has beyond the common ones of src/config/column-types.ts (the registry adds them). */
+  readonly columnTypes?: Readonly<Record<string, TypeInfo>>;
   /** Check a column's `storage` against the column's type; throws EngineSettingError naming the key. */
   checkColumn?(column: ColumnDef): void;
   /**
@@ -277,6 +287,8 @@ export interface StorageFormat {
   outOfLine?(layout: TableLayout, spec: StorageSpec, rowCapacity: number): OutOfLineStore | undefined;
 
   // ---- the reserve knob and the reports -----------------------------------------------------------
+  /** The storage clauses of this format's DDL (src/config/ddl-clauses.ts): the DDL reader reads every format's. */
+  readonly ddl?: DdlClauses;
   /** The `lock` schemes of an ASE DDL that mean this format (a DDL's lock clause must name one of them). */
   readonly ddlLocks?: readonly string[];
   /** The DBMS whose tables this format models (the DDL dialect and the evidence files of that DBMS belong to it). */

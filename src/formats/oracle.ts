@@ -9,6 +9,8 @@
  * least in an ASSM segment), the data header and table directory: 122 bytes on 8k at INITRANS 1, leaving
  * 8,070 bytes for rows and their 2-byte row directory entries [ORA-FOOTE][ORA-LEWIS].
  */
+import type { SettingsOf, Zod } from '../config/format-ids.js';
+import type { DdlClauses } from '../config/ddl-clauses.js';
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { columnBytes } from '../btree/geometry.js';
 import { CHAIN_ROW_BYTES, FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-heap.js';
@@ -41,10 +43,50 @@ import {
   type TableLayout,
 } from '../layout/table-layout.js';
 
+/** The settings Oracle declares: the block's PCTFREE, PCTUSED and INITRANS [ORA-ADMIN8]. */
+const oracleSettings = (z: Zod) => ({
+  pctfree: z.number().int().min(0).max(99).optional(),
+  pctused: z.number().int().min(1).max(99).optional(),
+  initrans: z.number().int().min(1).max(255).optional(),
+});
+
+/** Index ITL slots rowsim's Oracle index blocks have: two [ORA-KDXLE], Oracle's default INITRANS of an index. */
+const ORACLE_INDEX_INITRANS = 2;
+
+/** Oracle's physical attributes after a table's or an index's columns [ORA-ADMIN8]; compressed table blocks are refused. */
+const oracleDdl: DdlClauses = {
+  words: {
+    PCTFREE: { kind: 'setting', key: 'pctfree', min: 0, max: 99, engine: true, sign: 'PCTFREE' },
+    INITRANS: { kind: 'setting', key: 'initrans', min: 1, max: 255, engine: true },
+    PCTUSED: { kind: 'setting', key: 'pctused', min: 1, max: 99, engine: true },
+    COMPRESS: { kind: 'refuse', expected: 'NOCOMPRESS or no COMPRESS clause (rowsim does not model compressed table blocks)' },
+  },
+  indexWords: {
+    PCTFREE: { kind: 'setting', key: 'pctfree', min: 0, max: 99 },
+    INITRANS: {
+      kind: 'fixed',
+      min: 1,
+      max: 255,
+      value: ORACLE_INDEX_INITRANS,
+      why: "the ITL slots rowsim's Oracle index blocks have; an index has no initrans setting",
+    },
+  },
+  nullableByDefault: true,
+};
+
 declare module '../config/format-ids.js' {
+  interface DdlTableOptions {
+    /** Oracle `PCTFREE N`. */
+    pctfree?: DdlSetting<number>;
+    /** Oracle `INITRANS N`. */
+    initrans?: DdlSetting<number>;
+    /** Oracle `PCTUSED N`. */
+    pctused?: DdlSetting<number>;
+  }
   interface FormatIds {
     'oracle-heap': true;
   }
+  interface FormatSettings extends SettingsOf<typeof oracleSettings> {}
 }
 
 const ORACLE_BLOCK_SIZES = [2048, 4096, 8192, 16384, 32768] as const;
@@ -481,6 +523,8 @@ export const oracleHeap: StorageFormat = {
   evidence: [],
   defaultPageBytes: ORACLE_DEFAULT_BLOCK_BYTES,
   pageSizes: ORACLE_BLOCK_SIZES,
+  settingsShape: oracleSettings,
+  ddl: oracleDdl,
   settings: ['page_size', 'pctfree', 'pctused', 'initrans', 'encoding', 'multibyte_share', 'multibyte_widths', 'compaction'],
   indexSettings: ['pctfree'],
   tableLimit: (table) =>

@@ -6,6 +6,8 @@
  * header, a null bitmap only when the row has a NULL, t_hoff MAXALIGNed, each attribute aligned to its
  * type's typalign, varlena values with a 1-byte header (and no alignment) when they fit in 127 bytes.
  */
+import type { SettingsOf, Zod } from '../config/format-ids.js';
+import { HARMLESS, type DdlClauses } from '../config/ddl-clauses.js';
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { columnBytes, indexGeometry, type IndexGeometry } from '../btree/geometry.js';
 import {
@@ -59,10 +61,46 @@ import {
   type TableLayout,
 } from '../layout/table-layout.js';
 
+/** The settings PostgreSQL declares: the heap's fillfactor and its TOAST settings. */
+const postgresSettings = (z: Zod) => ({
+  fillfactor: z.number().int().min(10).max(100).optional(),
+  toast_tuple_target: z.number().int().min(0).max(32768).optional(),
+  default_toast_compression: z.enum(['pglz', 'lz4']).optional(),
+});
+
+/**
+ * PostgreSQL's storage parameters `WITH (…)` [PG-STORAGE-PARAMS]: fillfactor and toast_tuple_target are the
+ * engine settings; the autovacuum_* and toast.* parameters decide when VACUUM runs, which a workload's
+ * phases state in rowsim: harmless.
+ */
+const postgresDdl: DdlClauses = {
+  withParens: {
+    fillfactor: { kind: 'setting', key: 'fillfactor', min: 10, max: 100, engine: true, sign: 'WITH (fillfactor = …)' },
+    toast_tuple_target: { kind: 'setting', key: 'toast_tuple_target', min: 128, max: 32768, engine: true },
+    parallel_workers: HARMLESS,
+    log_autovacuum_min_duration: HARMLESS,
+    vacuum_index_cleanup: HARMLESS,
+    vacuum_truncate: HARMLESS,
+    user_catalog_table: HARMLESS,
+  },
+  harmlessParameters: {
+    test: (name) => /^(toast\.)?autovacuum_/.test(name) || /^toast\.(vacuum_|log_autovacuum)/.test(name),
+    label: 'autovacuum_…',
+  },
+  nullableByDefault: true,
+};
+
 declare module '../config/format-ids.js' {
+  interface DdlTableOptions {
+    /** PostgreSQL `WITH (fillfactor = N)`. */
+    fillfactor?: DdlSetting<number>;
+    /** PostgreSQL `WITH (toast_tuple_target = N)`. */
+    toast_tuple_target?: DdlSetting<number>;
+  }
   interface FormatIds {
     'postgres-heap': true;
   }
+  interface FormatSettings extends SettingsOf<typeof postgresSettings> {}
 }
 
 /** BLCKSZ default [bufpage.h]. */
@@ -390,17 +428,7 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
     prefixCols++;
   }
   const pg: PgLayoutInfo = {
-    natts: info.natts,
-    kind: info.kind,
-    bytes: info.bytes,
-    align: info.align,
-    varIndex: info.varIndex,
-    storage: info.storage,
-    toastThreshold: info.toastThreshold,
-    toastTarget: info.toastTarget,
-    toastTargetMain: info.toastTargetMain,
-    hasToastRelation: info.hasToastRelation,
-    compression: info.compression,
+    ...info,
     types,
     prefixCols,
     prefixOff,
@@ -786,6 +814,8 @@ export const postgresHeap: StorageFormat = {
   evidence: ['pgstattuple', 'pg_stat_user_tables'],
   defaultPageBytes: PG_BLCKSZ,
   pageSizes: PG_PAGE_SIZES,
+  settingsShape: postgresSettings,
+  ddl: postgresDdl,
   settings: [
     'page_size',
     'fillfactor',

@@ -8,6 +8,8 @@
  * ⌈cols/8⌉ + (when a variable column is stored) variable column count 2 + 2 per variable column up to the
  * last non-NULL one + variable data. Fixed-length columns take their bytes even when NULL.
  */
+import type { SettingsOf, Zod } from '../config/format-ids.js';
+import { HARMLESS, type DdlClauses } from '../config/ddl-clauses.js';
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { keyBytes, keyColumns, type IndexGeometry } from '../btree/geometry.js';
 import { FORWARDING_HEAP_ROW_BYTES, ForwardingHeap } from '../heap/forwarding-heap.js';
@@ -44,10 +46,31 @@ import {
   type TableLayout,
 } from '../layout/table-layout.js';
 
+/** The settings SQL Server declares: the PFS bands, forwarded rows moving home, row versioning, the collation. */
+const sqlserverSettings = (z: Zod) => ({
+  pfs_bands: z.enum(['on', 'off']).optional(),
+  move_back_home: z.enum(['on', 'off']).optional(),
+  row_versioning: z.enum(['on', 'off']).optional(),
+  collation: z.enum(['sql', 'windows']).optional(),
+});
+
+/** SQL Server's table options `WITH (…)`: compression and memory-optimized tables are refused unless off; the rest harmless. */
+const sqlserverDdl: DdlClauses = {
+  withParens: {
+    data_compression: { kind: 'only', values: ['none'], why: 'rowsim does not model compressed rows or pages' },
+    xml_compression: { kind: 'only', values: ['off'], why: 'rowsim does not model compressed XML values' },
+    memory_optimized: { kind: 'only', values: ['off'], why: 'a memory-optimized table keeps no data pages, which is what rowsim models' },
+    durability: HARMLESS,
+    system_versioning: HARMLESS,
+    ledger: HARMLESS,
+  },
+};
+
 declare module '../config/format-ids.js' {
   interface FormatIds {
     'sqlserver-heap': true;
   }
+  interface FormatSettings extends SettingsOf<typeof sqlserverSettings> {}
 }
 
 /** Page 8192 bytes, 96-byte header, 2-byte slot array entries [pages]. */
@@ -572,6 +595,8 @@ export const sqlserverHeap: StorageFormat = {
   evidence: ['index_physical_stats'],
   defaultPageBytes: SQLSERVER_PAGE_BYTES,
   pageSizes: [SQLSERVER_PAGE_BYTES],
+  settingsShape: sqlserverSettings,
+  ddl: sqlserverDdl,
   settings: [
     'page_size',
     'encoding',

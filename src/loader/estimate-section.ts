@@ -154,8 +154,7 @@ function checkCandidates(
 ): void {
   if (!candidates) return;
   const { P } = ctx;
-  const ok = (v: Setting) =>
-    v === 'max' ? knob.key === 'exp_row_size' : (v >= knob.min && v <= knob.max) || knob.specials.some((s) => s.setting === v);
+  const ok = (v: Setting) => (v !== 'max' && v >= knob.min && v <= knob.max) || knob.specials.some((s) => s.setting === v);
   const range = `${knob.min} to ${knob.max}${knob.specials.length ? ` or ${knob.specials.map((s) => s.setting).join(', ')}` : ''}`;
   const bad = (at: (string | number)[], v: Setting) =>
     P.add(

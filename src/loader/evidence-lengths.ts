@@ -127,6 +127,27 @@ function columnInputs(model: LengthModel, ev: Measurements, cols: ColumnFigure[]
     });
 }
 
+/** The shortest and longest rows of the length model, as the estimate's inputs: measured where the evidence gives them, else from the DDL. */
+function rangeInputs(ev: Measurements, min: number, max: number): ModelInput[] {
+  const out: ModelInput[] = [];
+  for (const [f, v, what] of [
+    [ev.minRowBytes, min, 'shortest row'],
+    [ev.maxRowBytes, max, 'longest row'],
+  ] as const) {
+    out.push(
+      f
+        ? { name: what, value: `${v} data bytes`, how: 'measured', from: `${f.kind} ${f.label} (${where(f)})` }
+        : {
+            name: what,
+            value: `${v} data bytes`,
+            how: 'from the DDL',
+            from: what === 'shortest row' ? 'the fixed-length NOT NULL columns' : 'every column at its declared length',
+          },
+    );
+  }
+  return out;
+}
+
 /** The row-length model from the merged measurements, with every input and where it came from. */
 export function lengthsFromEvidence(ev: Measurements, ctx: Ctx): Outcome {
   const { table, layout, format } = ctx;
@@ -163,21 +184,7 @@ export function lengthsFromEvidence(ev: Measurements, ctx: Ctx): Outcome {
   const toData = (f: Figure) => dataLengthFor(format, layout, f.value);
   const min = Math.round(ev.minRowBytes ? Math.min(avg, toData(ev.minRowBytes)) : range.min);
   const max = Math.round(ev.maxRowBytes ? Math.max(avg, toData(ev.maxRowBytes)) : range.max);
-  for (const [f, v, what] of [
-    [ev.minRowBytes, min, 'shortest row'],
-    [ev.maxRowBytes, max, 'longest row'],
-  ] as const) {
-    inputs.push(
-      f
-        ? { name: what, value: `${v} data bytes`, how: 'measured', from: `${f.kind} ${f.label} (${where(f)})` }
-        : {
-            name: what,
-            value: `${v} data bytes`,
-            how: 'from the DDL',
-            from: what === 'shortest row' ? 'the fixed-length NOT NULL columns' : 'every column at its declared length',
-          },
-    );
-  }
+  inputs.push(...rangeInputs(ev, min, max));
   const byColumn = ev.minRowBytes || ev.maxRowBytes ? undefined : columnModel(layout, avg, cols);
   const model: LengthModel = byColumn ?? { fixedBytes: layout.fixedNotNullBytes, min, max, mean: avg };
   if (byColumn) columnInputs(byColumn, ev, cols, inputs);

@@ -98,35 +98,9 @@ function reportIssue(schema: z.ZodType<unknown>, value: unknown, base: KeyPath, 
         `expected ${issue.origin === 'array' ? `at most ${issue.maximum} item(s)` : `a number ${issue.inclusive === false ? '<' : '≤'} ${issue.maximum}`}, found ${f}`,
       );
       return;
-    case 'invalid_union': {
-      if (found === undefined) {
-        P.add(path, `expected ${unionExpectation(path, issue.errors)} here, found nothing (the key is required)`, true);
-        return;
-      }
-      // The one branch of the value's kind (a list, a mapping, a scalar) says what is wrong inside it.
-      const ofKind = issue.errors.filter((branch) => !branch.some(isKindMismatch));
-      if (ofKind.length === 1) {
-        for (const inner of ofKind[0]!) reportIssue(schema, value, base, at, inner, P);
-        return;
-      }
-      // A mapping with a misspelt key ({ unifrom: … }): name the key and the nearest one accepted.
-      const valid = validKeys(schema, at);
-      const unknown =
-        found !== null && typeof found === 'object' && !Array.isArray(found) && valid.length
-          ? Object.keys(found).filter((k) => !valid.includes(k))
-          : [];
-      if (unknown.length) {
-        for (const key of unknown) {
-          const guess = nearest(key, valid);
-          P.add(
-            [...path, key],
-            `unknown key "${key}"${guess ? `; did you mean "${guess}"?` : ''} (expected ${unionExpectation(path, issue.errors)})`,
-            true,
-          );
-        }
-      } else P.add(path, `expected ${unionExpectation(path, issue.errors)}, found ${f}`);
+    case 'invalid_union':
+      reportUnionIssue(schema, value, base, at, issue, P);
       return;
-    }
     case 'invalid_format':
       P.add(path, `expected ${issue.message && !issue.message.startsWith('Invalid') ? issue.message : issue.format}, found ${f}`);
       return;
@@ -135,14 +109,55 @@ function reportIssue(schema: z.ZodType<unknown>, value: unknown, base: KeyPath, 
   }
 }
 
+/** A value no branch of a union takes: the branch of the value's kind says what is wrong inside it, else what the union wants. */
+function reportUnionIssue(
+  schema: z.ZodType<unknown>,
+  value: unknown,
+  base: KeyPath,
+  at: (string | number)[],
+  issue: Extract<Issue, { code: 'invalid_union' }>,
+  P: Problems,
+): void {
+  const path = [...base, ...at];
+  const found = getAt(value, at);
+  const f = describeFound(found);
+  if (found === undefined) {
+    P.add(path, `expected ${unionExpectation(path, issue.errors, issue.message)} here, found nothing (the key is required)`, true);
+    return;
+  }
+  // The one branch of the value's kind (a list, a mapping, a scalar) says what is wrong inside it.
+  const ofKind = issue.errors.filter((branch) => !branch.some(isKindMismatch));
+  if (ofKind.length === 1) {
+    for (const inner of ofKind[0]!) reportIssue(schema, value, base, at, inner, P);
+    return;
+  }
+  // A mapping with a misspelt key ({ unifrom: … }): name the key and the nearest one accepted.
+  const valid = validKeys(schema, at);
+  const unknown =
+    found !== null && typeof found === 'object' && !Array.isArray(found) && valid.length
+      ? Object.keys(found).filter((k) => !valid.includes(k))
+      : [];
+  if (unknown.length) {
+    for (const key of unknown) {
+      const guess = nearest(key, valid);
+      P.add(
+        [...path, key],
+        `unknown key "${key}"${guess ? `; did you mean "${guess}"?` : ''} (expected ${unionExpectation(path, issue.errors, issue.message)})`,
+        true,
+      );
+    }
+  } else P.add(path, `expected ${unionExpectation(path, issue.errors, issue.message)}, found ${f}`);
+}
+
 function article(t: string): string {
   return /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`;
 }
 
-function unionExpectation(path: KeyPath, branches: Issue[][] = []): string {
+/** What a union wants at `path`: its schema's own words (a format's setting declares them with `error`), else what its branches want. */
+function unionExpectation(path: KeyPath, branches: Issue[][] = [], message?: string): string {
+  if (message && !message.startsWith('Invalid')) return message;
   const last = path[path.length - 1];
   const parent = path[path.length - 2];
-  if (last === 'exp_row_size') return '0 (server default), 1 (pack fully), a number of bytes, or max';
   if (last === 'length' || last === 'grow') {
     return 'a length distribution: a number, { uniform: [min, max] }, { normal: [mean, sd] }, { lognormal: [median, sigma] }, { choice: { "10": 0.5, "200": 0.5 } } or { histogram: lengths.csv }';
   }

@@ -6,11 +6,21 @@ import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
 import { DdlError, parseDdl } from '../table/ddl.js';
 import { isBinaryType, isCharacterType, isLobType, parseType, SchemaError } from '../config/column-types.js';
-import { defaultEngineSpec, FORMAT_IDS, getFormat, availableFormats, indexGeometries } from '../formats/registry.js';
+import {
+  defaultEngineSpec,
+  FORMAT_IDS,
+  ddlGrammar,
+  formatSettingsShape,
+  getFormat,
+  registryVersion,
+  availableFormats,
+  indexGeometries,
+} from '../formats/registry.js';
 import type { StorageFormat } from '../formats/format.js';
 import { EngineSettingError, NULL_LEN, type TableLayout } from '../layout/table-layout.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
+import type { FormatSettings } from '../config/format-ids.js';
 import {
   FREQUENCY_RE,
   INDEX_SETTING_KEYS,
@@ -22,7 +32,7 @@ import {
   type PhaseKind,
   cacheSchema,
   costsSchema,
-  engineSettingsShape,
+  commonEngineSettingsShape,
   tableSchema,
   type DistInput,
 } from '../config/schema.js';
@@ -41,6 +51,7 @@ import type {
   StorageSpec,
   TableDef,
   TableStorage,
+  DdlSetting,
   ValueDomain,
   ValueSpec,
 } from '../config/spec.js';
@@ -48,8 +59,19 @@ import { Problems, zodCheck } from './problems.js';
 import { resolveCount } from '../util/units.js';
 import { groupedNumber } from '../util/numbers.js';
 
-/** `engine:`: the format, one of the registry's, and its settings (docs/config.md). */
-export const engineSchema = z.strictObject({ format: z.enum(FORMAT_IDS), ...engineSettingsShape });
+/** `engine:`: the format, one of the registry's, the settings every format may read and those the formats declare (docs/config.md). */
+export function engineSchema() {
+  if (!engineSchemaKept || engineSchemaKept.version !== registryVersion()) {
+    engineSchemaKept = { version: registryVersion(), schema: buildEngineSchema() };
+  }
+  return engineSchemaKept.schema;
+}
+let engineSchemaKept: { version: number; schema: ReturnType<typeof buildEngineSchema> } | undefined;
+
+function buildEngineSchema() {
+  const formats = formatSettingsShape(z) as unknown as { [K in keyof FormatSettings]-?: z.ZodOptional<z.ZodType<FormatSettings[K]>> };
+  return z.strictObject({ format: z.enum(FORMAT_IDS), ...commonEngineSettingsShape, ...formats });
+}
 
 export function resolveStorage(
   obj: Record<string, unknown>,
@@ -74,25 +96,7 @@ export function resolveStorage(
   if (cache) spec.cache = { pages: cache.pages, policy: cache.policy ?? 'lru' };
   const costs = obj.costs === undefined ? undefined : zodCheck(costsSchema, obj.costs, ['costs'], P);
   if (costs) spec.costs = { logical_read_ns: costs.logical_read, physical_read_ns: costs.physical_read ?? costs.logical_read };
-  workload.forEach((ph, i) => {
-    if (ph.op === 'read_lob' && ph.store === 'table' && !format.lobStore) {
-      P.add(
-        ['workload', i, 'read_lob', 'store'],
-        `expected store: derby, or a format whose LOB storage rowsim models (${availableFormats()
-          .filter((id) => getFormat(id).lobStore)
-          .join(', ')}), found ${format.id}, whose LOB storage is not modelled`,
-      );
-    }
-    if (ph.op === 'select' && ph.predicate) {
-      const column = table.columns.find((c) => c.name === ph.predicate!.column)!;
-      const rule = format.comparison(column, ph.predicate.parameter, engine);
-      if (rule.access === 'error')
-        P.add(
-          ['workload', i, 'select', 'predicate', 'parameter'],
-          `expected a parameter type the server can compare with ${column.name} (${column.type.sql}), found ${ph.predicate.parameterText}: ${rule.why}`,
-        );
-    }
-  });
+  checkPhasesAgainstFormat(format, table, engine, workload, P);
   if ((cache || costs) && !workload.some((ph) => ph.op === 'select' || ph.op === 'read_lob')) {
     P.add(
       [cache ? 'cache' : 'costs'],
@@ -133,6 +137,29 @@ export function resolveStorage(
   }
   checkLockScheme(table, engine, P);
   return P.list.length === before ? spec : undefined;
+}
+
+/** The phases' demands on the format: a LOB store for read_lob from the table, a comparison the server can make for a select's predicate. */
+function checkPhasesAgainstFormat(format: StorageFormat, table: TableDef, engine: EngineSpec, workload: PhaseSpec[], P: Problems): void {
+  workload.forEach((ph, i) => {
+    if (ph.op === 'read_lob' && ph.store === 'table' && !format.lobStore) {
+      P.add(
+        ['workload', i, 'read_lob', 'store'],
+        `expected store: derby, or a format whose LOB storage rowsim models (${availableFormats()
+          .filter((id) => getFormat(id).lobStore)
+          .join(', ')}), found ${format.id}, whose LOB storage is not modelled`,
+      );
+    }
+    if (ph.op === 'select' && ph.predicate) {
+      const column = table.columns.find((c) => c.name === ph.predicate!.column)!;
+      const rule = format.comparison(column, ph.predicate.parameter, engine);
+      if (rule.access === 'error')
+        P.add(
+          ['workload', i, 'select', 'predicate', 'parameter'],
+          `expected a parameter type the server can compare with ${column.name} (${column.type.sql}), found ${ph.predicate.parameterText}: ${rule.why}`,
+        );
+    }
+  });
 }
 
 /**
@@ -351,25 +378,24 @@ function checkIndexes(indexes: IndexDef[], given: number, P: Problems): void {
   }
 }
 
-/**
- * The table options of a DDL that are engine settings, by the engine key they set: ASE exp_row_size,
- * PostgreSQL fillfactor and toast_tuple_target, Oracle PCTFREE, INITRANS and PCTUSED.
- */
-export const DDL_ENGINE_KEYS = ['exp_row_size', 'fillfactor', 'pctfree', 'initrans', 'pctused', 'toast_tuple_target'] as const;
-type DdlEngineKey = (typeof DDL_ENGINE_KEYS)[number];
+/** The table options of a DDL that are engine settings, as the formats declare them (src/formats/registry.ts ddlGrammar). */
+function ddlEngineKeys(): readonly string[] {
+  return ddlGrammar().engineKeys;
+}
 
-function isDdlEngineKey(key: string): key is DdlEngineKey {
-  return (DDL_ENGINE_KEYS as readonly string[]).includes(key);
+/** The DDL's statement of `key` (a storage option of DdlStorage), if any. */
+function ddlStated(storage: TableStorage, key: string): DdlSetting<number> | undefined {
+  return (storage as Record<string, DdlSetting<number> | undefined>)[key];
 }
 
 /** Engine settings a table's DDL states, by the engine key they set (only the keys `format` reads). */
-function tableEngineSettings(table: TableDef | undefined, format: FormatId): Partial<Record<DdlEngineKey, number>> {
+function tableEngineSettings(table: TableDef | undefined, format: FormatId): Record<string, number> {
   const s = table?.storage;
   if (!s) return {};
-  const reads = getFormat(format)?.settings ?? [];
-  const out: Partial<Record<DdlEngineKey, number>> = {};
-  for (const key of DDL_ENGINE_KEYS) {
-    const v = s[key];
+  const reads: readonly string[] = getFormat(format)?.settings ?? [];
+  const out: Record<string, number> = {};
+  for (const key of ddlEngineKeys()) {
+    const v = ddlStated(s, key);
     if (v && reads.includes(key)) out[key] = v.value;
   }
   return out;
@@ -383,8 +409,8 @@ export function ddlSettingSource(
 ): { line: number; column: number; file?: string } | undefined {
   const given = rawEngine !== null && typeof rawEngine === 'object' ? (rawEngine as Record<string, unknown>)[key] : undefined;
   const s = table?.storage;
-  if (given !== undefined || !s || !isDdlEngineKey(key)) return undefined;
-  const v = s[key];
+  if (given !== undefined || !s || !ddlEngineKeys().includes(key)) return undefined;
+  const v = ddlStated(s, key);
   return v ? { line: v.line, column: v.column, file: s.file } : undefined;
 }
 
@@ -394,14 +420,15 @@ export function ddlSettingSource(
  */
 export function ddlSettingsOverridden(table: TableDef, engine: EngineSpec, rawEngine: unknown): string[] {
   const s = table.storage;
-  const reads = getFormat(engine.format)?.settings ?? [];
+  const reads: readonly string[] = getFormat(engine.format)?.settings ?? [];
   if (!s) return [];
-  return DDL_ENGINE_KEYS.flatMap((key) => {
-    const stated = s[key];
-    if (!stated || !reads.includes(key) || ddlSettingSource(table, key, rawEngine) || String(stated.value) === String(engine[key]))
+  const current = engine as unknown as Record<string, unknown>;
+  return ddlEngineKeys().flatMap((key) => {
+    const stated = ddlStated(s, key);
+    if (!stated || !reads.includes(key) || ddlSettingSource(table, key, rawEngine) || String(stated.value) === String(current[key]))
       return [];
     return [
-      `engine.${key} ${engine[key]} in the config is taken as the current setting, not the DDL's ${key} = ${stated.value} (line ${stated.line})`,
+      `engine.${key} ${current[key]} in the config is taken as the current setting, not the DDL's ${key} = ${stated.value} (line ${stated.line})`,
     ];
   });
 }
@@ -453,7 +480,7 @@ export function checkLockScheme(table: TableDef, engine: EngineSpec, P: Problems
  * (exp_row_size, fillfactor, PCTFREE) where the section leaves them unset; the rest defaults.
  */
 export function resolveEngine(raw: unknown, P: Problems, table?: TableDef): EngineSpec | undefined {
-  const e = zodCheck(engineSchema, raw, ['engine'], P);
+  const e = zodCheck(engineSchema(), raw, ['engine'], P);
   if (!e) return undefined;
   if (e.multibyte_widths !== undefined) {
     if (e.multibyte_share !== undefined) {

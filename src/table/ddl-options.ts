@@ -3,24 +3,15 @@
  * each means to rowsim: a setting it reads (the same index or engine setting the YAML form sets), an
  * option that does not change how rows and index entries are stored (read past), or one that does and
  * that rowsim cannot model (refused, with the reason). An option in none of these lists is refused too:
- * nothing a user wrote is dropped without a word.
+ * nothing a user wrote is dropped without a word. The index options here are every dialect's; a table's
+ * storage clauses are each format's own (StorageFormat.ddl, DdlClauses), joined by the registry (DdlGrammar).
  */
 import type { IndexSettingKey } from '../config/index-settings.js';
 
-/** What an option written `name = value` means. */
-export type OptionRule =
-  /** A whole number in min … max: the index setting (or, for tables, the engine setting) of the same name. */
-  | { kind: 'setting'; key: string; min: number; max: number }
-  /** PostgreSQL's `deduplicate_items = on | off`. */
-  | { kind: 'flag' }
-  /** SQL Server's PAD_INDEX: harmless OFF, or ON without a fill factor (checked once the options are read). */
-  | { kind: 'pad' }
-  /** Does not change storage: read past. */
-  | { kind: 'harmless' }
-  /** Harmless with one of `values` (lower case); any other value changes storage in a way rowsim does not model. */
-  | { kind: 'only'; values: readonly string[]; why: string };
+import { HARMLESS, type OptionRule } from '../config/ddl-clauses.js';
 
-const HARMLESS: OptionRule = { kind: 'harmless' };
+export { HARMLESS, type OptionRule };
+export type { DdlClauses, DdlGrammar } from '../config/ddl-clauses.js';
 
 /**
  * Index options of `WITH (…)` (SQL Server, PostgreSQL) and `with …` (ASE), by lower-case name. The
@@ -58,46 +49,6 @@ export const INDEX_WITH_OPTIONS: Readonly<Record<string, OptionRule>> = {
   immediate_allocation: HARMLESS,
 };
 
-/**
- * Table options of `WITH (…)` (PostgreSQL storage parameters, SQL Server table options), by lower-case
- * name. PostgreSQL's autovacuum_* and toast.* parameters decide when VACUUM runs, which a workload's
- * phases state in rowsim: harmless.
- */
-export const TABLE_WITH_OPTIONS: Readonly<Record<string, OptionRule>> = {
-  fillfactor: { kind: 'setting', key: 'fillfactor', min: 10, max: 100 },
-  toast_tuple_target: { kind: 'setting', key: 'toast_tuple_target', min: 128, max: 32768 },
-  parallel_workers: HARMLESS,
-  log_autovacuum_min_duration: HARMLESS,
-  vacuum_index_cleanup: HARMLESS,
-  vacuum_truncate: HARMLESS,
-  user_catalog_table: HARMLESS,
-  data_compression: { kind: 'only', values: ['none'], why: 'rowsim does not model compressed rows or pages' },
-  xml_compression: { kind: 'only', values: ['off'], why: 'rowsim does not model compressed XML values' },
-  memory_optimized: { kind: 'only', values: ['off'], why: 'a memory-optimized table keeps no data pages, which is what rowsim models' },
-  durability: HARMLESS,
-  system_versioning: HARMLESS,
-  ledger: HARMLESS,
-};
-
-/** Is `name` (lower case, `toast.` prefix kept) a harmless PostgreSQL vacuum parameter? */
-export function isVacuumParameter(name: string): boolean {
-  return /^(toast\.)?autovacuum_/.test(name) || /^toast\.(vacuum_|log_autovacuum)/.test(name);
-}
-
-/**
- * ASE `create table … with …` options besides exp_row_size, reservepagegap, max_rows_per_page and
- * fillfactor (which the reader keeps): identity_gap and the logging and allocation options are harmless;
- * compression is refused unless none.
- */
-export const ASE_TABLE_OPTIONS: Readonly<Record<string, OptionRule>> = {
-  identity_gap: HARMLESS,
-  dml_logging: HARMLESS,
-  deferred_allocation: HARMLESS,
-  immediate_allocation: HARMLESS,
-  compression: { kind: 'only', values: ['none'], why: 'rowsim does not model compressed rows or pages' },
-  lob_compression: { kind: 'only', values: ['0', 'off'], why: 'rowsim does not model compressed LOB values' },
-};
-
 /** One-word (or word-and-operand) clauses after an index's columns (Oracle, PostgreSQL, SQL Server, ASE). */
 export const INDEX_CLAUSES: Readonly<Record<string, { operand: 'none' | 'word' | 'parens' | 'optional-number' } | { refuse: string }>> = {
   TABLESPACE: { operand: 'word' },
@@ -129,6 +80,3 @@ export const INDEX_CLAUSES: Readonly<Record<string, { operand: 'none' | 'word' |
   LOCAL: { refuse: 'a partitioned (local) index is one tree a partition, which rowsim does not model' },
   GLOBAL: { refuse: 'a partitioned (global) index is not modelled by rowsim' },
 };
-
-/** Index ITL slots rowsim's Oracle index blocks have: two [ORA-KDXLE], Oracle's default INITRANS of an index. */
-export const ORACLE_INDEX_INITRANS = 2;

@@ -5,20 +5,18 @@
  *
  * Understood: CREATE TABLE [db.][owner.]name ( col type [NULL | NOT NULL] [DEFAULT …[::type]] [IDENTITY]
  * [PRIMARY KEY | UNIQUE [CLUSTERED] [index options]] [CONSTRAINT …] …, [CONSTRAINT n] PRIMARY KEY
- * [CLUSTERED] (cols) [index options], UNIQUE (cols) ) and its table options: LOCK ALLPAGES | DATAPAGES |
- * DATAROWS, WITH exp_row_size = N, reservepagegap = N, max_rows_per_page = N, fillfactor = N … (ASE),
- * WITH (fillfactor = N, toast_tuple_target = N, autovacuum_… …) (PostgreSQL), PCTFREE N, INITRANS N,
- * PCTUSED N (Oracle), ON 'segment', PARTITION BY …; CREATE [UNIQUE] [CLUSTERED|NONCLUSTERED] INDEX n ON t
+ * [CLUSTERED] (cols) [index options], UNIQUE (cols) ) and its table options: LOCK scheme, WITH name = N,
+ * WITH (name = N, …), WORD N, as the formats declare them (StorageFormat.ddl: ASE's exp_row_size,
+ * PostgreSQL's fillfactor, Oracle's PCTFREE …), ON 'segment', PARTITION BY …; CREATE [UNIQUE] [CLUSTERED|NONCLUSTERED] INDEX n ON t
  * [USING btree] (cols) [index options] (CLUSTERED makes an index clustered; a PRIMARY KEY without it is
  * not: one DDL serves every format); ALTER TABLE [ONLY] t ADD [CONSTRAINT n] PRIMARY KEY | UNIQUE (cols)
  * [index options]; user-defined types from `sp_addtype name, 'type' [, 'null' | 'not null']`. Types of
  * several words are read while their words begin one (`timestamp(3) without time zone`, `national char
  * varying(n)`, `double precision`); an array type is refused.
  *
- * Index options (src/table/ddl-options.ts says which are read, read past or refused): WITH (FILLFACTOR =
- * N, PAD_INDEX = …, …) (SQL Server), WITH (fillfactor = N, deduplicate_items = off) (PostgreSQL), with
- * fillfactor = N, max_rows_per_page = N, reservepagegap = N (ASE), PCTFREE N (Oracle), ON filegroup,
- * TABLESPACE, USING INDEX …. A setting becomes the index's, exactly as `table.indexes` sets it; an option
+ * Index options (src/table/ddl-options.ts says which are read, read past or refused; the formats add theirs,
+ * Oracle's PCTFREE N): WITH (FILLFACTOR = N, PAD_INDEX = …, deduplicate_items = off …), with fillfactor = N,
+ * max_rows_per_page = N …, ON filegroup, TABLESPACE, USING INDEX …. A setting becomes the index's, exactly as `table.indexes` sets it; an option
  * that changes storage in a way rowsim does not model, or one it does not know, is an error at its position.
  *
  * A script's other statements are read past: `go` batch separators, `use`, `print`, `setuser`,
@@ -27,107 +25,33 @@
  * whole batches of CREATE TRIGGER / VIEW / PROCEDURE. Any other statement is an error at its first word.
  *
  * A column declared neither NULL nor NOT NULL is NOT NULL (ASE's default), except in DDL that shows itself
- * PostgreSQL's or Oracle's (ddlDialect), where it is nullable as there (pg_dump and DBMS_METADATA print
- * nothing for a nullable column); a PRIMARY KEY's columns are never NULL.
+ * the DBMS's of a format whose DdlClauses say nullableByDefault (PostgreSQL, Oracle); a PRIMARY KEY's
+ * columns are never NULL. The script's text (tokens, sp_addtype types, the dialect's signs): ddl-script.ts.
  */
 import type { ColumnDef, DdlDbms, DdlDialect, DdlSetting, DdlStorage, IndexDef, LockScheme } from '../config/spec.js';
 
 export type { DdlDbms, DdlDialect, DdlSetting, DdlStorage, LockScheme };
 import { MULTI_WORD_TYPES, parseType, SchemaError } from '../config/column-types.js';
+import { INDEX_CLAUSES, INDEX_WITH_OPTIONS, type DdlGrammar, type OptionRule } from './ddl-options.js';
+import { ddlGrammar } from '../formats/registry.js';
 import {
-  ASE_TABLE_OPTIONS,
-  INDEX_CLAUSES,
-  INDEX_WITH_OPTIONS,
-  isVacuumParameter,
-  ORACLE_INDEX_INITRANS,
-  TABLE_WITH_OPTIONS,
-  type OptionRule,
-} from './ddl-options.js';
+  ATTRIBUTES_WITH_OPERAND,
+  CONSTRAINT_STARTS,
+  CREATE_BATCHES,
+  CREATE_STATEMENTS,
+  SINGLE_WORD_ATTRIBUTES,
+  DdlError,
+  ddlDialect,
+  isStatementStart,
+  SKIPPED_STATEMENTS,
+  tokenize,
+  unquote,
+  userTypes,
+  type Token,
+  type UserType,
+} from './ddl-script.js';
 
-export class DdlError extends Error {
-  constructor(
-    message: string,
-    readonly line: number,
-    readonly column: number,
-  ) {
-    super(message);
-  }
-}
-
-interface Token {
-  text: string;
-  upper: string;
-  kind: 'word' | 'number' | 'punct' | 'string';
-  line: number;
-  column: number;
-  /** The first token on its line (a `go` batch separator, a statement that starts a line). */
-  lineStart: boolean;
-  /** A [bracketed] identifier (SQL Server's quoting). */
-  bracketed?: boolean;
-}
-
-function tokenize(sql: string): Token[] {
-  const out: Token[] = [];
-  let i = 0;
-  let line = 1;
-  let col = 1;
-  let lastLine = 0;
-  const adv = (n: number) => {
-    for (let k = 0; k < n; k++) {
-      if (sql[i] === '\n') {
-        line++;
-        col = 1;
-      } else col++;
-      i++;
-    }
-  };
-  const push = (text: string, upper: string, kind: Token['kind'], start: { line: number; column: number }) => {
-    out.push({ text, upper, kind, ...start, lineStart: start.line !== lastLine });
-    lastLine = start.line;
-  };
-  while (i < sql.length) {
-    const c = sql[i]!;
-    if (/\s/.test(c)) {
-      adv(1);
-      continue;
-    }
-    if (c === '-' && sql[i + 1] === '-') {
-      while (i < sql.length && sql[i] !== '\n') adv(1);
-      continue;
-    }
-    if (c === '/' && sql[i + 1] === '*') {
-      const end = sql.indexOf('*/', i + 2);
-      adv((end < 0 ? sql.length : end + 2) - i);
-      continue;
-    }
-    const start = { line, column: col };
-    let m: RegExpExecArray | null;
-    const rest = sql.slice(i);
-    if ((m = /^\[\s*\d*\s*\]/.exec(rest))) {
-      // An array's brackets (integer[], text[3]): not a bracketed identifier.
-      push(m[0], m[0], 'punct', start);
-      adv(m[0].length);
-    } else if ((m = /^[A-Za-z_#@][A-Za-z0-9_$#@]*/.exec(rest)) || (m = /^"[^"]*"|^\[[^\]]*\]|^`[^`]*`/.exec(rest))) {
-      const raw = m[0];
-      const text = /^["[`]/.test(raw) ? raw.slice(1, -1) : raw;
-      push(text, text.toUpperCase(), 'word', start);
-      if (raw.startsWith('[')) out[out.length - 1]!.bracketed = true;
-      adv(raw.length);
-    } else if ((m = /^\d+(?:\.\d+)?/.exec(rest))) {
-      push(m[0], m[0], 'number', start);
-      adv(m[0].length);
-    } else if ((m = /^'(?:[^']|'')*'/.exec(rest))) {
-      push(m[0], m[0], 'string', start);
-      adv(m[0].length);
-    } else if (c === "'") {
-      throw new DdlError("expected a closing ' for the string that starts here, found the end of the DDL", start.line, start.column);
-    } else {
-      push(c, c, 'punct', start);
-      adv(1);
-    }
-  }
-  return out;
-}
+export { DdlError };
 
 interface DdlTable {
   name: string;
@@ -141,136 +65,8 @@ function beginsMultiWordType(words: string): boolean {
   const w = words.toLowerCase();
   return MULTI_WORD_TYPES.some((t) => t === w || t.startsWith(`${w} `));
 }
-const CONSTRAINT_STARTS = new Set(['CONSTRAINT', 'PRIMARY', 'UNIQUE', 'FOREIGN', 'CHECK', 'INDEX', 'KEY']);
-/** Column attributes that do not change a row's size: one word, or one word and its operand. */
-const SINGLE_WORD_ATTRIBUTES = new Set([
-  'UNSIGNED',
-  'SIGNED',
-  'ZEROFILL',
-  'AUTO_INCREMENT',
-  'AUTOINCREMENT',
-  'SPARSE',
-  'ROWGUIDCOL',
-  'FILESTREAM',
-  'CLUSTERED',
-  'NONCLUSTERED',
-  'VISIBLE',
-  'INVISIBLE',
-  'BINARY',
-  'MATERIALIZED',
-  'PERSISTED',
-  'STORED',
-  'VIRTUAL',
-]);
-const ATTRIBUTES_WITH_OPERAND = new Set(['COLLATE', 'CONSTRAINT', 'COMMENT', 'CHARSET', 'STORAGE', 'COMPRESSION']);
-/** Statements of a ddlgen (or isql) script that hold no table definition: read past. */
-const SKIPPED_STATEMENTS = new Set([
-  'COMMENT',
-  'USE',
-  'PRINT',
-  'SETUSER',
-  'GRANT',
-  'REVOKE',
-  'EXEC',
-  'EXECUTE',
-  'DBCC',
-  'CHECKPOINT',
-  'DECLARE',
-  'SET',
-  'IF',
-  'DROP',
-  'ALTER',
-  'DUMP',
-  'COMMIT',
-  'BEGIN',
-  'UPDATE',
-  'SELECT',
-]);
-/** CREATE … whose body runs to the end of its batch (`go`). */
-const CREATE_BATCHES = new Set(['TRIGGER', 'VIEW', 'PROCEDURE', 'PROC', 'FUNCTION', 'DEFAULT', 'RULE', 'SCHEMA', 'SERVICE', 'ENCRYPTION']);
-/** CREATE … of one statement that holds no table definition (pg_dump's sequences, statistics, extensions): read past to its end. */
-const CREATE_STATEMENTS = new Set(['SEQUENCE', 'STATISTICS', 'EXTENSION']);
-const LOCK_SCHEMES = new Set(['ALLPAGES', 'DATAPAGES', 'DATAROWS']);
-
-function isStatementStart(t: Token): boolean {
-  return t.upper === 'CREATE' || t.upper === 'GO' || SKIPPED_STATEMENTS.has(t.upper) || /^SP_/.test(t.upper);
-}
-
-function unquote(t: Token): string {
-  return t.kind === 'string' ? t.text.slice(1, -1).replace(/''/g, "'") : t.text;
-}
-
-/** A user-defined type of `sp_addtype`: its base type's spelling and whether it allows NULL. */
-interface UserType {
-  base: string;
-  nullable: boolean;
-}
-
-/** The `sp_addtype name, 'base type' [, 'null' | 'not null']` calls anywhere in the script. */
-function userTypes(toks: Token[]): Map<string, UserType> {
-  const types = new Map<string, UserType>();
-  for (let i = 0; i < toks.length; i++) {
-    if (toks[i]!.upper !== 'SP_ADDTYPE') continue;
-    const args: string[] = [];
-    let k = i + 1;
-    // Arguments: name, type [, nulltype], each a word, a string or a type with its (length).
-    while (k < toks.length && args.length < 3 && !toks[k]!.lineStart) {
-      let text = unquote(toks[k]!);
-      k++;
-      if (toks[k]?.text === '(') {
-        const close = toks.findIndex((t, j) => j > k && t.text === ')');
-        if (close < 0) break;
-        text += `(${toks
-          .slice(k + 1, close)
-          .map((t) => t.text)
-          .join('')})`;
-        k = close + 1;
-      }
-      args.push(text);
-      if (toks[k]?.text !== ',') break;
-      k++;
-    }
-    if (args.length >= 2) types.set(args[0]!.toLowerCase(), { base: args[1]!, nullable: /^null$/i.test((args[2] ?? '').trim()) });
-  }
-  return types;
-}
-
-/**
- * The DBMS a DDL was written for, where its text shows it: ASE (`lock datarows`, `with exp_row_size`,
- * reservepagegap, max_rows_per_page, `on 'segment'`, `sp_addtype`, `setuser`: ddlgen), SQL Server
- * (`[bracketed]` names, `SET ANSI_NULLS`, TEXTIMAGE_ON: SSMS), PostgreSQL (`WITH (fillfactor=…)`,
- * `ALTER TABLE ONLY`, `public.` or `pg_catalog.` names: pg_dump), Oracle (PCTFREE). `go` is not a sign:
- * ASE's isql and SQL Server's sqlcmd both take it. The first sign from the CREATE TABLE on, when every
- * sign names one DBMS; undefined when there is none, or signs of two.
- */
-function ddlDialect(toks: Token[], storage: DdlStorage): DdlDialect | undefined {
-  const signs: DdlDialect[] = [];
-  const add = (value: DdlDbms, sign: string, at: { line: number; column: number } | undefined) => {
-    if (at) signs.push({ value, sign, line: at.line, column: at.column });
-  };
-  if (storage.lock) add('ase', `lock ${storage.lock.value}`, storage.lock);
-  for (const k of ['exp_row_size', 'reservepagegap', 'max_rows_per_page'] as const) add('ase', k, storage[k]);
-  add('postgres', 'WITH (fillfactor = …)', storage.fillfactor);
-  add('oracle', 'PCTFREE', storage.pctfree);
-  toks.forEach((t, i) => {
-    const next = toks[i + 1];
-    if (t.upper === 'SP_ADDTYPE' || (t.upper === 'SETUSER' && t.lineStart)) add('ase', t.text, t);
-    else if (t.upper === 'ON' && next?.kind === 'string' && !next.lineStart) add('ase', `on ${next.text}`, t);
-    else if (t.bracketed) add('sqlserver', `[${t.text}]`, t);
-    else if ((t.upper === 'ANSI_NULLS' && toks[i - 1]?.upper === 'SET') || t.upper === 'TEXTIMAGE_ON')
-      add('sqlserver', t.upper === 'ANSI_NULLS' ? 'SET ANSI_NULLS' : t.text, t);
-    else if (t.upper === 'ONLY' && toks[i - 1]?.upper === 'TABLE' && toks[i - 2]?.upper === 'ALTER') add('postgres', 'ALTER TABLE ONLY', t);
-    else if ((t.upper === 'PUBLIC' || t.upper === 'PG_CATALOG') && next?.text === '.' && !t.bracketed) add('postgres', `${t.text}.`, t);
-  });
-  if (signs.length === 0 || signs.some((s) => s.value !== signs[0]!.value)) return undefined;
-  // The CREATE TABLE's own signs first (lock datarows rather than the sp_addtype before it).
-  const from = storage.created?.line ?? 0;
-  const before = (s: DdlDialect) => (s.line < from ? 1 : 0);
-  return signs.sort((a, b) => before(a) - before(b) || a.line - b.line || a.column - b.column)[0];
-}
-
 export function parseDdl(sql: string): DdlTable {
-  return new DdlReader(tokenize(sql)).read();
+  return new DdlReader(tokenize(sql), ddlGrammar()).read();
 }
 
 /** The reader: one method per statement; `p` is the position in the token list. */
@@ -289,7 +85,11 @@ class DdlReader {
   private readonly undeclared = new Set<string>();
   private readonly keyColumns = new Set<string>();
 
-  constructor(private readonly toks: Token[]) {
+  constructor(
+    private readonly toks: Token[],
+    /** Every format's storage clauses (src/formats/registry.ts ddlGrammar). */
+    private readonly grammar: DdlGrammar,
+  ) {
     this.types = userTypes(toks);
   }
 
@@ -420,11 +220,11 @@ class DdlReader {
       }
     }
     const table = this.finish();
-    const dialect = ddlDialect(this.toks, table.storage);
+    const dialect = ddlDialect(this.toks, table.storage, this.grammar);
     if (dialect) table.storage.dialect = dialect;
-    // PostgreSQL and Oracle columns are nullable unless declared NOT NULL (pg_dump and DBMS_METADATA print
-    // nothing for a nullable column); ASE's default is NOT NULL, and SSMS always prints one or the other.
-    if (dialect?.value === 'postgres' || dialect?.value === 'oracle') {
+    // In the dialects whose formats say so (PostgreSQL, Oracle: pg_dump and DBMS_METADATA print nothing for a
+    // nullable column) columns are nullable unless declared NOT NULL; ASE's default is NOT NULL.
+    if (dialect && this.grammar.nullableByDefault.has(dialect.value)) {
       for (const c of table.columns)
         if (this.undeclared.has(c.name.toLowerCase()) && !this.keyColumns.has(c.name.toLowerCase())) c.nullable = true;
     }
@@ -742,25 +542,24 @@ class DdlReader {
     this.checkPadIndex(idx, pad);
   }
 
-  /** Oracle's PCTFREE and INITRANS, and the one-word clauses of INDEX_CLAUSES, after an index's columns. */
+  /** The formats' clauses after an index's columns (Oracle's PCTFREE and INITRANS), and the one-word clauses of INDEX_CLAUSES. */
   private indexClause(idx: IndexDef, t: Token): void {
-    if (t.upper === 'PCTFREE') {
-      this.setIndex(idx, 'pctfree', this.wholeValue('pctfree', 0, 99), t);
+    const word = this.grammar.indexWords[t.upper];
+    if (word?.kind === 'setting') {
+      this.setIndex(idx, word.key, this.wholeValue(t.text.toLowerCase(), word.min, word.max), t);
       return;
     }
-    if (t.upper === 'INITRANS') {
-      const v = this.wholeValue('initrans', 1, 255);
-      if (v.value !== ORACLE_INDEX_INITRANS)
-        this.fail(
-          `expected INITRANS ${ORACLE_INDEX_INITRANS} on index ${idx.name} (the ITL slots rowsim's Oracle index blocks have; an index has no initrans setting), found INITRANS ${v.value}`,
-          t,
-        );
+    if (word?.kind === 'fixed') {
+      const v = this.wholeValue(t.text.toLowerCase(), word.min, word.max);
+      if (v.value !== word.value)
+        this.fail(`expected ${t.upper} ${word.value} on index ${idx.name} (${word.why}), found ${t.upper} ${v.value}`, t);
       return;
     }
     const clause = INDEX_CLAUSES[t.upper];
     if (!clause) {
+      const words = [...Object.keys(this.grammar.indexWords), ...Object.keys(INDEX_CLAUSES)];
       this.fail(
-        `expected an index option rowsim reads or reads past (WITH …, ON …, USING INDEX, PCTFREE, INITRANS, ${Object.keys(INDEX_CLAUSES).join(', ')}) after index ${idx.name}, found ${this.found(t)}`,
+        `expected an index option rowsim reads or reads past (WITH …, ON …, USING INDEX, ${words.join(', ')}) after index ${idx.name}, found ${this.found(t)}`,
         t,
       );
     }
@@ -856,32 +655,33 @@ class DdlReader {
     while (this.p < this.toks.length) {
       const t = this.peek()!;
       if (t.text === ';' || t.upper === 'CREATE' || t.upper === 'GO' || (t.lineStart && isStatementStart(t))) break;
-      if (t.upper === 'LOCK' && this.peek(1) && LOCK_SCHEMES.has(this.peek(1)!.upper)) {
+      const word = this.grammar.words[t.upper];
+      if (t.upper === 'LOCK' && this.peek(1) && this.grammar.locks.has(this.peek(1)!.upper)) {
         const s = this.peek(1)!;
         storage.lock = { value: s.text.toLowerCase() as LockScheme, line: s.line, column: s.column };
         this.p += 2;
       } else if (t.upper === 'LOCK') {
-        this.fail(`expected allpages, datapages or datarows after lock, found ${this.found(this.peek(1))}`, this.peek(1) ?? t);
+        const schemes = [...this.grammar.locks.keys()].map((k) => k.toLowerCase());
+        this.fail(
+          `expected ${schemes.slice(0, -1).join(', ')} or ${schemes[schemes.length - 1]} after lock, found ${this.found(this.peek(1))}`,
+          this.peek(1) ?? t,
+        );
       } else if (t.upper === 'WITH' && this.peek(1)?.text === '(') {
         this.p++;
         this.storageParameters(storage);
       } else if (t.upper === 'WITH') {
         this.p++;
-        this.aseOptions(storage);
+        this.withOptions(storage);
       } else if (t.upper === 'ON' && this.peek(1) && (this.peek(1)!.kind === 'string' || this.peek(1)!.kind === 'word')) {
         storage.segment = unquote(this.peek(1)!);
         this.p += 2;
       } else if (t.upper === 'PARTITION' && this.isWord('BY', 1)) {
         this.p += 2;
         storage.partitions = this.partitions();
-      } else if (t.upper === 'PCTFREE' && this.peek(1)?.kind === 'number') {
-        storage.pctfree = this.wholeValue('pctfree', 0, 99);
-      } else if (t.upper === 'INITRANS' && this.peek(1)?.kind === 'number') {
-        storage.initrans = this.wholeValue('initrans', 1, 255);
-      } else if (t.upper === 'PCTUSED' && this.peek(1)?.kind === 'number') {
-        storage.pctused = this.wholeValue('pctused', 1, 99);
-      } else if (t.upper === 'COMPRESS') {
-        this.fail('expected NOCOMPRESS or no COMPRESS clause (rowsim does not model compressed table blocks), found COMPRESS', t);
+      } else if (word?.kind === 'setting' && this.peek(1)?.kind === 'number') {
+        (storage as Record<string, unknown>)[word.key] = this.wholeValue(t.text.toLowerCase(), word.min, word.max);
+      } else if (word?.kind === 'refuse') {
+        this.fail(`expected ${word.expected}, found ${t.upper}`, t);
       } else if (t.text === '(') {
         this.skipParens();
       } else {
@@ -905,42 +705,29 @@ class DdlReader {
     return { value: Number(text), line: v!.line, column: v!.column };
   }
 
-  /** ASE `with exp_row_size = N, reservepagegap = N, max_rows_per_page = N, fillfactor = N, identity_gap = N, …`. */
-  private aseOptions(storage: DdlStorage): void {
+  /** `with name = N, …` without parentheses (ASE's exp_row_size, reservepagegap, identity_gap, dml_logging …): the formats' `with` clauses. */
+  private withOptions(storage: DdlStorage): void {
     for (;;) {
       const t = this.peek();
       if (!t || t.kind !== 'word') return;
-      switch (t.upper) {
-        case 'EXP_ROW_SIZE':
-          storage.exp_row_size = this.wholeValue('exp_row_size', 0, 65535);
-          break;
-        case 'RESERVEPAGEGAP':
-          storage.reservepagegap = this.wholeValue('reservepagegap', 0, 255);
-          break;
-        case 'MAX_ROWS_PER_PAGE':
-          storage.max_rows_per_page = this.wholeValue('max_rows_per_page', 0, 256);
-          break;
-        case 'FILLFACTOR':
-          storage.ase_fillfactor = this.wholeValue('fillfactor', 0, 100);
-          break;
-        default:
-          this.aseOtherOption(t);
-      }
+      const name = t.text.toLowerCase();
+      const rule = this.grammar.with[name];
+      if (!rule)
+        this.fail(`expected a table option rowsim reads or reads past (${Object.keys(this.grammar.with).join(', ')}), found ${t.text}`, t);
+      this.tableOption(storage, name, rule!, t, false);
       if (this.peek()?.text !== ',') return;
       this.p++;
     }
   }
 
-  /** ASE table options besides those kept (ASE_TABLE_OPTIONS): identity_gap = N, dml_logging = minimal, compression = none … */
-  private aseOtherOption(t: Token): void {
-    const rule = ASE_TABLE_OPTIONS[t.text.toLowerCase()];
-    if (!rule)
-      this.fail(
-        `expected a table option rowsim reads or reads past (exp_row_size, reservepagegap, max_rows_per_page, fillfactor, ${Object.keys(ASE_TABLE_OPTIONS).join(', ')}), found ${t.text}`,
-        t,
-      );
-    this.p++;
-    this.checkOnly(rule!, t, this.optionValue(false));
+  /** One table option by its rule: a setting kept in `storage`, else read past (checked where only some values are harmless). */
+  private tableOption(storage: DdlStorage, name: string, rule: OptionRule, t: Token, parens: boolean): void {
+    if (rule.kind === 'setting') {
+      (storage as Record<string, unknown>)[rule.key] = this.wholeValue(name, rule.min, rule.max);
+    } else {
+      this.p++;
+      this.checkOnly(rule, t, this.optionValue(parens));
+    }
   }
 
   /** PostgreSQL storage parameters `WITH (fillfactor = N, autovacuum_… = …)`, SQL Server's `WITH (DATA_COMPRESSION = NONE)`. */
@@ -955,18 +742,13 @@ class DdlReader {
         name = `${name}.${this.peek(2)!.text.toLowerCase()}`;
         this.p += 2;
       }
-      const rule = TABLE_WITH_OPTIONS[name] ?? (isVacuumParameter(name) ? ({ kind: 'harmless' } as const) : undefined);
-      if (t.kind !== 'word' || !rule)
-        this.fail(
-          `expected a table storage parameter rowsim reads or reads past (${Object.keys(TABLE_WITH_OPTIONS).join(', ')}, autovacuum_…), found ${this.found(t)}`,
-          t,
-        );
-      if (rule!.kind === 'setting') {
-        (storage as Record<string, unknown>)[rule!.key] = this.wholeValue(name, rule!.min, rule!.max);
-      } else {
-        this.p++;
-        this.checkOnly(rule!, t, this.optionValue(true));
+      const { withParens, harmlessParameters } = this.grammar;
+      const rule = withParens[name] ?? (harmlessParameters.some((h) => h.test(name)) ? ({ kind: 'harmless' } as const) : undefined);
+      if (t.kind !== 'word' || !rule) {
+        const names = [...Object.keys(withParens), ...harmlessParameters.map((h) => h.label)];
+        this.fail(`expected a table storage parameter rowsim reads or reads past (${names.join(', ')}), found ${this.found(t)}`, t);
       }
+      this.tableOption(storage, name, rule!, t, true);
       if (this.peek()?.text === ',') this.p++;
     }
     if (this.p >= this.toks.length) this.fail('expected ")" to close WITH (…), found end of DDL', this.toks[open]);

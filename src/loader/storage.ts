@@ -5,7 +5,7 @@
 import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
 import { DdlError, parseDdl } from '../table/ddl.js';
-import { isBinaryType, isCharacterType, isLobType, parseType, SchemaError } from '../config/column-types.js';
+import { parseType, SchemaError } from '../config/column-types.js';
 import {
   defaultEngineSpec,
   FORMAT_IDS,
@@ -18,43 +18,31 @@ import {
 } from '../formats/registry.js';
 import type { StorageFormat } from '../formats/format.js';
 import { EngineSettingError, NULL_LEN, type TableLayout } from '../layout/table-layout.js';
-import { describeFound, nearest, type KeyPath } from '../config/errors.js';
+import { nearest } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
 import type { FormatSettings } from '../config/format-ids.js';
 import {
-  FREQUENCY_RE,
   INDEX_SETTING_KEYS,
   type IndexInput,
   type FormatId,
-  ORDER_RE,
-  PHASE_KINDS,
-  PHASE_SCHEMAS,
-  type PhaseKind,
   cacheSchema,
   costsSchema,
   commonEngineSettingsShape,
   tableSchema,
-  type DistInput,
 } from '../config/schema.js';
 import type {
   EngineSettings,
   ColumnDef,
   ColumnStorage,
-  Dist,
   EngineSpec,
   IndexDef,
-  KeyOrder,
-  Order,
   PhaseSpec,
-  PredicateSpec,
-  SetSpec,
   StorageSpec,
   TableDef,
   TableStorage,
   DdlSetting,
-  ValueDomain,
-  ValueSpec,
 } from '../config/spec.js';
+import { resolveDist, resolveWorkload } from './workload.js';
 import { Problems, zodCheck } from './problems.js';
 import { resolveCount } from '../util/units.js';
 import { groupedNumber } from '../util/numbers.js';
@@ -503,385 +491,4 @@ export function resolveEngine(raw: unknown, P: Problems, table?: TableDef): Engi
   const ignored = format ? Object.keys(e).filter((k) => k !== 'format' && !format.settings.includes(k as keyof EngineSettings)) : [];
   return defaultEngineSpec(e.format, { ...tableEngineSettings(table, e.format), ...e, ignored });
 }
-
-/** What a phase resolver needs: where problems go, the table, and checks of column names and NULL shares. */
-interface PhaseContext {
-  P: Problems;
-  baseDir: string;
-  table: TableDef;
-  /** True when `name` is a column of the table; else a problem (with the nearest name) at `where`. */
-  checkColumn(name: string, where: KeyPath): boolean;
-  /** A NULL share above 0 only on a nullable column. */
-  nullCheck(name: string, share: number | undefined, where: KeyPath): void;
-  /** A compressibility only on a character or binary column. */
-  compressibilityCheck(name: string, share: number | undefined, where: KeyPath): void;
-}
-
-type PhaseResolver = (body: unknown, path: KeyPath, ctx: PhaseContext) => PhaseSpec | undefined;
-
-function resolveInsert(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSpec | undefined {
-  const v = zodCheck(PHASE_SCHEMAS.insert, body, path, ctx.P);
-  if (!v) return undefined;
-  const values: Record<string, ValueSpec> = Object.create(null);
-  for (const [name, spec] of Object.entries(v.values ?? {})) {
-    const where = [...path, 'values', name];
-    if (!ctx.checkColumn(name, where)) continue;
-    ctx.nullCheck(name, spec.null, [...where, 'null']);
-    const domain = resolveDomain(spec, where, ctx.P);
-    ctx.compressibilityCheck(name, spec.compressibility, [...where, 'compressibility']);
-    values[name] = {
-      null: spec.null ?? 0,
-      length: spec.length === undefined ? undefined : resolveDist(spec.length, [...where, 'length'], ctx.baseDir, ctx.P),
-      ...(domain ? { domain } : {}),
-      ...(spec.compressibility ? { compressibility: spec.compressibility } : {}),
-    };
-  }
-  return { op: 'insert', rows: v.rows, values };
-}
-
-/** `distinct`, `frequency` and `order` of a column's values (absent: undefined); frequency needs distinct. */
-function resolveDomain(
-  spec: { distinct?: number; frequency?: string; order?: KeyOrder },
-  where: KeyPath,
-  P: Problems,
-): ValueDomain | undefined {
-  if (spec.distinct === undefined && spec.frequency === undefined && spec.order === undefined) return undefined;
-  if (spec.frequency !== undefined && spec.distinct === undefined) {
-    P.add(
-      [...where, 'frequency'],
-      `expected frequency only with distinct: N (how often each of N values occurs), found frequency: ${spec.frequency} without distinct`,
-    );
-    return undefined;
-  }
-  const m = spec.frequency === undefined ? null : FREQUENCY_RE.exec(spec.frequency)!;
-  const frequency = m && m[2] !== undefined ? ({ kind: 'zipf', s: Number(m[2]) } as const) : ({ kind: 'uniform' } as const);
-  return { ...(spec.distinct !== undefined ? { distinct: spec.distinct } : {}), frequency, order: spec.order ?? 'ascending' };
-}
-
-/** One column's change in `set:`: changed, a new length, a growth, or a NULL share. */
-function resolveSet(
-  name: string,
-  s: Exclude<z.infer<typeof PHASE_SCHEMAS.update>['set'][string], 'changed'>,
-  where: KeyPath,
-  ctx: PhaseContext,
-): SetSpec | undefined {
-  ctx.nullCheck(name, s.null, [...where, 'null']);
-  const domain = resolveDomain(s, where, ctx.P);
-  const withDomain = domain ? { domain } : {};
-  ctx.compressibilityCheck(name, s.compressibility, [...where, 'compressibility']);
-  const content = s.compressibility !== undefined ? { compressibility: s.compressibility } : {};
-  if (s.length !== undefined && s.grow !== undefined) {
-    ctx.P.add(where, 'expected either length (a new length) or grow (added to the old length), found both');
-  } else if (s.length !== undefined) {
-    const dist = resolveDist(s.length, [...where, 'length'], ctx.baseDir, ctx.P);
-    if (dist) return { kind: 'length', dist, null: s.null, ...withDomain, ...content };
-  } else if (s.grow !== undefined) {
-    const dist = resolveDist(s.grow, [...where, 'grow'], ctx.baseDir, ctx.P);
-    if (dist) return { kind: 'grow', dist, null: s.null, ...withDomain, ...content };
-  } else if (s.compressibility !== undefined) {
-    ctx.P.add(
-      [...where, 'compressibility'],
-      'expected compressibility with length or grow (it describes the new value), found it without either',
-    );
-  } else if (s.null !== undefined) {
-    return { kind: 'null', null: s.null, ...withDomain };
-  } else if (domain) {
-    // distinct, frequency or order alone: a new value of the same length, drawn from those values.
-    return { kind: 'changed', domain };
-  } else if (s.distinct === undefined && s.frequency === undefined) {
-    ctx.P.add(where, 'expected changed, or a mapping with length, grow, null, distinct, frequency and/or order, found an empty mapping');
-  }
-  return undefined;
-}
-
-function resolveUpdate(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSpec | undefined {
-  const v = zodCheck(PHASE_SCHEMAS.update, body, path, ctx.P);
-  if (!v) return undefined;
-  const set: Record<string, SetSpec> = Object.create(null);
-  if (Object.keys(v.set).length === 0) ctx.P.add([...path, 'set'], 'expected at least one column to change, found none');
-  for (const [name, s] of Object.entries(v.set)) {
-    const where = [...path, 'set', name];
-    if (!ctx.checkColumn(name, where)) continue;
-    const change = s === 'changed' ? ({ kind: 'changed' } as const) : resolveSet(name, s, where, ctx);
-    if (change) set[name] = change;
-  }
-  return { op: 'update', rows: v.rows, order: resolveOrder(v.order ?? 'random'), transaction: v.transaction ?? 'statement', set };
-}
-
-/** The index a select names (or the table's only index), checked against the table. */
-function selectIndex(name: string | undefined, path: KeyPath, ctx: PhaseContext): string | undefined {
-  const names = ctx.table.indexes.map((i) => i.name);
-  if (name === undefined) {
-    if (names.length === 1) return names[0];
-    ctx.P.add(
-      [...path, 'via'],
-      names.length === 0
-        ? `expected a table with an index for via: index, found table ${ctx.table.name} with none (use via: scan or via: rowid)`
-        : `expected index: the index to read through (one of ${names.join(', ')}), found none`,
-    );
-    return undefined;
-  }
-  const found = ctx.table.indexes.find((i) => i.name.toLowerCase() === name.toLowerCase());
-  if (found) return found.name;
-  const guess = nearest(name, names);
-  ctx.P.add(
-    [...path, 'index'],
-    `expected an index of table ${ctx.table.name}${names.length ? ` (${names.join(', ')})` : ' (it has none)'}${guess ? `; did you mean "${guess}"?` : ''}, found "${name}"`,
-    true,
-  );
-  return undefined;
-}
-
-function resolveSelect(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSpec | undefined {
-  const v = zodCheck(PHASE_SCHEMAS.select, body, path, ctx.P);
-  if (!v) return undefined;
-  let index: string | undefined;
-  if (v.via === 'index') index = selectIndex(v.index, path, ctx);
-  else if (v.index !== undefined) ctx.P.add([...path, 'index'], `expected index only with via: index, found it with via: ${v.via}`);
-  let predicate: PredicateSpec | undefined;
-  if (v.predicate) {
-    const where = [...path, 'predicate'];
-    if (v.via === 'rowid') ctx.P.add(where, 'expected no predicate with via: rowid (a row-id fetch compares no column), found one');
-    else if (ctx.checkColumn(v.predicate.column, [...where, 'column'])) {
-      try {
-        predicate = {
-          column: ctx.table.columns.find((c) => c.name === v.predicate!.column)!.name,
-          parameterText: v.predicate.parameter,
-          parameter: parseType(v.predicate.parameter),
-        };
-      } catch (err) {
-        if (err instanceof SchemaError) ctx.P.add([...where, 'parameter'], `expected the parameter's type: ${err.message}`);
-        else throw err;
-      }
-      if (predicate && index) {
-        const idx = ctx.table.indexes.find((i) => i.name === index)!;
-        if (idx.columns[0]!.toLowerCase() !== predicate.column.toLowerCase()) {
-          ctx.P.add(
-            [...where, 'column'],
-            `expected the leading column of index ${idx.name} (${idx.columns[0]}), found ${predicate.column}: the predicate decides whether that index can be sought`,
-          );
-        }
-      }
-    }
-  }
-  if (v.via === 'index' && index === undefined) return undefined;
-  return {
-    op: 'select',
-    rows: v.rows,
-    order: resolveOrder(v.order ?? 'random'),
-    via: v.via,
-    ...(index ? { index } : {}),
-    ...(predicate ? { predicate } : {}),
-    repeat: v.repeat ?? 1,
-  };
-}
-
-function resolveReadLob(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSpec | undefined {
-  const v = zodCheck(PHASE_SCHEMAS.read_lob, body, path, ctx.P);
-  if (!v) return undefined;
-  if (!ctx.checkColumn(v.column, [...path, 'column'])) return undefined;
-  const col = ctx.table.columns.find((c) => c.name === v.column)!;
-  if (!isLobType(col.type)) {
-    ctx.P.add(
-      [...path, 'column'],
-      `expected a large-object column (text, clob, blob, image, bytea, varbinary(max) …), found ${col.name} of type ${col.type.name}`,
-    );
-    return undefined;
-  }
-  if (v.chunk < 1) {
-    ctx.P.add([...path, 'chunk'], `expected a chunk of at least 1 byte, found ${v.chunk}`);
-    return undefined;
-  }
-  return {
-    op: 'read_lob',
-    rows: v.rows,
-    order: resolveOrder(v.order ?? 'sequential'),
-    column: col.name,
-    chunk: v.chunk,
-    reposition: v.reposition ?? 'keep',
-    store: v.store ?? 'table',
-  };
-}
-
-const PHASE_RESOLVERS: Record<PhaseKind, PhaseResolver> = {
-  select: resolveSelect,
-  read_lob: resolveReadLob,
-  insert: resolveInsert,
-  update: resolveUpdate,
-  delete: (body, path, ctx) => {
-    const v = zodCheck(PHASE_SCHEMAS.delete, body, path, ctx.P);
-    return v && { op: 'delete', rows: v.rows, order: resolveOrder(v.order ?? 'random'), transaction: v.transaction ?? 'statement' };
-  },
-  reorg: (body, path, ctx) => {
-    const v = zodCheck(PHASE_SCHEMAS.reorg, body, path, ctx.P);
-    return v && { op: 'reorg', kind: v };
-  },
-  vacuum: (body, path, ctx) => {
-    const v = zodCheck(PHASE_SCHEMAS.vacuum, body, path, ctx.P);
-    return v === undefined ? undefined : { op: 'reorg', kind: v?.full ? 'rebuild' : 'vacuum' };
-  },
-};
-
-export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, P: Problems): PhaseSpec[] | undefined {
-  if (!Array.isArray(raw) || raw.length === 0) {
-    P.add(['workload'], `expected a list of phases (${PHASE_KINDS.join(', ')}), found ${describeFound(raw)}`);
-    return undefined;
-  }
-  const before = P.list.length;
-  const columnNames = table.columns.map((c) => c.name);
-  const column = (name: string) => table.columns.find((c) => c.name === name);
-  const ctx: PhaseContext = {
-    P,
-    baseDir,
-    table,
-    checkColumn(name, where) {
-      if (column(name)) return true;
-      const guess = nearest(name, columnNames);
-      P.add(where, `expected a column of table ${table.name}${guess ? ` (did you mean "${guess}"?)` : ''}, found "${name}"`, true);
-      return false;
-    },
-    nullCheck(name, share, where) {
-      if (share !== undefined && share > 0 && !column(name)!.nullable) {
-        P.add(
-          where,
-          `expected a NULL share only on a nullable column, found ${share} on ${name}, which is NOT NULL (declare it with null: true)`,
-        );
-      }
-    },
-    compressibilityCheck(name, share, where) {
-      const t = column(name)!.type;
-      if (share !== undefined && share > 0 && !isCharacterType(t) && !isBinaryType(t)) {
-        P.add(
-          where,
-          `expected compressibility only on a character or binary column (char, varchar, text, binary, varbinary, bytea …), found ${share} on ${name} (${t.sql})`,
-        );
-      }
-    },
-  };
-  const phases: PhaseSpec[] = [];
-  raw.forEach((item, i) => {
-    const at: KeyPath = ['workload', i];
-    if (item === null || typeof item !== 'object' || Array.isArray(item) || Object.keys(item).length !== 1) {
-      P.add(at, `expected one phase: a mapping with one key of ${PHASE_KINDS.join(', ')}, found ${describeFound(item)}`);
-      return;
-    }
-    const kind = Object.keys(item)[0]!;
-    if (!(PHASE_KINDS as readonly string[]).includes(kind)) {
-      const guess = nearest(kind, PHASE_KINDS);
-      P.add(
-        [...at, kind],
-        `unknown phase "${kind}"${guess ? `; did you mean "${guess}"?` : ''} (expected one of: ${PHASE_KINDS.join(', ')})`,
-        true,
-      );
-      return;
-    }
-    const phase = PHASE_RESOLVERS[kind as PhaseKind]((item as Record<string, unknown>)[kind], [...at, kind], ctx);
-    if (phase) phases.push(phase);
-  });
-  return P.list.length === before ? phases : undefined;
-}
-
-function resolveOrder(text: string): Order {
-  const m = ORDER_RE.exec(text)!;
-  if (m[2] !== undefined) return { kind: 'zipf', s: Number(m[2]) };
-  return { kind: m[1] as 'sequential' | 'random' | 'spread' };
-}
-
-export function resolveDist(d: DistInput, path: KeyPath, baseDir: string, P: Problems): Dist | undefined {
-  if (typeof d === 'number') return { kind: 'const', value: d };
-  if ('uniform' in d) {
-    const [min, max] = d.uniform;
-    if (min < 0 || max < min) {
-      P.add([...path, 'uniform'], `expected [min, max] with 0 ≤ min ≤ max, found [${min}, ${max}]`);
-      return undefined;
-    }
-    return { kind: 'uniform', min, max };
-  }
-  if ('normal' in d) {
-    const [mean, sd] = d.normal;
-    if (sd < 0) {
-      P.add([...path, 'normal'], `expected [mean, sd] with sd ≥ 0, found sd ${sd}`);
-      return undefined;
-    }
-    return { kind: 'normal', mean, sd };
-  }
-  if ('lognormal' in d) {
-    const [median, sigma] = d.lognormal;
-    if (median <= 0 || sigma < 0) {
-      P.add([...path, 'lognormal'], `expected [median, sigma] with median > 0 and sigma ≥ 0, found [${median}, ${sigma}]`);
-      return undefined;
-    }
-    return { kind: 'lognormal', median, sigma };
-  }
-  if ('choice' in d) {
-    const values: number[] = [];
-    const weights: number[] = [];
-    for (const [k, w] of Object.entries(d.choice)) {
-      const v = Number(k);
-      if (!Number.isFinite(v) || v < 0) {
-        P.add([...path, 'choice', k], `expected a length (a number ≥ 0) as key, found "${k}"`, true);
-        return undefined;
-      }
-      values.push(v);
-      weights.push(w);
-    }
-    if (weights.reduce((s, w) => s + w, 0) <= 0) {
-      P.add([...path, 'choice'], 'expected at least one positive weight, found none');
-      return undefined;
-    }
-    return { kind: 'choice', values, weights };
-  }
-  return readHistogram(resolvePath(baseDir, d.histogram), [...path, 'histogram'], P);
-}
-
-/**
- * A histogram CSV: one `length,count` (or weight) per line, an optional header line, `#` comments.
- */
-function readHistogram(file: string, path: KeyPath, P: Problems): Dist | undefined {
-  const read = readInputText(file);
-  if (!read.ok) {
-    P.add(path, `expected a readable CSV file at ${file}: ${read.problem}`);
-    return undefined;
-  }
-  const text = read.text;
-  const values: number[] = [];
-  const weights: number[] = [];
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    const cells = line.split(/[,;\t]/).map((c) => c.trim());
-    if (cells.length > 2) {
-      P.push({
-        file,
-        line: i + 1,
-        column: lines[i]!.indexOf(cells[2]!) + 1,
-        message: `expected two columns, length and count, found ${cells.length}`,
-      });
-      return undefined;
-    }
-    if (values.length === 0 && cells.some((c) => c !== '' && !Number.isFinite(Number(c)))) continue; // header
-    if (cells.length < 2) {
-      P.push({ file, line: i + 1, column: 1, message: `expected two columns, length and count, found "${line}"` });
-      return undefined;
-    }
-    const v = Number(cells[0]);
-    const w = Number(cells[1]);
-    if (!Number.isFinite(v) || v < 0 || !Number.isInteger(v)) {
-      P.push({ file, line: i + 1, column: 1, message: `expected a whole length ≥ 0 in column 1, found "${cells[0]}"` });
-      return undefined;
-    }
-    if (!Number.isFinite(w) || w < 0) {
-      const col = lines[i]!.indexOf(cells[1]!) + 1;
-      P.push({ file, line: i + 1, column: col, message: `expected a count ≥ 0 in column 2, found "${cells[1]}"` });
-      return undefined;
-    }
-    values.push(v);
-    weights.push(w);
-  }
-  if (values.length === 0 || weights.reduce((s, w) => s + w, 0) <= 0) {
-    P.push({ file, line: 1, column: 1, message: 'expected at least one length with a positive count, found none' });
-    return undefined;
-  }
-  return { kind: 'choice', values, weights };
-}
+export { resolveDist, resolveWorkload };

@@ -34,6 +34,7 @@ export type { DdlDbms, DdlDialect, DdlSetting, DdlStorage, LockScheme };
 import { MULTI_WORD_TYPES, parseType, SchemaError } from '../config/column-types.js';
 import { INDEX_CLAUSES, INDEX_WITH_OPTIONS, type DdlGrammar, type OptionRule } from './ddl-options.js';
 import { ddlGrammar } from '../formats/registry.js';
+import { DdlTokens } from './ddl-tokens.js';
 import {
   ATTRIBUTES_WITH_OPERAND,
   CONSTRAINT_STARTS,
@@ -70,8 +71,7 @@ export function parseDdl(sql: string): DdlTable {
 }
 
 /** The reader: one method per statement; `p` is the position in the token list. */
-class DdlReader {
-  private p = 0;
+class DdlReader extends DdlTokens {
   private table: DdlTable | undefined;
   private readonly pendingIndexes: { idx: IndexDef; tok: Token; on: string }[] = [];
   /** Where each index column was named, for problems found after the whole DDL is read. */
@@ -86,108 +86,12 @@ class DdlReader {
   private readonly keyColumns = new Set<string>();
 
   constructor(
-    private readonly toks: Token[],
+    toks: Token[],
     /** Every format's storage clauses (src/formats/registry.ts ddlGrammar). */
     private readonly grammar: DdlGrammar,
   ) {
+    super(toks);
     this.types = userTypes(toks);
-  }
-
-  // ---- tokens ------------------------------------------------------------------------------------
-
-  private peek(k = 0): Token | undefined {
-    return this.toks[this.p + k];
-  }
-  private isWord(w: string, k = 0): boolean {
-    return this.peek(k)?.upper === w;
-  }
-  private fail(msg: string, t: Token | undefined = this.peek()): never {
-    const last = this.toks[this.toks.length - 1];
-    const pos = t ?? (last ? { line: last.line, column: last.column + last.text.length } : { line: 1, column: 1 });
-    throw new DdlError(msg, pos.line, pos.column);
-  }
-  private found(t: Token | undefined = this.peek()): string {
-    return t ? `"${t.text}"` : 'end of DDL';
-  }
-  private expect(w: string): Token {
-    const t = this.peek();
-    if (!t || t.upper !== w) this.fail(`expected ${w}, found ${this.found(t)}`);
-    this.p++;
-    return t!;
-  }
-  /** A name, possibly qualified (db.owner.name): the last part, and the parts before it. */
-  private qualifiedName(): { name: string; qualifiers: string[] } {
-    const t = this.peek();
-    if (!t || t.kind !== 'word') this.fail(`expected a name, found ${this.found(t)}`);
-    this.p++;
-    const parts = [t!.text];
-    while (this.peek()?.text === '.' && (this.peek(1)?.kind === 'word' || this.peek(1)?.text === '.')) {
-      // db..name: the owner left out.
-      if (this.peek(1)?.text === '.') {
-        parts.push('');
-        this.p++;
-        continue;
-      }
-      parts.push(this.peek(1)!.text);
-      this.p += 2;
-    }
-    return { name: parts[parts.length - 1]!, qualifiers: parts.slice(0, -1) };
-  }
-  private name(): string {
-    return this.qualifiedName().name;
-  }
-  private nameList(tokens?: Token[]): string[] {
-    this.expect('(');
-    const names: string[] = [];
-    for (;;) {
-      tokens?.push(this.peek()!);
-      names.push(this.name());
-      while (this.isWord('ASC') || this.isWord('DESC')) this.p++;
-      if (this.peek()?.text === ',') {
-        this.p++;
-        continue;
-      }
-      this.expect(')');
-      return names;
-    }
-  }
-  /** Skip a parenthesised group starting at the current `(`. */
-  private skipParens(): void {
-    let depth = 0;
-    do {
-      if (this.peek()!.text === '(') depth++;
-      if (this.peek()!.text === ')') depth--;
-      this.p++;
-    } while (depth > 0 && this.p < this.toks.length);
-  }
-  /** Skip a balanced expression until a `,` or `)` at depth 0. */
-  private skipExpr(): void {
-    let depth = 0;
-    while (this.p < this.toks.length) {
-      const t = this.toks[this.p]!;
-      if (depth === 0 && (t.text === ',' || t.text === ')')) return;
-      if (t.text === '(') depth++;
-      if (t.text === ')') depth--;
-      this.p++;
-    }
-  }
-  /** Skip to the end of a statement: `;`, a `go`, or the next line that starts a statement. */
-  private skipStatement(): void {
-    this.p++;
-    this.skipRestOfStatement();
-  }
-  private skipRestOfStatement(): void {
-    while (this.p < this.toks.length) {
-      const t = this.toks[this.p]!;
-      if (t.text === ';' || (t.lineStart && isStatementStart(t))) return;
-      if (t.text === '(') this.skipParens();
-      else this.p++;
-    }
-  }
-  /** Skip to the end of the batch: the next `go` that starts a line (trigger and procedure bodies). */
-  private skipBatch(): void {
-    this.p++;
-    while (this.p < this.toks.length && !(this.toks[this.p]!.upper === 'GO' && this.toks[this.p]!.lineStart)) this.p++;
   }
 
   // ---- statements --------------------------------------------------------------------------------

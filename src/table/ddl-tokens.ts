@@ -1,0 +1,109 @@
+/**
+ * The DDL reader's moves over the token list (src/table/ddl.ts reads the statements): look ahead, match a
+ * word, fail at a token with its line and column, read names and lists, skip parentheses, expressions,
+ * statements and batches.
+ */
+import { DdlError, isStatementStart, type Token } from './ddl-script.js';
+
+export class DdlTokens {
+  protected p = 0;
+
+  constructor(protected readonly toks: Token[]) {}
+
+  // ---- tokens ------------------------------------------------------------------------------------
+
+  protected peek(k = 0): Token | undefined {
+    return this.toks[this.p + k];
+  }
+  protected isWord(w: string, k = 0): boolean {
+    return this.peek(k)?.upper === w;
+  }
+  protected fail(msg: string, t: Token | undefined = this.peek()): never {
+    const last = this.toks[this.toks.length - 1];
+    const pos = t ?? (last ? { line: last.line, column: last.column + last.text.length } : { line: 1, column: 1 });
+    throw new DdlError(msg, pos.line, pos.column);
+  }
+  protected found(t: Token | undefined = this.peek()): string {
+    return t ? `"${t.text}"` : 'end of DDL';
+  }
+  protected expect(w: string): Token {
+    const t = this.peek();
+    if (!t || t.upper !== w) this.fail(`expected ${w}, found ${this.found(t)}`);
+    this.p++;
+    return t!;
+  }
+  /** A name, possibly qualified (db.owner.name): the last part, and the parts before it. */
+  protected qualifiedName(): { name: string; qualifiers: string[] } {
+    const t = this.peek();
+    if (!t || t.kind !== 'word') this.fail(`expected a name, found ${this.found(t)}`);
+    this.p++;
+    const parts = [t!.text];
+    while (this.peek()?.text === '.' && (this.peek(1)?.kind === 'word' || this.peek(1)?.text === '.')) {
+      // db..name: the owner left out.
+      if (this.peek(1)?.text === '.') {
+        parts.push('');
+        this.p++;
+        continue;
+      }
+      parts.push(this.peek(1)!.text);
+      this.p += 2;
+    }
+    return { name: parts[parts.length - 1]!, qualifiers: parts.slice(0, -1) };
+  }
+  protected name(): string {
+    return this.qualifiedName().name;
+  }
+  protected nameList(tokens?: Token[]): string[] {
+    this.expect('(');
+    const names: string[] = [];
+    for (;;) {
+      tokens?.push(this.peek()!);
+      names.push(this.name());
+      while (this.isWord('ASC') || this.isWord('DESC')) this.p++;
+      if (this.peek()?.text === ',') {
+        this.p++;
+        continue;
+      }
+      this.expect(')');
+      return names;
+    }
+  }
+  /** Skip a parenthesised group starting at the current `(`. */
+  protected skipParens(): void {
+    let depth = 0;
+    do {
+      if (this.peek()!.text === '(') depth++;
+      if (this.peek()!.text === ')') depth--;
+      this.p++;
+    } while (depth > 0 && this.p < this.toks.length);
+  }
+  /** Skip a balanced expression until a `,` or `)` at depth 0. */
+  protected skipExpr(): void {
+    let depth = 0;
+    while (this.p < this.toks.length) {
+      const t = this.toks[this.p]!;
+      if (depth === 0 && (t.text === ',' || t.text === ')')) return;
+      if (t.text === '(') depth++;
+      if (t.text === ')') depth--;
+      this.p++;
+    }
+  }
+  /** Skip to the end of a statement: `;`, a `go`, or the next line that starts a statement. */
+  protected skipStatement(): void {
+    this.p++;
+    this.skipRestOfStatement();
+  }
+  protected skipRestOfStatement(): void {
+    while (this.p < this.toks.length) {
+      const t = this.toks[this.p]!;
+      if (t.text === ';' || (t.lineStart && isStatementStart(t))) return;
+      if (t.text === '(') this.skipParens();
+      else this.p++;
+    }
+  }
+  /** Skip to the end of the batch: the next `go` that starts a line (trigger and procedure bodies). */
+  protected skipBatch(): void {
+    this.p++;
+    while (this.p < this.toks.length && !(this.toks[this.p]!.upper === 'GO' && this.toks[this.p]!.lineStart)) this.p++;
+  }
+}

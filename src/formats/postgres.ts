@@ -358,6 +358,33 @@ function pgNeedsToastTable(table: TableDef, types: PgType[], storage: Uint8Array
   return maxalign(PG_HEAP_TUPLE_HEADER_BYTES + ((types.length + 7) >> 3)) + maxalign(data) > pgToastThreshold(engine.page_size);
 }
 
+/**
+ * The row-format facts as one literal, every field named (not spread from `info`): a spread object's map
+ * changes after a few layouts (V8's slack tracking), and every run's hot paths would then see a new map
+ * (test/object-shapes.test.ts).
+ */
+function pgLayoutInfo(info: PgToastInfo, types: PgType[], prefixCols: number, prefixOff: number, pageBytes: number): PgLayoutInfo {
+  return {
+    natts: info.natts,
+    kind: info.kind,
+    bytes: info.bytes,
+    align: info.align,
+    varIndex: info.varIndex,
+    storage: info.storage,
+    toastThreshold: info.toastThreshold,
+    toastTarget: info.toastTarget,
+    toastTargetMain: info.toastTargetMain,
+    hasToastRelation: info.hasToastRelation,
+    compression: info.compression,
+    types,
+    prefixCols,
+    prefixOff,
+    toaster: new PgToaster(info),
+    toastIndexTarget: pgToastIndexTarget(pageBytes),
+    compressedBytes: undefined,
+  };
+}
+
 export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
   const bpc = pgBytesPerChar(engine);
   const types = table.columns.map((c) => pgType(c.type, bpc));
@@ -385,15 +412,7 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
     prefixOff = pgPlaceValue(prefixOff, info.kind[prefixCols]!, info.align[prefixCols]!, info.bytes[prefixCols]!);
     prefixCols++;
   }
-  const pg: PgLayoutInfo = {
-    ...info,
-    types,
-    prefixCols,
-    prefixOff,
-    toaster: new PgToaster(info),
-    toastIndexTarget: pgToastIndexTarget(engine.page_size),
-    compressedBytes: undefined,
-  };
+  const pg = pgLayoutInfo(info, types, prefixCols, prefixOff, engine.page_size);
   // index_form_tuple compresses a key value over TOAST_INDEX_TARGET of an extended or main column with
   // the default compression (toast_compress_datum) where that makes it smaller [indextuple.c]: by the
   // row's compressibility, which the run binds.

@@ -6,7 +6,7 @@
  * (StorageFormat.rebuild, estimateAlternatives). Pure.
  */
 import { getFormat } from '../formats/registry.js';
-import { groupedNumber } from '../util/numbers.js';
+import { binarySize as sizeText, groupedNumber } from '../util/numbers.js';
 import type { ReserveKnob } from './knob.js';
 import type { EstimateConfig, FormatEstimate } from './types.js';
 
@@ -25,11 +25,6 @@ export interface RebuildSpace {
 export interface Advice {
   rebuild?: RebuildSpace;
   alternatives: string[];
-}
-
-function sizeText(bytes: number): string {
-  const mb = bytes / (1024 * 1024);
-  return mb >= 1024 ? `${(mb / 1024).toFixed(2)} GB` : `${mb.toFixed(1)} MB`;
 }
 
 function rebuildSpace(cfg: EstimateConfig, knob: ReserveKnob, f: FormatEstimate): RebuildSpace | undefined {

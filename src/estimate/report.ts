@@ -9,7 +9,7 @@ import { fmt, mdTable, textTable } from '../report/tables.js';
 import { ROWSIM_VERSION } from '../version.js';
 import type { EstimateConfig } from './types.js';
 import type { CandidateFigures, EstimateOutcome, FormatEstimate } from './estimate.js';
-import { groupedNumber } from '../util/numbers.js';
+import { binarySize as sizeText, groupedNumber } from '../util/numbers.js';
 
 interface CompareRow {
   name: string;
@@ -52,14 +52,6 @@ function compareRows(f: FormatEstimate): CompareRow[] {
     find((c) => c.specials.includes('current')),
   );
   return rows;
-}
-
-/** Bytes as MB or GB (binary units, as sp_spaceused and pg_size_pretty count). */
-function sizeText(bytes: number): string {
-  const abs = Math.abs(bytes);
-  if (abs >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(2)} GB`;
-  if (abs >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
-  return `${(bytes / 1024).toFixed(0)} KB`;
 }
 
 function pageSizeText(bytes: number): string {

@@ -80,3 +80,11 @@ function group(int: string): string {
   for (let i = head; i < int.length; i += 3) out += ',' + int.slice(i, i + 3);
   return out;
 }
+
+/** Bytes as KB, MB or GB (binary units, as sp_spaceused and pg_size_pretty count). */
+export function binarySize(bytes: number): string {
+  const abs = Math.abs(bytes);
+  if (abs >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(2)} GB`;
+  if (abs >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+  return `${(bytes / 1024).toFixed(0)} KB`;
+}

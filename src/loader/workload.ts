@@ -8,8 +8,19 @@ import { z } from 'zod';
 import { isBinaryType, isCharacterType, isLobType, parseType, SchemaError } from '../config/column-types.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
-import { FREQUENCY_RE, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, type DistInput } from '../config/schema.js';
-import type { Dist, KeyOrder, Order, PhaseSpec, PredicateSpec, SetSpec, TableDef, ValueDomain, ValueSpec } from '../config/spec.js';
+import { FREQUENCY_RE, ORDER_RE, PHASE_KINDS, TRANSACTION_RE, PHASE_SCHEMAS, type PhaseKind, type DistInput } from '../config/schema.js';
+import type {
+  Dist,
+  KeyOrder,
+  Order,
+  PhaseSpec,
+  PredicateSpec,
+  SetSpec,
+  TableDef,
+  TransactionScope,
+  ValueDomain,
+  ValueSpec,
+} from '../config/spec.js';
 import { Problems, zodCheck } from './problems.js';
 
 /** `engine:`: the format, one of the registry's, the settings every format may read and those the formats declare (docs/config.md). */
@@ -46,7 +57,23 @@ function resolveInsert(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
       ...(spec.compressibility ? { compressibility: spec.compressibility } : {}),
     };
   }
-  return { op: 'insert', rows: v.rows, values };
+  return { op: 'insert', rows: v.rows, values, ...transactionOf(v, path, ctx.P) };
+}
+
+/** `transaction:` (statement, row, batch(N)) and `rollback:` of a phase that changes rows. */
+function transactionOf(
+  v: { transaction?: string; rollback?: boolean },
+  path: KeyPath,
+  P: Problems,
+): { transaction: TransactionScope; rollback: boolean } {
+  const m = TRANSACTION_RE.exec(v.transaction ?? 'statement')!;
+  let transaction: TransactionScope = m[1] === 'row' ? 'row' : 'statement';
+  if (m[2] !== undefined) {
+    const n = Number(m[2]);
+    if (n < 1) P.add([...path, 'transaction'], `expected batch(N) with N ≥ 1 rows a transaction, found ${v.transaction}`);
+    else transaction = n === 1 ? 'row' : { batch: n };
+  }
+  return { transaction, rollback: v.rollback ?? false };
 }
 
 /** `distinct`, `frequency` and `order` of a column's values (absent: undefined); frequency needs distinct. */
@@ -71,7 +98,7 @@ function resolveDomain(
 /** One column's change in `set:`: changed, a new length, a growth, or a NULL share. */
 function resolveSet(
   name: string,
-  s: Exclude<z.infer<typeof PHASE_SCHEMAS.update>['set'][string], 'changed'>,
+  s: Exclude<z.infer<typeof PHASE_SCHEMAS.update>['set'][string], 'changed' | 'same'>,
   where: KeyPath,
   ctx: PhaseContext,
 ): SetSpec | undefined {
@@ -112,10 +139,11 @@ function resolveUpdate(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
   for (const [name, s] of Object.entries(v.set)) {
     const where = [...path, 'set', name];
     if (!ctx.checkColumn(name, where)) continue;
-    const change = s === 'changed' ? ({ kind: 'changed' } as const) : resolveSet(name, s, where, ctx);
+    const change =
+      s === 'changed' ? ({ kind: 'changed' } as const) : s === 'same' ? ({ kind: 'same' } as const) : resolveSet(name, s, where, ctx);
     if (change) set[name] = change;
   }
-  return { op: 'update', rows: v.rows, order: resolveOrder(v.order ?? 'random'), transaction: v.transaction ?? 'statement', set };
+  return { op: 'update', rows: v.rows, order: resolveOrder(v.order ?? 'random'), ...transactionOf(v, path, ctx.P), set };
 }
 
 /** The index a select names (or the table's only index), checked against the table. */
@@ -220,12 +248,15 @@ const PHASE_RESOLVERS: Record<PhaseKind, PhaseResolver> = {
   update: resolveUpdate,
   delete: (body, path, ctx) => {
     const v = zodCheck(PHASE_SCHEMAS.delete, body, path, ctx.P);
-    return v && { op: 'delete', rows: v.rows, order: resolveOrder(v.order ?? 'random'), transaction: v.transaction ?? 'statement' };
+    return v && { op: 'delete', rows: v.rows, order: resolveOrder(v.order ?? 'random'), ...transactionOf(v, path, ctx.P) };
   },
   reorg: (body, path, ctx) => {
     const v = zodCheck(PHASE_SCHEMAS.reorg, body, path, ctx.P);
     return v && { op: 'reorg', kind: v };
   },
+  open_snapshot: (body, path, ctx) => (zodCheck(PHASE_SCHEMAS.open_snapshot, body, path, ctx.P) === null ? { op: 'snapshot', action: 'open' } : undefined),
+  close_snapshot: (body, path, ctx) =>
+    zodCheck(PHASE_SCHEMAS.close_snapshot, body, path, ctx.P) === null ? { op: 'snapshot', action: 'close' } : undefined,
   vacuum: (body, path, ctx) => {
     const v = zodCheck(PHASE_SCHEMAS.vacuum, body, path, ctx.P);
     return v === undefined ? undefined : { op: 'reorg', kind: v?.full ? 'rebuild' : 'vacuum' };
@@ -288,7 +319,25 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
     const phase = PHASE_RESOLVERS[kind as PhaseKind]((item as Record<string, unknown>)[kind], [...at, kind], ctx);
     if (phase) phases.push(phase);
   });
+  checkSnapshots(phases, raw, P);
   return P.list.length === before ? phases : undefined;
+}
+
+/** At most one snapshot held at a time, and a close only after an open. */
+function checkSnapshots(phases: PhaseSpec[], raw: unknown[], P: Problems): void {
+  let open = -1;
+  let k = 0;
+  raw.forEach((item, i) => {
+    const kind = item && typeof item === 'object' ? Object.keys(item)[0] : undefined;
+    if (kind !== 'open_snapshot' && kind !== 'close_snapshot') return;
+    k++;
+    if (kind === 'open_snapshot' && open >= 0)
+      P.add(['workload', i, kind], `expected one snapshot held at a time (close_snapshot first), found a second open_snapshot after phase ${open + 1}`);
+    else if (kind === 'close_snapshot' && open < 0) P.add(['workload', i, kind], 'expected close_snapshot after an open_snapshot, found none open');
+    open = kind === 'open_snapshot' ? i : -1;
+  });
+  void phases;
+  void k;
 }
 
 function resolveOrder(text: string): Order {

@@ -21,7 +21,7 @@
  * Everything lives in a scratch schema of its own (scratch.ts), dropped when the check ends, failed or
  * not. A statement the server refuses ends the check with a PgServerError naming the phase and the row.
  */
-import type pg from 'pg';
+import pg from 'pg';
 import type { Dist, PhaseSpec, StorageSpec } from '../config/spec.js';
 import { pgLayout, postgresHeap } from '../formats/postgres.js';
 import { metric } from '../heap/metrics.js';
@@ -217,9 +217,14 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
     const stream = new ValueStream(cols, spec.seed, totals, rows, minCaps);
     const label = options.label ?? 'base';
     const replay = { spec, schema: scratch.name, ops, cols, locator, stream, rows, version, major, notes, stattuple, emptyToast, label };
-    const result = await new Replay(client, replay).run();
-    failed = false;
-    return result;
+    const r = new Replay(client, replay);
+    try {
+      const result = await r.run();
+      failed = false;
+      return result;
+    } finally {
+      await r.releaseSnapshot();
+    }
   } finally {
     await dropScratch(client, scratch, failed, options.onSchema);
   }
@@ -267,6 +272,27 @@ interface ReplayPlan {
 
 type OpOf<K extends Op['k']> = Extract<Op, { k: K }>;
 
+type RowWrite = Extract<PhaseSpec, { op: 'insert' | 'update' | 'delete' }>;
+function isRowWrite(p: PhaseSpec): p is RowWrite {
+  return p.op === 'insert' || p.op === 'update' || p.op === 'delete';
+}
+
+/** The columns an update phase sets to their own value (`same`), by position. */
+function sameColumnsOf(p: Extract<PhaseSpec, { op: 'update' }>, cols: ColumnSql[]): number[] {
+  return Object.entries(p.set)
+    .filter(([, v]) => v.kind === 'same')
+    .map(([name]) => cols.findIndex((c) => c.name.toLowerCase() === name.toLowerCase()));
+}
+
+/** A second session of the same server, database and role (the session that holds a snapshot). */
+async function secondSession(client: pg.Client): Promise<pg.Client> {
+  const cp = (client as unknown as { connectionParameters: pg.ClientConfig }).connectionParameters;
+  const other = new pg.Client({ host: cp.host, port: cp.port, user: cp.user, database: cp.database, password: cp.password });
+  other.on('error', () => undefined);
+  await other.connect();
+  return other;
+}
+
 /** The block and offset of a ctid '(block,offset)'. */
 function ctidParts(ctid: string): [number, number] {
   const m = /^\((\d+),(\d+)\)$/.exec(ctid)!;
@@ -312,6 +338,15 @@ class Replay {
   /** Phases at whose start or end another session of the database held a snapshot, and those sessions. */
   private readonly heldBack = new Set<number>();
   private readonly holders = new Set<number>();
+  /** The session holding the config's snapshot (open_snapshot … close_snapshot), and its backend. */
+  private holder: pg.Client | null = null;
+  private holderPid = -1;
+  /** The phase's transactions end in ROLLBACK: how to put back what the replay knows of each row the open one changed. */
+  private rollingBack = false;
+  private undo: (() => void)[] = [];
+  private readonly undoRows = new Set<number>();
+  /** Columns the update phase writes back unchanged (`same`). */
+  private sameColumns: number[] = [];
 
   constructor(
     private readonly client: pg.Client,
@@ -387,7 +422,12 @@ class Replay {
       case 'phase':
         this.phaseKind = op.phase;
         this.phaseIndex = op.index;
-        this.perRow = (op.phase.op === 'update' || op.phase.op === 'delete') && op.phase.transaction === 'row';
+        // A row a transaction in autocommit; a transaction that ends in ROLLBACK is opened with BEGIN.
+        this.perRow = isRowWrite(op.phase) && op.phase.transaction === 'row' && !op.phase.rollback;
+        this.rollingBack = isRowWrite(op.phase) && op.phase.rollback;
+        this.undoRows.clear();
+        this.sameColumns = op.phase.op === 'update' ? sameColumnsOf(op.phase, this.plan.cols) : [];
+        if (op.phase.op === 'snapshot') await this.snapshot(op.phase.action);
         await this.lookForSnapshots();
         if (op.phase.op === 'select') await this.startSelect(op.phase);
         return;
@@ -398,7 +438,10 @@ class Replay {
       case 'delete':
         return this.delete(op);
       case 'commit':
+        this.undo = [];
         return this.commit();
+      case 'rollback':
+        return this.rollback();
       case 'reorg':
         return this.reorg(op);
       case 'read':
@@ -422,6 +465,7 @@ class Replay {
     } catch (err) {
       throw PgServerError.from(err, this.place('looking for other sessions')) ?? err;
     }
+    pids = pids.filter((p) => p !== this.holderPid);
     if (pids.length === 0) return;
     this.heldBack.add(this.phaseIndex);
     for (const p of pids) this.holders.add(p);
@@ -471,6 +515,7 @@ class Replay {
 
   private async insert(op: OpOf<'insert'>): Promise<void> {
     await this.begin();
+    this.noteRow(op.row);
     const values = this.plan.stream.insert(op);
     this.keyOf.set(
       op.row,
@@ -492,10 +537,13 @@ class Replay {
 
   private async update(op: OpOf<'update'>): Promise<void> {
     await this.begin();
+    this.noteRow(op.row);
     const params: SqlValue[] = [];
     const cond = this.where(op.row, params);
     const { values } = this.plan.stream.update(op);
     const key = this.keyOf.get(op.row)!;
+    // `same`: the row's own value written back (SET c = c).
+    const same = this.sameColumns.map((ci) => `${this.plan.cols[ci]!.ident} = ${this.plan.cols[ci]!.ident}`);
     const sets = op.cols.map((c, j) => {
       params.push(values[j]!);
       const k = this.plan.locator.indexOf(c.index);
@@ -505,7 +553,7 @@ class Replay {
       return `${this.plan.cols[c.index]!.ident} = $${params.length}`;
     });
     const r = await this.q(
-      `UPDATE ${this.table} SET ${sets.join(', ')} WHERE ${cond} RETURNING ctid`,
+      `UPDATE ${this.table} SET ${[...sets, ...same].join(', ')} WHERE ${cond} RETURNING ctid`,
       params,
       `row ${op.row} (its UPDATE)`,
     );
@@ -517,6 +565,7 @@ class Replay {
 
   private async delete(op: OpOf<'delete'>): Promise<void> {
     await this.begin();
+    this.noteRow(op.row);
     const params: SqlValue[] = [];
     const r = await this.q(`DELETE FROM ${this.table} WHERE ${this.where(op.row, params)}`, params, `row ${op.row} (its DELETE)`);
     this.expectOne(r, 'DELETE', op.row);
@@ -529,6 +578,65 @@ class Replay {
     if (!this.inTxn) return;
     await this.q('COMMIT', undefined, 'its COMMIT');
     this.inTxn = false;
+  }
+
+  /** A transaction that ends in ROLLBACK: what the replay knows of a row (its key, values, place) before the transaction changes it. */
+  private noteRow(row: number): void {
+    if (!this.rollingBack || this.undoRows.has(row)) return;
+    this.undoRows.add(row);
+    const key = this.keyOf.get(row);
+    const kept = key ? [...key] : undefined;
+    const tracked = [...this.tracked].map(([ci, of]) => [ci, of[row]] as const);
+    const [block, offset] = [this.blockOf[row]!, this.offsetOf[row]!];
+    const stream = this.plan.stream.saveRow(row);
+    this.undo.push(() => {
+      const had = this.keyOf.has(row);
+      if (kept) {
+        if (!had) this.liveRows++;
+        this.keyOf.set(row, kept);
+      } else if (had) {
+        this.keyOf.delete(row);
+        this.liveRows--;
+      }
+      for (const [ci, v] of tracked) this.tracked.get(ci)![row] = v!;
+      this.blockOf[row] = block;
+      this.offsetOf[row] = offset;
+      stream();
+    });
+  }
+
+  /** ROLLBACK of the open transaction: the rows as they were before it. */
+  private async rollback(): Promise<void> {
+    await this.flushInserts();
+    for (const f of this.undo.reverse()) f();
+    this.undo = [];
+    this.undoRows.clear();
+    if (!this.inTxn) return;
+    await this.q('ROLLBACK', undefined, 'its ROLLBACK');
+    this.inTxn = false;
+  }
+
+  /**
+   * open_snapshot: a second session opens a REPEATABLE READ transaction and takes its snapshot (SELECT 1:
+   * the first statement takes it; no table is read, so nothing is pruned); close_snapshot commits it.
+   */
+  private async snapshot(action: 'open' | 'close'): Promise<void> {
+    if (action === 'open') {
+      const holder = await secondSession(this.client);
+      this.holder = holder;
+      await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await holder.query('SELECT 1');
+      this.holderPid = Number((await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+    } else await this.releaseSnapshot();
+  }
+
+  async releaseSnapshot(): Promise<void> {
+    const holder = this.holder;
+    if (!holder) return;
+    this.holder = null;
+    this.holderPid = -1;
+    await holder.query('COMMIT').catch(() => undefined);
+    await holder.end().catch(() => undefined);
   }
 
   private async reorg(op: OpOf<'reorg'>): Promise<void> {

@@ -67,6 +67,9 @@ class WorkloadRun extends RunState {
         return selectPhase(this, phase, index);
       case 'read_lob':
         return readLobPhase(this, phase, index);
+      case 'snapshot':
+        this.holdSnapshot(phase.action === 'open');
+        return { affected: 0, label: phase.action === 'open' ? 'open a snapshot (another session)' : 'close the snapshot' };
     }
   }
 

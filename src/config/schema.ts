@@ -179,7 +179,17 @@ const vacuumSchema = z.union([z.null(), z.strictObject({ full: z.boolean().optio
 /** `open_snapshot:` and `close_snapshot:` (a session holding a snapshot across phases): empty. */
 const snapshotSchema = z.null();
 
-export const PHASE_KINDS = ['insert', 'update', 'delete', 'reorg', 'vacuum', 'select', 'read_lob', 'open_snapshot', 'close_snapshot'] as const;
+export const PHASE_KINDS = [
+  'insert',
+  'update',
+  'delete',
+  'reorg',
+  'vacuum',
+  'select',
+  'read_lob',
+  'open_snapshot',
+  'close_snapshot',
+] as const;
 export type PhaseKind = (typeof PHASE_KINDS)[number];
 export const PHASE_SCHEMAS = {
   insert: insertSchema,

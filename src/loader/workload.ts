@@ -254,7 +254,8 @@ const PHASE_RESOLVERS: Record<PhaseKind, PhaseResolver> = {
     const v = zodCheck(PHASE_SCHEMAS.reorg, body, path, ctx.P);
     return v && { op: 'reorg', kind: v };
   },
-  open_snapshot: (body, path, ctx) => (zodCheck(PHASE_SCHEMAS.open_snapshot, body, path, ctx.P) === null ? { op: 'snapshot', action: 'open' } : undefined),
+  open_snapshot: (body, path, ctx) =>
+    zodCheck(PHASE_SCHEMAS.open_snapshot, body, path, ctx.P) === null ? { op: 'snapshot', action: 'open' } : undefined,
   close_snapshot: (body, path, ctx) =>
     zodCheck(PHASE_SCHEMAS.close_snapshot, body, path, ctx.P) === null ? { op: 'snapshot', action: 'close' } : undefined,
   vacuum: (body, path, ctx) => {
@@ -332,8 +333,12 @@ function checkSnapshots(phases: PhaseSpec[], raw: unknown[], P: Problems): void 
     if (kind !== 'open_snapshot' && kind !== 'close_snapshot') return;
     k++;
     if (kind === 'open_snapshot' && open >= 0)
-      P.add(['workload', i, kind], `expected one snapshot held at a time (close_snapshot first), found a second open_snapshot after phase ${open + 1}`);
-    else if (kind === 'close_snapshot' && open < 0) P.add(['workload', i, kind], 'expected close_snapshot after an open_snapshot, found none open');
+      P.add(
+        ['workload', i, kind],
+        `expected one snapshot held at a time (close_snapshot first), found a second open_snapshot after phase ${open + 1}`,
+      );
+    else if (kind === 'close_snapshot' && open < 0)
+      P.add(['workload', i, kind], 'expected close_snapshot after an open_snapshot, found none open');
     open = kind === 'open_snapshot' ? i : -1;
   });
   void phases;

@@ -21,7 +21,7 @@
  * Everything lives in a scratch schema of its own (scratch.ts), dropped when the check ends, failed or
  * not. A statement the server refuses ends the check with a PgServerError naming the phase and the row.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { Dist, PhaseSpec, StorageSpec } from '../config/spec.js';
 import { pgLayout, postgresHeap } from '../formats/postgres.js';
 import { metric } from '../heap/metrics.js';
@@ -38,6 +38,8 @@ import {
 } from './observe.js';
 import { auditValues, checkAudit, checkReads, numberValues, recordRun, ValueStream, type Op } from './plan.js';
 import { ScratchSchema } from './scratch.js';
+import { diffs, type Comparison, type PgCheckResult, type PlanCheck } from './result.js';
+import { createIndexSql, formReplayNotes, isRowWrite, RowUndo, sameColumnsOf, SnapshotHolder } from './forms.js';
 import { createScratch, query, serverFacts } from './setup.js';
 import {
   keyColumnOf,
@@ -55,53 +57,11 @@ import { groupedNumber } from '../util/numbers.js';
 
 export { PgCheckError, PgServerError };
 
-export interface Comparison {
-  phase: number;
-  label: string;
-  metric: string;
-  /** null: the model does not predict it ("not modelled"). */
-  predicted: number | null;
-  /** null: not observed (the server cannot say: a PostgreSQL version without the column, no pgstattuple). */
-  observed: number | null;
-  /** observed − predicted; null when either is missing. */
-  diff: number | null;
-  /** (observed − predicted) / observed × 100, rounded to 0.01; null when either is missing or observed is 0. */
-  diff_pct: number | null;
-}
-
-/** A select phase's plan: the simulation's beside the server's (EXPLAIN of the phase's first statement). */
-export interface PlanCheck {
-  phase: number;
-  label: string;
-  /** The statement explained, its parameters as $n. */
-  statement: string;
-  predicted: string;
-  observed: string;
-  agree: boolean;
-}
-
-export interface PgCheckResult {
-  label: string;
-  /** The table of this storage point and its settings, as checked. */
-  table: string;
-  settings: string;
-  server_version: string;
-  notes: string[];
-  comparisons: Comparison[];
-  /** Select phases: the simulation's plan and the server's. */
-  plans: PlanCheck[];
-}
+export type { Comparison, PgCheckResult, PlanCheck };
 
 /** Rows per multi-row INSERT statement (fewer for wide tables: at most 65,535 parameters a statement). */
 const INSERT_BATCH_ROWS = 200;
 const MAX_PARAMS = 65_535;
-
-function diffs(predicted: number | null, observed: number | null): { diff: number | null; diff_pct: number | null } {
-  if (predicted === null || observed === null) return { diff: null, diff_pct: null };
-  const diff = observed - predicted;
-  if (observed === 0) return { diff, diff_pct: predicted === 0 ? 0 : null };
-  return { diff, diff_pct: Math.round((diff / observed) * 10000) / 100 };
-}
 
 interface PgCheckOptions {
   /** The scratch schema is named <prefix>_<12 random hex> (default rowsim_check). */
@@ -169,7 +129,7 @@ export function planCheck(spec: StorageSpec): CheckPlan {
   const audit = auditValues(new ValueStream(cols, spec.seed, totals, rows, minCaps), ops);
   const notes = checkAudit(spec.table, cols, audit, locator, needLocator);
   checkReads(spec, cols, audit);
-  notes.push(...longValueNotes(spec));
+  notes.push(...longValueNotes(spec), ...formReplayNotes(spec.table, spec.workload));
   return { cols, ops, totals, rows, minCaps, locator, notes };
 }
 
@@ -272,27 +232,6 @@ interface ReplayPlan {
 
 type OpOf<K extends Op['k']> = Extract<Op, { k: K }>;
 
-type RowWrite = Extract<PhaseSpec, { op: 'insert' | 'update' | 'delete' }>;
-function isRowWrite(p: PhaseSpec): p is RowWrite {
-  return p.op === 'insert' || p.op === 'update' || p.op === 'delete';
-}
-
-/** The columns an update phase sets to their own value (`same`), by position. */
-function sameColumnsOf(p: Extract<PhaseSpec, { op: 'update' }>, cols: ColumnSql[]): number[] {
-  return Object.entries(p.set)
-    .filter(([, v]) => v.kind === 'same')
-    .map(([name]) => cols.findIndex((c) => c.name.toLowerCase() === name.toLowerCase()));
-}
-
-/** A second session of the same server, database and role (the session that holds a snapshot). */
-async function secondSession(client: pg.Client): Promise<pg.Client> {
-  const cp = (client as unknown as { connectionParameters: pg.ClientConfig }).connectionParameters;
-  const other = new pg.Client({ host: cp.host, port: cp.port, user: cp.user, database: cp.database, password: cp.password });
-  other.on('error', () => undefined);
-  await other.connect();
-  return other;
-}
-
 /** The block and offset of a ctid '(block,offset)'. */
 function ctidParts(ctid: string): [number, number] {
   const m = /^\((\d+),(\d+)\)$/.exec(ctid)!;
@@ -338,13 +277,16 @@ class Replay {
   /** Phases at whose start or end another session of the database held a snapshot, and those sessions. */
   private readonly heldBack = new Set<number>();
   private readonly holders = new Set<number>();
-  /** The session holding the config's snapshot (open_snapshot … close_snapshot), and its backend. */
-  private holder: pg.Client | null = null;
-  private holderPid = -1;
+  /** The session holding the config's snapshot (open_snapshot … close_snapshot). */
+  private readonly holder = new SnapshotHolder();
   /** The phase's transactions end in ROLLBACK: how to put back what the replay knows of each row the open one changed. */
-  private rollingBack = false;
-  private undo: (() => void)[] = [];
-  private readonly undoRows = new Set<number>();
+  private readonly undo = new RowUndo({
+    keyOf: this.keyOf,
+    tracked: this.tracked,
+    rowPlace: () => [this.blockOf, this.offsetOf],
+    stream: () => this.plan.stream,
+    addLive: (d) => (this.liveRows += d),
+  });
   /** Columns the update phase writes back unchanged (`same`). */
   private sameColumns: number[] = [];
 
@@ -394,6 +336,8 @@ class Replay {
       `SET default_toast_compression = ${spec.engine.default_toast_compression}`,
     ])
       await this.q(s);
+    // when: before_load: the indexes on the empty table, before the first phase.
+    if (spec.table.indexes[0]?.when === 'before_load') await this.buildIndexes(Infinity);
     for (const op of this.plan.ops) await this.apply(op);
     if (this.plan.major < 16)
       notes.push(
@@ -424,10 +368,13 @@ class Replay {
         this.phaseIndex = op.index;
         // A row a transaction in autocommit; a transaction that ends in ROLLBACK is opened with BEGIN.
         this.perRow = isRowWrite(op.phase) && op.phase.transaction === 'row' && !op.phase.rollback;
-        this.rollingBack = isRowWrite(op.phase) && op.phase.rollback;
-        this.undoRows.clear();
+        this.undo.start(isRowWrite(op.phase) && op.phase.rollback);
         this.sameColumns = op.phase.op === 'update' ? sameColumnsOf(op.phase, this.plan.cols) : [];
-        if (op.phase.op === 'snapshot') await this.snapshot(op.phase.action);
+        // open_snapshot, close_snapshot: the second session's snapshot (forms.ts SnapshotHolder).
+        if (op.phase.op === 'snapshot')
+          await this.holder.apply(op.phase.action, this.client).catch((err: unknown) => {
+            throw PgServerError.from(err, this.place(`the session that holds the snapshot (${op.phase.op})`)) ?? err;
+          });
         await this.lookForSnapshots();
         if (op.phase.op === 'select') await this.startSelect(op.phase);
         return;
@@ -438,7 +385,7 @@ class Replay {
       case 'delete':
         return this.delete(op);
       case 'commit':
-        this.undo = [];
+        this.undo.clear();
         return this.commit();
       case 'rollback':
         return this.rollback();
@@ -451,7 +398,7 @@ class Replay {
       case 'end':
         await this.commit();
         if (this.select) await this.endSelect(op);
-        await this.buildIndexes(op);
+        await this.buildIndexes(op.result.metrics.rows ?? 0);
         await this.lookForSnapshots();
         return this.compare(op);
     }
@@ -465,7 +412,7 @@ class Replay {
     } catch (err) {
       throw PgServerError.from(err, this.place('looking for other sessions')) ?? err;
     }
-    pids = pids.filter((p) => p !== this.holderPid);
+    pids = pids.filter((p) => p !== this.holder.pid);
     if (pids.length === 0) return;
     this.heldBack.add(this.phaseIndex);
     for (const p of pids) this.holders.add(p);
@@ -515,7 +462,7 @@ class Replay {
 
   private async insert(op: OpOf<'insert'>): Promise<void> {
     await this.begin();
-    this.noteRow(op.row);
+    this.undo.note(op.row);
     const values = this.plan.stream.insert(op);
     this.keyOf.set(
       op.row,
@@ -537,7 +484,7 @@ class Replay {
 
   private async update(op: OpOf<'update'>): Promise<void> {
     await this.begin();
-    this.noteRow(op.row);
+    this.undo.note(op.row);
     const params: SqlValue[] = [];
     const cond = this.where(op.row, params);
     const { values } = this.plan.stream.update(op);
@@ -565,7 +512,7 @@ class Replay {
 
   private async delete(op: OpOf<'delete'>): Promise<void> {
     await this.begin();
-    this.noteRow(op.row);
+    this.undo.note(op.row);
     const params: SqlValue[] = [];
     const r = await this.q(`DELETE FROM ${this.table} WHERE ${this.where(op.row, params)}`, params, `row ${op.row} (its DELETE)`);
     this.expectOne(r, 'DELETE', op.row);
@@ -580,63 +527,17 @@ class Replay {
     this.inTxn = false;
   }
 
-  /** A transaction that ends in ROLLBACK: what the replay knows of a row (its key, values, place) before the transaction changes it. */
-  private noteRow(row: number): void {
-    if (!this.rollingBack || this.undoRows.has(row)) return;
-    this.undoRows.add(row);
-    const key = this.keyOf.get(row);
-    const kept = key ? [...key] : undefined;
-    const tracked = [...this.tracked].map(([ci, of]) => [ci, of[row]] as const);
-    const [block, offset] = [this.blockOf[row]!, this.offsetOf[row]!];
-    const stream = this.plan.stream.saveRow(row);
-    this.undo.push(() => {
-      const had = this.keyOf.has(row);
-      if (kept) {
-        if (!had) this.liveRows++;
-        this.keyOf.set(row, kept);
-      } else if (had) {
-        this.keyOf.delete(row);
-        this.liveRows--;
-      }
-      for (const [ci, v] of tracked) this.tracked.get(ci)![row] = v!;
-      this.blockOf[row] = block;
-      this.offsetOf[row] = offset;
-      stream();
-    });
-  }
-
   /** ROLLBACK of the open transaction: the rows as they were before it. */
   private async rollback(): Promise<void> {
     await this.flushInserts();
-    for (const f of this.undo.reverse()) f();
-    this.undo = [];
-    this.undoRows.clear();
+    this.undo.rollback();
     if (!this.inTxn) return;
     await this.q('ROLLBACK', undefined, 'its ROLLBACK');
     this.inTxn = false;
   }
 
-  /**
-   * open_snapshot: a second session opens a REPEATABLE READ transaction and takes its snapshot (SELECT 1:
-   * the first statement takes it; no table is read, so nothing is pruned); close_snapshot commits it.
-   */
-  private async snapshot(action: 'open' | 'close'): Promise<void> {
-    if (action === 'open') {
-      const holder = await secondSession(this.client);
-      this.holder = holder;
-      await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-      await holder.query('SELECT 1');
-      this.holderPid = Number((await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
-    } else await this.releaseSnapshot();
-  }
-
-  async releaseSnapshot(): Promise<void> {
-    const holder = this.holder;
-    if (!holder) return;
-    this.holder = null;
-    this.holderPid = -1;
-    await holder.query('COMMIT').catch(() => undefined);
-    await holder.end().catch(() => undefined);
+  releaseSnapshot(): Promise<void> {
+    return this.holder.release();
   }
 
   private async reorg(op: OpOf<'reorg'>): Promise<void> {
@@ -775,22 +676,10 @@ class Replay {
   }
 
   /** The indexes are built once the table has rows (as the simulation builds them after the first insert phase). */
-  private async buildIndexes(op: OpOf<'end'>): Promise<void> {
-    if (this.indexesBuilt || (op.result.metrics.rows ?? 0) === 0) return;
-    const { spec, cols } = this.plan;
-    for (const idx of spec.table.indexes) {
-      const list = idx.columns.map((c) => quoteIdent(cols.find((x) => x.name.toLowerCase() === c.toLowerCase())!.name)).join(', ');
-      const options = [
-        ...(idx.fillfactor !== undefined && idx.fillfactor >= 10 ? [`fillfactor = ${Math.trunc(idx.fillfactor)}`] : []),
-        ...(idx.deduplicate_items === false ? ['deduplicate_items = off'] : []),
-      ];
-      const withOptions = options.length > 0 ? ` WITH (${options.join(', ')})` : '';
-      await this.q(
-        `CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${this.table} (${list})${withOptions}`,
-        undefined,
-        `its CREATE INDEX ${idx.name}`,
-      );
-    }
+  private async buildIndexes(rows: number): Promise<void> {
+    if (this.indexesBuilt || rows === 0) return;
+    for (const idx of this.plan.spec.table.indexes)
+      await this.q(createIndexSql(idx, this.plan.cols, this.table), undefined, `its CREATE INDEX ${idx.name}`);
     this.indexesBuilt = true;
   }
 

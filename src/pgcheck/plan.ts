@@ -388,7 +388,7 @@ export function auditValues(stream: ValueStream, ops: readonly Op[]): ValueAudit
   let undo: (() => void)[] = [];
   const saved = new Set<number>();
   const note = (row: number) => {
-    if (!saved.has(row)) saved.add(row), undo.push(stream.saveRow(row));
+    if (!saved.has(row)) (saved.add(row), undo.push(stream.saveRow(row)));
   };
   for (const op of ops) {
     if (op.k === 'commit' || op.k === 'rollback') {

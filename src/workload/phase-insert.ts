@@ -58,7 +58,10 @@ export function insertPhase(run: RunState, phase: InsertSpec, index: number): Ph
 
 /** What a phase's label says of its transactions, when not one committed transaction. */
 export function transactionLabel(phase: { transaction: TransactionScope; rollback: boolean }): string {
-  const parts = [phase.transaction === 'statement' ? '' : `transaction ${transactionText(phase.transaction)}`, phase.rollback ? 'rolled back' : ''];
+  const parts = [
+    phase.transaction === 'statement' ? '' : `transaction ${transactionText(phase.transaction)}`,
+    phase.rollback ? 'rolled back' : '',
+  ];
   const said = parts.filter(Boolean);
   return said.length ? `, ${said.join(', ')}` : '';
 }

@@ -103,7 +103,10 @@ export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'upda
   const affected = updateBatches(run, u, picker, plain, phase.order.kind !== 'sequential');
   run.endTransactions();
   const cols = Object.entries(phase.set).map(([c, v]) => (v.kind === 'same' ? `${c} = ${c}` : c));
-  return { affected, label: `update ${n} ${n === 1 ? 'row' : 'rows'} (${orderName(phase.order)}, ${cols.join(', ')})${transactionLabel(phase)}` };
+  return {
+    affected,
+    label: `update ${n} ${n === 1 ? 'row' : 'rows'} (${orderName(phase.order)}, ${cols.join(', ')})${transactionLabel(phase)}`,
+  };
 }
 
 /** The values a set draws from, where it names them. */
@@ -161,7 +164,8 @@ function updatePlain(run: RunState, u: UpdateBatch, rows: Int32Array, count: num
 /** One batch of an update phase, with everything the run keeps beside the lengths. Returns the rows changed. */
 function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: number): number {
   const { engine, format, layout, width, indexes, obs, ool, offRow, ncols } = run;
-  const { setColumns, sized, old, info, batched, rolling, keyChanged, limit, keyDraws, newKeys, oldLens, changed, levelSets, oldLevels } = u;
+  const { setColumns, sized, old, info, batched, rolling, keyChanged, limit, keyDraws, newKeys, oldLens, changed, levelSets, oldLevels } =
+    u;
   const lens = run.store.lens;
   const levels = run.store.levels;
   let affected = 0;

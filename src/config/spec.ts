@@ -99,7 +99,7 @@ export type Order = { kind: 'sequential' } | { kind: 'random' } | { kind: 'sprea
 export type TransactionScope = 'statement' | 'row' | { batch: number };
 
 /** Rows a transaction of the scope takes (Infinity: the whole phase). */
-export function rowsPerTransaction(t: TransactionScope): number {
+export function rowsPerTransaction(t: TransactionScope = 'statement'): number {
   return t === 'statement' ? Infinity : t === 'row' ? 1 : t.batch;
 }
 
@@ -123,9 +123,10 @@ export interface PredicateSpec {
 export type LobStoreKind = 'table' | 'derby';
 
 export type PhaseSpec =
-  | { op: 'insert'; rows: Count; values: Record<string, ValueSpec>; transaction: TransactionScope; rollback: boolean }
-  | { op: 'update'; rows: Count; order: Order; transaction: TransactionScope; rollback: boolean; set: Record<string, SetSpec> }
-  | { op: 'delete'; rows: Count; order: Order; transaction: TransactionScope; rollback: boolean }
+  /** `transaction` absent: one for the phase; `rollback` absent: false (COMMIT). */
+  | { op: 'insert'; rows: Count; values: Record<string, ValueSpec>; transaction?: TransactionScope; rollback?: boolean }
+  | { op: 'update'; rows: Count; order: Order; transaction: TransactionScope; rollback?: boolean; set: Record<string, SetSpec> }
+  | { op: 'delete'; rows: Count; order: Order; transaction: TransactionScope; rollback?: boolean }
   /** Another session takes a snapshot (open) and keeps it until a later close: no version it may see is removed. */
   | { op: 'snapshot'; action: 'open' | 'close' }
   | { op: 'reorg'; kind: 'forwarded_rows' | 'rebuild' | 'compact' | 'vacuum' }

@@ -367,8 +367,8 @@ class Replay {
         this.phaseKind = op.phase;
         this.phaseIndex = op.index;
         // A row a transaction in autocommit; a transaction that ends in ROLLBACK is opened with BEGIN.
-        this.perRow = isRowWrite(op.phase) && op.phase.transaction === 'row' && !op.phase.rollback;
-        this.undo.start(isRowWrite(op.phase) && op.phase.rollback);
+        this.perRow = isRowWrite(op.phase) && op.phase.transaction === 'row' && op.phase.rollback !== true;
+        this.undo.start(isRowWrite(op.phase) && op.phase.rollback === true);
         this.sameColumns = op.phase.op === 'update' ? sameColumnsOf(op.phase, this.plan.cols) : [];
         // open_snapshot, close_snapshot: the second session's snapshot (forms.ts SnapshotHolder).
         if (op.phase.op === 'snapshot')

@@ -146,14 +146,14 @@ export interface FormReplay {
 
 /** `transaction:` and `rollback:` of a phase that changes rows. */
 export function transactionReplay(p: PhaseSpec): FormReplay | null {
-  if (!isRowWrite(p) || (p.transaction === 'statement' && !p.rollback)) return null;
+  if (!isRowWrite(p) || ((p.transaction ?? 'statement') === 'statement' && !p.rollback)) return null;
   const n = rowsPerTransaction(p.transaction);
   const end = p.rollback ? 'ROLLBACK' : 'COMMIT';
   const each =
     n === Infinity ? 'the phase in one transaction' : n === 1 ? 'each row in a transaction of its own' : `every ${n} rows a transaction`;
   const inserts = p.op === 'insert' ? ' (inserts as multi-row INSERTs of at most 200 rows, none across a transaction end)' : '';
   return {
-    feature: `transaction: ${transactionText(p.transaction)}${p.rollback ? ', rollback: true' : ''}`,
+    feature: `transaction: ${transactionText(p.transaction ?? 'statement')}${p.rollback ? ', rollback: true' : ''}`,
     exact: true,
     replay: `${each}, BEGIN … ${end}${p.rollback && n === 1 ? ' (BEGIN sent so that the row can be rolled back)' : ''}${inserts}`,
   };

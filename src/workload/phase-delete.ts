@@ -12,7 +12,7 @@ import { transactionLabel } from './phase-insert.js';
 export function deletePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'delete' }>, rng: Prng): PhaseOutcome {
   const picker = run.picker(phase.rows, phase.order, rng);
   const n = picker.total;
-  run.startTransactions(phase.transaction, phase.rollback);
+  run.startTransactions(phase.transaction, phase.rollback === true);
   // Another engine's undo puts a deleted row back where it was: the delete is not made (the rows stay as they are).
   const undoes = phase.rollback && !run.engine.abort;
   const rows = new Int32Array(BATCH);

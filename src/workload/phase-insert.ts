@@ -40,7 +40,7 @@ export function insertPhase(run: RunState, phase: InsertSpec, index: number): Ph
       return run.columnKeys(col, domain, index, 'insert', n);
     });
   let affected = 0;
-  run.startTransactions(phase.transaction, phase.rollback);
+  run.startTransactions(phase.transaction ?? 'statement', phase.rollback === true);
   for (let done = 0; done < n;) {
     const count = Math.min(BATCH, n - done);
     const first = run.nextRow;
@@ -57,11 +57,9 @@ export function insertPhase(run: RunState, phase: InsertSpec, index: number): Ph
 }
 
 /** What a phase's label says of its transactions, when not one committed transaction. */
-export function transactionLabel(phase: { transaction: TransactionScope; rollback: boolean }): string {
-  const parts = [
-    phase.transaction === 'statement' ? '' : `transaction ${transactionText(phase.transaction)}`,
-    phase.rollback ? 'rolled back' : '',
-  ];
+export function transactionLabel(phase: { transaction?: TransactionScope; rollback?: boolean }): string {
+  const t = phase.transaction ?? 'statement';
+  const parts = [typeof t === 'string' ? '' : `transaction ${transactionText(t)}`, phase.rollback ? 'rolled back' : ''];
   const said = parts.filter(Boolean);
   return said.length ? `, ${said.join(', ')}` : '';
 }

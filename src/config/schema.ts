@@ -111,8 +111,10 @@ const setSpecSchema = z.union([
 export const TRANSACTION_RE = /^(statement|row|batch\(\s*(\d+)\s*\))$/;
 const transactionSchema = z.string().regex(TRANSACTION_RE, 'statement, row or batch(N) such as batch(1000)');
 
-export const ORDER_RE = /^(sequential|random|spread|zipf\(\s*(\d+(?:\.\d+)?)\s*\))$/;
-const orderSchema = z.string().regex(ORDER_RE, 'sequential, random, spread or zipf(s) such as zipf(0.9)');
+export const ORDER_RE = /^(sequential|oldest|newest|random|spread|zipf\(\s*(\d+(?:\.\d+)?)\s*\))$/;
+const orderSchema = z.string().regex(ORDER_RE, 'sequential (oldest), newest, random, spread or zipf(s) such as zipf(0.9)');
+/** How an update or delete reaches its rows (config/spec.ts RowAccess). */
+export const ROW_ACCESS = ['index', 'scan', 'range'] as const;
 
 const insertSchema = z.strictObject({
   rows: zCount(),
@@ -123,6 +125,7 @@ const insertSchema = z.strictObject({
 const updateSchema = z.strictObject({
   rows: zCount(),
   order: orderSchema.optional(),
+  via: z.enum(ROW_ACCESS).optional(),
   transaction: transactionSchema.optional(),
   rollback: z.boolean().optional(),
   set: z.record(z.string(), setSpecSchema),
@@ -130,6 +133,7 @@ const updateSchema = z.strictObject({
 const deleteSchema = z.strictObject({
   rows: zCount(),
   order: orderSchema.optional(),
+  via: z.enum(ROW_ACCESS).optional(),
   transaction: transactionSchema.optional(),
   rollback: z.boolean().optional(),
 });

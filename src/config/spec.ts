@@ -93,7 +93,16 @@ export type SetSpec =
   | { kind: 'grow'; dist: Dist; null?: number; domain?: ValueDomain; compressibility?: number }
   | { kind: 'null'; null: number; domain?: ValueDomain };
 
-export type Order = { kind: 'sequential' } | { kind: 'random' } | { kind: 'spread' } | { kind: 'zipf'; s: number };
+/** `sequential` (also written `oldest`): the first live rows by id; `newest`: the last. */
+export type Order = { kind: 'sequential' } | { kind: 'newest' } | { kind: 'random' } | { kind: 'spread' } | { kind: 'zipf'; s: number };
+
+/**
+ * How an update or delete phase reaches its rows: `index`, each row found through the first index by its
+ * key, one statement a row; `scan`, one statement that reads the table in page order (an unindexed
+ * predicate, or none); `range`, one statement over a range of the first index's key (`WHERE id BETWEEN`).
+ * The loader always sets it; a spec made in code without it means index.
+ */
+export type RowAccess = 'index' | 'scan' | 'range';
 
 /** A phase's transactions: one for the phase, one a row, or `batch` rows each. */
 export type TransactionScope = 'statement' | 'row' | { batch: number };
@@ -125,8 +134,16 @@ export type LobStoreKind = 'table' | 'derby';
 export type PhaseSpec =
   /** `transaction` absent: one for the phase; `rollback` absent: false (COMMIT). */
   | { op: 'insert'; rows: Count; values: Record<string, ValueSpec>; transaction?: TransactionScope; rollback?: boolean }
-  | { op: 'update'; rows: Count; order: Order; transaction: TransactionScope; rollback?: boolean; set: Record<string, SetSpec> }
-  | { op: 'delete'; rows: Count; order: Order; transaction: TransactionScope; rollback?: boolean }
+  | {
+      op: 'update';
+      rows: Count;
+      order: Order;
+      via?: RowAccess;
+      transaction: TransactionScope;
+      rollback?: boolean;
+      set: Record<string, SetSpec>;
+    }
+  | { op: 'delete'; rows: Count; order: Order; via?: RowAccess; transaction: TransactionScope; rollback?: boolean }
   /** Another session takes a snapshot (open) and keeps it until a later close: no version it may see is removed. */
   | { op: 'snapshot'; action: 'open' | 'close' }
   | { op: 'reorg'; kind: 'forwarded_rows' | 'rebuild' | 'compact' | 'vacuum' }

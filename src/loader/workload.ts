@@ -9,12 +9,14 @@ import { isBinaryType, isCharacterType, isLobType, parseType, SchemaError } from
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
 import { FREQUENCY_RE, ORDER_RE, PHASE_KINDS, TRANSACTION_RE, PHASE_SCHEMAS, type PhaseKind, type DistInput } from '../config/schema.js';
+import { transactionText } from '../config/spec.js';
 import type {
   Dist,
   KeyOrder,
   Order,
   PhaseSpec,
   PredicateSpec,
+  RowAccess,
   SetSpec,
   TableDef,
   TransactionScope,
@@ -143,7 +145,46 @@ function resolveUpdate(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
       s === 'changed' ? ({ kind: 'changed' } as const) : s === 'same' ? ({ kind: 'same' } as const) : resolveSet(name, s, where, ctx);
     if (change) set[name] = change;
   }
-  return { op: 'update', rows: v.rows, order: resolveOrder(v.order ?? 'random'), ...transactionOf(v, path, ctx.P), set };
+  return { op: 'update', rows: v.rows, ...resolveAccess(v, path, ctx), set };
+}
+
+/**
+ * An update's or delete's rows: its order, how it reaches them (`via`) and its transactions. One
+ * statement over a scan or a key range is one transaction and reaches each row once: no `transaction:
+ * row`, no zipf order (draws with replacement); a key range is a run of consecutive keys of the first
+ * index (oldest, newest, or from a random place), so it needs an index and takes no spread order.
+ */
+function resolveAccess(
+  v: { order?: string; via?: RowAccess; transaction?: string; rollback?: boolean },
+  path: KeyPath,
+  ctx: PhaseContext,
+): { order: Order; via: RowAccess; transaction: TransactionScope; rollback: boolean } {
+  const via = v.via ?? 'index';
+  const order = resolveOrder(v.order ?? (via === 'range' ? 'sequential' : 'random'));
+  const { transaction, rollback } = transactionOf(v, path, ctx.P);
+  if (via !== 'index') {
+    const one = `one statement (via: ${via}) reaches each row once`;
+    if (transaction !== 'statement')
+      ctx.P.add(
+        [...path, 'transaction'],
+        `expected transaction: statement with via: ${via} (one statement is one transaction), found ${transactionText(transaction)}`,
+      );
+    if (order.kind === 'zipf')
+      ctx.P.add([...path, 'order'], `expected sequential, newest, random or spread with via: ${via} (${one}), found ${v.order}`);
+  }
+  if (via === 'range') {
+    if (order.kind === 'spread')
+      ctx.P.add(
+        [...path, 'order'],
+        `expected sequential (oldest), newest or random (a range from a random place) with via: range, found spread`,
+      );
+    if (ctx.table.indexes.length === 0)
+      ctx.P.add(
+        [...path, 'via'],
+        `expected a table with an index for via: range (a range of its first index's key), found table ${ctx.table.name} with none`,
+      );
+  }
+  return { order, via, transaction, rollback };
 }
 
 /** The index a select names (or the table's only index), checked against the table. */
@@ -248,7 +289,7 @@ const PHASE_RESOLVERS: Record<PhaseKind, PhaseResolver> = {
   update: resolveUpdate,
   delete: (body, path, ctx) => {
     const v = zodCheck(PHASE_SCHEMAS.delete, body, path, ctx.P);
-    return v && { op: 'delete', rows: v.rows, order: resolveOrder(v.order ?? 'random'), ...transactionOf(v, path, ctx.P) };
+    return v && { op: 'delete', rows: v.rows, ...resolveAccess(v, path, ctx) };
   },
   reorg: (body, path, ctx) => {
     const v = zodCheck(PHASE_SCHEMAS.reorg, body, path, ctx.P);
@@ -348,7 +389,8 @@ function checkSnapshots(phases: PhaseSpec[], raw: unknown[], P: Problems): void 
 function resolveOrder(text: string): Order {
   const m = ORDER_RE.exec(text)!;
   if (m[2] !== undefined) return { kind: 'zipf', s: Number(m[2]) };
-  return { kind: m[1] as 'sequential' | 'random' | 'spread' };
+  if (m[1] === 'oldest') return { kind: 'sequential' };
+  return { kind: m[1] as 'sequential' | 'newest' | 'random' | 'spread' };
 }
 
 export function resolveDist(d: DistInput, path: KeyPath, baseDir: string, P: Problems): Dist | undefined {

@@ -1,13 +1,12 @@
 /**
  * pg-check's replay of the workload forms that shape transactions and sessions: `transaction: batch(N)`,
  * `rollback: true`, `open_snapshot` / `close_snapshot`, `set: { c: same }` and `when: before_load`
- * indexes (docs/config.md). What each sends, and whether it is exactly the statement the config
- * describes or an approximation: `formReplayNotes` (one function a feature, to merge with the other
- * replay labels).
+ * indexes (docs/config.md): a second session, the undo of what the replay knows of its rows, CREATE
+ * INDEX. What each sends, and whether it is the config's statement: fidelity.ts.
  */
 import pg from 'pg';
-import type { IndexDef, PhaseSpec, TableDef } from '../config/spec.js';
-import { rowsPerTransaction, transactionText } from '../config/spec.js';
+import type { IndexDef, PhaseSpec } from '../config/spec.js';
+import { PgCheckError } from './errors.js';
 import { quoteIdent, type ColumnSql, type SqlValue } from './values.js';
 import type { ValueStream } from './plan.js';
 
@@ -137,69 +136,16 @@ export class RowUndo {
   }
 }
 
-/** How pg-check replays one phase's form: `exact` when it sends the statements the config describes, else why it is an approximation. */
-export interface FormReplay {
-  feature: string;
-  exact: boolean;
-  replay: string;
-}
-
-/** `transaction:` and `rollback:` of a phase that changes rows. */
-export function transactionReplay(p: PhaseSpec): FormReplay | null {
-  if (!isRowWrite(p) || ((p.transaction ?? 'statement') === 'statement' && !p.rollback)) return null;
-  const n = rowsPerTransaction(p.transaction);
-  const end = p.rollback ? 'ROLLBACK' : 'COMMIT';
-  const each =
-    n === Infinity ? 'the phase in one transaction' : n === 1 ? 'each row in a transaction of its own' : `every ${n} rows a transaction`;
-  const inserts = p.op === 'insert' ? ' (inserts as multi-row INSERTs of at most 200 rows, none across a transaction end)' : '';
-  return {
-    feature: `transaction: ${transactionText(p.transaction ?? 'statement')}${p.rollback ? ', rollback: true' : ''}`,
-    exact: true,
-    replay: `${each}, BEGIN … ${end}${p.rollback && n === 1 ? ' (BEGIN sent so that the row can be rolled back)' : ''}${inserts}`,
-  };
-}
-
-/** `open_snapshot` / `close_snapshot`. */
-export function snapshotReplay(p: PhaseSpec): FormReplay | null {
-  if (p.op !== 'snapshot') return null;
-  return p.action === 'open'
-    ? {
-        feature: 'open_snapshot',
-        exact: true,
-        replay:
-          'a second session: BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1 (its snapshot, held until close_snapshot or the end of the check)',
-      }
-    : { feature: 'close_snapshot', exact: true, replay: "the second session's COMMIT" };
-}
-
-/** `set: { c: same }`. */
-export function sameValueReplay(p: PhaseSpec): FormReplay | null {
-  if (p.op !== 'update') return null;
-  const same = Object.entries(p.set).filter(([, v]) => v.kind === 'same');
-  if (same.length === 0) return null;
-  return { feature: 'set: same', exact: true, replay: `UPDATE … SET ${same.map(([c]) => `${c} = ${c}`).join(', ')}` };
-}
-
-/** When the indexes are created: `when: before_load`, or after the first phase that leaves rows. */
-export function indexTimingReplay(table: TableDef): FormReplay | null {
-  if (table.indexes.length === 0) return null;
-  return table.indexes[0]!.when === 'before_load'
-    ? {
-        feature: 'when: before_load',
-        exact: true,
-        replay: 'CREATE INDEX right after CREATE TABLE; every row enters the B-tree by insertion',
-      }
-    : { feature: 'indexes after the load', exact: true, replay: 'CREATE INDEX after the first phase that leaves rows (a sorted build)' };
-}
-
-/** Every form's replay note of a config: its phases' (numbered from 1) and the indexes'. */
-export function formReplayNotes(table: TableDef, workload: readonly PhaseSpec[]): string[] {
-  const out: string[] = [];
-  const idx = indexTimingReplay(table);
-  if (idx && table.indexes[0]!.when === 'before_load') out.push(`indexes (${idx.feature}): ${idx.replay}`);
+/**
+ * Forms the replay cannot send as the config describes them: a phase that reaches its rows in one
+ * statement (via: scan or range) runs that statement in a transaction of its own, so it cannot be rolled
+ * back. A PgCheckError before anything is sent.
+ */
+export function checkForms(workload: readonly PhaseSpec[]): void {
   workload.forEach((p, i) => {
-    for (const f of [transactionReplay(p), snapshotReplay(p), sameValueReplay(p)])
-      if (f) out.push(`phase ${i + 1} (${f.feature}): ${f.exact ? 'exact' : 'approximation'}: ${f.replay}`);
+    if ((p.op === 'update' || p.op === 'delete') && p.rollback && (p.via ?? 'index') !== 'index')
+      throw new PgCheckError(
+        `phase ${i + 1} (${p.op}): pg-check replays via: ${p.via} as one statement in a transaction of its own: expected rollback only with via: index, found rollback: true`,
+      );
   });
-  return out;
 }

@@ -1,4 +1,5 @@
 /** What `rowsim pg-check` gives back for a storage point: its comparisons, select phases' plans, notes. */
+import type { PhaseReplay } from './fidelity.js';
 
 export interface Comparison {
   phase: number;
@@ -35,6 +36,8 @@ export interface PgCheckResult {
   comparisons: Comparison[];
   /** Select phases: the simulation's plan and the server's. */
   plans: PlanCheck[];
+  /** Every phase: whether the replay sent the config's statement or an approximation, and why. */
+  replays: PhaseReplay[];
 }
 
 export function diffs(predicted: number | null, observed: number | null): { diff: number | null; diff_pct: number | null } {

@@ -42,6 +42,7 @@ export const indexSchema = z.strictObject({
   max_rows_per_page: z.number().int().min(0).max(256).optional(),
   reservepagegap: z.number().int().min(0).max(255).optional(),
   deduplicate_items: z.boolean().optional(),
+  when: z.enum(['before_load', 'after_load']).optional(),
 });
 export type IndexInput = z.infer<typeof indexSchema>;
 export { INDEX_SETTING_KEYS, INDEX_OPTION_KEYS, type IndexSettingKey, type IndexOptionKey } from './index-settings.js';
@@ -96,6 +97,7 @@ export const valueSpecSchema = z.strictObject({
 
 const setSpecSchema = z.union([
   z.literal('changed'),
+  z.literal('same'),
   z.strictObject({
     length: distSchema.optional(),
     grow: distSchema.optional(),
@@ -105,6 +107,10 @@ const setSpecSchema = z.union([
   }),
 ]);
 
+/** A phase's transactions: the whole phase, one a row, or N rows each (`batch(N)`). */
+export const TRANSACTION_RE = /^(statement|row|batch\(\s*(\d+)\s*\))$/;
+const transactionSchema = z.string().regex(TRANSACTION_RE, 'statement, row or batch(N) such as batch(1000)');
+
 export const ORDER_RE = /^(sequential|oldest|newest|random|spread|zipf\(\s*(\d+(?:\.\d+)?)\s*\))$/;
 const orderSchema = z.string().regex(ORDER_RE, 'sequential (oldest), newest, random, spread or zipf(s) such as zipf(0.9)');
 /** How an update or delete reaches its rows (config/spec.ts RowAccess). */
@@ -113,19 +119,23 @@ export const ROW_ACCESS = ['index', 'scan', 'range'] as const;
 const insertSchema = z.strictObject({
   rows: zCount(),
   values: z.record(z.string(), valueSpecSchema).optional(),
+  transaction: transactionSchema.optional(),
+  rollback: z.boolean().optional(),
 });
 const updateSchema = z.strictObject({
   rows: zCount(),
   order: orderSchema.optional(),
   via: z.enum(ROW_ACCESS).optional(),
-  transaction: z.enum(['statement', 'row']).optional(),
+  transaction: transactionSchema.optional(),
+  rollback: z.boolean().optional(),
   set: z.record(z.string(), setSpecSchema),
 });
 const deleteSchema = z.strictObject({
   rows: zCount(),
   order: orderSchema.optional(),
   via: z.enum(ROW_ACCESS).optional(),
-  transaction: z.enum(['statement', 'row']).optional(),
+  transaction: transactionSchema.optional(),
+  rollback: z.boolean().optional(),
 });
 const REORG_KINDS = ['forwarded_rows', 'rebuild', 'compact', 'vacuum'] as const;
 const reorgSchema = z.enum(REORG_KINDS);
@@ -170,7 +180,20 @@ export const costsSchema = z.strictObject({
 /** `vacuum:` (PostgreSQL VACUUM; `full: true` for VACUUM FULL): empty, or { full }. */
 const vacuumSchema = z.union([z.null(), z.strictObject({ full: z.boolean().optional() })]);
 
-export const PHASE_KINDS = ['insert', 'update', 'delete', 'reorg', 'vacuum', 'select', 'read_lob'] as const;
+/** `open_snapshot:` and `close_snapshot:` (a session holding a snapshot across phases): empty. */
+const snapshotSchema = z.null();
+
+export const PHASE_KINDS = [
+  'insert',
+  'update',
+  'delete',
+  'reorg',
+  'vacuum',
+  'select',
+  'read_lob',
+  'open_snapshot',
+  'close_snapshot',
+] as const;
 export type PhaseKind = (typeof PHASE_KINDS)[number];
 export const PHASE_SCHEMAS = {
   insert: insertSchema,
@@ -180,6 +203,8 @@ export const PHASE_SCHEMAS = {
   vacuum: vacuumSchema,
   select: selectSchema,
   read_lob: readLobSchema,
+  open_snapshot: snapshotSchema,
+  close_snapshot: snapshotSchema,
 } as const;
 
 /** Top level; `workload` items and `contention` are checked separately (src/loader/config.ts loads each section). */

@@ -33,6 +33,8 @@ export interface IndexDef extends Partial<Record<IndexSettingKey, number>> {
   clustered: boolean;
   /** PostgreSQL's `deduplicate_items` storage parameter (absent: on). */
   deduplicate_items?: boolean;
+  /** Created on the empty table before the first phase (absent: on the loaded table, after the first phase that leaves rows). */
+  when?: 'before_load';
 }
 
 export interface TableDef {
@@ -85,6 +87,8 @@ export interface ValueSpec {
 /** An update's change of a column; `domain`: the values it draws from, where the set names distinct, frequency or order. */
 export type SetSpec =
   | { kind: 'changed'; domain?: ValueDomain }
+  /** The value the row has (`SET c = c`): same length, same bytes. */
+  | { kind: 'same' }
   | { kind: 'length'; dist: Dist; null?: number; domain?: ValueDomain; compressibility?: number }
   | { kind: 'grow'; dist: Dist; null?: number; domain?: ValueDomain; compressibility?: number }
   | { kind: 'null'; null: number; domain?: ValueDomain };
@@ -100,7 +104,18 @@ export type Order = { kind: 'sequential' } | { kind: 'newest' } | { kind: 'rando
  */
 export type RowAccess = 'index' | 'scan' | 'range';
 
-type TransactionScope = 'statement' | 'row';
+/** A phase's transactions: one for the phase, one a row, or `batch` rows each. */
+export type TransactionScope = 'statement' | 'row' | { batch: number };
+
+/** Rows a transaction of the scope takes (Infinity: the whole phase). */
+export function rowsPerTransaction(t: TransactionScope = 'statement'): number {
+  return t === 'statement' ? Infinity : t === 'row' ? 1 : t.batch;
+}
+
+/** The scope as the config writes it. */
+export function transactionText(t: TransactionScope): string {
+  return typeof t === 'string' ? t : `batch(${t.batch})`;
+}
 
 /** How a select phase reaches its rows: a table scan, a named index (root to leaf, then the row), or a row-id fetch. */
 export type AccessPath = 'scan' | 'index' | 'rowid';
@@ -117,9 +132,20 @@ export interface PredicateSpec {
 export type LobStoreKind = 'table' | 'derby';
 
 export type PhaseSpec =
-  | { op: 'insert'; rows: Count; values: Record<string, ValueSpec> }
-  | { op: 'update'; rows: Count; order: Order; via?: RowAccess; transaction: TransactionScope; set: Record<string, SetSpec> }
-  | { op: 'delete'; rows: Count; order: Order; via?: RowAccess; transaction: TransactionScope }
+  /** `transaction` absent: one for the phase; `rollback` absent: false (COMMIT). */
+  | { op: 'insert'; rows: Count; values: Record<string, ValueSpec>; transaction?: TransactionScope; rollback?: boolean }
+  | {
+      op: 'update';
+      rows: Count;
+      order: Order;
+      via?: RowAccess;
+      transaction: TransactionScope;
+      rollback?: boolean;
+      set: Record<string, SetSpec>;
+    }
+  | { op: 'delete'; rows: Count; order: Order; via?: RowAccess; transaction: TransactionScope; rollback?: boolean }
+  /** Another session takes a snapshot (open) and keeps it until a later close: no version it may see is removed. */
+  | { op: 'snapshot'; action: 'open' | 'close' }
   | { op: 'reorg'; kind: 'forwarded_rows' | 'rebuild' | 'compact' | 'vacuum' }
   | { op: 'select'; rows: Count; order: Order; via: AccessPath; index?: string; predicate?: PredicateSpec; repeat: number }
   | { op: 'read_lob'; rows: Count; order: Order; column: string; chunk: number; reposition: 'restart' | 'keep'; store: LobStoreKind };

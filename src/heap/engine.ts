@@ -122,4 +122,13 @@ export interface StorageEngine {
   visitPage?(page: number): void;
   /** MVCC engines: the last update added an entry to every index (PostgreSQL: not HOT). */
   readonly lastUpdateNewIndexEntries?: boolean;
+  /** MVCC engines: the transaction that starts now may end in ROLLBACK: keep what abort() needs. */
+  beginTransactionLog?(): void;
+  /** MVCC engines: ROLLBACK of the open transaction (begun with beginTransactionLog): what the DBMS leaves on the pages. */
+  abort?(): void;
+  /**
+   * MVCC engines: another session takes a snapshot (true) and keeps it until it is let go (false): the
+   * versions that die meanwhile stay until then (pruning and VACUUM keep what the snapshot may see).
+   */
+  holdSnapshot?(hold: boolean): void;
 }

@@ -338,6 +338,7 @@ function addConfigIndexes(given: readonly IndexInput[], columns: ColumnDef[], in
       clustered: idx.clustered ?? false,
       ...settings,
       ...dedup,
+      ...(idx.when === 'before_load' ? { when: 'before_load' as const } : {}),
     });
   });
 }
@@ -356,6 +357,16 @@ function checkIndexes(indexes: IndexDef[], given: number, P: Problems): void {
         `expected an index name not used before, found "${idx.name}" (also index ${before + 1})`,
       );
   });
+  // One moment for every index: the run builds a table's indexes together (before the load or after it).
+  const early = indexes.findIndex((idx) => idx.when === 'before_load');
+  const late = indexes.findIndex((idx) => idx.when !== 'before_load');
+  if (early >= 0 && late >= 0) {
+    const at = Math.max(early, late);
+    P.add(
+      at >= fromDdl ? ['table', 'indexes', at - fromDdl, 'when'] : ['table', 'indexes', early - fromDdl, 'when'],
+      `expected every index of the table created at the same moment (when: before_load on all of them, or on none), found ${indexes[early]!.name} before the load and ${indexes[late]!.name} after it`,
+    );
+  }
   const clustered = indexes.filter((idx) => idx.clustered);
   if (clustered.length > 1) {
     const second = indexes.indexOf(clustered[1]!);

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { isBinaryType, isCharacterType, isLobType, parseType, SchemaError } from '../config/column-types.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
-import { FREQUENCY_RE, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, type DistInput } from '../config/schema.js';
+import { FREQUENCY_RE, ORDER_RE, PHASE_KINDS, TRANSACTION_RE, PHASE_SCHEMAS, type PhaseKind, type DistInput } from '../config/schema.js';
+import { transactionText } from '../config/spec.js';
 import type {
   Dist,
   KeyOrder,
@@ -18,6 +19,7 @@ import type {
   RowAccess,
   SetSpec,
   TableDef,
+  TransactionScope,
   ValueDomain,
   ValueSpec,
 } from '../config/spec.js';
@@ -57,7 +59,23 @@ function resolveInsert(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
       ...(spec.compressibility ? { compressibility: spec.compressibility } : {}),
     };
   }
-  return { op: 'insert', rows: v.rows, values };
+  return { op: 'insert', rows: v.rows, values, ...transactionOf(v, path, ctx.P) };
+}
+
+/** `transaction:` (statement, row, batch(N)) and `rollback:` of a phase that changes rows. */
+function transactionOf(
+  v: { transaction?: string; rollback?: boolean },
+  path: KeyPath,
+  P: Problems,
+): { transaction: TransactionScope; rollback: boolean } {
+  const m = TRANSACTION_RE.exec(v.transaction ?? 'statement')!;
+  let transaction: TransactionScope = m[1] === 'row' ? 'row' : 'statement';
+  if (m[2] !== undefined) {
+    const n = Number(m[2]);
+    if (n < 1) P.add([...path, 'transaction'], `expected batch(N) with N ≥ 1 rows a transaction, found ${v.transaction}`);
+    else transaction = n === 1 ? 'row' : { batch: n };
+  }
+  return { transaction, rollback: v.rollback ?? false };
 }
 
 /** `distinct`, `frequency` and `order` of a column's values (absent: undefined); frequency needs distinct. */
@@ -82,7 +100,7 @@ function resolveDomain(
 /** One column's change in `set:`: changed, a new length, a growth, or a NULL share. */
 function resolveSet(
   name: string,
-  s: Exclude<z.infer<typeof PHASE_SCHEMAS.update>['set'][string], 'changed'>,
+  s: Exclude<z.infer<typeof PHASE_SCHEMAS.update>['set'][string], 'changed' | 'same'>,
   where: KeyPath,
   ctx: PhaseContext,
 ): SetSpec | undefined {
@@ -123,7 +141,8 @@ function resolveUpdate(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
   for (const [name, s] of Object.entries(v.set)) {
     const where = [...path, 'set', name];
     if (!ctx.checkColumn(name, where)) continue;
-    const change = s === 'changed' ? ({ kind: 'changed' } as const) : resolveSet(name, s, where, ctx);
+    const change =
+      s === 'changed' ? ({ kind: 'changed' } as const) : s === 'same' ? ({ kind: 'same' } as const) : resolveSet(name, s, where, ctx);
     if (change) set[name] = change;
   }
   return { op: 'update', rows: v.rows, ...resolveAccess(v, path, ctx), set };
@@ -136,17 +155,20 @@ function resolveUpdate(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
  * index (oldest, newest, or from a random place), so it needs an index and takes no spread order.
  */
 function resolveAccess(
-  v: { order?: string; via?: RowAccess; transaction?: 'statement' | 'row' },
+  v: { order?: string; via?: RowAccess; transaction?: string; rollback?: boolean },
   path: KeyPath,
   ctx: PhaseContext,
-): { order: Order; via: RowAccess; transaction: 'statement' | 'row' } {
+): { order: Order; via: RowAccess; transaction: TransactionScope; rollback: boolean } {
   const via = v.via ?? 'index';
   const order = resolveOrder(v.order ?? (via === 'range' ? 'sequential' : 'random'));
-  const transaction = v.transaction ?? 'statement';
+  const { transaction, rollback } = transactionOf(v, path, ctx.P);
   if (via !== 'index') {
     const one = `one statement (via: ${via}) reaches each row once`;
-    if (transaction === 'row')
-      ctx.P.add([...path, 'transaction'], `expected transaction: statement with via: ${via} (one statement is one transaction), found row`);
+    if (transaction !== 'statement')
+      ctx.P.add(
+        [...path, 'transaction'],
+        `expected transaction: statement with via: ${via} (one statement is one transaction), found ${transactionText(transaction)}`,
+      );
     if (order.kind === 'zipf')
       ctx.P.add([...path, 'order'], `expected sequential, newest, random or spread with via: ${via} (${one}), found ${v.order}`);
   }
@@ -162,7 +184,7 @@ function resolveAccess(
         `expected a table with an index for via: range (a range of its first index's key), found table ${ctx.table.name} with none`,
       );
   }
-  return { order, via, transaction };
+  return { order, via, transaction, rollback };
 }
 
 /** The index a select names (or the table's only index), checked against the table. */
@@ -273,6 +295,10 @@ const PHASE_RESOLVERS: Record<PhaseKind, PhaseResolver> = {
     const v = zodCheck(PHASE_SCHEMAS.reorg, body, path, ctx.P);
     return v && { op: 'reorg', kind: v };
   },
+  open_snapshot: (body, path, ctx) =>
+    zodCheck(PHASE_SCHEMAS.open_snapshot, body, path, ctx.P) === null ? { op: 'snapshot', action: 'open' } : undefined,
+  close_snapshot: (body, path, ctx) =>
+    zodCheck(PHASE_SCHEMAS.close_snapshot, body, path, ctx.P) === null ? { op: 'snapshot', action: 'close' } : undefined,
   vacuum: (body, path, ctx) => {
     const v = zodCheck(PHASE_SCHEMAS.vacuum, body, path, ctx.P);
     return v === undefined ? undefined : { op: 'reorg', kind: v?.full ? 'rebuild' : 'vacuum' };
@@ -335,7 +361,29 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
     const phase = PHASE_RESOLVERS[kind as PhaseKind]((item as Record<string, unknown>)[kind], [...at, kind], ctx);
     if (phase) phases.push(phase);
   });
+  checkSnapshots(phases, raw, P);
   return P.list.length === before ? phases : undefined;
+}
+
+/** At most one snapshot held at a time, and a close only after an open. */
+function checkSnapshots(phases: PhaseSpec[], raw: unknown[], P: Problems): void {
+  let open = -1;
+  let k = 0;
+  raw.forEach((item, i) => {
+    const kind = item && typeof item === 'object' ? Object.keys(item)[0] : undefined;
+    if (kind !== 'open_snapshot' && kind !== 'close_snapshot') return;
+    k++;
+    if (kind === 'open_snapshot' && open >= 0)
+      P.add(
+        ['workload', i, kind],
+        `expected one snapshot held at a time (close_snapshot first), found a second open_snapshot after phase ${open + 1}`,
+      );
+    else if (kind === 'close_snapshot' && open < 0)
+      P.add(['workload', i, kind], 'expected close_snapshot after an open_snapshot, found none open');
+    open = kind === 'open_snapshot' ? i : -1;
+  });
+  void phases;
+  void k;
 }
 
 function resolveOrder(text: string): Order {

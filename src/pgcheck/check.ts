@@ -40,6 +40,8 @@ import { auditValues, checkAudit, checkReads, numberValues, recordRun, setBasedK
 import { phaseReplays, type PhaseReplay } from './fidelity.js';
 import { runSetStatement, stageName, type SetStatement } from './statement.js';
 import { ScratchSchema } from './scratch.js';
+import { diffs, type Comparison, type PgCheckResult, type PlanCheck } from './result.js';
+import { checkForms, createIndexSql, isRowWrite, RowUndo, sameColumnsOf, SnapshotHolder } from './forms.js';
 import { createScratch, query, serverFacts } from './setup.js';
 import {
   keyColumnOf,
@@ -57,55 +59,11 @@ import { groupedNumber } from '../util/numbers.js';
 
 export { PgCheckError, PgServerError };
 
-export interface Comparison {
-  phase: number;
-  label: string;
-  metric: string;
-  /** null: the model does not predict it ("not modelled"). */
-  predicted: number | null;
-  /** null: not observed (the server cannot say: a PostgreSQL version without the column, no pgstattuple). */
-  observed: number | null;
-  /** observed − predicted; null when either is missing. */
-  diff: number | null;
-  /** (observed − predicted) / observed × 100, rounded to 0.01; null when either is missing or observed is 0. */
-  diff_pct: number | null;
-}
-
-/** A select phase's plan: the simulation's beside the server's (EXPLAIN of the phase's first statement). */
-export interface PlanCheck {
-  phase: number;
-  label: string;
-  /** The statement explained, its parameters as $n. */
-  statement: string;
-  predicted: string;
-  observed: string;
-  agree: boolean;
-}
-
-export interface PgCheckResult {
-  label: string;
-  /** The table of this storage point and its settings, as checked. */
-  table: string;
-  settings: string;
-  server_version: string;
-  notes: string[];
-  comparisons: Comparison[];
-  /** Select phases: the simulation's plan and the server's. */
-  plans: PlanCheck[];
-  /** Every phase: whether the replay sent the config's statement or an approximation, and why. */
-  replays: PhaseReplay[];
-}
+export type { Comparison, PgCheckResult, PlanCheck };
 
 /** Rows per multi-row INSERT statement (fewer for wide tables: at most 65,535 parameters a statement). */
 const INSERT_BATCH_ROWS = 200;
 const MAX_PARAMS = 65_535;
-
-function diffs(predicted: number | null, observed: number | null): { diff: number | null; diff_pct: number | null } {
-  if (predicted === null || observed === null) return { diff: null, diff_pct: null };
-  const diff = observed - predicted;
-  if (observed === 0) return { diff, diff_pct: predicted === 0 ? 0 : null };
-  return { diff, diff_pct: Math.round((diff / observed) * 10000) / 100 };
-}
 
 interface PgCheckOptions {
   /** The scratch schema is named <prefix>_<12 random hex> (default rowsim_check). */
@@ -157,6 +115,7 @@ export function planCheck(spec: StorageSpec): CheckPlan {
   const audit = auditValues(new ValueStream(cols, spec.seed, totals, rows, minCaps), ops);
   const notes = checkAudit(spec.table, cols, audit, locator, needLocator);
   checkReads(spec, cols, audit);
+  checkForms(spec.workload);
   const stageKey = setBasedKey(spec, cols, audit, locator);
   notes.push(...longValueNotes(spec));
   return { cols, ops, totals, rows, minCaps, locator, stageKey, notes, replays: phaseReplays(spec) };
@@ -193,9 +152,14 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
       label,
       replays,
     };
-    const result = await new Replay(client, replay).run();
-    failed = false;
-    return result;
+    const r = new Replay(client, replay);
+    try {
+      const result = await r.run();
+      failed = false;
+      return result;
+    } finally {
+      await r.releaseSnapshot();
+    }
   } finally {
     await dropScratch(client, scratch, failed, options.onSchema);
   }
@@ -292,6 +256,18 @@ class Replay {
   /** Phases at whose start or end another session of the database held a snapshot, and those sessions. */
   private readonly heldBack = new Set<number>();
   private readonly holders = new Set<number>();
+  /** The session holding the config's snapshot (open_snapshot … close_snapshot). */
+  private readonly holder = new SnapshotHolder();
+  /** The phase's transactions end in ROLLBACK: how to put back what the replay knows of each row the open one changed. */
+  private readonly undo = new RowUndo({
+    keyOf: this.keyOf,
+    tracked: this.tracked,
+    rowPlace: () => [this.blockOf, this.offsetOf],
+    stream: () => this.plan.stream,
+    addLive: (d) => (this.liveRows += d),
+  });
+  /** Columns the update phase writes back unchanged (`same`). */
+  private sameColumns: number[] = [];
 
   constructor(
     private readonly client: pg.Client,
@@ -339,6 +315,8 @@ class Replay {
       `SET default_toast_compression = ${spec.engine.default_toast_compression}`,
     ])
       await this.q(s);
+    // when: before_load: the indexes on the empty table, before the first phase.
+    if (spec.table.indexes[0]?.when === 'before_load') await this.buildIndexes(Infinity);
     for (const op of this.plan.ops) await this.apply(op);
     if (this.plan.major < 16)
       notes.push(
@@ -368,8 +346,16 @@ class Replay {
       case 'phase':
         this.phaseKind = op.phase;
         this.phaseIndex = op.index;
-        this.perRow = (op.phase.op === 'update' || op.phase.op === 'delete') && op.phase.transaction === 'row';
+        // A row a transaction in autocommit; a transaction that ends in ROLLBACK is opened with BEGIN.
+        this.perRow = isRowWrite(op.phase) && op.phase.transaction === 'row' && op.phase.rollback !== true;
         this.setPhase = this.startSetPhase(op.phase, op.index);
+        this.undo.start(isRowWrite(op.phase) && op.phase.rollback === true);
+        this.sameColumns = op.phase.op === 'update' ? sameColumnsOf(op.phase, this.plan.cols) : [];
+        // open_snapshot, close_snapshot: the second session's snapshot (forms.ts SnapshotHolder).
+        if (op.phase.op === 'snapshot')
+          await this.holder.apply(op.phase.action, this.client).catch((err: unknown) => {
+            throw PgServerError.from(err, this.place(`the session that holds the snapshot (${op.phase.op})`)) ?? err;
+          });
         await this.lookForSnapshots();
         if (op.phase.op === 'select') await this.startSelect(op.phase);
         return;
@@ -380,7 +366,10 @@ class Replay {
       case 'delete':
         return this.delete(op);
       case 'commit':
+        this.undo.clear();
         return this.commit();
+      case 'rollback':
+        return this.rollback();
       case 'reorg':
         return this.reorg(op);
       case 'read':
@@ -390,7 +379,7 @@ class Replay {
       case 'end':
         await this.commit();
         if (this.select) await this.endSelect(op);
-        await this.buildIndexes(op);
+        await this.buildIndexes(op.result.metrics.rows ?? 0);
         await this.lookForSnapshots();
         return this.compare(op);
     }
@@ -404,6 +393,7 @@ class Replay {
     } catch (err) {
       throw PgServerError.from(err, this.place('looking for other sessions')) ?? err;
     }
+    pids = pids.filter((p) => p !== this.holder.pid);
     if (pids.length === 0) return;
     this.heldBack.add(this.phaseIndex);
     for (const p of pids) this.holders.add(p);
@@ -453,6 +443,7 @@ class Replay {
 
   private async insert(op: OpOf<'insert'>): Promise<void> {
     await this.begin();
+    this.undo.note(op.row);
     const values = this.plan.stream.insert(op);
     this.keyOf.set(
       op.row,
@@ -475,10 +466,13 @@ class Replay {
   private async update(op: OpOf<'update'>): Promise<void> {
     if (this.setPhase) return this.stageUpdate(op, this.setPhase);
     await this.begin();
+    this.undo.note(op.row);
     const params: SqlValue[] = [];
     const cond = this.where(op.row, params);
     const { values } = this.plan.stream.update(op);
     const key = this.keyOf.get(op.row)!;
+    // `same`: the row's own value written back (SET c = c).
+    const same = this.sameColumns.map((ci) => `${this.plan.cols[ci]!.ident} = ${this.plan.cols[ci]!.ident}`);
     const sets = op.cols.map((c, j) => {
       params.push(values[j]!);
       const k = this.plan.locator.indexOf(c.index);
@@ -488,7 +482,7 @@ class Replay {
       return `${this.plan.cols[c.index]!.ident} = $${params.length}`;
     });
     const r = await this.q(
-      `UPDATE ${this.table} SET ${sets.join(', ')} WHERE ${cond} RETURNING ctid`,
+      `UPDATE ${this.table} SET ${[...sets, ...same].join(', ')} WHERE ${cond} RETURNING ctid`,
       params,
       `row ${op.row} (its UPDATE)`,
     );
@@ -501,6 +495,7 @@ class Replay {
   private async delete(op: OpOf<'delete'>): Promise<void> {
     if (this.setPhase) return this.stageDelete(op, this.setPhase);
     await this.begin();
+    this.undo.note(op.row);
     const params: SqlValue[] = [];
     const r = await this.q(`DELETE FROM ${this.table} WHERE ${this.where(op.row, params)}`, params, `row ${op.row} (its DELETE)`);
     this.expectOne(r, 'DELETE', op.row);
@@ -514,6 +509,19 @@ class Replay {
     if (!this.inTxn) return;
     await this.q('COMMIT', undefined, 'its COMMIT');
     this.inTxn = false;
+  }
+
+  /** ROLLBACK of the open transaction: the rows as they were before it. */
+  private async rollback(): Promise<void> {
+    await this.flushInserts();
+    this.undo.rollback();
+    if (!this.inTxn) return;
+    await this.q('ROLLBACK', undefined, 'its ROLLBACK');
+    this.inTxn = false;
+  }
+
+  releaseSnapshot(): Promise<void> {
+    return this.holder.release();
   }
 
   /** A phase that reaches its rows in one statement (via: scan or range): gathered, sent at its commit (statement.ts). */
@@ -709,22 +717,10 @@ class Replay {
   }
 
   /** The indexes are built once the table has rows (as the simulation builds them after the first insert phase). */
-  private async buildIndexes(op: OpOf<'end'>): Promise<void> {
-    if (this.indexesBuilt || (op.result.metrics.rows ?? 0) === 0) return;
-    const { spec, cols } = this.plan;
-    for (const idx of spec.table.indexes) {
-      const list = idx.columns.map((c) => quoteIdent(cols.find((x) => x.name.toLowerCase() === c.toLowerCase())!.name)).join(', ');
-      const options = [
-        ...(idx.fillfactor !== undefined && idx.fillfactor >= 10 ? [`fillfactor = ${Math.trunc(idx.fillfactor)}`] : []),
-        ...(idx.deduplicate_items === false ? ['deduplicate_items = off'] : []),
-      ];
-      const withOptions = options.length > 0 ? ` WITH (${options.join(', ')})` : '';
-      await this.q(
-        `CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${this.table} (${list})${withOptions}`,
-        undefined,
-        `its CREATE INDEX ${idx.name}`,
-      );
-    }
+  private async buildIndexes(rows: number): Promise<void> {
+    if (this.indexesBuilt || rows === 0) return;
+    for (const idx of this.plan.spec.table.indexes)
+      await this.q(createIndexSql(idx, this.plan.cols, this.table), undefined, `its CREATE INDEX ${idx.name}`);
     this.indexesBuilt = true;
   }
 

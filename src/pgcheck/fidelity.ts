@@ -7,7 +7,7 @@
  * sends for that feature and, where the replay is not what the config describes, why. A phase is an
  * approximation when any feature says so. A new workload form adds its function to FEATURES.
  */
-import type { PhaseSpec, StorageSpec } from '../config/spec.js';
+import { rowsPerTransaction, type PhaseSpec, type StorageSpec } from '../config/spec.js';
 import { MAX_STORED_LEN } from '../layout/table-layout.js';
 import { distMax } from '../workload/dist.js';
 import { groupedNumber } from '../util/numbers.js';
@@ -55,23 +55,49 @@ function access({ phase, spec }: FeatureContext): Finding | null {
   return { sends: `one ${verb}${where} reading the table by a sequential scan${values}` };
 }
 
-/** Transactions of an update or delete. */
+/** Transactions of an insert, update or delete (`transaction:` statement, row, batch(N); `rollback:`). */
 function transaction({ phase }: FeatureContext): Finding | null {
-  if (phase.op !== 'update' && phase.op !== 'delete') return null;
-  return { sends: phase.transaction === 'row' ? 'each row its own transaction' : 'the phase one transaction' };
+  if (phase.op !== 'update' && phase.op !== 'delete' && phase.op !== 'insert') return null;
+  const n = rowsPerTransaction(phase.transaction);
+  const end = phase.rollback ? ', each ending in ROLLBACK' : '';
+  if (n === Infinity) return { sends: `the phase one transaction${end}` };
+  // A row a transaction runs in autocommit; one that must end in ROLLBACK is opened with BEGIN.
+  if (n === 1) return { sends: phase.rollback ? 'each row its own BEGIN … ROLLBACK' : 'each row its own transaction' };
+  return { sends: `a transaction every ${n} rows (BEGIN … ${phase.rollback ? 'ROLLBACK' : 'COMMIT'})` };
 }
 
 /** An insert phase's rows. */
 function insert({ phase }: FeatureContext): Finding | null {
   if (phase.op !== 'insert') return null;
-  return { sends: 'multi-row INSERTs (at most 200 rows a statement) in one transaction' };
+  return { sends: 'multi-row INSERTs (at most 200 rows a statement, none across a transaction end)' };
 }
 
-/** Indexes: created on the loaded table after the first phase that leaves rows, as the model builds them. */
+/**
+ * Indexes: created on the loaded table after the first phase that leaves rows, as the model builds them;
+ * `when: before_load`, on the empty table before the first phase (rows enter by insertion).
+ */
 function indexBuild({ phase, index, spec }: FeatureContext): Finding | null {
-  if (spec.table.indexes.length === 0 || phase.op !== 'insert') return null;
+  if (spec.table.indexes.length === 0) return null;
+  if (spec.table.indexes[0]!.when === 'before_load')
+    return index === 0 ? { sends: 'CREATE INDEX of every index before the phase (on the empty table, after CREATE TABLE)' } : null;
+  if (phase.op !== 'insert') return null;
   const first = spec.workload.findIndex((p) => p.op === 'insert');
   return first === index ? { sends: 'CREATE INDEX of every index after the phase (on the loaded table)' } : null;
+}
+
+/** `open_snapshot` / `close_snapshot`: a second session's snapshot. */
+function snapshot({ phase }: FeatureContext): Finding | null {
+  if (phase.op !== 'snapshot') return null;
+  return phase.action === 'open'
+    ? { sends: 'a second session: BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1 (its snapshot, held until close_snapshot or the end)' }
+    : { sends: "the second session's COMMIT" };
+}
+
+/** `set: { c: same }`: the row's value written back. */
+function sameValue({ phase }: FeatureContext): Finding | null {
+  if (phase.op !== 'update') return null;
+  const same = Object.entries(phase.set).filter(([, v]) => v.kind === 'same');
+  return same.length === 0 ? null : { sends: `SET ${same.map(([c]) => `${c} = ${c}`).join(', ')}` };
 }
 
 /** Reorganisation phases: PostgreSQL's counterpart, where it has one. */
@@ -114,7 +140,7 @@ function longValues({ phase, spec }: FeatureContext): Finding | null {
 }
 
 /** Every feature function, in the order their findings are told. */
-export const FEATURES: readonly Feature[] = [access, transaction, insert, indexBuild, reorg, reads, longValues];
+export const FEATURES: readonly Feature[] = [access, transaction, insert, indexBuild, snapshot, sameValue, reorg, reads, longValues];
 
 /** Each phase's replay, from its features' findings. */
 export function phaseReplays(spec: StorageSpec, features: readonly Feature[] = FEATURES): PhaseReplay[] {

@@ -34,6 +34,7 @@ export type Op =
   | ({ k: 'update'; row: number; cols: readonly ColumnLayout[]; lens: RowLens; levels: Uint8Array | null } & Coded)
   | { k: 'delete'; row: number }
   | { k: 'commit' }
+  | { k: 'rollback' }
   | { k: 'reorg'; kind: ReorgKind }
   /** A select phase's row fetch (an index seek or a row-id fetch): one statement. */
   | { k: 'read'; row: number }
@@ -102,6 +103,7 @@ export function recordRun(spec: StorageSpec, width: number): Op[] {
         }),
       delete: (row) => ops.push({ k: 'delete', row }),
       commit: () => ops.push({ k: 'commit' }),
+      rollback: () => ops.push({ k: 'rollback' }),
       reorg: (kind) => ops.push({ k: 'reorg', kind }),
       read: (row) => ops.push({ k: 'read', row }),
       scan: (rows) => ops.push({ k: 'scan', rows: rows.slice() }),
@@ -249,6 +251,18 @@ export class ValueStream {
     return min;
   }
 
+  /** The row's state in the stream now, and how to put it back (a transaction that ends in ROLLBACK). */
+  saveRow(row: number): () => void {
+    const lens = this.rowLens[row];
+    const prev = this.prevCode.map((a) => (a ? a[row]! : 0));
+    const keyed = this.keyedCode.map((a) => (a ? a[row]! : NaN));
+    return () => {
+      this.rowLens[row] = lens;
+      this.prevCode.forEach((a, ci) => a && (a[row] = prev[ci]!));
+      this.keyedCode.forEach((a, ci) => a && (a[row] = keyed[ci]!));
+    };
+  }
+
   /** The row's stored lengths before this op (undefined for a new row). */
   lensOf(row: number): RowLens | undefined {
     return this.rowLens[row];
@@ -370,9 +384,22 @@ export function auditValues(stream: ValueStream, ops: readonly Op[]): ValueAudit
       }
     }
   };
+  // A rolled-back transaction's rows are as they were before it.
+  let undo: (() => void)[] = [];
+  const saved = new Set<number>();
+  const note = (row: number) => {
+    if (!saved.has(row)) (saved.add(row), undo.push(stream.saveRow(row)));
+  };
   for (const op of ops) {
-    if (op.k === 'insert') stream.insert(op).forEach((v, ci) => count(ci, op, v));
-    else if (op.k === 'update') {
+    if (op.k === 'commit' || op.k === 'rollback') {
+      if (op.k === 'rollback') for (const f of undo.reverse()) f();
+      undo = [];
+      saved.clear();
+    } else if (op.k === 'insert') {
+      note(op.row);
+      stream.insert(op).forEach((v, ci) => count(ci, op, v));
+    } else if (op.k === 'update') {
+      note(op.row);
       const { values, changed } = stream.update(op);
       let indexed = false;
       let indexedChanged = false;

@@ -193,7 +193,7 @@ export class ColumnChange {
 
   constructor(col: ColumnLayout, set: SetSpec, seed: number, phase: number) {
     const dist = set.kind === 'length' || set.kind === 'grow' ? set.dist : undefined;
-    const nullShare = col.nullable && set.kind !== 'changed' ? (set.null ?? 0) : 0;
+    const nullShare = col.nullable && set.kind !== 'changed' && set.kind !== 'same' ? (set.null ?? 0) : 0;
     this.values = new ColumnValues(col, dist ? lengthSource(dist) : null, nullShare, seed, phase, 'update');
     this.column = col;
     this.mode =

@@ -87,11 +87,17 @@ const valueDomainShape = {
   order: z.enum(KEY_ORDERS).optional(),
 };
 
+/** The longest repeating unit `compressibility: { unit: N }` names (src/formats/pg-compression.ts MAX_UNIT_BYTES). */
+export const MAX_COMPRESS_UNIT = 64;
+/** `compressibility`: a share of bytes repeating bytes before them (0 … 1; the loader refuses one over 60/64), or { unit: N }. */
+const compressibilitySchema = z.union([zShare(), z.strictObject({ unit: z.number().int().min(1).max(MAX_COMPRESS_UNIT) })]);
+export type CompressibilityInput = z.infer<typeof compressibilitySchema>;
+
 export const valueSpecSchema = z.strictObject({
   length: distSchema.optional(),
   null: zShare().optional(),
   ...valueDomainShape,
-  compressibility: zShare().optional(),
+  compressibility: compressibilitySchema.optional(),
 });
 
 const setSpecSchema = z.union([
@@ -101,7 +107,7 @@ const setSpecSchema = z.union([
     grow: distSchema.optional(),
     null: zShare().optional(),
     ...valueDomainShape,
-    compressibility: zShare().optional(),
+    compressibility: compressibilitySchema.optional(),
   }),
 ]);
 

@@ -20,8 +20,8 @@ export interface ColumnDef {
 export type ColumnStorage = (typeof COLUMN_STORAGES)[number];
 
 /**
- * Compressibility is kept per value in 64ths (0 … 64): the share of a value's bytes that repeat bytes
- * before them (src/formats/pg-compression.ts says how a value is built from it).
+ * Compressibility is kept per value as a construction code: a share in 64ths (0 … 60), or 64 + N for
+ * `{ unit: N }` (src/formats/pg-compression.ts says how a value is built from it).
  */
 export const COMPRESSIBILITY_STEPS = 64;
 
@@ -71,6 +71,12 @@ export interface ValueDomain {
   order: KeyOrder;
 }
 
+/**
+ * What a value is made of for compression: a share of its bytes that repeat bytes shortly before them
+ * (0 … 60/64), or `{ unit: N }`, a value that is its first N bytes repeated (src/formats/pg-compression.ts).
+ */
+export type Compressibility = number | { unit: number };
+
 export interface ValueSpec {
   /** Length in characters (character types) or bytes; absent: the declared length. */
   length?: Dist;
@@ -78,15 +84,15 @@ export interface ValueSpec {
   null: number;
   /** distinct, frequency or order as given (absent: every value distinct, ascending). */
   domain?: ValueDomain;
-  /** Share of a value's bytes that repeat bytes before it, 0..1 (character and binary columns; absent: 0). */
-  compressibility?: number;
+  /** What the value is made of for compression (character and binary columns; absent: nothing repeats). */
+  compressibility?: Compressibility;
 }
 
 /** An update's change of a column; `domain`: the values it draws from, where the set names distinct, frequency or order. */
 export type SetSpec =
   | { kind: 'changed'; domain?: ValueDomain }
-  | { kind: 'length'; dist: Dist; null?: number; domain?: ValueDomain; compressibility?: number }
-  | { kind: 'grow'; dist: Dist; null?: number; domain?: ValueDomain; compressibility?: number }
+  | { kind: 'length'; dist: Dist; null?: number; domain?: ValueDomain; compressibility?: Compressibility }
+  | { kind: 'grow'; dist: Dist; null?: number; domain?: ValueDomain; compressibility?: Compressibility }
   | { kind: 'null'; null: number; domain?: ValueDomain };
 
 export type Order = { kind: 'sequential' } | { kind: 'random' } | { kind: 'spread' } | { kind: 'zipf'; s: number };

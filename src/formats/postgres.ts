@@ -18,7 +18,7 @@ import {
 } from '../heap/postgres-heap.js';
 import { metric } from '../heap/metrics.js';
 import { pgToastStore } from './lob.js';
-import { CompressedSizes, repeatBytes } from './pg-compression.js';
+import { CompressedSizes } from './pg-compression.js';
 import {
   PG_MAXALIGN,
   PG_HEAP_TUPLE_HEADER_BYTES,
@@ -422,8 +422,7 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
     if (bound.levels === null || (st !== PG_STORAGE_EXTENDED && st !== PG_STORAGE_MAIN)) return undefined;
     const levels = bound.levels();
     if (levels === null) return undefined;
-    const m = repeatBytes(levels[(base / bound.width) * bound.ncols + ci]! / 64);
-    const size = info.compression.bytes(len, m);
+    const size = info.compression.bytes(len, levels[(base / bound.width) * bound.ncols + ci]!);
     return size < 0 ? undefined : size - PG_VARHDRSZ;
   };
   const geometry = pgGeometry(engine.page_size);

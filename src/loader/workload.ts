@@ -9,7 +9,20 @@ import { isBinaryType, isCharacterType, isLobType, parseType, SchemaError } from
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
 import { FREQUENCY_RE, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, type DistInput } from '../config/schema.js';
-import type { Dist, KeyOrder, Order, PhaseSpec, PredicateSpec, SetSpec, TableDef, ValueDomain, ValueSpec } from '../config/spec.js';
+import {
+  COMPRESSIBILITY_STEPS,
+  type Compressibility,
+  type Dist,
+  type KeyOrder,
+  type Order,
+  type PhaseSpec,
+  type PredicateSpec,
+  type SetSpec,
+  type TableDef,
+  type ValueDomain,
+  type ValueSpec,
+} from '../config/spec.js';
+import { MAX_REPEAT_BYTES as MAX_BLOCK_REPEAT } from '../formats/pg-compression.js';
 import { Problems, zodCheck } from './problems.js';
 
 /** `engine:`: the format, one of the registry's, the settings every format may read and those the formats declare (docs/config.md). */
@@ -23,8 +36,8 @@ interface PhaseContext {
   checkColumn(name: string, where: KeyPath): boolean;
   /** A NULL share above 0 only on a nullable column. */
   nullCheck(name: string, share: number | undefined, where: KeyPath): void;
-  /** A compressibility only on a character or binary column. */
-  compressibilityCheck(name: string, share: number | undefined, where: KeyPath): void;
+  /** A compressibility only on a character or binary column, and a share the 64-byte blocks hold. */
+  compressibilityCheck(name: string, c: Compressibility | undefined, where: KeyPath): void;
 }
 
 type PhaseResolver = (body: unknown, path: KeyPath, ctx: PhaseContext) => PhaseSpec | undefined;
@@ -258,12 +271,18 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
         );
       }
     },
-    compressibilityCheck(name, share, where) {
+    compressibilityCheck(name, c, where) {
       const t = column(name)!.type;
-      if (share !== undefined && share > 0 && !isCharacterType(t) && !isBinaryType(t)) {
+      const shown = typeof c === 'object' ? `{ unit: ${c.unit} }` : c;
+      if (c !== undefined && c !== 0 && !isCharacterType(t) && !isBinaryType(t)) {
         P.add(
           where,
-          `expected compressibility only on a character or binary column (char, varchar, text, binary, varbinary, bytea …), found ${share} on ${name} (${t.sql})`,
+          `expected compressibility only on a character or binary column (char, varchar, text, binary, varbinary, bytea …), found ${shown} on ${name} (${t.sql})`,
+        );
+      } else if (typeof c === 'number' && Math.round(c * COMPRESSIBILITY_STEPS) > MAX_BLOCK_REPEAT) {
+        P.add(
+          where,
+          `expected a share of at most 0.9375 (60 of every 64 bytes repeated: pglz about 8:1), or { unit: N } for values that are an N-byte unit repeated (repeat('x', n) is unit 1, repeat(md5(…), k) unit 32: pglz about 68:1 and 38:1 at 3,000 bytes), found ${c}`,
         );
       }
     },

@@ -3,7 +3,7 @@
  * SQL Server's off-row records) and how a phase draws them: ColumnValues, a column's lengths and NULLs for
  * a batch of rows from streams of its own; ColumnChange, an update's change to one column.
  */
-import { COMPRESSIBILITY_STEPS, type PhaseSpec, type SetSpec } from '../config/spec.js';
+import { COMPRESSIBILITY_STEPS, type Compressibility, type PhaseSpec, type SetSpec } from '../config/spec.js';
 import type { OffRowStore } from '../formats/format.js';
 import { fullLengthBytes, MAX_STORED_LEN, NULL_LEN, type ColumnLayout } from '../layout/table-layout.js';
 import { grown } from '../util/arrays.js';
@@ -158,15 +158,17 @@ export function batchHasNull(lens: Uint16Array, width: number, at: number, first
   return false;
 }
 
-/** A compressibility (0 … 1) in 64ths, as the row store keeps it. */
-export const levelOf = (compressibility: number | undefined): number => Math.round((compressibility ?? 0) * COMPRESSIBILITY_STEPS);
+/** A compressibility as the row store keeps it: a share in 64ths, or 64 + N for { unit: N } (src/formats/pg-compression.ts). */
+export const levelOf = (c: Compressibility | undefined): number =>
+  typeof c === 'object' ? COMPRESSIBILITY_STEPS + c.unit : Math.round((c ?? 0) * COMPRESSIBILITY_STEPS);
 
 /** Does the workload give any value a compressibility? */
 export function givesCompressibility(workload: readonly PhaseSpec[]): boolean {
   return workload.some(
     (ph) =>
-      (ph.op === 'insert' && Object.values(ph.values).some((v) => (v.compressibility ?? 0) > 0)) ||
-      (ph.op === 'update' && Object.values(ph.set).some((c) => (c.kind === 'length' || c.kind === 'grow') && (c.compressibility ?? 0) > 0)),
+      (ph.op === 'insert' && Object.values(ph.values).some((v) => levelOf(v.compressibility) > 0)) ||
+      (ph.op === 'update' &&
+        Object.values(ph.set).some((c) => (c.kind === 'length' || c.kind === 'grow') && levelOf(c.compressibility) > 0)),
   );
 }
 

@@ -11,7 +11,10 @@ export type { FormatId } from './format-ids.js';
 
 const pair = () => z.tuple([z.number(), z.number()]);
 
-/** A length distribution: a number, uniform, normal, lognormal, choice, or a histogram CSV. */
+/**
+ * A length distribution: a number, uniform, normal, lognormal, choice, or a histogram CSV; or the lengths
+ * themselves, in order: a sequence (null: NULL) or a CSV with a length per value.
+ */
 const distSchema = z.union([
   z.number().min(0),
   z.strictObject({ uniform: pair() }),
@@ -19,6 +22,8 @@ const distSchema = z.union([
   z.strictObject({ lognormal: pair() }),
   z.strictObject({ choice: z.record(z.string(), z.number().min(0)) }),
   z.strictObject({ histogram: z.string().min(1) }),
+  z.strictObject({ sequence: z.array(z.union([z.number().min(0), z.null()])).min(1) }),
+  z.strictObject({ csv: z.string().min(1), column: z.union([z.string().min(1), z.number().int().min(1)]).optional() }),
 ]);
 export type DistInput = z.infer<typeof distSchema>;
 

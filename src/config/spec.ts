@@ -53,7 +53,9 @@ export type Dist =
   | { kind: 'uniform'; min: number; max: number }
   | { kind: 'normal'; mean: number; sd: number }
   | { kind: 'lognormal'; median: number; sigma: number }
-  | { kind: 'choice'; values: number[]; weights: number[] };
+  | { kind: 'choice'; values: number[]; weights: number[] }
+  /** The lengths in the order the phase's values take them (from their start again when they run out); −1: NULL. */
+  | { kind: 'sequence'; values: number[] };
 
 /** Where a column's new values fall among its earlier values: above them all, anywhere, or next to one of them. */
 export type KeyOrder = (typeof KEY_ORDERS)[number];

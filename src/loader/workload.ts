@@ -36,6 +36,8 @@ interface PhaseContext {
   checkColumn(name: string, where: KeyPath): boolean;
   /** A NULL share above 0 only on a nullable column. */
   nullCheck(name: string, share: number | undefined, where: KeyPath): void;
+  /** Lengths resolved at `where`, with NULLs in a sequence only on a nullable column. */
+  lengths(name: string, d: DistInput, where: KeyPath): Dist | undefined;
   /** A compressibility only on a character or binary column, and a share the 64-byte blocks hold. */
   compressibilityCheck(name: string, c: Compressibility | undefined, where: KeyPath): void;
 }
@@ -54,7 +56,7 @@ function resolveInsert(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
     ctx.compressibilityCheck(name, spec.compressibility, [...where, 'compressibility']);
     values[name] = {
       null: spec.null ?? 0,
-      length: spec.length === undefined ? undefined : resolveDist(spec.length, [...where, 'length'], ctx.baseDir, ctx.P),
+      length: spec.length === undefined ? undefined : ctx.lengths(name, spec.length, [...where, 'length']),
       ...(domain ? { domain } : {}),
       ...(spec.compressibility ? { compressibility: spec.compressibility } : {}),
     };
@@ -96,10 +98,10 @@ function resolveSet(
   if (s.length !== undefined && s.grow !== undefined) {
     ctx.P.add(where, 'expected either length (a new length) or grow (added to the old length), found both');
   } else if (s.length !== undefined) {
-    const dist = resolveDist(s.length, [...where, 'length'], ctx.baseDir, ctx.P);
+    const dist = ctx.lengths(name, s.length, [...where, 'length']);
     if (dist) return { kind: 'length', dist, null: s.null, ...withDomain, ...content };
   } else if (s.grow !== undefined) {
-    const dist = resolveDist(s.grow, [...where, 'grow'], ctx.baseDir, ctx.P);
+    const dist = ctx.lengths(name, s.grow, [...where, 'grow']);
     if (dist) return { kind: 'grow', dist, null: s.null, ...withDomain, ...content };
   } else if (s.compressibility !== undefined) {
     ctx.P.add(
@@ -271,6 +273,17 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
         );
       }
     },
+    lengths(name, d, where) {
+      const dist = resolveDist(d, where, baseDir, P);
+      if (dist?.kind === 'sequence' && dist.values.includes(-1) && !column(name)!.nullable) {
+        P.add(
+          where,
+          `expected lengths without NULLs (null, or an empty CSV cell) on ${name}, which is NOT NULL (declare it with null: true)`,
+        );
+        return undefined;
+      }
+      return dist;
+    },
     compressibilityCheck(name, c, where) {
       const t = column(name)!.type;
       const shown = typeof c === 'object' ? `{ unit: ${c.unit} }` : c;
@@ -360,7 +373,84 @@ export function resolveDist(d: DistInput, path: KeyPath, baseDir: string, P: Pro
     }
     return { kind: 'choice', values, weights };
   }
+  if ('sequence' in d) return { kind: 'sequence', values: d.sequence.map((v) => (v === null ? -1 : v)) };
+  if ('csv' in d) return readLengthsCsv(resolvePath(baseDir, d.csv), d.column, [...path, 'csv'], P);
   return readHistogram(resolvePath(baseDir, d.histogram), [...path, 'histogram'], P);
+}
+
+/** The lines of a CSV file that hold something (not blank, not a `#` comment), with their numbers; null: not readable (a problem at `path`). */
+function csvLines(file: string, path: KeyPath, P: Problems): { line: number; text: string; cells: string[] }[] | null {
+  const read = readInputText(file);
+  if (!read.ok) {
+    P.add(path, `expected a readable CSV file at ${file}: ${read.problem}`);
+    return null;
+  }
+  return read.text
+    .split(/\r?\n/)
+    .map((text, i) => ({ line: i + 1, text, cells: text.split(/[,;\t]/).map((c) => c.trim()) }))
+    .filter((l) => l.text.trim() !== '' && !l.text.trim().startsWith('#'));
+}
+
+/**
+ * A CSV of lengths, one value a line in the order the phase takes them: the only column, or the one
+ * `column` names (by its header, or 1-based); an optional header line; an empty cell is NULL.
+ */
+function readLengthsCsv(file: string, column: string | number | undefined, path: KeyPath, P: Problems): Dist | undefined {
+  const lines = csvLines(file, path, P);
+  if (!lines) return undefined;
+  const first = lines[0];
+  const header = first && first.cells.some((c) => c !== '' && !Number.isFinite(Number(c))) ? first : undefined;
+  let at = typeof column === 'number' ? column - 1 : 0;
+  if (typeof column === 'string') {
+    at = header ? header.cells.findIndex((c) => c.replace(/^"|"$/g, '') === column) : -1;
+    if (at < 0) {
+      P.push({
+        file,
+        line: header?.line ?? 1,
+        column: 1,
+        message: `expected a header line naming column "${column}", found ${header ? header.cells.join(', ') : 'none'}`,
+      });
+      return undefined;
+    }
+  } else if (column === undefined && first && first.cells.length > 1) {
+    P.push({
+      file,
+      line: first.line,
+      column: 1,
+      message: `expected one column of lengths, or csv.column naming one of ${first.cells.length}`,
+    });
+    return undefined;
+  }
+  const values: number[] = [];
+  for (const l of lines) {
+    if (l === header) continue;
+    if (at >= l.cells.length) {
+      P.push({
+        file,
+        line: l.line,
+        column: 1,
+        message: `expected a length in column ${at + 1}, found ${l.cells.length} column${l.cells.length === 1 ? '' : 's'}`,
+      });
+      return undefined;
+    }
+    const cell = l.cells[at]!;
+    const v = Number(cell);
+    if (cell !== '' && (!Number.isInteger(v) || v < 0)) {
+      P.push({
+        file,
+        line: l.line,
+        column: l.text.indexOf(cell) + 1,
+        message: `expected a whole length ≥ 0 (or nothing, for NULL), found "${cell}"`,
+      });
+      return undefined;
+    }
+    values.push(cell === '' ? -1 : v);
+  }
+  if (values.length === 0) {
+    P.push({ file, line: 1, column: 1, message: 'expected at least one length, found none' });
+    return undefined;
+  }
+  return { kind: 'sequence', values };
 }
 
 /**

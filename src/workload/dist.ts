@@ -131,7 +131,28 @@ class ChoiceSource extends LengthSource {
   }
 }
 
-/** The batch source of whole lengths ≥ 0 for a length distribution. */
+/**
+ * Lengths in a given order: the i-th draw is values[i mod n] (−1: NULL, which the caller keeps). The
+ * source is a phase's column's own, so its draws are the phase's values in order.
+ */
+class SequenceSource extends LengthSource {
+  private readonly values: Int32Array;
+  private at = 0;
+  constructor(values: readonly number[]) {
+    super();
+    this.values = Int32Array.from(values, (v) => (v < 0 ? -1 : Math.round(v)));
+  }
+  one(): number {
+    const v = this.values[this.at]!;
+    this.at = this.at + 1 === this.values.length ? 0 : this.at + 1;
+    return v;
+  }
+  fill(_rng: Prng, out: Int32Array, count: number): void {
+    for (let i = 0; i < count; i++) out[i] = this.one();
+  }
+}
+
+/** The batch source of whole lengths ≥ 0 for a length distribution (a sequence's NULLs are −1). */
 export function lengthSource(d: Dist): LengthSource {
   switch (d.kind) {
     case 'const':
@@ -147,6 +168,8 @@ export function lengthSource(d: Dist): LengthSource {
       return new LognormalSource(d.median, d.sigma);
     case 'choice':
       return new ChoiceSource(d);
+    case 'sequence':
+      return new SequenceSource(d.values);
   }
 }
 
@@ -158,7 +181,8 @@ export function distMax(d: Dist): number {
     case 'uniform':
       return Math.max(d.min, d.max);
     case 'choice':
-      return Math.max(...d.values);
+    case 'sequence':
+      return d.values.reduce((m, v) => Math.max(m, v), 0);
     case 'normal':
     case 'lognormal':
       return Infinity;
@@ -179,6 +203,10 @@ export function distMean(d: Dist): number {
     case 'choice': {
       const total = d.weights.reduce((s, w) => s + w, 0);
       return d.values.reduce((s, v, i) => s + (v * d.weights[i]!) / total, 0);
+    }
+    case 'sequence': {
+      const lengths = d.values.filter((v) => v >= 0);
+      return lengths.length ? lengths.reduce((s, v) => s + v, 0) / lengths.length : 0;
     }
   }
 }

@@ -101,4 +101,48 @@ describe.skipIf(!URL)('the model against tables filled with plain SQL on a live 
       expect(pages.filter((p) => Math.abs(p.pct) > 2)).toEqual([]);
     },
   );
+
+  /** Text of n characters in a script: ASCII letters (en), one in ten accented (fr, 2 bytes), CJK (zh, 3 bytes). */
+  const TEXT_FN = `CREATE FUNCTION {s}.txt(lang int, n int) RETURNS text LANGUAGE sql AS $$
+    SELECT coalesce(string_agg(CASE WHEN lang = 2 THEN chr(19968 + (random() * 20000)::int)
+                                    WHEN lang = 1 AND random() < 0.1 THEN chr(224 + (random() * 27)::int)
+                                    ELSE chr(97 + (random() * 25)::int) END, ''), '')
+      FROM generate_series(1, n) $$`;
+  const MIXED_PHASES = [
+    // 60% en, 25% fr, 15% zh by id; titles of 10–120 characters, bodies of 50–500.
+    `INSERT INTO {t} SELECT g, {s}.txt(l, 10 + (random() * 110)::int), {s}.txt(l, 50 + (random() * 450)::int)
+       FROM generate_series(1, 10000) g, LATERAL (SELECT CASE WHEN g % 20 < 12 THEN 0 WHEN g % 20 < 17 THEN 1 ELSE 2 END AS l) x`,
+    `UPDATE {t} SET body = body || {s}.txt(CASE WHEN id % 20 < 12 THEN 0 WHEN id % 20 < 17 THEN 1 ELSE 2 END, (random() * 40)::int)
+       WHERE random() < 0.3`,
+    `VACUUM {t}`,
+  ];
+
+  it('utf8 text in three scripts, written in plain SQL: free space nearer the server with a share drawn for every value (sim-configs/pg-check/utf8-mixed.yaml) than with one average share for all', async () => {
+    const varying = shipped('utf8-mixed.yaml');
+    const average = { ...varying, engine: { ...varying.engine, multibyte_vary: undefined } };
+    const create = `CREATE TABLE {t} (id int PRIMARY KEY, title varchar(120), body text)`;
+    const fn = (s: string) => s;
+    const run = async (sp: StorageSpec) => {
+      const schema = await ScratchSchema.create(client, 'rowsim_t_fn', 0);
+      try {
+        await client.query(TEXT_FN.replaceAll('{s}', `"${schema.name}"`));
+        await client.query('SELECT setseed(0.42)');
+        return await compare(
+          sp,
+          create,
+          MIXED_PHASES.map((p) => fn(p).replaceAll('{s}', `"${schema.name}"`)),
+        );
+      } finally {
+        await schema.drop(client);
+      }
+    };
+    const perValue = await run(varying);
+    const oneShare = await run(average);
+    const show = (pairs: Pair[]) =>
+      pairs.map((p) => `${p.phase} ${p.metric} model ${p.model} server ${p.server} (${p.pct.toFixed(2)}%)`).join('\n');
+    console.log(`utf8-mixed, a share per value\n${show(perValue)}\nutf8-mixed, one average share\n${show(oneShare)}`);
+    const free = (pairs: Pair[]) => pairs.filter((p) => p.metric === 'free_bytes');
+    for (const [i, p] of free(perValue).entries()) expect(Math.abs(p.pct)).toBeLessThan(Math.abs(free(oneShare)[i]!.pct));
+    expect(perValue.filter((p) => p.metric === 'heap_pages' && Math.abs(p.pct) > 2)).toEqual([]);
+  });
 });

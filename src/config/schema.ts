@@ -59,6 +59,17 @@ export const tableSchema = z.strictObject({
 });
 
 /**
+ * A share that differs from value to value (engine.multibyte_share, multibyte_widths.N): uniform, normal
+ * or choice, as the length distributions are written; draws are clipped to 0 … 1.
+ */
+export const shareDistSchema = z.union([
+  z.strictObject({ uniform: z.tuple([zShare(), zShare()]) }),
+  z.strictObject({ normal: z.tuple([zShare(), z.number().min(0)]) }),
+  z.strictObject({ choice: z.record(z.string(), z.number().min(0)) }),
+]);
+export type ShareDistInput = z.infer<typeof shareDistSchema>;
+
+/**
  * The engine settings every format may read (`engine:` but its `format`, whose values are the registry's,
  * and the settings each format declares: src/formats/registry.ts formatSettingsShape; src/loader/storage.ts
  * engineSchema joins them).

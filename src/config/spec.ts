@@ -135,9 +135,21 @@ export interface ReadCosts {
   physical_read_ns: number;
 }
 
+/** A share drawn per value (clipped to 0 … 1): engine.multibyte_share or multibyte_widths.N as a distribution. */
+export type ShareDist =
+  | { kind: 'uniform'; min: number; max: number }
+  | { kind: 'normal'; mean: number; sd: number }
+  | { kind: 'choice'; values: number[]; weights: number[] };
+
 /** The engine settings of a run: every key of the schema's `engine:` resolved, and the format. */
 export interface EngineSpec extends EngineSettings {
   format: FormatId;
+  /**
+   * Shares of 2-, 3- and 4-byte utf8 characters that differ from value to value, where the config gives
+   * distributions (null: that width's share is the same for every value); multibyte_share and
+   * multibyte_widths then hold their means.
+   */
+  multibyte_vary?: [ShareDist | null, ShareDist | null, ShareDist | null];
   /** Settings given in the config that this format does not use: reported as notes. */
   ignored: string[];
 }

@@ -49,6 +49,7 @@ import {
   EngineSettingError,
   NULL_LEN,
   charsetBytesPerChar,
+  utf8MostBytesPerChar,
   utf8WidthShares,
   checkPageSize,
   columnLayout,
@@ -310,7 +311,7 @@ export function pgGeometry(pageBytes: number): PageGeometry {
   };
 }
 
-function pgColumnLayout(col: ColumnDef, index: number, table: TableDef, t: PgType, bpc: number): ColumnLayout {
+function pgColumnLayout(col: ColumnDef, index: number, table: TableDef, t: PgType, bpc: number, mostBpc: number): ColumnLayout {
   if (col.type.family === 'numeric') {
     // numeric is sized by the digits of its values: the workload's length, else all p digits [PG-NUMERIC].
     const scale = col.type.scale;
@@ -325,7 +326,8 @@ function pgColumnLayout(col: ColumnDef, index: number, table: TableDef, t: PgTyp
   }
   const variableType = isVariableType(col.type) && t.bytes === 0;
   const character = isCharacterType(col.type);
-  const maxBytes = variableType ? Math.round(col.type.length * (character ? bpc : 1)) : t.bytes;
+  // Values whose shares of multi-byte characters differ (multibyte_vary) reach the most bytes a character can take in one.
+  const maxBytes = variableType ? Math.round(col.type.length * (character ? mostBpc : 1)) : t.bytes;
   return columnLayout(table, col, index, { variableType, character, bytesPerChar: character ? bpc : 1, maxBytes });
 }
 
@@ -388,7 +390,8 @@ function pgLayoutInfo(info: PgToastInfo, types: PgType[], prefixCols: number, pr
 export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
   const bpc = pgBytesPerChar(engine);
   const types = table.columns.map((c) => pgType(c.type, bpc));
-  const columns = table.columns.map((c, i) => pgColumnLayout(c, i, table, types[i]!, bpc));
+  const mostBpc = engine.encoding === 'utf8' ? utf8MostBytesPerChar(engine) : bpc;
+  const columns = table.columns.map((c, i) => pgColumnLayout(c, i, table, types[i]!, bpc, mostBpc));
   const { varying, fixedNotNullBytes, logicalMaxBytes } = indexVaryingColumns(columns);
   const n = columns.length;
   const storage = Uint8Array.from(table.columns, (c, i) => pgStorage(c, types[i]!));

@@ -145,4 +145,30 @@ describe.skipIf(!URL)('the model against tables filled with plain SQL on a live 
     for (const [i, p] of free(perValue).entries()) expect(Math.abs(p.pct)).toBeLessThan(Math.abs(free(oneShare)[i]!.pct));
     expect(perValue.filter((p) => p.metric === 'heap_pages' && Math.abs(p.pct) > 2)).toEqual([]);
   });
+
+  it('lengths in a given order (sim-configs/pg-check/toast-order.yaml, a CSV of 2,000 lengths): the TOAST pages of the same lengths inserted in plain SQL in that order, and sorted, each as the model gives them for that order', async () => {
+    const given = shipped('toast-order.yaml');
+    const lengths = (given.workload[0] as Extract<StorageSpec['workload'][number], { op: 'insert' }>).values.body!.length!;
+    if (lengths.kind !== 'sequence') throw new Error('toast-order.yaml: expected a length sequence');
+    const sorted = [...lengths.values].sort((a, b) => a - b);
+    const create = `CREATE TABLE {t} (id int PRIMARY KEY, body text); ALTER TABLE {t} ALTER COLUMN body SET STORAGE EXTERNAL`;
+    const insert = (values: number[]) =>
+      `INSERT INTO {t} SELECT i, repeat('x', len) FROM unnest('{${values.join(',')}}'::int[]) WITH ORDINALITY AS u(len, i)`;
+    const inOrder = await compare(given, create, [insert(lengths.values)]);
+    const sortedSpec: StorageSpec = {
+      ...given,
+      workload: [
+        {
+          op: 'insert',
+          rows: given.workload[0]!.op === 'insert' ? given.workload[0]!.rows : 0,
+          values: { body: { null: 0, length: { kind: 'sequence', values: sorted } } },
+        },
+      ],
+    };
+    const inSort = await compare(sortedSpec, create, [insert(sorted)]);
+    const toast = (pairs: Pair[]) => pairs.find((p) => p.metric === 'toast_pages')!;
+    console.log(`toast-order: in order ${JSON.stringify(toast(inOrder))}, sorted ${JSON.stringify(toast(inSort))}`);
+    expect(toast(inOrder).server).not.toBe(toast(inSort).server);
+    for (const pairs of [inOrder, inSort]) expect(pairs.filter((p) => p.metric !== 'free_bytes' && p.model !== p.server)).toEqual([]);
+  });
 });

@@ -156,9 +156,10 @@ export function utf8Note(engine: EngineSpec): string {
     .filter(([s]) => s > 0)
     .map(([s, w]) => `${Math.round(s * 1000) / 10}% ${w}`);
   if (parts.length === 0) return '';
+  const drawn = engine.multibyte_vary ? ' on average, a share drawn for every value' : '';
   return s3 === 0 && s4 === 0
-    ? `utf8: ${Math.round(s2 * 100)}% of characters take 2 bytes`
-    : `utf8: of the characters ${parts.join(', ')} bytes`;
+    ? `utf8: ${Math.round(s2 * 100)}% of characters take 2 bytes${drawn}`
+    : `utf8: of the characters ${parts.join(', ')} bytes${drawn}`;
 }
 
 /** Bytes per character of char/varchar/text under the database encoding. */

@@ -11,6 +11,7 @@ import { readInputText } from '../config/read.js';
 import { FREQUENCY_RE, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, type DistInput } from '../config/schema.js';
 import {
   COMPRESSIBILITY_STEPS,
+  type ColumnDef,
   type Compressibility,
   type Dist,
   type KeyOrder,
@@ -284,21 +285,7 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
       }
       return dist;
     },
-    compressibilityCheck(name, c, where) {
-      const t = column(name)!.type;
-      const shown = typeof c === 'object' ? `{ unit: ${c.unit} }` : c;
-      if (c !== undefined && c !== 0 && !isCharacterType(t) && !isBinaryType(t)) {
-        P.add(
-          where,
-          `expected compressibility only on a character or binary column (char, varchar, text, binary, varbinary, bytea …), found ${shown} on ${name} (${t.sql})`,
-        );
-      } else if (typeof c === 'number' && Math.round(c * COMPRESSIBILITY_STEPS) > MAX_BLOCK_REPEAT) {
-        P.add(
-          where,
-          `expected a share of at most 0.9375 (60 of every 64 bytes repeated: pglz about 8:1), or { unit: N } for values that are an N-byte unit repeated (repeat('x', n) is unit 1, repeat(md5(…), k) unit 32: pglz about 68:1 and 38:1 at 3,000 bytes), found ${c}`,
-        );
-      }
-    },
+    compressibilityCheck: (name, c, where) => compressibilityCheck(column(name)!, c, where, P),
   };
   const phases: PhaseSpec[] = [];
   raw.forEach((item, i) => {
@@ -321,6 +308,24 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
     if (phase) phases.push(phase);
   });
   return P.list.length === before ? phases : undefined;
+}
+
+/** A compressibility only on a character or binary column, and a share the 64-byte blocks hold. */
+function compressibilityCheck(col: ColumnDef, c: Compressibility | undefined, where: KeyPath, P: Problems): void {
+  const name = col.name;
+  const t = col.type;
+  const shown = typeof c === 'object' ? `{ unit: ${c.unit} }` : c;
+  if (c !== undefined && c !== 0 && !isCharacterType(t) && !isBinaryType(t)) {
+    P.add(
+      where,
+      `expected compressibility only on a character or binary column (char, varchar, text, binary, varbinary, bytea …), found ${shown} on ${name} (${t.sql})`,
+    );
+  } else if (typeof c === 'number' && Math.round(c * COMPRESSIBILITY_STEPS) > MAX_BLOCK_REPEAT) {
+    P.add(
+      where,
+      `expected a share of at most 0.9375 (60 of every 64 bytes repeated: pglz about 8:1), or { unit: N } for values that are an N-byte unit repeated (repeat('x', n) is unit 1, repeat(md5(…), k) unit 32: pglz about 68:1 and 38:1 at 3,000 bytes), found ${c}`,
+    );
+  }
 }
 
 function resolveOrder(text: string): Order {

@@ -15,6 +15,7 @@ const LIVE_POSTGRES = [
   'test/pgcheck-safety.test.ts',
   'test/pgcheck-select.test.ts',
   'test/pgcheck-reads.test.ts',
+  'test/pgcheck-scan.test.ts',
   'test/bench-pg.test.ts',
 ];
 

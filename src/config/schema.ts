@@ -127,8 +127,10 @@ const setSpecSchema = z.union([
   }),
 ]);
 
-export const ORDER_RE = /^(sequential|random|spread|zipf\(\s*(\d+(?:\.\d+)?)\s*\))$/;
-const orderSchema = z.string().regex(ORDER_RE, 'sequential, random, spread or zipf(s) such as zipf(0.9)');
+export const ORDER_RE = /^(sequential|oldest|newest|random|spread|zipf\(\s*(\d+(?:\.\d+)?)\s*\))$/;
+const orderSchema = z.string().regex(ORDER_RE, 'sequential (oldest), newest, random, spread or zipf(s) such as zipf(0.9)');
+/** How an update or delete reaches its rows (config/spec.ts RowAccess). */
+export const ROW_ACCESS = ['index', 'scan', 'range'] as const;
 
 const insertSchema = z.strictObject({
   rows: zCount(),
@@ -137,12 +139,14 @@ const insertSchema = z.strictObject({
 const updateSchema = z.strictObject({
   rows: zCount(),
   order: orderSchema.optional(),
+  via: z.enum(ROW_ACCESS).optional(),
   transaction: z.enum(['statement', 'row']).optional(),
   set: z.record(z.string(), setSpecSchema),
 });
 const deleteSchema = z.strictObject({
   rows: zCount(),
   order: orderSchema.optional(),
+  via: z.enum(ROW_ACCESS).optional(),
   transaction: z.enum(['statement', 'row']).optional(),
 });
 const REORG_KINDS = ['forwarded_rows', 'rebuild', 'compact', 'vacuum'] as const;

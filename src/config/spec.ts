@@ -97,7 +97,16 @@ export type SetSpec =
   | { kind: 'grow'; dist: Dist; null?: number; domain?: ValueDomain; compressibility?: Compressibility }
   | { kind: 'null'; null: number; domain?: ValueDomain };
 
-export type Order = { kind: 'sequential' } | { kind: 'random' } | { kind: 'spread' } | { kind: 'zipf'; s: number };
+/** `sequential` (also written `oldest`): the first live rows by id; `newest`: the last. */
+export type Order = { kind: 'sequential' } | { kind: 'newest' } | { kind: 'random' } | { kind: 'spread' } | { kind: 'zipf'; s: number };
+
+/**
+ * How an update or delete phase reaches its rows: `index`, each row found through the first index by its
+ * key, one statement a row; `scan`, one statement that reads the table in page order (an unindexed
+ * predicate, or none); `range`, one statement over a range of the first index's key (`WHERE id BETWEEN`).
+ * The loader always sets it; a spec made in code without it means index.
+ */
+export type RowAccess = 'index' | 'scan' | 'range';
 
 type TransactionScope = 'statement' | 'row';
 
@@ -117,8 +126,8 @@ export type LobStoreKind = 'table' | 'derby';
 
 export type PhaseSpec =
   | { op: 'insert'; rows: Count; values: Record<string, ValueSpec> }
-  | { op: 'update'; rows: Count; order: Order; transaction: TransactionScope; set: Record<string, SetSpec> }
-  | { op: 'delete'; rows: Count; order: Order; transaction: TransactionScope }
+  | { op: 'update'; rows: Count; order: Order; via?: RowAccess; transaction: TransactionScope; set: Record<string, SetSpec> }
+  | { op: 'delete'; rows: Count; order: Order; via?: RowAccess; transaction: TransactionScope }
   | { op: 'reorg'; kind: 'forwarded_rows' | 'rebuild' | 'compact' | 'vacuum' }
   | { op: 'select'; rows: Count; order: Order; via: AccessPath; index?: string; predicate?: PredicateSpec; repeat: number }
   | { op: 'read_lob'; rows: Count; order: Order; column: string; chunk: number; reposition: 'restart' | 'keep'; store: LobStoreKind };

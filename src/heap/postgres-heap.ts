@@ -58,8 +58,9 @@ export class PostgresHeap extends PostgresPages implements StorageEngine {
     }
     const ri = row * Row.STRIDE;
     const p = this.rows[ri]!;
-    // The scan that finds the row reads its page: on-access pruning first.
-    this.pruneOpt(p);
+    // The index scan that finds the row reads its page: on-access pruning first (a sequential scan or a
+    // range's index scan read it before, once: visitPage).
+    if (info.scanned !== true) this.pruneOpt(p);
     this.counters.updates++;
     const oldLen = this.rows[ri + 1]! & Row.LEN_MASK;
     const oldHeapOnly = (this.rows[ri + 1]! & Row.HEAP_ONLY) !== 0;
@@ -108,10 +109,10 @@ export class PostgresHeap extends PostgresPages implements StorageEngine {
     return true;
   }
 
-  delete(row: number): void {
+  delete(row: number, scanned = false): void {
     const ri = row * Row.STRIDE;
     const p = this.rows[ri]!;
-    this.pruneOpt(p);
+    if (!scanned) this.pruneOpt(p);
     if (this.sink !== null) this.sink({ op: 'delete', row, page: p, home: -1, bytes: this.len(row) });
     this.retire(p, this.len(row), this.heapOnly(row), this.offOf(row));
     this.rows[ri] = -1;
@@ -359,6 +360,11 @@ export class PostgresHeap extends PostgresPages implements StorageEngine {
    */
   visitPage(p: number): void {
     if (p >= 0 && p < this.pageCount) this.pruneOpt(p);
+  }
+
+  /** A sequential scan reads the blocks the relation has when it starts (heapam.c initscan: rs_nblocks). */
+  scanExtent(): number {
+    return this.pageCount;
   }
 
   // ---- observation ---------------------------------------------------------------------------

@@ -206,7 +206,7 @@ function columnsSource(columns: NonNullable<MeasuredInput['columns']>, ctx: Ctx)
   if (P.list.length > before) return undefined;
   const workload: PhaseSpec[] = [{ op: 'insert', rows: { kind: 'count', n: ctx.rows }, values }];
   if (Object.keys(set).length)
-    workload.push({ op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set });
+    workload.push({ op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, via: 'index', transaction: 'statement', set });
   return { kind: 'columns', workload };
 }
 

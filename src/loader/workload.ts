@@ -18,6 +18,7 @@ import {
   type Order,
   type PhaseSpec,
   type PredicateSpec,
+  type RowAccess,
   type SetSpec,
   type TableDef,
   type ValueDomain,
@@ -131,7 +132,43 @@ function resolveUpdate(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
     const change = s === 'changed' ? ({ kind: 'changed' } as const) : resolveSet(name, s, where, ctx);
     if (change) set[name] = change;
   }
-  return { op: 'update', rows: v.rows, order: resolveOrder(v.order ?? 'random'), transaction: v.transaction ?? 'statement', set };
+  return { op: 'update', rows: v.rows, ...resolveAccess(v, path, ctx), set };
+}
+
+/**
+ * An update's or delete's rows: its order, how it reaches them (`via`) and its transactions. One
+ * statement over a scan or a key range is one transaction and reaches each row once: no `transaction:
+ * row`, no zipf order (draws with replacement); a key range is a run of consecutive keys of the first
+ * index (oldest, newest, or from a random place), so it needs an index and takes no spread order.
+ */
+function resolveAccess(
+  v: { order?: string; via?: RowAccess; transaction?: 'statement' | 'row' },
+  path: KeyPath,
+  ctx: PhaseContext,
+): { order: Order; via: RowAccess; transaction: 'statement' | 'row' } {
+  const via = v.via ?? 'index';
+  const order = resolveOrder(v.order ?? (via === 'range' ? 'sequential' : 'random'));
+  const transaction = v.transaction ?? 'statement';
+  if (via !== 'index') {
+    const one = `one statement (via: ${via}) reaches each row once`;
+    if (transaction === 'row')
+      ctx.P.add([...path, 'transaction'], `expected transaction: statement with via: ${via} (one statement is one transaction), found row`);
+    if (order.kind === 'zipf')
+      ctx.P.add([...path, 'order'], `expected sequential, newest, random or spread with via: ${via} (${one}), found ${v.order}`);
+  }
+  if (via === 'range') {
+    if (order.kind === 'spread')
+      ctx.P.add(
+        [...path, 'order'],
+        `expected sequential (oldest), newest or random (a range from a random place) with via: range, found spread`,
+      );
+    if (ctx.table.indexes.length === 0)
+      ctx.P.add(
+        [...path, 'via'],
+        `expected a table with an index for via: range (a range of its first index's key), found table ${ctx.table.name} with none`,
+      );
+  }
+  return { order, via, transaction };
 }
 
 /** The index a select names (or the table's only index), checked against the table. */
@@ -236,7 +273,7 @@ const PHASE_RESOLVERS: Record<PhaseKind, PhaseResolver> = {
   update: resolveUpdate,
   delete: (body, path, ctx) => {
     const v = zodCheck(PHASE_SCHEMAS.delete, body, path, ctx.P);
-    return v && { op: 'delete', rows: v.rows, order: resolveOrder(v.order ?? 'random'), transaction: v.transaction ?? 'statement' };
+    return v && { op: 'delete', rows: v.rows, ...resolveAccess(v, path, ctx) };
   },
   reorg: (body, path, ctx) => {
     const v = zodCheck(PHASE_SCHEMAS.reorg, body, path, ctx.P);
@@ -331,7 +368,8 @@ function compressibilityCheck(col: ColumnDef, c: Compressibility | undefined, wh
 function resolveOrder(text: string): Order {
   const m = ORDER_RE.exec(text)!;
   if (m[2] !== undefined) return { kind: 'zipf', s: Number(m[2]) };
-  return { kind: m[1] as 'sequential' | 'random' | 'spread' };
+  if (m[1] === 'oldest') return { kind: 'sequential' };
+  return { kind: m[1] as 'sequential' | 'newest' | 'random' | 'spread' };
 }
 
 export function resolveDist(d: DistInput, path: KeyPath, baseDir: string, P: Problems): Dist | undefined {

@@ -472,3 +472,29 @@ export function checkReads(spec: StorageSpec, cols: ColumnSql[], audit: ValueAud
     );
   });
 }
+
+/**
+ * The place among the first index's columns of the one a set-based phase (`via: scan` or `range`)
+ * matches rows by: distinct and not NULL in every row (-1: none, or no such phase). A key range is a
+ * range of the leading column, which must then be distinct and not NULL itself, or `BETWEEN` would
+ * take other rows than the simulation's.
+ */
+export function setBasedKey(spec: StorageSpec, cols: ColumnSql[], audit: ValueAudit, locator: number[]): number {
+  const setBased = spec.workload
+    .map((p, i) => [p, i] as const)
+    .filter((e): e is readonly [Extract<PhaseSpec, { op: 'update' | 'delete' }>, number] => e[0].op === 'update' || e[0].op === 'delete')
+    .filter(([p]) => (p.via ?? 'index') !== 'index');
+  if (setBased.length === 0) return -1;
+  const usable = (ci: number) => {
+    const a = audit.columns[ci]!;
+    return a.wrapped === 0 && a.repeats === 0 && a.nulls === 0;
+  };
+  const range = setBased.find(([p]) => p.via === 'range');
+  if (range && !(locator[0]! >= 0 && usable(locator[0]!))) {
+    const c = cols[locator[0]!]!;
+    throw new PgCheckError(
+      `phase ${range[1] + 1} (${range[0].op}, via: range): pg-check sends WHERE ${c.name} BETWEEN the range's first and last key: expected ${c.name} distinct and not NULL in every row, found values that repeat, wrap or are NULL`,
+    );
+  }
+  return locator.findIndex(usable);
+}

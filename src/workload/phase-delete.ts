@@ -5,13 +5,16 @@
 import type { PhaseSpec } from '../config/spec.js';
 import type { Prng } from '../util/prng.js';
 import { BATCH } from './row-values.js';
-import { orderName, type RunState } from './run-state.js';
+import { accessName, type RunState } from './run-state.js';
+import { accessOf, phaseRows } from './access.js';
 import type { PhaseOutcome } from './run-types.js';
 
 export function deletePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'delete' }>, rng: Prng): PhaseOutcome {
-  const picker = run.picker(phase.rows, phase.order, rng);
+  const via = accessOf(phase);
+  const picker = phaseRows(run, phase, rng);
   const n = picker.total;
   const perRow = phase.transaction === 'row';
+  const scanned = via !== 'index';
   const rows = new Int32Array(BATCH);
   let affected = 0;
   for (;;) {
@@ -21,8 +24,8 @@ export function deletePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'dele
       const row = rows[i]!;
       if (!run.engine.isLive(row)) continue;
       run.obs?.beforeRow?.('delete', row);
-      if (run.trackVersions && run.indexes!.built) run.indexes!.locate(row);
-      run.engine.delete(row);
+      if (run.trackVersions && run.indexes!.built && via !== 'scan') run.indexes!.locate(row);
+      run.engine.delete(row, scanned);
       run.ool?.delete(row);
       run.offRow?.clear(row);
       if (run.trackVersions) run.indexes!.remove(row, run.store.lens, row * run.width);
@@ -32,5 +35,5 @@ export function deletePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'dele
     }
   }
   if (!perRow) run.commitTransaction();
-  return { affected, label: `delete ${n} ${n === 1 ? 'row' : 'rows'} (${orderName(phase.order)})` };
+  return { affected, label: `delete ${n} ${n === 1 ? 'row' : 'rows'} (${accessName(phase)})` };
 }

@@ -7,9 +7,9 @@ import type { ColumnLayout } from '../layout/table-layout.js';
 import type { UpdateInfo } from '../heap/engine.js';
 import type { IndexSet } from '../btree/index-set.js';
 import type { Prng } from '../util/prng.js';
-import type { RowPicker } from './select.js';
+import { accessOf, phaseRows, type RowSource } from './access.js';
 import { BATCH, ColumnChange, levelOf, multibyteFor } from './row-values.js';
-import { orderName, type KeyDraw, type RunState } from './run-state.js';
+import { accessName, type KeyDraw, type RunState } from './run-state.js';
 import type { PhaseOutcome } from './run-types.js';
 
 /** What an update phase keeps from batch to batch (updatePhase). */
@@ -21,6 +21,8 @@ interface UpdateBatch {
   info: UpdateInfo;
   /** A transaction a row (else one for the statement). */
   perRow: boolean;
+  /** Rows are found through the first index (its leaf read, dead versions' entries marked): not by a sequential scan. */
+  locate: boolean;
   keyChanged: ReturnType<IndexSet['keysChanged']> | null;
   /** An index refuses entries over a size (updates that would make one are refused). */
   limit: boolean;
@@ -39,7 +41,8 @@ interface UpdateBatch {
 
 export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'update' }>, index: number, rng: Prng): PhaseOutcome {
   const { engine, layout, indexes } = run;
-  const picker = run.picker(phase.rows, phase.order, rng);
+  const via = accessOf(phase);
+  const picker = phaseRows(run, phase, rng);
   const n = picker.total;
   const setColumns = Object.keys(phase.set).map((name) => layout.columns.find((c) => c.name === name)!);
   // Columns whose stored length a `set` can change (a fixed NOT NULL column keeps its size; `changed` keeps the length).
@@ -77,8 +80,9 @@ export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'upda
     setColumns,
     sized,
     old: new Int32Array(Math.max(1, sized.length)),
-    info: { indexedChanged: setColumns.some((col) => col.indexed) },
+    info: { indexedChanged: setColumns.some((col) => col.indexed), scanned: via !== 'index' },
     perRow: phase.transaction === 'row',
+    locate: via !== 'scan',
     keyChanged: indexes ? indexes.keysChanged(new Set(setColumns.map((c) => c.index))) : null,
     limit: indexes !== null && indexes.hasLimit,
     keyDraws,
@@ -103,7 +107,7 @@ export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'upda
     engine.lastUpdateNewIndexEntries === undefined;
   const affected = updateBatches(run, u, picker, plain, phase.order.kind !== 'sequential');
   if (!u.perRow) run.commitTransaction();
-  return { affected, label: `update ${n} ${n === 1 ? 'row' : 'rows'} (${orderName(phase.order)}, ${Object.keys(phase.set).join(', ')})` };
+  return { affected, label: `update ${n} ${n === 1 ? 'row' : 'rows'} (${accessName(phase)}, ${Object.keys(phase.set).join(', ')})` };
 }
 
 /**
@@ -113,7 +117,7 @@ export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'upda
  * start of a phase and compiled again on a thread of its own every few runs (the storage bench's CPU
  * time counted it: 20 ms in a 45 ms phase).
  */
-function updateBatches(run: RunState, u: UpdateBatch, picker: RowPicker, plain: boolean, touchFirst: boolean): number {
+function updateBatches(run: RunState, u: UpdateBatch, picker: RowSource, plain: boolean, touchFirst: boolean): number {
   const { engine, indexes, store } = run;
   const sized = u.sized;
   const rows = new Int32Array(BATCH);
@@ -180,7 +184,7 @@ function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: numb
     const logical = format.logicalBytes(layout, lens, base);
     obs?.beforeRow?.('update', row);
     // The row is found through the first index (its leaf read, its dead versions' entries marked), then changed.
-    if (run.trackVersions && indexes!.built) indexes!.locate(row);
+    if (run.trackVersions && indexes!.built && u.locate) indexes!.locate(row);
     const refused = limit && indexes!.tooLarge(lens, base);
     if (refused) run.indexRefusedUpdates++;
     const bytes = refused

@@ -225,6 +225,12 @@ export class RunState {
   }
 }
 
+/** An update's or delete's order and access as its label names them: `random`, `sequential, scan`, `newest, key range`. */
+export function accessName(phase: { order: { kind: string; s?: number }; via?: string }): string {
+  const via = phase.via === 'scan' ? ', scan' : phase.via === 'range' ? ', key range' : '';
+  return `${orderName(phase.order)}${via}`;
+}
+
 /** An order as a phase's label names it. */
 export function orderName(o: { kind: string; s?: number }): string {
   return o.kind === 'zipf' ? `zipf(${o.s})` : o.kind;

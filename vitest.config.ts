@@ -11,6 +11,7 @@ import { defineConfig } from 'vitest/config';
 const LIVE_POSTGRES = [
   'test/pgcheck.test.ts',
   'test/pgcheck-toast.test.ts',
+  'test/pgcheck-sql.test.ts',
   'test/pgcheck-safety.test.ts',
   'test/pgcheck-select.test.ts',
   'test/pgcheck-reads.test.ts',

@@ -11,7 +11,10 @@ export type { FormatId } from './format-ids.js';
 
 const pair = () => z.tuple([z.number(), z.number()]);
 
-/** A length distribution: a number, uniform, normal, lognormal, choice, or a histogram CSV. */
+/**
+ * A length distribution: a number, uniform, normal, lognormal, choice, or a histogram CSV; or the lengths
+ * themselves, in order: a sequence (null: NULL) or a CSV with a length per value.
+ */
 const distSchema = z.union([
   z.number().min(0),
   z.strictObject({ uniform: pair() }),
@@ -19,6 +22,8 @@ const distSchema = z.union([
   z.strictObject({ lognormal: pair() }),
   z.strictObject({ choice: z.record(z.string(), z.number().min(0)) }),
   z.strictObject({ histogram: z.string().min(1) }),
+  z.strictObject({ sequence: z.array(z.union([z.number().min(0), z.null()])).min(1) }),
+  z.strictObject({ csv: z.string().min(1), column: z.union([z.string().min(1), z.number().int().min(1)]).optional() }),
 ]);
 export type DistInput = z.infer<typeof distSchema>;
 
@@ -55,6 +60,17 @@ export const tableSchema = z.strictObject({
 });
 
 /**
+ * A share that differs from value to value (engine.multibyte_share, multibyte_widths.N): uniform, normal
+ * or choice, as the length distributions are written; draws are clipped to 0 … 1.
+ */
+export const shareDistSchema = z.union([
+  z.strictObject({ uniform: z.tuple([zShare(), zShare()]) }),
+  z.strictObject({ normal: z.tuple([zShare(), z.number().min(0)]) }),
+  z.strictObject({ choice: z.record(z.string(), z.number().min(0)) }),
+]);
+export type ShareDistInput = z.infer<typeof shareDistSchema>;
+
+/**
  * The engine settings every format may read (`engine:` but its `format`, whose values are the registry's,
  * and the settings each format declares: src/formats/registry.ts formatSettingsShape; src/loader/storage.ts
  * engineSchema joins them).
@@ -88,11 +104,17 @@ const valueDomainShape = {
   order: z.enum(KEY_ORDERS).optional(),
 };
 
+/** The longest repeating unit `compressibility: { unit: N }` names (src/formats/pg-compression.ts MAX_UNIT_BYTES). */
+export const MAX_COMPRESS_UNIT = 64;
+/** `compressibility`: a share of bytes repeating bytes before them (0 … 1; the loader refuses one over 60/64), or { unit: N }. */
+const compressibilitySchema = z.union([zShare(), z.strictObject({ unit: z.number().int().min(1).max(MAX_COMPRESS_UNIT) })]);
+export type CompressibilityInput = z.infer<typeof compressibilitySchema>;
+
 export const valueSpecSchema = z.strictObject({
   length: distSchema.optional(),
   null: zShare().optional(),
   ...valueDomainShape,
-  compressibility: zShare().optional(),
+  compressibility: compressibilitySchema.optional(),
 });
 
 const setSpecSchema = z.union([
@@ -103,7 +125,7 @@ const setSpecSchema = z.union([
     grow: distSchema.optional(),
     null: zShare().optional(),
     ...valueDomainShape,
-    compressibility: zShare().optional(),
+    compressibility: compressibilitySchema.optional(),
   }),
 ]);
 

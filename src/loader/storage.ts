@@ -44,6 +44,7 @@ import type {
 } from '../config/spec.js';
 import { resolveDist, resolveWorkload } from './workload.js';
 import { Problems, zodCheck } from './problems.js';
+import { splitMultibyteDists } from './multibyte.js';
 import { resolveCount } from '../util/units.js';
 import { groupedNumber } from '../util/numbers.js';
 
@@ -479,7 +480,9 @@ export function checkLockScheme(table: TableDef, engine: EngineSpec, P: Problems
  * (exp_row_size, fillfactor, PCTFREE) where the section leaves them unset; the rest defaults.
  */
 export function resolveEngine(raw: unknown, P: Problems, table?: TableDef): EngineSpec | undefined {
-  const e = zodCheck(engineSchema(), raw, ['engine'], P);
+  const split = splitMultibyteDists(raw, P);
+  if (!split) return undefined;
+  const e = zodCheck(engineSchema(), split.engine, ['engine'], P);
   if (!e) return undefined;
   if (e.multibyte_widths !== undefined) {
     if (e.multibyte_share !== undefined) {
@@ -500,6 +503,7 @@ export function resolveEngine(raw: unknown, P: Problems, table?: TableDef): Engi
   }
   const format = getFormat(e.format);
   const ignored = format ? Object.keys(e).filter((k) => k !== 'format' && !format.settings.includes(k as keyof EngineSettings)) : [];
-  return defaultEngineSpec(e.format, { ...tableEngineSettings(table, e.format), ...e, ignored });
+  const spec = defaultEngineSpec(e.format, { ...tableEngineSettings(table, e.format), ...e, ignored });
+  return split.vary ? { ...spec, multibyte_vary: split.vary } : spec;
 }
 export { resolveDist, resolveWorkload };

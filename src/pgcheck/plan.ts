@@ -250,7 +250,7 @@ export class ValueStream {
     const byLen = cols.map(() => new Map<number, number>());
     const see = (ci: number, len: number, level: number) => {
       if (len === NULL_LEN) return;
-      const at = len * 128 + level;
+      const at = len * 256 + level;
       let cap = byLen[ci]!.get(at);
       if (cap === undefined) byLen[ci]!.set(at, (cap = values[ci]!.capacity(len, level)));
       if (cap < min[ci]!) min[ci] = cap;

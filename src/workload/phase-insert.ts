@@ -7,7 +7,7 @@ import { NULL_LEN } from '../layout/table-layout.js';
 import { grown } from '../util/arrays.js';
 import { resolveCount } from '../util/units.js';
 import { lengthSource } from './dist.js';
-import { BATCH, batchHasNull, ColumnValues, levelOf } from './row-values.js';
+import { BATCH, batchHasNull, ColumnValues, levelOf, multibyteFor } from './row-values.js';
 import type { KeyDraw, RunState } from './run-state.js';
 import type { PhaseOutcome } from './run-types.js';
 
@@ -25,6 +25,7 @@ export function insertPhase(run: RunState, phase: InsertSpec, index: number): Ph
       run.spec.seed,
       index,
       'insert',
+      multibyteFor(run.spec.engine, col, run.spec.table.columns[col.index]!.type),
     );
   });
   run.store.ensureRows(run.nextRow + n);
@@ -72,7 +73,7 @@ function drawColumn(run: RunState, c: ColumnValues, v: number, first: number, co
   const units = c.units;
   for (let i = 0, at = first * width + v; i < count; i++, at += width) {
     const u = units[i]!;
-    lens[at] = u < 0 ? NULL_LEN : c.bytes(u);
+    lens[at] = u < 0 ? NULL_LEN : c.bytes(u, i);
   }
   const lob = run.lobs?.get(v);
   if (lob) {

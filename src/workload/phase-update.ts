@@ -9,7 +9,7 @@ import type { UpdateInfo } from '../heap/engine.js';
 import type { IndexSet } from '../btree/index-set.js';
 import type { Prng } from '../util/prng.js';
 import { accessOf, phaseRows, type RowSource } from './access.js';
-import { BATCH, ColumnChange, levelOf } from './row-values.js';
+import { BATCH, ColumnChange, levelOf, multibyteFor } from './row-values.js';
 import { accessName, type KeyDraw, type RunState } from './run-state.js';
 import type { PhaseOutcome } from './run-types.js';
 
@@ -54,7 +54,16 @@ export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'upda
   // Columns whose stored length a `set` can change (a fixed NOT NULL column keeps its size; `changed` keeps the length).
   const sized = setColumns
     .filter((col) => col.varying && phase.set[col.name]!.kind !== 'changed')
-    .map((col) => new ColumnChange(col, phase.set[col.name]!, run.spec.seed, index));
+    .map(
+      (col) =>
+        new ColumnChange(
+          col,
+          phase.set[col.name]!,
+          run.spec.seed,
+          index,
+          multibyteFor(run.spec.engine, col, run.spec.table.columns[col.index]!.type),
+        ),
+    );
   for (const ch of sized) {
     const lob = run.lobs?.get(ch.column.varIndex);
     if (lob) ch.trackLob(lob);

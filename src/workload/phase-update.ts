@@ -204,14 +204,14 @@ function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: numb
     obs?.beforeRow?.('update', row);
     // The row is found through the first index (its leaf read, its dead versions' entries marked), then changed.
     if (run.trackVersions && indexes!.built && u.locate) indexes!.locate(row);
-    const refused = limit && indexes!.tooLarge(lens, base);
-    if (refused) run.indexRefusedUpdates++;
-    const bytes = refused
-      ? 0
-      : ool
-        ? ool.sizeUpdate(row, lens, base, levels, levelBase, changed)
-        : format.rowBytes(layout, lens, base, logical);
-    if (!refused && engine.update(row, bytes, logical, info)) {
+    const bytes = ool ? ool.sizeUpdate(row, lens, base, levels, levelBase, changed) : format.rowBytes(layout, lens, base, logical);
+    if (engine.update(row, bytes, logical, info)) {
+      // The new version's entries (not a HOT update), one over an index's limit: the server refuses the UPDATE.
+      const over = limit && engine.lastUpdateNewIndexEntries ? indexes!.oversize(lens, base) : null;
+      if (over) {
+        obs?.update?.(row, setColumns, lens, base, run.keys.snapshot(row), levels, levelBase, run.lobs);
+        run.refuse('update', over, row);
+      }
       affected++;
       ool?.apply();
       for (let k = 0; k < keyDraws.length; k++) run.keys.set(keyDraws[k]!.col, row, newKeys[k]!);

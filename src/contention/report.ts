@@ -325,6 +325,33 @@ function phaseHeatMap(results: ContentionResults, k: number): Buffer {
 const n0 = (x: number): string => fmt(Math.round(x));
 const n2 = (x: number): string => (Math.abs(x) >= 100 ? fmt(Math.round(x)) : fmt(Number(x.toPrecision(3))));
 
+/** What a calibration file measured (with the repeats' spread), what it refused and why, what follows a measured cost. */
+export function calibrationLines(cal: NonNullable<ContentionResults['calibration']>): string[] {
+  const measured = Object.entries(cal.measured).filter(([k]) => cal.values[k] !== undefined);
+  const followed = Object.keys(cal.values).filter((k) => cal.measured[k] === undefined);
+  const refused = Object.entries(cal.refused);
+  const bound = cal.max_repeat_spread_pct !== null ? ` (fitting runs' repeats within ${cal.max_repeat_spread_pct}%)` : '';
+  const out = [
+    `Calibration ${cal.file} (${cal.machine}): measured${bound}: ${
+      measured.length
+        ? measured
+            .map(([k, m]) => {
+              const range = m.repeats_ns ? `, repeats ${n2(m.repeats_ns[0])}–${n2(m.repeats_ns[1])}` : '';
+              const spread = m.spread_pct !== null ? `, spread ${m.spread_pct}%` : '';
+              return `${k} = ${n2(cal.values[k]!)} ns${range}${spread}`;
+            })
+            .join('; ')
+        : 'none'
+    }.`,
+  ];
+  if (followed.length) out.push(`Following a measured cost: ${followed.map((k) => `${k} = ${n2(cal.values[k]!)} ns`).join(', ')}.`);
+  if (refused.length)
+    out.push(
+      `Refused by rowsim calibrate (the config's or the default value kept): ${refused.map(([k, why]) => `${k} — ${why}`).join('; ')}.`,
+    );
+  return out;
+}
+
 function inputsMarkdown(results: ContentionResults): string[] {
   const out = ['### Model inputs', '', 'Every input with its source: a measurement, a key of docs/sources.md, or "assumed".', ''];
   out.push(
@@ -334,16 +361,7 @@ function inputsMarkdown(results: ContentionResults): string[] {
     ),
     '',
   );
-  if (results.calibration) {
-    out.push(
-      `Costs measured by \`rowsim calibrate\` (${results.calibration.file}, ${results.calibration.machine}) replace the assumed ones: ${Object.entries(
-        results.calibration.values,
-      )
-        .map(([k, v]) => `${k} = ${n2(v)} ns`)
-        .join(', ')}.`,
-      '',
-    );
-  }
+  if (results.calibration) out.push(...calibrationLines(results.calibration).flatMap((l) => [l, '']));
   return out;
 }
 
@@ -592,7 +610,13 @@ export function contentionTerminal(results: ContentionResults): string {
   }
   lines.push(`${R} replication${R > 1 ? 's' : ''} a point; intervals are 95% of the mean`);
   if (!results.stationary) lines.push(`WARNING: not stationary after the bounded extensions: ${results.not_stationary.join('; ')}`);
-  if (results.calibration)
-    lines.push(`costs measured by rowsim calibrate (${results.calibration.file}): ${Object.keys(results.calibration.values).join(', ')}`);
+  if (results.calibration) {
+    const cal = results.calibration;
+    const measured = Object.keys(cal.measured).filter((k) => cal.values[k] !== undefined);
+    const refused = Object.keys(cal.refused);
+    lines.push(
+      `calibration ${cal.file}: measured ${measured.length ? measured.join(', ') : 'none'}${refused.length ? `; refused (config values kept): ${refused.join(', ')}` : ''}`,
+    );
+  }
   return lines.join('\n');
 }

@@ -146,4 +146,10 @@ export interface CalibrationApplied {
   values: Record<string, number>;
   /** Key path → the value the config or the default had before. */
   replaced: Record<string, number>;
+  /** Costs the file measured: the spread of the repeats they were fitted from (percent) and the range of the per-repeat fits (ns). */
+  measured: Record<string, { spread_pct: number | null; repeats_ns: [number, number] | null }>;
+  /** Costs the file refused to fit, with why: the config's (or the default) value is kept, unless it follows a measured one. */
+  refused: Record<string, string>;
+  /** The repeat-spread bound the fits were held to (percent), when the file says. */
+  max_repeat_spread_pct: number | null;
 }

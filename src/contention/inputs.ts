@@ -80,7 +80,7 @@ const INPUT_DEFS: readonly InputDef[] = [
     key: 'latched.spin_limit',
     value: (s) => ns(s.latched.spin_limit_ns),
     source: 'assumed ([PG-SLOCK]: spin, then sleep)',
-    applies: (s) => latched(s) && s.latched.lock === 'spin_yield',
+    applies: (s) => latched(s) && (s.latched.lock === 'spin_yield' || s.latched.lock === 'spin_sleep'),
   },
   {
     key: 'lockless.cas',
@@ -91,7 +91,7 @@ const INPUT_DEFS: readonly InputDef[] = [
   {
     key: 'lockless.line_transfer',
     value: (s) => ns(s.lockless.line_transfer_ns),
-    source: '= latched.handoff_per_waiter ([LOCKS])',
+    source: '= latched.handoff_per_waiter ([LOCKS]: one transfer per failed CAS)',
     applies: lockless,
   },
   { key: 'lockless.read', value: (s) => s.lockless.read, source: 'assumed (cas: pin on every read)', applies: lockless },

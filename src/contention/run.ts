@@ -132,6 +132,8 @@ function models(spec: ContentionSpec): ContentionBase[] {
 const LATCHED_ONLY = [
   'lock',
   'ttas',
+  'tas',
+  'give_up',
   'random_handoff',
   'handoff_ns',
   'backoff_min_ns',
@@ -145,6 +147,7 @@ const LOCKLESS_ONLY = [
   'cas_ns',
   'line_transfer_ns',
   'optimistic',
+  'faa',
   'lookup_ns',
   'update_share',
   'write_share',

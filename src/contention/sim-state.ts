@@ -13,7 +13,8 @@
  *   WHOLD    event = end of a write's hold of the page (lockless writes) → continue
  *   OPT      event = end of an optimistic read → validate the version: continue or restart
  *   BACKOFF  event = end of a back-off delay (ttas_backoff) → probe the lock again
- *   SPIN     event = spin limit reached (spin_yield), while in the lock's waiter list → yield the engine
+ *   SPIN     event = spin limit reached (spin_yield, spin_sleep), while in the lock's waiter list → yield the engine or sleep
+ *   SLEEP    event = end of a sleep (spin_sleep), off its engine → queue for an engine, then try the lock again
  *   RUNQ     no event: in the run queue, waiting for an engine
  *   WAIT     no event: in a lock's waiter list (spinning on its engine, or blocked off it)
  */
@@ -32,6 +33,7 @@ export const BACKOFF = 6;
 export const SPIN = 7;
 export const OPT = 8;
 export const WHOLD = 9;
+export const SLEEP = 10;
 
 export abstract class SimState {
   protected readonly model: PointModel;
@@ -61,6 +63,7 @@ export abstract class SimState {
   protected readonly engineSince: Float64Array;
   protected readonly opBegin: Float64Array; // start of the current CAS or optimistic read
   protected readonly casWasteEnd: Float64Array; // end of the wasted part of the current CAS
+  /** ttas_backoff: the current back-off bound; spin_sleep: the current sleep (0 before the first). */
   protected readonly backoff: Float64Array;
 
   // locks
@@ -75,7 +78,6 @@ export abstract class SimState {
   // page lines (lockless)
   protected readonly version: Int32Array;
   protected readonly lineFree: Float64Array;
-  protected readonly lineReq: Int32Array;
 
   // engines and run queue
   protected freeEngines: number;
@@ -164,7 +166,6 @@ export abstract class SimState {
     const lines = m.buffer_manager === 'lockless' ? m.data_pages + m.index_pages : 0;
     this.version = new Int32Array(lines);
     this.lineFree = new Float64Array(lines);
-    this.lineReq = new Int32Array(lines);
     this.freeEngines = m.engines;
     this.runq = new Int32Array(u);
     this.windowStartNs = m.warmup_ns;

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildPointModel, pointNetwork } from '../src/contention/model.js';
+import { drainCriterion } from '../src/contention/drain.js';
 import { operationalBounds } from '../src/contention/mva.js';
 import { parseContention, type ContentionSpec } from '../src/contention/schema.js';
 import { runReplication, type Replication } from '../src/contention/task.js';
@@ -91,5 +92,43 @@ describe('a pin by fetch-and-add', () => {
     expect(faa.throughput_tps * 4).toBeGreaterThan(0.95 / 200e-9);
     expect(faa.throughput_tps * 4).toBeLessThan(1.001 / 200e-9);
     expect(faa.throughput_tps / cas.throughput_tps).toBeGreaterThan(1.8);
+  });
+});
+
+describe('the drain criterion: the collapse boundary in closed form', () => {
+  const crit = (lock: string, users: number, handoff: string) => {
+    const m = buildPointModel(small({ lock, handoff_per_waiter: handoff }), 'latched', 32, users);
+    const n = pointNetwork(m);
+    return { m, n, d: drainCriterion(m, n.engine_demand_ns, n.total_demand_ns) };
+  };
+  it('is the closed form f(w) = (N − w) r (hold + c(w) h): a parabola for TTAS, its peak where it should be', () => {
+    const { d } = crit('ttas', 800, '100ns');
+    const r = d.r_per_engine_s / 1e9;
+    const f = (w: number): number => (32 - w) * r * (300 + Math.max(1, w) * 100);
+    expect(d.f0).toBeCloseTo(f(0), 3);
+    // continuous peak at w = (N − hold/h)/2 = 14.5: the integer peak is 14 or 15
+    expect([14, 15]).toContain(d.w_peak);
+    expect(d.max_f).toBeCloseTo(f(d.w_peak), 3);
+    expect(f(d.w_star!)).toBeGreaterThan(1);
+    expect(f(d.w_star! - 1)).toBeLessThanOrEqual(1);
+    // a queue lock's hand-off does not grow: f falls with w, max f = f(0) < 1, every burst drains
+    expect(crit('mcs', 800, '100ns').d).toMatchObject({ verdict: 'drains', w_star: null, handoff_growth: '1' });
+    expect(crit('tas', 800, '100ns').d.max_f).toBeGreaterThan(d.max_f);
+  });
+  it('agrees with the simulation on both sides of the boundary', () => {
+    for (const [lock, users, handoff] of [
+      ['ttas', 800, '20ns'],
+      ['ttas', 800, '100ns'],
+      ['mcs', 800, '100ns'],
+      ['tas', 800, '40ns'],
+      ['ttas', 100, '100ns'],
+    ] as const) {
+      const { d } = crit(lock, users, handoff);
+      const r = at(lock, users, { handoff_per_waiter: handoff });
+      const b = operationalBounds(pointNetwork(buildPointModel(small({ lock, handoff_per_waiter: handoff }), 'latched', 32, users)), users);
+      expect(r.throughput_tps < 0.5 * b.throughput_tps, `${lock} ${users} users ${handoff}: predicted ${d.collapse_predicted}`).toBe(
+        d.collapse_predicted,
+      );
+    }
   });
 });

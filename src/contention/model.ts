@@ -97,6 +97,17 @@ export function zipfWeights(count: number, skew: number): Float64Array {
   return w;
 }
 
+/** What a lock kind means to the simulation: hand-off growth, who wins, whether a spinner gives up. */
+function lockFlags(lock: LockKind): Pick<PointModel, 'lock' | 'ttas' | 'tas' | 'random_handoff' | 'give_up'> {
+  return {
+    lock,
+    ttas: lock === 'ttas' || lock === 'tas' || lock === 'spin_yield' || lock === 'spin_sleep' || lock === 'ticket',
+    tas: lock === 'tas',
+    random_handoff: lock === 'ttas' || lock === 'tas' || lock === 'spin_yield' || lock === 'spin_sleep',
+    give_up: lock === 'spin_yield' ? 'yield' : lock === 'spin_sleep' ? 'sleep' : 'none',
+  };
+}
+
 export function buildPointModel(spec: ContentionBase, bm: BufferManagerKind, engines: number, users: number): PointModel {
   const x = spec.xoltp;
   const xoltpOn = x.applies_to.includes(bm);
@@ -132,11 +143,7 @@ export function buildPointModel(spec: ContentionBase, bm: BufferManagerKind, eng
       (lockless && !optimistic ? lookups * spec.lockless.lookup_ns : 0),
     exponential: spec.service_times === 'exponential',
     block: spec.latched.wait === 'block',
-    lock,
-    ttas: lock === 'ttas' || lock === 'tas' || lock === 'spin_yield' || lock === 'spin_sleep' || lock === 'ticket',
-    tas: lock === 'tas',
-    random_handoff: lock === 'ttas' || lock === 'tas' || lock === 'spin_yield' || lock === 'spin_sleep',
-    give_up: lock === 'spin_yield' ? 'yield' : lock === 'spin_sleep' ? 'sleep' : 'none',
+    ...lockFlags(lock),
     handoff_ns: spec.latched.handoff_per_waiter_ns,
     backoff_min_ns: spec.latched.backoff_min_ns,
     backoff_max_ns: spec.latched.backoff_max_ns,
@@ -208,7 +215,7 @@ function localCache(spec: ContentionBase, levelPages: number[]): { data: number;
  * Visits per transaction to each lock: spinlocks first (index 0..spinlocks-1), then, with index latches,
  * one latch per index page. Used by the MVA and the operational bounds.
  */
-function lockVisits(m: PointModel): { spinlock: Float64Array; latch: Float64Array } {
+export function lockVisits(m: PointModel): { spinlock: Float64Array; latch: Float64Array } {
   const spin = new Float64Array(m.spinlocks);
   if (m.buffer_manager === 'latched') {
     if (m.data_reads > 0) {
@@ -297,7 +304,7 @@ export function pointNetwork(m: PointModel): PointNetwork {
  * Per page (data pages, then index pages): CAS visits per transaction (pins of cas reads and every
  * write) and write visits. Lockless only; empty arrays otherwise.
  */
-function lineVisits(m: PointModel): { cas: Float64Array; writes: Float64Array } {
+export function lineVisits(m: PointModel): { cas: Float64Array; writes: Float64Array } {
   const n = m.buffer_manager === 'lockless' ? m.data_pages + m.index_pages : 0;
   const cas = new Float64Array(n);
   const writes = new Float64Array(n);

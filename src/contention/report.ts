@@ -6,7 +6,7 @@
  */
 import { renderBarChart, renderHeatMap, renderLineChart, PALETTE, type Series } from '../report/charts.js';
 import { fmt, mdTable, textTable } from '../report/tables.js';
-import type { ContentionEntry, ContentionResults, Gap, SweepCellResult } from './run.js';
+import { gapLatchedPoint, type ContentionEntry, type ContentionResults, type Gap, type SweepCellResult } from './run.js';
 import type { ContentionPoint } from './task.js';
 import { uslThroughput } from './usl.js';
 
@@ -233,6 +233,7 @@ function cellRatio(c: SweepCellResult): number {
 const PHASE_NOTES = [
   'dashed outline: bimodal (some replications collapse, some do not); †: a point not stationary after its extensions',
   '‡: the lockless manager collapsed too (its hottest CAS line saturated) in at least half its replications',
+  '◆ and the thick line: the closed-form boundary (drain criterion, docs/contention.md): collapse predicted in the ◆ cells',
 ];
 
 /** The phase diagram: a line chart over one swept key, a heat map over two (one per value of a third). */
@@ -295,8 +296,23 @@ function ratioLogSpan(values: number[][]): number {
   return Math.min(1.5, Math.ceil(maxLog * 10) / 10);
 }
 
+const predicted = (c: SweepCellResult | undefined): boolean => (c ? (gapLatchedPoint(c)?.drain.collapse_predicted ?? false) : false);
+
 const phaseCellText = (c: SweepCellResult | undefined): string =>
-  c?.gap ? `${ratioText(c.gap.throughput_ratio)}×${c.gap.lockless_collapsed_share >= 0.5 ? ' ‡' : ''}` : '';
+  c?.gap ? `${predicted(c) ? '◆ ' : ''}${ratioText(c.gap.throughput_ratio)}×${c.gap.lockless_collapsed_share >= 0.5 ? ' ‡' : ''}` : '';
+
+/** The closed-form boundary beside the simulated one, as a sentence. */
+export function boundaryText(b: NonNullable<ContentionResults['sweep']>['boundary']): string {
+  const dis = b.disagree.map(
+    (d) =>
+      `${Object.entries(d.params)
+        .map(([k, v]) => `${k} ${String(v)}`)
+        .join(
+          ', ',
+        )} (${d.predicted ? 'predicted' : 'not predicted'}${d.w_star !== null ? `, w* = ${d.w_star}` : ''}; simulated ${Math.round(d.collapsed_share * 100)}% collapsed)`,
+  );
+  return `Closed-form boundary (drain criterion): collapse predicted in ${b.predicted_cells} of ${b.cells} cells, simulated in ${b.simulated_cells}; they agree in ${b.agree} of ${b.cells}${dis.length ? `; disagree at ${dis.join('; ')}` : ''}.`;
+}
 
 /** Where the latched manager collapses: the ratio over the first two swept keys, in slice k of the third. */
 function phaseHeatMap(results: ContentionResults, k: number): Buffer {
@@ -315,6 +331,7 @@ function phaseHeatMap(results: ContentionResults, k: number): Buffer {
     cellText: rows.map((row) => row.map(phaseCellText)),
     dashed: rows.map((row) => row.map((c) => !!c?.gap?.bimodal)),
     dagger: rows.map((row) => row.map((c) => !!c && !c.stationary)),
+    boundary: rows.map((row) => row.map(predicted)),
     center: 1,
     logSpan: ratioLogSpan(values),
     legendLabel: `lockless ÷ latched throughput (mean of ${results.replications} replications)`,
@@ -511,7 +528,7 @@ export function contentionMarkdown(results: ContentionResults): string {
   }
   if (results.sweep) {
     const s = results.sweep;
-    out.push('### Phase diagram', '', `**${s.headline.text}**`, '');
+    out.push('### Phase diagram', '', `**${s.headline.text}**`, '', boundaryText(s.boundary), '');
     const header = [
       ...s.axes.map((a) => a.key),
       'lockless ÷ latched',
@@ -576,7 +593,7 @@ export function contentionTerminal(results: ContentionResults): string {
       c.gap ? ci(c.gap.throughput_ratio_ci95, ratioText) : '',
       c.gap ? `${Math.round(c.gap.latched_collapsed_share * 100)}%` : '',
     ]);
-    lines.push(textTable(header, rows), s.headline.text);
+    lines.push(textTable(header, rows), s.headline.text, boundaryText(s.boundary));
     if (s.factors)
       lines.push(
         `features one at a time from latched (${n0(s.factors.baseline_tps)} tps): ${s.factors.features.map((f) => `${f.feature} ${f.gain.toFixed(2)}× (${f.share_pct.toFixed(0)}%)`).join('; ')}; all together ${s.factors.all.gain.toFixed(2)}×; interaction ${s.factors.interaction_pct.toFixed(0)}%`,

@@ -9,6 +9,7 @@ import { exactMva, operationalBounds, type Bounds } from './mva.js';
 import type { BufferManagerKind, ContentionBase } from './spec.js';
 import { simulatePoint } from './sim.js';
 import { meanInterval, type Interval } from './stats.js';
+import { drainCriterion, type DrainCriterion } from './drain.js';
 
 export interface ContentionTaskPayload {
   spec: ContentionBase;
@@ -108,6 +109,8 @@ export interface ContentionPoint extends ResponseFigures, EngineTimeFigures {
   transactions: number;
   events: number;
   bounds: PointBounds;
+  /** The closed-form collapse criterion of the hottest lock or CAS line (drain.ts). */
+  drain: DrainCriterion;
   mva?: MvaCheck;
   runs: Array<
     Pick<Replication, 'seed' | 'throughput_tps' | 'response_time_ms' | 'stationary' | 'extensions' | 'window_ms'> & { collapsed: boolean }
@@ -301,6 +304,7 @@ export function summarisePoint(
     transactions: reps.reduce((a, r) => a + r.transactions, 0),
     events: reps.reduce((a, r) => a + r.events, 0),
     bounds,
+    drain: drainCriterion(model, net.engine_demand_ns, net.total_demand_ns),
     runs: reps.map((r) => runOf(r, isCollapsed(r))),
   };
   if (point.bimodal) point.modes = modesOf(collapsed, running);

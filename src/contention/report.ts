@@ -32,12 +32,21 @@ const ci = (iv: readonly [number, number], f: (x: number) => string): string => 
 function gapText(g: Gap): string {
   let s = `lockless ${ratioText(g.throughput_ratio)}× the latched throughput (95% CI ${ci(g.throughput_ratio_ci95, ratioText)}), ${g.response_ratio >= 10 ? g.response_ratio.toFixed(0) : g.response_ratio.toFixed(1)}× lower mean response time`;
   if (g.bimodal)
-    s += `; BIMODAL: ${Math.round(g.latched_collapsed_share * 100)}% of the latched replications collapsed, the mean describes neither outcome`;
+    s += `; BIMODAL: ${Math.round(g.latched_collapsed_share * 100)}% of the latched replications collapsed, the mean describes neither outcome${g.metastable ? ' (METASTABLE: each kept the state it reached early; the answer depends on the start state)' : ''}`;
   else if (g.latched_collapsed_share === 1) s += '; the latched manager collapsed in every replication';
   return s;
 }
 
-const flag = (p: ContentionPoint): string => `${p.bimodal ? ' (bimodal)' : ''}${p.stationary ? '' : ' (not stationary)'}`;
+const flag = (p: ContentionPoint): string =>
+  `${p.metastable ? ' (metastable)' : p.bimodal ? ' (bimodal)' : ''}${p.stationary ? '' : ' (not stationary)'}`;
+
+/** A metastable point in words: the answer depends on the start. */
+export function metastableText(p: ContentionPoint): string {
+  const m = p.metastable!;
+  const t = m.time_to_collapse_ms;
+  const when = t.length > 1 ? `${n2(t[0]!)}–${n2(t[t.length - 1]!)} ms` : `${n2(t[0]!)} ms`;
+  return `**Metastable: the answer depends on the start.** Each collapsed replication collapsed ${when} after the start (all users thinking) and stayed collapsed to the end (≥ ${n2(m.collapsed_held_ms)} ms); no running one ever collapsed (≥ ${n2(m.running_held_ms)} ms). "${p.collapsed} of ${p.replications}" is how often this start tipped early, not a steady-state probability.`;
+}
 
 type WriteChart = (name: string, png: Buffer) => void;
 
@@ -455,7 +464,7 @@ function bimodalLines(list: readonly ContentionEntry[]): string[] {
     for (const p of r.points)
       if (p.modes)
         out.push(
-          `- ${r.engines} engines, ${fmt(p.users)} users is **bimodal**: ${p.collapsed} of ${p.replications} replications collapsed (mean ${n0(p.modes.collapsed.throughput_tps)} tps, ${n2(p.modes.collapsed.response_time_ms)} ms); the others ran at ${n0(p.modes.running.throughput_tps)} tps, ${n2(p.modes.running.response_time_ms)} ms.`,
+          `- ${r.engines} engines, ${fmt(p.users)} users is **bimodal**: ${p.collapsed} of ${p.replications} replications collapsed (mean ${n0(p.modes.collapsed.throughput_tps)} tps, ${n2(p.modes.collapsed.response_time_ms)} ms); the others ran at ${n0(p.modes.running.throughput_tps)} tps, ${n2(p.modes.running.response_time_ms)} ms.${p.metastable ? ` ${metastableText(p)}` : ''}`,
         );
   if (out.length > 0) out.push('');
   return out;

@@ -63,6 +63,8 @@ export interface Gap {
   lockless_collapsed_share: number;
   /** Either manager's point is bimodal. */
   bimodal: boolean;
+  /** Either manager's point is metastable (its modes were decided early and held). */
+  metastable: boolean;
 }
 
 export interface SweepCellResult {
@@ -300,6 +302,7 @@ function gapsOf(
       latched_collapsed_share: lat.collapsed_share,
       lockless_collapsed_share: ll.collapsed_share,
       bimodal: lat.bimodal || ll.bimodal,
+      metastable: !!(lat.metastable || ll.metastable),
     });
   }
   return out;

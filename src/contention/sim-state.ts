@@ -22,6 +22,7 @@ import { EventQueue } from './event-queue.js';
 import { AliasTable } from './alias-table.js';
 import { zipfWeights, type PointModel } from './model.js';
 import { Prng } from '../util/prng.js';
+import { BATCHES, TRACE_BUCKETS } from './sim-window.js';
 
 export const THINK = 0;
 export const SEG = 1;
@@ -107,6 +108,10 @@ export abstract class SimState {
   protected responses: Float64Array;
   protected nResp = 0;
   protected half1 = 0;
+  protected readonly batches: Int32Array;
+  protected batchNs: number;
+  protected trace: Int32Array;
+  protected readonly traceNs: number;
   protected respSum = 0;
   protected thinkSum = 0;
   protected thinks = 0;
@@ -171,11 +176,26 @@ export abstract class SimState {
     this.windowStartNs = m.warmup_ns;
     this.windowEndNs = m.warmup_ns + m.duration_ns;
     this.windowMidNs = (this.windowStartNs + this.windowEndNs) / 2;
+    this.batches = new Int32Array(BATCHES);
+    this.batchNs = m.duration_ns / BATCHES;
+    this.traceNs = (m.warmup_ns + m.duration_ns) / TRACE_BUCKETS;
+    this.trace = new Int32Array(TRACE_BUCKETS + 1);
     // room for the commits the window can hold (the lesser of the users' and the engines' bound), so
     // the array rarely grows; at most 4M entries up front
     const demand = m.work_ns > 0 ? m.work_ns : 0;
     const rate = demand > 0 ? Math.min(m.users / (m.think_ns + demand), m.engines / demand) : 0;
     this.responses = new Float64Array(Math.max(1024, Math.min(4 << 20, Math.ceil(rate * m.duration_ns * 1.05))));
+  }
+
+  /** A commit at `now`: counted in the run's history. */
+  protected traceCommit(now: number): void {
+    const b = (now / this.traceNs) | 0;
+    if (b >= this.trace.length) {
+      const grown = new Int32Array(Math.max(b + 1, this.trace.length * 2));
+      grown.set(this.trace);
+      this.trace = grown;
+    }
+    this.trace[b]!++;
   }
 
   /** Length of [a, b] inside the measurement window. */
@@ -202,6 +222,8 @@ export abstract class SimState {
     this.windowMidNs = (w0 + w1) / 2;
     this.nResp = 0;
     this.half1 = 0;
+    this.batches.fill(0);
+    this.batchNs = (w1 - w0) / BATCHES;
     this.respSum = 0;
     this.thinkSum = 0;
     this.thinks = 0;

@@ -10,7 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { RUN_DEFAULTS } from '../config/defaults.js';
-import { UserError } from '../config/errors.js';
+import { InputError, UserError, type KeyPath } from '../config/errors.js';
+import type { YamlLocator } from '../config/locate.js';
 import type { RunConfig } from '../loader/config.js';
 import type { PreparedRun } from '../run/merge.js';
 import type { PointRecord } from '../run/part.js';
@@ -162,12 +163,27 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     };
     lines = opts.shard ? await runPart(ctx, slice, PART_FILE, partJson) : await runWhole(ctx);
     if (opts.quiet === true || opts.json === true) lines = [];
+  } catch (err) {
+    throw positioned(err, source.loc);
   } finally {
     await runner.close();
     out?.discard();
   }
   for (const line of lines) process.stdout.write(`${line}\n`);
   return 0;
+}
+
+/**
+ * A user's error found while the run simulates (the server's refusal of a statement, btree/entry-limit.ts)
+ * names its phase as `workload[i]…: …`; it is shown as the config's problems are, with the file, line and
+ * column of that phase.
+ */
+function positioned(err: unknown, loc: YamlLocator): unknown {
+  if (!(err instanceof UserError) || err instanceof InputError) return err;
+  const m = /^workload\[(\d+)\](?:\.(\w+))?: ([\s\S]*)$/.exec(err.message);
+  if (!m) return err;
+  const path: KeyPath = ['workload', Number(m[1]), ...(m[2] ? [m[2]] : [])];
+  return new InputError([loc.problem(path, m[3]!)]);
 }
 
 /** What the two ways to finish a run share: the config, its units, the staged folder and the runner. */

@@ -384,3 +384,20 @@ export function pageScriptSource(): string {
   ];
   return `${fns.map((f) => f.toString()).join('\n')}\n`;
 }
+
+/** A page's free space as the drawing and the narration state it: in all, in one piece (reserved bytes included), in holes, reserved. */
+export interface PageFigures {
+  free: number;
+  contiguous: number;
+  holes: number;
+  reserved: number;
+}
+
+export function pageFigures(d: PageDrawing['detail']): PageFigures {
+  return {
+    free: d.contiguousBytes + d.fragmentedBytes,
+    contiguous: d.contiguousBytes,
+    holes: d.fragmentedBytes,
+    reserved: d.reservedBytes,
+  };
+}

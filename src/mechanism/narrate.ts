@@ -46,8 +46,12 @@ export function eventText(e: HeapEvent, ctx: NarrationContext): string | undefin
       return insertText(e, ctx);
     case 'update':
       return updateText(e, ctx);
-    case 'compact':
-      return `page ${e.page} is compacted: ${B(e.freedBytes)} of holes squeezed into contiguous free space`;
+    case 'compact': {
+      // A row coming home gives up its stub just before the compaction: those bytes are squeezed out too.
+      const holes = ctx.room?.holes ?? e.freedBytes;
+      const stub = e.freedBytes > holes ? ` and the ${B(e.freedBytes - holes)} of the stub the returning row gives up` : '';
+      return `page ${e.page} is compacted: ${B(holes)} of holes${stub} squeezed into contiguous free space`;
+    }
     case 'delete':
       return `delete row ${e.row}: its ${B(e.bytes)} on page ${e.page} are freed${e.home >= 0 ? `, and its stub on page ${e.home}` : ''}`;
     case 'split':

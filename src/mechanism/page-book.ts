@@ -250,6 +250,7 @@ export class PageBook {
   private placeNew(p: number, row: number, bytes: number, reserved: number, kind: SlotKind, slot?: number): number {
     const pg = this.page(p);
     const k = slot ?? this.freeSlot(pg);
+    while (pg.entries.length < k) pg.entries.push(null);
     pg.entries[k] = { kind, row, start: pg.top, bytes, reserved };
     pg.top += bytes;
     if (kind !== 'stub' && kind !== 'pending' && kind !== 'dead') this.rows.set(row, { body: ref(p, k) });

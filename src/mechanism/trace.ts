@@ -192,7 +192,7 @@ class Tracer {
     const pages = e.op === 'insert' && e.passed ? [e.passed.page, ...eventPages(e)] : eventPages(e);
     if (book && c.before !== null)
       for (const p of pages) if (!c.snaps.has(p) && p < c.before.pages) c.snaps.set(p, book.detail(p, c.before.page(p)));
-    const page = e.op === 'update' ? e.page : -1;
+    const page = e.op === 'update' || e.op === 'compact' ? e.page : -1;
     const room = book && page >= 0 ? pageFigures(book.detail(page, emptyDetail(page))) : undefined;
     const compacted = c.events.some((x) => x.op === 'compact' && x.page === page);
     book?.apply(e);
@@ -243,6 +243,8 @@ class Tracer {
     if ((e.op === 'reorg-row' || e.op === 'rewrite') && this.cur?.op !== 'reorg') this.begin('reorg', undefined, true);
     if (this.cur === null) this.begin('reorg', undefined, true);
     this.take(e);
+    // reorg forwarded_rows moves one row at a time: a step each (a rebuild's rows stay one step).
+    if (e.op === 'reorg-row' && e.outcome !== 'rewritten') this.begin('reorg', undefined, true);
   }
 
   /** A row operation starts; a table scan reads every page, so it is shown whatever rows the trace follows. */

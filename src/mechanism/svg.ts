@@ -438,7 +438,7 @@ function svgLegend(
 }
 
 /** The lines under the title: free space (as the narration states it), entries, what else the page says. */
-function svgSubtitle(d: PageDrawing): string[] {
+export function svgSubtitle(d: PageDrawing): string[] {
   const det = d.detail;
   const fig = pageFigures(det);
   const entries = det.slots.reduce((n, s) => n + (s.count ?? 1), 0);

@@ -177,7 +177,7 @@ function svgFrame(pageBytes: number, idPrefix: string, scale: number, top: numbe
   const gx = 58;
   const gw = 512;
   const fp = Math.round(14 * scale);
-  const panelW = Math.round(fp * 17);
+  const panelW = Math.round(fp * 19.5);
   const panelX = gx + gw + 22;
   return {
     bpl,

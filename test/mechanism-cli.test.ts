@@ -99,8 +99,11 @@ describe('rowsim page', () => {
     }
     const out = join(dir, 'out', 'cli-pages');
     expect(readdirSync(out).sort()).toEqual(expect.arrayContaining(['pages', 'trace', 'results.json', 'summary.md']));
-    // The page folder holds the last page command's drawing.
-    expect(readdirSync(join(out, 'pages')).filter((f) => !f.startsWith('.'))).toEqual(['page-exp-row-size-1-after-3-p1.svg']);
+    // The page folder keeps every page command's drawing: each is named by what it shows.
+    expect(readdirSync(join(out, 'pages')).filter((f) => !f.startsWith('.'))).toEqual([
+      'page-exp-row-size-1-after-3-p0.svg',
+      'page-exp-row-size-1-after-3-p1.svg',
+    ]);
   });
 });
 
@@ -113,8 +116,8 @@ describe('rowsim trace', () => {
     expect(r.stdout).toMatch(/^ +1\. \[1 insert\] insert row 0 \(\d+ B\) → page 0 slot 0/m);
     expect(r.stdout).toMatch(/forwarded to page \d+ slot \d+/);
     expect(r.stdout).toMatch(/\[3 reorg forwarded_rows\]/);
-    expect(r.stdout).toContain('slide deck: out/cli-pages/trace/trace.html');
-    const json = JSON.parse(readFileSync(join(dir, 'out', 'cli-pages', 'trace', 'trace.json'), 'utf8')) as {
+    expect(r.stdout).toContain('slide deck: out/cli-pages/trace/trace-exp-row-size-1-rows-0-40.html');
+    const json = JSON.parse(readFileSync(join(dir, 'out', 'cli-pages', 'trace', 'trace-exp-row-size-1-rows-0-40.json'), 'utf8')) as {
       truncated: boolean;
       steps: { step: number; text: string }[];
     };

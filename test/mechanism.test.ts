@@ -143,7 +143,9 @@ describe('the drawing', () => {
     const svg = renderPageSvg(d);
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
-    expect(svg).toContain(`row ${stub.row} → page ${stub.to!.page} slot ${stub.to!.slot}`);
+    expect(svg).toContain(`row ${stub.row} stub → (${stub.to!.page},${stub.to!.slot})`);
+    // The stub's block carries its row id.
+    expect(svg).toContain(`>${stub.row}→</text>`);
     expect(svg).toContain('marker-end="url(#rowsim-page-arrow)"');
     expect((svg.match(/<text/g) ?? []).length).toBe((svg.match(/<\/text>/g) ?? []).length);
     const text = pageText(d);
@@ -283,8 +285,9 @@ describe('the trace', () => {
   it('the slide deck has a slide a step, moves with the arrow keys, fetches nothing', () => {
     const t = traceRun(spec('ase-dol'), { steps: 12 });
     const html = traceDeck('t', 'sub', t);
-    expect((html.match(/<section class="slide"/g) ?? []).length).toBe(t.steps.length + 2);
-    expect(html).toContain("e.key === 'ArrowRight'");
+    expect((html.match(/<section class="slide[ "]/g) ?? []).length).toBe(t.steps.length + 2);
+    expect(html).toContain('ArrowRight: 1');
+    expect(html).toContain("addEventListener('hashchange'");
     expect(html).not.toMatch(/(src|href)="https?:/);
     // Each drawing names its own pattern and marker: a hidden slide's would not draw in another.
     const ids = [...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]);

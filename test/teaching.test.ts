@@ -212,8 +212,13 @@ describe('docs/teaching.md', () => {
       'page 0 has 0 bytes free, so the row is forwarded to page 1\n  slot 0, a new page, and a 10-byte stub stays at page 0 slot 0',
     );
     const page = rowsim(['page', join(DIR, 'ase-exp-row-size.yaml'), '--after', '1', '--format', 'text']).stdout;
-    expect(page).toContain('free 924 B: 224 contiguous, 0 in holes, 700 reserved (exp_row_size reservation)');
-    expect(lesson).toContain('"free 924 B: 224 contiguous, 0 in holes, 700 reserved (exp_row_size reservation)"');
+    expect(page).toContain('free 924 B: 924 contiguous (700 of it reserved), 0 in holes');
+    expect(lesson).toContain('"free 924 B: 924 contiguous (700 of it reserved), 0 in holes"');
+    // The decks are named by sweep point: the lesson opens the one it ran.
+    expect(lesson).toContain('trace-exp-row-size-1.html#14');
+    const pfs = rowsim(['trace', join(DIR, 'sqlserver-pfs.yaml'), '--point', 'pfs_bands=on', '--out', join(tmp(), 't')]).stdout;
+    expect(pfs).toMatch(/ 9\. .*page 0 has 1560 B free, but its PFS band \(PFS: 81–95 % full\) promises only 403 B/);
+    expect(lesson).toContain('promises only 403 B');
     const pg = rowsim(['trace', join(DIR, 'postgres-hot.yaml'), '--point', 'fillfactor=70', '--out', join(tmp(), 't')]).stdout;
     expect(pg).toMatch(/page 0 is pruned on access: 4 dead versions removed, 1760 B freed/);
     expect(lesson).toContain('"page 0 is pruned on access: 4 dead versions removed, 1760 B freed"');

@@ -1,53 +1,60 @@
 /**
- * The trace's slide deck in a real browser (Debian's chromium through playwright-core, as
- * test/report-browser.test.ts): it opens from file:// with no console or page error and no request but
- * itself; the arrow keys (and Home / End) move one slide; every drawing on a slide is drawn (a non-empty
- * box). Screenshots go to out/browser/. Skipped without /usr/bin/chromium unless CI or
- * ROWSIM_REQUIRE_BROWSER=1 is set, where it fails.
+ * The trace's slide decks in a real browser (Debian's chromium through playwright-core, as
+ * test/report-browser.test.ts): every slide of every teaching config's deck fits one 16:9 screen at
+ * 1280×720 and at 1920×1080 (nothing scrolls: the document is no taller or wider than the window, and
+ * every drawing lies inside it, before and after side by side); the keys a presenter's clicker sends, the
+ * arrows, Home / End, a click and an edited #N move as docs/teaching.md says, and a slide always opens at
+ * its top. It opens from file:// with no console or page error and no request but itself. Screenshots go to
+ * out/browser/. Skipped without /usr/bin/chromium unless CI or ROWSIM_REQUIRE_BROWSER=1 is set.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { rowsim } from './helpers/cli.js';
+import { loadConfig } from '../src/loader/config.js';
+import { ROOT, rowsim } from './helpers/cli.js';
 import { CHROMIUM, SHOTS, browserOrReason, browserPresent, openInChromium, type OpenedPage } from './helpers/browser.js';
 
-const CONFIG = `name: deck
-seed: 3
-table:
-  name: t
-  columns:
-    - { name: id, type: int }
-    - { name: body, type: varchar(400), null: true }
-engine: { format: ase-dol, page_size: 2k }
-workload:
-  - insert: { rows: 20, values: { body: { length: { uniform: [20, 60] } } } }
-  - update: { rows: 8, order: random, set: { body: { length: { uniform: [200, 300] } } } }
-  - reorg: forwarded_rows
-`;
+const TEACHING = join(ROOT, 'sim-configs', 'teaching');
+/** Every teaching config's every sweep point: its deck's file. */
+const decks: { name: string; file: string }[] = [];
+/** Slides worth a screenshot: config, point, step (the lesson's key moments). */
+const SHOT_STEPS: Record<string, number[]> = {
+  'trace-exp-row-size-1': [14, 15],
+  'trace-exp-row-size-252': [14, 15],
+  'trace-fillfactor-70': [21, 25, 26],
+  'trace-fillfactor-100': [21],
+  'trace-pfs-bands-on': [9, 11],
+  'trace-pctfree-0': [25],
+  'trace-base': [22],
+};
 
-browserOrReason('the trace deck in a browser');
+browserOrReason('the trace decks in a browser');
 
-describe.skipIf(!browserPresent)(`the trace deck in a browser${browserPresent ? '' : ` (skipped: ${CHROMIUM} not found)`}`, () => {
+describe.skipIf(!browserPresent)(`the trace decks in a browser${browserPresent ? '' : ` (skipped: ${CHROMIUM} not found)`}`, () => {
   let browser: Browser;
   let page: Page;
-  let slides = 0;
   let opened: OpenedPage;
-  /** Errors so far, from the console and the page. */
+  /** Requests for anything but the decks themselves (the test opens one deck after another). */
+  const foreign = () => opened.foreign.filter((u) => !decks.some((d) => u.split('#')[0] === `file://${d.file}`));
   const errors = () => [...opened.consoleErrors, ...opened.pageErrors];
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rowsim-deck-'));
-    writeFileSync(join(dir, 'deck.yaml'), CONFIG);
-    const r = rowsim(['trace', join(dir, 'deck.yaml'), '--out', join(dir, 'trace'), '--quiet']);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    const file = join(dir, 'trace', 'trace.html');
-    opened = await openInChromium(file, { width: 1600, height: 1000 });
+    const dir = mkdtempSync(join(tmpdir(), 'rowsim-decks-'));
+    for (const f of readdirSync(TEACHING).filter((x) => x.endsWith('.yaml'))) {
+      const out = join(dir, f.replace('.yaml', ''));
+      for (const p of loadConfig(join(TEACHING, f)).storage) {
+        const r = rowsim(['trace', join(TEACHING, f), '--point', p.label, '--out', out, '--quiet']);
+        expect(r.stderr).toBe('');
+        expect(r.code).toBe(0);
+      }
+      for (const d of readdirSync(out).filter((x) => x.endsWith('.html')))
+        decks.push({ name: `${f.replace('.yaml', '')}/${d}`, file: join(out, d) });
+    }
+    opened = await openInChromium(decks[0]!.file, { width: 1280, height: 720 });
     ({ browser, page } = opened);
-    slides = await page.locator('section.slide').count();
-  }, 120_000);
+  }, 240_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -56,47 +63,114 @@ describe.skipIf(!browserPresent)(`the trace deck in a browser${browserPresent ? 
   const visible = () =>
     page.evaluate(() => Array.from(document.querySelectorAll('section.slide')).findIndex((s) => s.classList.contains('on')));
 
-  it('opens on the title slide with no error and no request but itself', async () => {
-    expect(slides).toBeGreaterThan(4);
-    expect(await visible()).toBe(0);
-    expect(errors()).toEqual([]);
-    expect(opened.foreign).toEqual([]);
-  });
+  /** What overflows the window on the slide shown: the document, or a drawing outside it; and the drawings' boxes. */
+  const fit = () =>
+    page.evaluate(() => {
+      const d = document.documentElement;
+      const on = document.querySelector('section.slide.on')!;
+      const boxes = Array.from(on.querySelectorAll('figure svg')).map((s) => {
+        const r = s.getBoundingClientRect();
+        // The drawing as drawn: the viewBox fitted into the element's box.
+        const vb = (s as SVGSVGElement).viewBox.baseVal;
+        const k = Math.min(r.width / vb.width, r.height / vb.height);
+        return {
+          left: r.left,
+          top: r.top,
+          right: r.right,
+          bottom: r.bottom,
+          w: vb.width * k,
+          h: vb.height * k,
+          rects: s.querySelectorAll('rect').length,
+        };
+      });
+      return { sh: d.scrollHeight, sw: d.scrollWidth, ih: window.innerHeight, iw: window.innerWidth, sy: window.scrollY, boxes };
+    });
 
-  it('moves one slide with each arrow key, to the ends with Home and End', async () => {
-    for (let i = 1; i <= 3; i++) {
-      await page.keyboard.press('ArrowRight');
-      expect(await visible()).toBe(i);
+  for (const size of [
+    { width: 1280, height: 720 },
+    { width: 1920, height: 1080 },
+  ])
+    it(`every slide of every teaching deck fits ${size.width}×${size.height} without scrolling`, { timeout: 300_000 }, async () => {
+      await page.setViewportSize(size);
+      const bad: string[] = [];
+      for (const deck of decks) {
+        await page.goto(`file://${deck.file}#0`);
+        const slides = await page.locator('section.slide').count();
+        for (let i = 0; i < slides; i++) {
+          if (i > 0) await page.keyboard.press('ArrowRight');
+          const f = await fit();
+          const where = `${deck.name} slide ${i}`;
+          if (f.sh > f.ih || f.sw > f.iw) bad.push(`${where}: the document is ${f.sw}×${f.sh} in a ${f.iw}×${f.ih} window`);
+          for (const b of f.boxes) {
+            if (b.bottom > f.ih + 0.5 || b.right > f.iw + 0.5) bad.push(`${where}: a drawing reaches ${b.right}×${b.bottom}`);
+            if (b.w < 200 || b.h < 200 || b.rects < 5)
+              bad.push(`${where}: a drawing drawn ${b.w.toFixed(0)}×${b.h.toFixed(0)} with ${b.rects} rects`);
+          }
+          // Before and after side by side: a slide's drawings share their top edge (one row of them).
+          const tops = new Set(f.boxes.map((b) => Math.round(b.top)));
+          if (f.boxes.length > 0 && f.boxes.length <= 3 && tops.size !== 1) bad.push(`${where}: its drawings are not side by side`);
+          const stem = deck.name.split('/')[1]!.replace('.html', '');
+          if (size.width === 1280 && (SHOT_STEPS[stem] ?? []).includes(i))
+            await page.screenshot({ path: join(SHOTS, `${deck.name.split('/')[0]}-${stem}-step-${i}.png`) });
+        }
+      }
+      expect(bad, bad.slice(0, 20).join('\n')).toEqual([]);
+      expect(errors()).toEqual([]);
+      expect(foreign()).toEqual([]);
+    });
+
+  it('moves as a presenter expects: arrows, Space, Page Up / Down, Home / End, a click, an edited #N; every slide opens at its top', async () => {
+    await page.setViewportSize({ width: 1280, height: 720 });
+    const deck = decks.find((d) => d.name.endsWith('trace-exp-row-size-1.html'))!;
+    await page.goto(`file://${deck.file}#0`);
+    const slides = await page.locator('section.slide').count();
+    expect(await visible()).toBe(0);
+    for (const [key, want] of [
+      ['ArrowRight', 1],
+      ['Space', 2],
+      ['PageDown', 3],
+      ['Enter', 4],
+      ['PageUp', 3],
+      ['ArrowLeft', 2],
+      ['Backspace', 1],
+    ] as const) {
+      await page.keyboard.press(key);
+      expect(await visible(), key).toBe(want);
     }
-    await page.keyboard.press('ArrowLeft');
+    await page.mouse.click(640, 400);
     expect(await visible()).toBe(2);
-    await page.screenshot({ path: join(SHOTS, 'trace-deck-step.png') });
     await page.keyboard.press('End');
     expect(await visible()).toBe(slides - 1);
     await page.keyboard.press('ArrowRight');
     expect(await visible()).toBe(slides - 1);
     await page.keyboard.press('Home');
     expect(await visible()).toBe(0);
+    // The address names the step shown; editing it moves there (hashchange).
+    await page.keyboard.press('ArrowRight');
+    expect(new URL(page.url()).hash).toBe('#1');
+    await page.evaluate(() => {
+      location.hash = '#14';
+    });
+    await page.waitForFunction(() => document.querySelector('section.slide.on')?.getAttribute('data-step') === '14');
+    expect(await page.locator('section.slide.on h2, section.slide.on .bar').first().textContent()).toContain('Step 14');
+    // A slide opens at its top even when the window had been scrolled.
+    await page.evaluate(() => window.scrollTo(0, 500));
+    await page.keyboard.press('ArrowRight');
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    // Opened at #15 from the start.
+    await page.goto(`file://${deck.file}#15`);
+    expect(await visible()).toBe(15);
     expect(errors()).toEqual([]);
   });
 
-  it('every slide of a step shows its drawings, before and after, with something drawn', async () => {
-    for (let i = 1; i < slides - 1; i++) {
-      await page.keyboard.press('ArrowRight');
-      const boxes = await page.evaluate(() => {
-        const on = document.querySelector('section.slide.on')!;
-        return Array.from(on.querySelectorAll('svg')).map((s) => {
-          const r = s.getBoundingClientRect();
-          return { w: r.width, h: r.height, rects: s.querySelectorAll('rect').length };
-        });
-      });
-      expect(boxes.length, `slide ${i}`).toBeGreaterThan(0);
-      for (const b of boxes) {
-        expect(b.w).toBeGreaterThan(100);
-        expect(b.h).toBeGreaterThan(100);
-        expect(b.rects).toBeGreaterThan(5);
-      }
-    }
-    await page.screenshot({ path: join(SHOTS, 'trace-deck-last-step.png') });
+  it('outlines the rows a step changed, before and after', async () => {
+    const deck = decks.find((d) => d.name.endsWith('trace-exp-row-size-1.html'))!;
+    await page.goto(`file://${deck.file}#14`);
+    const outlined = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('section.slide.on figure svg')).map((s) => s.querySelectorAll('rect[stroke="#ffd400"]').length),
+    );
+    // Page 0 before (the row), after (its stub), page 1 after (the forwarded row).
+    expect(outlined.length).toBe(3);
+    for (const n of outlined) expect(n).toBeGreaterThan(0);
   });
 });

@@ -141,7 +141,8 @@ function addTraceCommand(program: Command, setCode: SetCode): void {
     .option('--rows <a..b>', 'only the operations on these rows (row ids from 0 in insert order)', parseRowRange)
     .option('--page <n>', 'only the operations that change this page', parsePageNumber)
     .option('--steps <k>', 'stop after this many steps (default 50)', parseSteps)
-    .option('--out <dir>', 'folder for the slide deck (default: out/<name>/trace)')
+    .option('--out <dir>', 'folder for the slide deck, trace-<point>.html (default: out/<name>/trace)')
+    .option('--scale <n>', "the deck's lettering, 1 to 4, for the back row (default 1)", parseImageScale)
     .option('--quiet', 'write the deck, print nothing but errors')
     .action(async (config: string, opts) => {
       const { traceCommand } = await import('./trace.js');

@@ -54,7 +54,8 @@ export async function pageCommand(file: string, opts: PageOptions): Promise<numb
     return 0;
   }
   const { renderPageSvg } = await import('../mechanism/svg.js');
-  const svg = renderPageSvg(drawing);
+  // The drawing says which run it shows: a PNG passed around the classroom on its own still does.
+  const svg = renderPageSvg(drawing, { caption: heading });
   const base = `page-${slug(point.label)}-after-${cap.phase}-p${page}`;
   const out = new StagedOutput(folder!);
   const written: string[] = [];
@@ -68,11 +69,11 @@ export async function pageCommand(file: string, opts: PageOptions): Promise<numb
       out.write(`${base}.png`, svgToPng(svg, opts.scale ?? 1));
       written.push(`${base}.png`);
     }
-    out.publish();
+    out.publish({ accumulate: true });
   } finally {
     out.discard();
   }
-  if (kind === 'files') process.stdout.write(`${heading}\n${pageText(drawing)}`);
+  if (kind === 'files') process.stdout.write(`${heading}\n${pageText(drawing)}${cap.note ? `note: ${cap.note}\n` : ''}`);
   const shown = relative(process.cwd(), folder!.dir) || folder!.dir;
   process.stdout.write(`page drawing: ${written.map((w) => join(shown, w)).join(', ')}\n`);
   return 0;

@@ -8,6 +8,7 @@ import { loadConfig } from '../loader/config.js';
 import { choosePoint } from '../mechanism/capture.js';
 import { traceRun } from '../mechanism/trace.js';
 import { StagedOutput, checkOutputFolder } from '../report/output.js';
+import { slug } from '../util/units.js';
 
 export interface TraceOptions {
   point?: string;
@@ -16,6 +17,13 @@ export interface TraceOptions {
   steps?: number;
   out?: string;
   quiet?: boolean;
+  scale?: number;
+}
+
+/** The deck's file name, from its sweep point and filter: two points (or filters) never share one. */
+export function deckName(point: string, rows?: [number, number], page?: number): string {
+  const filter = rows ? `-rows-${rows[0]}-${rows[1]}` : page !== undefined ? `-page-${page}` : '';
+  return `trace-${slug(point)}${filter}`;
 }
 
 export const TRACE_DEFAULT_STEPS = 50;
@@ -35,14 +43,15 @@ export async function traceCommand(file: string, opts: TraceOptions): Promise<nu
   const title = `${cfg.name}: ${point.label}`;
   const subtitle = `${what}, ${point.spec.engine.format}`;
   const { traceDeck } = await import('../mechanism/deck.js');
+  const name = deckName(point.label, opts.rows, opts.page);
   const out = new StagedOutput(folder);
   try {
-    out.write('trace.html', traceDeck(title, subtitle, trace));
+    out.write(`${name}.html`, traceDeck(title, subtitle, trace, { scale: opts.scale ?? 1 }));
     out.write(
-      'trace.json',
+      `${name}.json`,
       `${JSON.stringify({ config: file, point: point.label, filter: { rows: opts.rows ?? null, page: opts.page ?? null, steps }, truncated: trace.truncated, steps: trace.steps.map(({ pages, ...s }) => ({ ...s, pages: pages.map((p) => p.page) })) })}\n`,
     );
-    out.publish();
+    out.publish({ accumulate: true });
   } finally {
     out.discard();
   }
@@ -55,7 +64,8 @@ export async function traceCommand(file: string, opts: TraceOptions): Promise<nu
     }
     if (trace.truncated) lines.push(`(stopped after ${trace.steps.length} steps; --steps shows more)`);
     const shown = relative(process.cwd(), folder.dir) || folder.dir;
-    lines.push(`slide deck: ${join(shown, 'trace.html')} (← → to move)`);
+    if (trace.note) lines.push(`note: ${trace.note}`);
+    lines.push(`slide deck: ${join(shown, `${name}.html`)} (→ / Space / click: next, ← back, #N: step N)`);
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   return 0;

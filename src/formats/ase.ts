@@ -333,7 +333,7 @@ function asePageAnatomy(dol: boolean, layout: TableLayout, engine: EngineSpec): 
       ? engine.exp_row_size === 1
         ? ['exp_row_size 1: no room is reserved for growth, rows are packed.']
         : [
-            'A row shorter than exp_row_size is charged the difference when it is inserted: drawn after the row, hatched. Updates may use any free space of the page, reserved or not.',
+            'A row shorter than exp_row_size is charged the difference when it is inserted: the page keeps it free (hatched, from the start of the free space). Updates may use any free space of the page, reserved or not.',
           ]
       : ['Allpages-locked rows are never forwarded: a row that no longer fits moves and every index entry for it is updated.'],
   };

@@ -438,7 +438,9 @@ function oraclePageAnatomy(layout: TableLayout, engine: EngineSpec): PageAnatomy
       move: 'migrated',
       stubShort: 'head piece (migration stub)',
     },
-    notes: ['Rows are kept as byte totals, so they are drawn packed in row-directory order; the holes they leave are drawn as one block.'],
+    notes: [
+      'Row data fill the block from its end up, the row directory grows after the header; a migrated row leaves its head piece in its place.',
+    ],
   };
 }
 

@@ -623,8 +623,7 @@ function postgresPageAnatomy(engine: EngineSpec): PageAnatomy {
     ...(keep > 0 ? { fillLine: { label: `fillfactor ${engine.fillfactor}: inserts leave ${keep} bytes free`, keepFreeBytes: keep } } : {}),
     words: { stub: 'none: an update writes a new version', forwarded: 'new version on another page (not HOT)' },
     notes: [
-      'Tuples are MAXALIGNed and stored from the end of the page down; the engine keeps them as byte totals, so they are drawn packed, in line-pointer order.',
-      'Dead versions, redirect / LP_DEAD roots and unused line pointers are counted per page, not one by one: each kind is drawn as one group.',
+      'Tuples are MAXALIGNed and stored from the end of the page down, line pointers after the header (bufpage.h); an old version points to its new one (t_ctid), a HOT chain from its root.',
     ],
   };
 }

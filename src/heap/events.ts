@@ -32,7 +32,19 @@ export type UpdateOutcome =
   | 'new-page';
 
 export type HeapEvent =
-  | { op: 'insert'; row: number; page: number; bytes: number; reserved: number; newPage: boolean }
+  | {
+      op: 'insert';
+      row: number;
+      page: number;
+      bytes: number;
+      reserved: number;
+      newPage: boolean;
+      /**
+       * A new page although the last page had the bytes free: the page passed over, its free bytes, the
+       * room the engine would give a new row there and why less (a SQL Server PFS band, Oracle's PCTFREE).
+       */
+      passed?: { page: number; free: number; room: number; need: number; why: 'pfs' | 'reserve' };
+    }
   | {
       op: 'update';
       row: number;
@@ -51,13 +63,25 @@ export type HeapEvent =
       newPage: boolean;
       /** Bytes of the stub left at home (forwarded), of the back-pointer carried along (SQL Server). */
       stubBytes?: number;
+      /** The row's reservation after the update (exp_row_size), where the engine keeps one. */
+      reserved?: number;
     }
   | { op: 'delete'; row: number; page: number; home: number; bytes: number }
   | { op: 'compact'; page: number; freedBytes: number }
   | { op: 'split'; page: number; newPage: number; rows: number[] }
   | { op: 'prune'; page: number; versions: number; freedBytes: number; by: 'access' | 'vacuum' }
   | { op: 'commit'; pages: number[]; versions: number }
-  | { op: 'reorg-row'; row: number; from: number; home: number; to: number; bytes: number; outcome: 'moved-home' | 'rehomed' | 'rewritten' }
+  | {
+      op: 'reorg-row';
+      row: number;
+      from: number;
+      home: number;
+      to: number;
+      bytes: number;
+      outcome: 'moved-home' | 'rehomed' | 'rewritten';
+      /** The row's reservation where it lands (exp_row_size). */
+      reserved?: number;
+    }
   /** A reorganisation that rewrote the whole table (rebuild, VACUUM FULL: its rows follow as reorg-row events) or visited every page (VACUUM). */
   | { op: 'rewrite'; kind: string; pages: number }
   /** A read went down an index from its root to the leaf (the workload runner reads indexes). */

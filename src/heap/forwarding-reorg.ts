@@ -105,7 +105,8 @@ export abstract class ForwardingReorg extends ForwardingWrites {
       if (L - this.stubBytes <= freeAtHome) {
         this.bodyHome(r, h, L, rsv);
         this.counters.rows_moved_home++;
-        if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from: c, home: h, to: h, bytes: L, outcome: 'moved-home' });
+        if (this.sink !== null)
+          this.sink({ op: 'reorg-row', row: r, from: c, home: h, to: h, bytes: L, outcome: 'moved-home', reserved: rsv });
       } else {
         this.pageFields[hi + Page.USED]! -= this.stubBytes;
         this.pageFields[hi + Page.SLOTS]!--;
@@ -116,7 +117,8 @@ export abstract class ForwardingReorg extends ForwardingWrites {
         this.setRow(r, q, q, L, rsv);
         this.forwardedCount--;
         this.counters.rows_rehomed++;
-        if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from: c, home: h, to: q, bytes: L, outcome: 'rehomed' });
+        if (this.sink !== null)
+          this.sink({ op: 'reorg-row', row: r, from: c, home: h, to: q, bytes: L, outcome: 'rehomed', reserved: rsv });
       }
     }
   }
@@ -157,7 +159,7 @@ export abstract class ForwardingReorg extends ForwardingWrites {
       const p = this.targetPage(L + rsv, -1);
       this.placeBody(p, L, rsv);
       this.setRow(r, p, p, L, rsv);
-      if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from, home, to: p, bytes: L, outcome: 'rewritten' });
+      if (this.sink !== null) this.sink({ op: 'reorg-row', row: r, from, home, to: p, bytes: L, outcome: 'rewritten', reserved: rsv });
     }
     this.forwardedCount = 0;
     this.counters.exclusive_table_locks++;

@@ -22,14 +22,37 @@ export abstract class ForwardingWrites extends ForwardingFreeSpace {
     this.ensureRow(row);
     const rsv = this.reserveFor(phys, logical);
     const pagesBefore = this.pageCount;
+    const last = this.lastPage;
     const p = this.targetPage(phys + rsv, -1);
     this.placeBody(p, phys, rsv);
     this.setRow(row, p, p, phys, rsv);
-    if (this.sink !== null) this.sink({ op: 'insert', row, page: p, bytes: phys, reserved: rsv, newPage: this.pageCount > pagesBefore });
+    if (this.sink !== null) {
+      const newPage = this.pageCount > pagesBefore;
+      const passed = newPage && last >= 0 ? this.passedOver(last, phys + rsv) : undefined;
+      this.sink({ op: 'insert', row, page: p, bytes: phys, reserved: rsv, newPage, ...(passed ? { passed } : {}) });
+    }
     if (row >= this.rowHigh) this.rowHigh = row + 1;
     this.liveCount++;
     this.counters.inserts++;
     return true;
+  }
+
+  /**
+   * (Traced inserts only.) The last page, passed over for a new one although its free bytes took the row
+   * and its slot: the room the engine gives a new row there and why it is less (a PFS band's promise,
+   * the insert reserve of PCTFREE); undefined when the page was simply full.
+   */
+  protected passedOver(
+    p: number,
+    need: number,
+  ): { page: number; free: number; room: number; need: number; why: 'pfs' | 'reserve' } | undefined {
+    const i = p * Page.STRIDE;
+    const free = this.usable - this.pageFields[i + Page.USED]! - this.pageFields[i + Page.SLOTS]! * this.slotBytes;
+    if (need + this.slotBytes > free) return undefined;
+    const plain = free - this.pageFields[i + Page.RESERVED]! - this.slotBytes - this.insertReserve;
+    const room = this.insertRoom(p);
+    const why = this.pfsRoomByUsed !== null && room < plain ? 'pfs' : this.insertReserve > 0 ? 'reserve' : undefined;
+    return why ? { page: p, free, room: Math.max(0, room), need, why } : undefined;
   }
 
   update(row: number, phys: number, logical: number, info: UpdateInfo): boolean {
@@ -83,6 +106,7 @@ export abstract class ForwardingWrites extends ForwardingFreeSpace {
       toPage: q,
       newPage: this.pageCount > pagesBefore,
       ...(outcome === 'forwarded' ? { stubBytes: this.stubBytes } : {}),
+      reserved: this.rsv(row),
     });
     return true;
   }

@@ -10,10 +10,11 @@
  * What one entry of a page's slot array (row offset table, line pointers, slot array, row directory)
  * holds: a row's body (`row`), a forwarding stub at the row's home (`stub`), a body that lives here away
  * from home (`forwarded`), PostgreSQL's heap-only tuple (`heap-only`), versions whose deleting
- * transaction is open (`pending`) or committed (`dead`), a chain root kept by pruning (`redirect`), and
- * unused line pointers (`unused`).
+ * transaction is open (`pending`) or committed (`dead`), a chain root kept by pruning (`redirect`; the
+ * engines count LP_REDIRECT and LP_DEAD together, the page book of src/mechanism tells LP_DEAD apart as
+ * `dead-lp`), and unused line pointers (`unused`).
  */
-export type SlotKind = 'row' | 'stub' | 'forwarded' | 'heap-only' | 'pending' | 'dead' | 'redirect' | 'unused';
+export type SlotKind = 'row' | 'stub' | 'forwarded' | 'heap-only' | 'pending' | 'dead' | 'redirect' | 'dead-lp' | 'unused';
 
 export interface SlotRef {
   page: number;
@@ -38,6 +39,10 @@ export interface SlotDetail {
   pieces?: number;
   /** Entries the engine counts but does not name (dead versions, unused line pointers): how many. */
   count?: number;
+  /** Where its storage starts, in bytes from the row area's origin (set only when the page is positioned: see PageDetail). */
+  offset?: number;
+  /** PostgreSQL: an old version whose update was HOT (its t_ctid, `to`, leads along the HOT chain). */
+  hot?: boolean;
 }
 
 /** What the engine knows about one page. */
@@ -63,6 +68,12 @@ export interface PageDetail {
   keyRange?: { first: number; last: number; prev: number; next: number };
   /** Engine flags worth showing (PostgreSQL PD_PAGE_FULL). */
   flags: string[];
+  /**
+   * Real slot numbers and byte positions (the page book, src/mechanism/page-book.ts): every entry with
+   * storage has its `offset`, and `to` / `from` name real slots. Without it, the engines' own order and
+   * totals: the drawing packs rows in slot order.
+   */
+  positioned?: boolean;
 }
 
 /** Every page of the table at one moment, read once (building it costs one pass over the rows). */

@@ -5,7 +5,11 @@
 import type { StorageSpec, SweepPoint } from '../config/spec.js';
 import { UserError } from '../config/errors.js';
 import { getFormat } from '../formats/registry.js';
-import type { PageInspector } from '../heap/inspect.js';
+import type { PageDetail, PageInspector } from '../heap/inspect.js';
+import type { StorageEngine } from '../heap/engine.js';
+import { ForwardingHeap } from '../heap/forwarding-heap.js';
+import { PostgresHeap } from '../heap/postgres-heap.js';
+import { compareBook, PageBook } from './page-book.js';
 import { runStorage, type RunOptions } from '../workload/runner.js';
 import type { PageDrawing } from './drawing.js';
 import { pageDrawing } from './page.js';
@@ -19,6 +23,24 @@ export interface Capture {
   phase: number;
   phaseLabel: string;
   draw(page: number): PageDrawing;
+  /** Why the drawings are not at byte positions, when they are not. */
+  note?: string;
+}
+
+/** A page book for `engine` (src/mechanism/page-book.ts), or null for an engine it does not follow (a clustered table). */
+export function bookFor(spec: StorageSpec, engine: StorageEngine): PageBook | null {
+  const g = getFormat(spec.engine.format).layout(spec.table, spec.engine).geometry;
+  const geometry = { usable: g.usableBytes, slotBytes: g.slotBytes };
+  if (engine instanceof PostgresHeap) return new PageBook('postgres', geometry);
+  if (engine instanceof ForwardingHeap) return new PageBook('forwarding', geometry);
+  return null;
+}
+
+/** Drawings of `spec`'s pages from page details (the engine's or the page book's). */
+export function detailDrawer(spec: StorageSpec): (detail: PageDetail) => PageDrawing {
+  const format = getFormat(spec.engine.format);
+  const layout = format.layout(spec.table, spec.engine);
+  return (detail) => pageDrawing(format, layout, spec.engine, detail);
 }
 
 /** Drawings of pages of `spec`'s table, from an inspector taken when the table is in that state. */
@@ -28,29 +50,56 @@ export function drawer(spec: StorageSpec, inspector: PageInspector): (page: numb
   return (page) => pageDrawing(format, layout, spec.engine, inspector.page(page));
 }
 
-/** Run `spec` to the end of phase `after` and read every page there. */
+/**
+ * Run `spec` to the end of phase `after` and read every page there, with a page book beside the engine
+ * (the pages at their byte positions) when the engine is one it follows and it agrees with the engine.
+ */
 export function captureAfter(spec: StorageSpec, after: PhaseChoice, options: RunOptions = {}): Capture {
   const phases = spec.workload.length;
   const at = after === 'final' ? phases : after;
   if (!Number.isInteger(at) || at < 1 || at > phases)
     throw new UserError(`--after: expected a phase number from 1 to ${phases} or "final", found ${after}`);
   let inspector: PageInspector | null = null;
-  let label = '';
-  const phaseSpec = spec.workload.slice(0, at);
+  let book: PageBook | null = null;
   const result = runStorage(
-    { ...spec, workload: phaseSpec },
+    { ...spec, workload: spec.workload.slice(0, at) },
     {
       ...options,
+      onEngine: (engine) => {
+        options.onEngine?.(engine);
+        book = bookFor(spec, engine);
+      },
+      events: (e) => {
+        options.events?.(e);
+        (book as PageBook | null)?.apply(e);
+      },
       afterPhase: (engine, index) => {
         options.afterPhase?.(engine, index);
         if (index === at - 1) inspector = engine.inspect();
       },
     },
   );
-  label = result.phases[at - 1]?.label ?? '';
+  const label = result.phases[at - 1]?.label ?? '';
   const inspected = inspector as PageInspector | null;
   if (inspected === null) throw new Error(`no state captured after phase ${at}`);
-  return { inspector: inspected, phase: at, phaseLabel: label, draw: drawer(spec, inspected) };
+  const b = book as PageBook | null;
+  let note: string | undefined =
+    b === null ? 'a clustered table: rows are drawn packed in key order, not at their byte positions' : undefined;
+  if (b !== null) {
+    b.settle();
+    b.forgetUnallocated(inspected);
+    const bad = compareBook(b, inspected);
+    if (bad.length > 0) note = `rows are drawn packed in slot order: the page book disagreed with the engine (${bad[0]})`;
+  }
+  const byDetail = detailDrawer(spec);
+  const useBook = b !== null && note === undefined;
+  return {
+    inspector: inspected,
+    phase: at,
+    phaseLabel: label,
+    draw: (page) => byDetail(useBook ? b.detail(page, inspected.page(page)) : inspected.page(page)),
+    ...(note ? { note } : {}),
+  };
 }
 
 /** The sweep point a `--point` label names (default the first), or a clear error listing the labels. */

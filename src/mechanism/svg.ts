@@ -29,6 +29,65 @@ export interface PageLayout {
 
 /** Where every region of the page lies, in bytes from the page's start. */
 export function layoutPage(d: PageDrawing): PageLayout {
+  return d.detail.positioned ? layoutPositioned(d) : layoutPacked(d);
+}
+
+/**
+ * A page the page book followed: every entry at its own byte position, holes where rows left them, the
+ * contiguous free space between the row area's top and the slot array. ASE and SQL Server fill the page
+ * from the header and keep the slot array at the end; PostgreSQL and Oracle keep it after the header and
+ * fill from the end (page-book.ts says where each rule comes from). The reservation (exp_row_size) is
+ * not a place: it is drawn over the first reserved bytes of the contiguous free space.
+ */
+function layoutPositioned(d: PageDrawing): PageLayout {
+  const det = d.detail;
+  const segs: PageSegment[] = [];
+  const put = (start: number, bytes: number, kind: string, label: string, slot?: number) => {
+    if (bytes <= 0) return;
+    const s: PageSegment = { start, bytes, kind, label };
+    if (slot !== undefined) s.slot = slot;
+    segs.push(s);
+  };
+  let headerBytes = 0;
+  for (const h of d.header) {
+    put(headerBytes, h.bytes, 'header', h.label);
+    headerBytes += h.bytes;
+  }
+  const trailer = d.trailer ? d.trailer.bytes : 0;
+  const regionEnd = d.pageBytes - trailer;
+  const usable = regionEnd - headerBytes;
+  const top = usable - det.contiguousBytes - det.slotArrayBytes;
+  const fromEnd = d.slotArray.at === 'after-header';
+  // A span of the row area (model offset from its origin) as page bytes.
+  const at = (off: number, bytes: number) => (fromEnd ? regionEnd - off - bytes : headerBytes + off);
+  const stored = det.slots.filter((s) => (s.offset ?? -1) >= 0 && s.bytes > 0).sort((x, y) => x.offset! - y.offset!);
+  let mark = 0;
+  for (const s of stored) {
+    if (s.offset! > mark) put(at(mark, s.offset! - mark), s.offset! - mark, 'holes', 'hole');
+    put(
+      at(s.offset!, s.bytes),
+      s.bytes,
+      s.kind,
+      s.row !== undefined ? `${s.kind === 'stub' ? 'stub of ' : ''}row ${s.row}` : s.kind,
+      s.slot,
+    );
+    mark = Math.max(mark, s.offset! + s.bytes);
+  }
+  if (top > mark) put(at(mark, top - mark), top - mark, 'holes', 'hole');
+  const free = Math.max(0, det.contiguousBytes);
+  const rsv = Math.min(det.reservedBytes, free);
+  put(at(top, rsv), rsv, 'reserved', d.words.reservation ?? 'reserved');
+  put(at(top + rsv, free - rsv), free - rsv, 'free', 'free');
+  put(fromEnd ? headerBytes : regionEnd - det.slotArrayBytes, det.slotArrayBytes, 'slots', d.slotArray.name);
+  if (d.trailer) put(regionEnd, trailer, 'header', d.trailer.label);
+  segs.sort((x, y) => x.start - y.start);
+  const out: PageLayout = { segments: segs, freeBytes: free, holeBytes: det.fragmentedBytes, overReservedBytes: det.reservedBytes - rsv };
+  if (d.fillLine && fromEnd) out.fillAt = headerBytes + det.slotArrayBytes + d.fillLine.keepFreeBytes;
+  return out;
+}
+
+/** A page drawn from the engine's totals alone (a clustered table, a report's page): rows packed in slot order, the holes as one block. */
+function layoutPacked(d: PageDrawing): PageLayout {
   const segs: PageSegment[] = [];
   let at = 0;
   const put = (bytes: number, kind: string, label: string, slot?: number) => {
@@ -78,7 +137,20 @@ export function layoutPage(d: PageDrawing): PageLayout {
   return out;
 }
 
-/** Where the drawing's parts go: the byte grid (bytes a line, line height, origin) and the entry panel beside it. */
+/** What a drawing shows besides the page: the rows to highlight, a bigger lettering, and whether the legend and notes go under it. */
+export interface SvgOptions {
+  idPrefix?: string;
+  /** Rows whose entries are outlined (the rows a trace step changed). */
+  highlight?: number[];
+  /** Lettering scale, 1 = 15 px labels in the grid (the back row of a classroom: 1.3 or more). */
+  scale?: number;
+  /** The legend and the notes under the page (default true; a slide leaves them out). */
+  legend?: boolean;
+  /** A line above the title: what the drawing shows (the sweep point, after which phase). */
+  caption?: string;
+}
+
+/** Where the drawing's parts go: the byte grid (32 lines, bytes a line, line height, origin) and the entry panel beside it. */
 interface SvgFrame {
   bpl: number;
   lines: number;
@@ -91,16 +163,38 @@ interface SvgFrame {
   panelX: number;
   W: number;
   idPrefix: string;
+  /** Font sizes: labels in the grid, panel lines, small print. */
+  fs: number;
+  fp: number;
+  fsm: number;
 }
 
-function svgFrame(pageBytes: number, idPrefix: string): SvgFrame {
-  const bpl = pageBytes <= 2048 ? 64 : pageBytes <= 8192 ? 128 : pageBytes <= 16384 ? 256 : 512;
-  const lines = Math.ceil(pageBytes / bpl);
-  const lineH = lines <= 32 ? 20 : lines <= 64 ? 11 : 6;
-  const gx = 70;
-  const gw = 640;
-  const panelX = gx + gw + 70;
-  return { bpl, lines, lineH, gx, gy: 92, gw, px: gw / bpl, gh: lines * lineH, panelX, W: panelX + 470, idPrefix };
+function svgFrame(pageBytes: number, idPrefix: string, scale: number, top: number): SvgFrame {
+  // 32 lines whatever the page size: 64 bytes a line on 2K pages, 256 on 8K.
+  const lines = 32;
+  const bpl = Math.ceil(pageBytes / lines);
+  const lineH = Math.round(18 * Math.max(1, scale * 0.9));
+  const gx = 58;
+  const gw = 512;
+  const fp = Math.round(14 * scale);
+  const panelW = Math.round(fp * 19.5);
+  const panelX = gx + gw + 22;
+  return {
+    bpl,
+    lines,
+    lineH,
+    gx,
+    gy: top,
+    gw,
+    px: gw / bpl,
+    gh: lines * lineH,
+    panelX,
+    W: panelX + panelW,
+    idPrefix,
+    fs: Math.round(15 * scale),
+    fp,
+    fsm: Math.round(12 * scale),
+  };
 }
 
 function svgEsc(t: string): string {
@@ -118,6 +212,9 @@ function svgKinds(d: PageDrawing, idPrefix: string): { colour: Record<string, st
     forwarded: '#d9473f',
     pending: '#b48ad0',
     dead: '#7d7d7d',
+    redirect: '#ffffff',
+    'dead-lp': '#ffffff',
+    unused: '#ffffff',
     reserved: `url(#${idPrefix}-hatch)`,
     holes: '#f2d16b',
     free: '#ffffff',
@@ -131,6 +228,9 @@ function svgKinds(d: PageDrawing, idPrefix: string): { colour: Record<string, st
     forwarded: d.words.forwarded,
     pending: 'old version, its transaction still open',
     dead: 'dead version (not yet pruned)',
+    redirect: 'LP_REDIRECT (no storage)',
+    'dead-lp': 'LP_DEAD (no storage)',
+    unused: 'LP_UNUSED',
     reserved: d.words.reservation ?? 'reserved',
     holes: 'fragmented free space (holes)',
     free: 'contiguous free space',
@@ -138,59 +238,95 @@ function svgKinds(d: PageDrawing, idPrefix: string): { colour: Record<string, st
   return { colour, names };
 }
 
-/** Each segment in pieces, one per grid line it crosses; neighbouring rows in two shades. Also where each slot's first piece is. */
+/** A segment's fill: neighbouring rows in two shades on a packed drawing (a positioned one marks where each starts). */
+function svgFill(kind: string, nth: number, colour: Record<string, string>): string {
+  if (nth % 2 === 1) {
+    if (kind === 'row') return '#2a5fb0';
+    if (kind === 'forwarded') return '#a8302a';
+    if (kind === 'heap-only') return '#6a9be0';
+  }
+  return colour[kind] ?? '#cccccc';
+}
+
+/**
+ * Each segment in pieces, one per grid line it crosses; a row's id written in its widest piece (a stub's
+ * with an arrow), highlighted rows outlined. Also where each slot's widest piece is (for the arrows).
+ */
 function svgSegments(
+  d: PageDrawing,
   L: PageLayout,
   f: SvgFrame,
   colour: Record<string, string>,
-): { parts: string[]; firstPiece: Record<number, { x: number; y: number }> } {
+  highlight: number[],
+): { parts: string[]; marks: string[]; at: Record<number, { x: number; y: number; w: number }> } {
   const parts: string[] = [];
-  const firstPiece: Record<number, { x: number; y: number }> = {};
+  const marks: string[] = [];
+  const at: Record<number, { x: number; y: number; w: number }> = {};
+  const rowOf: Record<number, number | undefined> = {};
+  for (const s of d.detail.slots) rowOf[s.slot] = s.row;
   let nth = 0;
   for (const s of L.segments) {
-    const shade = s.kind === 'row' || s.kind === 'forwarded' || s.kind === 'heap-only' ? nth++ % 2 : 0;
-    const fill =
-      shade === 1 ? (s.kind === 'row' ? '#2a5fb0' : s.kind === 'forwarded' ? '#a8302a' : '#6a9be0') : (colour[s.kind] ?? '#cccccc');
-    const end = s.start + s.bytes;
-    for (let b = s.start; b < end;) {
+    const shaded = !d.detail.positioned && (s.kind === 'row' || s.kind === 'forwarded' || s.kind === 'heap-only');
+    const fill = svgFill(s.kind, shaded ? nth++ : 0, colour);
+    const row = s.slot !== undefined && s.kind !== 'reserved' ? rowOf[s.slot] : undefined;
+    const lit = row !== undefined && highlight.indexOf(row) >= 0;
+    let best = { x: 0, y: 0, w: -1 };
+    for (let b = s.start, end = s.start + s.bytes; b < end;) {
       const line = Math.floor(b / f.bpl);
-      const col = b - line * f.bpl;
-      const n = Math.min(end - b, f.bpl - col);
-      const x = f.gx + col * f.px;
+      const n = Math.min(end - b, f.bpl - (b - line * f.bpl));
+      const x = f.gx + (b - line * f.bpl) * f.px;
       const y = f.gy + line * f.lineH;
       const w = n * f.px;
       parts.push(
         `<rect x="${x.toFixed(2)}" y="${y}" width="${w.toFixed(2)}" height="${f.lineH}" fill="${fill}" stroke="#333" stroke-width="0.4"><title>${svgEsc(`${s.label}: ${s.bytes} bytes at ${s.start}–${s.start + s.bytes - 1}`)}</title></rect>`,
       );
-      if (b === s.start && s.slot !== undefined && s.kind !== 'reserved') {
-        if (firstPiece[s.slot] === undefined) firstPiece[s.slot] = { x: x + Math.min(w, 8) / 2, y: y + f.lineH / 2 };
-        const short = s.kind === 'stub' ? '→' : s.label.startsWith('row ') ? s.label.slice(4) : '';
-        if (short && w >= 9 * short.length + 4 && f.lineH >= 11)
-          parts.push(
-            `<text x="${(x + 3).toFixed(2)}" y="${y + f.lineH - 5}" font-size="${f.lineH >= 20 ? 13 : 9}" fill="#fff">${svgEsc(short)}</text>`,
-          );
-      }
+      if (lit)
+        marks.push(
+          `<rect x="${(x + 1.5).toFixed(2)}" y="${y + 1.5}" width="${Math.max(0, w - 3).toFixed(2)}" height="${f.lineH - 3}" fill="none" stroke="#ffd400" stroke-width="3"/>`,
+        );
+      if (w > best.w) best = { x, y, w };
+      if (b === s.start && d.detail.positioned && s.kind !== 'free')
+        marks.push(`<path d="M ${x.toFixed(2)} ${y} V ${y + f.lineH}" stroke="#000" stroke-width="2.5"/>`);
       b += n;
     }
+    if (row === undefined || s.slot === undefined) continue;
+    at[s.slot] = best;
+    const short = s.kind === 'stub' ? `${row}→` : `${row}`;
+    const fits = best.w >= f.fs * 0.62 * short.length + 4;
+    if (fits)
+      parts.push(
+        `<text x="${(best.x + best.w / 2).toFixed(2)}" y="${(best.y + f.lineH / 2 + f.fs * 0.36).toFixed(1)}" font-size="${f.fs}" font-weight="bold" text-anchor="middle" fill="${s.kind === 'heap-only' || s.kind === 'stub' ? '#111' : '#fff'}">${svgEsc(short)}</text>`,
+      );
   }
-  return { parts, firstPiece };
+  return { parts, marks, at };
 }
 
-/** The fill line (fillfactor, PCTFREE) across the grid, and the byte offsets down its left side. */
+/** The fill line (fillfactor, PCTFREE) or the reservation's start drawn across the page, and the byte offsets down its left side. */
 function svgMarks(d: PageDrawing, L: PageLayout, f: SvgFrame): string[] {
   const parts: string[] = [];
-  if (L.fillAt !== undefined && d.fillLine) {
-    const line = Math.floor(L.fillAt / f.bpl);
-    const x = f.gx + (L.fillAt - line * f.bpl) * f.px;
+  const rsv = L.segments.find((s) => s.kind === 'reserved');
+  const lineAt = L.fillAt !== undefined ? L.fillAt : d.detail.positioned && rsv ? rsv.start : undefined;
+  if (lineAt !== undefined) {
+    const line = Math.floor(lineAt / f.bpl);
+    const x = f.gx + (lineAt - line * f.bpl) * f.px;
     const y = f.gy + line * f.lineH;
-    parts.push(`<path d="M ${x.toFixed(2)} ${y - 3} V ${y + f.lineH + 3}" stroke="#c00" stroke-width="3"/>`);
-    parts.push(`<text x="${f.gx}" y="${f.gy + f.gh + 26}" font-size="15" fill="#c00">▎ ${svgEsc(d.fillLine.label)}</text>`);
-  }
-  for (let l = 0; l < f.lines; l += f.lines <= 32 ? 4 : 8)
+    // A step across the whole grid: the bytes before the line above and left of it, the rest below.
     parts.push(
-      `<text x="${f.gx - 8}" y="${f.gy + l * f.lineH + Math.min(f.lineH, 14) - 2}" font-size="12" text-anchor="end" fill="#555">${l * f.bpl}</text>`,
+      `<path d="M ${f.gx} ${y + f.lineH} H ${x.toFixed(2)} V ${y} H ${f.gx + f.gw}" fill="none" stroke="#d00000" stroke-width="4"/>`,
     );
-  parts.push(`<text x="${f.gx - 8}" y="${f.gy + f.gh}" font-size="12" text-anchor="end" fill="#555">${d.pageBytes}</text>`);
+    const label =
+      L.fillAt !== undefined && d.fillLine
+        ? d.fillLine.label
+        : `${d.words.reservation ?? 'reserved'}: ${rsv ? rsv.bytes : 0} B of the free space`;
+    parts.push(
+      `<text x="${f.gx}" y="${f.gy + f.gh + f.fp + 8}" font-size="${f.fp}" font-weight="bold" fill="#d00000">━ ${svgEsc(label)}</text>`,
+    );
+  }
+  for (let l = 0; l < f.lines; l += 4)
+    parts.push(
+      `<text x="${f.gx - 6}" y="${f.gy + l * f.lineH + f.fsm}" font-size="${f.fsm}" text-anchor="end" fill="#555">${l * f.bpl}</text>`,
+    );
+  parts.push(`<text x="${f.gx - 6}" y="${f.gy + f.gh}" font-size="${f.fsm}" text-anchor="end" fill="#555">${d.pageBytes}</text>`);
   return parts;
 }
 
@@ -213,52 +349,66 @@ function svgShownEntries(slots: PageDrawing['detail']['slots'], maxList: number)
   return slots.filter((e) => keep.has(e));
 }
 
-/** One entry's line in the panel. */
-function svgEntryText(s: PageDrawing['detail']['slots'][number], slotName: string, names: Record<string, string>): string {
-  const who = s.row !== undefined ? `row ${s.row}` : `${s.count} ${s.count === 1 ? 'entry' : 'entries'}`;
+/** One entry's line in the panel, short: slot, row, bytes, where it points. */
+function svgEntryText(s: PageDrawing['detail']['slots'][number], slotName: string): string {
   const range = s.count !== undefined && s.count > 1 ? `${s.slot}–${s.slot + s.count - 1}` : `${s.slot}`;
-  let text = `${slotName} ${range}: `;
-  if (s.kind === 'stub') text += `${who} → page ${s.to!.page} ${slotName} ${s.to!.slot} (stub, ${s.bytes} B)`;
-  else if (s.kind === 'forwarded') text += `${who}, ${s.bytes} B, from page ${s.from!.page} ${slotName} ${s.from!.slot}`;
-  else if (s.kind === 'row' || s.kind === 'heap-only') text += `${who}, ${s.bytes} B${s.kind === 'heap-only' ? ' (heap-only)' : ''}`;
-  else text += `${who}: ${names[s.kind] ?? s.kind}${s.bytes ? `, ${s.bytes} B` : ''}`;
-  if (s.reserved) text += ` + ${s.reserved} B reserved`;
-  if (s.pieces) text += `, continues on ${s.pieces} more block${s.pieces > 1 ? 's' : ''}`;
+  const who = s.row !== undefined ? `row ${s.row}` : `${s.count ?? 1}×`;
+  const link = (r: { page: number; slot: number }) => `(${r.page},${r.slot})`;
+  let text = `${slotName} ${range}  `;
+  if (s.kind === 'stub') text += `${who} stub → ${link(s.to!)}`;
+  else if (s.kind === 'forwarded') text += `${who} ${s.bytes} B ← ${link(s.from!)}`;
+  else if (s.kind === 'row') text += `${who} ${s.bytes} B`;
+  else if (s.kind === 'heap-only') text += `${who} ${s.bytes} B heap-only`;
+  else if (s.kind === 'redirect') text += s.to ? `redirect → ${s.to.slot}${s.row !== undefined ? ` (${who})` : ''}` : `${who} redirect`;
+  else if (s.kind === 'dead-lp') text += `LP_DEAD${s.row !== undefined ? ` (${who})` : ''}`;
+  else if (s.kind === 'unused') text += s.count !== undefined ? `${s.count}× unused` : 'unused';
+  else text += `${who} ${s.kind}${s.bytes ? ` ${s.bytes} B` : ''}${s.to ? ` → ${link(s.to)}` : ''}`;
+  if (s.reserved) text += ` +${s.reserved} rsv`;
+  if (s.pieces) text += ` +${s.pieces} blk`;
   return text;
 }
 
-/** The entry list beside the grid, with connectors from stubs to their entries. */
+/** The entry list beside the grid, with arrows: a stub to its entry, an old version (t_ctid) or a redirect to the version it leads to. */
 function svgEntries(
   d: PageDrawing,
   f: SvgFrame,
-  kinds: { colour: Record<string, string>; names: Record<string, string> },
-  firstPiece: Record<number, { x: number; y: number }>,
-  maxList: number,
+  colour: Record<string, string>,
+  at: Record<number, { x: number; y: number; w: number }>,
+  highlight: number[],
 ): string[] {
   const det = d.detail;
-  const rows: string[] = [];
+  const out: string[] = [];
   const slotName = d.slotArray.firstSlot === 1 ? 'lp' : 'slot';
-  const shown = svgShownEntries(det.slots, maxList);
+  const step = Math.round(f.fp * 1.35);
+  const shown = svgShownEntries(det.slots, Math.max(8, Math.floor((f.gh - 4) / step) - 1));
   shown.forEach((s, i) => {
-    const y = f.gy + 14 + i * 20;
-    rows.push(
-      `<rect x="${f.panelX}" y="${y - 11}" width="12" height="12" fill="${kinds.colour[s.kind] ?? '#ccc'}" stroke="#333" stroke-width="0.5"/><text x="${f.panelX + 18}" y="${y}" font-size="14">${svgEsc(svgEntryText(s, slotName, kinds.names))}</text>`,
+    const y = f.gy + f.fp + i * step;
+    if (s.row !== undefined && highlight.indexOf(s.row) >= 0)
+      out.push(`<rect x="${f.panelX - 3}" y="${y - f.fp}" width="${f.W - f.panelX}" height="${step}" fill="#fff2a8"/>`);
+    out.push(
+      `<rect x="${f.panelX}" y="${y - f.fp * 0.8}" width="${f.fp * 0.8}" height="${f.fp * 0.8}" fill="${colour[s.kind] ?? '#ccc'}" stroke="#333" stroke-width="0.6"/><text x="${f.panelX + f.fp + 2}" y="${y}" font-size="${f.fp}">${svgEsc(svgEntryText(s, slotName))}</text>`,
     );
-    const p = firstPiece[s.slot];
+    const p = at[s.slot];
+    const mid = y - f.fp * 0.35;
     if (s.kind === 'stub' && p)
-      rows.push(
-        `<path d="M ${p.x.toFixed(1)} ${p.y.toFixed(1)} C ${(f.gx + f.gw + 30).toFixed(1)} ${p.y.toFixed(1)}, ${f.panelX - 40} ${y - 5}, ${f.panelX - 4} ${y - 5}" fill="none" stroke="#f0902a" stroke-width="1.6" marker-end="url(#${f.idPrefix}-arrow)"/>`,
+      out.push(
+        `<path d="M ${(p.x + p.w / 2).toFixed(1)} ${(p.y + f.lineH / 2).toFixed(1)} C ${f.gx + f.gw + 12} ${(p.y + f.lineH / 2).toFixed(1)}, ${f.panelX - 30} ${mid.toFixed(1)}, ${f.panelX - 3} ${mid.toFixed(1)}" fill="none" stroke="#f0902a" stroke-width="2" marker-end="url(#${f.idPrefix}-arrow)"/>`,
+      );
+    const t = s.to && s.kind !== 'stub' && s.to.page === det.page ? at[s.to.slot] : undefined;
+    if (t)
+      out.push(
+        `<path d="M ${f.panelX - 3} ${mid.toFixed(1)} C ${f.gx + f.gw + 30} ${mid.toFixed(1)}, ${(t.x + t.w / 2).toFixed(1)} ${(t.y - 30).toFixed(1)}, ${(t.x + t.w / 2).toFixed(1)} ${t.y.toFixed(1)}" fill="none" stroke="#7a2db0" stroke-width="2" marker-end="url(#${f.idPrefix}-chain)"><title>${svgEsc(`row ${s.row ?? ''}: ${slotName} ${s.slot} → ${slotName} ${s.to!.slot}`)}</title></path>`,
       );
   });
   if (det.slots.length > shown.length)
-    rows.push(
-      `<text x="${f.panelX}" y="${f.gy + 14 + shown.length * 20}" font-size="14" fill="#555">… and ${det.slots.length - shown.length} more entries (rowsim page --format text lists all)</text>`,
+    out.push(
+      `<text x="${f.panelX}" y="${f.gy + f.fp + shown.length * step}" font-size="${f.fsm}" fill="#555">… ${det.slots.length - shown.length} more (rowsim page --format text)</text>`,
     );
   if (det.slots.length === 0)
-    rows.push(
-      `<text x="${f.panelX}" y="${f.gy + 14}" font-size="14" fill="#555">${det.allocated ? 'no rows on this page' : 'this page is not allocated'}</text>`,
+    out.push(
+      `<text x="${f.panelX}" y="${f.gy + f.fp}" font-size="${f.fp}" fill="#555">${det.allocated ? 'no rows on this page' : 'this page is not allocated'}</text>`,
     );
-  return rows;
+  return out;
 }
 
 /** The legend: the kinds on this page with their bytes, wrapped to the drawing's width; and where it ends. */
@@ -274,40 +424,45 @@ function svgLegend(
   for (const kind of Object.keys(kinds.colour)) {
     if (totals[kind] === undefined) continue;
     const label = `${kind === 'header' ? 'header' : kinds.names[kind]} ${totals[kind]} B`;
-    const w = 24 + label.length * 7.6;
-    if (lx + w > f.W - 20) {
+    const w = 24 + label.length * f.fsm * 0.6;
+    if (lx + w > f.W - 10) {
       lx = f.gx;
-      ly += 22;
+      ly += f.fsm + 8;
     }
     legend.push(
-      `<rect x="${lx}" y="${ly - 12}" width="14" height="14" fill="${kinds.colour[kind]}" stroke="#333" stroke-width="0.5"/><text x="${lx + 19}" y="${ly}" font-size="14">${svgEsc(label)}</text>`,
+      `<rect x="${lx}" y="${ly - f.fsm}" width="${f.fsm}" height="${f.fsm}" fill="${kinds.colour[kind]}" stroke="#333" stroke-width="0.5"/><text x="${lx + f.fsm + 5}" y="${ly}" font-size="${f.fsm}">${svgEsc(label)}</text>`,
     );
-    lx += w + 14;
+    lx += w + 12;
   }
   return { legend, bottom: ly };
 }
 
-/** The line under the title: the page's size, entries, the table's pages, free space and what else the drawing knows. */
-function svgSubtitle(d: PageDrawing, L: PageLayout, totals: Record<string, number>): string {
+/** The lines under the title: free space (as the narration states it), entries, what else the page says. */
+export function svgSubtitle(d: PageDrawing): string[] {
   const det = d.detail;
-  const freeTotal = L.freeBytes + L.holeBytes + (totals.reserved ?? 0);
+  const fig = pageFigures(det);
   const entries = det.slots.reduce((n, s) => n + (s.count ?? 1), 0);
-  return [
-    `${d.pageBytes} bytes; ${entries} ${d.slotArray.name} entr${entries === 1 ? 'y' : 'ies'} of ${d.slotArray.entryBytes} B`,
-    `the table: ${det.pages} page${det.pages === 1 ? '' : 's'}${det.numbered !== undefined && det.numbered > det.pages ? ` (numbered up to ${det.numbered - 1}: some were given back)` : ''}${det.allocated ? '' : '; this page is not allocated'}`,
-    `free ${freeTotal} B: ${L.freeBytes} contiguous, ${L.holeBytes} in holes${totals.reserved ? `, ${totals.reserved} reserved` : ''}${L.overReservedBytes > 0 ? ` (${L.overReservedBytes} B more reserved than free)` : ''}`,
+  const free = `free ${fig.free} B: ${fig.contiguous} contiguous${fig.reserved ? ` (${Math.min(fig.reserved, fig.contiguous)} of it reserved)` : ''}, ${fig.holes} in holes`;
+  const more = [
+    `${entries} ${d.slotArray.name} entr${entries === 1 ? 'y' : 'ies'}`,
+    `table: ${det.pages} page${det.pages === 1 ? '' : 's'}${det.allocated ? '' : ', this one not allocated'}`,
     ...(d.band ? [d.band] : []),
-    ...(det.keyRange ? [`keys (row ids) ${det.keyRange.first}–${det.keyRange.last}`] : []),
+    ...det.flags,
+    ...(det.keyRange ? [`keys ${det.keyRange.first}–${det.keyRange.last}`] : []),
   ].join(' · ');
+  return [free, more];
 }
 
 /** The page's flags and notes as bullets, each wrapped to the drawing's width. */
-function svgNoteLines(d: PageDrawing): string[] {
+function svgNoteLines(d: PageDrawing, width: number): string[] {
   const out: string[] = [];
-  for (const n of [...d.detail.flags.map((f) => `• ${f}`), ...d.notes.map((n) => `• ${n}`)]) {
+  const notes = d.detail.positioned
+    ? d.notes
+    : [...d.notes, 'Rows are drawn packed in slot order: this page was not followed byte by byte.'];
+  for (const n of notes.map((x) => `• ${x}`)) {
     let line = '';
     for (const w of n.split(' ')) {
-      if ((line + ' ' + w).length > 140) {
+      if ((line + ' ' + w).length > width) {
         out.push(line);
         line = `  ${w}`;
       } else line = line ? `${line} ${w}` : w;
@@ -318,41 +473,55 @@ function svgNoteLines(d: PageDrawing): string[] {
 }
 
 /**
- * The page as a self-contained SVG document (no fonts or images from outside). `idPrefix` names its
- * pattern and marker: drawings that share an HTML document each need their own (a hidden slide's
- * definitions do not draw in another).
+ * The page as a self-contained SVG document (no fonts or images from outside), a pure function of the
+ * drawing: the browser playground and report.html run it as it is. `idPrefix` names its pattern and
+ * markers: drawings that share an HTML document each need their own.
  */
-export function renderPageSvg(d: PageDrawing, idPrefix = 'rowsim-page'): string {
+export function renderPageSvg(d: PageDrawing, options: SvgOptions | string = {}): string {
+  const o = typeof options === 'string' ? { idPrefix: options } : options;
+  const idPrefix = o.idPrefix ?? 'rowsim-page';
+  const scale = o.scale ?? 1;
   const kinds = svgKinds(d, idPrefix);
   const L = layoutPage(d);
-  const f = svgFrame(d.pageBytes, idPrefix);
-  const { parts, firstPiece } = svgSegments(L, f, kinds.colour);
-  const maxList = Math.max(8, Math.floor((f.gh - 16) / 20));
-  const rows = svgEntries(d, f, kinds, firstPiece, maxList);
+  const head = o.caption ? 26 * scale : 0;
+  const f = svgFrame(d.pageBytes, idPrefix, scale, Math.round(head + 82 * scale));
+  const { parts, marks, at } = svgSegments(d, L, f, kinds.colour, o.highlight ?? []);
+  const rows = svgEntries(d, f, kinds.colour, at, o.highlight ?? []);
   const totals: Record<string, number> = {};
   for (const s of L.segments) totals[s.kind] = (totals[s.kind] ?? 0) + s.bytes;
-  const listBottom = f.gy + 14 + (Math.min(d.detail.slots.length, maxList) + 1) * 20;
-  const { legend, bottom } = svgLegend(totals, f, kinds, Math.max(f.gy + f.gh + (L.fillAt !== undefined ? 50 : 30), listBottom + 10));
-  const notesY = bottom + 30;
-  const noteLines = svgNoteLines(d);
+  const hasLine = L.fillAt !== undefined || (d.detail.positioned === true && totals.reserved !== undefined);
+  let H = f.gy + f.gh + (hasLine ? f.fp + 16 : 8);
+  const extra: string[] = [];
+  if (o.legend !== false) {
+    const { legend, bottom } = svgLegend(totals, f, kinds, H + f.fsm + 6);
+    const notes = svgNoteLines(d, Math.floor((f.W - f.gx) / (f.fsm * 0.58)));
+    extra.push(
+      ...legend,
+      ...notes.map((t, i) => `<text x="${f.gx}" y="${bottom + 24 + i * (f.fsm + 6)}" font-size="${f.fsm}" fill="#333">${svgEsc(t)}</text>`),
+    );
+    H = bottom + 24 + notes.length * (f.fsm + 6) + 6;
+  }
   const W = f.W;
-  const H = notesY + noteLines.length * 19 + 16;
-  const title = d.title;
+  const sub = svgSubtitle(d);
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="DejaVu Sans, Verdana, sans-serif" role="img" aria-label="${svgEsc(title)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="DejaVu Sans, Verdana, sans-serif" role="img" aria-label="${svgEsc(d.title)}">`,
     `<defs><pattern id="${idPrefix}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#dce8fb"/><line x1="0" y1="0" x2="0" y2="6" stroke="#3f7fe0" stroke-width="3"/></pattern>`,
-    `<marker id="${idPrefix}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#f0902a"/></marker></defs>`,
+    `<marker id="${idPrefix}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#f0902a"/></marker>`,
+    `<marker id="${idPrefix}-chain" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#7a2db0"/></marker></defs>`,
     `<rect width="${W}" height="${H}" fill="#fff"/>`,
-    `<text x="${f.gx}" y="34" font-size="24" font-weight="bold">${svgEsc(title)}</text>`,
-    `<text x="${f.gx}" y="62" font-size="15" fill="#333">${svgEsc(svgSubtitle(d, L, totals))}</text>`,
-    `<text x="${f.gx}" y="${f.gy - 8}" font-size="12" fill="#555">${f.bpl} bytes a line, byte offsets on the left; numbers in blocks: row ids</text>`,
-    `<text x="${f.panelX}" y="${f.gy - 8}" font-size="15" font-weight="bold">${svgEsc(d.slotArray.name)}</text>`,
+    ...(o.caption ? [`<text x="8" y="${Math.round(20 * scale)}" font-size="${f.fp}" fill="#23313f">${svgEsc(o.caption)}</text>`] : []),
+    `<text x="8" y="${Math.round(head + 24 * scale)}" font-size="${Math.round(20 * scale)}" font-weight="bold">${svgEsc(d.title)}</text>`,
+    ...sub.map(
+      (t, i) =>
+        `<text x="8" y="${Math.round(head + (46 + i * 18) * scale)}" font-size="${i === 0 ? f.fp : f.fsm}" fill="#222">${svgEsc(t)}</text>`,
+    ),
+    `<text x="${f.panelX}" y="${f.gy - 6}" font-size="${f.fsm}" font-weight="bold">${svgEsc(d.slotArray.name)}</text>`,
     `<rect x="${f.gx}" y="${f.gy}" width="${f.gw}" height="${f.gh}" fill="none" stroke="#000" stroke-width="1.5"/>`,
     ...parts,
+    ...marks,
     ...svgMarks(d, L, f),
     ...rows,
-    ...legend,
-    ...noteLines.map((t, i) => `<text x="${f.gx}" y="${notesY + i * 19}" font-size="14" fill="#333">${svgEsc(t)}</text>`),
+    ...extra,
     '</svg>',
   ].join('\n');
 }
@@ -369,7 +538,11 @@ export function pageScriptSource(): string {
   // Every function the drawing calls, as plain declarations the browser can run.
   const fns = [
     layoutPage,
+    layoutPositioned,
+    layoutPacked,
+    pageFigures,
     svgFrame,
+    svgFill,
     svgEsc,
     svgKinds,
     svgSegments,
@@ -383,4 +556,21 @@ export function pageScriptSource(): string {
     renderPageSvg,
   ];
   return `${fns.map((f) => f.toString()).join('\n')}\n`;
+}
+
+/** A page's free space as the drawing and the narration state it: in all, in one piece (reserved bytes included), in holes, reserved. */
+export interface PageFigures {
+  free: number;
+  contiguous: number;
+  holes: number;
+  reserved: number;
+}
+
+export function pageFigures(d: PageDrawing['detail']): PageFigures {
+  return {
+    free: d.contiguousBytes + d.fragmentedBytes,
+    contiguous: d.contiguousBytes,
+    holes: d.fragmentedBytes,
+    reserved: d.reservedBytes,
+  };
 }

@@ -3,7 +3,7 @@
  * heap_page_items (lp, lp_off, lp_len, t_ctid): the offsets are those of the drawing (layoutPage).
  */
 import type { PageDrawing } from './drawing.js';
-import { layoutPage } from './svg.js';
+import { layoutPage, svgSubtitle } from './svg.js';
 
 export function pageText(d: PageDrawing): string {
   const L = layoutPage(d);
@@ -36,7 +36,9 @@ export function pageText(d: PageDrawing): string {
   const out = [
     `${d.title}: ${d.pageBytes} bytes; the table has ${det.pages} page${det.pages === 1 ? '' : 's'}${det.numbered !== undefined && det.numbered > det.pages ? ` (numbered up to ${det.numbered - 1}: some were given back)` : ''}${det.allocated ? '' : '; this page is not allocated'}`,
     `header ${d.header.map((h) => `${h.label} ${h.bytes}`).join(' + ')} B; ${d.slotArray.name} ${det.slotArrayBytes} B (${d.slotArray.entryBytes} B an entry)`,
-    `rows and stubs ${det.storedBytes} B; free ${det.contiguousBytes + det.fragmentedBytes} B: ${L.freeBytes} contiguous, ${L.holeBytes} in holes${det.reservedBytes ? `, ${det.reservedBytes - L.overReservedBytes} reserved (${d.words.reservation ?? 'reserved'})` : ''}${L.overReservedBytes > 0 ? `; ${L.overReservedBytes} B more reserved than free: rows grew into their neighbours' reservations` : ''}`,
+    d.detail.positioned
+      ? `rows and stubs ${det.storedBytes} B; ${svgSubtitle(d)[0]}${det.reservedBytes ? ` (${d.words.reservation ?? 'reserved'})` : ''}`
+      : `rows and stubs ${det.storedBytes} B; free ${det.contiguousBytes + det.fragmentedBytes} B: ${L.freeBytes} contiguous, ${L.holeBytes} in holes${det.reservedBytes ? `, ${det.reservedBytes - L.overReservedBytes} reserved (${d.words.reservation ?? 'reserved'})` : ''}${L.overReservedBytes > 0 ? `; ${L.overReservedBytes} B more reserved than free: rows grew into their neighbours' reservations` : ''}`,
     ...(d.fillLine ? [d.fillLine.label] : []),
     ...(d.band ? [d.band] : []),
     ...(det.keyRange

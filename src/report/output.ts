@@ -415,8 +415,12 @@ export class StagedOutput {
     this.unregister();
   }
 
-  /** Publish the staged files into the output folder (see the top of this file). */
-  publish(): void {
+  /**
+   * Publish the staged files into the output folder (see the top of this file). `accumulate`: the
+   * command's files of earlier runs stay (rowsim trace's decks and rowsim page's drawings are named by
+   * what they show, so one run never replaces another's).
+   */
+  publish(options: { accumulate?: boolean } = {}): void {
     if (this.finished) throw new Error('output already published or discarded');
     const release = lockFolder(this.folder);
     try {
@@ -428,7 +432,7 @@ export class StagedOutput {
         renameSync(this.dir, folder.dir);
       } else {
         if (!st.isDirectory()) fail(folder, `expected a folder, found ${fileKind(st)}`);
-        this.publishInto(folder, mine);
+        this.publishInto(folder, mine, options.accumulate === true);
       }
     } catch (err) {
       if (err instanceof UserError) throw err;
@@ -439,7 +443,7 @@ export class StagedOutput {
     }
   }
 
-  private publishInto(folder: OutputFolder, mine: string[]): void {
+  private publishInto(folder: OutputFolder, mine: string[], accumulate: boolean): void {
     const manifest = folderManifest(folder);
     const owned = new Set(OWNERS.flatMap((o) => manifest.files[o] ?? []));
     // Every file this run writes must be new or rowsim's own: checked for all before any moves.
@@ -467,6 +471,7 @@ export class StagedOutput {
       makeFolders(dirname(dest));
       renameSync(join(this.dir, ...rel.split('/')), dest);
     }
+    if (accumulate) return;
     files[folder.owner] = mine;
     writeManifest(folder.dir, { rowsim_version: ROWSIM_VERSION, files });
     for (const rel of before) {

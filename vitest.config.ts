@@ -11,9 +11,12 @@ import { defineConfig } from 'vitest/config';
 const LIVE_POSTGRES = [
   'test/pgcheck.test.ts',
   'test/pgcheck-toast.test.ts',
+  'test/pgcheck-sql.test.ts',
   'test/pgcheck-safety.test.ts',
   'test/pgcheck-select.test.ts',
   'test/pgcheck-reads.test.ts',
+  'test/pgcheck-forms.test.ts',
+  'test/pgcheck-scan.test.ts',
   'test/bench-pg.test.ts',
 ];
 

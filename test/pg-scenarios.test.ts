@@ -4,7 +4,7 @@
  * targets marked, and the configs it covers. No server: pg-check's output is given.
  */
 import { describe, expect, it } from 'vitest';
-import { KINDS, markdownTable, scenarioConfigs, summarise } from '../src/pgcheck/scenarios.js';
+import { KINDS, groupRows, markdownTable, scenarioConfigs, summarise } from '../src/pgcheck/scenarios.js';
 
 const c = (phase: number, metric: string, predicted: number | null, observed: number | null) => ({
   phase,
@@ -39,6 +39,19 @@ describe('pg-scenarios', () => {
     const md = markdownTable([row], 'PostgreSQL 15.20', '2026-12-02');
     expect(md).toContain('| `x.yaml` | fillfactor=100 | **1.00%** | not modelled | **4.17%** | **100.00%** | exact | – |');
     for (const k of KINDS) expect(md).toContain(`${k.title} (target ≤ ${k.target}%)`);
+  });
+
+  it("groups a config's consecutive points with the same figures into one row", () => {
+    const r = (config: string, point: string, cells: string[]) => ({ config, point, cells });
+    const rows = [
+      r('a.yaml', 'p=1', ['exact']),
+      r('a.yaml', 'p=2', ['exact']),
+      r('b.yaml', 'q=1', ['exact']),
+      r('b.yaml', 'q=2', ['1.00%']),
+    ];
+    expect(groupRows(rows)).toEqual([r('a.yaml', 'all 2 points', ['exact']), r('b.yaml', 'q=1', ['exact']), r('b.yaml', 'q=2', ['1.00%'])]);
+    const three = [r('c.yaml', 'x', ['–']), r('c.yaml', 'y', ['–']), r('c.yaml', 'z', ['exact'])];
+    expect(groupRows(three)[0]).toEqual(r('c.yaml', '2 points: x; y', ['–']));
   });
 
   it('covers the pg-check scenarios and the shipped configs with a postgres-heap point, not contention or estimate configs', () => {

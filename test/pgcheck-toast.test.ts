@@ -363,7 +363,7 @@ workload: [{ insert: { rows: 300, values: { v: { length: 600 } } } }]
       ((c.metric === 'toast_pages' && Math.abs(c.diff_pct!) < 1) || (c.metric === 'toast_index_pages' && Math.abs(c.diff_pct!) < 10)),
   };
   const scenarios = readdirSync(join(ROOT, 'sim-configs', 'pg-check')).filter((f) =>
-    /^(toast-.*|numeric-amounts|utf8-widths)\.yaml$/.test(f),
+    /^(toast-.*|numeric-amounts|utf8-widths|utf8-mixed)\.yaml$/.test(f),
   );
   it.each(scenarios)('sim-configs/pg-check/%s: heap, TOAST and TOAST index pages as predicted after every phase', async (file) => {
     const config = loadConfig(join(ROOT, 'sim-configs', 'pg-check', file));

@@ -261,7 +261,9 @@ export class IndexSet implements VersionState {
       this.seqs = a = next;
     }
     if (this.nextSeq < row) this.seqBelowRow = true;
+    if (this.txn !== null && !this.txn.rows.has(row)) this.txn.rows.set(row, a[row]!);
     a[row] = this.nextSeq++;
+    if (this.txn !== null) this.txn.made.push(a[row]!);
     if (!insert) {
       if (this.changedCount === this.changed.length) this.changed = grown(this.changed, this.changedCount + 1);
       this.changed[this.changedCount++] = row;
@@ -274,9 +276,49 @@ export class IndexSet implements VersionState {
     return c !== null && row < c.length ? c[row]! : row;
   }
 
-  /** VersionState: the version `seq` of `row` was replaced or deleted by a committed transaction. */
+  /** VersionState: the version `seq` of `row` was replaced or deleted by a committed transaction, or made by one rolled back. */
   deletable(row: number, seq: number): boolean {
-    return seq < this.committedOf(row);
+    return seq < this.committedOf(row) || (this.aborted !== null && seq < this.aborted.length && this.aborted[seq] === 1);
+  }
+
+  // ---- ROLLBACK and snapshots held (PostgreSQL indexes) ----------------------------------------
+
+  /** Versions made by transactions rolled back (by number): their entries point at dead tuples. */
+  private aborted: Uint8Array | null = null;
+  /** The open transaction when it may end in ROLLBACK: each row's version number before it, the numbers it made, the changed list's length at its start. */
+  private txn: { rows: Map<number, number>; made: number[]; changedAt: number } | null = null;
+  /** A snapshot is held: commits leave their rows' old versions alive (changed rows wait until it is let go). */
+  private holding = false;
+
+  /** The transaction that starts now may end in ROLLBACK. */
+  beginTransactionLog(): void {
+    if (this.env === null) return;
+    // Every row's version gets a number of its own from here on (a new row's is not its id alone).
+    if (this.seqs === null) {
+      const a = new Int32Array(Math.max(16, this.nextSeq));
+      for (let r = 0; r < a.length; r++) a[r] = r;
+      this.seqs = a;
+    }
+    this.txn = { rows: new Map(), made: [], changedAt: this.changedCount };
+  }
+
+  /** ROLLBACK: the versions the transaction made are dead at once; its rows' versions before it are current again. */
+  abort(): void {
+    const t = this.txn;
+    this.txn = null;
+    if (t === null) return;
+    const top = Math.max(this.nextSeq, 16);
+    if (this.aborted === null || this.aborted.length < top) this.aborted = grown(this.aborted ?? new Uint8Array(0), top);
+    for (const q of t.made) this.aborted[q] = 1;
+    const seqs = this.seqs!;
+    for (const [row, before] of t.rows) seqs[row] = before;
+    this.changedCount = t.changedAt;
+  }
+
+  /** A snapshot is taken (true) or let go (false): the rows its commits changed are committed once it is let go. */
+  hold(on: boolean): void {
+    this.holding = on;
+    if (!on) this.commitVersions();
   }
 
   /**
@@ -285,14 +327,15 @@ export class IndexSet implements VersionState {
    * id (a row inserted after others changed): deletable() is then false for every version.
    */
   anyDeletable(): boolean {
-    return this.committed !== null || this.seqBelowRow;
+    return this.committed !== null || this.seqBelowRow || this.aborted !== null;
   }
   /** Some version's number is below its row's id (see anyDeletable). */
   private seqBelowRow = false;
 
   /** Commit: each changed row's versions before its current one are dead (a deleted row's all). */
   private commitVersions(): void {
-    if (this.changedCount === 0) return;
+    this.txn = null;
+    if (this.changedCount === 0 || this.holding) return;
     let c = this.committed;
     const seqs = this.seqs!;
     if (c === null || c.length < seqs.length) {

@@ -62,17 +62,35 @@ function pointSummary(cs: Comparison[], plans: PlanCheck[]): string {
   return parts.join('; ');
 }
 
+/** Each phase's replay: the config's statement or an approximation, what was sent, and why; runs of phases alike told once. */
+function replayLines(r: PgCheckResult): string[] {
+  const text = (x: PgCheckResult['replays'][number]) =>
+    `${x.replay === 'statement' ? 'the statement the config describes' : `an approximation (${x.why.join('; ')})`}: ${x.sends.join('; ')}`;
+  const out: string[] = [];
+  for (let i = 0; i < r.replays.length;) {
+    const t = text(r.replays[i]!);
+    let j = i + 1;
+    while (j < r.replays.length && text(r.replays[j]!) === t) j++;
+    const phases = j - i > 1 ? `phases ${r.replays[i]!.phase + 1}–${r.replays[j - 1]!.phase + 1}` : `phase ${r.replays[i]!.phase + 1}`;
+    out.push(`replay, ${phases} (${r.replays[i]!.op}): ${t}`);
+    i = j;
+  }
+  return out;
+}
+
 function pgCheckText(results: PgCheckResult[]): string {
   const out: string[] = [];
   results.forEach((r, i) => {
     out.push(
       `== ${results.length > 1 ? `${i + 1}/${results.length} ` : ''}${r.label}: table ${r.table}, ${r.settings} (PostgreSQL ${r.server_version})`,
     );
+    const replayOf = (phase: number) => r.replays.find((x) => x.phase === phase)?.replay ?? '';
     out.push(
       textTable(
-        ['phase', 'metric', 'predicted', 'observed', 'error', 'error %'],
+        ['phase', 'replay', 'metric', 'predicted', 'observed', 'error', 'error %'],
         r.comparisons.map((c) => [
           `${c.phase + 1}. ${c.label}`,
+          replayOf(c.phase),
           c.metric,
           c.predicted === null ? 'not modelled' : fmt(c.predicted),
           c.observed === null ? 'n/a' : fmt(c.observed),
@@ -87,6 +105,7 @@ function pgCheckText(results: PgCheckResult[]): string {
       );
       out.push(`  for ${p.statement}`);
     }
+    out.push(...replayLines(r));
     out.push(pointSummary(r.comparisons, r.plans));
     for (const n of r.notes) out.push(`note: ${n}`);
     out.push('');

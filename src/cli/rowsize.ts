@@ -127,7 +127,7 @@ function rowsizeOf(src: Source, format: FormatId, n: number): RowsizeRow | Rowsi
     seed: src.seed,
     table: src.table,
     engine: engineForFormat(src.engine, format),
-    workload: [{ op: 'insert', rows: { kind: 'count', n }, values: src.values }],
+    workload: [{ op: 'insert', rows: { kind: 'count', n }, values: src.values, transaction: 'statement', rollback: false }],
   };
   const f = getFormat(format);
   const layout = f.layout(spec.table, spec.engine);

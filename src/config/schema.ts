@@ -11,7 +11,10 @@ export type { FormatId } from './format-ids.js';
 
 const pair = () => z.tuple([z.number(), z.number()]);
 
-/** A length distribution: a number, uniform, normal, lognormal, choice, or a histogram CSV. */
+/**
+ * A length distribution: a number, uniform, normal, lognormal, choice, or a histogram CSV; or the lengths
+ * themselves, in order: a sequence (null: NULL) or a CSV with a length per value.
+ */
 const distSchema = z.union([
   z.number().min(0),
   z.strictObject({ uniform: pair() }),
@@ -19,6 +22,8 @@ const distSchema = z.union([
   z.strictObject({ lognormal: pair() }),
   z.strictObject({ choice: z.record(z.string(), z.number().min(0)) }),
   z.strictObject({ histogram: z.string().min(1) }),
+  z.strictObject({ sequence: z.array(z.union([z.number().min(0), z.null()])).min(1) }),
+  z.strictObject({ csv: z.string().min(1), column: z.union([z.string().min(1), z.number().int().min(1)]).optional() }),
 ]);
 export type DistInput = z.infer<typeof distSchema>;
 
@@ -42,6 +47,7 @@ export const indexSchema = z.strictObject({
   max_rows_per_page: z.number().int().min(0).max(256).optional(),
   reservepagegap: z.number().int().min(0).max(255).optional(),
   deduplicate_items: z.boolean().optional(),
+  when: z.enum(['before_load', 'after_load']).optional(),
 });
 export type IndexInput = z.infer<typeof indexSchema>;
 export { INDEX_SETTING_KEYS, INDEX_OPTION_KEYS, type IndexSettingKey, type IndexOptionKey } from './index-settings.js';
@@ -52,6 +58,17 @@ export const tableSchema = z.strictObject({
   ddl: z.string().min(1).optional(),
   indexes: z.array(indexSchema).optional(),
 });
+
+/**
+ * A share that differs from value to value (engine.multibyte_share, multibyte_widths.N): uniform, normal
+ * or choice, as the length distributions are written; draws are clipped to 0 … 1.
+ */
+export const shareDistSchema = z.union([
+  z.strictObject({ uniform: z.tuple([zShare(), zShare()]) }),
+  z.strictObject({ normal: z.tuple([zShare(), z.number().min(0)]) }),
+  z.strictObject({ choice: z.record(z.string(), z.number().min(0)) }),
+]);
+export type ShareDistInput = z.infer<typeof shareDistSchema>;
 
 /**
  * The engine settings every format may read (`engine:` but its `format`, whose values are the registry's,
@@ -87,41 +104,60 @@ const valueDomainShape = {
   order: z.enum(KEY_ORDERS).optional(),
 };
 
+/** The longest repeating unit `compressibility: { unit: N }` names (src/formats/pg-compression.ts MAX_UNIT_BYTES). */
+export const MAX_COMPRESS_UNIT = 64;
+/** `compressibility`: a share of bytes repeating bytes before them (0 … 1; the loader refuses one over 60/64), or { unit: N }. */
+const compressibilitySchema = z.union([zShare(), z.strictObject({ unit: z.number().int().min(1).max(MAX_COMPRESS_UNIT) })]);
+export type CompressibilityInput = z.infer<typeof compressibilitySchema>;
+
 export const valueSpecSchema = z.strictObject({
   length: distSchema.optional(),
   null: zShare().optional(),
   ...valueDomainShape,
-  compressibility: zShare().optional(),
+  compressibility: compressibilitySchema.optional(),
 });
 
 const setSpecSchema = z.union([
   z.literal('changed'),
+  z.literal('same'),
   z.strictObject({
     length: distSchema.optional(),
     grow: distSchema.optional(),
     null: zShare().optional(),
     ...valueDomainShape,
-    compressibility: zShare().optional(),
+    compressibility: compressibilitySchema.optional(),
   }),
 ]);
 
-export const ORDER_RE = /^(sequential|random|spread|zipf\(\s*(\d+(?:\.\d+)?)\s*\))$/;
-const orderSchema = z.string().regex(ORDER_RE, 'sequential, random, spread or zipf(s) such as zipf(0.9)');
+/** A phase's transactions: the whole phase, one a row, or N rows each (`batch(N)`). */
+export const TRANSACTION_RE = /^(statement|row|batch\(\s*(\d+)\s*\))$/;
+const transactionSchema = z.string().regex(TRANSACTION_RE, 'statement, row or batch(N) such as batch(1000)');
+
+export const ORDER_RE = /^(sequential|oldest|newest|random|spread|zipf\(\s*(\d+(?:\.\d+)?)\s*\))$/;
+const orderSchema = z.string().regex(ORDER_RE, 'sequential (oldest), newest, random, spread or zipf(s) such as zipf(0.9)');
+/** How an update or delete reaches its rows (config/spec.ts RowAccess). */
+export const ROW_ACCESS = ['index', 'scan', 'range'] as const;
 
 const insertSchema = z.strictObject({
   rows: zCount(),
   values: z.record(z.string(), valueSpecSchema).optional(),
+  transaction: transactionSchema.optional(),
+  rollback: z.boolean().optional(),
 });
 const updateSchema = z.strictObject({
   rows: zCount(),
   order: orderSchema.optional(),
-  transaction: z.enum(['statement', 'row']).optional(),
+  via: z.enum(ROW_ACCESS).optional(),
+  transaction: transactionSchema.optional(),
+  rollback: z.boolean().optional(),
   set: z.record(z.string(), setSpecSchema),
 });
 const deleteSchema = z.strictObject({
   rows: zCount(),
   order: orderSchema.optional(),
-  transaction: z.enum(['statement', 'row']).optional(),
+  via: z.enum(ROW_ACCESS).optional(),
+  transaction: transactionSchema.optional(),
+  rollback: z.boolean().optional(),
 });
 const REORG_KINDS = ['forwarded_rows', 'rebuild', 'compact', 'vacuum'] as const;
 const reorgSchema = z.enum(REORG_KINDS);
@@ -166,7 +202,20 @@ export const costsSchema = z.strictObject({
 /** `vacuum:` (PostgreSQL VACUUM; `full: true` for VACUUM FULL): empty, or { full }. */
 const vacuumSchema = z.union([z.null(), z.strictObject({ full: z.boolean().optional() })]);
 
-export const PHASE_KINDS = ['insert', 'update', 'delete', 'reorg', 'vacuum', 'select', 'read_lob'] as const;
+/** `open_snapshot:` and `close_snapshot:` (a session holding a snapshot across phases): empty. */
+const snapshotSchema = z.null();
+
+export const PHASE_KINDS = [
+  'insert',
+  'update',
+  'delete',
+  'reorg',
+  'vacuum',
+  'select',
+  'read_lob',
+  'open_snapshot',
+  'close_snapshot',
+] as const;
 export type PhaseKind = (typeof PHASE_KINDS)[number];
 export const PHASE_SCHEMAS = {
   insert: insertSchema,
@@ -176,6 +225,8 @@ export const PHASE_SCHEMAS = {
   vacuum: vacuumSchema,
   select: selectSchema,
   read_lob: readLobSchema,
+  open_snapshot: snapshotSchema,
+  close_snapshot: snapshotSchema,
 } as const;
 
 /** Top level; `workload` items and `contention` are checked separately (src/loader/config.ts loads each section). */

@@ -20,8 +20,8 @@ export interface ColumnDef {
 export type ColumnStorage = (typeof COLUMN_STORAGES)[number];
 
 /**
- * Compressibility is kept per value in 64ths (0 … 64): the share of a value's bytes that repeat bytes
- * before them (src/formats/pg-compression.ts says how a value is built from it).
+ * Compressibility is kept per value as a construction code: a share in 64ths (0 … 60), or 64 + N for
+ * `{ unit: N }` (src/formats/pg-compression.ts says how a value is built from it).
  */
 export const COMPRESSIBILITY_STEPS = 64;
 
@@ -33,6 +33,8 @@ export interface IndexDef extends Partial<Record<IndexSettingKey, number>> {
   clustered: boolean;
   /** PostgreSQL's `deduplicate_items` storage parameter (absent: on). */
   deduplicate_items?: boolean;
+  /** Created on the empty table before the first phase (absent: on the loaded table, after the first phase that leaves rows). */
+  when?: 'before_load';
 }
 
 export interface TableDef {
@@ -53,7 +55,9 @@ export type Dist =
   | { kind: 'uniform'; min: number; max: number }
   | { kind: 'normal'; mean: number; sd: number }
   | { kind: 'lognormal'; median: number; sigma: number }
-  | { kind: 'choice'; values: number[]; weights: number[] };
+  | { kind: 'choice'; values: number[]; weights: number[] }
+  /** The lengths in the order the phase's values take them (from their start again when they run out); −1: NULL. */
+  | { kind: 'sequence'; values: number[] };
 
 /** Where a column's new values fall among its earlier values: above them all, anywhere, or next to one of them. */
 export type KeyOrder = (typeof KEY_ORDERS)[number];
@@ -71,6 +75,12 @@ export interface ValueDomain {
   order: KeyOrder;
 }
 
+/**
+ * What a value is made of for compression: a share of its bytes that repeat bytes shortly before them
+ * (0 … 60/64), or `{ unit: N }`, a value that is its first N bytes repeated (src/formats/pg-compression.ts).
+ */
+export type Compressibility = number | { unit: number };
+
 export interface ValueSpec {
   /** Length in characters (character types) or bytes; absent: the declared length. */
   length?: Dist;
@@ -78,20 +88,42 @@ export interface ValueSpec {
   null: number;
   /** distinct, frequency or order as given (absent: every value distinct, ascending). */
   domain?: ValueDomain;
-  /** Share of a value's bytes that repeat bytes before it, 0..1 (character and binary columns; absent: 0). */
-  compressibility?: number;
+  /** What the value is made of for compression (character and binary columns; absent: nothing repeats). */
+  compressibility?: Compressibility;
 }
 
 /** An update's change of a column; `domain`: the values it draws from, where the set names distinct, frequency or order. */
 export type SetSpec =
   | { kind: 'changed'; domain?: ValueDomain }
-  | { kind: 'length'; dist: Dist; null?: number; domain?: ValueDomain; compressibility?: number }
-  | { kind: 'grow'; dist: Dist; null?: number; domain?: ValueDomain; compressibility?: number }
+  /** The value the row has (`SET c = c`): same length, same bytes. */
+  | { kind: 'same' }
+  | { kind: 'length'; dist: Dist; null?: number; domain?: ValueDomain; compressibility?: Compressibility }
+  | { kind: 'grow'; dist: Dist; null?: number; domain?: ValueDomain; compressibility?: Compressibility }
   | { kind: 'null'; null: number; domain?: ValueDomain };
 
-export type Order = { kind: 'sequential' } | { kind: 'random' } | { kind: 'spread' } | { kind: 'zipf'; s: number };
+/** `sequential` (also written `oldest`): the first live rows by id; `newest`: the last. */
+export type Order = { kind: 'sequential' } | { kind: 'newest' } | { kind: 'random' } | { kind: 'spread' } | { kind: 'zipf'; s: number };
 
-type TransactionScope = 'statement' | 'row';
+/**
+ * How an update or delete phase reaches its rows: `index`, each row found through the first index by its
+ * key, one statement a row; `scan`, one statement that reads the table in page order (an unindexed
+ * predicate, or none); `range`, one statement over a range of the first index's key (`WHERE id BETWEEN`).
+ * The loader always sets it; a spec made in code without it means index.
+ */
+export type RowAccess = 'index' | 'scan' | 'range';
+
+/** A phase's transactions: one for the phase, one a row, or `batch` rows each. */
+export type TransactionScope = 'statement' | 'row' | { batch: number };
+
+/** Rows a transaction of the scope takes (Infinity: the whole phase). */
+export function rowsPerTransaction(t: TransactionScope = 'statement'): number {
+  return t === 'statement' ? Infinity : t === 'row' ? 1 : t.batch;
+}
+
+/** The scope as the config writes it. */
+export function transactionText(t: TransactionScope): string {
+  return typeof t === 'string' ? t : `batch(${t.batch})`;
+}
 
 /** How a select phase reaches its rows: a table scan, a named index (root to leaf, then the row), or a row-id fetch. */
 export type AccessPath = 'scan' | 'index' | 'rowid';
@@ -108,9 +140,20 @@ export interface PredicateSpec {
 export type LobStoreKind = 'table' | 'derby';
 
 export type PhaseSpec =
-  | { op: 'insert'; rows: Count; values: Record<string, ValueSpec> }
-  | { op: 'update'; rows: Count; order: Order; transaction: TransactionScope; set: Record<string, SetSpec> }
-  | { op: 'delete'; rows: Count; order: Order; transaction: TransactionScope }
+  /** `transaction` absent: one for the phase; `rollback` absent: false (COMMIT). */
+  | { op: 'insert'; rows: Count; values: Record<string, ValueSpec>; transaction?: TransactionScope; rollback?: boolean }
+  | {
+      op: 'update';
+      rows: Count;
+      order: Order;
+      via?: RowAccess;
+      transaction: TransactionScope;
+      rollback?: boolean;
+      set: Record<string, SetSpec>;
+    }
+  | { op: 'delete'; rows: Count; order: Order; via?: RowAccess; transaction: TransactionScope; rollback?: boolean }
+  /** Another session takes a snapshot (open) and keeps it until a later close: no version it may see is removed. */
+  | { op: 'snapshot'; action: 'open' | 'close' }
   | { op: 'reorg'; kind: 'forwarded_rows' | 'rebuild' | 'compact' | 'vacuum' }
   | { op: 'select'; rows: Count; order: Order; via: AccessPath; index?: string; predicate?: PredicateSpec; repeat: number }
   | { op: 'read_lob'; rows: Count; order: Order; column: string; chunk: number; reposition: 'restart' | 'keep'; store: LobStoreKind };
@@ -127,9 +170,21 @@ export interface ReadCosts {
   physical_read_ns: number;
 }
 
+/** A share drawn per value (clipped to 0 … 1): engine.multibyte_share or multibyte_widths.N as a distribution. */
+export type ShareDist =
+  | { kind: 'uniform'; min: number; max: number }
+  | { kind: 'normal'; mean: number; sd: number }
+  | { kind: 'choice'; values: number[]; weights: number[] };
+
 /** The engine settings of a run: every key of the schema's `engine:` resolved, and the format. */
 export interface EngineSpec extends EngineSettings {
   format: FormatId;
+  /**
+   * Shares of 2-, 3- and 4-byte utf8 characters that differ from value to value, where the config gives
+   * distributions (null: that width's share is the same for every value); multibyte_share and
+   * multibyte_widths then hold their means.
+   */
+  multibyte_vary?: [ShareDist | null, ShareDist | null, ShareDist | null];
   /** Settings given in the config that this format does not use: reported as notes. */
   ignored: string[];
 }

@@ -19,7 +19,7 @@ function scaleCount(c: Count, f: number): Count {
 
 /** The workload with every absolute row count multiplied by f (percentages and `all` unchanged). */
 export function scaleWorkload(workload: readonly PhaseSpec[], f: number): PhaseSpec[] {
-  return workload.map((p) => (p.op === 'reorg' ? p : { ...p, rows: scaleCount(p.rows, f) }) as PhaseSpec);
+  return workload.map((p) => (p.op === 'reorg' || p.op === 'snapshot' ? p : { ...p, rows: scaleCount(p.rows, f) }) as PhaseSpec);
 }
 
 /** Live rows after the workload. */

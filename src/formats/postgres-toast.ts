@@ -23,7 +23,7 @@ import type { ReorgKind } from '../heap/engine.js';
 import { PostgresHeap } from '../heap/postgres-heap.js';
 import { NULL_LEN, type PageGeometry } from '../layout/table-layout.js';
 import type { OutOfLineStore } from './format.js';
-import { compressedDatumBytes, repeatBytes, type CompressedSizes } from './pg-compression.js';
+import { compressedDatumBytes, type CompressedSizes } from './pg-compression.js';
 
 /** attstorage: p, m, e, x [pg_type.h]. */
 export const PG_STORAGE_PLAIN = 0;
@@ -164,7 +164,7 @@ export class PgToaster {
       this.outBytes[i] = 0;
       this.form[i] = FORM_RAW;
       this.flags[i] = 0;
-      this.repeat[i] = levels === null ? 0 : repeatBytes(levels[levelBase + i]! / 64);
+      this.repeat[i] = levels === null ? 0 : levels[levelBase + i]!;
       if (raw === NULL_LEN) {
         this.hasNull = true;
         this.len[i] = -1;

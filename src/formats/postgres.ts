@@ -18,7 +18,7 @@ import {
 } from '../heap/postgres-heap.js';
 import { metric } from '../heap/metrics.js';
 import { pgToastStore } from './lob.js';
-import { CompressedSizes, repeatBytes } from './pg-compression.js';
+import { CompressedSizes } from './pg-compression.js';
 import {
   PG_MAXALIGN,
   PG_HEAP_TUPLE_HEADER_BYTES,
@@ -49,6 +49,7 @@ import {
   EngineSettingError,
   NULL_LEN,
   charsetBytesPerChar,
+  utf8MostBytesPerChar,
   utf8WidthShares,
   checkPageSize,
   columnLayout,
@@ -155,9 +156,10 @@ export function utf8Note(engine: EngineSpec): string {
     .filter(([s]) => s > 0)
     .map(([s, w]) => `${Math.round(s * 1000) / 10}% ${w}`);
   if (parts.length === 0) return '';
+  const drawn = engine.multibyte_vary ? ' on average, a share drawn for every value' : '';
   return s3 === 0 && s4 === 0
-    ? `utf8: ${Math.round(s2 * 100)}% of characters take 2 bytes`
-    : `utf8: of the characters ${parts.join(', ')} bytes`;
+    ? `utf8: ${Math.round(s2 * 100)}% of characters take 2 bytes${drawn}`
+    : `utf8: of the characters ${parts.join(', ')} bytes${drawn}`;
 }
 
 /** Bytes per character of char/varchar/text under the database encoding. */
@@ -310,7 +312,7 @@ export function pgGeometry(pageBytes: number): PageGeometry {
   };
 }
 
-function pgColumnLayout(col: ColumnDef, index: number, table: TableDef, t: PgType, bpc: number): ColumnLayout {
+function pgColumnLayout(col: ColumnDef, index: number, table: TableDef, t: PgType, bpc: number, mostBpc: number): ColumnLayout {
   if (col.type.family === 'numeric') {
     // numeric is sized by the digits of its values: the workload's length, else all p digits [PG-NUMERIC].
     const scale = col.type.scale;
@@ -325,7 +327,8 @@ function pgColumnLayout(col: ColumnDef, index: number, table: TableDef, t: PgTyp
   }
   const variableType = isVariableType(col.type) && t.bytes === 0;
   const character = isCharacterType(col.type);
-  const maxBytes = variableType ? Math.round(col.type.length * (character ? bpc : 1)) : t.bytes;
+  // Values whose shares of multi-byte characters differ (multibyte_vary) reach the most bytes a character can take in one.
+  const maxBytes = variableType ? Math.round(col.type.length * (character ? mostBpc : 1)) : t.bytes;
   return columnLayout(table, col, index, { variableType, character, bytesPerChar: character ? bpc : 1, maxBytes });
 }
 
@@ -388,7 +391,8 @@ function pgLayoutInfo(info: PgToastInfo, types: PgType[], prefixCols: number, pr
 export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
   const bpc = pgBytesPerChar(engine);
   const types = table.columns.map((c) => pgType(c.type, bpc));
-  const columns = table.columns.map((c, i) => pgColumnLayout(c, i, table, types[i]!, bpc));
+  const mostBpc = engine.encoding === 'utf8' ? utf8MostBytesPerChar(engine) : bpc;
+  const columns = table.columns.map((c, i) => pgColumnLayout(c, i, table, types[i]!, bpc, mostBpc));
   const { varying, fixedNotNullBytes, logicalMaxBytes } = indexVaryingColumns(columns);
   const n = columns.length;
   const storage = Uint8Array.from(table.columns, (c, i) => pgStorage(c, types[i]!));
@@ -422,8 +426,7 @@ export function pgLayout(table: TableDef, engine: EngineSpec): PgTableLayout {
     if (bound.levels === null || (st !== PG_STORAGE_EXTENDED && st !== PG_STORAGE_MAIN)) return undefined;
     const levels = bound.levels();
     if (levels === null) return undefined;
-    const m = repeatBytes(levels[(base / bound.width) * bound.ncols + ci]! / 64);
-    const size = info.compression.bytes(len, m);
+    const size = info.compression.bytes(len, levels[(base / bound.width) * bound.ncols + ci]!);
     return size < 0 ? undefined : size - PG_VARHDRSZ;
   };
   const geometry = pgGeometry(engine.page_size);

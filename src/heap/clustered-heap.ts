@@ -321,6 +321,11 @@ export class ClusteredHeap implements StorageEngine {
     return this.rowPageOf[row]!;
   }
 
+  /** A scan reads the leaf chain in key order, and keys ascend with row ids: one position for every row, ordered by id. */
+  scanPageOf(): number {
+    return 0;
+  }
+
   isLive(row: number): boolean {
     return row < this.rowHigh && this.rowPageOf[row] !== NONE;
   }

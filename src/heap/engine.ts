@@ -34,6 +34,11 @@ export interface PageMapData {
 export interface UpdateInfo {
   /** Some indexed column changed value (PostgreSQL: no HOT). */
   indexedChanged: boolean;
+  /**
+   * The statement already read the row's page as it reached the row (a scan or a key range: see
+   * workload/access.ts), so the update reads it no more (PostgreSQL: no on-access pruning here).
+   */
+  scanned?: boolean;
 }
 
 export type ReorgKind = 'forwarded_rows' | 'rebuild' | 'compact' | 'vacuum';
@@ -57,7 +62,8 @@ export interface StorageEngine {
   insert(row: number, physBytes: number, logicalBytes: number): boolean;
   /** Resize a row; false when the new row is too long (the update fails and the row is unchanged). */
   update(row: number, physBytes: number, logicalBytes: number, info: UpdateInfo): boolean;
-  delete(row: number): void;
+  /** Remove a row; `scanned`: as UpdateInfo.scanned. */
+  delete(row: number, scanned?: boolean): void;
   reorg(kind: ReorgKind): void;
   /** End of a transaction (statement or row scope): MVCC engines let old versions die here. */
   commit(): void;
@@ -83,6 +89,14 @@ export interface StorageEngine {
   rowPage(row: number): number;
   /** Its place on that page (PostgreSQL: its line pointer), where the engine keeps it: a scan reads a page's rows in this order. */
   rowSlot?(row: number): number;
+  /**
+   * Where a table scan meets a live row, as a page number in scan order (rows of one page by rowSlot,
+   * else by id): a forwarded row at its home page's stub where the scan follows forwarding (ASE, SQL
+   * Server), where it lies where it does not (Oracle). Without it, rowPage.
+   */
+  scanPageOf?(row: number): number;
+  /** The pages a table scan starting now reads (PostgreSQL: the relation's blocks at the scan's start); where pages are read one by one (visitPage). */
+  scanExtent?(): number;
   /** A full table scan: every page in scan order, forwarded, migrated and chained rows as the DBMS reads them. */
   scanTable(reads: PageReads): void;
   /** Emit what the engine does, step by step, to `sink` (null: nothing, the default). */
@@ -101,10 +115,20 @@ export interface StorageEngine {
    */
   prefetchRows?(rows: Int32Array, count: number): number;
   /**
-   * An index scan fetched a TID on `page` that is not the row's current version (PostgreSQL: an entry of
-   * a dead version the scan must visit): the page is read, and pruned where heap_page_prune_opt would.
+   * A statement read `page`: an index scan fetched a TID of a dead version there, a sequential scan reached
+   * it, or a key range's index scan moved to it (workload/access.ts). PostgreSQL prunes it where
+   * heap_page_prune_opt would.
    */
   visitPage?(page: number): void;
   /** MVCC engines: the last update added an entry to every index (PostgreSQL: not HOT). */
   readonly lastUpdateNewIndexEntries?: boolean;
+  /** MVCC engines: the transaction that starts now may end in ROLLBACK: keep what abort() needs. */
+  beginTransactionLog?(): void;
+  /** MVCC engines: ROLLBACK of the open transaction (begun with beginTransactionLog): what the DBMS leaves on the pages. */
+  abort?(): void;
+  /**
+   * MVCC engines: another session takes a snapshot (true) and keeps it until it is let go (false): the
+   * versions that die meanwhile stay until then (pruning and VACUUM keep what the snapshot may see).
+   */
+  holdSnapshot?(hold: boolean): void;
 }

@@ -172,6 +172,11 @@ export class ForwardingHeap extends ForwardingReorg implements StorageEngine {
     return this.cur(row);
   }
 
+  /** A scan that follows forwarding meets a forwarded row at its stub, at home (and skips its body); Oracle's scans meet it where it lies. */
+  scanPageOf(row: number): number {
+    return (this.options.scanFollowsForwarding ?? true) ? this.home(row) : this.cur(row);
+  }
+
   liveRows(): number {
     return this.liveCount;
   }

@@ -40,6 +40,7 @@ export class PostgresHeap extends PostgresPages implements StorageEngine {
     const pagesBefore = this.pageCount;
     const p = this.pageForTuple(phys, skipFsm);
     const off = this.addTuple(p, phys);
+    if (this.txn !== null) this.logVersion(row, p, off, phys, false);
     if (this.sink !== null) this.sink({ op: 'insert', row, page: p, bytes: phys, reserved: 0, newPage: this.pageCount > pagesBefore });
     this.rows[row * Row.STRIDE] = p;
     this.rows[row * Row.STRIDE + 1] = phys | (off << Row.OFF_SHIFT);
@@ -58,9 +59,11 @@ export class PostgresHeap extends PostgresPages implements StorageEngine {
     }
     const ri = row * Row.STRIDE;
     const p = this.rows[ri]!;
-    // The scan that finds the row reads its page: on-access pruning first.
-    this.pruneOpt(p);
+    // The index scan that finds the row reads its page: on-access pruning first (a sequential scan or a
+    // range's index scan read it before, once: visitPage).
+    if (info.scanned !== true) this.pruneOpt(p);
     this.counters.updates++;
+    if (this.txn !== null) this.logRow(row);
     const oldLen = this.rows[ri + 1]! & Row.LEN_MASK;
     const oldHeapOnly = (this.rows[ri + 1]! & Row.HEAP_ONLY) !== 0;
     let q = p;
@@ -79,6 +82,7 @@ export class PostgresHeap extends PostgresPages implements StorageEngine {
     const oldOff = (this.rows[ri + 1]! >>> Row.OFF_SHIFT) & Row.OFF_MASK;
     this.retire(p, oldLen, oldHeapOnly, oldOff);
     const off = this.addTuple(q, phys);
+    if (this.txn !== null) this.logVersion(-1, q, off, phys, hot);
     this.rows[ri] = q;
     this.rows[ri + 1] = phys | (hot ? Row.HEAP_ONLY : 0) | (off << Row.OFF_SHIFT);
     // A chain's first heap-only version: the version it replaced is the chain's root.
@@ -108,10 +112,11 @@ export class PostgresHeap extends PostgresPages implements StorageEngine {
     return true;
   }
 
-  delete(row: number): void {
+  delete(row: number, scanned = false): void {
     const ri = row * Row.STRIDE;
     const p = this.rows[ri]!;
-    this.pruneOpt(p);
+    if (!scanned) this.pruneOpt(p);
+    if (this.txn !== null) this.logRow(row);
     if (this.sink !== null) this.sink({ op: 'delete', row, page: p, home: -1, bytes: this.len(row) });
     this.retire(p, this.len(row), this.heapOnly(row), this.offOf(row));
     this.rows[ri] = -1;
@@ -119,8 +124,13 @@ export class PostgresHeap extends PostgresPages implements StorageEngine {
     this.counters.deletes++;
   }
 
-  /** Transaction end: versions it replaced or deleted become dead (prunable). */
+  /** Transaction end: versions it replaced or deleted become dead (prunable); while a snapshot is held, they stay until it is let go. */
   commit(): void {
+    this.txn = null;
+    if (this.holding) {
+      this.holdTouched();
+      return;
+    }
     const pg = this.pageFields;
     if (this.sink !== null && this.touchedCount > 0) {
       let versions = 0;
@@ -142,6 +152,117 @@ export class PostgresHeap extends PostgresPages implements StorageEngine {
         const st = pool[j]!;
         if (st === Lp.PEND_HOT) pool[j] = Lp.DEAD_HOT;
         else if (st === Lp.PEND_ROOT) pool[j] = Lp.DEAD_ROOT;
+      }
+    }
+    this.touchedCount = 0;
+  }
+
+  // ---- ROLLBACK and snapshots held --------------------------------------------------------------
+
+  /** The open transaction, when it may end in ROLLBACK: rows as they were before it ([page, field, chain root]), versions it made ([page, place, bytes | heap-only << 16]). */
+  private txn: { rows: Map<number, [number, number, number]>; made: number[] } | null = null;
+  private holding = false;
+  private held: number[] = [];
+
+  beginTransactionLog(): void {
+    this.txn = { rows: new Map(), made: [] };
+  }
+
+  private logRow(row: number): void {
+    const t = this.txn!;
+    if (t.rows.has(row)) return;
+    const ri = row * Row.STRIDE;
+    const root = this.rootOff !== null && row < this.rootOff.length ? this.rootOff[row]! : 0;
+    t.rows.set(row, [this.rows[ri]!, this.rows[ri + 1]!, root]);
+  }
+
+  /** A version the transaction made (a new row's first: `row` ≥ 0, logged as not there before). */
+  private logVersion(row: number, p: number, off: number, bytes: number, heapOnly: boolean): void {
+    const t = this.txn!;
+    if (row >= 0 && !t.rows.has(row)) t.rows.set(row, [-1, 0, 0]);
+    t.made.push(p, off, bytes | (heapOnly ? 1 << 16 : 0));
+  }
+
+  /**
+   * ROLLBACK: every version the transaction made is dead at once, whatever snapshot is held (its xmin
+   * aborted: HEAPTUPLE_DEAD; a heap-only one's line pointer becomes unused when pruned, another's
+   * LP_DEAD), and the versions it replaced or deleted are live again where they are (their xmax
+   * aborted) [heapam_visibility.c HeapTupleSatisfiesVacuum, pruneheap.c heap_prune_chain].
+   */
+  abort(): void {
+    const t = this.txn;
+    this.txn = null;
+    if (t !== null) {
+      for (let k = 0; k < t.made.length; k += 3) this.abortVersion(t.made[k]!, t.made[k + 1]!, t.made[k + 2]!);
+      for (const [row, [page, field, root]] of t.rows) this.restoreRow(row, page, field, root);
+    }
+    this.commit();
+  }
+
+  private abortVersion(p: number, off: number, word: number): void {
+    const pg = this.pageFields;
+    const i = p * Page.STRIDE;
+    const bytes = word & 0xffff;
+    const hot = word >>> 16 === 1;
+    const at = this.lps(p, 0);
+    if (this.lpPool[at + off] === Lp.LIVE) pg[i + Page.LIVE]!--;
+    else {
+      pg[i + Page.PEND_BYTES]! -= bytes;
+      pg[i + Page.PEND_COUNT]!--;
+      if (hot) pg[i + Page.PEND_FREE_LP]!--;
+    }
+    this.lpPool[at + off] = hot ? Lp.DEAD_HOT : Lp.DEAD_ROOT;
+    pg[i + Page.DEAD_BYTES]! += bytes;
+    pg[i + Page.DEAD_COUNT]!++;
+    if (hot) pg[i + Page.DEAD_FREE_LP]!++;
+  }
+
+  /** The row's version from before the transaction live again (or, a row the transaction inserted, gone). */
+  private restoreRow(row: number, page: number, field: number, root: number): void {
+    const ri = row * Row.STRIDE;
+    const liveNow = this.rows[ri]! >= 0;
+    if (page >= 0) {
+      const pg = this.pageFields;
+      const i = page * Page.STRIDE;
+      const at = this.lps(page, 0);
+      const off = (field >>> Row.OFF_SHIFT) & Row.OFF_MASK;
+      this.lpPool[at + off] = Lp.LIVE;
+      pg[i + Page.PEND_BYTES]! -= field & Row.LEN_MASK;
+      pg[i + Page.PEND_COUNT]!--;
+      if ((field & Row.HEAP_ONLY) !== 0) {
+        pg[i + Page.PEND_FREE_LP]!--;
+        this.rootOffs()[row] = root;
+      }
+      pg[i + Page.LIVE]!++;
+      if (!liveNow) this.liveCount++;
+    } else if (liveNow) this.liveCount--;
+    this.rows[ri] = page;
+    this.rows[ri + 1] = field;
+  }
+
+  holdSnapshot(hold: boolean): void {
+    this.commit();
+    this.holding = hold;
+    if (hold) return;
+    // Let go: every version held is dead now (a commit of the pages that hold them).
+    for (const p of this.held) {
+      this.pageFields[p * Page.STRIDE + Page.FLAGS]! &= ~PageFlag.HELD;
+      if (p < this.pageCount) this.touch(p);
+    }
+    this.held = [];
+    this.commit();
+  }
+
+  /** A commit while a snapshot is held: the pages' pending versions stay pending, their pages remembered. */
+  private holdTouched(): void {
+    const pg = this.pageFields;
+    for (let k = 0; k < this.touchedCount; k++) {
+      const p = this.touched[k]!;
+      const i = p * Page.STRIDE;
+      pg[i + Page.FLAGS]! &= ~PageFlag.TOUCHED;
+      if ((pg[i + Page.FLAGS]! & PageFlag.HELD) === 0) {
+        pg[i + Page.FLAGS]! |= PageFlag.HELD;
+        this.held.push(p);
       }
     }
     this.touchedCount = 0;
@@ -359,6 +480,11 @@ export class PostgresHeap extends PostgresPages implements StorageEngine {
    */
   visitPage(p: number): void {
     if (p >= 0 && p < this.pageCount) this.pruneOpt(p);
+  }
+
+  /** A sequential scan reads the blocks the relation has when it starts (heapam.c initscan: rs_nblocks). */
+  scanExtent(): number {
+    return this.pageCount;
   }
 
   // ---- observation ---------------------------------------------------------------------------

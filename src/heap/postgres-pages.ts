@@ -85,6 +85,8 @@ export const enum Page {
 export const enum PageFlag {
   FULL = 1,
   TOUCHED = 2,
+  /** Holds versions that died while a snapshot was held (pending until it is let go). */
+  HELD = 4,
 }
 // row fields
 export const enum Row {

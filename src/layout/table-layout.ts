@@ -190,6 +190,30 @@ export function utf8BytesPerChar(engine: EngineSpec): number {
   return 1 + s2 + 2 * s3 + 3 * s4;
 }
 
+/**
+ * The most bytes a utf8 character takes on average in one value: utf8BytesPerChar, or where the shares
+ * differ from value to value (multibyte_vary), each width's largest share, the widest first, together
+ * at most 1. A varchar(n) of such values holds up to n times this.
+ */
+export function utf8MostBytesPerChar(engine: EngineSpec): number {
+  const vary = engine.multibyte_vary;
+  if (!vary) return utf8BytesPerChar(engine);
+  const fixed = utf8WidthShares(engine);
+  const most = vary.map((d, i) =>
+    d === null
+      ? fixed[i]!
+      : Math.min(1, d.kind === 'uniform' ? d.max : d.kind === 'normal' ? (d.sd > 0 ? 1 : d.mean) : Math.max(...d.values)),
+  );
+  let left = 1;
+  let bytes = 1;
+  for (const w of [4, 3, 2]) {
+    const s = Math.min(most[w - 2]!, left);
+    bytes += (w - 1) * s;
+    left -= s;
+  }
+  return bytes;
+}
+
 /** Average bytes per character of a latin1 (1) or utf8 (utf8BytesPerChar) character set. */
 export function charsetBytesPerChar(engine: EngineSpec): number {
   return engine.encoding === 'utf8' ? utf8BytesPerChar(engine) : 1;

@@ -204,9 +204,17 @@ function columnsSource(columns: NonNullable<MeasuredInput['columns']>, ctx: Ctx)
     if (now) set[name] = now.length ? { kind: 'length', dist: now.length, null: now.null } : { kind: 'null', null: now.null };
   }
   if (P.list.length > before) return undefined;
-  const workload: PhaseSpec[] = [{ op: 'insert', rows: { kind: 'count', n: ctx.rows }, values }];
+  const workload: PhaseSpec[] = [{ op: 'insert', rows: { kind: 'count', n: ctx.rows }, values, transaction: 'statement', rollback: false }];
   if (Object.keys(set).length)
-    workload.push({ op: 'update', rows: { kind: 'all' }, order: { kind: 'random' }, transaction: 'statement', set });
+    workload.push({
+      op: 'update',
+      rows: { kind: 'all' },
+      order: { kind: 'random' },
+      via: 'index',
+      transaction: 'statement',
+      rollback: false,
+      set,
+    });
   return { kind: 'columns', workload };
 }
 

@@ -159,7 +159,7 @@ function unionExpectation(path: KeyPath, branches: Issue[][] = [], message?: str
   const last = path[path.length - 1];
   const parent = path[path.length - 2];
   if (last === 'length' || last === 'grow') {
-    return 'a length distribution: a number, { uniform: [min, max] }, { normal: [mean, sd] }, { lognormal: [median, sigma] }, { choice: { "10": 0.5, "200": 0.5 } } or { histogram: lengths.csv }';
+    return 'a length distribution: a number, { uniform: [min, max] }, { normal: [mean, sd] }, { lognormal: [median, sigma] }, { choice: { "10": 0.5, "200": 0.5 } }, { histogram: lengths.csv }, { sequence: [3000, 2500, null] } or { csv: lengths.csv, column: body }';
   }
   if (parent === 'set') return 'changed, or a mapping with length, grow and/or null';
   if (path.includes('sweep')) return 'a list of numbers or words';

@@ -44,6 +44,7 @@ import type {
 } from '../config/spec.js';
 import { resolveDist, resolveWorkload } from './workload.js';
 import { Problems, zodCheck } from './problems.js';
+import { splitMultibyteDists } from './multibyte.js';
 import { resolveCount } from '../util/units.js';
 import { groupedNumber } from '../util/numbers.js';
 
@@ -338,6 +339,7 @@ function addConfigIndexes(given: readonly IndexInput[], columns: ColumnDef[], in
       clustered: idx.clustered ?? false,
       ...settings,
       ...dedup,
+      ...(idx.when === 'before_load' ? { when: 'before_load' as const } : {}),
     });
   });
 }
@@ -356,6 +358,16 @@ function checkIndexes(indexes: IndexDef[], given: number, P: Problems): void {
         `expected an index name not used before, found "${idx.name}" (also index ${before + 1})`,
       );
   });
+  // One moment for every index: the run builds a table's indexes together (before the load or after it).
+  const early = indexes.findIndex((idx) => idx.when === 'before_load');
+  const late = indexes.findIndex((idx) => idx.when !== 'before_load');
+  if (early >= 0 && late >= 0) {
+    const at = Math.max(early, late);
+    P.add(
+      at >= fromDdl ? ['table', 'indexes', at - fromDdl, 'when'] : ['table', 'indexes', early - fromDdl, 'when'],
+      `expected every index of the table created at the same moment (when: before_load on all of them, or on none), found ${indexes[early]!.name} before the load and ${indexes[late]!.name} after it`,
+    );
+  }
   const clustered = indexes.filter((idx) => idx.clustered);
   if (clustered.length > 1) {
     const second = indexes.indexOf(clustered[1]!);
@@ -468,7 +480,9 @@ export function checkLockScheme(table: TableDef, engine: EngineSpec, P: Problems
  * (exp_row_size, fillfactor, PCTFREE) where the section leaves them unset; the rest defaults.
  */
 export function resolveEngine(raw: unknown, P: Problems, table?: TableDef): EngineSpec | undefined {
-  const e = zodCheck(engineSchema(), raw, ['engine'], P);
+  const split = splitMultibyteDists(raw, P);
+  if (!split) return undefined;
+  const e = zodCheck(engineSchema(), split.engine, ['engine'], P);
   if (!e) return undefined;
   if (e.multibyte_widths !== undefined) {
     if (e.multibyte_share !== undefined) {
@@ -489,6 +503,7 @@ export function resolveEngine(raw: unknown, P: Problems, table?: TableDef): Engi
   }
   const format = getFormat(e.format);
   const ignored = format ? Object.keys(e).filter((k) => k !== 'format' && !format.settings.includes(k as keyof EngineSettings)) : [];
-  return defaultEngineSpec(e.format, { ...tableEngineSettings(table, e.format), ...e, ignored });
+  const spec = defaultEngineSpec(e.format, { ...tableEngineSettings(table, e.format), ...e, ignored });
+  return split.vary ? { ...spec, multibyte_vary: split.vary } : spec;
 }
 export { resolveDist, resolveWorkload };

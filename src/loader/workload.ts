@@ -8,8 +8,25 @@ import { z } from 'zod';
 import { isBinaryType, isCharacterType, isLobType, parseType, SchemaError } from '../config/column-types.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
-import { FREQUENCY_RE, ORDER_RE, PHASE_KINDS, PHASE_SCHEMAS, type PhaseKind, type DistInput } from '../config/schema.js';
-import type { Dist, KeyOrder, Order, PhaseSpec, PredicateSpec, SetSpec, TableDef, ValueDomain, ValueSpec } from '../config/spec.js';
+import { FREQUENCY_RE, ORDER_RE, PHASE_KINDS, TRANSACTION_RE, PHASE_SCHEMAS, type PhaseKind, type DistInput } from '../config/schema.js';
+import {
+  COMPRESSIBILITY_STEPS,
+  transactionText,
+  type ColumnDef,
+  type Compressibility,
+  type Dist,
+  type KeyOrder,
+  type Order,
+  type PhaseSpec,
+  type PredicateSpec,
+  type RowAccess,
+  type SetSpec,
+  type TableDef,
+  type TransactionScope,
+  type ValueDomain,
+  type ValueSpec,
+} from '../config/spec.js';
+import { MAX_REPEAT_BYTES as MAX_BLOCK_REPEAT } from '../formats/pg-compression.js';
 import { Problems, zodCheck } from './problems.js';
 
 /** `engine:`: the format, one of the registry's, the settings every format may read and those the formats declare (docs/config.md). */
@@ -23,8 +40,10 @@ interface PhaseContext {
   checkColumn(name: string, where: KeyPath): boolean;
   /** A NULL share above 0 only on a nullable column. */
   nullCheck(name: string, share: number | undefined, where: KeyPath): void;
-  /** A compressibility only on a character or binary column. */
-  compressibilityCheck(name: string, share: number | undefined, where: KeyPath): void;
+  /** Lengths resolved at `where`, with NULLs in a sequence only on a nullable column. */
+  lengths(name: string, d: DistInput, where: KeyPath): Dist | undefined;
+  /** A compressibility only on a character or binary column, and a share the 64-byte blocks hold. */
+  compressibilityCheck(name: string, c: Compressibility | undefined, where: KeyPath): void;
 }
 
 type PhaseResolver = (body: unknown, path: KeyPath, ctx: PhaseContext) => PhaseSpec | undefined;
@@ -41,12 +60,28 @@ function resolveInsert(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
     ctx.compressibilityCheck(name, spec.compressibility, [...where, 'compressibility']);
     values[name] = {
       null: spec.null ?? 0,
-      length: spec.length === undefined ? undefined : resolveDist(spec.length, [...where, 'length'], ctx.baseDir, ctx.P),
+      length: spec.length === undefined ? undefined : ctx.lengths(name, spec.length, [...where, 'length']),
       ...(domain ? { domain } : {}),
       ...(spec.compressibility ? { compressibility: spec.compressibility } : {}),
     };
   }
-  return { op: 'insert', rows: v.rows, values };
+  return { op: 'insert', rows: v.rows, values, ...transactionOf(v, path, ctx.P) };
+}
+
+/** `transaction:` (statement, row, batch(N)) and `rollback:` of a phase that changes rows. */
+function transactionOf(
+  v: { transaction?: string; rollback?: boolean },
+  path: KeyPath,
+  P: Problems,
+): { transaction: TransactionScope; rollback: boolean } {
+  const m = TRANSACTION_RE.exec(v.transaction ?? 'statement')!;
+  let transaction: TransactionScope = m[1] === 'row' ? 'row' : 'statement';
+  if (m[2] !== undefined) {
+    const n = Number(m[2]);
+    if (n < 1) P.add([...path, 'transaction'], `expected batch(N) with N ≥ 1 rows a transaction, found ${v.transaction}`);
+    else transaction = n === 1 ? 'row' : { batch: n };
+  }
+  return { transaction, rollback: v.rollback ?? false };
 }
 
 /** `distinct`, `frequency` and `order` of a column's values (absent: undefined); frequency needs distinct. */
@@ -71,7 +106,7 @@ function resolveDomain(
 /** One column's change in `set:`: changed, a new length, a growth, or a NULL share. */
 function resolveSet(
   name: string,
-  s: Exclude<z.infer<typeof PHASE_SCHEMAS.update>['set'][string], 'changed'>,
+  s: Exclude<z.infer<typeof PHASE_SCHEMAS.update>['set'][string], 'changed' | 'same'>,
   where: KeyPath,
   ctx: PhaseContext,
 ): SetSpec | undefined {
@@ -83,10 +118,10 @@ function resolveSet(
   if (s.length !== undefined && s.grow !== undefined) {
     ctx.P.add(where, 'expected either length (a new length) or grow (added to the old length), found both');
   } else if (s.length !== undefined) {
-    const dist = resolveDist(s.length, [...where, 'length'], ctx.baseDir, ctx.P);
+    const dist = ctx.lengths(name, s.length, [...where, 'length']);
     if (dist) return { kind: 'length', dist, null: s.null, ...withDomain, ...content };
   } else if (s.grow !== undefined) {
-    const dist = resolveDist(s.grow, [...where, 'grow'], ctx.baseDir, ctx.P);
+    const dist = ctx.lengths(name, s.grow, [...where, 'grow']);
     if (dist) return { kind: 'grow', dist, null: s.null, ...withDomain, ...content };
   } else if (s.compressibility !== undefined) {
     ctx.P.add(
@@ -112,10 +147,50 @@ function resolveUpdate(body: unknown, path: KeyPath, ctx: PhaseContext): PhaseSp
   for (const [name, s] of Object.entries(v.set)) {
     const where = [...path, 'set', name];
     if (!ctx.checkColumn(name, where)) continue;
-    const change = s === 'changed' ? ({ kind: 'changed' } as const) : resolveSet(name, s, where, ctx);
+    const change =
+      s === 'changed' ? ({ kind: 'changed' } as const) : s === 'same' ? ({ kind: 'same' } as const) : resolveSet(name, s, where, ctx);
     if (change) set[name] = change;
   }
-  return { op: 'update', rows: v.rows, order: resolveOrder(v.order ?? 'random'), transaction: v.transaction ?? 'statement', set };
+  return { op: 'update', rows: v.rows, ...resolveAccess(v, path, ctx), set };
+}
+
+/**
+ * An update's or delete's rows: its order, how it reaches them (`via`) and its transactions. One
+ * statement over a scan or a key range is one transaction and reaches each row once: no `transaction:
+ * row`, no zipf order (draws with replacement); a key range is a run of consecutive keys of the first
+ * index (oldest, newest, or from a random place), so it needs an index and takes no spread order.
+ */
+function resolveAccess(
+  v: { order?: string; via?: RowAccess; transaction?: string; rollback?: boolean },
+  path: KeyPath,
+  ctx: PhaseContext,
+): { order: Order; via: RowAccess; transaction: TransactionScope; rollback: boolean } {
+  const via = v.via ?? 'index';
+  const order = resolveOrder(v.order ?? (via === 'range' ? 'sequential' : 'random'));
+  const { transaction, rollback } = transactionOf(v, path, ctx.P);
+  if (via !== 'index') {
+    const one = `one statement (via: ${via}) reaches each row once`;
+    if (transaction !== 'statement')
+      ctx.P.add(
+        [...path, 'transaction'],
+        `expected transaction: statement with via: ${via} (one statement is one transaction), found ${transactionText(transaction)}`,
+      );
+    if (order.kind === 'zipf')
+      ctx.P.add([...path, 'order'], `expected sequential, newest, random or spread with via: ${via} (${one}), found ${v.order}`);
+  }
+  if (via === 'range') {
+    if (order.kind === 'spread')
+      ctx.P.add(
+        [...path, 'order'],
+        `expected sequential (oldest), newest or random (a range from a random place) with via: range, found spread`,
+      );
+    if (ctx.table.indexes.length === 0)
+      ctx.P.add(
+        [...path, 'via'],
+        `expected a table with an index for via: range (a range of its first index's key), found table ${ctx.table.name} with none`,
+      );
+  }
+  return { order, via, transaction, rollback };
 }
 
 /** The index a select names (or the table's only index), checked against the table. */
@@ -220,12 +295,16 @@ const PHASE_RESOLVERS: Record<PhaseKind, PhaseResolver> = {
   update: resolveUpdate,
   delete: (body, path, ctx) => {
     const v = zodCheck(PHASE_SCHEMAS.delete, body, path, ctx.P);
-    return v && { op: 'delete', rows: v.rows, order: resolveOrder(v.order ?? 'random'), transaction: v.transaction ?? 'statement' };
+    return v && { op: 'delete', rows: v.rows, ...resolveAccess(v, path, ctx) };
   },
   reorg: (body, path, ctx) => {
     const v = zodCheck(PHASE_SCHEMAS.reorg, body, path, ctx.P);
     return v && { op: 'reorg', kind: v };
   },
+  open_snapshot: (body, path, ctx) =>
+    zodCheck(PHASE_SCHEMAS.open_snapshot, body, path, ctx.P) === null ? { op: 'snapshot', action: 'open' } : undefined,
+  close_snapshot: (body, path, ctx) =>
+    zodCheck(PHASE_SCHEMAS.close_snapshot, body, path, ctx.P) === null ? { op: 'snapshot', action: 'close' } : undefined,
   vacuum: (body, path, ctx) => {
     const v = zodCheck(PHASE_SCHEMAS.vacuum, body, path, ctx.P);
     return v === undefined ? undefined : { op: 'reorg', kind: v?.full ? 'rebuild' : 'vacuum' };
@@ -258,15 +337,18 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
         );
       }
     },
-    compressibilityCheck(name, share, where) {
-      const t = column(name)!.type;
-      if (share !== undefined && share > 0 && !isCharacterType(t) && !isBinaryType(t)) {
+    lengths(name, d, where) {
+      const dist = resolveDist(d, where, baseDir, P);
+      if (dist?.kind === 'sequence' && dist.values.includes(-1) && !column(name)!.nullable) {
         P.add(
           where,
-          `expected compressibility only on a character or binary column (char, varchar, text, binary, varbinary, bytea …), found ${share} on ${name} (${t.sql})`,
+          `expected lengths without NULLs (null, or an empty CSV cell) on ${name}, which is NOT NULL (declare it with null: true)`,
         );
+        return undefined;
       }
+      return dist;
     },
+    compressibilityCheck: (name, c, where) => compressibilityCheck(column(name)!, c, where, P),
   };
   const phases: PhaseSpec[] = [];
   raw.forEach((item, i) => {
@@ -288,13 +370,50 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
     const phase = PHASE_RESOLVERS[kind as PhaseKind]((item as Record<string, unknown>)[kind], [...at, kind], ctx);
     if (phase) phases.push(phase);
   });
+  checkSnapshots(raw, P);
   return P.list.length === before ? phases : undefined;
+}
+
+/** At most one snapshot held at a time, and a close only after an open. */
+function checkSnapshots(raw: unknown[], P: Problems): void {
+  let open = -1;
+  raw.forEach((item, i) => {
+    const kind = item && typeof item === 'object' ? Object.keys(item)[0] : undefined;
+    if (kind !== 'open_snapshot' && kind !== 'close_snapshot') return;
+    if (kind === 'open_snapshot' && open >= 0)
+      P.add(
+        ['workload', i, kind],
+        `expected one snapshot held at a time (close_snapshot first), found a second open_snapshot after phase ${open + 1}`,
+      );
+    else if (kind === 'close_snapshot' && open < 0)
+      P.add(['workload', i, kind], 'expected close_snapshot after an open_snapshot, found none open');
+    open = kind === 'open_snapshot' ? i : -1;
+  });
+}
+
+/** A compressibility only on a character or binary column, and a share the 64-byte blocks hold. */
+function compressibilityCheck(col: ColumnDef, c: Compressibility | undefined, where: KeyPath, P: Problems): void {
+  const name = col.name;
+  const t = col.type;
+  const shown = typeof c === 'object' ? `{ unit: ${c.unit} }` : c;
+  if (c !== undefined && c !== 0 && !isCharacterType(t) && !isBinaryType(t)) {
+    P.add(
+      where,
+      `expected compressibility only on a character or binary column (char, varchar, text, binary, varbinary, bytea …), found ${shown} on ${name} (${t.sql})`,
+    );
+  } else if (typeof c === 'number' && Math.round(c * COMPRESSIBILITY_STEPS) > MAX_BLOCK_REPEAT) {
+    P.add(
+      where,
+      `expected a share of at most 0.9375 (60 of every 64 bytes repeated: pglz about 8:1), or { unit: N } for values that are an N-byte unit repeated (repeat('x', n) is unit 1, repeat(md5(…), k) unit 32: pglz about 68:1 and 38:1 at 3,000 bytes), found ${c}`,
+    );
+  }
 }
 
 function resolveOrder(text: string): Order {
   const m = ORDER_RE.exec(text)!;
   if (m[2] !== undefined) return { kind: 'zipf', s: Number(m[2]) };
-  return { kind: m[1] as 'sequential' | 'random' | 'spread' };
+  if (m[1] === 'oldest') return { kind: 'sequential' };
+  return { kind: m[1] as 'sequential' | 'newest' | 'random' | 'spread' };
 }
 
 export function resolveDist(d: DistInput, path: KeyPath, baseDir: string, P: Problems): Dist | undefined {
@@ -341,7 +460,84 @@ export function resolveDist(d: DistInput, path: KeyPath, baseDir: string, P: Pro
     }
     return { kind: 'choice', values, weights };
   }
+  if ('sequence' in d) return { kind: 'sequence', values: d.sequence.map((v) => (v === null ? -1 : v)) };
+  if ('csv' in d) return readLengthsCsv(resolvePath(baseDir, d.csv), d.column, [...path, 'csv'], P);
   return readHistogram(resolvePath(baseDir, d.histogram), [...path, 'histogram'], P);
+}
+
+/** The lines of a CSV file that hold something (not blank, not a `#` comment), with their numbers; null: not readable (a problem at `path`). */
+function csvLines(file: string, path: KeyPath, P: Problems): { line: number; text: string; cells: string[] }[] | null {
+  const read = readInputText(file);
+  if (!read.ok) {
+    P.add(path, `expected a readable CSV file at ${file}: ${read.problem}`);
+    return null;
+  }
+  return read.text
+    .split(/\r?\n/)
+    .map((text, i) => ({ line: i + 1, text, cells: text.split(/[,;\t]/).map((c) => c.trim()) }))
+    .filter((l) => l.text.trim() !== '' && !l.text.trim().startsWith('#'));
+}
+
+/**
+ * A CSV of lengths, one value a line in the order the phase takes them: the only column, or the one
+ * `column` names (by its header, or 1-based); an optional header line; an empty cell is NULL.
+ */
+function readLengthsCsv(file: string, column: string | number | undefined, path: KeyPath, P: Problems): Dist | undefined {
+  const lines = csvLines(file, path, P);
+  if (!lines) return undefined;
+  const first = lines[0];
+  const header = first && first.cells.some((c) => c !== '' && !Number.isFinite(Number(c))) ? first : undefined;
+  let at = typeof column === 'number' ? column - 1 : 0;
+  if (typeof column === 'string') {
+    at = header ? header.cells.findIndex((c) => c.replace(/^"|"$/g, '') === column) : -1;
+    if (at < 0) {
+      P.push({
+        file,
+        line: header?.line ?? 1,
+        column: 1,
+        message: `expected a header line naming column "${column}", found ${header ? header.cells.join(', ') : 'none'}`,
+      });
+      return undefined;
+    }
+  } else if (column === undefined && first && first.cells.length > 1) {
+    P.push({
+      file,
+      line: first.line,
+      column: 1,
+      message: `expected one column of lengths, or csv.column naming one of ${first.cells.length}`,
+    });
+    return undefined;
+  }
+  const values: number[] = [];
+  for (const l of lines) {
+    if (l === header) continue;
+    if (at >= l.cells.length) {
+      P.push({
+        file,
+        line: l.line,
+        column: 1,
+        message: `expected a length in column ${at + 1}, found ${l.cells.length} column${l.cells.length === 1 ? '' : 's'}`,
+      });
+      return undefined;
+    }
+    const cell = l.cells[at]!;
+    const v = Number(cell);
+    if (cell !== '' && (!Number.isInteger(v) || v < 0)) {
+      P.push({
+        file,
+        line: l.line,
+        column: l.text.indexOf(cell) + 1,
+        message: `expected a whole length ≥ 0 (or nothing, for NULL), found "${cell}"`,
+      });
+      return undefined;
+    }
+    values.push(cell === '' ? -1 : v);
+  }
+  if (values.length === 0) {
+    P.push({ file, line: 1, column: 1, message: 'expected at least one length, found none' });
+    return undefined;
+  }
+  return { kind: 'sequence', values };
 }
 
 /**

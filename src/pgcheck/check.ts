@@ -22,22 +22,26 @@
  * not. A statement the server refuses ends the check with a PgServerError naming the phase and the row.
  */
 import type pg from 'pg';
-import type { Dist, PhaseSpec, StorageSpec } from '../config/spec.js';
+import type { PhaseSpec, StorageSpec } from '../config/spec.js';
 import { pgLayout, postgresHeap } from '../formats/postgres.js';
 import { metric } from '../heap/metrics.js';
 import { PgCheckError, PgServerError, type ReplayPlace } from './errors.js';
-import { distMax } from '../workload/dist.js';
 import {
   findPgstattuple,
   observe,
   otherSnapshots,
+  readComparisons,
   readCounters,
   type Observation,
   type Pgstattuple,
   type ReadCounters,
 } from './observe.js';
-import { auditValues, checkAudit, checkReads, numberValues, recordRun, ValueStream, type Op } from './plan.js';
+import { auditValues, checkAudit, checkReads, numberValues, recordRun, setBasedKey, ValueStream, type Op } from './plan.js';
+import { phaseReplays, type PhaseReplay } from './fidelity.js';
+import { runSetStatement, stageName, type SetStatement } from './statement.js';
 import { ScratchSchema } from './scratch.js';
+import { diffs, type Comparison, type PgCheckResult, type PlanCheck } from './result.js';
+import { checkForms, createIndexSql, isRowWrite, RowUndo, sameColumnsOf, SnapshotHolder } from './forms.js';
 import { createScratch, query, serverFacts } from './setup.js';
 import {
   keyColumnOf,
@@ -50,58 +54,16 @@ import {
   type SelectPhase,
 } from './select.js';
 import { columnDdlType, columnsSql, quoteIdent, type ColumnSql, type SqlValue } from './values.js';
-import { MAX_STORED_LEN, utf8WidthShares } from '../layout/table-layout.js';
+import { longValueNotes, settingsOf } from './describe.js';
 import { groupedNumber } from '../util/numbers.js';
 
 export { PgCheckError, PgServerError };
 
-export interface Comparison {
-  phase: number;
-  label: string;
-  metric: string;
-  /** null: the model does not predict it ("not modelled"). */
-  predicted: number | null;
-  /** null: not observed (the server cannot say: a PostgreSQL version without the column, no pgstattuple). */
-  observed: number | null;
-  /** observed − predicted; null when either is missing. */
-  diff: number | null;
-  /** (observed − predicted) / observed × 100, rounded to 0.01; null when either is missing or observed is 0. */
-  diff_pct: number | null;
-}
-
-/** A select phase's plan: the simulation's beside the server's (EXPLAIN of the phase's first statement). */
-export interface PlanCheck {
-  phase: number;
-  label: string;
-  /** The statement explained, its parameters as $n. */
-  statement: string;
-  predicted: string;
-  observed: string;
-  agree: boolean;
-}
-
-export interface PgCheckResult {
-  label: string;
-  /** The table of this storage point and its settings, as checked. */
-  table: string;
-  settings: string;
-  server_version: string;
-  notes: string[];
-  comparisons: Comparison[];
-  /** Select phases: the simulation's plan and the server's. */
-  plans: PlanCheck[];
-}
+export type { Comparison, PgCheckResult, PlanCheck };
 
 /** Rows per multi-row INSERT statement (fewer for wide tables: at most 65,535 parameters a statement). */
 const INSERT_BATCH_ROWS = 200;
 const MAX_PARAMS = 65_535;
-
-function diffs(predicted: number | null, observed: number | null): { diff: number | null; diff_pct: number | null } {
-  if (predicted === null || observed === null) return { diff: null, diff_pct: null };
-  const diff = observed - predicted;
-  if (observed === 0) return { diff, diff_pct: predicted === 0 ? 0 : null };
-  return { diff, diff_pct: Math.round((diff / observed) * 10000) / 100 };
-}
 
 interface PgCheckOptions {
   /** The scratch schema is named <prefix>_<12 random hex> (default rowsim_check). */
@@ -117,26 +79,6 @@ interface PgCheckOptions {
   onSchema?: (schema: ScratchSchema | undefined) => void;
 }
 
-function settingsOf(spec: StorageSpec): string {
-  const e = spec.engine;
-  const [s2, s3, s4] = utf8WidthShares(e);
-  const shares = (
-    [
-      [s2, 2],
-      [s3, 3],
-      [s4, 4],
-    ] as const
-  )
-    .filter(([sh], i) => sh > 0 || i === 0)
-    .map(([sh, w]) => `${Math.round(sh * 1000) / 10}% ${w}-byte`);
-  const enc = e.encoding === 'utf8' ? `utf8 (${shares.join(', ')} characters)` : e.encoding;
-  const toast = [
-    e.toast_tuple_target > 0 ? `toast_tuple_target ${e.toast_tuple_target}` : '',
-    e.default_toast_compression !== 'pglz' ? `${e.default_toast_compression} compression` : '',
-  ].filter(Boolean);
-  return `${postgresHeap.id}, page ${e.page_size / 1024}k, fillfactor ${e.fillfactor}, ${enc}${toast.length ? `, ${toast.join(', ')}` : ''}`;
-}
-
 /** A storage point's replay, decided without a server: the recorded run, its values, how rows are found, the audit's notes. */
 interface CheckPlan {
   cols: ColumnSql[];
@@ -145,7 +87,11 @@ interface CheckPlan {
   rows: number;
   minCaps: Float64Array;
   locator: number[];
+  /** The place among the locator's columns of the one set-based phases match rows by (-1: none). */
+  stageKey: number;
   notes: string[];
+  /** Each phase's replay: the config's statement or an approximation, and why (fidelity.ts). */
+  replays: PhaseReplay[];
 }
 
 /**
@@ -169,37 +115,10 @@ export function planCheck(spec: StorageSpec): CheckPlan {
   const audit = auditValues(new ValueStream(cols, spec.seed, totals, rows, minCaps), ops);
   const notes = checkAudit(spec.table, cols, audit, locator, needLocator);
   checkReads(spec, cols, audit);
+  checkForms(spec.workload);
+  const stageKey = setBasedKey(spec, cols, audit, locator);
   notes.push(...longValueNotes(spec));
-  return { cols, ops, totals, rows, minCaps, locator, notes };
-}
-
-/** The longest stored length the replay knows: the row store keeps lengths in 16 bits. */
-const REPLAY_MAX_BYTES = MAX_STORED_LEN;
-
-/**
- * Values the config makes longer than the row store keeps (65,534 bytes): the simulation sizes them at
- * 65,534 bytes and pg-check sends them so, so the TOAST figures of their columns are those of a table of
- * shorter values than the config describes. Said, not hidden. A large-object column that a read_lob phase
- * reads keeps its whole lengths (lob-chunked-read's 1 MB and 64 MB Blobs), and is sent whole.
- */
-function longValueNotes(spec: StorageSpec): string[] {
-  const long = new Set<string>();
-  // The run keeps the whole lengths of large-object columns when the workload reads them (read_lob): sent whole.
-  const whole = spec.workload.some((ph) => ph.op === 'read_lob');
-  for (const ph of spec.workload) {
-    const dists: [string, Dist | undefined][] =
-      ph.op === 'insert'
-        ? Object.entries(ph.values).map(([c, v]) => [c, v.length])
-        : ph.op === 'update'
-          ? Object.entries(ph.set).map(([c, v]) => [c, v.kind === 'length' || v.kind === 'grow' ? v.dist : undefined])
-          : [];
-    for (const [c, d] of dists)
-      if (d && distMax(d) > REPLAY_MAX_BYTES && !(whole && spec.table.columns.find((col) => col.name === c)?.type.lob)) long.add(c);
-  }
-  return [...long].map(
-    (c) =>
-      `values of ${c} longer than ${groupedNumber(REPLAY_MAX_BYTES)} bytes are sent at ${groupedNumber(REPLAY_MAX_BYTES)} bytes (the row store keeps lengths in 16 bits, whole ones only for a large-object column of a workload with read_lob; the model sizes them so too): toast_pages and toast_index_pages compare a table of shorter values`,
-  );
+  return { cols, ops, totals, rows, minCaps, locator, stageKey, notes, replays: phaseReplays(spec) };
 }
 
 export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgCheckOptions = {}): Promise<PgCheckResult> {
@@ -207,7 +126,7 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
   const notes: string[] = [];
   const { version, major, emptyToast } = await serverFacts(client, spec, notes);
   // The simulated run as the engine accepted it, every value numbered and audited before anything is created.
-  const { cols, ops, totals, rows, minCaps, locator, notes: audited } = planCheck(spec);
+  const { cols, ops, totals, rows, minCaps, locator, stageKey, notes: audited, replays } = planCheck(spec);
   notes.push(...audited);
   const stattuple = await findPgstattuple(client);
   if (!stattuple.usable) notes.push(stattuple.why);
@@ -216,10 +135,31 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
   try {
     const stream = new ValueStream(cols, spec.seed, totals, rows, minCaps);
     const label = options.label ?? 'base';
-    const replay = { spec, schema: scratch.name, ops, cols, locator, stream, rows, version, major, notes, stattuple, emptyToast, label };
-    const result = await new Replay(client, replay).run();
-    failed = false;
-    return result;
+    const replay = {
+      spec,
+      schema: scratch.name,
+      ops,
+      cols,
+      locator,
+      stageKey,
+      stream,
+      rows,
+      version,
+      major,
+      notes,
+      stattuple,
+      emptyToast,
+      label,
+      replays,
+    };
+    const r = new Replay(client, replay);
+    try {
+      const result = await r.run();
+      failed = false;
+      return result;
+    } finally {
+      await r.releaseSnapshot();
+    }
   } finally {
     await dropScratch(client, scratch, failed, options.onSchema);
   }
@@ -251,8 +191,9 @@ interface ReplayPlan {
   schema: string;
   ops: Op[];
   cols: ColumnSql[];
-  /** Columns of the first index, by which rows are found. */
+  /** Columns of the first index, by which rows are found; the place among them of the one set-based phases match by. */
   locator: number[];
+  stageKey: number;
   stream: ValueStream;
   /** Row ids run from 0 to rows − 1. */
   rows: number;
@@ -263,6 +204,7 @@ interface ReplayPlan {
   /** The server gives the table an empty TOAST relation the model does not (a latin1 config on a UTF8 database). */
   emptyToast: boolean;
   label: string;
+  replays: PhaseReplay[];
 }
 
 type OpOf<K extends Op['k']> = Extract<Op, { k: K }>;
@@ -308,10 +250,24 @@ class Replay {
   /** The phase commits every row on its own (transaction: row). */
   private perRow = false;
   private newpageDisagrees = false;
+  /** The update or delete phase being replayed as one statement (via: scan or range), its rows gathered until its commit. */
+  private setPhase: SetStatement | null = null;
   private toastNoted = false;
   /** Phases at whose start or end another session of the database held a snapshot, and those sessions. */
   private readonly heldBack = new Set<number>();
   private readonly holders = new Set<number>();
+  /** The session holding the config's snapshot (open_snapshot … close_snapshot). */
+  private readonly holder = new SnapshotHolder();
+  /** The phase's transactions end in ROLLBACK: how to put back what the replay knows of each row the open one changed. */
+  private readonly undo = new RowUndo({
+    keyOf: this.keyOf,
+    tracked: this.tracked,
+    rowPlace: () => [this.blockOf, this.offsetOf],
+    stream: () => this.plan.stream,
+    addLive: (d) => (this.liveRows += d),
+  });
+  /** Columns the update phase writes back unchanged (`same`). */
+  private sameColumns: number[] = [];
 
   constructor(
     private readonly client: pg.Client,
@@ -359,6 +315,8 @@ class Replay {
       `SET default_toast_compression = ${spec.engine.default_toast_compression}`,
     ])
       await this.q(s);
+    // when: before_load: the indexes on the empty table, before the first phase.
+    if (spec.table.indexes[0]?.when === 'before_load') await this.buildIndexes(Infinity);
     for (const op of this.plan.ops) await this.apply(op);
     if (this.plan.major < 16)
       notes.push(
@@ -379,6 +337,7 @@ class Replay {
       notes,
       comparisons: this.comparisons,
       plans: this.plans,
+      replays: this.plan.replays,
     };
   }
 
@@ -387,7 +346,16 @@ class Replay {
       case 'phase':
         this.phaseKind = op.phase;
         this.phaseIndex = op.index;
-        this.perRow = (op.phase.op === 'update' || op.phase.op === 'delete') && op.phase.transaction === 'row';
+        // A row a transaction in autocommit; a transaction that ends in ROLLBACK is opened with BEGIN.
+        this.perRow = isRowWrite(op.phase) && op.phase.transaction === 'row' && op.phase.rollback !== true;
+        this.setPhase = this.startSetPhase(op.phase, op.index);
+        this.undo.start(isRowWrite(op.phase) && op.phase.rollback === true);
+        this.sameColumns = op.phase.op === 'update' ? sameColumnsOf(op.phase, this.plan.cols) : [];
+        // open_snapshot, close_snapshot: the second session's snapshot (forms.ts SnapshotHolder).
+        if (op.phase.op === 'snapshot')
+          await this.holder.apply(op.phase.action, this.client).catch((err: unknown) => {
+            throw PgServerError.from(err, this.place(`the session that holds the snapshot (${op.phase.op})`)) ?? err;
+          });
         await this.lookForSnapshots();
         if (op.phase.op === 'select') await this.startSelect(op.phase);
         return;
@@ -398,7 +366,10 @@ class Replay {
       case 'delete':
         return this.delete(op);
       case 'commit':
+        this.undo.clear();
         return this.commit();
+      case 'rollback':
+        return this.rollback();
       case 'reorg':
         return this.reorg(op);
       case 'read':
@@ -408,7 +379,7 @@ class Replay {
       case 'end':
         await this.commit();
         if (this.select) await this.endSelect(op);
-        await this.buildIndexes(op);
+        await this.buildIndexes(op.result.metrics.rows ?? 0);
         await this.lookForSnapshots();
         return this.compare(op);
     }
@@ -422,6 +393,7 @@ class Replay {
     } catch (err) {
       throw PgServerError.from(err, this.place('looking for other sessions')) ?? err;
     }
+    pids = pids.filter((p) => p !== this.holder.pid);
     if (pids.length === 0) return;
     this.heldBack.add(this.phaseIndex);
     for (const p of pids) this.holders.add(p);
@@ -471,6 +443,7 @@ class Replay {
 
   private async insert(op: OpOf<'insert'>): Promise<void> {
     await this.begin();
+    this.undo.note(op.row);
     const values = this.plan.stream.insert(op);
     this.keyOf.set(
       op.row,
@@ -491,11 +464,15 @@ class Replay {
   }
 
   private async update(op: OpOf<'update'>): Promise<void> {
+    if (this.setPhase) return this.stageUpdate(op, this.setPhase);
     await this.begin();
+    this.undo.note(op.row);
     const params: SqlValue[] = [];
     const cond = this.where(op.row, params);
     const { values } = this.plan.stream.update(op);
     const key = this.keyOf.get(op.row)!;
+    // `same`: the row's own value written back (SET c = c).
+    const same = this.sameColumns.map((ci) => `${this.plan.cols[ci]!.ident} = ${this.plan.cols[ci]!.ident}`);
     const sets = op.cols.map((c, j) => {
       params.push(values[j]!);
       const k = this.plan.locator.indexOf(c.index);
@@ -505,7 +482,7 @@ class Replay {
       return `${this.plan.cols[c.index]!.ident} = $${params.length}`;
     });
     const r = await this.q(
-      `UPDATE ${this.table} SET ${sets.join(', ')} WHERE ${cond} RETURNING ctid`,
+      `UPDATE ${this.table} SET ${[...sets, ...same].join(', ')} WHERE ${cond} RETURNING ctid`,
       params,
       `row ${op.row} (its UPDATE)`,
     );
@@ -516,7 +493,9 @@ class Replay {
   }
 
   private async delete(op: OpOf<'delete'>): Promise<void> {
+    if (this.setPhase) return this.stageDelete(op, this.setPhase);
     await this.begin();
+    this.undo.note(op.row);
     const params: SqlValue[] = [];
     const r = await this.q(`DELETE FROM ${this.table} WHERE ${this.where(op.row, params)}`, params, `row ${op.row} (its DELETE)`);
     this.expectOne(r, 'DELETE', op.row);
@@ -525,10 +504,81 @@ class Replay {
   }
 
   private async commit(): Promise<void> {
+    if (this.setPhase && this.setPhase.rows.length > 0) await this.runSetPhase(this.setPhase);
     await this.flushInserts();
     if (!this.inTxn) return;
     await this.q('COMMIT', undefined, 'its COMMIT');
     this.inTxn = false;
+  }
+
+  /** ROLLBACK of the open transaction: the rows as they were before it. */
+  private async rollback(): Promise<void> {
+    await this.flushInserts();
+    this.undo.rollback();
+    if (!this.inTxn) return;
+    await this.q('ROLLBACK', undefined, 'its ROLLBACK');
+    this.inTxn = false;
+  }
+
+  releaseSnapshot(): Promise<void> {
+    return this.holder.release();
+  }
+
+  /** A phase that reaches its rows in one statement (via: scan or range): gathered, sent at its commit (statement.ts). */
+  private startSetPhase(phase: PhaseSpec, index: number): SetStatement | null {
+    if ((phase.op !== 'update' && phase.op !== 'delete') || (phase.via ?? 'index') === 'index') return null;
+    const { cols, locator, stageKey, schema } = this.plan;
+    const via = phase.via as 'scan' | 'range';
+    const key = cols[locator[stageKey]!]!;
+    const setCols = phase.op === 'update' ? Object.keys(phase.set).map((n) => cols.find((c) => c.name === n)!) : [];
+    const lead = cols[locator[0]!]!;
+    const stage = stageName(schema, index);
+    return {
+      op: phase.op,
+      via,
+      table: this.table,
+      stage,
+      key,
+      lead,
+      cols: setCols,
+      keyChanged: setCols.indexOf(key),
+      rows: [],
+      liveAtStart: this.liveRows,
+    };
+  }
+
+  private stageUpdate(op: OpOf<'update'>, s: SetStatement): void {
+    const key = this.keyOf.get(op.row)!;
+    const row = { row: op.row, key: key[this.plan.stageKey]!, lead: key[0]!, values: [] as SqlValue[] };
+    const { values } = this.plan.stream.update(op);
+    const byName = new Map(op.cols.map((c, j) => [c.index, values[j]!]));
+    row.values = s.cols.map((c) => byName.get(this.plan.cols.indexOf(c)) ?? null);
+    op.cols.forEach((c, j) => {
+      const k = this.plan.locator.indexOf(c.index);
+      if (k >= 0) key[k] = values[j]!;
+      const tracked = this.tracked.get(c.index);
+      if (tracked) tracked[op.row] = values[j]!;
+    });
+    s.rows.push(row);
+  }
+
+  private stageDelete(op: OpOf<'delete'>, s: SetStatement): void {
+    const key = this.keyOf.get(op.row)!;
+    s.rows.push({ row: op.row, key: key[this.plan.stageKey]!, lead: key[0]!, values: [] });
+    this.keyOf.delete(op.row);
+    this.liveRows--;
+  }
+
+  /** The gathered phase as its one statement, in a transaction of its own; the rows' new blocks. */
+  private async runSetPhase(s: SetStatement): Promise<void> {
+    const q = (text: string, params?: unknown[], row?: string) => this.q(text, params, row);
+    const out = await runSetStatement(q, s, this.plan.spec.table.name, this.batchRows, this.place().where);
+    for (const [row, ctid] of out.ctids) {
+      const before = this.blockOf[row];
+      this.setCtid(row, ctid);
+      if (this.blockOf[row] !== before) this.newpageByCtid++;
+    }
+    s.rows = [];
   }
 
   private async reorg(op: OpOf<'reorg'>): Promise<void> {
@@ -667,22 +717,10 @@ class Replay {
   }
 
   /** The indexes are built once the table has rows (as the simulation builds them after the first insert phase). */
-  private async buildIndexes(op: OpOf<'end'>): Promise<void> {
-    if (this.indexesBuilt || (op.result.metrics.rows ?? 0) === 0) return;
-    const { spec, cols } = this.plan;
-    for (const idx of spec.table.indexes) {
-      const list = idx.columns.map((c) => quoteIdent(cols.find((x) => x.name.toLowerCase() === c.toLowerCase())!.name)).join(', ');
-      const options = [
-        ...(idx.fillfactor !== undefined && idx.fillfactor >= 10 ? [`fillfactor = ${Math.trunc(idx.fillfactor)}`] : []),
-        ...(idx.deduplicate_items === false ? ['deduplicate_items = off'] : []),
-      ];
-      const withOptions = options.length > 0 ? ` WITH (${options.join(', ')})` : '';
-      await this.q(
-        `CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(idx.name)} ON ${this.table} (${list})${withOptions}`,
-        undefined,
-        `its CREATE INDEX ${idx.name}`,
-      );
-    }
+  private async buildIndexes(rows: number): Promise<void> {
+    if (this.indexesBuilt || rows === 0) return;
+    for (const idx of this.plan.spec.table.indexes)
+      await this.q(createIndexSql(idx, this.plan.cols, this.table), undefined, `its CREATE INDEX ${idx.name}`);
     this.indexesBuilt = true;
   }
 
@@ -730,40 +768,4 @@ class Replay {
     add('dead_tuples', metric(m, 'dead_tuples'), obs.stat?.deadTuples ?? null);
     add('free_bytes', metric(m, 'free_bytes'), obs.stat?.freeBytes ?? null);
   }
-}
-
-type SelectReads = NonNullable<OpOf<'end'>['result']['reads']>;
-
-/**
- * What a select phase's reads are compared on: each counter's name, the model's figure, and how the
- * server's is read from pg_statio / pg_stat (the change over the phase). Blocks fetched always; read and
- * hit apart when the model has a buffer cache; the index or sequential scan counters of its path.
- */
-function readComparisons(
-  model: SelectReplay['model'],
-  reads: SelectReads,
-  liveRows: number,
-): [string, number, (c: ReadCounters) => number][] {
-  const ec = reads.engine_counters;
-  const at = (k: string) => ec[k] ?? 0;
-  const cached = reads.cache !== undefined;
-  const out: [string, number, (c: ReadCounters) => number][] = [
-    ['heap_blks_fetched', cached ? at('heap_blks_read') + at('heap_blks_hit') : at('heap_blks_fetched'), (c) => c.heapRead + c.heapHit],
-    ['idx_blks_fetched', cached ? at('idx_blks_read') + at('idx_blks_hit') : at('idx_blks_fetched'), (c) => c.idxRead + c.idxHit],
-  ];
-  if (cached) {
-    out.push(['heap_blks_read', at('heap_blks_read'), (c) => c.heapRead], ['heap_blks_hit', at('heap_blks_hit'), (c) => c.heapHit]);
-    out.push(['idx_blks_read', at('idx_blks_read'), (c) => c.idxRead], ['idx_blks_hit', at('idx_blks_hit'), (c) => c.idxHit]);
-  }
-  if (model.path === 'index') {
-    const ix = (c: ReadCounters) => c.byIndex[model.index!] ?? { tupRead: 0, tupFetch: 0 };
-    out.push(['idx_scan', reads.statements, (c) => c.idxScan], ['idx_tup_fetch', reads.rows_returned, (c) => c.idxTupFetch]);
-    // Entries returned whose heap tuple was not visible: the dead versions the scans visited.
-    out.push(['dead_versions_visited', at('dead_versions_visited'), (c) => ix(c).tupRead - ix(c).tupFetch]);
-  } else if (model.path === 'scan') {
-    out.push(['seq_scan', reads.statements, (c) => c.seqScan]);
-    // A sequential scan counts every visible tuple it returns to the executor: the live rows, each scan.
-    out.push(['seq_tup_read', liveRows * reads.statements, (c) => c.seqTupRead]);
-  }
-  return out;
 }

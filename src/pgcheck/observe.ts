@@ -7,6 +7,8 @@
  */
 import type pg from 'pg';
 import { quoteIdent } from './values.js';
+import type { PhaseResult } from '../workload/run-types.js';
+import type { SelectReplay } from './select.js';
 
 /** Where pgstattuple can be called, or why it cannot. */
 export type Pgstattuple = { usable: true; fn: string } | { usable: false; why: string };
@@ -163,4 +165,42 @@ export async function readCounters(client: pg.Client, schema: string, table: str
     idxTupFetch: Number(r.idx_tup_fetch ?? 0),
     byIndex,
   };
+}
+
+/** A select phase's read figures as the simulation reports them. */
+
+type SelectReads = NonNullable<PhaseResult['reads']>;
+
+/**
+ * What a select phase's reads are compared on: each counter's name, the model's figure, and how the
+ * server's is read from pg_statio / pg_stat (the change over the phase). Blocks fetched always; read and
+ * hit apart when the model has a buffer cache; the index or sequential scan counters of its path.
+ */
+export function readComparisons(
+  model: SelectReplay['model'],
+  reads: SelectReads,
+  liveRows: number,
+): [string, number, (c: ReadCounters) => number][] {
+  const ec = reads.engine_counters;
+  const at = (k: string) => ec[k] ?? 0;
+  const cached = reads.cache !== undefined;
+  const out: [string, number, (c: ReadCounters) => number][] = [
+    ['heap_blks_fetched', cached ? at('heap_blks_read') + at('heap_blks_hit') : at('heap_blks_fetched'), (c) => c.heapRead + c.heapHit],
+    ['idx_blks_fetched', cached ? at('idx_blks_read') + at('idx_blks_hit') : at('idx_blks_fetched'), (c) => c.idxRead + c.idxHit],
+  ];
+  if (cached) {
+    out.push(['heap_blks_read', at('heap_blks_read'), (c) => c.heapRead], ['heap_blks_hit', at('heap_blks_hit'), (c) => c.heapHit]);
+    out.push(['idx_blks_read', at('idx_blks_read'), (c) => c.idxRead], ['idx_blks_hit', at('idx_blks_hit'), (c) => c.idxHit]);
+  }
+  if (model.path === 'index') {
+    const ix = (c: ReadCounters) => c.byIndex[model.index!] ?? { tupRead: 0, tupFetch: 0 };
+    out.push(['idx_scan', reads.statements, (c) => c.idxScan], ['idx_tup_fetch', reads.rows_returned, (c) => c.idxTupFetch]);
+    // Entries returned whose heap tuple was not visible: the dead versions the scans visited.
+    out.push(['dead_versions_visited', at('dead_versions_visited'), (c) => ix(c).tupRead - ix(c).tupFetch]);
+  } else if (model.path === 'scan') {
+    out.push(['seq_scan', reads.statements, (c) => c.seqScan]);
+    // A sequential scan counts every visible tuple it returns to the executor: the live rows, each scan.
+    out.push(['seq_tup_read', liveRows * reads.statements, (c) => c.seqTupRead]);
+  }
+  return out;
 }

@@ -34,6 +34,7 @@ export type Op =
   | ({ k: 'update'; row: number; cols: readonly ColumnLayout[]; lens: RowLens; levels: Uint8Array | null } & Coded)
   | { k: 'delete'; row: number }
   | { k: 'commit' }
+  | { k: 'rollback' }
   | { k: 'reorg'; kind: ReorgKind }
   /** A select phase's row fetch (an index seek or a row-id fetch): one statement. */
   | { k: 'read'; row: number }
@@ -102,6 +103,7 @@ export function recordRun(spec: StorageSpec, width: number): Op[] {
         }),
       delete: (row) => ops.push({ k: 'delete', row }),
       commit: () => ops.push({ k: 'commit' }),
+      rollback: () => ops.push({ k: 'rollback' }),
       reorg: (kind) => ops.push({ k: 'reorg', kind }),
       read: (row) => ops.push({ k: 'read', row }),
       scan: (rows) => ops.push({ k: 'scan', rows: rows.slice() }),
@@ -236,7 +238,7 @@ export class ValueStream {
     const byLen = cols.map(() => new Map<number, number>());
     const see = (ci: number, len: number, level: number) => {
       if (len === NULL_LEN) return;
-      const at = len * 128 + level;
+      const at = len * 256 + level;
       let cap = byLen[ci]!.get(at);
       if (cap === undefined) byLen[ci]!.set(at, (cap = values[ci]!.capacity(len, level)));
       if (cap < min[ci]!) min[ci] = cap;
@@ -247,6 +249,18 @@ export class ValueStream {
         for (const c of op.cols) see(c.index, storedLength(cols[c.index]!, op.lens, 0), op.levels?.[c.index] ?? 0);
     }
     return min;
+  }
+
+  /** The row's state in the stream now, and how to put it back (a transaction that ends in ROLLBACK). */
+  saveRow(row: number): () => void {
+    const lens = this.rowLens[row];
+    const prev = this.prevCode.map((a) => (a ? a[row]! : 0));
+    const keyed = this.keyedCode.map((a) => (a ? a[row]! : NaN));
+    return () => {
+      this.rowLens[row] = lens;
+      this.prevCode.forEach((a, ci) => a && (a[row] = prev[ci]!));
+      this.keyedCode.forEach((a, ci) => a && (a[row] = keyed[ci]!));
+    };
   }
 
   /** The row's stored lengths before this op (undefined for a new row). */
@@ -370,9 +384,22 @@ export function auditValues(stream: ValueStream, ops: readonly Op[]): ValueAudit
       }
     }
   };
+  // A rolled-back transaction's rows are as they were before it.
+  let undo: (() => void)[] = [];
+  const saved = new Set<number>();
+  const note = (row: number) => {
+    if (!saved.has(row)) (saved.add(row), undo.push(stream.saveRow(row)));
+  };
   for (const op of ops) {
-    if (op.k === 'insert') stream.insert(op).forEach((v, ci) => count(ci, op, v));
-    else if (op.k === 'update') {
+    if (op.k === 'commit' || op.k === 'rollback') {
+      if (op.k === 'rollback') for (const f of undo.reverse()) f();
+      undo = [];
+      saved.clear();
+    } else if (op.k === 'insert') {
+      note(op.row);
+      stream.insert(op).forEach((v, ci) => count(ci, op, v));
+    } else if (op.k === 'update') {
+      note(op.row);
       const { values, changed } = stream.update(op);
       let indexed = false;
       let indexedChanged = false;
@@ -471,4 +498,30 @@ export function checkReads(spec: StorageSpec, cols: ColumnSql[], audit: ValueAud
       `phase ${i + 1} (select): pg-check finds each row it reads by ${by}: expected values distinct and not NULL in every row, found ${why}`,
     );
   });
+}
+
+/**
+ * The place among the first index's columns of the one a set-based phase (`via: scan` or `range`)
+ * matches rows by: distinct and not NULL in every row (-1: none, or no such phase). A key range is a
+ * range of the leading column, which must then be distinct and not NULL itself, or `BETWEEN` would
+ * take other rows than the simulation's.
+ */
+export function setBasedKey(spec: StorageSpec, cols: ColumnSql[], audit: ValueAudit, locator: number[]): number {
+  const setBased = spec.workload
+    .map((p, i) => [p, i] as const)
+    .filter((e): e is readonly [Extract<PhaseSpec, { op: 'update' | 'delete' }>, number] => e[0].op === 'update' || e[0].op === 'delete')
+    .filter(([p]) => (p.via ?? 'index') !== 'index');
+  if (setBased.length === 0) return -1;
+  const usable = (ci: number) => {
+    const a = audit.columns[ci]!;
+    return a.wrapped === 0 && a.repeats === 0 && a.nulls === 0;
+  };
+  const range = setBased.find(([p]) => p.via === 'range');
+  if (range && !(locator[0]! >= 0 && usable(locator[0]!))) {
+    const c = cols[locator[0]!]!;
+    throw new PgCheckError(
+      `phase ${range[1] + 1} (${range[0].op}, via: range): pg-check sends WHERE ${c.name} BETWEEN the range's first and last key: expected ${c.name} distinct and not NULL in every row, found values that repeat, wrap or are NULL`,
+    );
+  }
+  return locator.findIndex(usable);
 }

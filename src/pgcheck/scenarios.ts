@@ -76,6 +76,31 @@ export function summarise(config: string, point: PointResult): ScenarioRow {
   return { config, point: point.label, cells };
 }
 
+/**
+ * Consecutive rows of one config whose cells are all the same, as one row: its point says how many
+ * ("all 12 points", or "6 points: a; b; …" when the config has others).
+ */
+export function groupRows(
+  rows: { config: string; point: string; cells: string[] }[],
+): { config: string; point: string; cells: string[] }[] {
+  const out: { config: string; point: string; cells: string[]; points: string[] }[] = [];
+  for (const r of rows) {
+    const last = out[out.length - 1];
+    if (last && last.config === r.config && last.cells.join('|') === r.cells.join('|')) last.points.push(r.point);
+    else out.push({ ...r, points: [r.point] });
+  }
+  return out.map((g) => {
+    const ofConfig = rows.filter((r) => r.config === g.config).length;
+    const point =
+      g.points.length === 1
+        ? g.points[0]!
+        : g.points.length === ofConfig
+          ? `all ${g.points.length} points`
+          : `${g.points.length} points: ${g.points.join('; ')}`;
+    return { config: g.config, point, cells: g.cells };
+  });
+}
+
 /** The table in Markdown: a cell is the worst error over the phases, marked when it misses the target. */
 export function markdownTable(rows: ScenarioRow[], server: string, date: string): string {
   const head = `| scenario | point | ${KINDS.map((k) => `${k.title} (target ≤ ${k.target}%)`).join(' | ')} |`;
@@ -85,16 +110,19 @@ export function markdownTable(rows: ScenarioRow[], server: string, date: string)
     const v = c.worst!;
     return v === 0 ? 'exact' : `${v < 0.01 ? v.toExponential(1) : v.toFixed(2)}%`;
   };
-  const lines = rows.map(
-    (r) =>
-      `| \`${r.config}\` | ${r.point} | ${KINDS.map((k) => {
+  const lines = groupRows(
+    rows.map((r) => ({
+      config: r.config,
+      point: r.point,
+      cells: KINDS.map((k) => {
         const c = r.cells[k.key]!;
         const t = cell(c);
         return c.worst !== null && c.worst > k.target ? `**${t}**` : t;
-      }).join(' | ')} |`,
-  );
+      }),
+    })),
+  ).map((r) => `| \`${r.config}\` | ${r.point} | ${r.cells.join(' | ')} |`);
   return [
-    `Measured on ${server}, ${date}, by \`npm run pg-scenarios\`: the largest error of each kind over a scenario's phases (prediction against observation, relative to the observation); **bold** misses the target.`,
+    `Measured on ${server}, ${date}, by \`npm run pg-scenarios\`: the largest error of each kind over a scenario's phases (prediction against observation, relative to the observation); **bold** misses the target; a config's points with the same figures share a row.`,
     '',
     head,
     sep,

@@ -27,7 +27,15 @@
  */
 import type { ColumnDef, EngineSpec, TableDef } from '../config/spec.js';
 import { pgNumericBytes, type PgTableLayout, type PgType } from '../formats/postgres.js';
-import { compressedDatumBytes, forEachBlock, lz4Bytes, pglzBytes, repeatBytes, type ToastCompression } from '../formats/pg-compression.js';
+import {
+  compressedDatumBytes,
+  compresses,
+  forEachBlock,
+  lz4Bytes,
+  pglzBytes,
+  unitOf,
+  type ToastCompression,
+} from '../formats/pg-compression.js';
 import { NULL_LEN, utf8WidthShares } from '../layout/table-layout.js';
 import { Prng } from '../util/prng.js';
 import { lz4CompressedSize } from './lz4.js';
@@ -323,10 +331,10 @@ export class ColumnValues {
     private readonly compressibleWidth = keyWidth(1, 2),
   ) {}
 
-  /** Repeat bytes a block of a value of this column of compressibility `level` (64ths): 0 for types that do not compress. */
+  /** The construction of a value of this column of compressibility `level` (the row store's code): 0 for types that do not compress. */
   repeat(level: number): number {
     const k = this.col.kind;
-    return k === 'bytea' || k === 'varchar' || k === 'text' ? repeatBytes(level / 64) : 0;
+    return (k === 'bytea' || k === 'varchar' || k === 'text') && compresses(level) ? level : 0;
   }
 
   private numericDigits(len: number): number {
@@ -647,7 +655,7 @@ function compressibleValue(col: ColumnSql, code: number, len: number, m: number,
     return bytea ? Buffer.from(bytes) : Buffer.from(bytes).toString('utf8');
   }
   throw new Error(
-    `pg-check could not build a ${col.type.sql} value of ${len} bytes that ${col.compression} compresses as the model says (${m} of every 64 bytes repeated)`,
+    `pg-check could not build a ${col.type.sql} value of ${len} bytes that ${col.compression} compresses as the model says (${unitOf(m) ? `a ${unitOf(m)}-byte unit repeated` : `${m} of every 64 bytes repeated`})`,
   );
 }
 
@@ -753,7 +761,8 @@ function fresh3Grams(buf: Uint8Array, p: number, w: number, repeatFrom: number):
   if (repeatFrom >= 0) {
     const e = p + w;
     const r0 = buf[repeatFrom]!;
-    const r1 = buf[repeatFrom + 1]!;
+    // A unit of one byte repeats that byte.
+    const r1 = e - repeatFrom >= 2 ? buf[repeatFrom + 1]! : r0;
     if (e >= 2) mine.push((buf[e - 2]! << 16) | (buf[e - 1]! << 8) | r0);
     if (e >= 1) mine.push((buf[e - 1]! << 16) | (r0 << 8) | r1);
   }

@@ -59,6 +59,20 @@ const STUB_COLOR = '#e0001b';
 const FWD_COLOR = '#ff8c00';
 const GRID_BG = '#c8c8c8';
 
+/** The solid colours a page map draws besides its fill scale (scripts/doc-images.mjs builds its palette from them). */
+export const PAGE_MAP_COLOURS: readonly string[] = [
+  STUB_COLOR,
+  FWD_COLOR,
+  GRID_BG,
+  UNKNOWN_COLOR,
+  TEXT_COLOR,
+  '#111111',
+  '#555555',
+  '#666666',
+  '#888888',
+  '#ffffff',
+];
+
 /** Colour of a page filled to `f` (0..1); non-finite → grey. */
 function fillColor(f: number): string {
   const [r, g, b] = fillRgb(f);
@@ -66,7 +80,7 @@ function fillColor(f: number): string {
 }
 
 /** The fill scale's colour of a fill (0..1) as red, green, blue; UNKNOWN_COLOR for no figure. */
-function fillRgb(f: number): [number, number, number] {
+export function fillRgb(f: number): [number, number, number] {
   if (!Number.isFinite(f)) return hexRgb(UNKNOWN_COLOR);
   const t = Math.min(1, Math.max(0, f));
   for (let i = 1; i < FILL_STOPS.length; i++) {

@@ -3,7 +3,7 @@
  * (`fill`, one loop per distribution kind: the workload runner draws a column's values for many rows at
  * a time); both give the same draws. No allocation per sample.
  */
-import type { Dist } from '../config/spec.js';
+import type { Dist, ShareDist } from '../config/spec.js';
 import type { Prng } from '../util/prng.js';
 
 export type Sampler = (rng: Prng) => number;
@@ -131,7 +131,28 @@ class ChoiceSource extends LengthSource {
   }
 }
 
-/** The batch source of whole lengths ≥ 0 for a length distribution. */
+/**
+ * Lengths in a given order: the i-th draw is values[i mod n] (−1: NULL, which the caller keeps). The
+ * source is a phase's column's own, so its draws are the phase's values in order.
+ */
+class SequenceSource extends LengthSource {
+  private readonly values: Int32Array;
+  private at = 0;
+  constructor(values: readonly number[]) {
+    super();
+    this.values = Int32Array.from(values, (v) => (v < 0 ? -1 : Math.round(v)));
+  }
+  one(): number {
+    const v = this.values[this.at]!;
+    this.at = this.at + 1 === this.values.length ? 0 : this.at + 1;
+    return v;
+  }
+  fill(_rng: Prng, out: Int32Array, count: number): void {
+    for (let i = 0; i < count; i++) out[i] = this.one();
+  }
+}
+
+/** The batch source of whole lengths ≥ 0 for a length distribution (a sequence's NULLs are −1). */
 export function lengthSource(d: Dist): LengthSource {
   switch (d.kind) {
     case 'const':
@@ -147,6 +168,8 @@ export function lengthSource(d: Dist): LengthSource {
       return new LognormalSource(d.median, d.sigma);
     case 'choice':
       return new ChoiceSource(d);
+    case 'sequence':
+      return new SequenceSource(d.values);
   }
 }
 
@@ -158,7 +181,8 @@ export function distMax(d: Dist): number {
     case 'uniform':
       return Math.max(d.min, d.max);
     case 'choice':
-      return Math.max(...d.values);
+    case 'sequence':
+      return d.values.reduce((m, v) => Math.max(m, v), 0);
     case 'normal':
     case 'lognormal':
       return Infinity;
@@ -180,6 +204,45 @@ export function distMean(d: Dist): number {
       const total = d.weights.reduce((s, w) => s + w, 0);
       return d.values.reduce((s, v, i) => s + (v * d.weights[i]!) / total, 0);
     }
+    case 'sequence': {
+      const lengths = d.values.filter((v) => v >= 0);
+      return lengths.length ? lengths.reduce((s, v) => s + v, 0) / lengths.length : 0;
+    }
+  }
+}
+
+/** A share drawn from a share distribution, clipped to 0 … 1. */
+function drawShare(d: ShareDist, rng: Prng): number {
+  let v: number;
+  if (d.kind === 'uniform') v = d.min + (d.max - d.min) * rng.float();
+  else if (d.kind === 'normal') v = d.mean + d.sd * rng.normal();
+  else {
+    const total = d.weights.reduce((s, w) => s + w, 0);
+    let u = rng.float() * total;
+    let i = 0;
+    while (i < d.values.length - 1 && u >= d.weights[i]!) u -= d.weights[i++]!;
+    v = d.values[i]!;
+  }
+  return v < 0 ? 0 : v > 1 ? 1 : v;
+}
+
+/**
+ * Bytes per character of one utf8 value whose shares of 2-, 3- and 4-byte characters are drawn for it:
+ * each width's from its distribution (or its fixed share), scaled down together when they pass 1.
+ */
+export class MultibyteShares {
+  constructor(
+    private readonly fixed: readonly [number, number, number],
+    private readonly dists: readonly [ShareDist | null, ShareDist | null, ShareDist | null],
+  ) {}
+  bytesPerChar(rng: Prng): number {
+    const d = this.dists;
+    const s2 = d[0] ? drawShare(d[0], rng) : this.fixed[0];
+    const s3 = d[1] ? drawShare(d[1], rng) : this.fixed[1];
+    const s4 = d[2] ? drawShare(d[2], rng) : this.fixed[2];
+    const sum = s2 + s3 + s4;
+    const k = sum > 1 ? 1 / sum : 1;
+    return 1 + k * (s2 + 2 * s3 + 3 * s4);
   }
 }
 

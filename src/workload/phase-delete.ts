@@ -5,13 +5,19 @@
 import type { PhaseSpec } from '../config/spec.js';
 import type { Prng } from '../util/prng.js';
 import { BATCH } from './row-values.js';
-import { orderName, type RunState } from './run-state.js';
+import { accessName, type RunState } from './run-state.js';
+import { accessOf, phaseRows } from './access.js';
 import type { PhaseOutcome } from './run-types.js';
+import { transactionLabel } from './phase-insert.js';
 
 export function deletePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'delete' }>, rng: Prng): PhaseOutcome {
-  const picker = run.picker(phase.rows, phase.order, rng);
+  const via = accessOf(phase);
+  const picker = phaseRows(run, phase, rng);
   const n = picker.total;
-  const perRow = phase.transaction === 'row';
+  run.startTransactions(phase.transaction, phase.rollback === true);
+  // Another engine's undo puts a deleted row back where it was: the delete is not made (the rows stay as they are).
+  const undoes = phase.rollback && !run.engine.abort;
+  const scanned = via !== 'index';
   const rows = new Int32Array(BATCH);
   let affected = 0;
   for (;;) {
@@ -21,16 +27,22 @@ export function deletePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'dele
       const row = rows[i]!;
       if (!run.engine.isLive(row)) continue;
       run.obs?.beforeRow?.('delete', row);
-      if (run.trackVersions && run.indexes!.built) run.indexes!.locate(row);
-      run.engine.delete(row);
+      if (run.trackVersions && run.indexes!.built && via !== 'scan') run.indexes!.locate(row);
+      if (undoes) {
+        affected++;
+        run.rowDone();
+        continue;
+      }
+      run.noteRow(row);
+      run.engine.delete(row, scanned);
       run.ool?.delete(row);
       run.offRow?.clear(row);
       if (run.trackVersions) run.indexes!.remove(row, run.store.lens, row * run.width);
       affected++;
       run.obs?.delete?.(row);
-      if (perRow) run.commitTransaction();
+      run.rowDone();
     }
   }
-  if (!perRow) run.commitTransaction();
-  return { affected, label: `delete ${n} ${n === 1 ? 'row' : 'rows'} (${orderName(phase.order)})` };
+  run.endTransactions();
+  return { affected, label: `delete ${n} ${n === 1 ? 'row' : 'rows'} (${accessName(phase)})${transactionLabel(phase)}` };
 }

@@ -2,19 +2,19 @@
  * An insert phase: new rows a batch at a time, their lengths drawn column by column, their keys drawn or
  * laid out as a run, then each row sized by the format (or its TOAST relation) and placed by the engine.
  */
-import type { PhaseSpec } from '../config/spec.js';
+import { transactionText, type PhaseSpec, type TransactionScope } from '../config/spec.js';
 import { NULL_LEN } from '../layout/table-layout.js';
 import { grown } from '../util/arrays.js';
 import { resolveCount } from '../util/units.js';
 import { lengthSource } from './dist.js';
-import { BATCH, batchHasNull, ColumnValues, levelOf } from './row-values.js';
+import { BATCH, batchHasNull, ColumnValues, levelOf, multibyteFor } from './row-values.js';
 import type { KeyDraw, RunState } from './run-state.js';
 import type { PhaseOutcome } from './run-types.js';
 
 type InsertSpec = Extract<PhaseSpec, { op: 'insert' }>;
 
 export function insertPhase(run: RunState, phase: InsertSpec, index: number): PhaseOutcome {
-  const { engine, layout, width, obs } = run;
+  const { engine, layout, width } = run;
   const n = resolveCount(phase.rows, engine.liveRows());
   const columns = layout.varying.map((col) => {
     const v = phase.values[col.name];
@@ -25,6 +25,7 @@ export function insertPhase(run: RunState, phase: InsertSpec, index: number): Ph
       run.spec.seed,
       index,
       'insert',
+      multibyteFor(run.spec.engine, col, run.spec.table.columns[col.index]!.type),
     );
   });
   run.store.ensureRows(run.nextRow + n);
@@ -40,6 +41,7 @@ export function insertPhase(run: RunState, phase: InsertSpec, index: number): Ph
       return run.columnKeys(col, domain, index, 'insert', n);
     });
   let affected = 0;
+  run.startTransactions(phase.transaction ?? 'statement', phase.rollback === true);
   for (let done = 0; done < n;) {
     const count = Math.min(BATCH, n - done);
     const first = run.nextRow;
@@ -51,10 +53,16 @@ export function insertPhase(run: RunState, phase: InsertSpec, index: number): Ph
     run.nextRow += count;
     done += count;
   }
-  engine.commit();
-  run.ool?.commit();
-  obs?.commit?.();
-  return { affected, label: `insert ${n} ${n === 1 ? 'row' : 'rows'}` };
+  run.endTransactions();
+  return { affected, label: `insert ${n} ${n === 1 ? 'row' : 'rows'}${transactionLabel(phase)}` };
+}
+
+/** What a phase's label says of its transactions, when not one committed transaction. */
+export function transactionLabel(phase: { transaction?: TransactionScope; rollback?: boolean }): string {
+  const t = phase.transaction ?? 'statement';
+  const parts = [typeof t === 'string' ? '' : `transaction ${transactionText(t)}`, phase.rollback ? 'rolled back' : ''];
+  const said = parts.filter(Boolean);
+  return said.length ? `, ${said.join(', ')}` : '';
 }
 
 /** Column v's values for rows first … first + count − 1: their stored lengths, and a large object's whole lengths. */
@@ -65,7 +73,7 @@ function drawColumn(run: RunState, c: ColumnValues, v: number, first: number, co
   const units = c.units;
   for (let i = 0, at = first * width + v; i < count; i++, at += width) {
     const u = units[i]!;
-    lens[at] = u < 0 ? NULL_LEN : c.bytes(u);
+    lens[at] = u < 0 ? NULL_LEN : c.bytes(u, i);
   }
   const lob = run.lobs?.get(v);
   if (lob) {
@@ -93,12 +101,14 @@ function insertRows(run: RunState, first: number, count: number): number {
   const levels = run.store.levels;
   const appendIndexes = indexes !== null && indexes.built;
   const limit = indexes !== null && indexes.hasLimit;
+  const rolling = run.rollingBack;
   let affected = 0;
   for (let i = 0; i < count; i++) {
     const row = first + i;
     const base = row * width;
     const logical = format.logicalBytes(layout, lens, base);
     obs?.beforeRow?.('insert', row);
+    if (rolling) run.noteRow(row);
     // An index entry larger than the index takes: the server refuses the INSERT.
     if (limit && indexes.tooLarge(lens, base)) {
       run.indexRefusedRows++;
@@ -112,6 +122,7 @@ function insertRows(run: RunState, first: number, count: number): number {
       offRow?.set(row, lens, base);
       obs?.insert?.(row, lens, base, run.keys.snapshot(row), levels, row * ncols, run.lobs);
     }
+    run.rowDone();
   }
   return affected;
 }

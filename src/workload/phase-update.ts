@@ -2,14 +2,15 @@
  * An update phase: the rows the phase picks, a batch at a time, each given the new lengths (and keys,
  * compressibilities) its `set` draws and handed to the engine; a refused update puts the row back.
  */
-import type { PhaseSpec } from '../config/spec.js';
+import type { PhaseSpec, SetSpec, ValueDomain } from '../config/spec.js';
+import { transactionLabel } from './phase-insert.js';
 import type { ColumnLayout } from '../layout/table-layout.js';
 import type { UpdateInfo } from '../heap/engine.js';
 import type { IndexSet } from '../btree/index-set.js';
 import type { Prng } from '../util/prng.js';
-import type { RowPicker } from './select.js';
-import { BATCH, ColumnChange, levelOf } from './row-values.js';
-import { orderName, type KeyDraw, type RunState } from './run-state.js';
+import { accessOf, phaseRows, type RowSource } from './access.js';
+import { BATCH, ColumnChange, levelOf, multibyteFor } from './row-values.js';
+import { accessName, type KeyDraw, type RunState } from './run-state.js';
 import type { PhaseOutcome } from './run-types.js';
 
 /** What an update phase keeps from batch to batch (updatePhase). */
@@ -19,8 +20,12 @@ interface UpdateBatch {
   sized: ColumnChange[];
   old: Int32Array;
   info: UpdateInfo;
-  /** A transaction a row (else one for the statement). */
-  perRow: boolean;
+  /** Transactions end within the phase (row, batch(N)): each row's change counts towards one. */
+  batched: boolean;
+  /** The phase's transactions end in ROLLBACK: each row is noted before it changes. */
+  rolling: boolean;
+  /** Rows are found through the first index (its leaf read, dead versions' entries marked): not by a sequential scan. */
+  locate: boolean;
   keyChanged: ReturnType<IndexSet['keysChanged']> | null;
   /** An index refuses entries over a size (updates that would make one are refused). */
   limit: boolean;
@@ -39,13 +44,26 @@ interface UpdateBatch {
 
 export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'update' }>, index: number, rng: Prng): PhaseOutcome {
   const { engine, layout, indexes } = run;
-  const picker = run.picker(phase.rows, phase.order, rng);
+  const via = accessOf(phase);
+  const picker = phaseRows(run, phase, rng);
   const n = picker.total;
-  const setColumns = Object.keys(phase.set).map((name) => layout.columns.find((c) => c.name === name)!);
+  // `same` writes the row's own value back (SET c = c): no new length, key or value, and no indexed column changed.
+  const setColumns = Object.keys(phase.set)
+    .filter((name) => phase.set[name]!.kind !== 'same')
+    .map((name) => layout.columns.find((c) => c.name === name)!);
   // Columns whose stored length a `set` can change (a fixed NOT NULL column keeps its size; `changed` keeps the length).
   const sized = setColumns
     .filter((col) => col.varying && phase.set[col.name]!.kind !== 'changed')
-    .map((col) => new ColumnChange(col, phase.set[col.name]!, run.spec.seed, index));
+    .map(
+      (col) =>
+        new ColumnChange(
+          col,
+          phase.set[col.name]!,
+          run.spec.seed,
+          index,
+          multibyteFor(run.spec.engine, col, run.spec.table.columns[col.index]!.type),
+        ),
+    );
   for (const ch of sized) {
     const lob = run.lobs?.get(ch.column.varIndex);
     if (lob) ch.trackLob(lob);
@@ -53,7 +71,7 @@ export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'upda
   // Keyed columns the set changes: new keys from the set's values, else those the column's last insert described.
   const keyDraws = setColumns
     .filter((col) => run.keys.keyed[col.index])
-    .map((col) => run.columnKeys(col, phase.set[col.name]!.domain ?? run.domains[col.index], index, 'update', n));
+    .map((col) => run.columnKeys(col, setDomain(phase.set[col.name]!) ?? run.domains[col.index], index, 'update', n));
   // The columns the update gives new values (the TOAST relation keeps the others as they are stored).
   const changed = new Uint8Array(run.ncols);
   for (const col of setColumns) changed[col.index] = 1;
@@ -68,8 +86,10 @@ export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'upda
     setColumns,
     sized,
     old: new Int32Array(Math.max(1, sized.length)),
-    info: { indexedChanged: setColumns.some((col) => col.indexed) },
-    perRow: phase.transaction === 'row',
+    info: { indexedChanged: setColumns.some((col) => col.indexed), scanned: via !== 'index' },
+    batched: run.startTransactions(phase.transaction, phase.rollback === true),
+    rolling: phase.rollback === true,
+    locate: via !== 'scan',
     keyChanged: indexes ? indexes.keysChanged(new Set(setColumns.map((c) => c.index))) : null,
     limit: indexes !== null && indexes.hasLimit,
     keyDraws,
@@ -90,11 +110,21 @@ export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'upda
     !run.ool &&
     !run.offRow &&
     !u.limit &&
+    !u.rolling &&
     run.lobs === null &&
     engine.lastUpdateNewIndexEntries === undefined;
   const affected = updateBatches(run, u, picker, plain, phase.order.kind !== 'sequential');
-  if (!u.perRow) run.commitTransaction();
-  return { affected, label: `update ${n} ${n === 1 ? 'row' : 'rows'} (${orderName(phase.order)}, ${Object.keys(phase.set).join(', ')})` };
+  run.endTransactions();
+  const cols = Object.entries(phase.set).map(([c, v]) => (v.kind === 'same' ? `${c} = ${c}` : c));
+  return {
+    affected,
+    label: `update ${n} ${n === 1 ? 'row' : 'rows'} (${accessName(phase)}, ${cols.join(', ')})${transactionLabel(phase)}`,
+  };
+}
+
+/** The values a set draws from, where it names them. */
+function setDomain(set: SetSpec): ValueDomain | undefined {
+  return set.kind === 'same' ? undefined : set.domain;
 }
 
 /**
@@ -104,7 +134,7 @@ export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'upda
  * start of a phase and compiled again on a thread of its own every few runs (the storage bench's CPU
  * time counted it: 20 ms in a 45 ms phase).
  */
-function updateBatches(run: RunState, u: UpdateBatch, picker: RowPicker, plain: boolean, touchFirst: boolean): number {
+function updateBatches(run: RunState, u: UpdateBatch, picker: RowSource, plain: boolean, touchFirst: boolean): number {
   const { engine, indexes, store } = run;
   const sized = u.sized;
   const rows = new Int32Array(BATCH);
@@ -129,7 +159,7 @@ function updateBatches(run: RunState, u: UpdateBatch, picker: RowPicker, plain: 
  */
 function updatePlain(run: RunState, u: UpdateBatch, rows: Int32Array, count: number): number {
   const { engine, format, layout, width } = run;
-  const { sized, old, info, perRow } = u;
+  const { sized, old, info, batched } = u;
   const lens = run.store.lens;
   let affected = 0;
   for (let i = 0; i < count; i++) {
@@ -139,7 +169,7 @@ function updatePlain(run: RunState, u: UpdateBatch, rows: Int32Array, count: num
     const logical = format.logicalBytes(layout, lens, base);
     if (engine.update(row, format.rowBytes(layout, lens, base, logical), logical, info)) affected++;
     else for (let c = 0; c < sized.length; c++) sized[c]!.restore(lens, base, old[c]!);
-    if (perRow) run.commitTransaction();
+    if (batched) run.rowDone();
   }
   return affected;
 }
@@ -147,13 +177,15 @@ function updatePlain(run: RunState, u: UpdateBatch, rows: Int32Array, count: num
 /** One batch of an update phase, with everything the run keeps beside the lengths. Returns the rows changed. */
 function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: number): number {
   const { engine, format, layout, width, indexes, obs, ool, offRow, ncols } = run;
-  const { setColumns, sized, old, info, perRow, keyChanged, limit, keyDraws, newKeys, oldLens, changed, levelSets, oldLevels } = u;
+  const { setColumns, sized, old, info, batched, rolling, keyChanged, limit, keyDraws, newKeys, oldLens, changed, levelSets, oldLevels } =
+    u;
   const lens = run.store.lens;
   const levels = run.store.levels;
   let affected = 0;
   for (let i = 0; i < count; i++) {
     const row = rows[i]!;
     const base = row * width;
+    if (rolling) run.noteRow(row);
     for (let c = 0; c < sized.length; c++) old[c] = sized[c]!.apply(lens, base, i, row);
     for (let k = 0; k < keyDraws.length; k++) {
       const kd = keyDraws[k]!;
@@ -171,7 +203,7 @@ function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: numb
     const logical = format.logicalBytes(layout, lens, base);
     obs?.beforeRow?.('update', row);
     // The row is found through the first index (its leaf read, its dead versions' entries marked), then changed.
-    if (run.trackVersions && indexes!.built) indexes!.locate(row);
+    if (run.trackVersions && indexes!.built && u.locate) indexes!.locate(row);
     const refused = limit && indexes!.tooLarge(lens, base);
     if (refused) run.indexRefusedUpdates++;
     const bytes = refused
@@ -191,7 +223,7 @@ function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: numb
       for (let k = 0; k < keyDraws.length; k++) if (keyDraws[k]!.at >= 0) lens[base + keyDraws[k]!.at] = oldLens[k]!;
       if (levels) for (let k = 0; k < levelSets.length; k++) levels[levelBase + levelSets[k]!.at] = oldLevels[k]!;
     }
-    if (perRow) run.commitTransaction();
+    if (batched) run.rowDone();
   }
   return affected;
 }

@@ -33,6 +33,7 @@ export function plannedRowOperations(workload: readonly PhaseSpec[]): number {
       ops += live;
       continue;
     }
+    if (ph.op === 'snapshot') continue;
     const n = Math.min(resolveCount(ph.rows, live), ph.op === 'insert' ? Infinity : live);
     ops += ph.op === 'select' ? n * ph.repeat : n;
     if (ph.op === 'insert') live += n;

@@ -3,13 +3,14 @@
  * SQL Server's off-row records) and how a phase draws them: ColumnValues, a column's lengths and NULLs for
  * a batch of rows from streams of its own; ColumnChange, an update's change to one column.
  */
-import { COMPRESSIBILITY_STEPS, type PhaseSpec, type SetSpec } from '../config/spec.js';
+import { COMPRESSIBILITY_STEPS, type Compressibility, type EngineSpec, type PhaseSpec, type SetSpec } from '../config/spec.js';
+import type { ColumnType } from '../config/column-types.js';
 import type { OffRowStore } from '../formats/format.js';
-import { fullLengthBytes, MAX_STORED_LEN, NULL_LEN, type ColumnLayout } from '../layout/table-layout.js';
+import { fullLengthBytes, MAX_STORED_LEN, NULL_LEN, utf8WidthShares, type ColumnLayout } from '../layout/table-layout.js';
 import { grown } from '../util/arrays.js';
 import { Prng } from '../util/prng.js';
 import type { LengthSource } from './dist.js';
-import { lengthSource } from './dist.js';
+import { lengthSource, MultibyteShares } from './dist.js';
 
 /**
 /**
@@ -77,11 +78,21 @@ export const BATCH = 256;
  * Stored bytes of a value of `units` characters or bytes in column `col` (capped at its declared
  * length, its most bytes and the row store's limit).
  */
-function toBytes(col: ColumnLayout, units: number): number {
+function toBytes(col: ColumnLayout, units: number, bytesPerChar = col.bytesPerChar): number {
   if (!col.variableType) return col.fixedBytes;
   const u = Math.min(units, col.declaredLength);
-  const bytes = col.bytesOfLength ? col.bytesOfLength(u) : col.character ? Math.round(u * col.bytesPerChar) : u;
+  const bytes = col.bytesOfLength ? col.bytesOfLength(u) : col.character ? Math.round(u * bytesPerChar) : u;
   return Math.min(bytes, col.maxBytes, MAX_STORED_LEN);
+}
+
+/**
+ * The per-value shares of multi-byte characters of a column, where the engine draws them
+ * (multibyte_vary: utf8, a character column of the charset, not a national one); else null.
+ */
+export function multibyteFor(engine: EngineSpec, col: ColumnLayout, type: ColumnType): MultibyteShares | null {
+  const vary = engine.multibyte_vary;
+  if (!vary || engine.encoding !== 'utf8' || !col.character || !col.variableType || type.national || col.bytesOfLength) return null;
+  return new MultibyteShares(utf8WidthShares(engine), vary);
 }
 
 /**
@@ -91,6 +102,9 @@ function toBytes(col: ColumnLayout, units: number): number {
 export class ColumnValues {
   /** Units (characters or bytes) drawn for the batch; −1 for NULL. */
   readonly units = new Int32Array(BATCH);
+  /** Bytes per character of each value of the batch, where the column's values draw their shares of multi-byte characters. */
+  private readonly perChar: Float64Array | null;
+  private readonly shareRng: Prng | null;
   private readonly lengthRng: Prng;
   private readonly nullRng: Prng;
   /** Bytes = min(units, plainCap) when the column sizes a unit as one byte (no conversion). */
@@ -103,11 +117,14 @@ export class ColumnValues {
     seed: number,
     phase: number,
     op: string,
+    private readonly shares: MultibyteShares | null = null,
   ) {
+    this.perChar = shares ? new Float64Array(BATCH) : null;
+    this.shareRng = shares ? Prng.derive(seed, 'phase', phase, op, 'column', col.name, 'multibyte') : null;
     this.lengthRng = Prng.derive(seed, 'phase', phase, op, 'column', col.name, 'length');
     this.nullRng = Prng.derive(seed, 'phase', phase, op, 'column', col.name, 'null');
     this.plainCap =
-      col.variableType && !col.bytesOfLength && (!col.character || col.bytesPerChar === 1)
+      col.variableType && !col.bytesOfLength && !shares && (!col.character || col.bytesPerChar === 1)
         ? Math.min(col.declaredLength, col.maxBytes, MAX_STORED_LEN)
         : -1;
   }
@@ -117,6 +134,7 @@ export class ColumnValues {
     const units = this.units;
     if (this.source) this.source.fill(this.lengthRng, units, count);
     else units.fill(0, 0, count);
+    if (this.shares) for (let i = 0; i < count; i++) this.perChar![i] = this.shares.bytesPerChar(this.shareRng!);
     const share = this.nullShare;
     if (share > 0) {
       const rng = this.nullRng;
@@ -124,11 +142,11 @@ export class ColumnValues {
     }
   }
 
-  /** Stored bytes of a drawn length (not NULL): a value of that length, or the type's size when no length is set. */
-  bytes(units: number): number {
+  /** Stored bytes of the batch's i-th draw (not NULL): a value of that length, or the type's size when no length is set. */
+  bytes(units: number, i: number): number {
     if (!this.source) return fullLengthBytes(this.col);
     if (this.plainCap >= 0) return units < this.plainCap ? units : this.plainCap;
-    return toBytes(this.col, units);
+    return toBytes(this.col, units, this.perChar ? this.perChar[i] : this.col.bytesPerChar);
   }
 
   /** Whole bytes of a large-object value of `units` characters or bytes (not capped by the row store): a read_lob phase reads them. */
@@ -138,14 +156,14 @@ export class ColumnValues {
     return Math.min(col.character ? Math.round(units * col.bytesPerChar) : units, LOB_MAX_BYTES);
   }
 
-  /** Bytes a value of `old` stored bytes (NULL_LEN: NULL) takes after growing by `units`. */
-  grownBytes(old: number, units: number): number {
+  /** Bytes a value of `old` stored bytes (NULL_LEN: NULL) takes after growing by the batch's i-th draw, `units` (added text draws its own shares). */
+  grownBytes(old: number, units: number, i: number): number {
     const col = this.col;
     const base = old === NULL_LEN ? 0 : old;
     const added = col.bytesOfLength
       ? col.bytesOfLength(units) - col.bytesOfLength(0)
       : col.character
-        ? Math.round(units * col.bytesPerChar)
+        ? Math.round(units * (this.perChar ? this.perChar[i]! : col.bytesPerChar))
         : units;
     return Math.min(base + added, col.maxBytes, MAX_STORED_LEN);
   }
@@ -158,15 +176,17 @@ export function batchHasNull(lens: Uint16Array, width: number, at: number, first
   return false;
 }
 
-/** A compressibility (0 … 1) in 64ths, as the row store keeps it. */
-export const levelOf = (compressibility: number | undefined): number => Math.round((compressibility ?? 0) * COMPRESSIBILITY_STEPS);
+/** A compressibility as the row store keeps it: a share in 64ths, or 64 + N for { unit: N } (src/formats/pg-compression.ts). */
+export const levelOf = (c: Compressibility | undefined): number =>
+  typeof c === 'object' ? COMPRESSIBILITY_STEPS + c.unit : Math.round((c ?? 0) * COMPRESSIBILITY_STEPS);
 
 /** Does the workload give any value a compressibility? */
 export function givesCompressibility(workload: readonly PhaseSpec[]): boolean {
   return workload.some(
     (ph) =>
-      (ph.op === 'insert' && Object.values(ph.values).some((v) => (v.compressibility ?? 0) > 0)) ||
-      (ph.op === 'update' && Object.values(ph.set).some((c) => (c.kind === 'length' || c.kind === 'grow') && (c.compressibility ?? 0) > 0)),
+      (ph.op === 'insert' && Object.values(ph.values).some((v) => levelOf(v.compressibility) > 0)) ||
+      (ph.op === 'update' &&
+        Object.values(ph.set).some((c) => (c.kind === 'length' || c.kind === 'grow') && levelOf(c.compressibility) > 0)),
   );
 }
 
@@ -191,10 +211,10 @@ export class ColumnChange {
   /** Stored bytes of a value that is not NULL and has no length drawn (a NULL given its type's size back, a fixed type). */
   private readonly notNullBytes: number;
 
-  constructor(col: ColumnLayout, set: SetSpec, seed: number, phase: number) {
+  constructor(col: ColumnLayout, set: SetSpec, seed: number, phase: number, shares: MultibyteShares | null = null) {
     const dist = set.kind === 'length' || set.kind === 'grow' ? set.dist : undefined;
-    const nullShare = col.nullable && set.kind !== 'changed' ? (set.null ?? 0) : 0;
-    this.values = new ColumnValues(col, dist ? lengthSource(dist) : null, nullShare, seed, phase, 'update');
+    const nullShare = col.nullable && set.kind !== 'changed' && set.kind !== 'same' ? (set.null ?? 0) : 0;
+    this.values = new ColumnValues(col, dist ? lengthSource(dist) : null, nullShare, seed, phase, 'update', shares);
     this.column = col;
     this.mode =
       set.kind === 'null' ? SetMode.NullOnly : !col.variableType ? SetMode.Fixed : set.kind === 'grow' ? SetMode.Grow : SetMode.Length;
@@ -214,8 +234,8 @@ export class ColumnChange {
     const old = lens[at]!;
     const u = this.values.units[i]!;
     if (u < 0) lens[at] = NULL_LEN;
-    else if (this.mode === SetMode.Length) lens[at] = this.values.bytes(u);
-    else if (this.mode === SetMode.Grow) lens[at] = this.values.grownBytes(old, u);
+    else if (this.mode === SetMode.Length) lens[at] = this.values.bytes(u, i);
+    else if (this.mode === SetMode.Grow) lens[at] = this.values.grownBytes(old, u, i);
     else if (this.mode === SetMode.Fixed) lens[at] = this.notNullBytes;
     else if (old === NULL_LEN) lens[at] = this.notNullBytes;
     const lob = this.lob;

@@ -1,4 +1,4 @@
-import type { Order, StorageSpec, ValueDomain } from '../config/spec.js';
+import { rowsPerTransaction, type Order, type StorageSpec, type TransactionScope, type ValueDomain } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
 import type { OutOfLineStore, StorageFormat } from '../formats/format.js';
 import { NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
@@ -98,7 +98,7 @@ export class RunState {
               .map(([k]) => k)
           : ph.op === 'update'
             ? Object.entries(ph.set)
-                .filter(([, v]) => v.domain)
+                .filter(([, v]) => v.kind !== 'same' && v.domain)
                 .map(([k]) => k)
             : [];
       for (const name of given) keyed[this.layout.columns.findIndex((c) => c.name === name)] = 1;
@@ -135,6 +135,98 @@ export class RunState {
     this.ool?.commit();
     if (this.trackVersions) this.indexes!.commit();
     this.obs?.commit?.();
+  }
+
+  // ---- a phase's transactions: N rows each, COMMIT or ROLLBACK ----------------------------------
+
+  /** Rows a transaction of the phase takes (Infinity: the whole phase), rows in the open one, and whether each ends in ROLLBACK. */
+  private txnRows = Infinity;
+  private txnCount = 0;
+  rollingBack = false;
+  /** The rows the open transaction changed, as they were before it (a rolled-back phase's): lengths, levels, keys, live. */
+  private undo: Map<number, { lens: Uint16Array; levels: Uint8Array | null; keys: Float64Array; live: boolean }> | null = null;
+
+  /** A phase that changes rows starts; returns whether it ends transactions before its end (row, batch(N)). */
+  startTransactions(scope: TransactionScope, rollback: boolean): boolean {
+    this.txnRows = rowsPerTransaction(scope);
+    this.txnCount = 0;
+    this.rollingBack = rollback;
+    if (rollback) this.beginLog();
+    return Number.isFinite(this.txnRows);
+  }
+
+  private beginLog(): void {
+    this.undo = new Map();
+    this.engine.beginTransactionLog?.();
+    if (this.trackVersions) this.indexes!.beginTransactionLog();
+  }
+
+  /** A rolled-back phase: the row as it is before the transaction changes it (the first time only). */
+  noteRow(row: number): void {
+    const u = this.undo;
+    if (u === null || u.has(row)) return;
+    const base = row * this.width;
+    const lv = this.store.levels;
+    u.set(row, {
+      lens: this.store.lens.slice(base, base + this.width),
+      levels: lv ? lv.slice(row * this.ncols, (row + 1) * this.ncols) : null,
+      keys: this.keys.snapshot(row).slice(),
+      live: row < this.nextRow && this.engine.isLive(row),
+    });
+  }
+
+  /** A row's change is done: the transaction ends after its N-th row. */
+  rowDone(): void {
+    if (++this.txnCount >= this.txnRows) this.endTransaction();
+  }
+
+  /** The open transaction ends: COMMIT, or ROLLBACK in a phase with `rollback: true`. */
+  endTransaction(): void {
+    this.txnCount = 0;
+    if (!this.rollingBack) return this.commitTransaction();
+    this.abortTransaction();
+    this.beginLog();
+  }
+
+  /** The phase is over: its last transaction ended, nothing logged any more. */
+  endTransactions(): void {
+    if (this.txnCount > 0 || !Number.isFinite(this.txnRows)) this.endTransaction();
+    this.rollingBack = false;
+    this.undo = null;
+    this.txnRows = Infinity;
+  }
+
+  /**
+   * ROLLBACK: an MVCC engine leaves what its DBMS leaves (engine.abort); another engine's undo puts the
+   * rows back as they were (a row the transaction inserted deleted, a changed row given its old size
+   * again: the pages it allocated stay). The row store, keys and the indexes' versions as before it.
+   */
+  private abortTransaction(): void {
+    const undo = this.undo!;
+    for (const [row, was] of undo) {
+      const base = row * this.width;
+      this.store.lens.set(was.lens, base);
+      if (was.levels) this.store.levels!.set(was.levels, row * this.ncols);
+      for (let c = 0; c < was.keys.length; c++) if (this.keys.keyed[c]) this.keys.set(c, row, was.keys[c]!);
+      if (this.engine.abort) continue;
+      const liveNow = this.engine.isLive(row);
+      if (!was.live && liveNow) this.engine.delete(row);
+      else if (was.live && liveNow) {
+        const logical = this.format.logicalBytes(this.layout, this.store.lens, base);
+        this.engine.update(row, this.format.rowBytes(this.layout, this.store.lens, base, logical), logical, { indexedChanged: false });
+      }
+    }
+    if (this.engine.abort) this.engine.abort();
+    else this.engine.commit();
+    this.ool?.commit();
+    if (this.trackVersions) this.indexes!.abort();
+    this.obs?.rollback?.();
+  }
+
+  /** `open_snapshot` / `close_snapshot`: another session holds a snapshot (MVCC engines keep what it may see). */
+  holdSnapshot(hold: boolean): void {
+    this.engine.holdSnapshot?.(hold);
+    if (this.trackVersions) this.indexes!.hold(hold);
   }
 
   /**
@@ -223,6 +315,12 @@ export class RunState {
     this.bufferCache ??= new BufferCache(this.spec.cache.pages, this.spec.cache.policy);
     return this.bufferCache;
   }
+}
+
+/** An update's or delete's order and access as its label names them: `random`, `sequential, scan`, `newest, key range`. */
+export function accessName(phase: { order: { kind: string; s?: number }; via?: string }): string {
+  const via = phase.via === 'scan' ? ', scan' : phase.via === 'range' ? ', key range' : '';
+  return `${orderName(phase.order)}${via}`;
 }
 
 /** An order as a phase's label names it. */

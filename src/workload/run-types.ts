@@ -110,6 +110,8 @@ export interface WorkloadObserver {
   delete?(row: number): void;
   /** A transaction ends (the statement or the row, as the phase says). */
   commit?(): void;
+  /** The open transaction ends in ROLLBACK (a phase with `rollback: true`). */
+  rollback?(): void;
   reorg?(kind: ReorgKind): void;
   /** A select phase fetches one row through its access path (an index seek or a row-id fetch): one statement; with repeat, the rows again. */
   read?(row: number): void;

@@ -42,6 +42,11 @@ class WorkloadRun extends RunState {
   }
 
   run(): StorageRunResult {
+    // when: before_load: CREATE INDEX on the empty table; every row then enters the indexes by insertion.
+    if (this.indexes && this.spec.table.indexes[0]?.when === 'before_load') {
+      this.indexes.build({ count: 0, at: () => 0 }, this.store.lens, this.capacity);
+      this.engine.indexesBuilt?.();
+    }
     this.spec.workload.forEach((phase, index) => {
       const rng = Prng.derive(this.spec.seed, 'phase', index, phase.op);
       this.obs?.phaseStart?.(index, phase);
@@ -67,6 +72,9 @@ class WorkloadRun extends RunState {
         return selectPhase(this, phase, index);
       case 'read_lob':
         return readLobPhase(this, phase, index);
+      case 'snapshot':
+        this.holdSnapshot(phase.action === 'open');
+        return { affected: 0, label: phase.action === 'open' ? 'open a snapshot (another session)' : 'close the snapshot' };
     }
   }
 

@@ -3,7 +3,8 @@
  * out a batch at a time. No list of row ids is built: rows are chosen from the id space 0 … ids − 1
  * (every row ever inserted) and rows no longer live are passed over.
  *
- * - sequential: the first `count` live rows in id order;
+ * - sequential: the first `count` live rows in id order (the oldest);
+ * - newest: the last `count` live rows, in id order;
  * - spread: `count` live rows evenly spaced over the live rows in id order (the i-th of k is the
  *   ⌊i·n/k⌋-th live row);
  * - random: distinct rows in the order of a pseudo-random permutation of the id space (permutation.ts);
@@ -77,6 +78,9 @@ export class RowPicker {
       case 'sequential':
         got = this.sequential(out, want);
         break;
+      case 'newest':
+        got = this.newest(out, want);
+        break;
       case 'spread':
         got = this.spread(out, want);
         break;
@@ -106,6 +110,20 @@ export class RowPicker {
     }
     this.pos = id;
     return got;
+  }
+
+  /** The last k live rows in id order: ids from where the k-th live row from the end is (found once, walking back). */
+  private newest(out: Int32Array, want: number): number {
+    if (this.i === 0) {
+      this.i = 1;
+      if (this.allLive) this.pos = this.ids - this.k;
+      else {
+        let id = this.ids;
+        for (let seen = 0; seen < this.k && id > 0;) if (this.live.isLive(--id)) seen++;
+        this.pos = id;
+      }
+    }
+    return this.sequential(out, want);
   }
 
   private spread(out: Int32Array, want: number): number {

@@ -1,0 +1,181 @@
+#!/usr/bin/env node
+/**
+ * The two images of the documentation, made from a run of the quickstart:
+ *
+ *   npm run doc-images      (npm run build first; writes docs/img/*.png)
+ *
+ * docs/img/quickstart-forwarding.png is the run's charts/forwarding.png drawn 900 pixels wide, as a
+ * palette PNG of 16 colours (frequent and far apart; every other pixel takes the nearest).
+ * docs/img/quickstart-pagemap.png is the top of its page map of exp_row_size 0 before the reorg (title,
+ * legend, and the rows where stubs give way to forwarded rows), at full size, in a palette of the page
+ * map's own colours: its fill scale at every whole percent (so a cell keeps its shade to within 1% of fill
+ * and matches the legend), its solid colours (src/report/page-map-png.ts) and 16 even greys for the
+ * edges of letters. Each is deflated at zlib's best level twice, rows unfiltered and rows filtered
+ * as PNG allows (none, sub or up, whichever sums smallest), and the smaller kept: 41 kB together, a fifth
+ * of the charts rowsim writes, for a page that is read, not measured.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as zlib from 'node:zlib';
+import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { crc32Js } from '../dist/report/png.js';
+import { fillRgb, PAGE_MAP_COLOURS } from '../dist/report/page-map-png.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const COLOURS = 16;
+const MIN_DISTANCE = 40 ** 2;
+const crc32 = typeof zlib.crc32 === 'function' ? (b) => zlib.crc32(b) : crc32Js;
+
+function chunk(type, body) {
+  const out = Buffer.alloc(12 + body.length);
+  out.writeUInt32BE(body.length, 0);
+  out.write(type, 4, 'latin1');
+  out.set(body, 8);
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + body.length)) >>> 0, 8 + body.length);
+  return out;
+}
+
+/**
+ * `n` colours of RGBA pixels: the most frequent first (ties by colour value), each at least MIN_DISTANCE
+ * from those already taken, so that a legend's light shades keep a colour of their own.
+ */
+function paletteOf(px, n) {
+  const count = new Map();
+  for (let i = 0; i < px.length; i += 4) {
+    const k = (px[i] << 16) | (px[i + 1] << 8) | px[i + 2];
+    count.set(k, (count.get(k) ?? 0) + 1);
+  }
+  const pal = [];
+  for (const [k] of [...count.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])) {
+    if (pal.length === n) break;
+    if (pal.every((p) => distance(p, k) >= MIN_DISTANCE)) pal.push(k);
+  }
+  return pal;
+}
+
+/** Squared RGB distance of two 0xRRGGBB colours. */
+function distance(p, k) {
+  return ((k >> 16) - (p >> 16)) ** 2 + (((k >> 8) & 255) - ((p >> 8) & 255)) ** 2 + ((k & 255) - (p & 255)) ** 2;
+}
+
+/** The index of the palette colour nearest to `k` (squared RGB distance). */
+function nearest(pal, k) {
+  let best = 0;
+  let bestD = Infinity;
+  for (let i = 0; i < pal.length; i++) {
+    const d = distance(pal[i], k);
+    if (d < bestD) [best, bestD] = [i, d];
+  }
+  return best;
+}
+
+/** The page map's palette: its fill scale at each whole percent, its solid colours, 16 even greys. */
+function pageMapPalette() {
+  const rgb = (r, g, b) => (r << 16) | (g << 8) | b;
+  const scale = Array.from({ length: 101 }, (_, k) => rgb(...fillRgb(k / 100)));
+  const solid = PAGE_MAP_COLOURS.map((c) => parseInt(c.slice(1), 16));
+  const greys = Array.from({ length: 16 }, (_, k) => rgb(k * 17, k * 17, k * 17));
+  return [...new Set([...solid, ...greys, ...scale])];
+}
+
+/** RGBA pixels as rows of palette indices (each pixel the palette's nearest colour). */
+function indexRows(px, width, height, pal) {
+  const index = new Map(pal.map((c, i) => [c, i]));
+  const rows = [];
+  for (let y = 0; y < height; y++) {
+    const row = Buffer.alloc(width);
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      const k = (px[i] << 16) | (px[i + 1] << 8) | px[i + 2];
+      let j = index.get(k);
+      if (j === undefined) index.set(k, (j = nearest(pal, k)));
+      row[x] = j;
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+/**
+ * Each row with its PNG filter byte: none throughout (`adaptive` false) or, row by row, none, sub or up,
+ * whichever has the smallest sum of |byte| (bytes taken as signed).
+ */
+function filterRows(rows, width, adaptive) {
+  const out = Buffer.alloc((width + 1) * rows.length);
+  const cost = (b) => b.reduce((s, v) => s + (v < 128 ? v : 256 - v), 0);
+  rows.forEach((row, y) => {
+    const above = y > 0 ? rows[y - 1] : Buffer.alloc(width);
+    const sub = row.map((v, x) => (v - (x > 0 ? row[x - 1] : 0)) & 255);
+    const up = row.map((v, x) => (v - above[x]) & 255);
+    const choices = adaptive
+      ? [
+          [0, row],
+          [1, sub],
+          [2, up],
+        ]
+      : [[0, row]];
+    const [type, bytes] = choices.reduce((a, b) => (cost(b[1]) < cost(a[1]) ? b : a));
+    out[y * (width + 1)] = type;
+    out.set(bytes, y * (width + 1) + 1);
+  });
+  return out;
+}
+
+/** RGBA pixels as a palette PNG (colour type 3, 8 bits an index) of `pal` (0xRRGGBB colours, at most 256). */
+export function palettePng(px, width, height, pal) {
+  const rows = indexRows(px, width, height, pal);
+  const deflate = (adaptive) =>
+    zlib.deflateSync(filterRows(rows, width, adaptive), { level: 9, memLevel: 9, strategy: zlib.constants.Z_FILTERED });
+  const idat = [deflate(false), deflate(true)].reduce((a, b) => (b.length < a.length ? b : a));
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 3;
+  const plte = Buffer.from(pal.flatMap((p) => [p >> 16, (p >> 8) & 255, p & 255]));
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('PLTE', plte), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/**
+ * A PNG file drawn `width` pixels wide, then cut to its top `height` pixels (all of it when omitted), in
+ * palette `pal` (by default the image's COLOURS most frequent colours far apart).
+ */
+async function redraw(file, width, height, pal) {
+  const img = await loadImage(readFileSync(file));
+  const h = height ?? Math.round((img.height * width) / img.width);
+  const canvas = createCanvas(width, h);
+  const ctx = canvas.getContext('2d');
+  ctx.drawImage(img, 0, 0, width, Math.round((img.height * width) / img.width));
+  const px = ctx.getImageData(0, 0, width, h).data;
+  return palettePng(px, width, h, pal ?? paletteOf(px, COLOURS));
+}
+
+const out = mkdtempSync(join(tmpdir(), 'rowsim-doc-images-'));
+try {
+  execFileSync(process.execPath, [
+    join(ROOT, 'bin', 'rowsim.js'),
+    'run',
+    join(ROOT, 'sim-configs', 'quickstart.yaml'),
+    '--out',
+    join(out, 'q'),
+    '--quiet',
+  ]);
+  const charts = join(out, 'q', 'charts');
+  const images = [
+    ['quickstart-forwarding.png', await redraw(join(charts, 'forwarding.png'), 900)],
+    [
+      'quickstart-pagemap.png',
+      await redraw(join(charts, 'pagemap-exp-row-size-0-before-reorg-forwarded-rows.png'), 1200, 640, pageMapPalette()),
+    ],
+  ];
+  for (const [name, png] of images) {
+    writeFileSync(join(ROOT, 'docs', 'img', name), png);
+    console.log(`docs/img/${name}: ${png.length} bytes`);
+  }
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}

@@ -9,7 +9,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { benchmarkModel, DEFAULT_WORKLOAD, ThreadPool, verify } from '../src/calibrate/bench.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { benchmarkModel, calibrate, DEFAULT_WORKLOAD, ThreadPool, verify, type RunResult } from '../src/calibrate/bench.js';
+import { fitAll, MAX_REPEAT_SPREAD_PCT, type FitRun } from '../src/calibrate/fit.js';
+import { calibrationLines } from '../src/contention/report.js';
 import { applyCalibrationToSpec, calibrationFileSchema } from '../src/contention/calibration-file.js';
 import { parseContention } from '../src/contention/schema.js';
 import { modelInputs } from '../src/contention/inputs.js';
@@ -139,5 +142,101 @@ describe('contention.calibration', () => {
     expect(wrong.stderr).toMatch(/contention\.calibration: .*bad\.json with costs/);
     const run = rowsim(['run', join(dir, 'ok.yaml'), '--out', join(dir, 'out'), '--quiet']);
     expect(run.code).toBe(0);
+  });
+});
+
+const run = (ns: number, sliced = false): FitRun => ({
+  ns_per_op_per_thread: ns,
+  time_sliced: sliced,
+  time_sliced_reason: sliced ? 'each thread got 45% of a core (other load on the machine)' : null,
+});
+/** Fitting runs by tag, three repeats each: one-thread outside 400, bare 500, ttas1 520, lock1 110, cas1 30; two-thread lock2 380, casSpaced 460, cas2 180. */
+function healthy(): Map<string, FitRun[]> {
+  const base: Record<string, number> = { outside: 400, bare: 500, ttas1: 520, lock1: 110, cas1: 30, lock2: 380, casSpaced: 460, cas2: 180 };
+  return new Map(Object.entries(base).map(([t, v]) => [t, [run(v), run(v * 1.01), run(v * 0.99)]]));
+}
+
+describe('calibrate refuses what it cannot measure', () => {
+  it('fits from unsliced repeats that agree, with their spread and per-repeat range', () => {
+    const f = fitAll(healthy());
+    expect(f['latched.hold'].value).toBe(120);
+    expect(f['lockless.lookup'].value).toBe(100);
+    expect(f['latched.handoff_per_waiter'].value).toBe(80);
+    expect(f['lockless.cas'].value).toBe(60);
+    expect(f['lockless.line_transfer'].value).toBe(30); // 180 / 2 − 60
+    expect(f['latched.hold'].spread_pct).toBeCloseTo(2, 1);
+    expect(f['latched.hold'].repeats_ns).toHaveLength(3);
+  });
+  it('refuses every cost when every run is time-sliced: no fit from the one-thread runs either', () => {
+    const all = new Map([...healthy()].map(([t, rs]) => [t, rs.map((r) => run(r.ns_per_op_per_thread, true))]));
+    const f = fitAll(all);
+    for (const [k, v] of Object.entries(f)) {
+      expect(v.value, k).toBeNull();
+      expect(v.refused, k).toMatch(/3 of 3 repeats of the \w+ run time-sliced \(each thread got 45% of a core/);
+    }
+  });
+  it('refuses a cost whose run has one unsliced repeat, or repeats that disagree', () => {
+    const m = healthy();
+    m.set('lock2', [run(380, true), run(380), run(380, true)]);
+    m.set('ttas1', [run(520), run(700), run(520)]);
+    const f = fitAll(m);
+    expect(f['latched.handoff_per_waiter'].value).toBeNull();
+    expect(f['latched.handoff_per_waiter'].refused).toContain('2 of 3 repeats of the lock2 run time-sliced');
+    expect(f['latched.hold'].value).toBeNull();
+    expect(f['latched.hold'].refused).toContain(`more than ${MAX_REPEAT_SPREAD_PCT}%`);
+    expect(f['lockless.lookup'].value).toBe(100); // its own runs are fine
+  });
+  it("a file that refused keeps the config's values, and the summary says which are measured and which refused", () => {
+    const file = calibrationFileSchema.parse({
+      ...calFile,
+      costs: { ...calFile.costs, 'latched.handoff_per_waiter': null, 'lockless.line_transfer': null },
+      fits: {
+        'latched.hold': { value: 180, spread_pct: 3.1, repeats_ns: [175, 184] },
+        'latched.handoff_per_waiter': { value: null, refused: 'refused: 3 of 3 repeats of the lock2 run time-sliced (…)' },
+      },
+      fit_rule: { max_repeat_spread_pct: 10 },
+    });
+    const spec = parseContention({ engines: 8, users: 10, latched: { hold: '300ns', handoff_per_waiter: '70ns' } });
+    const applied = applyCalibrationToSpec({ ...spec, explicit_keys: ['latched.handoff_per_waiter'] }, file, 'cal.json');
+    expect(applied.latched.handoff_per_waiter_ns).toBe(70);
+    expect(applied.latched.hold_ns).toBe(180);
+    const inputs = modelInputs(applied);
+    expect(inputs.find((i) => i.key === 'latched.handoff_per_waiter')).toMatchObject({ origin: 'config', value: '70 ns' });
+    expect(inputs.find((i) => i.key === 'latched.handoff_per_waiter')!.source).toContain('rowsim calibrate refused to measure it');
+    expect(inputs.find((i) => i.key === 'latched.hold')!.source).toMatch(
+      /measured: cal\.json .*repeats 175 ns – 184 ns, runs' repeat spread 3\.1%/,
+    );
+    const lines = calibrationLines(applied.calibration!).join('\n');
+    expect(lines).toMatch(/measured \(fitting runs' repeats within 10%\): latched\.hold = 180 ns, repeats 175–184, spread 3\.1%/);
+    expect(lines).toContain('Refused by rowsim calibrate');
+    expect(lines).toMatch(/latched\.handoff_per_waiter — refused: 3 of 3/);
+  });
+});
+
+/** Busy loops, two per core, that end themselves after `ms` (and are killed by pid when the test is done). */
+function busyLoops(ms: number): ChildProcess[] {
+  const code = `const e = Date.now() + ${ms}; let x = 1; while (Date.now() < e) x = (x * 31 + 7) | 0;`;
+  return Array.from({ length: 2 * cores }, () => spawn(process.execPath, ['-e', code], { stdio: 'ignore' }));
+}
+
+describe('forced time-slicing: calibrate refuses every cost', () => {
+  it('with busy loops on every core, and with more threads than cores, no cost is fitted and the file says why', async () => {
+    const loops = busyLoops(60_000);
+    try {
+      await new Promise((r) => setTimeout(r, 300)); // the loops are running
+      const report = await calibrate({ threads: [1, cores + 1], durationMs: 60, workload: DEFAULT_WORKLOAD, repeats: 2 });
+      for (const [k, v] of Object.entries(report.costs)) expect(v, k).toBeNull();
+      for (const f of Object.values(report.fits)) expect(f.refused).toMatch(/time-sliced/);
+      const over = report.runs.filter((r: RunResult) => r.threads === cores + 1);
+      expect(over.every((r: RunResult) => r.time_sliced && r.time_sliced_reason!.includes('runnable threads'))).toBe(true);
+      expect(report.predictions.every((p) => p.predicted_ops_per_sec === null)).toBe(true);
+      const spec = parseContention({ engines: 8, users: 10, latched: { hold: '300ns' } });
+      const applied = applyCalibrationToSpec(spec, calibrationFileSchema.parse(report), 'cal.json');
+      expect(applied.latched.hold_ns).toBe(300);
+      expect(Object.keys(applied.calibration!.refused).sort()).toEqual(Object.keys(report.costs).sort());
+      expect(Object.keys(applied.calibration!.values)).toEqual([]);
+    } finally {
+      for (const p of loops) p.kill('SIGKILL');
+    }
   });
 });

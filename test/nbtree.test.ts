@@ -21,6 +21,7 @@ import { pgBtreeMaxItemBytes, pgIndexTupleBytes, pgLayout, pgToastIndexTarget } 
 import { getFormat, indexGeometries } from '../src/formats/registry.js';
 import { runStorage } from '../src/workload/runner.js';
 import { loadConfig } from '../src/loader/config.js';
+import { IndexEntryRefusal } from '../src/workload/index-refusal.js';
 import { col, engine, table } from './helpers/spec.js';
 
 const pgE = engine({ format: 'postgres-heap', page_size: 8192 });
@@ -268,29 +269,85 @@ describe('nbtree: VACUUM', () => {
 });
 
 describe('nbtree: in a run', () => {
-  it('a row whose index entry would pass 2,704 bytes is refused (rows_rejected_by_index), as is an update that would make it so', () => {
-    const s = loadConfig(
-      'inline.yaml',
-      `name: big
+  /** A run of table t (id, title varchar(3000)), indexes t_pk and t_title, whose workload is `phases`. */
+  const run = (phases: string, when = '') =>
+    runStorage(
+      loadConfig(
+        'inline.yaml',
+        `name: big
 table:
   name: t
   columns: [{ name: id, type: int }, { name: title, type: varchar(3000) }]
-  indexes: [{ name: t_pk, columns: [id], unique: true }, { name: t_title, columns: [title] }]
+  indexes: [{ name: t_pk, columns: [id], unique: true${when} }, { name: t_title, columns: [title]${when} }]
 engine: { format: postgres-heap }
 workload:
-  - insert: { rows: 1000, values: { title: { length: { uniform: [2600, 2800] } } } }
-  - update: { rows: 50%, order: random, set: { title: { length: { uniform: [2600, 2800] } } } }
+${phases}
 `,
-    ).storage[0]!.spec;
-    const r = runStorage(s);
-    const [load, upd] = r.phases;
-    // A title of L bytes takes MAXALIGN(8 + 4 + L): above 2,704 from L = 2,693 on: 107 of 201 lengths.
-    expect(load!.metrics.rows_rejected_by_index).toBeGreaterThan(450);
-    expect(load!.metrics.rows_rejected_by_index).toBeLessThan(620);
-    expect(load!.metrics.rows_rejected).toBe(load!.metrics.rows_rejected_by_index);
-    expect(load!.metrics.rows).toBe(1000 - load!.metrics.rows_rejected);
-    expect(upd!.metrics.updates_rejected_by_index).toBeGreaterThan(0);
-    expect(upd!.metrics.updates + upd!.metrics.updates_rejected_by_index!).toBe(Math.round(load!.metrics.rows * 0.5));
+      ).storage[0]!.spec,
+    );
+  const refusal = (f: () => unknown) => {
+    try {
+      f();
+    } catch (err) {
+      if (err instanceof IndexEntryRefusal) return err;
+      throw err;
+    }
+    throw new Error('expected the run to stop with an IndexEntryRefusal');
+  };
+
+  it('an entry of exactly 2,704 bytes is accepted: a title of 2,692 bytes takes MAXALIGN(8 + 4 + 2,692)', () => {
+    const r = run(`  - insert: { rows: 1000, values: { title: { length: { uniform: [2600, 2692] } } } }
+  - insert: { rows: 20, values: { title: { length: 2692 } } }
+  - update: { rows: 50%, order: random, set: { title: { length: 2692 } } }`);
+    expect(r.phases.map((p) => p.rows_affected)).toEqual([1000, 20, 510]);
+    expect(r.final.rows_rejected).toBe(0);
+    expect(r.final.index_entries).toBeGreaterThan(2 * 1020);
+  });
+
+  it('loaded before the index exists, rows over the limit are accepted and CREATE INDEX fails on the first in key order, as the server does', () => {
+    const e = refusal(() => run(`  - insert: { rows: 1000, values: { title: { length: { uniform: [2600, 2800] } } } }`));
+    expect(e.refusal).toMatchObject({ step: 'create index', phase: 0, index: 't_title', limit: 2704 });
+    expect(e.refusal.bytes).toBeGreaterThan(2704);
+    expect(e.message).toContain(`ERROR: index row size ${e.refusal.bytes} exceeds btree version 4 maximum 2704 for index "t_title"`);
+    expect(e.message).toContain('CREATE INDEX t_title');
+  });
+
+  it('one byte over on an existing index: the INSERT is refused (its statement: the run stops), and so is an UPDATE', () => {
+    const load = `  - insert: { rows: 1000, values: { title: { length: { uniform: [2600, 2692] } } } }\n`;
+    const ins = refusal(() => run(`${load}  - insert: { rows: 20, values: { title: { length: 2693 } } }`));
+    expect(ins.refusal).toMatchObject({ step: 'insert', phase: 1, row: 1000, index: 't_title', bytes: 2712, limit: 2704 });
+    const upd = refusal(() => run(`${load}  - update: { rows: 50%, order: random, transaction: row, set: { title: { length: 2693 } } }`));
+    expect(upd.refusal).toMatchObject({ step: 'update', phase: 1, index: 't_title', bytes: 2712 });
+    expect(upd.message).toContain('UPDATE of row');
+  });
+
+  it('indexes built before the load (when: before_load): the first INSERT with an entry over the limit is refused', () => {
+    const e = refusal(() =>
+      run(`  - insert: { rows: 100, values: { title: { length: { uniform: [2690, 2700] } } } }`, ', when: before_load'),
+    );
+    expect(e.refusal).toMatchObject({ step: 'insert', phase: 0, index: 't_title', limit: 2704 });
+  });
+
+  it('an entry over 8,191 bytes: index_form_tuple refuses it first ("index row requires N bytes, maximum size is 8191")', () => {
+    const e = refusal(() =>
+      runStorage(
+        loadConfig(
+          'inline.yaml',
+          `name: huge
+table:
+  name: h
+  columns: [{ name: id, type: int }, { name: body, type: text }]
+  indexes: [{ name: h_body, columns: [body] }]
+engine: { format: postgres-heap }
+workload:
+  - insert: { rows: 10, values: { body: { length: 9600 } } }
+`,
+        ).storage[0]!.spec,
+      ),
+    );
+    // The server's words for 9,600 incompressible bytes: 8 + 4 + 9,600 = 9,612, MAXALIGNed.
+    expect(e.message).toContain('ERROR: index row requires 9616 bytes, maximum size is 8191');
+    expect(e.refusal).toMatchObject({ step: 'create index', row: 0 });
   });
 });
 

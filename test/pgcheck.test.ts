@@ -10,6 +10,7 @@ import { pgCheck, type Comparison } from '../src/pgcheck/check.js';
 import { ROOT, rowsim } from './helpers/cli.js';
 import { at, needsServer, spec, URL } from './helpers/pg-live.js';
 import { runStorage } from '../src/workload/runner.js';
+import { IndexEntryRefusal } from '../src/workload/index-refusal.js';
 import { join } from 'node:path';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -366,8 +367,31 @@ workload:
     expect(pk[5]!.observed).toBeLessThanOrEqual(pk[4]!.observed! + 2);
   });
 
-  it('index entries near and over 2,704 bytes: rows and updates whose entry would pass it are refused, as the server refuses them; the index pages exact', async () => {
-    const s = spec(`name: wk
+  it('index entries near and over 2,704 bytes: an entry of exactly 2,704 accepted, index pages exact; one byte over refused by the server where the simulation stops, with its words', async () => {
+    const wk = (phases: string) =>
+      spec(`name: wk
+seed: 2
+table:
+  name: wk
+  columns: [{ name: id, type: int }, { name: title, type: varchar(3000) }]
+  indexes: [{ name: wk_pk, columns: [id], unique: true }, { name: wk_title, columns: [title] }]
+engine: { format: postgres-heap }
+workload:
+  - insert: { rows: 600, values: { title: { length: { uniform: [2600, 2692] }, order: random } } }
+${phases}
+`);
+    // At the limit: a title of 2,692 bytes is an entry of MAXALIGN(8 + 4 + 2,692) = 2,704 bytes.
+    const ok = wk(`  - insert: { rows: 100, values: { title: { length: 2692, order: random } } }
+  - update: { rows: 30%, order: random, transaction: row, set: { title: { length: { uniform: [2650, 2692] }, order: random } } }`);
+    const r = await pgCheck(client, ok, { schemaPrefix: 'rowsim_t_wide_keys' });
+    expect(r.refusal).toBeUndefined();
+    for (const metric of ['live_tuples', 'updates', 'heap_pages'])
+      for (const c of at(r.comparisons, metric))
+        expect({ metric, phase: c.phase, v: c.predicted }).toEqual({ metric, phase: c.phase, v: c.observed });
+    expectIndexPages(r);
+    // One byte over: CREATE INDEX after the load, an INSERT into the index, an UPDATE (a row a transaction).
+    const over = {
+      'create index': spec(`name: wk
 seed: 2
 table:
   name: wk
@@ -376,17 +400,25 @@ table:
 engine: { format: postgres-heap }
 workload:
   - insert: { rows: 600, values: { title: { length: { uniform: [2600, 2760] }, order: random } } }
-  - insert: { rows: 600, values: { title: { length: { uniform: [2600, 2760] }, order: random } } }
-  - update: { rows: 30%, order: random, transaction: row, set: { title: { length: { uniform: [2650, 2760] }, order: random } } }
-`);
-    const sim = runStorage(s);
-    expect(sim.phases[0]!.metrics.rows_rejected_by_index).toBeGreaterThan(100);
-    expect(sim.phases[2]!.metrics.updates_rejected_by_index).toBeGreaterThan(10);
-    const r = await pgCheck(client, s, { schemaPrefix: 'rowsim_t_wide_keys' });
-    for (const metric of ['live_tuples', 'updates', 'heap_pages'])
-      for (const c of at(r.comparisons, metric))
-        expect({ metric, phase: c.phase, v: c.predicted }).toEqual({ metric, phase: c.phase, v: c.observed });
-    expectIndexPages(r);
+`),
+      insert: wk(`  - insert: { rows: 300, values: { title: { length: { uniform: [2680, 2700] }, order: random } } }`),
+      update: wk(
+        `  - update: { rows: 30%, order: random, transaction: row, set: { title: { length: { uniform: [2680, 2700] }, order: random } } }`,
+      ),
+    };
+    for (const [step, s] of Object.entries(over)) {
+      let stopped: IndexEntryRefusal | undefined;
+      try {
+        runStorage(s);
+      } catch (err) {
+        if (err instanceof IndexEntryRefusal) stopped = err;
+      }
+      expect(stopped?.refusal.step).toBe(step);
+      const c = await pgCheck(client, s, { schemaPrefix: 'rowsim_t_wide_keys' });
+      expect(c.refusal).toMatchObject({ phase: stopped!.refusal.phase, agree: true });
+      expect(c.refusal!.observed).toContain(`exceeds btree version 4 maximum 2704 for index "wk_title"`);
+      expect(c.refusal!.observed).toContain('[SQLSTATE 54000]');
+    }
   });
 
   it('pruning, round after round: a session table updated whole 8 times, a row a transaction, at fillfactor 100 and 90: HOT updates, dead tuples and free space exact after every round', async () => {
@@ -426,17 +458,16 @@ table:
 engine: { format: postgres-heap }
 workload:
   - insert: { rows: 1500, values: { title: { length: { uniform: [400, 2900] }, compressibility: ${c} } } }
-  - update: { rows: 30%, order: random, set: { title: { length: { uniform: [400, 2900] }, compressibility: 0.3 } } }
+  - update: { rows: 30%, order: random, set: { title: { length: { uniform: [400, 2900] }, compressibility: 0.6 } } }
 `);
     const r = await pgCheck(client, config(0.6), { schemaPrefix: 'rowsim_t_ikeys' });
+    expect(r.refusal).toBeUndefined();
     expectIndexPages(r);
     for (const c of at(r.comparisons, 'live_tuples')) expect(c.observed).toBe(1500);
-    // Compressed keys: far fewer pages than the same lengths uncompressed (and no key refused).
-    const plain = runStorage(config(0)).phases[0]!;
+    // Compressed keys are accepted up to 2,900 bytes; the same lengths uncompressed stop at CREATE INDEX.
+    expect(() => runStorage(config(0))).toThrow(IndexEntryRefusal);
     const packed = runStorage(config(0.6)).phases[0]!;
-    expect(packed.metrics.rows_rejected_by_index ?? 0).toBe(0);
-    expect(plain.metrics.rows_rejected_by_index).toBeGreaterThan(0);
-    expect(packed.index_pages.by_index.ik_title!).toBeLessThan(plain.index_pages.by_index.ik_title! / 2);
+    expect(packed.metrics.rows).toBe(1500);
   });
 
   it('pgstattuple: live and dead tuples and free space after a load, growing updates and VACUUM; the TOAST relation as predicted', async () => {

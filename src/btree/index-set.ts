@@ -14,6 +14,7 @@ import { fillLevel, levelPages, reservedGapPages, upperPages, type IndexGeometry
 import { InsertKind, NbtreeIndex, type BuildSource, type VersionState } from './nbtree.js';
 import type { PageReads } from '../heap/page-reads.js';
 import type { TableLayout } from '../layout/table-layout.js';
+import { overLimit, PG_INDEX_TUPLE_MAX_BYTES, type OversizeEntry } from './entry-limit.js';
 
 /** What the PostgreSQL (nbtree) indexes read of the run: the rows' keys, heap pages and stored lengths. */
 export interface IndexEnv {
@@ -396,10 +397,51 @@ export class IndexSet implements VersionState {
     }
   }
 
-  /** Rows whose entry in some index would be larger than the DBMS takes (PostgreSQL's BTMaxItemSize): the insert or update is refused. */
-  tooLarge(lens: Uint16Array, base: number): boolean {
-    for (const s of this.limited) if (s.geometry.leafTupleBytes(lens, base) > s.geometry.maxTupleBytes!) return true;
-    return false;
+  /**
+   * The row's first entry (indexes in the order they were created) larger than the server stores: over
+   * INDEX_SIZE_MASK, as index_form_tuple refuses it, else over the index's largest item (BTMaxItemSize).
+   * Null when every entry fits: the INSERT or UPDATE that adds them is accepted.
+   */
+  oversize(lens: Uint16Array, base: number): OversizeEntry | null {
+    for (const s of this.limited) {
+      const bytes = s.geometry.leafTupleBytes(lens, base);
+      const over = overLimit(s.geometry, bytes);
+      if (over) return over;
+    }
+    return null;
+  }
+
+  /**
+   * The entry CREATE INDEX fails on, with its row, when the indexes are built over `rows` (in heap order),
+   * indexes in the order they were created: the first tuple over INDEX_SIZE_MASK in heap order (formed as
+   * the heap is scanned), else the first over the largest item in (key, TID) order (added as sorted).
+   */
+  buildOversize(rows: RowList, lens: Uint16Array): (OversizeEntry & { row: number }) | null {
+    const w = this.width;
+    for (const s of this.limited) {
+      let sorted: (OversizeEntry & { row: number }) | null = null;
+      for (let k = 0; k < rows.count; k++) {
+        const row = rows.at(k);
+        const over = overLimit(s.geometry, s.geometry.leafTupleBytes(lens, row * w));
+        if (over === null) continue;
+        if (over.limit === PG_INDEX_TUPLE_MAX_BYTES) return { ...over, row };
+        if (sorted === null || this.sortsBefore(s, row, sorted.row)) sorted = { ...over, row };
+      }
+      if (sorted) return sorted;
+    }
+    return null;
+  }
+
+  /** Does row a's entry sort before row b's in index s: by key, then heap TID (page, then row id)? */
+  private sortsBefore(s: IndexState, a: number, b: number): boolean {
+    const env = this.env;
+    if (env === null) return a < b;
+    for (const c of s.geometry.columns) {
+      const ka = env.key(c, a);
+      const kb = env.key(c, b);
+      if (ka !== kb) return ka < kb;
+    }
+    return env.rowPage(a) - env.rowPage(b) < 0 || (env.rowPage(a) === env.rowPage(b) && a < b);
   }
 
   /** Does any index have a limit some row could pass? */

@@ -16,7 +16,7 @@ import { Worker } from 'node:worker_threads';
 import { parseContention, type ContentionSpec } from '../contention/schema.js';
 import { runReplication } from '../contention/task.js';
 import { fitUsl } from '../contention/usl.js';
-import { median } from '../contention/stats.js';
+import { checkTag, fitAll, FITTED_KEYS, MAX_REPEAT_SPREAD_PCT, MIN_USABLE_REPEATS, type Fitted, type FittedKey } from './fit.js';
 import type { CalibrationFile } from '../contention/calibration-file.js';
 import { CTRL_READY, CTRL_START, CTRL_STOP, dataLine, header, H_PAYLOAD, H_USAGE, layout, type Workload } from './layout.js';
 import type { Mode, RunMessage, ThreadResult } from './worker.js';
@@ -188,13 +188,6 @@ interface CalibrateOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-/** A fitted cost, or null with the reason it could not be fitted. */
-export interface Fitted {
-  value: number | null;
-  from: string;
-  refused?: string;
-}
-
 interface Prediction {
   mode: Mode;
   threads: number;
@@ -207,8 +200,9 @@ interface Prediction {
 export interface CalibrationReport extends CalibrationFile {
   rowsim_version: string;
   workload: Workload;
-  single_thread_ns: { outside: number; critical_section: number };
-  fits: Record<string, Fitted>;
+  single_thread_ns: { outside: number | null; critical_section: number | null };
+  fit_rule: { max_repeat_spread_pct: number; min_unsliced_repeats: number };
+  fits: Record<FittedKey, Fitted>;
   runs: RunResult[];
   fitting_runs: RunResult[];
   predictions: Prediction[];
@@ -304,96 +298,60 @@ async function measure(opts: CalibrateOptions): Promise<Measured> {
 }
 
 interface Fitting {
-  fits: Record<string, Fitted>;
-  /** Per-access ns of one thread: outside work alone, and the look-up (critical-section work). */
-  outside: number;
-  lookup: number;
-  hold: number;
-  /** One thread's uncontended CAS, ns. */
-  cas1: number;
+  fits: Record<FittedKey, Fitted>;
+  /** Per-access ns of one thread: outside work alone, and the look-up (critical-section work); null where refused. */
+  outside: number | null;
+  lookup: number | null;
+  hold: number | null;
+  /** One thread's uncontended CAS, ns (null where refused). */
+  cas1: number | null;
 }
 
-/** The model's costs from the fitting runs: medians over the repeats that were not time-sliced. */
+/** The model's costs from the fitting runs (fit.ts: refused unless unsliced repeats agree). */
 function fitCosts(byTag: Map<string, RunResult[]>): Fitting {
-  // a tag whose every repeat was time-sliced is refused
-  const usable = (tag: string): RunResult[] => (byTag.get(tag) ?? []).filter((r) => !r.time_sliced);
-  const nsPerOp = (tag: string): number => {
-    const ok = usable(tag);
-    return median((ok.length ? ok : (byTag.get(tag) ?? [])).map((r) => r.ns_per_op_per_thread));
+  const fits = fitAll(byTag);
+  const one = (tag: string): number | null => {
+    const c = checkTag(byTag, tag);
+    return c.ok ? c.median : null;
   };
-  const sliced = (tag: string): string | null =>
-    usable(tag).length > 0 ? null : ((byTag.get(tag) ?? []).map((r) => r.time_sliced_reason).find((x) => x) ?? 'no run');
-  const outside = nsPerOp('outside');
-  const bare = nsPerOp('bare');
-  const fits: Record<string, Fitted> = {};
-  const lookup = Math.max(0, bare - outside);
-  fits['lockless.lookup'] = { value: r3(lookup), from: "one thread: (outside work + the critical section's work) − outside work" };
-  const hold = Math.max(0, nsPerOp('ttas1') - outside);
-  fits['latched.hold'] = {
-    value: r3(hold),
-    from: 'one thread: an uncontended TTAS acquisition, the critical section and the release, per access',
-  };
-  const lock1 = nsPerOp('lock1');
-  const cas1 = nsPerOp('cas1');
-  const twoRefusal = sliced('lock2') ?? sliced('cas2') ?? sliced('casSpaced');
-  if (twoRefusal) {
-    const why = `refused: every repeat of a two-thread run was time-sliced (${twoRefusal})`;
-    fits['latched.handoff_per_waiter'] = { value: null, from: 'one TTAS lock passed between two threads', refused: why };
-    fits['lockless.cas'] = { value: null, from: 'one word CAS-incremented by two threads between outside work', refused: why };
-    fits['lockless.line_transfer'] = { value: null, from: 'one word CAS-incremented by two threads back to back', refused: why };
-  } else {
-    // one lock, two threads back to back: each acquisition is hold + one hand-off (the line moves)
-    const passNs = nsPerOp('lock2') / 2;
-    fits['latched.handoff_per_waiter'] = {
-      value: r3(Math.max(0, passNs - lock1)),
-      from: 'one TTAS lock passed between two threads: time per acquisition − the one-thread time',
-    };
-    const casRemote = Math.max(cas1, nsPerOp('casSpaced') - outside);
-    fits['lockless.cas'] = {
-      value: r3(casRemote),
-      from: 'one word CAS-incremented by two threads between outside work: time per access − outside work (a CAS whose line the other thread wrote)',
-    };
-    // saturated: per success the model takes cas + transfer (the failed attempt) + cas (the retry)
-    const perSuccess = nsPerOp('cas2') / 2;
-    fits['lockless.line_transfer'] = {
-      value: r3(Math.max(0, perSuccess - 2 * casRemote)),
-      from: 'one word CAS-incremented by two threads back to back: time per success − 2 × cas',
-    };
-  }
-  return { fits, outside, lookup, hold, cas1 };
+  return { fits, outside: one('outside'), lookup: fits['lockless.lookup'].value, hold: fits['latched.hold'].value, cas1: one('cas1') };
 }
 
 /** The model's prediction of every table run, with the fitted costs (or the defaults where refused). */
 function predictRuns(runs: RunResult[], w: Workload, f: Fitting): Prediction[] {
   const { fits, outside, lookup, hold, cas1 } = f;
-  const handoff = fits['latched.handoff_per_waiter']!.value ?? 50;
-  const cas = fits['lockless.cas']!.value ?? 40;
-  const transfer = fits['lockless.line_transfer']!.value ?? 50;
+  const handoff = fits['latched.handoff_per_waiter'].value ?? 50;
+  const cas = fits['lockless.cas'].value ?? 40;
+  const transfer = fits['lockless.line_transfer'].value ?? 50;
   // each protocol's own uncontended cost per access, from its one-thread table run (a fit, not a
   // prediction): the lock kinds' holds, the CAS-pinned look-up (minus its local CAS), the optimistic read
-  const oneThread = (mode: Mode): number | undefined => runs.find((r) => r.mode === mode && r.threads === 1)?.ns_per_op_per_thread;
-  const costsFor = (mode: Mode) => {
-    const c1 = oneThread(mode);
-    const access = c1 !== undefined ? Math.max(0, c1 - outside) : mode === 'cas-pin' || mode === 'optimistic' ? lookup : hold;
-    return { outside, hold: access, handoff, cas, transfer, lookup: mode === 'cas-pin' ? Math.max(0, access - cas1) : access };
+  const oneThread = (mode: Mode): RunResult | undefined => runs.find((r) => r.mode === mode && r.threads === 1 && !r.time_sliced);
+  const costsFor = (mode: Mode, o: number, c1: number) => {
+    const t1 = oneThread(mode)?.ns_per_op_per_thread;
+    const own = mode === 'cas-pin' || mode === 'optimistic' ? lookup : hold;
+    const access = t1 !== undefined ? Math.max(0, t1 - o) : own;
+    if (access === null) return null;
+    return { outside: o, hold: access, handoff, cas, transfer, lookup: mode === 'cas-pin' ? Math.max(0, access - c1) : access };
   };
-  const assumed = ['latched.handoff_per_waiter', 'lockless.cas', 'lockless.line_transfer'].filter((k) => fits[k]!.value === null);
+  const assumed = FITTED_KEYS.filter((k) => k !== 'latched.hold' && k !== 'lockless.lookup' && fits[k].value === null);
+  const notPredicted = (r: RunResult, note: string): Prediction => ({
+    mode: r.mode,
+    threads: r.threads,
+    measured_ops_per_sec: r.ops_per_sec,
+    predicted_ops_per_sec: null,
+    error_pct: null,
+    note,
+  });
   return runs.map((r) => {
-    if (r.time_sliced)
-      return {
-        mode: r.mode,
-        threads: r.threads,
-        measured_ops_per_sec: r.ops_per_sec,
-        predicted_ops_per_sec: null,
-        error_pct: null,
-        note: `not predicted: time-sliced (${r.time_sliced_reason}); the model has no time slices`,
-      };
-    const spec = benchmarkModel(r.mode, r.threads, w, costsFor(r.mode));
+    if (r.time_sliced) return notPredicted(r, `not predicted: time-sliced (${r.time_sliced_reason}); the model has no time slices`);
+    const costs = outside !== null && cas1 !== null ? costsFor(r.mode, outside, cas1) : null;
+    if (!costs) return notPredicted(r, 'not predicted: the one-thread costs were refused (see fits)');
+    const spec = benchmarkModel(r.mode, r.threads, w, costs);
     const rep = runReplication({ spec, buffer_manager: spec.buffer_managers[0]!, engines: r.threads, users: r.threads, seed: 1 });
     const predicted = rep.throughput_tps;
     const note =
       assumed.length > 0
-        ? `with the assumed ${assumed.join(', ')} (not fitted: time-sliced)`
+        ? `with the assumed ${assumed.join(', ')} (refused: see fits)`
         : r.threads === 1
           ? 'one thread: the per-access cost is fitted here; the model still charges every latch acquisition a hand-off and every CAS a line transfer that a lone thread does not pay'
           : undefined;
@@ -444,14 +402,15 @@ export async function calibrate(opts: CalibrateOptions): Promise<CalibrationRepo
     rowsim_version: ROWSIM_VERSION,
     machine: { cpus: availableParallelism(), model: cpus()[0]?.model ?? 'unknown CPU', node: process.version },
     costs: {
-      'latched.hold': f.fits['latched.hold']!.value,
-      'latched.handoff_per_waiter': f.fits['latched.handoff_per_waiter']!.value,
-      'lockless.cas': f.fits['lockless.cas']!.value,
-      'lockless.line_transfer': f.fits['lockless.line_transfer']!.value,
-      'lockless.lookup': f.fits['lockless.lookup']!.value,
+      'latched.hold': f.fits['latched.hold'].value,
+      'latched.handoff_per_waiter': f.fits['latched.handoff_per_waiter'].value,
+      'lockless.cas': f.fits['lockless.cas'].value,
+      'lockless.line_transfer': f.fits['lockless.line_transfer'].value,
+      'lockless.lookup': f.fits['lockless.lookup'].value,
     },
     workload: w,
-    single_thread_ns: { outside: r3(f.outside), critical_section: r3(f.lookup) },
+    fit_rule: { max_repeat_spread_pct: MAX_REPEAT_SPREAD_PCT, min_unsliced_repeats: MIN_USABLE_REPEATS },
+    single_thread_ns: { outside: f.outside === null ? null : r3(f.outside), critical_section: f.lookup },
     fits: f.fits,
     runs,
     fitting_runs: fitting,

@@ -37,11 +37,19 @@ const HEADER = [
 ];
 
 function fitLines(r: CalibrationReport): string[] {
-  return Object.entries(r.fits).map(([k, f]) => `${k}: ${f.value === null ? `not fitted — ${f.refused}` : `${n(f.value)} ns`} (${f.from})`);
+  return Object.entries(r.fits).map(([k, f]) => {
+    if (f.value === null) return `${k}: REFUSED — ${f.refused} (${f.from}); a config using this file keeps its own value`;
+    const range = f.repeats_ns?.length ? `, repeats ${n(Math.min(...f.repeats_ns))}–${n(Math.max(...f.repeats_ns))} ns` : '';
+    return `${k}: ${n(f.value)} ns${range}, runs' repeat spread ${f.spread_pct ?? '—'}% (${f.from})`;
+  });
+}
+
+function ruleLine(r: CalibrationReport): string {
+  return `A cost is fitted only from runs that were not time-sliced, at least ${r.fit_rule.min_unsliced_repeats} repeats each, whose repeats differ by at most ${r.fit_rule.max_repeat_spread_pct}% of their median; otherwise it is refused.`;
 }
 
 export function calibrationTerminal(r: CalibrationReport): string {
-  const lines = [textTable(HEADER, rows(r)), '', 'fitted costs:', ...fitLines(r).map((l) => `  ${l}`)];
+  const lines = [textTable(HEADER, rows(r)), '', 'fitted costs:', ...fitLines(r).map((l) => `  ${l}`), ruleLine(r)];
   for (const u of r.usl)
     lines.push(
       `USL over threads, ${u.mode} (${u.threads.join(', ')}): σ = ${u.sigma}, κ = ${u.kappa}, rms error ${u.rms_error_pct.toFixed(1)}%`,
@@ -65,7 +73,7 @@ export function calibrationMarkdown(r: CalibrationReport): string {
   const out = [
     '# rowsim calibrate',
     '',
-    `Machine: ${r.machine.model}, ${r.machine.cpus} cores, Node.js ${r.machine.node}. Workload: a hash table of ${fmt(r.workload.headers)} buffer headers accessed with Zipf skew ${r.workload.skew}, ${r.workload.partitions} partitions; one thread's outside work ${n(r.single_thread_ns.outside)} ns and critical section ${n(r.single_thread_ns.critical_section)} ns per access; optimistic writers ${r.workload.writeShare * 100}% of accesses.`,
+    `Machine: ${r.machine.model}, ${r.machine.cpus} cores, Node.js ${r.machine.node}. Workload: a hash table of ${fmt(r.workload.headers)} buffer headers accessed with Zipf skew ${r.workload.skew}, ${r.workload.partitions} partitions; one thread's outside work ${n(r.single_thread_ns.outside)} ns and critical section ${n(r.single_thread_ns.critical_section)} ns per access (— where refused); optimistic writers ${r.workload.writeShare * 100}% of accesses.`,
     '',
     '## Measured against the model',
     '',
@@ -74,6 +82,8 @@ export function calibrationMarkdown(r: CalibrationReport): string {
     mdTable(HEADER, rows(r)),
     '',
     '## Fitted costs',
+    '',
+    ruleLine(r),
     '',
     ...fitLines(r).map((l) => `- ${l}`),
     '',

@@ -6,6 +6,7 @@
  * error), a connection that cannot be made or is lost, 130 / 143 when stopped by SIGINT / SIGTERM; what
  * it created on the server is dropped in every case it can be (src/pgcheck/guard.ts).
  */
+import type { RefusalCheck } from '../pgcheck/refusal.js';
 import type pg from 'pg';
 import { InputError } from '../config/errors.js';
 import { configDocuments } from '../loader/source.js';
@@ -106,11 +107,18 @@ function pgCheckText(results: PgCheckResult[]): string {
       out.push(`  for ${p.statement}`);
     }
     out.push(...replayLines(r));
+    if (r.refusal) out.push(refusalLine(r.refusal));
     out.push(pointSummary(r.comparisons, r.plans));
     for (const n of r.notes) out.push(`note: ${n}`);
     out.push('');
   });
   return out.join('\n');
+}
+
+/** The statement the simulation stops at, beside the server's error. */
+function refusalLine(f: RefusalCheck): string {
+  const verdict = f.agree ? 'the server refused it as predicted' : 'NOT as predicted';
+  return `stopped, phase ${f.phase + 1}: ${f.statement}: rowsim predicts ERROR: ${f.predicted}; ${verdict}: ${f.observed}`;
 }
 
 /** An input problem of pg-check's own: printed on stderr, and its exit status. */
@@ -174,7 +182,8 @@ export async function pgCheckCommand(file: string, options: PgCheckCliOptions): 
     if (!results) return await guard.stopped!;
     if (options.json) process.stdout.write(`${JSON.stringify({ config: file, results }, null, 2)}\n`);
     else process.stdout.write(`${pgCheckText(results)}\n`);
-    return EXIT_OK;
+    // A point the server stops (an index entry over its limit): the config asks for what the server refuses.
+    return results.some((r) => r.refusal) ? EXIT_INPUT : EXIT_OK;
   } catch (err) {
     return await checkFailed(err, guard, target);
   } finally {

@@ -18,6 +18,14 @@ type CalibratedKey = (typeof CALIBRATED_KEYS)[number];
 
 const cost = z.number().min(0).max(1e7).nullable();
 
+/** How a cost was fitted, or why it was refused (files written before refusals were recorded have none). */
+const fitEntry = z.object({
+  value: cost,
+  refused: z.string().optional(),
+  spread_pct: z.number().nullable().optional(),
+  repeats_ns: z.array(z.number()).optional(),
+});
+
 export const calibrationFileSchema = z.looseObject({
   rowsim_calibration: z.literal(1),
   machine: z.looseObject({ cpus: z.number().int().positive(), model: z.string(), node: z.string() }),
@@ -28,6 +36,8 @@ export const calibrationFileSchema = z.looseObject({
     'lockless.line_transfer': cost,
     'lockless.lookup': cost,
   }),
+  fits: z.record(z.string(), fitEntry).optional(),
+  fit_rule: z.looseObject({ max_repeat_spread_pct: z.number() }).optional(),
 });
 
 export type CalibrationFile = z.output<typeof calibrationFileSchema>;
@@ -96,11 +106,26 @@ export function applyCalibrationToSpec(spec: ContentionSpec, cal: CalibrationFil
       replaced[k] = before;
     }
   }
+  const measured: CalibrationApplied['measured'] = {};
+  const refused: Record<string, string> = {};
+  for (const k of CALIBRATED_KEYS) {
+    const fit = cal.fits?.[k];
+    if (cal.costs[k] === null)
+      refused[k] = fit?.refused ?? 'not fitted (the file gives no value and no reason: written before refusals were recorded)';
+    else
+      measured[k] = {
+        spread_pct: typeof fit?.spread_pct === 'number' ? fit.spread_pct : null,
+        repeats_ns: fit?.repeats_ns?.length ? [Math.min(...fit.repeats_ns), Math.max(...fit.repeats_ns)] : null,
+      };
+  }
   const applied: CalibrationApplied = {
     file,
     machine: `${cal.machine.model}, ${cal.machine.cpus} cores, Node.js ${cal.machine.node}`,
     values,
     replaced,
+    measured,
+    refused,
+    max_repeat_spread_pct: cal.fit_rule?.max_repeat_spread_pct ?? null,
   };
   return {
     ...spec,

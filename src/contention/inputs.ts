@@ -80,7 +80,7 @@ const INPUT_DEFS: readonly InputDef[] = [
     key: 'latched.spin_limit',
     value: (s) => ns(s.latched.spin_limit_ns),
     source: 'assumed ([PG-SLOCK]: spin, then sleep)',
-    applies: (s) => latched(s) && s.latched.lock === 'spin_yield',
+    applies: (s) => latched(s) && (s.latched.lock === 'spin_yield' || s.latched.lock === 'spin_sleep'),
   },
   {
     key: 'lockless.cas',
@@ -91,7 +91,7 @@ const INPUT_DEFS: readonly InputDef[] = [
   {
     key: 'lockless.line_transfer',
     value: (s) => ns(s.lockless.line_transfer_ns),
-    source: '= latched.handoff_per_waiter ([LOCKS])',
+    source: '= latched.handoff_per_waiter ([LOCKS]: one transfer per failed CAS)',
     applies: lockless,
   },
   { key: 'lockless.read', value: (s) => s.lockless.read, source: 'assumed (cas: pin on every read)', applies: lockless },
@@ -138,6 +138,14 @@ const INPUT_DEFS: readonly InputDef[] = [
   },
 ];
 
+/** A measured cost's repeat range and spread, as the summary states it. */
+function measuredSpread(m: { spread_pct: number | null; repeats_ns: [number, number] | null }): string {
+  const parts: string[] = [];
+  if (m.repeats_ns) parts.push(`repeats ${ns(m.repeats_ns[0])} – ${ns(m.repeats_ns[1])}`);
+  if (m.spread_pct !== null) parts.push(`runs' repeat spread ${m.spread_pct}%`);
+  return parts.length ? `, ${parts.join(', ')}` : '';
+}
+
 /** The model's inputs as the spec resolves them, each with its origin and source. */
 export function modelInputs(spec: ContentionSpec): ModelInput[] {
   const swept = new Map<string, Array<string | number | boolean>>((spec.sweep?.axes ?? []).map((a) => [a.key, a.values]));
@@ -156,19 +164,22 @@ export function modelInputs(spec: ContentionSpec): ModelInput[] {
       continue;
     }
     const value = d.value(spec);
-    const cal = spec.calibration?.values[d.key];
-    if (cal !== undefined) {
-      const before = spec.calibration!.replaced[d.key];
+    const cal = spec.calibration;
+    const refusedNote = cal?.refused[d.key] !== undefined ? `; rowsim calibrate refused to measure it (${cal.refused[d.key]})` : '';
+    if (cal && cal.values[d.key] !== undefined) {
+      const before = cal.replaced[d.key];
+      const m = cal.measured[d.key];
+      const spread = m ? measuredSpread(m) : '';
       out.push({
         key: d.key,
         value,
         origin: 'calibration',
-        source: `measured: ${spec.calibration!.file} (${spec.calibration!.machine})${before !== undefined ? `; replaces ${ns(before)}` : ''}`,
+        source: `${m ? 'measured' : `follows a measured cost (${d.source ?? 'derived'})`}: ${cal.file} (${cal.machine})${spread}${before !== undefined ? `; replaces ${ns(before)}` : ''}${refusedNote}`,
       });
     } else if (spec.explicit_keys.includes(d.key)) {
-      out.push({ key: d.key, value, origin: 'config', source: given ?? 'assumed (set in the config, no source given)' });
+      out.push({ key: d.key, value, origin: 'config', source: (given ?? 'assumed (set in the config, no source given)') + refusedNote });
     } else {
-      out.push({ key: d.key, value, origin: 'default', source: given ?? d.source ?? 'assumed' });
+      out.push({ key: d.key, value, origin: 'default', source: (given ?? d.source ?? 'assumed') + refusedNote });
     }
   }
   return out;

@@ -26,10 +26,14 @@ export interface PointModel {
   /** latched + wait: block: a task gives its engine up at every latched look-up. */
   block: boolean;
   lock: LockKind;
-  /** The hand-off grows with the waiters spinning on the lock word (ttas, spin_yield, ticket). */
+  /** The hand-off grows with the waiters spinning on the lock word (ttas, tas, spin_yield, spin_sleep, ticket). */
   ttas: boolean;
-  /** The next owner is a random spinner (ttas, spin_yield) rather than the first in line. */
+  /** Plain test-and-set: every spin writes the lock's line, the hand-off is (2w − 1) transfers instead of w. */
+  tas: boolean;
+  /** The next owner is a random spinner (ttas, tas, spin_yield, spin_sleep) rather than the first in line. */
   random_handoff: boolean;
+  /** A spinner past spin_limit gives its engine up: yields (back of the run queue) or sleeps (PostgreSQL's s_lock). */
+  give_up: 'none' | 'yield' | 'sleep';
   handoff_ns: number;
   backoff_min_ns: number;
   backoff_max_ns: number;
@@ -51,6 +55,8 @@ export interface PointModel {
   line_transfer_ns: number;
   /** Lockless reads validate a version word instead of pinning by CAS. */
   optimistic: boolean;
+  /** The pin is an atomic fetch-and-add: it queues for the line but never fails. */
+  faa: boolean;
   /** Optimistic read window of one look-up (lockless.lookup): the engine work of the read. */
   lookup_ns: number;
   update_share: number;
@@ -91,6 +97,17 @@ export function zipfWeights(count: number, skew: number): Float64Array {
   return w;
 }
 
+/** What a lock kind means to the simulation: hand-off growth, who wins, whether a spinner gives up. */
+function lockFlags(lock: LockKind): Pick<PointModel, 'lock' | 'ttas' | 'tas' | 'random_handoff' | 'give_up'> {
+  return {
+    lock,
+    ttas: lock === 'ttas' || lock === 'tas' || lock === 'spin_yield' || lock === 'spin_sleep' || lock === 'ticket',
+    tas: lock === 'tas',
+    random_handoff: lock === 'ttas' || lock === 'tas' || lock === 'spin_yield' || lock === 'spin_sleep',
+    give_up: lock === 'spin_yield' ? 'yield' : lock === 'spin_sleep' ? 'sleep' : 'none',
+  };
+}
+
 export function buildPointModel(spec: ContentionBase, bm: BufferManagerKind, engines: number, users: number): PointModel {
   const x = spec.xoltp;
   const xoltpOn = x.applies_to.includes(bm);
@@ -126,9 +143,7 @@ export function buildPointModel(spec: ContentionBase, bm: BufferManagerKind, eng
       (lockless && !optimistic ? lookups * spec.lockless.lookup_ns : 0),
     exponential: spec.service_times === 'exponential',
     block: spec.latched.wait === 'block',
-    lock,
-    ttas: lock === 'ttas' || lock === 'spin_yield' || lock === 'ticket',
-    random_handoff: lock === 'ttas' || lock === 'spin_yield',
+    ...lockFlags(lock),
     handoff_ns: spec.latched.handoff_per_waiter_ns,
     backoff_min_ns: spec.latched.backoff_min_ns,
     backoff_max_ns: spec.latched.backoff_max_ns,
@@ -146,6 +161,7 @@ export function buildPointModel(spec: ContentionBase, bm: BufferManagerKind, eng
     cas_ns: spec.lockless.cas_ns,
     line_transfer_ns: spec.lockless.line_transfer_ns,
     optimistic,
+    faa: lockless && spec.lockless.read === 'faa',
     lookup_ns: spec.lockless.lookup_ns,
     update_share: optimistic ? 0 : spec.lockless.update_share,
     write_share: lockless ? spec.lockless.write_share : 0,
@@ -199,7 +215,7 @@ function localCache(spec: ContentionBase, levelPages: number[]): { data: number;
  * Visits per transaction to each lock: spinlocks first (index 0..spinlocks-1), then, with index latches,
  * one latch per index page. Used by the MVA and the operational bounds.
  */
-function lockVisits(m: PointModel): { spinlock: Float64Array; latch: Float64Array } {
+export function lockVisits(m: PointModel): { spinlock: Float64Array; latch: Float64Array } {
   const spin = new Float64Array(m.spinlocks);
   if (m.buffer_manager === 'latched') {
     if (m.data_reads > 0) {
@@ -288,7 +304,7 @@ export function pointNetwork(m: PointModel): PointNetwork {
  * Per page (data pages, then index pages): CAS visits per transaction (pins of cas reads and every
  * write) and write visits. Lockless only; empty arrays otherwise.
  */
-function lineVisits(m: PointModel): { cas: Float64Array; writes: Float64Array } {
+export function lineVisits(m: PointModel): { cas: Float64Array; writes: Float64Array } {
   const n = m.buffer_manager === 'lockless' ? m.data_pages + m.index_pages : 0;
   const cas = new Float64Array(n);
   const writes = new Float64Array(n);

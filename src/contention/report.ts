@@ -6,7 +6,7 @@
  */
 import { renderBarChart, renderHeatMap, renderLineChart, PALETTE, type Series } from '../report/charts.js';
 import { fmt, mdTable, textTable } from '../report/tables.js';
-import type { ContentionEntry, ContentionResults, Gap, SweepCellResult } from './run.js';
+import { gapLatchedPoint, type ContentionEntry, type ContentionResults, type Gap, type SweepCellResult } from './run.js';
 import type { ContentionPoint } from './task.js';
 import { uslThroughput } from './usl.js';
 
@@ -32,12 +32,21 @@ const ci = (iv: readonly [number, number], f: (x: number) => string): string => 
 function gapText(g: Gap): string {
   let s = `lockless ${ratioText(g.throughput_ratio)}× the latched throughput (95% CI ${ci(g.throughput_ratio_ci95, ratioText)}), ${g.response_ratio >= 10 ? g.response_ratio.toFixed(0) : g.response_ratio.toFixed(1)}× lower mean response time`;
   if (g.bimodal)
-    s += `; BIMODAL: ${Math.round(g.latched_collapsed_share * 100)}% of the latched replications collapsed, the mean describes neither outcome`;
+    s += `; BIMODAL: ${Math.round(g.latched_collapsed_share * 100)}% of the latched replications collapsed, the mean describes neither outcome${g.metastable ? ' (METASTABLE: each kept the state it reached early; the answer depends on the start state)' : ''}`;
   else if (g.latched_collapsed_share === 1) s += '; the latched manager collapsed in every replication';
   return s;
 }
 
-const flag = (p: ContentionPoint): string => `${p.bimodal ? ' (bimodal)' : ''}${p.stationary ? '' : ' (not stationary)'}`;
+const flag = (p: ContentionPoint): string =>
+  `${p.metastable ? ' (metastable)' : p.bimodal ? ' (bimodal)' : ''}${p.stationary ? '' : ' (not stationary)'}`;
+
+/** A metastable point in words: the answer depends on the start. */
+export function metastableText(p: ContentionPoint): string {
+  const m = p.metastable!;
+  const t = m.time_to_collapse_ms;
+  const when = t.length > 1 ? `${n2(t[0]!)}–${n2(t[t.length - 1]!)} ms` : `${n2(t[0]!)} ms`;
+  return `**Metastable: the answer depends on the start.** Each collapsed replication collapsed ${when} after the start (all users thinking) and stayed collapsed to the end (≥ ${n2(m.collapsed_held_ms)} ms); no running one ever collapsed (≥ ${n2(m.running_held_ms)} ms). "${p.collapsed} of ${p.replications}" is how often this start tipped early, not a steady-state probability.`;
+}
 
 type WriteChart = (name: string, png: Buffer) => void;
 
@@ -233,6 +242,7 @@ function cellRatio(c: SweepCellResult): number {
 const PHASE_NOTES = [
   'dashed outline: bimodal (some replications collapse, some do not); †: a point not stationary after its extensions',
   '‡: the lockless manager collapsed too (its hottest CAS line saturated) in at least half its replications',
+  '◆ and the thick line: the closed-form boundary (drain criterion, docs/contention.md): collapse predicted in the ◆ cells',
 ];
 
 /** The phase diagram: a line chart over one swept key, a heat map over two (one per value of a third). */
@@ -295,8 +305,23 @@ function ratioLogSpan(values: number[][]): number {
   return Math.min(1.5, Math.ceil(maxLog * 10) / 10);
 }
 
+const predicted = (c: SweepCellResult | undefined): boolean => (c ? (gapLatchedPoint(c)?.drain.collapse_predicted ?? false) : false);
+
 const phaseCellText = (c: SweepCellResult | undefined): string =>
-  c?.gap ? `${ratioText(c.gap.throughput_ratio)}×${c.gap.lockless_collapsed_share >= 0.5 ? ' ‡' : ''}` : '';
+  c?.gap ? `${predicted(c) ? '◆ ' : ''}${ratioText(c.gap.throughput_ratio)}×${c.gap.lockless_collapsed_share >= 0.5 ? ' ‡' : ''}` : '';
+
+/** The closed-form boundary beside the simulated one, as a sentence. */
+export function boundaryText(b: NonNullable<ContentionResults['sweep']>['boundary']): string {
+  const dis = b.disagree.map(
+    (d) =>
+      `${Object.entries(d.params)
+        .map(([k, v]) => `${k} ${String(v)}`)
+        .join(
+          ', ',
+        )} (${d.predicted ? 'predicted' : 'not predicted'}${d.w_star !== null ? `, w* = ${d.w_star}` : ''}; simulated ${Math.round(d.collapsed_share * 100)}% collapsed)`,
+  );
+  return `Closed-form boundary (drain criterion): collapse predicted in ${b.predicted_cells} of ${b.cells} cells, simulated in ${b.simulated_cells}; they agree in ${b.agree} of ${b.cells}${dis.length ? `; disagree at ${dis.join('; ')}` : ''}.`;
+}
 
 /** Where the latched manager collapses: the ratio over the first two swept keys, in slice k of the third. */
 function phaseHeatMap(results: ContentionResults, k: number): Buffer {
@@ -315,6 +340,7 @@ function phaseHeatMap(results: ContentionResults, k: number): Buffer {
     cellText: rows.map((row) => row.map(phaseCellText)),
     dashed: rows.map((row) => row.map((c) => !!c?.gap?.bimodal)),
     dagger: rows.map((row) => row.map((c) => !!c && !c.stationary)),
+    boundary: rows.map((row) => row.map(predicted)),
     center: 1,
     logSpan: ratioLogSpan(values),
     legendLabel: `lockless ÷ latched throughput (mean of ${results.replications} replications)`,
@@ -325,6 +351,33 @@ function phaseHeatMap(results: ContentionResults, k: number): Buffer {
 const n0 = (x: number): string => fmt(Math.round(x));
 const n2 = (x: number): string => (Math.abs(x) >= 100 ? fmt(Math.round(x)) : fmt(Number(x.toPrecision(3))));
 
+/** What a calibration file measured (with the repeats' spread), what it refused and why, what follows a measured cost. */
+export function calibrationLines(cal: NonNullable<ContentionResults['calibration']>): string[] {
+  const measured = Object.entries(cal.measured).filter(([k]) => cal.values[k] !== undefined);
+  const followed = Object.keys(cal.values).filter((k) => cal.measured[k] === undefined);
+  const refused = Object.entries(cal.refused);
+  const bound = cal.max_repeat_spread_pct !== null ? ` (fitting runs' repeats within ${cal.max_repeat_spread_pct}%)` : '';
+  const out = [
+    `Calibration ${cal.file} (${cal.machine}): measured${bound}: ${
+      measured.length
+        ? measured
+            .map(([k, m]) => {
+              const range = m.repeats_ns ? `, repeats ${n2(m.repeats_ns[0])}–${n2(m.repeats_ns[1])}` : '';
+              const spread = m.spread_pct !== null ? `, spread ${m.spread_pct}%` : '';
+              return `${k} = ${n2(cal.values[k]!)} ns${range}${spread}`;
+            })
+            .join('; ')
+        : 'none'
+    }.`,
+  ];
+  if (followed.length) out.push(`Following a measured cost: ${followed.map((k) => `${k} = ${n2(cal.values[k]!)} ns`).join(', ')}.`);
+  if (refused.length)
+    out.push(
+      `Refused by rowsim calibrate (the config's or the default value kept): ${refused.map(([k, why]) => `${k} — ${why}`).join('; ')}.`,
+    );
+  return out;
+}
+
 function inputsMarkdown(results: ContentionResults): string[] {
   const out = ['### Model inputs', '', 'Every input with its source: a measurement, a key of docs/sources.md, or "assumed".', ''];
   out.push(
@@ -334,16 +387,7 @@ function inputsMarkdown(results: ContentionResults): string[] {
     ),
     '',
   );
-  if (results.calibration) {
-    out.push(
-      `Costs measured by \`rowsim calibrate\` (${results.calibration.file}, ${results.calibration.machine}) replace the assumed ones: ${Object.entries(
-        results.calibration.values,
-      )
-        .map(([k, v]) => `${k} = ${n2(v)} ns`)
-        .join(', ')}.`,
-      '',
-    );
-  }
+  if (results.calibration) out.push(...calibrationLines(results.calibration).flatMap((l) => [l, '']));
   return out;
 }
 
@@ -420,7 +464,7 @@ function bimodalLines(list: readonly ContentionEntry[]): string[] {
     for (const p of r.points)
       if (p.modes)
         out.push(
-          `- ${r.engines} engines, ${fmt(p.users)} users is **bimodal**: ${p.collapsed} of ${p.replications} replications collapsed (mean ${n0(p.modes.collapsed.throughput_tps)} tps, ${n2(p.modes.collapsed.response_time_ms)} ms); the others ran at ${n0(p.modes.running.throughput_tps)} tps, ${n2(p.modes.running.response_time_ms)} ms.`,
+          `- ${r.engines} engines, ${fmt(p.users)} users is **bimodal**: ${p.collapsed} of ${p.replications} replications collapsed (mean ${n0(p.modes.collapsed.throughput_tps)} tps, ${n2(p.modes.collapsed.response_time_ms)} ms); the others ran at ${n0(p.modes.running.throughput_tps)} tps, ${n2(p.modes.running.response_time_ms)} ms.${p.metastable ? ` ${metastableText(p)}` : ''}`,
         );
   if (out.length > 0) out.push('');
   return out;
@@ -493,7 +537,7 @@ export function contentionMarkdown(results: ContentionResults): string {
   }
   if (results.sweep) {
     const s = results.sweep;
-    out.push('### Phase diagram', '', `**${s.headline.text}**`, '');
+    out.push('### Phase diagram', '', `**${s.headline.text}**`, '', boundaryText(s.boundary), '');
     const header = [
       ...s.axes.map((a) => a.key),
       'lockless ÷ latched',
@@ -558,7 +602,7 @@ export function contentionTerminal(results: ContentionResults): string {
       c.gap ? ci(c.gap.throughput_ratio_ci95, ratioText) : '',
       c.gap ? `${Math.round(c.gap.latched_collapsed_share * 100)}%` : '',
     ]);
-    lines.push(textTable(header, rows), s.headline.text);
+    lines.push(textTable(header, rows), s.headline.text, boundaryText(s.boundary));
     if (s.factors)
       lines.push(
         `features one at a time from latched (${n0(s.factors.baseline_tps)} tps): ${s.factors.features.map((f) => `${f.feature} ${f.gain.toFixed(2)}× (${f.share_pct.toFixed(0)}%)`).join('; ')}; all together ${s.factors.all.gain.toFixed(2)}×; interaction ${s.factors.interaction_pct.toFixed(0)}%`,
@@ -592,7 +636,13 @@ export function contentionTerminal(results: ContentionResults): string {
   }
   lines.push(`${R} replication${R > 1 ? 's' : ''} a point; intervals are 95% of the mean`);
   if (!results.stationary) lines.push(`WARNING: not stationary after the bounded extensions: ${results.not_stationary.join('; ')}`);
-  if (results.calibration)
-    lines.push(`costs measured by rowsim calibrate (${results.calibration.file}): ${Object.keys(results.calibration.values).join(', ')}`);
+  if (results.calibration) {
+    const cal = results.calibration;
+    const measured = Object.keys(cal.measured).filter((k) => cal.values[k] !== undefined);
+    const refused = Object.keys(cal.refused);
+    lines.push(
+      `calibration ${cal.file}: measured ${measured.length ? measured.join(', ') : 'none'}${refused.length ? `; refused (config values kept): ${refused.join(', ')}` : ''}`,
+    );
+  }
   return lines.join('\n');
 }

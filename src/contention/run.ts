@@ -63,6 +63,8 @@ export interface Gap {
   lockless_collapsed_share: number;
   /** Either manager's point is bimodal. */
   bimodal: boolean;
+  /** Either manager's point is metastable (its modes were decided early and held). */
+  metastable: boolean;
 }
 
 export interface SweepCellResult {
@@ -89,6 +91,23 @@ interface FactorEffects {
   interaction_pct: number;
 }
 
+/** The closed-form boundary (drain.ts) beside the simulated one, over the cells of a sweep (latched manager). */
+interface BoundaryAgreement {
+  /** Cells where the criterion predicts collapse. */
+  predicted_cells: number;
+  /** Cells where the simulation collapsed in at least half the replications. */
+  simulated_cells: number;
+  agree: number;
+  cells: number;
+  /** Cells where they disagree, by their values, with what each says. */
+  disagree: Array<{
+    params: Record<string, string | number | boolean>;
+    predicted: boolean;
+    collapsed_share: number;
+    w_star: number | null;
+  }>;
+}
+
 export interface ContentionResults {
   replications: number;
   inputs: ModelInput[];
@@ -100,6 +119,7 @@ export interface ContentionResults {
     axes: Array<{ key: string; values: Array<string | number | boolean> }>;
     cells: SweepCellResult[];
     headline: PhaseHeadline;
+    boundary: BoundaryAgreement;
     factors?: FactorEffects;
   };
   /** Every point of the run passed the stationarity checks. */
@@ -132,6 +152,8 @@ function models(spec: ContentionSpec): ContentionBase[] {
 const LATCHED_ONLY = [
   'lock',
   'ttas',
+  'tas',
+  'give_up',
   'random_handoff',
   'handoff_ns',
   'backoff_min_ns',
@@ -145,6 +167,7 @@ const LOCKLESS_ONLY = [
   'cas_ns',
   'line_transfer_ns',
   'optimistic',
+  'faa',
   'lookup_ns',
   'update_share',
   'write_share',
@@ -279,6 +302,7 @@ function gapsOf(
       latched_collapsed_share: lat.collapsed_share,
       lockless_collapsed_share: ll.collapsed_share,
       bimodal: lat.bimodal || ll.bimodal,
+      metastable: !!(lat.metastable || ll.metastable),
     });
   }
   return out;
@@ -359,11 +383,35 @@ export function assembleResults(spec: ContentionSpec, jobs: readonly Job[], reps
     inputs,
     entries: [],
     gaps: [],
-    sweep: { axes: spec.sweep.axes, cells, headline, ...(factors ? { factors } : {}) },
+    sweep: { axes: spec.sweep.axes, cells, headline, boundary: boundaryAgreement(cells), ...(factors ? { factors } : {}) },
     stationary: ns.length === 0,
     not_stationary: ns,
     calibration: spec.calibration,
   };
+}
+
+/** The latched point at a cell's gap (largest engines and users). */
+export function gapLatchedPoint(c: SweepCellResult): ContentionPoint | undefined {
+  if (!c.gap) return undefined;
+  return c.entries
+    .find((e) => e.buffer_manager === 'latched' && e.engines === c.gap!.engines)
+    ?.points.find((p) => p.users === c.gap!.users);
+}
+
+function boundaryAgreement(cells: readonly SweepCellResult[]): BoundaryAgreement {
+  const out: BoundaryAgreement = { predicted_cells: 0, simulated_cells: 0, agree: 0, cells: 0, disagree: [] };
+  for (const c of cells) {
+    const p = gapLatchedPoint(c);
+    if (!p) continue;
+    const predicted = p.drain.collapse_predicted;
+    const simulated = p.collapsed_share >= 0.5;
+    out.cells++;
+    if (predicted) out.predicted_cells++;
+    if (simulated) out.simulated_cells++;
+    if (predicted === simulated) out.agree++;
+    else out.disagree.push({ params: c.params, predicted, collapsed_share: p.collapsed_share, w_star: p.drain.w_star });
+  }
+  return out;
 }
 
 function factorEffects(spec: ContentionSpec, cells: readonly SweepCellResult[]): FactorEffects | undefined {

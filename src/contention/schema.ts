@@ -208,10 +208,10 @@ function refineRaw(raw: Partial<Raw>, ctx: z.RefinementCtx, at: (path: (string |
   if ((raw.pages?.count ?? 0) > 50_000_000)
     issue(['pages', 'count'], `at most 50000000 pages, found ${raw.pages!.count}`, raw.pages!.count);
   const l = raw.latched;
-  if (l && l.wait === 'block' && (l.lock === 'ttas_backoff' || l.lock === 'spin_yield'))
+  if (l && l.wait === 'block' && (l.lock === 'ttas_backoff' || l.lock === 'spin_yield' || l.lock === 'spin_sleep' || l.lock === 'tas'))
     issue(
       ['latched', 'lock'],
-      `ttas, ticket or mcs with wait: block (a blocked waiter neither backs off nor yields), found "${l.lock}"`,
+      `ttas, ticket or mcs with wait: block (a blocked waiter neither spins, backs off, yields nor sleeps), found "${l.lock}"`,
       l.lock,
     );
   if (l && typeof l.backoff_min === 'number' && typeof l.backoff_max === 'number') {
@@ -220,8 +220,8 @@ function refineRaw(raw: Partial<Raw>, ctx: z.RefinementCtx, at: (path: (string |
     if (l.backoff_max < l.backoff_min)
       issue(['latched', 'backoff_max'], `a back-off_max ≥ backoff_min (${l.backoff_min} ns), found ${l.backoff_max} ns`, l.backoff_max);
   }
-  if (l && l.lock === 'spin_yield' && typeof l.spin_limit === 'number' && l.spin_limit <= 0)
-    issue(['latched', 'spin_limit'], 'a spin limit above zero with lock: spin_yield', l.spin_limit);
+  if (l && (l.lock === 'spin_yield' || l.lock === 'spin_sleep') && typeof l.spin_limit === 'number' && l.spin_limit <= 0)
+    issue(['latched', 'spin_limit'], `a spin limit above zero with lock: ${l.lock}`, l.spin_limit);
 }
 
 /** The schema of the value at `path` inside the section (a sweep value is parsed by it). */

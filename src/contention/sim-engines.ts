@@ -10,6 +10,7 @@
  * starts its next transaction at once (an event at the same instant).
  */
 import { SimState, RUNQ, SEG, THINK } from './sim-state.js';
+import { BATCHES } from './sim-window.js';
 
 export abstract class EngineCycle extends SimState {
   /** Take the lock (sim-locks.ts); here: another try after a yield. */
@@ -113,7 +114,10 @@ export abstract class EngineCycle extends SimState {
       this.responses[this.nResp++] = r;
       this.respSum += r;
       if (now < this.windowMidNs) this.half1++;
+      const b = ((now - this.windowStartNs) / this.batchNs) | 0;
+      this.batches[b < BATCHES ? b : BATCHES - 1]!++;
     }
+    this.traceCommit(now);
     this.inTxNs += this.clip(this.txStart[t]!, now);
     this.thinkStart[t] = now;
     if (m.think_ns > 0) {

@@ -32,17 +32,18 @@ export abstract class LineModels extends LockModels {
   /**
    * A compare-and-swap on the page's line. Successful CASes on one line are serialised (the line is
    * exclusively owned by one engine at a time, FIFO). An attempt that finds the line busy read a value
-   * that the CAS ahead of it changes: it waits for the line, fails (one attempt of cas + line_transfer
-   * per other engine writing the line), and retries at once on the line it now owns (cas, succeeds).
+   * that the CAS ahead of it changes: it waits for the line, fails (one line transfer: the line comes to
+   * it and the compare fails), and retries at once on the line it now owns (cas, succeeds). The wait is
+   * the queue; the failure costs one transfer, not one per other writer. A fetch-and-add pin (read: faa)
+   * waits for the line the same way but never fails: cas once the line is free.
    */
   protected beginCas(t: number, line: number): void {
     const m = this.model;
     const now = this.now;
     const free = this.lineFree[line]!;
-    const writers = ++this.lineReq[line]!;
     let end: number;
     if (free > now) {
-      const failedEnd = free + m.cas_ns + m.line_transfer_ns * (writers - 1);
+      const failedEnd = m.faa ? free : free + m.line_transfer_ns;
       this.casWasteEnd[t] = failedEnd;
       end = failedEnd + m.cas_ns;
     } else {
@@ -61,9 +62,8 @@ export abstract class LineModels extends LockModels {
     const now = this.now;
     const m = this.model;
     const line = this.page[t]!;
-    this.lineReq[line]!--;
     const waste = this.casWasteEnd[t]!;
-    const failed = waste > this.opBegin[t]!;
+    const failed = waste > this.opBegin[t]! && !m.faa;
     if (this.inWindow()) {
       this.casAttempts += failed ? 2 : 1;
       if (failed) this.casRetries++;

@@ -4,20 +4,25 @@
  * the next owner (FIFO or a random spinner). README.md, "Latched buffer manager".
  */
 import { EngineCycle } from './sim-engines.js';
-import { BACKOFF, HOLD, RUNQ, SPIN, WAIT } from './sim-state.js';
+import { BACKOFF, HOLD, RUNQ, SLEEP, SPIN, WAIT } from './sim-state.js';
+
+/** PostgreSQL's s_lock (REL_15 src/backend/storage/lmgr/s_lock.c): the first sleep, and the largest before it wraps back to the first. */
+export const PG_MIN_DELAY_NS = 1e6;
+export const PG_MAX_DELAY_NS = 1e9;
 
 export abstract class LockModels extends EngineCycle {
   /**
    * Occupancy of one acquisition: the hand-off (the lock word's cache line moving to the new owner:
    * handoff_per_waiter once for mcs and ttas_backoff, × the waiters spinning on the word for ttas,
-   * spin_yield and ticket, at least once: [LOCKS], [MCS]) plus the hold. Exponential service draws the whole occupancy
+   * spin_yield, spin_sleep and ticket, at least once: [LOCKS], [MCS]; × (2w − 1) for plain tas, whose
+   * spinners write the line on every spin: [ANDERSON]) plus the hold. Exponential service draws the whole occupancy
    * as one exponential, so a queue lock is an exponential server. Sets this.handoffPart to the hand-off
    * share of the returned occupancy.
    */
   protected occupancy(lock: number, waiters: number): number {
     const m = this.model;
     const hold = lock < m.spinlocks ? m.hold_ns : m.latch_hold_ns;
-    const handoff = m.ttas && waiters > 1 ? m.handoff_ns * waiters : m.handoff_ns;
+    const handoff = m.ttas && waiters > 1 ? m.handoff_ns * (m.tas ? 2 * waiters - 1 : waiters) : m.handoff_ns;
     const mean = hold + handoff;
     const occ = m.exponential ? this.rngLock.exp32(mean) : mean;
     this.handoffPart = mean > 0 ? (occ * handoff) / mean : 0;
@@ -29,6 +34,7 @@ export abstract class LockModels extends EngineCycle {
     const now = this.now;
     this.holder[lock] = t;
     this.lockSince[lock] = now;
+    this.backoff[t] = 0;
     const occ = this.occupancy(lock, 1);
     if (this.onEngine[t] === 1) this.workNs += this.clip(now, now + occ);
     this.schedule(t, now + occ, HOLD);
@@ -54,7 +60,7 @@ export abstract class LockModels extends EngineCycle {
     else this.nextWaiter[this.tail[lock]!] = t;
     this.tail[lock] = t;
     this.count[lock]!++;
-    if (m.lock === 'spin_yield' && !m.block) this.schedule(t, now + m.spin_limit_ns, SPIN);
+    if (m.give_up !== 'none' && !m.block) this.schedule(t, now + m.spin_limit_ns, SPIN);
     else this.state[t] = WAIT;
   }
 
@@ -85,7 +91,13 @@ export abstract class LockModels extends EngineCycle {
     this.schedule(t, now + occ, HOLD);
   }
 
-  /** spin_yield ([PG-SLOCK] spins, then gives up): the spin limit is reached: leave the waiter list, give the engine up, queue for one again. */
+  /**
+   * The spin limit is reached: leave the waiter list and give the engine up. spin_yield: queue for an
+   * engine again at once (sched_yield). spin_sleep ([PG-SLOCK]'s perform_spin_delay): sleep off the
+   * engine — 1 ms the first time, then each sleep grows by a random 1× to 2× and wraps back to 1 ms past
+   * 1 s — then queue for an engine and spin again. (s_lock's adaptive spins_per_delay is not modelled:
+   * spin_limit is the time of one round of spins.)
+   */
   protected onSpinLimit(t: number): void {
     const lock = this.lockOf[t]!;
     let prev = -1;
@@ -105,8 +117,24 @@ export abstract class LockModels extends EngineCycle {
     this.spinNs += waited;
     if (this.inWindow()) this.yields++;
     this.retryLock[t] = 1;
+    if (this.model.give_up === 'sleep') {
+      const cur = this.backoff[t]! > 0 ? this.backoff[t]! : PG_MIN_DELAY_NS;
+      let next = cur + Math.round((cur * this.rngLock.float32()) / 1000) * 1000; // + a random fraction, in whole µs
+      if (next > PG_MAX_DELAY_NS) next = PG_MIN_DELAY_NS;
+      this.backoff[t] = next;
+      this.since[t] = this.now;
+      this.releaseEngine(t);
+      this.schedule(t, this.now + cur, SLEEP);
+      return;
+    }
     this.state[t] = RUNQ;
     this.releaseEngine(t);
+    this.requestEngine(t);
+  }
+
+  /** spin_sleep: the sleep is over (lock wait off the engine): queue for an engine, then try the lock again. */
+  protected onSleepEnd(t: number): void {
+    this.lockWaitNs += this.clip(this.since[t]!, this.now);
     this.requestEngine(t);
   }
 
@@ -140,6 +168,7 @@ export abstract class LockModels extends EngineCycle {
     }
     this.nextWaiter[u] = -1;
     this.count[lock] = waiters - 1;
+    this.backoff[u] = 0;
     const occ = this.occupancy(lock, waiters);
     const start = now + this.handoffPart;
     this.holder[lock] = u;

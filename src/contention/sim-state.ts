@@ -13,7 +13,8 @@
  *   WHOLD    event = end of a write's hold of the page (lockless writes) → continue
  *   OPT      event = end of an optimistic read → validate the version: continue or restart
  *   BACKOFF  event = end of a back-off delay (ttas_backoff) → probe the lock again
- *   SPIN     event = spin limit reached (spin_yield), while in the lock's waiter list → yield the engine
+ *   SPIN     event = spin limit reached (spin_yield, spin_sleep), while in the lock's waiter list → yield the engine or sleep
+ *   SLEEP    event = end of a sleep (spin_sleep), off its engine → queue for an engine, then try the lock again
  *   RUNQ     no event: in the run queue, waiting for an engine
  *   WAIT     no event: in a lock's waiter list (spinning on its engine, or blocked off it)
  */
@@ -21,6 +22,7 @@ import { EventQueue } from './event-queue.js';
 import { AliasTable } from './alias-table.js';
 import { zipfWeights, type PointModel } from './model.js';
 import { Prng } from '../util/prng.js';
+import { BATCHES, TRACE_BUCKETS } from './sim-window.js';
 
 export const THINK = 0;
 export const SEG = 1;
@@ -32,6 +34,7 @@ export const BACKOFF = 6;
 export const SPIN = 7;
 export const OPT = 8;
 export const WHOLD = 9;
+export const SLEEP = 10;
 
 export abstract class SimState {
   protected readonly model: PointModel;
@@ -61,6 +64,7 @@ export abstract class SimState {
   protected readonly engineSince: Float64Array;
   protected readonly opBegin: Float64Array; // start of the current CAS or optimistic read
   protected readonly casWasteEnd: Float64Array; // end of the wasted part of the current CAS
+  /** ttas_backoff: the current back-off bound; spin_sleep: the current sleep (0 before the first). */
   protected readonly backoff: Float64Array;
 
   // locks
@@ -75,7 +79,6 @@ export abstract class SimState {
   // page lines (lockless)
   protected readonly version: Int32Array;
   protected readonly lineFree: Float64Array;
-  protected readonly lineReq: Int32Array;
 
   // engines and run queue
   protected freeEngines: number;
@@ -105,6 +108,10 @@ export abstract class SimState {
   protected responses: Float64Array;
   protected nResp = 0;
   protected half1 = 0;
+  protected readonly batches: Int32Array;
+  protected batchNs: number;
+  protected trace: Int32Array;
+  protected readonly traceNs: number;
   protected respSum = 0;
   protected thinkSum = 0;
   protected thinks = 0;
@@ -164,17 +171,31 @@ export abstract class SimState {
     const lines = m.buffer_manager === 'lockless' ? m.data_pages + m.index_pages : 0;
     this.version = new Int32Array(lines);
     this.lineFree = new Float64Array(lines);
-    this.lineReq = new Int32Array(lines);
     this.freeEngines = m.engines;
     this.runq = new Int32Array(u);
     this.windowStartNs = m.warmup_ns;
     this.windowEndNs = m.warmup_ns + m.duration_ns;
     this.windowMidNs = (this.windowStartNs + this.windowEndNs) / 2;
+    this.batches = new Int32Array(BATCHES);
+    this.batchNs = m.duration_ns / BATCHES;
+    this.traceNs = (m.warmup_ns + m.duration_ns) / TRACE_BUCKETS;
+    this.trace = new Int32Array(TRACE_BUCKETS + 1);
     // room for the commits the window can hold (the lesser of the users' and the engines' bound), so
     // the array rarely grows; at most 4M entries up front
     const demand = m.work_ns > 0 ? m.work_ns : 0;
     const rate = demand > 0 ? Math.min(m.users / (m.think_ns + demand), m.engines / demand) : 0;
     this.responses = new Float64Array(Math.max(1024, Math.min(4 << 20, Math.ceil(rate * m.duration_ns * 1.05))));
+  }
+
+  /** A commit at `now`: counted in the run's history. */
+  protected traceCommit(now: number): void {
+    const b = (now / this.traceNs) | 0;
+    if (b >= this.trace.length) {
+      const grown = new Int32Array(Math.max(b + 1, this.trace.length * 2));
+      grown.set(this.trace);
+      this.trace = grown;
+    }
+    this.trace[b]!++;
   }
 
   /** Length of [a, b] inside the measurement window. */
@@ -201,6 +222,8 @@ export abstract class SimState {
     this.windowMidNs = (w0 + w1) / 2;
     this.nResp = 0;
     this.half1 = 0;
+    this.batches.fill(0);
+    this.batchNs = (w1 - w0) / BATCHES;
     this.respSum = 0;
     this.thinkSum = 0;
     this.thinks = 0;

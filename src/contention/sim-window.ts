@@ -5,6 +5,11 @@
  * sums; the window is [warmup, warmup + duration], extended while the point is not stationary.
  */
 
+/** Batches of the measuring window (batch means: stats.ts tests them). */
+export const BATCHES = 10;
+/** Buckets of the run's commit history over the first warm-up + window (more follow with extensions). */
+export const TRACE_BUCKETS = 100;
+
 /** z of the counting-noise band of the half-window drift (99%, two-sided). */
 const DRIFT_NOISE_Z = 2.576;
 
@@ -14,6 +19,11 @@ export interface SimStats {
   transactions: number;
   /** Commits in the first and the second half of the window. */
   half_transactions: [number, number];
+  /** Commits in each of BATCHES equal batches of the window (batch means). */
+  batch_transactions: number[];
+  /** Commits per TRACE_BUCKET_NS bucket from time 0 to the window's end (warm-up included): the run's history. */
+  trace: number[];
+  trace_bucket_ns: number;
   /** 95th and 99th percentile of the response times of the transactions committed in the window (exact). */
   response_ns_p95: number;
   response_ns_p99: number;

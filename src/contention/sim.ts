@@ -16,7 +16,7 @@
  */
 import { spinlockOfPage, type PointModel } from './model.js';
 import { WORKER_USER_ERROR_PREFIX } from '../config/errors.js';
-import { BACKOFF, CAS, HOLD, OPT, RUNQ, SEG, SPIN, THINK, WAIT, WHOLD } from './sim-state.js';
+import { BACKOFF, CAS, HOLD, OPT, RUNQ, SEG, SLEEP, SPIN, THINK, WAIT, WHOLD } from './sim-state.js';
 import { LineModels } from './sim-lines.js';
 import { halfDrift, isStationary, littleLawErrorPct, nearestRank, type SimStats, type WindowStats } from './sim-window.js';
 
@@ -111,6 +111,9 @@ class Simulator extends LineModels {
         case SPIN:
           this.onSpinLimit(t);
           break;
+        case SLEEP:
+          this.onSleepEnd(t);
+          break;
         default:
           throw new Error(`task ${t} has an event in state ${this.state[t]}`);
       }
@@ -178,7 +181,7 @@ class Simulator extends LineModels {
       if (st === RUNQ) runq += this.clip(this.since[t]!, end);
       // an optimistic read still running: work so far (whether it validates is not known yet)
       if (st === OPT) work += this.clip(this.opBegin[t]!, end);
-      if (st === WAIT || st === BACKOFF || st === SPIN) {
+      if (st === WAIT || st === BACKOFF || st === SPIN || st === SLEEP) {
         const w = this.clip(this.since[t]!, end);
         lockWait += w;
         if (this.onEngine[t] === 1) spin += w;
@@ -202,6 +205,9 @@ class Simulator extends LineModels {
       warmup_ns: this.windowStartNs,
       transactions: this.nResp,
       half_transactions: [this.half1, this.nResp - this.half1],
+      batch_transactions: Array.from(this.batches),
+      trace: Array.from(this.trace.subarray(0, Math.min(this.trace.length, Math.ceil(end / this.traceNs)))),
+      trace_bucket_ns: this.traceNs,
       response_ns_p95: p95,
       response_ns_p99: p99,
       response_sum_ns: this.respSum,

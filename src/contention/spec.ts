@@ -8,13 +8,13 @@ export const BUFFER_MANAGER_KINDS = ['latched', 'lockless'] as const;
 export type BufferManagerKind = (typeof BUFFER_MANAGER_KINDS)[number];
 
 /** Spinlock kinds of the latched buffer manager. */
-export const LOCK_KINDS = ['ttas', 'ttas_backoff', 'spin_yield', 'ticket', 'mcs'] as const;
+export const LOCK_KINDS = ['ttas', 'tas', 'ttas_backoff', 'spin_yield', 'spin_sleep', 'ticket', 'mcs'] as const;
 export type LockKind = (typeof LOCK_KINDS)[number];
 /** Names a config may give a lock kind by: `queue` is `mcs`. */
 export const LOCK_KIND_ALIASES = { queue: 'mcs' } as const satisfies Record<string, LockKind>;
 
 export const WAIT_KINDS = ['spin', 'block'] as const;
-export const READ_KINDS = ['cas', 'optimistic'] as const;
+export const READ_KINDS = ['cas', 'faa', 'optimistic'] as const;
 export const SERVICE_TIME_KINDS = ['constant', 'exponential'] as const;
 
 /** One resolved model: what a point of the simulation needs (no sweep). */
@@ -49,8 +49,11 @@ export interface ContentionBase {
     wait: (typeof WAIT_KINDS)[number];
     /**
      * ttas: test-and-test-and-set, hand-off grows with the spinners, a random spinner wins;
+     * tas: plain test-and-set: every spin is a write of the lock's line, hand-off (2w − 1) × handoff_per_waiter;
      * ttas_backoff: the same with exponential back-off (one prober at a time, idle gaps);
      * spin_yield: ttas for at most spin_limit, then the engine is yielded (back of the run queue);
+     * spin_sleep: PostgreSQL's s_lock: ttas for at most spin_limit, then sleep off the engine (1 ms, growing
+     *   by a random 1×–2× a sleep, back to 1 ms past 1 s), then queue for an engine and spin again;
      * ticket: FIFO, but every waiter spins on one line, so hand-off grows with the waiters;
      * mcs: a queue lock, FIFO, each waiter spins on its own line, constant hand-off.
      */
@@ -58,15 +61,15 @@ export interface ContentionBase {
     /** ttas_backoff: first and largest back-off delay (each failed probe doubles it, randomised). */
     backoff_min_ns: number;
     backoff_max_ns: number;
-    /** spin_yield: spin at most this long, then yield the engine. */
+    /** spin_yield, spin_sleep: spin at most this long, then yield the engine (or sleep). */
     spin_limit_ns: number;
   };
   lockless: {
     /** Cost of one uncontended compare-and-swap whose line comes from another engine (one transfer). */
     cas_ns: number;
-    /** Extra line-transfer cost per other engine writing the same line (default: latched.handoff_per_waiter). */
+    /** The failed attempt of a CAS that found its line taken: one line transfer (default: latched.handoff_per_waiter). */
     line_transfer_ns: number;
-    /** cas: every read pins the page by CAS (update_share of them); optimistic: read a version, validate, restart on change. */
+    /** cas: every read pins the page by CAS (update_share of them); faa: the pin is an atomic fetch-and-add (never fails); optimistic: read a version, validate, restart on change. */
     read: (typeof READ_KINDS)[number];
     /** Share of look-ups that modify the page: a CAS that takes the page's version word exclusively for write_hold. */
     write_share: number;
@@ -146,4 +149,10 @@ export interface CalibrationApplied {
   values: Record<string, number>;
   /** Key path → the value the config or the default had before. */
   replaced: Record<string, number>;
+  /** Costs the file measured: the spread of the repeats they were fitted from (percent) and the range of the per-repeat fits (ns). */
+  measured: Record<string, { spread_pct: number | null; repeats_ns: [number, number] | null }>;
+  /** Costs the file refused to fit, with why: the config's (or the default) value is kept, unless it follows a measured one. */
+  refused: Record<string, string>;
+  /** The repeat-spread bound the fits were held to (percent), when the file says. */
+  max_repeat_spread_pct: number | null;
 }

@@ -8,7 +8,10 @@ import { buildPointModel, pointNetwork, type PointModel } from './model.js';
 import { exactMva, operationalBounds, type Bounds } from './mva.js';
 import type { BufferManagerKind, ContentionBase } from './spec.js';
 import { simulatePoint } from './sim.js';
-import { meanInterval, type Interval } from './stats.js';
+import { batchMeansInterval, meanInterval, type Interval, type IntervalMethod } from './stats.js';
+import { historyOf, type History } from './history.js';
+import { operationalBounds as boundsOf } from './mva.js';
+import { drainCriterion, type DrainCriterion } from './drain.js';
 
 export interface ContentionTaskPayload {
   spec: ContentionBase;
@@ -62,6 +65,10 @@ export interface Replication extends ResponseFigures, EngineTimeFigures {
   window_ms: number;
   transactions: number;
   events: number;
+  /** The window's throughput in equal batches (batch means). */
+  batch_tps: number[];
+  /** When it collapsed and how long each state held (history.ts). */
+  history: History;
 }
 
 interface MvaCheck {
@@ -85,8 +92,12 @@ interface PointBounds {
 export interface ContentionPoint extends ResponseFigures, EngineTimeFigures {
   users: number;
   replications: number;
-  /** 95% intervals of the mean (Student t over the replications). */
+  /** 95% intervals of the mean: throughput by batch means when the batch size passes its test (`interval`), else, and for response times, Student t over the replications. */
   ci95: { throughput_tps: Interval; response_time_ms: Interval; response_time_ms_p99: Interval };
+  /** How the throughput interval was made. */
+  interval: IntervalMethod;
+  /** Bimodal points whose replications each kept the state they reached early: the split reflects the start, not a steady state. */
+  metastable?: Metastability;
   /** Replications whose throughput fell below COLLAPSE_SHARE_OF_BOUND of the bound. */
   collapsed: number;
   collapsed_share: number;
@@ -108,10 +119,21 @@ export interface ContentionPoint extends ResponseFigures, EngineTimeFigures {
   transactions: number;
   events: number;
   bounds: PointBounds;
+  /** The closed-form collapse criterion of the hottest lock or CAS line (drain.ts). */
+  drain: DrainCriterion;
   mva?: MvaCheck;
   runs: Array<
     Pick<Replication, 'seed' | 'throughput_tps' | 'response_time_ms' | 'stationary' | 'extensions' | 'window_ms'> & { collapsed: boolean }
   >;
+}
+
+/** A bimodal point whose modes were decided early and then held (no replication changed state again). */
+interface Metastability {
+  /** Time from the start (all users thinking) to the collapse, of each collapsed replication, ms, sorted. */
+  time_to_collapse_ms: number[];
+  /** The shortest a collapsed replication stayed collapsed, and a running one ran, to the window's end, ms. */
+  collapsed_held_ms: number;
+  running_held_ms: number;
 }
 
 function isPayload(p: unknown): p is ContentionTaskPayload {
@@ -136,6 +158,8 @@ export function runReplication(payload: ContentionTaskPayload): Replication {
 function replicationFrom(model: PointModel, seed: number): Replication {
   const s = simulatePoint(model, seed);
   const windowNs = s.window_ns;
+  const bound = boundsOf(pointNetwork(model), model.users).throughput_tps;
+  const batchNs = windowNs / s.batch_transactions.length;
   const x = s.transactions / windowNs; // per ns
   const r = s.transactions > 0 ? s.response_sum_ns / s.transactions : 0;
   const engineNs = model.engines * windowNs;
@@ -167,6 +191,8 @@ function replicationFrom(model: PointModel, seed: number): Replication {
     window_ms: round(windowNs / 1e6),
     transactions: s.transactions,
     events: s.events,
+    batch_tps: s.batch_transactions.map((n) => round((n / batchNs) * 1e9)),
+    history: historyOf(s.trace, s.trace_bucket_ns, COLLAPSE_SHARE_OF_BOUND * bound),
   };
 }
 
@@ -193,14 +219,16 @@ const ciOf = (reps: readonly Replication[], f: Figure): Interval =>
   meanInterval(reps.map(f)).ci95.map((v) => round(Math.max(0, v))) as Interval;
 
 /** Mean throughput and response times, with their intervals. */
-function responseMeans(reps: readonly Replication[]): ResponseFigures & Pick<ContentionPoint, 'ci95'> {
+function responseMeans(reps: readonly Replication[]): ResponseFigures & Pick<ContentionPoint, 'ci95' | 'interval'> {
+  const tb = batchMeansInterval(reps.map((r) => r.batch_tps));
   return {
     throughput_tps: meanOf(reps, (r) => r.throughput_tps),
     response_time_ms: meanOf(reps, (r) => r.response_time_ms),
     response_time_ms_p95: meanOf(reps, (r) => r.response_time_ms_p95),
     response_time_ms_p99: meanOf(reps, (r) => r.response_time_ms_p99),
+    interval: tb.how,
     ci95: {
-      throughput_tps: ciOf(reps, (r) => r.throughput_tps),
+      throughput_tps: tb.ci95.map((v) => round(Math.max(0, v))) as Interval,
       response_time_ms: ciOf(reps, (r) => r.response_time_ms),
       response_time_ms_p99: ciOf(reps, (r) => r.response_time_ms_p99),
     },
@@ -260,6 +288,18 @@ function modesOf(collapsed: readonly Replication[], running: readonly Replicatio
   };
 }
 
+/** A bimodal point is metastable when every collapsed replication collapsed once and stayed, and no running one ever collapsed. */
+function metastability(collapsed: readonly Replication[], running: readonly Replication[]): Metastability | undefined {
+  const held = collapsed.every((r) => r.history.first_collapse_ms !== null && r.history.switches === 1 && r.history.ends_collapsed);
+  const ran = running.every((r) => r.history.first_collapse_ms === null);
+  if (!held || !ran) return undefined;
+  return {
+    time_to_collapse_ms: collapsed.map((r) => r.history.first_collapse_ms!).sort((a, b) => a - b),
+    collapsed_held_ms: Math.min(...collapsed.map((r) => round(r.history.end_ms - r.history.first_collapse_ms!))),
+    running_held_ms: Math.min(...running.map((r) => r.history.end_ms)),
+  };
+}
+
 /** Exact MVA of a product-form network at the point's population, and the simulation's error against it. */
 function mvaCheck(net: ReturnType<typeof pointNetwork>, users: number, point: ResponseFigures): MvaCheck {
   const sol = exactMva(net, users);
@@ -301,9 +341,12 @@ export function summarisePoint(
     transactions: reps.reduce((a, r) => a + r.transactions, 0),
     events: reps.reduce((a, r) => a + r.events, 0),
     bounds,
+    drain: drainCriterion(model, net.engine_demand_ns, net.total_demand_ns),
     runs: reps.map((r) => runOf(r, isCollapsed(r))),
   };
   if (point.bimodal) point.modes = modesOf(collapsed, running);
+  const meta = point.bimodal ? metastability(collapsed, running) : undefined;
+  if (meta) point.metastable = meta;
   if (net.product_form) point.mva = mvaCheck(net, users, point);
   return point;
 }

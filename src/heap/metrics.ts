@@ -26,9 +26,6 @@ interface OperationMetrics {
   deletes: number;
   rows_rejected: number;
   updates_rejected: number;
-  /** Of those, refused because an index entry would be larger than the index takes (PostgreSQL's BTMaxItemSize); present when a row's entry could be. */
-  rows_rejected_by_index?: number;
-  updates_rejected_by_index?: number;
 }
 
 /** A heap whose rows are forwarded (ASE DOL, SQL Server), migrated (Oracle) or moved (ASE APL). */

@@ -194,7 +194,7 @@ function checkColumnSettings(format: StorageFormat, table: TableDef, P: Problems
 /**
  * An index whose every entry is larger than the DBMS takes (PostgreSQL's BTMaxItemSize, 2,704 bytes on
  * 8k pages): the server would refuse every row, so the config is refused. Entries of some rows only
- * (a varying key) are refused row by row as the run goes (rows_rejected).
+ * (a varying key) stop the run where the server refuses their statement (workload/index-refusal.ts).
  */
 function checkIndexEntries(format: StorageFormat, table: TableDef, layout: TableLayout, given: number, P: Problems): void {
   const fromDdl = table.indexes.length - given;
@@ -206,7 +206,7 @@ function checkIndexEntries(format: StorageFormat, table: TableDef, layout: Table
     if (least <= g.maxTupleBytes) return;
     P.add(
       i >= fromDdl ? ['table', 'indexes', i - fromDdl] : ['table', 'ddl'],
-      `expected index entries of at most ${g.maxTupleBytes} bytes (the largest a ${layout.geometry.pageBytes}-byte B-tree page takes), found every entry of index ${g.name} at least ${least} bytes: the server refuses every row`,
+      `expected index entries of at most ${g.maxTupleBytes} bytes (the largest a ${layout.geometry.pageBytes}-byte B-tree page takes), found every entry of index ${g.name} at least ${least} bytes: the server refuses every row (or the CREATE INDEX after the load)`,
     );
   });
 }

@@ -41,6 +41,7 @@ import { phaseReplays, type PhaseReplay } from './fidelity.js';
 import { runSetStatement, stageName, type SetStatement } from './statement.js';
 import { ScratchSchema } from './scratch.js';
 import { diffs, type Comparison, type PgCheckResult, type PlanCheck } from './result.js';
+import { acceptedRefusal, compareRefusal, type RefusalCheck } from './refusal.js';
 import { checkForms, createIndexSql, isRowWrite, RowUndo, sameColumnsOf, SnapshotHolder } from './forms.js';
 import { createScratch, query, serverFacts } from './setup.js';
 import {
@@ -317,7 +318,7 @@ class Replay {
       await this.q(s);
     // when: before_load: the indexes on the empty table, before the first phase.
     if (spec.table.indexes[0]?.when === 'before_load') await this.buildIndexes(Infinity);
-    for (const op of this.plan.ops) await this.apply(op);
+    const refusal = await this.applyAll();
     if (this.plan.major < 16)
       notes.push(
         `n_tup_newpage_upd exists from PostgreSQL 16; this server is ${version}: new-page updates are counted from the rows' ctid blocks`,
@@ -338,7 +339,24 @@ class Replay {
       comparisons: this.comparisons,
       plans: this.plans,
       replays: this.plan.replays,
+      ...(refusal ? { refusal } : {}),
     };
+  }
+
+  /** Every recorded op; where the simulation stopped at a statement the server refuses, the server's error beside it. */
+  private async applyAll(): Promise<RefusalCheck | undefined> {
+    const last = this.plan.ops[this.plan.ops.length - 1];
+    const predicted = last?.k === 'refused' ? last.refusal : undefined;
+    try {
+      for (const op of this.plan.ops) await this.apply(op);
+    } catch (err) {
+      if (!predicted || !(err instanceof PgServerError)) throw err;
+      // The failed statement aborted its transaction.
+      await this.client.query('ROLLBACK').catch(() => undefined);
+      this.inTxn = false;
+      return compareRefusal(predicted, err, this.phaseIndex);
+    }
+    return predicted ? acceptedRefusal(predicted) : undefined;
   }
 
   private async apply(op: Op): Promise<void> {
@@ -376,6 +394,10 @@ class Replay {
         return this.read(op);
       case 'scan':
         return this.scan(op);
+      case 'refused':
+        // The statement the simulation stopped at: the last rows' INSERT (sent now), the CREATE INDEX; an UPDATE went already.
+        await this.commit();
+        return op.refusal.step === 'create index' ? this.buildIndexes(Infinity) : undefined;
       case 'end':
         await this.commit();
         if (this.select) await this.endSelect(op);

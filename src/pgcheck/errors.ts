@@ -30,7 +30,8 @@ export class PgServerError extends Error {
   constructor(
     readonly place: ReplayPlace,
     readonly sqlstate: string | undefined,
-    serverMessage: string,
+    /** The server's message, detail and SQLSTATE in one line. */
+    readonly serverMessage: string,
   ) {
     super(`${place.where}${place.row ? `, ${place.row}` : ''}: the server said: ${serverMessage}`);
   }

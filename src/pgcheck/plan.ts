@@ -10,7 +10,8 @@ import type { PhaseSpec, StorageSpec, TableDef } from '../config/spec.js';
 import type { ReorgKind } from '../heap/engine.js';
 import type { ColumnLayout } from '../layout/table-layout.js';
 import { MAX_STORED_LEN, NULL_LEN } from '../layout/table-layout.js';
-import { runStorage, type PhaseResult } from '../workload/runner.js';
+import { runStorage, type PhaseResult, type WorkloadObserver } from '../workload/runner.js';
+import { IndexEntryRefusal, type IndexRefusal } from '../workload/index-refusal.js';
 import { PgCheckError } from './errors.js';
 import { keyColumnOf } from './select.js';
 import { ColumnValues, columnKeyWidth, compressibleKeyWidth, storedLength, type ColumnSql, type SqlValue } from './values.js';
@@ -40,7 +41,9 @@ export type Op =
   | { k: 'read'; row: number }
   /** A select phase's table scan, returning the chosen rows. */
   | { k: 'scan'; rows: Int32Array }
-  | { k: 'end'; index: number; result: PhaseResult };
+  | { k: 'end'; index: number; result: PhaseResult }
+  /** The simulation stopped: the server refuses the statement that adds this entry (the run's last op). */
+  | { k: 'refused'; refusal: IndexRefusal };
 
 const NO_BASES = new Float64Array(0);
 
@@ -75,42 +78,51 @@ export function recordRun(spec: StorageSpec, width: number): Op[] {
   const ops: Op[] = [];
   const ncols = spec.table.columns.length;
   const levelsOf = (levels: Uint8Array | null, at: number) => (levels ? levels.slice(at, at + ncols) : null);
-  runStorage(spec, {
-    observer: {
-      phaseStart: (index, phase) => ops.push({ k: 'phase', index, phase }),
-      insert: (row, lens, base, keys, levels, at, whole) =>
-        ops.push({
-          k: 'insert',
-          row,
-          lens: rowLens(lens, base, width, row, whole),
-          levels: levelsOf(levels, at),
-          rank: 0,
-          bases: NO_BASES,
-          keys,
-          codes: NO_BASES,
-        }),
-      update: (row, cols, lens, base, keys, levels, at, whole) =>
-        ops.push({
-          k: 'update',
-          row,
-          cols,
-          lens: rowLens(lens, base, width, row, whole),
-          levels: levelsOf(levels, at),
-          rank: 0,
-          bases: NO_BASES,
-          keys,
-          codes: NO_BASES,
-        }),
-      delete: (row) => ops.push({ k: 'delete', row }),
-      commit: () => ops.push({ k: 'commit' }),
-      rollback: () => ops.push({ k: 'rollback' }),
-      reorg: (kind) => ops.push({ k: 'reorg', kind }),
-      read: (row) => ops.push({ k: 'read', row }),
-      scan: (rows) => ops.push({ k: 'scan', rows: rows.slice() }),
-      phaseEnd: (index, result) => ops.push({ k: 'end', index, result }),
-    },
-  });
+  try {
+    runStorage(spec, { observer: recorder(ops, width, levelsOf) });
+  } catch (err) {
+    // An entry over an index's limit: the replay sends the statements up to the refused one (its row recorded).
+    if (!(err instanceof IndexEntryRefusal)) throw err;
+    ops.push({ k: 'refused', refusal: err.refusal });
+  }
   return ops;
+}
+
+/** The observer that records the run's operations into `ops`. */
+function recorder(ops: Op[], width: number, levelsOf: (levels: Uint8Array | null, at: number) => Uint8Array | null): WorkloadObserver {
+  return {
+    phaseStart: (index, phase) => ops.push({ k: 'phase', index, phase }),
+    insert: (row, lens, base, keys, levels, at, whole) =>
+      ops.push({
+        k: 'insert',
+        row,
+        lens: rowLens(lens, base, width, row, whole),
+        levels: levelsOf(levels, at),
+        rank: 0,
+        bases: NO_BASES,
+        keys,
+        codes: NO_BASES,
+      }),
+    update: (row, cols, lens, base, keys, levels, at, whole) =>
+      ops.push({
+        k: 'update',
+        row,
+        cols,
+        lens: rowLens(lens, base, width, row, whole),
+        levels: levelsOf(levels, at),
+        rank: 0,
+        bases: NO_BASES,
+        keys,
+        codes: NO_BASES,
+      }),
+    delete: (row) => ops.push({ k: 'delete', row }),
+    commit: () => ops.push({ k: 'commit' }),
+    rollback: () => ops.push({ k: 'rollback' }),
+    reorg: (kind) => ops.push({ k: 'reorg', kind }),
+    read: (row) => ops.push({ k: 'read', row }),
+    scan: (rows) => ops.push({ k: 'scan', rows: rows.slice() }),
+    phaseEnd: (index, result) => ops.push({ k: 'end', index, result }),
+  };
 }
 
 /**

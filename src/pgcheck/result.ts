@@ -1,5 +1,6 @@
 /** What `rowsim pg-check` gives back for a storage point: its comparisons, select phases' plans, notes. */
 import type { PhaseReplay } from './fidelity.js';
+import type { RefusalCheck } from './refusal.js';
 
 export interface Comparison {
   phase: number;
@@ -38,6 +39,8 @@ export interface PgCheckResult {
   plans: PlanCheck[];
   /** Every phase: whether the replay sent the config's statement or an approximation, and why. */
   replays: PhaseReplay[];
+  /** The simulation stops at a statement the server refuses (an index entry over its limit): that refusal beside the server's. */
+  refusal?: RefusalCheck;
 }
 
 export function diffs(predicted: number | null, observed: number | null): { diff: number | null; diff_pct: number | null } {

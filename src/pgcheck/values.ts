@@ -337,6 +337,17 @@ export class ColumnValues {
     return (k === 'bytea' || k === 'varchar' || k === 'text') && compresses(level) ? level : 0;
   }
 
+  /**
+   * The repeat bytes a `len`-byte value of compressibility `level` is built with: 0 when its construction
+   * repeats nothing at that length (a value no longer than its unit is all fresh bytes, as an incompressible
+   * one is), so such a value is drawn as an incompressible one, which the character limits of varchar(n)
+   * always admit.
+   */
+  private repeatAt(len: number, level: number): number {
+    const m = this.repeat(level);
+    return m > 0 && freshBytes(len, m) < len ? m : 0;
+  }
+
   private numericDigits(len: number): number {
     let d = this.digitsOf.get(len);
     if (d === undefined) this.digitsOf.set(len, (d = numericDigits(this.col, len)));
@@ -346,7 +357,7 @@ export class ColumnValues {
   /** How many distinct values a `len`-byte value of this column (of compressibility `level`) can take (1: it cannot change). */
   capacity(len: number, level = 0): number {
     const col = this.col;
-    const m = this.repeat(level);
+    const m = this.repeatAt(len, level);
     if (m > 0) return Math.min(MAX_CODE, compressibleRadix(col) ** Math.min(this.compressibleWidth, freshBytes(len, m)));
     switch (col.kind) {
       case 'int2':
@@ -388,7 +399,7 @@ export class ColumnValues {
   value(code: number, len: number, row: number, draw: number, level = 0): SqlValue {
     if (len === NULL_LEN) return null;
     const col = this.col;
-    const m = this.repeat(level);
+    const m = this.repeatAt(len, level);
     if (m > 0) return compressibleValue(col, code, len, m, this.compressibleWidth, Prng.derive(this.seed, 'value', row, this.ci, draw));
     switch (col.kind) {
       case 'int2':

@@ -30,6 +30,8 @@ interface HeatMapSpec {
   /** Cells drawn with a dashed outline (e.g. bimodal) and cells marked with a dagger (e.g. not stationary). */
   dashed?: boolean[][];
   dagger?: boolean[][];
+  /** A boundary drawn as a thick line along every edge between a cell marked true and one marked false (e.g. a closed-form prediction). */
+  boundary?: boolean[][];
   /** Colour scale: log10 of value/center, diverging (blue below, red above), saturating at ±logSpan. */
   center?: number;
   logSpan?: number;
@@ -78,6 +80,7 @@ export function renderHeatMap(spec: HeatMapSpec): Buffer {
   grid.cellW = (grid.right - grid.left) / nx;
   grid.cellH = (grid.bottom - grid.top) / ny;
   heatMapCells(ctx, spec, grid);
+  if (spec.boundary) heatMapBoundary(ctx, spec.boundary, grid, nx, ny);
   heatMapAxes(ctx, spec, grid);
   heatMapLegend(ctx, spec, grid, width);
   return encodePng(canvas);
@@ -143,6 +146,30 @@ function heatMapCells(ctx: Ctx2D, spec: HeatMapSpec, grid: HeatGrid): void {
       ctx.fillText(text, x0 + cw / 2, y0 + ch / 2);
     }
   }
+}
+
+/** A thick line along each edge between a marked cell and an unmarked neighbour. */
+function heatMapBoundary(ctx: Ctx2D, marked: boolean[][], grid: HeatGrid, nx: number, ny: number): void {
+  const { left, bottom, cellW: cw, cellH: ch } = grid;
+  const at = (r: number, c: number): boolean => !!marked[r]?.[c];
+  ctx.strokeStyle = '#000000';
+  ctx.lineWidth = 4;
+  ctx.setLineDash([]);
+  ctx.beginPath();
+  for (let r = 0; r < ny; r++)
+    for (let c = 0; c < nx; c++) {
+      const x0 = left + c * cw;
+      const y0 = bottom - (r + 1) * ch;
+      if (c + 1 < nx && at(r, c) !== at(r, c + 1)) {
+        ctx.moveTo(x0 + cw, y0);
+        ctx.lineTo(x0 + cw, y0 + ch);
+      }
+      if (r + 1 < ny && at(r, c) !== at(r + 1, c)) {
+        ctx.moveTo(x0, y0);
+        ctx.lineTo(x0 + cw, y0);
+      }
+    }
+  ctx.stroke();
 }
 
 /** The values under and beside the grid, and the two axis titles (the y title turned upright). */

@@ -3,8 +3,9 @@
  * module with `runTask(payload)`; the module is loaded on first use in each worker thread, or at a
  * thread's start for the kinds its pool asks it to preload.
  */
-import { workerData } from 'node:worker_threads';
+import { isMainThread, workerData } from 'node:worker_threads';
 import type { WorkerData } from '../pool/pool.js';
+import { UserError, WORKER_USER_ERROR_PREFIX } from '../config/errors.js';
 
 /**
  * `storage`: one storage run (bench, tests); `run-point`: a storage sweep point of rowsim run, with its
@@ -48,5 +49,13 @@ await Promise.all(preload.filter((kind) => MODULES[kind]).map((kind) => load(kin
 export default async function run(task: { kind: string; payload: unknown }): Promise<unknown> {
   const kind = task.kind as TaskKind;
   if (!MODULES[kind]) throw new Error(`unknown task kind ${String(task.kind)}`);
-  return (await load(kind)).runTask(task.payload);
+  const mod = await load(kind);
+  try {
+    return await mod.runTask(task.payload);
+  } catch (err) {
+    // A user's error (a statement the server refuses, workload/index-refusal.ts) crosses the thread as a plain
+    // Error: its prefix makes it one again (pool.ts fromWorker).
+    if (!isMainThread && err instanceof UserError) throw new Error(`${WORKER_USER_ERROR_PREFIX}${err.message}`);
+    throw err;
+  }
 }

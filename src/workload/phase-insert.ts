@@ -100,7 +100,9 @@ function insertRows(run: RunState, first: number, count: number): number {
   const lens = run.store.lens;
   const levels = run.store.levels;
   const appendIndexes = indexes !== null && indexes.built;
-  const limit = indexes !== null && indexes.hasLimit;
+  // Entries over an index's limit are refused where the index exists (before the first phase's rows
+  // are loaded, the indexes are built after them: runner.ts).
+  const limit = appendIndexes && indexes.hasLimit;
   const rolling = run.rollingBack;
   let affected = 0;
   for (let i = 0; i < count; i++) {
@@ -109,13 +111,14 @@ function insertRows(run: RunState, first: number, count: number): number {
     const logical = format.logicalBytes(layout, lens, base);
     obs?.beforeRow?.('insert', row);
     if (rolling) run.noteRow(row);
-    // An index entry larger than the index takes: the server refuses the INSERT.
-    if (limit && indexes.tooLarge(lens, base)) {
-      run.indexRefusedRows++;
-      continue;
-    }
     const bytes = ool ? ool.sizeInsert(row, lens, base, levels, row * ncols) : format.rowBytes(layout, lens, base, logical);
     if (engine.insert(row, bytes, logical)) {
+      // An index entry larger than the index takes: the server refuses the INSERT (its statement, its transaction).
+      const over = limit ? indexes.oversize(lens, base) : null;
+      if (over) {
+        obs?.insert?.(row, lens, base, run.keys.snapshot(row), levels, row * ncols, run.lobs);
+        run.refuse('insert', over, row);
+      }
       affected++;
       ool?.apply();
       if (appendIndexes) indexes.append(row, lens, base);

@@ -43,7 +43,7 @@ interface UpdateBatch {
 }
 
 export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'update' }>, index: number, rng: Prng): PhaseOutcome {
-  const { engine, layout, indexes } = run;
+  const { layout, indexes } = run;
   const via = accessOf(phase);
   const picker = phaseRows(run, phase, rng);
   const n = picker.total;
@@ -51,23 +51,7 @@ export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'upda
   const setColumns = Object.keys(phase.set)
     .filter((name) => phase.set[name]!.kind !== 'same')
     .map((name) => layout.columns.find((c) => c.name === name)!);
-  // Columns whose stored length a `set` can change (a fixed NOT NULL column keeps its size; `changed` keeps the length).
-  const sized = setColumns
-    .filter((col) => col.varying && phase.set[col.name]!.kind !== 'changed')
-    .map(
-      (col) =>
-        new ColumnChange(
-          col,
-          phase.set[col.name]!,
-          run.spec.seed,
-          index,
-          multibyteFor(run.spec.engine, col, run.spec.table.columns[col.index]!.type),
-        ),
-    );
-  for (const ch of sized) {
-    const lob = run.lobs?.get(ch.column.varIndex);
-    if (lob) ch.trackLob(lob);
-  }
+  const sized = sizedColumns(run, phase, setColumns, index);
   // Keyed columns the set changes: new keys from the set's values, else those the column's last insert described.
   const keyDraws = setColumns
     .filter((col) => run.keys.keyed[col.index])
@@ -100,11 +84,49 @@ export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'upda
     oldLevels: new Uint8Array(Math.max(1, levelSets.length)),
     visited: 0,
   };
-  // Nothing but the lengths and the engine (no keys, compressibilities kept, observer, index versions,
-  // TOAST, off-row records or large objects): the batches take the short loop (updatePlain).
-  const plain =
-    keyDraws.length === 0 &&
-    (levelSets.length === 0 || run.store.levels === null) &&
+  const affected = updateBatches(run, u, picker, isPlain(run, u), phase.order.kind !== 'sequential');
+  run.endTransactions();
+  const cols = Object.entries(phase.set).map(([c, v]) => (v.kind === 'same' ? `${c} = ${c}` : c));
+  return {
+    affected,
+    label: `update ${n} ${n === 1 ? 'row' : 'rows'} (${accessName(phase)}, ${cols.join(', ')})${transactionLabel(phase)}`,
+  };
+}
+
+/** Columns whose stored length a `set` can change (a fixed NOT NULL column keeps its size; `changed` keeps the length). */
+function sizedColumns(
+  run: RunState,
+  phase: Extract<PhaseSpec, { op: 'update' }>,
+  setColumns: readonly ColumnLayout[],
+  index: number,
+): ColumnChange[] {
+  const sized = setColumns
+    .filter((col) => col.varying && phase.set[col.name]!.kind !== 'changed')
+    .map(
+      (col) =>
+        new ColumnChange(
+          col,
+          phase.set[col.name]!,
+          run.spec.seed,
+          index,
+          multibyteFor(run.spec.engine, col, run.spec.table.columns[col.index]!.type),
+        ),
+    );
+  for (const ch of sized) {
+    const lob = run.lobs?.get(ch.column.varIndex);
+    if (lob) ch.trackLob(lob);
+  }
+  return sized;
+}
+
+/**
+ * Nothing but the lengths and the engine (no keys, compressibilities kept, observer, index versions,
+ * TOAST, off-row records or large objects): the batches take the short loop (updatePlain).
+ */
+function isPlain(run: RunState, u: UpdateBatch): boolean {
+  return (
+    u.keyDraws.length === 0 &&
+    (u.levelSets.length === 0 || run.store.levels === null) &&
     !run.obs &&
     !run.trackVersions &&
     !run.ool &&
@@ -112,14 +134,8 @@ export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'upda
     !u.limit &&
     !u.rolling &&
     run.lobs === null &&
-    engine.lastUpdateNewIndexEntries === undefined;
-  const affected = updateBatches(run, u, picker, plain, phase.order.kind !== 'sequential');
-  run.endTransactions();
-  const cols = Object.entries(phase.set).map(([c, v]) => (v.kind === 'same' ? `${c} = ${c}` : c));
-  return {
-    affected,
-    label: `update ${n} ${n === 1 ? 'row' : 'rows'} (${accessName(phase)}, ${cols.join(', ')})${transactionLabel(phase)}`,
-  };
+    run.engine.lastUpdateNewIndexEntries === undefined
+  );
 }
 
 /** The values a set draws from, where it names them. */
@@ -204,14 +220,14 @@ function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: numb
     obs?.beforeRow?.('update', row);
     // The row is found through the first index (its leaf read, its dead versions' entries marked), then changed.
     if (run.trackVersions && indexes!.built && u.locate) indexes!.locate(row);
-    const refused = limit && indexes!.tooLarge(lens, base);
-    if (refused) run.indexRefusedUpdates++;
-    const bytes = refused
-      ? 0
-      : ool
-        ? ool.sizeUpdate(row, lens, base, levels, levelBase, changed)
-        : format.rowBytes(layout, lens, base, logical);
-    if (!refused && engine.update(row, bytes, logical, info)) {
+    const bytes = ool ? ool.sizeUpdate(row, lens, base, levels, levelBase, changed) : format.rowBytes(layout, lens, base, logical);
+    if (engine.update(row, bytes, logical, info)) {
+      // The new version's entries (not a HOT update), one over an index's limit: the server refuses the UPDATE.
+      const over = limit && engine.lastUpdateNewIndexEntries ? indexes!.oversize(lens, base) : null;
+      if (over) {
+        obs?.update?.(row, setColumns, lens, base, run.keys.snapshot(row), levels, levelBase, run.lobs);
+        run.refuse('update', over, row);
+      }
       affected++;
       ool?.apply();
       for (let k = 0; k < keyDraws.length; k++) run.keys.set(keyDraws[k]!.col, row, newKeys[k]!);

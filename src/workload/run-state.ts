@@ -1,3 +1,4 @@
+import { IndexEntryRefusal, type IndexRefusal, type OversizeEntry } from './index-refusal.js';
 import { rowsPerTransaction, type Order, type StorageSpec, type TransactionScope, type ValueDomain } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
 import type { OutOfLineStore, StorageFormat } from '../formats/format.js';
@@ -63,9 +64,8 @@ export class RunState {
   readonly randomRanges = new Map<number, { lo: number; span: number }>();
   /** Per column, the stored bytes of each distinct value (its key): every row with the value has its length. */
   readonly valueLens = new Map<number, Map<number, number>>();
-  /** Inserts and updates refused because an index entry would be larger than the DBMS takes. */
-  indexRefusedRows = 0;
-  indexRefusedUpdates = 0;
+  /** The phase running (its place in the workload). */
+  phaseIndex = -1;
 
   constructor(
     readonly spec: StorageSpec,
@@ -292,6 +292,27 @@ export class RunState {
     }
     if (store) this.keys.set(kd.col, row, key);
     return key;
+  }
+
+  /**
+   * The server refuses the statement that adds an entry over the index's limit (btree/entry-limit.ts): the
+   * run stops with its error. `row`'s values are those of the refused statement.
+   */
+  refuse(step: IndexRefusal['step'], over: OversizeEntry, row: number): never {
+    const phase = this.spec.workload[Math.max(0, this.phaseIndex)]!;
+    // The engine's slot counts from 0; the server's line pointers (the TID it names) from 1.
+    const at = this.engine.isLive(row) ? this.engine.rowSlot?.(row) : undefined;
+    const slot = at === undefined ? undefined : at + 1;
+    throw new IndexEntryRefusal({
+      ...over,
+      phase: this.phaseIndex,
+      op: phase.op,
+      step,
+      table: this.spec.table.name,
+      row,
+      page: this.engine.isLive(row) ? this.engine.rowPage(row) : -1,
+      ...(slot === undefined ? {} : { slot }),
+    });
   }
 
   /** The live rows in the order of their pages (by row id within a page). */

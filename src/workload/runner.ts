@@ -51,6 +51,7 @@ class WorkloadRun extends RunState {
       const rng = Prng.derive(this.spec.seed, 'phase', index, phase.op);
       this.obs?.phaseStart?.(index, phase);
       this.options.onPhase?.(index, 'start');
+      this.phaseIndex = index;
       const outcome = this.runPhase(phase, index, rng);
       this.options.onPhase?.(index, 'end');
       this.afterPhase(phase, index, outcome);
@@ -83,17 +84,15 @@ class WorkloadRun extends RunState {
     const { engine, indexes } = this;
     // Indexes are created on the loaded table: after the first phase that leaves rows.
     if (indexes && !indexes.built && engine.liveRows() > 0) {
-      indexes.build(this.liveRowList(), this.store.lens, this.capacity);
+      const rows = this.liveRowList();
+      // An entry over the index's limit: the server refuses the CREATE INDEX, the run stops there.
+      const over = indexes.hasLimit ? indexes.buildOversize(rows, this.store.lens) : null;
+      if (over) this.refuse('create index', over, over.row);
+      indexes.build(rows, this.store.lens, this.capacity);
       engine.indexesBuilt?.();
     }
     const metrics = engine.metrics();
     if (indexes) metrics.index_entries = indexes.entries();
-    if (indexes?.hasLimit) {
-      metrics.rows_rejected += this.indexRefusedRows;
-      metrics.updates_rejected += this.indexRefusedUpdates;
-      metrics.rows_rejected_by_index = this.indexRefusedRows;
-      metrics.updates_rejected_by_index = this.indexRefusedUpdates;
-    }
     if (this.offRow) metrics.row_overflow_pages = this.offRow.store.pages(this.offRow.total);
     if (this.ool) Object.assign(metrics, this.ool.metrics());
     const index_pages = indexes ? indexes.pages(metrics.pages) : NO_INDEX_PAGES;

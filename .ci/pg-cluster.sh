@@ -4,6 +4,7 @@
 #                               and `export ROWSIM_PG_PW_URL=…`
 #   .ci/pg-cluster.sh stop    → stop it and remove the temp dir
 #   .ci/pg-cluster.sh install → install Debian's postgresql package when initdb is missing (start does too)
+# With ROWSIM_PG_CPU_LOG=FILE, stop first appends the server's CPU seconds to FILE (for test/budgets.json).
 # Every role logs in without a password (trust) except rowsim_pw, which must give its password
 # (scram-sha-256 over TCP): the tests of pg-check's password handling connect as that role
 # (ROWSIM_PG_PW_URL carries the password, which is random per cluster).
@@ -104,10 +105,24 @@ print_urls() {
   if [ -n "$2" ]; then echo "export ROWSIM_PG_PW_URL=postgres://$PW_ROLE:$2@127.0.0.1:$1/postgres"; fi
 }
 
+# The server's CPU seconds so far (the postmaster, its children now, and those that have ended): time(1)
+# on a test file does not count them, since the server is not the file's child. One line, "pg_server_cpu_s N".
+server_cpu() {
+  local pm t f pid
+  pm=$(head -1 "$PGDATA_DIR/postmaster.pid") || return 1
+  f=($(sed 's/^.*) //' "/proc/$pm/stat")) || return 1
+  t=$((f[11] + f[12] + f[13] + f[14]))
+  for pid in $(pgrep -P "$pm"); do
+    if f=($(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null)); then t=$((t + f[11] + f[12])); fi
+  done
+  echo "pg_server_cpu_s $(awk -v t="$t" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }')"
+}
+
 stop() {
   [ -f "$STATE" ] || return 0
   # shellcheck disable=SC1090
   . "$STATE"
+  if [ -n "${ROWSIM_PG_CPU_LOG:-}" ]; then server_cpu >>"$ROWSIM_PG_CPU_LOG" || true; fi
   as_pg "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -m fast -w stop >&2 || true
   rm -rf "$PGTMP"
   rm -f "$STATE"

@@ -153,6 +153,9 @@ function simulateRows(task: CandidateTask, src: Extract<SimSource, { kind: 'rows
   return figures(before, after, packed, task.movedMetric);
 }
 
+/** The row lengths a RowsTable keeps the bytes of (a row longer than its layout's shortest by more is worked out each time). */
+const BYTES_KEPT = 1 << 16;
+
 /**
  * A table of measured rows on the page engine: each row drawn from the source (a resampled pair, two
  * independent lengths, or the fitted growth model), inserted at its length then, grown to its length
@@ -162,8 +165,17 @@ export class RowsTable {
   readonly format: StorageFormat;
   readonly layout: TableLayout;
   readonly engine: StorageEngine;
-  private readonly width: number;
+  /** One row's stored lengths: the scratch fillRowLengths writes a length's columns into. */
   private readonly lens: Uint16Array;
+  /**
+   * A row's stored bytes and data bytes are a function of its data length alone (fillRowLengths spreads
+   * the length over the columns the same way every time, and a format's rowBytes is pure), so they are
+   * worked out once per length and looked up after: most of an estimate's time went on doing it per
+   * row, for lengths that repeat thousands of times. Indexed by the length on this layout − its
+   * fixed NOT NULL bytes (the shortest row), −1 while not yet worked out.
+   */
+  private readonly rowBytesAt: Int32Array;
+  private readonly logicalBytesAt: Int32Array;
   private readonly nowLen: Int32Array;
   private readonly shift: number;
   private readonly sampleIns: ((rng: Prng) => number) | null;
@@ -183,16 +195,29 @@ export class RowsTable {
     const resolved = this.format.resolve(task.engine, this.layout);
     const spec: StorageSpec = { name: task.name, seed, table: task.table, engine: task.engine, workload: [] };
     this.engine = this.format.createEngine(this.layout, resolved, spec, capacity);
-    this.width = this.layout.varying.length;
-    this.lens = new Uint16Array(Math.max(1, capacity * this.width));
+    this.lens = new Uint16Array(Math.max(1, this.layout.varying.length));
+    const lengths = Math.min(BYTES_KEPT, this.layout.logicalMaxBytes - this.layout.fixedNotNullBytes + 1);
+    this.rowBytesAt = new Int32Array(Math.max(0, lengths) + 1).fill(-1);
+    this.logicalBytesAt = new Int32Array(Math.max(0, lengths) + 1).fill(-1);
     this.nowLen = new Int32Array(capacity);
     this.shift = this.layout.fixedNotNullBytes - src.measuredFixedBytes;
     this.sampleIns = src.dists ? lengthSampler(src.dists.insert) : null;
     this.sampleNow = src.dists ? lengthSampler(src.dists.now) : src.grown ? lengthSampler(src.grown.now) : null;
   }
 
-  private onLayout(len: number): number {
-    return Math.min(this.layout.logicalMaxBytes, Math.max(this.layout.fixedNotNullBytes, len + this.shift));
+  /** Where a row of `len` measured data bytes stands in rowBytesAt and logicalBytesAt, worked out when new. */
+  private bytesFor(len: number): number {
+    const lo = this.layout.fixedNotNullBytes;
+    const onLayout = Math.min(this.layout.logicalMaxBytes, Math.max(lo, len + this.shift));
+    // The last place is scratch for a length not kept: worked out every time.
+    const scratch = this.rowBytesAt.length - 1;
+    const k = Math.min(onLayout - lo, scratch);
+    if (k === scratch || this.rowBytesAt[k] === -1) {
+      fillRowLengths(this.layout, onLayout, this.lens, 0);
+      this.rowBytesAt[k] = this.format.rowBytes(this.layout, this.lens, 0);
+      this.logicalBytesAt[k] = this.format.logicalBytes(this.layout, this.lens, 0);
+    }
+    return k;
   }
 
   /** Draw the next row (its length at insert and now) and insert it. */
@@ -212,15 +237,15 @@ export class RowsTable {
       ins = this.sampleIns!(pick);
       this.nowLen[row] = this.sampleNow!(pick);
     }
-    const base = row * this.width;
-    fillRowLengths(this.layout, this.onLayout(ins), this.lens, base);
-    this.engine.insert(row, this.format.rowBytes(this.layout, this.lens, base), this.format.logicalBytes(this.layout, this.lens, base));
+    const k = this.bytesFor(ins);
+    this.engine.insert(row, this.rowBytesAt[k]!, this.logicalBytesAt[k]!);
     return row;
   }
 
   /** Grow rows first .. end − 1 to their length now, in random order, as one statement. */
   grow(first: number, end: number, shuffle: Prng): void {
-    const order = Int32Array.from({ length: end - first }, (_, i) => first + i);
+    const order = new Int32Array(end - first);
+    for (let i = 0; i < order.length; i++) order[i] = first + i;
     for (let i = order.length - 1; i > 0; i--) {
       const j = shuffle.int(i + 1);
       const t = order[i]!;
@@ -230,14 +255,8 @@ export class RowsTable {
     for (let i = 0; i < order.length; i++) {
       const row = order[i]!;
       if (!this.engine.isLive(row)) continue;
-      const base = row * this.width;
-      fillRowLengths(this.layout, this.onLayout(this.nowLen[row]!), this.lens, base);
-      this.engine.update(
-        row,
-        this.format.rowBytes(this.layout, this.lens, base),
-        this.format.logicalBytes(this.layout, this.lens, base),
-        this.info,
-      );
+      const k = this.bytesFor(this.nowLen[row]!);
+      this.engine.update(row, this.rowBytesAt[k]!, this.logicalBytesAt[k]!, this.info);
     }
     this.engine.commit();
   }

@@ -741,15 +741,33 @@ function encodeChar(w: number, singles: readonly number[], rng: Prng, out: Uint8
     out[0] = singles[rng.int(singles.length)]!;
     return;
   }
-  Buffer.from(String.fromCodePoint(randomCodePoint(w, rng)), 'utf8').copy(out);
+  // UTF-8 by hand (what Buffer.from(String.fromCodePoint(cp)) writes, without a string and a buffer a character).
+  const cp = randomCodePoint(w, rng);
+  if (w === 2) {
+    out[0] = 0xc0 | (cp >> 6);
+    out[1] = 0x80 | (cp & 0x3f);
+  } else if (w === 3) {
+    out[0] = 0xe0 | (cp >> 12);
+    out[1] = 0x80 | ((cp >> 6) & 0x3f);
+    out[2] = 0x80 | (cp & 0x3f);
+  } else {
+    out[0] = 0xf0 | (cp >> 18);
+    out[1] = 0x80 | ((cp >> 12) & 0x3f);
+    out[2] = 0x80 | ((cp >> 6) & 0x3f);
+    out[3] = 0x80 | (cp & 0x3f);
+  }
 }
+
+const MINE: number[] = [];
 
 /**
  * The 3-byte sequences that end in buf[p … p + w) are new (and differ from each other); when the
  * character ends a block's fresh bytes (`repeatFrom` ≥ 0), so are the two that reach into the repeat.
  */
 function fresh3Grams(buf: Uint8Array, p: number, w: number, repeatFrom: number): boolean {
-  const mine: number[] = [];
+  // At most 4 of the character's own and 2 into the repeat: a scratch array, not one allocated a try.
+  const mine = MINE;
+  mine.length = 0;
   for (let q = Math.max(2, p); q < p + w; q++) mine.push(gram(buf, q));
   if (repeatFrom >= 0) {
     const e = p + w;

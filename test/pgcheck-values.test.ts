@@ -266,6 +266,30 @@ describe('pg-check values without a server', () => {
     );
   });
 
+  it("a NULL an update gives a value back (set: { null }) takes a length its insert drew, not the type's 65,534-byte cap", () => {
+    const s = spec(`name: t
+seed: 7
+table:
+  name: t
+  columns:
+    - { name: id, type: int }
+    - { name: body, type: text, null: true }
+  indexes: [{ name: t_pk, columns: [id], unique: true }, { name: t_body, columns: [body] }]
+engine: { format: postgres-heap }
+workload:
+  - insert: { rows: 200, values: { body: { length: { uniform: [100, 300] }, null: 0.5 } } }
+  - update: { rows: all, order: random, set: { body: { null: 0.3 } } }
+  - update: { rows: all, order: random, set: { body: { null: 0.3 } } }
+`);
+    const sent = send(s);
+    expect(sent.problems).toEqual([]);
+    const lengths = sent.ops.flatMap((o) => (o.k === 'update' ? [storedLength(sent.cols[1]!, o.lens, 0)] : []));
+    const back = lengths.filter((l) => l !== NULL_LEN);
+    expect(back.length).toBeGreaterThan(50);
+    expect(Math.max(...back)).toBeLessThanOrEqual(301);
+    expect(Math.min(...back)).toBeGreaterThanOrEqual(100);
+  });
+
   it('date, time, timestamp(tz), numeric and money values change on every update (the old generator sent constants)', () => {
     const s = spec(`name: t
 table:

@@ -164,6 +164,8 @@ export interface PageAnatomy {
     reservation?: string;
     /** What the trace says a row that no longer fits does: forwarded, migrated. */ move?: string;
     /** The stub, short: stub, head piece. */ stubShort?: string;
+    /** A new version of a row takes a slot entry of its own (PostgreSQL's line pointer): the trace quotes a page's room after it. */
+    versionTakesSlot?: boolean;
   };
   /** The engine's page band as the DBMS's tools show it (SQL Server PFS). */
   band?: (detail: PageDetail) => string;

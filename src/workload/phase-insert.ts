@@ -18,6 +18,7 @@ export function insertPhase(run: RunState, phase: InsertSpec, index: number): Ph
   const n = resolveCount(phase.rows, engine.liveRows());
   const columns = layout.varying.map((col) => {
     const v = phase.values[col.name];
+    run.insertLengths[col.index] = v?.length;
     return new ColumnValues(
       col,
       v?.length ? lengthSource(v.length) : null,

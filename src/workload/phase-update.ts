@@ -110,6 +110,7 @@ function sizedColumns(
           run.spec.seed,
           index,
           multibyteFor(run.spec.engine, col, run.spec.table.columns[col.index]!.type),
+          run.insertLengths[col.index],
         ),
     );
   for (const ch of sized) {
@@ -225,6 +226,8 @@ function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: numb
       // The new version's entries (not a HOT update), one over an index's limit: the server refuses the UPDATE.
       const over = limit && engine.lastUpdateNewIndexEntries ? indexes!.oversize(lens, base) : null;
       if (over) {
+        // The refused statement's values, its new keys among them, are what the replay sends.
+        for (let k = 0; k < keyDraws.length; k++) run.keys.set(keyDraws[k]!.col, row, newKeys[k]!);
         obs?.update?.(row, setColumns, lens, base, run.keys.snapshot(row), levels, levelBase, run.lobs);
         run.refuse('update', over, row);
       }

@@ -3,7 +3,7 @@
  * SQL Server's off-row records) and how a phase draws them: ColumnValues, a column's lengths and NULLs for
  * a batch of rows from streams of its own; ColumnChange, an update's change to one column.
  */
-import { COMPRESSIBILITY_STEPS, type Compressibility, type EngineSpec, type PhaseSpec, type SetSpec } from '../config/spec.js';
+import { COMPRESSIBILITY_STEPS, type Compressibility, type Dist, type EngineSpec, type PhaseSpec, type SetSpec } from '../config/spec.js';
 import type { ColumnType } from '../config/column-types.js';
 import type { OffRowStore } from '../formats/format.js';
 import { fullLengthBytes, MAX_STORED_LEN, NULL_LEN, utf8WidthShares, type ColumnLayout } from '../layout/table-layout.js';
@@ -210,9 +210,20 @@ export class ColumnChange {
   private readonly at: number;
   /** Stored bytes of a value that is not NULL and has no length drawn (a NULL given its type's size back, a fixed type). */
   private readonly notNullBytes: number;
+  /** `null` only: a NULL given a value back takes a length the column's latest insert drew (else its type's size). */
+  private readonly backLength: boolean;
 
-  constructor(col: ColumnLayout, set: SetSpec, seed: number, phase: number, shares: MultibyteShares | null = null) {
-    const dist = set.kind === 'length' || set.kind === 'grow' ? set.dist : undefined;
+  constructor(
+    col: ColumnLayout,
+    set: SetSpec,
+    seed: number,
+    phase: number,
+    shares: MultibyteShares | null = null,
+    /** The lengths the column's latest insert drew. */
+    insertLength?: Dist,
+  ) {
+    this.backLength = set.kind === 'null' && col.variableType && insertLength !== undefined;
+    const dist = set.kind === 'length' || set.kind === 'grow' ? set.dist : this.backLength ? insertLength : undefined;
     const nullShare = col.nullable && set.kind !== 'changed' && set.kind !== 'same' ? (set.null ?? 0) : 0;
     this.values = new ColumnValues(col, dist ? lengthSource(dist) : null, nullShare, seed, phase, 'update', shares);
     this.column = col;
@@ -237,7 +248,7 @@ export class ColumnChange {
     else if (this.mode === SetMode.Length) lens[at] = this.values.bytes(u, i);
     else if (this.mode === SetMode.Grow) lens[at] = this.values.grownBytes(old, u, i);
     else if (this.mode === SetMode.Fixed) lens[at] = this.notNullBytes;
-    else if (old === NULL_LEN) lens[at] = this.notNullBytes;
+    else if (old === NULL_LEN) lens[at] = this.backLength ? this.values.bytes(u, i) : this.notNullBytes;
     const lob = this.lob;
     if (lob !== null && row >= 0) {
       if (lens[at] === NULL_LEN) lob[row] = 0;
@@ -245,7 +256,7 @@ export class ColumnChange {
       else if (this.mode === SetMode.Length) lob[row] = this.values.lobBytes(u);
       else if (this.mode === SetMode.Grow)
         lob[row] = Math.min(lob[row]! + this.values.lobBytes(u) - this.values.lobBytes(0), LOB_MAX_BYTES);
-      else if (old === NULL_LEN) lob[row] = this.column.maxBytes;
+      else if (old === NULL_LEN) lob[row] = this.backLength ? this.values.lobBytes(u) : this.column.maxBytes;
     }
     return old;
   }

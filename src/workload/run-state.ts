@@ -1,5 +1,5 @@
 import { IndexEntryRefusal, type IndexRefusal, type OversizeEntry } from './index-refusal.js';
-import { rowsPerTransaction, type Order, type StorageSpec, type TransactionScope, type ValueDomain } from '../config/spec.js';
+import { rowsPerTransaction, type Dist, type Order, type StorageSpec, type TransactionScope, type ValueDomain } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
 import type { OutOfLineStore, StorageFormat } from '../formats/format.js';
 import { NULL_LEN, type ColumnLayout, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
@@ -60,6 +60,8 @@ export class RunState {
   readonly keys: KeyStore;
   /** Per column, the values its latest insert phase described (`distinct`, `frequency`, `order`): an update's new values are drawn from them. */
   readonly domains: (ValueDomain | undefined)[];
+  /** Per column, the lengths its latest insert phase drew (undefined: its type's full size): a NULL an update gives a value back takes one. */
+  readonly insertLengths: (Dist | undefined)[];
   /** Per column, the key range its random distinct values were placed in (kept for later phases). */
   readonly randomRanges = new Map<number, { lo: number; span: number }>();
   /** Per column, the stored bytes of each distinct value (its key): every row with the value has its length. */
@@ -105,6 +107,7 @@ export class RunState {
     }
     this.keys = new KeyStore(keyed, this.capacity);
     this.domains = spec.table.columns.map(() => undefined);
+    this.insertLengths = spec.table.columns.map(() => undefined);
     const keys = this.keys;
     // Indexes grow with updates only where every update that is not heap-only adds entries (MVCC).
     this.indexes =

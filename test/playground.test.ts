@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import vm from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, rowsim } from './helpers/cli.js';
+import { ROOT, rowsim, terminalRows } from './helpers/cli.js';
 import type * as Engine from '../src/playground/engine.js';
 import { decodeState, encodeState, withEngine, withFormat, withPhase, type Config, type PageState } from '../src/playground/page/state.js';
 
@@ -22,18 +22,6 @@ const configs = readdirSync(TEACHING)
 /** The scripts of an HTML page, in order. */
 function scripts(html: string): string[] {
   return [...html.matchAll(/<script(?: [^>]*)?>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
-}
-
-/** The terminal table's data rows (after the dashes), cells split where two spaces or more part them. */
-export function terminalRows(stdout: string): string[][] {
-  const lines = stdout.split('\n');
-  const dashes = lines.findIndex((l) => /^-+(\s+-+)+$/.test(l));
-  const rows: string[][] = [];
-  for (const l of lines.slice(dashes + 1)) {
-    if (!l.trim() || /^(\(|note:|results:)/.test(l)) break;
-    rows.push(l.trim().split(/\s{2,}/));
-  }
-  return rows;
 }
 
 let html = '';

@@ -7,13 +7,19 @@
 import { InputError, UserError } from '../config/errors.js';
 import { FORMAT_IDS, getFormat } from '../formats/registry.js';
 import { loadConfig } from '../loader/config.js';
+import { parseConfigSource } from '../loader/source.js';
 import { traceRun, type Trace } from '../mechanism/trace.js';
 import { renderPageSvg, type SvgOptions } from '../mechanism/svg.js';
 import type { PageDrawing } from '../mechanism/drawing.js';
 import { phaseCounters, storageCounters, storageEntry, type StorageEntry } from '../report/storage.js';
 import { runStorage } from '../workload/runner.js';
 
-export { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+export { stringify as stringifyYaml } from 'yaml';
+
+/** A config's YAML as a plain value, read as the loader reads it (`null: true` is a key); throws on invalid YAML. */
+export function parseYaml(text: string): unknown {
+  return parseConfigSource('config.yaml', text).raw;
+}
 
 /** Steps a trace keeps for the page: a teaching config has a few dozen. */
 export const PLAY_STEPS = 400;

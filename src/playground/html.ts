@@ -47,6 +47,7 @@ header{background:#23313f;color:#fff;padding:6px 12px;display:flex;gap:12px;alig
 header h1{font-size:17px;margin:0 12px 0 0}
 main{display:grid;grid-template-columns:330px 1fr;gap:10px;padding:10px}
 aside section,.pane{background:#fff;border:1px solid #bbb;padding:8px;margin-bottom:10px}
+.pane{min-width:0;overflow-x:auto}
 aside h2,.pane h2{font-size:14px;margin:0 0 6px}
 label{display:inline-block;margin:2px 6px 2px 0}
 input[type=number]{width:5.5em}

@@ -64,7 +64,7 @@ tr.on td{background:#fff2a8}
 .figs svg{width:100%;height:auto}
 .problems{color:#a00;white-space:pre-wrap;font-family:monospace}
 .cols td,.cols th{text-align:left}
-.cols input{width:6.5em}.cols input[type=checkbox]{width:auto}
+.cols input{width:5.5em}.cols td:nth-child(2) input{width:8em}.cols input[type=checkbox]{width:auto}
 `;
 
 /** The page: the shell the script fills in, the configs as JSON, the engine, then the page's script. */

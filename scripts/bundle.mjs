@@ -3,6 +3,8 @@
 // Packages with native code or worker files of their own (the canvas, piscina, pg) and those loaded only
 // where a chart or a table is drawn (chart.js, cli-table3) stay outside. bin/rowsim.js falls back to
 // dist/cli/main.js when the bundle is missing or older than it (docs/development.md, "The bundle").
+// Then the playground's two browser scripts (`rowsim playground`, docs/playground.md): its engine (the
+// same page engines, loader and drawing, for the browser) and its page, from src/playground/page/.
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -50,4 +52,45 @@ await build({
   logLevel: 'warn',
   transform: { define: { ROWSIM_PAGE_SCRIPT: JSON.stringify(pageScriptSource()) } },
   output: { dir: out, format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'chunk-[hash].js', sourcemap: false },
+});
+
+/**
+ * The few Node built-ins the loader's modules import, for the browser: paths as plain strings (a config in
+ * the page has a name, not a file), and no files, so that a config that names another file says so.
+ */
+const BROWSER_BUILTINS = {
+  'node:path': `
+export const isAbsolute = (p) => p.startsWith('/');
+export const dirname = (p) => { const i = p.replace(/\\/+$/, '').lastIndexOf('/'); return i < 0 ? '.' : i === 0 ? '/' : p.slice(0, i); };
+export const resolve = (...ps) => { const out = []; for (const p of ps) { if (p.startsWith('/')) out.length = 0; for (const part of p.split('/')) { if (part === '..') out.pop(); else if (part && part !== '.') out.push(part); } } return '/' + out.join('/'); };`,
+  'node:fs': `
+const noFiles = () => { throw Object.assign(new Error('the playground reads no files: put the data in the config'), { code: 'ENOENT' }); };
+export const constants = { O_RDONLY: 0, O_NONBLOCK: 0 };
+export const openSync = noFiles, closeSync = noFiles, fstatSync = noFiles, readFileSync = noFiles, realpathSync = noFiles;`,
+  'node:module': `
+export const createRequire = () => () => { throw new Error('not in the browser'); };`,
+};
+const browserBuiltins = {
+  name: 'rowsim-browser-builtins',
+  resolveId(id) {
+    if (id in BROWSER_BUILTINS) return { id: `\0${id}` };
+    if (id.startsWith('node:'))
+      throw new Error(`scripts/bundle.mjs: the playground's engine imports ${id}: give it a browser stand-in in BROWSER_BUILTINS`);
+    return null;
+  },
+  load: (id) => (id.startsWith('\0node:') ? BROWSER_BUILTINS[id.slice(1)] : null),
+};
+
+await build({
+  input: join(dist, 'playground/engine.js'),
+  platform: 'browser',
+  plugins: [browserBuiltins],
+  logLevel: 'warn',
+  output: { file: join(out, 'playground-engine.js'), format: 'iife', name: 'RowsimEngine', minify: true },
+});
+await build({
+  input: join(root, 'src/playground/page/main.ts'),
+  platform: 'browser',
+  logLevel: 'warn',
+  output: { file: join(out, 'playground-page.js'), format: 'iife', minify: true },
 });

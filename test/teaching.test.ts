@@ -128,7 +128,7 @@ describe('docs/teaching.md', () => {
     const bad: string[] = [];
     for (const cmd of commands) {
       const [command, ...rest] = words(cmd);
-      if (!['run', 'validate', 'page', 'trace', 'estimate', 'rowsize', 'pg-check', 'calibrate'].includes(command!)) {
+      if (!['run', 'validate', 'page', 'trace', 'estimate', 'rowsize', 'pg-check', 'calibrate', 'playground'].includes(command!)) {
         bad.push(`${cmd}: no command ${command}`);
         continue;
       }

@@ -64,6 +64,7 @@ function buildProgram(setCode: SetCode): Command {
   addCalibrateCommand(program, setCode);
   addPageCommand(program, setCode);
   addTraceCommand(program, setCode);
+  addPlaygroundCommand(program, setCode);
   return program;
 }
 
@@ -147,6 +148,20 @@ function addTraceCommand(program: Command, setCode: SetCode): void {
     .action(async (config: string, opts) => {
       const { traceCommand } = await import('./trace.js');
       setCode(await traceCommand(config, opts));
+    });
+}
+
+function addPlaygroundCommand(program: Command, setCode: SetCode): void {
+  program
+    .command('playground')
+    .description(
+      'write a page (one HTML file, no server, no network) that runs the page engines in the browser: teaching configs, edits, steps, two formats side by side',
+    )
+    .option('--out <dir>', 'folder for index.html (default: out/playground)')
+    .option('--quiet', 'write the page, print nothing but errors')
+    .action(async (opts) => {
+      const { playgroundCommand } = await import('./playground.js');
+      setCode(await playgroundCommand(opts));
     });
 }
 

@@ -40,8 +40,8 @@ import { ROWSIM_VERSION } from '../version.js';
 
 const MANIFEST_FILE = '.rowsim-output.json';
 /** The commands that write output folders; `part` is rowsim run --shard's partial result (src/run/part.ts). */
-type OutputOwner = 'run' | 'estimate' | 'calibrate' | 'page' | 'trace' | 'part';
-const OWNERS: readonly OutputOwner[] = ['run', 'estimate', 'calibrate', 'page', 'trace', 'part'];
+type OutputOwner = 'run' | 'estimate' | 'calibrate' | 'page' | 'trace' | 'part' | 'playground';
+const OWNERS: readonly OutputOwner[] = ['run', 'estimate', 'calibrate', 'page', 'trace', 'part', 'playground'];
 
 /** How long a command waits for another rowsim process to finish publishing into the same folder. */
 const LOCK_WAIT_MS = 120_000;

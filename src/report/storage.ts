@@ -429,14 +429,8 @@ export function storageMarkdown(entries: StorageEntry[], charts: string[]): stri
       '',
     );
     if (e.notes.length) out.push(...e.notes.map((n) => `- ${n}`), '');
-    const keys = f.phaseMetrics;
-    out.push(
-      mdTable(
-        ['phase', 'affected', ...keys.map((k) => metricTitle(k, f))],
-        e.phases.map((p) => [p.label, fmt(p.rows_affected), ...keys.map((k) => cell(p.metrics, k))]),
-      ),
-      '',
-    );
+    const phases = phaseCounters(e);
+    out.push(mdTable(phases.header, phases.rows), '');
   }
   const reads = readsMarkdown(entries);
   if (reads) out.push(reads);
@@ -446,6 +440,22 @@ export function storageMarkdown(entries: StorageEntry[], charts: string[]): stri
     for (const c of storageCharts) out.push(`![${c}](${c})`, '');
   }
   return out.join('\n');
+}
+
+/** The terminal table's columns and cells (all of them, as `--wide` prints), as plain strings: the playground shows them. */
+export function storageCounters(entries: StorageEntry[]): { header: string[]; rows: string[][] } {
+  const cols = columns(entries);
+  return { header: cols.map((c) => c.title), rows: entries.map((e) => cols.map((c) => c.cell(e))) };
+}
+
+/** One point's counters after each phase, as summary.md's table of the point has them. */
+export function phaseCounters(e: StorageEntry): { header: string[]; rows: string[][] } {
+  const f = formatOf(e);
+  const keys = f.phaseMetrics;
+  return {
+    header: ['phase', 'affected', ...keys.map((k) => metricTitle(k, f))],
+    rows: e.phases.map((p) => [p.label, fmt(p.rows_affected), ...keys.map((k) => cell(p.metrics, k))]),
+  };
 }
 
 export function storageTerminal(entries: StorageEntry[], options: TableOptions = {}): string {

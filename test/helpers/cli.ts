@@ -14,3 +14,15 @@ export function rowsim(args: string[], cwd = ROOT, env: Record<string, string> =
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
+
+/** The terminal table's data rows (after the dashes), cells split where two spaces or more part them. */
+export function terminalRows(stdout: string): string[][] {
+  const lines = stdout.split('\n');
+  const dashes = lines.findIndex((l) => /^-+(\s+-+)+$/.test(l));
+  const rows: string[][] = [];
+  for (const l of lines.slice(dashes + 1)) {
+    if (!l.trim() || /^(\(|note:|results:)/.test(l)) break;
+    rows.push(l.trim().split(/\s{2,}/));
+  }
+  return rows;
+}

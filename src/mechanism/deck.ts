@@ -142,7 +142,7 @@ export function traceDeck(title: string, subtitle: string, trace: Trace, options
       .split('\n')
       .map((l) => `<li>${esc(l)}</li>`)
       .join('');
-    return `<section class="slide" data-step="${s.step}">${bar(`<b>Step ${s.step}</b> · phase ${s.phase}: ${esc(s.phaseLabel)}`)}<ul class="what">${lines}</ul>${stepFigures(s, scale)}</section>`;
+    return `<section class="slide" data-step="${s.step}" data-rows="${s.rows.join(',')}">${bar(`<b>Step ${s.step}</b> · phase ${s.phase}: ${esc(s.phaseLabel)}`)}<ul class="what">${lines}</ul>${stepFigures(s, scale)}</section>`;
   });
   const end = trace.truncated
     ? `<p>The trace stopped after ${trace.steps.length} steps: <code>--steps</code> shows more.</p>`

@@ -376,7 +376,7 @@ function svgSegments(
     const fits = best.w >= f.fs * 0.62 * short.length + 4;
     if (fits)
       parts.push(
-        `<text x="${(best.x + best.w / 2).toFixed(2)}" y="${(best.y + f.lineH / 2 + f.fs * 0.36).toFixed(1)}" font-size="${f.fs}" font-weight="bold" text-anchor="middle" fill="${s.kind === 'heap-only' || s.kind === 'stub' ? '#111' : '#fff'}">${svgEsc(short)}</text>`,
+        `<text class="rid${s.kind === 'stub' ? ' stub' : ''}" x="${(best.x + best.w / 2).toFixed(2)}" y="${(best.y + f.lineH / 2 + f.fs * 0.36).toFixed(1)}" font-size="${f.fs}" font-weight="bold" text-anchor="middle" fill="${s.kind === 'heap-only' || s.kind === 'stub' ? '#111' : '#fff'}">${svgEsc(short)}</text>`,
       );
     else if (s.kind === 'stub') {
       // A stub too narrow for its id: a tag beside it (right, or left at the grid's edge), above the rows.
@@ -386,7 +386,7 @@ function svgSegments(
       const tx = right + tw <= f.gx + f.gw ? right : Math.max(f.gx, best.x - tw - 2);
       const ty = best.y + (f.lineH - th) / 2;
       marks.push(
-        `<rect x="${tx.toFixed(2)}" y="${ty.toFixed(1)}" width="${tw.toFixed(1)}" height="${th}" rx="3" fill="#fff" stroke="#f0902a" stroke-width="2"/><text x="${(tx + tw / 2).toFixed(2)}" y="${(ty + th / 2 + f.fs * 0.36).toFixed(1)}" font-size="${f.fs}" font-weight="bold" text-anchor="middle" fill="#111">${svgEsc(short)}</text>`,
+        `<rect x="${tx.toFixed(2)}" y="${ty.toFixed(1)}" width="${tw.toFixed(1)}" height="${th}" rx="3" fill="#fff" stroke="#f0902a" stroke-width="2"/><text class="rid stub" x="${(tx + tw / 2).toFixed(2)}" y="${(ty + th / 2 + f.fs * 0.36).toFixed(1)}" font-size="${f.fs}" font-weight="bold" text-anchor="middle" fill="#111">${svgEsc(short)}</text>`,
       );
     }
   }

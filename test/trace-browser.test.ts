@@ -2,7 +2,9 @@
  * The trace's slide decks in a real browser (Debian's chromium through playwright-core, as
  * test/report-browser.test.ts): every slide of every teaching config's deck fits one 16:9 screen at
  * 1280×720 and at 1920×1080 (nothing scrolls: the document is no taller or wider than the window, and
- * every drawing lies inside it, before and after side by side); the keys a presenter's clicker sends, the
+ * every drawing lies inside it, before and after side by side); every drawing fills its panel (≥ 90% of
+ * its width or height, ≥ 80% of the other), its row ids are ≥ 16 px at 1280×720, its stubs carry their
+ * row's id and it outlines the rows the step changed that it holds; the keys a presenter's clicker sends, the
  * arrows, Home / End, a click and an edited #N move as docs/teaching.md says, and a slide always opens at
  * its top. It opens from file:// with no console or page error and no request but itself. Screenshots go to
  * out/browser/. Skipped without /usr/bin/chromium unless CI or ROWSIM_REQUIRE_BROWSER=1 is set.

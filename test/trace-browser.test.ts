@@ -9,7 +9,7 @@
  * its top. It opens from file:// with no console or page error and no request but itself. Screenshots go to
  * out/browser/. Skipped without /usr/bin/chromium unless CI or ROWSIM_REQUIRE_BROWSER=1 is set.
  */
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +21,8 @@ import { CHROMIUM, SHOTS, browserOrReason, browserPresent, openInChromium, type 
 const TEACHING = join(ROOT, 'sim-configs', 'teaching');
 /** Every teaching config's every sweep point: its deck's file. */
 const decks: { name: string; file: string }[] = [];
+/** Two decks lettered for the back row (--scale 1.4): three drawings a slide, and four. */
+const scaled: { name: string; file: string }[] = [];
 /** Slides worth a screenshot: config, point, step (the lesson's key moments). */
 const SHOT_STEPS: Record<string, number[]> = {
   'trace-exp-row-size-1': [14, 15],
@@ -39,7 +41,7 @@ describe.skipIf(!browserPresent)(`the trace decks in a browser${browserPresent ?
   let page: Page;
   let opened: OpenedPage;
   /** Requests for anything but the decks themselves (the test opens one deck after another). */
-  const foreign = () => opened.foreign.filter((u) => !decks.some((d) => u.split('#')[0] === `file://${d.file}`));
+  const foreign = () => opened.foreign.filter((u) => ![...decks, ...scaled].some((d) => u.split('#')[0] === `file://${d.file}`));
   const errors = () => [...opened.consoleErrors, ...opened.pageErrors];
 
   beforeAll(async () => {
@@ -53,6 +55,16 @@ describe.skipIf(!browserPresent)(`the trace decks in a browser${browserPresent ?
       }
       for (const d of readdirSync(out).filter((x) => x.endsWith('.html')))
         decks.push({ name: `${f.replace('.yaml', '')}/${d}`, file: join(out, d) });
+    }
+    for (const [f, point] of [
+      ['ase-forwarding.yaml', 'exp_row_size=1'],
+      ['postgres-hot.yaml', 'fillfactor=100'],
+    ] as const) {
+      const out = join(dir, 'scaled');
+      const r = rowsim(['trace', join(TEACHING, f), '--point', point, '--out', out, '--scale', '1.4', '--quiet']);
+      expect(r.code, r.stderr).toBe(0);
+      const name = `trace-${point.replace(/[=_]/g, '-')}.html`;
+      scaled.push({ name: `scaled/${name}`, file: join(out, name) });
     }
     opened = await openInChromium(decks[0]!.file, { width: 1280, height: 720 });
     ({ browser, page } = opened);
@@ -110,7 +122,7 @@ describe.skipIf(!browserPresent)(`the trace decks in a browser${browserPresent ?
     });
 
   /** The figures of one slide at one window size that break the rules: fit, size, row ids, outlines. */
-  function drawingProblems(where: string, f: Awaited<ReturnType<typeof fit>>, width: number): string[] {
+  function drawingProblems(where: string, f: Awaited<ReturnType<typeof fit>>, width: number, minPx = 16): string[] {
     const bad: string[] = [];
     for (const b of f.boxes) {
       if (b.bottom > f.ih + 0.5 || b.right > f.iw + 0.5) bad.push(`${where}: a drawing reaches ${b.right}×${b.bottom}`);
@@ -124,7 +136,7 @@ describe.skipIf(!browserPresent)(`the trace decks in a browser${browserPresent ?
         bad.push(`${where}: a drawing fills ${(fw * 100).toFixed(0)}% × ${(fh * 100).toFixed(0)}% of its panel`);
       // Row ids the back row reads: 16 px at 1280×720 (24 at 1920×1080).
       idPx.push((b.idPx * 1280) / width);
-      if (b.idPx < (16 * width) / 1280) bad.push(`${where}: a row id ${b.idPx.toFixed(1)} px high`);
+      if (b.idPx < (minPx * width) / 1280) bad.push(`${where}: a row id ${b.idPx.toFixed(1)} px high`);
       if (b.stubs.join() !== b.stubIds.join()) bad.push(`${where}: stubs of rows ${b.stubs} labelled ${b.stubIds}`);
       if (b.unlit) bad.push(`${where}: a drawing holds a row the step changed but outlines none`);
     }
@@ -167,6 +179,26 @@ describe.skipIf(!browserPresent)(`the trace decks in a browser${browserPresent ?
       expect(errors()).toEqual([]);
       expect(foreign()).toEqual([]);
     });
+
+  it('letters --scale 1.4 decks larger, and they still fit 1280×720 and fill their panels', { timeout: 120_000 }, async () => {
+    await page.setViewportSize({ width: 1280, height: 720 });
+    const bad: string[] = [];
+    for (const deck of scaled) {
+      expect(existsSync(deck.file), deck.file).toBe(true);
+      await page.goto(`file://${deck.file}#0`);
+      const slides = await page.locator('section.slide').count();
+      for (let i = 0; i < slides; i++) {
+        if (i > 0) await page.keyboard.press('ArrowRight');
+        const f = await fit();
+        const where = `${deck.name} slide ${i}`;
+        if (f.sh > f.ih || f.sw > f.iw) bad.push(`${where}: the document is ${f.sw}×${f.sh} in a ${f.iw}×${f.ih} window`);
+        bad.push(...drawingProblems(where, f, 1280, 20));
+      }
+    }
+    fills.length = 0;
+    idPx.length = 0;
+    expect(bad, bad.slice(0, 20).join('\n')).toEqual([]);
+  });
 
   it('moves as a presenter expects: arrows, Space, Page Up / Down, Home / End, a click, an edited #N; every slide opens at its top', async () => {
     await page.setViewportSize({ width: 1280, height: 720 });

@@ -228,13 +228,13 @@ function svgFrame(pageBytes: number, idPrefix: string, scale: number, top: numbe
 }
 
 /**
- * A frame that fills `box`: row ids in 18 px letters (× scale); the grid as many lines (32, 16 or 8) as
+ * A frame that fills `box`: row ids in 18 px letters (× scale); the grid as many lines (32, 16, 8 or 4) as
  * keep a line a quarter taller than its letters. The entry list goes beside the grid when it fits in
  * half the width at 14 px, else under it in columns, the grid then the box's whole width and
  * at least 16 lines high, the list as many entries as the rest holds.
  */
 function svgFitFrame(d: PageDrawing, box: SvgBox, idPrefix: string, scale: number): SvgFrame {
-  const fs = Math.round(18 * scale);
+  let fs = Math.round(18 * scale);
   const fsm = Math.round(13 * scale);
   const gy = Math.round(fs * 1.6);
   const gx = Math.round(fsm * 0.62 * String(d.pageBytes).length + 8);
@@ -262,8 +262,10 @@ function svgFitFrame(d: PageDrawing, box: SvgBox, idPrefix: string, scale: numbe
   // Under the grid: the fill line's label (as svgMarks writes it) and a margin; then the list, if there.
   const gridRoom = box.height - gy - fp - 14 - listH;
   let lines = 32;
-  while (lines > 8 && gridRoom < lineFor(lines)) lines /= 2;
+  while (lines > 4 && gridRoom < lineFor(lines)) lines /= 2;
   const lineH = Math.max(4, Math.floor(gridRoom / lines));
+  // Row ids no taller than a line (only when even 4 lines are thin: a big --scale in a small panel).
+  fs = Math.min(fs, Math.floor(lineH * 0.8));
   const gh = lines * lineH;
   const panelX = below ? 4 : gx + gw + 20;
   if (!below) perCol = Math.max(1, Math.floor((gh - 4) / Math.round(fp * 1.35)));
@@ -478,7 +480,7 @@ function svgEntries(
   const L = f.list;
   // Room for every entry, or for all but one and the line saying how many more.
   const room = L.cols * L.perCol;
-  const shown = svgShownEntries(det.slots, det.slots.length <= room ? room : room - 1, highlight);
+  const shown = svgShownEntries(det.slots, det.slots.length <= room || room < 2 ? room : room - 1, highlight);
   const place = (i: number) => ({ x: L.x + Math.floor(i / L.perCol) * L.colW, y: L.y + f.fp + (i % L.perCol) * step });
   shown.forEach((s, i) => {
     const { x, y } = place(i);
@@ -508,11 +510,11 @@ function svgEntries(
         `<path d="M ${from.x.toFixed(1)} ${from.y.toFixed(1)} ${curve}" fill="none" stroke="#7a2db0" stroke-width="2" marker-end="url(#${f.idPrefix}-chain)"><title>${svgEsc(`row ${s.row ?? ''}: ${slotName} ${s.slot} → ${slotName} ${s.to!.slot}`)}</title></path>`,
       );
   });
-  if (det.slots.length > shown.length) {
+  // The line saying how many more, where it has a place (a list of one shows the one).
+  if (det.slots.length > shown.length && shown.length < room) {
     const { x, y } = place(shown.length);
-    out.push(
-      `<text x="${x}" y="${y}" font-size="${f.fsm}" fill="#555">… ${det.slots.length - shown.length} more (rowsim page --format text)</text>`,
-    );
+    const more = `… ${det.slots.length - shown.length} more${L.below ? '' : ' (rowsim page --format text)'}`;
+    out.push(`<text x="${x}" y="${y}" font-size="${f.fsm}" fill="#555">${more}</text>`);
   }
   if (det.slots.length === 0)
     out.push(

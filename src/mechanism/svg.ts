@@ -499,11 +499,13 @@ function svgEntries(
     const t = s.to && s.kind !== 'stub' && s.to.page === det.page ? at[s.to.slot] : undefined;
     const tx = t ? (t.x + t.w / 2).toFixed(1) : '';
     // Beside the grid: from the entry to the version it leads to; under it, from the old version where it lies.
-    const from = L.below && p ? { x: p.x + p.w / 2, y: p.y + f.lineH / 2 } : { x: x - 3, y: mid };
+    // Under the grid the arrow runs between the pieces, just right of their row ids (never over them).
+    const beside = (q: { x: number; w: number }) => Math.min(q.x + q.w - 2, q.x + q.w / 2 + f.fs);
+    const from = L.below && p ? { x: beside(p), y: p.y + f.lineH / 2 } : { x: x - 3, y: mid };
     const curve = !t
       ? ''
       : L.below
-        ? `C ${(from.x + 60).toFixed(1)} ${from.y.toFixed(1)}, ${(t.x + t.w / 2 + 60).toFixed(1)} ${(t.y + f.lineH / 2).toFixed(1)}, ${tx} ${(t.y + f.lineH / 2).toFixed(1)}`
+        ? `C ${(from.x + 60).toFixed(1)} ${from.y.toFixed(1)}, ${(beside(t) + 60).toFixed(1)} ${(t.y + f.lineH / 2).toFixed(1)}, ${beside(t).toFixed(1)} ${(t.y + f.lineH / 2).toFixed(1)}`
         : `C ${f.gx + f.gw + 30} ${mid.toFixed(1)}, ${tx} ${(t.y - 30).toFixed(1)}, ${tx} ${t.y.toFixed(1)}`;
     if (t)
       out.push(

@@ -1,6 +1,6 @@
 /**
  * One page drawn to scale as SVG: the page is a grid of lines of bytes (32 lines: 64 bytes a line on a
- * 2K page, 256 on 8K; a slide's drawing may take 16 or 8), read left to right and top to bottom; every
+ * 2K page, 256 on 8K; a slide's drawing may take 16, 8 or 4), read left to right and top to bottom; every
  * region (header parts, slot array, each row's body and its reservation, holes, free space) is a block
  * of its own bytes. Beside it (or under it, on a narrow slide panel), the page's entries one per line,
  * with a connector from each forwarding stub to the page and slot it points to.

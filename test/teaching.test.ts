@@ -5,11 +5,13 @@
  * - every command line the lesson quotes (`rowsim …` or `npx rowsim …`, in code blocks or inline code)
  *   names a rowsim command, a config that exists and options that `rowsim <command> --help` lists, and
  *   the full ones (with a config) run as written (into a temporary folder);
- * - the key figures the lesson states are the ones rowsim computes (results.json, the trace, the page).
+ * - the key figures the lesson states are the ones rowsim computes (results.json, the trace, the page);
+ * - the 45-minute lesson's minutes add up to 45 (the 60-minute one's to 60), its commands, run as written
+ *   in a fresh folder, write exactly the decks it names, one each, and every step it opens is in its deck.
  */
-import { mkdtempSync, readdirSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, rowsim } from './helpers/cli.js';
 
@@ -222,5 +224,65 @@ describe('docs/teaching.md', () => {
     const pg = rowsim(['trace', join(DIR, 'postgres-hot.yaml'), '--point', 'fillfactor=70', '--out', join(tmp(), 't')]).stdout;
     expect(pg).toMatch(/page 0 is pruned on access: 4 dead versions removed, 1760 B freed/);
     expect(lesson).toContain('"page 0 is pruned on access: 4 dead versions removed, 1760 B freed"');
+  });
+});
+
+/** The files under `dir`, as paths relative to it. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)));
+}
+
+/** The minutes column (its first number column) of the table that follows `heading`, or that starts with it. */
+function minutes(md: string, heading: string): number[] {
+  const rest = md.slice(md.indexOf(heading));
+  const table = rest.slice(heading.startsWith('|') ? 0 : rest.indexOf('\n|') + 1).split('\n\n')[0]!;
+  return table
+    .split('\n')
+    .slice(2)
+    .map((row) => Number(row.split('|').find((c) => /^\s*\d+\s*$/.test(c))));
+}
+
+describe('the 45-minute lesson in docs/teaching.md', () => {
+  const lesson = readFileSync(LESSON, 'utf8');
+  const section = lesson.slice(lesson.indexOf('## The 45-minute lesson'));
+
+  it('has parts whose minutes add up to 45 (and the 60-minute lesson’s to 60)', () => {
+    expect(section.length).toBeGreaterThan(100);
+    const parts = minutes(section, '## The 45-minute lesson');
+    expect(parts.length).toBeGreaterThanOrEqual(5);
+    expect(parts.reduce((a, b) => a + b, 0)).toBe(45);
+    expect(section).toContain('Total: 45 minutes');
+    expect(minutes(lesson, '| part | minutes |').reduce((a, b) => a + b, 0)).toBe(60);
+  });
+
+  it('writes, with the commands it lists, exactly the decks it names, and each holds the steps it opens', { timeout: 300_000 }, () => {
+    const commands = quotedCommands(section);
+    expect(commands.length).toBeGreaterThanOrEqual(5);
+    // As written, in a fresh folder that holds the configs: the decks land in its out/.
+    const cwd = tmp();
+    symlinkSync(join(ROOT, 'sim-configs'), join(cwd, 'sim-configs'));
+    for (const cmd of commands) {
+      const r = rowsim(words(cmd), cwd);
+      expect(r.stderr, cmd).toBe('');
+      expect(r.code, cmd).toBe(0);
+    }
+    const written = filesUnder(join(cwd, 'out'))
+      .filter((f) => f.endsWith('.html'))
+      .sort();
+    // One deck a command: none overwrote another.
+    expect(written.length).toBe(commands.filter((c) => c.startsWith('npx rowsim trace ')).length);
+    const steps = new Map<string, number[]>();
+    let deck = '';
+    for (const m of section.matchAll(/`((teach-[^`#\s]+\.html))?#(\d+)`/g)) {
+      if (m[1]) deck = m[1];
+      steps.set(deck, [...(steps.get(deck) ?? []), Number(m[3])]);
+    }
+    expect([...steps.keys()].sort()).toEqual(written);
+    for (const [name, want] of steps) {
+      const html = readFileSync(join(cwd, 'out', name), 'utf8');
+      for (const n of want) expect(html, `${name}#${n}`).toContain(`data-step="${n}"`);
+    }
   });
 });

@@ -7,7 +7,7 @@
  * slide opens at its top. One self-contained file: styles, script and drawings inline, nothing fetched.
  */
 import type { Trace, TraceStep } from './trace.js';
-import { renderPageSvg } from './svg.js';
+import { renderPageSvg, svgEntryChars } from './svg.js';
 
 const esc = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -16,15 +16,44 @@ export interface DeckOptions {
   scale?: number;
 }
 
-/** One step's figures: for each page it changed, before (when the page existed) and after. */
+/**
+ * The size of one drawing's panel at 1280×720, in CSS pixels, from the slide's rules below (every size is
+ * in vh, so 1920×1080 is the same slide 1.5 times larger): the bar, the step's sentences (their lines
+ * estimated a little long, 0.57 em a character, so that a drawing is never taller than its panel), the
+ * caption, then the figures in one row of up to three, or two rows of two (before and after of two
+ * pages) or three.
+ */
+export function panelBox(text: string, figures: number, scale: number): { width: number; height: number } {
+  const vh = 7.2;
+  const font = 2.3 * vh * 1.05 * scale;
+  const lineWidth = 1280 - 2 * 1.6 * vh - 1.2 * font;
+  const lines = text.split('\n').reduce((n, l) => n + Math.max(1, Math.ceil((l.length * 0.57 * font) / lineWidth)), 0);
+  const sentences = lines * font * 1.3 + text.split('\n').length * 0.2 * font;
+  const bar = 0.6 * vh * 2 + 2.3 * vh * 0.85 * 1.2 * 1.2 * scale;
+  const caption = 2.3 * vh * 0.85 * 1.2 * scale;
+  const cols = figures === 4 ? 2 : Math.min(3, Math.max(1, figures));
+  const rowsOf = figures > 3 ? 2 : 1;
+  const frame = 2 * (0.4 * vh + 1);
+  // The bar's negative margin takes the slide's top padding.
+  const pages = 720 - 1.2 * vh - bar - 0.8 * vh - sentences - 0.8 * vh;
+  const width = (1280 - 2 * 1.6 * vh - (cols - 1) * vh) / cols - frame;
+  const height = (pages - (rowsOf - 1) * vh) / rowsOf - frame - caption;
+  return { width: Math.floor(width), height: Math.floor(height) };
+}
+
+/** One step's figures: for each page it changed, before (when the page existed) and after, each filling its panel. */
 function stepFigures(s: TraceStep, scale: number): string {
   const figs: string[] = [];
+  const count = s.pages.reduce((n, p) => n + (p.before ? 2 : 1), 0);
+  // The drawings of a slide share one layout (the list beside the grid or under it), so that they compare.
+  const entryChars = Math.max(...s.pages.flatMap((p) => [p.after, ...(p.before ? [p.before] : [])]).map(svgEntryChars));
+  const box = { ...panelBox(s.text, count, scale), entryChars };
   for (const p of s.pages) {
-    const opts = (when: string) => ({ idPrefix: `s${s.step}-p${p.page}-${when}`, highlight: s.rows, scale, legend: false });
+    const opts = (when: string) => ({ idPrefix: `s${s.step}-p${p.page}-${when}`, highlight: s.rows, scale, legend: false, box });
     if (p.before)
       figs.push(`<figure><figcaption>page ${p.page} <b>before</b></figcaption>${renderPageSvg(p.before, opts('before'))}</figure>`);
     figs.push(
-      `<figure><figcaption>page ${p.page} <b>after</b>${p.before ? '' : ' (a new page: there was no before)'}</figcaption>${renderPageSvg(p.after, opts('after'))}</figure>`,
+      `<figure><figcaption>page ${p.page} <b>after</b>${p.before ? '' : ' (a new page)'}</figcaption>${renderPageSvg(p.after, opts('after'))}</figure>`,
     );
   }
   return `<div class="pages n${figs.length}">${figs.join('')}</div>`;
@@ -41,9 +70,9 @@ body{font-size:calc(var(--s) * 2.3vh)}
 .what{margin:0 0 0.8vh 0;padding-left:1.2em;line-height:1.3;font-size:1.05em;flex:0 0 auto}
 .what li{margin:0.1em 0}
 .pages{flex:1 1 0;min-height:0;display:grid;grid-auto-flow:column;grid-auto-columns:1fr;gap:1vh}
-.pages.n4,.pages.n5,.pages.n6{grid-auto-flow:row;grid-template-columns:repeat(3,1fr)}
+.pages.n4,.pages.n5,.pages.n6{grid-auto-flow:row;grid-template-columns:repeat(3,1fr)}.pages.n4{grid-template-columns:repeat(2,1fr)}
 figure{margin:0;min-height:0;min-width:0;display:flex;flex-direction:column;background:#fff;border:1px solid #bbb;padding:0.4vh}
-figcaption{font-size:0.85em;flex:0 0 auto}
+figcaption{font-size:0.85em;line-height:1.2;flex:0 0 auto;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 figure svg{flex:1 1 0;min-height:0;width:100%;height:100%}
 .title h1{font-size:2em;margin:2vh 0 1vh}.title p{font-size:1.1em;max-width:80vw}
 .keys{color:#444}
@@ -113,7 +142,7 @@ export function traceDeck(title: string, subtitle: string, trace: Trace, options
       .split('\n')
       .map((l) => `<li>${esc(l)}</li>`)
       .join('');
-    return `<section class="slide" data-step="${s.step}">${bar(`<b>Step ${s.step}</b> · phase ${s.phase}: ${esc(s.phaseLabel)}`)}<ul class="what">${lines}</ul>${stepFigures(s, scale)}</section>`;
+    return `<section class="slide" data-step="${s.step}" data-rows="${s.rows.join(',')}">${bar(`<b>Step ${s.step}</b> · phase ${s.phase}: ${esc(s.phaseLabel)}`)}<ul class="what">${lines}</ul>${stepFigures(s, scale)}</section>`;
   });
   const end = trace.truncated
     ? `<p>The trace stopped after ${trace.steps.length} steps: <code>--steps</code> shows more.</p>`

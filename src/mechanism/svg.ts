@@ -1,8 +1,9 @@
 /**
- * One page drawn to scale as SVG: the page is a grid of lines of bytes (64 a line on a 2K page, 128 on
- * 8K), read left to right and top to bottom; every region (header parts, slot array, each row's body and
- * its reservation, holes, free space) is a block of its own bytes. Beside it, the page's entries one per
- * line, with a connector from each forwarding stub to the page and slot it points to.
+ * One page drawn to scale as SVG: the page is a grid of lines of bytes (32 lines: 64 bytes a line on a
+ * 2K page, 256 on 8K; a slide's drawing may take 16, 8 or 4), read left to right and top to bottom; every
+ * region (header parts, slot array, each row's body and its reservation, holes, free space) is a block
+ * of its own bytes. Beside it (or under it, on a narrow slide panel), the page's entries one per line,
+ * with a connector from each forwarding stub to the page and slot it points to.
  *
  * layoutPage and renderPageSvg use nothing outside their own bodies but each other, so report.html
  * inlines them as they are (pageScriptSource) and the browser draws the same picture `rowsim page` writes.
@@ -148,6 +149,25 @@ export interface SvgOptions {
   legend?: boolean;
   /** A line above the title: what the drawing shows (the sweep point, after which phase). */
   caption?: string;
+  /**
+   * Fill a box this size (a slide's panel, in CSS pixels at 1280×720): no title, subtitle or legend, the
+   * free space on one line above a grid as large as the box allows (32 lines, or 16 or 8 when 32 would be
+   * thinner than the lettering), and the SVG scales to its element (width and height 100%).
+   */
+  box?: SvgBox;
+}
+
+/** A box to fill; `entryChars`: the longest entry line of all the drawings that share a slide (svgEntryChars), so that they share a layout. */
+export interface SvgBox {
+  width: number;
+  height: number;
+  entryChars?: number;
+}
+
+/** The longest line of a drawing's entry list, in characters. */
+export function svgEntryChars(d: PageDrawing): number {
+  const slotName = d.slotArray.firstSlot === 1 ? 'lp' : 'slot';
+  return Math.max(14, ...d.detail.slots.map((s) => svgEntryText(s, slotName).length));
 }
 
 /** Where the drawing's parts go: the byte grid (32 lines, bytes a line, line height, origin) and the entry panel beside it. */
@@ -167,6 +187,8 @@ interface SvgFrame {
   fs: number;
   fp: number;
   fsm: number;
+  /** The entry list: its top left corner, columns (filled top to bottom), entries a column, and whether it is under the grid. */
+  list: { x: number; y: number; cols: number; colW: number; perCol: number; below: boolean };
 }
 
 function svgFrame(pageBytes: number, idPrefix: string, scale: number, top: number): SvgFrame {
@@ -194,7 +216,69 @@ function svgFrame(pageBytes: number, idPrefix: string, scale: number, top: numbe
     fs: Math.round(15 * scale),
     fp,
     fsm: Math.round(12 * scale),
+    list: {
+      x: panelX,
+      y: top,
+      cols: 1,
+      colW: panelW,
+      perCol: Math.max(8, Math.floor((lines * lineH - 4) / Math.round(fp * 1.35)) - 1) + 1,
+      below: false,
+    },
   };
+}
+
+/**
+ * A frame that fills `box`: row ids in 18 px letters (× scale); the grid as many lines (32, 16, 8 or 4) as
+ * keep a line a quarter taller than its letters. The entry list goes beside the grid when it fits in
+ * half the width at 14 px, else under it in columns, the grid then the box's whole width and
+ * at least 16 lines high, the list as many entries as the rest holds.
+ */
+function svgFitFrame(d: PageDrawing, box: SvgBox, idPrefix: string, scale: number): SvgFrame {
+  let fs = Math.round(18 * scale);
+  const fsm = Math.round(13 * scale);
+  const gy = Math.round(fs * 1.6);
+  const gx = Math.round(fsm * 0.62 * String(d.pageBytes).length + 8);
+  const chars = (box.entryChars ?? svgEntryChars(d)) + 2;
+  const room = box.width - gx - 24;
+  const below = chars * 0.56 * 14 * scale > room * 0.5;
+  const lineFor = (lines: number) => Math.ceil(fs * 1.25) * lines;
+  let gw: number;
+  let fp: number;
+  let listH = 0;
+  let cols = 1;
+  let perCol = 0;
+  if (below) {
+    gw = box.width - gx - 8;
+    fp = Math.max(8, Math.min(Math.round(15 * scale), Math.floor((box.width - 8) / (chars * 0.56))));
+    cols = Math.max(1, Math.floor((box.width - 8) / (chars * 0.56 * fp + 4)));
+    const step = Math.round(fp * 1.35);
+    const listRoom = box.height - gy - fp - 14 - lineFor(16);
+    perCol = Math.max(1, Math.min(Math.ceil(d.detail.slots.length / cols), Math.floor(listRoom / step)));
+    listH = perCol * step + 4;
+  } else {
+    gw = Math.max(Math.round(room * 0.55), Math.round(room - chars * 0.56 * 16 * scale));
+    fp = Math.max(8, Math.min(Math.round(16 * scale), Math.floor((room - gw) / (chars * 0.56))));
+  }
+  // Under the grid: the fill line's label (as svgMarks writes it) and a margin; then the list, if there.
+  const gridRoom = box.height - gy - fp - 14 - listH;
+  let lines = 32;
+  while (lines > 4 && gridRoom < lineFor(lines)) lines /= 2;
+  const lineH = Math.max(4, Math.floor(gridRoom / lines));
+  // Row ids no taller than a line (only when even 4 lines are thin: a big --scale in a small panel).
+  fs = Math.min(fs, Math.floor(lineH * 0.8));
+  const gh = lines * lineH;
+  const panelX = below ? 4 : gx + gw + 20;
+  if (!below) perCol = Math.max(1, Math.floor((gh - 4) / Math.round(fp * 1.35)));
+  const list = {
+    x: panelX,
+    y: below ? gy + gh + fp + 14 : gy,
+    cols,
+    colW: below ? (box.width - 8) / cols : box.width - panelX,
+    perCol,
+    below,
+  };
+  const bpl = Math.ceil(d.pageBytes / lines);
+  return { bpl, lines, lineH, gx, gy, gw, px: gw / bpl, gh, panelX, W: box.width, idPrefix, fs, fp, fsm, list };
 }
 
 function svgEsc(t: string): string {
@@ -295,8 +379,19 @@ function svgSegments(
     const fits = best.w >= f.fs * 0.62 * short.length + 4;
     if (fits)
       parts.push(
-        `<text x="${(best.x + best.w / 2).toFixed(2)}" y="${(best.y + f.lineH / 2 + f.fs * 0.36).toFixed(1)}" font-size="${f.fs}" font-weight="bold" text-anchor="middle" fill="${s.kind === 'heap-only' || s.kind === 'stub' ? '#111' : '#fff'}">${svgEsc(short)}</text>`,
+        `<text class="rid${s.kind === 'stub' ? ' stub' : ''}" x="${(best.x + best.w / 2).toFixed(2)}" y="${(best.y + f.lineH / 2 + f.fs * 0.36).toFixed(1)}" font-size="${f.fs}" font-weight="bold" text-anchor="middle" fill="${s.kind === 'heap-only' || s.kind === 'stub' ? '#111' : '#fff'}">${svgEsc(short)}</text>`,
       );
+    else if (s.kind === 'stub') {
+      // A stub too narrow for its id: a tag beside it (right, or left at the grid's edge), above the rows.
+      const tw = f.fs * 0.62 * short.length + 8;
+      const th = Math.min(f.lineH, f.fs + 4);
+      const right = best.x + best.w + 2;
+      const tx = right + tw <= f.gx + f.gw ? right : Math.max(f.gx, best.x - tw - 2);
+      const ty = best.y + (f.lineH - th) / 2;
+      marks.push(
+        `<rect x="${tx.toFixed(2)}" y="${ty.toFixed(1)}" width="${tw.toFixed(1)}" height="${th}" rx="3" fill="#fff" stroke="#f0902a" stroke-width="2"/><text class="rid stub" x="${(tx + tw / 2).toFixed(2)}" y="${(ty + th / 2 + f.fs * 0.36).toFixed(1)}" font-size="${f.fs}" font-weight="bold" text-anchor="middle" fill="#111">${svgEsc(short)}</text>`,
+      );
+    }
   }
   return { parts, marks, at };
 }
@@ -331,14 +426,16 @@ function svgMarks(d: PageDrawing, L: PageLayout, f: SvgFrame): string[] {
 }
 
 /**
- * The entries the panel lists: all of them when they fit; else every entry that is not a plain row
- * (stubs and what they point to, dead versions …) and the rows in the lines left, in slot order.
+ * The entries the panel lists: all of them when they fit; else the highlighted rows' entries, every
+ * entry that is not a plain row (stubs and what they point to, dead versions …), and the rows in the
+ * lines left, in slot order.
  */
-function svgShownEntries(slots: PageDrawing['detail']['slots'], maxList: number): PageDrawing['detail']['slots'] {
+function svgShownEntries(slots: PageDrawing['detail']['slots'], maxList: number, highlight: number[]): PageDrawing['detail']['slots'] {
   if (slots.length <= maxList) return slots;
-  const special = slots.filter((e) => e.kind !== 'row' && e.kind !== 'heap-only');
-  let room = Math.max(0, maxList - special.length);
-  const keep = new Set(special.slice(0, maxList));
+  const lit = slots.filter((e) => e.row !== undefined && highlight.indexOf(e.row) >= 0);
+  const special = slots.filter((e) => e.kind !== 'row' && e.kind !== 'heap-only' && lit.indexOf(e) < 0);
+  const keep = new Set([...lit, ...special].slice(0, maxList));
+  let room = Math.max(0, maxList - keep.size);
   for (const e of slots) {
     if (room === 0) break;
     if (!keep.has(e)) {
@@ -380,33 +477,50 @@ function svgEntries(
   const out: string[] = [];
   const slotName = d.slotArray.firstSlot === 1 ? 'lp' : 'slot';
   const step = Math.round(f.fp * 1.35);
-  const shown = svgShownEntries(det.slots, Math.max(8, Math.floor((f.gh - 4) / step) - 1));
+  const L = f.list;
+  // Room for every entry, or for all but one and the line saying how many more.
+  const room = L.cols * L.perCol;
+  const shown = svgShownEntries(det.slots, det.slots.length <= room || room < 2 ? room : room - 1, highlight);
+  const place = (i: number) => ({ x: L.x + Math.floor(i / L.perCol) * L.colW, y: L.y + f.fp + (i % L.perCol) * step });
   shown.forEach((s, i) => {
-    const y = f.gy + f.fp + i * step;
+    const { x, y } = place(i);
     if (s.row !== undefined && highlight.indexOf(s.row) >= 0)
-      out.push(`<rect x="${f.panelX - 3}" y="${y - f.fp}" width="${f.W - f.panelX}" height="${step}" fill="#fff2a8"/>`);
+      out.push(`<rect x="${x - 3}" y="${y - f.fp}" width="${L.colW}" height="${step}" fill="#fff2a8"/>`);
     out.push(
-      `<rect x="${f.panelX}" y="${y - f.fp * 0.8}" width="${f.fp * 0.8}" height="${f.fp * 0.8}" fill="${colour[s.kind] ?? '#ccc'}" stroke="#333" stroke-width="0.6"/><text x="${f.panelX + f.fp + 2}" y="${y}" font-size="${f.fp}">${svgEsc(svgEntryText(s, slotName))}</text>`,
+      `<rect x="${x}" y="${y - f.fp * 0.8}" width="${f.fp * 0.8}" height="${f.fp * 0.8}" fill="${colour[s.kind] ?? '#ccc'}" stroke="#333" stroke-width="0.6"/><text x="${x + f.fp + 2}" y="${y}" font-size="${f.fp}">${svgEsc(svgEntryText(s, slotName))}</text>`,
     );
     const p = at[s.slot];
     const mid = y - f.fp * 0.35;
-    if (s.kind === 'stub' && p)
+    // A stub to its entry beside the grid (under it, the entry's "→ (page,slot)" says where it points).
+    if (s.kind === 'stub' && p && !L.below)
       out.push(
-        `<path d="M ${(p.x + p.w / 2).toFixed(1)} ${(p.y + f.lineH / 2).toFixed(1)} C ${f.gx + f.gw + 12} ${(p.y + f.lineH / 2).toFixed(1)}, ${f.panelX - 30} ${mid.toFixed(1)}, ${f.panelX - 3} ${mid.toFixed(1)}" fill="none" stroke="#f0902a" stroke-width="2" marker-end="url(#${f.idPrefix}-arrow)"/>`,
+        `<path d="M ${(p.x + p.w / 2).toFixed(1)} ${(p.y + f.lineH / 2).toFixed(1)} C ${f.gx + f.gw + 12} ${(p.y + f.lineH / 2).toFixed(1)}, ${x - 30} ${mid.toFixed(1)}, ${x - 3} ${mid.toFixed(1)}" fill="none" stroke="#f0902a" stroke-width="2" marker-end="url(#${f.idPrefix}-arrow)"/>`,
       );
     const t = s.to && s.kind !== 'stub' && s.to.page === det.page ? at[s.to.slot] : undefined;
+    const tx = t ? (t.x + t.w / 2).toFixed(1) : '';
+    // Beside the grid: from the entry to the version it leads to; under it, from the old version where it lies.
+    // Under the grid the arrow runs between the pieces, just right of their row ids (never over them).
+    const beside = (q: { x: number; w: number }) => Math.min(q.x + q.w - 2, q.x + q.w / 2 + f.fs);
+    const from = L.below && p ? { x: beside(p), y: p.y + f.lineH / 2 } : { x: x - 3, y: mid };
+    const curve = !t
+      ? ''
+      : L.below
+        ? `C ${(from.x + 60).toFixed(1)} ${from.y.toFixed(1)}, ${(beside(t) + 60).toFixed(1)} ${(t.y + f.lineH / 2).toFixed(1)}, ${beside(t).toFixed(1)} ${(t.y + f.lineH / 2).toFixed(1)}`
+        : `C ${f.gx + f.gw + 30} ${mid.toFixed(1)}, ${tx} ${(t.y - 30).toFixed(1)}, ${tx} ${t.y.toFixed(1)}`;
     if (t)
       out.push(
-        `<path d="M ${f.panelX - 3} ${mid.toFixed(1)} C ${f.gx + f.gw + 30} ${mid.toFixed(1)}, ${(t.x + t.w / 2).toFixed(1)} ${(t.y - 30).toFixed(1)}, ${(t.x + t.w / 2).toFixed(1)} ${t.y.toFixed(1)}" fill="none" stroke="#7a2db0" stroke-width="2" marker-end="url(#${f.idPrefix}-chain)"><title>${svgEsc(`row ${s.row ?? ''}: ${slotName} ${s.slot} → ${slotName} ${s.to!.slot}`)}</title></path>`,
+        `<path d="M ${from.x.toFixed(1)} ${from.y.toFixed(1)} ${curve}" fill="none" stroke="#7a2db0" stroke-width="2" marker-end="url(#${f.idPrefix}-chain)"><title>${svgEsc(`row ${s.row ?? ''}: ${slotName} ${s.slot} → ${slotName} ${s.to!.slot}`)}</title></path>`,
       );
   });
-  if (det.slots.length > shown.length)
-    out.push(
-      `<text x="${f.panelX}" y="${f.gy + f.fp + shown.length * step}" font-size="${f.fsm}" fill="#555">… ${det.slots.length - shown.length} more (rowsim page --format text)</text>`,
-    );
+  // The line saying how many more, where it has a place (a list of one shows the one).
+  if (det.slots.length > shown.length && shown.length < room) {
+    const { x, y } = place(shown.length);
+    const more = `… ${det.slots.length - shown.length} more${L.below ? '' : ' (rowsim page --format text)'}`;
+    out.push(`<text x="${x}" y="${y}" font-size="${f.fsm}" fill="#555">${more}</text>`);
+  }
   if (det.slots.length === 0)
     out.push(
-      `<text x="${f.panelX}" y="${f.gy + f.fp}" font-size="${f.fp}" fill="#555">${det.allocated ? 'no rows on this page' : 'this page is not allocated'}</text>`,
+      `<text x="${L.x}" y="${L.y + f.fp}" font-size="${f.fp}" fill="#555">${det.allocated ? 'no rows on this page' : 'this page is not allocated'}</text>`,
     );
   return out;
 }
@@ -484,15 +598,15 @@ export function renderPageSvg(d: PageDrawing, options: SvgOptions | string = {})
   const kinds = svgKinds(d, idPrefix);
   const L = layoutPage(d);
   const head = o.caption ? 26 * scale : 0;
-  const f = svgFrame(d.pageBytes, idPrefix, scale, Math.round(head + 82 * scale));
+  const f = o.box ? svgFitFrame(d, o.box, idPrefix, scale) : svgFrame(d.pageBytes, idPrefix, scale, Math.round(head + 82 * scale));
   const { parts, marks, at } = svgSegments(d, L, f, kinds.colour, o.highlight ?? []);
   const rows = svgEntries(d, f, kinds.colour, at, o.highlight ?? []);
   const totals: Record<string, number> = {};
   for (const s of L.segments) totals[s.kind] = (totals[s.kind] ?? 0) + s.bytes;
   const hasLine = L.fillAt !== undefined || (d.detail.positioned === true && totals.reserved !== undefined);
-  let H = f.gy + f.gh + (hasLine ? f.fp + 16 : 8);
+  let H = o.box ? o.box.height : f.gy + f.gh + (hasLine ? f.fp + 16 : 8);
   const extra: string[] = [];
-  if (o.legend !== false) {
+  if (o.legend !== false && !o.box) {
     const { legend, bottom } = svgLegend(totals, f, kinds, H + f.fsm + 6);
     const notes = svgNoteLines(d, Math.floor((f.W - f.gx) / (f.fsm * 0.58)));
     extra.push(
@@ -502,20 +616,15 @@ export function renderPageSvg(d: PageDrawing, options: SvgOptions | string = {})
     H = bottom + 24 + notes.length * (f.fsm + 6) + 6;
   }
   const W = f.W;
-  const sub = svgSubtitle(d);
+  // In a box: the SVG takes its element's size, the drawing scaled to fit it whole.
+  const size = o.box ? 'width="100%" height="100%" preserveAspectRatio="xMidYMid meet"' : `width="${W}" height="${H}"`;
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="DejaVu Sans, Verdana, sans-serif" role="img" aria-label="${svgEsc(d.title)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" ${size} viewBox="0 0 ${W} ${H}" font-family="DejaVu Sans, Verdana, sans-serif" role="img" aria-label="${svgEsc(d.title)}">`,
     `<defs><pattern id="${idPrefix}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#dce8fb"/><line x1="0" y1="0" x2="0" y2="6" stroke="#3f7fe0" stroke-width="3"/></pattern>`,
     `<marker id="${idPrefix}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#f0902a"/></marker>`,
     `<marker id="${idPrefix}-chain" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#7a2db0"/></marker></defs>`,
     `<rect width="${W}" height="${H}" fill="#fff"/>`,
-    ...(o.caption ? [`<text x="8" y="${Math.round(20 * scale)}" font-size="${f.fp}" fill="#23313f">${svgEsc(o.caption)}</text>`] : []),
-    `<text x="8" y="${Math.round(head + 24 * scale)}" font-size="${Math.round(20 * scale)}" font-weight="bold">${svgEsc(d.title)}</text>`,
-    ...sub.map(
-      (t, i) =>
-        `<text x="8" y="${Math.round(head + (46 + i * 18) * scale)}" font-size="${i === 0 ? f.fp : f.fsm}" fill="#222">${svgEsc(t)}</text>`,
-    ),
-    `<text x="${f.panelX}" y="${f.gy - 6}" font-size="${f.fsm}" font-weight="bold">${svgEsc(d.slotArray.name)}</text>`,
+    ...svgHeading(d, f, o, head, scale),
     `<rect x="${f.gx}" y="${f.gy}" width="${f.gw}" height="${f.gh}" fill="none" stroke="#000" stroke-width="1.5"/>`,
     ...parts,
     ...marks,
@@ -524,6 +633,25 @@ export function renderPageSvg(d: PageDrawing, options: SvgOptions | string = {})
     ...extra,
     '</svg>',
   ].join('\n');
+}
+
+/** Above the grid: the caption, title, subtitle and the slot array's name; in a box, the free space on one line. */
+function svgHeading(d: PageDrawing, f: SvgFrame, o: SvgOptions, head: number, scale: number): string[] {
+  const sub = svgSubtitle(d);
+  if (o.box) {
+    const line = d.band ? `${sub[0]} · ${d.band}` : sub[0]!;
+    const size = Math.max(8, Math.min(Math.round(16 * scale), Math.floor((f.W - 8) / (line.length * 0.56))));
+    return [`<text x="4" y="${Math.round(f.gy * 0.7)}" font-size="${size}" fill="#222">${svgEsc(line)}</text>`];
+  }
+  return [
+    ...(o.caption ? [`<text x="8" y="${Math.round(20 * scale)}" font-size="${f.fp}" fill="#23313f">${svgEsc(o.caption)}</text>`] : []),
+    `<text x="8" y="${Math.round(head + 24 * scale)}" font-size="${Math.round(20 * scale)}" font-weight="bold">${svgEsc(d.title)}</text>`,
+    ...sub.map(
+      (t, i) =>
+        `<text x="8" y="${Math.round(head + (46 + i * 18) * scale)}" font-size="${i === 0 ? f.fp : f.fsm}" fill="#222">${svgEsc(t)}</text>`,
+    ),
+    `<text x="${f.panelX}" y="${f.gy - 6}" font-size="${f.fsm}" font-weight="bold">${svgEsc(d.slotArray.name)}</text>`,
+  ];
 }
 
 /**
@@ -542,6 +670,8 @@ export function pageScriptSource(): string {
     layoutPacked,
     pageFigures,
     svgFrame,
+    svgFitFrame,
+    svgEntryChars,
     svgFill,
     svgEsc,
     svgKinds,
@@ -554,6 +684,7 @@ export function pageScriptSource(): string {
     svgSubtitle,
     svgNoteLines,
     renderPageSvg,
+    svgHeading,
   ];
   return `${fns.map((f) => f.toString()).join('\n')}\n`;
 }

@@ -144,7 +144,8 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     const slice = shardSlice(units, shard);
     const count = slice.storage.length + slice.contention.length;
     const rowOps = slice.storage.reduce((ops, i) => ops + plannedRowOperations(cfg.storage[i]!.spec.workload), 0);
-    const start = () => runner.start(count, slice.contention.length === 0, rowOps);
+    // A contention replication's length is not counted in rows: it runs on a thread, whatever its size.
+    const start = () => runner.start(count, slice.contention.length === 0, slice.contention.length === 0 ? rowOps : Infinity);
     if (!runner.started || count !== earlyUnits) {
       // Not known from the YAML (a contention section, one point), or (never for a valid config) not what it said.
       await runner.close();

@@ -90,9 +90,11 @@ interface Stopped {
  * `signal`, and wait for the process to end.
  */
 async function stopAt(args: string[], ready: () => boolean, afterMs: number, signal: NodeJS.Signals, env = {}): Promise<Stopped> {
+  // A process group of its own: a stop that fails is ended with its huge-pages child, not left running.
   const child = spawn(process.execPath, [join(ROOT, 'bin', 'rowsim.js'), ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, ...env },
+    detached: true,
   });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += String(d)));
@@ -108,8 +110,17 @@ async function stopAt(args: string[], ready: () => boolean, afterMs: number, sig
   expect(ended, `rowsim ${args[0]} ended before the signal: ${stderr}`).toBe(false);
   const sent = performance.now();
   child.kill(signal);
+  const kill = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // Ended meanwhile.
+    }
+  }, 3 * STOP_BOUND_MS);
   const end = await closed;
-  return { ...end, stderr, delayMs: Math.round(performance.now() - sent) };
+  const delayMs = Math.round(performance.now() - sent);
+  clearTimeout(kill);
+  return { ...end, stderr, delayMs };
 }
 
 /** What every stop must show: the signal's own end, soon, nothing printed, the folder as it was. */

@@ -94,6 +94,17 @@ class StartingRunner {
 }
 
 /**
+ * The planned row operations of a part's storage points, and how to start its runner: a contention
+ * replication's length is not counted in rows, so a part with one runs on threads whatever its size.
+ */
+function runnerStart(cfg: RunConfig, slice: ReturnType<typeof shardSlice>, runner: StartingRunner) {
+  const rowOps = slice.storage.reduce((ops, i) => ops + plannedRowOperations(cfg.storage[i]!.spec.workload), 0);
+  const storage = slice.contention.length === 0;
+  const count = slice.storage.length + slice.contention.length;
+  return { rowOps, start: () => runner.start(count, storage, storage ? rowOps : Infinity) };
+}
+
+/**
  * Large tables: the same command again in a process whose malloc asks for 2 MB pages (huge-pages.ts), and
  * its exit status; if it cannot be started, undefined, and the run goes on here with 4 kB pages.
  */
@@ -143,9 +154,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     const units = await runUnits(cfg);
     const slice = shardSlice(units, shard);
     const count = slice.storage.length + slice.contention.length;
-    const rowOps = slice.storage.reduce((ops, i) => ops + plannedRowOperations(cfg.storage[i]!.spec.workload), 0);
-    // A contention replication's length is not counted in rows: it runs on a thread, whatever its size.
-    const start = () => runner.start(count, slice.contention.length === 0, slice.contention.length === 0 ? rowOps : Infinity);
+    const { rowOps, start } = runnerStart(cfg, slice, runner);
     if (!runner.started || count !== earlyUnits) {
       // Not known from the YAML (a contention section, one point), or (never for a valid config) not what it said.
       await runner.close();

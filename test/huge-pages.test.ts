@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -103,6 +103,7 @@ describe.skipIf(!canRelaunch)('rowsim run started again with huge pages', () => 
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
+    ['SIGHUP', 129],
   ] as const)('%s sent to the first process stops the second: its temporary folder removed, exit %s', async (signal, status) => {
     const dir = mkdtempSync(join(tmpdir(), 'rowsim-huge-'));
     const out = join(dir, 'out');
@@ -121,7 +122,8 @@ describe.skipIf(!canRelaunch)('rowsim run started again with huge pages', () => 
     );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
-    const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    // Ended by the signal itself (src/util/cleanup.ts): the shell reports 128 + its number.
+    const closed = new Promise<number | null>((r) => child.on('close', (code, sig) => r(code ?? 128 + constants.signals[sig!])));
     // The second process makes the temporary folder: wait for it, then signal the first.
     const staging = () => readdirSync(dir).filter((f) => f.startsWith('.out.rowsim-tmp-'));
     for (let i = 0; i < 400 && staging().length === 0; i++) await new Promise((r) => setTimeout(r, 25));

@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { constants, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, rowsim } from './helpers/cli.js';
@@ -214,6 +214,7 @@ describe('concurrency and interrupts', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
+    ['SIGHUP', 129],
   ] as const)('%s mid-run removes the temporary folder and leaves the old results as they were', async (signal, status) => {
     const dir = tmp();
     const out = join(dir, 'out');
@@ -229,7 +230,8 @@ describe('concurrency and interrupts', () => {
     );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
-    const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    // Ended by the signal itself (src/util/cleanup.ts): the shell reports 128 + its number.
+    const closed = new Promise<number | null>((r) => child.on('close', (code, sig) => r(code ?? 128 + constants.signals[sig!])));
     // Wait until its temporary folder exists, then interrupt.
     const staging = () => readdirSync(out).filter((f) => f.startsWith('.rowsim-tmp-'));
     for (let i = 0; i < 400 && staging().length === 0; i++) await new Promise((r) => setTimeout(r, 25));

@@ -23,6 +23,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../config/errors.js';
+import { exitBySignal, STOP_SIGNALS } from '../util/cleanup.js';
 
 /** Planned memory of a run's tables from which `rowsim run` starts itself again with huge pages. */
 export const HUGE_PAGES_MIN_BYTES = 256 * 1048576;
@@ -93,12 +94,11 @@ export function startedAsCli(): boolean {
  * Start this command again (with Node.js `node`), the same arguments, with the tunable; resolves with its
  * exit status, or rejects when it cannot be started (rowsim run then goes on in this process). Until
  * it ends, SIGINT, SIGTERM and SIGHUP sent to this process are passed on (a run stopped by one cleans up
- * and exits 130 or 143 itself; a second signal while it cleans up is ignored there).
+ * and ends by that signal, and so does this process; a second signal while it cleans up is ignored there).
  */
 export function runAgainWithHugePages(node = process.execPath): Promise<number> {
   const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: hugePagesEnv(process.env) });
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  const forward = signals.map((s) => [s, () => void child.kill(s)] as const);
+  const forward = STOP_SIGNALS.map((s) => [s, () => void child.kill(s)] as const);
   for (const [s, fn] of forward) process.on(s, fn);
   const done = () => {
     for (const [s, fn] of forward) process.off(s, fn);
@@ -110,7 +110,10 @@ export function runAgainWithHugePages(node = process.execPath): Promise<number> 
     });
     child.on('exit', (code, signal) => {
       done();
-      resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
+      // Stopped by a signal (passed on from here, or sent to it): this process ends the same way.
+      const stop = STOP_SIGNALS.find((s) => s === signal);
+      if (stop) exitBySignal(stop);
+      else resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
     });
   });
 }

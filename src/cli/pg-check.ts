@@ -3,7 +3,7 @@
  * PostgreSQL, prediction beside observation (src/pgcheck/check.ts), one section per storage point
  * (every postgres-heap point of a sweep, every document of a multi-document file). Exit status 2 for a
  * bad config, a statement the server refuses (one line: the point, the phase, the row, the server's
- * error), a connection that cannot be made or is lost, 130 / 143 when stopped by SIGINT / SIGTERM; what
+ * error), a connection that cannot be made or is lost, 130 / 143 / 129 when stopped by SIGINT / SIGTERM / SIGHUP; what
  * it created on the server is dropped in every case it can be (src/pgcheck/guard.ts).
  */
 import type { RefusalCheck } from '../pgcheck/refusal.js';

@@ -42,10 +42,26 @@ export interface RunOptions {
   shard?: Shard;
 }
 
-/** Where a run's tasks go: on the calling thread for one unit (no pool), else on min(workers, units) threads. */
-function runnerFor(units: number, workers: number | undefined, storage: boolean): Promise<TaskRunner> {
-  if (units <= 1) return Promise.resolve(inProcessRunner(TASKS));
-  return poolRunner(TASKS, Math.min(workers ?? defaultWorkers(), units), storage ? ['run-point', 'run-render'] : ['contention']);
+/**
+ * Planned row operations up to which a run of one unit runs on the calling thread (no pool: a thread's
+ * start and module loads cost more than such a run, 0.2 s of CPU on the quickstart's point). A larger
+ * one runs on a thread of its own so that this thread, the one signals come to, stays free: SIGINT,
+ * SIGTERM and SIGHUP stop the run at once (src/util/cleanup.ts), not when the simulation ends. At a
+ * few million row operations a second, the calling thread is busy for a fraction of a second at most.
+ */
+export const IN_PROCESS_MAX_ROW_OPS = 1_000_000;
+
+/**
+ * Where a run's tasks go: on the calling thread for one small unit (`rowOps` planned row operations; an
+ * unknown count is taken as large), else on min(workers, units) threads.
+ */
+function runnerFor(units: number, workers: number | undefined, storage: boolean, rowOps = Infinity): Promise<TaskRunner> {
+  if (units <= 1 && rowOps <= IN_PROCESS_MAX_ROW_OPS) return Promise.resolve(inProcessRunner(TASKS));
+  return poolRunner(
+    TASKS,
+    Math.max(1, Math.min(workers ?? defaultWorkers(), units)),
+    storage ? ['run-point', 'run-render'] : ['contention'],
+  );
 }
 
 /**
@@ -57,8 +73,8 @@ class StartingRunner {
 
   constructor(private readonly workers: number | undefined) {}
 
-  start(units: number, storage: boolean): void {
-    this.starting = runnerFor(units, this.workers, storage);
+  start(units: number, storage: boolean, rowOps?: number): void {
+    this.starting = runnerFor(units, this.workers, storage, rowOps);
     this.starting.catch(() => {}); // awaited later; a failure before that is reported by whatever failed first
   }
 
@@ -78,15 +94,26 @@ class StartingRunner {
 }
 
 /**
+ * The planned row operations of a part's storage points, and how to start its runner: a contention
+ * replication's length is not counted in rows, so a part with one runs on threads whatever its size.
+ */
+function runnerStart(cfg: RunConfig, slice: ReturnType<typeof shardSlice>, runner: StartingRunner) {
+  const rowOps = slice.storage.reduce((ops, i) => ops + plannedRowOperations(cfg.storage[i]!.spec.workload), 0);
+  const storage = slice.contention.length === 0;
+  const count = slice.storage.length + slice.contention.length;
+  return { rowOps, start: () => runner.start(count, storage, storage ? rowOps : Infinity) };
+}
+
+/**
  * Large tables: the same command again in a process whose malloc asks for 2 MB pages (huge-pages.ts), and
  * its exit status; if it cannot be started, undefined, and the run goes on here with 4 kB pages.
  */
-async function withHugePages(tableBytes: number, runner: StartingRunner, count: number, storage: boolean): Promise<number | undefined> {
+async function withHugePages(tableBytes: number, runner: StartingRunner, start: () => void): Promise<number | undefined> {
   if (!startedAsCli() || !wantsHugePages(tableBytes, hugePagesContext())) return undefined;
   await runner.close();
   const code = await runAgainWithHugePages().catch(() => undefined);
   if (code !== undefined) return code;
-  runner.start(count, storage);
+  start();
   return undefined;
 }
 
@@ -117,7 +144,8 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
   const early = rawStoragePoints(source.raw);
   const earlyUnits = early === undefined ? undefined : shardSlice({ storage: early, contention: 0 }, shard).storage.length;
   const runner = new StartingRunner(opts.workers);
-  if (earlyUnits !== undefined) runner.start(earlyUnits, true);
+  // One point: where it runs depends on its size, known once the config is loaded.
+  if (earlyUnits !== undefined && earlyUnits > 1) runner.start(earlyUnits, true);
   let lines: string[] = [];
   let out: { discard(): void } | undefined;
   try {
@@ -126,10 +154,11 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     const units = await runUnits(cfg);
     const slice = shardSlice(units, shard);
     const count = slice.storage.length + slice.contention.length;
+    const { rowOps, start } = runnerStart(cfg, slice, runner);
     if (!runner.started || count !== earlyUnits) {
-      // Not known from the YAML (a contention section), or (never for a valid config) not what it said.
+      // Not known from the YAML (a contention section, one point), or (never for a valid config) not what it said.
       await runner.close();
-      runner.start(count, slice.contention.length === 0);
+      start();
     }
     const [{ checkRunLimits }, { checkOutputFolder, StagedOutput }, execute, { PART_FILE, partJson }] = await Promise.all([
       import('./limits.js'),
@@ -137,10 +166,10 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       import('../run/execute.js'),
       import('../run/part.js'),
     ]);
-    const again = await withHugePages(checkRunLimits(cfg, { workers: opts.workers }), runner, count, slice.contention.length === 0);
+    const again = await withHugePages(checkRunLimits(cfg, { workers: opts.workers }), runner, start);
     if (again !== undefined) return again;
     // A large run compiles its hot paths with a wider inlining budget (compiler.ts), set before they are hot.
-    tuneCompiler(slice.storage.reduce((ops, i) => ops + plannedRowOperations(cfg.storage[i]!.spec.workload), 0));
+    tuneCompiler(rowOps);
     const folder = checkOutputFolder(
       opts.out ?? join('out', cfg.name, ...(opts.shard ? [partFolderName(shard)] : [])),
       opts.shard ? 'part' : 'run',

@@ -4,7 +4,7 @@
  *   - a signal (Ctrl-C, a container stop) arrives: the connection is busy with a statement, and the
  *     statement's open transaction holds locks a DROP SCHEMA would wait for. The guard opens a second
  *     connection, terminates the first one's backend, drops the schema from there and the run exits
- *     130 (SIGINT) / 143 (SIGTERM);
+ *     130 (SIGINT) / 143 (SIGTERM) / 129 (SIGHUP);
  *   - the connection is lost (backend terminated, server stopped): the guard reconnects once to drop
  *     the schema, or says which schema is left behind and how to drop it.
  * Every message is one line without a stack trace or a password.
@@ -13,7 +13,7 @@ import type pg from 'pg';
 import { closeClient, connect, PgConnectionError, type PgTarget } from './connection.js';
 import type { ScratchSchema } from './scratch.js';
 
-import { SIGNAL_EXIT, type StopSignal } from '../util/cleanup.js';
+import { SIGNAL_EXIT, STOP_SIGNALS, type StopSignal } from '../util/cleanup.js';
 
 export { SIGNAL_EXIT, type StopSignal };
 
@@ -31,7 +31,11 @@ export class CheckGuard {
   /** Why the main connection dropped while no query was running (pg's 'error' event). */
   lostReason?: string;
   private stopping?: Promise<number>;
-  private readonly handlers = { SIGINT: () => this.onSignal('SIGINT'), SIGTERM: () => this.onSignal('SIGTERM') };
+  private readonly handlers = {
+    SIGINT: () => this.onSignal('SIGINT'),
+    SIGTERM: () => this.onSignal('SIGTERM'),
+    SIGHUP: () => this.onSignal('SIGHUP'),
+  };
 
   constructor(
     private readonly target: PgTarget,
@@ -39,11 +43,11 @@ export class CheckGuard {
   ) {}
 
   listen(): void {
-    for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, this.handlers[sig]);
+    for (const sig of STOP_SIGNALS) process.on(sig, this.handlers[sig]);
   }
 
   unlisten(): void {
-    for (const sig of ['SIGINT', 'SIGTERM'] as const) process.off(sig, this.handlers[sig]);
+    for (const sig of STOP_SIGNALS) process.off(sig, this.handlers[sig]);
   }
 
   /** The exit status once a signal's cleanup is done, or undefined when no signal came. */

@@ -11,7 +11,7 @@
  *   command, and files rowsim did not write, are left alone; a file rowsim did not write is never replaced.
  * - The lock (a file created exclusively beside the folder) makes concurrent runs on one folder take
  *   turns; a lock or a staging folder left by a killed process is recognised by its process id and
- *   removed by the next run. SIGINT and SIGTERM remove the staging folder and release the lock.
+ *   removed by the next run. SIGINT, SIGTERM and SIGHUP remove the staging folder and release the lock.
  */
 import { randomBytes } from 'node:crypto';
 import {

@@ -127,6 +127,20 @@ describe('the value axis of a degenerate range', () => {
       series: [{ label: 's', points: values.map((v, i) => [i, v] as [number, number]) }],
     });
 
+  it('draws a share in % up to 100 at most', () => {
+    const share = (values: number[]) =>
+      yOf(() =>
+        renderLineChart({
+          title: 't',
+          xLabel: 'x (n)',
+          yLabel: 'HOT updates (% of updates)',
+          series: [{ label: 's', points: values.map((v, i) => [i, v] as [number, number]) }],
+        }),
+      );
+    expect(share([88, 99.7])).toMatchObject({ min: 0, max: 100 });
+    expect(share([10, 40])).toMatchObject({ min: 0, suggestedMax: 42 });
+  });
+
   it('starts at zero and spans something when every value is equal or zero', () => {
     expect(yOf(line([3, 3, 3]))).toMatchObject({ min: 0, beginAtZero: true });
     expect(yOf(line([2.9, 3.0, 3.1]))).toMatchObject({ min: 0 });

@@ -299,8 +299,13 @@ export function valueAxis(label: string, log: boolean, values: readonly number[]
   if (shown.every((v) => v === 0)) axis.max = 1;
   if (shown.every((v) => Number.isInteger(v))) (axis.ticks as Record<string, unknown>).precision = 0;
   const top = Math.max(0, ...shown);
-  // A little room above the largest value, so that a line along it is not drawn on the plot's edge.
+  // A little room above the largest value, so that a line along it is not drawn on the plot's edge; a
+  // share in % (a unit "(%…)") never beyond 100, and up to 100 when it comes near.
   if (top > 0) axis.suggestedMax = top * 1.05;
+  if (/\(%[^)]*\)$/.test(label) && top <= 100) {
+    if (top > 80) axis.max = 100;
+    else if (top > 0) axis.suggestedMax = Math.min(100, top * 1.05);
+  }
   return axis;
 }
 

@@ -158,7 +158,7 @@ function keptChart(entries: StorageEntry[], title: string): Buffer {
       },
       {
         xLabel,
-        yLabel: `updates ${moved.word} (updates)`,
+        yLabel: `${moved.short} updates (count)`,
         xCategories: categories,
         series: [
           {

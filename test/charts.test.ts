@@ -110,7 +110,7 @@ describe('renderLineChart', () => {
     expect(differing).toBeGreaterThan(100);
   });
 
-  it('renders log axes, categories, a right axis and markers', async () => {
+  it('renders log axes, categories and markers', async () => {
     const log = renderLineChart(
       lineSpec({
         xLog: true,
@@ -132,10 +132,8 @@ describe('renderLineChart', () => {
               [1, 0.1],
               [100, 0.5],
             ],
-            yAxis: 'right',
           },
         ],
-        y2Label: 'fraction',
         markers: [
           { x: 10, label: 'knee' },
           { x: 0, label: 'ignored on a log axis' },

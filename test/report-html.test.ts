@@ -21,6 +21,8 @@ import { packDrawings, pageMapCells } from '../src/report/report-maps.js';
 import type { PageDrawing } from '../src/mechanism/drawing.js';
 import { REPORT_MAP_CELLS, reportCellPages } from '../src/mechanism/report-pages.js';
 import { ROOT } from './helpers/cli.js';
+import { formatOf, type StorageEntry } from '../src/report/storage.js';
+import { engineMarkdown } from '../src/report/summary-parts.js';
 
 /** A PNG's first bytes are enough for the page: the tests read the data: URIs back. */
 const PNG = (n: number) => Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, n]);
@@ -274,5 +276,59 @@ describe('report.html', () => {
     expect(r.cellPages).toBe(4);
     expect(r.stubs).toHaveLength(REPORT_MAP_CELLS);
     expect(r.stubs.every((s) => s === 2)).toBe(true);
+  });
+});
+
+describe('report.html on a 1280 px projector', () => {
+  const page = (markdown: string, columnPriority?: Record<string, number>) =>
+    markup(renderReportHtml({ name: 'w', markdown, charts: [], readChart: () => PNG(0), pageMaps: [], columnPriority }));
+  const wide = (n: number) =>
+    [
+      `| ${Array.from({ length: n }, (_c, i) => `column ${i}`).join(' | ')} |`,
+      `| ${Array.from({ length: n }, () => '---:').join(' | ')} |`,
+      `| ${Array.from({ length: n }, (_c, i) => `${1000 + i}.25%`).join(' | ')} |`,
+    ].join('\n');
+
+  it('keeps a table that fits whole, and moves the columns of a wider one under each row, by priority', () => {
+    expect(page(wide(4))).not.toContain('class="more"');
+    const html = page(wide(14), { 'column 13': 1, 'column 1': 4 });
+    const heads = [...html.matchAll(/<th scope="col"[^>]*>([^<]*)<\/th>/g)].map((m) => m[1]);
+    expect(heads[0]).toBe('column 0');
+    expect(heads).toContain('column 13');
+    expect(heads).not.toContain('column 1');
+    expect(heads.length).toBeLessThan(14);
+    const more = /<tr class="more"><td colspan="(\d+)">(.*?)<\/td><\/tr>/.exec(html)!;
+    expect(Number(more[1])).toBe(heads.length);
+    expect(more[2]).toContain('<span class="k">column 1</span> 1001.25%');
+    // Every column is somewhere: in the table or under the row.
+    for (let i = 0; i < 14; i++) expect(html).toContain(`${1000 + i}.25%`);
+  });
+
+  it('shows a line "Name: a · b · c" as a list, and links files beside the report only', () => {
+    const html = page(
+      [
+        'Engine: ase-dol · page 2 KiB · exp_row_size 100 bytes.',
+        '',
+        '- [trace/t.html](trace/t.html) [up](../x.html) [root](/etc/x) [file](file:///x) [frag](#a)',
+      ].join('\n'),
+    );
+    expect(html).toContain(
+      '<div class="settings"><span class="label">Engine:</span> <ul class="inline"><li>ase-dol</li><li>page 2 KiB</li><li>exp_row_size 100 bytes</li></ul></div>',
+    );
+    expect([...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1])).toEqual(['trace/t.html', '#a']);
+  });
+
+  it("writes an engine's settings and what the page works out as short lists, in the format's words", () => {
+    const entry = (file: string) =>
+      (JSON.parse(readFileSync(join(ROOT, 'test', 'golden', file), 'utf8')) as { storage: StorageEntry[] }).storage[0]!;
+    const lines = (file: string) => engineMarkdown(entry(file), formatOf(entry(file))).filter(Boolean);
+    expect(lines('quickstart.results.json')).toEqual([
+      'Engine: ase-dol · page 2 KiB · exp_row_size 0 bytes (given 1) · exp_row_size_basis physical · compaction on · enable_housekeeper_gc 1.',
+      'Worked out: usable page 2,002 bytes · max rows per page 166 · max row 1,964 bytes · exp_row_size min 20 · exp_row_size max 220 · fixed length only no.',
+    ]);
+    expect(lines('oracle-pctfree.results.json')[0]).toBe(
+      'Engine: oracle-heap · page 8 KiB · pctfree 0% · pctused 40 · initrans 1 · encoding latin1.',
+    );
+    expect(lines('oracle-pctfree.results.json')[1]).toMatch(/^Worked out: pctfree 0 bytes · itl slots 2 · /);
   });
 });

@@ -114,7 +114,7 @@ function writeUserCharts(results: ContentionResults, write: WriteChart): void {
     renderLineChart({
       title: `Throughput against users (${engines} engines)`,
       subtitle: [gapSubtitle, intervalNote].filter(Boolean).join('. '),
-      xLabel: 'users',
+      xLabel: 'users (concurrent sessions)',
       yLabel: 'throughput (transactions/s)',
       series: tput,
     }),
@@ -124,7 +124,7 @@ function writeUserCharts(results: ContentionResults, write: WriteChart): void {
     renderLineChart({
       title: `Response time against users (${engines} engines)`,
       subtitle: `mean (solid, ${intervalNote}) and 99th percentile (dashed), log scale`,
-      xLabel: 'users',
+      xLabel: 'users (concurrent sessions)',
       yLabel: 'response time (ms)',
       yLog: true,
       series: resp,
@@ -190,7 +190,7 @@ function writeEngineScalingChart(entries: readonly ContentionEntry[], write: Wri
     renderLineChart({
       title: 'Engine scaling',
       subtitle: `${subtitle}Curves are clipped at the operational bound and end at the largest engine count measured.`,
-      xLabel: 'engines',
+      xLabel: 'engines (count)',
       yLabel: 'throughput (transactions/s)',
       series,
     }),
@@ -229,6 +229,7 @@ function writeEngineTimeChart(results: ContentionResults, manyEngineCounts: bool
         { label: 'optimistic restarts', values: restart, color: PALETTE[3]! },
         { label: 'idle', values: idle, color: '#cccccc' },
       ],
+      xLabel: `point (manager${manyEngineCounts ? ', engines' : ''}, users)`,
       yLabel: 'share of engine time (%)',
       stacked: true,
     }),
@@ -271,7 +272,7 @@ function phaseLineChart(results: ContentionResults): Buffer {
     title: `Lockless ÷ latched throughput against ${a.key}`,
     subtitle: sweep.headline.text,
     xLabel: a.key,
-    yLabel: 'lockless ÷ latched throughput',
+    yLabel: 'lockless ÷ latched throughput (ratio)',
     yLog: true,
     xCategories: a.values.map(String),
     series: [

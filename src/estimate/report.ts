@@ -4,9 +4,10 @@
  * recommends them (or --force); sizes are in pages and in MB or GB of the stated page size.
  */
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { renderLineChart, type Marker, type Series } from '../report/charts.js';
+import { renderLineChart, renderStackedLineChart, type Marker, type Series } from '../report/charts.js';
 import { fmt, mdTable, textTable } from '../report/tables.js';
 import { ROWSIM_VERSION } from '../version.js';
+import { getFormat } from '../formats/registry.js';
 import type { EstimateConfig } from './types.js';
 import type { CandidateFigures, EstimateOutcome, FormatEstimate } from './estimate.js';
 import { binarySize as sizeText, groupedNumber } from '../util/numbers.js';
@@ -464,50 +465,73 @@ function maintenanceMarkdown(out: EstimateOutcome, charts: string[]): string[] {
   return md;
 }
 
-/** Forwarded rows and pages against the knob, with the recommendations and special values marked. */
-export function estimateChart(cfg: EstimateConfig, f: FormatEstimate): Buffer {
-  const cs = f.candidates;
+/** The knob's axis title with its unit: "exp_row_size (bytes)", "fillfactor (%)". */
+function knobAxis(f: FormatEstimate): string {
+  const unit = getFormat(f.format).reserveUnit;
+  return unit ? `${f.knob} (${unit === '%' ? '% of the page' : unit})` : f.knob;
+}
+
+/** The chosen setting, the fewest scan reads and the special values as vertical lines. */
+function estimateMarkers(cfg: EstimateConfig, f: FormatEstimate): Marker[] {
   const markers: Marker[] = [
-    { x: f.forwarding_target.value, label: `≤ ${cfg.target_pct}% forwarded: ${f.forwarding_target.value}`, color: '#D55E00' },
+    {
+      x: f.forwarding_target.value,
+      label: `chosen: ${f.knob} ${f.forwarding_target.value} (≤ ${cfg.target_pct}% forwarded)`,
+      color: '#D55E00',
+    },
   ];
   if (f.min_scan_reads.value !== f.forwarding_target.value) {
     markers.push({ x: f.min_scan_reads.value, label: `fewest scan reads: ${f.min_scan_reads.value}`, color: '#009E73' });
   }
-  for (const c of cs) {
+  for (const c of f.candidates) {
     for (const s of c.specials) {
       if (s === 'current') continue;
-      markers.push({
-        x: c.value,
-        label: s === 'default' ? `default ${c.value}` : s === 'pack' ? `pack ${c.value}` : `max ${c.value}`,
-        color: '#999999',
-      });
+      markers.push({ x: c.value, label: `${s === 'default' ? 'default' : s === 'pack' ? 'pack' : 'max'} ${c.value}`, color: '#999999' });
     }
   }
-  return renderLineChart({
-    title: `${cfg.table.name} on ${f.format}: forwarded rows and pages against ${f.knob}`,
-    subtitle: `${cs.length} candidates, ${cfg.seeds} seeds each; pages of ${pageSizeText(f.page_bytes)}; dashed red: upper end of the 95% interval of forwarded rows`,
-    xLabel: f.knob,
-    yLabel: 'forwarded rows (% of rows)',
-    y2Label: 'pages',
-    series: [
-      { label: 'forwarded rows %', points: cs.map((c) => [c.value, c.forwarded_rows_pct]), color: '#D55E00' },
+  return markers;
+}
+
+/**
+ * Forwarded rows against the knob with the target drawn across (top), pages and scan reads (bottom): two
+ * panels, since a share and a page count on one chart with two axes make unequal figures look equal.
+ */
+export function estimateChart(cfg: EstimateConfig, f: FormatEstimate): Buffer {
+  const cs = f.candidates;
+  // No reserve setting (a SQL Server heap): one candidate, the table as it is, drawn as a category.
+  const asIs = f.knob === 'none';
+  const x = (c: CandidateFigures, i: number): number => (asIs ? i : c.value);
+  const shared = asIs
+    ? { xLabel: 'setting', xCategories: cs.map(() => 'the table as it is (no reserve setting)') }
+    : { xLabel: knobAxis(f), markers: estimateMarkers(cfg, f) };
+  return renderStackedLineChart({
+    title: `${cfg.table.name} on ${f.format}: forwarded rows and pages ${asIs ? 'of the table as it is' : `against ${f.knob}`}`,
+    subtitle: `${cs.length} candidates, ${cfg.seeds} seeds each; top: forwarded rows, dashed: upper end of their 95% interval, the target across; bottom: pages of ${pageSizeText(f.page_bytes)}`,
+    panels: [
       {
-        label: 'interval, upper',
-        points: cs.map((c) => [c.value, c.interval.forwarded_rows_pct[1]]),
-        color: '#D55E00',
-        dashed: true,
-        showPoints: false,
+        ...shared,
+        yLabel: 'forwarded rows (% of rows)',
+        series: [
+          { label: 'forwarded rows %', points: cs.map((c, i) => [x(c, i), c.forwarded_rows_pct]), color: '#D55E00' },
+          {
+            label: 'interval, upper',
+            points: cs.map((c, i) => [x(c, i), c.interval.forwarded_rows_pct[1]]),
+            color: '#D55E00',
+            dashed: true,
+            showPoints: false,
+          },
+        ],
+        referenceLines: [{ y: cfg.target_pct, label: `target: ≤ ${cfg.target_pct}% forwarded`, color: '#7a2e00' }],
       },
-      { label: 'pages', points: cs.map((c) => [c.value, c.pages]), yAxis: 'right', color: '#0072B2' },
       {
-        label: 'table-scan page reads',
-        points: cs.map((c) => [c.value, c.table_scan_page_reads]),
-        yAxis: 'right',
-        color: '#0072B2',
-        dashed: true,
+        ...shared,
+        yLabel: `table size and scan (pages of ${pageSizeText(f.page_bytes)})`,
+        series: [
+          { label: 'pages', points: cs.map((c, i) => [x(c, i), c.pages]), color: '#0072B2' },
+          { label: 'table-scan page reads', points: cs.map((c, i) => [x(c, i), c.table_scan_page_reads]), color: '#0072B2', dashed: true },
+        ],
       },
     ],
-    markers,
   });
 }
 
@@ -536,8 +560,8 @@ export function maintenanceChart(cfg: EstimateConfig, out: EstimateOutcome): Buf
     subtitle:
       `${groupedNumber(m.growth_rows_per_day)} rows a day inserted short and grown (the fitted growth); day 0: today's ${fmt(m.totals.first_run_forwarded)} forwarded rows removed` +
       `${m.assumed.length ? `; assumed: ${m.assumed.join(', ')}` : ''}`,
-    xLabel: 'day',
-    yLabel: 'forwarded rows',
+    xLabel: 'time (days)',
+    yLabel: 'forwarded (rows)',
     series,
     markers: m.current.runs
       .filter((r) => r.day > 0)

@@ -9,14 +9,12 @@ import {
   CHART_WIDTH,
   FONT_PX,
   formatNumber,
-  GRID_COLOR,
-  linearTickLabel,
-  logTickLabel,
   noDataPlugin,
   PALETTE,
   renderChart,
   scaleOf,
   titlePlugins,
+  valueAxis,
   wrapLabel,
   type AnyChart,
 } from './chart-base.js';
@@ -26,7 +24,9 @@ interface BarChartSpec {
   subtitle?: string;
   categories: string[]; // x axis groups
   series: Array<{ label: string; values: number[]; color?: string }>;
-  xLabel?: string;
+  /** What the categories are ("engine (page size)", "read phase"). */
+  xLabel: string;
+  /** The quantity and its unit: "page reads (a statement)", "size (MiB)". */
   yLabel: string;
   stacked?: boolean;
   horizontal?: boolean;
@@ -57,19 +57,11 @@ export function renderBarChart(spec: BarChartSpec): Buffer {
     return { label: s.label, data, backgroundColor: color, borderColor: color, borderWidth: 0 };
   });
   const empty = !anyValue;
-  // A log axis starts a decade below the smallest bar, so a bar of 1 (the axis' usual floor) still shows.
-  const smallest = Math.min(...datasets.flatMap((d) => d.data.filter((v): v is number => v !== null && v > 0)));
-  const logFloor = log && Number.isFinite(smallest) ? { min: Math.pow(10, Math.floor(Math.log10(smallest) - 1e-9)) } : {};
-  const valueAxis: Record<string, unknown> = {
-    ...logFloor,
-    type: log ? 'logarithmic' : 'linear',
-    stacked,
-    beginAtZero: !log,
-    title: axisTitle(spec.yLabel),
-    grid: { color: GRID_COLOR },
-    ticks: { callback: log ? logTickLabel : linearTickLabel, font: { size: FONT_PX.tick } },
-    ...(empty ? (log ? { min: 1, max: 10 } : { min: 0, max: 1 }) : {}),
-  };
+  // What the value axis must hold: each bar, or each stack's total.
+  const values = stacked
+    ? categories.map((_c, j) => datasets.reduce((sum, d) => sum + (d.data[j] ?? 0), 0))
+    : datasets.flatMap((d) => d.data.filter((v): v is number => v !== null));
+  const valueScale: Record<string, unknown> = { ...valueAxis(spec.yLabel, log, empty ? [] : values), stacked };
   const categoryAxis: Record<string, unknown> = {
     type: 'category',
     stacked,
@@ -90,7 +82,7 @@ export function renderBarChart(spec: BarChartSpec): Buffer {
     options: {
       indexAxis: horizontal ? 'y' : 'x',
       layout: { padding: { left: 8, right: 16, top: 4, bottom: 8 } },
-      scales: horizontal ? { x: valueAxis, y: categoryAxis } : { x: categoryAxis, y: valueAxis },
+      scales: horizontal ? { x: valueScale, y: categoryAxis } : { x: categoryAxis, y: valueScale },
       plugins: {
         ...titlePlugins(spec.title, spec.subtitle, width),
         legend: { display: datasets.length > 0, position: 'top', labels: { font: { size: FONT_PX.legend }, padding: 16 } },

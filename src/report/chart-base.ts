@@ -266,8 +266,47 @@ export function titlePlugins(title: string, subtitle: string | undefined, width:
   };
 }
 
-export function axisTitle(text: string | undefined): Record<string, unknown> {
-  return { display: !!text, text: text ?? '', font: { size: FONT_PX.axisTitle }, color: TEXT_COLOR };
+/** An axis title; on a log axis "(unit)" becomes "(unit, log scale)" so that no one reads it as linear. */
+export function axisTitle(text: string | undefined, log = false): Record<string, unknown> {
+  let shown = text ?? '';
+  if (log && shown) shown = /\)$/.test(shown) ? shown.replace(/\)$/, ', log scale)') : `${shown} (log scale)`;
+  return { display: !!shown, text: shown, font: { size: FONT_PX.axisTitle }, color: TEXT_COLOR };
+}
+
+/**
+ * A value axis (the y of a line chart, the bars' axis). Linear: from zero always (a comparison drawn from
+ * anywhere else makes +13% look like a cliff), whole-number ticks when every value is whole (counts: no
+ * "2.5 pages"), and 0 … 1 when every value is 0 (a degenerate range still draws a sensible span; equal
+ * non-zero values draw from 0 up to them). Log: a floor a decade below the smallest value, so that a value
+ * of 1 still shows. `values` are everything the axis must hold (data, error bars, reference lines).
+ */
+export function valueAxis(label: string, log: boolean, values: readonly number[]): Record<string, unknown> {
+  const shown = values.filter((v) => Number.isFinite(v) && (!log || v > 0));
+  const axis: Record<string, unknown> = {
+    type: log ? 'logarithmic' : 'linear',
+    title: axisTitle(label, log),
+    grid: { color: GRID_COLOR },
+    ticks: { callback: log ? logTickLabel : linearTickLabel, font: { size: FONT_PX.tick } },
+  };
+  if (log) {
+    const smallest = Math.min(...shown);
+    if (shown.length === 0) Object.assign(axis, { min: 1, max: 10 });
+    else axis.min = Math.pow(10, Math.floor(Math.log10(smallest) - 1e-9));
+    return axis;
+  }
+  axis.beginAtZero = true;
+  if (shown.every((v) => v >= 0)) axis.min = 0;
+  if (shown.every((v) => v === 0)) axis.max = 1;
+  if (shown.every((v) => Number.isInteger(v))) (axis.ticks as Record<string, unknown>).precision = 0;
+  const top = Math.max(0, ...shown);
+  // A little room above the largest value, so that a line along it is not drawn on the plot's edge; a
+  // share in % (a unit "(%…)") never beyond 100, and up to 100 when it comes near.
+  if (top > 0) axis.suggestedMax = top * 1.05;
+  if (/\(%[^)]*\)$/.test(label) && top <= 100) {
+    if (top > 80) axis.max = 100;
+    else if (top > 0) axis.suggestedMax = Math.min(100, top * 1.05);
+  }
+  return axis;
 }
 
 let measureCtx: Ctx2D | undefined;
@@ -324,7 +363,35 @@ export function categoryTicks(cats: string[], width: number): Array<string | str
   });
 }
 
-export function renderChart(config: ChartConfiguration, width: number, height: number, scale: number): Buffer {
+/** A canvas of @napi-rs/canvas. */
+export type Canvas = ReturnType<typeof newCanvas>;
+
+function newCanvas(width: number, height: number) {
+  return createCanvas(width, height);
+}
+
+let recorded: ChartConfiguration[][] | undefined;
+
+/**
+ * The chart.js configurations of the charts `draw` renders, one list a PNG (a stacked chart: one a panel),
+ * besides what it returns: what the tests read to check every chart's axes.
+ */
+export function recordChartConfigs<T>(draw: () => T): { result: T; charts: ChartConfiguration[][] } {
+  const before = recorded;
+  const charts: ChartConfiguration[][] = [];
+  recorded = charts;
+  try {
+    return { result: draw(), charts };
+  } finally {
+    recorded = before;
+  }
+}
+
+/**
+ * A chart.js configuration drawn on a canvas of `width` × `height` layout pixels (`scale` times as many
+ * pixels), handed to `use` before the chart is destroyed (which clears the canvas).
+ */
+function drawChart<T>(config: ChartConfiguration, width: number, height: number, scale: number, use: (canvas: Canvas) => T): T {
   ensureSetup();
   const w = Math.max(50, Math.round(width));
   const h = Math.max(50, Math.round(height));
@@ -335,10 +402,29 @@ export function renderChart(config: ChartConfiguration, width: number, height: n
   const chart = new (charts().Chart)(ctx as AnyChart, config);
   try {
     chart.draw();
-    return encodePng(canvas);
+    return use(canvas);
   } finally {
     chart.destroy();
   }
+}
+
+export function renderChart(config: ChartConfiguration, width: number, height: number, scale: number): Buffer {
+  recorded?.push([config]);
+  return drawChart(config, width, height, scale, encodePng);
+}
+
+/** Charts one above the other, each `width` wide and of its own height, in one PNG. */
+export function renderPanels(panels: Array<{ config: ChartConfiguration; height: number }>, width: number, scale: number): Buffer {
+  recorded?.push(panels.map((p) => p.config));
+  const heights = panels.map((p) => Math.max(50, Math.round(p.height)));
+  const out = newCanvas(Math.round(Math.max(50, Math.round(width)) * scale), Math.round(heights.reduce((s, h) => s + h, 0) * scale) || 50);
+  const ctx = out.getContext('2d');
+  let y = 0;
+  panels.forEach((p, i) => {
+    drawChart(p.config, width, heights[i]!, scale, (canvas) => ctx.drawImage(canvas, 0, y));
+    y += Math.round(heights[i]! * scale);
+  });
+  return encodePng(out);
 }
 
 export function wrapText(ctx: Ctx2D, text: string, maxWidth: number): string[] {

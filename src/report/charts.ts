@@ -1,5 +1,5 @@
 /**
- * PNG charts: line and bar (chart.js drawn on @napi-rs/canvas) and heat maps (plain canvas 2D); page maps
+ * PNG charts: line (one y axis; unlike quantities stacked in panels, never on a second axis) and bar (chart.js drawn on @napi-rs/canvas) and heat maps (plain canvas 2D); page maps
  * are page-map-png.ts's, with the sizes, fonts and number formats set here.
  *
  * Everything is synchronous and returns a PNG Buffer. The machine may have no system fonts, so
@@ -15,6 +15,15 @@
  * number and tick formats, the common plugins, rendering) is chart-base.ts's. Import from here.
  */
 export * from './chart-base.js';
-export { renderLineChart, type LineChartSpec, type Series } from './line-chart.js';
+export {
+  renderLineChart,
+  renderStackedLineChart,
+  REFERENCE_PLUGIN,
+  STACKED_HEIGHT,
+  type LineChartSpec,
+  type PanelSpec,
+  type ReferenceLine,
+  type Series,
+} from './line-chart.js';
 export { renderBarChart } from './bar-chart.js';
 export { renderHeatMap } from './heat-map.js';

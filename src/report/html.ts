@@ -196,6 +196,8 @@ interface RenderContext {
   ids: Set<string>;
   toc: { level: number; id: string; text: string }[];
   mapCount: number;
+  /** Column title → priority (1 shown first); a table too wide for the projector keeps its first columns and moves the rest into a details row. */
+  columnPriority: Record<string, number>;
 }
 
 /** Inline markdown as summary.md writes it: `code`, **bold**, images, links (their text: no URL leaves the page). */
@@ -209,11 +211,16 @@ function inline(text: string, ctx: RenderContext, marked: boolean): string {
     if (m[1] !== undefined) out.push(`<code>${words(m[1])}</code>`);
     else if (m[2] !== undefined) out.push(`<strong>${inline(m[2], ctx, marked)}</strong>`);
     else if (m[4] !== undefined) out.push(ctx.chart(m[4]));
-    else if (m[6] !== undefined) out.push(m[6].startsWith('#') ? `<a href="${esc(m[6])}">${words(m[5]!)}</a>` : words(m[5]!));
+    else if (m[6] !== undefined) out.push(localLink(m[6]) ? `<a href="${esc(m[6])}">${words(m[5]!)}</a>` : words(m[5]!));
     at = m.index + m[0].length;
   }
   out.push(words(text.slice(at)));
   return out.join('');
+}
+
+/** A link that stays on this machine: a #fragment, or a path beside the report (trace/…, pages/…): no scheme, not absolute, no `..`. */
+function localLink(href: string): boolean {
+  return href.startsWith('#') || (/^[\w-][\w./-]*$/.test(href) && !href.split('/').includes('..'));
 }
 
 function tableCells(line: string): string[] {
@@ -233,18 +240,74 @@ function tableCells(line: string): string[] {
   return cells;
 }
 
+/**
+ * The width a table's type may take, in em of that type: the page at 1280 px in projector mode (the
+ * largest type, 1.6 × 16 px, a table at .9 of it: 1,203 px of column = 52 em), less a margin for the estimate.
+ */
+const TABLE_BUDGET_EM = 48;
+/** Widths in em of the table's type: a character of a cell (tabular figures), of a bold heading; a cell's padding. */
+const CELL_CHAR_EM = 0.62;
+const HEAD_CHAR_EM = 0.68;
+const CELL_PAD_EM = 1.2;
+
+/** A column's width in em: its widest cell (cells do not wrap) or its heading's longest word (headings wrap at spaces). */
+function columnEm(header: string, cells: string[]): number {
+  const word = Math.max(
+    ...plain(header)
+      .split(/\s+/)
+      .map((w) => w.length),
+  );
+  const cell = Math.max(0, ...cells.map((c) => plain(c).length));
+  return Math.max(word * HEAD_CHAR_EM, cell * CELL_CHAR_EM) + CELL_PAD_EM;
+}
+
+/** The columns shown in the table (in their order): the first always, then by priority (a title's, else left to right) while they fit. */
+export function shownColumns(header: string[], rows: string[][], priority: Record<string, number>): number[] {
+  const widths = header.map((h, i) =>
+    columnEm(
+      h,
+      rows.map((r) => r[i] ?? ''),
+    ),
+  );
+  if (widths.reduce((a, b) => a + b, 0) <= TABLE_BUDGET_EM) return header.map((_h, i) => i);
+  const rank = (i: number): number => (i === 0 ? 0 : (priority[plain(header[i]!)] ?? 2));
+  const order = header.map((_h, i) => i).sort((a, b) => rank(a) - rank(b) || a - b);
+  const shown = new Set<number>();
+  let used = 0;
+  for (const i of order) {
+    if (i !== 0 && used + widths[i]! > TABLE_BUDGET_EM) continue;
+    shown.add(i);
+    used += widths[i]!;
+  }
+  return [...shown].sort((a, b) => a - b);
+}
+
 function renderTable(lines: string[], ctx: RenderContext): string {
   const header = tableCells(lines[0]!);
   const aligns = tableCells(lines[1] ?? '').map((c) => (/^:?-+:$/.test(c) ? (c.startsWith(':') ? 'center' : 'right') : 'left'));
   const cls = (i: number) => (aligns[i] === 'right' ? ' class="num"' : aligns[i] === 'center' ? ' class="mid"' : '');
-  const head = header.map((h, i) => `<th scope="col"${cls(i)}>${inline(h, ctx, true)}</th>`).join('');
-  const rows = lines.slice(2).map(
-    (l) =>
-      `<tr>${tableCells(l)
-        .map((c, i) => `<td${cls(i)}>${inline(c, ctx, false)}</td>`)
-        .join('')}</tr>`,
-  );
-  return `<div class="table"><table><thead><tr>${head}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  const rows = lines.slice(2).map(tableCells);
+  const shown = shownColumns(header, rows, ctx.columnPriority);
+  const rest = header.map((_h, i) => i).filter((i) => !shown.includes(i));
+  const head = shown.map((i) => `<th scope="col"${cls(i)}>${inline(header[i]!, ctx, true)}</th>`).join('');
+  const body = rows.map((cells) => {
+    const row = shown.map((i) => `<td${cls(i)}>${inline(cells[i] ?? '', ctx, false)}</td>`).join('');
+    // The columns that did not fit: under the row, each with its name.
+    const more = rest
+      .filter((i) => (cells[i] ?? '') !== '')
+      .map((i) => `<span class="kv"><span class="k">${inline(header[i]!, ctx, true)}</span> ${inline(cells[i]!, ctx, false)}</span>`);
+    if (!more.length) return `<tr>${row}</tr>`;
+    return `<tr class="has-more">${row}</tr><tr class="more"><td colspan="${shown.length}">${more.join(' · ')}</td></tr>`;
+  });
+  return `<div class="table"><table><thead><tr>${head}</tr></thead><tbody>${body.join('')}</tbody></table></div>`;
+}
+
+/** A paragraph `Name: item · item · item` (engine settings): the items as a list. */
+function settingsList(text: string, ctx: RenderContext): string | undefined {
+  const m = /^([A-Z][\w ]{0,30}): (.+)$/.exec(text);
+  const items = m?.[2]!.replace(/\.$/, '').split(' · ');
+  if (!m || !items || items.length < 3) return undefined;
+  return `<div class="settings"><span class="label">${inline(m[1]!, ctx, false)}:</span> <ul class="inline">${items.map((t) => `<li>${inline(t, ctx, false)}</li>`).join('')}</ul></div>`;
 }
 
 function heading(level: number, text: string, ctx: RenderContext): string {
@@ -288,7 +351,9 @@ export function markdownHtml(md: string, ctx: RenderContext): string {
       const para: string[] = [];
       for (; i < lines.length && lines[i]!.trim() && !/^(#{1,6} |```|\s*\||\s*[-*] )/.test(lines[i]!); i++) para.push(lines[i]!.trim());
       const text = para.join(' ');
-      out.push(/^!\[[^\]]*\]\([^)]*\)$/.test(text) ? inline(text, ctx, false) : `<p>${inline(text, ctx, false)}</p>`);
+      out.push(
+        /^!\[[^\]]*\]\([^)]*\)$/.test(text) ? inline(text, ctx, false) : (settingsList(text, ctx) ?? `<p>${inline(text, ctx, false)}</p>`),
+      );
     }
   }
   return out.join('\n');
@@ -309,6 +374,8 @@ export interface ReportInput {
   pageMaps: ReportPageMap[];
   /** The glossary's terms (default: docs/glossary.md). */
   glossary?: GlossaryTerm[];
+  /** Column title → priority (1 first) for tables too wide for a projector (storageColumnPriority). */
+  columnPriority?: Record<string, number>;
 }
 
 function mimeOf(rel: string): string {
@@ -358,7 +425,13 @@ pre{background:#f2f2f5;padding:.6em;overflow:auto}
 .table{overflow-x:auto;margin:.6em 0 1em}
 table{border-collapse:collapse;font-size:.9em;font-variant-numeric:tabular-nums}
 th,td{padding:.25em .6em;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
-th{background:#f6f6f9;vertical-align:bottom}
+th{background:#f6f6f9;vertical-align:bottom;white-space:normal}
+tr.has-more td{border-bottom:none}
+tr.more td{white-space:normal;color:var(--muted);font-size:.88em;padding-top:0}
+.kv{white-space:nowrap}.kv .k{font-style:italic}
+.settings{margin:.5em 0}.settings .label{font-weight:600}
+ul.inline{display:inline;margin:0;padding:0;list-style:none}ul.inline li{display:inline-block}ul.inline li+li{margin-left:.4em}ul.inline li+li::before{content:"·";margin-right:.4em;color:var(--muted)}
+ul.links{columns:2 22em}
 .num{text-align:right}.mid{text-align:center}
 tbody tr:hover{background:#f3f7ff}
 abbr.term{text-decoration:underline dotted;text-underline-offset:.15em;cursor:help}
@@ -543,6 +616,7 @@ function renderPage(input: ReportLayout, base64: (rel: string) => string): strin
     ids: new Set(['projector']),
     toc: [],
     mapCount: 0,
+    columnPriority: input.columnPriority ?? {},
     chart(rel) {
       if (!input.charts.includes(rel) || shown.has(rel)) return '';
       shown.add(rel);

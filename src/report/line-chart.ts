@@ -1,5 +1,6 @@
-/** Line charts (chart.js): series with error bars on one or two y axes, linear or log, markers. */
+/** Line charts (chart.js): series with error bars on one y axis, linear or log, markers, reference lines; panels stacked. */
 import type { ChartConfiguration, Plugin } from 'chart.js';
+import { FONT_FAMILY } from '../util/fonts.js';
 import {
   axisTitle,
   backgroundPlugin,
@@ -15,8 +16,10 @@ import {
   noDataPlugin,
   PALETTE,
   renderChart,
+  renderPanels,
   scaleOf,
   titlePlugins,
+  valueAxis,
   type AnyChart,
   type Marker,
 } from './chart-base.js';
@@ -26,7 +29,6 @@ export interface Series {
   points: Array<[number, number]>; // x, y
   color?: string; // default: a fixed, colour-blind-friendly palette by series index
   dashed?: boolean;
-  yAxis?: 'left' | 'right'; // right = secondary y axis (uses y2Label)
   showPoints?: boolean; // default true
   showLine?: boolean; // default true; false draws the points only
   pointStyle?: 'circle' | 'triangle' | 'rectRot' | 'crossRot' | 'rect';
@@ -35,19 +37,29 @@ export interface Series {
   errorBars?: Array<[number, number] | null>;
 }
 
+/** A horizontal line across the plot at `y` (a target), labelled at its right end. */
+export interface ReferenceLine {
+  y: number;
+  label: string;
+  color?: string;
+}
+
+/**
+ * A line chart. One y axis: quantities of unlike units go into panels of their own (renderStackedLineChart),
+ * never onto a second axis, where two scales make unequal numbers look equal. Axis titles name the unit:
+ * "pages (8 KiB)", "forwarded rows (% of rows)".
+ */
 export interface LineChartSpec {
   title: string;
   subtitle?: string;
   xLabel: string;
   yLabel: string;
-  y2Label?: string;
   xLog?: boolean;
   yLog?: boolean;
-  /** Log scale for the right axis; defaults to yLog. */
-  y2Log?: boolean;
   xCategories?: string[]; // when set, x values are indexes 0..n-1 into these category labels
   series: Series[];
   markers?: Marker[];
+  referenceLines?: ReferenceLine[];
   width?: number;
   height?: number; // default CHART_WIDTH x CHART_HEIGHT
   /** Pixels per layout pixel (default: setChartScale's, 1). */
@@ -56,15 +68,64 @@ export interface LineChartSpec {
 
 export function renderLineChart(spec: LineChartSpec): Buffer {
   const width = spec.width ?? CHART_WIDTH;
-  const height = spec.height ?? CHART_HEIGHT;
+  return renderChart(lineChartConfig(spec, width, {}), width, spec.height ?? CHART_HEIGHT, scaleOf(spec));
+}
+
+/** One panel of a stacked chart: a line chart without a title of its own. */
+export type PanelSpec = Omit<LineChartSpec, 'title' | 'subtitle' | 'width' | 'height' | 'scale'>;
+
+export interface StackedLineChartSpec {
+  title: string;
+  subtitle?: string;
+  /** Top to bottom; they share the x axis (its categories or range), each has its own y axis and legend. */
+  panels: PanelSpec[];
+  width?: number;
+  /** Of the whole image; default STACKED_HEIGHT. */
+  height?: number;
+  scale?: number;
+}
+
+/** The default height of a stacked chart at 1×: two panels of readable height under one title. */
+export const STACKED_HEIGHT = 960;
+/** The width of every panel's y axis (ticks and title), so that the panels' plots line up. */
+const PANEL_Y_AXIS_PX = 96;
+
+/** Line charts one above the other under one title: unlike quantities (rows and pages) each on an axis of its own. */
+export function renderStackedLineChart(spec: StackedLineChartSpec): Buffer {
+  const width = spec.width ?? CHART_WIDTH;
+  const height = spec.height ?? STACKED_HEIGHT;
+  const n = spec.panels.length;
+  // The first panel carries the title (about 90 px); the x axis title is drawn on the last only.
+  const titlePx = spec.title ? 90 + (spec.subtitle ? 24 : 0) : 0;
+  const each = (height - titlePx) / Math.max(1, n);
+  const panels = spec.panels.map((p, i) => {
+    const last = i === n - 1;
+    const h = Math.round(each + (i === 0 ? titlePx : 0));
+    const config = lineChartConfig(
+      { ...p, title: i === 0 ? spec.title : '', subtitle: i === 0 ? spec.subtitle : undefined, xLabel: last ? p.xLabel : '' },
+      width,
+      { yAxisPx: PANEL_Y_AXIS_PX, markerLabels: i === 0 },
+    );
+    return { config, height: h };
+  });
+  return renderPanels(panels, width, scaleOf(spec));
+}
+
+/** The chart.js configuration of a line chart `width` wide; `yAxisPx` fixes the y axis' width (panels that line up). */
+function lineChartConfig(spec: LineChartSpec, width: number, opts: { yAxisPx?: number; markerLabels?: boolean }): ChartConfiguration {
   const cats = spec.xCategories && spec.xCategories.length > 0 ? spec.xCategories : undefined;
   const xLog = !!spec.xLog && !cats;
   const yLog = !!spec.yLog;
-  const y2Log = spec.y2Log ?? yLog;
-  const hasRight = spec.series.some((s) => s.yAxis === 'right');
-  const { datasets, anyPoint, anyLeft, anyRight } = lineDatasets(spec, xLog, yLog, y2Log);
+  const { datasets, anyPoint, values } = lineDatasets(spec, xLog, yLog);
   const markers = (spec.markers ?? []).filter((m) => m && Number.isFinite(m.x) && (!xLog || m.x > 0));
-
+  const lines = (spec.referenceLines ?? []).filter((l) => Number.isFinite(l.y) && (!yLog || l.y > 0));
+  const y = valueAxis(spec.yLabel, yLog, [...values, ...lines.map((l) => l.y)]);
+  if (opts.yAxisPx !== undefined) {
+    const px = opts.yAxisPx;
+    y.afterFit = (scale: AnyChart) => {
+      scale.width = px;
+    };
+  }
   const scales: Record<string, unknown> = {
     x: lineXScale(
       spec.xLabel,
@@ -74,11 +135,10 @@ export function renderLineChart(spec: LineChartSpec): Buffer {
       markers.map((m) => m.x),
       width,
     ),
-    y: lineYScale(yLog, spec.yLabel, false, !anyLeft),
+    y,
   };
-  if (hasRight || spec.y2Label) scales.y2 = lineYScale(y2Log, spec.y2Label, true, !anyRight);
-
-  const config = {
+  const labelled = opts.markerLabels === false ? markers.map((m) => ({ ...m, label: '' })) : markers;
+  return {
     type: 'line',
     data: { datasets },
     options: {
@@ -90,11 +150,11 @@ export function renderLineChart(spec: LineChartSpec): Buffer {
         ...titlePlugins(spec.title, spec.subtitle, width),
         legend: lineLegend(datasets),
         tooltip: { enabled: false },
+        [REFERENCE_PLUGIN]: { lines },
       },
     },
-    plugins: [backgroundPlugin, errorBarPlugin, markerPlugin(markers), noDataPlugin(!anyPoint)],
+    plugins: [backgroundPlugin, errorBarPlugin, referenceLinePlugin, markerPlugin(labelled), noDataPlugin(!anyPoint)],
   } as unknown as ChartConfiguration;
-  return renderChart(config, width, height, scaleOf(spec));
 }
 
 interface LineDataset {
@@ -105,20 +165,11 @@ interface LineDataset {
   [option: string]: unknown;
 }
 
-/** One chart.js dataset per series: the points a log axis can show, their error bars, the series' style. */
-function lineDatasets(
-  spec: LineChartSpec,
-  xLog: boolean,
-  yLog: boolean,
-  y2Log: boolean,
-): { datasets: LineDataset[]; anyPoint: boolean; anyLeft: boolean; anyRight: boolean } {
-  const hasLeft = spec.series.some((s) => s.yAxis !== 'right');
+/** One chart.js dataset per series: the points a log axis can show, their error bars, the series' style; and every y the axis must hold. */
+function lineDatasets(spec: LineChartSpec, xLog: boolean, yLog: boolean): { datasets: LineDataset[]; anyPoint: boolean; values: number[] } {
   let anyPoint = false;
-  let anyLeft = false;
-  let anyRight = false;
+  const values: number[] = [];
   const datasets = spec.series.map((s, i): LineDataset => {
-    const right = s.yAxis === 'right';
-    const logY = right ? y2Log : yLog;
     const data: Array<{ x: number; y: number }> = [];
     const errors: Array<[number, number] | null> = [];
     (s.points ?? []).forEach((p, k) => {
@@ -126,23 +177,19 @@ function lineDatasets(
       const [x, y] = p;
       if (!Number.isFinite(x) || !Number.isFinite(y)) return;
       if (xLog && x <= 0) return;
-      if (logY && y <= 0) return;
+      if (yLog && y <= 0) return;
       data.push({ x, y });
+      values.push(y);
       const e = s.errorBars?.[k];
-      errors.push(e && Number.isFinite(e[0]) && Number.isFinite(e[1]) && (!logY || e[0] > 0) ? e : null);
+      const ok = e && Number.isFinite(e[0]) && Number.isFinite(e[1]) && (!yLog || e[0] > 0);
+      errors.push(ok ? e : null);
+      if (ok) values.push(e[0], e[1]);
     });
-    if (data.length > 0) {
-      anyPoint = true;
-      if (right) anyRight = true;
-      else anyLeft = true;
-    }
+    if (data.length > 0) anyPoint = true;
     const color = s.color ?? PALETTE[i % PALETTE.length]!;
     const showPoints = s.showPoints ?? true;
-    let label = s.label;
-    if (right && hasLeft) label += ' (right axis)';
-    if (data.length === 0) label += ' (no data)';
     return {
-      label,
+      label: data.length === 0 ? `${s.label} (no data)` : s.label,
       data,
       borderColor: color,
       backgroundColor: color,
@@ -158,10 +205,10 @@ function lineDatasets(
       tension: 0,
       fill: false,
       spanGaps: true,
-      yAxisID: right ? 'y2' : 'y',
+      yAxisID: 'y',
     };
   });
-  return { datasets, anyPoint, anyLeft, anyRight };
+  return { datasets, anyPoint, values };
 }
 
 /** The x axis: categories, a log or linear scale, a default range when there is nothing to show, room for the markers. */
@@ -175,12 +222,13 @@ function lineXScale(
 ): Record<string, unknown> {
   const xScale: Record<string, unknown> = {
     type: xLog ? 'logarithmic' : 'linear',
-    title: axisTitle(label),
+    title: axisTitle(label, xLog),
     grid: { color: GRID_COLOR },
     ticks: { callback: xLog ? logTickLabel : linearTickLabel, font: { size: FONT_PX.tick }, maxRotation: 45 },
   };
   if (cats) {
     const n = cats.length;
+    xScale.type = 'linear';
     xScale.min = -0.5;
     xScale.max = n - 0.5;
     xScale.afterBuildTicks = (scale: AnyChart) => {
@@ -204,16 +252,44 @@ function lineXScale(
   return xScale;
 }
 
-function lineYScale(log: boolean, label: string | undefined, right: boolean, empty: boolean): Record<string, unknown> {
-  return {
-    type: log ? 'logarithmic' : 'linear',
-    position: right ? 'right' : 'left',
-    title: axisTitle(label),
-    grid: right ? { drawOnChartArea: false, color: GRID_COLOR } : { color: GRID_COLOR },
-    ticks: { callback: log ? logTickLabel : linearTickLabel, font: { size: FONT_PX.tick } },
-    ...(empty ? (log ? { min: 1, max: 10 } : { min: 0, max: 1 }) : {}),
-  };
-}
+/** The id (and the options key) of the plugin that draws the reference lines. */
+export const REFERENCE_PLUGIN = 'rowsimReferenceLines';
+
+/** Horizontal dashed lines across the plot (options.plugins.rowsimReferenceLines.lines), each labelled above its right end. */
+const referenceLinePlugin: Plugin = {
+  id: REFERENCE_PLUGIN,
+  afterDatasetsDraw(chart: AnyChart, _args: unknown, options: AnyChart) {
+    const lines = (options?.lines ?? []) as ReferenceLine[];
+    const { ctx, chartArea } = chart;
+    const yScale = chart.scales.y;
+    ctx.save();
+    ctx.font = `bold ${FONT_PX.marker}px "${FONT_FAMILY}"`;
+    for (const l of lines) {
+      const py = yScale.getPixelForValue(l.y) as number;
+      if (!Number.isFinite(py) || py < chartArea.top - 0.5 || py > chartArea.bottom + 0.5) continue;
+      const color = l.color ?? '#444444';
+      ctx.strokeStyle = color;
+      ctx.lineWidth = 2;
+      ctx.setLineDash([10, 5]);
+      ctx.beginPath();
+      ctx.moveTo(chartArea.left, py);
+      ctx.lineTo(chartArea.right, py);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      const w = ctx.measureText(l.label).width + 8;
+      const x0 = chartArea.right - w - 4;
+      const above = py - chartArea.top > FONT_PX.marker + 8;
+      const y0 = above ? py - FONT_PX.marker - 8 : py + 3;
+      ctx.fillStyle = 'rgba(255,255,255,0.85)';
+      ctx.fillRect(x0, y0, w, FONT_PX.marker + 5);
+      ctx.fillStyle = color;
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'middle';
+      ctx.fillText(l.label, x0 + 4, y0 + (FONT_PX.marker + 5) / 2);
+    }
+    ctx.restore();
+  },
+};
 
 /** The legend: line samples drawn with each dataset's dash and colour. */
 function lineLegend(datasets: LineDataset[]): Record<string, unknown> {

@@ -148,6 +148,19 @@ function isNestedOutput(path: string): boolean {
   return m !== null && m !== 'damaged';
 }
 
+/**
+ * The files `owner` published into the output folder `sub` inside `dir` (rowsim trace's decks in trace/,
+ * rowsim page's drawings in pages/) that are there, as paths relative to `dir`, sorted; none without a manifest.
+ */
+export function nestedOutputFiles(dir: string, sub: string, owner: OutputOwner): string[] {
+  const m = readManifest(join(dir, sub));
+  if (m === null || m === 'damaged') return [];
+  return (m.files[owner] ?? [])
+    .filter((f) => statOrNull(join(dir, sub, f))?.isFile())
+    .map((f) => `${sub}/${f}`)
+    .sort();
+}
+
 /** Files of a folder, relative, with `/` separators; directories are walked (not nested output folders, which keep their own lists). */
 function listFiles(dir: string, rel = ''): string[] {
   const out: string[] = [];

@@ -7,7 +7,7 @@
 import { formatSize } from '../util/units.js';
 import { metric } from '../heap/metrics.js';
 import type { StorageRunResult } from '../workload/runner.js';
-import { PALETTE, renderBarChart, renderLineChart, type Series } from './charts.js';
+import { PALETTE, renderBarChart, renderLineChart, renderStackedLineChart, type Series } from './charts.js';
 import { renderPageMap } from './page-map-png.js';
 import { lobReadsChart, readCacheChart, readsChart } from './reads-charts.js';
 import {
@@ -38,7 +38,7 @@ export function renderStorageChart(entries: StorageEntry[], title: string, chart
   const perPhase = (what: string, yLabel: string, list: StorageEntry[], value: (e: StorageEntry, m: EntryMetrics) => number): Buffer =>
     renderLineChart({
       title: `${title}: ${what} after each phase`,
-      xLabel: 'phase',
+      xLabel: 'phase (in workload order)',
       yLabel,
       xCategories: phaseLabels(entries),
       series: list.map((e) => ({ label: e.label, points: e.phases.map((p, i) => [i, value(e, p.metrics)] as [number, number]) })),
@@ -56,11 +56,11 @@ export function renderStorageChart(entries: StorageEntry[], title: string, chart
     case 'engines-updates':
       return enginesUpdatesChart(entries, title);
     case 'phases-moved':
-      return perPhase(`${movedWord(moving)} rows`, 'rows', moving, (_e, m) => m.forwarded_rows);
+      return perPhase(`${movedWord(moving)} rows`, `${movedWord(moving)} (rows)`, moving, (_e, m) => m.forwarded_rows);
     case 'phases-kept':
       return perPhase(`${kw} updates (% of the updates so far)`, `${kw} updates (% of updates)`, keeping, keptSharePct);
     case 'phases-pages':
-      return perPhase('pages', 'pages', entries, (_e, m) => m.pages);
+      return perPhase('pages', 'table size (pages)', entries, (_e, m) => m.pages);
     case 'reads':
       return readsChart(entries, title);
     case 'read-cache':
@@ -86,7 +86,7 @@ export function writePageMapCharts(entry: StorageEntry, result: StorageRunResult
   });
 }
 
-/** Table-scan reads before the first reorg (where there is one) and at the end: series for the right axis. */
+/** Table-scan reads before the first reorg (where there is one) and at the end: series counted in pages. */
 function scanReadSeries(entries: StorageEntry[]): Series[] {
   const before = entries.map((e) => beforeReorg(e));
   const label = before.find((b) => b)?.label;
@@ -95,14 +95,12 @@ function scanReadSeries(entries: StorageEntry[]): Series[] {
     series.push({
       label: `table-scan page reads before ${label}`,
       points: entries.map((_e, i) => [i, before[i]?.metrics.table_scan_page_reads ?? NaN]),
-      yAxis: 'right',
       dashed: true,
       color: PALETTE[3],
     });
   series.push({
     label: `table-scan page reads${label ? ' at the end' : ''}`,
     points: entries.map((e, i) => [i, e.final.table_scan_page_reads]),
-    yAxis: 'right',
     color: PALETTE[2],
     pointStyle: 'rectRot',
     pointRadius: 7,
@@ -111,46 +109,65 @@ function scanReadSeries(entries: StorageEntry[]): Series[] {
   return series;
 }
 
-/** Rows that moved away (forwarded, migrated) at their peak and at the end; pages and scan reads on the right. */
+/** Rows that moved away (forwarded, migrated) at their peak and at the end; below them, pages and scan reads. */
 function movedChart(entries: StorageEntry[], title: string): Buffer {
   const w = movedWord(entries);
   const { xLabel, categories } = sweepAxis(entries);
-  return renderLineChart({
+  return renderStackedLineChart({
     title: `${title}: ${w} rows and pages`,
-    subtitle: `peak ${w} rows over the phases; pages at the end; a table scan reads the pages and one more for each ${w} row`,
-    xLabel,
-    yLabel: `${w} rows`,
-    y2Label: 'pages',
-    xCategories: categories,
-    series: [
-      { label: `${w} rows (peak, before any reorg)`, points: entries.map((e, i) => [i, peakMoved(e)]), color: PALETTE[0] },
-      { label: `${w} rows (at the end)`, points: entries.map((e, i) => [i, e.final.forwarded_rows]), dashed: true, color: PALETTE[5] },
-      { label: 'pages (at the end)', points: entries.map((e, i) => [i, e.final.pages]), yAxis: 'right', color: PALETTE[1] },
-      ...scanReadSeries(entries),
+    subtitle: `top: peak ${w} rows over the phases and at the end; bottom: pages at the end, and what a table scan reads (the pages and one more for each ${w} row)`,
+    panels: [
+      {
+        xLabel,
+        yLabel: `${w} (rows)`,
+        xCategories: categories,
+        series: [
+          { label: `${w} rows (peak, before any reorg)`, points: entries.map((e, i) => [i, peakMoved(e)]), color: PALETTE[0] },
+          { label: `${w} rows (at the end)`, points: entries.map((e, i) => [i, e.final.forwarded_rows]), dashed: true, color: PALETTE[5] },
+        ],
+      },
+      {
+        xLabel,
+        yLabel: 'table size and scan (pages)',
+        xCategories: categories,
+        series: [
+          { label: 'pages (at the end)', points: entries.map((e, i) => [i, e.final.pages]), color: PALETTE[1] },
+          ...scanReadSeries(entries),
+        ],
+      },
     ],
   });
 }
 
-/** The share of updates that stayed on their page (PostgreSQL: HOT) and the updates that went to a new page. */
+/** The share of updates that stayed on their page (PostgreSQL: HOT) and, below, the updates that went to a new page. */
 function keptChart(entries: StorageEntry[], title: string): Buffer {
   const kw = keptWord(entries);
   const moved = formatOf(entries[0]!).movedRows;
   const { xLabel, categories } = sweepAxis(entries);
-  return renderLineChart({
+  return renderStackedLineChart({
     title: `${title}: ${kw} updates`,
-    subtitle: `over the whole workload: ${kw} updates in % of all updates (left); updates ${moved.word} (right)`,
-    xLabel,
-    yLabel: `${kw} updates (% of updates)`,
-    y2Label: 'updates',
-    xCategories: categories,
-    series: [
-      { label: `${kw} updates (% of updates)`, points: entries.map((e, i) => [i, keptSharePct(e, e.final)]), color: PALETTE[2] },
+    subtitle: `over the whole workload: ${kw} updates in % of all updates (top); updates ${moved.word} (bottom)`,
+    panels: [
       {
-        label: `updates ${moved.word}`,
-        points: entries.map((e, i) => [i, metric(e.final, moved.metric)]),
-        yAxis: 'right',
-        dashed: true,
-        color: PALETTE[1],
+        xLabel,
+        yLabel: `${kw} updates (% of updates)`,
+        xCategories: categories,
+        series: [
+          { label: `${kw} updates (% of updates)`, points: entries.map((e, i) => [i, keptSharePct(e, e.final)]), color: PALETTE[2] },
+        ],
+      },
+      {
+        xLabel,
+        yLabel: `${moved.short} updates (count)`,
+        xCategories: categories,
+        series: [
+          {
+            label: `updates ${moved.word}`,
+            points: entries.map((e, i) => [i, metric(e.final, moved.metric)]),
+            dashed: true,
+            color: PALETTE[1],
+          },
+        ],
       },
     ],
   });
@@ -159,14 +176,13 @@ function keptChart(entries: StorageEntry[], title: string): Buffer {
 /** Pages and what a table scan reads, before the first reorg and at the end (formats with no forwarded rows). */
 function pagesChart(entries: StorageEntry[], title: string): Buffer {
   const { xLabel, categories } = sweepAxis(entries);
-  const series = scanReadSeries(entries).map((s) => ({ ...s, yAxis: 'left' as const }));
   return renderLineChart({
     title: `${title}: pages and table-scan reads`,
     subtitle: 'pages a table scan reads, before the first reorg and after the whole workload',
     xLabel,
-    yLabel: 'pages',
+    yLabel: 'table scan (pages)',
     xCategories: categories,
-    series,
+    series: scanReadSeries(entries),
   });
 }
 
@@ -175,7 +191,8 @@ function enginesChart(entries: StorageEntry[], title: string): Buffer {
     title: `${title}: engines side by side`,
     subtitle: `after the whole workload, in MiB (page sizes differ between engines); scan = pages + ${movedWord(entries)}-row hops (+ chained pieces)`,
     categories: entries.map((e) => `${e.label} (${formatSize(e.engine.page_size)} pages)`),
-    yLabel: 'MiB',
+    xLabel: 'engine (page size)',
+    yLabel: 'size (MiB)',
     series: [
       { label: 'heap', values: entries.map((e) => mib(e.final.pages, e)) },
       { label: 'indexes', values: entries.map((e) => mib(e.final.index_pages.total, e)) },
@@ -201,7 +218,8 @@ function enginesUpdatesChart(entries: StorageEntry[], title: string): Buffer {
     title: `${title}: what updates did, per engine`,
     subtitle: `${w} rows at their peak${kw ? `; ${kw} and new-page updates where the engine has them` : ''}`,
     categories: entries.map((e) => e.label),
-    yLabel: 'rows',
+    xLabel: 'engine',
+    yLabel: 'rows and updates (count)',
     series,
   });
 }

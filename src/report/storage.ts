@@ -15,6 +15,7 @@ import type { AllocationPages, StorageRunResult } from '../workload/runner.js';
 import type { PageMapSpec } from './page-map-png.js';
 import { mdTable, fmt } from './tables.js';
 import { terminalTable, type TableOptions } from './terminal.js';
+import { engineMarkdown } from './summary-parts.js';
 
 export interface StorageEntry {
   label: string;
@@ -413,10 +414,7 @@ export function storageMarkdown(entries: StorageEntry[], charts: string[]): stri
   for (const e of entries) {
     const f = formatOf(e);
     out.push(`### ${e.label}`, '');
-    const eng = Object.entries(e.engine)
-      .map(([k, v]) => `${k} = ${v}`)
-      .join(', ');
-    out.push(`Engine: ${eng}.`, '');
+    out.push(...engineMarkdown(e, f));
     const rb = e.row_bytes;
     // A knob in bytes is bounded by the longest row's data (ASE: the largest exp_row_size it accepts).
     const logical =
@@ -456,6 +454,11 @@ export function phaseCounters(e: StorageEntry): { header: string[]; rows: string
     header: ['phase', 'affected', ...keys.map((k) => metricTitle(k, f))],
     rows: e.phases.map((p) => [p.label, fmt(p.rows_affected), ...keys.map((k) => cell(p.metrics, k))]),
   };
+}
+
+/** Each column title of the point table with its priority (1 first): report.html moves the last ones under each row when the table is too wide. */
+export function storageColumnPriority(entries: StorageEntry[]): Record<string, number> {
+  return Object.fromEntries(columns(entries).map((c) => [c.title, c.priority]));
 }
 
 export function storageTerminal(entries: StorageEntry[], options: TableOptions = {}): string {

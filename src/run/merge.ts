@@ -15,7 +15,9 @@ import { assembleResults, contentionJobs, type ContentionResults } from '../cont
 import type { Replication } from '../contention/task.js';
 import type { TaskRunner } from '../pool/scheduler.js';
 import { reportHtmlTemplate, type ReportPageMap } from '../report/html.js';
-import { storageCharts, storageMarkdown, storageTerminal, type StorageEntry } from '../report/storage.js';
+import { storageCharts, storageColumnPriority, storageMarkdown, storageTerminal, type StorageEntry } from '../report/storage.js';
+import { nestedOutputFiles } from '../report/output.js';
+import { companionsMarkdown, type Companions } from '../report/summary-parts.js';
 import { base64Of } from '../util/arrays.js';
 import { ROWSIM_VERSION } from '../version.js';
 import { PRIORITY } from './execute.js';
@@ -157,8 +159,30 @@ export function storageChartPngs(
 /** Where the run's files go: rowsim's staged output folder. */
 interface Output {
   readonly dir: string;
+  /** The folder the files are published into (where rowsim trace and rowsim page put theirs beside them). */
+  readonly folder?: { readonly dir: string };
   /** A file's bytes, or its text (as one string or in pieces). */
   write(rel: string, data: string | Uint8Array | readonly string[]): void;
+}
+
+/** summary.md: the run's header line, the storage section with the links beside it, the contention section. */
+function summaryMarkdown(h: PartHeader, entries: StorageEntry[], charts: string[], beside: Companions, contention?: string): string {
+  const md = [`# rowsim: ${h.name}`, '', `Config: \`${h.config.file}\`, seed ${h.seed}, rowsim ${ROWSIM_VERSION}.`, ''];
+  if (entries.length) md.push(storageMarkdown(entries, charts), ...companionsMarkdown(beside, h.config.file));
+  if (contention) md.push(contention);
+  return `${md.join('\n')}\n`;
+}
+
+/** The slide decks and page drawings rowsim trace and rowsim page published beside the results. */
+function companions(out: Output): Companions {
+  const dir = out.folder?.dir;
+  if (!dir) return { decks: [], drawings: [] };
+  const pages = nestedOutputFiles(dir, 'pages', 'page');
+  return {
+    decks: nestedOutputFiles(dir, 'trace', 'trace').filter((f) => f.endsWith('.html')),
+    // A drawing as SVG (it scales), as PNG where there is no SVG of it.
+    drawings: pages.filter((f) => f.endsWith('.svg') || (f.endsWith('.png') && !pages.includes(f.replace(/\.png$/, '.svg')))),
+  };
 }
 
 /** Let the event loop run what is waiting (a worker thread's finished task) before going on. */
@@ -229,13 +253,16 @@ export async function prepareRun(
   if (entries.length) results.storage = entries;
   if (run.contention) results.contention = run.contention;
   results.charts = charts;
-  const md = [`# rowsim: ${h.name}`, '', `Config: \`${h.config.file}\`, seed ${h.seed}, rowsim ${ROWSIM_VERSION}.`, ''];
-  if (entries.length) md.push(storageMarkdown(entries, charts));
-  if (contention) md.push(contention.markdown);
-  const summary = `${md.join('\n')}\n`;
+  const summary = summaryMarkdown(h, entries, charts, companions(out), contention?.markdown);
   await giveWay();
   // The same summary with every chart inlined, the page maps clickable: one self-contained file.
-  const html = reportHtmlTemplate({ name: h.name, markdown: summary, charts, pageMaps: run.reportMaps.flat() });
+  const html = reportHtmlTemplate({
+    name: h.name,
+    markdown: summary,
+    charts,
+    pageMaps: run.reportMaps.flat(),
+    columnPriority: entries.length ? storageColumnPriority(entries) : {},
+  });
   await giveWay();
   const json = `${JSON.stringify(results, null, 2)}\n`;
   await giveWay();

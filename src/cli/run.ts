@@ -24,6 +24,7 @@ import { base64Of } from '../util/arrays.js';
 import { hugePagesContext, runAgainWithHugePages, startedAsCli, wantsHugePages } from './huge-pages.js';
 import { tuneCompiler } from './compiler.js';
 import { plannedRowOperations } from '../workload/planned-work.js';
+import { processCpuSeconds, RunTimings } from './timings.js';
 
 export interface RunOptions {
   out?: string;
@@ -40,6 +41,8 @@ export interface RunOptions {
   scale?: number;
   /** Run only this part of the run and write it as a partial result (rowsim merge puts the parts together). */
   shard?: Shard;
+  /** Print where the wall time went (load, simulate, charts, report, write) on standard error (timings.ts). */
+  timings?: boolean;
 }
 
 /** Where a run's tasks go: on the calling thread for one unit (no pool), else on min(workers, units) threads. */
@@ -117,6 +120,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
   const early = rawStoragePoints(source.raw);
   const earlyUnits = early === undefined ? undefined : shardSlice({ storage: early, contention: 0 }, shard).storage.length;
   const runner = new StartingRunner(opts.workers);
+  const timings = new RunTimings();
   if (earlyUnits !== undefined) runner.start(earlyUnits, true);
   let lines: string[] = [];
   let out: { discard(): void } | undefined;
@@ -160,7 +164,9 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       io: stagedWriter(staged, !opts.shard),
       runner: await runner.get(),
       execute,
+      timings,
     };
+    timings.end('load');
     lines = opts.shard ? await runPart(ctx, slice, PART_FILE, partJson) : await runWhole(ctx);
     if (opts.quiet === true || opts.json === true) lines = [];
   } catch (err) {
@@ -170,6 +176,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     out?.discard();
   }
   for (const line of lines) process.stdout.write(`${line}\n`);
+  if (opts.timings) process.stderr.write(`${timings.lines(processCpuSeconds()).join('\n')}\n`);
   return 0;
 }
 
@@ -198,6 +205,7 @@ interface RunContext {
   io: ReturnType<typeof stagedWriter>;
   runner: TaskRunner;
   execute: typeof import('../run/execute.js');
+  timings: RunTimings;
 }
 
 function shardOptions(ctx: RunContext, onSimulated?: (records: PointRecord[]) => void) {
@@ -221,9 +229,11 @@ async function runPart(
 ): Promise<string[]> {
   const { cfg, shard, units, opts } = ctx;
   const part = await ctx.execute.runShard(cfg, shard, units, shardOptions(ctx));
+  ctx.timings.end('simulate');
   await ctx.runner.close();
   ctx.staged.write(partFile, partJson(part));
   ctx.staged.publish();
+  ctx.timings.end('write');
   const dir = relative(process.cwd(), ctx.folder.dir) || ctx.folder.dir;
   const labels = slice.storage.map((i) => cfg.storage[i]!.label);
   const points = slice.storage.length
@@ -236,6 +246,18 @@ async function runPart(
   ];
 }
 
+/** The prepared run's files written once its charts are drawn (--timings: `charts` ends when they are). */
+async function drawnThenFinished(
+  prepared: Promise<PreparedRun>,
+  charts: Promise<{ file: string; png: Uint8Array }[]>,
+  timings: RunTimings,
+): Promise<ReturnType<PreparedRun['finish']>> {
+  const run = await prepared;
+  const drawn = await charts;
+  timings.end('charts');
+  return run.finish(drawn);
+}
+
 /**
  * A single run is its own one part, merged by the same code as rowsim merge's. It queues the charts over
  * the sweep points as soon as every point is simulated and, when the points are the whole run (no
@@ -243,7 +265,7 @@ async function runPart(
  * bytes are left for the end.
  */
 async function runWhole(ctx: RunContext): Promise<string[]> {
-  const { cfg, opts, shard, units, staged, io, runner, file } = ctx;
+  const { cfg, opts, shard, units, staged, io, runner, file, timings } = ctx;
   const scale = opts.scale ?? RUN_DEFAULTS.chartScale;
   // What only the end needs is loaded once the tasks are out.
   const merging = import('../run/merge.js');
@@ -251,6 +273,7 @@ async function runWhole(ctx: RunContext): Promise<string[]> {
   let charts: Promise<{ file: string; png: Uint8Array }[]> | undefined;
   let prepared: Promise<PreparedRun> | undefined;
   const onSimulated = (records: PointRecord[]) => {
+    if (!cfg.sections.contention) timings.end('simulate');
     const entries = records.map((r) => r.entry);
     charts = merging.then((m) => m.storageChartPngs(entries, cfg.name, scale, runner));
     charts.catch(() => {}); // awaited by writeRun; a failure elsewhere first is the one reported
@@ -258,10 +281,13 @@ async function runWhole(ctx: RunContext): Promise<string[]> {
     const header = ctx.execute.partHeaderOf(cfg, shard, units, scale);
     const merged = (m: typeof import('../run/merge.js')) =>
       m.mergeParts([{ header, storage: records, contention: [], source: file, staged: true, readChart: io.readChart }]);
-    prepared = merging.then((m) => m.prepareRun(merged(m), staged, { wide: opts.wide, chartBase64: io.chartBase64 }));
+    prepared = merging.then((m) =>
+      timings.beside('report', () => m.prepareRun(merged(m), staged, { wide: opts.wide, chartBase64: io.chartBase64 })),
+    );
     prepared.catch(() => {}); // awaited below
   };
   const part = await ctx.execute.runShard(cfg, shard, units, shardOptions(ctx, onSimulated));
+  if (cfg.sections.contention) timings.end('simulate');
   const { mergeParts, writeRun } = await merging;
   // The charts over the sweep points are the last tasks: once they are drawn, the threads stop while
   // this thread writes the report.
@@ -270,15 +296,17 @@ async function runWhole(ctx: RunContext): Promise<string[]> {
     () => {},
   );
   const written = prepared
-    ? (await prepared).finish(await charts!)
+    ? await drawnThenFinished(prepared, charts!, timings)
     : await writeRun(mergeParts([{ ...part, source: file, staged: true, readChart: io.readChart }]), staged, runner, {
         wide: opts.wide,
         storageCharts: charts,
         chartBase64: io.chartBase64,
       });
+  if (!prepared) timings.end('charts'); // the contention charts and the report's text, with writeRun's files
   await closing;
   await runner.close();
   staged.publish();
+  timings.end('write');
   if (opts.json) process.stdout.write(written.json);
   const results = join(ctx.folder.dir, 'results.json');
   return [...written.terminal, `results: ${relative(process.cwd(), results) || results}, summary.md, report.html and charts/ beside it`];

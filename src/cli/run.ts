@@ -107,12 +107,17 @@ function stagedWriter(staged: InstanceType<typeof import('../report/output.js').
   };
 }
 
-export async function runCommand(file: string, opts: RunOptions): Promise<number> {
-  // Bad input throws InputError (a config) or UserError (an argument, the output folder): main() prints it, exit 2.
+/** Options that do not go together: a UserError. */
+function checkOptions(opts: RunOptions): void {
   if (opts.shard && opts.json)
     throw new UserError(
       "--json: expected no --shard (a part writes part.json, not results.json; rowsim merge --json prints the run's results)",
     );
+}
+
+export async function runCommand(file: string, opts: RunOptions): Promise<number> {
+  // Bad input throws InputError (a config) or UserError (an argument, the output folder): main() prints it, exit 2.
+  checkOptions(opts);
   const shard = opts.shard ?? { index: 1, count: 1 };
   // A storage sweep's pool starts on the sweep's size read from the YAML, while the schema checks the
   // config (a config that fails them ends the pool, writes nothing and exits 2). One point: no pool.

@@ -171,7 +171,6 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       execute,
       timings,
     };
-    timings.end('load');
     lines = opts.shard ? await runPart(ctx, slice, PART_FILE, partJson) : await runWhole(ctx);
     if (opts.quiet === true || opts.json === true) lines = [];
   } catch (err) {
@@ -180,9 +179,14 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     await runner.close();
     out?.discard();
   }
-  for (const line of lines) process.stdout.write(`${line}\n`);
-  if (opts.timings) process.stderr.write(`${timings.lines(processCpuSeconds()).join('\n')}\n`);
+  printOutcome(lines, opts.timings ? timings : undefined);
   return 0;
+}
+
+/** The run's lines on standard output, then (--timings) where its time went on standard error. */
+function printOutcome(lines: readonly string[], timings: RunTimings | undefined): void {
+  for (const line of lines) process.stdout.write(`${line}\n`);
+  if (timings) process.stderr.write(`${timings.lines(processCpuSeconds()).join('\n')}\n`);
 }
 
 /**
@@ -233,6 +237,7 @@ async function runPart(
   partJson: (part: Awaited<ReturnType<RunContext['execute']['runShard']>>) => Uint8Array | string,
 ): Promise<string[]> {
   const { cfg, shard, units, opts } = ctx;
+  ctx.timings.end('load');
   const part = await ctx.execute.runShard(cfg, shard, units, shardOptions(ctx));
   ctx.timings.end('simulate');
   await ctx.runner.close();
@@ -271,6 +276,7 @@ async function drawnThenFinished(
  */
 async function runWhole(ctx: RunContext): Promise<string[]> {
   const { cfg, opts, shard, units, staged, io, runner, file, timings } = ctx;
+  timings.end('load');
   const scale = opts.scale ?? RUN_DEFAULTS.chartScale;
   // What only the end needs is loaded once the tasks are out.
   const merging = import('../run/merge.js');

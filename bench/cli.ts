@@ -20,6 +20,15 @@ const REPORT_CPU = `data:text/javascript,process.on('exit',()=>{const u=process.
 
 /** CPU and wall seconds of one run of `node [script] args…` (rowsim's bin by default), whole process; `env`: more environment. */
 export function timeCommand(args: string[], script: string[] = [BIN], env: Record<string, string> = {}): Sample {
+  return timeCommandOutput(args, script, env).sample;
+}
+
+/** timeCommand, with what the command wrote on standard error. */
+export function timeCommandOutput(
+  args: string[],
+  script: string[] = [BIN],
+  env: Record<string, string> = {},
+): { sample: Sample; stderr: string } {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ['--import', REPORT_CPU, ...script, ...args], {
     encoding: 'utf8',
@@ -28,7 +37,7 @@ export function timeCommand(args: string[], script: string[] = [BIN], env: Recor
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   const m = /rowsim-bench-cpu-us (\d+)/.exec(r.stderr);
   if (r.status !== 0 || !m) throw new Error(`${[...script, ...args].join(' ')} failed (status ${r.status}): ${r.stderr}`);
-  return { cpu: Number(m[1]) / 1e6, wall };
+  return { sample: { cpu: Number(m[1]) / 1e6, wall }, stderr: r.stderr };
 }
 
 /** A command timed as a whole process, `runs` times after a warm-up (which also warms the file cache). */

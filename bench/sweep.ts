@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { timeCommand } from './cli.js';
+import { timeCommand, timeCommandOutput } from './cli.js';
 import { parallelCapacityInChild, sig3, stat, summarize, timingNote, type BenchLine, type ParallelProbe, type Sample } from './harness.js';
 import type { SuiteContext } from './suite.js';
 import { simConfig } from './paths.js';
@@ -38,7 +38,7 @@ export async function* benchSweep(ctx: SuiteContext): AsyncGenerator<BenchLine> 
   const run = (cfg: string, ...args: string[]): Sample => timeCommand(['run', config(cfg), '--out', join(dir, 'out'), '--quiet', ...args]);
   try {
     yield* speedUp(run, runs);
-    yield* plainRuns(run, runs);
+    yield* plainRuns(run, runs, dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -97,18 +97,41 @@ function* speedUp(run: Run, runs: number): Generator<BenchLine> {
   };
 }
 
-/** The quickstart with the default workers, and a run of one point (no pool). */
-function* plainRuns(run: Run, runs: number): Generator<BenchLine> {
+/** The seconds of each phase `rowsim run --timings` printed (src/cli/timings.ts), by name. */
+export function timingPhases(stderr: string): Record<string, number> {
+  const phases: Record<string, number> = {};
+  for (const m of stderr.matchAll(/^ {2}(\w+) +(?:\d+\.\d{3}–\d+\.\d{3})? +(\d+\.\d{3}) {2}/gm)) phases[m[1]!] = Number(m[2]);
+  return phases;
+}
+
+/** The quickstart with the default workers (and --timings), and a run of one point (no pool). */
+function* plainRuns(run: Run, runs: number, dir: string): Generator<BenchLine> {
   const opts = { runs, warmup: 1 };
   const quick: Sample[] = [];
-  run('quickstart.yaml');
-  for (let i = 0; i < runs; i++) quick.push(run('quickstart.yaml'));
+  const phases: Record<string, number>[] = [];
+  const timed = (): void => {
+    const r = timeCommandOutput(['run', config('quickstart.yaml'), '--out', join(dir, 'quickstart'), '--quiet', '--timings']);
+    quick.push(r.sample);
+    phases.push(timingPhases(r.stderr));
+  };
+  timed();
+  quick.length = phases.length = 0;
+  for (let i = 0; i < runs; i++) timed();
   const mq = summarize(quick, opts);
   yield {
     name: 'sweep: quickstart (5 points) end to end, wall time, whole process',
     value: ms(mq.wall.median),
     unit: 'ms',
     note: `aim < 1000 on an idle machine; ${timingNote(mq)}`,
+    measurement: mq,
+  };
+  yield {
+    name: 'sweep: quickstart (5 points) end to end, CPU time of every thread, whole process',
+    value: ms(mq.cpu!.median),
+    unit: 'ms',
+    note: `--timings, medians (s): ${Object.keys(phases[0] ?? {})
+      .map((phase) => `${phase} ${stat(phases.map((p) => p[phase] ?? Number.NaN)).median.toFixed(3)}`)
+      .join(', ')}`,
     measurement: mq,
   };
   const single: Sample[] = [];

@@ -30,7 +30,8 @@ import { topSelfTime, type CpuProfile } from '../bench/cpuprofile.js';
 import { findSimpy, noSimpyNote, probePython, pythonCandidates } from '../bench/simpy.js';
 import { measureFormat, STORAGE_NODE_ARGS, STORAGE_WARMUP, storageBenchSpec } from '../bench/storage.js';
 import { runChild } from '../bench/run-child.js';
-import { speedupCeiling } from '../bench/sweep.js';
+import { speedupCeiling, timingPhases } from '../bench/sweep.js';
+import { RunTimings } from '../src/cli/timings.js';
 import { benchPageMap, FIRST_MAPS, PAGEMAP_MARK, type PageMapChildReport } from '../bench/pagemap-child.js';
 import { renderPageMap } from '../src/report/page-map-png.js';
 import { runStorage } from '../src/workload/runner.js';
@@ -509,6 +510,26 @@ describe("the report suite's page map child", () => {
     expect(report.first).toHaveLength(FIRST_MAPS);
     for (const v of [...report.first, report.warm]) expect(v).toBeGreaterThan(0);
     expect(report.bytes).toBe(renderPageMap(spec).length);
+  });
+});
+
+describe("the sweep suite's reading of rowsim run --timings", () => {
+  it("takes each phase's seconds, the report beside the others and the total", async () => {
+    const clock = [120, 480, 790, 500, 560, 801.6];
+    const t = new RunTimings(() => clock.shift()!);
+    t.end('load');
+    t.end('simulate');
+    t.end('charts');
+    await t.beside('report', () => undefined);
+    t.end('write');
+    expect(timingPhases(t.lines(1.25).join('\n'))).toEqual({
+      load: 0.12,
+      simulate: 0.36,
+      charts: 0.31,
+      report: 0.06,
+      write: 0.012,
+      total: 0.802,
+    });
   });
 });
 

@@ -118,6 +118,45 @@ describe('rowsim run', () => {
     expect(readdirSync(dir).sort()).toEqual(['out', 'small.yaml']);
   });
 
+  it('--timings prints where the wall time went on standard error: phases in order, end to end, and the CPU time', () => {
+    const dir = tmp();
+    const cfg = join(dir, 'tiny.yaml');
+    writeFileSync(cfg, growingBodyConfig({ name: 'tiny', seed: 5, rows: 400, sweep: { 'engine.exp_row_size': '[1, max]' } }));
+    const phases = (stderr: string) => {
+      const lines = stderr.trimEnd().split('\n');
+      expect(lines[0]).toBe('timings (seconds from the process start; wall, the main thread):');
+      return lines.slice(1).map((line) => {
+        const m = /^ {2}(\w+) +(?:(\d+\.\d{3})–(\d+\.\d{3}))? +(\d+\.\d{3}) {2}(.+)$/.exec(line);
+        expect(m, line).not.toBeNull();
+        return { name: m![1]!, from: Number(m![2]), to: Number(m![3]), seconds: Number(m![4]), what: m![5]! };
+      });
+    };
+    const r = rowsim(['run', cfg, '--out', join(dir, 'a'), '--quiet', '--timings']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    const p = phases(r.stderr);
+    expect(p.map((x) => x.name)).toEqual(['load', 'simulate', 'charts', 'report', 'write', 'total']);
+    // The sequence is contiguous from the process's start; report runs beside the drawing.
+    const seq = p.filter((x) => x.name !== 'report' && x.name !== 'total');
+    expect(seq[0]!.from).toBe(0);
+    for (let i = 1; i < seq.length; i++) expect(seq[i]!.from).toBe(seq[i - 1]!.to);
+    for (const x of p.slice(0, -1)) expect(x.seconds).toBeCloseTo(x.to - x.from, 2);
+    const report = p.find((x) => x.name === 'report')!;
+    expect(report.from).toBeGreaterThanOrEqual(seq[1]!.to);
+    expect(report.to).toBeLessThanOrEqual(seq[3]!.to);
+    expect(p.at(-1)!.seconds).toBe(seq.at(-1)!.to);
+    expect(Number(/CPU (\d+\.\d+) s, every thread$/.exec(p.at(-1)!.what)?.[1])).toBeGreaterThan(0);
+    // Nothing else changes: the same results, and the tables on standard output as without it.
+    const plain = rowsim(['run', cfg, '--out', join(dir, 'b')]);
+    const timed = rowsim(['run', cfg, '--out', join(dir, 'c'), '--timings']);
+    expect(timed.stdout.replaceAll(join(dir, 'c'), '')).toBe(plain.stdout.replaceAll(join(dir, 'b'), ''));
+    expect(readFileSync(join(dir, 'c', 'results.json'), 'utf8')).toBe(readFileSync(join(dir, 'a', 'results.json'), 'utf8'));
+    // A part: loaded, simulated, written.
+    const part = rowsim(['run', cfg, '--out', join(dir, 'p'), '--shard', '1/2', '--quiet', '--timings']);
+    expect(part.code).toBe(0);
+    expect(phases(part.stderr).map((x) => x.name)).toEqual(['load', 'simulate', 'write', 'total']);
+  });
+
   it('the quickstart shows forwarding and its cure', () => {
     const dir = tmp();
     const r = rowsim(['run', join(ROOT, 'sim-configs', 'quickstart.yaml'), '--out', join(dir, 'q')]);

@@ -90,6 +90,7 @@ function addRunCommand(program: Command, setCode: SetCode): void {
       'run only part K of N of the sweep (and contention grid) and write it to out/<name>/part-K-of-N; rowsim merge puts the parts together',
       parseShard,
     )
+    .option('--timings', 'print where the wall time went (load, simulate, charts, report, write) and the CPU time, on standard error')
     .action(async (config: string, opts) => {
       const { runCommand } = await import('./run.js');
       setCode(await runCommand(config, opts));

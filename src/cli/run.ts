@@ -24,6 +24,7 @@ import { base64Of } from '../util/arrays.js';
 import { hugePagesContext, runAgainWithHugePages, startedAsCli, wantsHugePages } from './huge-pages.js';
 import { tuneCompiler } from './compiler.js';
 import { plannedRowOperations } from '../workload/planned-work.js';
+import { processCpuSeconds, RunTimings } from './timings.js';
 
 export interface RunOptions {
   out?: string;
@@ -40,6 +41,8 @@ export interface RunOptions {
   scale?: number;
   /** Run only this part of the run and write it as a partial result (rowsim merge puts the parts together). */
   shard?: Shard;
+  /** Print where the wall time went (load, simulate, charts, report, write) on standard error (timings.ts). */
+  timings?: boolean;
 }
 
 /**
@@ -131,12 +134,17 @@ function stagedWriter(staged: InstanceType<typeof import('../report/output.js').
   };
 }
 
-export async function runCommand(file: string, opts: RunOptions): Promise<number> {
-  // Bad input throws InputError (a config) or UserError (an argument, the output folder): main() prints it, exit 2.
+/** Options that do not go together: a UserError. */
+function checkOptions(opts: RunOptions): void {
   if (opts.shard && opts.json)
     throw new UserError(
       "--json: expected no --shard (a part writes part.json, not results.json; rowsim merge --json prints the run's results)",
     );
+}
+
+export async function runCommand(file: string, opts: RunOptions): Promise<number> {
+  // Bad input throws InputError (a config) or UserError (an argument, the output folder): main() prints it, exit 2.
+  checkOptions(opts);
   const shard = opts.shard ?? { index: 1, count: 1 };
   // A storage sweep's pool starts on the sweep's size read from the YAML, while the schema checks the
   // config (a config that fails them ends the pool, writes nothing and exits 2). One point: no pool.
@@ -144,6 +152,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
   const early = rawStoragePoints(source.raw);
   const earlyUnits = early === undefined ? undefined : shardSlice({ storage: early, contention: 0 }, shard).storage.length;
   const runner = new StartingRunner(opts.workers);
+  const timings = new RunTimings();
   // One point: where it runs depends on its size, known once the config is loaded.
   if (earlyUnits !== undefined && earlyUnits > 1) runner.start(earlyUnits, true);
   let lines: string[] = [];
@@ -189,6 +198,7 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
       io: stagedWriter(staged, !opts.shard),
       runner: await runner.get(),
       execute,
+      timings,
     };
     lines = opts.shard ? await runPart(ctx, slice, PART_FILE, partJson) : await runWhole(ctx);
     if (opts.quiet === true || opts.json === true) lines = [];
@@ -198,8 +208,14 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
     await runner.close();
     out?.discard();
   }
-  for (const line of lines) process.stdout.write(`${line}\n`);
+  printOutcome(lines, opts.timings ? timings : undefined);
   return 0;
+}
+
+/** The run's lines on standard output, then (--timings) where its time went on standard error. */
+function printOutcome(lines: readonly string[], timings: RunTimings | undefined): void {
+  for (const line of lines) process.stdout.write(`${line}\n`);
+  if (timings) process.stderr.write(`${timings.lines(processCpuSeconds()).join('\n')}\n`);
 }
 
 /**
@@ -227,6 +243,7 @@ interface RunContext {
   io: ReturnType<typeof stagedWriter>;
   runner: TaskRunner;
   execute: typeof import('../run/execute.js');
+  timings: RunTimings;
 }
 
 function shardOptions(ctx: RunContext, onSimulated?: (records: PointRecord[]) => void) {
@@ -249,10 +266,13 @@ async function runPart(
   partJson: (part: Awaited<ReturnType<RunContext['execute']['runShard']>>) => Uint8Array | string,
 ): Promise<string[]> {
   const { cfg, shard, units, opts } = ctx;
+  ctx.timings.end('load');
   const part = await ctx.execute.runShard(cfg, shard, units, shardOptions(ctx));
+  ctx.timings.end('simulate');
   await ctx.runner.close();
   ctx.staged.write(partFile, partJson(part));
   ctx.staged.publish();
+  ctx.timings.end('write');
   const dir = relative(process.cwd(), ctx.folder.dir) || ctx.folder.dir;
   const labels = slice.storage.map((i) => cfg.storage[i]!.label);
   const points = slice.storage.length
@@ -265,6 +285,18 @@ async function runPart(
   ];
 }
 
+/** The prepared run's files written once its charts are drawn (--timings: `charts` ends when they are). */
+async function drawnThenFinished(
+  prepared: Promise<PreparedRun>,
+  charts: Promise<{ file: string; png: Uint8Array }[]>,
+  timings: RunTimings,
+): Promise<ReturnType<PreparedRun['finish']>> {
+  const run = await prepared;
+  const drawn = await charts;
+  timings.end('charts');
+  return run.finish(drawn);
+}
+
 /**
  * A single run is its own one part, merged by the same code as rowsim merge's. It queues the charts over
  * the sweep points as soon as every point is simulated and, when the points are the whole run (no
@@ -272,7 +304,8 @@ async function runPart(
  * bytes are left for the end.
  */
 async function runWhole(ctx: RunContext): Promise<string[]> {
-  const { cfg, opts, shard, units, staged, io, runner, file } = ctx;
+  const { cfg, opts, shard, units, staged, io, runner, file, timings } = ctx;
+  timings.end('load');
   const scale = opts.scale ?? RUN_DEFAULTS.chartScale;
   // What only the end needs is loaded once the tasks are out.
   const merging = import('../run/merge.js');
@@ -280,6 +313,7 @@ async function runWhole(ctx: RunContext): Promise<string[]> {
   let charts: Promise<{ file: string; png: Uint8Array }[]> | undefined;
   let prepared: Promise<PreparedRun> | undefined;
   const onSimulated = (records: PointRecord[]) => {
+    if (!cfg.sections.contention) timings.end('simulate');
     const entries = records.map((r) => r.entry);
     charts = merging.then((m) => m.storageChartPngs(entries, cfg.name, scale, runner));
     charts.catch(() => {}); // awaited by writeRun; a failure elsewhere first is the one reported
@@ -287,10 +321,13 @@ async function runWhole(ctx: RunContext): Promise<string[]> {
     const header = ctx.execute.partHeaderOf(cfg, shard, units, scale);
     const merged = (m: typeof import('../run/merge.js')) =>
       m.mergeParts([{ header, storage: records, contention: [], source: file, staged: true, readChart: io.readChart }]);
-    prepared = merging.then((m) => m.prepareRun(merged(m), staged, { wide: opts.wide, chartBase64: io.chartBase64 }));
+    prepared = merging.then((m) =>
+      timings.beside('report', () => m.prepareRun(merged(m), staged, { wide: opts.wide, chartBase64: io.chartBase64 })),
+    );
     prepared.catch(() => {}); // awaited below
   };
   const part = await ctx.execute.runShard(cfg, shard, units, shardOptions(ctx, onSimulated));
+  if (cfg.sections.contention) timings.end('simulate');
   const { mergeParts, writeRun } = await merging;
   // The charts over the sweep points are the last tasks: once they are drawn, the threads stop while
   // this thread writes the report.
@@ -299,15 +336,17 @@ async function runWhole(ctx: RunContext): Promise<string[]> {
     () => {},
   );
   const written = prepared
-    ? (await prepared).finish(await charts!)
+    ? await drawnThenFinished(prepared, charts!, timings)
     : await writeRun(mergeParts([{ ...part, source: file, staged: true, readChart: io.readChart }]), staged, runner, {
         wide: opts.wide,
         storageCharts: charts,
         chartBase64: io.chartBase64,
       });
+  if (!prepared) timings.end('charts'); // the contention charts and the report's text, with writeRun's files
   await closing;
   await runner.close();
   staged.publish();
+  timings.end('write');
   if (opts.json) process.stdout.write(written.json);
   const results = join(ctx.folder.dir, 'results.json');
   return [...written.terminal, `results: ${relative(process.cwd(), results) || results}, summary.md, report.html and charts/ beside it`];

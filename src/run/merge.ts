@@ -138,22 +138,20 @@ export function mergeParts(parts: LoadedPart[]): MergedRun {
   return { header: { ...first, shard: { index: 1, count: N, rule: first.shard.rule } }, entries, pageMaps, reportMaps, contention, parts };
 }
 
-/** The charts over the sweep points (storageCharts), each a run-render task on `runner`: their files and PNGs. */
-export function storageChartPngs(
+/** The charts over the sweep points (storageCharts), one run-render task on `runner` (render-task.ts): their files and PNGs. */
+export async function storageChartPngs(
   entries: StorageEntry[],
   title: string,
   scale: number,
   runner: TaskRunner,
 ): Promise<{ file: string; png: Uint8Array }[]> {
-  return Promise.all(
-    storageCharts(entries).map(async (chart) => ({
-      file: `charts/${chart.file}`,
-      png: await runner.run<Uint8Array>(
-        { kind: 'run-render', payload: { what: 'storage-chart', entries, title, chart, scale } satisfies RenderTask },
-        PRIORITY.chart,
-      ),
-    })),
+  const charts = storageCharts(entries);
+  if (charts.length === 0) return [];
+  const pngs = await runner.run<Uint8Array[]>(
+    { kind: 'run-render', payload: { what: 'storage-charts', entries, title, charts, scale } satisfies RenderTask },
+    PRIORITY.chart,
   );
+  return charts.map((chart, i) => ({ file: `charts/${chart.file}`, png: pngs[i]! }));
 }
 
 /** Where the run's files go: rowsim's staged output folder. */

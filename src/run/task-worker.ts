@@ -26,6 +26,8 @@ const MODULES: Record<TaskKind, () => Promise<unknown>> = {
 
 interface TaskModule {
   runTask(payload: unknown): unknown;
+  /** What a thread at home for the kind sets up as it starts (render-task.ts: chart.js). */
+  preload?(): void;
 }
 
 const loaded = new Map<TaskKind, Promise<TaskModule>>();
@@ -43,7 +45,15 @@ function load(kind: TaskKind): Promise<TaskModule> {
 // waits for tasks in Atomics.wait, where a pending import would stand still). A failure is reported by
 // the first task that needs the module.
 const preload = ((workerData as WorkerData | null)?.preload ?? []) as TaskKind[];
-await Promise.all(preload.filter((kind) => MODULES[kind]).map((kind) => load(kind).catch(() => undefined)));
+await Promise.all(
+  preload
+    .filter((kind) => MODULES[kind])
+    .map((kind) =>
+      load(kind)
+        .then((mod) => mod.preload?.())
+        .catch(() => undefined),
+    ),
+);
 
 /** Run one task (in a worker thread, or on the calling thread: TASKS.run of src/run/tasks.ts). */
 export default async function run(task: { kind: string; payload: unknown }): Promise<unknown> {

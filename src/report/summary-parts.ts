@@ -6,9 +6,11 @@
  */
 import type { StorageFormat } from '../formats/format.js';
 import { groupedNumber } from '../util/numbers.js';
-import type { StorageEntry } from './storage.js';
+import type { StorageRunResult } from '../workload/runner.js';
 
-type EngineValue = StorageEntry['engine'][string];
+/** A point's engine settings and figures, as results.json has them. */
+type Engine = StorageRunResult['engine'];
+type EngineValue = Engine[string];
 
 /** A value as a reader says it: 2,002; yes/no for a flag; strings as they are. */
 function valueText(v: EngineValue): string {
@@ -23,7 +25,7 @@ function pageSizeText(bytes: number): string {
 }
 
 /** One setting: "fillfactor 90%", "exp_row_size 100 bytes (given 0)", "compaction on". */
-function settingText(key: string, engine: StorageEntry['engine'], f: StorageFormat): string {
+function settingText(key: string, engine: Engine, f: StorageFormat): string {
   const v = engine[key];
   if (key === 'page_size' && typeof v === 'number') return pageSizeText(v);
   if (key !== f.reserveSetting || !f.reserveUnit) return `${key} ${valueText(v)}`;
@@ -46,7 +48,7 @@ function derivedText(key: string, v: EngineValue, f: StorageFormat): string {
  * config spells them) and what the page works out from them. Each a line `Name: item · item · item.`,
  * which report.html shows as a list.
  */
-export function engineMarkdown(e: StorageEntry, f: StorageFormat): string[] {
+export function engineMarkdown(e: { engine: Engine }, f: StorageFormat): string[] {
   const keys = Object.keys(e.engine).filter((k) => k !== 'format');
   const given = new Set<string>(f.settings);
   const settings = keys.filter((k) => given.has(k));

@@ -213,7 +213,7 @@ export function recommend(knob: ReserveKnob, cands: CandidateFigures[], targetPc
           : `rows grow by more than any reservation this setting allows`);
   const s = pickMinScan(view);
   const sc = ordered[s]!;
-  const pack = cands.find((c) => c.specials.includes('pack') || (knob.key === 'fillfactor' && c.value === 100));
+  const pack = cands.find((c) => c.specials.includes('pack') || c.value === knob.packValue);
   const swhy =
     `${k} ${sc.value} gives the fewest table-scan page reads: ` +
     (sc.table_scan_page_reads > sc.pages

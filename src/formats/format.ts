@@ -50,6 +50,8 @@ export interface ReserveKnob {
   /** true: a larger value reserves more room (exp_row_size, pctfree); false: less (fillfactor). */
   moreReserveWhenLarger: boolean;
   specials: SpecialSetting[];
+  /** The value that packs pages full where no special is named `pack` (PostgreSQL: fillfactor 100, its default). */
+  packValue?: number;
   /** The engine settings with this knob set. */
   engineWith(base: EngineSpec, setting: Setting): EngineSpec;
   /** Commands that apply `value` to table `table`, and what they do and do not change. */
@@ -165,6 +167,9 @@ export interface PageAnatomy {
     /** What the trace says a row that no longer fits does: forwarded, migrated. */ move?: string;
     /** The stub, short: stub, head piece. */ stubShort?: string;
   };
+  /** An update writes a new version that takes a slot array entry of its own (PostgreSQL): the room the
+   *  narration gives a new version is the page's free space less one entry. */
+  updateTakesSlot?: boolean;
   /** The engine's page band as the DBMS's tools show it (SQL Server PFS). */
   band?: (detail: PageDetail) => string;
   notes: string[];

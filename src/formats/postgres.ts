@@ -603,6 +603,7 @@ function fillfactorKnob(): ReserveKnob {
         label: `${PG_DEFAULT_FILLFACTOR} (default, pack fully)`,
       },
     ],
+    packValue: 100,
     engineWith: (base, setting) => ({ ...base, format: 'postgres-heap', fillfactor: Number(setting) }),
     commands: (table, value) => ({
       commands: [`ALTER TABLE ${table} SET (fillfactor = ${value});`],
@@ -622,6 +623,7 @@ function postgresPageAnatomy(engine: EngineSpec): PageAnatomy {
     slotArray: { name: 'line pointers (ItemIdData)', entryBytes: PG_LINE_POINTER_BYTES, at: 'after-header', firstSlot: 1 },
     ...(keep > 0 ? { fillLine: { label: `fillfactor ${engine.fillfactor}: inserts leave ${keep} bytes free`, keepFreeBytes: keep } } : {}),
     words: { stub: 'none: an update writes a new version', forwarded: 'new version on another page (not HOT)' },
+    updateTakesSlot: true,
     notes: [
       'Tuples are MAXALIGNed and stored from the end of the page down, line pointers after the header (bufpage.h); an old version points to its new one (t_ctid), a HOT chain from its root.',
     ],

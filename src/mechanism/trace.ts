@@ -309,7 +309,7 @@ function narrateWords(spec: StorageSpec): TraceWords {
     first: anatomy.slotArray.firstSlot,
     ...(anatomy.words.move ? { move: anatomy.words.move } : {}),
     ...(anatomy.words.stubShort ? { stub: anatomy.words.stubShort } : {}),
-    ...(spec.engine.format === 'postgres-heap' ? { linePointer: anatomy.slotArray.entryBytes } : {}),
+    ...(anatomy.updateTakesSlot ? { linePointer: anatomy.slotArray.entryBytes } : {}),
     ...(anatomy.band ? { band: anatomy.band } : {}),
   };
 }

@@ -40,7 +40,7 @@ describe('the titles table (pubs2)', () => {
   it('ASE accepts exp_row_size from 21 (fixed NOT NULL bytes) to 331 (maximum data row length)', () => {
     const spec = loadConfig(TITLES).storage[0]!.spec;
     const format = getFormat('ase-dol')!;
-    const layout = format.layout(spec.table, spec.engine);
+    const layout = format.rows.layout(spec.table, spec.engine);
     const resolved = format.resolve(spec.engine, layout);
     expect(resolved.exp_row_size_max).toBe(331);
     expect(resolved.exp_row_size_min).toBe(21);
@@ -49,7 +49,7 @@ describe('the titles table (pubs2)', () => {
 
   it('the workload reproduces the manual figures: rows under 40 bytes at insert, average about 184, maximum 331', () => {
     const spec = loadConfig(TITLES).storage[0]!.spec;
-    const layout = getFormat('ase-dol')!.layout(spec.table, spec.engine);
+    const layout = getFormat('ase-dol')!.rows.layout(spec.table, spec.engine);
     const overhead = 8 + 2 * layout.varying.length; // DOL row = 8 + data + 2 per variable column [E]
     const r = runStorage({
       ...spec,
@@ -67,12 +67,12 @@ describe('row lengths', () => {
   it('a row data length is spread over the columns exactly (property)', () => {
     const spec = loadConfig(TITLES).storage[0]!.spec;
     const format = getFormat('ase-dol')!;
-    const layout = format.layout(spec.table, spec.engine);
+    const layout = format.rows.layout(spec.table, spec.engine);
     const lens = new Uint16Array(layout.varying.length);
     fc.assert(
       fc.property(fc.integer({ min: 21, max: 331 }), (len) => {
         fillRowLengths(layout, len, lens, 0);
-        expect(format.logicalBytes(layout, lens, 0)).toBe(len);
+        expect(format.rows.logicalBytes(layout, lens, 0)).toBe(len);
         layout.varying.forEach((c, i) => {
           if (lens[i] !== 0xffff) expect(lens[i]).toBeLessThanOrEqual(c.maxBytes);
         });

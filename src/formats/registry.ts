@@ -197,5 +197,5 @@ export function engineForFormat(base: EngineSpec | undefined, format: FormatId):
 
 /** The B-tree geometries of a table's indexes in `format`. */
 export function indexGeometries(format: StorageFormat, table: TableDef, layout: TableLayout): IndexGeometry[] {
-  return table.indexes.map((idx) => format.indexGeometry(table, layout, idx, keyColumns(table, idx)));
+  return table.indexes.map((idx) => format.indexes.indexGeometry(table, layout, idx, keyColumns(table, idx)));
 }

@@ -73,7 +73,10 @@ export const toyHeap: StorageFormat = {
   defaults: { ...oracleHeap.defaults, toy_gap: 10 } as StorageFormat['defaults'],
   ddl: toyDdl,
   columnTypes: { toyint: { family: 'int', params: 'none' } },
-  resolve: (engine, layout) => oracleHeap.resolve(asBlocks(engine), layout),
+  resolve: (engine, layout) => {
+    const { pctfree, ...blocks } = oracleHeap.resolve(asBlocks(engine), layout);
+    return { ...blocks, format: 'toy-heap', toy_gap: pctfree! };
+  },
   notes: (engine, resolved) => oracleHeap.notes(asBlocks(engine), resolved),
   rows: {
     ...oracleHeap.rows,

@@ -2,7 +2,7 @@
  * The registry of storage formats, and the engine defaults derived from them once: every setting's
  * default is declared by the format that reads it (StorageFormat.defaults); the page size by each
  * format's defaultPageBytes. Adding a format: one module with its StorageFormat (which adds its id to
- * FormatIds), one line in FORMATS. The compiler refuses a registry without a line for a declared id, or
+ * FormatIds), one line in BUILT_IN. The compiler refuses a registry without a line for a declared id, or
  * with a line for an undeclared one.
  */
 import type { EvidenceKind } from '../config/evidence-kinds.js';

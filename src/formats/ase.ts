@@ -82,6 +82,9 @@ declare module '../config/format-ids.js' {
     /** ASE `with fillfactor = N`: how full index and data pages are made when they are rebuilt. */
     ase_fillfactor?: DdlSetting<number>;
   }
+  interface DbmsIds {
+    ase: true;
+  }
   interface FormatIds {
     'ase-dol': true;
     'ase-apl': true;
@@ -571,6 +574,7 @@ const aseDolCommon = aseCommon('ase-dol');
 export const aseDol: StorageFormat = {
   id: 'ase-dol',
   dbms: 'ase',
+  dbmsName: 'SAP ASE',
   title: 'SAP ASE data-only-locked (datarows)',
   evidence: ['optdiag', 'sp_spaceused'],
   settingsShape: aseSettings,
@@ -669,6 +673,7 @@ const aseAplCommon = aseCommon('ase-apl');
 export const aseApl: StorageFormat = {
   id: 'ase-apl',
   dbms: 'ase',
+  dbmsName: 'SAP ASE',
   title: 'SAP ASE allpages-locked',
   evidence: ['optdiag', 'sp_spaceused'],
   settingsShape: aseSettings,

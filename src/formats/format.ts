@@ -199,6 +199,8 @@ export interface StorageFormat {
   readonly title: string;
   /** The DBMS whose tables this format models (the DDL dialect and the evidence files of that DBMS belong to it). */
   readonly dbms: DdlDbms;
+  /** The DBMS's name in messages: SAP ASE, SQL Server, PostgreSQL, Oracle (formats of one DBMS agree). */
+  readonly dbmsName: string;
   /** The DBA's tool outputs of this format's DBMS the estimator reads (optdiag, the DMV, pgstattuple …). */
   readonly evidence: readonly EvidenceKind[];
 

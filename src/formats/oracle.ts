@@ -83,6 +83,9 @@ declare module '../config/format-ids.js' {
     /** Oracle `PCTUSED N`. */
     pctused?: DdlSetting<number>;
   }
+  interface DbmsIds {
+    oracle: true;
+  }
   interface FormatIds {
     'oracle-heap': true;
   }
@@ -516,6 +519,7 @@ function oracleComparison(column: ColumnDef, parameter: ColumnType): ComparisonR
 export const oracleHeap: StorageFormat = {
   id: 'oracle-heap',
   dbms: 'oracle',
+  dbmsName: 'Oracle',
   title: 'Oracle heap table (PCTFREE, migration, chaining)',
   evidence: [],
   defaultPageBytes: ORACLE_DEFAULT_BLOCK_BYTES,

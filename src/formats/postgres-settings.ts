@@ -74,6 +74,9 @@ declare module '../config/format-ids.js' {
     /** PostgreSQL `WITH (toast_tuple_target = N)`. */
     toast_tuple_target?: DdlSetting<number>;
   }
+  interface DbmsIds {
+    postgres: true;
+  }
   interface FormatIds {
     'postgres-heap': true;
   }

@@ -603,6 +603,7 @@ function postgresPageAnatomy(engine: EngineSpec): PageAnatomy {
 export const postgresHeap: StorageFormat = {
   id: 'postgres-heap',
   dbms: 'postgres',
+  dbmsName: 'PostgreSQL',
   title: 'PostgreSQL heap (MVCC, HOT, fillfactor)',
   evidence: ['pgstattuple', 'pg_stat_user_tables'],
   defaultPageBytes: PG_BLCKSZ,

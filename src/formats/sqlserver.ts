@@ -67,6 +67,9 @@ const sqlserverDdl: DdlClauses = {
 };
 
 declare module '../config/format-ids.js' {
+  interface DbmsIds {
+    sqlserver: true;
+  }
   interface FormatIds {
     'sqlserver-heap': true;
   }
@@ -585,6 +588,7 @@ function sqlserverComparison(column: ColumnDef, parameter: ColumnType, engine: E
 export const sqlserverHeap: StorageFormat = {
   id: 'sqlserver-heap',
   dbms: 'sqlserver',
+  dbmsName: 'SQL Server',
   title: 'SQL Server heap (forwarding stubs, PFS)',
   evidence: ['index_physical_stats'],
   defaultPageBytes: SQLSERVER_PAGE_BYTES,

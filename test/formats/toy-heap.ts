@@ -19,6 +19,9 @@ const toyDdl: DdlClauses = {
 };
 
 declare module '../../src/config/format-ids.js' {
+  interface DbmsIds {
+    toy: true;
+  }
   interface FormatIds {
     'toy-heap': true;
   }
@@ -56,7 +59,8 @@ function toyGapKnob(): ReserveKnob {
 export const toyHeap: StorageFormat = {
   ...oracleHeap,
   id: 'toy-heap' as StorageFormat['id'],
-  dbms: 'toy' as StorageFormat['dbms'],
+  dbms: 'toy',
+  dbmsName: 'Toy DBMS',
   title: 'Toy heap (toy_gap)',
   evidence: [],
   settingsShape: toySettings,

@@ -166,10 +166,9 @@ export interface PageAnatomy {
     reservation?: string;
     /** What the trace says a row that no longer fits does: forwarded, migrated. */ move?: string;
     /** The stub, short: stub, head piece. */ stubShort?: string;
+    /** A new version of a row takes a slot entry of its own (PostgreSQL's line pointer): the trace quotes a page's room after it. */
+    versionTakesSlot?: boolean;
   };
-  /** An update writes a new version that takes a slot array entry of its own (PostgreSQL): the room the
-   *  narration gives a new version is the page's free space less one entry. */
-  updateTakesSlot?: boolean;
   /** The engine's page band as the DBMS's tools show it (SQL Server PFS). */
   band?: (detail: PageDetail) => string;
   notes: string[];

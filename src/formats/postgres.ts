@@ -592,8 +592,7 @@ function postgresPageAnatomy(engine: EngineSpec): PageAnatomy {
     header: [{ label: 'PageHeaderData', bytes: PG_PAGE_HEADER_BYTES }],
     slotArray: { name: 'line pointers (ItemIdData)', entryBytes: PG_LINE_POINTER_BYTES, at: 'after-header', firstSlot: 1 },
     ...(keep > 0 ? { fillLine: { label: `fillfactor ${engine.fillfactor}: inserts leave ${keep} bytes free`, keepFreeBytes: keep } } : {}),
-    words: { stub: 'none: an update writes a new version', forwarded: 'new version on another page (not HOT)' },
-    updateTakesSlot: true,
+    words: { stub: 'none: an update writes a new version', forwarded: 'new version on another page (not HOT)', versionTakesSlot: true },
     notes: [
       'Tuples are MAXALIGNed and stored from the end of the page down, line pointers after the header (bufpage.h); an old version points to its new one (t_ctid), a HOT chain from its root.',
     ],

@@ -309,7 +309,7 @@ function narrateWords(spec: StorageSpec): TraceWords {
     first: anatomy.slotArray.firstSlot,
     ...(anatomy.words.move ? { move: anatomy.words.move } : {}),
     ...(anatomy.words.stubShort ? { stub: anatomy.words.stubShort } : {}),
-    ...(anatomy.updateTakesSlot ? { linePointer: anatomy.slotArray.entryBytes } : {}),
+    ...(anatomy.words.versionTakesSlot ? { linePointer: anatomy.slotArray.entryBytes } : {}),
     ...(anatomy.band ? { band: anatomy.band } : {}),
   };
 }

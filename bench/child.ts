@@ -53,7 +53,7 @@ if (refused !== undefined) {
   // Read with the result still referenced: every array of the run is alive.
   const rss = process.memoryUsage().rss;
   const usage = process.resourceUsage();
-  const moved = getFormat(req.format).movedRows;
+  const moved = getFormat(req.format).words.movedRows;
   const report: ChildReport = {
     rows: req.rows,
     format: req.format,

@@ -42,7 +42,7 @@ const STATUS = 'active  ';
 /** Record the simulator's row operations on `rows` rows (the body column's stored length; it is never NULL here). */
 export function recordWorkload(rows: number): RecordedWorkload {
   const spec = storageBenchSpec(rows, FORMAT, 'random');
-  const layout = getFormat(FORMAT).layout(spec.table, spec.engine);
+  const layout = getFormat(FORMAT).rows.layout(spec.table, spec.engine);
   const body = layout.varying.findIndex((c) => c.name === 'body');
   const insertLens = new Uint16Array(rows);
   const updateRows = new Int32Array(rows);

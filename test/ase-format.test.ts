@@ -54,23 +54,23 @@ describe('ASE row sizes [storage-ase.md E, F]', () => {
     expect(dolRowBytes(150, 2)).toBe(162);
     // the same through the format: 100 fixed bytes, two varchar columns holding 50 bytes in all
     const t = table([col('a', 'char(100)'), col('b', 'varchar(40)'), col('c', 'varchar(40)')]);
-    const layout = aseDol.layout(t, engine());
+    const layout = aseDol.rows.layout(t, engine());
     const lens = new Uint16Array([30, 20]);
-    expect(aseDol.rowBytes(layout, lens, 0)).toBe(162);
-    expect(aseDol.logicalBytes(layout, lens, 0)).toBe(150);
+    expect(aseDol.rows.rowBytes(layout, lens, 0)).toBe(162);
+    expect(aseDol.rows.logicalBytes(layout, lens, 0)).toBe(150);
   });
   it('DOL all-fixed NOT NULL rows: 6 + fixed', () => {
     const t = table([col('a', 'int'), col('b', 'char(20)'), col('c', 'datetime')]);
-    const layout = aseDol.layout(t, engine());
+    const layout = aseDol.rows.layout(t, engine());
     expect(layout.varying).toHaveLength(0);
-    expect(aseDol.rowBytes(layout, new Uint16Array(1), 0)).toBe(6 + 4 + 20 + 8);
+    expect(aseDol.rows.rowBytes(layout, new Uint16Array(1), 0)).toBe(6 + 4 + 20 + 8);
   });
   it('a nullable fixed column makes the row variable (8 + data + 2 per variable column)', () => {
     const t = table([col('a', 'int'), col('b', 'int', true)]);
-    const layout = aseDol.layout(t, engine());
+    const layout = aseDol.rows.layout(t, engine());
     expect(layout.varying.map((c) => c.name)).toEqual(['b']);
-    expect(aseDol.rowBytes(layout, new Uint16Array([4]), 0)).toBe(8 + 4 + 4 + 2);
-    expect(aseDol.rowBytes(layout, new Uint16Array([0xffff]), 0)).toBe(8 + 4 + 0 + 2);
+    expect(aseDol.rows.rowBytes(layout, new Uint16Array([4]), 0)).toBe(8 + 4 + 4 + 2);
+    expect(aseDol.rows.rowBytes(layout, new Uint16Array([0xffff]), 0)).toBe(8 + 4 + 0 + 2);
   });
   it('every DOL row is at least 10 bytes', () => {
     expect(dolRowBytes(1, 0)).toBe(10);
@@ -97,29 +97,29 @@ describe('ASE row sizes [storage-ase.md E, F]', () => {
       col('m', 'float'),
       col('n', 'bit'),
     ]);
-    const sizes = aseDol.layout(t, engine()).columns.map((c) => c.fixedBytes);
+    const sizes = aseDol.rows.layout(t, engine()).columns.map((c) => c.fixedBytes);
     expect(sizes).toEqual([1, 2, 8, 6, 8, 4, 4, 8, 8, 10, 7, 4, 8, 1]);
   });
 });
 
 describe('exp_row_size [storage-ase.md I, J, K, N]', () => {
   it('titles: the logical maximum is 331 and the physical maximum 353', () => {
-    const layout = aseDol.layout(titles, engine());
+    const layout = aseDol.rows.layout(titles, engine());
     expect(layout.logicalMaxBytes).toBe(331);
     expect(layout.maxRowBytes).toBe(8 + 21 + 310 + 2 * 7);
     expect(resolveExpRowSize(engine({ exp_row_size: 'max' }), layout).exp_row_size).toBe(331);
   });
   it('0 means the server default: 5% of 2002 = 100 bytes on 2K pages', () => {
-    const layout = aseDol.layout(titles, engine());
+    const layout = aseDol.rows.layout(titles, engine());
     expect(resolveExpRowSize(engine({ exp_row_size: 0 }), layout).exp_row_size).toBe(100);
     expect(resolveExpRowSize(engine({ exp_row_size: 0, default_exp_row_size_percent: 10 }), layout).exp_row_size).toBe(200);
   });
   it('1 packs fully (no reservation)', () => {
-    const layout = aseDol.layout(titles, engine());
+    const layout = aseDol.rows.layout(titles, engine());
     expect(resolveExpRowSize(engine({ exp_row_size: 1 }), layout).exp_row_size).toBe(0);
   });
   it('refuses values outside [max(2, fixed NOT NULL bytes), logical max] naming the range', () => {
-    const layout = aseDol.layout(titles, engine());
+    const layout = aseDol.rows.layout(titles, engine());
     // fixed NOT NULL: type char(12) + pubdate datetime 8 + contract bit 1 = 21
     expect(layout.fixedNotNullBytes).toBe(21);
     expect(() => resolveExpRowSize(engine({ exp_row_size: 4000 }), layout)).toThrowError(/from 21 to 331/);
@@ -129,7 +129,7 @@ describe('exp_row_size [storage-ase.md I, J, K, N]', () => {
   });
   it('APL accepts exp_row_size and ignores it, with a note', () => {
     const e = engine({ format: 'ase-apl', exp_row_size: 200 });
-    const layout = aseApl.layout(titles, e);
+    const layout = aseApl.rows.layout(titles, e);
     const resolved = aseApl.resolve(e, layout);
     expect(resolved.exp_row_size).toBe(0);
     expect(resolved.exp_row_size_setting).toBe('200');
@@ -170,7 +170,7 @@ describe('the server default exp_row_size applies only to tables with variable-l
 
   it('refuses any exp_row_size but 0 and 1 on a fixed-length table [I][N]', () => {
     const t = table([col('a', 'int'), col('b', 'char(10)')]);
-    const layout = aseDol.layout(t, engine());
+    const layout = aseDol.rows.layout(t, engine());
     expect(() => resolveExpRowSize(engine({ exp_row_size: 14 }), layout)).toThrowError(/0 or 1 for this table/);
     expect(() => resolveExpRowSize(engine({ exp_row_size: 'max' }), layout)).toThrow(EngineSettingError);
     expect(resolveExpRowSize(engine({ exp_row_size: 1 }), layout).exp_row_size).toBe(0);
@@ -205,7 +205,7 @@ describe('pages emptied by reorg forwarded_rows and deletes [HK-GC][PT-DEL]', ()
   });
 
   it('refuses the reserved values 2 and 3', () => {
-    const layout = aseDol.layout(t, engine());
+    const layout = aseDol.rows.layout(t, engine());
     expect(() => aseDol.resolve(engine({ enable_housekeeper_gc: 2 }), layout)).toThrowError(/0, 1, 4 or 5/);
   });
 });

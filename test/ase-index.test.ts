@@ -27,7 +27,7 @@ function geometries(format: 'ase-apl' | 'ase-dol', clustered: boolean, overrides
   const t = guideTable(clustered);
   t.indexes = t.indexes.map((i) => ({ ...i, ...overrides }));
   const e = engine({ format });
-  return indexGeometries(getFormat(format), t, getFormat(format).layout(t, e));
+  return indexGeometries(getFormat(format), t, getFormat(format).rows.layout(t, e));
 }
 
 describe('ASE index row sizes [PT-APL3][PT-APL7][PT-DOL4]', () => {
@@ -182,8 +182,8 @@ describe('index space management properties [PT-FILL][ASE-IDXPROP]', () => {
     t.indexes[1] = { ...t.indexes[1]!, max_rows_per_page: 10 };
     const r = runStorage(storage(t, engine({ format: 'ase-dol' }), [{ op: 'insert', rows: { kind: 'count', n: 100 }, values: {} }]));
     expect(r.notes).toContain('max_rows_per_page of index nc does not apply to ase-dol and is ignored');
-    expect(aseDol.indexSettings).not.toContain('max_rows_per_page');
-    expect(aseApl.indexSettings).toContain('max_rows_per_page');
+    expect(aseDol.indexes.indexSettings).not.toContain('max_rows_per_page');
+    expect(aseApl.indexes.indexSettings).toContain('max_rows_per_page');
   });
 });
 

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PhaseSpec, StorageSpec, ValueSpec } from '../src/config/spec.js';
 import { getFormat } from '../src/formats/registry.js';
-import type { StorageFormat } from '../src/formats/format.js';
+import type { FormatRows } from '../src/formats/format.js';
 import { constantColumns, runLayout } from '../src/workload/constant-columns.js';
 import { storageMemory } from '../src/workload/memory.js';
 import { runStorage, type StorageRunResult } from '../src/workload/runner.js';
@@ -67,7 +67,7 @@ const outcome = (r: StorageRunResult) => ({ ...r, memory_bytes: 0 });
 
 describe('columns a run never changes', () => {
   it('are the varying columns no phase gives a length, a NULL share or distinct values to and no update sets', () => {
-    const layout = getFormat('oracle-heap').layout(t, spec.engine);
+    const layout = getFormat('oracle-heap').rows.layout(t, spec.engine);
     // id, code (nullable, never NULL here) and ref: NUMBERs at their full size. amount has a length,
     // body grows, doc is a large object; status is fixed already.
     expect(constantColumns(spec, layout)).toEqual(
@@ -130,31 +130,31 @@ describe('columns a run never changes', () => {
   });
 
   it('and the comparison tells a wrong size: a pin one byte short changes the result', () => {
-    const format = getFormat('oracle-heap') as StorageFormat & { constantLayout: NonNullable<StorageFormat['constantLayout']> };
-    const right = format.constantLayout;
-    format.constantLayout = (tbl, eng, constant) => right(tbl, eng, new Map([...constant].map(([c, b]) => [c, b - 1])));
+    const rows = getFormat('oracle-heap').rows as FormatRows & { constantLayout: NonNullable<FormatRows['constantLayout']> };
+    const right = rows.constantLayout;
+    rows.constantLayout = (tbl, eng, constant) => right(tbl, eng, new Map([...constant].map(([c, b]) => [c, b - 1])));
     try {
       const [pinned, stored] = both(spec);
       expect(outcome(pinned)).not.toEqual(outcome(stored));
     } finally {
-      format.constantLayout = right;
+      rows.constantLayout = right;
     }
   });
 
   it('are counted by the memory check before a run: 2 bytes a row less for each', () => {
     const big: StorageSpec = { ...spec, workload: [{ op: 'insert', rows: { kind: 'count', n: 1_000_000 }, values: {} }] };
     const format = getFormat('oracle-heap');
-    const layout = format.layout(t, spec.engine);
+    const layout = format.rows.layout(t, spec.engine);
     // id, amount, code, ref and body: no phase gives them a length (body at its 600 bytes). status is fixed; doc is a large object.
     expect([...constantColumns(big, layout).keys()]).toEqual([0, 1, 2, 3, 5]);
     expect(runLayout(format, big, false).layout.varying.map((c) => c.name)).toEqual(['doc']);
     const pinned = storageMemory(big).bytesPerRow;
-    const right = format.constantLayout;
+    const right = format.rows.constantLayout;
     try {
-      delete (format as { constantLayout?: unknown }).constantLayout;
+      delete (format.rows as { constantLayout?: unknown }).constantLayout;
       expect(storageMemory(big).bytesPerRow - pinned).toBeCloseTo(5 * 2, 6);
     } finally {
-      (format as { constantLayout?: unknown }).constantLayout = right;
+      (format.rows as { constantLayout?: unknown }).constantLayout = right;
     }
   });
 

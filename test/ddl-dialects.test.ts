@@ -43,7 +43,7 @@ function problems(fn: () => unknown): InputError['problems'] {
 
 /** The row bytes of each column, as the format sizes it (the layout's fixed bytes, or the declared maximum of a varying column). */
 function widths(spec: StorageSpec): Record<string, number> {
-  const layout = getFormat(spec.engine.format).layout(spec.table, spec.engine);
+  const layout = getFormat(spec.engine.format).rows.layout(spec.table, spec.engine);
   return Object.fromEntries(layout.columns.map((c) => [spec.table.columns[c.index]!.name, c.variableType ? c.maxBytes : c.fixedBytes]));
 }
 

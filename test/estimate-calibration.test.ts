@@ -26,7 +26,7 @@ const tmp = () => mkdtempSync(join(tmpdir(), 'rowsim-cal-'));
 describe('calibration', () => {
   it('recovers a known growth: evidence made at insert share 0.6 is fitted back to about 0.6, inside its interval', async () => {
     const cfg = loadEstimateConfig(SC('estimate-titles-optdiag.yaml'), small);
-    const layout = getFormat(cfg.engine.format).layout(cfg.table, cfg.engine);
+    const layout = getFormat(cfg.engine.format).rows.layout(cfg.table, cfg.engine);
     const knob = estimateKnob(cfg.engine.format, layout, cfg.engine);
     const cur = currentCand(knob, cfg.engine);
     // The "truth": the current setting simulated with other seeds than the estimate's, at share 0.6.

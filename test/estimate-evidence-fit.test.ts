@@ -36,7 +36,7 @@ describe('the length model', () => {
 
   it("sums the columns: optdiag's widths give a narrow row where one long tail over the row's range does not", () => {
     const cfg = loadEstimateConfig(SC('estimate-claim-notes.yaml'), { sample_rows: 1000, seeds: 1 });
-    const layout = getFormat('ase-dol').layout(cfg.table, cfg.engine);
+    const layout = getFormat('ase-dol').rows.layout(cfg.table, cfg.engine);
     const model = columnModel(layout, 149, [
       { name: 'subject', avgWidth: 40 },
       { name: 'agent', avgWidth: 12, nullShare: 0 },

@@ -8,6 +8,7 @@ import { loadConfig } from '../src/loader/config.js';
 import { loadEstimateConfig } from '../src/loader/config.js';
 import {
   pickForwardingTarget,
+  recommend,
   refinementValues,
   runEstimate,
   type CandidateFigures,
@@ -16,6 +17,7 @@ import {
 import { fillRowLengths, maxEntropyLengths } from '../src/estimate/rows.js';
 import { extrapolate } from '../src/estimate/stats.js';
 import { getFormat } from '../src/formats/registry.js';
+import { fillfactorKnob } from '../src/formats/postgres-settings.js';
 import { distMean } from '../src/workload/dist.js';
 import { runStorage } from '../src/workload/runner.js';
 import { ROOT } from './helpers/cli.js';
@@ -40,7 +42,7 @@ describe('the titles table (pubs2)', () => {
   it('ASE accepts exp_row_size from 21 (fixed NOT NULL bytes) to 331 (maximum data row length)', () => {
     const spec = loadConfig(TITLES).storage[0]!.spec;
     const format = getFormat('ase-dol')!;
-    const layout = format.layout(spec.table, spec.engine);
+    const layout = format.rows.layout(spec.table, spec.engine);
     const resolved = format.resolve(spec.engine, layout);
     expect(resolved.exp_row_size_max).toBe(331);
     expect(resolved.exp_row_size_min).toBe(21);
@@ -49,7 +51,7 @@ describe('the titles table (pubs2)', () => {
 
   it('the workload reproduces the manual figures: rows under 40 bytes at insert, average about 184, maximum 331', () => {
     const spec = loadConfig(TITLES).storage[0]!.spec;
-    const layout = getFormat('ase-dol')!.layout(spec.table, spec.engine);
+    const layout = getFormat('ase-dol')!.rows.layout(spec.table, spec.engine);
     const overhead = 8 + 2 * layout.varying.length; // DOL row = 8 + data + 2 per variable column [E]
     const r = runStorage({
       ...spec,
@@ -67,12 +69,12 @@ describe('row lengths', () => {
   it('a row data length is spread over the columns exactly (property)', () => {
     const spec = loadConfig(TITLES).storage[0]!.spec;
     const format = getFormat('ase-dol')!;
-    const layout = format.layout(spec.table, spec.engine);
+    const layout = format.rows.layout(spec.table, spec.engine);
     const lens = new Uint16Array(layout.varying.length);
     fc.assert(
       fc.property(fc.integer({ min: 21, max: 331 }), (len) => {
         fillRowLengths(layout, len, lens, 0);
-        expect(format.logicalBytes(layout, lens, 0)).toBe(len);
+        expect(format.rows.logicalBytes(layout, lens, 0)).toBe(len);
         layout.varying.forEach((c, i) => {
           if (lens[i] !== 0xffff) expect(lens[i]).toBeLessThanOrEqual(c.maxBytes);
         });
@@ -103,6 +105,27 @@ describe('row lengths', () => {
 });
 
 describe('recommendations', () => {
+  it("names the knob's packing value beside the fewest scan reads, where no special is named pack (PostgreSQL's fillfactor 100)", () => {
+    const cand = (value: number, reads: number, fwdPct: number): CandidateFigures => ({
+      value,
+      setting: String(value),
+      specials: value === 100 ? ['default'] : [],
+      label: String(value),
+      refined: false,
+      forwarded_rows: fwdPct * 10,
+      forwarded_rows_pct: fwdPct,
+      pages: 1000,
+      table_scan_page_reads: reads,
+      packed_pages: 1000,
+      space_overhead_pct: 0,
+      spread: { forwarded_rows_pct: [fwdPct, fwdPct], pages: [1000, 1000], table_scan_page_reads: [reads, reads] },
+      interval: { forwarded_rows_pct: [fwdPct, fwdPct], pages: [1000, 1000], table_scan_page_reads: [reads, reads] },
+    });
+    const { scan } = recommend(fillfactorKnob(), [cand(70, 1000, 0), cand(100, 1200, 20)], 5);
+    expect(scan.value).toBe(70);
+    expect(scan.why).toMatch(/; packing fully \(fillfactor 100\) reads 1,200;/);
+  });
+
   it('a higher target never yields a larger value, refinement included (property over arbitrary curves)', () => {
     // An arbitrary (not monotone) curve of interval upper ends over knob values 0..60, and a grid.
     const knob = { min: 0, max: 60, moreReserveWhenLarger: true };

@@ -1,16 +1,20 @@
 /**
  * A format is one module (src/formats/README.md): the toy heap of test/formats, added by one line of the
  * test registry and by nothing in src, has its setting in the config, its clause in the DDL and its column
- * type in both, and runs end to end to the figures of results.json.
+ * type in both, its reserve knob in a sweep and in the estimator, and runs end to end to the figures of
+ * results.json.
  */
 import { describe, expect, it } from 'vitest';
 import './formats/registry.js';
-import { loadConfig } from '../src/loader/config.js';
 import { InputError } from '../src/config/errors.js';
 import { parseDdl } from '../src/table/ddl.js';
 import { availableFormats } from '../src/formats/registry.js';
 import { runStorage } from '../src/workload/runner.js';
-import { storageEntry } from '../src/report/storage.js';
+import { storageEntry, storageTerminal, sweepAxis } from '../src/report/storage.js';
+import { loadConfig, loadEstimateConfig } from '../src/loader/config.js';
+import { runEstimate } from '../src/estimate/estimate.js';
+import { spawnSync } from 'node:child_process';
+import { ROOT } from './helpers/cli.js';
 
 const config = (engine: string, table: string) => `
 name: toy
@@ -70,5 +74,25 @@ describe('a format added in the test tree alone', () => {
     expect(moved(roomy.entry)).toBeLessThan(moved(tight.entry));
     expect(pages(fromDdl.entry)).toBe(pages(roomy.entry));
     expect(moved(fromDdl.entry)).toBe(moved(roomy.entry));
+  });
+
+  it('its reserve knob: a sweep over it shows the knob in its unit, and the estimator tunes it', async () => {
+    const swept = loadConfig('toy.yaml', config('  format: toy-heap', columns) + 'sweep:\n  engine.toy_gap: [0, 40]\n');
+    const entries = swept.storage.map((p) => storageEntry(p, runStorage(p.spec)));
+    expect(sweepAxis(entries)).toMatchObject({ xLabel: 'toy_gap (%)', categories: ['0', '40'] });
+    expect(storageTerminal(entries)).toMatch(/toy_gap/);
+    const est = loadEstimateConfig('toy.yaml', { sample_rows: 2000, seeds: 2 }, config('  format: toy-heap', columns));
+    const toy = (await runEstimate(est)).formats[0]!;
+    expect(toy).toMatchObject({ format: 'toy-heap', knob: 'toy_gap', commands: [expect.stringMatching(/^ALTER TABLE t TOYGAP \d+;$/)] });
+    expect(toy.forwarding_target.value).toBeGreaterThan(0);
+    // Another format's estimate takes it in too: estimate.formats holds the registry's ids when it is read.
+    const both = config('  format: oracle-heap', columns) + 'estimate:\n  formats: [toy-heap]\n';
+    expect(loadEstimateConfig('toy.yaml', {}, both).formats).toEqual(['oracle-heap', 'toy-heap']);
+  });
+
+  it('is named by no code outside the test tree: nothing but its module and the test registry was written for it', () => {
+    const code = ['src/*.ts', 'bench/*.ts', 'scripts/*', 'bin/*', 'sim-configs/*'];
+    const grep = spawnSync('git', ['grep', '-n', '-i', '-E', 'toy[-_]?(heap|gap|int)', '--', ...code], { cwd: ROOT, encoding: 'utf8' });
+    expect(grep.status, grep.stdout).toBe(1); // git grep: 1 when nothing matched
   });
 });

@@ -53,7 +53,7 @@ describe('format-specific code lives in src/formats', () => {
     expect(found, `ask the registry or the format's routine instead:\n${found.join('\n')}`).toEqual([]);
   });
 
-  it('no file of src/config, src/loader or src/table names a setting or DDL option a format declares', () => {
+  it('no file outside src/formats, the page engines and the PostgreSQL oracle names a setting or DDL option a format declares', () => {
     const owned = new Set<string>();
     for (const id of FORMAT_IDS) {
       const f = getFormat(id);
@@ -65,11 +65,8 @@ describe('format-specific code lives in src/formats', () => {
     expect(owned.has('exp_row_size') && owned.has('pctused') && owned.has('toast_tuple_target')).toBe(true);
     const named = new RegExp(`(?:['"\`](?:${[...owned].join('|')})['"\`])|(?:\\b(?:${[...owned].join('|')})\\??\\s*:)`);
     const found: string[] = [];
-    const files = execFileSync('git', ['ls-files', '-z', 'src/config/*.ts', 'src/loader/*.ts', 'src/table/*.ts'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
-    for (const file of files.split('\0').filter(Boolean)) {
+    // The page engines (src/heap, src/btree) and the PostgreSQL oracle (src/pgcheck) are one DBMS's mechanics by design.
+    for (const file of sourcesOutsideFormats().filter((f) => !/^(bench|src\/heap|src\/btree|src\/pgcheck)\//.test(f))) {
       readFileSync(join(ROOT, file), 'utf8')
         .split('\n')
         .forEach((line, i) => {
@@ -77,6 +74,23 @@ describe('format-specific code lives in src/formats', () => {
         });
     }
     expect(found, `declare it in the format module (settingsShape, ddl) and ask the registry:\n${found.join('\n')}`).toEqual([]);
+  });
+
+  it("no file outside src/formats, the page engines and the PostgreSQL oracle compares a knob's key with a format's setting", () => {
+    const settings = new Set<string>();
+    for (const id of FORMAT_IDS) for (const key of Object.keys(getFormat(id).settingsShape?.(z) ?? {})) settings.add(key);
+    expect(settings.has('fillfactor')).toBe(true);
+    const compared = new RegExp(`\\.key\\s*[!=]==?\\s*['"\`](?:${[...settings].join('|')})['"\`]`);
+    expect(compared.test("knob.key === 'fillfactor' && c.value === 100")).toBe(true);
+    const found: string[] = [];
+    for (const file of sourcesOutsideFormats().filter((f) => !/^(bench|src\/heap|src\/btree|src\/pgcheck)\//.test(f))) {
+      readFileSync(join(ROOT, file), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (compared.test(line)) found.push(`${file}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    expect(found, `declare it on the format's ReserveKnob instead:\n${found.join('\n')}`).toEqual([]);
   });
 
   it('sees the forms it forbids', () => {

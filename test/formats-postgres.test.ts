@@ -24,7 +24,7 @@ describe('postgres-heap tuple sizes [bufpage.h, htup_details.h]', () => {
     expect(pgMaxHeapTupleBytes(8192)).toBe(8160);
     expect(pgMaxHeapTuplesPerPage(8192)).toBe(291);
     expect(pgToastThreshold(8192)).toBe(2032);
-    const g = postgresHeap.layout(table([col('a', 'int')]), pgEngine()).geometry;
+    const g = postgresHeap.rows.layout(table([col('a', 'int')]), pgEngine()).geometry;
     expect(g).toMatchObject({ headerBytes: 24, usableBytes: 8168, slotBytes: 4, maxRowsPerPage: 291, maxRowBytes: 8160 });
   });
 
@@ -83,7 +83,7 @@ describe('postgres-heap tuple sizes [bufpage.h, htup_details.h]', () => {
 
   it('refuses utf16 (PostgreSQL has no UTF-16 server encoding)', () => {
     const e = pgEngine({ encoding: 'utf16' });
-    expect(() => postgresHeap.resolve(e, postgresHeap.layout(table([col('a', 'int')]), e))).toThrow(/UTF-16/);
+    expect(() => postgresHeap.resolve(e, postgresHeap.rows.layout(table([col('a', 'int')]), e))).toThrow(/UTF-16/);
   });
 });
 

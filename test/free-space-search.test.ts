@@ -31,8 +31,8 @@ const ENGINES: { name: string; format: FormatId; settings: Record<string, unknow
 function make(format: FormatId, settings: Record<string, unknown>, exact: boolean): StorageEngine {
   const e = engine({ format, ...settings } as Parameters<typeof engine>[0]);
   const f = getFormat(format);
-  const layout = f.layout(t, e);
-  const h = f.createEngine(layout, f.resolve(e, layout), { name: 'x', seed: 1, table: t, engine: e, workload: [] }, 64);
+  const layout = f.rows.layout(t, e);
+  const h = f.pages.createEngine(layout, f.resolve(e, layout), { name: 'x', seed: 1, table: t, engine: e, workload: [] }, 64);
   if (exact) {
     // Every entry written at its page's room, up or down (the search then never finds a page short).
     const heap = h as unknown as { raise(p: number): void; tree: { set(p: number, v: number): void }; insertRoom(p: number): number };

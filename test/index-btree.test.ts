@@ -61,7 +61,7 @@ describe('a level of items that all take the same bytes', () => {
     let compared = 0;
     for (const format of FORMAT_IDS) {
       const f = getFormat(format);
-      const g0 = indexGeometries(f, t, f.layout(t, engine({ format })))[0]!;
+      const g0 = indexGeometries(f, t, f.rows.layout(t, engine({ format })))[0]!;
       if (g0.nbtsort) continue;
       fc.assert(
         fc.property(

@@ -54,7 +54,7 @@ describe('what the engines say about their pages', () => {
     it(`${name}: every page adds up to the page size and every row is on exactly one page`, () => {
       for (const after of [1, 2, 3]) {
         const cap = captureAfter(s, after);
-        const g = getFormat(s.engine.format).layout(s.table, s.engine).geometry;
+        const g = getFormat(s.engine.format).rows.layout(s.table, s.engine).geometry;
         const bodies = new Map<number, number>();
         for (let p = 0; p < cap.inspector.pages; p++) {
           const d = cap.inspector.page(p);
@@ -106,8 +106,8 @@ describe('each format says what its page is made of', () => {
     it(`${id}: the header parts add up to the geometry's header, and the slot entry to its slot bytes`, () => {
       const s = spec(id);
       const f = getFormat(id);
-      const layout = f.layout(s.table, s.engine);
-      const a = f.pageAnatomy(layout, s.engine);
+      const layout = f.rows.layout(s.table, s.engine);
+      const a = f.pages.pageAnatomy(layout, s.engine);
       expect(a.header.reduce((n, h) => n + h.bytes, 0) + (a.trailer?.bytes ?? 0)).toBe(layout.geometry.headerBytes);
       expect(a.slotArray.entryBytes).toBe(layout.geometry.slotBytes);
     });

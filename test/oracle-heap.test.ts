@@ -209,7 +209,7 @@ describe('Oracle block-sizing examples', () => {
     const e = oraEngine({ pctfree: 0 });
     const f = getFormat('oracle-heap');
     const layout = oracleLayout(t, e);
-    const h = f.createEngine(layout, f.resolve(e, layout), { name: 'x', seed: 1, table: t, engine: e, workload: [] }, 400);
+    const h = f.pages.createEngine(layout, f.resolve(e, layout), { name: 'x', seed: 1, table: t, engine: e, workload: [] }, 400);
     const row = (r: number) => oracleRowBytes(layout.ora, Uint16Array.from([oracleNumberBytesOf(r), oracleNumberBytesOf(r % 100), 14]), 0);
     expect(row(1)).toBe(24);
     for (let r = 1; r <= 303; r++) h.insert(r - 1, row(r), row(r));

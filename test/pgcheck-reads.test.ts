@@ -83,7 +83,7 @@ describe.skipIf(!URL)('comparison rules against a live PostgreSQL', () => {
     let checked = 0;
     for (const [i, c] of COLUMNS.entries()) {
       for (const p of PARAMETERS) {
-        const rule = format.comparison(col('c', c.type), parseType(p.type), engine({ format: 'postgres-heap' }));
+        const rule = format.reads.comparison(col('c', c.type), parseType(p.type), engine({ format: 'postgres-heap' }));
         let server: 'seek' | 'scan' | 'error';
         try {
           const plan = await client.query(`EXPLAIN (FORMAT TEXT) SELECT * FROM ${schema}.t${i} WHERE c = ${p.literal}`);

@@ -258,7 +258,7 @@ describe('comparing a column with a parameter of another type', () => {
     parameter: string,
     collation: 'sql' | 'windows' = 'sql',
   ) =>
-    getFormat(format).comparison(
+    getFormat(format).reads.comparison(
       col('c', column),
       parseType(parameter),
       engine({ format, ...(format === 'sqlserver-heap' ? { collation } : {}) }),

@@ -114,7 +114,7 @@ describe('sqlserver-heap with a clustered index', () => {
     ];
     const entry = (clustered: boolean) => {
       const tt = table([col('id', 'int'), col('code', 'char(10)')], idx(clustered));
-      return indexGeometries(f, tt, f.layout(tt, ss()))[1]!.leafTupleBytes(new Uint16Array(1), 0);
+      return indexGeometries(f, tt, f.rows.layout(tt, ss()))[1]!.leafTupleBytes(new Uint16Array(1), 0);
     };
     expect(entry(false)).toBe(1 + 10 + 8);
     expect(entry(true)).toBe(1 + 10 + 4);
@@ -130,8 +130,8 @@ describe('sqlserver-heap with a clustered index', () => {
           const f = getFormat('sqlserver-heap');
           const tt = t(80);
           const e = ss();
-          const layout = f.layout(tt, e);
-          const h = f.createEngine(layout, f.resolve(e, layout), { name: 'x', seed: 1, table: tt, engine: e, workload: [] }, 200);
+          const layout = f.rows.layout(tt, e);
+          const h = f.pages.createEngine(layout, f.resolve(e, layout), { name: 'x', seed: 1, table: tt, engine: e, workload: [] }, 200);
           for (let r = 0; r < 200; r++) h.insert(r, 100, 100);
           h.indexesBuilt?.();
           for (const [kind, r, len] of ops) {

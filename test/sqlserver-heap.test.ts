@@ -86,8 +86,8 @@ describe('sqlserver-heap forwarding [fwd]', () => {
   const make = (o = {}) => {
     const e = ssEngine(o);
     const f = getFormat('sqlserver-heap')!;
-    const layout = f.layout(t, e);
-    return f.createEngine(layout, f.resolve(e, layout), { name: 'x', seed: 1, table: t, engine: e, workload: [] }, 100);
+    const layout = f.rows.layout(t, e);
+    return f.pages.createEngine(layout, f.resolve(e, layout), { name: 'x', seed: 1, table: t, engine: e, workload: [] }, 100);
   };
 
   it('a 9-byte stub stays home; the forwarded record carries a back-pointer; a second move updates the stub (one hop)', () => {
@@ -166,6 +166,6 @@ describe('sqlserver-heap forwarding [fwd]', () => {
 
   it('format notes and resolve', () => {
     const e = ssEngine();
-    expect(() => sqlserverHeap.resolve({ ...e, page_size: 4096 }, sqlserverHeap.layout(t, e))).toThrow(/8192/);
+    expect(() => sqlserverHeap.resolve({ ...e, page_size: 4096 }, sqlserverHeap.rows.layout(t, e))).toThrow(/8192/);
   });
 });

@@ -430,7 +430,7 @@ workload: [{ insert: { rows: 1000, values: { v: { length: 100 } } } }]
     const t = table([col('id', 'int'), col('v', 'varchar(100)')]);
     const widths = { encoding: 'utf8' as const, multibyte_widths: { 2: 0.1, 3: 0.2, 4: 0.05 } };
     const maxBytes = (format: 'postgres-heap' | 'oracle-heap' | 'sqlserver-heap' | 'ase-dol') =>
-      getFormat(format)!.layout(t, engine({ format, ...widths })).columns[1]!.maxBytes;
+      getFormat(format)!.rows.layout(t, engine({ format, ...widths })).columns[1]!.maxBytes;
     expect([maxBytes('postgres-heap'), maxBytes('oracle-heap'), maxBytes('sqlserver-heap'), maxBytes('ase-dol')]).toEqual([
       165, 165, 100, 100,
     ]);

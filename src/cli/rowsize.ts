@@ -131,7 +131,7 @@ function rowsizeOf(src: Source, format: FormatId, n: number): RowsizeRow | Rowsi
     workload: [{ op: 'insert', rows: { kind: 'count', n }, values: src.values, transaction: 'statement', rollback: false }],
   };
   const f = getFormat(format);
-  const layout = f.layout(spec.table, spec.engine);
+  const layout = f.rows.layout(spec.table, spec.engine);
   const page = layout.geometry.pageBytes;
   // A table whose shortest row is longer than a page takes has no size in this format: say so
   // instead of simulating a million refused inserts.
@@ -158,7 +158,7 @@ function rowsizeOf(src: Source, format: FormatId, n: number): RowsizeRow | Rowsi
       reason: `every row of table ${src.table.name} is longer than a ${page}-byte page takes (at most ${layout.geometry.maxRowBytes} bytes)`,
     };
   const notes = [...refusedNotes(format, n, rejected, layout.geometry.maxRowBytes), ...r.notes];
-  return rowsizeRow(format, f.rowBytesAre, layout, r, indexEntryBytes(layout, geoms), notes);
+  return rowsizeRow(format, f.words.rowBytesAre, layout, r, indexEntryBytes(layout, geoms), notes);
 }
 
 /** Why some rows were refused, as the DBMS would: too long for a page. */

@@ -12,6 +12,13 @@ export interface FormatIds {}
 
 export type FormatId = keyof FormatIds & string;
 
+// Filled by the format modules: the DBMS each models, `interface DbmsIds { oracle: true }` (formats of one DBMS share it).
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface DbmsIds {}
+
+/** A DBMS a format models: the DDL dialect and the tool outputs of that DBMS belong to it. */
+export type DbmsId = keyof DbmsIds & string;
+
 /** The zod namespace, handed to a format's settings fragment (format modules do not load zod themselves: the page engines run in worker threads). */
 export type Zod = typeof z;
 

@@ -5,7 +5,7 @@
 import type { Count } from '../util/units.js';
 import type { ColumnType } from './column-types.js';
 import type { COLUMN_STORAGES, EngineSettings, FormatId, IndexSettingKey, KEY_ORDERS } from './schema.js';
-import type { DdlSetting, DdlTableOptions } from './format-ids.js';
+import type { DbmsId, DdlSetting, DdlTableOptions } from './format-ids.js';
 
 export type { EngineSettings };
 
@@ -235,8 +235,8 @@ export interface DdlStorage extends DdlTableOptions {
   dialect?: DdlDialect;
 }
 
-/** The DBMSs whose DDL the reader can tell apart. */
-export type DdlDbms = 'ase' | 'sqlserver' | 'postgres' | 'oracle';
+/** The DBMSs whose DDL the reader can tell apart: those the formats model (src/config/format-ids.ts DbmsIds). */
+export type DdlDbms = DbmsId;
 
 /** What showed the DDL's DBMS (`lock datarows`, `[dbo]`, `ALTER TABLE ONLY` …) and where. */
 export interface DdlDialect extends DdlSetting<DdlDbms> {

@@ -30,8 +30,8 @@ export interface Advice {
 function rebuildSpace(cfg: EstimateConfig, knob: ReserveKnob, f: FormatEstimate): RebuildSpace | undefined {
   const format = getFormat(knob.format);
   const rec = f.candidates.find((c) => c.value === f.forwarding_target.value);
-  if (!format.rebuild || !rec) return undefined;
-  const r = format.rebuild(cfg.table.name);
+  if (!format.knob.rebuild || !rec) return undefined;
+  const r = format.knob.rebuild(cfg.table.name);
   const dataBytes = rec.pages * f.page_bytes;
   const idx = r.indexesToo ? cfg.evidence?.indexKB : undefined;
   const indexBytes = idx ? idx.value * 1024 : undefined;
@@ -60,10 +60,10 @@ export function estimateAdvice(cfg: EstimateConfig, knob: ReserveKnob, f: Format
   const rec = f.candidates.find((c) => c.value === f.forwarding_target.value);
   if (!cur || !rec) return undefined;
   const rebuild = rebuildSpace(cfg, knob, f);
-  const layout = format.layout(cfg.table, cfg.engine);
+  const layout = format.rows.layout(cfg.table, cfg.engine);
   const g = layout.geometry;
   const alternatives =
-    format.estimateAlternatives?.({
+    format.knob.estimateAlternatives?.({
       table: cfg.table.name,
       pageBytes: f.page_bytes,
       current: { setting: `${knob.key} ${cur.setting}`, pages: cur.pages, forwarded: cur.forwarded_rows },

@@ -213,7 +213,7 @@ export function recommend(knob: ReserveKnob, cands: CandidateFigures[], targetPc
           : `rows grow by more than any reservation this setting allows`);
   const s = pickMinScan(view);
   const sc = ordered[s]!;
-  const pack = cands.find((c) => c.specials.includes('pack') || (knob.key === 'fillfactor' && c.value === 100));
+  const pack = cands.find((c) => c.specials.includes('pack') || c.value === knob.packValue);
   const swhy =
     `${k} ${sc.value} gives the fewest table-scan page reads: ` +
     (sc.table_scan_page_reads > sc.pages
@@ -247,7 +247,7 @@ function simulator(cfg: EstimateConfig, plan: Plan, runner: CandidateRunner) {
 function formatWorks(cfg: EstimateConfig): FormatWork[] {
   return cfg.formats.map((format, i) => {
     const engine = engineFor(cfg.engine, format);
-    const layout = getFormat(format)!.layout(cfg.table, engine);
+    const layout = getFormat(format)!.rows.layout(cfg.table, engine);
     const knob = i === 0 ? estimateKnob(format, layout, engine) : reserveKnob(format, layout, engine);
     const cands = knob.key === 'none' ? [] : gridValues(knob, i === 0 ? cfg.candidates : undefined);
     if (i === 0) cands.push(currentCand(knob, engine));
@@ -305,7 +305,7 @@ function formatEstimate(cfg: EstimateConfig, w: FormatWork): FormatEstimate {
 }
 
 export async function runEstimate(cfg: EstimateConfig, runner: CandidateRunner = inProcessRunner): Promise<EstimateOutcome> {
-  const primaryLayout = getFormat(cfg.engine.format)!.layout(cfg.table, cfg.engine);
+  const primaryLayout = getFormat(cfg.engine.format)!.rows.layout(cfg.table, cfg.engine);
   const fixed = primaryLayout.fixedNotNullBytes;
   const works = formatWorks(cfg);
   const primary = works[0]!;
@@ -375,7 +375,7 @@ async function partitionEstimates(cfg: EstimateConfig, runner: CandidateRunner):
       notes: [],
       partitions: undefined,
     };
-    const layout = getFormat(sub.engine.format)!.layout(sub.table, sub.engine);
+    const layout = getFormat(sub.engine.format)!.rows.layout(sub.table, sub.engine);
     const works = formatWorks(sub);
     const fitted = await calibrate(sub, works[0]!.knob, currentCand(works[0]!.knob, sub.engine), layout.fixedNotNullBytes, runner);
     const plan = samplePlan(

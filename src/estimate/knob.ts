@@ -19,10 +19,10 @@ export { KnobError };
 /** The reserve knob of `format` for a table laid out as `layout`. Throws KnobError when there is none. */
 export function reserveKnob(format: FormatId, layout: TableLayout, engine: EngineSpec): ReserveKnob {
   const f = getFormat(format);
-  if (f.reserveKnob) return f.reserveKnob(layout, engine);
-  const tunable = availableFormats().filter((id) => getFormat(id).reserveKnob);
+  if (f.knob.reserveKnob) return f.knob.reserveKnob(layout, engine);
+  const tunable = availableFormats().filter((id) => getFormat(id).knob.reserveKnob);
   throw new KnobError(
-    `a format with a reserve setting (${tunable.join(', ')}); ${format} has none the estimator can tune${f.noKnob ? ` (${f.noKnob})` : ''}`,
+    `a format with a reserve setting (${tunable.join(', ')}); ${format} has none the estimator can tune${f.knob.noKnob ? ` (${f.knob.noKnob})` : ''}`,
   );
 }
 
@@ -45,7 +45,7 @@ export function compareReserve(knob: ReserveKnob, a: number, b: number): number 
  */
 export function estimateKnob(format: FormatId, layout: TableLayout, engine: EngineSpec): ReserveKnob {
   const f = getFormat(format);
-  if (f.reserveKnob || f.movedRows.word !== 'forwarded') return reserveKnob(format, layout, engine);
+  if (f.knob.reserveKnob || f.words.movedRows.word !== 'forwarded') return reserveKnob(format, layout, engine);
   return {
     format,
     key: 'none',
@@ -54,8 +54,8 @@ export function estimateKnob(format: FormatId, layout: TableLayout, engine: Engi
     moreReserveWhenLarger: true,
     specials: [],
     engineWith: (base) => ({ ...base }),
-    commands: () => ({ commands: [], note: f.noKnob ?? 'no reserve setting' }),
-    movedWord: f.movedRows.word,
-    movedMetric: f.movedRows.metric,
+    commands: () => ({ commands: [], note: f.knob.noKnob ?? 'no reserve setting' }),
+    movedWord: f.words.movedRows.word,
+    movedMetric: f.words.movedRows.metric,
   };
 }

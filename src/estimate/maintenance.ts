@@ -164,7 +164,7 @@ export function simulateScenario(
 
 /** What each format runs: the periodic reorganisation and the change, with what they hold and write (the format's routine says). */
 export function maintenanceCommands(knob: ReserveKnob, table: string, value: number): MaintenanceCommands {
-  const m = getFormat(knob.format).maintenance?.(table, value);
+  const m = getFormat(knob.format).knob.maintenance?.(table, value);
   if (!m) throw new Error(`format ${knob.format} has no maintenance commands`);
   return m;
 }

@@ -467,7 +467,7 @@ function maintenanceMarkdown(out: EstimateOutcome, charts: string[]): string[] {
 
 /** The knob's axis title with its unit: "exp_row_size (bytes)", "fillfactor (%)". */
 function knobAxis(f: FormatEstimate): string {
-  const unit = getFormat(f.format).reserveUnit;
+  const unit = getFormat(f.format).knob.reserveUnit;
   return unit ? `${f.knob} (${unit === '%' ? '% of the page' : unit})` : f.knob;
 }
 

@@ -261,7 +261,7 @@ export function dataLengthFor(format: StorageFormat, layout: TableLayout, physBy
   const lens = new Uint16Array(Math.max(1, layout.varying.length));
   const phys = (d: number) => {
     fillRowLengths(layout, d, lens, 0);
-    return format.rowBytes(layout, lens, 0, format.logicalBytes(layout, lens, 0));
+    return format.rows.rowBytes(layout, lens, 0, format.rows.logicalBytes(layout, lens, 0));
   };
   if (physBytes <= phys(min)) return min - (phys(min) - physBytes);
   if (physBytes >= phys(max)) return max + (physBytes - phys(max));

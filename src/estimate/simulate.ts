@@ -126,7 +126,7 @@ function simulateWorkload(task: CandidateTask, workload: PhaseSpec[], r: number)
     workload: phases,
   };
   const format = getFormat(task.engine.format)!;
-  const geometry = format.layout(task.table, task.engine).geometry;
+  const geometry = format.rows.layout(task.table, task.engine).geometry;
   const rowIds = plannedInserts(workload);
   const last = workload.length - 1;
   let packed = 0;
@@ -191,10 +191,10 @@ export class RowsTable {
     capacity: number,
   ) {
     this.format = getFormat(task.engine.format)!;
-    this.layout = this.format.layout(task.table, task.engine);
+    this.layout = this.format.rows.layout(task.table, task.engine);
     const resolved = this.format.resolve(task.engine, this.layout);
     const spec: StorageSpec = { name: task.name, seed, table: task.table, engine: task.engine, workload: [] };
-    this.engine = this.format.createEngine(this.layout, resolved, spec, capacity);
+    this.engine = this.format.pages.createEngine(this.layout, resolved, spec, capacity);
     this.lens = new Uint16Array(Math.max(1, this.layout.varying.length));
     const lengths = Math.min(BYTES_KEPT, this.layout.logicalMaxBytes - this.layout.fixedNotNullBytes + 1);
     this.rowBytesAt = new Int32Array(Math.max(0, lengths) + 1).fill(-1);
@@ -214,8 +214,8 @@ export class RowsTable {
     const k = Math.min(onLayout - lo, scratch);
     if (k === scratch || this.rowBytesAt[k] === -1) {
       fillRowLengths(this.layout, onLayout, this.lens, 0);
-      this.rowBytesAt[k] = this.format.rowBytes(this.layout, this.lens, 0);
-      this.logicalBytesAt[k] = this.format.logicalBytes(this.layout, this.lens, 0);
+      this.rowBytesAt[k] = this.format.rows.rowBytes(this.layout, this.lens, 0);
+      this.logicalBytesAt[k] = this.format.rows.logicalBytes(this.layout, this.lens, 0);
     }
     return k;
   }

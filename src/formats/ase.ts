@@ -16,6 +16,9 @@ import {
   type AllocationInput,
   type AllocationPageCounts,
   type ComparisonRule,
+  type FormatIndexes,
+  type FormatKnob,
+  type FormatRows,
   type PageAnatomy,
   type ReserveKnob,
   type StorageFormat,
@@ -78,6 +81,9 @@ declare module '../config/format-ids.js' {
     max_rows_per_page?: DdlSetting<number>;
     /** ASE `with fillfactor = N`: how full index and data pages are made when they are rebuilt. */
     ase_fillfactor?: DdlSetting<number>;
+  }
+  interface DbmsIds {
+    ase: true;
   }
   interface FormatIds {
     'ase-dol': true;
@@ -214,12 +220,11 @@ function aseRowFormat(
   geometry: (pageBytes: number) => PageGeometry,
   rowBytes: AseRowBytes,
   keepsClustered: boolean,
-): Pick<StorageFormat, 'layout' | 'rowBytes' | 'logicalBytes' | 'rowBytesAre'> {
+): Pick<FormatRows, 'layout' | 'rowBytes' | 'logicalBytes'> {
   return {
     layout: (table, engine) => buildLayout(table, engine, geometry(engine.page_size), rowBytes, keepsClustered),
     rowBytes: (layout, lens, base, logical) => rowBytes(logical ?? logicalDataBytes(layout, lens, base), layout.varying.length),
     logicalBytes: logicalDataBytes,
-    rowBytesAre: 'physical',
   };
 }
 
@@ -425,72 +430,67 @@ function aseComparison(column: ColumnDef, parameter: ColumnType): ComparisonRule
 }
 
 /** What the two ASE formats answer alike: pages, defaults, the heap engine, index rows. */
-function aseCommon(
-  id: 'ase-dol' | 'ase-apl',
-): Pick<
+function aseCommon(id: 'ase-dol' | 'ase-apl'): Pick<
   StorageFormat,
-  | 'comparison'
-  | 'rowIdName'
-  | 'readCounters'
-  | 'readRowBytes'
-  | 'lobStore'
-  | 'defaultPageBytes'
-  | 'pageSizes'
-  | 'defaults'
-  | 'encodingFor'
-  | 'createEngine'
-  | 'engineRowBytes'
-  | 'pageAnatomy'
-  | 'reorgNote'
-  | 'indexGeometry'
-  | 'versionedIndexes'
-  | 'allocationPages'
-  | 'reserveSetting'
-  | 'reserveUnit'
-  | 'phaseMetrics'
-  | 'movedRows'
-> {
+  'defaultPageBytes' | 'pageSizes' | 'defaults' | 'encodingFor' | 'pages' | 'reads' | 'allocation' | 'words'
+> & {
+  indexes: Pick<FormatIndexes, 'indexGeometry' | 'versionedIndexes'>;
+  knob: Pick<FormatKnob, 'reserveSetting' | 'reserveUnit'>;
+} {
   const dol = id === 'ase-dol';
   return {
-    comparison: (column, parameter) => aseComparison(column, parameter),
-    rowIdName: 'row ID (RID)',
-    // ASE counts forwarded rows (optdiag, systabstats.forwrowcnt), not reads of them: rowsim names the reads.
-    readCounters: (reads) => ({ forwarded_row_reads: reads.forwardedHops }),
-    readRowBytes: 0,
-    lobStore: (layout) => aseTextStore(layout.geometry.pageBytes),
     defaultPageBytes: 2048,
     pageSizes: ASE_PAGE_SIZES,
     defaults: ASE_DEFAULTS,
     // ASE keeps char/varchar in the server's character set, whichever it is (utf16 included).
     encodingFor: (encoding) => encoding,
-    createEngine: (layout, resolved, spec, rowCapacity) =>
-      layout.clusteredIndex
-        ? aplClusteredEngine(layout, layout.clusteredIndex, spec.table.indexes.length - 1, rowCapacity)
-        : new ForwardingHeap({
-            geometry: layout.geometry,
-            // DOL rows are forwarded; APL rows move and their index entries follow [Q][U1].
-            forwarding: dol,
-            stubBytes: ASE_DOL_STUB_BYTES,
-            expRowSizeBytes: dol ? Number(resolved.exp_row_size) : 0,
-            expRowSizeBasis: spec.engine.exp_row_size_basis,
-            compaction: spec.engine.compaction === 'on',
-            indexCount: spec.table.indexes.length,
-            rowCapacity,
-            // A page whose last row leaves is deallocated: at once on APL [PT-DEL]; on DOL by the housekeeper's
-            // garbage collection (reorg forwarded_rows moving the rows of a page home included) [HK-GC].
-            deallocateEmptyPages: !dol || spec.engine.enable_housekeeper_gc !== 0,
-          }),
-    engineRowBytes: FORWARDING_HEAP_ROW_BYTES,
-    pageAnatomy: (layout, engine) => asePageAnatomy(dol, layout, engine),
-    reorgNote: forwardingReorgNote(id),
-    indexGeometry: (_table, layout, idx, columns) =>
-      dol ? dolIndexGeometry(layout, idx, columns) : aplIndexGeometry(layout, idx, columns),
-    versionedIndexes: false,
-    allocationPages: aseAllocationPages,
-    reserveSetting: 'exp_row_size',
-    reserveUnit: 'bytes',
-    phaseMetrics: dol ? FORWARDING_PHASE_METRICS : [...FORWARDING_PHASE_METRICS, 'page_splits'],
-    movedRows: { metric: 'forwarded_rows', word: dol ? 'forwarded' : 'moved', short: dol ? 'fwd' : 'moved' },
+    pages: {
+      createEngine: (layout, resolved, spec, rowCapacity) =>
+        layout.clusteredIndex
+          ? aplClusteredEngine(layout, layout.clusteredIndex, spec.table.indexes.length - 1, rowCapacity)
+          : new ForwardingHeap({
+              geometry: layout.geometry,
+              // DOL rows are forwarded; APL rows move and their index entries follow [Q][U1].
+              forwarding: dol,
+              stubBytes: ASE_DOL_STUB_BYTES,
+              expRowSizeBytes: dol ? Number(resolved.exp_row_size) : 0,
+              expRowSizeBasis: spec.engine.exp_row_size_basis,
+              compaction: spec.engine.compaction === 'on',
+              indexCount: spec.table.indexes.length,
+              rowCapacity,
+              // A page whose last row leaves is deallocated: at once on APL [PT-DEL]; on DOL by the housekeeper's
+              // garbage collection (reorg forwarded_rows moving the rows of a page home included) [HK-GC].
+              deallocateEmptyPages: !dol || spec.engine.enable_housekeeper_gc !== 0,
+            }),
+      engineRowBytes: FORWARDING_HEAP_ROW_BYTES,
+      pageAnatomy: (layout, engine) => asePageAnatomy(dol, layout, engine),
+      reorgNote: forwardingReorgNote(id),
+    },
+    reads: {
+      comparison: (column, parameter) => aseComparison(column, parameter),
+      // ASE counts forwarded rows (optdiag, systabstats.forwrowcnt), not reads of them: rowsim names the reads.
+      readCounters: (reads) => ({ forwarded_row_reads: reads.forwardedHops }),
+      readRowBytes: 0,
+      lobStore: (layout) => aseTextStore(layout.geometry.pageBytes),
+    },
+    indexes: {
+      indexGeometry: (_table, layout, idx, columns) =>
+        dol ? dolIndexGeometry(layout, idx, columns) : aplIndexGeometry(layout, idx, columns),
+      versionedIndexes: false,
+    },
+    allocation: {
+      allocationPages: aseAllocationPages,
+    },
+    knob: {
+      reserveSetting: 'exp_row_size',
+      reserveUnit: 'bytes',
+    },
+    words: {
+      rowIdName: 'row ID (RID)',
+      phaseMetrics: dol ? FORWARDING_PHASE_METRICS : [...FORWARDING_PHASE_METRICS, 'page_splits'],
+      movedRows: { metric: 'forwarded_rows', word: dol ? 'forwarded' : 'moved', short: dol ? 'fwd' : 'moved' },
+      rowBytesAre: 'physical',
+    },
   };
 }
 
@@ -569,9 +569,12 @@ function expRowSizeKnob(layout: TableLayout, engine: EngineSpec): ReserveKnob {
   };
 }
 
+const aseDolCommon = aseCommon('ase-dol');
+
 export const aseDol: StorageFormat = {
   id: 'ase-dol',
   dbms: 'ase',
+  dbmsName: 'SAP ASE',
   title: 'SAP ASE data-only-locked (datarows)',
   evidence: ['optdiag', 'sp_spaceused'],
   settingsShape: aseSettings,
@@ -587,36 +590,8 @@ export const aseDol: StorageFormat = {
     'multibyte_share',
     'multibyte_widths',
   ],
-  // max_rows_per_page applies only to allpages-locked tables [ASE-IDXPROP].
-  indexSettings: ['fillfactor', 'reservepagegap'],
-  indexNotes: (table) =>
-    table.indexes.some((i) => i.clustered)
-      ? [
-          'clustered on ase-dol is a placement index: a leaf row per data row, sized as a nonclustered index; it directs inserts to the page of the key before, which for rows arriving in key order is the last page, so the rows are placed and forwarded as in a heap',
-        ]
-      : [],
-  ...aseCommon('ase-dol'),
-  // A DOL clustered index only places rows near their key [PT-DOLCI]: the rows are a heap.
-  ...aseRowFormat(dolGeometry, dolRowBytes, false),
+  ...aseDolCommon,
   ddlLocks: ['datarows', 'datapages'],
-  reserveKnob: expRowSizeKnob,
-  maintenance: (table, value) => ({
-    periodic: `reorg forwarded_rows ${table}`,
-    periodicRebuilds: false,
-    change: [`sp_chgattribute '${table}', 'exp_row_size', ${value}`, `reorg rebuild ${table}`],
-    costs: [
-      'reorg forwarded_rows runs as transactions of at most 8 pages; one that meets a forwarded row takes an exclusive table lock [R3][S-ASE-BET]',
-      'reorg rebuild copies every row to new pages and rebuilds every index under one exclusive table lock for its whole run [R3][R5]',
-      'it needs free space for a complete copy of the table and its indexes on their segments [R6]',
-      'it needs the database option select into/bulkcopy/pllsort, and after it dump transaction is refused until a dump database [R7]',
-    ],
-  }),
-  rebuild: (table) => ({
-    command: `reorg rebuild ${table}`,
-    needs: 'free space for a complete copy of the table and its indexes on their segments [R6]',
-    indexesToo: true,
-  }),
-  estimateAlternatives: aseAlternatives,
   resolve(engine, layout): ResolvedEngine {
     checkAsePageSize(engine);
     if (engine.enable_housekeeper_gc === 2 || engine.enable_housekeeper_gc === 3) {
@@ -655,11 +630,50 @@ export const aseDol: StorageFormat = {
     );
     return notes;
   },
+  rows: {
+    // A DOL clustered index only places rows near their key [PT-DOLCI]: the rows are a heap.
+    ...aseRowFormat(dolGeometry, dolRowBytes, false),
+  },
+  indexes: {
+    ...aseDolCommon.indexes,
+    // max_rows_per_page applies only to allpages-locked tables [ASE-IDXPROP].
+    indexSettings: ['fillfactor', 'reservepagegap'],
+    indexNotes: (table) =>
+      table.indexes.some((i) => i.clustered)
+        ? [
+            'clustered on ase-dol is a placement index: a leaf row per data row, sized as a nonclustered index; it directs inserts to the page of the key before, which for rows arriving in key order is the last page, so the rows are placed and forwarded as in a heap',
+          ]
+        : [],
+  },
+  knob: {
+    ...aseDolCommon.knob,
+    reserveKnob: expRowSizeKnob,
+    maintenance: (table, value) => ({
+      periodic: `reorg forwarded_rows ${table}`,
+      periodicRebuilds: false,
+      change: [`sp_chgattribute '${table}', 'exp_row_size', ${value}`, `reorg rebuild ${table}`],
+      costs: [
+        'reorg forwarded_rows runs as transactions of at most 8 pages; one that meets a forwarded row takes an exclusive table lock [R3][S-ASE-BET]',
+        'reorg rebuild copies every row to new pages and rebuilds every index under one exclusive table lock for its whole run [R3][R5]',
+        'it needs free space for a complete copy of the table and its indexes on their segments [R6]',
+        'it needs the database option select into/bulkcopy/pllsort, and after it dump transaction is refused until a dump database [R7]',
+      ],
+    }),
+    rebuild: (table) => ({
+      command: `reorg rebuild ${table}`,
+      needs: 'free space for a complete copy of the table and its indexes on their segments [R6]',
+      indexesToo: true,
+    }),
+    estimateAlternatives: aseAlternatives,
+  },
 };
+
+const aseAplCommon = aseCommon('ase-apl');
 
 export const aseApl: StorageFormat = {
   id: 'ase-apl',
   dbms: 'ase',
+  dbmsName: 'SAP ASE',
   title: 'SAP ASE allpages-locked',
   evidence: ['optdiag', 'sp_spaceused'],
   settingsShape: aseSettings,
@@ -673,12 +687,8 @@ export const aseApl: StorageFormat = {
     'multibyte_share',
     'multibyte_widths',
   ],
-  indexSettings: ['fillfactor', 'max_rows_per_page', 'reservepagegap'],
-  ...aseCommon('ase-apl'),
-  // An APL clustered index keeps the rows in key order: its leaf level is the data pages [PT-APL4].
-  ...aseRowFormat(aplGeometry, aplRowBytes, true),
+  ...aseAplCommon,
   ddlLocks: ['allpages'],
-  noKnob: 'allpages-locked tables store exp_row_size but ignore it',
   resolve(engine, layout): ResolvedEngine {
     checkAsePageSize(engine);
     // exp_row_size is checked as ASE would and stored, but APL pages ignore it [P][R1].
@@ -703,6 +713,18 @@ export const aseApl: StorageFormat = {
         : ['APL rows are never forwarded: a row that no longer fits moves, and every index entry for it is updated'];
     if (engine.exp_row_size !== 0) notes.push('exp_row_size is accepted and ignored on allpages-locked tables');
     return notes;
+  },
+  rows: {
+    // An APL clustered index keeps the rows in key order: its leaf level is the data pages [PT-APL4].
+    ...aseRowFormat(aplGeometry, aplRowBytes, true),
+  },
+  indexes: {
+    ...aseAplCommon.indexes,
+    indexSettings: ['fillfactor', 'max_rows_per_page', 'reservepagegap'],
+  },
+  knob: {
+    ...aseAplCommon.knob,
+    noKnob: 'allpages-locked tables store exp_row_size but ignore it',
   },
 };
 

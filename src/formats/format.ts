@@ -50,6 +50,8 @@ export interface ReserveKnob {
   /** true: a larger value reserves more room (exp_row_size, pctfree); false: less (fillfactor). */
   moreReserveWhenLarger: boolean;
   specials: SpecialSetting[];
+  /** The value that packs pages full where no special is named `pack` (PostgreSQL: fillfactor 100, its default). */
+  packValue?: number;
   /** The engine settings with this knob set. */
   engineWith(base: EngineSpec, setting: Setting): EngineSpec;
   /** Commands that apply `value` to table `table`, and what they do and do not change. */
@@ -185,11 +187,23 @@ export interface AlternativesInput {
   reservepagegap?: number;
 }
 
+/**
+ * A storage format: who it is, what it declares to the registry, and its mechanics in named groups
+ * (src/formats/README.md). A new format supplies every group; an optional member left out means the
+ * format has not got the thing (no reserve knob, no off-row pages …).
+ */
 export interface StorageFormat {
+  // ---- who it is ----------------------------------------------------------------------------------
   readonly id: FormatId;
   readonly title: string;
+  /** The DBMS whose tables this format models (the DDL dialect and the evidence files of that DBMS belong to it). */
+  readonly dbms: DdlDbms;
+  /** The DBMS's name in messages: SAP ASE, SQL Server, PostgreSQL, Oracle (formats of one DBMS agree). */
+  readonly dbmsName: string;
+  /** The DBA's tool outputs of this format's DBMS the estimator reads (optdiag, the DMV, pgstattuple …). */
+  readonly evidence: readonly EvidenceKind[];
 
-  // ---- pages and settings -------------------------------------------------------------------------
+  // ---- what it declares: the registry merges these across formats (settings, DDL, column types) -----
   readonly defaultPageBytes: number;
   /** Page sizes the format accepts. */
   readonly pageSizes: readonly number[];
@@ -203,11 +217,39 @@ export interface StorageFormat {
   readonly settings: readonly (keyof EngineSettings)[];
   /** Defaults of the settings this format owns (the registry checks that no two formats disagree). */
   readonly defaults: Partial<EngineSettings>;
+  /** The storage clauses of this format's DDL (src/config/ddl-clauses.ts): the DDL reader reads every format's. */
+  readonly ddl?: DdlClauses;
+  /** The `lock` schemes of an ASE DDL that mean this format (a DDL's lock clause must name one of them). */
+  readonly ddlLocks?: readonly string[];
+  /** Column types this format's DBMS has beyond the common ones of src/config/column-types.ts (the registry adds them). */
+  readonly columnTypes?: Readonly<Record<string, TypeInfo>>;
   /** The encoding this format stores a config's `encoding` in (rowsize and estimate carry one table
    *  across formats; an encoding a format has not got maps to the nearest it has). */
   encodingFor(encoding: Encoding): Encoding;
+  /** Check and resolve format-specific settings; throws EngineSettingError. */
+  resolve(engine: EngineSpec, layout: TableLayout): ResolvedEngine;
+  /** Notes for the output: settings that are accepted but have no effect, assumptions. */
+  notes(engine: EngineSpec, resolved: ResolvedEngine): string[];
 
-  // ---- rows ---------------------------------------------------------------------------------------
+  // ---- its mechanics and its words, in groups ------------------------------------------------------
+  /** The table's rows: their layout and bytes, and the checks on its columns. */
+  readonly rows: FormatRows;
+  /** The page engine: pages, what a page is made of, the memory a row's state takes. */
+  readonly pages: FormatPages;
+  /** Reads: comparisons, counters, large objects. */
+  readonly reads: FormatReads;
+  /** The table's indexes: their geometry and settings. */
+  readonly indexes: FormatIndexes;
+  /** Pages beside the data and index pages: allocation maps, off-row and out-of-line values. */
+  readonly allocation: FormatAllocation;
+  /** The reserve knob the estimator tunes, and what a DBA runs to change it or cure the table. */
+  readonly knob: FormatKnob;
+  /** What the reports call things, and the counters they show. */
+  readonly words: FormatWords;
+}
+
+/** StorageFormat.rows: the table's rows, their layout and bytes, and the checks on its columns. */
+export interface FormatRows {
   layout(table: TableDef, engine: EngineSpec): TableLayout;
   /**
    * The layout with the given varying columns (column index → bytes) fixed at those sizes, for a run
@@ -222,14 +264,20 @@ export interface StorageFormat {
   rowBytes(layout: TableLayout, lens: Uint16Array, base: number, logical?: number): number;
   /** Logical bytes: data only, without row overhead. */
   logicalBytes(layout: TableLayout, lens: Uint16Array, base: number): number;
-  /** What rowBytes measures, for the reports: "physical" or how the format's length differs from what its tools report. */
-  readonly rowBytesAre: string;
-  /** Check and resolve format-specific settings; throws EngineSettingError. */
-  resolve(engine: EngineSpec, layout: TableLayout): ResolvedEngine;
-  /** Notes for the output: settings that are accepted but have no effect, assumptions. */
-  notes(engine: EngineSpec, resolved: ResolvedEngine): string[];
+  /** The format reads a column's `storage` (PostgreSQL's SET STORAGE); elsewhere it is ignored with a note. */
+  readonly columnStorage?: boolean;
+  /** Check a column's `storage` against the column's type; throws EngineSettingError naming the key. */
+  checkColumn?(column: ColumnDef): void;
+  /**
+   * A limit the server enforces at CREATE TABLE beyond rows fitting a page (SQL Server's minimum row
+   * size, the most columns a table may have): what it refuses, as "expected …, found …"; undefined when
+   * the server creates the table.
+   */
+  tableLimit?(table: TableDef, layout: TableLayout): string | undefined;
+}
 
-  // ---- the page engine ----------------------------------------------------------------------------
+/** StorageFormat.pages: the page engine. */
+export interface FormatPages {
   createEngine(layout: TableLayout, resolved: ResolvedEngine, spec: StorageSpec, rowCapacity: number): StorageEngine;
   /** What the format's data page is made of, for the page drawings (rowsim page, trace, report.html). */
   pageAnatomy(layout: TableLayout, engine: EngineSpec): PageAnatomy;
@@ -239,20 +287,22 @@ export interface StorageFormat {
   readonly churnRowBytes?: number;
   /** A reorganisation that does nothing on this format: the note that says so (else undefined). */
   reorgNote(kind: ReorgKind): string | undefined;
+}
 
-  // ---- reads --------------------------------------------------------------------------------------
+/** StorageFormat.reads: what reads cost and count. */
+export interface FormatReads {
   /** `column = @parameter` with a parameter of type `parameter`: which side the DBMS converts, and whether an index on the column can still be sought. */
   comparison(column: ColumnDef, parameter: ColumnType, engine: EngineSpec): ComparisonRule;
-  /** What the DBMS calls a row's address: RID, ctid, ROWID … */
-  readonly rowIdName: string;
   /** A read phase's counters under the names the DBMS's own statistics use (forwarded_fetch_count, table fetch continued row, heap_blks_read …). */
   readCounters(reads: PageReads): Record<string, number>;
   /** Where the format keeps large-object values out of row, for read_lob phases; undefined: not modelled for this format. */
   lobStore?(layout: TableLayout, engine: EngineSpec): LobStore;
   /** Bytes a row of state the engine keeps in addition when the workload has read phases (the memory check). */
   readonly readRowBytes: number;
+}
 
-  // ---- indexes ------------------------------------------------------------------------------------
+/** StorageFormat.indexes: the table's indexes. */
+export interface FormatIndexes {
   /** How entries of `index` are sized and paged (columns: the key columns' positions in the table). */
   indexGeometry(table: TableDef, layout: TableLayout, index: IndexDef, columns: number[]): IndexGeometry;
   /** MVCC: every update that is not heap-only adds an entry to every index, VACUUM removes dead ones. */
@@ -261,22 +311,12 @@ export interface StorageFormat {
   readonly indexSettings: readonly IndexOptionKey[];
   /** Check an index's settings against the format's own ranges; throws EngineSettingError naming the key. */
   checkIndex?(index: IndexDef): void;
-  /** The format reads a column's `storage` (PostgreSQL's SET STORAGE); elsewhere it is ignored with a note. */
-  readonly columnStorage?: boolean;
-  /** Column types this format's DBMS has beyond the common ones of src/config/column-types.ts (the registry adds them). */
-  readonly columnTypes?: Readonly<Record<string, TypeInfo>>;
-  /** Check a column's `storage` against the column's type; throws EngineSettingError naming the key. */
-  checkColumn?(column: ColumnDef): void;
-  /**
-   * A limit the server enforces at CREATE TABLE beyond rows fitting a page (SQL Server's minimum row
-   * size, the most columns a table may have): what it refuses, as "expected …, found …"; undefined when
-   * the server creates the table.
-   */
-  tableLimit?(table: TableDef, layout: TableLayout): string | undefined;
   /** What the format does with the table's indexes, where it is not the obvious (a clustered index it does not keep). */
   indexNotes?(table: TableDef): string[];
+}
 
-  // ---- allocation overhead ------------------------------------------------------------------------
+/** StorageFormat.allocation: pages beside the data and index pages. */
+export interface FormatAllocation {
   /**
    * Pages spent on keeping track of the table's and indexes' pages, by kind, apart from data and index
    * pages: ASE OAM and allocation pages, SQL Server IAM/PFS/GAM/SGAM, PostgreSQL's FSM and VM forks,
@@ -287,22 +327,10 @@ export interface StorageFormat {
   offRow?(layout: TableLayout): OffRowStore | undefined;
   /** The relation the table's values move out of line to, where it has one (PostgreSQL's TOAST relation). */
   outOfLine?(layout: TableLayout, spec: StorageSpec, rowCapacity: number): OutOfLineStore | undefined;
+}
 
-  // ---- the reserve knob and the reports -----------------------------------------------------------
-  /** The storage clauses of this format's DDL (src/config/ddl-clauses.ts): the DDL reader reads every format's. */
-  readonly ddl?: DdlClauses;
-  /** The `lock` schemes of an ASE DDL that mean this format (a DDL's lock clause must name one of them). */
-  readonly ddlLocks?: readonly string[];
-  /** The DBMS whose tables this format models (the DDL dialect and the evidence files of that DBMS belong to it). */
-  readonly dbms: DdlDbms;
-  /** The DBA's tool outputs of this format's DBMS the estimator reads (optdiag, the DMV, pgstattuple …). */
-  readonly evidence: readonly EvidenceKind[];
-  /** What a DBA runs to cure forwarding, and to change the setting: the estimator's maintenance what-if. */
-  maintenance?(table: string, value: number): MaintenanceCommands;
-  /** The command that rewrites the table so a new setting applies to its existing pages, and what space it needs, with its source. */
-  rebuild?(table: string): { command: string; needs: string; indexesToo: boolean };
-  /** The estimator's word on this DBMS's other space settings for a table (ASE reservepagegap, max_rows_per_page). */
-  estimateAlternatives?(input: AlternativesInput): string[];
+/** StorageFormat.knob: the reserve knob and the estimator's maintenance advice. */
+export interface FormatKnob {
   /** The knob the estimator tunes, or undefined with `noKnob` saying why. */
   reserveKnob?(layout: TableLayout, engine: EngineSpec): ReserveKnob;
   readonly noKnob?: string;
@@ -310,6 +338,20 @@ export interface StorageFormat {
   readonly reserveSetting?: string;
   /** The unit of that setting, as axes and columns show it: bytes (exp_row_size) or % of the page (fillfactor, PCTFREE). */
   readonly reserveUnit?: 'bytes' | '%';
+  /** What a DBA runs to cure forwarding, and to change the setting: the estimator's maintenance what-if. */
+  maintenance?(table: string, value: number): MaintenanceCommands;
+  /** The command that rewrites the table so a new setting applies to its existing pages, and what space it needs, with its source. */
+  rebuild?(table: string): { command: string; needs: string; indexesToo: boolean };
+  /** The estimator's word on this DBMS's other space settings for a table (ASE reservepagegap, max_rows_per_page). */
+  estimateAlternatives?(input: AlternativesInput): string[];
+}
+
+/** StorageFormat.words: what the reports call things, and the counters they show. */
+export interface FormatWords {
+  /** What the DBMS calls a row's address: RID, ctid, ROWID … */
+  readonly rowIdName: string;
+  /** What rowBytes measures, for the reports: "physical" or how the format's length differs from what its tools report. */
+  readonly rowBytesAre: string;
   /** The counters worth a column in the summary's per-phase table. */
   readonly phaseMetrics: readonly string[];
   /** How an update that no longer fits where the row was is counted, and called. */

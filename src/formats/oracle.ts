@@ -83,6 +83,9 @@ declare module '../config/format-ids.js' {
     /** Oracle `PCTUSED N`. */
     pctused?: DdlSetting<number>;
   }
+  interface DbmsIds {
+    oracle: true;
+  }
   interface FormatIds {
     'oracle-heap': true;
   }
@@ -514,13 +517,9 @@ function oracleComparison(column: ColumnDef, parameter: ColumnType): ComparisonR
 }
 
 export const oracleHeap: StorageFormat = {
-  comparison: (column, parameter) => oracleComparison(column, parameter),
-  rowIdName: 'ROWID',
-  readCounters: (reads) => ({ table_fetch_continued_row: reads.forwardedHops + reads.chainedPieces }),
-  readRowBytes: 0,
-  pageAnatomy: oraclePageAnatomy,
   id: 'oracle-heap',
   dbms: 'oracle',
+  dbmsName: 'Oracle',
   title: 'Oracle heap table (PCTFREE, migration, chaining)',
   evidence: [],
   defaultPageBytes: ORACLE_DEFAULT_BLOCK_BYTES,
@@ -528,15 +527,6 @@ export const oracleHeap: StorageFormat = {
   settingsShape: oracleSettings,
   ddl: oracleDdl,
   settings: ['page_size', 'pctfree', 'pctused', 'initrans', 'encoding', 'multibyte_share', 'multibyte_widths', 'compaction'],
-  indexSettings: ['pctfree'],
-  tableLimit: (table) =>
-    table.columns.length > ORACLE_MAX_COLUMNS
-      ? `expected at most ${ORACLE_MAX_COLUMNS} columns (ORA-01792: "maximum number of columns in a table or view is ${ORACLE_MAX_COLUMNS}") [ORA-LIMITS], found table ${table.name} with ${table.columns.length}`
-      : undefined,
-  indexNotes: (table) =>
-    table.indexes.some((i) => i.clustered)
-      ? ['clustered is ignored on oracle-heap: an index-organized table is not modelled; the table is a heap with a B*-tree index']
-      : [],
   defaults: {
     ...COMMON_DEFAULTS,
     pctfree: ORACLE_DEFAULT_PCTFREE,
@@ -545,53 +535,6 @@ export const oracleHeap: StorageFormat = {
     compaction: 'on',
   },
   encodingFor: withoutUtf16,
-  createEngine: (layout, _resolved, spec, rowCapacity) =>
-    new ForwardingHeap({
-      geometry: layout.geometry,
-      forwarding: true,
-      stubBytes: ORACLE_MIGRATION_STUB_BYTES,
-      expRowSizeBytes: 0,
-      expRowSizeBasis: 'physical',
-      compaction: spec.engine.compaction === 'on',
-      indexCount: spec.table.indexes.length,
-      rowCapacity,
-      insertReserveBytes: oraclePctfreeBytes(layout.geometry, spec.engine.pctfree),
-      freeSpaceSearch: 'exact',
-      chaining: true,
-      chainPieceOverheadBytes: ORACLE_CHAIN_PIECE_OVERHEAD_BYTES,
-      // A full scan reads a migrated row's head and skips it; the row is read where it lives [oracle].
-      scanFollowsForwarding: false,
-      // ALTER TABLE … MOVE: the table is rewritten [oracle].
-      reorgForwardedRowsRebuilds: true,
-    }),
-  engineRowBytes: FORWARDING_HEAP_ROW_BYTES + CHAIN_ROW_BYTES,
-  reorgNote: forwardingReorgNote('oracle-heap'),
-  indexGeometry: oracleIndexGeometry,
-  versionedIndexes: false,
-  allocationPages: oracleAllocationPages,
-  reserveKnob: pctfreeKnob,
-  rebuild: (table) => ({
-    command: `ALTER TABLE ${table} MOVE`,
-    needs: "free space for the table's new segment until the old one is dropped; the indexes are rebuilt after it [oracle]",
-    indexesToo: false,
-  }),
-  maintenance: (table, value) => ({
-    periodic: `ALTER TABLE ${table} MOVE`,
-    periodicRebuilds: true,
-    change: [`ALTER TABLE ${table} PCTFREE ${value};`, `ALTER TABLE ${table} MOVE;`],
-    costs: ['ALTER TABLE … MOVE rewrites every block and leaves the indexes unusable until they are rebuilt [oracle]'],
-  }),
-  reserveSetting: 'pctfree',
-  reserveUnit: '%',
-  phaseMetrics: FORWARDING_PHASE_METRICS,
-  movedRows: { metric: 'forwarded_rows', word: 'migrated', short: 'migr.' },
-  layout: oracleLayout,
-  constantLayout: oracleLayout,
-  rowBytes(layout, lens, base) {
-    return oracleRowBytes((layout as OracleTableLayout).ora, lens, base);
-  },
-  logicalBytes: logicalDataBytes,
-  rowBytesAre: 'physical',
   resolve(engine, layout): ResolvedEngine {
     checkPageSize(engine, ORACLE_BLOCK_SIZES, 'an Oracle block size (2k, 4k, 8k, 16k or 32k)');
     if (engine.encoding === 'utf16') {
@@ -623,5 +566,80 @@ export const oracleHeap: StorageFormat = {
       'PCTUSED is ignored: segments use automatic segment space management (ASSM, the default since 9i)',
       'a migrated row leaves a 9-byte head (row header + rowid; assumption) and keeps its rowid; rows longer than a block are chained',
     ];
+  },
+  rows: {
+    tableLimit: (table) =>
+      table.columns.length > ORACLE_MAX_COLUMNS
+        ? `expected at most ${ORACLE_MAX_COLUMNS} columns (ORA-01792: "maximum number of columns in a table or view is ${ORACLE_MAX_COLUMNS}") [ORA-LIMITS], found table ${table.name} with ${table.columns.length}`
+        : undefined,
+    layout: oracleLayout,
+    constantLayout: oracleLayout,
+    rowBytes(layout, lens, base) {
+      return oracleRowBytes((layout as OracleTableLayout).ora, lens, base);
+    },
+    logicalBytes: logicalDataBytes,
+  },
+  pages: {
+    pageAnatomy: oraclePageAnatomy,
+    createEngine: (layout, _resolved, spec, rowCapacity) =>
+      new ForwardingHeap({
+        geometry: layout.geometry,
+        forwarding: true,
+        stubBytes: ORACLE_MIGRATION_STUB_BYTES,
+        expRowSizeBytes: 0,
+        expRowSizeBasis: 'physical',
+        compaction: spec.engine.compaction === 'on',
+        indexCount: spec.table.indexes.length,
+        rowCapacity,
+        insertReserveBytes: oraclePctfreeBytes(layout.geometry, spec.engine.pctfree),
+        freeSpaceSearch: 'exact',
+        chaining: true,
+        chainPieceOverheadBytes: ORACLE_CHAIN_PIECE_OVERHEAD_BYTES,
+        // A full scan reads a migrated row's head and skips it; the row is read where it lives [oracle].
+        scanFollowsForwarding: false,
+        // ALTER TABLE … MOVE: the table is rewritten [oracle].
+        reorgForwardedRowsRebuilds: true,
+      }),
+    engineRowBytes: FORWARDING_HEAP_ROW_BYTES + CHAIN_ROW_BYTES,
+    reorgNote: forwardingReorgNote('oracle-heap'),
+  },
+  reads: {
+    comparison: (column, parameter) => oracleComparison(column, parameter),
+    readCounters: (reads) => ({ table_fetch_continued_row: reads.forwardedHops + reads.chainedPieces }),
+    readRowBytes: 0,
+  },
+  indexes: {
+    indexSettings: ['pctfree'],
+    indexNotes: (table) =>
+      table.indexes.some((i) => i.clustered)
+        ? ['clustered is ignored on oracle-heap: an index-organized table is not modelled; the table is a heap with a B*-tree index']
+        : [],
+    indexGeometry: oracleIndexGeometry,
+    versionedIndexes: false,
+  },
+  allocation: {
+    allocationPages: oracleAllocationPages,
+  },
+  knob: {
+    reserveKnob: pctfreeKnob,
+    rebuild: (table) => ({
+      command: `ALTER TABLE ${table} MOVE`,
+      needs: "free space for the table's new segment until the old one is dropped; the indexes are rebuilt after it [oracle]",
+      indexesToo: false,
+    }),
+    maintenance: (table, value) => ({
+      periodic: `ALTER TABLE ${table} MOVE`,
+      periodicRebuilds: true,
+      change: [`ALTER TABLE ${table} PCTFREE ${value};`, `ALTER TABLE ${table} MOVE;`],
+      costs: ['ALTER TABLE … MOVE rewrites every block and leaves the indexes unusable until they are rebuilt [oracle]'],
+    }),
+    reserveSetting: 'pctfree',
+    reserveUnit: '%',
+  },
+  words: {
+    rowIdName: 'ROWID',
+    phaseMetrics: FORWARDING_PHASE_METRICS,
+    movedRows: { metric: 'forwarded_rows', word: 'migrated', short: 'migr.' },
+    rowBytesAre: 'physical',
   },
 };

@@ -1,9 +1,15 @@
 /**
  * What PostgreSQL declares to the registry beside its mechanics: its engine settings (the heap's
- * fillfactor and its TOAST settings) and its DDL clauses (src/formats/README.md, "adding a format").
+ * fillfactor and its TOAST settings), its DDL clauses and its reserve knob (src/formats/README.md,
+ * "adding a format").
  */
 import type { SettingsOf, Zod } from '../config/format-ids.js';
 import { HARMLESS, type DdlClauses } from '../config/ddl-clauses.js';
+import type { ReserveKnob } from './format.js';
+
+/** fillfactor bounds and default for heaps [fillfactor]. */
+const PG_MIN_FILLFACTOR = 10;
+export const PG_DEFAULT_FILLFACTOR = 100;
 
 /** The settings PostgreSQL declares: the heap's fillfactor and its TOAST settings. */
 export const postgresSettings = (z: Zod) => ({
@@ -34,12 +40,42 @@ export const postgresDdl: DdlClauses = {
   nullableByDefault: true,
 };
 
+/** fillfactor 10..100 (less leaves more room), applied with ALTER TABLE … SET (fillfactor = N) [fillfactor]. */
+export function fillfactorKnob(): ReserveKnob {
+  return {
+    format: 'postgres-heap',
+    key: 'fillfactor',
+    min: PG_MIN_FILLFACTOR,
+    max: 100,
+    moreReserveWhenLarger: false,
+    specials: [
+      {
+        name: 'default',
+        setting: PG_DEFAULT_FILLFACTOR,
+        value: PG_DEFAULT_FILLFACTOR,
+        label: `${PG_DEFAULT_FILLFACTOR} (default, pack fully)`,
+      },
+    ],
+    packValue: 100,
+    engineWith: (base, setting) => ({ ...base, format: 'postgres-heap', fillfactor: Number(setting) }),
+    commands: (table, value) => ({
+      commands: [`ALTER TABLE ${table} SET (fillfactor = ${value});`],
+      note: `only pages filled from now on leave ${100 - value}% free; VACUUM FULL ${table} (or CLUSTER, pg_repack) rewrites existing pages`,
+    }),
+    movedWord: 'moved (non-HOT, to a new page)',
+    movedMetric: 'newpage_updates',
+  };
+}
+
 declare module '../config/format-ids.js' {
   interface DdlTableOptions {
     /** PostgreSQL `WITH (fillfactor = N)`. */
     fillfactor?: DdlSetting<number>;
     /** PostgreSQL `WITH (toast_tuple_target = N)`. */
     toast_tuple_target?: DdlSetting<number>;
+  }
+  interface DbmsIds {
+    postgres: true;
   }
   interface FormatIds {
     'postgres-heap': true;

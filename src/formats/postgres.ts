@@ -6,7 +6,7 @@
  * header, a null bitmap only when the row has a NULL, t_hoff MAXALIGNed, each attribute aligned to its
  * type's typalign, varlena values with a 1-byte header (and no alignment) when they fit in 127 bytes.
  */
-import { postgresDdl, postgresSettings } from './postgres-settings.js';
+import { fillfactorKnob, PG_DEFAULT_FILLFACTOR, postgresDdl, postgresSettings } from './postgres-settings.js';
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { columnBytes, indexGeometry, type IndexGeometry } from '../btree/geometry.js';
 import {
@@ -41,7 +41,7 @@ import {
 } from './postgres-toast.js';
 
 export { PG_TOAST_POINTER_BYTES, pgToastThreshold } from './postgres-toast.js';
-import { COMMON_DEFAULTS, withoutUtf16, type PageAnatomy, type ReserveKnob, type StorageFormat } from './format.js';
+import { COMMON_DEFAULTS, withoutUtf16, type PageAnatomy, type StorageFormat } from './format.js';
 import type { ColumnType } from '../config/column-types.js';
 import { postgresComparison } from './postgres-comparison.js';
 import { intBytes, isCharacterType, isVariableType } from '../config/column-types.js';
@@ -71,9 +71,6 @@ const PG_PAGE_HEADER_BYTES = 24;
 /** sizeof(ItemIdData), the line pointer [itemid.h]. */
 const PG_LINE_POINTER_BYTES = 4;
 /** SizeofHeapTupleHeader is in postgres-toast.ts with the other tuple constants the toaster shares. */
-/** fillfactor bounds and default for heaps [fillfactor]. */
-const PG_MIN_FILLFACTOR = 10;
-const PG_DEFAULT_FILLFACTOR = 100;
 /**
  * numeric [PG-NUMERIC]: NUMERIC_SHORT, a 2-byte header (sign, display scale, weight: every numeric(p, s)
  * of p ≤ 38 fits it), then one 2-byte NBASE (10,000) digit for every group of 4 decimal digits, the
@@ -587,32 +584,6 @@ function pgIndexGeometry(_table: TableDef, layout: TableLayout, idx: IndexDef, c
   });
 }
 
-/** fillfactor 10..100 (less leaves more room), applied with ALTER TABLE … SET (fillfactor = N) [fillfactor]. */
-function fillfactorKnob(): ReserveKnob {
-  return {
-    format: 'postgres-heap',
-    key: 'fillfactor',
-    min: PG_MIN_FILLFACTOR,
-    max: 100,
-    moreReserveWhenLarger: false,
-    specials: [
-      {
-        name: 'default',
-        setting: PG_DEFAULT_FILLFACTOR,
-        value: PG_DEFAULT_FILLFACTOR,
-        label: `${PG_DEFAULT_FILLFACTOR} (default, pack fully)`,
-      },
-    ],
-    engineWith: (base, setting) => ({ ...base, format: 'postgres-heap', fillfactor: Number(setting) }),
-    commands: (table, value) => ({
-      commands: [`ALTER TABLE ${table} SET (fillfactor = ${value});`],
-      note: `only pages filled from now on leave ${100 - value}% free; VACUUM FULL ${table} (or CLUSTER, pg_repack) rewrites existing pages`,
-    }),
-    movedWord: 'moved (non-HOT, to a new page)',
-    movedMetric: 'newpage_updates',
-  };
-}
-
 /** A PostgreSQL heap page: PageHeaderData, the line pointers after it, tuples from the page's end down; no special space on a heap page [bufpage.h]. */
 function postgresPageAnatomy(engine: EngineSpec): PageAnatomy {
   const keep = Math.floor((engine.page_size * (100 - engine.fillfactor)) / 100);
@@ -629,28 +600,9 @@ function postgresPageAnatomy(engine: EngineSpec): PageAnatomy {
 }
 
 export const postgresHeap: StorageFormat = {
-  comparison: (column, parameter) => postgresComparison(column, parameter),
-  rowIdName: 'ctid (TID)',
-  readCounters: (reads) => ({
-    ...(reads.cache !== null
-      ? {
-          heap_blks_read: reads.dataMisses,
-          heap_blks_hit: reads.dataPages - reads.dataMisses,
-          idx_blks_read: reads.indexMisses,
-          idx_blks_hit: reads.indexPages - reads.indexMisses,
-        }
-      : { heap_blks_fetched: reads.dataPages, idx_blks_fetched: reads.indexPages }),
-    tuples_visited: reads.tuplesVisited,
-    hot_chain_hops: reads.hotChainHops,
-    dead_versions_visited: reads.deadVersions,
-    pages_pruned: reads.pagesPruned,
-  }),
-  readRowBytes: PG_READ_STATE_ROW_BYTES,
-  // TOAST_MAX_CHUNK_SIZE = EXTERN_TUPLE_MAX_SIZE − MAXALIGN(SizeofHeapTupleHeader) − sizeof(Oid) − sizeof(int32) − VARHDRSZ [heaptoast.h].
-  lobStore: (layout) => pgToastStore(layout.geometry.pageBytes, pgToastMaxChunkBytes(layout.geometry.pageBytes)),
-  pageAnatomy: (_layout, engine) => postgresPageAnatomy(engine),
   id: 'postgres-heap',
   dbms: 'postgres',
+  dbmsName: 'PostgreSQL',
   title: 'PostgreSQL heap (MVCC, HOT, fillfactor)',
   evidence: ['pgstattuple', 'pg_stat_user_tables'],
   defaultPageBytes: PG_BLCKSZ,
@@ -666,90 +618,8 @@ export const postgresHeap: StorageFormat = {
     'toast_tuple_target',
     'default_toast_compression',
   ],
-  indexSettings: ['fillfactor', 'deduplicate_items'],
-  tableLimit: (table) =>
-    table.columns.length > PG_MAX_COLUMNS
-      ? `expected at most ${PG_MAX_COLUMNS} columns (MaxHeapAttributeNumber: "tables can have at most ${PG_MAX_COLUMNS} columns") [htup_details.h][PG-LIMITS], found table ${table.name} with ${table.columns.length}`
-      : undefined,
-  checkIndex(idx) {
-    if (idx.fillfactor !== undefined && idx.fillfactor < PG_BTREE_MIN_FILLFACTOR) {
-      throw new EngineSettingError(
-        'fillfactor',
-        `a B-tree fillfactor from ${PG_BTREE_MIN_FILLFACTOR} to 100 for postgres-heap, found ${idx.fillfactor}`,
-      );
-    }
-  },
-  // CLUSTER rewrites the heap once in index order; PostgreSQL does not keep the order afterwards.
-  indexNotes: (table) =>
-    table.indexes.some((i) => i.clustered)
-      ? [
-          'clustered on postgres-heap means CLUSTER: a one-time reorder of the heap, which PostgreSQL does not maintain; rows are loaded in key order anyway, so pages and index sizes are those of an unclustered table',
-        ]
-      : [],
-  columnStorage: true,
-  checkColumn(col) {
-    const t = pgType(col.type, 1);
-    if (col.storage !== undefined && col.storage !== 'plain' && t.kind === PG_KIND_FIXED) {
-      throw new EngineSettingError(
-        'storage',
-        `plain for column ${col.name} on postgres-heap (PostgreSQL stores ${t.sql}, a fixed-length type, in the row: "column data type ${t.sql} can only have storage PLAIN"), found ${col.storage}`,
-      );
-    }
-  },
   defaults: { ...COMMON_DEFAULTS, fillfactor: PG_DEFAULT_FILLFACTOR, toast_tuple_target: 0, default_toast_compression: 'pglz' },
   encodingFor: withoutUtf16,
-  // The TOAST relation, when the table has one: compression, out-of-line values, its heap and index [PG-TOAST].
-  outOfLine: (layout, _spec, rowCapacity) => {
-    const pg = (layout as PgTableLayout).pg;
-    return pg.hasToastRelation ? new PgToastRelation(pg, layout.geometry, rowCapacity) : undefined;
-  },
-  createEngine: (layout, _resolved, spec, rowCapacity) =>
-    new PostgresHeap({
-      geometry: layout.geometry,
-      fillfactor: spec.engine.fillfactor,
-      indexCount: spec.table.indexes.length,
-      rowCapacity,
-      readState: spec.workload.some((ph) => ph.op === 'select'),
-    }),
-  engineRowBytes: POSTGRES_HEAP_ROW_BYTES,
-  churnRowBytes: PG_CHURN_ROW_BYTES,
-  reorgNote: (kind) =>
-    kind === 'forwarded_rows' ? 'reorg forwarded_rows does nothing on postgres-heap (no forwarded rows; use vacuum)' : undefined,
-  indexGeometry: pgIndexGeometry,
-  versionedIndexes: true,
-  // The heap's free space map and visibility map forks, as the engine has them [freespace.c][visibilitymap.c].
-  allocationPages: ({ metrics }) => ({ fsm: metric(metrics, 'fsm_pages'), vm: metric(metrics, 'vm_pages') }),
-  reserveKnob: fillfactorKnob,
-  rebuild: (table) => ({
-    command: `VACUUM FULL ${table}`,
-    needs: 'free space for a new copy of the table and its indexes until it completes [PG-VACUUM-FULL]',
-    indexesToo: true,
-  }),
-  reserveSetting: 'fillfactor',
-  reserveUnit: '%',
-  movedRows: { metric: 'newpage_updates', word: 'moved to a new page (not HOT)', short: 'new-page' },
-  keptUpdates: { metric: 'hot_updates', word: 'HOT' },
-  phaseMetrics: [
-    'rows',
-    'pages',
-    'table_scan_page_reads',
-    'space_used_pct',
-    'updates',
-    'hot_updates',
-    'newpage_updates',
-    'dead_tuples',
-    'prunes',
-    'index_entries',
-    'exclusive_table_locks',
-  ],
-  layout: pgLayout,
-  rowBytes(layout, lens, base) {
-    return pgStoredBytes((layout as PgTableLayout).pg, lens, base);
-  },
-  logicalBytes: logicalDataBytes,
-  // pgstattuple's tuple_len and pageinspect's lp_len are t_len; the page takes MAXALIGN(t_len) [htup_details.h].
-  rowBytesAre:
-    'MAXALIGN(t_len), the bytes a tuple takes on the page; pgstattuple (tuple_len) and pageinspect (lp_len) report t_len, up to 7 bytes less',
   resolve(engine, layout): ResolvedEngine {
     checkPageSize(engine, PG_PAGE_SIZES, 'a PostgreSQL block size (1k, 2k, 4k, 8k, 16k or 32k; 8k unless built otherwise)');
     if (engine.encoding === 'utf16') {
@@ -793,5 +663,121 @@ export const postgresHeap: StorageFormat = {
     const utf8 = utf8Note(engine);
     if (utf8) notes.push(utf8);
     return notes;
+  },
+  rows: {
+    tableLimit: (table) =>
+      table.columns.length > PG_MAX_COLUMNS
+        ? `expected at most ${PG_MAX_COLUMNS} columns (MaxHeapAttributeNumber: "tables can have at most ${PG_MAX_COLUMNS} columns") [htup_details.h][PG-LIMITS], found table ${table.name} with ${table.columns.length}`
+        : undefined,
+    columnStorage: true,
+    checkColumn(col) {
+      const t = pgType(col.type, 1);
+      if (col.storage !== undefined && col.storage !== 'plain' && t.kind === PG_KIND_FIXED) {
+        throw new EngineSettingError(
+          'storage',
+          `plain for column ${col.name} on postgres-heap (PostgreSQL stores ${t.sql}, a fixed-length type, in the row: "column data type ${t.sql} can only have storage PLAIN"), found ${col.storage}`,
+        );
+      }
+    },
+    layout: pgLayout,
+    rowBytes(layout, lens, base) {
+      return pgStoredBytes((layout as PgTableLayout).pg, lens, base);
+    },
+    logicalBytes: logicalDataBytes,
+  },
+  pages: {
+    pageAnatomy: (_layout, engine) => postgresPageAnatomy(engine),
+    createEngine: (layout, _resolved, spec, rowCapacity) =>
+      new PostgresHeap({
+        geometry: layout.geometry,
+        fillfactor: spec.engine.fillfactor,
+        indexCount: spec.table.indexes.length,
+        rowCapacity,
+        readState: spec.workload.some((ph) => ph.op === 'select'),
+      }),
+    engineRowBytes: POSTGRES_HEAP_ROW_BYTES,
+    churnRowBytes: PG_CHURN_ROW_BYTES,
+    reorgNote: (kind) =>
+      kind === 'forwarded_rows' ? 'reorg forwarded_rows does nothing on postgres-heap (no forwarded rows; use vacuum)' : undefined,
+  },
+  reads: {
+    comparison: (column, parameter) => postgresComparison(column, parameter),
+    readCounters: (reads) => ({
+      ...(reads.cache !== null
+        ? {
+            heap_blks_read: reads.dataMisses,
+            heap_blks_hit: reads.dataPages - reads.dataMisses,
+            idx_blks_read: reads.indexMisses,
+            idx_blks_hit: reads.indexPages - reads.indexMisses,
+          }
+        : { heap_blks_fetched: reads.dataPages, idx_blks_fetched: reads.indexPages }),
+      tuples_visited: reads.tuplesVisited,
+      hot_chain_hops: reads.hotChainHops,
+      dead_versions_visited: reads.deadVersions,
+      pages_pruned: reads.pagesPruned,
+    }),
+    readRowBytes: PG_READ_STATE_ROW_BYTES,
+    // TOAST_MAX_CHUNK_SIZE = EXTERN_TUPLE_MAX_SIZE − MAXALIGN(SizeofHeapTupleHeader) − sizeof(Oid) − sizeof(int32) − VARHDRSZ [heaptoast.h].
+    lobStore: (layout) => pgToastStore(layout.geometry.pageBytes, pgToastMaxChunkBytes(layout.geometry.pageBytes)),
+  },
+  indexes: {
+    indexSettings: ['fillfactor', 'deduplicate_items'],
+    checkIndex(idx) {
+      if (idx.fillfactor !== undefined && idx.fillfactor < PG_BTREE_MIN_FILLFACTOR) {
+        throw new EngineSettingError(
+          'fillfactor',
+          `a B-tree fillfactor from ${PG_BTREE_MIN_FILLFACTOR} to 100 for postgres-heap, found ${idx.fillfactor}`,
+        );
+      }
+    },
+    // CLUSTER rewrites the heap once in index order; PostgreSQL does not keep the order afterwards.
+    indexNotes: (table) =>
+      table.indexes.some((i) => i.clustered)
+        ? [
+            'clustered on postgres-heap means CLUSTER: a one-time reorder of the heap, which PostgreSQL does not maintain; rows are loaded in key order anyway, so pages and index sizes are those of an unclustered table',
+          ]
+        : [],
+    indexGeometry: pgIndexGeometry,
+    versionedIndexes: true,
+  },
+  allocation: {
+    // The TOAST relation, when the table has one: compression, out-of-line values, its heap and index [PG-TOAST].
+    outOfLine: (layout, _spec, rowCapacity) => {
+      const pg = (layout as PgTableLayout).pg;
+      return pg.hasToastRelation ? new PgToastRelation(pg, layout.geometry, rowCapacity) : undefined;
+    },
+    // The heap's free space map and visibility map forks, as the engine has them [freespace.c][visibilitymap.c].
+    allocationPages: ({ metrics }) => ({ fsm: metric(metrics, 'fsm_pages'), vm: metric(metrics, 'vm_pages') }),
+  },
+  knob: {
+    reserveKnob: fillfactorKnob,
+    rebuild: (table) => ({
+      command: `VACUUM FULL ${table}`,
+      needs: 'free space for a new copy of the table and its indexes until it completes [PG-VACUUM-FULL]',
+      indexesToo: true,
+    }),
+    reserveSetting: 'fillfactor',
+    reserveUnit: '%',
+  },
+  words: {
+    rowIdName: 'ctid (TID)',
+    movedRows: { metric: 'newpage_updates', word: 'moved to a new page (not HOT)', short: 'new-page' },
+    keptUpdates: { metric: 'hot_updates', word: 'HOT' },
+    phaseMetrics: [
+      'rows',
+      'pages',
+      'table_scan_page_reads',
+      'space_used_pct',
+      'updates',
+      'hot_updates',
+      'newpage_updates',
+      'dead_tuples',
+      'prunes',
+      'index_entries',
+      'exclusive_table_locks',
+    ],
+    // pgstattuple's tuple_len and pageinspect's lp_len are t_len; the page takes MAXALIGN(t_len) [htup_details.h].
+    rowBytesAre:
+      'MAXALIGN(t_len), the bytes a tuple takes on the page; pgstattuple (tuple_len) and pageinspect (lp_len) report t_len, up to 7 bytes less',
   },
 };

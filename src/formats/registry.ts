@@ -2,11 +2,11 @@
  * The registry of storage formats, and the engine defaults derived from them once: every setting's
  * default is declared by the format that reads it (StorageFormat.defaults); the page size by each
  * format's defaultPageBytes. Adding a format: one module with its StorageFormat (which adds its id to
- * FormatIds), one line in FORMATS. The compiler refuses a registry without a line for a declared id, or
+ * FormatIds), one line in BUILT_IN. The compiler refuses a registry without a line for a declared id, or
  * with a line for an undeclared one.
  */
 import type { EvidenceKind } from '../config/evidence-kinds.js';
-import type { FormatId, SettingsFragment, Zod } from '../config/format-ids.js';
+import type { DbmsId, FormatId, SettingsFragment, Zod } from '../config/format-ids.js';
 import type { EngineSettings, EngineSpec, TableDef } from '../config/spec.js';
 import { keyColumns, type IndexGeometry } from '../btree/geometry.js';
 import { addColumnTypes } from '../config/column-types.js';
@@ -32,6 +32,13 @@ const FORMATS: Record<string, StorageFormat> = { ...BUILT_IN };
 export const FORMAT_IDS = Object.keys(FORMATS) as [FormatId, ...FormatId[]];
 for (const id of FORMAT_IDS) {
   if (FORMATS[id]!.id !== id) throw new Error(`the registry files format ${FORMATS[id]!.id} under ${id}`);
+  checkDbmsName(FORMATS[id]!);
+}
+
+/** Formats of one DBMS give it one name. */
+function checkDbmsName(format: StorageFormat): void {
+  const other = Object.values(FORMATS).find((f) => f.dbms === format.dbms && f.dbmsName !== format.dbmsName);
+  if (other) throw new Error(`formats ${other.id} and ${format.id} name DBMS ${format.dbms} ${other.dbmsName} and ${format.dbmsName}`);
 }
 
 for (const format of Object.values(FORMATS)) if (format.columnTypes) addColumnTypes(format.columnTypes, format.id);
@@ -44,6 +51,7 @@ let version = 0;
  */
 export function registerFormat(format: StorageFormat): void {
   if (isFormatId(format.id)) throw new Error(`format ${format.id} is in the registry already`);
+  checkDbmsName(format);
   if (format.columnTypes) addColumnTypes(format.columnTypes, format.id);
   FORMATS[format.id] = format;
   FORMAT_IDS.push(format.id);
@@ -70,6 +78,21 @@ export function availableFormats(): FormatId[] {
  */
 export function formatForEvidence(kinds: readonly EvidenceKind[]): FormatId {
   return FORMAT_IDS.find((id) => FORMATS[id]!.evidence.some((k) => kinds.includes(k))) ?? FORMAT_IDS[0];
+}
+
+/** The name of a DBMS in messages (SAP ASE, PostgreSQL …), as the formats that model it give it. */
+export function dbmsName(dbms: DbmsId): string {
+  return Object.values(FORMATS).find((f) => f.dbms === dbms)?.dbmsName ?? dbms;
+}
+
+/** The DBMS whose tools produce `kind` (optdiag: ASE): the DBMS of the formats that read it; undefined where formats of two DBMSs read it (sp_spaceused). */
+export function evidenceDbms(kind: EvidenceKind): DbmsId | undefined {
+  const dbmses = new Set(
+    Object.values(FORMATS)
+      .filter((f) => f.evidence.includes(kind))
+      .map((f) => f.dbms),
+  );
+  return dbmses.size === 1 ? [...dbmses][0] : undefined;
 }
 
 /** Whether `name` is the id of a format this version has. */
@@ -197,5 +220,5 @@ export function engineForFormat(base: EngineSpec | undefined, format: FormatId):
 
 /** The B-tree geometries of a table's indexes in `format`. */
 export function indexGeometries(format: StorageFormat, table: TableDef, layout: TableLayout): IndexGeometry[] {
-  return table.indexes.map((idx) => format.indexGeometry(table, layout, idx, keyColumns(table, idx)));
+  return table.indexes.map((idx) => format.indexes.indexGeometry(table, layout, idx, keyColumns(table, idx)));
 }

@@ -67,6 +67,9 @@ const sqlserverDdl: DdlClauses = {
 };
 
 declare module '../config/format-ids.js' {
+  interface DbmsIds {
+    sqlserver: true;
+  }
   interface FormatIds {
     'sqlserver-heap': true;
   }
@@ -583,14 +586,9 @@ function sqlserverComparison(column: ColumnDef, parameter: ColumnType, engine: E
 }
 
 export const sqlserverHeap: StorageFormat = {
-  comparison: sqlserverComparison,
-  rowIdName: 'RID',
-  readCounters: (reads) => ({ forwarded_fetch_count: reads.forwardedHops }),
-  readRowBytes: 0,
-  lobStore: () => sqlserverLobStore(),
-  pageAnatomy: (layout) => sqlserverPageAnatomy(layout),
   id: 'sqlserver-heap',
   dbms: 'sqlserver',
+  dbmsName: 'SQL Server',
   title: 'SQL Server heap (forwarding stubs, PFS)',
   evidence: ['index_physical_stats'],
   defaultPageBytes: SQLSERVER_PAGE_BYTES,
@@ -608,66 +606,8 @@ export const sqlserverHeap: StorageFormat = {
     'compaction',
     'collation',
   ],
-  indexSettings: ['fillfactor'],
-  tableLimit: sqlserverMinimumRowLimit,
   defaults: { ...COMMON_DEFAULTS, pfs_bands: 'on', move_back_home: 'on', row_versioning: 'off', compaction: 'on', collation: 'sql' },
   encodingFor: withoutUtf16,
-  createEngine: (layout, _resolved, spec, rowCapacity) =>
-    layout.clusteredIndex
-      ? new ClusteredHeap({
-          geometry: layout.geometry,
-          buildReserveBytes: sqlserverFillReserve(layout.clusteredIndex.fillfactor),
-          maxRowsPerPage: 0,
-          reservePageGap: 0,
-          // Nonclustered indexes carry the clustering key, not a row id: a split moves no entry [MS-NCI].
-          ridIndexes: 0,
-          // ALTER INDEX … REORGANIZE compacts the leaf pages to the fill factor; REBUILD rewrites them.
-          compactRebuilds: true,
-          forwardedRowsRebuilds: true,
-          rowCapacity,
-        })
-      : new ForwardingHeap({
-          geometry: layout.geometry,
-          forwarding: true,
-          stubBytes: SQLSERVER_FORWARDING_STUB_BYTES,
-          expRowSizeBytes: 0,
-          expRowSizeBasis: 'physical',
-          compaction: spec.engine.compaction === 'on',
-          indexCount: spec.table.indexes.length,
-          rowCapacity,
-          backPointerBytes: SQLSERVER_BACK_POINTER_BYTES,
-          moveBackHome: spec.engine.move_back_home === 'on',
-          freeSpaceSearch: spec.engine.pfs_bands === 'on' ? 'pfs' : 'exact',
-          pfsBandUpperPct: SQLSERVER_PFS_BAND_UPPER_PCT,
-          // A page 81–95 % full takes a record of up to 5 % of 8,060 = 403 bytes: 392 characters fit, 393 do not [DBA-15026].
-          pfsBaseBytes: SQLSERVER_MAX_IN_ROW_BYTES,
-          // SQL Server has no per-row reorg: ALTER TABLE … REBUILD [heaps].
-          reorgForwardedRowsRebuilds: true,
-        }),
-  engineRowBytes: FORWARDING_HEAP_ROW_BYTES,
-  reorgNote: forwardingReorgNote('sqlserver-heap'),
-  indexGeometry: sqlserverIndexGeometry,
-  versionedIndexes: false,
-  allocationPages: sqlserverAllocationPages,
-  offRow: sqlserverOffRow,
-  noKnob: 'heaps have no fill factor',
-  maintenance: (table) => ({
-    periodic: `ALTER TABLE ${table} REBUILD`,
-    periodicRebuilds: true,
-    change: [],
-    costs: [
-      'ALTER TABLE … REBUILD rewrites the heap (every page written) and removes its forwarded records [heaps]; its locks and log depend on ONLINE and the recovery model (not modelled)',
-      'a clustered index keeps rows from being forwarded at all (a table with one is not a heap) [heaps]',
-    ],
-  }),
-  phaseMetrics: [...FORWARDING_PHASE_METRICS, 'page_splits'],
-  movedRows: { metric: 'forwarded_rows', word: 'forwarded', short: 'fwd' },
-  layout: sqlserverLayout,
-  rowBytes(layout, lens, base) {
-    return sqlserverRowBytes((layout as SqlServerTableLayout).ss, lens, base);
-  },
-  logicalBytes: logicalDataBytes,
-  rowBytesAre: 'physical',
   resolve(engine, layout): ResolvedEngine {
     checkPageSize(engine, [SQLSERVER_PAGE_BYTES], '8k for SQL Server (pages are always 8192 bytes)');
     if (engine.encoding === 'utf16') {
@@ -705,5 +645,83 @@ export const sqlserverHeap: StorageFormat = {
     }
     if (engine.row_versioning === 'on') notes.push('row versioning on: every row carries a 14-byte versioning tag');
     return notes;
+  },
+  rows: {
+    tableLimit: sqlserverMinimumRowLimit,
+    layout: sqlserverLayout,
+    rowBytes(layout, lens, base) {
+      return sqlserverRowBytes((layout as SqlServerTableLayout).ss, lens, base);
+    },
+    logicalBytes: logicalDataBytes,
+  },
+  pages: {
+    pageAnatomy: (layout) => sqlserverPageAnatomy(layout),
+    createEngine: (layout, _resolved, spec, rowCapacity) =>
+      layout.clusteredIndex
+        ? new ClusteredHeap({
+            geometry: layout.geometry,
+            buildReserveBytes: sqlserverFillReserve(layout.clusteredIndex.fillfactor),
+            maxRowsPerPage: 0,
+            reservePageGap: 0,
+            // Nonclustered indexes carry the clustering key, not a row id: a split moves no entry [MS-NCI].
+            ridIndexes: 0,
+            // ALTER INDEX … REORGANIZE compacts the leaf pages to the fill factor; REBUILD rewrites them.
+            compactRebuilds: true,
+            forwardedRowsRebuilds: true,
+            rowCapacity,
+          })
+        : new ForwardingHeap({
+            geometry: layout.geometry,
+            forwarding: true,
+            stubBytes: SQLSERVER_FORWARDING_STUB_BYTES,
+            expRowSizeBytes: 0,
+            expRowSizeBasis: 'physical',
+            compaction: spec.engine.compaction === 'on',
+            indexCount: spec.table.indexes.length,
+            rowCapacity,
+            backPointerBytes: SQLSERVER_BACK_POINTER_BYTES,
+            moveBackHome: spec.engine.move_back_home === 'on',
+            freeSpaceSearch: spec.engine.pfs_bands === 'on' ? 'pfs' : 'exact',
+            pfsBandUpperPct: SQLSERVER_PFS_BAND_UPPER_PCT,
+            // A page 81–95 % full takes a record of up to 5 % of 8,060 = 403 bytes: 392 characters fit, 393 do not [DBA-15026].
+            pfsBaseBytes: SQLSERVER_MAX_IN_ROW_BYTES,
+            // SQL Server has no per-row reorg: ALTER TABLE … REBUILD [heaps].
+            reorgForwardedRowsRebuilds: true,
+          }),
+    engineRowBytes: FORWARDING_HEAP_ROW_BYTES,
+    reorgNote: forwardingReorgNote('sqlserver-heap'),
+  },
+  reads: {
+    comparison: sqlserverComparison,
+    readCounters: (reads) => ({ forwarded_fetch_count: reads.forwardedHops }),
+    readRowBytes: 0,
+    lobStore: () => sqlserverLobStore(),
+  },
+  indexes: {
+    indexSettings: ['fillfactor'],
+    indexGeometry: sqlserverIndexGeometry,
+    versionedIndexes: false,
+  },
+  allocation: {
+    allocationPages: sqlserverAllocationPages,
+    offRow: sqlserverOffRow,
+  },
+  knob: {
+    noKnob: 'heaps have no fill factor',
+    maintenance: (table) => ({
+      periodic: `ALTER TABLE ${table} REBUILD`,
+      periodicRebuilds: true,
+      change: [],
+      costs: [
+        'ALTER TABLE … REBUILD rewrites the heap (every page written) and removes its forwarded records [heaps]; its locks and log depend on ONLINE and the recovery model (not modelled)',
+        'a clustered index keeps rows from being forwarded at all (a table with one is not a heap) [heaps]',
+      ],
+    }),
+  },
+  words: {
+    rowIdName: 'RID',
+    phaseMetrics: [...FORWARDING_PHASE_METRICS, 'page_splits'],
+    movedRows: { metric: 'forwarded_rows', word: 'forwarded', short: 'fwd' },
+    rowBytesAre: 'physical',
   },
 };

@@ -135,7 +135,7 @@ function readAll(m: MeasuredInput, ctx: Ctx): Measurements | null | undefined {
   for (const p of crossed) ctx.P.push(p);
   if (crossed.length) return undefined;
   const format = getFormat(ctx.engine.format);
-  const merged = mergeEvidence(inputs, ctx.engine.page_size, ctx.table.name, format.movedRows.metric);
+  const merged = mergeEvidence(inputs, ctx.engine.page_size, ctx.table.name, format.words.movedRows.metric);
   for (const p of merged.problems) ctx.P.push(p);
   return merged.measurements;
 }
@@ -154,7 +154,7 @@ function withEvidence(
 }
 
 function movedWord(ctx: Ctx): string {
-  return getFormat(ctx.engine.format).movedRows.metric === 'newpage_updates' ? 'non-HOT update' : 'forwarded row';
+  return getFormat(ctx.engine.format).words.movedRows.metric === 'newpage_updates' ? 'non-HOT update' : 'forwarded row';
 }
 
 function csvSource(csv: string, ctx: Ctx): EstimateSource | undefined {

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { FormatId } from '../config/schema.js';
 import type { EngineSpec, TableDef } from '../config/spec.js';
 import { zCount } from '../config/zunits.js';
-import { availableFormats, FORMAT_IDS, getFormat } from '../formats/registry.js';
+import { availableFormats, FORMAT_IDS, getFormat, registryVersion } from '../formats/registry.js';
 import { EngineSettingError } from '../layout/table-layout.js';
 import { zodCheck } from './problems.js';
 import type { SectionContext } from './section.js';
@@ -34,22 +34,32 @@ const maintenanceSchema = z.strictObject({
   growth_per_day: zCount().optional(),
 });
 
-export const estimateSchema = z.strictObject({
-  rows: z.number().int().positive().optional(),
-  target_pct: z.number().positive().max(100).optional(),
-  seeds: z.number().int().min(ESTIMATE_RANGES.seeds.min).max(ESTIMATE_RANGES.seeds.max).optional(),
-  sample_rows: z.number().int().min(ESTIMATE_RANGES.sample_rows.min).max(ESTIMATE_RANGES.sample_rows.max).optional(),
-  candidates: z
-    .union([
-      z.array(settingSchema).min(1),
-      z.strictObject({ from: z.number().int().min(0), to: settingSchema, step: z.number().int().positive().optional() }),
-    ])
-    .optional(),
-  refine: z.boolean().optional(),
-  formats: z.array(z.enum(FORMAT_IDS)).optional(),
-  measured: z.unknown().optional(),
-  maintenance: maintenanceSchema.optional(),
-});
+/** `estimate:` (docs/estimate.md): built again when a format joins the registry (estimate.formats names the registry's). */
+export function estimateSchema() {
+  if (!estimateSchemaKept || estimateSchemaKept.version !== registryVersion()) {
+    estimateSchemaKept = { version: registryVersion(), schema: buildEstimateSchema() };
+  }
+  return estimateSchemaKept.schema;
+}
+let estimateSchemaKept: { version: number; schema: ReturnType<typeof buildEstimateSchema> } | undefined;
+
+const buildEstimateSchema = () =>
+  z.strictObject({
+    rows: z.number().int().positive().optional(),
+    target_pct: z.number().positive().max(100).optional(),
+    seeds: z.number().int().min(ESTIMATE_RANGES.seeds.min).max(ESTIMATE_RANGES.seeds.max).optional(),
+    sample_rows: z.number().int().min(ESTIMATE_RANGES.sample_rows.min).max(ESTIMATE_RANGES.sample_rows.max).optional(),
+    candidates: z
+      .union([
+        z.array(settingSchema).min(1),
+        z.strictObject({ from: z.number().int().min(0), to: settingSchema, step: z.number().int().positive().optional() }),
+      ])
+      .optional(),
+    refine: z.boolean().optional(),
+    formats: z.array(z.enum(FORMAT_IDS)).optional(),
+    measured: z.unknown().optional(),
+    maintenance: maintenanceSchema.optional(),
+  });
 
 /**
  * The `estimate:` section (rowsim estimate), resolved against the config's table and engine: loaded by
@@ -58,7 +68,7 @@ export const estimateSchema = z.strictObject({
  */
 export function resolveEstimateSection(rawSection: unknown, ctx: SectionContext, overrides: EstimateOverrides): EstimateConfig | undefined {
   const { P, table, engine } = ctx;
-  const est = zodCheck(estimateSchema, rawSection ?? {}, ['estimate'], P) ?? undefined;
+  const est = zodCheck(estimateSchema(), rawSection ?? {}, ['estimate'], P) ?? undefined;
   if (!table || !engine || !est) return undefined;
   const notes: string[] = [];
   const knob = primaryKnob(ctx, table, engine, notes);
@@ -93,7 +103,7 @@ export function resolveEstimateSection(rawSection: unknown, ctx: SectionContext,
 function primaryKnob(ctx: SectionContext, table: TableDef, engine: EngineSpec, notes: string[]): ReserveKnob | undefined {
   const { P } = ctx;
   const format = getFormat(engine.format);
-  const layout = format.layout(table, engine);
+  const layout = format.rows.layout(table, engine);
   try {
     format.resolve(engine, layout);
   } catch (err) {
@@ -133,7 +143,7 @@ function otherFormats(
     }
     const e = engineFor(engine, f);
     try {
-      reserveKnob(f, getFormat(f)!.layout(table, e), e);
+      reserveKnob(f, getFormat(f)!.rows.layout(table, e), e);
     } catch (err) {
       if (!(err instanceof KnobError)) throw err;
       add(`expected ${err.message}, found "${f}"`);
@@ -147,7 +157,7 @@ function otherFormats(
 /** Candidates: values the DBMS accepts for this table. */
 function checkCandidates(
   ctx: SectionContext,
-  candidates: z.infer<typeof estimateSchema>['candidates'],
+  candidates: z.infer<ReturnType<typeof buildEstimateSchema>>['candidates'],
   knob: ReserveKnob,
   table: TableDef,
   engine: EngineSpec,
@@ -182,7 +192,7 @@ function source(ctx: SectionContext, rawSection: unknown, overrides: EstimateOve
   const cli = overrides.measured ?? {};
   if (measured !== undefined || Object.keys(cli).length) {
     if (obj.workload !== undefined) notes.push('estimate.measured is given: the workload section is not used by rowsim estimate');
-    const layout = getFormat(engine!.format).layout(table!, engine!);
+    const layout = getFormat(engine!.format).rows.layout(table!, engine!);
     return resolveMeasured(measured, { table: table!, engine: engine!, layout, baseDir, P, rows }, cli);
   }
   if (obj.workload === undefined) {

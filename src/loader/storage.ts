@@ -102,9 +102,9 @@ export function resolveStorage(
     P,
   );
   try {
-    const layout = format.layout(table, engine);
+    const layout = format.rows.layout(table, engine);
     format.resolve(engine, layout);
-    const limit = format.tableLimit?.(table, layout);
+    const limit = format.rows.tableLimit?.(table, layout);
     if (limit) addTableProblem(table, limit, P);
     else if (layout.minRowBytes > layout.geometry.maxRowBytes) {
       addTableProblem(
@@ -131,17 +131,17 @@ export function resolveStorage(
 /** The phases' demands on the format: a LOB store for read_lob from the table, a comparison the server can make for a select's predicate. */
 function checkPhasesAgainstFormat(format: StorageFormat, table: TableDef, engine: EngineSpec, workload: PhaseSpec[], P: Problems): void {
   workload.forEach((ph, i) => {
-    if (ph.op === 'read_lob' && ph.store === 'table' && !format.lobStore) {
+    if (ph.op === 'read_lob' && ph.store === 'table' && !format.reads.lobStore) {
       P.add(
         ['workload', i, 'read_lob', 'store'],
         `expected store: derby, or a format whose LOB storage rowsim models (${availableFormats()
-          .filter((id) => getFormat(id).lobStore)
+          .filter((id) => getFormat(id).reads.lobStore)
           .join(', ')}), found ${format.id}, whose LOB storage is not modelled`,
       );
     }
     if (ph.op === 'select' && ph.predicate) {
       const column = table.columns.find((c) => c.name === ph.predicate!.column)!;
-      const rule = format.comparison(column, ph.predicate.parameter, engine);
+      const rule = format.reads.comparison(column, ph.predicate.parameter, engine);
       if (rule.access === 'error')
         P.add(
           ['workload', i, 'select', 'predicate', 'parameter'],
@@ -183,7 +183,7 @@ function checkColumnSettings(format: StorageFormat, table: TableDef, P: Problems
   table.columns.forEach((col, i) => {
     if (col.storage === undefined) return;
     try {
-      format.checkColumn?.(col);
+      format.rows.checkColumn?.(col);
     } catch (err) {
       if (!(err instanceof EngineSettingError)) throw err;
       P.add(['table', 'columns', i, err.key], `expected ${err.message}`);
@@ -216,7 +216,7 @@ function checkIndexSettings(format: StorageFormat, table: TableDef, given: numbe
   const fromDdl = table.indexes.length - given;
   table.indexes.forEach((idx, i) => {
     try {
-      format.checkIndex?.(idx);
+      format.indexes.checkIndex?.(idx);
     } catch (err) {
       if (!(err instanceof EngineSettingError)) throw err;
       if (i >= fromDdl) {
@@ -450,7 +450,7 @@ export function addTableProblem(table: TableDef, message: string, P: Problems): 
 /** The server's own limit on the table at CREATE TABLE (SQL Server's minimum row size, the most columns): a problem at the table. */
 export function checkTableLimit(table: TableDef, engine: EngineSpec, P: Problems): void {
   const format = getFormat(engine.format);
-  const limit = format.tableLimit?.(table, format.layout(table, engine));
+  const limit = format.rows.tableLimit?.(table, format.rows.layout(table, engine));
   if (limit) addTableProblem(table, limit, P);
 }
 

@@ -29,7 +29,7 @@ export interface Capture {
 
 /** A page book for `engine` (src/mechanism/page-book.ts), or null for an engine it does not follow (a clustered table). */
 export function bookFor(spec: StorageSpec, engine: StorageEngine): PageBook | null {
-  const g = getFormat(spec.engine.format).layout(spec.table, spec.engine).geometry;
+  const g = getFormat(spec.engine.format).rows.layout(spec.table, spec.engine).geometry;
   const geometry = { usable: g.usableBytes, slotBytes: g.slotBytes };
   if (engine instanceof PostgresHeap) return new PageBook('postgres', geometry);
   if (engine instanceof ForwardingHeap) return new PageBook('forwarding', geometry);
@@ -39,14 +39,14 @@ export function bookFor(spec: StorageSpec, engine: StorageEngine): PageBook | nu
 /** Drawings of `spec`'s pages from page details (the engine's or the page book's). */
 export function detailDrawer(spec: StorageSpec): (detail: PageDetail) => PageDrawing {
   const format = getFormat(spec.engine.format);
-  const layout = format.layout(spec.table, spec.engine);
+  const layout = format.rows.layout(spec.table, spec.engine);
   return (detail) => pageDrawing(format, layout, spec.engine, detail);
 }
 
 /** Drawings of pages of `spec`'s table, from an inspector taken when the table is in that state. */
 export function drawer(spec: StorageSpec, inspector: PageInspector): (page: number) => PageDrawing {
   const format = getFormat(spec.engine.format);
-  const layout = format.layout(spec.table, spec.engine);
+  const layout = format.rows.layout(spec.table, spec.engine);
   return (page) => pageDrawing(format, layout, spec.engine, inspector.page(page));
 }
 

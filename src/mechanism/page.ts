@@ -9,7 +9,7 @@ import type { TableLayout } from '../layout/table-layout.js';
 import type { PageDrawing } from './drawing.js';
 
 export function pageDrawing(format: StorageFormat, layout: TableLayout, engine: EngineSpec, detail: PageDetail): PageDrawing {
-  const anatomy = format.pageAnatomy(layout, engine);
+  const anatomy = format.pages.pageAnatomy(layout, engine);
   const first = anatomy.slotArray.firstSlot;
   const ref = (r: SlotRef | undefined) => (r === undefined ? undefined : { page: r.page, slot: r.slot + first });
   const numbered: PageDetail = {

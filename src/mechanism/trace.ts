@@ -303,7 +303,7 @@ type TraceWords = NarrateWords & { band?: (d: PageDetail) => string };
 
 function narrateWords(spec: StorageSpec): TraceWords {
   const format = getFormat(spec.engine.format);
-  const anatomy = format.pageAnatomy(format.layout(spec.table, spec.engine), spec.engine);
+  const anatomy = format.pages.pageAnatomy(format.rows.layout(spec.table, spec.engine), spec.engine);
   return {
     word: anatomy.slotArray.firstSlot === 1 ? 'lp' : 'slot',
     first: anatomy.slotArray.firstSlot,

@@ -82,8 +82,8 @@ export function formatChoices(): FormatChoice[] {
       title: f.title,
       pageSizes: [...f.pageSizes],
       defaultPageBytes: f.defaultPageBytes,
-      ...(f.reserveSetting ? { knob: f.reserveSetting } : {}),
-      ...(f.reserveUnit ? { knobUnit: f.reserveUnit } : {}),
+      ...(f.knob.reserveSetting ? { knob: f.knob.reserveSetting } : {}),
+      ...(f.knob.reserveUnit ? { knobUnit: f.knob.reserveUnit } : {}),
     };
   });
 }

@@ -34,7 +34,7 @@ type WriteFile = (rel: string, data: string | Uint8Array) => void;
 /** Draw one chart of storageCharts(entries) as a PNG. */
 export function renderStorageChart(entries: StorageEntry[], title: string, chart: StorageChart): Buffer {
   const moving = entries.filter(movesRows);
-  const keeping = entries.filter((e) => formatOf(e).keptUpdates);
+  const keeping = entries.filter((e) => formatOf(e).words.keptUpdates);
   const perPhase = (what: string, yLabel: string, list: StorageEntry[], value: (e: StorageEntry, m: EntryMetrics) => number): Buffer =>
     renderLineChart({
       title: `${title}: ${what} after each phase`,
@@ -142,7 +142,7 @@ function movedChart(entries: StorageEntry[], title: string): Buffer {
 /** The share of updates that stayed on their page (PostgreSQL: HOT) and, below, the updates that went to a new page. */
 function keptChart(entries: StorageEntry[], title: string): Buffer {
   const kw = keptWord(entries);
-  const moved = formatOf(entries[0]!).movedRows;
+  const moved = formatOf(entries[0]!).words.movedRows;
   const { xLabel, categories } = sweepAxis(entries);
   return renderStackedLineChart({
     title: `${title}: ${kw} updates`,
@@ -207,10 +207,10 @@ function enginesUpdatesChart(entries: StorageEntry[], title: string): Buffer {
   const series = [{ label: `${w} rows (peak)`, values: entries.map((e) => (movesRows(e) ? peakMoved(e) : NaN)) }];
   if (kw) {
     series.push(
-      { label: `${kw} updates`, values: entries.map((e) => (formatOf(e).keptUpdates ? e.final.hot_updates : NaN)) },
+      { label: `${kw} updates`, values: entries.map((e) => (formatOf(e).words.keptUpdates ? e.final.hot_updates : NaN)) },
       {
         label: 'updates to a new page',
-        values: entries.map((e) => (formatOf(e).keptUpdates ? metric(e.final, formatOf(e).movedRows.metric) : NaN)),
+        values: entries.map((e) => (formatOf(e).words.keptUpdates ? metric(e.final, formatOf(e).words.movedRows.metric) : NaN)),
       },
     );
   }

@@ -73,30 +73,30 @@ export function formatOf(e: StorageEntry): StorageFormat {
 /** Points whose format counts rows that moved away with a forwarding address (ASE, SQL Server, Oracle). */
 export function movesRows(e: StorageEntry): boolean {
   const f = formatOf(e);
-  return !f.keptUpdates && f.movedRows.metric === 'forwarded_rows';
+  return !f.words.keptUpdates && f.words.movedRows.metric === 'forwarded_rows';
 }
 
 /** What the formats of `entries` call a row that moved away ("forwarded", "migrated"; "forwarded/migrated" for both). */
 export function movedWord(entries: StorageEntry[]): string {
-  const words = [...new Set(entries.filter(movesRows).map((e) => formatOf(e).movedRows.word))];
+  const words = [...new Set(entries.filter(movesRows).map((e) => formatOf(e).words.movedRows.word))];
   return words.length ? words.join('/') : 'forwarded';
 }
 
 /** The same in a narrow column ("fwd", "migr."). */
 function movedShort(entries: StorageEntry[]): string {
-  const words = [...new Set(entries.filter(movesRows).map((e) => formatOf(e).movedRows.short))];
+  const words = [...new Set(entries.filter(movesRows).map((e) => formatOf(e).words.movedRows.short))];
   return words.length ? words.join('/') : 'fwd';
 }
 
 /** The name of the updates that stayed on their page (PostgreSQL: HOT), when every such point's format says the same. */
 export function keptWord(entries: StorageEntry[]): string {
-  const words = [...new Set(entries.map((e) => formatOf(e).keptUpdates?.word).filter((w): w is string => !!w))];
+  const words = [...new Set(entries.map((e) => formatOf(e).words.keptUpdates?.word).filter((w): w is string => !!w))];
   return words.join('/');
 }
 
 /** Updates that kept the row on its page, in % of the updates (NaN when there were none). */
 export function keptSharePct(e: StorageEntry, m: EntryMetrics): number {
-  const kept = formatOf(e).keptUpdates;
+  const kept = formatOf(e).words.keptUpdates;
   if (!kept || !(m.updates > 0)) return NaN;
   return Math.round((10000 * metric(m, kept.metric)) / m.updates) / 100;
 }
@@ -127,7 +127,7 @@ function sharedKnob(entries: StorageEntry[]): Knob | undefined {
   const formats = new Set(entries.map((e) => e.engine.format));
   if (formats.size !== 1) return undefined;
   const f = formatOf(entries[0]!);
-  return f.reserveSetting && f.reserveUnit ? { setting: f.reserveSetting, unit: f.reserveUnit } : undefined;
+  return f.knob.reserveSetting && f.knob.reserveUnit ? { setting: f.knob.reserveSetting, unit: f.knob.reserveUnit } : undefined;
 }
 
 /**
@@ -179,7 +179,7 @@ export interface StorageChart {
 export function storageCharts(entries: StorageEntry[]): StorageChart[] {
   const list: StorageChart[] = [];
   const moving = entries.filter(movesRows);
-  const keeping = entries.filter((e) => formatOf(e).keptUpdates);
+  const keeping = entries.filter((e) => formatOf(e).words.keptUpdates);
   const anyUpdates = keeping.some((e) => e.final.updates > 0);
   if (entries.length >= 2) {
     if (moving.length) list.push({ file: movedChartFile(moving), kind: 'moved' });
@@ -325,7 +325,7 @@ function keptShareColumn(entries: StorageEntry[]): Column {
   return {
     title: `${kw} %`,
     priority: 1,
-    cell: (e) => (formatOf(e).keptUpdates ? pctCell(keptSharePct(e, e.final)) : ''),
+    cell: (e) => (formatOf(e).words.keptUpdates ? pctCell(keptSharePct(e, e.final)) : ''),
     means: `${kw} updates in % of all updates`,
   };
 }
@@ -349,14 +349,14 @@ function scanColumns(entries: StorageEntry[], moving: boolean): Column[] {
 
 /** Updates kept on their page and updates that moved the row, in the words of the first format that keeps updates. */
 function keptUpdateColumns(entries: StorageEntry[]): Column[] {
-  const kept = entries.filter((e) => formatOf(e).keptUpdates);
-  const moved = formatOf(kept[0]!).movedRows;
+  const kept = entries.filter((e) => formatOf(e).words.keptUpdates);
+  const moved = formatOf(kept[0]!).words.movedRows;
   return [
     finalColumn('hot_updates', `${keptWord(entries)} upd.`, 2),
     {
       title: `${moved.short} upd.`,
       priority: 3,
-      cell: (e) => (formatOf(e).keptUpdates ? fmt(metric(e.final, formatOf(e).movedRows.metric)) : ''),
+      cell: (e) => (formatOf(e).words.keptUpdates ? fmt(metric(e.final, formatOf(e).words.movedRows.metric)) : ''),
       means: `updates ${moved.word}`,
     },
   ];
@@ -365,8 +365,8 @@ function keptUpdateColumns(entries: StorageEntry[]): Column[] {
 /** The columns, worded for the formats of `entries`: a column only where some point's format has the figure. */
 function columns(entries: StorageEntry[]): Column[] {
   const moving = entries.some(movesRows);
-  const keeping = entries.some((e) => formatOf(e).keptUpdates);
-  const reserve = entries.some((e) => formatOf(e).reserveSetting);
+  const keeping = entries.some((e) => formatOf(e).words.keptUpdates);
+  const reserve = entries.some((e) => formatOf(e).knob.reserveSetting);
   return [
     ...pointColumns(entries),
     ...(reserve ? [reserveColumn(entries)] : []),
@@ -382,8 +382,8 @@ function columns(entries: StorageEntry[]): Column[] {
 
 function reserveCell(e: StorageEntry): string {
   const f = formatOf(e);
-  const v = f.reserveSetting ? e.engine[f.reserveSetting] : undefined;
-  return v === undefined || !f.reserveUnit ? '' : withUnit(String(v), f.reserveUnit);
+  const v = f.knob.reserveSetting ? e.engine[f.knob.reserveSetting] : undefined;
+  return v === undefined || !f.knob.reserveUnit ? '' : withUnit(String(v), f.knob.reserveUnit);
 }
 
 function pctCell(v: number): string {
@@ -392,7 +392,7 @@ function pctCell(v: number): string {
 
 /** A per-phase counter's column title in the format's words: `forwarded_rows` → "migrated rows" on Oracle. */
 function metricTitle(key: string, f: StorageFormat): string {
-  const w = f.movedRows.metric === 'forwarded_rows' ? f.movedRows.word : 'forwarded';
+  const w = f.words.movedRows.metric === 'forwarded_rows' ? f.words.movedRows.word : 'forwarded';
   return key
     .split('_')
     .map((part) => (part === 'forwarded' ? w : part === 'reforwarded' ? `re-${w}` : part))
@@ -418,8 +418,8 @@ export function storageMarkdown(entries: StorageEntry[], charts: string[]): stri
     const rb = e.row_bytes;
     // A knob in bytes is bounded by the longest row's data (ASE: the largest exp_row_size it accepts).
     const logical =
-      f.reserveSetting && f.reserveUnit === 'bytes'
-        ? `logical, the largest ${f.reserveSetting} accepted`
+      f.knob.reserveSetting && f.knob.reserveUnit === 'bytes'
+        ? `logical, the largest ${f.knob.reserveSetting} accepted`
         : 'logical: the data, without row overhead';
     out.push(
       `Row bytes (physical) at the end: min ${rb.min}, avg ${rb.avg}, max ${rb.max}. The schema allows ${rb.schema_min}–${rb.schema_max} physical bytes; ` +
@@ -449,7 +449,7 @@ export function storageCounters(entries: StorageEntry[]): { header: string[]; ro
 /** One point's counters after each phase, as summary.md's table of the point has them. */
 export function phaseCounters(e: StorageEntry): { header: string[]; rows: string[][] } {
   const f = formatOf(e);
-  const keys = f.phaseMetrics;
+  const keys = f.words.phaseMetrics;
   return {
     header: ['phase', 'affected', ...keys.map((k) => metricTitle(k, f))],
     rows: e.phases.map((p) => [p.label, fmt(p.rows_affected), ...keys.map((k) => cell(p.metrics, k))]),

@@ -28,8 +28,8 @@ function pageSizeText(bytes: number): string {
 function settingText(key: string, engine: Engine, f: StorageFormat): string {
   const v = engine[key];
   if (key === 'page_size' && typeof v === 'number') return pageSizeText(v);
-  if (key !== f.reserveSetting || !f.reserveUnit) return `${key} ${valueText(v)}`;
-  const unit = f.reserveUnit === '%' ? '%' : ' bytes';
+  if (key !== f.knob.reserveSetting || !f.knob.reserveUnit) return `${key} ${valueText(v)}`;
+  const unit = f.knob.reserveUnit === '%' ? '%' : ' bytes';
   const given = engine[`${key}_setting`];
   return `${key} ${valueText(v)}${unit}${given !== undefined && String(given) !== String(v) ? ` (given ${given})` : ''}`;
 }
@@ -37,7 +37,7 @@ function settingText(key: string, engine: Engine, f: StorageFormat): string {
 /** A figure the format works out: "usable page 2,002 bytes", "max rows per page 166", "exp_row_size min 20". */
 function derivedText(key: string, v: EngineValue, f: StorageFormat): string {
   const base = key.replace(/_bytes$/, '');
-  const prefix = f.reserveSetting && (base === f.reserveSetting || base.startsWith(`${f.reserveSetting}_`)) ? f.reserveSetting : '';
+  const prefix = f.knob.reserveSetting && (base === f.knob.reserveSetting || base.startsWith(`${f.knob.reserveSetting}_`)) ? f.knob.reserveSetting : '';
   const rest = prefix ? base.slice(prefix.length + 1) : base;
   const name = [prefix, rest.replace(/_/g, ' ')].filter(Boolean).join(' ');
   return `${name} ${valueText(v)}${key.endsWith('_bytes') ? ' bytes' : ''}`;
@@ -52,7 +52,7 @@ export function engineMarkdown(e: { engine: Engine }, f: StorageFormat): string[
   const keys = Object.keys(e.engine).filter((k) => k !== 'format');
   const given = new Set<string>(f.settings);
   const settings = keys.filter((k) => given.has(k));
-  const reserveGiven = f.reserveSetting ? `${f.reserveSetting}_setting` : '';
+  const reserveGiven = f.knob.reserveSetting ? `${f.knob.reserveSetting}_setting` : '';
   const derived = keys.filter((k) => !given.has(k) && k !== reserveGiven);
   const out = [`Engine: ${[String(e.engine.format), ...settings.map((k) => settingText(k, e.engine, f))].join(' · ')}.`, ''];
   if (derived.length) out.push(`Worked out: ${derived.map((k) => derivedText(k, e.engine[k], f)).join(' · ')}.`, '');

@@ -43,9 +43,9 @@ export function constantColumns(spec: StorageSpec, layout: TableLayout): Map<num
  * range and settings a run reports). They are one object unless the format lays out constant columns.
  */
 export function runLayout(format: StorageFormat, spec: StorageSpec, observed: boolean): { layout: TableLayout; schema: TableLayout } {
-  const schema = format.layout(spec.table, spec.engine);
-  if (observed || !format.constantLayout) return { layout: schema, schema };
+  const schema = format.rows.layout(spec.table, spec.engine);
+  if (observed || !format.rows.constantLayout) return { layout: schema, schema };
   const constant = constantColumns(spec, schema);
   if (constant.size === 0) return { layout: schema, schema };
-  return { layout: format.constantLayout(spec.table, spec.engine, constant), schema };
+  return { layout: format.rows.constantLayout(spec.table, spec.engine, constant), schema };
 }

@@ -43,7 +43,7 @@ interface StorageMemory {
 function nbtreeRowBytes(
   spec: StorageSpec,
   format: ReturnType<typeof getFormat>,
-  layout: ReturnType<ReturnType<typeof getFormat>['layout']>,
+  layout: ReturnType<ReturnType<typeof getFormat>['rows']['layout']>,
 ): number {
   const geometries = indexGeometries(format, spec.table, layout).filter((g) => g.nbtree);
   if (geometries.length === 0) return 0;
@@ -68,11 +68,11 @@ export function storageMemory(spec: StorageSpec): StorageMemory {
   const reads = spec.workload.some((ph) => ph.op === 'select');
   const lobColumns = spec.workload.some((ph) => ph.op === 'read_lob') ? spec.table.columns.filter((c) => c.type.lob).length : 0;
   const perRow =
-    format.engineRowBytes +
+    format.pages.engineRowBytes +
     ROW_STORE_BYTES_PER_VARYING_COLUMN * layout.varying.length +
     nbtreeRowBytes(spec, format, layout) +
-    (reads ? format.readRowBytes : 0) +
-    (spec.workload.some((ph) => ph.op === 'update' || ph.op === 'delete') ? (format.churnRowBytes ?? 0) : 0) +
+    (reads ? format.reads.readRowBytes : 0) +
+    (spec.workload.some((ph) => ph.op === 'update' || ph.op === 'delete') ? (format.pages.churnRowBytes ?? 0) : 0) +
     LOB_LENGTH_BYTES * lobColumns;
   // Pages at most: every row at its longest, one page per row at worst.
   const g = layout.geometry;

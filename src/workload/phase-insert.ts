@@ -109,10 +109,10 @@ function insertRows(run: RunState, first: number, count: number): number {
   for (let i = 0; i < count; i++) {
     const row = first + i;
     const base = row * width;
-    const logical = format.logicalBytes(layout, lens, base);
+    const logical = format.rows.logicalBytes(layout, lens, base);
     obs?.beforeRow?.('insert', row);
     if (rolling) run.noteRow(row);
-    const bytes = ool ? ool.sizeInsert(row, lens, base, levels, row * ncols) : format.rowBytes(layout, lens, base, logical);
+    const bytes = ool ? ool.sizeInsert(row, lens, base, levels, row * ncols) : format.rows.rowBytes(layout, lens, base, logical);
     if (engine.insert(row, bytes, logical)) {
       // An index entry larger than the index takes: the server refuses the INSERT (its statement, its transaction).
       const over = limit ? indexes.oversize(lens, base) : null;

@@ -27,7 +27,7 @@ interface LobTally {
 
 export function readLobPhase(run: RunState, phase: ReadLobSpec, index: number): PhaseOutcome {
   const col = run.layout.columns.find((c) => c.name === phase.column)!;
-  const store = phase.store === 'derby' ? derbyLobStore() : run.format.lobStore!(run.layout, run.spec.engine);
+  const store = phase.store === 'derby' ? derbyLobStore() : run.format.reads.lobStore!(run.layout, run.spec.engine);
   const whole = run.lobs!.get(col.varIndex)!;
   const reads = new PageReads(run.cache());
   const values = run.engine.liveRows();

@@ -22,7 +22,7 @@ export function reorgPhase(run: RunState, kind: ReorgKind): PhaseOutcome {
   const indexes = run.indexes;
   if (indexes?.built) {
     if (kind === 'rebuild') indexes.build(run.liveRowList(), run.store.lens, run.nextRow);
-    else if (run.format.versionedIndexes && (kind === 'vacuum' || kind === 'compact')) indexes.vacuum(run.engine.liveRows());
+    else if (run.format.indexes.versionedIndexes && (kind === 'vacuum' || kind === 'compact')) indexes.vacuum(run.engine.liveRows());
   }
   return { affected: run.engine.liveRows(), label: kind === 'vacuum' ? 'vacuum' : `reorg ${kind}` };
 }

@@ -183,8 +183,8 @@ function updatePlain(run: RunState, u: UpdateBatch, rows: Int32Array, count: num
     const row = rows[i]!;
     const base = row * width;
     for (let c = 0; c < sized.length; c++) old[c] = sized[c]!.apply(lens, base, i);
-    const logical = format.logicalBytes(layout, lens, base);
-    if (engine.update(row, format.rowBytes(layout, lens, base, logical), logical, info)) affected++;
+    const logical = format.rows.logicalBytes(layout, lens, base);
+    if (engine.update(row, format.rows.rowBytes(layout, lens, base, logical), logical, info)) affected++;
     else for (let c = 0; c < sized.length; c++) sized[c]!.restore(lens, base, old[c]!);
     if (batched) run.rowDone();
   }
@@ -217,11 +217,11 @@ function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: numb
         levels[levelBase + levelSets[k]!.at] = levelSets[k]!.level;
       }
     }
-    const logical = format.logicalBytes(layout, lens, base);
+    const logical = format.rows.logicalBytes(layout, lens, base);
     obs?.beforeRow?.('update', row);
     // The row is found through the first index (its leaf read, its dead versions' entries marked), then changed.
     if (run.trackVersions && indexes!.built && u.locate) indexes!.locate(row);
-    const bytes = ool ? ool.sizeUpdate(row, lens, base, levels, levelBase, changed) : format.rowBytes(layout, lens, base, logical);
+    const bytes = ool ? ool.sizeUpdate(row, lens, base, levels, levelBase, changed) : format.rows.rowBytes(layout, lens, base, logical);
     if (engine.update(row, bytes, logical, info)) {
       // The new version's entries (not a HOT update), one over an index's limit: the server refuses the UPDATE.
       const over = limit && engine.lastUpdateNewIndexEntries ? indexes!.oversize(lens, base) : null;

@@ -21,7 +21,8 @@ export interface ReadPlan {
 
 /** The plan of a select phase: its access path, unless the predicate keeps the index from being sought. */
 export function readPlan(format: StorageFormat, spec: StorageSpec, phase: Extract<PhaseSpec, { op: 'select' }>): ReadPlan {
-  if (phase.via === 'rowid') return { path: 'rowid', short: 'row-id fetch', text: `each row fetched by its row id (${format.rowIdName})` };
+  if (phase.via === 'rowid')
+    return { path: 'rowid', short: 'row-id fetch', text: `each row fetched by its row id (${format.words.rowIdName})` };
   const comparison = phase.predicate ? comparisonOf(format, spec, phase.predicate.column, phase.predicate.parameter) : undefined;
   if (phase.via === 'scan') {
     return { path: 'scan', short: 'table scan', text: 'a table scan (via: scan)', ...(comparison ? { comparison } : {}) };
@@ -46,7 +47,7 @@ export function readPlan(format: StorageFormat, spec: StorageSpec, phase: Extrac
 /** The format's rule for `column = @parameter`. */
 export function comparisonOf(format: StorageFormat, spec: StorageSpec, column: string, parameter: ColumnType): ComparisonRule {
   const col = spec.table.columns.find((c) => c.name === column)!;
-  return format.comparison(col, parameter, spec.engine);
+  return format.reads.comparison(col, parameter, spec.engine);
 }
 
 export interface ReadResult {
@@ -112,7 +113,7 @@ export function readResult(
     lob_page_reads: reads.lobPages + lobReads,
     forwarded_hops: reads.forwardedHops,
     chained_piece_reads: reads.chainedPieces,
-    engine_counters: format.readCounters(reads),
+    engine_counters: format.reads.readCounters(reads),
   };
   const cache = reads.cache;
   if (cache !== null) {

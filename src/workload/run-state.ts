@@ -79,12 +79,12 @@ export class RunState {
     this.schema = layouts.schema;
     this.resolved = this.format.resolve(spec.engine, this.schema);
     this.capacity = plannedInserts(spec.workload);
-    this.engine = this.format.createEngine(this.layout, this.resolved, spec, this.capacity);
+    this.engine = this.format.pages.createEngine(this.layout, this.resolved, spec, this.capacity);
     if (options.events) this.engine.setEvents(options.events);
     options.onEngine?.(this.engine);
     this.width = this.layout.varying.length;
     this.ncols = this.layout.columns.length;
-    this.ool = this.format.outOfLine?.(this.layout, spec, this.capacity) ?? null;
+    this.ool = this.format.allocation.outOfLine?.(this.layout, spec, this.capacity) ?? null;
     this.store = new RowStore(this.width, this.capacity, this.ncols, this.ool !== null && givesCompressibility(spec.workload));
     this.layout.bindRowLevels?.(() => this.store.levels, this.width, this.ncols);
     this.obs = options.observer;
@@ -112,7 +112,7 @@ export class RunState {
     // Indexes grow with updates only where every update that is not heap-only adds entries (MVCC).
     this.indexes =
       spec.table.indexes.length > 0
-        ? new IndexSet(geometries, this.layout, this.format.versionedIndexes, {
+        ? new IndexSet(geometries, this.layout, this.format.indexes.versionedIndexes, {
             key: (col, row) => keys.get(col, row),
             keyIsRowId: (col) => keys.implicit(col),
             rowPage: (row) => this.engine.rowPage(row),
@@ -120,8 +120,8 @@ export class RunState {
             visitBlock: (page) => this.engine.visitPage?.(page),
           })
         : null;
-    this.trackVersions = this.indexes !== null && this.format.versionedIndexes;
-    const offRowStore = this.format.offRow?.(this.layout);
+    this.trackVersions = this.indexes !== null && this.format.indexes.versionedIndexes;
+    const offRowStore = this.format.allocation.offRow?.(this.layout);
     this.offRow = offRowStore ? new OffRowTally(offRowStore, this.capacity) : null;
     this.lobs = spec.workload.some((ph) => ph.op === 'read_lob')
       ? new Map(
@@ -215,8 +215,8 @@ export class RunState {
       const liveNow = this.engine.isLive(row);
       if (!was.live && liveNow) this.engine.delete(row);
       else if (was.live && liveNow) {
-        const logical = this.format.logicalBytes(this.layout, this.store.lens, base);
-        this.engine.update(row, this.format.rowBytes(this.layout, this.store.lens, base, logical), logical, { indexedChanged: false });
+        const logical = this.format.rows.logicalBytes(this.layout, this.store.lens, base);
+        this.engine.update(row, this.format.rows.rowBytes(this.layout, this.store.lens, base, logical), logical, { indexedChanged: false });
       }
     }
     if (this.engine.abort) this.engine.abort();

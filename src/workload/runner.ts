@@ -196,7 +196,7 @@ class WorkloadRun extends RunState {
 
 /** The format's allocation overhead for the table's data and index pages. */
 function allocationPages(format: StorageFormat, layout: TableLayout, metrics: EngineMetrics, index: IndexPages): AllocationPages {
-  const by_kind = format.allocationPages({
+  const by_kind = format.allocation.allocationPages({
     pageBytes: layout.geometry.pageBytes,
     dataPages: metrics.pages,
     indexPages: index.by_index,
@@ -208,19 +208,19 @@ function allocationPages(format: StorageFormat, layout: TableLayout, metrics: En
 /** Index settings this format does not read are ignored, with a note; and what the format says about the indexes. */
 function indexNotes(spec: StorageSpec, format: StorageFormat): string[] {
   const ignored = spec.table.indexes.flatMap((idx) =>
-    INDEX_OPTION_KEYS.filter((k) => idx[k] !== undefined && !format.indexSettings.includes(k)).map(
+    INDEX_OPTION_KEYS.filter((k) => idx[k] !== undefined && !format.indexes.indexSettings.includes(k)).map(
       (k) => `${k} of index ${idx.name} does not apply to ${format.id} and is ignored`,
     ),
   );
-  return [...ignored, ...(format.indexNotes?.(spec.table) ?? [])];
+  return [...ignored, ...(format.indexes.indexNotes?.(spec.table) ?? [])];
 }
 
 /** Column storage and value compressibility mean something to a format that moves and compresses values (PostgreSQL); elsewhere a note. */
 function contentNotes(spec: StorageSpec, format: StorageFormat): string[] {
   const notes = spec.table.columns
-    .filter((c) => c.storage !== undefined && !format.columnStorage)
+    .filter((c) => c.storage !== undefined && !format.rows.columnStorage)
     .map((c) => `storage of column ${c.name} does not apply to ${format.id} and is ignored`);
-  if (!format.outOfLine && givesCompressibility(spec.workload))
+  if (!format.allocation.outOfLine && givesCompressibility(spec.workload))
     notes.push(`compressibility does not apply to ${format.id} (it stores values as they are) and is ignored`);
   return notes;
 }
@@ -228,5 +228,5 @@ function contentNotes(spec: StorageSpec, format: StorageFormat): string[] {
 /** Reorganisations that mean nothing to this format run as no-ops, with a note. */
 function reorgNotes(spec: StorageSpec, format: StorageFormat): string[] {
   const kinds = new Set(spec.workload.flatMap((p) => (p.op === 'reorg' ? [p.kind] : [])));
-  return [...kinds].flatMap((kind) => format.reorgNote(kind) ?? []);
+  return [...kinds].flatMap((kind) => format.pages.reorgNote(kind) ?? []);
 }

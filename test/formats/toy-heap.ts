@@ -6,7 +6,7 @@
  */
 import type { SettingsOf, Zod } from '../../src/config/format-ids.js';
 import type { EngineSpec, StorageSpec } from '../../src/config/spec.js';
-import type { StorageFormat } from '../../src/formats/format.js';
+import type { ReserveKnob, StorageFormat } from '../../src/formats/format.js';
 import { oracleHeap } from '../../src/formats/oracle.js';
 import type { DdlClauses } from '../../src/config/ddl-clauses.js';
 
@@ -19,6 +19,9 @@ const toyDdl: DdlClauses = {
 };
 
 declare module '../../src/config/format-ids.js' {
+  interface DbmsIds {
+    toy: true;
+  }
   interface FormatIds {
     'toy-heap': true;
   }
@@ -33,10 +36,31 @@ declare module '../../src/config/format-ids.js' {
 const asBlocks = (engine: EngineSpec): EngineSpec => ({ ...engine, pctfree: (engine as unknown as { toy_gap: number }).toy_gap });
 const specAsBlocks = (spec: StorageSpec): StorageSpec => ({ ...spec, engine: asBlocks(spec.engine) });
 
+/** The toy's reserve knob: toy_gap 0..90, in % of the block, set with `ALTER TABLE t TOYGAP N`. */
+function toyGapKnob(): ReserveKnob {
+  return {
+    format: 'toy-heap' as ReserveKnob['format'],
+    key: 'toy_gap' as ReserveKnob['key'],
+    min: 0,
+    max: 90,
+    moreReserveWhenLarger: true,
+    specials: [
+      { name: 'pack', setting: 0, value: 0, label: '0 (pack fully)' },
+      { name: 'default', setting: 10, value: 10, label: '10 (default)' },
+    ],
+    engineWith: (base, setting) => ({ ...base, format: 'toy-heap', toy_gap: Number(setting) }) as EngineSpec,
+    commands: (table, value) => ({ commands: [`ALTER TABLE ${table} TOYGAP ${value};`], note: 'only blocks used from now on' }),
+    movedWord: 'migrated',
+    movedMetric: 'forwarded_rows',
+  };
+}
+
+/** One entry per group of StorageFormat: the toy borrows Oracle's groups and wraps what reads its setting. */
 export const toyHeap: StorageFormat = {
   ...oracleHeap,
   id: 'toy-heap' as StorageFormat['id'],
-  dbms: 'toy' as StorageFormat['dbms'],
+  dbms: 'toy',
+  dbmsName: 'Toy DBMS',
   title: 'Toy heap (toy_gap)',
   evidence: [],
   settingsShape: toySettings,
@@ -53,14 +77,21 @@ export const toyHeap: StorageFormat = {
   defaults: { ...oracleHeap.defaults, toy_gap: 10 } as StorageFormat['defaults'],
   ddl: toyDdl,
   columnTypes: { toyint: { family: 'int', params: 'none' } },
-  layout: (table, engine) => oracleHeap.layout(table, asBlocks(engine)),
-  constantLayout: (table, engine, constant) => oracleHeap.constantLayout!(table, asBlocks(engine), constant),
-  resolve: (engine, layout) => oracleHeap.resolve(asBlocks(engine), layout),
+  resolve: (engine, layout) => {
+    const { pctfree, ...blocks } = oracleHeap.resolve(asBlocks(engine), layout);
+    return { ...blocks, format: 'toy-heap', toy_gap: pctfree! };
+  },
   notes: (engine, resolved) => oracleHeap.notes(asBlocks(engine), resolved),
-  pageAnatomy: (layout, engine) => oracleHeap.pageAnatomy(layout, asBlocks(engine)),
-  createEngine: (layout, resolved, spec, rows) => oracleHeap.createEngine(layout, resolved, specAsBlocks(spec), rows),
-  outOfLine: undefined,
-  reserveKnob: undefined,
-  noKnob: 'expected a format with a reserve knob, found toy-heap, whose toy_gap the estimator does not tune',
-  reserveSetting: 'toy_gap',
+  rows: {
+    ...oracleHeap.rows,
+    layout: (table, engine) => oracleHeap.rows.layout(table, asBlocks(engine)),
+    constantLayout: (table, engine, constant) => oracleHeap.rows.constantLayout!(table, asBlocks(engine), constant),
+  },
+  pages: {
+    ...oracleHeap.pages,
+    pageAnatomy: (layout, engine) => oracleHeap.pages.pageAnatomy(layout, asBlocks(engine)),
+    createEngine: (layout, resolved, spec, rows) => oracleHeap.pages.createEngine(layout, resolved, specAsBlocks(spec), rows),
+  },
+  allocation: { ...oracleHeap.allocation, outOfLine: undefined },
+  knob: { reserveKnob: toyGapKnob, reserveSetting: 'toy_gap', reserveUnit: '%' },
 };

@@ -19,9 +19,9 @@ import type { FormatId } from '../../config/format-ids.js';
 import type { DdlDbms, EngineSpec, TableDef } from '../../config/spec.js';
 import type { TableLayout } from '../../layout/table-layout.js';
 import { groupedNumber } from '../../util/numbers.js';
-import { availableFormats, getFormat } from '../../formats/registry.js';
+import { availableFormats, dbmsName, evidenceDbms, getFormat } from '../../formats/registry.js';
 import { dataLengthRange } from '../rows.js';
-import type { Evidence, EvidenceKind, Figure } from './types.js';
+import type { Evidence, Figure } from './types.js';
 
 /** A place a message names: a file and line, and what is there ("CREATE TABLE titles", "engine.format"). */
 export interface Place {
@@ -59,14 +59,6 @@ export interface CheckFacts {
 export const PAGES_TOLERANCE = 0.01;
 /** Percentages pgstattuple prints to 0.01 (psprintf "%.2f"): a printed percentage is within 0.005 of its lengths' ratio. */
 const PERCENT_TOLERANCE = 0.01;
-
-const DBMS_NAME: Record<DdlDbms, string> = { ase: 'SAP ASE', sqlserver: 'SQL Server', postgres: 'PostgreSQL', oracle: 'Oracle' };
-const KIND_DBMS: Record<Exclude<EvidenceKind, 'sp_spaceused'>, DdlDbms> = {
-  optdiag: 'ase',
-  index_physical_stats: 'sqlserver',
-  pgstattuple: 'postgres',
-  pg_stat_user_tables: 'postgres',
-};
 
 const fmt = (v: number) =>
   Math.abs(v) > Number.MAX_SAFE_INTEGER ? String(v) : Number.isInteger(v) ? groupedNumber(v) : groupedNumber(v, 2);
@@ -164,10 +156,12 @@ function serverOf(ev: Evidence): { dbms: DdlDbms; at: { file: string; line: numb
     return {
       dbms: ev.server.dbms,
       at: { file: first.file, line: ev.server.line },
-      what: `sp_spaceused's output (${DBMS_NAME[ev.server.dbms]}'s: its header names ${ev.server.sign})`,
+      what: `sp_spaceused's output (${dbmsName(ev.server.dbms)}'s: its header names ${ev.server.sign})`,
     };
   }
-  return { dbms: KIND_DBMS[kind], at: { file: first.file, line: first.line }, what: `${kind}'s output (${DBMS_NAME[KIND_DBMS[kind]]}'s)` };
+  const dbms = evidenceDbms(kind);
+  if (!dbms) return undefined;
+  return { dbms, at: { file: first.file, line: first.line }, what: `${kind}'s output (${dbmsName(dbms)}'s)` };
 }
 
 /**
@@ -184,7 +178,7 @@ function familyProblems(inputs: readonly Evidence[], f: CheckFacts): InputProble
     out.push(
       problem(
         s.at,
-        `expected the output of ${DBMS_NAME[first!.dbms]}'s tools, as ${first!.what} at ${ref(first!.at, s.at.file)} is, found ${s.what}: one table is on one server`,
+        `expected the output of ${dbmsName(first!.dbms)}'s tools, as ${first!.what} at ${ref(first!.at, s.at.file)} is, found ${s.what}: one table is on one server`,
       ),
     );
   }
@@ -195,7 +189,7 @@ function familyProblems(inputs: readonly Evidence[], f: CheckFacts): InputProble
     out.push(
       problem(
         s.at,
-        `expected the output of ${DBMS_NAME[d.dbms]}'s tools for table ${f.table}, whose DDL is ${DBMS_NAME[d.dbms]}'s (${d.at.what} at ${ref(d.at, s.at.file)}), found ${s.what}: one table is on one server`,
+        `expected the output of ${dbmsName(d.dbms)}'s tools for table ${f.table}, whose DDL is ${dbmsName(d.dbms)}'s (${d.at.what} at ${ref(d.at, s.at.file)}), found ${s.what}: one table is on one server`,
       ),
     );
   }
@@ -205,7 +199,7 @@ function familyProblems(inputs: readonly Evidence[], f: CheckFacts): InputProble
   out.push(
     problem(
       f.formatAt,
-      `expected a format of ${DBMS_NAME[first.dbms]} (${fix}) for ${first.what} at ${ref(first.at, f.formatAt.file)}, found ${f.format} (${f.formatAt.what}), a format of ${DBMS_NAME[getFormat(f.format).dbms]}`,
+      `expected a format of ${dbmsName(first.dbms)} (${fix}) for ${first.what} at ${ref(first.at, f.formatAt.file)}, found ${f.format} (${f.formatAt.what}), a format of ${dbmsName(getFormat(f.format).dbms)}`,
     ),
   );
   return out;

@@ -53,6 +53,15 @@ describe('rowsim page', () => {
     expect(png.readUInt32BE(16)).toBeGreaterThan(800);
   });
 
+  it('trace --scale takes 1 to 1.5 (larger lettering leaves a long step no room for its drawings); 2 is an input error', () => {
+    const dir = folder();
+    const big = rowsim(['trace', 'c.yaml', '--scale', '2', '--out', 't2'], dir);
+    expect(big.code).toBe(2);
+    expect(big.stderr).toContain('1 to 1.5');
+    expect(existsSync(join(dir, 't2'))).toBe(false);
+    expect(rowsim(['trace', 'c.yaml', '--scale', '1.5', '--out', 't15', '--quiet'], dir).code).toBe(0);
+  });
+
   it('--scale 2 doubles the PNG; --format json is the drawing; --format text only prints', () => {
     const dir = folder();
     const one = rowsim(['page', 'c.yaml', '--format', 'png', '--out', 'a'], dir);

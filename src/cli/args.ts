@@ -112,6 +112,16 @@ export function parseImageScale(value: string): number {
     throw new InvalidArgumentError(`expected a scale from 1 to 4, such as 2, found "${value}"`);
   return n;
 }
+/** A slide deck's lettering scale: above 1.5 the sentences of a long step leave its drawings too little of a 16:9 slide. */
+export const DECK_SCALE_MAX = 1.5;
+export function parseDeckScale(value: string): number {
+  const n = Number(value.trim());
+  if (value.trim() === '' || !Number.isFinite(n) || n < 1 || n > DECK_SCALE_MAX)
+    throw new InvalidArgumentError(
+      `expected a lettering scale from 1 to ${DECK_SCALE_MAX}, such as 1.4, found "${value}" (larger lettering leaves a long step's drawings no room on a 16:9 slide)`,
+    );
+  return n;
+}
 /** Rows a..b (or one row id). */
 export function parseRowRange(value: string): [number, number] {
   const m = /^\s*(\d+)\s*(?:(?:\.\.|-)\s*(\d+)\s*)?$/.exec(value);

@@ -47,7 +47,7 @@ export async function calibrateCommand(opts: CalibrateCliOptions): Promise<numbe
   try {
     out.write('calibration.json', text);
     out.write('calibration.md', `${calibrationMarkdown(report)}\n`);
-    out.publish();
+    await out.publish();
   } finally {
     out.discard();
   }

@@ -159,7 +159,7 @@ async function writeEstimate(done: Estimated, opts: EstimateCliOptions): Promise
     if (outcome.maintenance) out.write('charts/estimate-maintenance.png', maintenanceChart(cfg, outcome));
     out.write('estimate.md', `${estimateMarkdown(cfg, outcome, charts, !!opts.force)}\n`);
     out.write('estimate.json', text);
-    out.publish();
+    await out.publish();
   } finally {
     out.discard();
   }

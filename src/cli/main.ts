@@ -13,6 +13,7 @@ import { ROWSIM_VERSION } from '../version.js';
 import {
   parseDurationMs,
   parseFormat,
+  parseDeckScale,
   parseImageScale,
   parsePageNumber,
   parsePageOutput,
@@ -144,7 +145,7 @@ function addTraceCommand(program: Command, setCode: SetCode): void {
     .option('--page <n>', 'only the operations that change this page', parsePageNumber)
     .option('--steps <k>', 'stop after this many steps (default 50)', parseSteps)
     .option('--out <dir>', 'folder for the slide deck, trace-<point>.html (default: out/<name>/trace)')
-    .option('--scale <n>', "the deck's lettering, 1 to 4, for the back row (default 1)", parseImageScale)
+    .option('--scale <n>', "the deck's lettering, 1 to 1.5, for the back row (default 1)", parseDeckScale)
     .option('--quiet', 'write the deck, print nothing but errors')
     .action(async (config: string, opts) => {
       const { traceCommand } = await import('./trace.js');

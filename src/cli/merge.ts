@@ -33,7 +33,7 @@ export async function mergeCommand(dirs: string[], opts: MergeOptions): Promise<
   let lines: string[];
   try {
     const written = await writeRun(run, out, runner, { wide: opts.wide });
-    out.publish();
+    await out.publish();
     if (opts.json) process.stdout.write(written.json);
     lines = [
       `merged ${run.parts.length} part${run.parts.length > 1 ? 's' : ''} of ${run.header.name}`,

@@ -69,7 +69,7 @@ export async function pageCommand(file: string, opts: PageOptions): Promise<numb
       out.write(`${base}.png`, svgToPng(svg, opts.scale ?? 1));
       written.push(`${base}.png`);
     }
-    out.publish({ accumulate: true });
+    await out.publish({ accumulate: true });
   } finally {
     out.discard();
   }

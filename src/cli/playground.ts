@@ -17,7 +17,7 @@ export async function playgroundCommand(opts: PlaygroundOptions): Promise<number
   const out = new StagedOutput(folder);
   try {
     out.write('index.html', html);
-    out.publish({ accumulate: true });
+    await out.publish({ accumulate: true });
   } finally {
     out.discard();
   }

@@ -46,20 +46,27 @@ export interface RunOptions {
 }
 
 /**
- * Planned row operations up to which a run of one unit runs on the calling thread (no pool: a thread's
- * start and module loads cost more than such a run, 0.2 s of CPU on the quickstart's point). A larger
- * one runs on a thread of its own so that this thread, the one signals come to, stays free: SIGINT,
- * SIGTERM and SIGHUP stop the run at once (src/util/cleanup.ts), not when the simulation ends. At a
- * few million row operations a second, the calling thread is busy for a fraction of a second at most.
+ * Work (row operations, once more for each index they maintain: threadWork) up to which a run of one
+ * unit runs on the calling thread (no pool: a thread's start and module loads cost more than such a run,
+ * 0.2 s of CPU on the quickstart's point). A larger one runs on a thread of its own so that this thread,
+ * the one signals come to, stays free: SIGINT, SIGTERM and SIGHUP stop the run at once
+ * (src/util/cleanup.ts), not when the simulation ends. At this size the calling thread is busy for about
+ * a second at most on a loaded machine (1e6 row operations on four indexes took 9.5 s of CPU).
  */
-export const IN_PROCESS_MAX_ROW_OPS = 1_000_000;
+export const IN_PROCESS_MAX_WORK = 200_000;
+
+/** A storage point's work, for where it runs: its row operations, once more for each index; a large-object read (its chunks not counted) as large. */
+function threadWork(spec: RunConfig['storage'][number]['spec']): number {
+  if (spec.workload.some((p) => p.op === 'read_lob')) return Infinity;
+  return plannedRowOperations(spec.workload) * (1 + spec.table.indexes.length);
+}
 
 /**
- * Where a run's tasks go: on the calling thread for one small unit (`rowOps` planned row operations; an
+ * Where a run's tasks go: on the calling thread for one small unit (`work`: threadWork; an
  * unknown count is taken as large), else on min(workers, units) threads.
  */
-function runnerFor(units: number, workers: number | undefined, storage: boolean, rowOps = Infinity): Promise<TaskRunner> {
-  if (units <= 1 && rowOps <= IN_PROCESS_MAX_ROW_OPS) return Promise.resolve(inProcessRunner(TASKS));
+function runnerFor(units: number, workers: number | undefined, storage: boolean, work = Infinity): Promise<TaskRunner> {
+  if (units <= 1 && work <= IN_PROCESS_MAX_WORK) return Promise.resolve(inProcessRunner(TASKS));
   return poolRunner(
     TASKS,
     Math.max(1, Math.min(workers ?? defaultWorkers(), units)),
@@ -76,8 +83,8 @@ class StartingRunner {
 
   constructor(private readonly workers: number | undefined) {}
 
-  start(units: number, storage: boolean, rowOps?: number): void {
-    this.starting = runnerFor(units, this.workers, storage, rowOps);
+  start(units: number, storage: boolean, work?: number): void {
+    this.starting = runnerFor(units, this.workers, storage, work);
     this.starting.catch(() => {}); // awaited later; a failure before that is reported by whatever failed first
   }
 
@@ -102,9 +109,10 @@ class StartingRunner {
  */
 function runnerStart(cfg: RunConfig, slice: ReturnType<typeof shardSlice>, runner: StartingRunner) {
   const rowOps = slice.storage.reduce((ops, i) => ops + plannedRowOperations(cfg.storage[i]!.spec.workload), 0);
+  const work = slice.storage.reduce((w, i) => w + threadWork(cfg.storage[i]!.spec), 0);
   const storage = slice.contention.length === 0;
   const count = slice.storage.length + slice.contention.length;
-  return { rowOps, start: () => runner.start(count, storage, storage ? rowOps : Infinity) };
+  return { rowOps, start: () => runner.start(count, storage, storage ? work : Infinity) };
 }
 
 /**
@@ -271,7 +279,7 @@ async function runPart(
   ctx.timings.end('simulate');
   await ctx.runner.close();
   ctx.staged.write(partFile, partJson(part));
-  ctx.staged.publish();
+  await ctx.staged.publish();
   ctx.timings.end('write');
   const dir = relative(process.cwd(), ctx.folder.dir) || ctx.folder.dir;
   const labels = slice.storage.map((i) => cfg.storage[i]!.label);
@@ -345,7 +353,7 @@ async function runWhole(ctx: RunContext): Promise<string[]> {
   if (!prepared) timings.end('charts'); // the contention charts and the report's text, with writeRun's files
   await closing;
   await runner.close();
-  staged.publish();
+  await staged.publish();
   timings.end('write');
   if (opts.json) process.stdout.write(written.json);
   const results = join(ctx.folder.dir, 'results.json');

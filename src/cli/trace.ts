@@ -51,7 +51,7 @@ export async function traceCommand(file: string, opts: TraceOptions): Promise<nu
       `${name}.json`,
       `${JSON.stringify({ config: file, point: point.label, filter: { rows: opts.rows ?? null, page: opts.page ?? null, steps }, truncated: trace.truncated, steps: trace.steps.map(({ pages, ...s }) => ({ ...s, pages: pages.map((p) => p.page) })) })}\n`,
     );
-    out.publish({ accumulate: true });
+    await out.publish({ accumulate: true });
   } finally {
     out.discard();
   }

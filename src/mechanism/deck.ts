@@ -38,7 +38,8 @@ export function panelBox(text: string, figures: number, scale: number): { width:
   const pages = 720 - 1.2 * vh - bar - 0.8 * vh - sentences - 0.8 * vh;
   const width = (1280 - 2 * 1.6 * vh - (cols - 1) * vh) / cols - frame;
   const height = (pages - (rowsOf - 1) * vh) / rowsOf - frame - caption;
-  return { width: Math.floor(width), height: Math.floor(height) };
+  // Never a negative box (an SVG with no height draws nothing); --scale is capped so that none is this small.
+  return { width: Math.floor(width), height: Math.max(60, Math.floor(height)) };
 }
 
 /** One step's figures: for each page it changed, before (when the page existed) and after, each filling its panel. */

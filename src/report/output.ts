@@ -299,12 +299,11 @@ interface LockInfo {
   host: string;
 }
 
-function sleepMs(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
+/** A pause that leaves the thread free: a signal that comes while the lock is awaited stops the command at once. */
+const sleepMs = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
-/** Take the folder's lock (waiting while another live rowsim holds it); returns the release function. */
-function lockFolder(folder: OutputFolder): () => void {
+/** Take the folder's lock (waiting while another live rowsim holds it); resolves to the release function. */
+async function lockFolder(folder: OutputFolder): Promise<() => void> {
   const candidates = [join(dirname(folder.dir), `.${basename(folder.dir)}.rowsim-lock`), join(folder.dir, '.rowsim-lock')];
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (const path of candidates) {
@@ -325,7 +324,7 @@ function lockFolder(folder: OutputFolder): () => void {
               folder,
               `another rowsim (${holder ? `process ${holder.pid} on ${holder.host}` : 'process'}) has been writing this folder for ${LOCK_WAIT_MS / 1000} s; if none runs, remove ${path}`,
             );
-          sleepMs(LOCK_POLL_MS);
+          await sleepMs(LOCK_POLL_MS);
           continue;
         }
         if ((code === 'EACCES' || code === 'EROFS' || code === 'ENOENT') && path === candidates[0] && existsSync(folder.dir)) break; // try inside the folder
@@ -433,9 +432,9 @@ export class StagedOutput {
    * command's files of earlier runs stay (rowsim trace's decks and rowsim page's drawings are named by
    * what they show, so one run never replaces another's).
    */
-  publish(options: { accumulate?: boolean } = {}): void {
+  async publish(options: { accumulate?: boolean } = {}): Promise<void> {
     if (this.finished) throw new Error('output already published or discarded');
-    const release = lockFolder(this.folder);
+    const release = await lockFolder(this.folder);
     try {
       const folder = this.folder;
       const mine = [...this.files].sort(publishOrder);

@@ -187,6 +187,47 @@ describe('bad-input corpus: built by the test', () => {
   );
 
   it.concurrent(
+    'a 6 MB one-line flow list under workload: refused by its size before the YAML is parsed',
+    async () => {
+      const dir = tempDir();
+      const items = Array.from({ length: 250_000 }, () => '{ insert: { rows: 1 } }').join(', ');
+      writeFileSync(
+        join(dir, 'flow.yaml'),
+        `name: flow\ntable: { name: t, columns: [{ name: id, type: int }] }\nengine: { format: ase-dol }\nworkload: [${items}]\n`,
+      );
+      const o = await execute(['validate', 'flow.yaml'], dir, true, true);
+      check('built/flow-list-6mb', o, { messages: [['1 MiB']] });
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.concurrent(
+    'a 20 MB run name: refused by the file size (validate, as run)',
+    async () => {
+      const dir = tempDir();
+      writeFileSync(
+        join(dir, 'big-name.yaml'),
+        `name: ${'a'.repeat(20_000_000)}\ncontention: { engines: 1, users: 1, duration: 10ms, warmup: 1ms }\n`,
+      );
+      const o = await execute(['validate', 'big-name.yaml'], dir, true, true);
+      check('built/name-20mb', o, { messages: [['1 MiB']] });
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.concurrent(
+    'a 5,000-character --out: refused (PATH_MAX), not an internal error, and the message stays short',
+    async () => {
+      const dir = tempDir();
+      cpSync(FIXTURES, dir, { recursive: true });
+      const o = await execute(['run', 'valid.yaml', '--out', 'd/'.repeat(2500)], dir, false, true);
+      check('built/out-5000-chars', o, { messages: [['--out'], ['3,798 bytes']], maxLines: 1 });
+      expect(o.result.stderr.length).toBeLessThan(400);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.concurrent(
     'a FIFO as the config: refused at once (reading it would block forever)',
     async () => {
       const dir = tempDir();

@@ -5,7 +5,7 @@
  * for a .sql file; the table is loaded by the same runner as `rowsim run`.
  */
 import { readInputText } from '../config/read.js';
-import { InputError, UserError } from '../config/errors.js';
+import { errorText, InputError, UserError } from '../config/errors.js';
 import { configDocuments } from '../loader/source.js';
 import { loadConfig } from '../loader/config.js';
 import { checkRunLimits } from './limits.js';
@@ -346,7 +346,7 @@ export function rowsizeCommand(file: string, options: RowsizeOptions): number {
     return 0;
   } catch (err) {
     if (err instanceof InputError) {
-      process.stderr.write(`${err.message}\n`);
+      process.stderr.write(`${errorText(err.message)}\n`);
       return 2;
     }
     throw err;

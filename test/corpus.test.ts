@@ -228,6 +228,54 @@ describe('bad-input corpus: built by the test', () => {
   );
 
   it.concurrent(
+    'rowsize of a .sql table of 1,601 columns: refused at the 1,601st column (100,000 columns took 21 s before any answer)',
+    async () => {
+      const dir = tempDir();
+      const cols = Array.from({ length: 1601 }, (_, i) => `  c${i} int NOT NULL`);
+      writeFileSync(join(dir, 'wide.sql'), `CREATE TABLE wide (\n${cols.join(',\n')}\n);\n`);
+      const o = await execute(['rowsize', 'wide.sql'], dir, true, true);
+      check('built/rowsize-1601-columns', o, {
+        position: { spec: 'wide.sql:1602', re: positionRe('wide.sql:1602', 'wide.sql')! },
+        messages: [['1,600 columns']],
+      });
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.concurrent(
+    'rowsize of a config of 1,001 phases: refused at workload (50,000 phases took 20 s before any answer)',
+    async () => {
+      const dir = tempDir();
+      const phases = Array.from({ length: 1000 }, () => '  - update: { rows: 1, set: { id: same } }');
+      writeFileSync(
+        join(dir, 'phases.yaml'),
+        `name: phases\ntable: { name: t, columns: [{ name: id, type: int }] }\nengine: { format: ase-dol }\nworkload:\n  - insert: { rows: 10 }\n${phases.join('\n')}\n`,
+      );
+      const o = await execute(['rowsize', 'phases.yaml'], dir, true, true);
+      check('built/rowsize-1001-phases', o, {
+        position: { spec: 'phases.yaml:5', re: positionRe('phases.yaml:5', 'phases.yaml')! },
+        messages: [['workload'], ['1,000 phases']],
+      });
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.concurrent(
+    'merge of a part whose part.json was edited (123,456,789 forwarded rows of a few hundred): refused naming the part',
+    async () => {
+      const dir = tempDir();
+      cpSync(FIXTURES, dir, { recursive: true });
+      const part = join(dir, 'part');
+      expect((await execute(['run', 'valid.yaml', '--shard', '1/1', '--out', part, '--quiet'], dir, false, true)).result.code).toBe(0);
+      const file = join(part, 'part.json');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/"forwarded_rows":\d+/g, '"forwarded_rows":123456789'));
+      const o = await execute(['merge', 'part', '--out', join(dir, 'merged')], dir, false, true);
+      check('built/merge-edited-part', o, { messages: [['part: part.json'], ['sha-256']] });
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.concurrent(
     'a FIFO as the config: refused at once (reading it would block forever)',
     async () => {
       const dir = tempDir();

@@ -155,6 +155,17 @@ describe('validate and run apply the same limits (src/config/limits.ts)', () => 
     );
   }
 
+  it('an estimate section rowsim estimate would refuse: both refuse it (run checks the section it carries)', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'e.yaml'), `${config({})}estimate:\n  target_pct: 150\n`);
+    const v = verdict('validate', 'e.yaml', dir);
+    const r = verdict('run', 'e.yaml', dir);
+    expect(v.code).toBe(2);
+    expect(v.stderr).toMatch(/e\.yaml:\d+:\d+: estimate\.target_pct: /);
+    expect(r.stderr).toBe(v.stderr);
+    expect(r.written).toEqual([]);
+  });
+
   it('a file of two YAML documents: both refuse at the second', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'two.yaml'), `${config({})}---\n${config({})}`);

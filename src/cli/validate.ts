@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { UserError } from '../config/errors.js';
 import { outputPathProblem } from '../config/limits.js';
-import { loadConfig } from '../loader/config.js';
+import { checkedSections, loadConfig } from '../loader/config.js';
 import { parseConfigSource } from '../loader/source.js';
 import { checkRunLimits } from './limits.js';
 
@@ -13,10 +13,7 @@ import { checkRunLimits } from './limits.js';
  */
 export function validateCommand(file: string, opts: { workers?: number; maxPoints?: number } = {}): number {
   const source = parseConfigSource(file);
-  const { raw } = source;
-  const hasEstimate =
-    raw !== null && typeof raw === 'object' && !Array.isArray(raw) && (raw as Record<string, unknown>).estimate !== undefined;
-  const cfg = loadConfig(file, undefined, { maxPoints: opts.maxPoints, estimate: hasEstimate ? {} : undefined, source });
+  const cfg = loadConfig(file, undefined, { maxPoints: opts.maxPoints, source, ...checkedSections(source.raw, true) });
   checkRunLimits(cfg, { workers: opts.workers });
   const out = outputPathProblem(resolve('out', cfg.name));
   if (out) throw new UserError(`--out out/${cfg.name}: ${out}`);

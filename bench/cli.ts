@@ -8,6 +8,8 @@
  * compiled sources (ROWSIM_BUNDLE=0), run in turn pair by pair, with their ratio.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measureEach, stat, timingNote, type BenchLine, type Measurement, type Sample } from './harness.js';
 import type { SuiteContext } from './suite.js';
@@ -93,4 +95,35 @@ export async function* benchCli(ctx: SuiteContext): AsyncGenerator<BenchLine> {
     note: `bundle ÷ compiled sources, CPU, median of the pairs' ratios: ${mid.toFixed(2)}; ${timingNote(pair.plain!)}`,
     measurement: pair.plain!,
   };
+  yield* benchRowsize(Math.min(runs, 5));
+}
+
+/**
+ * `rowsim rowsize` of wide tables at its default million rows, every format, as whole processes: 1,000
+ * int columns and 100 × char(255) (PostgreSQL compresses and toasts every row). The aim is about a
+ * second of CPU: rowsize sizes a wide table from a sample (src/cli/rowsize.ts sampleRows).
+ */
+async function* benchRowsize(runs: number): AsyncGenerator<BenchLine> {
+  const dir = mkdtempSync(join(tmpdir(), 'rowsim-bench-rowsize-'));
+  const tables: [string, string][] = [
+    ['1,000 int columns', 'int NOT NULL'],
+    ['100 × char(255)', 'char(255) NOT NULL'],
+  ];
+  try {
+    for (const [i, [what, type]] of tables.entries()) {
+      const count = type.startsWith('int') ? 1000 : 100;
+      const file = join(dir, `t${i}.sql`);
+      writeFileSync(file, `CREATE TABLE t${i} (${Array.from({ length: count }, (_, c) => `c${c} ${type}`).join(', ')});\n`);
+      const m = await measureCommand(['rowsize', file, '--json'], runs);
+      yield {
+        name: `cli: rowsim rowsize of ${what}, 1,000,000 rows, every format: CPU time, whole process`,
+        value: ms(m.cpu!.median),
+        unit: 'ms',
+        note: `aim ≈ 1,000; ${timingNote(m)}`,
+        measurement: m,
+      };
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -295,11 +295,11 @@ describe('bad input', () => {
     );
     const none = rowsim(['rowsize', join(dir, 'wide.sql'), '--formats', 'ase-dol']);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/^wide: ase-dol: no row of table wide fits/);
+    expect(none.stderr).toMatch(/^error: wide: ase-dol: no row of table wide fits/);
   });
-  it('rowsim without a command prints help and exits 1; --help exits 0', () => {
+  it('rowsim without a command prints help and exits 2 (1 is for internal errors only); --help exits 0', () => {
     const none = rowsim([]);
-    expect(none.code).toBe(1);
+    expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/Usage: rowsim/);
     expect(rowsim(['--help']).code).toBe(0);
   });

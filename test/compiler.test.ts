@@ -78,7 +78,7 @@ describe('the inlining budget', () => {
         env: { ...process.env, ROWSIM_INLINING: 'fast' },
       });
       expect(r.status).toBe(2);
-      expect(r.stderr.trim()).toMatch(/^ROWSIM_INLINING: expected auto .*found "fast"$/);
+      expect(r.stderr.trim()).toMatch(/^error: ROWSIM_INLINING: expected auto .*found "fast"$/);
       expect(r.stdout).toBe('');
     }
     const ok = spawnSync(process.execPath, ['bin/rowsim.js', 'validate', 'sim-configs/quickstart.yaml'], {

@@ -128,6 +128,28 @@ describe('bad-input corpus', () => {
   }
 });
 
+/**
+ * What `rowsim run` refuses, `rowsim validate` refuses too (the same loading and limits): every `run`
+ * case of the corpus with no other argument, again as `validate`. A refusal only a simulation finds (the
+ * server's refusal of an index entry while the rows load) is the one kind validate cannot see.
+ */
+const FOUND_BY_SIMULATING = new Set(['workload/index-entry-over-btmaxitemsize']);
+
+describe('validate refuses what run refuses', () => {
+  for (const c of cases.filter((c) => c.argv[0] === 'run' && c.argv.length === 2 && !FOUND_BY_SIMULATING.has(c.id))) {
+    it.concurrent(
+      `${c.id}`,
+      async () => {
+        const dir = tempDir();
+        stage(c, dir);
+        const o = await execute(['validate', c.argv[1]!], dir);
+        check(`validate ${c.id}`, o, { messages: [], ignore: [c.id.split('/')[1]!] });
+      },
+      TEST_TIMEOUT,
+    );
+  }
+});
+
 describe('bad arguments (test/corpus/args.yaml)', () => {
   for (const [i, c] of argsCases.entries()) {
     it.concurrent(
@@ -182,6 +204,95 @@ describe('bad-input corpus: built by the test', () => {
         messages: [['engine.page_size_0']],
         maxLines: 100,
       });
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.concurrent(
+    'a 6 MB one-line flow list under workload: refused by its size before the YAML is parsed',
+    async () => {
+      const dir = tempDir();
+      const items = Array.from({ length: 250_000 }, () => '{ insert: { rows: 1 } }').join(', ');
+      writeFileSync(
+        join(dir, 'flow.yaml'),
+        `name: flow\ntable: { name: t, columns: [{ name: id, type: int }] }\nengine: { format: ase-dol }\nworkload: [${items}]\n`,
+      );
+      const o = await execute(['validate', 'flow.yaml'], dir, true, true);
+      check('built/flow-list-6mb', o, { messages: [['1 MiB']] });
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.concurrent(
+    'a 20 MB run name: refused by the file size (validate, as run)',
+    async () => {
+      const dir = tempDir();
+      writeFileSync(
+        join(dir, 'big-name.yaml'),
+        `name: ${'a'.repeat(20_000_000)}\ncontention: { engines: 1, users: 1, duration: 10ms, warmup: 1ms }\n`,
+      );
+      const o = await execute(['validate', 'big-name.yaml'], dir, true, true);
+      check('built/name-20mb', o, { messages: [['1 MiB']] });
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.concurrent(
+    'a 5,000-character --out: refused (PATH_MAX), not an internal error, and the message stays short',
+    async () => {
+      const dir = tempDir();
+      cpSync(FIXTURES, dir, { recursive: true });
+      const o = await execute(['run', 'valid.yaml', '--out', 'd/'.repeat(2500)], dir, false, true);
+      check('built/out-5000-chars', o, { messages: [['--out'], ['3,798 bytes']], maxLines: 1 });
+      expect(o.result.stderr.length).toBeLessThan(400);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.concurrent(
+    'rowsize of a .sql table of 1,601 columns: refused at the 1,601st column (100,000 columns took 21 s before any answer)',
+    async () => {
+      const dir = tempDir();
+      const cols = Array.from({ length: 1601 }, (_, i) => `  c${i} int NOT NULL`);
+      writeFileSync(join(dir, 'wide.sql'), `CREATE TABLE wide (\n${cols.join(',\n')}\n);\n`);
+      const o = await execute(['rowsize', 'wide.sql'], dir, true, true);
+      check('built/rowsize-1601-columns', o, {
+        position: { spec: 'wide.sql:1602', re: positionRe('wide.sql:1602', 'wide.sql')! },
+        messages: [['1,600 columns']],
+      });
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.concurrent(
+    'rowsize of a config of 1,001 phases: refused at workload (50,000 phases took 20 s before any answer)',
+    async () => {
+      const dir = tempDir();
+      const phases = Array.from({ length: 1000 }, () => '  - update: { rows: 1, set: { id: same } }');
+      writeFileSync(
+        join(dir, 'phases.yaml'),
+        `name: phases\ntable: { name: t, columns: [{ name: id, type: int }] }\nengine: { format: ase-dol }\nworkload:\n  - insert: { rows: 10 }\n${phases.join('\n')}\n`,
+      );
+      const o = await execute(['rowsize', 'phases.yaml'], dir, true, true);
+      check('built/rowsize-1001-phases', o, {
+        position: { spec: 'phases.yaml:5', re: positionRe('phases.yaml:5', 'phases.yaml')! },
+        messages: [['workload'], ['1,000 phases']],
+      });
+    },
+    TEST_TIMEOUT,
+  );
+
+  it.concurrent(
+    'merge of a part whose part.json was edited (123,456,789 forwarded rows of a few hundred): refused naming the part',
+    async () => {
+      const dir = tempDir();
+      cpSync(FIXTURES, dir, { recursive: true });
+      const part = join(dir, 'part');
+      expect((await execute(['run', 'valid.yaml', '--shard', '1/1', '--out', part, '--quiet'], dir, false, true)).result.code).toBe(0);
+      const file = join(part, 'part.json');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/"forwarded_rows":\d+/g, '"forwarded_rows":123456789'));
+      const o = await execute(['merge', 'part', '--out', join(dir, 'merged')], dir, false, true);
+      check('built/merge-edited-part', o, { messages: [['part: part.json'], ['sha-256']] });
     },
     TEST_TIMEOUT,
   );

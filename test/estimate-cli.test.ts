@@ -187,7 +187,7 @@ describe('rowsim estimate', () => {
       writeFileSync(od, readFileSync(ex('titles.optdiag.txt'), 'utf8').replace('5000000.0000000000000000', '1e26'));
       expect(refused(['--ddl', ex('titles.ddlgen.sql'), '--optdiag', od], dir)).toMatch(
         new RegExp(
-          `^${od}:15:1: expected Data row count as a whole number up to 2\\^53 − 1 .* found 1e\\+26: not an exact count a server could print`,
+          `^error: ${od}:15:1: expected Data row count as a whole number up to 2\\^53 − 1 .* found 1e\\+26: not an exact count a server could print`,
         ),
       );
     });

@@ -298,7 +298,7 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
       const lines = out.stderr.trimEnd().split('\n');
       expect(lines).toHaveLength(1);
       expect(lines[0]).toBe(
-        `rowsim pg-check: phase 1 (insert 300 rows), its CREATE INDEX ${LONG}two: the server said: relation "${LONG.slice(0, 63)}" already exists [SQLSTATE 42P07]`,
+        `error: pg-check: phase 1 (insert 300 rows), its CREATE INDEX ${LONG}two: the server said: relation "${LONG.slice(0, 63)}" already exists [SQLSTATE 42P07]`,
       );
       expect(await schemasOf(r.child.pid!)).toEqual([]);
       await expectUntouched();
@@ -367,7 +367,7 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
     expect(lines).toHaveLength(1);
     // Where it waited depends on when the lock was granted: an INSERT of the load, the CREATE INDEX, reading the figures or an UPDATE.
     expect(lines[0]).toMatch(
-      /^rowsim pg-check: phase [12] \((insert 20000 rows|update 20000 rows \(random, body\))\), (rows \d+–\d+ \(one INSERT of 200 rows\)|its CREATE INDEX slow_pk|reading the server figures|row \d+ \(its UPDATE\)): the server said: canceling statement due to statement timeout \[SQLSTATE 57014\]$/,
+      /^error: pg-check: phase [12] \((insert 20000 rows|update 20000 rows \(random, body\))\), (rows \d+–\d+ \(one INSERT of 200 rows\)|its CREATE INDEX slow_pk|reading the server figures|row \d+ \(its UPDATE\)): the server said: canceling statement due to statement timeout \[SQLSTATE 57014\]$/,
     );
     expect(await schemaExists(schema.name)).toBe(false);
   });
@@ -385,7 +385,7 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
       expect(out.stderr).not.toMatch(STACK);
       expect(out.stderr).toMatch(
         new RegExp(
-          `^rowsim pg-check: creating the scratch schema: the server said: permission denied for database ${DB} \\[SQLSTATE 42501\\]\n$`,
+          `^error: pg-check: creating the scratch schema: the server said: permission denied for database ${DB} \\[SQLSTATE 42501\\]\n$`,
         ),
       );
     } finally {
@@ -403,7 +403,7 @@ describe.skipIf(!URL)('pg-check safety against a live PostgreSQL', () => {
     const lines = out.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
-      /^rowsim pg-check: lost the connection to postgres:\/\/\S+: terminating connection due to administrator command; reconnected: dropped its schema "rowsim_check_[0-9a-f]{12}"$/,
+      /^error: pg-check: lost the connection to postgres:\/\/\S+: terminating connection due to administrator command; reconnected: dropped its schema "rowsim_check_[0-9a-f]{12}"$/,
     );
     expect(await schemaExists(schema.name)).toBe(false);
   });
@@ -475,7 +475,7 @@ describe('pg-check connection messages without a server', () => {
   it('a refused connection names the URL without its password', async () => {
     const out = await run(['pg-check', small, '--url', 'postgres://nobody:s3cr3t-Pw@127.0.0.1:1/none']);
     expect(out.code).toBe(2);
-    expect(out.stderr).toMatch(/^rowsim pg-check: cannot connect to postgres:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none: /);
+    expect(out.stderr).toMatch(/^error: pg-check: cannot connect to postgres:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none: /);
     expect(out.stderr).not.toContain('s3cr3t-Pw');
     expect(out.stderr).not.toMatch(STACK);
   });

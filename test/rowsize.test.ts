@@ -44,6 +44,48 @@ describe('rowsim rowsize', () => {
   });
 });
 
+describe('rowsim rowsize on a sample (wide tables, many rows)', () => {
+  const sql = (name: string, columns: string[], extra = '') =>
+    `CREATE TABLE ${name} (\n${columns.map((c) => `  ${c}`).join(',\n')}${extra}\n);\n`;
+  const size = (file: string, args: string[]) => {
+    const r = rowsim(['rowsize', file, '--formats', 'postgres-heap', '--json', ...args]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout).rows[0];
+  };
+
+  it('1,000 int columns at the default million rows: a sample, and the closed form (24 + 4,000 bytes: 2 rows a page)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rowsim-rowsize-'));
+    writeFileSync(
+      join(dir, 'wide.sql'),
+      sql(
+        'wide',
+        Array.from({ length: 1000 }, (_, i) => `c${i} int NOT NULL`),
+      ),
+    );
+    const pg = size(join(dir, 'wide.sql'), []);
+    expect(pg.notes.some((n: string) => /^sized from [\d,]+ rows simulated, scaled to 1,000,000/.test(n))).toBe(true);
+    expect(pg.rows).toBe(1_000_000);
+    expect(pg.row_bytes).toMatchObject({ min: 4024, max: 4024 });
+    expect(pg.pages).toBe(500_000);
+  });
+
+  it('a narrow table past the budget: the scaled heap within 0.01% of the closed form, its index as twice the half', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rowsim-rowsize-'));
+    writeFileSync(join(dir, 'n.sql'), sql('n', ['a int NOT NULL', 'b int NOT NULL', 'c int NOT NULL'], ', PRIMARY KEY (a)'));
+    // 24 + 12 = 36 → MAXALIGN 40, + a 4-byte line pointer: floor(8,168 / 44) = 185 rows a page.
+    const n = 2_666_666;
+    const sampled = size(join(dir, 'n.sql'), ['--rows', String(n)]);
+    expect(sampled.notes.some((x: string) => /^sized from/.test(x))).toBe(true);
+    expect(sampled.rows).toBe(n);
+    expect(Math.abs(sampled.pages - Math.ceil(n / 185)) / Math.ceil(n / 185)).toBeLessThan(1e-4);
+    const half = size(join(dir, 'n.sql'), ['--rows', String(n / 2)]);
+    expect(half.notes.some((x: string) => /^sized from/.test(x))).toBe(false);
+    expect(Math.abs(sampled.index_pages.total - 2 * half.index_pages.total) / sampled.index_pages.total).toBeLessThan(0.01);
+    expect(sampled.index_pages.levels.n_pkey).toBe(half.index_pages.levels.n_pkey);
+  });
+});
+
 describe('one run, many engines', () => {
   it('a sweep over engine.format runs the same workload on each; inapplicable knobs are notes; engines.png', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rowsim-engines-'));

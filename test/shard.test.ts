@@ -12,6 +12,7 @@ import { rowsim } from './helpers/cli.js';
 import { growingBodyConfig } from './helpers/growing-body.js';
 import { exactParse, exactStringify } from '../src/util/exact-json.js';
 import { shardSlice } from '../src/run/plan.js';
+import { resultsDigest } from '../src/run/part.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'rowsim-shard-'));
 
@@ -215,6 +216,37 @@ describe('rowsim merge refuses parts that are not one run whole (exit 2, nothing
     const r = rowsim(['merge', ...parts, '--out', parts[0]!]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/expected a folder other than the parts'/);
+  });
+
+  it('an edited part: refused by its digest; an inconsistent one (digest made again): by its figures; an old part without a digest: refused', () => {
+    const { dir, parts } = setup();
+    const file = join(parts[1]!, 'part.json');
+    const text = readFileSync(file, 'utf8');
+    type Part = {
+      header: { rowsim_part: number };
+      results_sha256?: string;
+      storage: { entry: { final: { rows: number; forwarded_rows: number } } }[];
+    };
+    const part = exactParse(text) as Part;
+    const edited = structuredClone(part);
+    edited.storage[0]!.entry.final.forwarded_rows = 123_456_789;
+    writeFileSync(file, exactStringify(edited));
+    refused(dir, parts, /part-2-of-3: part\.json: expected results whose SHA-256 is the results_sha256/);
+    // The tamperer makes the digest again: the figures themselves are checked.
+    edited.results_sha256 = resultsDigest(edited as never);
+    writeFileSync(file, exactStringify(edited));
+    refused(
+      dir,
+      parts,
+      /part-2-of-3: part\.json: storage point .* at the end: expected forwarded_rows at most the \d+ rows of the table, found 123456789: the part is inconsistent/,
+    );
+    const old = structuredClone(part);
+    old.header.rowsim_part = 1;
+    delete old.results_sha256;
+    writeFileSync(file, exactStringify(old));
+    refused(dir, parts, /part-2-of-3: part\.json has no digest of its results .* run that part again/);
+    writeFileSync(file, text);
+    expect(rowsim(['merge', ...parts, '--out', join(dir, 'merged'), '--quiet']).code).toBe(0);
   });
 });
 

@@ -45,16 +45,16 @@ export function parseTarget(value: string): number {
  * A comma-separated list of one or more format names. Which names exist is the format registry's to say:
  * the command checks them (main.ts checkFormatNames), so that `--help` does not load the formats.
  */
-export function parseFormatList(value: string): string[] {
-  const list = value
-    .split(',')
-    .map((v) => v.trim())
-    .filter(Boolean);
-  if (list.length === 0)
-    throw new InvalidArgumentError(
-      `expected one or more formats (such as postgres-heap,oracle-heap) separated by commas, found "${value}"`,
-    );
+/** The items of a comma-separated list; an empty one (`1,,2`, `a,`) is refused with `expected`. */
+function commaList(value: string, expected: string): string[] {
+  const list = value.split(',').map((v) => v.trim());
+  if (list.some((v) => v === ''))
+    throw new InvalidArgumentError(`expected ${expected}, with no empty item between commas, found "${value}"`);
   return list;
+}
+
+export function parseFormatList(value: string): string[] {
+  return commaList(value, 'one or more formats (such as postgres-heap,oracle-heap) separated by commas');
 }
 
 /** One format name (checked against the registry by the command, as for parseFormatList). */
@@ -78,14 +78,10 @@ export const parseRepeats = (value: string): number => wholeNumber(value, CALIBR
 
 /** A comma-separated list of thread counts from 1 to 256 (`1,2` or `1,2,4`). */
 export function parseThreadList(value: string): number[] {
-  const parts = value
-    .split(',')
-    .map((v) => v.trim())
-    .filter(Boolean);
-  if (parts.length === 0)
-    throw new InvalidArgumentError(
-      `expected thread counts from ${CALIBRATE_RANGES.threads.min} to ${CALIBRATE_RANGES.threads.max} separated by commas, such as 1,2, found "${value}"`,
-    );
+  const parts = commaList(
+    value,
+    `thread counts from ${CALIBRATE_RANGES.threads.min} to ${CALIBRATE_RANGES.threads.max} separated by commas, such as 1,2`,
+  );
   const list = parts.map((p) => wholeNumber(p, CALIBRATE_RANGES.threads, 'threads', '1,2'));
   return [...new Set(list)].sort((a, b) => a - b);
 }

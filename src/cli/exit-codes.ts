@@ -1,8 +1,8 @@
 /** The exit statuses of the rowsim command line (README: the command table; docs/estimate.md). */
 export const EXIT_OK = 0;
-/** An internal error (a bug of rowsim's), or `rowsim` without a command (help is printed). */
+/** An internal error (a bug of rowsim's). */
 export const EXIT_INTERNAL = 1;
-/** Bad input: config, CSV, DDL, a tool's output, arguments, output folder. */
+/** Bad input: config, CSV, DDL, a tool's output, arguments (`rowsim` without a command too: help is printed), output folder. */
 export const EXIT_INPUT = 2;
 /** `rowsim estimate` ran and recommends nothing: no setting meets the target, or the evidence cannot be reproduced. */
 export const EXIT_NOT_APPLICABLE = 3;

@@ -4,11 +4,11 @@
  * commander.ts) and nothing else; bin/rowsim.js answers `--version` alone without loading this. Exit
  * status: 0 success, 2 bad input (config, CSV, DDL, arguments, output folder), 3 `rowsim estimate`
  * recommends nothing (the measurements cannot be reproduced, or no setting meets the target: the
- * output says why and prints no command), 1 an internal error or no command given, 130 / 143
+ * output says why and prints no command), 1 an internal error, 130 / 143
  * interrupted.
  */
 import { Command, CommanderError } from './commander.js';
-import { UserError } from '../config/errors.js';
+import { errorText, UserError } from '../config/errors.js';
 import { ROWSIM_VERSION } from '../version.js';
 import {
   parseDurationMs,
@@ -320,13 +320,13 @@ export async function main(argv: string[]): Promise<number> {
  */
 function exitCodeFor(err: unknown): number {
   if (err instanceof CommanderError) {
-    // --help and --version exit 0; `rowsim` without a command prints help and exits 1; bad arguments 2.
+    // --help and --version exit 0; `rowsim` without a command prints help and exits 2 (no command is bad arguments, as an unknown one is).
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT_OK;
-    if (err.code === 'commander.help') return err.exitCode === 0 ? EXIT_OK : EXIT_INTERNAL;
+    if (err.code === 'commander.help') return err.exitCode === 0 ? EXIT_OK : EXIT_INPUT;
     return EXIT_INPUT;
   }
   if (err instanceof UserError) {
-    process.stderr.write(`${err.message}\n`);
+    process.stderr.write(`${errorText(err.message)}\n`);
     return EXIT_INPUT;
   }
   reportInternalError(err);
@@ -339,6 +339,6 @@ export function reportInternalError(err: unknown): void {
     e && typeof e === 'object' && 'message' in e
       ? `${e.name && e.name !== 'Error' ? `${e.name}: ` : ''}${String(e.message).split('\n')[0]}`
       : String(err);
-  process.stderr.write(`rowsim: internal error: ${what}; please report it (run again with ROWSIM_DEBUG=1 for the details)\n`);
+  process.stderr.write(`error: internal error: ${what}; please report it (run again with ROWSIM_DEBUG=1 for the details)\n`);
   if (process.env.ROWSIM_DEBUG === '1' && e?.stack) process.stderr.write(`${e.stack}\n`);
 }

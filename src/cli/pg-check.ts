@@ -8,7 +8,7 @@
  */
 import type { RefusalCheck } from '../pgcheck/refusal.js';
 import type pg from 'pg';
-import { InputError } from '../config/errors.js';
+import { errorText, InputError } from '../config/errors.js';
 import { configDocuments } from '../loader/source.js';
 import { loadConfig } from '../loader/config.js';
 import { postgresHeap } from '../formats/postgres.js';
@@ -166,12 +166,11 @@ export async function pgCheckCommand(file: string, options: PgCheckCliOptions): 
   const url = options.url ?? process.env.ROWSIM_PG_URL;
   let work: { points: SweepPoint[]; note: string | undefined; target: PgTarget };
   try {
-    if (!url)
-      throw new CheckRefused('rowsim pg-check: expected --url postgres://user@host:port/db (or ROWSIM_PG_URL), found neither', EXIT_INPUT);
+    if (!url) throw new CheckRefused('pg-check: expected --url postgres://user@host:port/db (or ROWSIM_PG_URL), found neither', EXIT_INPUT);
     work = { ...checkPoints(file), target: pgTargetOf(url) };
   } catch (err) {
     if (!(err instanceof CheckRefused)) throw err;
-    process.stderr.write(`${err.message}\n`);
+    process.stderr.write(`${errorText(err.message)}\n`);
     return err.status;
   }
   const { target } = work;
@@ -197,7 +196,7 @@ function pgTargetOf(url: string): PgTarget {
   try {
     return pgTarget(url);
   } catch (err) {
-    if (err instanceof PgConnectionError) throw new CheckRefused(`rowsim pg-check: ${err.message}`, EXIT_EXTERNAL);
+    if (err instanceof PgConnectionError) throw new CheckRefused(`pg-check: ${err.message}`, EXIT_EXTERNAL);
     throw err;
   }
 }
@@ -208,20 +207,20 @@ async function checkFailed(err: unknown, guard: CheckGuard, target: PgTarget): P
   const at = err instanceof PointFailure && err.label ? `${err.label}: ` : '';
   const cause = err instanceof PointFailure ? err.cause : err;
   if (cause instanceof PgConnectionError) {
-    process.stderr.write(`rowsim pg-check: ${at}${cause.message}\n`);
+    process.stderr.write(`error: pg-check: ${at}${cause.message}\n`);
     return EXIT_EXTERNAL;
   }
   if (isConnectionLost(cause)) {
     const line = await guard.lost(cause);
     // A signal during the reconnect: its own cleanup has the last word.
     if (guard.stopped) return await guard.stopped;
-    process.stderr.write(`rowsim pg-check: ${at}${line}\n`);
+    process.stderr.write(`error: pg-check: ${at}${line}\n`);
     return EXIT_EXTERNAL;
   }
   if (cause instanceof PgCheckError || cause instanceof PgServerError) {
     // The check dropped its schema unless the drop failed too: then it says what is left.
     const left = guard.schema ? `; ${guard.leftBehind()}` : '';
-    process.stderr.write(`rowsim pg-check: ${at}${target.redact(cause.message)}${left}\n`);
+    process.stderr.write(`error: pg-check: ${at}${target.redact(cause.message)}${left}\n`);
     return cause instanceof PgCheckError ? EXIT_INPUT : EXIT_EXTERNAL;
   }
   throw redacted(cause, target);

@@ -5,7 +5,7 @@
  * for a .sql file; the table is loaded by the same runner as `rowsim run`.
  */
 import { readInputText } from '../config/read.js';
-import { InputError, UserError } from '../config/errors.js';
+import { errorText, InputError, UserError } from '../config/errors.js';
 import { configDocuments } from '../loader/source.js';
 import { loadConfig } from '../loader/config.js';
 import { checkRunLimits } from './limits.js';
@@ -21,6 +21,7 @@ import { IndexEntryRefusal, serverText } from '../workload/index-refusal.js';
 import type { IndexPages } from '../btree/geometry.js';
 import type { AllocationPages } from '../workload/runner.js';
 import { groupedNumber } from '../util/numbers.js';
+import { scaledRun } from './rowsize-scale.js';
 
 interface RowsizeRow {
   format: FormatId;
@@ -51,6 +52,26 @@ interface RowsizeOptions {
 }
 
 const DEFAULT_ROWS = 1_000_000;
+
+/**
+ * The rows rowsize simulates at most: a table of n rows is sized from a sample when n rows would be more
+ * than this many column values (rows × columns) or, for rows over 1 KiB, data bytes (rows × its longest
+ * row's, before any compression: the work a format's toaster does), then scaled to n
+ * (scaledRun). Narrow tables up to a few million rows are simulated whole; a wide one answers in about a
+ * second whatever n is (docs/engines.md, rowsim rowsize).
+ */
+const SAMPLE_CELLS = 4_000_000;
+const SAMPLE_BYTES = 32 * 1024 * 1024;
+const MIN_SAMPLE_ROWS = 200;
+/** Rows up to this many data bytes cost by their values, not their bytes (no toaster, no overflow pages). */
+const SHORT_ROW_BYTES = 1024;
+
+/** The rows to simulate for n rows of a table of `columns` columns whose longest row holds `maxDataBytes`. */
+export function sampleRows(n: number, columns: number, maxDataBytes: number): number {
+  const byCells = Math.floor(SAMPLE_CELLS / Math.max(1, columns));
+  const budget = maxDataBytes <= SHORT_ROW_BYTES ? byCells : Math.min(byCells, Math.floor(SAMPLE_BYTES / maxDataBytes));
+  return Math.min(n, Math.max(MIN_SAMPLE_ROWS, budget));
+}
 
 interface Source {
   name: string;
@@ -123,15 +144,17 @@ function rowsizeRows(src: Source, options: RowsizeOptions): { rows: RowsizeRow[]
 
 /** The table's n rows inserted in one format: its row, page and index sizes, or why it has none there. */
 function rowsizeOf(src: Source, format: FormatId, n: number): RowsizeRow | RowsizeSkipped {
+  const engine = engineForFormat(src.engine, format);
+  const f = getFormat(format);
+  const layout = f.rows.layout(src.table, engine);
+  const simulated = sampleRows(n, layout.columns.length, Math.max(layout.logicalMaxBytes, layout.maxRowBytes));
   const spec: StorageSpec = {
     name: src.name,
     seed: src.seed,
     table: src.table,
-    engine: engineForFormat(src.engine, format),
-    workload: [{ op: 'insert', rows: { kind: 'count', n }, values: src.values, transaction: 'statement', rollback: false }],
+    engine,
+    workload: [{ op: 'insert', rows: { kind: 'count', n: simulated }, values: src.values, transaction: 'statement', rollback: false }],
   };
-  const f = getFormat(format);
-  const layout = f.rows.layout(spec.table, spec.engine);
   const page = layout.geometry.pageBytes;
   // A table whose shortest row is longer than a page takes has no size in this format: say so
   // instead of simulating a million refused inserts.
@@ -143,7 +166,7 @@ function rowsizeOf(src: Source, format: FormatId, n: number): RowsizeRow | Rowsi
   }
   let r: StorageRunResult;
   try {
-    r = runStorage(spec);
+    r = scaledRun(runStorage(spec), simulated, n, { format: f, layout, geoms: indexGeometries(f, spec.table, layout) });
   } catch (err) {
     // The rows load, then CREATE INDEX fails on an entry over the index's limit: no size in this format.
     if (!(err instanceof IndexEntryRefusal)) throw err;
@@ -323,7 +346,7 @@ export function rowsizeCommand(file: string, options: RowsizeOptions): number {
     return 0;
   } catch (err) {
     if (err instanceof InputError) {
-      process.stderr.write(`${err.message}\n`);
+      process.stderr.write(`${errorText(err.message)}\n`);
       return 2;
     }
     throw err;

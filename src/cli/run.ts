@@ -166,8 +166,8 @@ export async function runCommand(file: string, opts: RunOptions): Promise<number
   let lines: string[] = [];
   let out: { discard(): void } | undefined;
   try {
-    const { loadConfig } = await import('../loader/config.js');
-    const cfg: RunConfig = loadConfig(file, undefined, { maxPoints: opts.maxPoints, source });
+    const { checkedSections, loadConfig } = await import('../loader/config.js');
+    const cfg: RunConfig = loadConfig(file, undefined, { maxPoints: opts.maxPoints, source, ...checkedSections(source.raw, false) });
     const units = await runUnits(cfg);
     const slice = shardSlice(units, shard);
     const count = slice.storage.length + slice.contention.length;

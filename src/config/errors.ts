@@ -31,6 +31,17 @@ export class UserError extends Error {
  */
 export const WORKER_USER_ERROR_PREFIX = 'rowsim-user-error: ';
 
+/**
+ * A user's error as printed: every line begins with `error: `, as commander's own errors do (one prefix
+ * for every refusal, whatever found it).
+ */
+export function errorText(message: string): string {
+  return message
+    .split('\n')
+    .map((line) => (line.startsWith('error: ') ? line : `error: ${line}`))
+    .join('\n');
+}
+
 /** Most problems reported at once; the rest are counted in one last line. */
 export const MAX_REPORTED_PROBLEMS = 50;
 

@@ -159,6 +159,18 @@ export function loadConfig(file: string, text?: string, options: LoadOptions = {
   return { file, name: top.name, seed, storage, sweepKeys: Object.keys(top.sweep ?? {}), sections, loc };
 }
 
+/**
+ * The loading `rowsim run` and `rowsim validate` share: a config's `estimate:` section is checked as
+ * `rowsim estimate` checks it (a run does not use it, but a section that cannot be used is a config
+ * that cannot be used). validate checks it also in a config without a workload (one made for rowsim
+ * estimate alone, which run refuses for its missing workload).
+ */
+export function checkedSections(raw: unknown, withoutWorkload: boolean): Pick<LoadOptions, 'estimate'> {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return {};
+  const obj = raw as Record<string, unknown>;
+  return obj.estimate !== undefined && (withoutWorkload || obj.workload !== undefined) ? { estimate: {} } : {};
+}
+
 /** Load a config for `rowsim estimate`: the whole config is checked, and its estimate section resolved. */
 export function loadEstimateConfig(file: string, overrides: EstimateOverrides = {}, text?: string): EstimateConfig {
   const cfg = loadConfig(file, text, { estimate: overrides });

@@ -6,6 +6,10 @@ import { LineCounter, isAlias, isScalar, parseAllDocuments, parseDocument, visit
 import { InputError, MAX_REPORTED_PROBLEMS, type InputProblem } from '../config/errors.js';
 import { YamlLocator } from '../config/locate.js';
 import { readInputText } from '../config/read.js';
+import { configLimitProblems, MAX_CONFIG_BYTES } from '../config/limits.js';
+
+/** A config file is read only up to the config size limit: a larger one is refused before any parsing. */
+const readConfigText = (file: string) => readInputText(file, MAX_CONFIG_BYTES, 'a config file (lengths data goes in a CSV file)');
 
 /** A parsed config document: the plain value and a locator for positioned problems. */
 export interface ParsedConfig {
@@ -20,7 +24,7 @@ const MAX_ALIAS_EXPANSIONS = 100;
 export function parseConfigSource(file: string, text?: string): ParsedConfig {
   let source = text;
   if (source === undefined) {
-    const read = readInputText(file);
+    const read = readConfigText(file);
     if (!read.ok) throw new InputError([{ file, message: `expected ${read.problem}` }]);
     source = read.text;
   }
@@ -79,6 +83,8 @@ export function parseConfigSource(file: string, text?: string): ParsedConfig {
   } catch (err) {
     throw new InputError([aliasProblem(doc, file, at, err)]);
   }
+  const beyond = configLimitProblems(raw, loc);
+  if (beyond.length) throw new InputError(beyond);
   return { raw, loc };
 }
 
@@ -116,7 +122,7 @@ function aliasProblem(doc: Document, file: string, at: (offset: number) => Posit
  * InputError when the file cannot be read.
  */
 export function configDocuments(file: string): string[] {
-  const read = readInputText(file);
+  const read = readConfigText(file);
   if (!read.ok) throw new InputError([{ file, message: `expected ${read.problem}` }]);
   const source = read.text;
   if (!/^---/m.test(source)) return [source];

@@ -308,7 +308,7 @@ function tableColumns(given: readonly { name: string; type: string; null?: boole
     if (seen.has(key))
       P.add(
         ['table', 'columns', i, 'name'],
-        `expected a column name not used before, found "${c.name}" (also column ${seen.get(key)! + 1})`,
+        `expected a column name not used before, found "${c.name}" (also table.columns[${seen.get(key)!}].name)`,
       );
     seen.set(key, i);
   });

@@ -6,6 +6,7 @@ import { describeFound, keyPathString, nearest, type KeyPath } from '../config/e
 import type { SweepPoint } from '../config/spec.js';
 import { resolveStorage } from './storage.js';
 import { Problems } from './problems.js';
+import { pointLabelProblem } from '../config/limits.js';
 
 /** Top-level keys under which a sweep may change values; `seed` itself may be swept too. */
 const SWEEPABLE_ROOTS = ['table', 'engine', 'workload', 'cache', 'costs', 'seed'] as const;
@@ -96,7 +97,10 @@ export function sweepPoints(
     if (spec) {
       const params: Record<string, string | number | boolean> = Object.create(null);
       for (const [k, v] of Object.entries(combo)) params[k] = v.value;
-      storage.push({ label: pointLabel(params), params, spec });
+      const label = pointLabel(params);
+      const tooLong = pointLabelProblem(label);
+      if (tooLong) P.add(['sweep'], tooLong, true);
+      else storage.push({ label, params, spec });
     }
   }
   return storage;

@@ -383,7 +383,7 @@ function checkSnapshots(raw: unknown[], P: Problems): void {
     if (kind === 'open_snapshot' && open >= 0)
       P.add(
         ['workload', i, kind],
-        `expected one snapshot held at a time (close_snapshot first), found a second open_snapshot after phase ${open + 1}`,
+        `expected one snapshot held at a time (close_snapshot first), found a second open_snapshot while the one at workload[${open}] is open`,
       );
     else if (kind === 'close_snapshot' && open < 0)
       P.add(['workload', i, kind], 'expected close_snapshot after an open_snapshot, found none open');

@@ -34,6 +34,7 @@ import {
 import { hostname } from 'node:os';
 import { basename, dirname, join, parse, relative, resolve, sep } from 'node:path';
 import { UserError } from '../config/errors.js';
+import { outputPathProblem } from '../config/limits.js';
 import { onInterrupt } from '../util/cleanup.js';
 import { errnoText, fileKind } from '../util/fs-text.js';
 import { ROWSIM_VERSION } from '../version.js';
@@ -64,7 +65,8 @@ interface OutputFolder {
 // ---- checks ----------------------------------------------------------------------------------------
 
 function fail(folder: { shown: string }, message: string): never {
-  throw new UserError(`--out ${folder.shown}: ${message}`);
+  const shown = folder.shown.length > 120 ? `${folder.shown.slice(0, 60)}…${folder.shown.slice(-40)}` : folder.shown;
+  throw new UserError(`--out ${shown}: ${message}`);
 }
 
 /**
@@ -232,6 +234,8 @@ export function checkOutputFolder(target: string, owner: OutputOwner): OutputFol
   const dir = resolve(target);
   const folder: OutputFolder = { dir, shown: target, owner };
   if (dir === parse(dir).root) fail(folder, 'expected a results folder, found the root of the file system');
+  const tooLong = outputPathProblem(dir);
+  if (tooLong) fail(folder, tooLong);
   const st = statOrNull(dir);
   if (st) {
     if (!st.isDirectory()) fail(folder, `expected a folder, found ${fileKind(st)}`);

@@ -8,6 +8,7 @@
  * A single run is a part too (part 1 of 1, held in memory with its PNGs already in the output's
  * staging folder): both go through src/run/merge.ts.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../config/errors.js';
@@ -20,8 +21,8 @@ import { errnoText, fileKind } from '../util/fs-text.js';
 import { exactParse, exactStringify } from '../util/exact-json.js';
 import { SHARD_RULE, type RunUnits, type Shard } from './plan.js';
 
-/** The version of part.json's layout; a merge reads only its own. */
-export const PART_FORMAT = 1;
+/** The version of part.json's layout; a merge reads only its own. 2: with `results_sha256`. */
+export const PART_FORMAT = 2;
 export const PART_FILE = 'part.json';
 
 /** What every part of one run shares, and which part this is. */
@@ -72,9 +73,23 @@ export interface LoadedPart extends RunPart {
   staged: boolean;
 }
 
-/** part.json's text. */
+/**
+ * The SHA-256 of a part's results (its storage points, contention tasks and contention spec, as
+ * exactStringify writes them): part.json carries it, and a merge recomputes it from what it read, so
+ * an edited or damaged part is refused instead of merged.
+ */
+export function resultsDigest(part: Pick<RunPart, 'storage' | 'contention' | 'contention_spec'>): string {
+  const results = {
+    storage: part.storage,
+    contention: part.contention,
+    ...(part.contention_spec ? { contention_spec: part.contention_spec } : {}),
+  };
+  return createHash('sha256').update(exactStringify(results)).digest('hex');
+}
+
+/** part.json's text: the part and the digest of its results. */
 export function partJson(part: RunPart): string {
-  return `${exactStringify(part)}\n`;
+  return `${exactStringify({ ...part, results_sha256: resultsDigest(part) })}\n`;
 }
 
 function notAPart(dir: string, found: string): never {
@@ -94,6 +109,10 @@ function checkShape(dir: string, v: unknown): RunPart {
   const p = v as Partial<RunPart>;
   const h = p.header as Partial<PartHeader> | undefined;
   if (!h || typeof h !== 'object') damaged(dir, 'no header');
+  if (h.rowsim_part === 1)
+    throw new UserError(
+      `${dir}: ${PART_FILE} has no digest of its results (written by rowsim ${String(h.rowsim_version)}, before parts carried one), so a merge cannot tell an edited part from a true one: run that part again with this rowsim (a part is deterministic: the same figures come back)`,
+    );
   if (h.rowsim_part !== PART_FORMAT) {
     throw new UserError(
       `${dir}: expected a part in the layout ${PART_FORMAT} this rowsim reads, found ${JSON.stringify(h.rowsim_part)} (rowsim ${String(h.rowsim_version)}): run the shards and the merge with the same rowsim`,
@@ -147,6 +166,8 @@ export function readPart(dir: string): LoadedPart {
     damaged(dir, (err as Error).message);
   }
   const part = checkShape(dir, parsed);
+  checkDigest(dir, parsed as RunPart & { results_sha256?: unknown });
+  checkFigures(dir, part);
   for (const r of part.storage) for (const c of r.charts) if (!files.includes(c)) damaged(dir, `${c} is not in the folder's manifest`);
   return {
     ...part,
@@ -165,4 +186,54 @@ export function readPart(dir: string): LoadedPart {
 /** A part's rule as part.json names it. */
 export function shardHeader(shard: Shard): PartHeader['shard'] {
   return { ...shard, rule: SHARD_RULE };
+}
+
+/** The part's results against the digest it carries: a part edited after it was written is refused. */
+function checkDigest(dir: string, part: RunPart & { results_sha256?: unknown }): void {
+  if (typeof part.results_sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(part.results_sha256)) damaged(dir, 'no results_sha256');
+  if (resultsDigest(part) !== part.results_sha256)
+    throw new UserError(
+      `${dir}: ${PART_FILE}: expected results whose SHA-256 is the results_sha256 the part carries, found others (the file was edited or damaged after rowsim wrote it): run that part again`,
+    );
+}
+
+/** Counts that may not exceed the table's rows (a forwarded or chained row is a row of the table). */
+const COUNTS_OF_ROWS = ['forwarded_rows', 'chained_rows', 'heap_only_rows'] as const;
+
+/**
+ * The figures of every storage point, at every phase: whole counters, no count of rows above the rows,
+ * shares from 0 to 100 %. A part that fails is inconsistent, even with a matching digest.
+ */
+function checkFigures(dir: string, part: RunPart): void {
+  for (const r of part.storage) {
+    const e = r.entry as Partial<StorageEntry>;
+    if (!Array.isArray(e.phases) || typeof e.final !== 'object' || e.final === null) damaged(dir, `storage point ${r.index}`);
+    const states = [...e.phases.map((p, i) => ({ where: `after workload[${i}]`, m: p?.metrics })), { where: 'at the end', m: e.final }];
+    for (const { where, m } of states) {
+      const problem = figuresProblem(m as unknown as Record<string, unknown> | undefined);
+      if (problem)
+        throw new UserError(
+          `${dir}: ${PART_FILE}: storage point ${JSON.stringify(e.label ?? r.index)} ${where}: ${problem}: the part is inconsistent: run that part again`,
+        );
+    }
+  }
+}
+
+function figuresProblem(m: Record<string, unknown> | undefined): string | undefined {
+  if (!m || typeof m !== 'object') return 'expected its metrics, found none';
+  const rows = m.rows;
+  if (!isWhole(rows)) return `expected rows a whole number ≥ 0, found ${JSON.stringify(rows)}`;
+  for (const [key, v] of Object.entries(m)) {
+    if (typeof v !== 'number') continue;
+    if (v < 0 || v === Infinity) return `expected ${key} a number ≥ 0, found ${v}`;
+    if (key.endsWith('_pct') && v > 100) return `expected ${key} from 0 to 100 %, found ${v}`;
+  }
+  for (const key of COUNTS_OF_ROWS) {
+    const v = m[key];
+    if (typeof v === 'number' && v > rows) return `expected ${key} at most the ${rows} rows of the table, found ${v}`;
+  }
+  const hot = m.hot_updates;
+  if (typeof hot === 'number' && typeof m.updates === 'number' && hot > m.updates)
+    return `expected hot_updates at most the ${m.updates} updates, found ${hot}`;
+  return undefined;
 }

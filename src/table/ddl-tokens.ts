@@ -4,6 +4,7 @@
  * statements and batches.
  */
 import { DdlError, isStatementStart, type Token } from './ddl-script.js';
+import { MAX_IDENTIFIER_BYTES, shortText, utf8Bytes } from '../config/limits.js';
 
 export class DdlTokens {
   protected p = 0;
@@ -36,6 +37,11 @@ export class DdlTokens {
   protected qualifiedName(): { name: string; qualifiers: string[] } {
     const t = this.peek();
     if (!t || t.kind !== 'word') this.fail(`expected a name, found ${this.found(t)}`);
+    if (t!.text.length > MAX_IDENTIFIER_BYTES / 4 && utf8Bytes(t!.text) > MAX_IDENTIFIER_BYTES)
+      this.fail(
+        `expected a name of at most ${MAX_IDENTIFIER_BYTES} bytes (the longest identifier of any format), found ${utf8Bytes(t!.text)} (${shortText(t!.text)})`,
+        t,
+      );
     this.p++;
     const parts = [t!.text];
     while (this.peek()?.text === '.' && (this.peek(1)?.kind === 'word' || this.peek(1)?.text === '.')) {

@@ -35,6 +35,7 @@ import { MULTI_WORD_TYPES, parseType, SchemaError } from '../config/column-types
 import { INDEX_CLAUSES, INDEX_WITH_OPTIONS, type DdlGrammar, type OptionRule } from './ddl-options.js';
 import { ddlGrammar } from '../formats/registry.js';
 import { DdlTokens } from './ddl-tokens.js';
+import { MAX_COLUMNS } from '../config/limits.js';
 import {
   ATTRIBUTES_WITH_OPERAND,
   CONSTRAINT_STARTS,
@@ -303,6 +304,10 @@ class DdlReader extends DdlTokens {
 
   private column(tname: string, columns: ColumnDef[], indexes: IndexDef[]): void {
     const colTok = this.peek()!;
+    if (columns.length === MAX_COLUMNS)
+      this.fail(
+        `table ${tname}: expected at most ${MAX_COLUMNS.toLocaleString('en-US')} columns (PostgreSQL's 1,600, the most of any format), found more`,
+      );
     const cname = this.name();
     const type = this.columnType(cname);
     const udt = this.types.get(type.text.toLowerCase());

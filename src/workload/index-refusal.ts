@@ -31,8 +31,9 @@ export interface IndexRefusal extends OversizeEntry {
 }
 
 function statementOf(r: IndexRefusal): string {
-  if (r.step === 'create index') return `the CREATE INDEX ${r.index} that follows phase ${r.phase + 1}`;
-  return `the ${r.step === 'insert' ? 'INSERT' : 'UPDATE'} of row ${r.row} in phase ${r.phase + 1} (${r.op}) and the transaction it is in`;
+  // The message starts with the phase's key path (workload[i], from 0): the phase is "this phase", never a number from 1 beside it.
+  if (r.step === 'create index') return `the CREATE INDEX ${r.index} that follows this phase`;
+  return `the ${r.step === 'insert' ? 'INSERT' : 'UPDATE'} of row ${r.row} in this phase and the transaction it is in`;
 }
 
 export class IndexEntryRefusal extends UserError {

@@ -195,7 +195,7 @@ class WorkloadRun extends RunState {
 }
 
 /** The format's allocation overhead for the table's data and index pages. */
-function allocationPages(format: StorageFormat, layout: TableLayout, metrics: EngineMetrics, index: IndexPages): AllocationPages {
+export function allocationPages(format: StorageFormat, layout: TableLayout, metrics: EngineMetrics, index: IndexPages): AllocationPages {
   const by_kind = format.allocation.allocationPages({
     pageBytes: layout.geometry.pageBytes,
     dataPages: metrics.pages,

@@ -77,6 +77,15 @@ describe('rowsim playground', () => {
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.problems.join('\n')).toMatch(/^mine\.yaml:4:/m);
   });
+
+  it('refuses a config too large to run in a browser tab (a shared #state link with 5e7 rows would freeze it)', () => {
+    const yaml = (rows: number) =>
+      `name: big\nseed: 1\ntable: { name: t, columns: [{ name: id, type: int }] }\nengine: { format: ase-dol }\nworkload:\n  - insert: { rows: ${rows} }\n`;
+    const big = engine.playConfig('big.yaml', yaml(50_000_000));
+    expect(big.ok).toBe(false);
+    if (!big.ok) expect(big.problems[0]).toMatch(/plans 50,000,000 row operations.*at most 200,000/);
+    expect(engine.playConfig('small.yaml', yaml(200)).ok).toBe(true);
+  });
 });
 
 describe('the page’s state', () => {

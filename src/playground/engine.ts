@@ -13,6 +13,7 @@ import { renderPageSvg, type SvgOptions } from '../mechanism/svg.js';
 import type { PageDrawing } from '../mechanism/drawing.js';
 import { phaseCounters, storageCounters, storageEntry, type StorageEntry } from '../report/storage.js';
 import { runStorage } from '../workload/runner.js';
+import { plannedRowOperations } from '../workload/planned-work.js';
 
 export { stringify as stringifyYaml } from 'yaml';
 
@@ -23,6 +24,12 @@ export function parseYaml(text: string): unknown {
 
 /** Steps a trace keeps for the page: a teaching config has a few dozen. */
 export const PLAY_STEPS = 400;
+
+/**
+ * Row operations a config may plan over all its points: the page runs it on its own thread in a second or
+ * two at most (a shared `#state` link with 5e7 rows would freeze a student's tab). `rowsim run` takes more.
+ */
+export const PLAY_MAX_ROW_OPS = 200_000;
 
 export interface CounterTable {
   header: string[];
@@ -46,6 +53,14 @@ export function playConfig(file: string, text: string, steps: number = PLAY_STEP
   try {
     const cfg = loadConfig(file, text);
     if (cfg.storage.length === 0) return { ok: false, problems: [`${file}: expected a storage run (table, engine, workload), found none`] };
+    const planned = cfg.storage.reduce((n, p) => n + plannedRowOperations(p.spec.workload), 0);
+    if (planned > PLAY_MAX_ROW_OPS)
+      return {
+        ok: false,
+        problems: [
+          `${file}: the workload plans ${planned.toLocaleString('en-US')} row operations over its points; the playground runs at most ${PLAY_MAX_ROW_OPS.toLocaleString('en-US')} (fewer rows, or rowsim run)`,
+        ],
+      };
     const points = cfg.storage.map((point): PlayPoint => {
       const entry = storageEntry(point, runStorage(point.spec));
       return {

@@ -2,6 +2,7 @@
  * The playground's page: one self-contained HTML file (styles, the bundled engine, the page's script and
  * the teaching configs inline), which opens from disk with no server and fetches nothing.
  */
+import { UserError } from '../config/errors.js';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -30,7 +31,9 @@ export function playgroundScripts(): { engine: string; page: string } {
     try {
       return readFileSync(new URL(name, BUNDLE), 'utf8');
     } catch {
-      throw new Error(`dist/bundle/${name} is missing: npm run build makes it`);
+      throw new UserError(
+        `rowsim is not completely installed: dist/bundle/${name} is missing (npm run build makes it; an npm install of rowsim ships it)`,
+      );
     }
   };
   return { engine: read('playground-engine.js'), page: read('playground-page.js') };

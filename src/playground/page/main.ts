@@ -145,11 +145,15 @@ interface Pane {
 function panes(): [Pane, Pane | null] {
   const ra = play(state.source, state.yaml);
   const a: Pane = { id: 'a', title: state.source, result: ra, point: pointOf(ra, state.point), step: state.step };
+  // A shared address may name a step past the end (or before the first): the nearest one is shown.
+  if (a.point) a.step = state.step = clamp(state.step, a.point);
   const cfg = parseConfig(state.yaml);
   const yb = state.compare && cfg ? compareYaml(cfg, state.compare) : null;
   if (yb === null) return [a, null];
   const rb = play(`${state.source} as ${state.compare}`, yb);
-  return [a, { id: 'b', title: `the same in ${state.compare}`, result: rb, point: pointOf(rb, null), step: state.compareStep }];
+  const pb = pointOf(rb, null);
+  if (pb) state.compareStep = clamp(state.compareStep, pb);
+  return [a, { id: 'b', title: `the same in ${state.compare}`, result: rb, point: pb, step: state.compareStep }];
 }
 
 // ---- rendering ----------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../config/errors.js';
 import { assembleResults, contentionJobs, type ContentionResults } from '../contention/run.js';
+import { withMetastability } from '../contention/metastability.js';
+import { runReplication } from '../contention/task.js';
 import type { Replication } from '../contention/task.js';
 import type { TaskRunner } from '../pool/scheduler.js';
 import { reportHtmlTemplate, type ReportPageMap } from '../report/html.js';
@@ -129,7 +131,10 @@ export function mergeParts(parts: LoadedPart[]): MergedRun {
       throw new UserError(
         `${ref.source}: part.json is damaged (expected ${h.units.contention} contention tasks from its contention section, found ${payloads.length})`,
       );
-    contention = assembleResults(ref.contention_spec, jobs, reps);
+    // the start-state probes of bimodal points need every replication: run here, on this thread
+    contention = withMetastability(ref.contention_spec, assembleResults(ref.contention_spec, jobs, reps), (probes) =>
+      probes.map(runReplication),
+    );
   }
   // The run's header is part 1's: summary.md names the config file as part 1 was given it.
   const first = byIndex.get(1)!.header;

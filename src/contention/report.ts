@@ -50,7 +50,7 @@ function collapseTimes(t: NonNullable<StartOutcome['time_to_collapse_ms']>): str
 function startText(o: StartOutcome, what: string): string {
   const t = o.time_to_collapse_ms;
   const fell = t
-    ? `${o.collapsed} of ${o.replications} collapse ${collapseTimes(t)} after the start`
+    ? `${o.collapsed} of ${o.replications} collapse${o.collapsed === 1 ? 's' : ''} ${collapseTimes(t)} after the start`
     : `none of ${o.replications} collapses`;
   const stayed = o.collapsed === 0 ? '' : o.switched === 0 ? ', and stay collapsed' : `, ${o.switched} of them recover or switch again`;
   return `from ${what} ${fell}${stayed}`;

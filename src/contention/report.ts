@@ -8,6 +8,7 @@ import { renderBarChart, renderHeatMap, renderLineChart, PALETTE, type Series } 
 import { fmt, mdTable, textTable } from '../report/tables.js';
 import { gapLatchedPoint, type ContentionEntry, type ContentionResults, type Gap, type SweepCellResult } from './run.js';
 import type { ContentionPoint } from './task.js';
+import { PROBE_DURATION_FACTOR, type StartOutcome } from './metastability.js';
 import { uslThroughput } from './usl.js';
 
 const BM_COLOR: Record<string, string> = { latched: PALETTE[1]!, lockless: PALETTE[0]! };
@@ -38,14 +39,46 @@ function gapText(g: Gap): string {
 }
 
 const flag = (p: ContentionPoint): string =>
-  `${p.metastable ? ' (metastable)' : p.bimodal ? ' (bimodal)' : ''}${p.stationary ? '' : ' (not stationary)'}`;
+  `${p.metastability?.metastable ? ' (metastable)' : p.bimodal ? ' (bimodal)' : ''}${p.stationary ? '' : ' (not stationary)'}`;
 
-/** A metastable point in words: the answer depends on the start. */
+/** "48–240 ms (median 100 ms)". */
+function collapseTimes(t: NonNullable<StartOutcome['time_to_collapse_ms']>): string {
+  return t.min === t.max ? `${n2(t.min)} ms` : `${n2(t.min)}–${n2(t.max)} ms (median ${n2(t.median)} ms)`;
+}
+
+/** One start's probes in words. */
+function startText(o: StartOutcome, what: string): string {
+  const t = o.time_to_collapse_ms;
+  const fell = t
+    ? `${o.collapsed} of ${o.replications} collapse${o.collapsed === 1 ? 's' : ''} ${collapseTimes(t)} after the start`
+    : `none of ${o.replications} collapses`;
+  const stayed = o.collapsed === 0 ? '' : o.switched === 0 ? ', and stay collapsed' : `, ${o.switched} of them recover or switch again`;
+  return `from ${what} ${fell}${stayed}`;
+}
+
+/** A bimodal point's start-state test in words: whether the answer depends on the start. */
 export function metastableText(p: ContentionPoint): string {
-  const m = p.metastable!;
-  const t = m.time_to_collapse_ms;
-  const when = t.length > 1 ? `${n2(t[0]!)}–${n2(t[t.length - 1]!)} ms` : `${n2(t[0]!)} ms`;
-  return `**Metastable: the answer depends on the start.** Each collapsed replication collapsed ${when} after the start (all users thinking) and stayed collapsed to the end (≥ ${n2(m.collapsed_held_ms)} ms); no running one ever collapsed (≥ ${n2(m.running_held_ms)} ms). "${p.collapsed} of ${p.replications}" is how often this start tipped early, not a steady-state probability.`;
+  const m = p.metastability!;
+  const i = m.idle;
+  const verdict = m.metastable
+    ? '**Metastable: the answer depends on the start.**'
+    : m.depends_on_start
+      ? '**The answer depends on the start, and the states do not hold.**'
+      : '**Not metastable: the states do not hold.**';
+  const held = [
+    i.collapsed_held_ms !== null ? `collapsed for ≥ ${n2(i.collapsed_held_ms)} ms` : '',
+    i.running_held_ms !== null ? `running for ≥ ${n2(i.running_held_ms)} ms` : '',
+  ].filter(Boolean);
+  return `${verdict} Modes ${n0(m.modes_tps.collapsed)} and ${n0(m.modes_tps.running)} tps. The same seeds over ${n2(i.run_ms)} ms (${PROBE_DURATION_FACTOR}× the window): ${startText(i, 'the idle start (every user thinking)')}; ${startText(m.backlog, 'a backlog start (every user submitting at once)')}.${held.length ? ` States held: ${held.join(', ')}.` : ''}${m.metastable ? ` "${p.collapsed} of ${p.replications}" is how often this start tipped, not a steady-state probability.` : ''}`;
+}
+
+/** The bimodal points' start-state tests, one line each, for the summary's and the terminal's head. */
+export function metastabilityHeadlines(entries: readonly ContentionEntry[]): string[] {
+  return entries.flatMap((r) =>
+    r.points
+      .filter((p) => p.metastability)
+      .map((p) => `${r.buffer_manager}, ${r.engines} engines, ${fmt(p.users)} users: ${metastableText(p)}`),
+  );
 }
 
 type WriteChart = (name: string, png: Buffer) => void;
@@ -465,7 +498,7 @@ function bimodalLines(list: readonly ContentionEntry[]): string[] {
     for (const p of r.points)
       if (p.modes)
         out.push(
-          `- ${r.engines} engines, ${fmt(p.users)} users is **bimodal**: ${p.collapsed} of ${p.replications} replications collapsed (mean ${n0(p.modes.collapsed.throughput_tps)} tps, ${n2(p.modes.collapsed.response_time_ms)} ms); the others ran at ${n0(p.modes.running.throughput_tps)} tps, ${n2(p.modes.running.response_time_ms)} ms.${p.metastable ? ` ${metastableText(p)}` : ''}`,
+          `- ${r.engines} engines, ${fmt(p.users)} users is **bimodal**: ${p.collapsed} of ${p.replications} replications collapsed (mean ${n0(p.modes.collapsed.throughput_tps)} tps, ${n2(p.modes.collapsed.response_time_ms)} ms); the others ran at ${n0(p.modes.running.throughput_tps)} tps, ${n2(p.modes.running.response_time_ms)} ms.`,
         );
   if (out.length > 0) out.push('');
   return out;
@@ -568,6 +601,7 @@ export function contentionMarkdown(results: ContentionResults): string {
     return out.join('\n');
   }
   for (const g of results.gaps) out.push(`At ${fmt(g.users)} users on ${g.engines} engines: ${gapText(g)}.`, '');
+  for (const line of metastabilityHeadlines(results.entries)) out.push(line, '');
   out.push(...inputsMarkdown(results));
   out.push(...entriesMarkdown(results.entries, R));
   return out.join('\n');
@@ -627,6 +661,7 @@ export function contentionTerminal(results: ContentionResults): string {
         ]);
     lines.push(textTable(header, rows));
     for (const g of results.gaps) lines.push(`at ${fmt(g.users)} users, ${g.engines} engines: ${gapText(g)}`);
+    for (const line of metastabilityHeadlines(results.entries)) lines.push(line.replace(/\*\*/g, ''));
     for (const bm of [...new Set(results.entries.map((r) => r.buffer_manager))]) {
       const sc = results.entries.filter((r) => r.buffer_manager === bm && r.speedup !== undefined).sort((a, b) => a.engines - b.engines);
       if (sc.length >= 2)

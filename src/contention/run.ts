@@ -17,6 +17,7 @@ import { ratioInterval, type Interval } from './stats.js';
 import { modelInputs, type ModelInput } from './inputs.js';
 import { phaseHeadline, type PhaseHeadline } from './phase.js';
 import { groupedNumber } from '../util/numbers.js';
+import { withMetastability } from './metastability.js';
 
 interface UslResult {
   lambda: number;
@@ -63,7 +64,7 @@ export interface Gap {
   lockless_collapsed_share: number;
   /** Either manager's point is bimodal. */
   bimodal: boolean;
-  /** Either manager's point is metastable (its modes were decided early and held). */
+  /** Either manager's point is metastable (its modes were decided early and held over a longer window; metastability.ts). */
   metastable: boolean;
 }
 
@@ -216,7 +217,7 @@ export function contentionJobs(spec: ContentionSpec, seed: number): { payloads: 
 /** A contention run on the calling thread (tests, benchmarks): the results of runContention on a pool (src/run/contention-pool.ts). */
 export function runContentionInProcess(spec: ContentionSpec, seed: number): ContentionResults {
   const { payloads, jobs } = contentionJobs(spec, seed);
-  return assembleResults(spec, jobs, payloads.map(runReplication));
+  return withMetastability(spec, assembleResults(spec, jobs, payloads.map(runReplication)), (probes) => probes.map(runReplication));
 }
 
 /** Entries of one model from its replications (jobs in payload order). */
@@ -302,7 +303,7 @@ function gapsOf(
       latched_collapsed_share: lat.collapsed_share,
       lockless_collapsed_share: ll.collapsed_share,
       bimodal: lat.bimodal || ll.bimodal,
-      metastable: !!(lat.metastable || ll.metastable),
+      metastable: !!(lat.metastability?.metastable || ll.metastability?.metastable),
     });
   }
   return out;

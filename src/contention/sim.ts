@@ -23,20 +23,28 @@ import { halfDrift, isStationary, littleLawErrorPct, nearestRank, type SimStats,
 export { AliasTable } from './alias-table.js';
 export { halfDrift, isStationary, nearestRank } from './sim-window.js';
 
-export function simulatePoint(m: PointModel, seed: number): SimStats {
-  return new Simulator(m, seed).run();
+/**
+ * The state a run starts from: `idle`, every user thinking (a residual think); `backlog`, every user
+ * submitting a transaction at time 0 (all of them in the system at once, the run queue full).
+ */
+export type StartState = 'idle' | 'backlog';
+
+export function simulatePoint(m: PointModel, seed: number, start: StartState = 'idle'): SimStats {
+  return new Simulator(m, seed).run(start);
 }
 
 class Simulator extends LineModels {
-  run(): SimStats {
+  run(start: StartState): SimStats {
     const m = this.model;
     for (let t = 0; t < m.users; t++) {
       this.thinkStart[t] = -1; // the first think is a residual: not a think-time sample
       this.state[t] = THINK;
-      if (m.think_ns > 0) this.addThinker(t);
+      if (start === 'backlog')
+        this.onThinkEnd(t); // current is −1: its schedules are pushes
+      else if (m.think_ns > 0) this.addThinker(t);
       else this.events.push(0, t);
     }
-    if (m.think_ns > 0) this.thinkNext = this.rngThink.exp32(m.think_ns / this.nThink);
+    if (m.think_ns > 0 && this.nThink > 0) this.thinkNext = this.rngThink.exp32(m.think_ns / this.nThink);
     let extensions = 0;
     for (;;) {
       this.loop();

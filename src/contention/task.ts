@@ -7,11 +7,12 @@
 import { buildPointModel, pointNetwork, type PointModel } from './model.js';
 import { exactMva, operationalBounds, type Bounds } from './mva.js';
 import type { BufferManagerKind, ContentionBase } from './spec.js';
-import { simulatePoint } from './sim.js';
+import { simulatePoint, type StartState } from './sim.js';
 import { batchMeansInterval, meanInterval, type Interval, type IntervalMethod } from './stats.js';
 import { historyOf, type History } from './history.js';
 import { operationalBounds as boundsOf } from './mva.js';
 import { drainCriterion, type DrainCriterion } from './drain.js';
+import type { Metastability } from './metastability.js';
 
 export interface ContentionTaskPayload {
   spec: ContentionBase;
@@ -20,6 +21,8 @@ export interface ContentionTaskPayload {
   users: number;
   /** The replication's own seed, derived from (run seed, buffer manager, engines, users, replication). */
   seed: number;
+  /** A start-state probe of a bimodal point (metastability.ts): the same seed from `start`, over a window `duration_factor` times as long, no extensions. */
+  probe?: { start: StartState; duration_factor: number };
 }
 
 /**
@@ -96,8 +99,8 @@ export interface ContentionPoint extends ResponseFigures, EngineTimeFigures {
   ci95: { throughput_tps: Interval; response_time_ms: Interval; response_time_ms_p99: Interval };
   /** How the throughput interval was made. */
   interval: IntervalMethod;
-  /** Bimodal points whose replications each kept the state they reached early: the split reflects the start, not a steady state. */
-  metastable?: Metastability;
+  /** Bimodal points: whether the split is decided by the start (the same seeds over a longer window, from two start states; metastability.ts). */
+  metastability?: Metastability;
   /** Replications whose throughput fell below COLLAPSE_SHARE_OF_BOUND of the bound. */
   collapsed: number;
   collapsed_share: number;
@@ -127,15 +130,6 @@ export interface ContentionPoint extends ResponseFigures, EngineTimeFigures {
   >;
 }
 
-/** A bimodal point whose modes were decided early and then held (no replication changed state again). */
-interface Metastability {
-  /** Time from the start (all users thinking) to the collapse, of each collapsed replication, ms, sorted. */
-  time_to_collapse_ms: number[];
-  /** The shortest a collapsed replication stayed collapsed, and a running one ran, to the window's end, ms. */
-  collapsed_held_ms: number;
-  running_held_ms: number;
-}
-
 function isPayload(p: unknown): p is ContentionTaskPayload {
   if (typeof p !== 'object' || p === null) return false;
   const o = p as Record<string, unknown>;
@@ -151,12 +145,20 @@ function isPayload(p: unknown): p is ContentionTaskPayload {
 export const round = (x: number, digits = 4): number => (Number.isFinite(x) ? Number(x.toPrecision(digits + 2)) : x);
 
 export function runReplication(payload: ContentionTaskPayload): Replication {
-  const model = buildPointModel(payload.spec, payload.buffer_manager, payload.engines, payload.users);
-  return replicationFrom(model, payload.seed);
+  const probe = payload.probe;
+  const spec: ContentionBase = probe
+    ? {
+        ...payload.spec,
+        duration_ns: payload.spec.duration_ns * probe.duration_factor,
+        stationarity: { ...payload.spec.stationarity, max_extensions: 0 },
+      }
+    : payload.spec;
+  const model = buildPointModel(spec, payload.buffer_manager, payload.engines, payload.users);
+  return replicationFrom(model, payload.seed, probe?.start ?? 'idle');
 }
 
-function replicationFrom(model: PointModel, seed: number): Replication {
-  const s = simulatePoint(model, seed);
+function replicationFrom(model: PointModel, seed: number, start: StartState): Replication {
+  const s = simulatePoint(model, seed, start);
   const windowNs = s.window_ns;
   const bound = boundsOf(pointNetwork(model), model.users).throughput_tps;
   const batchNs = windowNs / s.batch_transactions.length;
@@ -288,18 +290,6 @@ function modesOf(collapsed: readonly Replication[], running: readonly Replicatio
   };
 }
 
-/** A bimodal point is metastable when every collapsed replication collapsed once and stayed, and no running one ever collapsed. */
-function metastability(collapsed: readonly Replication[], running: readonly Replication[]): Metastability | undefined {
-  const held = collapsed.every((r) => r.history.first_collapse_ms !== null && r.history.switches === 1 && r.history.ends_collapsed);
-  const ran = running.every((r) => r.history.first_collapse_ms === null);
-  if (!held || !ran) return undefined;
-  return {
-    time_to_collapse_ms: collapsed.map((r) => r.history.first_collapse_ms!).sort((a, b) => a - b),
-    collapsed_held_ms: Math.min(...collapsed.map((r) => round(r.history.end_ms - r.history.first_collapse_ms!))),
-    running_held_ms: Math.min(...running.map((r) => r.history.end_ms)),
-  };
-}
-
 /** Exact MVA of a product-form network at the point's population, and the simulation's error against it. */
 function mvaCheck(net: ReturnType<typeof pointNetwork>, users: number, point: ResponseFigures): MvaCheck {
   const sol = exactMva(net, users);
@@ -345,8 +335,6 @@ export function summarisePoint(
     runs: reps.map((r) => runOf(r, isCollapsed(r))),
   };
   if (point.bimodal) point.modes = modesOf(collapsed, running);
-  const meta = point.bimodal ? metastability(collapsed, running) : undefined;
-  if (meta) point.metastable = meta;
   if (net.product_form) point.mva = mvaCheck(net, users, point);
   return point;
 }

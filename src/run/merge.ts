@@ -12,6 +12,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../config/errors.js';
 import { assembleResults, contentionJobs, type ContentionResults } from '../contention/run.js';
+import { withMetastability } from '../contention/metastability.js';
+import { runReplication } from '../contention/task.js';
 import type { Replication } from '../contention/task.js';
 import type { TaskRunner } from '../pool/scheduler.js';
 import { reportHtmlTemplate, type ReportPageMap } from '../report/html.js';
@@ -66,6 +68,25 @@ function sameList(a: readonly number[], b: readonly number[]): boolean {
 function folders(parts: readonly LoadedPart[]): string {
   const shown = parts.slice(0, 4).map((p) => p.source);
   return shown.join(', ') + (parts.length > shown.length ? ` and ${parts.length - shown.length} more` : '');
+}
+
+/**
+ * The contention results of a merged run from every part's replications, with the start-state probes of
+ * its bimodal points (metastability.ts), which need every replication: they run here, on this thread.
+ */
+function mergedContention(
+  ref: LoadedPart,
+  spec: NonNullable<LoadedPart['contention_spec']>,
+  seed: number,
+  units: number,
+  reps: Replication[],
+): ContentionResults {
+  const { payloads, jobs } = contentionJobs(spec, seed);
+  if (payloads.length !== units)
+    throw new UserError(
+      `${ref.source}: part.json is damaged (expected ${units} contention tasks from its contention section, found ${payloads.length})`,
+    );
+  return withMetastability(spec, assembleResults(spec, jobs, reps), (probes) => probes.map(runReplication));
 }
 
 /** Check that `parts` are one run's parts 1 … N, each once, and put the run together. */
@@ -124,15 +145,7 @@ export function mergeParts(parts: LoadedPart[]): MergedRun {
     }
     for (const r of p.contention) reps[r.task] = r.replication;
   }
-  let contention: ContentionResults | undefined;
-  if (ref.contention_spec) {
-    const { payloads, jobs } = contentionJobs(ref.contention_spec, h.seed);
-    if (payloads.length !== h.units.contention)
-      throw new UserError(
-        `${ref.source}: part.json is damaged (expected ${h.units.contention} contention tasks from its contention section, found ${payloads.length})`,
-      );
-    contention = assembleResults(ref.contention_spec, jobs, reps);
-  }
+  const contention = ref.contention_spec ? mergedContention(ref, ref.contention_spec, h.seed, h.units.contention, reps) : undefined;
   // The run's header is part 1's: summary.md names the config file as part 1 was given it.
   const first = byIndex.get(1)!.header;
   return { header: { ...first, shard: { index: 1, count: N, rule: first.shard.rule } }, entries, pageMaps, reportMaps, contention, parts };

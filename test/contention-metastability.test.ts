@@ -1,0 +1,65 @@
+/**
+ * A bimodal point's start-state test (src/contention/metastability.ts): the same seeds over a window 4×
+ * as long from the idle start and from a backlog start. Two small points of one workload (80 engines,
+ * 4 TTAS spinlocks, 10 look-ups a transaction, 30 ms windows): at 3,300 users and a 65 ns hand-off the
+ * replication that tipped early stays collapsed and the running ones never tip (metastable; from a
+ * backlog start all collapse: the answer depends on the start); at 3,500 users and 70 ns the running
+ * replications collapse later (not metastable: the running state does not hold). A few CPU-seconds.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseContention } from '../src/contention/schema.js';
+import { runContentionInProcess } from '../src/contention/run.js';
+import { metastabilityHeadlines } from '../src/contention/report.js';
+import { PROBE_DURATION_FACTOR } from '../src/contention/metastability.js';
+
+function point(users: number, handoff: string) {
+  const spec = parseContention({
+    engines: 80,
+    users,
+    think_time: '10ms',
+    transaction: { logical_reads: 10, cpu_per_read: '8us', cpu_per_transaction: '100us' },
+    buffer_managers: ['latched'],
+    pages: { count: 100000, skew: 0.99 },
+    latched: { spinlocks: 4, hold: '300ns', handoff_per_waiter: handoff, lock: 'ttas' },
+    service_times: 'constant',
+    duration: '30ms',
+    warmup: '30ms',
+    replications: 4,
+    stationarity: { max_extensions: 0 },
+  });
+  const results = runContentionInProcess(spec, 1);
+  return { results, p: results.entries[0]!.points[0]! };
+}
+
+describe('metastability: is the split decided by the start?', () => {
+  it('3,300 users: the early collapse holds, the running replications never tip, a backlog start collapses all (metastable)', () => {
+    const { results, p } = point(3300, '65ns');
+    expect(p.bimodal).toBe(true);
+    expect(p.drain.verdict).toBe('bistable'); // the closed form: a running and a collapsed equilibrium
+    const m = p.metastability!;
+    expect(m.metastable).toBe(true);
+    expect(m.depends_on_start).toBe(true);
+    expect(m.modes_tps.collapsed).toBeLessThan(0.5 * m.modes_tps.running);
+    expect(m.idle.run_ms).toBe(30 + PROBE_DURATION_FACTOR * 30);
+    expect(m.idle.collapsed).toBe(p.collapsed);
+    expect(m.idle.switched).toBe(0);
+    expect(m.idle.running_held_ms).toBe(m.idle.run_ms); // ran the whole longer window
+    expect(m.idle.time_to_collapse_ms!.max).toBeLessThan(30); // tipped in the warm-up
+    expect(m.backlog.collapsed).toBe(p.replications);
+    expect(m.backlog.switched).toBe(0);
+    const line = metastabilityHeadlines(results.entries)[0]!;
+    expect(line).toMatch(/Metastable: the answer depends on the start/);
+    expect(results.gaps).toEqual([]); // one manager: no gap, the headline is the point's
+  });
+
+  it('3,500 users: the running replications collapse later (not metastable)', () => {
+    const { results, p } = point(3500, '70ns');
+    expect(p.bimodal).toBe(true);
+    const m = p.metastability!;
+    expect(m.metastable).toBe(false);
+    expect(m.idle.collapsed).toBeGreaterThan(p.collapsed);
+    expect(m.idle.time_to_collapse_ms!.max).toBeGreaterThan(60); // after the run's own window
+    expect(m.depends_on_start).toBe(false); // given time, both starts collapse all
+    expect(metastabilityHeadlines(results.entries)[0]).toMatch(/Not metastable/);
+  });
+});

@@ -37,7 +37,8 @@ function settingText(key: string, engine: Engine, f: StorageFormat): string {
 /** A figure the format works out: "usable page 2,002 bytes", "max rows per page 166", "exp_row_size min 20". */
 function derivedText(key: string, v: EngineValue, f: StorageFormat): string {
   const base = key.replace(/_bytes$/, '');
-  const prefix = f.knob.reserveSetting && (base === f.knob.reserveSetting || base.startsWith(`${f.knob.reserveSetting}_`)) ? f.knob.reserveSetting : '';
+  const prefix =
+    f.knob.reserveSetting && (base === f.knob.reserveSetting || base.startsWith(`${f.knob.reserveSetting}_`)) ? f.knob.reserveSetting : '';
   const rest = prefix ? base.slice(prefix.length + 1) : base;
   const name = [prefix, rest.replace(/_/g, ' ')].filter(Boolean).join(' ');
   return `${name} ${valueText(v)}${key.endsWith('_bytes') ? ' bytes' : ''}`;

@@ -593,3 +593,48 @@ describe('IndexSet.anyDeletable: false only while no version is deletable', () =
     expect(s.set.anyDeletable()).toBe(true);
   });
 });
+
+describe("nbtree: a unique index's check before an insert (_bt_check_unique)", () => {
+  /** Leaf 0's tuples as [TIDs, LP_DEAD] after `steps` (each inserts a new version of row 0 at heap block 900 + i). */
+  function run(unique: boolean, deadBelow: (i: number) => number, steps: number) {
+    let below = 0;
+    // Versions of row 0 below `below` are dead to everyone (their whole HOT chain).
+    const nb = new NbtreeIndex(1, rulesFor('int', { unique }), { deletable: (row, seq) => row === 0 && seq < below });
+    const src = source(400, (r) => r);
+    nb.build(400, src);
+    for (let i = 0; i < steps; i++) {
+      below = deadBelow(i);
+      nb.insert(Float64Array.of(0), 0, 900 + i, 1000 + i, 16, 16, InsertKind.Unchanged);
+    }
+    const l = (nb as unknown as { leaves: { n: number; flatten(): void; tupleEnd(i: number): number; flagAt(j: number): number }[] })
+      .leaves[0]!;
+    l.flatten();
+    const out: [number, boolean][] = [];
+    for (let i = 0; i < l.n; i = l.tupleEnd(i)) out.push([l.tupleEnd(i) - i, (l.flagAt(i) & 2) !== 0]);
+    return out.slice(0, 3);
+  }
+
+  it('marks LP_DEAD the tuples of the key whose versions are all dead, not the live ones, not in a plain index', () => {
+    // Versions 0 (the build's) and 1000 dead when version 1001 comes: their tuples are marked.
+    expect(run(true, (i) => (i < 1 ? 0 : 1001), 2)).toEqual([
+      [1, true],
+      [1, true],
+      [1, false],
+    ]);
+    expect(run(false, (i) => (i < 1 ? 0 : 1001), 2)).toEqual([
+      [1, false],
+      [1, false],
+      [1, false],
+    ]);
+  });
+
+  it('a posting list only when every TID in it is dead', () => {
+    // 60 versions, none dead, fill the first leaf (808 bytes free): deduplication makes them a posting list.
+    const full = run(true, () => 0, 60);
+    expect(full[0]![0]).toBeGreaterThan(1);
+    const n = full[0]![0];
+    // One TID of the list still live: not marked; every one dead: marked.
+    expect(run(true, (i) => (i < 59 ? 0 : 1000 + n - 2), 60)[0]).toEqual([n, false]);
+    expect(run(true, (i) => (i < 59 ? 0 : 1000 + n), 60)[0]).toEqual([n, true]);
+  });
+});

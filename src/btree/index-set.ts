@@ -380,11 +380,12 @@ export class IndexSet implements VersionState {
   }
 
   /**
-   * Before an update or delete finds the row: PostgreSQL indexes make the leaves holding its entries real
-   * (their TIDs read the heap as it is before the change), and the first index, through which the row
-   * is found, marks the entries of the row's dead versions LP_DEAD (an index scan's kill_prior_tuple).
+   * Before an update or delete changes the row: PostgreSQL indexes make the leaves holding its entries
+   * real (their TIDs read the heap as it is before the change, whether or not an index finds the row);
+   * when the row is found `throughIndex`, the first index marks the entries of the row's dead versions
+   * LP_DEAD (an index scan's kill_prior_tuple).
    */
-  locate(row: number): void {
+  locate(row: number, throughIndex = true): void {
     const env = this.env;
     if (env === null) return;
     for (let i = 0; i < this.states.length; i++) {
@@ -393,7 +394,7 @@ export class IndexSet implements VersionState {
       const key = this.keyOf(s, row);
       s.nb.touch(key, env.rowPage(row), this.seqOf(row));
       // Only a row that has had another version can have entries of dead versions to visit and mark.
-      if (i === 0 && this.seqOf(row) !== row) s.nb.kill(key, row, env.visitBlock, this.seqOf(row));
+      if (throughIndex && i === 0 && this.seqOf(row) !== row) s.nb.kill(key, row, env.visitBlock, this.seqOf(row));
     }
   }
 

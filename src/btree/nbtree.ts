@@ -23,7 +23,7 @@ import { dedupPass } from './nbtdedup.js';
 import { InsertKind, type BuildSource } from './nbtree-rules.js';
 import { buildLeaves, materialise } from './nbtsort.js';
 import { LeafSplit } from './nbtsplit.js';
-import { killItems, simpleDeletion, vacuumIndex } from './nbtvacuum.js';
+import { killItems, simpleDeletion, uniqueCheckKills, vacuumIndex } from './nbtvacuum.js';
 
 export { InsertKind, type BuildSource, type NbtreeRules, type VersionState } from './nbtree-rules.js';
 
@@ -105,6 +105,7 @@ export class NbtreeIndex extends LeafLevel {
   insert(key: Float64Array, row: number, blk: number, seq: number, base: number, piv: number, kind: InsertKind): void {
     this.writesSinceVacuum = true;
     if (this.leaves.length === 0) this.firstLeaf();
+    if (this.rules.unique) uniqueCheckKills(this, key);
     let li = this.findLeaf(key, blk, seq);
     materialise(this, this.leaves[li]!);
     if (this.free(this.leaves[li]!) < base) li = this.makeRoom(li, key, blk, seq, base, piv, kind);

@@ -6,7 +6,7 @@
  * later splits once a later VACUUM finds it recyclable. Bottom-up deletion, the other pass an insert
  * makes, is bottomup.ts.
  */
-import { DEAD, type Leaf } from './leaf.js';
+import { DEAD, HEAD, type Leaf } from './leaf.js';
 import type { LeafLevel } from './leaf-level.js';
 import { materialise } from './nbtsort.js';
 
@@ -82,6 +82,41 @@ export function killItems(
     if (past) break;
   }
   return found;
+}
+
+/**
+ * A unique index's check before an insert (nbtinsert.c _bt_check_unique): every tuple of `key`, from
+ * the first leaf that may hold it rightwards while the key lasts, is looked up in the heap; one whose
+ * every TID the heap finds dead to everyone (the whole HOT chain: heap_hot_search_buffer's all_dead)
+ * gets LP_DEAD (a posting list only when all its TIDs are). Simple deletion then finds them when the
+ * leaf is full. The leaf keeps its layout (an insert follows). Returns the tuples marked.
+ */
+export function uniqueCheckKills(ix: LeafLevel, key: Float64Array): number {
+  if (ix.leaves.length === 0 || ix.versions.anyDeletable?.() === false) return 0;
+  let marked = 0;
+  for (let li = ix.findLeaf(key, -Infinity, -Infinity); li < ix.leaves.length; li++) {
+    const l = ix.leaves[li]!;
+    materialise(ix, l);
+    // TIDs by their place in the leaf's order (i), read at their slot (j): a leaf laid out in segments stays so.
+    let i = ix.position(l, li, key, -Infinity, -Infinity);
+    while (i < l.n) {
+      const head = l.slot(i);
+      if (!ix.sameKeyAs(l, head, key)) return marked;
+      let all = (l.flagAt(head) & DEAD) === 0;
+      for (let j = head; ;) {
+        if (all && !ix.versions.deletable(l.rowAt(j), l.seqAt(j))) all = false;
+        if (++i >= l.n) break;
+        j = l.slot(i);
+        if (l.flagAt(j) & HEAD) break;
+      }
+      if (all) {
+        l.setFlag(head, l.flagAt(head) | DEAD);
+        l.dead++;
+        marked++;
+      }
+    }
+  }
+  return marked;
 }
 
 /**

@@ -27,7 +27,7 @@ export function deletePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'dele
       const row = rows[i]!;
       if (!run.engine.isLive(row)) continue;
       run.obs?.beforeRow?.('delete', row);
-      if (run.trackVersions && run.indexes!.built && via !== 'scan') run.indexes!.locate(row);
+      if (run.trackVersions && run.indexes!.built) run.indexes!.locate(row, via !== 'scan');
       if (undoes) {
         affected++;
         run.rowDone();

@@ -219,8 +219,9 @@ function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: numb
     }
     const logical = format.rows.logicalBytes(layout, lens, base);
     obs?.beforeRow?.('update', row);
-    // The row is found through the first index (its leaf read, its dead versions' entries marked), then changed.
-    if (run.trackVersions && indexes!.built && u.locate) indexes!.locate(row);
+    // The leaves of the row's entries made real (the heap as before the change); the row found through the
+    // first index unless a scan reads it (its dead versions' entries marked), then changed.
+    if (run.trackVersions && indexes!.built) indexes!.locate(row, u.locate);
     const bytes = ool ? ool.sizeUpdate(row, lens, base, levels, levelBase, changed) : format.rows.rowBytes(layout, lens, base, logical);
     if (engine.update(row, bytes, logical, info)) {
       // The new version's entries (not a HOT update), one over an index's limit: the server refuses the UPDATE.

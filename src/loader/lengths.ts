@@ -224,7 +224,7 @@ function readHistogram(file: string, path: KeyPath, P: Problems, bound: LengthBo
   for (const [i, { line, text, cells }] of lines.entries()) {
     const problem = (column: number, message: string): undefined => void P.push({ file, line, column, message });
     if (cells.length > 2) return problem(text.indexOf(cells[2]!) + 1, `expected two columns, length and count, found ${cells.length}`);
-    if (i === 0 && cells.some((c) => c !== '' && !DECIMAL.test(c))) continue; // header
+    if (i === 0 && !DECIMAL.test(cells[0]!)) continue; // a header line: its first cell no length
     if (cells.length < 2) return problem(1, `expected two columns, length and count, found "${text.trim()}"`);
     const [lengthCell, countCell] = cells as [string, string];
     const v = Number(lengthCell);

@@ -344,10 +344,10 @@ describe('lengths a column can hold', () => {
     '    - { name: x, type: text, null: true }',
     '    - { name: n, type: "numeric(10,2)", null: true }',
   ].join('\n');
-  it('accepts a length at the bound, and large objects past the 65,534-byte row store up to 2^31 − 1', () => {
+  it('accepts a length at the bound, a uniform whose max is clipped, and large objects past the 65,534-byte row store', () => {
     const ok = withLengths(
       cols,
-      'v: { length: { sequence: [200, null] } }, x: { length: { choice: { "70000": 1, "2147483647": 0.01 } } }, n: { length: 10 }',
+      'v: { length: { sequence: [200, null] } }, x: { length: { choice: { "70000": 1, "2147483647": 0.01 } } }, n: { length: { uniform: [10, 40] } }',
     );
     expect(() => loadConfig('c.yaml', ok)).not.toThrow();
   });

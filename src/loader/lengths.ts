@@ -2,9 +2,10 @@
  * Length distributions and lengths in a given order, resolved from the config (`length:`, `grow:`) and
  * the CSV files they name. Every length written is checked against the column it is for: a value the
  * column cannot hold (over its declared length, a numeric's precision, or the longest large object
- * rowsim keeps) is refused where it is written, as are fractions among the lengths themselves and cells
- * that are not decimal numbers. Distributions' tails (uniform's draws between the bounds, normal,
- * lognormal) are clipped to the column when drawn (docs/config.md).
+ * rowsim keeps) is refused where it is written — a number, a choice or histogram length, a length in
+ * order, a uniform's min, a normal's mean, a lognormal's median — as are fractions among the lengths
+ * themselves and cells that are not decimal numbers. The draws of a distribution's upper part (a
+ * uniform's up to a larger max, a normal's or lognormal's tail) are clipped to the column (docs/config.md).
  */
 import { resolve as resolvePath } from 'node:path';
 import type { KeyPath } from '../config/errors.js';
@@ -51,9 +52,9 @@ function badLength(v: number, bound: LengthBound, orElse: string): string | unde
 
 /** A length distribution (or lengths in order) at `path`; every length written must fit `bound`. */
 export function resolveDist(d: DistInput, path: KeyPath, baseDir: string, P: Problems, bound = ANY_LENGTH): Dist | undefined {
-  const over = (at: KeyPath, what: string, v: number): boolean => {
-    if (v <= bound.max) return false;
-    P.add(at, `expected ${what} ${range(bound)}, found ${v}`);
+  const over = (at: KeyPath, what: string, v: number, b = bound): boolean => {
+    if (v <= b.max) return false;
+    P.add(at, `expected ${what} ${range(b)}, found ${v}`);
     return true;
   };
   if (typeof d === 'number') return over(path, 'a length', d) ? undefined : { kind: 'const', value: d };
@@ -63,7 +64,9 @@ export function resolveDist(d: DistInput, path: KeyPath, baseDir: string, P: Pro
       P.add([...path, 'uniform'], `expected [min, max] with 0 ≤ min ≤ max, found [${min}, ${max}]`);
       return undefined;
     }
-    return over([...path, 'uniform'], 'a maximum length', max) ? undefined : { kind: 'uniform', min, max };
+    // Every draw over the column (min) is a contradiction; draws up to a larger max are clipped (docs/config.md).
+    const at = [...path, 'uniform'];
+    return over(at, 'a minimum length', min) || over(at, 'a maximum length', max, ANY_LENGTH) ? undefined : { kind: 'uniform', min, max };
   }
   if ('normal' in d) {
     const [mean, sd] = d.normal;

@@ -13,7 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { benchmarkModel, calibrate, DEFAULT_WORKLOAD, ThreadPool, verify, type RunResult } from '../src/calibrate/bench.js';
 import { fitAll, MAX_REPEAT_SPREAD_PCT, type FitRun } from '../src/calibrate/fit.js';
 import { calibrationLines } from '../src/contention/report.js';
-import { applyCalibrationToSpec, calibrationFileSchema } from '../src/contention/calibration-file.js';
+import { applyCalibrationToSpec, calibrationContradictions, calibrationFileSchema } from '../src/contention/calibration-file.js';
 import { parseContention } from '../src/contention/schema.js';
 import { modelInputs } from '../src/contention/inputs.js';
 import { rowsim } from './helpers/cli.js';
@@ -139,7 +139,7 @@ describe('contention.calibration', () => {
     );
     const wrong = rowsim(['validate', join(dir, 'wrong.yaml')]);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(/contention\.calibration: .*bad\.json with costs/);
+    expect(wrong.stderr).toMatch(/bad\.json:1:\d+: costs\.latched\.hold: expected number, found string \(contention\.calibration\)/);
     const run = rowsim(['run', join(dir, 'ok.yaml'), '--out', join(dir, 'out'), '--quiet']);
     expect(run.code).toBe(0);
   });
@@ -186,6 +186,33 @@ describe('calibrate refuses what it cannot measure', () => {
     expect(f['latched.hold'].refused).toContain(`more than ${MAX_REPEAT_SPREAD_PCT}%`);
     expect(f['lockless.lookup'].value).toBe(100); // its own runs are fine
   });
+  it('refuses a cost that comes out at 0 ns or below: a difference the runs cannot tell from noise', () => {
+    const m = healthy();
+    m.set('bare', [run(395), run(395 * 1.01), run(395 * 0.99)]); // bare − outside = −5
+    const f = fitAll(m);
+    expect(f['lockless.lookup'].value).toBeNull();
+    expect(f['lockless.lookup'].refused).toMatch(/came out at -5 ns, not above 0/);
+    expect(f['latched.hold'].value).toBe(120);
+  });
+  it('finds the figures of a file that cannot all be true; a file calibrate writes has none', () => {
+    const ok = calibrationFileSchema.parse({
+      ...calFile,
+      fits: { 'latched.hold': { value: 180, spread_pct: 3.1, repeats_ns: [175, 184] } },
+      fit_rule: { max_repeat_spread_pct: 10 },
+    });
+    expect(calibrationContradictions(ok)).toEqual([]);
+    const paths = (change: object) =>
+      calibrationContradictions(calibrationFileSchema.parse({ ...ok, ...change })).map((c) => c.path.join('/'));
+    expect(paths({ costs: { ...ok.costs, 'lockless.cas': 0 } })).toEqual(['costs/lockless.cas']);
+    expect(paths({ costs: { ...ok.costs, 'latched.hold': 1e10 } })).toEqual(['costs/latched.hold']);
+    const refused = { value: null, refused: 'refused: time-sliced' };
+    expect(paths({ fits: { 'latched.hold': refused } })).toEqual(['costs/latched.hold']);
+    expect(paths({ fits: { 'latched.hold': { ...refused, value: 180 } } })).toEqual(['fits/latched.hold/value']);
+    expect(paths({ fits: { 'latched.hold': { value: 999 } } })).toEqual(['fits/latched.hold/value']);
+    expect(paths({ fits: { 'latched.hodl': { value: 180 } } })).toEqual(['fits/latched.hodl']);
+    expect(paths({ fits: { 'latched.hold': { value: 180, spread_pct: 25 } } })).toEqual(['fits/latched.hold/spread_pct']);
+    expect(paths({ fits: { 'latched.hold': { value: 180, repeats_ns: [175, -1] } } })).toEqual(['fits/latched.hold/repeats_ns/1']);
+  });
   it("a file that refused keeps the config's values, and the summary says which are measured and which refused", () => {
     const file = calibrationFileSchema.parse({
       ...calFile,
@@ -231,6 +258,7 @@ describe('forced time-slicing: calibrate refuses every cost', () => {
       expect(over.every((r: RunResult) => r.time_sliced && r.time_sliced_reason!.includes('runnable threads'))).toBe(true);
       expect(report.predictions.every((p) => p.predicted_ops_per_sec === null)).toBe(true);
       const spec = parseContention({ engines: 8, users: 10, latched: { hold: '300ns' } });
+      expect(calibrationContradictions(calibrationFileSchema.parse(report))).toEqual([]);
       const applied = applyCalibrationToSpec(spec, calibrationFileSchema.parse(report), 'cal.json');
       expect(applied.latched.hold_ns).toBe(300);
       expect(Object.keys(applied.calibration!.refused).sort()).toEqual(Object.keys(report.costs).sort());

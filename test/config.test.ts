@@ -335,3 +335,28 @@ describe('hostile and mistaken input (issue: nothing lost, nothing hung)', () =>
     }
   });
 });
+
+describe('lengths a column can hold', () => {
+  const withLengths = (columns: string, values: string) =>
+    `name: t\nseed: 1\ntable:\n  name: t\n  columns:\n${columns}\nengine: { format: postgres-heap }\nworkload:\n  - insert: { rows: 10, values: { ${values} } }\n`;
+  const cols = [
+    '    - { name: v, type: varchar(200), null: true }',
+    '    - { name: x, type: text, null: true }',
+    '    - { name: n, type: "numeric(10,2)", null: true }',
+  ].join('\n');
+  it('accepts a length at the bound, a uniform whose max is clipped, and large objects past the 65,534-byte row store', () => {
+    const ok = withLengths(
+      cols,
+      'v: { length: { sequence: [200, null] } }, x: { length: { choice: { "70000": 1, "2147483647": 0.01 } } }, n: { length: { uniform: [10, 40] } }',
+    );
+    expect(() => loadConfig('c.yaml', ok)).not.toThrow();
+  });
+  it('refuses one past it, at the value, naming the column and its type', () => {
+    const over = problems(withLengths(cols, 'v: { length: { sequence: [200, 201] } }, n: { length: 11 }, x: { length: 2147483648 }'));
+    expect(over.map((p) => `${p.key}: ${p.message}`)).toEqual([
+      'workload[0].insert.values.v.length.sequence[1]: expected a length from 0 to 200, or null for NULL (v is varchar(200)), found 201',
+      'workload[0].insert.values.n.length: expected a length from 0 to 10 (n is numeric(10,2): digits up to its precision), found 11',
+      "workload[0].insert.values.x.length: expected a length from 0 to 2,147,483,647 (the longest large object rowsim keeps: SQL Server's and ASE's 2 GB limit), found 2147483648",
+    ]);
+  });
+});

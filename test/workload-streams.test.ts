@@ -220,3 +220,24 @@ describe('FreeTree.findFrom', () => {
     );
   });
 });
+
+describe('length sources past 2^31 − 1 (the loader refuses such lengths written; a tail may still reach them)', () => {
+  it('clamp every draw to 2^31 − 1 instead of wrapping it negative in the Int32Array, and a uniform span over 2^32 ends', () => {
+    const out = new Int32Array(64);
+    const rng = new Prng(7);
+    for (const d of [
+      { kind: 'uniform', min: 0, max: 5e9 },
+      { kind: 'normal', mean: 1e12, sd: 10 },
+      { kind: 'lognormal', median: 1e12, sigma: 0.1 },
+      { kind: 'const', value: 3e9 },
+      { kind: 'choice', values: [3e9], weights: [1] },
+      { kind: 'sequence', values: [3e9, -1] },
+    ] as const) {
+      lengthSource(d).fill(rng, out, out.length);
+      expect(Math.min(...out), d.kind).toBeGreaterThanOrEqual(d.kind === 'sequence' ? -1 : 0);
+      expect(Math.max(...out), d.kind).toBeLessThanOrEqual(0x7fffffff);
+    }
+    lengthSource({ kind: 'const', value: 3e9 }).fill(rng, out, 1);
+    expect(out[0]).toBe(0x7fffffff);
+  });
+});

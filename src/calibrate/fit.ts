@@ -85,8 +85,15 @@ export function fitCost(byTag: ByTag, tags: readonly string[], formula: (ns: num
     const xs = checks.map((c) => c.perRepeat[r]);
     if (xs.every((x): x is number => x !== null && x !== undefined)) repeats.push(r3(Math.max(0, formula(xs))));
   }
+  const value = r3(formula(checks.map((c) => c.median)));
+  if (!(value > 0))
+    return {
+      value: null,
+      from,
+      refused: `refused: it came out at ${value} ns, not above 0: the runs it is the difference of cannot tell it from noise`,
+    };
   return {
-    value: r3(Math.max(0, formula(checks.map((c) => c.median)))),
+    value,
     from,
     repeats_ns: repeats,
     spread_pct: r3(spread),

@@ -16,7 +16,10 @@ const CALIBRATED_KEYS = [
 ] as const;
 type CalibratedKey = (typeof CALIBRATED_KEYS)[number];
 
-const cost = z.number().min(0).max(1e7).nullable();
+/** The longest cost a calibration file may give: 10 ms, far past a latch held or a cache line moved (a thread descheduled, not a cost). */
+export const MAX_CALIBRATED_NS = 1e7;
+
+const cost = z.number().nullable();
 
 /** How a cost was fitted, or why it was refused (files written before refusals were recorded have none). */
 const fitEntry = z.object({
@@ -41,6 +44,55 @@ export const calibrationFileSchema = z.looseObject({
 });
 
 export type CalibrationFile = z.output<typeof calibrationFileSchema>;
+
+/** A figure of a calibration file that contradicts the physics or the file's own other figures: where (key path) and what was expected. */
+export interface CalibrationContradiction {
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * The figures of a calibration file that cannot all be true: a cost not above 0 or past
+ * MAX_CALIBRATED_NS, a fit of an unknown key, a fit marked refused that gives a cost (or whose cost
+ * `costs` gives), a fit's value other than its cost, a spread below 0 or over the file's own fit rule for
+ * a fitted cost, a repeat below 0.
+ */
+export function calibrationContradictions(cal: CalibrationFile): CalibrationContradiction[] {
+  const out: CalibrationContradiction[] = [];
+  const add = (path: (string | number)[], message: string) => out.push({ path, message });
+  for (const k of CALIBRATED_KEYS) {
+    const v = cal.costs[k];
+    if (v !== null && !(v > 0 && v <= MAX_CALIBRATED_NS))
+      add(
+        ['costs', k],
+        `expected a cost above 0 and at most ${MAX_CALIBRATED_NS.toLocaleString('en-US')} ns (10 ms; a latch held, a CAS or a cache line moved takes nanoseconds to microseconds), or null (refused), found ${v}`,
+      );
+  }
+  const maxSpread = cal.fit_rule?.max_repeat_spread_pct;
+  for (const [k, fit] of Object.entries(cal.fits ?? {})) {
+    if (!(CALIBRATED_KEYS as readonly string[]).includes(k)) {
+      add(['fits', k], `expected a fit of one of ${CALIBRATED_KEYS.join(', ')}, found "${k}"`);
+      continue;
+    }
+    const c = cal.costs[k as CalibratedKey];
+    if (out.some((o) => o.path[1] === k)) continue;
+    if (fit.refused !== undefined && fit.value !== null)
+      add(['fits', k, 'value'], `expected null for a fit marked refused ("${fit.refused}"), found ${fit.value}`);
+    else if (fit.refused !== undefined && c !== null)
+      add(['costs', k], `expected null: fits.${k} says the cost was refused ("${fit.refused}"), found ${c}`);
+    else if (fit.value !== c) add(['fits', k, 'value'], `expected costs.${k}'s ${c}, found ${fit.value}`);
+    if (typeof fit.spread_pct === 'number' && fit.spread_pct < 0)
+      add(['fits', k, 'spread_pct'], `expected a spread of 0% or more, found ${fit.spread_pct}`);
+    else if (typeof fit.spread_pct === 'number' && c !== null && maxSpread !== undefined && fit.spread_pct > maxSpread)
+      add(
+        ['fits', k, 'spread_pct'],
+        `expected at most fit_rule.max_repeat_spread_pct ${maxSpread}% for a fitted cost (a wider spread is refused), found ${fit.spread_pct}`,
+      );
+    const negative = (fit.repeats_ns ?? []).findIndex((x) => !(x >= 0));
+    if (negative >= 0) add(['fits', k, 'repeats_ns', negative], `expected a repeat of 0 ns or more, found ${fit.repeats_ns![negative]}`);
+  }
+  return out;
+}
 
 function get(m: ContentionBase, key: CalibratedKey): number {
   switch (key) {

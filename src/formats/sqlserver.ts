@@ -326,6 +326,22 @@ export function sqlserverLayout(table: TableDef, engine: EngineSpec): SqlServerT
  * bitmap ⌈columns/8⌉ [estimate]: 7 bytes up to 8 columns), exceeds 8,060 bytes [pages]. Variable-length
  * columns take no bytes in the minimum row: they may be empty, or pushed off the row.
  */
+/**
+ * The longest declared length SQL Server takes [MS-CHAR]: char, varchar, binary, varbinary 8,000 bytes;
+ * nchar and nvarchar 4,000 byte-pairs; longer only as varchar(max), nvarchar(max), varbinary(max).
+ */
+function sqlserverDeclaredLengthLimit(table: TableDef): string | undefined {
+  for (const c of table.columns) {
+    const t = c.type;
+    if (t.lob || !['char', 'varchar', 'binary', 'varbinary'].includes(t.family)) continue;
+    const max = t.national ? 4000 : 8000;
+    if (t.length <= max) continue;
+    const orMax = t.family === 'varchar' || t.family === 'varbinary' ? ` or ${t.name}(max)` : '';
+    return `expected ${t.name}(n) with n at most ${max}${orMax} for column ${c.name}, found ${t.sql} (Msg 131: "The size (${t.length}) given to the column '${c.name}' exceeds the maximum allowed for any data type (${max})") [MS-CHAR]`;
+  }
+  return undefined;
+}
+
 function sqlserverMinimumRowLimit(table: TableDef, layout: TableLayout): string | undefined {
   const ss = (layout as SqlServerTableLayout).ss;
   const overhead = SQLSERVER_ROW_HEADER_BYTES + SQLSERVER_COLUMN_COUNT_BYTES + ((ss.nCols + 7) >> 3);
@@ -647,7 +663,7 @@ export const sqlserverHeap: StorageFormat = {
     return notes;
   },
   rows: {
-    tableLimit: sqlserverMinimumRowLimit,
+    tableLimit: (table, layout) => sqlserverDeclaredLengthLimit(table) ?? sqlserverMinimumRowLimit(table, layout),
     layout: sqlserverLayout,
     rowBytes(layout, lens, base) {
       return sqlserverRowBytes((layout as SqlServerTableLayout).ss, lens, base);

@@ -1,11 +1,19 @@
 /**
  * `contention.calibration: file.json`: read the file `rowsim calibrate` wrote (relative to the config),
- * check it, and apply its measured costs to the resolved spec. Problems are reported at the config's
- * `contention.calibration` key, naming the file and the key inside it.
+ * check it, and apply its measured costs to the resolved spec. A file that is not valid JSON is reported
+ * at the config's `contention.calibration` key; a wrong or contradictory figure inside it at its own line
+ * and column in the file, with its key path (JSON is read as YAML to place it).
  */
 import { isAbsolute, resolve } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import { YamlLocator } from '../config/locate.js';
 import { readInputText } from '../config/read.js';
-import { applyCalibrationToSpec, calibrationFileSchema } from '../contention/calibration-file.js';
+import {
+  applyCalibrationToSpec,
+  calibrationContradictions,
+  calibrationFileSchema,
+  type CalibrationContradiction,
+} from '../contention/calibration-file.js';
 import type { ContentionSpec } from '../contention/schema.js';
 import type { SectionContext } from './section.js';
 
@@ -28,13 +36,18 @@ export function applyCalibrationFile(spec: ContentionSpec, name: string, ctx: Se
     return undefined;
   }
   const r = calibrationFileSchema.safeParse(json);
-  if (!r.success) {
-    const first = r.error.issues[0]!;
-    ctx.P.add(
-      at,
-      `expected a calibration file written by rowsim calibrate, found ${name} with ${first.path.join('.') || 'its top level'}: ${first.message}`,
-    );
-    return undefined;
+  const wrong: CalibrationContradiction[] = r.success
+    ? calibrationContradictions(r.data)
+    : r.error.issues.map((i) => ({
+        path: i.path.map((p) => (typeof p === 'number' ? p : String(p))),
+        message: i.message.replace(/^(Invalid input|Too small|Too big): /, '').replace('received', 'found'),
+      }));
+  if (r.success && wrong.length === 0) return applyCalibrationToSpec(spec, r.data, name);
+  const lines = new LineCounter();
+  const locator = new YamlLocator(parseDocument(read.text, { lineCounter: lines }), lines, path);
+  for (const w of wrong) {
+    const p = locator.problem(w.path, `${w.message} (contention.calibration)`);
+    ctx.P.push(w.path.length ? p : { ...p, key: 'its top level' });
   }
-  return applyCalibrationToSpec(spec, r.data, name);
+  return undefined;
 }

@@ -13,6 +13,7 @@ import { getFormat } from '../formats/registry.js';
 import type { TableLayout } from '../layout/table-layout.js';
 import { Problems, zodCheck } from './problems.js';
 import type { EstimateSource, MeasuredFiles, PartitionSource } from '../estimate/types.js';
+import { lengthBound } from './lengths.js';
 import { resolveDist } from './storage.js';
 import { mergeEvidence, type Measurements } from '../estimate/evidence/merge.js';
 import { readEvidence } from '../estimate/evidence/read.js';
@@ -194,7 +195,7 @@ function columnsSource(columns: NonNullable<MeasuredInput['columns']>, ctx: Ctx)
         P.add([...where, key, 'null'], `expected a NULL share only on a nullable column, found ${s.null} on ${name}, which is NOT NULL`);
       return {
         null: s.null ?? 0,
-        length: s.length === undefined ? undefined : resolveDist(s.length, [...where, key, 'length'], ctx.baseDir, P),
+        length: s.length === undefined ? undefined : resolveDist(s.length, [...where, key, 'length'], ctx.baseDir, P, lengthBound(col)),
       };
     };
     const ins = side(spec.insert, 'insert');

@@ -127,8 +127,11 @@ function reportUnionIssue(
   }
   // The one branch of the value's kind (a list, a mapping, a scalar) says what is wrong inside it.
   const ofKind = issue.errors.filter((branch) => !branch.some(isKindMismatch));
-  if (ofKind.length === 1) {
-    for (const inner of ofKind[0]!) reportIssue(schema, value, base, at, inner, P);
+  // Of several mapping branches, the one whose keys the mapping has ({ sequence: [3, .nan] }).
+  const ofShape = ofKind.filter((branch) => !branch.some((i) => i.code === 'unrecognized_keys' && i.path.length === 0));
+  const branch = ofKind.length === 1 ? ofKind[0] : ofShape.length === 1 ? ofShape[0] : undefined;
+  if (branch) {
+    for (const inner of branch) reportIssue(schema, value, base, at, inner, P);
     return;
   }
   // A mapping with a misspelt key ({ unifrom: … }): name the key and the nearest one accepted.

@@ -3,11 +3,9 @@
  * against the table and turned into its PhaseSpec, with its distributions (lengths, histograms from CSV
  * files) and its order. Problems carry the key path; src/loader/storage.ts resolves the table and engine.
  */
-import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
 import { isBinaryType, isCharacterType, isLobType, parseType, SchemaError } from '../config/column-types.js';
 import { describeFound, nearest, type KeyPath } from '../config/errors.js';
-import { readInputText } from '../config/read.js';
 import { FREQUENCY_RE, ORDER_RE, PHASE_KINDS, TRANSACTION_RE, PHASE_SCHEMAS, type PhaseKind, type DistInput } from '../config/schema.js';
 import {
   COMPRESSIBILITY_STEPS,
@@ -27,6 +25,7 @@ import {
   type ValueSpec,
 } from '../config/spec.js';
 import { MAX_REPEAT_BYTES as MAX_BLOCK_REPEAT } from '../formats/pg-compression.js';
+import { lengthBound, resolveDist } from './lengths.js';
 import { Problems, zodCheck } from './problems.js';
 
 /** `engine:`: the format, one of the registry's, the settings every format may read and those the formats declare (docs/config.md). */
@@ -338,7 +337,7 @@ export function resolveWorkload(raw: unknown, table: TableDef, baseDir: string, 
       }
     },
     lengths(name, d, where) {
-      const dist = resolveDist(d, where, baseDir, P);
+      const dist = resolveDist(d, where, baseDir, P, lengthBound(column(name)!));
       if (dist?.kind === 'sequence' && dist.values.includes(-1) && !column(name)!.nullable) {
         P.add(
           where,
@@ -416,178 +415,4 @@ function resolveOrder(text: string): Order {
   return { kind: m[1] as 'sequential' | 'newest' | 'random' | 'spread' };
 }
 
-export function resolveDist(d: DistInput, path: KeyPath, baseDir: string, P: Problems): Dist | undefined {
-  if (typeof d === 'number') return { kind: 'const', value: d };
-  if ('uniform' in d) {
-    const [min, max] = d.uniform;
-    if (min < 0 || max < min) {
-      P.add([...path, 'uniform'], `expected [min, max] with 0 ≤ min ≤ max, found [${min}, ${max}]`);
-      return undefined;
-    }
-    return { kind: 'uniform', min, max };
-  }
-  if ('normal' in d) {
-    const [mean, sd] = d.normal;
-    if (sd < 0) {
-      P.add([...path, 'normal'], `expected [mean, sd] with sd ≥ 0, found sd ${sd}`);
-      return undefined;
-    }
-    return { kind: 'normal', mean, sd };
-  }
-  if ('lognormal' in d) {
-    const [median, sigma] = d.lognormal;
-    if (median <= 0 || sigma < 0) {
-      P.add([...path, 'lognormal'], `expected [median, sigma] with median > 0 and sigma ≥ 0, found [${median}, ${sigma}]`);
-      return undefined;
-    }
-    return { kind: 'lognormal', median, sigma };
-  }
-  if ('choice' in d) {
-    const values: number[] = [];
-    const weights: number[] = [];
-    for (const [k, w] of Object.entries(d.choice)) {
-      const v = Number(k);
-      if (!Number.isFinite(v) || v < 0) {
-        P.add([...path, 'choice', k], `expected a length (a number ≥ 0) as key, found "${k}"`, true);
-        return undefined;
-      }
-      values.push(v);
-      weights.push(w);
-    }
-    if (weights.reduce((s, w) => s + w, 0) <= 0) {
-      P.add([...path, 'choice'], 'expected at least one positive weight, found none');
-      return undefined;
-    }
-    return { kind: 'choice', values, weights };
-  }
-  if ('sequence' in d) return { kind: 'sequence', values: d.sequence.map((v) => (v === null ? -1 : v)) };
-  if ('csv' in d) return readLengthsCsv(resolvePath(baseDir, d.csv), d.column, [...path, 'csv'], P);
-  return readHistogram(resolvePath(baseDir, d.histogram), [...path, 'histogram'], P);
-}
-
-/** The lines of a CSV file that hold something (not blank, not a `#` comment), with their numbers; null: not readable (a problem at `path`). */
-function csvLines(file: string, path: KeyPath, P: Problems): { line: number; text: string; cells: string[] }[] | null {
-  const read = readInputText(file);
-  if (!read.ok) {
-    P.add(path, `expected a readable CSV file at ${file}: ${read.problem}`);
-    return null;
-  }
-  return read.text
-    .split(/\r?\n/)
-    .map((text, i) => ({ line: i + 1, text, cells: text.split(/[,;\t]/).map((c) => c.trim()) }))
-    .filter((l) => l.text.trim() !== '' && !l.text.trim().startsWith('#'));
-}
-
-/**
- * A CSV of lengths, one value a line in the order the phase takes them: the only column, or the one
- * `column` names (by its header, or 1-based); an optional header line; an empty cell is NULL.
- */
-function readLengthsCsv(file: string, column: string | number | undefined, path: KeyPath, P: Problems): Dist | undefined {
-  const lines = csvLines(file, path, P);
-  if (!lines) return undefined;
-  const first = lines[0];
-  const header = first && first.cells.some((c) => c !== '' && !Number.isFinite(Number(c))) ? first : undefined;
-  let at = typeof column === 'number' ? column - 1 : 0;
-  if (typeof column === 'string') {
-    at = header ? header.cells.findIndex((c) => c.replace(/^"|"$/g, '') === column) : -1;
-    if (at < 0) {
-      P.push({
-        file,
-        line: header?.line ?? 1,
-        column: 1,
-        message: `expected a header line naming column "${column}", found ${header ? header.cells.join(', ') : 'none'}`,
-      });
-      return undefined;
-    }
-  } else if (column === undefined && first && first.cells.length > 1) {
-    P.push({
-      file,
-      line: first.line,
-      column: 1,
-      message: `expected one column of lengths, or csv.column naming one of ${first.cells.length}`,
-    });
-    return undefined;
-  }
-  const values: number[] = [];
-  for (const l of lines) {
-    if (l === header) continue;
-    if (at >= l.cells.length) {
-      P.push({
-        file,
-        line: l.line,
-        column: 1,
-        message: `expected a length in column ${at + 1}, found ${l.cells.length} column${l.cells.length === 1 ? '' : 's'}`,
-      });
-      return undefined;
-    }
-    const cell = l.cells[at]!;
-    const v = Number(cell);
-    if (cell !== '' && (!Number.isInteger(v) || v < 0)) {
-      P.push({
-        file,
-        line: l.line,
-        column: l.text.indexOf(cell) + 1,
-        message: `expected a whole length ≥ 0 (or nothing, for NULL), found "${cell}"`,
-      });
-      return undefined;
-    }
-    values.push(cell === '' ? -1 : v);
-  }
-  if (values.length === 0) {
-    P.push({ file, line: 1, column: 1, message: 'expected at least one length, found none' });
-    return undefined;
-  }
-  return { kind: 'sequence', values };
-}
-
-/**
- * A histogram CSV: one `length,count` (or weight) per line, an optional header line, `#` comments.
- */
-function readHistogram(file: string, path: KeyPath, P: Problems): Dist | undefined {
-  const read = readInputText(file);
-  if (!read.ok) {
-    P.add(path, `expected a readable CSV file at ${file}: ${read.problem}`);
-    return undefined;
-  }
-  const text = read.text;
-  const values: number[] = [];
-  const weights: number[] = [];
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    const cells = line.split(/[,;\t]/).map((c) => c.trim());
-    if (cells.length > 2) {
-      P.push({
-        file,
-        line: i + 1,
-        column: lines[i]!.indexOf(cells[2]!) + 1,
-        message: `expected two columns, length and count, found ${cells.length}`,
-      });
-      return undefined;
-    }
-    if (values.length === 0 && cells.some((c) => c !== '' && !Number.isFinite(Number(c)))) continue; // header
-    if (cells.length < 2) {
-      P.push({ file, line: i + 1, column: 1, message: `expected two columns, length and count, found "${line}"` });
-      return undefined;
-    }
-    const v = Number(cells[0]);
-    const w = Number(cells[1]);
-    if (!Number.isFinite(v) || v < 0 || !Number.isInteger(v)) {
-      P.push({ file, line: i + 1, column: 1, message: `expected a whole length ≥ 0 in column 1, found "${cells[0]}"` });
-      return undefined;
-    }
-    if (!Number.isFinite(w) || w < 0) {
-      const col = lines[i]!.indexOf(cells[1]!) + 1;
-      P.push({ file, line: i + 1, column: col, message: `expected a count ≥ 0 in column 2, found "${cells[1]}"` });
-      return undefined;
-    }
-    values.push(v);
-    weights.push(w);
-  }
-  if (values.length === 0 || weights.reduce((s, w) => s + w, 0) <= 0) {
-    P.push({ file, line: 1, column: 1, message: 'expected at least one length with a positive count, found none' });
-    return undefined;
-  }
-  return { kind: 'choice', values, weights };
-}
+export { resolveDist };

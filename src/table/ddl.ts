@@ -608,7 +608,10 @@ class DdlReader extends DdlTokens {
     // pg_dump quotes storage parameters: WITH (fillfactor='70').
     const text = v?.kind === 'string' ? unquote(v).trim() : v?.kind === 'number' ? v.text : '';
     if (!v || !/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-      this.fail(`expected ${option} = a whole number from ${min} to ${max}, found ${this.found(v)}`, v);
+      // A sign is a token of its own: show it with the number after it (-5, not "-").
+      const next = this.toks[this.p + 1];
+      const signed = (v?.text === '-' || v?.text === '+') && next?.kind === 'number' ? `"${v.text}${next.text}"` : this.found(v);
+      this.fail(`expected ${option} = a whole number from ${min} to ${max}, found ${signed}`, v);
     }
     this.p++;
     return { value: Number(text), line: v!.line, column: v!.column };

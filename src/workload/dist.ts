@@ -10,6 +10,14 @@ export type Sampler = (rng: Prng) => number;
 
 const TWO_TO_MINUS_32 = 2.3283064365386963e-10;
 
+/**
+ * The longest length a source draws, 2^31 − 1 (row-values.ts LOB_MAX_BYTES): the loader refuses longer
+ * lengths written; this keeps a normal's or lognormal's tail in an Int32Array and a uniform's span under
+ * 2^32 (Lemire's method needs it).
+ */
+const MAX_DRAWN = 0x7fffffff;
+const whole = (v: number): number => Math.min(MAX_DRAWN, Math.max(0, Math.round(v)));
+
 /** A sampler of whole lengths ≥ 0 for a length distribution: one draw at a time of lengthSource(d). */
 export function lengthSampler(d: Dist): Sampler {
   const src = lengthSource(d);
@@ -75,11 +83,11 @@ class NormalSource extends LengthSource {
     super();
   }
   one(rng: Prng): number {
-    return Math.max(0, Math.round(this.mean + this.sd * rng.normal()));
+    return whole(this.mean + this.sd * rng.normal());
   }
   fill(rng: Prng, out: Int32Array, count: number): void {
     const { mean, sd } = this;
-    for (let i = 0; i < count; i++) out[i] = Math.max(0, Math.round(mean + sd * rng.normal()));
+    for (let i = 0; i < count; i++) out[i] = whole(mean + sd * rng.normal());
   }
 }
 
@@ -91,11 +99,11 @@ class LognormalSource extends LengthSource {
     super();
   }
   one(rng: Prng): number {
-    return Math.max(0, Math.round(this.median * Math.exp(this.sigma * rng.normal())));
+    return whole(this.median * Math.exp(this.sigma * rng.normal()));
   }
   fill(rng: Prng, out: Int32Array, count: number): void {
     const { median, sigma } = this;
-    for (let i = 0; i < count; i++) out[i] = Math.max(0, Math.round(median * Math.exp(sigma * rng.normal())));
+    for (let i = 0; i < count; i++) out[i] = whole(median * Math.exp(sigma * rng.normal()));
   }
 }
 
@@ -112,7 +120,7 @@ class ChoiceSource extends LengthSource {
       this.cum[i] = acc;
     });
     this.cum[this.cum.length - 1] = 1;
-    this.values = Int32Array.from(d.values, (v) => Math.max(0, Math.round(v)));
+    this.values = Int32Array.from(d.values, whole);
   }
   one(rng: Prng): number {
     const cum = this.cum;
@@ -140,7 +148,7 @@ class SequenceSource extends LengthSource {
   private at = 0;
   constructor(values: readonly number[]) {
     super();
-    this.values = Int32Array.from(values, (v) => (v < 0 ? -1 : Math.round(v)));
+    this.values = Int32Array.from(values, (v) => (v < 0 ? -1 : whole(v)));
   }
   one(): number {
     const v = this.values[this.at]!;
@@ -156,10 +164,10 @@ class SequenceSource extends LengthSource {
 export function lengthSource(d: Dist): LengthSource {
   switch (d.kind) {
     case 'const':
-      return new ConstSource(Math.max(0, Math.round(d.value)));
+      return new ConstSource(whole(d.value));
     case 'uniform': {
-      const lo = Math.max(0, Math.ceil(Math.min(d.min, d.max)));
-      const hi = Math.max(lo, Math.floor(Math.max(d.min, d.max)));
+      const lo = Math.min(MAX_DRAWN, Math.max(0, Math.ceil(Math.min(d.min, d.max))));
+      const hi = Math.min(MAX_DRAWN, Math.max(lo, Math.floor(Math.max(d.min, d.max))));
       return new UniformSource(lo, hi);
     }
     case 'normal':

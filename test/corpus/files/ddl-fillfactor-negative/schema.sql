@@ -1,0 +1,1 @@
+CREATE TABLE notes (id int PRIMARY KEY, body text) WITH (fillfactor = -5);

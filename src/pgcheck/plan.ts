@@ -289,47 +289,51 @@ export class ValueStream {
 
   /** The values of an insert, every column. */
   insert(op: Extract<Op, { k: 'insert' }>): SqlValue[] {
+    return this.chooseInsert(op).map((c) => this.make(c));
+  }
+
+  /** The values an update sets (its columns in order), and whether each differs from the row's value before. */
+  update(op: Extract<Op, { k: 'update' }>): { values: SqlValue[]; changed: boolean[] } {
+    const chosen = this.chooseUpdate(op);
+    return { values: chosen.map((c) => this.make(c)), changed: chosen.map((c) => c.changed) };
+  }
+
+  /** An insert's values chosen, not made (the audit needs only their codes): the stream moves on as insert() moves it. */
+  chooseInsert(op: Extract<Op, { k: 'insert' }>): Chosen[] {
     const out = this.cols.map((_, ci) => {
       const { raw, keyed } = ValueStream.code(op, ci);
-      return this.next(ci, op.row, raw, op.lens, op.levels?.[ci] ?? 0, undefined, keyed).value;
+      return this.next(ci, op.row, raw, op.lens, op.levels?.[ci] ?? 0, undefined, keyed);
     });
     this.rowLens[op.row] = op.lens;
     return out;
   }
 
-  /** The values an update sets (its columns in order), and whether each differs from the row's value before. */
-  update(op: Extract<Op, { k: 'update' }>): { values: SqlValue[]; changed: boolean[] } {
+  /** An update's values chosen, not made (its columns in order): the stream moves on as update() moves it. */
+  chooseUpdate(op: Extract<Op, { k: 'update' }>): Chosen[] {
     const before = this.rowLens[op.row];
-    const values: SqlValue[] = [];
-    const changed: boolean[] = [];
-    for (const c of op.cols) {
+    const out = op.cols.map((c) => {
       const { raw, keyed } = ValueStream.code(op, c.index);
-      const v = this.next(c.index, op.row, raw, op.lens, op.levels?.[c.index] ?? 0, before, keyed);
-      values.push(v.value);
-      changed.push(v.changed);
-    }
+      return this.next(c.index, op.row, raw, op.lens, op.levels?.[c.index] ?? 0, before, keyed);
+    });
     this.rowLens[op.row] = op.lens;
-    return { values, changed };
+    return out;
+  }
+
+  /** The value chosen (pure: the same choice, the same value). */
+  make(c: Chosen): SqlValue {
+    return c.len === NULL_LEN ? null : this.columns[c.ci]!.value(c.code, c.len, c.row, c.draw, c.level);
   }
 
   /**
-   * Column ci's value of code `raw` in `row` (of compressibility `level`). A keyed column's value is the
-   * value of its code (equal keys, equal values: the random part too is made from the code); it changed
-   * when its code or length did.
+   * Column ci's value of code `raw` in `row` (of compressibility `level`), chosen. A keyed column's value
+   * is the value of its code (equal keys, equal values: the random part too is made from the code); it
+   * changed when its code or length did.
    */
-  private next(
-    ci: number,
-    row: number,
-    raw: number,
-    lens: RowLens,
-    level: number,
-    before: RowLens | undefined,
-    keyed = false,
-  ): { value: SqlValue; changed: boolean } {
+  private next(ci: number, row: number, raw: number, lens: RowLens, level: number, before: RowLens | undefined, keyed = false): Chosen {
     const cv = this.columns[ci]!;
     const len = storedLength(cv.col, lens, 0);
     const prevLen = before ? storedLength(cv.col, before, 0) : -1;
-    if (len === NULL_LEN) return { value: null, changed: prevLen !== NULL_LEN };
+    if (len === NULL_LEN) return { ci, len, code: 0, row, draw: 0, level, changed: prevLen !== NULL_LEN };
     const cap = cv.capacity(len, level);
     if (keyed) {
       const prev = (this.keyedCode[ci] ??= new Float64Array(this.rows).fill(NaN));
@@ -338,7 +342,7 @@ export class ValueStream {
       if (raw >= cap && before && prevLen === len && prev[row] === code && cap > 1) code = (code + 1) % cap;
       const changed = !before || prevLen !== len || prev[row] !== code;
       prev[row] = code;
-      return { value: cv.value(code, len, -1, code, level), changed };
+      return { ci, len, code, row: -1, draw: code, level, changed };
     }
     let code = raw < cap ? raw : raw % cap;
     const prev = this.prevCode[ci];
@@ -348,8 +352,20 @@ export class ValueStream {
     }
     // Codes below capacity never repeat in a column; a wrapped code was moved off the row's own.
     const changed = !before || prevLen !== len || cap > 1;
-    return { value: cv.value(code, len, row, raw, level), changed };
+    return { ci, len, code, row, draw: raw, level, changed };
   }
+}
+
+/** A value chosen by the stream: what ColumnValues.value makes it from, and whether it changes the row's value (updates). */
+export interface Chosen {
+  ci: number;
+  /** Stored bytes, or NULL_LEN. */
+  len: number;
+  code: number;
+  row: number;
+  draw: number;
+  level: number;
+  changed: boolean;
 }
 
 /** What the audit found about one column's values. */
@@ -373,17 +389,17 @@ export interface ValueAudit {
   indexedUpdates: number;
 }
 
-/** Run a stream over the ops without a server and count what the replay will send. */
+/** Run a stream over the ops without a server and count what the replay will send (its values chosen, none made). */
 export function auditValues(stream: ValueStream, ops: readonly Op[]): ValueAudit {
   const cols = stream.cols;
   const columns: ColumnAudit[] = cols.map((c) => ({ name: c.name, values: 0, nulls: 0, wrapped: 0, unchanged: 0, repeats: 0 }));
   const seenCodes = cols.map(() => new Set<number>());
   let indexedUpdates = 0;
   let indexedUpdatesUnchanged = 0;
-  const count = (ci: number, op: Extract<Op, { k: 'insert' | 'update' }>, value: SqlValue) => {
+  const count = (ci: number, op: Extract<Op, { k: 'insert' | 'update' }>, chosen: Chosen) => {
     const a = columns[ci]!;
     a.values++;
-    if (value === null) a.nulls++;
+    if (chosen.len === NULL_LEN) a.nulls++;
     else {
       const len = storedLength(cols[ci]!, op.lens, 0);
       const keyedCode = op.codes[ci];
@@ -409,18 +425,18 @@ export function auditValues(stream: ValueStream, ops: readonly Op[]): ValueAudit
       saved.clear();
     } else if (op.k === 'insert') {
       note(op.row);
-      stream.insert(op).forEach((v, ci) => count(ci, op, v));
+      stream.chooseInsert(op).forEach((c, ci) => count(ci, op, c));
     } else if (op.k === 'update') {
       note(op.row);
-      const { values, changed } = stream.update(op);
+      const chosen = stream.chooseUpdate(op);
       let indexed = false;
       let indexedChanged = false;
       op.cols.forEach((c, j) => {
-        count(c.index, op, values[j]!);
-        if (!changed[j]) columns[c.index]!.unchanged++;
+        count(c.index, op, chosen[j]!);
+        if (!chosen[j]!.changed) columns[c.index]!.unchanged++;
         if (cols[c.index]!.indexed) {
           indexed = true;
-          if (changed[j]) indexedChanged = true;
+          if (chosen[j]!.changed) indexedChanged = true;
         }
       });
       if (indexed) {

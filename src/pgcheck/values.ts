@@ -40,20 +40,15 @@ import { NULL_LEN, utf8WidthShares } from '../layout/table-layout.js';
 import { Prng } from '../util/prng.js';
 import { lz4CompressedSize } from './lz4.js';
 import { pglzCompressedSize } from './pglz.js';
+import { forgetGrams, gram, putUtf8, remember, seen } from './value-bytes.js';
 
 /** 62 ASCII key digits in byte order (so keys sort bytewise in code order under COLLATE "C"). */
 const ASCII_DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /**
- * Key digits of 2, 3 and 4 bytes in UTF-8, 64 of each in byte order: U+00C0 … U+00FF (C3 80 … C3 BF),
+ * The first of the key digits of 2, 3 and 4 bytes in UTF-8, 64 of each in byte order: U+00C0 … U+00FF (C3 80 … C3 BF),
  * U+4E00 … U+4E3F (E4 B8 80 … E4 B8 BF), U+1F600 … U+1F63F (F0 9F 98 80 … F0 9F 98 BF).
  */
-const WIDE_DIGITS: readonly (readonly string[])[] = [
-  [],
-  [],
-  Array.from({ length: 64 }, (_, i) => String.fromCodePoint(0xc0 + i)),
-  Array.from({ length: 64 }, (_, i) => String.fromCodePoint(0x4e00 + i)),
-  Array.from({ length: 64 }, (_, i) => String.fromCodePoint(0x1f600 + i)),
-];
+const WIDE_DIGIT_BASE: readonly number[] = [0, 0, 0xc0, 0x4e00, 0x1f600];
 /** The code points a random character of 2, 3 or 4 bytes is drawn from (3 bytes: not the surrogates, nor U+FFFE, U+FFFF). */
 const WIDTH_RANGES: readonly (readonly [number, number])[] = [
   [0, 0],
@@ -432,12 +427,18 @@ export class ColumnValues {
           len,
           (rng) => byteaValue(code, len, this.width, rng),
           Prng.derive(this.seed, 'value', row, this.ci, draw),
-        );
+        ) as Buffer;
       case 'bpchar':
       case 'varchar':
       case 'text': {
         const shape = stringShape(col, len, this.width);
-        return incompressible(col, len, (rng) => stringValue(code, shape, rng), Prng.derive(this.seed, 'value', row, this.ci, draw));
+        const bytes = incompressible(
+          col,
+          len,
+          (rng) => stringBytes(code, shape, len, rng),
+          Prng.derive(this.seed, 'value', row, this.ci, draw),
+        );
+        return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
       }
     }
   }
@@ -532,25 +533,33 @@ function randomCodePoint(width: number, rng: Prng): number {
   return cp >= SURROGATES[0] ? cp + (SURROGATES[1] - SURROGATES[0] + 1) : cp;
 }
 
+/** Code points of the string being made, and the places of its rest (scratch, grown as needed). */
+let codePoints = new Int32Array(256);
+let places = new Int32Array(256);
+
 /**
- * A string of `s.chars` characters: the key first (the code in ASCII digits, and in wide digits at its
- * end where the rest cannot hold every wide character), then the rest's wide characters at random
- * places, random ASCII letters and digits elsewhere.
+ * A string of `s.chars` characters, as its UTF-8 bytes (`len` of them): the key first (the code in ASCII
+ * digits, and in wide digits at its end where the rest cannot hold every wide character), then the rest's
+ * wide characters at random places, random ASCII letters and digits elsewhere.
  */
-function stringValue(code: number, s: StringShape, rng: Prng): string {
-  const out = new Array<string>(s.chars);
+function stringBytes(code: number, s: StringShape, len: number, rng: Prng): Uint8Array {
+  if (codePoints.length < s.chars) {
+    codePoints = new Int32Array(s.chars);
+    places = new Int32Array(s.chars);
+  }
+  const cps = codePoints;
   let c = code;
   for (let i = s.key - 1; i >= 0; i--) {
     const w = s.keyWidths[i]!;
     const radix = w === 1 ? 62 : 64;
-    out[i] = w === 1 ? ASCII_DIGITS[c % radix]! : WIDE_DIGITS[w]![c % radix]!;
+    cps[i] = w === 1 ? ASCII_DIGITS.charCodeAt(c % radix) : WIDE_DIGIT_BASE[w]! + (c % radix);
     c = Math.floor(c / radix);
   }
   const rest = s.chars - s.key;
   const wide = s.rest[2] + s.rest[3] + s.rest[4];
   if (rest > 0) {
     // A partial Fisher–Yates shuffle of the rest's positions picks where its wide characters go.
-    const pos = new Int32Array(rest);
+    const pos = places;
     for (let i = 0; i < rest; i++) pos[i] = s.key + i;
     for (let i = 0; i < wide; i++) {
       const j = i + rng.int(rest - i);
@@ -558,11 +567,15 @@ function stringValue(code: number, s: StringShape, rng: Prng): string {
       pos[j] = pos[i]!;
       pos[i] = t;
       const w = i < s.rest[4] ? 4 : i < s.rest[4] + s.rest[3] ? 3 : 2;
-      out[t] = String.fromCodePoint(randomCodePoint(w, rng));
+      cps[t] = randomCodePoint(w, rng);
     }
-    for (let i = wide; i < rest; i++) out[pos[i]!] = ASCII_DIGITS[rng.int(62)]!;
+    for (let i = wide; i < rest; i++) cps[pos[i]!] = ASCII_DIGITS.charCodeAt(rng.int(62));
   }
-  return out.join('');
+  const out = new Uint8Array(len);
+  let at = 0;
+  for (let i = 0; i < s.chars; i++) at = putUtf8(cps[i]!, out, at);
+  if (at !== len) throw new Error(`pg-check made ${at} bytes of a ${len}-byte string`);
+  return out;
 }
 
 /** Values this long could be compressed by the toaster (it takes values over 24 bytes): checked not to compress. */
@@ -595,13 +608,12 @@ function matchesModel(bytes: Uint8Array, m: number): boolean {
  * A value with nothing to compress (random), checked: where the toaster could take it, the column's
  * compressor must leave it uncompressed, as the model does. A value that would compress is drawn again.
  */
-function incompressible<T extends string | Buffer>(col: ColumnSql, len: number, make: (rng: Prng) => T, rng: Prng): T {
+function incompressible(col: ColumnSql, len: number, make: (rng: Prng) => Uint8Array, rng: Prng): Uint8Array {
   for (let attempt = 0; ; attempt++) {
-    const v = make(rng);
-    if (len < CHECK_INCOMPRESSIBLE_FROM) return v;
-    const bytes: Uint8Array = typeof v === 'string' ? Buffer.from(v, 'utf8') : (v as Buffer);
+    const bytes = make(rng);
+    if (len < CHECK_INCOMPRESSIBLE_FROM) return bytes;
     const { real } = compressedSizes(col, bytes, 0);
-    if (compressedDatumBytes(col.compression, len, 0) === -1 && keptSize(col.compression, real, len) === -1) return v;
+    if (compressedDatumBytes(col.compression, len, 0) === -1 && keptSize(col.compression, real, len) === -1) return bytes;
     if (attempt + 1 >= VALUE_ATTEMPTS)
       throw new Error(`pg-check drew ${VALUE_ATTEMPTS} random ${col.type.sql} values of ${len} bytes that ${col.compression} compresses`);
   }
@@ -611,21 +623,6 @@ function incompressible<T extends string | Buffer>(col: ColumnSql, len: number, 
 function keptSize(method: ToastCompression, out: number, len: number): number {
   if (out < 0 || (method === 'lz4' && out > len)) return -1;
   return out + 8 < len - 2 ? out + 8 : -1;
-}
-
-/** 3-byte sequences already in the value being built: a bit each of 2^24. */
-const GRAMS = new Uint32Array(1 << 19);
-const gramsSet: number[] = [];
-const gram = (b: Uint8Array, q: number): number => (b[q - 2]! << 16) | (b[q - 1]! << 8) | b[q]!;
-const seen = (g: number): boolean => (GRAMS[g >>> 5]! & (1 << (g & 31))) !== 0;
-function remember(g: number): void {
-  if (seen(g)) return;
-  GRAMS[g >>> 5]! |= 1 << (g & 31);
-  gramsSet.push(g);
-}
-function forgetGrams(): void {
-  for (const g of gramsSet) GRAMS[g >>> 5] = 0;
-  gramsSet.length = 0;
 }
 
 /**
@@ -684,7 +681,7 @@ function buildBlocks(
   const acc = [0, 0, 0, 0, 0];
   let k = 0;
   let failed = false;
-  forgetGrams();
+  forgetGrams(len);
   forEachBlock(len, m, (start, fresh, repeat) => {
     if (failed) return;
     const end = start + fresh;
@@ -721,7 +718,6 @@ function buildBlocks(
       if (q >= 2) remember(gram(buf, q));
     }
   });
-  forgetGrams();
   return failed ? null : buf;
 }
 
@@ -741,43 +737,29 @@ function encodeChar(w: number, singles: readonly number[], rng: Prng, out: Uint8
     out[0] = singles[rng.int(singles.length)]!;
     return;
   }
-  // UTF-8 by hand (what Buffer.from(String.fromCodePoint(cp)) writes, without a string and a buffer a character).
-  const cp = randomCodePoint(w, rng);
-  if (w === 2) {
-    out[0] = 0xc0 | (cp >> 6);
-    out[1] = 0x80 | (cp & 0x3f);
-  } else if (w === 3) {
-    out[0] = 0xe0 | (cp >> 12);
-    out[1] = 0x80 | ((cp >> 6) & 0x3f);
-    out[2] = 0x80 | (cp & 0x3f);
-  } else {
-    out[0] = 0xf0 | (cp >> 18);
-    out[1] = 0x80 | ((cp >> 12) & 0x3f);
-    out[2] = 0x80 | ((cp >> 6) & 0x3f);
-    out[3] = 0x80 | (cp & 0x3f);
-  }
+  putUtf8(randomCodePoint(w, rng), out, 0);
 }
 
-const MINE: number[] = [];
+/** The sequences a character would add (at most 4 of its own and 2 into the repeat). */
+const MINE = new Int32Array(6);
 
 /**
  * The 3-byte sequences that end in buf[p … p + w) are new (and differ from each other); when the
  * character ends a block's fresh bytes (`repeatFrom` ≥ 0), so are the two that reach into the repeat.
  */
 function fresh3Grams(buf: Uint8Array, p: number, w: number, repeatFrom: number): boolean {
-  // At most 4 of the character's own and 2 into the repeat: a scratch array, not one allocated a try.
   const mine = MINE;
-  mine.length = 0;
-  for (let q = Math.max(2, p); q < p + w; q++) mine.push(gram(buf, q));
+  let n = 0;
+  for (let q = Math.max(2, p); q < p + w; q++) mine[n++] = gram(buf, q);
   if (repeatFrom >= 0) {
     const e = p + w;
     const r0 = buf[repeatFrom]!;
     // A unit of one byte repeats that byte.
     const r1 = e - repeatFrom >= 2 ? buf[repeatFrom + 1]! : r0;
-    if (e >= 2) mine.push((buf[e - 2]! << 16) | (buf[e - 1]! << 8) | r0);
-    if (e >= 1) mine.push((buf[e - 1]! << 16) | (r0 << 8) | r1);
+    if (e >= 2) mine[n++] = (buf[e - 2]! << 16) | (buf[e - 1]! << 8) | r0;
+    if (e >= 1) mine[n++] = (buf[e - 1]! << 16) | (r0 << 8) | r1;
   }
-  for (let i = 0; i < mine.length; i++) {
+  for (let i = 0; i < n; i++) {
     if (seen(mine[i]!)) return false;
     for (let j = 0; j < i; j++) if (mine[j] === mine[i]) return false;
   }

@@ -492,7 +492,8 @@ describe('nbtree: a bottom-up pass while nothing can be deletable', () => {
           expect(run(q, true)).toEqual(whole);
         },
       ),
-      { numRuns: 40 },
+      // The example: a unique index's check once read a leaf still as the build left it, making it real early.
+      { numRuns: 40, examples: [[{ rows: 1466, keys: 1, updates: 210, step: 7, unique: true, dedup: false, newRows: false }]] },
     );
   });
 

@@ -96,7 +96,9 @@ export function uniqueCheckKills(ix: LeafLevel, key: Float64Array): number {
   let marked = 0;
   for (let li = ix.findLeaf(key, -Infinity, -Infinity); li < ix.leaves.length; li++) {
     const l = ix.leaves[li]!;
-    materialise(ix, l);
+    // A leaf still as the build left it holds no dead entry (a row's leaves are made real before it
+    // changes): the check marks nothing there, and reading it would make it real before its time.
+    if (l.vFrom >= 0) return marked;
     // TIDs by their place in the leaf's order (i), read at their slot (j): a leaf laid out in segments stays so.
     let i = ix.position(l, li, key, -Infinity, -Infinity);
     while (i < l.n) {

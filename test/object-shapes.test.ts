@@ -27,10 +27,10 @@ function firstNewMap(): Record<string, Record<string, number>> {
       const spec = loadConfig(BENCH_CONFIG_FILE, storageBenchConfig(1000, fmt, 'random')).storage[0].spec;
       const f = getFormat(fmt);
       const parts = (layout) => ({ layout, column: layout.columns[2], geometry: indexGeometries(f, spec.table, layout)[0], ...(layout.pg ? { pgInfo: layout.pg } : {}) });
-      const first = parts(f.layout(spec.table, spec.engine));
+      const first = parts(f.rows.layout(spec.table, spec.engine));
       const at = Object.fromEntries(Object.keys(first).map((k) => [k, -1]));
       for (let i = 1; i < 40; i++) {
-        const p = parts(f.layout(spec.table, spec.engine));
+        const p = parts(f.rows.layout(spec.table, spec.engine));
         for (const k of Object.keys(at)) if (at[k] < 0 && !same(first[k], p[k])) at[k] = i;
       }
       out[fmt] = at;

@@ -205,7 +205,7 @@ workload:
     expect(at(r.comparisons, 'hot_updates', 5)[0]!.observed).toBeGreaterThan(1000);
   });
 
-  it('one row updated 1,000 times (its int key and an indexed int counter): no overflow, every count as predicted', async () => {
+  it('one row updated 999 times, a phase each (the most phases a config takes, 1,000, with the load): no overflow, every count as predicted', async () => {
     const s = spec(`name: many
 table:
   name: many
@@ -214,7 +214,7 @@ table:
 engine: { format: postgres-heap }
 workload:
   - insert: { rows: 50, values: { note: { length: 20 } } }
-${Array.from({ length: 1000 }, () => '  - update: { rows: 1, order: sequential, transaction: row, set: { counter: changed } }').join('\n')}
+${Array.from({ length: 999 }, () => '  - update: { rows: 1, order: sequential, transaction: row, set: { counter: changed } }').join('\n')}
 `);
     const r = await pgCheck(client, s, { schemaPrefix: 'rowsim_t_many' });
     const last = s.workload.length - 1;
@@ -222,7 +222,7 @@ ${Array.from({ length: 1000 }, () => '  - update: { rows: 1, order: sequential, 
       const [c] = at(r.comparisons, metric, last);
       expect({ metric, value: c!.predicted }).toEqual({ metric, value: c!.observed });
     }
-    expect(at(r.comparisons, 'updates', last)[0]!.observed).toBe(1000);
+    expect(at(r.comparisons, 'updates', last)[0]!.observed).toBe(999);
   });
 
   it('utf8 with 30% 2-byte characters in indexed varchar: heap pages and both indexes exact (keys of varying length)', async () => {

@@ -53,6 +53,9 @@ interface IndexState {
 
   /** Bytes of a leaf entry with its slot when every key column has one size (no varying column): −1 otherwise. */
   fixedEntryBytes: number;
+  /** Where fixedEntryBytes is not −1: a leaf tuple's bytes (without its line pointer) and a pivot's, the same for every row. */
+  fixedTupleBytes: number;
+  fixedPivotBytes: number;
   entries: number;
   /** Empty pages a build left among the leaves (ASE reservepagegap), included in leafPages. */
   gapPages: number;
@@ -121,12 +124,13 @@ export class IndexSet implements VersionState {
     this.width = layout.varying.length;
     const probe = new Uint16Array(Math.max(1, this.width));
     this.keyScratch = new Float64Array(Math.max(1, ...geometries.map((g) => g.columns.length)));
+    const fixed = (g: IndexGeometry) => (g.entryColumns ?? g.columns).every((c) => layout.columns[c]!.varIndex < 0);
     this.states = geometries.map((g) => ({
       geometry: g,
       nb: g.nbtree && env ? new NbtreeIndex(g.columns.length, g.nbtree, this) : null,
-      fixedEntryBytes: (g.entryColumns ?? g.columns).every((c) => layout.columns[c]!.varIndex < 0)
-        ? g.leafTupleBytes(probe, 0) + g.slotBytes
-        : -1,
+      fixedEntryBytes: fixed(g) ? g.leafTupleBytes(probe, 0) + g.slotBytes : -1,
+      fixedTupleBytes: fixed(g) ? g.leafTupleBytes(probe, 0) : -1,
+      fixedPivotBytes: fixed(g) ? g.pivotBytes(probe, 0) : -1,
       entries: 0,
       gapPages: 0,
       deadEntries: 0,
@@ -223,13 +227,16 @@ export class IndexSet implements VersionState {
       });
       rowAt = (k: number) => order[k]!;
     }
+    // Entries of fixed-size columns only take the same bytes in every row: worked out once (the TIDs a leaf made real ask for each).
+    const fixedTuple = s.fixedTupleBytes;
+    const fixedPivot = s.fixedPivotBytes;
     const src: BuildSource = {
       rowAt,
       key: (c, row) => env.key(cols[c]!, row),
       block: (row) => env.rowPage(row),
       seq: (row) => this.seqOf(row),
-      tupleBytes: (row) => g.leafTupleBytes(env.lens(), row * w),
-      pivotBytes: (row) => g.pivotBytes(env.lens(), row * w),
+      tupleBytes: fixedTuple >= 0 ? () => fixedTuple : (row) => g.leafTupleBytes(env.lens(), row * w),
+      pivotBytes: fixedPivot >= 0 ? () => fixedPivot : (row) => g.pivotBytes(env.lens(), row * w),
     };
     if (count > 0) this.nextSeq = Math.max(this.nextSeq, rows.at(count - 1) + 1);
     s.nb!.build(count, src);
@@ -362,8 +369,8 @@ export class IndexSet implements VersionState {
       row,
       this.env!.rowPage(row),
       this.seqOf(row),
-      g.leafTupleBytes(lens, base),
-      g.pivotBytes(lens, base),
+      s.fixedTupleBytes >= 0 ? s.fixedTupleBytes : g.leafTupleBytes(lens, base),
+      s.fixedPivotBytes >= 0 ? s.fixedPivotBytes : g.pivotBytes(lens, base),
       kind,
     );
   }

@@ -42,13 +42,15 @@ export function dedupPass(ix: LeafLevel, l: Leaf, newKey: Float64Array, itemByte
   for (let i = count; i < n;) {
     const end = l.tupleEnd(i);
     const cnt = end - i;
-    const fits = ix.maxalign(l.baseAt(head) + (count + cnt) * r.tidBytes) <= maxPosting;
-    if (deduplicate && ix.sameKey(l, head, i) && fits) {
+    // Whether the list would fit is worked out only for equal keys (most pages of a unique index have none).
+    const same = deduplicate && ix.sameKey(l, head, i);
+    const fits = same && ix.maxalign(l.baseAt(head) + (count + cnt) * r.tidBytes) <= maxPosting;
+    if (same && fits) {
       l.setFlag(i, 0);
       count += cnt;
       merged = true;
     } else {
-      if (deduplicate && ix.sameKey(l, head, i) && !fits && count > r.singleValueTids) maxItems++;
+      if (same && !fits && count > r.singleValueTids) maxItems++;
       if (single) {
         if (maxItems === r.singleValueMaxItems) {
           const leftFree = r.pageRoomBytes - newItem - r.pivotTidBytes;

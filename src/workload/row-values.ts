@@ -208,10 +208,8 @@ export class ColumnChange {
   readonly column: ColumnLayout;
   private readonly mode: SetMode;
   private readonly at: number;
-  /** Stored bytes of a value that is not NULL and has no length drawn (a NULL given its type's size back, a fixed type). */
+  /** Stored bytes of a fixed-length type's value that is not NULL. */
   private readonly notNullBytes: number;
-  /** `null` only: a NULL given a value back takes a length the column's latest insert drew (else its type's size). */
-  private readonly backLength: boolean;
 
   constructor(
     col: ColumnLayout,
@@ -222,8 +220,10 @@ export class ColumnChange {
     /** The lengths the column's latest insert drew. */
     insertLength?: Dist,
   ) {
-    this.backLength = set.kind === 'null' && col.variableType && insertLength !== undefined;
-    const dist = set.kind === 'length' || set.kind === 'grow' ? set.dist : this.backLength ? insertLength : undefined;
+    // `null` only: a NULL given a value back takes a length the column's latest insert drew (without one,
+    // values.bytes() gives its type's full size).
+    const dist =
+      set.kind === 'length' || set.kind === 'grow' ? set.dist : set.kind === 'null' && col.variableType ? insertLength : undefined;
     const nullShare = col.nullable && set.kind !== 'changed' && set.kind !== 'same' ? (set.null ?? 0) : 0;
     this.values = new ColumnValues(col, dist ? lengthSource(dist) : null, nullShare, seed, phase, 'update', shares);
     this.column = col;
@@ -248,7 +248,7 @@ export class ColumnChange {
     else if (this.mode === SetMode.Length) lens[at] = this.values.bytes(u, i);
     else if (this.mode === SetMode.Grow) lens[at] = this.values.grownBytes(old, u, i);
     else if (this.mode === SetMode.Fixed) lens[at] = this.notNullBytes;
-    else if (old === NULL_LEN) lens[at] = this.backLength ? this.values.bytes(u, i) : this.notNullBytes;
+    else if (old === NULL_LEN) lens[at] = this.values.bytes(u, i);
     const lob = this.lob;
     if (lob !== null && row >= 0) {
       if (lens[at] === NULL_LEN) lob[row] = 0;
@@ -256,7 +256,7 @@ export class ColumnChange {
       else if (this.mode === SetMode.Length) lob[row] = this.values.lobBytes(u);
       else if (this.mode === SetMode.Grow)
         lob[row] = Math.min(lob[row]! + this.values.lobBytes(u) - this.values.lobBytes(0), LOB_MAX_BYTES);
-      else if (old === NULL_LEN) lob[row] = this.backLength ? this.values.lobBytes(u) : this.column.maxBytes;
+      else if (old === NULL_LEN) lob[row] = this.values.lobBytes(u);
     }
     return old;
   }

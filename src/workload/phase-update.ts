@@ -225,16 +225,15 @@ function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: numb
     const bytes = ool ? ool.sizeUpdate(row, lens, base, levels, levelBase, changed) : format.rows.rowBytes(layout, lens, base, logical);
     if (engine.update(row, bytes, logical, info)) {
       // The new version's entries (not a HOT update), one over an index's limit: the server refuses the UPDATE.
+      // The row's new keys (a refused statement's too: its values are what the replay sends).
+      for (let k = 0; k < keyDraws.length; k++) run.keys.set(keyDraws[k]!.col, row, newKeys[k]!);
       const over = limit && engine.lastUpdateNewIndexEntries ? indexes!.oversize(lens, base) : null;
       if (over) {
-        // The refused statement's values, its new keys among them, are what the replay sends.
-        for (let k = 0; k < keyDraws.length; k++) run.keys.set(keyDraws[k]!.col, row, newKeys[k]!);
         obs?.update?.(row, setColumns, lens, base, run.keys.snapshot(row), levels, levelBase, run.lobs);
         run.refuse('update', over, row);
       }
       affected++;
       ool?.apply();
-      for (let k = 0; k < keyDraws.length; k++) run.keys.set(keyDraws[k]!.col, row, newKeys[k]!);
       if (indexes?.built && engine.lastUpdateNewIndexEntries) indexes.addVersion(row, lens, base, keyChanged);
       offRow?.set(row, lens, base);
       obs?.update?.(row, setColumns, lens, base, run.keys.snapshot(row), levels, levelBase, run.lobs);

@@ -101,23 +101,25 @@ export function parsePageOutput(value: string): 'svg' | 'png' | 'text' | 'json' 
   if (v === 'svg' || v === 'png' || v === 'text' || v === 'json' || v === 'files') return v;
   throw new InvalidArgumentError(`expected one of svg, png, text, json, files, found "${value}"`);
 }
-/** A PNG scale for projectors: 1 to 4. */
-export function parseImageScale(value: string): number {
-  const n = Number(value.trim());
-  if (value.trim() === '' || !Number.isFinite(n) || n < 1 || n > 4)
-    throw new InvalidArgumentError(`expected a scale from 1 to 4, such as 2, found "${value}"`);
-  return n;
+/** A parser of a scale from 1 to `max`, its refusal worded with `what`, an example and why the bound. */
+function scaleParser(what: string, max: number, example: string, why = ''): (value: string) => number {
+  return (value) => {
+    const n = Number(value.trim());
+    if (value.trim() === '' || !Number.isFinite(n) || n < 1 || n > max)
+      throw new InvalidArgumentError(`expected ${what} from 1 to ${max}, such as ${example}, found "${value}"${why}`);
+    return n;
+  };
 }
+/** A PNG scale for projectors: 1 to 4. */
+export const parseImageScale = scaleParser('a scale', 4, '2');
 /** A slide deck's lettering scale: above 1.5 the sentences of a long step leave its drawings too little of a 16:9 slide. */
 export const DECK_SCALE_MAX = 1.5;
-export function parseDeckScale(value: string): number {
-  const n = Number(value.trim());
-  if (value.trim() === '' || !Number.isFinite(n) || n < 1 || n > DECK_SCALE_MAX)
-    throw new InvalidArgumentError(
-      `expected a lettering scale from 1 to ${DECK_SCALE_MAX}, such as 1.4, found "${value}" (larger lettering leaves a long step's drawings no room on a 16:9 slide)`,
-    );
-  return n;
-}
+export const parseDeckScale = scaleParser(
+  'a lettering scale',
+  DECK_SCALE_MAX,
+  '1.4',
+  " (larger lettering leaves a long step's drawings no room on a 16:9 slide)",
+);
 /** Rows a..b (or one row id). */
 export function parseRowRange(value: string): [number, number] {
   const m = /^\s*(\d+)\s*(?:(?:\.\.|-)\s*(\d+)\s*)?$/.exec(value);

@@ -146,6 +146,29 @@ describe.skipIf(!browserPresent)(`the trace decks in a browser${browserPresent ?
   const fills: number[] = [];
   const idPx: number[] = [];
 
+  /**
+   * Every slide of a deck in turn (→ from #0), measured: the problems of its fit and drawings at `width`
+   * (row ids at least `minPx` at 1280×720), and `visit` for what a test checks beside them.
+   */
+  async function slideProblems(
+    deck: { name: string; file: string },
+    width: number,
+    minPx: number,
+    visit: (i: number, f: Awaited<ReturnType<typeof fit>>, where: string) => Promise<string[]> | string[] = () => [],
+  ): Promise<string[]> {
+    const bad: string[] = [];
+    await page.goto(`file://${deck.file}#0`);
+    const slides = await page.locator('section.slide').count();
+    for (let i = 0; i < slides; i++) {
+      if (i > 0) await page.keyboard.press('ArrowRight');
+      const f = await fit();
+      const where = `${deck.name} slide ${i}`;
+      if (f.sh > f.ih || f.sw > f.iw) bad.push(`${where}: the document is ${f.sw}×${f.sh} in a ${f.iw}×${f.ih} window`);
+      bad.push(...drawingProblems(where, f, width, minPx), ...(await visit(i, f, where)));
+    }
+    return bad;
+  }
+
   for (const size of [
     { width: 1280, height: 720 },
     { width: 1920, height: 1080 },
@@ -154,21 +177,15 @@ describe.skipIf(!browserPresent)(`the trace decks in a browser${browserPresent ?
       await page.setViewportSize(size);
       const bad: string[] = [];
       for (const deck of decks) {
-        await page.goto(`file://${deck.file}#0`);
-        const slides = await page.locator('section.slide').count();
-        for (let i = 0; i < slides; i++) {
-          if (i > 0) await page.keyboard.press('ArrowRight');
-          const f = await fit();
-          const where = `${deck.name} slide ${i}`;
-          if (f.sh > f.ih || f.sw > f.iw) bad.push(`${where}: the document is ${f.sw}×${f.sh} in a ${f.iw}×${f.ih} window`);
-          bad.push(...drawingProblems(where, f, size.width));
-          // Before and after side by side: a slide's drawings share their top edge (one row of them).
-          const tops = new Set(f.boxes.map((b) => Math.round(b.top)));
-          if (f.boxes.length > 0 && f.boxes.length <= 3 && tops.size !== 1) bad.push(`${where}: its drawings are not side by side`);
-          const stem = deck.name.split('/')[1]!.replace('.html', '');
+        const stem = deck.name.split('/')[1]!.replace('.html', '');
+        const found = await slideProblems(deck, size.width, 16, async (i, f, where) => {
           if (size.width === 1280 && (SHOT_STEPS[stem] ?? []).includes(i))
             await page.screenshot({ path: join(SHOTS, `${deck.name.split('/')[0]}-${stem}-step-${i}.png`) });
-        }
+          // Before and after side by side: a slide's drawings share their top edge (one row of them).
+          const tops = new Set(f.boxes.map((b) => Math.round(b.top)));
+          return f.boxes.length > 0 && f.boxes.length <= 3 && tops.size !== 1 ? [`${where}: its drawings are not side by side`] : [];
+        });
+        bad.push(...found);
       }
       process.stdout.write(
         `${size.width}×${size.height}: ${fills.length / 2} drawings fill ≥ ${(Math.min(...fills.filter((_, i) => i % 2 === 0)) * 100).toFixed(0)}% of their panel one way and ≥ ${(Math.min(...fills.filter((_, i) => i % 2 === 1)) * 100).toFixed(0)}% the other; row ids ≥ ${Math.min(...idPx).toFixed(1)} px at 1280×720\n`,
@@ -185,15 +202,7 @@ describe.skipIf(!browserPresent)(`the trace decks in a browser${browserPresent ?
     const bad: string[] = [];
     for (const deck of scaled) {
       expect(existsSync(deck.file), deck.file).toBe(true);
-      await page.goto(`file://${deck.file}#0`);
-      const slides = await page.locator('section.slide').count();
-      for (let i = 0; i < slides; i++) {
-        if (i > 0) await page.keyboard.press('ArrowRight');
-        const f = await fit();
-        const where = `${deck.name} slide ${i}`;
-        if (f.sh > f.ih || f.sw > f.iw) bad.push(`${where}: the document is ${f.sw}×${f.sh} in a ${f.iw}×${f.ih} window`);
-        bad.push(...drawingProblems(where, f, 1280, 20));
-      }
+      bad.push(...(await slideProblems(deck, 1280, 20)));
     }
     fills.length = 0;
     idPx.length = 0;

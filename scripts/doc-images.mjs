@@ -10,9 +10,10 @@
  * legend, and the rows where stubs give way to forwarded rows), at full size, in a palette of the page
  * map's own colours: its fill scale at every whole percent (so a cell keeps its shade to within 1% of fill
  * and matches the legend), its solid colours (src/report/page-map-png.ts) and 16 even greys for the
- * edges of letters. Each is deflated at zlib's best level twice, rows unfiltered and rows filtered
- * as PNG allows (none, sub or up, whichever sums smallest), and the smaller kept: 41 kB together, a fifth
- * of the charts rowsim writes, for a page that is read, not measured.
+ * edges of letters. Each is a palette PNG at the fewest bits an index its palette allows (4 for 16
+ * colours), deflated at zlib's best level with rows unfiltered, filtered none/sub/up, and filtered by
+ * any of PNG's five filters (per row the smallest sum of |byte|), the smallest kept: 43 kB together, a
+ * fifth of the charts rowsim writes, for a page that is read, not measured.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -99,41 +100,63 @@ function indexRows(px, width, height, pal) {
   return rows;
 }
 
+/** Palette indices packed `bits` to a byte (8, 4, 2 or 1), leftmost pixel in the high bits, as PNG packs them. */
+function packRows(rows, width, bits) {
+  if (bits === 8) return rows;
+  const perByte = 8 / bits;
+  return rows.map((row) => {
+    const out = Buffer.alloc(Math.ceil(width / perByte));
+    for (let x = 0; x < width; x++) out[Math.floor(x / perByte)] |= row[x] << (8 - bits * ((x % perByte) + 1));
+    return out;
+  });
+}
+
+/** The Paeth predictor of PNG: whichever of left, above and upper-left is nearest to left + above − upper-left. */
+function paeth(a, b, c) {
+  const p = a + b - c;
+  const [pa, pb, pc] = [Math.abs(p - a), Math.abs(p - b), Math.abs(p - c)];
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
 /**
- * Each row with its PNG filter byte: none throughout (`adaptive` false) or, row by row, none, sub or up,
- * whichever has the smallest sum of |byte| (bytes taken as signed).
+ * Each row (bytes, not pixels: one byte is the filters' unit below 8 bits) with its PNG filter byte, the
+ * filter chosen row by row among `types` (0 none, 1 sub, 2 up, 3 average, 4 Paeth) by the smallest sum
+ * of |byte| (bytes taken as signed).
  */
-function filterRows(rows, width, adaptive) {
-  const out = Buffer.alloc((width + 1) * rows.length);
+function filterRows(rows, types) {
+  const n = rows[0].length;
+  const out = Buffer.alloc((n + 1) * rows.length);
   const cost = (b) => b.reduce((s, v) => s + (v < 128 ? v : 256 - v), 0);
   rows.forEach((row, y) => {
-    const above = y > 0 ? rows[y - 1] : Buffer.alloc(width);
-    const sub = row.map((v, x) => (v - (x > 0 ? row[x - 1] : 0)) & 255);
-    const up = row.map((v, x) => (v - above[x]) & 255);
-    const choices = adaptive
-      ? [
-          [0, row],
-          [1, sub],
-          [2, up],
-        ]
-      : [[0, row]];
-    const [type, bytes] = choices.reduce((a, b) => (cost(b[1]) < cost(a[1]) ? b : a));
-    out[y * (width + 1)] = type;
-    out.set(bytes, y * (width + 1) + 1);
+    const above = y > 0 ? rows[y - 1] : Buffer.alloc(n);
+    const filtered = (type) =>
+      row.map((v, x) => {
+        const [a, b, c] = [x > 0 ? row[x - 1] : 0, above[x], x > 0 ? above[x - 1] : 0];
+        return (v - [0, a, b, (a + b) >> 1, paeth(a, b, c)][type]) & 255;
+      });
+    const [type, bytes] = types.map((t) => [t, filtered(t)]).reduce((p, q) => (cost(q[1]) < cost(p[1]) ? q : p));
+    out[y * (n + 1)] = type;
+    out.set(bytes, y * (n + 1) + 1);
   });
   return out;
 }
 
-/** RGBA pixels as a palette PNG (colour type 3, 8 bits an index) of `pal` (0xRRGGBB colours, at most 256). */
+/**
+ * RGBA pixels as a palette PNG (colour type 3) of `pal` (0xRRGGBB colours, at most 256), at the fewest bits
+ * an index the palette allows; deflated (zlib's best level) with each filter choice and strategy, the
+ * smallest kept.
+ */
 export function palettePng(px, width, height, pal) {
-  const rows = indexRows(px, width, height, pal);
-  const deflate = (adaptive) =>
-    zlib.deflateSync(filterRows(rows, width, adaptive), { level: 9, memLevel: 9, strategy: zlib.constants.Z_FILTERED });
-  const idat = [deflate(false), deflate(true)].reduce((a, b) => (b.length < a.length ? b : a));
+  const bits = pal.length <= 2 ? 1 : pal.length <= 4 ? 2 : pal.length <= 16 ? 4 : 8;
+  const rows = packRows(indexRows(px, width, height, pal), width, bits);
+  const strategies = [zlib.constants.Z_DEFAULT_STRATEGY, zlib.constants.Z_FILTERED];
+  const idat = [[0], [0, 1, 2], [0, 1, 2, 3, 4]]
+    .flatMap((types) => strategies.map((strategy) => zlib.deflateSync(filterRows(rows, types), { level: 9, memLevel: 9, strategy })))
+    .reduce((a, b) => (b.length < a.length ? b : a));
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8;
+  ihdr[8] = bits;
   ihdr[9] = 3;
   const plte = Buffer.from(pal.flatMap((p) => [p >> 16, (p >> 8) & 255, p & 255]));
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

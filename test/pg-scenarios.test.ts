@@ -4,7 +4,7 @@
  * targets marked, and the configs it covers. No server: pg-check's output is given.
  */
 import { describe, expect, it } from 'vitest';
-import { KINDS, groupRows, markdownTable, scenarioConfigs, summarise } from '../src/pgcheck/scenarios.js';
+import { KINDS, groupRows, markdownTable, mergeConfigs, scenarioConfigs, summarise } from '../src/pgcheck/scenarios.js';
 
 const c = (phase: number, metric: string, predicted: number | null, observed: number | null) => ({
   phase,
@@ -52,6 +52,23 @@ describe('pg-scenarios', () => {
     expect(groupRows(rows)).toEqual([r('a.yaml', 'all 2 points', ['exact']), r('b.yaml', 'q=1', ['exact']), r('b.yaml', 'q=2', ['1.00%'])]);
     const three = [r('c.yaml', 'x', ['–']), r('c.yaml', 'y', ['–']), r('c.yaml', 'z', ['exact'])];
     expect(groupRows(three)[0]).toEqual(r('c.yaml', '2 points: x; y', ['–']));
+  });
+
+  it('lists whole configs with the same figures once, and keeps a config of several rows apart', () => {
+    const r = (config: string, point: string, cells: string[]) => ({ config, point, cells });
+    const rows = [
+      r('a.yaml', 'base', ['exact']),
+      r('b.yaml', 'q=1', ['exact']),
+      r('b.yaml', 'q=2', ['1.00%']),
+      r('c.yaml', 'all 6 points', ['exact']),
+      r('d.yaml', 'base', ['–']),
+    ];
+    expect(mergeConfigs(rows)).toEqual([
+      r('`a.yaml`, `c.yaml` (all 6 points)', 'every point', ['exact']),
+      r('`b.yaml`', 'q=1', ['exact']),
+      r('`b.yaml`', 'q=2', ['1.00%']),
+      r('`d.yaml`', 'base', ['–']),
+    ]);
   });
 
   it('covers the pg-check scenarios and the shipped configs with a postgres-heap point, not contention or estimate configs', () => {

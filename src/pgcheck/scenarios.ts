@@ -101,6 +101,28 @@ export function groupRows(
   });
 }
 
+type TableRow = { config: string; point: string; cells: string[] };
+
+/**
+ * Whole configs (a config's only row) with the same figures, as one row naming them all: each distinct
+ * result is listed once. A config of several points says how many (`six-points.yaml (all 6 points)`).
+ */
+export function mergeConfigs(rows: TableRow[]): TableRow[] {
+  const whole = (r: TableRow) => rows.filter((x) => x.config === r.config).length === 1;
+  const name = (r: TableRow) => `\`${r.config}\`${r.point.startsWith('all ') ? ` (${r.point})` : ''}`;
+  const out: { rows: TableRow[]; cells: string[] }[] = [];
+  for (const r of rows) {
+    const same = whole(r) ? out.find((o) => whole(o.rows[0]!) && o.cells.join('|') === r.cells.join('|')) : undefined;
+    if (same) same.rows.push(r);
+    else out.push({ rows: [r], cells: r.cells });
+  }
+  return out.map((o) =>
+    o.rows.length === 1
+      ? { config: `\`${o.rows[0]!.config}\``, point: o.rows[0]!.point, cells: o.cells }
+      : { config: o.rows.map(name).join(', '), point: 'every point', cells: o.cells },
+  );
+}
+
 /** The table in Markdown: a cell is the worst error over the phases, marked when it misses the target. */
 export function markdownTable(rows: ScenarioRow[], server: string, date: string): string {
   const head = `| scenario | point | ${KINDS.map((k) => `${k.title} (target ≤ ${k.target}%)`).join(' | ')} |`;
@@ -110,7 +132,7 @@ export function markdownTable(rows: ScenarioRow[], server: string, date: string)
     const v = c.worst!;
     return v === 0 ? 'exact' : `${v < 0.01 ? v.toExponential(1) : v.toFixed(2)}%`;
   };
-  const lines = groupRows(
+  const grouped = groupRows(
     rows.map((r) => ({
       config: r.config,
       point: r.point,
@@ -120,9 +142,10 @@ export function markdownTable(rows: ScenarioRow[], server: string, date: string)
         return c.worst !== null && c.worst > k.target ? `**${t}**` : t;
       }),
     })),
-  ).map((r) => `| \`${r.config}\` | ${r.point} | ${r.cells.join(' | ')} |`);
+  );
+  const lines = mergeConfigs(grouped).map((r) => `| ${r.config} | ${r.point} | ${r.cells.join(' | ')} |`);
   return [
-    `Measured on ${server}, ${date}, by \`npm run pg-scenarios\`: the largest error of each kind over a scenario's phases (prediction against observation, relative to the observation); **bold** misses the target; a config's points with the same figures share a row.`,
+    `Measured on ${server}, ${date}, by \`npm run pg-scenarios\`: the largest error of each kind over a scenario's phases (prediction against observation, relative to the observation); **bold** misses the target; a config's points with the same figures share a row, and so do whole configs with the same figures.`,
     '',
     head,
     sep,

@@ -6,13 +6,13 @@
  *
  * docs/img/quickstart-forwarding.png is the run's charts/forwarding.png drawn 900 pixels wide, as a
  * palette PNG of 16 colours (frequent and far apart; every other pixel takes the nearest).
- * docs/img/quickstart-pagemap.png is the top of its page map of exp_row_size 0 before the reorg (title,
- * legend, and the rows where stubs give way to forwarded rows), at full size, in a palette of the page
- * map's own colours: its fill scale at every whole percent (so a cell keeps its shade to within 1% of fill
- * and matches the legend), its solid colours (src/report/page-map-png.ts) and 16 even greys for the
- * edges of letters. Each is a palette PNG at the fewest bits an index its palette allows (4 for 16
+ * docs/img/quickstart-pagemap.png is its page map of exp_row_size 0 before the reorg: title, legend, the
+ * first rows and the rows where stubs give way to forwarded rows (PAGEMAP_BANDS), at full size, in a
+ * palette of the page map's own colours: its fill scale at every whole percent (so a cell keeps its shade
+ * to within 1% of fill and matches the legend), its solid colours (src/report/page-map-png.ts) and 16
+ * even greys for the edges of letters. Each is a palette PNG at the fewest bits an index its palette allows (4 for 16
  * colours), deflated at zlib's best level with rows unfiltered, filtered none/sub/up, and filtered by
- * any of PNG's five filters (per row the smallest sum of |byte|), the smallest kept: 43 kB together, a
+ * any of PNG's five filters (per row the smallest sum of |byte|), the smallest kept: 37 kB together, a
  * fifth of the charts rowsim writes, for a page that is read, not measured.
  */
 import { execFileSync } from 'node:child_process';
@@ -165,17 +165,47 @@ export function palettePng(px, width, height, pal) {
 
 /**
  * A PNG file drawn `width` pixels wide, then cut to its top `height` pixels (all of it when omitted), in
- * palette `pal` (by default the image's COLOURS most frequent colours far apart).
+ * palette `pal` (by default the image's COLOURS most frequent colours far apart). `bands`, when given,
+ * are the [top, bottom) pixel rows kept, each after the first set below the one before with GAP white
+ * rows between: a long run of like rows shown by its two ends.
  */
-async function redraw(file, width, height, pal) {
+async function redraw(file, width, height, pal, bands) {
   const img = await loadImage(readFileSync(file));
   const h = height ?? Math.round((img.height * width) / img.width);
   const canvas = createCanvas(width, h);
   const ctx = canvas.getContext('2d');
   ctx.drawImage(img, 0, 0, width, Math.round((img.height * width) / img.width));
-  const px = ctx.getImageData(0, 0, width, h).data;
-  return palettePng(px, width, h, pal ?? paletteOf(px, COLOURS));
+  const all = ctx.getImageData(0, 0, width, h).data;
+  const px = bands ? keepBands(all, width, bands) : all;
+  const kept = px.length / (4 * width);
+  return palettePng(px, width, kept, pal ?? paletteOf(px, COLOURS));
 }
+
+const GAP = 8;
+
+/** The rows of `bands` ([top, bottom) each) of RGBA pixels `width` wide, GAP white rows between bands. */
+function keepBands(px, width, bands) {
+  const row = 4 * width;
+  const height = bands.reduce((n, [top, bottom]) => n + bottom - top, 0) + GAP * (bands.length - 1);
+  const out = new Uint8ClampedArray(height * row).fill(255);
+  let y = 0;
+  bands.forEach(([top, bottom], i) => {
+    if (i > 0) y += GAP;
+    out.set(px.subarray(top * row, bottom * row), y * row);
+    y += bottom - top;
+  });
+  return out;
+}
+
+/**
+ * The page map's title and legend (to y 159, where its grid starts), its first two rows of cells (pages 0
+ * to 109: 20 pixels a row of 55 pages), then rows 14 to 23 (pages 770 to 1,319), where the stubs give way
+ * to the forwarded rows; rows 2 to 13 are like the first two and left out.
+ */
+const PAGEMAP_BANDS = [
+  [0, 199],
+  [439, 639],
+];
 
 const out = mkdtempSync(join(tmpdir(), 'rowsim-doc-images-'));
 try {
@@ -192,7 +222,7 @@ try {
     ['quickstart-forwarding.png', await redraw(join(charts, 'forwarding.png'), 900)],
     [
       'quickstart-pagemap.png',
-      await redraw(join(charts, 'pagemap-exp-row-size-0-before-reorg-forwarded-rows.png'), 1200, 640, pageMapPalette()),
+      await redraw(join(charts, 'pagemap-exp-row-size-0-before-reorg-forwarded-rows.png'), 1200, 640, pageMapPalette(), PAGEMAP_BANDS),
     ],
   ];
   for (const [name, png] of images) {

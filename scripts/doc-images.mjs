@@ -4,15 +4,16 @@
  *
  *   npm run doc-images      (npm run build first; writes docs/img/*.png)
  *
- * docs/img/quickstart-forwarding.png is the run's charts/forwarding.png drawn 900 pixels wide, as a
- * palette PNG of 16 colours (frequent and far apart; every other pixel takes the nearest).
+ * docs/img/quickstart-forwarding.png is the run's charts/forwarding.png drawn 800 pixels wide, as a
+ * palette PNG of 16 colours (white, the text, grid and series colours it draws, then the most frequent
+ * far apart; every other pixel takes the nearest).
  * docs/img/quickstart-pagemap.png is its page map of exp_row_size 0 before the reorg: title, legend, the
  * first rows and the rows where stubs give way to forwarded rows (PAGEMAP_BANDS), at full size, in a
  * palette of the page map's own colours: its fill scale at every whole percent (so a cell keeps its shade
  * to within 1% of fill and matches the legend), its solid colours (src/report/page-map-png.ts) and 16
  * even greys for the edges of letters. Each is a palette PNG at the fewest bits an index its palette allows (4 for 16
  * colours), deflated at zlib's best level with rows unfiltered, filtered none/sub/up, and filtered by
- * any of PNG's five filters (per row the smallest sum of |byte|), the smallest kept: 37 kB together, a
+ * any of PNG's five filters (per row the smallest sum of |byte|), the smallest kept: 33 kB together, a
  * fifth of the charts rowsim writes, for a page that is read, not measured.
  */
 import { execFileSync } from 'node:child_process';
@@ -24,6 +25,7 @@ import * as zlib from 'node:zlib';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { crc32Js } from '../dist/report/png.js';
 import { fillRgb, PAGE_MAP_COLOURS } from '../dist/report/page-map-png.js';
+import { GRID_COLOR, PALETTE, TEXT_COLOR } from '../dist/report/chart-base.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const COLOURS = 16;
@@ -40,22 +42,42 @@ function chunk(type, body) {
 }
 
 /**
- * `n` colours of RGBA pixels: the most frequent first (ties by colour value), each at least MIN_DISTANCE
- * from those already taken, so that a legend's light shades keep a colour of their own.
+ * `n` colours of RGBA pixels: `seed` first, then the most frequent (ties by colour value), each at least
+ * MIN_DISTANCE from those already taken, so that a legend's light shades keep a colour of their own.
  */
-function paletteOf(px, n) {
+function paletteOf(px, n, seed = []) {
   const count = new Map();
   for (let i = 0; i < px.length; i += 4) {
     const k = (px[i] << 16) | (px[i + 1] << 8) | px[i + 2];
     count.set(k, (count.get(k) ?? 0) + 1);
   }
-  const pal = [];
+  const pal = [...seed];
   for (const [k] of [...count.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])) {
     if (pal.length === n) break;
     if (pal.every((p) => distance(p, k) >= MIN_DISTANCE)) pal.push(k);
   }
   return pal;
 }
+
+/**
+ * A chart's palette seed: white, its text and grid colours and the series colours of
+ * src/report/chart-base.ts that the image draws (MIN_SERIES_PIXELS pixels or more within SERIES_DISTANCE
+ * of it), so that a thin line keeps its own colour rather than the nearest of the frequent blends.
+ */
+function chartSeed(px) {
+  const hex = (c) => parseInt(c.slice(1), 16);
+  const series = PALETTE.map(hex).filter((c) => {
+    let n = 0;
+    for (let i = 0; i < px.length && n < MIN_SERIES_PIXELS; i += 4) {
+      if (distance(c, (px[i] << 16) | (px[i + 1] << 8) | px[i + 2]) < SERIES_DISTANCE) n++;
+    }
+    return n >= MIN_SERIES_PIXELS;
+  });
+  return [...new Set([0xffffff, hex(TEXT_COLOR), hex(GRID_COLOR), ...series])];
+}
+
+const MIN_SERIES_PIXELS = 30;
+const SERIES_DISTANCE = 30 ** 2;
 
 /** Squared RGB distance of two 0xRRGGBB colours. */
 function distance(p, k) {
@@ -178,7 +200,7 @@ async function redraw(file, width, height, pal, bands) {
   const all = ctx.getImageData(0, 0, width, h).data;
   const px = bands ? keepBands(all, width, bands) : all;
   const kept = px.length / (4 * width);
-  return palettePng(px, width, kept, pal ?? paletteOf(px, COLOURS));
+  return palettePng(px, width, kept, pal ?? paletteOf(px, COLOURS, chartSeed(px)));
 }
 
 const GAP = 8;
@@ -219,7 +241,7 @@ try {
   ]);
   const charts = join(out, 'q', 'charts');
   const images = [
-    ['quickstart-forwarding.png', await redraw(join(charts, 'forwarding.png'), 900)],
+    ['quickstart-forwarding.png', await redraw(join(charts, 'forwarding.png'), 800)],
     [
       'quickstart-pagemap.png',
       await redraw(join(charts, 'pagemap-exp-row-size-0-before-reorg-forwarded-rows.png'), 1200, 640, pageMapPalette(), PAGEMAP_BANDS),

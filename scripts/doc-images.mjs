@@ -11,10 +11,10 @@
  * first rows and the rows where stubs give way to forwarded rows (PAGEMAP_BANDS), at full size, in a
  * palette of the page map's own colours: its fill scale at every whole percent (so a cell keeps its shade
  * to within 1% of fill and matches the legend), its solid colours (src/report/page-map-png.ts) and 16
- * even greys for the edges of letters. Each is a palette PNG at the fewest bits an index its palette allows (4 for 16
- * colours), deflated at zlib's best level with rows unfiltered, filtered none/sub/up, and filtered by
- * any of PNG's five filters (per row the smallest sum of |byte|), the smallest kept: 33 kB together, a
- * fifth of the charts rowsim writes, for a page that is read, not measured.
+ * even greys for the edges of letters. Each is a palette PNG at the fewest bits an index its palette
+ * allows (4 for 16 colours), deflated at zlib's best level with rows unfiltered, filtered none/sub/up,
+ * and filtered by any of PNG's five filters (per row the smallest sum of |byte|), the smallest kept:
+ * 33 kB together, a sixth of the charts rowsim writes, for a page that is read, not measured.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

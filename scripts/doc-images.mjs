@@ -14,7 +14,7 @@
  * even greys for the edges of letters. Each is a palette PNG at the fewest bits an index its palette
  * allows (4 for 16 colours), deflated at zlib's best level with rows unfiltered, filtered none/sub/up,
  * and filtered by any of PNG's five filters (per row the smallest sum of |byte|), the smallest kept:
- * 33 kB together, a sixth of the charts rowsim writes, for a page that is read, not measured.
+ * 33 kB together, an eighth of the two charts they come from (257 kB), for a page that is read.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -220,13 +220,13 @@ function keepBands(px, width, bands) {
 }
 
 /**
- * The page map's title and legend (to y 159, where its grid starts), its first two rows of cells (pages 0
- * to 109: 20 pixels a row of 55 pages), then rows 14 to 23 (pages 770 to 1,319), where the stubs give way
- * to the forwarded rows; rows 2 to 13 are like the first two and left out.
+ * The page map's title and legend (to y 159, where its grid starts), its first row of cells (pages 0 to
+ * 54: 20 pixels a row of 55 pages), then rows 16 to 23 (pages 880 to 1,319), where the stubs give way to
+ * the forwarded rows; rows 1 to 15 are like the first and left out.
  */
 const PAGEMAP_BANDS = [
-  [0, 199],
-  [439, 639],
+  [0, 179],
+  [479, 639],
 ];
 
 const out = mkdtempSync(join(tmpdir(), 'rowsim-doc-images-'));

@@ -221,12 +221,12 @@ function keepBands(px, width, bands) {
 
 /**
  * The page map's title and legend (to y 159, where its grid starts), its first row of cells (pages 0 to
- * 54: 20 pixels a row of 55 pages), then rows 16 to 23 (pages 880 to 1,319), where the stubs give way to
- * the forwarded rows; rows 1 to 15 are like the first and left out.
+ * 54: 20 pixels a row of 55 pages), then rows 17 to 22 (pages 935 to 1,264), where the stubs give way to
+ * the forwarded rows; rows 1 to 16, like the first, and the rows after 22 are left out.
  */
 const PAGEMAP_BANDS = [
   [0, 179],
-  [479, 639],
+  [499, 619],
 ];
 
 const out = mkdtempSync(join(tmpdir(), 'rowsim-doc-images-'));

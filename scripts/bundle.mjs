@@ -2,7 +2,7 @@
 // that a start-up loads a few dozen files instead of hundreds of modules of dist/, zod, yaml and commander.
 // Packages with native code or worker files of their own (the canvas, piscina, pg) and those loaded only
 // where a chart or a table is drawn (chart.js, cli-table3) stay outside. bin/rowsim.js falls back to
-// dist/cli/main.js when the bundle is missing or older than it (docs/development.md, "The bundle").
+// dist/cli/main.js when the bundle is missing or older than it (docs/development.md, "Build and benchmarks").
 // Then the playground's two browser scripts (`rowsim playground`, docs/playground.md): its engine (the
 // same page engines, loader and drawing, for the browser) and its page, from src/playground/page/.
 import { rm } from 'node:fs/promises';

@@ -17,6 +17,7 @@ import type { DdlClauses, DdlGrammar, OptionRule } from '../config/ddl-clauses.j
 import { oracleHeap } from './oracle.js';
 import { postgresHeap } from './postgres.js';
 import { sqlserverHeap } from './sqlserver.js';
+import { innodb } from './innodb.js';
 
 const BUILT_IN = {
   'ase-dol': aseDol,
@@ -24,6 +25,7 @@ const BUILT_IN = {
   'sqlserver-heap': sqlserverHeap,
   'postgres-heap': postgresHeap,
   'oracle-heap': oracleHeap,
+  innodb,
 } as const satisfies Record<FormatId, StorageFormat>;
 
 const FORMATS: Record<string, StorageFormat> = { ...BUILT_IN };

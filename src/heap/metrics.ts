@@ -93,8 +93,45 @@ export interface ClusteredMetrics extends TableMetrics, OperationMetrics {
   logical_fragmentation_pct: number;
 }
 
+/**
+ * A table that is its clustered B+tree (InnoDB): splits and merges instead of forwarding, the index
+ * statistics a MySQL DBA reads (mysql.innodb_index_stats, information_schema.TABLES).
+ */
+export interface IndexOrganizedMetrics extends TableMetrics, OperationMetrics {
+  updates_in_place: number;
+  page_splits: number;
+  page_merges: number;
+  page_reorganizes: number;
+  /** Records delete-marked and not yet purged (purge runs at each commit: a quiet server). */
+  delete_marked: number;
+  purged_records: number;
+  /** Pages of off-page column values (BLOB pages, in the clustered index's leaf segment). */
+  offpage_pages: number;
+  /** Average bytes of records on the clustered index's leaf pages, in % of an empty page's free space. */
+  leaf_fill_pct: number;
+  /** information_schema.TABLES: the clustered index's pages, the secondary indexes' pages, free extents, in bytes. */
+  data_length: number;
+  index_length: number;
+  data_free: number;
+  /** Per index (the clustered one first), its mysql.innodb_index_stats figures. */
+  index_stats: Record<string, IndexStats>;
+}
+
+/** One index's figures under the names of mysql.innodb_index_stats (stat_name), and its records. */
+export interface IndexStats {
+  /** Pages in use in the leaf segment (leaves and, for the clustered index, off-page column pages); 1 for a one-page index. */
+  n_leaf_pages: number;
+  /** Pages both segments reserve (fragment pages and whole extents). */
+  size: number;
+  /** Pages above the leaves (the root included once the index has two levels). */
+  nonleaf_pages: number;
+  /** Records on the leaf pages, delete-marked ones not yet purged included (INNODB_BUFFER_PAGE NUMBER_RECORDS summed). */
+  records: number;
+  levels: number;
+}
+
 /** What an engine reports; the runner adds the index entries it tracks. */
-export type EngineMetrics = (ForwardingMetrics | MvccMetrics | ClusteredMetrics) & {
+export type EngineMetrics = (ForwardingMetrics | MvccMetrics | ClusteredMetrics | IndexOrganizedMetrics) & {
   index_entries?: number;
   /** SQL Server: pages of the ROW_OVERFLOW_DATA records of rows above 8,060 bytes (tables whose rows can exceed it). */
   row_overflow_pages?: number;

@@ -92,6 +92,7 @@ export class RunState {
     const geometries = indexGeometries(this.format, spec.table, this.layout);
     const keyed = new Uint8Array(spec.table.columns.length);
     for (const g of geometries) if (g.nbtree) for (const c of g.columns) keyed[c] = 1;
+    for (const c of this.engine.keyColumns ?? []) keyed[c] = 1;
     for (const ph of spec.workload) {
       const given =
         ph.op === 'insert'
@@ -106,6 +107,7 @@ export class RunState {
       for (const name of given) keyed[this.layout.columns.findIndex((c) => c.name === name)] = 1;
     }
     this.keys = new KeyStore(keyed, this.capacity);
+    this.engine.useRowSource?.({ key: (col, row) => this.keys.get(col, row), lens: () => this.store.lens, width: this.width });
     this.domains = spec.table.columns.map(() => undefined);
     this.insertLengths = spec.table.columns.map(() => undefined);
     const keys = this.keys;

@@ -460,9 +460,11 @@ function indexStats(tree: IndexTree): IndexStats {
 }
 
 /**
- * Free extents of the table's file (information_schema.TABLES.DATA_FREE; assumption, not from the
- * source: the file holds the segments' extents and a first extent of header and fragment pages, and
- * grows by one extent, or by four (FSP_FREE_ADD) once it is 32 extents or more).
+ * information_schema.TABLES.DATA_FREE in pages (fsp0fsp.cc fsp_get_available_space_in_free_extents):
+ * the file's free extents less a reserve of 2 extents and 1 % of the file. The file holds the segments'
+ * extents and the extents of header and fragment pages; it grows one extent at a time below 32 extents,
+ * four (FSP_FREE_ADD) at a time from there (fsp_get_pages_to_extend_ibd). Approximate: which extents the
+ * fragment pages share is not modelled.
  */
 function dataFree(trees: IndexTree[], o: InnodbEngineOptions): number {
   let extents = 0;
@@ -474,8 +476,9 @@ function dataFree(trees: IndexTree[], o: InnodbEngineOptions): number {
       extents += (s.reserved - frag) / o.extentPages;
     }
   const needed = extents + Math.ceil(fragments / o.extentPages);
-  const file = needed < 32 ? needed : Math.ceil(needed / 4) * 4;
-  return (file - needed) * o.extentPages;
+  const file = needed < 32 ? needed : 32 + Math.ceil((needed - 32) / 4) * 4;
+  const reserve = 2 + Math.floor((file * 2) / 200);
+  return Math.max(0, file - needed - reserve) * o.extentPages;
 }
 
 function round2(x: number): number {

@@ -349,7 +349,11 @@ export class IndexTree {
     }
     this.data[p]! -= bytes;
     this.data[q] = bytes;
-    this.garbage[p] = 0;
+    // page_delete_rec_list_end/_start: the moved records join the old page's free list (PAGE_GARBAGE) and
+    // PAGE_LAST_INSERT is reset; the new page was written record by record, the last copied inserted last.
+    this.garbage[p]! += bytes;
+    this.last[p] = -1;
+    this.last[q] = moved.length > 0 ? moved[moved.length - 1]! : -1;
     const pages = this.order[level]!;
     const at = pages.indexOf(p);
     pages.splice(down ? at : at + 1, 0, q);

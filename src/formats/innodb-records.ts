@@ -27,7 +27,7 @@ export const FSEG_HEADERS_BYTES = 20;
 /** page0page.h PAGE_NEW_SUPREMUM_END − PAGE_DATA: infimum and supremum, 13 bytes each (5-byte header, 8 bytes); PAGE_OLD_SUPREMUM_END − PAGE_DATA: 31. */
 const SYSTEM_RECORDS_BYTES = { compact: 26, redundant: 31 } as const;
 /** page0page.h PAGE_EMPTY_DIR_START: an empty page's two directory slots (infimum's, supremum's), 2 bytes each. */
-const EMPTY_DIRECTORY_BYTES = 4;
+export const EMPTY_DIRECTORY_BYTES = 4;
 /** rem0rec.h REC_N_NEW_EXTRA_BYTES (COMPACT, DYNAMIC) and REC_N_OLD_EXTRA_BYTES (REDUNDANT). */
 const NEW_HEADER_BYTES = 5;
 const OLD_HEADER_BYTES = 6;
@@ -212,7 +212,8 @@ export function innodbLayout(table: TableDef, engine: EngineSpec): InnodbTableLa
       pageBytes: engine.page_size,
       headerBytes: engine.page_size - usable,
       usableBytes: usable,
-      slotBytes: 0,
+      // A directory slot (2 bytes) per 4 records: page_dir_calc_reserved_space reserves ⌈2n / 4⌉ bytes for n.
+      slotBytes: 0.5,
       maxRowsPerPage: Math.floor(usable / (NEW_HEADER_BYTES + info.systemBytes + 1)),
       maxRowBytes: info.limit - 1,
     },

@@ -15,6 +15,7 @@ import { checkPageSize, logicalDataBytes, type ResolvedEngine, type TableLayout 
 import {
   clusteredRecord,
   createTableMaxRecord,
+  EMPTY_DIRECTORY_BYTES,
   extentPages,
   FIL_HEADER_BYTES,
   FIL_TRAILER_BYTES,
@@ -93,8 +94,10 @@ function innodbPageAnatomy(layout: TableLayout): PageAnatomy {
       { label: 'index page header', bytes: PAGE_HEADER_BYTES },
       { label: 'file segment headers', bytes: FSEG_HEADERS_BYTES },
       { label: 'infimum and supremum', bytes: format === 'redundant' ? 31 : 26 },
+      { label: 'their directory slots', bytes: EMPTY_DIRECTORY_BYTES },
     ],
-    slotArray: { name: 'page directory (a slot per 4–8 records)', entryBytes: 2, at: 'end', firstSlot: 0 },
+    // A 2-byte slot per 4–8 records: InnoDB reserves ⌈2n / 4⌉ bytes for n records, half a byte a record.
+    slotArray: { name: 'page directory (a 2-byte slot per 4–8 records)', entryBytes: 0.5, at: 'end', firstSlot: 0 },
     trailer: { label: 'FIL trailer', bytes: FIL_TRAILER_BYTES },
     words: { stub: 'none: InnoDB splits the page instead', forwarded: 'moved by a page split' },
     notes: ['Rows stay in key order: a row that no longer fits is rewritten after a reorganisation, or the page splits.'],

@@ -12,7 +12,7 @@ import type { PageMapData, ReorgKind, RowSource, StorageEngine, UpdateInfo } fro
 import type { HeapEventSink } from '../heap/events.js';
 import { frozenInspector, type PageInspector, type SlotDetail } from '../heap/inspect.js';
 import type { PageReads } from '../heap/page-reads.js';
-import { dirReserved, IndexTree } from './tree.js';
+import { IndexTree } from './tree.js';
 import type { IndexPages } from '../btree/geometry.js';
 
 /** One index as the format sizes it. */
@@ -91,6 +91,9 @@ export class InnodbEngine implements StorageEngine {
     this.clustered = this.tree(options.clustered.name, true);
     this.clustered.leafPointerBytes = (row) => this.withLens(row, options.clustered.pointerBytes);
     this.clustered.onSplit = (page, newPage, moved) => this.sink?.({ op: 'split', page, newPage, rows: moved });
+    this.clustered.onMerge = (moved, from, to) => {
+      for (const row of moved) this.sink?.({ op: 'reorg-row', row, from, home: from, to, bytes: this.bytes[row]!, outcome: 'rewritten' });
+    };
     this.secondaries = options.secondaries.map((spec) => {
       const index: Secondary = {
         spec,
@@ -282,7 +285,21 @@ export class InnodbEngine implements StorageEngine {
   reorg(kind: ReorgKind): void {
     if (kind === 'vacuum') return;
     this.commit();
-    this.clustered.build(this.clustered.leafEntries());
+    const rows = this.clustered.leafEntries();
+    const from = this.sink === null ? [] : rows.map((row) => this.rowPage(row));
+    this.clustered.build(rows);
+    if (this.sink !== null)
+      rows.forEach((row, i) =>
+        this.sink!({
+          op: 'reorg-row',
+          row,
+          from: from[i]!,
+          home: from[i]!,
+          to: this.rowPage(row),
+          bytes: this.bytes[row]!,
+          outcome: 'rewritten',
+        }),
+      );
     const offPages = this.counters.offpage_pages;
     this.clustered.leafSegment.allocMany(offPages);
     for (const s of this.secondaries) s.tree.build(s.tree.leafEntries());
@@ -410,7 +427,8 @@ export class InnodbEngine implements StorageEngine {
         const records = i === undefined ? [] : t.pageRecords(p);
         const slots: SlotDetail[] = records.map((row, slot) => ({ slot, kind: 'row', row, bytes: this.bytes[row]! }));
         const stored = i === undefined ? 0 : t.pageData(p);
-        const dir = dirReserved(records.length);
+        // Half a byte a record: the directory's ⌈2n / 4⌉ bytes, spread evenly (the drawings give each record its share).
+        const dir = records.length / 2;
         const garbage = i === undefined ? 0 : t.pageGarbage(p);
         return {
           page: p,

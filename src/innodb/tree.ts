@@ -74,8 +74,10 @@ export class IndexTree {
   /** Per level, the pages in key order. */
   private order: number[][] = [];
   readonly counters: TreeCounters = { page_splits: 0, page_merges: 0, page_reorganizes: 0, inserts_to_right_sibling: 0 };
-  /** Told of each leaf split: the page split, the new page, the entries that moved. */
+  /** Told of each leaf split: the page split, the new page, the entries that moved to it. */
   onSplit: ((page: number, newPage: number, moved: number[]) => void) | null = null;
+  /** Told of leaf entries a merge moved from one page to another. */
+  onMerge: ((moved: readonly number[], from: number, to: number) => void) | null = null;
 
   constructor(readonly options: TreeOptions) {
     this.leafSegment = new Segment(options.extentPages);
@@ -362,7 +364,7 @@ export class IndexTree {
     this.setPointer(level, upper, first);
     this.insertAt(level + 1, upper);
     this.counters.page_splits++;
-    if (level === 0 && this.onSplit) this.onSplit(lower, upper, moved);
+    if (level === 0 && this.onSplit) this.onSplit(p, q, moved);
     return { lower, upper };
   }
 
@@ -485,6 +487,7 @@ export class IndexTree {
     const s = this.store(level);
     const e = this.ents[p]!;
     for (const id of e) s.page[id] = q;
+    if (level === 0 && this.onMerge) this.onMerge(e, p, q);
     this.ents[q] = append ? [...this.ents[q]!, ...e] : [...e, ...this.ents[q]!];
     this.data[q]! += this.data[p]!;
     if (this.roomAfterReorganize(q, 0) - this.garbage[q]! < 0) {

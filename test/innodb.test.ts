@@ -174,4 +174,31 @@ workload:
     expect(k.n_leaf_pages).toBe(Math.ceil(20000 / Math.floor(16252 / 17.5)));
     expect(final.index_length).toBe(k.size * 16384);
   });
+
+  it('a changed secondary key is a delete-mark and an insert; purge removes the old entry at commit', () => {
+    const { phases } = run(`
+name: t
+seed: 7
+table:
+  name: t
+  columns:
+    - { name: id, type: bigint }
+    - { name: k, type: int }
+  indexes:
+    - { name: PRIMARY, columns: [id], unique: true, clustered: true }
+    - { name: k_idx, columns: [k] }
+engine: { format: innodb }
+workload:
+  - insert: { rows: 20000 }
+  - update: { rows: 50%, order: random, set: { k: { order: random } } }
+`);
+    const [load, update] = phases;
+    // 30-byte clustered records in key order: 498 a leaf (30 + 1,024 ≤ 16,252 − 30n − ⌈(n + 1)/2⌉), 41 leaves, 40 splits.
+    expect(load!.index_stats['PRIMARY']!.n_leaf_pages).toBe(41);
+    expect(load!.page_splits).toBe(40);
+    expect(update!.purged_records).toBe(10000);
+    expect(update!.index_stats['k_idx']!.records).toBe(20000);
+    expect(update!.index_stats['k_idx']!.n_leaf_pages).toBeGreaterThan(load!.index_stats['k_idx']!.n_leaf_pages);
+    expect(update!.index_stats['PRIMARY']!.n_leaf_pages).toBe(41);
+  });
 });

@@ -32,6 +32,8 @@ interface UpdateBatch {
   /** The keyed columns the phase changes, their new keys and old lengths in the row being changed. */
   keyDraws: KeyDraw[];
   newKeys: Float64Array;
+  /** The keys the new ones replace (put back when the engine refuses the update). */
+  oldKeys: Float64Array;
   oldLens: Int32Array;
   /** Per column, 1 where the phase gives it a new value. */
   changed: Uint8Array;
@@ -78,6 +80,7 @@ export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'upda
     limit: indexes !== null && indexes.hasLimit,
     keyDraws,
     newKeys: new Float64Array(keyDraws.length),
+    oldKeys: new Float64Array(keyDraws.length),
     oldLens: new Int32Array(keyDraws.length),
     changed,
     levelSets,
@@ -194,7 +197,7 @@ function updatePlain(run: RunState, u: UpdateBatch, rows: Int32Array, count: num
 /** One batch of an update phase, with everything the run keeps beside the lengths. Returns the rows changed. */
 function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: number): number {
   const { engine, format, layout, width, indexes, obs, ool, offRow, ncols } = run;
-  const { setColumns, sized, old, info, batched, rolling, keyChanged, limit, keyDraws, newKeys, oldLens, changed, levelSets, oldLevels } =
+  const { setColumns, sized, old, info, batched, rolling, keyChanged, limit, keyDraws, newKeys, oldKeys, oldLens, changed, levelSets, oldLevels } =
     u;
   const lens = run.store.lens;
   const levels = run.store.levels;
@@ -223,10 +226,14 @@ function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: numb
     // first index unless a scan reads it (its dead versions' entries marked), then changed.
     if (run.trackVersions && indexes!.built) indexes!.locate(row, u.locate);
     const bytes = ool ? ool.sizeUpdate(row, lens, base, levels, levelBase, changed) : format.rows.rowBytes(layout, lens, base, logical);
+    // The row's new keys before the engine changes it (an engine that orders rows or entries by them reads them); the old ones back if it refuses.
+    for (let k = 0; k < keyDraws.length; k++) {
+      oldKeys[k] = run.keys.get(keyDraws[k]!.col, row);
+      run.keys.set(keyDraws[k]!.col, row, newKeys[k]!);
+    }
     if (engine.update(row, bytes, logical, info)) {
-      // The new version's entries (not a HOT update), one over an index's limit: the server refuses the UPDATE.
-      // The row's new keys (a refused statement's too: its values are what the replay sends).
-      for (let k = 0; k < keyDraws.length; k++) run.keys.set(keyDraws[k]!.col, row, newKeys[k]!);
+      // The new version's entries (not a HOT update), one over an index's limit: the server refuses the UPDATE
+      // (the row keeps its new keys: the refused statement's values are what the replay sends).
       const over = limit && engine.lastUpdateNewIndexEntries ? indexes!.oversize(lens, base) : null;
       if (over) {
         obs?.update?.(row, setColumns, lens, base, run.keys.snapshot(row), levels, levelBase, run.lobs);
@@ -239,6 +246,7 @@ function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: numb
       obs?.update?.(row, setColumns, lens, base, run.keys.snapshot(row), levels, levelBase, run.lobs);
     } else {
       for (let c = 0; c < sized.length; c++) sized[c]!.restore(lens, base, old[c]!);
+      for (let k = 0; k < keyDraws.length; k++) run.keys.set(keyDraws[k]!.col, row, oldKeys[k]!);
       for (let k = 0; k < keyDraws.length; k++) if (keyDraws[k]!.at >= 0) lens[base + keyDraws[k]!.at] = oldLens[k]!;
       if (levels) for (let k = 0; k < levelSets.length; k++) levels[levelBase + levelSets[k]!.at] = oldLevels[k]!;
     }

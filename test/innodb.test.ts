@@ -3,7 +3,11 @@
  * by hand from rem0rec.cc's rules, page_get_free_space_of_empty() and the 8,126-byte limit of the
  * manuals, the 15/16 fill of sequential inserts derived from btr_cur_optimistic_insert's reserve.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { rowsim } from './helpers/cli.js';
 import { loadConfig } from '../src/loader/config.js';
 import { runStorage } from '../src/workload/runner.js';
 import type { IndexOrganizedMetrics } from '../src/heap/metrics.js';
@@ -200,5 +204,47 @@ workload:
     expect(update!.index_stats['k_idx']!.records).toBe(20000);
     expect(update!.index_stats['k_idx']!.n_leaf_pages).toBeGreaterThan(load!.index_stats['k_idx']!.n_leaf_pages);
     expect(update!.index_stats['PRIMARY']!.n_leaf_pages).toBe(41);
+  });
+});
+
+describe('the record limit, as the server enforces it [dict0dict.cc, btr0cur.cc]', () => {
+  // 33 varchar(250) latin1 columns (not "big": at most 255 bytes, never off-page): 5 + 4 + 13 + 33 × 251 = 8,305 bytes.
+  const letters = Array.from({ length: 33 }, (_, i) => `c${i}`);
+  const wide = (strict: string) => `
+name: wide
+seed: 7
+table:
+  name: wide
+  columns:
+    - { name: id, type: int }
+${letters.map((c) => `    - { name: ${c}, type: varchar(250) }`).join('\n')}
+  indexes:
+    - { name: PRIMARY, columns: [id], unique: true, clustered: true }
+engine: { format: innodb${strict} }
+workload:
+  - insert: { rows: 10, values: { c0: { length: 10 } } }
+  - insert: { rows: 10 }
+`;
+  const runFile = (text: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'rowsim-innodb-'));
+    writeFileSync(join(dir, 'wide.yaml'), text);
+    return rowsim(['run', join(dir, 'wide.yaml'), '--out', join(dir, 'out')]);
+  };
+
+  it("CREATE TABLE refuses a definition whose longest record reaches 8,126 bytes (innodb_strict_mode on): exit 2, the server's words", () => {
+    const r = runFile(wide(''));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('wide.yaml:7:5: table.columns');
+    expect(r.stderr).toContain('whose longest record would be 8305 bytes');
+    expect(r.stderr).toContain(
+      'Row size too large (> 8126). Changing some columns to TEXT or BLOB may help. In current row format, BLOB prefix of 0 bytes is stored inline.',
+    );
+  });
+
+  it('with innodb_strict_mode off, the INSERT of a row over the limit fails instead and the run stops there', () => {
+    const r = runFile(wide(', innodb_strict_mode: off'));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/wide\.yaml:\d+:\d+: workload\[1\]\.insert: MySQL\/MariaDB refuses the INSERT of row 10 /);
+    expect(r.stderr).toContain('(a record of 8305 bytes; expected records under 8126 bytes)');
   });
 });

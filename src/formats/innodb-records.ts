@@ -149,6 +149,8 @@ export interface InnodbLayoutInfo {
   /** The clustered index's name (GEN_CLUST_INDEX without a primary key) and its key columns. */
   clusteredName: string;
   clusteredColumns: number[];
+  /** innodb_strict_mode: CREATE TABLE refuses a definition whose longest record reaches the limit. */
+  strict: boolean;
 }
 
 export interface InnodbTableLayout extends TableLayout {
@@ -202,6 +204,7 @@ export function innodbLayout(table: TableDef, engine: EngineSpec): InnodbTableLa
     limit: recordLimit(engine.page_size, format),
     clusteredName: clustered?.name ?? 'GEN_CLUST_INDEX',
     clusteredColumns: (clustered?.columns ?? []).map((n) => table.columns.findIndex((c) => c.name.toLowerCase() === n.toLowerCase())),
+    strict: engine.innodb_strict_mode !== 'off',
   };
   info.nullBitmapBytes = Math.ceil(info.columns.filter((c) => c.nullable).length / 8);
   const usable = freeSpaceOfEmpty(engine.page_size, format);

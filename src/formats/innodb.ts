@@ -35,6 +35,7 @@ const innodbSettings = (z: Zod) => ({
   row_format: z.enum(['dynamic', 'compact', 'redundant']).optional(),
   merge_threshold: z.number().int().min(1).max(50).optional(),
   innodb_fill_factor: z.number().int().min(10).max(100).optional(),
+  innodb_strict_mode: z.enum(['on', 'off']).optional(),
 });
 
 declare module '../config/format-ids.js' {
@@ -104,14 +105,21 @@ function innodbPageAnatomy(layout: TableLayout): PageAnatomy {
   };
 }
 
-/** innodb_strict_mode's CREATE TABLE refusal (ER_TOO_BIG_ROWSIZE, 1118), in the server's words. */
-function innodbTableLimit(table: TableDef, layout: TableLayout): string | undefined {
+/** ER_TOO_BIG_ROWSIZE (1118) in the server's words (the MariaDB Knowledge Base, "Troubleshooting Row Size Too Large Errors"). */
+function rowSizeTooLarge(layout: TableLayout): string {
   const i = info(layout);
-  const max = createTableMaxRecord(i, layout);
-  if (max < i.limit) return undefined;
   const prefix = i.format === 'dynamic' ? 0 : 768;
   const advice = i.format === 'dynamic' ? '' : ' or using ROW_FORMAT=DYNAMIC or ROW_FORMAT=COMPRESSED';
-  return `expected a table InnoDB can create, found table ${table.name} whose longest record would be ${max} bytes (ERROR 1118 (42000): Row size too large (> ${i.limit}). Changing some columns to TEXT or BLOB${advice} may help. In current row format, BLOB prefix of ${prefix} bytes is stored inline.)`;
+  return `ERROR 1118 (42000): Row size too large (> ${i.limit}). Changing some columns to TEXT or BLOB${advice} may help. In current row format, BLOB prefix of ${prefix} bytes is stored inline.`;
+}
+
+/** innodb_strict_mode's CREATE TABLE refusal (dict_index_too_big_for_tree); with it off, a warning, and the INSERT fails instead. */
+function innodbTableLimit(table: TableDef, layout: TableLayout): string | undefined {
+  const i = info(layout);
+  if (!i.strict) return undefined;
+  const max = createTableMaxRecord(i, layout);
+  if (max < i.limit) return undefined;
+  return `expected a table InnoDB can create, found table ${table.name} whose longest record would be ${max} bytes (${rowSizeTooLarge(layout)})`;
 }
 
 function innodbResolve(engine: EngineSpec, layout: TableLayout): ResolvedEngine {
@@ -185,13 +193,25 @@ export const innodb: StorageFormat = {
   defaultPageBytes: INNODB_DEFAULT_PAGE_BYTES,
   pageSizes: INNODB_PAGE_SIZES,
   settingsShape: innodbSettings,
-  settings: ['page_size', 'encoding', 'multibyte_share', 'multibyte_widths', 'row_format', 'merge_threshold', 'innodb_fill_factor'],
-  defaults: { ...COMMON_DEFAULTS, row_format: 'dynamic', merge_threshold: 50, innodb_fill_factor: 100 },
+  settings: [
+    'page_size',
+    'encoding',
+    'multibyte_share',
+    'multibyte_widths',
+    'row_format',
+    'merge_threshold',
+    'innodb_fill_factor',
+    'innodb_strict_mode',
+  ],
+  defaults: { ...COMMON_DEFAULTS, row_format: 'dynamic', merge_threshold: 50, innodb_fill_factor: 100, innodb_strict_mode: 'on' },
   encodingFor: withoutUtf16,
   resolve: innodbResolve,
   notes: innodbNotes,
   rows: {
     tableLimit: innodbTableLimit,
+    // An INSERT or UPDATE whose record stays at the limit after its long values went off-page fails (DB_TOO_BIG_RECORD).
+    refusal: (layout, bytes) =>
+      `${rowSizeTooLarge(layout)} (a record of ${bytes} bytes; expected records under ${info(layout).limit} bytes)`,
     layout: innodbLayout,
     rowBytes: (layout, lens, base) => clusteredRecord(info(layout), lens, base).bytes,
     logicalBytes: logicalDataBytes,

@@ -187,8 +187,12 @@ function updatePlain(run: RunState, u: UpdateBatch, rows: Int32Array, count: num
     const base = row * width;
     for (let c = 0; c < sized.length; c++) old[c] = sized[c]!.apply(lens, base, i);
     const logical = format.rows.logicalBytes(layout, lens, base);
-    if (engine.update(row, format.rows.rowBytes(layout, lens, base, logical), logical, info)) affected++;
-    else for (let c = 0; c < sized.length; c++) sized[c]!.restore(lens, base, old[c]!);
+    const bytes = format.rows.rowBytes(layout, lens, base, logical);
+    if (engine.update(row, bytes, logical, info)) affected++;
+    else {
+      run.refuseRow('update', row, bytes);
+      for (let c = 0; c < sized.length; c++) sized[c]!.restore(lens, base, old[c]!);
+    }
     if (batched) run.rowDone();
   }
   return affected;
@@ -197,7 +201,7 @@ function updatePlain(run: RunState, u: UpdateBatch, rows: Int32Array, count: num
 /** One batch of an update phase, with everything the run keeps beside the lengths. Returns the rows changed. */
 function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: number): number {
   const { engine, format, layout, width, indexes, obs, ool, offRow, ncols } = run;
-  const { setColumns, sized, old, info, batched, rolling, keyChanged, limit, keyDraws, newKeys, oldKeys, oldLens, changed, levelSets, oldLevels } =
+  const { setColumns, sized, old, info, batched, rolling, keyChanged, limit, keyDraws, newKeys, oldLens, changed, levelSets, oldLevels } =
     u;
   const lens = run.store.lens;
   const levels = run.store.levels;
@@ -226,11 +230,7 @@ function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: numb
     // first index unless a scan reads it (its dead versions' entries marked), then changed.
     if (run.trackVersions && indexes!.built) indexes!.locate(row, u.locate);
     const bytes = ool ? ool.sizeUpdate(row, lens, base, levels, levelBase, changed) : format.rows.rowBytes(layout, lens, base, logical);
-    // The row's new keys before the engine changes it (an engine that orders rows or entries by them reads them); the old ones back if it refuses.
-    for (let k = 0; k < keyDraws.length; k++) {
-      oldKeys[k] = run.keys.get(keyDraws[k]!.col, row);
-      run.keys.set(keyDraws[k]!.col, row, newKeys[k]!);
-    }
+    takeNewKeys(run, u, row);
     if (engine.update(row, bytes, logical, info)) {
       // The new version's entries (not a HOT update), one over an index's limit: the server refuses the UPDATE
       // (the row keeps its new keys: the refused statement's values are what the replay sends).
@@ -245,12 +245,29 @@ function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: numb
       offRow?.set(row, lens, base);
       obs?.update?.(row, setColumns, lens, base, run.keys.snapshot(row), levels, levelBase, run.lobs);
     } else {
-      for (let c = 0; c < sized.length; c++) sized[c]!.restore(lens, base, old[c]!);
-      for (let k = 0; k < keyDraws.length; k++) run.keys.set(keyDraws[k]!.col, row, oldKeys[k]!);
-      for (let k = 0; k < keyDraws.length; k++) if (keyDraws[k]!.at >= 0) lens[base + keyDraws[k]!.at] = oldLens[k]!;
-      if (levels) for (let k = 0; k < levelSets.length; k++) levels[levelBase + levelSets[k]!.at] = oldLevels[k]!;
+      run.refuseRow('update', row, bytes);
+      restoreRow(run, u, row, levelBase);
     }
     if (batched) run.rowDone();
   }
   return affected;
+}
+
+/** The row's new keys before the engine changes it (an engine that orders rows or entries by them reads them); restoreRow puts the old ones back. */
+function takeNewKeys(run: RunState, u: UpdateBatch, row: number): void {
+  for (let k = 0; k < u.keyDraws.length; k++) {
+    u.oldKeys[k] = run.keys.get(u.keyDraws[k]!.col, row);
+    run.keys.set(u.keyDraws[k]!.col, row, u.newKeys[k]!);
+  }
+}
+
+/** The engine refused the update: the row's lengths, keys and compressibilities as they were before it. */
+function restoreRow(run: RunState, u: UpdateBatch, row: number, levelBase: number): void {
+  const lens = run.store.lens;
+  const levels = run.store.levels;
+  const base = row * run.width;
+  for (let c = 0; c < u.sized.length; c++) u.sized[c]!.restore(lens, base, u.old[c]!);
+  for (let k = 0; k < u.keyDraws.length; k++) run.keys.set(u.keyDraws[k]!.col, row, u.oldKeys[k]!);
+  for (let k = 0; k < u.keyDraws.length; k++) if (u.keyDraws[k]!.at >= 0) lens[base + u.keyDraws[k]!.at] = u.oldLens[k]!;
+  if (levels) for (let k = 0; k < u.levelSets.length; k++) levels[levelBase + u.levelSets[k]!.at] = u.oldLevels[k]!;
 }

@@ -106,9 +106,11 @@ describe('the clustered B+tree [btr0cur.cc, btr0btr.cc]', () => {
     let n = 0;
     while (126 + 16384 / 16 <= 16252 - 126 * n - Math.ceil((n + 1) / 2)) n++;
     expect(n).toBe(120);
-    const stats = final.index_stats['PRIMARY']!;
-    expect(stats.n_leaf_pages).toBe(Math.ceil(30000 / n));
-    expect(stats.records).toBe(30000);
+    const stats = final.innodb.indexes['PRIMARY']!;
+    // The first split raises the root: its records move to a new page, split at the middle (PAGE_LAST_INSERT
+    // not copied), which keeps 60; every later leaf takes 120.
+    expect(stats.leaves).toBe(1 + Math.ceil((30000 - n / 2) / n));
+    expect(stats.leaf_records).toBe(30000);
     expect(final.leaf_fill_pct).toBeGreaterThan(92);
     expect(final.leaf_fill_pct).toBeLessThan((15 / 16) * 100);
   });
@@ -116,7 +118,7 @@ describe('the clustered B+tree [btr0cur.cc, btr0btr.cc]', () => {
   it('random keys split leaves in the middle: more leaves, filled between 1/2 and 15/16', () => {
     const seq = run(config('  - insert: { rows: 30000 }')).final;
     const rnd = run(config('  - insert: { rows: 30000, values: { id: { order: random } } }')).final;
-    expect(rnd.index_stats['PRIMARY']!.n_leaf_pages).toBeGreaterThan(1.25 * seq.index_stats['PRIMARY']!.n_leaf_pages);
+    expect(rnd.innodb.indexes['PRIMARY']!.leaves).toBeGreaterThan(1.25 * seq.innodb.indexes['PRIMARY']!.leaves);
     expect(rnd.leaf_fill_pct).toBeGreaterThan(55);
     expect(rnd.leaf_fill_pct).toBeLessThan(80);
     expect(rnd.page_splits).toBeGreaterThan(seq.page_splits);
@@ -134,7 +136,7 @@ describe('the clustered B+tree [btr0cur.cc, btr0btr.cc]', () => {
     const [load, grow] = phases;
     expect(grow!.forwarded_rows).toBe(0);
     expect(grow!.page_splits).toBeGreaterThan(load!.page_splits);
-    expect(grow!.index_stats['PRIMARY']!.n_leaf_pages).toBeGreaterThan(2 * load!.index_stats['PRIMARY']!.n_leaf_pages);
+    expect(grow!.innodb.indexes['PRIMARY']!.leaves).toBeGreaterThan(2 * load!.innodb.indexes['PRIMARY']!.leaves);
     expect(grow!.rows).toBe(20000);
   });
 
@@ -143,14 +145,14 @@ describe('the clustered B+tree [btr0cur.cc, btr0btr.cc]', () => {
     const [load, del] = phases;
     expect(del!.page_merges).toBeGreaterThan(0);
     expect(del!.delete_marked).toBe(0);
-    expect(del!.index_stats['PRIMARY']!.records).toBe(2000);
-    expect(del!.index_stats['PRIMARY']!.n_leaf_pages).toBeLessThan(0.6 * load!.index_stats['PRIMARY']!.n_leaf_pages);
+    expect(del!.innodb.indexes['PRIMARY']!.leaf_records).toBe(2000);
+    expect(del!.innodb.indexes['PRIMARY']!.leaves).toBeLessThan(0.6 * load!.innodb.indexes['PRIMARY']!.leaves);
   });
 
   it('OPTIMIZE TABLE rebuilds sorted: innodb_fill_factor 100 leaves 1/16 free in the clustered index, 50 halves the pages filled', () => {
     const wl = `  - insert: { rows: 20000, values: { id: { order: random } } }\n  - reorg: rebuild`;
-    const full = run(config(wl)).final.index_stats['PRIMARY']!.n_leaf_pages;
-    const half = run(config(wl, ', innodb_fill_factor: 50')).final.index_stats['PRIMARY']!.n_leaf_pages;
+    const full = run(config(wl)).final.innodb.indexes['PRIMARY']!.leaves;
+    const half = run(config(wl, ', innodb_fill_factor: 50')).final.innodb.indexes['PRIMARY']!.leaves;
     // PageBulk: a page closes when the next record would leave less than page/16 free: 1,024 bytes, as the inserts in order do.
     expect(full).toBe(Math.ceil(20000 / 120));
     expect(half).toBeGreaterThan(1.8 * full);
@@ -172,11 +174,11 @@ engine: { format: innodb }
 workload:
   - insert: { rows: 20000, values: { k: { order: random } } }
 `);
-    const k = final.index_stats['k_idx']!;
-    expect(k.records).toBe(20000);
+    const k = final.innodb.indexes['k_idx']!;
+    expect(k.leaf_records).toBe(20000);
     // 5-byte header + 4 (k) + 8 (id) = 17 bytes a record; a sorted build packs 16,252 bytes of records and slots.
-    expect(k.n_leaf_pages).toBe(Math.ceil(20000 / Math.floor(16252 / 17.5)));
-    expect(final.index_length).toBe(k.size * 16384);
+    expect(k.leaves).toBe(Math.ceil(20000 / Math.floor(16252 / 17.5)));
+    expect(final.index_length).toBe(k.size_pages * 16384);
   });
 
   it('a changed secondary key is a delete-mark and an insert; purge removes the old entry at commit', () => {
@@ -198,12 +200,12 @@ workload:
 `);
     const [load, update] = phases;
     // 30-byte clustered records in key order: 498 a leaf (30 + 1,024 ≤ 16,252 − 30n − ⌈(n + 1)/2⌉), 41 leaves, 40 splits.
-    expect(load!.index_stats['PRIMARY']!.n_leaf_pages).toBe(41);
+    expect(load!.innodb.indexes['PRIMARY']!.leaves).toBe(41);
     expect(load!.page_splits).toBe(40);
     expect(update!.purged_records).toBe(10000);
-    expect(update!.index_stats['k_idx']!.records).toBe(20000);
-    expect(update!.index_stats['k_idx']!.n_leaf_pages).toBeGreaterThan(load!.index_stats['k_idx']!.n_leaf_pages);
-    expect(update!.index_stats['PRIMARY']!.n_leaf_pages).toBe(41);
+    expect(update!.innodb.indexes['k_idx']!.leaf_records).toBe(20000);
+    expect(update!.innodb.indexes['k_idx']!.leaves).toBeGreaterThan(load!.innodb.indexes['k_idx']!.leaves);
+    expect(update!.innodb.indexes['PRIMARY']!.leaves).toBe(41);
   });
 });
 
@@ -246,5 +248,36 @@ workload:
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/wide\.yaml:\d+:\d+: workload\[1\]\.insert: MySQL\/MariaDB refuses the INSERT of row 10 /);
     expect(r.stderr).toContain('(a record of 8305 bytes; expected records under 8126 bytes)');
+  });
+});
+
+describe('against a live MariaDB 10.11 (docs/engines/innodb.md, "Measured")', () => {
+  it('100,000 rows of (id BIGINT PRIMARY KEY, pad VARCHAR(200)) utf8mb4: load, growth in key order, OPTIMIZE', () => {
+    const { phases } = run(`
+name: t
+seed: 42
+table:
+  name: seq
+  columns:
+    - { name: id, type: bigint }
+    - { name: pad, type: varchar(200), null: true }
+  indexes:
+    - { name: PRIMARY, columns: [id], unique: true, clustered: true }
+engine: { format: innodb, encoding: utf8 }
+workload:
+  - insert: { rows: 100000, values: { pad: { length: 100 } } }
+  - update: { rows: all, order: sequential, set: { pad: { length: 180 } } }
+  - reorg: rebuild
+`);
+    const figures = phases.map((m) => {
+      const i = m.innodb.indexes['PRIMARY']!;
+      return [i.leaf_pages, i.size_pages, m.innodb.data_length, m.innodb.data_free];
+    });
+    // n_leaf_pages, size, DATA_LENGTH, DATA_FREE as the server reported them.
+    expect(figures).toEqual([
+      [848, 865, 14_172_160, 4_194_304],
+      [1695, 1955, 32_030_720, 6_291_456],
+      [1389, 1635, 26_787_840, 0],
+    ]);
   });
 });

@@ -237,7 +237,7 @@ export const innodb: StorageFormat = {
         : ['no primary key and no unique NOT NULL index: InnoDB clusters the table on a hidden 6-byte DB_ROW_ID (GEN_CLUST_INDEX)'],
   },
   allocation: {
-    // Segments reserve their pages in fragments and extents: index_stats and data_length count them.
+    // Segments reserve their pages in fragments and extents: innodb.indexes and data_length count them.
     allocationPages: () => ({}),
   },
   knob: {

@@ -113,21 +113,28 @@ export interface IndexOrganizedMetrics extends TableMetrics, OperationMetrics {
   data_length: number;
   index_length: number;
   data_free: number;
-  /** Per index (the clustered one first), its mysql.innodb_index_stats figures. */
-  index_stats: Record<string, IndexStats>;
+  /** What `rowsim mysql-check` compares with a live server: per index, and the table's sizes in bytes. */
+  innodb: {
+    indexes: Record<string, InnodbIndexFigures>;
+    data_length: number;
+    index_length: number;
+    data_free: number;
+  };
 }
 
-/** One index's figures under the names of mysql.innodb_index_stats (stat_name), and its records. */
-export interface IndexStats {
-  /** Pages in use in the leaf segment (leaves and, for the clustered index, off-page column pages); 1 for a one-page index. */
-  n_leaf_pages: number;
-  /** Pages both segments reserve (fragment pages and whole extents). */
-  size: number;
-  /** Pages above the leaves (the root included once the index has two levels). */
+/** One index's figures, as the server reports them. */
+export interface InnodbIndexFigures {
+  /** mysql.innodb_index_stats n_leaf_pages: pages in use in the leaf segment (with the clustered index's off-page pages); 1 for a one-page index and for a secondary index whose leaf segment holds fragment pages only (as MariaDB 10.11 reports it). */
+  leaf_pages: number;
+  /** mysql.innodb_index_stats size: the pages both segments reserve. */
+  size_pages: number;
   nonleaf_pages: number;
-  /** Records on the leaf pages, delete-marked ones not yet purged included (INNODB_BUFFER_PAGE NUMBER_RECORDS summed). */
+  /** Records on all the index's pages, node pointers included (INNODB_BUFFER_PAGE NUMBER_RECORDS summed), and on its leaves. */
   records: number;
+  leaf_records: number;
   levels: number;
+  /** The leaf pages the tree has (leaf_pages without the server's rounding). */
+  leaves: number;
 }
 
 /** What an engine reports; the runner adds the index entries it tracks. */

@@ -6,13 +6,14 @@
  * the transaction's end (a quiet server's purge), with merges below MERGE_THRESHOLD. OPTIMIZE TABLE (a
  * rebuild) builds every index sorted at innodb_fill_factor.
  */
-import type { IndexOrganizedMetrics, IndexStats } from '../heap/metrics.js';
+import type { IndexOrganizedMetrics, InnodbIndexFigures } from '../heap/metrics.js';
 import { grown } from '../util/arrays.js';
 import type { PageMapData, ReorgKind, RowSource, StorageEngine, UpdateInfo } from '../heap/engine.js';
 import type { HeapEventSink } from '../heap/events.js';
 import { frozenInspector, type PageInspector, type SlotDetail } from '../heap/inspect.js';
 import type { PageReads } from '../heap/page-reads.js';
 import { IndexTree } from './tree.js';
+import { Space } from './space.js';
 import type { IndexPages } from '../btree/geometry.js';
 
 /** One index as the format sizes it. */
@@ -71,6 +72,8 @@ export class InnodbEngine implements StorageEngine {
   private purgeRows: number[] = [];
   private purgeEntries: { index: Secondary; entry: number }[] = [];
   private sink: HeapEventSink | null = null;
+  /** The table's file. */
+  private readonly space: Space;
   private counters = {
     inserts: 0,
     updates: 0,
@@ -85,6 +88,7 @@ export class InnodbEngine implements StorageEngine {
 
   constructor(private readonly options: InnodbEngineOptions) {
     const n = Math.max(16, options.rowCapacity);
+    this.space = new Space(options.extentPages, options.pageBytes);
     this.state = new Uint8Array(n);
     this.bytes = new Uint16Array(n);
     this.offPages = new Int32Array(n);
@@ -122,6 +126,7 @@ export class InnodbEngine implements StorageEngine {
       buildReserveBytes:
         o.fillFactorPct === 100 && clustered ? o.pageBytes / 16 : Math.floor((o.pageBytes * (100 - o.fillFactorPct)) / 100),
       extentPages: o.extentPages,
+      space: this.space,
     });
   }
 
@@ -177,7 +182,7 @@ export class InnodbEngine implements StorageEngine {
     const now = this.withLens(row, this.options.offPagePages);
     const was = this.offPages[row]!;
     if (now > was) this.clustered.leafSegment.allocMany(now - was);
-    else if (now < was) this.clustered.leafSegment.free(was - now);
+    else if (now < was) this.clustered.leafSegment.freeMany(was - now);
     this.counters.offpage_pages += now - was;
     this.offPages[row] = now;
   }
@@ -243,7 +248,7 @@ export class InnodbEngine implements StorageEngine {
   commit(): void {
     for (const row of this.purgeRows) {
       this.clustered.purge(row);
-      this.clustered.leafSegment.free(this.offPages[row]!);
+      this.clustered.leafSegment.freeMany(this.offPages[row]!);
       this.counters.offpage_pages -= this.offPages[row]!;
       this.offPages[row] = 0;
       this.state[row] = 0;
@@ -285,6 +290,8 @@ export class InnodbEngine implements StorageEngine {
   reorg(kind: ReorgKind): void {
     if (kind === 'vacuum') return;
     this.commit();
+    // ALTER TABLE … FORCE writes a new file.
+    this.space.reset(true);
     const rows = this.clustered.leafEntries();
     const from = this.sink === null ? [] : rows.map((row) => this.rowPage(row));
     this.clustered.build(rows);
@@ -346,14 +353,10 @@ export class InnodbEngine implements StorageEngine {
     const leaves = this.clustered.leafPageList();
     let data = 0;
     for (const p of leaves) data += this.clustered.pageData(p);
-    const stats: Record<string, IndexStats> = {};
-    for (const [name, tree] of [
-      [this.options.clustered.name, this.clustered] as const,
-      ...this.secondaries.map((s) => [s.spec.name, s.tree] as const),
-    ])
-      stats[name] = indexStats(tree);
-    const clusteredSize = stats[this.options.clustered.name]!.size;
-    const secondarySize = this.secondaries.reduce((sum, s) => sum + stats[s.spec.name]!.size, 0);
+    const stats: Record<string, InnodbIndexFigures> = { [this.options.clustered.name]: indexFigures(this.clustered, true) };
+    for (const s of this.secondaries) if (this.secondariesBuilt) stats[s.spec.name] = indexFigures(s.tree, false);
+    const clusteredSize = stats[this.options.clustered.name]!.size_pages;
+    const secondarySize = this.secondaries.reduce((sum, s) => sum + (stats[s.spec.name]?.size_pages ?? 0), 0);
     const pages = this.clustered.leafSegment.used + this.clustered.topSegment.used;
     const trees = [this.clustered, ...this.secondaries.map((s) => s.tree)];
     const merges = trees.reduce((sum, t) => sum + t.counters.page_merges, 0);
@@ -382,8 +385,13 @@ export class InnodbEngine implements StorageEngine {
       leaf_fill_pct: round2((100 * data) / (leaves.length * this.options.freeSpaceOfEmpty)),
       data_length: clusteredSize * this.options.pageBytes,
       index_length: secondarySize * this.options.pageBytes,
-      data_free: dataFree(trees, this.options) * this.options.pageBytes,
-      index_stats: stats,
+      data_free: this.space.freePages() * this.options.pageBytes,
+      innodb: {
+        indexes: stats,
+        data_length: clusteredSize * this.options.pageBytes,
+        index_length: secondarySize * this.options.pageBytes,
+        data_free: this.space.freePages() * this.options.pageBytes,
+      },
     };
   }
 
@@ -466,37 +474,24 @@ export class InnodbEngine implements StorageEngine {
   }
 }
 
-/** An index's mysql.innodb_index_stats figures: n_leaf_pages (at least 1), size, and its levels. */
-function indexStats(tree: IndexTree): IndexStats {
-  return {
-    n_leaf_pages: Math.max(1, tree.leafSegment.used),
-    size: tree.leafSegment.reserved + tree.topSegment.reserved,
-    nonleaf_pages: tree.levels > 1 ? tree.pagesAbove() : 0,
-    records: tree.records(),
-    levels: tree.levels,
-  };
-}
-
 /**
- * information_schema.TABLES.DATA_FREE in pages (fsp0fsp.cc fsp_get_available_space_in_free_extents):
- * the file's free extents less a reserve of 2 extents and 1 % of the file. The file holds the segments'
- * extents and the extents of header and fragment pages; it grows one extent at a time below 32 extents,
- * four (FSP_FREE_ADD) at a time from there (fsp_get_pages_to_extend_ibd). Approximate: which extents the
- * fragment pages share is not modelled.
+ * An index's figures as the server reports them: n_leaf_pages is the leaf segment's pages in use, at
+ * least 1; for a secondary index whose leaf segment has no extent yet (all fragment pages) a live MariaDB
+ * 10.11 reports 1 (measured; the clustered index's is right at every size).
  */
-function dataFree(trees: IndexTree[], o: InnodbEngineOptions): number {
-  let extents = 0;
-  let fragments = 3;
-  for (const t of trees)
-    for (const s of [t.leafSegment, t.topSegment]) {
-      const frag = Math.min(s.reserved, s.fragLimit);
-      fragments += frag;
-      extents += (s.reserved - frag) / o.extentPages;
-    }
-  const needed = extents + Math.ceil(fragments / o.extentPages);
-  const file = needed < 32 ? needed : 32 + Math.ceil((needed - 32) / 4) * 4;
-  const reserve = 2 + Math.floor((file * 2) / 200);
-  return Math.max(0, file - needed - reserve) * o.extentPages;
+function indexFigures(tree: IndexTree, clustered: boolean): InnodbIndexFigures {
+  const leaves = tree.leafPageList().length;
+  const used = tree.leafSegment.used;
+  const allFragments = used <= tree.leafSegment.fragLimit;
+  return {
+    leaf_pages: used === 0 || (!clustered && allFragments) ? 1 : used,
+    size_pages: tree.leafSegment.reserved + tree.topSegment.reserved,
+    nonleaf_pages: tree.levels > 1 ? tree.pagesAbove() : 0,
+    records: tree.allRecords(),
+    leaf_records: tree.records(),
+    levels: tree.levels,
+    leaves,
+  };
 }
 
 function round2(x: number): number {

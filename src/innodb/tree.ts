@@ -7,6 +7,7 @@
  */
 import { grown } from '../util/arrays.js';
 import { Segment } from './segment.js';
+import type { Space } from './space.js';
 
 export interface TreeOptions {
   name: string;
@@ -22,6 +23,8 @@ export interface TreeOptions {
   buildReserveBytes: number;
   /** FSP_EXTENT_SIZE in pages. */
   extentPages: number;
+  /** The table's file, shared by its indexes' segments. */
+  space: Space;
 }
 
 /** Entries of one level kind: leaf records by entry id, node pointers by child page. */
@@ -67,10 +70,16 @@ export class IndexTree {
   private ents: number[][] = [];
   private data = new Int32Array(16);
   private garbage = new Int32Array(16);
+  /** Bytes of the record at the head of the page's free list (PAGE_FREE): an insert reuses it when it fits there. */
+  private freeHead = new Int32Array(16);
   private last = new Int32Array(16);
   private level = new Uint8Array(16);
+  /** Per page: a fragment page of its segment (given back to the file when freed). */
+  private fragment = new Uint8Array(16);
   private pageCount = 0;
   private freePages: number[] = [];
+  /** The page each segment (leaf, non-leaf) allocated last. */
+  private lastAllocated = [-1, -1];
   /** Per level, the pages in key order. */
   private order: number[][] = [];
   readonly counters: TreeCounters = { page_splits: 0, page_merges: 0, page_reorganizes: 0, inserts_to_right_sibling: 0 };
@@ -80,8 +89,8 @@ export class IndexTree {
   onMerge: ((moved: readonly number[], from: number, to: number) => void) | null = null;
 
   constructor(readonly options: TreeOptions) {
-    this.leafSegment = new Segment(options.extentPages);
-    this.topSegment = new Segment(options.extentPages);
+    this.leafSegment = new Segment(options.extentPages, options.space);
+    this.topSegment = new Segment(options.extentPages, options.space);
     this.reset();
   }
 
@@ -93,7 +102,16 @@ export class IndexTree {
     this.order = [[this.newPage(0)]];
     this.leafSegment.reset();
     this.topSegment.reset();
-    this.topSegment.alloc();
+    this.allocFor(1, 0);
+  }
+
+  private segment(level: number): Segment {
+    return level === 0 ? this.leafSegment : this.topSegment;
+  }
+
+  /** Page p taken from the segment of `level` (1: the non-leaf segment); whether it is a fragment page is kept for its freeing. */
+  private allocFor(level: number, p: number, hinted = false): void {
+    this.fragment[p] = this.segment(level).alloc(hinted) ? 1 : 0;
   }
 
   // ---- pages -----------------------------------------------------------------------------------
@@ -103,11 +121,13 @@ export class IndexTree {
     if (p >= this.data.length) {
       this.data = grown(this.data, p + 1);
       this.garbage = grown(this.garbage, p + 1);
+      this.freeHead = grown(this.freeHead, p + 1);
       this.last = grown(this.last, p + 1);
       this.level = grown(this.level, p + 1);
+      this.fragment = grown(this.fragment, p + 1);
     }
     this.ents[p] = [];
-    this.data[p] = this.garbage[p] = 0;
+    this.data[p] = this.garbage[p] = this.freeHead[p] = 0;
     this.last[p] = -1;
     this.level[p] = level;
     this.ptr.ensure(p + 1);
@@ -117,7 +137,7 @@ export class IndexTree {
   private dropPage(p: number): void {
     this.ents[p] = [];
     this.freePages.push(p);
-    (this.level[p] === 0 ? this.leafSegment : this.topSegment).free();
+    this.segment(this.level[p]!).free(this.fragment[p] === 1);
   }
 
   private store(level: number): Entries {
@@ -207,10 +227,27 @@ export class IndexTree {
     return true;
   }
 
-  /** A record that does not fit in the page's contiguous free space: btr_page_reorganize first. */
+  /** page_get_max_insert_size(): the free bytes above the record heap, for one more record's directory slot. */
+  private heapFree(p: number): number {
+    return this.roomAfterReorganize(p) - this.garbage[p]!;
+  }
+
+  /** Can a record of `bytes` be written on p without a reorganisation: in the free list's head record, or above the heap? */
+  private fitsWithoutReorganize(p: number, bytes: number): boolean {
+    return (this.garbage[p]! >= bytes && this.freeHead[p]! >= bytes) || this.heapFree(p) >= bytes;
+  }
+
+  /**
+   * Where page_cur_insert_rec_low writes a record of `bytes`: the head of the free list when it is large
+   * enough (PAGE_GARBAGE less the record), else above the heap, else after btr_page_reorganize.
+   */
   private reorganizeFor(p: number, bytes: number): void {
-    if (this.garbage[p]! > 0 && this.roomAfterReorganize(p) - this.garbage[p]! < bytes) {
-      this.garbage[p] = 0;
+    if (this.garbage[p]! >= bytes && this.freeHead[p]! >= bytes) {
+      this.garbage[p]! -= bytes;
+      // The next record of the free list is taken to be no larger than the one used.
+      if (this.garbage[p]! < this.freeHead[p]!) this.freeHead[p] = this.garbage[p]!;
+    } else if (this.heapFree(p) < bytes) {
+      this.garbage[p] = this.freeHead[p] = 0;
       this.counters.page_reorganizes++;
     }
   }
@@ -243,7 +280,12 @@ export class IndexTree {
     const at = pages.indexOf(p);
     const next = pages[at + 1];
     const bytes = this.store(level).bytes[id]!;
-    if (pos === this.ents[p]!.length && next !== undefined && this.roomAfterReorganize(next) - this.garbage[next]! >= bytes) {
+    if (
+      pos === this.ents[p]!.length &&
+      next !== undefined &&
+      this.roomAfterReorganize(next) >= bytes &&
+      this.fitsWithoutReorganize(next, bytes)
+    ) {
       this.place(level, next, 0, id);
       this.setPointer(level, next, id);
       this.counters.inserts_to_right_sibling++;
@@ -274,6 +316,10 @@ export class IndexTree {
    * still does not fit the half is split again at the point that halves the bytes (btr_page_get_split_rec).
    */
   private split(level: number, p: number, pos: number, id: number): void {
+    // btr_cur_pessimistic_insert: fsp_reserve_free_extents(⌊height / 16⌋ + 3) before the split.
+    this.options.space.reserve(Math.floor(this.order.length / 16) + 3);
+    // A full root is raised first (btr_root_raise_and_insert), and its copy is split as any page.
+    if (this.order.length === level + 1) this.raiseRoot(level);
     const n = this.ents[p]!.length;
     let from = this.splitToRight(p, pos);
     // split_rec NULL: the new record is the first of the upper half.
@@ -336,7 +382,9 @@ export class IndexTree {
   private splitAt(level: number, p: number, from: number, down: boolean, firstId: number): { lower: number; upper: number } {
     if (this.order.length === level + 1) this.raiseRoot(level);
     const q = this.newPage(level);
-    (level === 0 ? this.leafSegment : this.topSegment).alloc();
+    // btr_page_split_and_insert hints the page after the one split (FSP_UP): free when that was the segment's last page.
+    this.allocFor(level, q, !down && p === this.lastAllocated[level === 0 ? 0 : 1]);
+    this.lastAllocated[level === 0 ? 0 : 1] = q;
     const e = this.ents[p]!;
     const s = this.store(level);
     const lower = down ? q : p;
@@ -352,10 +400,11 @@ export class IndexTree {
     this.data[p]! -= bytes;
     this.data[q] = bytes;
     // page_delete_rec_list_end/_start: the moved records join the old page's free list (PAGE_GARBAGE) and
-    // PAGE_LAST_INSERT is reset; the new page was written record by record, the last copied inserted last.
+    // PAGE_LAST_INSERT is reset; the copy to the new page sets none (a live server's figures say so).
     this.garbage[p]! += bytes;
+    if (moved.length > 0) this.freeHead[p] = s.bytes[moved[0]!]!;
     this.last[p] = -1;
-    this.last[q] = moved.length > 0 ? moved[moved.length - 1]! : -1;
+    this.last[q] = -1;
     const pages = this.order[level]!;
     const at = pages.indexOf(p);
     pages.splice(down ? at : at + 1, 0, q);
@@ -387,7 +436,11 @@ export class IndexTree {
   private raiseRoot(level: number): void {
     const only = this.order[level]![0]!;
     const root = this.newPage(level + 1);
-    (level === 0 ? this.leafSegment : this.topSegment).alloc();
+    // The root keeps its page (and segment); `only` now stands for the page its records moved to.
+    this.fragment[root] = this.fragment[only]!;
+    this.allocFor(level, only);
+    // The records copied to the new page leave it without PAGE_LAST_INSERT: its first split is at the middle.
+    this.last[only] = -1;
     this.order.push([root]);
     this.ptr.key[only] = -Infinity;
     this.ptr.tie[only] = -Infinity;
@@ -421,11 +474,16 @@ export class IndexTree {
     if (bytes <= room && !blocked) {
       // The old version goes to the free list; the new one is written in the contiguous space, after a reorganisation if it must.
       if (bytes > contiguous) {
-        this.garbage[p] = 0;
+        this.garbage[p] = this.freeHead[p] = 0;
         this.counters.page_reorganizes++;
-      } else this.garbage[p]! += old;
+      } else {
+        this.garbage[p]! += old;
+        this.freeHead[p] = old;
+      }
       this.data[p]! += bytes - old;
       this.leaf.bytes[id] = bytes;
+      // DB_UNDERFLOW: a page left under MERGE_THRESHOLD takes the pessimistic path, which ends in btr_cur_compress_if_useful.
+      if (this.data[p]! < this.options.mergeLimitBytes) this.compress(0, p);
       return true;
     }
     const pos = this.ents[p]!.indexOf(id);
@@ -441,6 +499,7 @@ export class IndexTree {
     this.ents[p]!.splice(pos, 1);
     this.data[p]! -= s.bytes[id]!;
     this.garbage[p]! += s.bytes[id]!;
+    this.freeHead[p] = s.bytes[id]!;
     // page_cur_delete_rec resets PAGE_LAST_INSERT.
     this.last[p] = -1;
     s.page[id] = -1;
@@ -488,12 +547,13 @@ export class IndexTree {
     const e = this.ents[p]!;
     for (const id of e) s.page[id] = q;
     if (level === 0 && this.onMerge) this.onMerge(e, p, q);
-    this.ents[q] = append ? [...this.ents[q]!, ...e] : [...e, ...this.ents[q]!];
-    this.data[q]! += this.data[p]!;
-    if (this.roomAfterReorganize(q, 0) - this.garbage[q]! < 0) {
-      this.garbage[q] = 0;
+    // btr_can_merge_with_page reorganises the sibling when the records do not fit above its heap.
+    if (this.heapFree(q) < this.data[p]!) {
+      this.garbage[q] = this.freeHead[q] = 0;
       this.counters.page_reorganizes++;
     }
+    this.ents[q] = append ? [...this.ents[q]!, ...e] : [...e, ...this.ents[q]!];
+    this.data[q]! += this.data[p]!;
     this.ents[p] = [];
     this.data[p] = 0;
   }
@@ -523,7 +583,8 @@ export class IndexTree {
     this.ents[root] = [];
     this.freePages.push(root);
     // The root page stays (in the non-leaf segment); the child's page, of the level below, is given back.
-    (level - 1 === 0 ? this.leafSegment : this.topSegment).free();
+    this.segment(level - 1).free(this.fragment[child] === 1);
+    this.fragment[child] = this.fragment[root]!;
   }
 
   // ---- sorted builds ---------------------------------------------------------------------------
@@ -537,7 +598,8 @@ export class IndexTree {
    */
   build(ids: Int32Array | number[]): void {
     this.reset();
-    this.topSegment.free();
+    const rootFragment = this.fragment[this.order[0]![0]!] === 1;
+    this.topSegment.free(rootFragment);
     let level = 0;
     let children = Array.from(ids);
     for (;;) {
@@ -546,9 +608,12 @@ export class IndexTree {
       children = pages;
       level++;
     }
-    // BtrBulk::finish: the top page's records are copied into the root, from the non-leaf segment.
-    this.topSegment.alloc();
-    (level === 0 ? this.leafSegment : this.topSegment).free();
+    // BtrBulk::finish: the top page's records are copied into the root (the index's first page, in the
+    // non-leaf segment), and the top page is freed.
+    const top = this.order[level]![0]!;
+    const topFragment = this.fragment[top] === 1;
+    this.allocFor(1, top);
+    this.segment(level).free(topFragment);
   }
 
   private bulkLevel(level: number, ids: number[]): number[] {
@@ -561,7 +626,7 @@ export class IndexTree {
       const need = s.bytes[id]! + dirReserved(n + 1) - dirReserved(n);
       if (p < 0 || free < need || (n >= 2 && free - need < this.options.buildReserveBytes)) {
         p = this.newPage(level);
-        (level === 0 ? this.leafSegment : this.topSegment).alloc();
+        this.allocFor(level, p);
         pages.push(p);
         free = this.options.freeSpaceOfEmpty;
         if (level > 0 || pages.length > 1) this.setPointer(level, p, id);
@@ -574,7 +639,7 @@ export class IndexTree {
     }
     if (pages.length === 0) {
       pages.push(this.newPage(level));
-      this.leafSegment.alloc();
+      this.allocFor(level, pages[0]!);
     }
     this.order[level] = pages;
     this.ptr.key[pages[0]!] = -Infinity;
@@ -598,6 +663,11 @@ export class IndexTree {
 
   pagesAbove(): number {
     return this.order.slice(1).reduce((sum, pages) => sum + pages.length, 0);
+  }
+
+  /** Records on every page of the tree: the leaves' and the node pointers above them. */
+  allRecords(): number {
+    return this.order.reduce((sum, pages) => sum + pages.reduce((n, p) => n + this.ents[p]!.length, 0), 0);
   }
 
   records(): number {

@@ -11,7 +11,14 @@ import { rowsim } from './helpers/cli.js';
 import { loadConfig } from '../src/loader/config.js';
 import { runStorage } from '../src/workload/runner.js';
 import type { IndexOrganizedMetrics } from '../src/heap/metrics.js';
-import { clusteredRecord, freeSpaceOfEmpty, innodbLayout, offPagePages, recordLimit } from '../src/formats/innodb-records.js';
+import {
+  clusteredRecord,
+  createTableMaxRecord,
+  freeSpaceOfEmpty,
+  innodbLayout,
+  offPagePages,
+  recordLimit,
+} from '../src/formats/innodb-records.js';
 import { col, engine, table } from './helpers/spec.js';
 
 const NULL = 0xffff;
@@ -279,5 +286,26 @@ workload:
       [1695, 1955, 32_030_720, 6_291_456],
       [1389, 1635, 26_787_840, 0],
     ]);
+  });
+});
+
+describe('CREATE TABLE limits as a live MariaDB 10.11 enforced them (latin1, strict mode)', () => {
+  const accepted = (rowFormat: string, types: string[]) => {
+    const t = table(
+      [col('id', 'int'), ...types.map((ty, i) => col(`c${i}`, ty))],
+      [{ name: 'PRIMARY', columns: ['id'], unique: true, clustered: true }],
+    );
+    const l = innodbLayout(t, engine({ format: 'innodb', row_format: rowFormat as never }));
+    return createTableMaxRecord(l.innodb, l) < l.innodb.limit;
+  };
+  const chars = (last: number) => [...Array.from({ length: 31 }, () => 'char(255)'), `char(${last})`];
+  it('DYNAMIC and COMPACT: INT + 31 × CHAR(255) + CHAR(198) accepted, CHAR(199) refused; REDUNDANT: CHAR(124), CHAR(125)', () => {
+    for (const f of ['dynamic', 'compact']) expect([accepted(f, chars(198)), accepted(f, chars(199))]).toEqual([true, false]);
+    expect([accepted('redundant', chars(124)), accepted('redundant', chars(125))]).toEqual([true, false]);
+  });
+  it('TEXT columns: 385 accepted under DYNAMIC, 386 refused; 10 and 11 under COMPACT', () => {
+    const texts = (n: number) => Array.from({ length: n }, () => 'text');
+    expect([accepted('dynamic', texts(385)), accepted('dynamic', texts(386))]).toEqual([true, false]);
+    expect([accepted('compact', texts(10)), accepted('compact', texts(11))]).toEqual([true, false]);
   });
 });

@@ -7,7 +7,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rowsim } from './helpers/cli.js';
+import { ROOT, rowsim } from './helpers/cli.js';
+import { readFileSync } from 'node:fs';
+import { parseDdl } from '../src/table/ddl.js';
+import { innodbFixedBytes } from '../src/formats/innodb-records.js';
 import { loadConfig } from '../src/loader/config.js';
 import { runStorage } from '../src/workload/runner.js';
 import type { IndexOrganizedMetrics } from '../src/heap/metrics.js';
@@ -307,5 +310,41 @@ describe('CREATE TABLE limits as a live MariaDB 10.11 enforced them (latin1, str
     const texts = (n: number) => Array.from({ length: n }, () => 'text');
     expect([accepted('dynamic', texts(385)), accepted('dynamic', texts(386))]).toEqual([true, false]);
     expect([accepted('compact', texts(10)), accepted('compact', texts(11))]).toEqual([true, false]);
+  });
+});
+
+describe('DDL as SHOW CREATE TABLE and mysqldump print it', () => {
+  const t = parseDdl(readFileSync(join(ROOT, 'test', 'fixtures', 'mysql-orders.sql'), 'utf8'));
+
+  it('backticks, display widths, ENUM, DEFAULT NULL columns nullable, inline PRIMARY KEY / UNIQUE KEY / KEY', () => {
+    expect(t.columns.map((c) => [c.name, c.type.sql, c.nullable])).toEqual([
+      ['id', 'bigint', false],
+      ['customer_id', 'int', false],
+      ['status', 'enum(3)', false],
+      ['flags', 'tinyint', false],
+      ['total', 'decimal(10,2)', true],
+      ['placed', 'datetime', false],
+      ['note', 'varchar(400)', true],
+      ['body', 'mediumtext', true],
+      ['attrs', 'json', true],
+    ]);
+    expect(t.indexes.map((i) => [i.name, i.columns, i.unique])).toEqual([
+      ['orders_pk', ['id'], true],
+      ['orders_ref', ['customer_id', 'placed'], true],
+      ['orders_placed', ['placed'], false],
+    ]);
+    // ENUM of 3 members: 1 byte; DECIMAL(10,2): 4 + 1 bytes (manual, "Data Type Storage Requirements").
+    expect(innodbFixedBytes(t.columns[2]!.type)).toBe(1);
+    expect(innodbFixedBytes(t.columns[4]!.type)).toBe(5);
+  });
+
+  it("ENGINE=InnoDB shows the dialect; ROW_FORMAT and COMMENT='MERGE_THRESHOLD=N' are engine settings; other engines refused", () => {
+    expect(t.storage.dialect).toMatchObject({ value: 'mysql', sign: 'ENGINE=InnoDB' });
+    expect(t.storage.row_format).toMatchObject({ value: 'dynamic', line: 14 });
+    expect(t.storage.merge_threshold).toMatchObject({ value: 45, line: 14 });
+    expect(() => parseDdl('CREATE TABLE t (id int) ENGINE=MyISAM;')).toThrow(
+      /expected ENGINE=innodb \(rowsim models InnoDB tables\), found ENGINE=MyISAM/,
+    );
+    expect(() => parseDdl('CREATE TABLE t (id int) ENGINE=InnoDB ROW_FORMAT=COMPRESSED;')).toThrow(/ROW_FORMAT=COMPRESSED is not modelled/);
   });
 });

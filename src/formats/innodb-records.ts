@@ -78,6 +78,9 @@ export function blobPagePayload(pageBytes: number): number {
 export function innodbFixedBytes(t: ColumnType): number {
   switch (t.family) {
     case 'int':
+      // ENUM: 1 byte up to 255 members, else 2; SET: 1, 2, 3, 4 or 8 bytes for up to 8, 16, 24, 32, 64 members.
+      if (t.name === 'enum') return t.length <= 255 ? 1 : 2;
+      if (t.name === 'set') return [1, 2, 3, 4, 8, 8, 8, 8][Math.ceil(t.length / 8) - 1] ?? 8;
       return (
         ({ tinyint: 1, year: 1, smallint: 2, mediumint: 3, bigint: 8 } as Record<string, number>)[t.name] ??
         (t.name.includes('bigint') ? 8 : t.name.includes('smallint') ? 2 : 4)

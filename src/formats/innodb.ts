@@ -5,6 +5,7 @@
  * MariaDB manuals, listed in docs/sources.md ("InnoDB"); docs/engines/innodb.md says what is modelled.
  */
 import type { SettingsOf, Zod } from '../config/format-ids.js';
+import { HARMLESS, type DdlClauses } from '../config/ddl-clauses.js';
 import type { EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { keyColumns, type IndexGeometry } from '../btree/geometry.js';
 import { InnodbEngine } from '../innodb/engine.js';
@@ -38,6 +39,35 @@ const innodbSettings = (z: Zod) => ({
   innodb_strict_mode: z.enum(['on', 'off']).optional(),
 });
 
+/**
+ * SHOW CREATE TABLE's and mysqldump's table options: ENGINE=InnoDB shows the DDL is MySQL's (other engines
+ * are refused), ROW_FORMAT=… and a COMMENT='MERGE_THRESHOLD=N' are engine settings; COMPRESSED rows and
+ * KEY_BLOCK_SIZE are not modelled; the rest does not change how rows are stored.
+ */
+const innodbDdl: DdlClauses = {
+  assignments: {
+    ENGINE: { kind: 'word', key: 'storage_engine', values: ['innodb'], why: 'rowsim models InnoDB tables', sign: 'ENGINE=InnoDB' },
+    ROW_FORMAT: {
+      kind: 'word',
+      key: 'row_format',
+      values: ['dynamic', 'compact', 'redundant'],
+      why: 'ROW_FORMAT=COMPRESSED is not modelled',
+      engine: true,
+    },
+    COMMENT: { kind: 'comment', settings: { MERGE_THRESHOLD: { kind: 'setting', key: 'merge_threshold', min: 1, max: 50, engine: true } } },
+    KEY_BLOCK_SIZE: { kind: 'only', values: ['0'], why: 'KEY_BLOCK_SIZE makes pages compressed, which rowsim does not model' },
+    AUTO_INCREMENT: HARMLESS,
+    CHARSET: HARMLESS,
+    COLLATE: HARMLESS,
+    STATS_PERSISTENT: HARMLESS,
+    STATS_AUTO_RECALC: HARMLESS,
+    STATS_SAMPLE_PAGES: HARMLESS,
+    PAGE_CHECKSUM: HARMLESS,
+    TRANSACTIONAL: HARMLESS,
+  },
+  nullableByDefault: true,
+};
+
 declare module '../config/format-ids.js' {
   interface DbmsIds {
     mysql: true;
@@ -46,6 +76,14 @@ declare module '../config/format-ids.js' {
     innodb: true;
   }
   interface FormatSettings extends SettingsOf<typeof innodbSettings> {}
+  interface DdlTableOptions {
+    /** ENGINE=InnoDB (the only engine rowsim models). */
+    storage_engine?: DdlSetting<string>;
+    /** ROW_FORMAT=DYNAMIC | COMPACT | REDUNDANT. */
+    row_format?: DdlSetting<string>;
+    /** COMMENT='MERGE_THRESHOLD=N'. */
+    merge_threshold?: DdlSetting<number>;
+  }
 }
 
 const INNODB_DEFAULT_PAGE_BYTES = 16384;
@@ -193,6 +231,7 @@ export const innodb: StorageFormat = {
   defaultPageBytes: INNODB_DEFAULT_PAGE_BYTES,
   pageSizes: INNODB_PAGE_SIZES,
   settingsShape: innodbSettings,
+  ddl: innodbDdl,
   settings: [
     'page_size',
     'encoding',
@@ -204,6 +243,21 @@ export const innodb: StorageFormat = {
     'innodb_strict_mode',
   ],
   defaults: { ...COMMON_DEFAULTS, row_format: 'dynamic', merge_threshold: 50, innodb_fill_factor: 100, innodb_strict_mode: 'on' },
+  // MySQL's types beyond the common ones (manual, "Data Type Storage Requirements"); ENUM and SET by their member counts.
+  columnTypes: {
+    mediumint: { family: 'int', params: 'none' },
+    year: { family: 'int', params: 'none' },
+    double: { family: 'float', params: 'none' },
+    enum: { family: 'int', params: 'length' },
+    set: { family: 'int', params: 'length' },
+    tinytext: { family: 'text', params: 'none' },
+    mediumtext: { family: 'text', params: 'none' },
+    longtext: { family: 'text', params: 'none' },
+    json: { family: 'text', params: 'none' },
+    tinyblob: { family: 'blob', params: 'none' },
+    mediumblob: { family: 'blob', params: 'none' },
+    longblob: { family: 'blob', params: 'none' },
+  },
   encodingFor: withoutUtf16,
   resolve: innodbResolve,
   notes: innodbNotes,

@@ -1,7 +1,9 @@
 /**
  * A small CREATE TABLE / CREATE INDEX reader: enough SQL to take a table definition from ASE, SQL
- * Server, PostgreSQL or Oracle DDL, as SAP ASE's `ddlgen` [R9], `pg_dump -s`, SSMS's "Script Table as"
- * and Oracle's DBMS_METADATA print it. Errors carry the line and column in the DDL text.
+ * Server, PostgreSQL, Oracle or MySQL DDL, as SAP ASE's `ddlgen` [R9], `pg_dump -s`, SSMS's "Script Table as",
+ * Oracle's DBMS_METADATA and MySQL's SHOW CREATE TABLE / mysqldump print it (MySQL's `[UNIQUE] KEY n
+ * (cols)`, display widths, ENUM/SET member lists, and `NAME=value` table options as the formats declare
+ * them: DdlClauses.assignments). Errors carry the line and column in the DDL text.
  *
  * Understood: CREATE TABLE [db.][owner.]name ( col type [NULL | NOT NULL] [DEFAULT …[::type]] [IDENTITY]
  * [PRIMARY KEY | UNIQUE [CLUSTERED] [index options]] [CONSTRAINT …] …, [CONSTRAINT n] PRIMARY KEY

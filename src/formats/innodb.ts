@@ -273,7 +273,8 @@ export const innodb: StorageFormat = {
   pages: {
     pageAnatomy: innodbPageAnatomy,
     createEngine,
-    engineRowBytes: 24,
+    // Per row and index: key, tie, bytes, page (24 bytes) and its place in a page's record list (8), with the row state.
+    engineRowBytes: 64,
     reorgNote: (kind) => (kind === 'vacuum' ? 'vacuum does nothing on innodb: purge removes delete-marked records by itself' : undefined),
   },
   reads: {

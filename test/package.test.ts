@@ -73,6 +73,6 @@ describe('the npm package', () => {
       ],
       { encoding: 'utf8' },
     );
-    expect(viaPath.stdout.trim()).toBe('function 5');
+    expect(viaPath.stdout.trim()).toBe('function 6');
   });
 });

@@ -18,6 +18,7 @@ const NAMED_BY_THE_USER = new Set([
   'by_index',
   'levels',
   'nonleaf_by_index',
+  'indexes',
   'index_entry_bytes',
   'params',
   'values',

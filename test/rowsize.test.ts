@@ -13,9 +13,9 @@ describe('rowsim rowsize', () => {
     );
     const text = rowsim(['rowsize', join(dir, 't.sql'), '--rows', '10000']);
     expect(text.code).toBe(0);
-    for (const f of ['ase-dol', 'ase-apl', 'sqlserver-heap', 'postgres-heap', 'oracle-heap']) expect(text.stdout).toContain(f);
+    for (const f of ['ase-dol', 'ase-apl', 'sqlserver-heap', 'postgres-heap', 'oracle-heap', 'innodb']) expect(text.stdout).toContain(f);
     const json = JSON.parse(rowsim(['rowsize', join(dir, 't.sql'), '--rows', '10000', '--json']).stdout);
-    expect(json.rows).toHaveLength(5);
+    expect(json.rows).toHaveLength(6);
     const pg = json.rows.find((r: { format: string }) => r.format === 'postgres-heap');
     // 24-byte header + int4 + char(12) (1-byte header + 12) + varchar(100) at its maximum (101 ≤ 127: 1-byte header): 24 + 4 + 13 + 101 = 142 → 144
     expect(pg.row_bytes).toMatchObject({ min: 144, max: 144 });
@@ -23,6 +23,9 @@ describe('rowsim rowsize', () => {
     expect(pg.rows).toBe(10000);
     expect(pg.pages).toBe(Math.ceil(10000 / Math.floor(8168 / (144 + 4))));
     expect(pg.total_bytes).toBe(pg.bytes + pg.index_bytes);
+    // InnoDB clusters on the primary key: 5-byte header + NULL bitmap 1 + a length byte + 4 + DB_TRX_ID 6 + DB_ROLL_PTR 7 + 12 + 100.
+    const innodb = json.rows.find((r: { format: string }) => r.format === 'innodb');
+    expect(innodb.row_bytes).toMatchObject({ min: 136, max: 136 });
   });
 
   it('uuid vs char(35) (the schema of [S-BUNNIES]): char(35) takes about twice the bytes in PostgreSQL', () => {

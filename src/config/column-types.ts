@@ -195,7 +195,9 @@ export function parseType(spelling: string): ColumnType {
   };
   switch (info.params) {
     case 'none':
-      if (p1 !== undefined) throw new SchemaError(`${name} without a length, found "${spelling}"`);
+      // MySQL's integer display width (int(11), bigint(20), tinyint(1)): no storage effect.
+      if (p1 !== undefined && !(info.family === 'int' && p2 === undefined && p1Text !== 'max'))
+        throw new SchemaError(`${name} without a length, found "${spelling}"`);
       if (info.family === 'text' || info.family === 'blob') t.length = UNBOUNDED_DEFAULT_MAX;
       break;
     case 'fraction':

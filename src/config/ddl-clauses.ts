@@ -22,7 +22,11 @@ export type OptionRule =
   /** Does not change storage: read past. */
   | { kind: 'harmless' }
   /** Harmless with one of `values` (lower case); any other value changes storage in a way rowsim does not model. */
-  | { kind: 'only'; values: readonly string[]; why: string };
+  | { kind: 'only'; values: readonly string[]; why: string }
+  /** One of `values` (lower case, `ROW_FORMAT=DYNAMIC`): the storage option `key`, an engine setting where `engine`; `sign` as for a setting. */
+  | { kind: 'word'; key: string; values: readonly string[]; why: string; engine?: true; sign?: string }
+  /** A quoted comment whose `NAME=N` parts are settings (MySQL's `COMMENT='MERGE_THRESHOLD=45'`), by upper-case name. */
+  | { kind: 'comment'; settings: Readonly<Record<string, OptionRule>> };
 
 export const HARMLESS: OptionRule = { kind: 'harmless' };
 
@@ -38,6 +42,8 @@ export interface DdlClauses {
   words?: Readonly<Record<string, OptionRule>>;
   /** Clauses `WORD N` after an index's columns (Oracle's PCTFREE 20, INITRANS 2), by upper-case word. */
   indexWords?: Readonly<Record<string, OptionRule>>;
+  /** Table options `NAME[=]value` after the columns (MySQL's ENGINE=InnoDB, ROW_FORMAT=DYNAMIC, COMMENT='…'), by upper-case name. */
+  assignments?: Readonly<Record<string, OptionRule>>;
   /** In DDL that shows itself this format's DBMS's, a column declared neither NULL nor NOT NULL is nullable (else NOT NULL, ASE's default). */
   nullableByDefault?: true;
 }
@@ -51,6 +57,7 @@ export interface DdlGrammar {
   harmlessParameters: readonly { test(name: string): boolean; label: string }[];
   words: Readonly<Record<string, OptionRule>>;
   indexWords: Readonly<Record<string, OptionRule>>;
+  assignments: Readonly<Record<string, OptionRule>>;
   /** The storage options that show the DDL's DBMS, by DdlStorage key. */
   signs: readonly { key: string; sign: string; dbms: string }[];
   /** The storage options that are engine settings of the same name, in the registry's order. */

@@ -274,6 +274,12 @@ export interface FormatRows {
    * the server creates the table.
    */
   tableLimit?(table: TableDef, layout: TableLayout): string | undefined;
+  /**
+   * A row of `bytes` the engine refused (longer than a page takes) where the server fails the statement
+   * rather than skipping the row: the server's error in its words, and the run stops there (exit 2);
+   * undefined: the row is counted rejected (rows_rejected, updates_rejected).
+   */
+  refusal?(layout: TableLayout, bytes: number): string | undefined;
 }
 
 /** StorageFormat.pages: the page engine. */

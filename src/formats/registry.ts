@@ -17,6 +17,7 @@ import type { DdlClauses, DdlGrammar, OptionRule } from '../config/ddl-clauses.j
 import { oracleHeap } from './oracle.js';
 import { postgresHeap } from './postgres.js';
 import { sqlserverHeap } from './sqlserver.js';
+import { innodb } from './innodb.js';
 
 const BUILT_IN = {
   'ase-dol': aseDol,
@@ -24,6 +25,7 @@ const BUILT_IN = {
   'sqlserver-heap': sqlserverHeap,
   'postgres-heap': postgresHeap,
   'oracle-heap': oracleHeap,
+  innodb,
 } as const satisfies Record<FormatId, StorageFormat>;
 
 const FORMATS: Record<string, StorageFormat> = { ...BUILT_IN };
@@ -155,7 +157,7 @@ let grammarKept: { version: number; grammar: DdlGrammar } | undefined;
 export function ddlGrammar(): DdlGrammar {
   if (grammarKept?.version === version) return grammarKept.grammar;
   const locks = new Map<string, string>();
-  const join = (part: 'with' | 'withParens' | 'words' | 'indexWords') => {
+  const join = (part: 'with' | 'withParens' | 'words' | 'indexWords' | 'assignments') => {
     const merged: Record<string, OptionRule> = {};
     for (const format of Object.values(FORMATS)) {
       for (const [name, rule] of Object.entries(format.ddl?.[part] ?? {})) {
@@ -174,9 +176,10 @@ export function ddlGrammar(): DdlGrammar {
     if (format.ddl?.nullableByDefault) nullableByDefault.add(format.dbms);
     for (const lock of [...(format.ddlLocks ?? [])].sort()) locks.set(lock.toUpperCase(), format.dbms);
     if (format.ddl?.harmlessParameters) harmless.add(format.ddl.harmlessParameters);
-    for (const rules of [format.ddl?.with, format.ddl?.withParens, format.ddl?.words]) {
+    const comments = Object.values(format.ddl?.assignments ?? {}).flatMap((r) => (r.kind === 'comment' ? [r.settings] : []));
+    for (const rules of [format.ddl?.with, format.ddl?.withParens, format.ddl?.words, format.ddl?.assignments, ...comments]) {
       for (const rule of Object.values(rules ?? {})) {
-        if (rule.kind !== 'setting') continue;
+        if (rule.kind !== 'setting' && rule.kind !== 'word') continue;
         if (rule.sign && !signs.some((s) => s.key === rule.key)) signs.push({ key: rule.key, sign: rule.sign, dbms: format.dbms });
         if (rule.engine && !engineKeys.includes(rule.key)) engineKeys.push(rule.key);
       }
@@ -189,6 +192,7 @@ export function ddlGrammar(): DdlGrammar {
     harmlessParameters: [...harmless],
     words: join('words'),
     indexWords: join('indexWords'),
+    assignments: join('assignments'),
     signs,
     engineKeys,
     nullableByDefault,

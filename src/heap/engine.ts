@@ -6,6 +6,7 @@ import type { EngineMetrics } from './metrics.js';
 import type { HeapEventSink } from './events.js';
 import type { PageInspector } from './inspect.js';
 import type { PageReads } from './page-reads.js';
+import type { IndexPages } from '../btree/geometry.js';
 
 export type { EngineMetrics };
 
@@ -55,6 +56,15 @@ export interface RowSizes {
   max: number;
   sum: number;
   count: number;
+}
+
+/** What an engine that keeps rows in the order of their keys reads of the run (RunState gives it). */
+export interface RowSource {
+  /** The key of table column `col` in `row` (workload/keys.ts): sorts as the column's values do. */
+  key(col: number, row: number): number;
+  /** The row store's stored lengths now (the array is replaced as it grows): row r's at r × width. */
+  lens(): Uint16Array;
+  readonly width: number;
 }
 
 export interface StorageEngine {
@@ -120,6 +130,12 @@ export interface StorageEngine {
    * heap_page_prune_opt would.
    */
   visitPage?(page: number): void;
+  /** Table columns whose keys the engine orders rows by (an index-organised table's and its indexes' key columns): the run keeps their keys. */
+  readonly keyColumns?: readonly number[];
+  /** Called once the run's keys and lengths exist, before the first row (with keyColumns). */
+  useRowSource?(source: RowSource): void;
+  /** An engine that keeps the table's indexes itself (an index-organised table): their pages, in place of the runner's model of them. */
+  indexPages?(): IndexPages;
   /** MVCC engines: the last update added an entry to every index (PostgreSQL: not HOT). */
   readonly lastUpdateNewIndexEntries?: boolean;
   /** MVCC engines: the transaction that starts now may end in ROLLBACK: keep what abort() needs. */

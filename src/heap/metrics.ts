@@ -93,8 +93,52 @@ export interface ClusteredMetrics extends TableMetrics, OperationMetrics {
   logical_fragmentation_pct: number;
 }
 
+/**
+ * A table that is its clustered B+tree (InnoDB): splits and merges instead of forwarding, the index
+ * statistics a MySQL DBA reads (mysql.innodb_index_stats, information_schema.TABLES).
+ */
+export interface IndexOrganizedMetrics extends TableMetrics, OperationMetrics {
+  updates_in_place: number;
+  page_splits: number;
+  page_merges: number;
+  page_reorganizes: number;
+  /** Records delete-marked and not yet purged (purge runs at each commit: a quiet server). */
+  delete_marked: number;
+  purged_records: number;
+  /** Pages of off-page column values (BLOB pages, in the clustered index's leaf segment). */
+  offpage_pages: number;
+  /** Average bytes of records on the clustered index's leaf pages, in % of an empty page's free space. */
+  leaf_fill_pct: number;
+  /** information_schema.TABLES: the clustered index's pages, the secondary indexes' pages, free extents, in bytes. */
+  data_length: number;
+  index_length: number;
+  data_free: number;
+  /** What `rowsim mysql-check` compares with a live server: per index, and the table's sizes in bytes. */
+  innodb: {
+    indexes: Record<string, InnodbIndexFigures>;
+    data_length: number;
+    index_length: number;
+    data_free: number;
+  };
+}
+
+/** One index's figures, as the server reports them. */
+export interface InnodbIndexFigures {
+  /** mysql.innodb_index_stats n_leaf_pages: pages in use in the leaf segment (with the clustered index's off-page pages); 1 for a one-page index and for a secondary index whose leaf segment holds fragment pages only (as MariaDB 10.11 reports it). */
+  leaf_pages: number;
+  /** mysql.innodb_index_stats size: the pages both segments reserve. */
+  size_pages: number;
+  nonleaf_pages: number;
+  /** Records on all the index's pages, node pointers included (INNODB_BUFFER_PAGE NUMBER_RECORDS summed), and on its leaves. */
+  records: number;
+  leaf_records: number;
+  levels: number;
+  /** The leaf pages the tree has (leaf_pages without the server's rounding). */
+  leaves: number;
+}
+
 /** What an engine reports; the runner adds the index entries it tracks. */
-export type EngineMetrics = (ForwardingMetrics | MvccMetrics | ClusteredMetrics) & {
+export type EngineMetrics = (ForwardingMetrics | MvccMetrics | ClusteredMetrics | IndexOrganizedMetrics) & {
   index_entries?: number;
   /** SQL Server: pages of the ROW_OVERFLOW_DATA records of rows above 8,060 bytes (tables whose rows can exceed it). */
   row_overflow_pages?: number;

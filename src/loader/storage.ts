@@ -384,16 +384,16 @@ function ddlEngineKeys(): readonly string[] {
 }
 
 /** The DDL's statement of `key` (a storage option of DdlStorage), if any. */
-function ddlStated(storage: TableStorage, key: string): DdlSetting<number> | undefined {
-  return (storage as Record<string, DdlSetting<number> | undefined>)[key];
+function ddlStated(storage: TableStorage, key: string): DdlSetting<number | string> | undefined {
+  return (storage as Record<string, DdlSetting<number | string> | undefined>)[key];
 }
 
 /** Engine settings a table's DDL states, by the engine key they set (only the keys `format` reads). */
-function tableEngineSettings(table: TableDef | undefined, format: FormatId): Record<string, number> {
+function tableEngineSettings(table: TableDef | undefined, format: FormatId): Record<string, number | string> {
   const s = table?.storage;
   if (!s) return {};
   const reads: readonly string[] = getFormat(format)?.settings ?? [];
-  const out: Record<string, number> = {};
+  const out: Record<string, number | string> = {};
   for (const key of ddlEngineKeys()) {
     const v = ddlStated(s, key);
     if (v && reads.includes(key)) out[key] = v.value;

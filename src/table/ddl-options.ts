@@ -50,7 +50,9 @@ export const INDEX_WITH_OPTIONS: Readonly<Record<string, OptionRule>> = {
 };
 
 /** One-word (or word-and-operand) clauses after an index's columns (Oracle, PostgreSQL, SQL Server, ASE). */
-export const INDEX_CLAUSES: Readonly<Record<string, { operand: 'none' | 'word' | 'parens' | 'optional-number' } | { refuse: string }>> = {
+export const INDEX_CLAUSES: Readonly<
+  Record<string, { operand: 'none' | 'word' | 'parens' | 'optional-number' | 'assignment' } | { refuse: string }>
+> = {
   TABLESPACE: { operand: 'word' },
   MAXTRANS: { operand: 'word' },
   STORAGE: { operand: 'parens' },
@@ -70,6 +72,10 @@ export const INDEX_CLAUSES: Readonly<Record<string, { operand: 'none' | 'word' |
   NOT: { operand: 'word' },
   NULLS: { operand: 'word' },
   INITIALLY: { operand: 'word' },
+  // MySQL: KEY … (cols) USING BTREE | HASH, COMMENT '…' (an index's MERGE_THRESHOLD is not modelled), KEY_BLOCK_SIZE=N.
+  USING: { operand: 'word' },
+  COMMENT: { operand: 'assignment' },
+  KEY_BLOCK_SIZE: { operand: 'assignment' },
   COMPUTE: { operand: 'word' },
   INCLUDE: {
     refuse: 'included (non-key) columns widen every leaf entry, which rowsim does not model: declare them as key columns to size the index',

@@ -1,7 +1,9 @@
 /**
  * A small CREATE TABLE / CREATE INDEX reader: enough SQL to take a table definition from ASE, SQL
- * Server, PostgreSQL or Oracle DDL, as SAP ASE's `ddlgen` [R9], `pg_dump -s`, SSMS's "Script Table as"
- * and Oracle's DBMS_METADATA print it. Errors carry the line and column in the DDL text.
+ * Server, PostgreSQL, Oracle or MySQL DDL, as SAP ASE's `ddlgen` [R9], `pg_dump -s`, SSMS's "Script Table as",
+ * Oracle's DBMS_METADATA and MySQL's SHOW CREATE TABLE / mysqldump print it (MySQL's `[UNIQUE] KEY n
+ * (cols)`, display widths, ENUM/SET member lists, and `NAME=value` table options as the formats declare
+ * them: DdlClauses.assignments). Errors carry the line and column in the DDL text.
  *
  * Understood: CREATE TABLE [db.][owner.]name ( col type [NULL | NOT NULL] [DEFAULT …[::type]] [IDENTITY]
  * [PRIMARY KEY | UNIQUE [CLUSTERED] [index options]] [CONSTRAINT …] …, [CONSTRAINT n] PRIMARY KEY
@@ -248,16 +250,22 @@ class DdlReader extends DdlTokens {
       this.p++;
       cname = this.name();
     }
-    if (!this.isWord('PRIMARY') && !this.isWord('UNIQUE')) return undefined;
+    if (!this.isWord('PRIMARY') && !this.isWord('UNIQUE') && !this.isWord('KEY') && !this.isWord('INDEX')) return undefined;
     const primary = this.isWord('PRIMARY');
+    const unique = primary || this.isWord('UNIQUE');
     this.p++;
     if (primary) this.expect('KEY');
+    else if (unique && (this.isWord('KEY') || this.isWord('INDEX'))) this.p++;
     let clustered = false;
     while (this.isWord('CLUSTERED') || this.isWord('NONCLUSTERED')) clustered = this.toks[this.p++]!.upper === 'CLUSTERED';
+    // MySQL: [KEY | INDEX] name [USING BTREE] (cols), as SHOW CREATE TABLE and mysqldump print them.
+    const iname = this.peek()?.text !== '(' && !this.isWord('USING') ? this.name() : undefined;
+    if (this.isWord('USING')) this.indexMethod();
     const tokens: Token[] = [];
     const cols = this.nameList(tokens);
     if (primary) for (const c of cols) this.keyColumns.add(c.toLowerCase());
-    const idx: IndexDef = { name: cname ?? `${tname}_${primary ? 'pk' : `${cols.join('_')}_key`}`, columns: cols, unique: true, clustered };
+    const fallback = `${tname}_${primary ? 'pk' : `${cols.join('_')}_${unique ? 'key' : 'idx'}`}`;
+    const idx: IndexDef = { name: cname ?? iname ?? fallback, columns: cols, unique, clustered };
     this.columnTokens.set(idx, tokens);
     this.indexOptions(idx, 'constraint');
     return idx;
@@ -277,13 +285,16 @@ class DdlReader extends DdlTokens {
       const next = this.peek();
       if (next?.text === '(' && params === '') {
         const parts: string[] = [];
+        let strings = 0;
         this.p++;
         while (this.peek() && this.peek()!.text !== ')') {
+          if (this.peek()!.kind === 'string') strings++;
           parts.push(this.peek()!.text);
           this.p++;
         }
         this.expect(')');
-        params = `(${parts.join('')})`;
+        // A list of quoted values (MySQL's ENUM and SET): the type's parameter is how many there are.
+        params = strings > 0 ? `(${strings})` : `(${parts.join('')})`;
         words.push(params);
       } else if (
         next?.kind === 'word' &&
@@ -475,7 +486,8 @@ class DdlReader extends DdlTokens {
     if ('refuse' in clause!) this.fail(`expected no ${t.text} on index ${idx.name}: ${clause.refuse}`, t);
     const { operand } = clause as { operand: string };
     this.p++;
-    if (operand === 'word' || (operand === 'optional-number' && this.peek()?.kind === 'number')) this.p++;
+    if (operand === 'assignment' && this.peek()?.text === '=') this.p++;
+    if (operand === 'word' || operand === 'assignment' || (operand === 'optional-number' && this.peek()?.kind === 'number')) this.p++;
     else if (operand === 'parens' && this.peek()?.text === '(') this.skipParens();
   }
 
@@ -565,7 +577,10 @@ class DdlReader extends DdlTokens {
       const t = this.peek()!;
       if (t.text === ';' || t.upper === 'CREATE' || t.upper === 'GO' || (t.lineStart && isStatementStart(t))) break;
       const word = this.grammar.words[t.upper];
-      if (t.upper === 'LOCK' && this.peek(1) && this.grammar.locks.has(this.peek(1)!.upper)) {
+      const assignment = this.grammar.assignments[t.upper];
+      if (assignment) {
+        this.assignment(storage, t, assignment);
+      } else if (t.upper === 'LOCK' && this.peek(1) && this.grammar.locks.has(this.peek(1)!.upper)) {
         const s = this.peek(1)!;
         storage.lock = { value: s.text.toLowerCase() as LockScheme, line: s.line, column: s.column };
         this.p += 2;
@@ -598,6 +613,41 @@ class DdlReader extends DdlTokens {
       }
     }
     return storage;
+  }
+
+  /** A table option `NAME[=]value` (MySQL's ENGINE=InnoDB, ROW_FORMAT=DYNAMIC, COMMENT='MERGE_THRESHOLD=45'), by its rule. */
+  private assignment(storage: DdlStorage, t: Token, rule: OptionRule): void {
+    this.p++;
+    if (this.peek()?.text === '=') this.p++;
+    const v = this.peek();
+    if (!v || v.text === ';' || v.text === ',') this.fail(`expected a value after ${t.text}, found ${this.found(v)}`, v ?? t);
+    this.p++;
+    const value = unquote(v!).trim();
+    const at = { line: v!.line, column: v!.column };
+    const options = storage as Record<string, unknown>;
+    if (rule.kind === 'word') {
+      if (!rule.values.includes(value.toLowerCase()))
+        this.fail(`expected ${t.text}=${rule.values.join(', ')} (${rule.why}), found ${t.text}=${value}`, v);
+      options[rule.key] = { value: value.toLowerCase(), ...at };
+    } else if (rule.kind === 'setting') {
+      if (!/^\d+$/.test(value) || Number(value) < rule.min || Number(value) > rule.max)
+        this.fail(`expected ${t.text} = a whole number from ${rule.min} to ${rule.max}, found ${this.found(v)}`, v);
+      options[rule.key] = { value: Number(value), ...at };
+    } else if (rule.kind === 'comment') {
+      this.commentSettings(options, value, rule.settings, v!);
+    } else this.checkOnly(rule, t, value);
+  }
+
+  /** The `NAME=N` parts of a quoted comment that are settings (the rest of the comment is prose). */
+  private commentSettings(options: Record<string, unknown>, text: string, settings: Readonly<Record<string, OptionRule>>, v: Token): void {
+    for (const m of text.matchAll(/([A-Za-z_]+)\s*=\s*(\S+)/g)) {
+      const rule = settings[m[1]!.toUpperCase()];
+      if (rule?.kind !== 'setting') continue;
+      const n = Number(m[2]);
+      if (!Number.isInteger(n) || n < rule.min || n > rule.max)
+        this.fail(`expected ${m[1]}=a whole number from ${rule.min} to ${rule.max} in the comment, found ${m[1]}=${m[2]}`, v);
+      options[rule.key] = { value: n, line: v.line, column: v.column };
+    }
   }
 
   /** A whole-number option value after the option word (and an optional `=`). */

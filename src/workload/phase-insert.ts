@@ -125,7 +125,7 @@ function insertRows(run: RunState, first: number, count: number): number {
       if (appendIndexes) indexes.append(row, lens, base);
       offRow?.set(row, lens, base);
       obs?.insert?.(row, lens, base, run.keys.snapshot(row), levels, row * ncols, run.lobs);
-    }
+    } else run.refuseRow('insert', row, bytes);
     run.rowDone();
   }
   return affected;

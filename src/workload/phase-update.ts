@@ -32,6 +32,8 @@ interface UpdateBatch {
   /** The keyed columns the phase changes, their new keys and old lengths in the row being changed. */
   keyDraws: KeyDraw[];
   newKeys: Float64Array;
+  /** The keys the new ones replace (put back when the engine refuses the update). */
+  oldKeys: Float64Array;
   oldLens: Int32Array;
   /** Per column, 1 where the phase gives it a new value. */
   changed: Uint8Array;
@@ -78,6 +80,7 @@ export function updatePhase(run: RunState, phase: Extract<PhaseSpec, { op: 'upda
     limit: indexes !== null && indexes.hasLimit,
     keyDraws,
     newKeys: new Float64Array(keyDraws.length),
+    oldKeys: new Float64Array(keyDraws.length),
     oldLens: new Int32Array(keyDraws.length),
     changed,
     levelSets,
@@ -184,8 +187,12 @@ function updatePlain(run: RunState, u: UpdateBatch, rows: Int32Array, count: num
     const base = row * width;
     for (let c = 0; c < sized.length; c++) old[c] = sized[c]!.apply(lens, base, i);
     const logical = format.rows.logicalBytes(layout, lens, base);
-    if (engine.update(row, format.rows.rowBytes(layout, lens, base, logical), logical, info)) affected++;
-    else for (let c = 0; c < sized.length; c++) sized[c]!.restore(lens, base, old[c]!);
+    const bytes = format.rows.rowBytes(layout, lens, base, logical);
+    if (engine.update(row, bytes, logical, info)) affected++;
+    else {
+      run.refuseRow('update', row, bytes);
+      for (let c = 0; c < sized.length; c++) sized[c]!.restore(lens, base, old[c]!);
+    }
     if (batched) run.rowDone();
   }
   return affected;
@@ -223,10 +230,10 @@ function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: numb
     // first index unless a scan reads it (its dead versions' entries marked), then changed.
     if (run.trackVersions && indexes!.built) indexes!.locate(row, u.locate);
     const bytes = ool ? ool.sizeUpdate(row, lens, base, levels, levelBase, changed) : format.rows.rowBytes(layout, lens, base, logical);
+    takeNewKeys(run, u, row);
     if (engine.update(row, bytes, logical, info)) {
-      // The new version's entries (not a HOT update), one over an index's limit: the server refuses the UPDATE.
-      // The row's new keys (a refused statement's too: its values are what the replay sends).
-      for (let k = 0; k < keyDraws.length; k++) run.keys.set(keyDraws[k]!.col, row, newKeys[k]!);
+      // The new version's entries (not a HOT update), one over an index's limit: the server refuses the UPDATE
+      // (the row keeps its new keys: the refused statement's values are what the replay sends).
       const over = limit && engine.lastUpdateNewIndexEntries ? indexes!.oversize(lens, base) : null;
       if (over) {
         obs?.update?.(row, setColumns, lens, base, run.keys.snapshot(row), levels, levelBase, run.lobs);
@@ -238,11 +245,29 @@ function updateRows(run: RunState, u: UpdateBatch, rows: Int32Array, count: numb
       offRow?.set(row, lens, base);
       obs?.update?.(row, setColumns, lens, base, run.keys.snapshot(row), levels, levelBase, run.lobs);
     } else {
-      for (let c = 0; c < sized.length; c++) sized[c]!.restore(lens, base, old[c]!);
-      for (let k = 0; k < keyDraws.length; k++) if (keyDraws[k]!.at >= 0) lens[base + keyDraws[k]!.at] = oldLens[k]!;
-      if (levels) for (let k = 0; k < levelSets.length; k++) levels[levelBase + levelSets[k]!.at] = oldLevels[k]!;
+      run.refuseRow('update', row, bytes);
+      restoreRow(run, u, row, levelBase);
     }
     if (batched) run.rowDone();
   }
   return affected;
+}
+
+/** The row's new keys before the engine changes it (an engine that orders rows or entries by them reads them); restoreRow puts the old ones back. */
+function takeNewKeys(run: RunState, u: UpdateBatch, row: number): void {
+  for (let k = 0; k < u.keyDraws.length; k++) {
+    u.oldKeys[k] = run.keys.get(u.keyDraws[k]!.col, row);
+    run.keys.set(u.keyDraws[k]!.col, row, u.newKeys[k]!);
+  }
+}
+
+/** The engine refused the update: the row's lengths, keys and compressibilities as they were before it. */
+function restoreRow(run: RunState, u: UpdateBatch, row: number, levelBase: number): void {
+  const lens = run.store.lens;
+  const levels = run.store.levels;
+  const base = row * run.width;
+  for (let c = 0; c < u.sized.length; c++) u.sized[c]!.restore(lens, base, u.old[c]!);
+  for (let k = 0; k < u.keyDraws.length; k++) run.keys.set(u.keyDraws[k]!.col, row, u.oldKeys[k]!);
+  for (let k = 0; k < u.keyDraws.length; k++) if (u.keyDraws[k]!.at >= 0) lens[base + u.keyDraws[k]!.at] = u.oldLens[k]!;
+  if (levels) for (let k = 0; k < u.levelSets.length; k++) levels[levelBase + u.levelSets[k]!.at] = u.oldLevels[k]!;
 }

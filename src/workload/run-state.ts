@@ -1,4 +1,5 @@
 import { IndexEntryRefusal, type IndexRefusal, type OversizeEntry } from './index-refusal.js';
+import { UserError } from '../config/errors.js';
 import { rowsPerTransaction, type Dist, type Order, type StorageSpec, type TransactionScope, type ValueDomain } from '../config/spec.js';
 import { getFormat, indexGeometries } from '../formats/registry.js';
 import type { OutOfLineStore, StorageFormat } from '../formats/format.js';
@@ -92,6 +93,7 @@ export class RunState {
     const geometries = indexGeometries(this.format, spec.table, this.layout);
     const keyed = new Uint8Array(spec.table.columns.length);
     for (const g of geometries) if (g.nbtree) for (const c of g.columns) keyed[c] = 1;
+    for (const c of this.engine.keyColumns ?? []) keyed[c] = 1;
     for (const ph of spec.workload) {
       const given =
         ph.op === 'insert'
@@ -106,6 +108,7 @@ export class RunState {
       for (const name of given) keyed[this.layout.columns.findIndex((c) => c.name === name)] = 1;
     }
     this.keys = new KeyStore(keyed, this.capacity);
+    this.engine.useRowSource?.({ key: (col, row) => this.keys.get(col, row), lens: () => this.store.lens, width: this.width });
     this.domains = spec.table.columns.map(() => undefined);
     this.insertLengths = spec.table.columns.map(() => undefined);
     const keys = this.keys;
@@ -316,6 +319,16 @@ export class RunState {
       page: this.engine.isLive(row) ? this.engine.rowPage(row) : -1,
       ...(slot === undefined ? {} : { slot }),
     });
+  }
+
+  /** The engine refused a row the server fails the statement for (StorageFormat.rows.refusal): the run stops with the server's error. */
+  refuseRow(step: 'insert' | 'update', row: number, bytes: number): void {
+    const error = this.format.rows.refusal?.(this.layout, bytes);
+    if (error === undefined) return;
+    const phase = this.spec.workload[Math.max(0, this.phaseIndex)]!;
+    throw new UserError(
+      `workload[${this.phaseIndex}].${phase.op}: ${this.format.dbmsName} refuses the ${step.toUpperCase()} of row ${row} of table ${this.spec.table.name} in this phase and the transaction it is in: ${error}; the run stops here, as the server's would`,
+    );
   }
 
   /** The live rows in the order of their pages (by row id within a page). */

@@ -95,7 +95,7 @@ class WorkloadRun extends RunState {
     if (indexes) metrics.index_entries = indexes.entries();
     if (this.offRow) metrics.row_overflow_pages = this.offRow.store.pages(this.offRow.total);
     if (this.ool) Object.assign(metrics, this.ool.metrics());
-    const index_pages = indexes ? indexes.pages(metrics.pages) : NO_INDEX_PAGES;
+    const index_pages = engine.indexPages?.() ?? (indexes ? indexes.pages(metrics.pages) : NO_INDEX_PAGES);
     const allocation_pages = allocationPages(this.format, this.layout, metrics, index_pages);
     const phaseResult: PhaseResult = {
       op: phase.op,

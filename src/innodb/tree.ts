@@ -1,0 +1,715 @@
+/**
+ * One InnoDB index as a B+tree of pages (README.md beside this file): records in key order on leaf pages,
+ * node pointers on the levels above, the splits, reorganisations and merges of the MariaDB source
+ * (storage/innobase/btr/btr0cur.cc, btr0btr.cc, btr0bulk.cc). A page is its records' bytes (`data`, as
+ * PAGE_HEAP_TOP less the free list), its deleted records' bytes (PAGE_GARBAGE), its record count and
+ * PAGE_LAST_INSERT; what a record is made of is the format's business (src/formats/innodb.ts).
+ */
+import { grown } from '../util/arrays.js';
+import { Segment } from './segment.js';
+import type { Space } from './space.js';
+
+export interface TreeOptions {
+  name: string;
+  /** page_get_free_space_of_empty(): bytes an empty page offers records and their directory slots. */
+  freeSpaceOfEmpty: number;
+  /** dict_index_get_space_reserve() (page / 16) for a clustered index's leaves, 0 for a secondary index. */
+  convergingReserve: number;
+  /** BTR_CUR_PAGE_COMPRESS_LIMIT: page × MERGE_THRESHOLD / 100; a page below it is merged where it can be. */
+  mergeLimitBytes: number;
+  /** BTR_CUR_PAGE_REORGANIZE_LIMIT: page / 32. */
+  reorganizeLimitBytes: number;
+  /** btr0bulk m_reserved_space: bytes a sorted build leaves free on every page. */
+  buildReserveBytes: number;
+  /** FSP_EXTENT_SIZE in pages. */
+  extentPages: number;
+  /** The table's file, shared by its indexes' segments. */
+  space: Space;
+}
+
+/** Entries of one level kind: leaf records by entry id, node pointers by child page. */
+class Entries {
+  key = new Float64Array(64);
+  tie = new Float64Array(64);
+  bytes = new Int32Array(64);
+  page = new Int32Array(64).fill(-1);
+
+  ensure(n: number): void {
+    if (n <= this.key.length) return;
+    const old = this.page.length;
+    this.key = grown(this.key, n);
+    this.tie = grown(this.tie, n);
+    this.bytes = grown(this.bytes, n);
+    this.page = grown(this.page, n);
+    this.page.fill(-1, old);
+  }
+}
+
+/** PAGE_DIR_SLOT_SIZE and PAGE_DIR_SLOT_MIN_N_OWNED (page0page.h). */
+const DIR_SLOT_BYTES = 2;
+const DIR_SLOT_MIN_OWNED = 4;
+
+/** page_dir_calc_reserved_space(): directory bytes reserved for n records, ⌈2n / 4⌉. */
+export function dirReserved(n: number): number {
+  return Math.floor((DIR_SLOT_BYTES * n + DIR_SLOT_MIN_OWNED - 1) / DIR_SLOT_MIN_OWNED);
+}
+
+export interface TreeCounters {
+  page_splits: number;
+  page_merges: number;
+  page_reorganizes: number;
+  inserts_to_right_sibling: number;
+}
+
+export class IndexTree {
+  readonly leaf = new Entries();
+  readonly ptr = new Entries();
+  readonly leafSegment: Segment;
+  readonly topSegment: Segment;
+  /** Per page: its records (entry ids, child pages above the leaves) in key order. */
+  private ents: number[][] = [];
+  private data = new Int32Array(16);
+  private garbage = new Int32Array(16);
+  /** Bytes of the record at the head of the page's free list (PAGE_FREE): an insert reuses it when it fits there. */
+  private freeHead = new Int32Array(16);
+  private last = new Int32Array(16);
+  private level = new Uint8Array(16);
+  /** Per page: a fragment page of its segment (given back to the file when freed). */
+  private fragment = new Uint8Array(16);
+  private pageCount = 0;
+  private freePages: number[] = [];
+  /** The page each segment (leaf, non-leaf) allocated last. */
+  private lastAllocated = [-1, -1];
+  /** Per level, the pages in key order. */
+  private order: number[][] = [];
+  readonly counters: TreeCounters = { page_splits: 0, page_merges: 0, page_reorganizes: 0, inserts_to_right_sibling: 0 };
+  /** Told of each leaf split: the page split, the new page, the entries that moved to it. */
+  onSplit: ((page: number, newPage: number, moved: number[]) => void) | null = null;
+  /** Told of leaf entries a merge moved from one page to another. */
+  onMerge: ((moved: readonly number[], from: number, to: number) => void) | null = null;
+
+  constructor(readonly options: TreeOptions) {
+    this.leafSegment = new Segment(options.extentPages, options.space);
+    this.topSegment = new Segment(options.extentPages, options.space);
+    this.reset();
+  }
+
+  /** The empty index: a root page, allocated in the non-leaf segment (btr_create). */
+  private reset(): void {
+    this.ents = [];
+    this.pageCount = 0;
+    this.freePages = [];
+    this.order = [[this.newPage(0)]];
+    this.leafSegment.reset();
+    this.topSegment.reset();
+    this.allocFor(1, 0);
+  }
+
+  private segment(level: number): Segment {
+    return level === 0 ? this.leafSegment : this.topSegment;
+  }
+
+  /** Page p taken from the segment of `level` (1: the non-leaf segment); whether it is a fragment page is kept for its freeing. */
+  private allocFor(level: number, p: number, hinted = false): void {
+    this.fragment[p] = this.segment(level).alloc(hinted) ? 1 : 0;
+  }
+
+  // ---- pages -----------------------------------------------------------------------------------
+
+  private newPage(level: number): number {
+    const p = this.freePages.pop() ?? this.pageCount++;
+    if (p >= this.data.length) {
+      this.data = grown(this.data, p + 1);
+      this.garbage = grown(this.garbage, p + 1);
+      this.freeHead = grown(this.freeHead, p + 1);
+      this.last = grown(this.last, p + 1);
+      this.level = grown(this.level, p + 1);
+      this.fragment = grown(this.fragment, p + 1);
+    }
+    this.ents[p] = [];
+    this.data[p] = this.garbage[p] = this.freeHead[p] = 0;
+    this.last[p] = -1;
+    this.level[p] = level;
+    this.ptr.ensure(p + 1);
+    return p;
+  }
+
+  private dropPage(p: number): void {
+    this.ents[p] = [];
+    this.freePages.push(p);
+    this.segment(this.level[p]!).free(this.fragment[p] === 1);
+  }
+
+  private store(level: number): Entries {
+    return level === 0 ? this.leaf : this.ptr;
+  }
+
+  /** Bytes an insert may still take on p after a reorganisation, with a directory slot for `more` records. */
+  private roomAfterReorganize(p: number, more = 1): number {
+    return this.options.freeSpaceOfEmpty - this.data[p]! - dirReserved(this.ents[p]!.length + more);
+  }
+
+  private compare(s: Entries, a: number, key: number, tie: number, id: number): number {
+    return s.key[a]! - key || s.tie[a]! - tie || a - id;
+  }
+
+  /** Index in order[level] of the page whose key range holds (key, tie, id): the last whose node pointer is ≤ it. */
+  private findPage(level: number, key: number, tie: number, id: number): number {
+    const pages = this.order[level]!;
+    let lo = 1;
+    let hi = pages.length - 1;
+    let at = 0;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.compare(this.ptr, pages[mid]!, key, tie, id) <= 0) {
+        at = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return at;
+  }
+
+  /** Where (key, tie, id) goes among page p's records. */
+  private findPos(level: number, p: number, key: number, tie: number, id: number): number {
+    const e = this.ents[p]!;
+    const s = this.store(level);
+    let lo = 0;
+    let hi = e.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.compare(s, e[mid]!, key, tie, id) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private place(level: number, p: number, pos: number, id: number): void {
+    const s = this.store(level);
+    this.ents[p]!.splice(pos, 0, id);
+    this.data[p]! += s.bytes[id]!;
+    this.last[p] = id;
+    s.page[id] = p;
+  }
+
+  // ---- inserts ---------------------------------------------------------------------------------
+
+  /** A record (entry id, key, tie, bytes) inserted where its key sorts, splitting pages as InnoDB does. */
+  insert(id: number, key: number, tie: number, bytes: number): void {
+    this.leaf.ensure(id + 1);
+    this.leaf.key[id] = key;
+    this.leaf.tie[id] = tie;
+    this.leaf.bytes[id] = bytes;
+    this.insertAt(0, id);
+  }
+
+  private insertAt(level: number, id: number): void {
+    const s = this.store(level);
+    const p = this.order[level]![this.findPage(level, s.key[id]!, s.tie[id]!, id)]!;
+    const pos = this.findPos(level, p, s.key[id]!, s.tie[id]!, id);
+    if (!this.optimisticInsert(level, p, pos, id)) this.pessimisticInsert(level, p, pos, id);
+  }
+
+  /**
+   * btr_cur_optimistic_insert: the record fits after a reorganisation, and on a clustered index's leaf
+   * with inserts converging on this point (btr_page_get_split_rec_to_right/left) 1/16 of the page stays
+   * free: the page splits instead, which is why sequential inserts leave leaves 15/16 full.
+   */
+  private optimisticInsert(level: number, p: number, pos: number, id: number): boolean {
+    const bytes = this.store(level).bytes[id]!;
+    const room = this.roomAfterReorganize(p);
+    const n = this.ents[p]!.length;
+    if (room < bytes) return false;
+    if (this.garbage[p]! > 0 && room < this.options.reorganizeLimitBytes && n > 1 && room - this.garbage[p]! < bytes) return false;
+    const converging = this.splitToRight(p, pos) >= 0 || this.splitToLeft(p, pos) >= 0;
+    if (level === 0 && n >= 2 && this.options.convergingReserve + bytes > room && converging) return false;
+    this.reorganizeFor(p, bytes);
+    this.place(level, p, pos, id);
+    return true;
+  }
+
+  /** page_get_max_insert_size(): the free bytes above the record heap, for one more record's directory slot. */
+  private heapFree(p: number): number {
+    return this.roomAfterReorganize(p) - this.garbage[p]!;
+  }
+
+  /** Can a record of `bytes` be written on p without a reorganisation: in the free list's head record, or above the heap? */
+  private fitsWithoutReorganize(p: number, bytes: number): boolean {
+    return (this.garbage[p]! >= bytes && this.freeHead[p]! >= bytes) || this.heapFree(p) >= bytes;
+  }
+
+  /**
+   * Where page_cur_insert_rec_low writes a record of `bytes`: the head of the free list when it is large
+   * enough (PAGE_GARBAGE less the record), else above the heap, else after btr_page_reorganize.
+   */
+  private reorganizeFor(p: number, bytes: number): void {
+    if (this.garbage[p]! >= bytes && this.freeHead[p]! >= bytes) {
+      this.garbage[p]! -= bytes;
+      // The next record of the free list is taken to be no larger than the one used.
+      if (this.garbage[p]! < this.freeHead[p]!) this.freeHead[p] = this.garbage[p]!;
+    } else if (this.heapFree(p) < bytes) {
+      this.garbage[p] = this.freeHead[p] = 0;
+      this.counters.page_reorganizes++;
+    }
+  }
+
+  /**
+   * btr_page_get_split_rec_to_right: the previous insert on this page was the record just before the
+   * insert point (PAGE_LAST_INSERT): the split keeps one record after the insert point on this page and
+   * moves the rest; returns the first position that moves (n: the new record goes alone to the new
+   * page, with the record after it), or −1 when the inserts do not converge here.
+   */
+  private splitToRight(p: number, pos: number): number {
+    const e = this.ents[p]!;
+    if (pos === 0 || this.last[p] !== e[pos - 1]) return -1;
+    return pos + 1 < e.length ? pos + 1 : pos;
+  }
+
+  /** btr_page_get_split_rec_to_left: the previous insert was the record just after the insert point (descending inserts). */
+  private splitToLeft(p: number, pos: number): number {
+    const e = this.ents[p]!;
+    if (pos >= e.length || this.last[p] !== e[pos]) return -1;
+    return pos >= 2 ? pos - 1 : pos;
+  }
+
+  /**
+   * btr_cur_pessimistic_insert → btr_page_split_and_insert: into the right sibling when the record goes
+   * last on its page and fits there (btr_insert_into_right_sibling), else a split.
+   */
+  private pessimisticInsert(level: number, p: number, pos: number, id: number): void {
+    const pages = this.order[level]!;
+    const at = pages.indexOf(p);
+    const next = pages[at + 1];
+    const bytes = this.store(level).bytes[id]!;
+    if (
+      pos === this.ents[p]!.length &&
+      next !== undefined &&
+      this.roomAfterReorganize(next) >= bytes &&
+      this.fitsWithoutReorganize(next, bytes)
+    ) {
+      this.place(level, next, 0, id);
+      this.setPointer(level, next, id);
+      this.counters.inserts_to_right_sibling++;
+      return;
+    }
+    this.split(level, p, pos, id);
+  }
+
+  /** The node pointer of page p takes the key of entry `id` (its first record). */
+  private setPointer(level: number, p: number, id: number): void {
+    const s = this.store(level);
+    this.ptr.key[p] = s.key[id]!;
+    this.ptr.tie[p] = s.tie[id]!;
+    this.ptr.bytes[p] = this.pointerBytes(level, id);
+  }
+
+  /** Bytes of a node pointer to a leaf whose first record is entry `id` (dict_index_build_node_ptr: its key fields and a 4-byte page number). */
+  leafPointerBytes: (id: number) => number = () => 0;
+
+  /** A node pointer to a page whose first record is `id` of `level`: above the leaves, a copy of that record's own pointer. */
+  private pointerBytes(level: number, id: number): number {
+    return level === 0 ? this.leafPointerBytes(id) : this.ptr.bytes[id]!;
+  }
+
+  /**
+   * btr_page_split_and_insert: the split point by the insert heuristics, or the middle record
+   * (page_get_middle_rec); the upper half moves to a new page; the record goes to its half, and when it
+   * still does not fit the half is split again at the point that halves the bytes (btr_page_get_split_rec).
+   */
+  private split(level: number, p: number, pos: number, id: number): void {
+    // btr_cur_pessimistic_insert: fsp_reserve_free_extents(⌊height / 16⌋ + 3) before the split.
+    this.options.space.reserve(Math.floor(this.order.length / 16) + 3);
+    // A full root is raised first (btr_root_raise_and_insert), and its copy is split as any page.
+    if (this.order.length === level + 1) this.raiseRoot(level);
+    const n = this.ents[p]!.length;
+    let from = this.splitToRight(p, pos);
+    // split_rec NULL: the new record is the first of the upper half.
+    let upperFirst = from >= 0 && from === pos;
+    let down = false;
+    if (from < 0) {
+      from = this.splitToLeft(p, pos);
+      down = from >= 0;
+    }
+    if (from < 0) {
+      from = n > 1 ? Math.floor((n + 2) / 2) - 1 : pos === 0 ? 0 : 1;
+      upperFirst = n === 1 && pos === 1;
+    }
+    const halves = this.splitAt(level, p, from, down, upperFirst ? id : -1);
+    this.insertIntoHalf(level, upperFirst || pos > from ? halves.upper : halves.lower, id);
+  }
+
+  /** The record into the half it belongs to; while it does not fit, that half is split by bytes again. */
+  private insertIntoHalf(level: number, target: number, id: number): void {
+    const s = this.store(level);
+    let pos = this.findPos(level, target, s.key[id]!, s.tie[id]!, id);
+    for (let round = 0; this.roomAfterReorganize(target) < s.bytes[id]! && this.ents[target]!.length > 0 && round < 64; round++) {
+      const k = this.byteSplitPoint(level, target, pos, id);
+      const from = k > pos ? k - 1 : k;
+      const halves = this.splitAt(level, target, from, false, pos >= k && from === this.ents[target]!.length ? id : -1);
+      target = pos < k ? halves.lower : halves.upper;
+      pos = this.findPos(level, target, s.key[id]!, s.tie[id]!, id);
+    }
+    this.reorganizeFor(target, s.bytes[id]!);
+    this.place(level, target, pos, id);
+    if (pos === 0 && target !== this.order[level]![0]) this.setPointer(level, target, id);
+  }
+
+  /**
+   * btr_page_get_split_rec: records from the left, the new one included at its place, until they and
+   * their directory slots reach half of the bytes; the next record starts the upper half when the
+   * included ones fit an empty page, else the last included does. Returns that record's place among
+   * the page's records with the new one at `pos` (1 … records).
+   */
+  private byteSplitPoint(level: number, p: number, pos: number, id: number): number {
+    const s = this.store(level);
+    const e = this.ents[p]!;
+    const m = e.length + 1;
+    const bytesAt = (k: number) => s.bytes[k === pos ? id : e[k < pos ? k : k - 1]!]!;
+    const total = this.data[p]! + s.bytes[id]! + dirReserved(m);
+    let included = 0;
+    let k = 0;
+    do included += bytesAt(k++);
+    while (included + dirReserved(k) < total / 2 && k < m);
+    if (!(included + dirReserved(k) <= this.options.freeSpaceOfEmpty && k < m)) k--;
+    return Math.min(Math.max(k, 1), m - 1);
+  }
+
+  /**
+   * Records from position `from` of page p on move to a new page after it (down: the records before
+   * `from` move to a new page before it); the node pointer of the upper half goes to the level above
+   * (btr_attach_half_pages), a new root level when p was the root. `firstId`: the record that will be
+   * the upper half's first when none moves. Returns the two halves' pages.
+   */
+  private splitAt(level: number, p: number, from: number, down: boolean, firstId: number): { lower: number; upper: number } {
+    if (this.order.length === level + 1) this.raiseRoot(level);
+    const q = this.newPage(level);
+    // btr_page_split_and_insert hints the page after the one split (FSP_UP): free when that was the segment's last page.
+    this.allocFor(level, q, !down && p === this.lastAllocated[level === 0 ? 0 : 1]);
+    this.lastAllocated[level === 0 ? 0 : 1] = q;
+    const e = this.ents[p]!;
+    const s = this.store(level);
+    const lower = down ? q : p;
+    const upper = down ? p : q;
+    const moved = down ? e.slice(0, from) : e.slice(from);
+    this.ents[p] = down ? e.slice(from) : e.slice(0, from);
+    this.ents[q] = moved;
+    let bytes = 0;
+    for (const m of moved) {
+      bytes += s.bytes[m]!;
+      s.page[m] = q;
+    }
+    this.data[p]! -= bytes;
+    this.data[q] = bytes;
+    // page_delete_rec_list_end/_start: the moved records join the old page's free list (PAGE_GARBAGE) and
+    // PAGE_LAST_INSERT is reset; the copy to the new page sets none (a live server's figures say so).
+    this.garbage[p]! += bytes;
+    if (moved.length > 0) this.freeHead[p] = s.bytes[moved[0]!]!;
+    this.last[p] = -1;
+    this.last[q] = -1;
+    const pages = this.order[level]!;
+    const at = pages.indexOf(p);
+    pages.splice(down ? at : at + 1, 0, q);
+    if (down) this.replaceChild(level, p, q);
+    const first = this.ents[upper]![0] ?? firstId;
+    this.setPointer(level, upper, first);
+    this.insertAt(level + 1, upper);
+    this.counters.page_splits++;
+    if (level === 0 && this.onSplit) this.onSplit(p, q, moved);
+    return { lower, upper };
+  }
+
+  /** FSP_DOWN: the parent's node pointer to p now points at its new lower half q, which takes p's key. */
+  private replaceChild(level: number, p: number, q: number): void {
+    this.ptr.key[q] = this.ptr.key[p]!;
+    this.ptr.tie[q] = this.ptr.tie[p]!;
+    this.ptr.bytes[q] = this.ptr.bytes[p]!;
+    const parent = this.ptr.page[p]!;
+    const e = this.ents[parent]!;
+    e[e.indexOf(p)] = q;
+    this.ptr.page[q] = parent;
+  }
+
+  /**
+   * btr_root_raise_and_insert: the root's records move to a new page of their level and the root, one
+   * level up, points at it. The root stays in the non-leaf segment; the new page is taken from the
+   * segment of its level.
+   */
+  private raiseRoot(level: number): void {
+    const only = this.order[level]![0]!;
+    const root = this.newPage(level + 1);
+    // The root keeps its page (and segment); `only` now stands for the page its records moved to.
+    this.fragment[root] = this.fragment[only]!;
+    this.allocFor(level, only);
+    // The records copied to the new page leave it without PAGE_LAST_INSERT: its first split is at the middle.
+    this.last[only] = -1;
+    this.order.push([root]);
+    this.ptr.key[only] = -Infinity;
+    this.ptr.tie[only] = -Infinity;
+    this.ptr.bytes[only] = this.ents[only]!.length > 0 ? this.pointerBytes(level, this.ents[only]![0]!) : 0;
+    this.place(level + 1, root, 0, only);
+  }
+
+  // ---- updates, purge, merges --------------------------------------------------------------------
+
+  /**
+   * A record's new size (btr_cur_optimistic_update, btr_cur_pessimistic_update): a shrinking record
+   * leaves garbage and may bring the page under MERGE_THRESHOLD; a growing one is rewritten on its page
+   * when it fits after a reorganisation, else deleted and inserted again, which splits the page (after
+   * the delete PAGE_LAST_INSERT is reset, so at the middle record). Returns true when it stayed in place.
+   */
+  resize(id: number, bytes: number): boolean {
+    const p = this.leaf.page[id]!;
+    const old = this.leaf.bytes[id]!;
+    if (bytes === old) return true;
+    if (bytes < old) {
+      this.leaf.bytes[id] = bytes;
+      this.data[p]! -= old - bytes;
+      this.garbage[p]! += old - bytes;
+      if (this.data[p]! < this.options.mergeLimitBytes) this.compress(0, p);
+      return true;
+    }
+    const room = old + this.roomAfterReorganize(p);
+    const n = this.ents[p]!.length;
+    const contiguous = this.roomAfterReorganize(p) - this.garbage[p]!;
+    const blocked = room < this.options.reorganizeLimitBytes && n > 1 && contiguous + old < bytes;
+    if (bytes <= room && !blocked) {
+      // The old version goes to the free list; the new one is written in the contiguous space, after a reorganisation if it must.
+      if (bytes > contiguous) {
+        this.garbage[p] = this.freeHead[p] = 0;
+        this.counters.page_reorganizes++;
+      } else {
+        this.garbage[p]! += old;
+        this.freeHead[p] = old;
+      }
+      this.data[p]! += bytes - old;
+      this.leaf.bytes[id] = bytes;
+      // DB_UNDERFLOW: a page left under MERGE_THRESHOLD takes the pessimistic path, which ends in btr_cur_compress_if_useful.
+      if (this.data[p]! < this.options.mergeLimitBytes) this.compress(0, p);
+      return true;
+    }
+    const pos = this.ents[p]!.indexOf(id);
+    this.removeAt(0, p, pos);
+    this.leaf.bytes[id] = bytes;
+    this.pessimisticInsert(0, p, this.findPos(0, p, this.leaf.key[id]!, this.leaf.tie[id]!, id), id);
+    return false;
+  }
+
+  private removeAt(level: number, p: number, pos: number): void {
+    const s = this.store(level);
+    const id = this.ents[p]![pos]!;
+    this.ents[p]!.splice(pos, 1);
+    this.data[p]! -= s.bytes[id]!;
+    this.garbage[p]! += s.bytes[id]!;
+    this.freeHead[p] = s.bytes[id]!;
+    // page_cur_delete_rec resets PAGE_LAST_INSERT.
+    this.last[p] = -1;
+    s.page[id] = -1;
+  }
+
+  /**
+   * Purge removes a delete-marked record (row_purge_remove_clust_if_poss, btr_cur_optimistic_delete,
+   * btr_cur_pessimistic_delete): its bytes become PAGE_GARBAGE; a page left empty is freed, one below
+   * MERGE_THRESHOLD is merged with a sibling where the records fit (btr_cur_compress_if_useful).
+   */
+  purge(id: number): void {
+    const p = this.leaf.page[id]!;
+    if (p < 0) return;
+    this.removeAt(0, p, this.ents[p]!.indexOf(id));
+    if (this.data[p]! < this.options.mergeLimitBytes) this.compress(0, p);
+  }
+
+  /**
+   * btr_compress: a page under the merge limit goes into its left sibling when its records fit there
+   * after a reorganisation (btr_can_merge_with_page), else into its right sibling; an empty page is
+   * discarded (btr_discard_page). The parent loses the page's node pointer and is compressed in turn;
+   * a root left with one child takes the child's place (btr_lift_page_up).
+   */
+  private compress(level: number, p: number): void {
+    const pages = this.order[level]!;
+    if (pages.length <= 1) return;
+    const at = pages.indexOf(p);
+    const e = this.ents[p]!;
+    const fitsIn = (q: number | undefined) =>
+      q !== undefined && this.data[p]! <= this.options.freeSpaceOfEmpty - this.data[q]! - dirReserved(this.ents[q]!.length + e.length);
+    const left = pages[at - 1];
+    const right = pages[at + 1];
+    if (e.length > 0 && !fitsIn(left) && !fitsIn(right)) return;
+    const into = e.length === 0 ? undefined : fitsIn(left) ? left! : right!;
+    if (into !== undefined) this.moveAll(level, p, into, into === left);
+    if (into !== undefined && into === right && at > 0) this.copyPointer(p, into);
+    pages.splice(at, 1);
+    this.removeChild(level + 1, p);
+    this.dropPage(p);
+    this.counters.page_merges++;
+  }
+
+  private moveAll(level: number, p: number, q: number, append: boolean): void {
+    const s = this.store(level);
+    const e = this.ents[p]!;
+    for (const id of e) s.page[id] = q;
+    if (level === 0 && this.onMerge) this.onMerge(e, p, q);
+    // btr_can_merge_with_page reorganises the sibling when the records do not fit above its heap.
+    if (this.heapFree(q) < this.data[p]!) {
+      this.garbage[q] = this.freeHead[q] = 0;
+      this.counters.page_reorganizes++;
+    }
+    this.ents[q] = append ? [...this.ents[q]!, ...e] : [...e, ...this.ents[q]!];
+    this.data[q]! += this.data[p]!;
+    this.ents[p] = [];
+    this.data[p] = 0;
+  }
+
+  private copyPointer(from: number, to: number): void {
+    this.ptr.key[to] = this.ptr.key[from]!;
+    this.ptr.tie[to] = this.ptr.tie[from]!;
+    this.ptr.bytes[to] = this.ptr.bytes[from]!;
+  }
+
+  /** The node pointer to `child` leaves its page on `level`. */
+  private removeChild(level: number, child: number): void {
+    const parent = this.ptr.page[child]!;
+    if (parent < 0 || level >= this.order.length) return;
+    this.removeAt(level, parent, this.ents[parent]!.indexOf(child));
+    if (level === this.order.length - 1) {
+      if (this.ents[parent]!.length === 1) this.liftUp(level);
+    } else if (this.data[parent]! < this.options.mergeLimitBytes) this.compress(level, parent);
+  }
+
+  /** btr_lift_page_up: the root's only child's records move into the root; the child's page is freed. */
+  private liftUp(level: number): void {
+    const root = this.order[level]![0]!;
+    this.order.pop();
+    const child = this.ents[root]![0]!;
+    this.ptr.page[child] = -1;
+    this.ents[root] = [];
+    this.freePages.push(root);
+    // The root page stays (in the non-leaf segment); the child's page, of the level below, is given back.
+    this.segment(level - 1).free(this.fragment[child] === 1);
+    this.fragment[child] = this.fragment[root]!;
+  }
+
+  // ---- sorted builds ---------------------------------------------------------------------------
+
+  /**
+   * A sorted index build (btr0bulk.cc: CREATE INDEX, OPTIMIZE TABLE / ALTER TABLE … FORCE): the records
+   * in key order onto new pages, each level's page closed when the next record and its directory slot
+   * would leave less than the build reserve free (but never before two records: PageBulk::isSpaceAvailable),
+   * the node pointers of a level built the same way above it; the last level's one page is copied into
+   * the root (BtrBulk::finish).
+   */
+  build(ids: Int32Array | number[]): void {
+    this.reset();
+    const rootFragment = this.fragment[this.order[0]![0]!] === 1;
+    this.topSegment.free(rootFragment);
+    let level = 0;
+    let children = Array.from(ids);
+    for (;;) {
+      const pages = this.bulkLevel(level, children);
+      if (pages.length <= 1) break;
+      children = pages;
+      level++;
+    }
+    // BtrBulk::finish: the top page's records are copied into the root (the index's first page, in the
+    // non-leaf segment), and the top page is freed.
+    const top = this.order[level]![0]!;
+    const topFragment = this.fragment[top] === 1;
+    this.allocFor(1, top);
+    this.segment(level).free(topFragment);
+  }
+
+  private bulkLevel(level: number, ids: number[]): number[] {
+    const s = this.store(level);
+    const pages: number[] = [];
+    let p = -1;
+    let free = 0;
+    for (const id of ids) {
+      const n = p < 0 ? 0 : this.ents[p]!.length;
+      const need = s.bytes[id]! + dirReserved(n + 1) - dirReserved(n);
+      if (p < 0 || free < need || (n >= 2 && free - need < this.options.buildReserveBytes)) {
+        p = this.newPage(level);
+        this.allocFor(level, p);
+        pages.push(p);
+        free = this.options.freeSpaceOfEmpty;
+        if (level > 0 || pages.length > 1) this.setPointer(level, p, id);
+      }
+      this.ents[p]!.push(id);
+      this.data[p]! += s.bytes[id]!;
+      this.last[p] = id;
+      s.page[id] = p;
+      free -= s.bytes[id]! + dirReserved(this.ents[p]!.length) - dirReserved(this.ents[p]!.length - 1);
+    }
+    if (pages.length === 0) {
+      pages.push(this.newPage(level));
+      this.allocFor(level, pages[0]!);
+    }
+    this.order[level] = pages;
+    this.ptr.key[pages[0]!] = -Infinity;
+    return pages;
+  }
+
+  /** The entry ids of the leaf level in key order. */
+  leafEntries(): number[] {
+    return this.order[0]!.flatMap((p) => this.ents[p]!);
+  }
+
+  // ---- observation -----------------------------------------------------------------------------
+
+  get levels(): number {
+    return this.order.length;
+  }
+
+  leafPageList(): readonly number[] {
+    return this.order[0]!;
+  }
+
+  pagesAbove(): number {
+    return this.order.slice(1).reduce((sum, pages) => sum + pages.length, 0);
+  }
+
+  /** Records on every page of the tree: the leaves' and the node pointers above them. */
+  allRecords(): number {
+    return this.order.reduce((sum, pages) => sum + pages.reduce((n, p) => n + this.ents[p]!.length, 0), 0);
+  }
+
+  records(): number {
+    return this.order[0]!.reduce((sum, p) => sum + this.ents[p]!.length, 0);
+  }
+
+  pageRecords(p: number): readonly number[] {
+    return this.ents[p]!;
+  }
+
+  pageData(p: number): number {
+    return this.data[p]!;
+  }
+
+  pageGarbage(p: number): number {
+    return this.garbage[p]!;
+  }
+
+  /** Pages numbered so far (the highest page id + 1). */
+  get numbered(): number {
+    return this.pageCount;
+  }
+
+  /** Broken invariants of the tree, described. */
+  check(): string[] {
+    const bad: string[] = [];
+    for (let level = 0; level < this.order.length; level++) {
+      const s = this.store(level);
+      let prev = -1;
+      for (const p of this.order[level]!) {
+        let bytes = 0;
+        for (const id of this.ents[p]!) {
+          bytes += s.bytes[id]!;
+          if (s.page[id] !== p) bad.push(`${this.options.name}: entry ${id} of level ${level} says page ${s.page[id]}, is on ${p}`);
+          if (prev >= 0 && this.compare(s, prev, s.key[id]!, s.tie[id]!, id) >= 0)
+            bad.push(`${this.options.name}: level ${level} out of key order at page ${p}`);
+          prev = id;
+        }
+        if (bytes !== this.data[p]) bad.push(`${this.options.name}: page ${p} keeps ${this.data[p]} bytes, holds ${bytes}`);
+        if (this.roomAfterReorganize(p, 0) < 0) bad.push(`${this.options.name}: page ${p} holds more than a page`);
+      }
+    }
+    return bad;
+  }
+}

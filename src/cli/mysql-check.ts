@@ -11,7 +11,15 @@ import type { SweepPoint } from '../config/spec.js';
 import { configDocuments } from '../loader/source.js';
 import { loadConfig } from '../loader/config.js';
 import { checkFormat, MysqlCheckError, mysqlCheck, planMysqlCheck, type MysqlCheckResult } from '../mysqlcheck/check.js';
-import { closeConnection, connect, isConnectionLost, MysqlConnectionError, mysqlTarget, type MysqlConnection, type MysqlTarget } from '../mysqlcheck/connection.js';
+import {
+  closeConnection,
+  connect,
+  isConnectionLost,
+  MysqlConnectionError,
+  mysqlTarget,
+  type MysqlConnection,
+  type MysqlTarget,
+} from '../mysqlcheck/connection.js';
 import type { ScratchDatabase } from '../mysqlcheck/scratch.js';
 import { fmt, textTable } from '../report/tables.js';
 import { onInterrupt } from '../util/cleanup.js';
@@ -85,7 +93,9 @@ function dropOnInterrupt(target: MysqlTarget, state: { connectionId?: number; db
     try {
       if (state.connectionId !== undefined) await second.query(`KILL ${Number(state.connectionId)}`).catch(() => undefined);
       const status = await db.drop(second);
-      process.stderr.write(`rowsim mysql-check: stopped; scratch database ${db.ident} ${status === 'dropped' ? 'dropped' : `${status}, left alone`}\n`);
+      process.stderr.write(
+        `rowsim mysql-check: stopped; scratch database ${db.ident} ${status === 'dropped' ? 'dropped' : `${status}, left alone`}\n`,
+      );
     } finally {
       await closeConnection(second);
     }
@@ -114,7 +124,9 @@ export async function mysqlCheckCommand(file: string, options: MysqlCheckCliOpti
     state.connectionId = Number(((await conn.query('SELECT CONNECTION_ID() AS id'))[0] as { id: number }[])[0]!.id);
     const results: MysqlCheckResult[] = [];
     for (const p of points) {
-      results.push(await mysqlCheck(conn, p.spec, { label: p.label, connectionId: state.connectionId, onDatabase: (d) => (state.db = d), target }));
+      results.push(
+        await mysqlCheck(conn, p.spec, { label: p.label, connectionId: state.connectionId, onDatabase: (d) => (state.db = d), target }),
+      );
     }
     process.stdout.write(options.json ? `${JSON.stringify({ config: file, results }, null, 2)}\n` : `${resultText(results)}\n`);
     return EXIT_OK;

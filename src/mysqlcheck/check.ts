@@ -42,7 +42,7 @@ export interface MysqlCheckResult {
 /** The format mysql-check compares, or a MysqlCheckError saying which it found. */
 export function checkFormat(spec: StorageSpec): void {
   if ((spec.engine.format as string) !== INNODB_FORMAT_ID)
-    throw new MysqlCheckError(`mysql-check compares the ${INNODB_FORMAT_ID} format, found ${spec.engine.format}: set engine.format: ${INNODB_FORMAT_ID}`);
+    throw new MysqlCheckError(`expected engine.format: ${INNODB_FORMAT_ID} (the format mysql-check compares), found ${spec.engine.format}`);
 }
 
 /** What can be refused before connecting: the format, the table's DDL. */

@@ -98,10 +98,14 @@ export async function waitForPurge(conn: MysqlConnection): Promise<string | unde
   }
   const until = Date.now() + PURGE_POLL_LIMIT_MS;
   for (;;) {
-    const r = await rows(conn, "SELECT COUNT AS n FROM information_schema.INNODB_METRICS WHERE NAME = 'trx_rseg_history_len'", []).catch(() => []);
-    if (r.length === 0) return 'the purge could not be waited for (no innodb_max_purge_lag_wait, no INNODB_METRICS): figures may include delete-marked records';
+    const r = await rows(conn, "SELECT COUNT AS n FROM information_schema.INNODB_METRICS WHERE NAME = 'trx_rseg_history_len'", []).catch(
+      () => [],
+    );
+    if (r.length === 0)
+      return 'the purge could not be waited for (no innodb_max_purge_lag_wait, no INNODB_METRICS): figures may include delete-marked records';
     if (num(r[0]!.n) === 0) return undefined;
-    if (Date.now() > until) return `the purge did not finish within ${PURGE_POLL_LIMIT_MS / 1000} s: figures may include delete-marked records`;
+    if (Date.now() > until)
+      return `the purge did not finish within ${PURGE_POLL_LIMIT_MS / 1000} s: figures may include delete-marked records`;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

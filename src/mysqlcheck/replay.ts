@@ -164,11 +164,11 @@ class Replay {
     const batch = Math.max(1, Math.min(INSERT_BATCH_ROWS, Math.floor(MAX_PARAMS / ncols), perTx));
     const cols = this.plan.columns.map((c) => quoteName(c.name)).join(', ');
     const tuple = `(${this.plan.columns.map(() => '?').join(', ')})`;
-    for (let done = 0; done < n; ) {
+    for (let done = 0; done < n;) {
       const txRows = Math.min(perTx, n - done);
       const added: number[] = [];
       if (perTx > 1 || phase.rollback) await this.send('START TRANSACTION');
-      for (let sent = 0; sent < txRows; ) {
+      for (let sent = 0; sent < txRows;) {
         const k = Math.min(batch, txRows - sent);
         const params: SqlValue[] = [];
         for (let j = 0; j < k; j++) {
@@ -183,7 +183,9 @@ class Replay {
       done += txRows;
     }
     const tx = perTx >= n ? 'one transaction' : perTx === 1 ? 'a transaction a row' : `a transaction every ${perTx} rows`;
-    this.sends.push(`INSERT INTO ${this.plan.ident} (${cols}) VALUES … (${Math.min(batch, n)} rows a statement, ${tx}${phase.rollback ? ', rolled back' : ''})`);
+    this.sends.push(
+      `INSERT INTO ${this.plan.ident} (${cols}) VALUES … (${Math.min(batch, n)} rows a statement, ${tx}${phase.rollback ? ', rolled back' : ''})`,
+    );
   }
 
   newRow(draw: InsertDraws): number {
@@ -207,7 +209,9 @@ class Replay {
   async change(phase: Extract<PhaseSpec, { op: 'update' | 'delete' }>, index: number): Promise<void> {
     const key = this.plan.primary;
     if (key.length === 0)
-      throw new MysqlCheckError(`phase ${index + 1}: mysql-check finds rows by the primary key: give the table an index with clustered: true, unique: true`);
+      throw new MysqlCheckError(
+        `phase ${index + 1}: mysql-check finds rows by the primary key: give the table an index with clustered: true, unique: true`,
+      );
     const rows = pickRows(this.state, phase, key, this.spec.seed, index);
     if ((phase.via ?? 'index') === 'index') await this.rowAtATime(phase, index, rows);
     else await this.setBased(phase, index, rows);
@@ -277,7 +281,9 @@ class Replay {
       ...setCols.map((c) => `v${c} ${cols[c]!.ddl} NULL`),
       `PRIMARY KEY (${key.map((c) => `k${c}`).join(', ')})`,
     ];
-    await this.send(`CREATE TABLE ${STAGE} (${defs.join(', ')}) ENGINE=InnoDB DEFAULT CHARSET=${this.plan.charset} COLLATE=${this.plan.charset}_bin`);
+    await this.send(
+      `CREATE TABLE ${STAGE} (${defs.join(', ')}) ENGINE=InnoDB DEFAULT CHARSET=${this.plan.charset} COLLATE=${this.plan.charset}_bin`,
+    );
     const width = key.length + setCols.length;
     const batch = Math.max(1, Math.min(INSERT_BATCH_ROWS, Math.floor(MAX_PARAMS / width)));
     for (let i = 0; i < rows.length; i += batch) {
@@ -290,7 +296,12 @@ class Replay {
           params.push(...setCols.map((c) => this.state.value(c, r)));
         }
       }
-      await this.send(`INSERT INTO ${STAGE} VALUES ${Array(part.length).fill(`(${Array(width).fill('?').join(', ')})`).join(', ')}`, params);
+      await this.send(
+        `INSERT INTO ${STAGE} VALUES ${Array(part.length)
+          .fill(`(${Array(width).fill('?').join(', ')})`)
+          .join(', ')}`,
+        params,
+      );
     }
     const on = key.map((c) => `t.${quoteName(cols[c]!.name)} = s.k${c}`).join(' AND ');
     if (!set) return `DELETE t FROM ${this.plan.ident} t JOIN ${STAGE} s ON ${on}`;
@@ -312,7 +323,9 @@ function insertDraws(spec: StorageSpec, plan: TablePlan, phase: Extract<PhaseSpe
   return plan.columns.map((c) => {
     const v = Object.entries(phase.values).find(([name]) => name.toLowerCase() === c.name.toLowerCase())?.[1];
     if (v?.domain && (v.domain.distinct !== undefined || v.domain.frequency.kind !== 'uniform' || v.domain.order === 'clustered'))
-      throw new MysqlCheckError(`phase ${index + 1}, column ${c.name}: mysql-check replays distinct values in ascending or random order only`);
+      throw new MysqlCheckError(
+        `phase ${index + 1}, column ${c.name}: mysql-check replays distinct values in ascending or random order only`,
+      );
     const random = v?.domain?.order === 'random';
     const nullShare = c.nullable ? (v?.null ?? 0) : 0;
     const source = v?.length && !c.fixed ? lengthSource(v.length) : null;
@@ -358,7 +371,8 @@ function setChanges(spec: StorageSpec, plan: TablePlan, set: Record<string, SetS
     const nullShare = col.nullable && 'null' in s ? (s.null ?? 0) : 0;
     const source = (s.kind === 'length' || s.kind === 'grow') && !col.fixed ? lengthSource(s.dist) : null;
     // One value for every row: a constant length (or NULL for all), whatever the row held.
-    const constant = (s.kind === 'length' && s.dist.kind === 'const' && (nullShare === 0 || nullShare === 1)) || (s.kind === 'null' && nullShare === 1);
+    const constant =
+      (s.kind === 'length' && s.dist.kind === 'const' && (nullShare === 0 || nullShare === 1)) || (s.kind === 'null' && nullShare === 1);
     if (!constant) uniform = false;
     steps.push((state, r) => {
       const old = state.units[c]![r]!;
@@ -371,7 +385,10 @@ function setChanges(spec: StorageSpec, plan: TablePlan, set: Record<string, SetS
       if (s.kind === 'changed' && col.keyed) state.codes[c]![r] = scramble(state.codes[c]![r]! + 0x40000000);
     });
   }
-  const assign = [...columns.map((c) => `${quoteName(plan.columns[c]!.name)} = ?`), ...same.map((c) => `${quoteName(plan.columns[c]!.name)} = ${quoteName(plan.columns[c]!.name)}`)];
+  const assign = [
+    ...columns.map((c) => `${quoteName(plan.columns[c]!.name)} = ?`),
+    ...same.map((c) => `${quoteName(plan.columns[c]!.name)} = ${quoteName(plan.columns[c]!.name)}`),
+  ];
   if (assign.length === 0) throw new MysqlCheckError(`phase ${index + 1}: an update that sets no column`);
   return {
     sql: assign.join(', '),
@@ -400,7 +417,9 @@ export async function mysqlReplay(conn: MysqlConnection, spec: StorageSpec, opti
   const [v] = await conn.query('SELECT VERSION() AS v');
   const version = String((v as { v: string }[])[0]!.v);
   await conn.query('SET SESSION information_schema_stats_expiry = 0').catch(() => undefined);
-  const db = await ScratchDatabase.create(conn, options.databasePrefix ?? DEFAULT_DATABASE_PREFIX, options.connectionId, (s) => options.onDatabase?.(s));
+  const db = await ScratchDatabase.create(conn, options.databasePrefix ?? DEFAULT_DATABASE_PREFIX, options.connectionId, (s) =>
+    options.onDatabase?.(s),
+  );
   let failed = true;
   const replay = new Replay(conn, spec, plan, db.name, options.target);
   try {

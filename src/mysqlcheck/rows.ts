@@ -95,7 +95,8 @@ export function pickRows(state: RowState, phase: RowPhase, key: number[], seed: 
   const inKeyOrder = (rows: number[]) => rows.sort(state.compareBy(key));
   if (via === 'range') {
     const sorted = inKeyOrder(live);
-    const start = phase.order.kind === 'newest' ? sorted.length - count : phase.order.kind === 'random' ? rng.int(sorted.length - count + 1) : 0;
+    const start =
+      phase.order.kind === 'newest' ? sorted.length - count : phase.order.kind === 'random' ? rng.int(sorted.length - count + 1) : 0;
     return sorted.slice(start, start + count);
   }
   const picked = byOrder(live, count, phase.order, rng, index);

@@ -124,9 +124,15 @@ function columnPlan(c: ColumnDef, keyed: boolean): ColumnPlan {
     case 'varbinary':
       return sized(`VARBINARY(${t.length})`, 'bytes', t.length, false);
     case 'text':
-      return { ...sized(/^(tiny|medium|long)?text$/.test(t.name) ? t.name.toUpperCase() : 'LONGTEXT', 'text', MAX_SENT_UNITS, false), defaultUnits: UNBOUNDED_DEFAULT_UNITS };
+      return {
+        ...sized(/^(tiny|medium|long)?text$/.test(t.name) ? t.name.toUpperCase() : 'LONGTEXT', 'text', MAX_SENT_UNITS, false),
+        defaultUnits: UNBOUNDED_DEFAULT_UNITS,
+      };
     case 'blob':
-      return { ...sized(/^(tiny|medium|long)?blob$/.test(t.name) ? t.name.toUpperCase() : 'LONGBLOB', 'bytes', MAX_SENT_UNITS, false), defaultUnits: UNBOUNDED_DEFAULT_UNITS };
+      return {
+        ...sized(/^(tiny|medium|long)?blob$/.test(t.name) ? t.name.toUpperCase() : 'LONGBLOB', 'bytes', MAX_SENT_UNITS, false),
+        defaultUnits: UNBOUNDED_DEFAULT_UNITS,
+      };
   }
 }
 
@@ -152,13 +158,15 @@ function clusteredIndex(table: TableDef): { primary: IndexDef | undefined; promo
   if (primary && !primary.unique)
     throw new MysqlCheckError(`index ${primary.name}: InnoDB clusters a table by its PRIMARY KEY, which is unique: add unique: true`);
   // Without a PRIMARY KEY, InnoDB clusters by the first UNIQUE index whose columns are all NOT NULL.
-  const notNull = (i: IndexDef) => i.columns.every((c) => table.columns.find((x) => x.name.toLowerCase() === c.toLowerCase())?.nullable === false);
+  const notNull = (i: IndexDef) =>
+    i.columns.every((c) => table.columns.find((x) => x.name.toLowerCase() === c.toLowerCase())?.nullable === false);
   return { primary, promoted: primary ? undefined : table.indexes.find((i) => i.unique && notNull(i)) };
 }
 
 export function tablePlan(table: TableDef, engine: EngineSpec): TablePlan {
   const rowFormat = (engineText(engine, 'row_format') ?? 'dynamic').toLowerCase();
-  if (!ROW_FORMATS.includes(rowFormat)) throw new MysqlCheckError(`engine.row_format: expected one of ${ROW_FORMATS.join(', ')}, found ${rowFormat}`);
+  if (!ROW_FORMATS.includes(rowFormat))
+    throw new MysqlCheckError(`engine.row_format: expected one of ${ROW_FORMATS.join(', ')}, found ${rowFormat}`);
   const charset = CHARSETS[engine.encoding ?? 'utf8'] ?? 'utf8mb4';
   const position = (name: string) => {
     const i = table.columns.findIndex((c) => c.name.toLowerCase() === name.toLowerCase());
@@ -177,7 +185,10 @@ export function tablePlan(table: TableDef, engine: EngineSpec): TablePlan {
     const def = `${idx.unique ? 'UNIQUE ' : ''}KEY ${quoteName(idx.name)} (${indexColumnsSql(idx)})${indexComment(idx)}`;
     // The index InnoDB clusters by must be there before the rows: it is the table.
     if (idx.when === 'before_load' || idx === promoted) parts.push(def);
-    else laterIndexes.push(`CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteName(idx.name)} ON ${ident} (${indexColumnsSql(idx)})${indexComment(idx)}`);
+    else
+      laterIndexes.push(
+        `CREATE ${idx.unique ? 'UNIQUE ' : ''}INDEX ${quoteName(idx.name)} ON ${ident} (${indexColumnsSql(idx)})${indexComment(idx)}`,
+      );
   }
   const createSql = `CREATE TABLE ${ident} (${parts.join(', ')}) ENGINE=InnoDB ROW_FORMAT=${rowFormat.toUpperCase()} DEFAULT CHARSET=${charset} COLLATE=${charset}_bin`;
   const indexes: TablePlan['indexes'] = table.indexes.map((i) => ({ config: i.name, server: i === primary ? 'PRIMARY' : i.name }));

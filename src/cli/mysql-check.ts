@@ -84,9 +84,17 @@ function resultText(results: MysqlCheckResult[]): string {
   return out.join('\n');
 }
 
+/** What a signal's clean-up needs: the busy connection, the scratch database; and whether it is under way. */
+export interface StopState {
+  connectionId?: number;
+  db?: ScratchDatabase;
+  stopping?: boolean;
+}
+
 /** A stop by signal: kill the busy connection from a second one, then drop the scratch database there. */
-function dropOnInterrupt(target: MysqlTarget, state: { connectionId?: number; db?: ScratchDatabase }): () => void {
+export function dropOnInterrupt(target: MysqlTarget, state: StopState): () => void {
   return onInterrupt(async () => {
+    state.stopping = true;
     const db = state.db;
     if (!db) return;
     const second = await connect(target, { timeoutMs: 5000 });
@@ -100,6 +108,11 @@ function dropOnInterrupt(target: MysqlTarget, state: { connectionId?: number; db
       await closeConnection(second);
     }
   });
+}
+
+/** After a failure: when a signal's clean-up is under way (it killed the connection), it ends the process. */
+export async function awaitStop(state: StopState): Promise<void> {
+  if (state.stopping) await new Promise(() => {});
 }
 
 export async function mysqlCheckCommand(file: string, options: MysqlCheckCliOptions): Promise<number> {
@@ -116,7 +129,7 @@ export async function mysqlCheckCommand(file: string, options: MysqlCheckCliOpti
     process.stderr.write(`${errorText(`mysql-check: ${where}${err.message}`)}\n`);
     return EXIT_INPUT;
   }
-  const state: { connectionId?: number; db?: ScratchDatabase } = {};
+  const state: StopState = {};
   const unregister = dropOnInterrupt(target, state);
   let conn: MysqlConnection | undefined;
   try {
@@ -131,6 +144,7 @@ export async function mysqlCheckCommand(file: string, options: MysqlCheckCliOpti
     process.stdout.write(options.json ? `${JSON.stringify({ config: file, results }, null, 2)}\n` : `${resultText(results)}\n`);
     return EXIT_OK;
   } catch (err) {
+    await awaitStop(state);
     const left = state.db ? `; scratch database ${state.db.ident} is left behind: drop it with ${state.db.dropSql}` : '';
     const message = target.redact(err instanceof Error ? err.message : String(err));
     if (err instanceof MysqlCheckError) process.stderr.write(`error: mysql-check: ${file}: ${message}${left}\n`);

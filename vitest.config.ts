@@ -21,7 +21,7 @@ const LIVE_POSTGRES = [
 ];
 
 /** The files that work on a live MariaDB: each starts a throw-away server of its own (test/helpers/mariadb-cluster.ts). */
-const LIVE_MARIADB = ['test/mysqlcheck-replay.test.ts', 'test/mysqlcheck-safety.test.ts'];
+const LIVE_MARIADB = ['test/mysqlcheck-replay.test.ts', 'test/mysqlcheck-safety.test.ts', 'test/mysqlcheck-engine.test.ts'];
 
 export default defineConfig({
   test: {

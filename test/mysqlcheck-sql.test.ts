@@ -12,6 +12,7 @@ import { mysqlTarget, MysqlConnectionError } from '../src/mysqlcheck/connection.
 import type { ReplayResult } from '../src/mysqlcheck/replay.js';
 import { pickRows, RowState } from '../src/mysqlcheck/rows.js';
 import { scramble, tablePlan, valueOf } from '../src/mysqlcheck/sql.js';
+import { mysqlCheckText } from '../src/cli/mysql-check.js';
 import { rowsim } from './helpers/cli.js';
 import { specOf } from './helpers/mysql-live.js';
 
@@ -140,6 +141,28 @@ describe('model beside server', () => {
     expect(compareFigures([null], replay, []).every((c) => c.predicted === null)).toBe(true);
     expect(innodbFigures({ metrics: { innodb: model } } as never)).toBe(model);
     expect(innodbFigures({ metrics: {} } as never)).toBeNull();
+  });
+
+  it('prints a table a row a figure, then what each phase sent and the notes', () => {
+    const comparisons = compareFigures([null], replay, ['insert 100000 rows']);
+    const text = mysqlCheckText([
+      {
+        label: 'base',
+        table: 'orders',
+        server_version: '10.11.19-MariaDB',
+        create_sql: 'CREATE TABLE `orders` (…)',
+        notes: ['a note'],
+        comparisons,
+        replays: [{ phase: 0, op: 'insert', sends: ['INSERT INTO `orders` … (500 rows a statement, one transaction)'], notes: [] }],
+      },
+    ]);
+    const lines = text.split('\n');
+    expect(lines[0]).toBe('== base: table orders (10.11.19-MariaDB)');
+    expect(lines.find((l) => l.includes('leaf_pages.PRIMARY'))).toMatch(
+      /^1\. insert 100000 rows\s+leaf_pages\.PRIMARY\s+not modelled\s+848\s*$/,
+    );
+    expect(text).toContain('replay, phase 1 (insert): INSERT INTO `orders` … (500 rows a statement, one transaction)');
+    expect(text).toContain('note: a note');
   });
 
   it('refuses a config of another format, naming both', () => {

@@ -56,7 +56,7 @@ function checkPoints(file: string): SweepPoint[] {
 
 const signed = (n: number, text: string) => `${n > 0 ? '+' : ''}${text}`;
 
-function resultText(results: MysqlCheckResult[]): string {
+export function mysqlCheckText(results: MysqlCheckResult[]): string {
   const out: string[] = [];
   results.forEach((r, i) => {
     out.push(`== ${results.length > 1 ? `${i + 1}/${results.length} ` : ''}${r.label}: table ${r.table} (${r.server_version})`);
@@ -141,7 +141,7 @@ export async function mysqlCheckCommand(file: string, options: MysqlCheckCliOpti
         await mysqlCheck(conn, p.spec, { label: p.label, connectionId: state.connectionId, onDatabase: (d) => (state.db = d), target }),
       );
     }
-    process.stdout.write(options.json ? `${JSON.stringify({ config: file, results }, null, 2)}\n` : `${resultText(results)}\n`);
+    process.stdout.write(options.json ? `${JSON.stringify({ config: file, results }, null, 2)}\n` : `${mysqlCheckText(results)}\n`);
     return EXIT_OK;
   } catch (err) {
     await awaitStop(state);

@@ -2,7 +2,8 @@
  * rowsim mysql-check end to end: the innodb format's figures beside a live MariaDB's, for the scenarios of
  * the InnoDB issue (key-order and random keys, growth by update, random deletes with purge and merges,
  * OPTIMIZE TABLE, a secondary index). Its bounds are the issue's: leaf pages per index within 1%, pages
- * per index within 3%. Runs once the innodb format is registered (skipped before).
+ * per index within 3%. Runs once the innodb format is registered; before, an innodb config is refused
+ * (a test that always runs: a file whose tests are all skipped runs no hooks, and its server would stay).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,10 +53,20 @@ const SCENARIOS = {
   ),
 };
 
-describe.runIf(MYSQL_URL && isFormatId(INNODB_FORMAT_ID))('rowsim mysql-check: the innodb format beside MariaDB', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'rowsim-mysqlengine-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = mkdtempSync(join(tmpdir(), 'rowsim-mysqlengine-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+describe.runIf(MYSQL_URL && !isFormatId(INNODB_FORMAT_ID))('rowsim mysql-check before the innodb format is registered', () => {
+  it('refuses an innodb config with exit 2, before connecting', () => {
+    const file = join(dir, 'early.yaml');
+    writeFileSync(file, SCENARIOS.sequential);
+    const r = rowsim(['mysql-check', file, '--url', MYSQL_URL!]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: .*innodb/);
+  });
+});
+
+describe.runIf(MYSQL_URL && isFormatId(INNODB_FORMAT_ID))('rowsim mysql-check: the innodb format beside MariaDB', () => {
   for (const [name, yaml] of Object.entries(SCENARIOS)) {
     it(`${name} keys: leaf pages within 1%, pages within 3%, after every phase and for every index`, () => {
       const file = join(dir, `${name}.yaml`);

@@ -120,4 +120,20 @@ workload:
     expect(rowsOf(r, 2)).toBeGreaterThanOrEqual(ROWS);
     expect(rowsOf(r, 2)).toBeLessThan(ROWS + 300);
   });
+
+  it("a range of keys in one statement with BETWEEN; a page size other than the server's refused before anything is created", async () => {
+    const yaml = `name: range\n${table()}\nworkload:\n  - insert: { rows: 5000, values: { pad: { length: 100 } } }\n  - delete: { rows: 10%, order: newest, via: range }\n  - update: { rows: 20%, order: sequential, via: range, set: { pad: { length: 150 } } }\n`;
+    const r = await mysqlReplay(conn, specOf(yaml), { connectionId: 1 });
+    expect(r.phases[1]!.sends).toEqual(['DELETE FROM `t` WHERE `id` BETWEEN ? AND ?']);
+    expect(rowsOf(r, 1)).toBe(4500);
+    expect(r.phases[2]!.sends).toEqual(['UPDATE `t` SET `pad` = ? WHERE `id` BETWEEN ? AND ?']);
+    const told: unknown[] = [];
+    const err = await mysqlReplay(conn, specOf(yaml, { page_size: 8192 }), { connectionId: 1, onDatabase: (d) => told.push(d) }).catch(
+      (e: unknown) => e,
+    );
+    expect((err as Error).message).toBe(
+      "engine.page_size is 8192 bytes, the server's innodb_page_size 16384: a server's page size is chosen when its data directory is created",
+    );
+    expect(told).toEqual([]);
+  });
 });

@@ -120,7 +120,8 @@ const state = {};
 dropOnInterrupt(target, state);
 const [[{ id }]] = await conn.query('SELECT CONNECTION_ID() AS id');
 state.connectionId = id;
-const spec = loadConfig(${JSON.stringify(join(dir, 'big.yaml'))}).storage[0].spec;
+const loaded = loadConfig(${JSON.stringify(join(dir, 'big.yaml'))}).storage[0].spec;
+const spec = { ...loaded, engine: { ...loaded.engine, page_size: 16384 } };
 await mysqlReplay(conn, spec, { connectionId: id, databasePrefix: '${prefix}', onDatabase: (d) => (state.db = d) }).catch(async (err) => {
   await awaitStop(state);
   throw err;

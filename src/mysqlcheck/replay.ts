@@ -245,30 +245,35 @@ class Replay {
 
   async setBased(phase: Extract<PhaseSpec, { op: 'update' | 'delete' }>, index: number, rows: number[]): Promise<void> {
     const set = phase.op === 'update' ? setChanges(this.spec, this.plan, phase.set, index) : null;
-    const whole = rows.length === this.state.liveCount;
     const undo: (() => void)[] = [];
-    const before = set ? null : rows.map((r) => r);
-    // Every row, one value: the statement a user writes.
-    const uniform = whole && (!set || set.uniform);
-    let sql: string;
-    let params: SqlValue[] = [];
-    if (uniform) {
-      if (set) {
-        for (const r of rows) undo.push(set.apply(this.state, r));
-        params = rows.length > 0 ? set.values(this.state, rows[0]!) : [];
-      }
-      sql = set ? `UPDATE ${this.plan.ident} SET ${set.sql}` : `DELETE FROM ${this.plan.ident}`;
-    } else sql = await this.stage(rows, set, undo);
-    if (before) for (const r of before) this.state.live[r] = false;
+    const plain = this.plainStatement(rows, set, phase.via === 'range', undo);
+    const sql = plain ? plain.sql : await this.stage(rows, set, undo);
+    if (!set) for (const r of rows) this.state.live[r] = false;
     if (phase.rollback) await this.send('START TRANSACTION');
-    await this.send(sql, params);
+    await this.send(sql, plain?.params ?? []);
     if (phase.rollback) {
       await this.send('ROLLBACK');
       for (const u of undo.reverse()) u();
-      if (before) for (const r of before) this.state.live[r] = true;
+      if (!set) for (const r of rows) this.state.live[r] = true;
     }
-    if (!uniform) await this.send(`DROP TABLE ${STAGE}`);
-    this.sends.push(`${sql}${uniform ? '' : ` (${rows.length} rows staged in ${STAGE})`}${phase.rollback ? ', rolled back' : ''}`);
+    if (!plain) await this.send(`DROP TABLE ${STAGE}`);
+    this.sends.push(`${sql}${plain ? '' : ` (${rows.length} rows staged in ${STAGE})`}${phase.rollback ? ', rolled back' : ''}`);
+  }
+
+  /**
+   * The statement a user writes when one value serves every row: no WHERE for every live row, `WHERE
+   * key BETWEEN first AND last` for a range of a one-column key (no other live row lies between); else null.
+   */
+  plainStatement(rows: number[], set: SetChanges | null, range: boolean, undo: (() => void)[]): { sql: string; params: SqlValue[] } | null {
+    if (rows.length === 0 || (set && !set.uniform)) return null;
+    const key = this.plan.primary;
+    const whole = rows.length === this.state.liveCount;
+    if (!whole && !(range && key.length === 1)) return null;
+    const bounds = whole ? [] : [this.state.value(key[0]!, rows[0]!), this.state.value(key[0]!, rows[rows.length - 1]!)];
+    const where = whole ? '' : ` WHERE ${quoteName(this.plan.columns[key[0]!]!.name)} BETWEEN ? AND ?`;
+    if (!set) return { sql: `DELETE FROM ${this.plan.ident}${where}`, params: bounds };
+    for (const r of rows) undo.push(set.apply(this.state, r));
+    return { sql: `UPDATE ${this.plan.ident} SET ${set.sql}${where}`, params: [...set.values(this.state, rows[0]!), ...bounds] };
   }
 
   /** Stage the rows (their keys and new values) and return the joined statement. */
@@ -414,8 +419,12 @@ function setChanges(spec: StorageSpec, plan: TablePlan, set: Record<string, SetS
  */
 export async function mysqlReplay(conn: MysqlConnection, spec: StorageSpec, options: ReplayOptions): Promise<ReplayResult> {
   const plan = tablePlan(spec.table, spec.engine);
-  const [v] = await conn.query('SELECT VERSION() AS v');
-  const version = String((v as { v: string }[])[0]!.v);
+  const [v] = await conn.query('SELECT VERSION() AS v, @@innodb_page_size AS page');
+  const { v: version, page } = (v as { v: string; page: number }[])[0]!;
+  if (spec.engine.page_size !== undefined && Number(page) !== spec.engine.page_size)
+    throw new MysqlCheckError(
+      `engine.page_size is ${spec.engine.page_size} bytes, the server's innodb_page_size ${page}: a server's page size is chosen when its data directory is created`,
+    );
   await conn.query('SET SESSION information_schema_stats_expiry = 0').catch(() => undefined);
   const db = await ScratchDatabase.create(conn, options.databasePrefix ?? DEFAULT_DATABASE_PREFIX, options.connectionId, (s) =>
     options.onDatabase?.(s),
@@ -426,7 +435,7 @@ export async function mysqlReplay(conn: MysqlConnection, spec: StorageSpec, opti
     await conn.query(`USE ${db.ident}`);
     const phases = await replay.run();
     failed = false;
-    return { server_version: version, database: db.name, create_sql: plan.createSql, indexes: plan.indexes, phases };
+    return { server_version: String(version), database: db.name, create_sql: plan.createSql, indexes: plan.indexes, phases };
   } finally {
     await replay.close().catch(() => undefined);
     try {

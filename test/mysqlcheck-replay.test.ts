@@ -9,6 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeConnection, type MysqlConnection } from '../src/mysqlcheck/connection.js';
 import { mysqlReplay, type ReplayResult } from '../src/mysqlcheck/replay.js';
+import { loadConfig } from '../src/loader/config.js';
+import { recordTrace } from '../src/mysqlcheck/trace.js';
 import { MYSQL_URL, mysqlConnect, needsMysql, specOf } from './helpers/mysql-live.js';
 
 needsMysql('mysql-check replay');
@@ -135,5 +137,27 @@ workload:
       "engine.page_size is 8192 bytes, the server's innodb_page_size 16384: a server's page size is chosen when its data directory is created",
     );
     expect(told).toEqual([]);
+  });
+
+  it("with the model's trace: its keys, its key changes and its rows, every statement accepted", async () => {
+    const yaml = `name: traced
+seed: 13
+${table().replace('    - { name: t_pk', '    - { name: t_k, columns: [k] }\n    - { name: t_pk')}
+workload:
+  - insert: { rows: ${ROWS}, values: { id: { order: random }, k: { order: random }, pad: { length: 100 } } }
+  - update: { rows: 30%, order: random, via: scan, set: { k: { order: random }, pad: { grow: 40 } } }
+  - delete: { rows: 10%, order: oldest, via: range }
+  - update: { rows: 5%, order: random, transaction: row, set: { pad: { length: 20 } } }
+`;
+    const { trace } = recordTrace(loadConfig('traced.yaml', yaml).storage[0]!.spec);
+    const r = await mysqlReplay(conn, specOf(yaml), { connectionId: 1, trace });
+    expect(rowsOf(r, 0)).toBe(ROWS);
+    expect(rowsOf(r, 0, 't_k')).toBe(ROWS);
+    expect(r.phases[1]!.sends[0]).toMatch(/JOIN rowsim_stage s .* \(6000 rows staged/);
+    // The range runs over the first index's leading column (k), as the model's did.
+    expect(r.phases[2]!.sends).toEqual(['DELETE FROM `t` WHERE `k` BETWEEN ? AND ?']);
+    expect(rowsOf(r, 2)).toBeGreaterThanOrEqual(ROWS - 2000);
+    expect(rowsOf(r, 2)).toBeLessThan(ROWS - 2000 + 300);
+    expect(r.phases[3]!.sends[0]).toMatch(/\(900 statements, a transaction a row\)$/);
   });
 });

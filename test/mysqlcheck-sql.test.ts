@@ -11,8 +11,11 @@ import { checkFormat, compareFigures, innodbFigures, MysqlCheckError, type Innod
 import { mysqlTarget, MysqlConnectionError } from '../src/mysqlcheck/connection.js';
 import type { ReplayResult } from '../src/mysqlcheck/replay.js';
 import { pickRows, RowState } from '../src/mysqlcheck/rows.js';
+import { mysqlReplay } from '../src/mysqlcheck/replay.js';
 import { scramble, tablePlan, valueOf } from '../src/mysqlcheck/sql.js';
+import { rankKeys, recordTrace } from '../src/mysqlcheck/trace.js';
 import { mysqlCheckText } from '../src/cli/mysql-check.js';
+import { loadConfig } from '../src/loader/config.js';
 import { rowsim } from './helpers/cli.js';
 import { specOf } from './helpers/mysql-live.js';
 
@@ -92,14 +95,14 @@ describe('rows a phase reaches', () => {
     ({ op: 'delete', rows: { kind: 'count', n: rows }, order: { kind: order }, via, transaction: 'statement' }) as never;
 
   it('index: the phase order; scan: the same rows met in key order; range: consecutive keys', () => {
-    expect(pickRows(state, phase('sequential', 'index'), [0], 1, 0)).toEqual([0, 1, 2, 3]);
-    expect(pickRows(state, phase('newest', 'index'), [0], 1, 0)).toEqual([6, 7, 8, 9]);
-    expect(pickRows(state, phase('sequential', 'scan'), [0], 1, 0)).toEqual([3, 2, 1, 0]);
-    expect(pickRows(state, phase('sequential', 'range'), [0], 1, 0)).toEqual([9, 8, 7, 6]);
-    const random = pickRows(state, phase('random', 'index', 10), [0], 1, 0);
+    expect(pickRows(state, phase('sequential', 'index'), [0], 0, 1, 0)).toEqual([0, 1, 2, 3]);
+    expect(pickRows(state, phase('newest', 'index'), [0], 0, 1, 0)).toEqual([6, 7, 8, 9]);
+    expect(pickRows(state, phase('sequential', 'scan'), [0], 0, 1, 0)).toEqual([3, 2, 1, 0]);
+    expect(pickRows(state, phase('sequential', 'range'), [0], 0, 1, 0)).toEqual([9, 8, 7, 6]);
+    const random = pickRows(state, phase('random', 'index', 10), [0], 0, 1, 0);
     expect([...random].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(() =>
-      pickRows(state, { ...(phase('sequential', 'index') as object), order: { kind: 'zipf', s: 1 } } as never, [0], 1, 0),
+      pickRows(state, { ...(phase('sequential', 'index') as object), order: { kind: 'zipf', s: 1 } } as never, [0], 0, 1, 0),
     ).toThrow(/zipf/);
   });
 });
@@ -170,6 +173,68 @@ describe('model beside server', () => {
     expect(() => checkFormat(specOf(YAML))).toThrow(
       /expected engine.format: innodb \(the format mysql-check compares\), found sqlserver-heap/,
     );
+  });
+});
+
+/** A connection that answers what the replay asks and keeps every statement with its parameters. */
+function fakeConnection(sent: { sql: string; params: unknown[] }[]) {
+  let token = '';
+  let database = '';
+  return {
+    query: async (sql: string, params: unknown[] = []) => {
+      sent.push({ sql, params });
+      if (sql.startsWith('SELECT VERSION()')) return [[{ v: 'fake', page: 16_384 }]];
+      if (sql.startsWith('CREATE DATABASE')) database = /`([^`]+)`/.exec(sql)![1]!;
+      if (sql.includes('rowsim_marker VALUES')) token = String(params[0]);
+      if (sql.startsWith('SELECT SCHEMA_NAME')) return [[{ SCHEMA_NAME: database }]];
+      if (sql.startsWith('SELECT token')) return [[{ token }]];
+      return [[]];
+    },
+  };
+}
+
+describe("the model's run replayed as it went (trace)", () => {
+  it('ranks keys per column: equal keys equal codes, NULL −1, unkeyed left alone', () => {
+    const phases = [
+      [
+        { row: 0, codes: Float64Array.of(0.7, NaN) },
+        { row: 1, codes: Float64Array.of(0.2, NaN) },
+      ],
+      [
+        { row: 2, codes: Float64Array.of(Infinity, NaN) },
+        { row: 0, codes: Float64Array.of(0.7, NaN) },
+      ],
+    ];
+    rankKeys(phases, 2);
+    expect(phases.flat().map((t) => t.codes[0])).toEqual([2, 1, -1, 2]);
+    expect(Number.isNaN(phases[0]![0]!.codes[1]!)).toBe(true);
+  });
+
+  it("sends the model's keys in its order and deletes the rows it deleted", async () => {
+    const yaml = `name: trace
+seed: 4
+table:
+  name: t
+  columns: [{ name: id, type: bigint }, { name: pad, type: varchar(50) }]
+  indexes: [{ name: t_pk, columns: [id], unique: true, clustered: true }]
+engine: { format: sqlserver-heap }
+workload:
+  - insert: { rows: 300, values: { id: { order: random }, pad: { length: 10 } } }
+  - delete: { rows: 10%, order: random }
+`;
+    // The model runs the config as written (SQL Server's 8K pages); the replay on the 16K server.
+    const { trace } = recordTrace(loadConfig('trace.yaml', yaml).storage[0]!.spec);
+    const spec = specOf(yaml);
+    const sent: { sql: string; params: unknown[] }[] = [];
+    await mysqlReplay(fakeConnection(sent) as never, spec, { connectionId: 1, trace });
+    const ids = sent.filter((x) => x.sql.startsWith('INSERT INTO `t`')).flatMap((x) => x.params.filter((_, i) => i % 2 === 0));
+    expect(ids).toEqual(trace.phases[0]!.map((t) => t.codes![0]));
+    expect([...ids].sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    const codeOf = new Map(trace.phases[0]!.map((t) => [t.row, t.codes![0]]));
+    const deleted = sent.filter((x) => x.sql.startsWith('DELETE FROM `t`')).map((x) => x.params[0]);
+    expect(deleted).toEqual(trace.phases[1]!.map((t) => codeOf.get(t.row)));
+    expect(deleted).toHaveLength(30);
+    expect(sent.at(-1)!.sql).toMatch(/^DROP DATABASE `rowsim_check_[0-9a-f]{12}`$/);
   });
 });
 

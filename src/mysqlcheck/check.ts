@@ -8,7 +8,8 @@
  * bytes. A figure the run does not give is "not modelled".
  */
 import type { StorageSpec } from '../config/spec.js';
-import { runStorage, type PhaseResult } from '../workload/runner.js';
+import type { PhaseResult } from '../workload/runner.js';
+import { recordTrace } from './trace.js';
 import { diffs, type Comparison } from '../pgcheck/result.js';
 import { INNODB_FORMAT_ID } from '../formats/innodb-id.js';
 import type { MysqlConnection, MysqlTarget } from './connection.js';
@@ -89,9 +90,10 @@ interface MysqlCheckOptions {
 /** Run the config through rowsim's runner, replay it on the server, and put the two side by side. */
 export async function mysqlCheck(conn: MysqlConnection, spec: StorageSpec, options: MysqlCheckOptions): Promise<MysqlCheckResult> {
   planMysqlCheck(spec);
-  const run = runStorage(spec);
+  // The model's run, recorded: the replay sends its keys in its order and changes the rows it changed.
+  const { trace, run } = recordTrace(spec);
   const model = spec.workload.map((_, i) => innodbFigures(run.phases[i]));
-  const replay = await mysqlReplay(conn, spec, options);
+  const replay = await mysqlReplay(conn, spec, { ...options, trace });
   const labels = spec.workload.map((ph, i) => run.phases[i]?.label ?? ph.op);
   const notes: string[] = [];
   if (model.every((m) => m === null)) notes.push('the run reports no InnoDB figures (metrics.innodb): every figure is "not modelled"');

@@ -13,7 +13,7 @@
  *   - after every phase that changed rows, the purge is waited for (no snapshot open), so that the
  *     figures are those of a settled table.
  */
-import type { PhaseSpec, SetSpec, StorageSpec } from '../config/spec.js';
+import type { PhaseSpec, SetSpec, StorageSpec, ValueDomain } from '../config/spec.js';
 import { rowsPerTransaction } from '../config/spec.js';
 import { lengthSource } from '../workload/dist.js';
 import { Prng } from '../util/prng.js';
@@ -21,6 +21,7 @@ import { resolveCount } from '../util/units.js';
 import { connect, closeConnection, type MysqlConnection, type MysqlTarget } from './connection.js';
 import { observeTable, waitForPurge, type ServerFigures } from './observe.js';
 import { pickRows, RowState } from './rows.js';
+import type { ModelTrace, TracedRow } from './trace.js';
 import { DEFAULT_DATABASE_PREFIX, quoteName, ScratchDatabase } from './scratch.js';
 import { MysqlCheckError, scramble, tablePlan, type SqlValue, type TablePlan } from './sql.js';
 
@@ -37,6 +38,8 @@ export interface ReplayOptions {
   onDatabase?: (db: ScratchDatabase | undefined) => void;
   /** Where a snapshot phase opens its second connection. */
   target?: MysqlTarget;
+  /** rowsim's run of the config (trace.ts): its keys, and the rows each phase changed, replayed as they are. */
+  trace?: ModelTrace;
 }
 
 export interface PhaseObservation {
@@ -64,6 +67,8 @@ class Replay {
   notes: string[] = [];
   indexesBuilt = false;
   snapshot?: MysqlConnection;
+  /** The model's row ids, as the replay's (a trace's rows). */
+  readonly modelRows = new Map<number, number>();
 
   constructor(
     readonly conn: MysqlConnection,
@@ -71,6 +76,7 @@ class Replay {
     readonly plan: TablePlan,
     readonly database: string,
     readonly target: MysqlTarget | undefined,
+    readonly trace: ModelTrace | undefined,
   ) {
     this.state = new RowState(plan.columns);
   }
@@ -157,8 +163,9 @@ class Replay {
   }
 
   async insert(phase: Extract<PhaseSpec, { op: 'insert' }>, index: number): Promise<void> {
-    const n = resolveCount(phase.rows, this.state.liveCount);
-    const draw = insertDraws(this.spec, this.plan, phase, index);
+    const traced = this.trace?.phases[index];
+    const n = traced ? traced.length : resolveCount(phase.rows, this.state.liveCount);
+    const draw = insertDraws(this.spec, this.plan, phase, index, traced !== undefined);
     const perTx = Math.min(n, rowsPerTransaction(phase.transaction));
     const ncols = this.plan.columns.length;
     const batch = Math.max(1, Math.min(INSERT_BATCH_ROWS, Math.floor(MAX_PARAMS / ncols), perTx));
@@ -172,7 +179,7 @@ class Replay {
         const k = Math.min(batch, txRows - sent);
         const params: SqlValue[] = [];
         for (let j = 0; j < k; j++) {
-          const r = this.newRow(draw);
+          const r = this.newRow(draw, traced?.[done + sent + j]);
           added.push(r);
           for (let c = 0; c < ncols; c++) params.push(this.state.value(c, r));
         }
@@ -188,7 +195,7 @@ class Replay {
     );
   }
 
-  newRow(draw: InsertDraws): number {
+  newRow(draw: InsertDraws, traced: TracedRow | undefined): number {
     const r = this.state.add();
     this.plan.columns.forEach((_, c) => {
       const d = draw[c]!;
@@ -196,6 +203,10 @@ class Replay {
       this.state.units[c]![r] = d.units();
       this.state.fills[c]![r] = 23; // 'x'
     });
+    if (traced) {
+      this.modelRows.set(traced.row, r);
+      applyCodes(this.state, r, traced.codes);
+    }
     return r;
   }
 
@@ -212,15 +223,50 @@ class Replay {
       throw new MysqlCheckError(
         `phase ${index + 1}: mysql-check finds rows by the primary key: give the table an index with clustered: true, unique: true`,
       );
-    const rows = pickRows(this.state, phase, key, this.spec.seed, index);
+    const traced = this.trace?.phases[index];
+    const rows = traced ? traced.map((t) => this.rowOf(t)) : pickRows(this.state, phase, key, this.plan.rangeColumn, this.spec.seed, index);
+    if (traced && phase.op === 'update') this.tracedCodes = new Map(traced.map((t) => [this.rowOf(t), t.codes]));
     if ((phase.via ?? 'index') === 'index') await this.rowAtATime(phase, index, rows);
     else await this.setBased(phase, index, rows);
   }
 
+  /** The update's SET, its keys changed as the trace says where there is one. */
+  setOf(set: Record<string, SetSpec>, index: number): SetChanges {
+    const changes = setChanges(this.spec, this.plan, set, index, this.trace !== undefined);
+    const traced = this.tracedCodes;
+    if (!traced) return changes;
+    const apply = changes.apply;
+    return {
+      ...changes,
+      apply: (state, r) => {
+        const saved = this.plan.columns.map((_, c) => [state.codes[c]![r]!, state.units[c]![r]!] as const);
+        const undo = apply(state, r);
+        applyCodes(state, r, traced.get(r) ?? null, changes.columns);
+        return () => {
+          undo();
+          saved.forEach(([code, units], c) => {
+            state.codes[c]![r] = code;
+            state.units[c]![r] = units;
+          });
+        };
+      },
+    };
+  }
+
+  /** A traced row's id in the replay. */
+  rowOf(t: TracedRow): number {
+    const r = this.modelRows.get(t.row);
+    if (r === undefined) throw new Error(`the model changed row ${t.row}, which the replay never inserted`);
+    return r;
+  }
+
+  /** An update's new codes from the trace, by the replay's row (applied after the SET's own changes). */
+  tracedCodes: Map<number, Float64Array | null> | undefined;
+
   async rowAtATime(phase: Extract<PhaseSpec, { op: 'update' | 'delete' }>, index: number, rows: number[]): Promise<void> {
     const key = this.plan.primary;
     const where = key.map((c) => `${quoteName(this.plan.columns[c]!.name)} = ?`).join(' AND ');
-    const set = phase.op === 'update' ? setChanges(this.spec, this.plan, phase.set, index) : null;
+    const set = phase.op === 'update' ? this.setOf(phase.set, index) : null;
     const perTx = Math.min(rows.length, rowsPerTransaction(phase.transaction));
     const head = set ? `UPDATE ${this.plan.ident} SET ${set.sql}` : `DELETE FROM ${this.plan.ident}`;
     for (let done = 0; done < rows.length; done += perTx) {
@@ -244,7 +290,7 @@ class Replay {
   }
 
   async setBased(phase: Extract<PhaseSpec, { op: 'update' | 'delete' }>, index: number, rows: number[]): Promise<void> {
-    const set = phase.op === 'update' ? setChanges(this.spec, this.plan, phase.set, index) : null;
+    const set = phase.op === 'update' ? this.setOf(phase.set, index) : null;
     const undo: (() => void)[] = [];
     const plain = this.plainStatement(rows, set, phase.via === 'range', undo);
     const sql = plain ? plain.sql : await this.stage(rows, set, undo);
@@ -261,19 +307,37 @@ class Replay {
   }
 
   /**
-   * The statement a user writes when one value serves every row: no WHERE for every live row, `WHERE
-   * key BETWEEN first AND last` for a range of a one-column key (no other live row lies between); else null.
+   * The statement a user writes when one value serves every row: no WHERE for every live row, `WHERE c
+   * BETWEEN lowest AND highest` for a range of the first index's leading column c (when no other live
+   * row has a value between); else null.
    */
   plainStatement(rows: number[], set: SetChanges | null, range: boolean, undo: (() => void)[]): { sql: string; params: SqlValue[] } | null {
     if (rows.length === 0 || (set && !set.uniform)) return null;
-    const key = this.plan.primary;
     const whole = rows.length === this.state.liveCount;
-    if (!whole && !(range && key.length === 1)) return null;
-    const bounds = whole ? [] : [this.state.value(key[0]!, rows[0]!), this.state.value(key[0]!, rows[rows.length - 1]!)];
-    const where = whole ? '' : ` WHERE ${quoteName(this.plan.columns[key[0]!]!.name)} BETWEEN ? AND ?`;
+    const bounds = whole ? [] : range ? this.rangeBounds(rows) : null;
+    if (!bounds) return null;
+    const where = whole ? '' : ` WHERE ${quoteName(this.plan.columns[this.plan.rangeColumn]!.name)} BETWEEN ? AND ?`;
     if (!set) return { sql: `DELETE FROM ${this.plan.ident}${where}`, params: bounds };
     for (const r of rows) undo.push(set.apply(this.state, r));
     return { sql: `UPDATE ${this.plan.ident} SET ${set.sql}${where}`, params: [...set.values(this.state, rows[0]!), ...bounds] };
+  }
+
+  /** The lowest and highest value of the range column among `rows`, when exactly those live rows lie between them. */
+  rangeBounds(rows: number[]): SqlValue[] | null {
+    const c = this.plan.rangeColumn;
+    if (c < 0) return null;
+    const codes = this.state.codes[c]!;
+    const units = this.state.units[c]!;
+    let lo = rows[0]!;
+    let hi = rows[0]!;
+    for (const r of rows) {
+      if (units[r]! < 0) return null;
+      if (codes[r]! < codes[lo]!) lo = r;
+      if (codes[r]! > codes[hi]!) hi = r;
+    }
+    let inside = 0;
+    for (const r of this.state.liveRows()) if (units[r]! >= 0 && codes[r]! >= codes[lo]! && codes[r]! <= codes[hi]!) inside++;
+    return inside === rows.length ? [this.state.value(c, lo), this.state.value(c, hi)] : null;
   }
 
   /** Stage the rows (their keys and new values) and return the joined statement. */
@@ -321,13 +385,38 @@ class Replay {
   }
 }
 
+/** Set a row's keyed columns' codes from a trace (of `only` those columns when given); −1 is NULL. */
+function applyCodes(state: RowState, r: number, codes: Float64Array | null, only?: number[]): void {
+  if (!codes) return;
+  for (let c = 0; c < codes.length; c++) {
+    const code = codes[c]!;
+    if (Number.isNaN(code) || (only && !only.includes(c))) continue;
+    if (code < 0) state.units[c]![r] = -1;
+    else {
+      state.codes[c]![r] = code;
+      if (state.units[c]![r]! < 0) state.units[c]![r] = state.columns[c]!.defaultUnits;
+    }
+  }
+}
+
 /** Per column, how an insert phase draws its length and whether its codes are scrambled. */
 type InsertDraws = { random: boolean; units: () => number }[];
 
-function insertDraws(spec: StorageSpec, plan: TablePlan, phase: Extract<PhaseSpec, { op: 'insert' }>, index: number): InsertDraws {
+/** Value domains the replay makes keys for without a trace: every value distinct, ascending or random. */
+function plainDomain(d: ValueDomain | undefined): boolean {
+  return !d || (d.distinct === undefined && d.frequency.kind === 'uniform' && d.order !== 'clustered');
+}
+
+function insertDraws(
+  spec: StorageSpec,
+  plan: TablePlan,
+  phase: Extract<PhaseSpec, { op: 'insert' }>,
+  index: number,
+  traced: boolean,
+): InsertDraws {
   return plan.columns.map((c) => {
     const v = Object.entries(phase.values).find(([name]) => name.toLowerCase() === c.name.toLowerCase())?.[1];
-    if (v?.domain && (v.domain.distinct !== undefined || v.domain.frequency.kind !== 'uniform' || v.domain.order === 'clustered'))
+    if (!traced && !plainDomain(v?.domain))
       throw new MysqlCheckError(
         `phase ${index + 1}, column ${c.name}: mysql-check replays distinct values in ascending or random order only`,
       );
@@ -356,7 +445,7 @@ interface SetChanges {
   apply(state: RowState, row: number): () => void;
 }
 
-function setChanges(spec: StorageSpec, plan: TablePlan, set: Record<string, SetSpec>, index: number): SetChanges {
+function setChanges(spec: StorageSpec, plan: TablePlan, set: Record<string, SetSpec>, index: number, traced: boolean): SetChanges {
   const columns: number[] = [];
   const same: number[] = [];
   const steps: ((state: RowState, row: number) => void)[] = [];
@@ -368,12 +457,15 @@ function setChanges(spec: StorageSpec, plan: TablePlan, set: Record<string, SetS
       same.push(c);
       continue;
     }
-    if (s.domain) throw new MysqlCheckError(`phase ${index + 1}, set ${name}: mysql-check does not replay value domains in updates`);
+    if (!traced && !plainDomain(s.domain))
+      throw new MysqlCheckError(`phase ${index + 1}, set ${name}: mysql-check replays distinct values in ascending or random order only`);
     columns.push(c);
     const col = plan.columns[c]!;
     const lengthRng = Prng.derive(spec.seed, 'phase', index, 'update', 'column', col.name, 'length');
     const nullRng = Prng.derive(spec.seed, 'phase', index, 'update', 'column', col.name, 'null');
     const nullShare = col.nullable && 'null' in s ? (s.null ?? 0) : 0;
+    // A new key: `changed`, or a set that says which values it draws from.
+    const changesKey = col.keyed && (s.kind === 'changed' || s.domain !== undefined);
     const source = (s.kind === 'length' || s.kind === 'grow') && !col.fixed ? lengthSource(s.dist) : null;
     // One value for every row: a constant length (or NULL for all), whatever the row held.
     const constant =
@@ -387,7 +479,7 @@ function setChanges(spec: StorageSpec, plan: TablePlan, set: Record<string, SetS
       if (nullShare > 0 && nullRng.float() < nullShare) u = -1;
       state.units[c]![r] = u;
       state.fills[c]![r]! += 1;
-      if (s.kind === 'changed' && col.keyed) state.codes[c]![r] = scramble(state.codes[c]![r]! + 0x40000000);
+      if (changesKey) state.codes[c]![r] = scramble(state.codes[c]![r]! + 0x40000000);
     });
   }
   const assign = [
@@ -430,7 +522,7 @@ export async function mysqlReplay(conn: MysqlConnection, spec: StorageSpec, opti
     options.onDatabase?.(s),
   );
   let failed = true;
-  const replay = new Replay(conn, spec, plan, db.name, options.target);
+  const replay = new Replay(conn, spec, plan, db.name, options.target, options.trace);
   try {
     await conn.query(`USE ${db.ident}`);
     const phases = await replay.run();

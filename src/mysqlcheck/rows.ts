@@ -84,17 +84,18 @@ function byOrder(live: number[], count: number, order: Order, rng: Prng, phase: 
 
 /**
  * The rows an update or delete phase reaches, in the order it meets them: for `via: index` the phase's
- * order; for `via: scan` the same rows met in key order (InnoDB's table scan is the clustered index's
- * leaf chain); for `via: range` a run of consecutive keys (oldest, newest, or from a random place).
+ * order; for `via: scan` the same rows met in primary key order (InnoDB's table scan is the clustered
+ * index's leaf chain); for `via: range` a run of consecutive values of `rangeColumn` (the first index's
+ * leading column: oldest, newest, or from a random place), in its order.
  */
-export function pickRows(state: RowState, phase: RowPhase, key: number[], seed: number, index: number): number[] {
+export function pickRows(state: RowState, phase: RowPhase, key: number[], rangeColumn: number, seed: number, index: number): number[] {
   const live = state.liveRows();
   const count = Math.min(resolveCount(phase.rows, live.length), live.length);
   const rng = Prng.derive(seed, 'mysql-check', index, 'rows');
   const via: RowAccess = phase.via ?? 'index';
   const inKeyOrder = (rows: number[]) => rows.sort(state.compareBy(key));
   if (via === 'range') {
-    const sorted = inKeyOrder(live);
+    const sorted = live.sort(state.compareBy([rangeColumn]));
     const start =
       phase.order.kind === 'newest' ? sorted.length - count : phase.order.kind === 'random' ? rng.int(sorted.length - count + 1) : 0;
     return sorted.slice(start, start + count);

@@ -48,6 +48,8 @@ export interface TablePlan {
   laterIndexes: string[];
   /** Positions of the primary key's columns (empty: InnoDB's own row id). */
   primary: number[];
+  /** The first index's leading column, which `via: range` runs over (−1: no index). */
+  rangeColumn: number;
   /** Every index as the config names it and as the server does (PRIMARY, GEN_CLUST_INDEX). */
   indexes: { config: string | null; server: string }[];
   rowFormat: string;
@@ -193,7 +195,18 @@ export function tablePlan(table: TableDef, engine: EngineSpec): TablePlan {
   const createSql = `CREATE TABLE ${ident} (${parts.join(', ')}) ENGINE=InnoDB ROW_FORMAT=${rowFormat.toUpperCase()} DEFAULT CHARSET=${charset} COLLATE=${charset}_bin`;
   const indexes: TablePlan['indexes'] = table.indexes.map((i) => ({ config: i.name, server: i === primary ? 'PRIMARY' : i.name }));
   if (!primary && !promoted) indexes.unshift({ config: null, server: 'GEN_CLUST_INDEX' });
-  return { ident, columns, createSql, laterIndexes, primary: primary ? primary.columns.map(position) : [], indexes, rowFormat, charset };
+  const first = table.indexes[0];
+  return {
+    ident,
+    columns,
+    createSql,
+    laterIndexes,
+    primary: primary ? primary.columns.map(position) : [],
+    rangeColumn: first ? position(first.columns[0]!) : -1,
+    indexes,
+    rowFormat,
+    charset,
+  };
 }
 
 /** A code in [1, 2^31) scrambled: a bijection there (an odd multiplier modulo 2^31), so random keys never repeat. */

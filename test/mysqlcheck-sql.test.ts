@@ -16,6 +16,7 @@ import { scramble, tablePlan, valueOf } from '../src/mysqlcheck/sql.js';
 import { rankKeys, recordTrace } from '../src/mysqlcheck/trace.js';
 import { mysqlCheckText } from '../src/cli/mysql-check.js';
 import { loadConfig } from '../src/loader/config.js';
+import { runStorage } from '../src/workload/runner.js';
 import { rowsim } from './helpers/cli.js';
 import { specOf } from './helpers/mysql-live.js';
 
@@ -219,7 +220,7 @@ table:
   indexes: [{ name: t_pk, columns: [id], unique: true, clustered: true }]
 engine: { format: sqlserver-heap }
 workload:
-  - insert: { rows: 300, values: { id: { order: random }, pad: { length: 10 } } }
+  - insert: { rows: 300, values: { id: { order: random }, pad: { length: { uniform: [0, 50] } } } }
   - delete: { rows: 10%, order: random }
 `;
     // The model runs the config as written (SQL Server's 8K pages); the replay on the 16K server.
@@ -230,6 +231,12 @@ workload:
     const ids = sent.filter((x) => x.sql.startsWith('INSERT INTO `t`')).flatMap((x) => x.params.filter((_, i) => i % 2 === 0));
     expect(ids).toEqual(trace.phases[0]!.map((t) => t.codes![0]));
     expect([...ids].sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    // The lengths too: the replay draws from the runner's own streams, value by value.
+    const lens: number[] = [];
+    runStorage(loadConfig('trace.yaml', yaml).storage[0]!.spec, { observer: { insert: (_row, l, base) => lens.push(l[base]!) } });
+    const pads = sent.filter((x) => x.sql.startsWith('INSERT INTO `t`')).flatMap((x) => x.params.filter((_, i) => i % 2 === 1));
+    expect(pads.map((p) => (p as string).length)).toEqual(lens);
+    expect(new Set(lens).size).toBeGreaterThan(20);
     const codeOf = new Map(trace.phases[0]!.map((t) => [t.row, t.codes![0]]));
     const deleted = sent.filter((x) => x.sql.startsWith('DELETE FROM `t`')).map((x) => x.params[0]);
     expect(deleted).toEqual(trace.phases[1]!.map((t) => codeOf.get(t.row)));

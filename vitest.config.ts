@@ -20,6 +20,9 @@ const LIVE_POSTGRES = [
   'test/bench-pg.test.ts',
 ];
 
+/** The files that work on a live MariaDB: each starts a throw-away server of its own (test/helpers/mariadb-cluster.ts). */
+const LIVE_MARIADB = ['test/mysqlcheck-replay.test.ts', 'test/mysqlcheck-safety.test.ts', 'test/mysqlcheck-engine.test.ts'];
+
 export default defineConfig({
   test: {
     // Build dist/ and bench/dist/ when they are older than their sources (test/build.ts), then PostgreSQL.
@@ -32,7 +35,12 @@ export default defineConfig({
         extends: true,
         // A test file per core (vitest's default leaves one core free: on two cores, one file at a time).
         // Many files spend their time waiting on child processes, and none of these touches PostgreSQL.
-        test: { name: 'rowsim', include: ['test/**/*.test.ts'], exclude: LIVE_POSTGRES, maxWorkers: Math.max(1, availableParallelism()) },
+        test: {
+          name: 'rowsim',
+          include: ['test/**/*.test.ts'],
+          exclude: [...LIVE_POSTGRES, ...LIVE_MARIADB],
+          maxWorkers: Math.max(1, availableParallelism()),
+        },
       },
       {
         extends: true,
@@ -42,6 +50,15 @@ export default defineConfig({
           include: LIVE_POSTGRES,
           setupFiles: ['test/helpers/pg-cluster.ts'],
           maxWorkers: process.env.ROWSIM_PG_URL ? 1 : Math.max(1, availableParallelism()),
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'mariadb',
+          include: LIVE_MARIADB,
+          setupFiles: ['test/helpers/mariadb-cluster.ts'],
+          maxWorkers: process.env.ROWSIM_MYSQL_URL ? 1 : Math.max(1, availableParallelism()),
         },
       },
     ],

@@ -13,7 +13,7 @@ import { build } from 'rolldown';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const out = join(dist, 'bundle');
-const EXTERNAL = ['@napi-rs/canvas', 'piscina', 'pg', 'chart.js', 'cli-table3', 'dejavu-fonts-ttf'];
+const EXTERNAL = ['@napi-rs/canvas', 'piscina', 'pg', 'mysql2', 'chart.js', 'cli-table3', 'dejavu-fonts-ttf'];
 
 /**
  * commander goes into the bundle. src/cli/commander.ts require()s it (outside a bundle that is cheaper

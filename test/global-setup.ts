@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export default function setup(): void {
+  installMariadb();
   if (process.env.ROWSIM_PG_URL || process.env.ROWSIM_SKIP_PG === '1') return;
   try {
     execFileSync('bash', [join(ROOT, '.ci', 'pg-cluster.sh'), 'install'], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000 });
@@ -20,4 +21,19 @@ export default function setup(): void {
     return;
   }
   process.env.ROWSIM_PG_OWN = '1';
+}
+
+/** The same for the mysql-check tests: MariaDB installed when missing, ROWSIM_MYSQL_OWN=1 (test/helpers/mariadb-cluster.ts). */
+function installMariadb(): void {
+  if (process.env.ROWSIM_MYSQL_URL || process.env.ROWSIM_SKIP_MYSQL === '1') return;
+  try {
+    execFileSync('bash', [join(ROOT, '.ci', 'mariadb-cluster.sh'), 'install'], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      timeout: 600_000,
+    });
+  } catch (err) {
+    process.stderr.write(`could not install MariaDB for the mysql-check tests: ${(err as Error).message}\n`);
+    return;
+  }
+  process.env.ROWSIM_MYSQL_OWN = '1';
 }

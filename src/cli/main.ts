@@ -62,6 +62,7 @@ function buildProgram(setCode: SetCode): Command {
   addEstimateCommand(program, setCode);
   addRowsizeCommand(program, setCode);
   addPgCheckCommand(program, setCode);
+  addMysqlCheckCommand(program, setCode);
   addCalibrateCommand(program, setCode);
   addPageCommand(program, setCode);
   addTraceCommand(program, setCode);
@@ -261,6 +262,19 @@ function addPgCheckCommand(program: Command, setCode: SetCode): void {
     .action(async (config: string, opts) => {
       const { pgCheckCommand } = await import('./pg-check.js');
       setCode(await pgCheckCommand(config, opts));
+    });
+}
+
+function addMysqlCheckCommand(program: Command, setCode: SetCode): void {
+  program
+    .command('mysql-check')
+    .description('run an innodb config on a live MariaDB or MySQL and print rowsim beside the server')
+    .argument('<config>', 'config YAML file')
+    .option('--url <url>', 'mysql://user:password@host:port/ (default: $ROWSIM_MYSQL_URL)')
+    .option('--json', 'print JSON instead of the table')
+    .action(async (config: string, opts) => {
+      const { mysqlCheckCommand } = await import('./mysql-check.js');
+      setCode(await mysqlCheckCommand(config, opts));
     });
 }
 

@@ -1,0 +1,73 @@
+/**
+ * rowsim mysql-check end to end: the innodb format's figures beside a live MariaDB's, for the scenarios of
+ * the InnoDB issue (key-order and random keys, growth by update, random deletes with purge and merges,
+ * OPTIMIZE TABLE, a secondary index). Its bounds are the issue's: leaf pages per index within 1%, pages
+ * per index within 3%.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { MysqlCheckResult } from '../src/mysqlcheck/check.js';
+import { rowsim } from './helpers/cli.js';
+import { MYSQL_URL, needsMysql } from './helpers/mysql-live.js';
+
+needsMysql('mysql-check end to end');
+
+const config = (name: string, id: string, workload: string) => `name: ${name}
+seed: 11
+table:
+  name: t
+  columns:
+    - { name: id, type: ${id} }
+    - { name: k, type: int }
+    - { name: pad, type: varchar(200), null: true }
+  indexes:
+    - { name: t_pk, columns: [id], unique: true, clustered: true }
+    - { name: t_k, columns: [k] }
+engine: { format: innodb }
+workload:
+${workload}`;
+
+const SCENARIOS = {
+  sequential: config(
+    'sequential',
+    'bigint',
+    `  - insert: { rows: 100000, values: { pad: { length: 100 } } }
+  - update: { rows: all, order: sequential, via: scan, set: { pad: { length: 180 } } }
+  - delete: { rows: 50%, order: random }
+  - reorg: rebuild
+`,
+  ),
+  random: config(
+    'random',
+    'binary(16)',
+    `  - insert: { rows: 100000, values: { id: { order: random }, pad: { length: 100 } } }
+  - update: { rows: all, order: random, set: { pad: { length: 180 } } }
+  - delete: { rows: 50%, order: random }
+  - reorg: rebuild
+`,
+  ),
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'rowsim-mysqlengine-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe.runIf(MYSQL_URL)('rowsim mysql-check: the innodb format beside MariaDB', () => {
+  for (const [name, yaml] of Object.entries(SCENARIOS)) {
+    it(`${name} keys: leaf pages within 1%, pages within 3%, after every phase and for every index`, () => {
+      const file = join(dir, `${name}.yaml`);
+      writeFileSync(file, yaml);
+      const r = rowsim(['mysql-check', file, '--json', '--url', MYSQL_URL!]);
+      expect(r.code, r.stderr).toBe(0);
+      const result = (JSON.parse(r.stdout) as { results: MysqlCheckResult[] }).results[0]!;
+      const off = result.comparisons.filter(
+        (c) =>
+          c.diff_pct === null ||
+          (c.metric.startsWith('leaf_pages.') && Math.abs(c.diff_pct) > 1) ||
+          (c.metric.startsWith('size_pages.') && Math.abs(c.diff_pct) > 3),
+      );
+      expect(off.filter((c) => /^(leaf|size)_pages\./.test(c.metric))).toEqual([]);
+    });
+  }
+});

@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The files that work on the live PostgreSQL. A pruning figure depends on the oldest snapshot of every
@@ -23,6 +26,30 @@ const LIVE_POSTGRES = [
 /** The files that work on a live MariaDB: each starts a throw-away server of its own (test/helpers/mariadb-cluster.ts). */
 const LIVE_MARIADB = ['test/mysqlcheck-replay.test.ts', 'test/mysqlcheck-safety.test.ts', 'test/mysqlcheck-engine.test.ts'];
 
+/**
+ * The order files start in: longest first, so that a long file does not start last and run alone while
+ * the other core idles. vitest orders by the durations of the last run in its cache, and without one (a
+ * clean clone: CI) by file size, which put the one-line golden files, among the longest, last. Without
+ * durations, the files test/budgets.json names come first, the larger budget first, then the others by size.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const budgets = (JSON.parse(readFileSync('test/budgets.json', 'utf8')) as { files: Record<string, number> }).files;
+    const cache = this.ctx.cache;
+    const path = (f: TestSpecification) => relative(this.ctx.config.root, f.moduleId);
+    const key = (f: TestSpecification) => `${f.project.name}:${path(f)}`;
+    const budget = (f: TestSpecification) => budgets[path(f)] ?? 0;
+    const size = (f: TestSpecification) => cache.getFileStats(key(f))?.size ?? 0;
+    return [...files].sort((a, b) => {
+      if (a.project.name !== b.project.name) return a.project.name < b.project.name ? -1 : 1;
+      const ra = cache.getFileTestResults(key(a));
+      const rb = cache.getFileTestResults(key(b));
+      if (ra && rb) return Number(rb.failed) - Number(ra.failed) || rb.duration - ra.duration;
+      return budget(b) - budget(a) || size(b) - size(a);
+    });
+  }
+}
+
 export default defineConfig({
   test: {
     // Build dist/ and bench/dist/ when they are older than their sources (test/build.ts), then PostgreSQL.
@@ -30,6 +57,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,

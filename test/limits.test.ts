@@ -21,6 +21,7 @@ import {
   MAX_SWEEP_KEYS,
 } from '../src/config/limits.js';
 import { rowsim } from './helpers/cli.js';
+import { inProcessRunner } from './helpers/corpus.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -122,10 +123,24 @@ const FAMILIES: Family[] = [
   { what: 'config file size', at: config({ pad: MAX_CONFIG_BYTES }), past: config({ pad: MAX_CONFIG_BYTES + 1 }), words: ['1 MiB'] },
 ];
 
-function verdict(command: 'validate' | 'run', file: string, dir: string): { code: number; stderr: string; written: string[] } {
+/**
+ * validate and run of the families run in two long-lived children of the corpus's (test/helpers/corpus.ts:
+ * rowsim's command line loaded once, its exit status, stdout and stderr captured as a process's): forty
+ * commands of a few milliseconds each spent most of their time loading rowsim. The --out tests below run
+ * rowsim as processes of their own.
+ */
+const runner = inProcessRunner(2);
+afterAll(() => runner.close());
+
+async function verdict(
+  command: 'validate' | 'run',
+  file: string,
+  dir: string,
+): Promise<{ code: number | null; stderr: string; written: string[] }> {
   const args =
     command === 'run' ? ['run', file, '--out', join(dir, 'out'), '--quiet', '--workers', '1'] : ['validate', file, '--workers', '1'];
-  const r = rowsim(args, dir);
+  const r = await runner.run(args, dir);
+  expect(r.hung, `${command} ${file} hung`).toBe(false);
   const written = readdirSync(dir).filter((f) => !f.endsWith('.yaml'));
   rmSync(join(dir, 'out'), { recursive: true, force: true });
   return { code: r.code, stderr: r.stderr, written };
@@ -135,12 +150,12 @@ describe('validate and run apply the same limits (src/config/limits.ts)', () => 
   for (const f of FAMILIES) {
     it.concurrent(
       `${f.what}: at the limit both accept, one past both refuse with the limit named`,
-      () => {
+      async () => {
         const dir = tempDir();
         writeFileSync(join(dir, 'at.yaml'), f.at);
         writeFileSync(join(dir, 'past.yaml'), f.past);
-        const at = { validate: verdict('validate', 'at.yaml', dir), run: verdict('run', 'at.yaml', dir) };
-        const past = { validate: verdict('validate', 'past.yaml', dir), run: verdict('run', 'past.yaml', dir) };
+        const at = { validate: await verdict('validate', 'at.yaml', dir), run: await verdict('run', 'at.yaml', dir) };
+        const past = { validate: await verdict('validate', 'past.yaml', dir), run: await verdict('run', 'past.yaml', dir) };
         expect(at.validate.code, at.validate.stderr).toBe(0);
         expect(at.run.code, at.run.stderr).toBe(0);
         for (const v of [past.validate, past.run]) {
@@ -155,22 +170,22 @@ describe('validate and run apply the same limits (src/config/limits.ts)', () => 
     );
   }
 
-  it('an estimate section rowsim estimate would refuse: both refuse it (run checks the section it carries)', () => {
+  it('an estimate section rowsim estimate would refuse: both refuse it (run checks the section it carries)', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'e.yaml'), `${config({})}estimate:\n  target_pct: 150\n`);
-    const v = verdict('validate', 'e.yaml', dir);
-    const r = verdict('run', 'e.yaml', dir);
+    const v = await verdict('validate', 'e.yaml', dir);
+    const r = await verdict('run', 'e.yaml', dir);
     expect(v.code).toBe(2);
     expect(v.stderr).toMatch(/e\.yaml:\d+:\d+: estimate\.target_pct: /);
     expect(r.stderr).toBe(v.stderr);
     expect(r.written).toEqual([]);
   });
 
-  it('a file of two YAML documents: both refuse at the second', () => {
+  it('a file of two YAML documents: both refuse at the second', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'two.yaml'), `${config({})}---\n${config({})}`);
-    const v = verdict('validate', 'two.yaml', dir);
-    const r = verdict('run', 'two.yaml', dir);
+    const v = await verdict('validate', 'two.yaml', dir);
+    const r = await verdict('run', 'two.yaml', dir);
     expect(v.code).toBe(2);
     expect(r.code).toBe(2);
     expect(v.stderr).toMatch(/two\.yaml:\d+:1: .*one YAML document/);

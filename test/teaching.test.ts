@@ -12,8 +12,9 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, rowsim } from './helpers/cli.js';
+import { inProcessRunner } from './helpers/corpus.js';
 
 const DIR = join(ROOT, 'sim-configs', 'teaching');
 const LESSON = join(ROOT, 'docs', 'teaching.md');
@@ -21,6 +22,20 @@ const configs = readdirSync(DIR)
   .filter((f) => f.endsWith('.yaml'))
   .sort();
 const tmp = () => mkdtempSync(join(tmpdir(), 'rowsim-teaching-'));
+
+/**
+ * The lesson's fifty-odd command lines (and --help) run in two long-lived children of the corpus's
+ * (test/helpers/corpus.ts: rowsim's command line loaded once, stdout, stderr and exit status captured as
+ * a process's): each takes milliseconds, its own process took hundreds loading rowsim. The configs'
+ * validate and run, and the trace and page outputs quoted, run as processes of their own.
+ */
+const runner = inProcessRunner(2);
+afterAll(() => runner.close());
+async function inProcess(args: string[], cwd = ROOT): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const r = await runner.run(args, cwd);
+  expect(r.hung, `rowsim ${args.join(' ')} hung`).toBe(false);
+  return r;
+}
 
 interface Metrics {
   [k: string]: number;
@@ -55,10 +70,10 @@ function words(cmd: string): string[] {
 }
 
 const helpCache = new Map<string, Set<string>>();
-function optionsOf(command: string): Set<string> {
+async function optionsOf(command: string): Promise<Set<string>> {
   let o = helpCache.get(command);
   if (!o) {
-    const r = rowsim([command, '--help']);
+    const r = await inProcess([command, '--help']);
     expect(r.code, `rowsim ${command} --help: ${r.stderr}`).toBe(0);
     o = new Set([...r.stdout.matchAll(/(?<![\w-])(--[a-z][a-z-]*)/g)].map((m) => m[1]!));
     helpCache.set(command, o);
@@ -109,13 +124,15 @@ describe('docs/teaching.md', () => {
   const lesson = readFileSync(LESSON, 'utf8');
   const commands = quotedCommands(lesson);
 
-  beforeAll(() => {
-    for (const config of configs) {
-      const out = join(tmp(), 'out');
-      const r = rowsim(['run', join(DIR, config), '--out', out, '--quiet']);
-      expect(r.code, r.stderr).toBe(0);
-      results.set(config, (JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { storage: Point[] }).storage);
-    }
+  beforeAll(async () => {
+    await Promise.all(
+      configs.map(async (config) => {
+        const out = join(tmp(), 'out');
+        const r = await inProcess(['run', join(DIR, config), '--out', out, '--quiet']);
+        expect(r.code, r.stderr).toBe(0);
+        results.set(config, (JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { storage: Point[] }).storage);
+      }),
+    );
   }, 120_000);
 
   it('quotes commands for every config', () => {
@@ -126,7 +143,7 @@ describe('docs/teaching.md', () => {
       ).toBe(true);
   });
 
-  it('quotes only commands, configs and options that exist', { timeout: 60_000 }, () => {
+  it('quotes only commands, configs and options that exist', { timeout: 60_000 }, async () => {
     const bad: string[] = [];
     for (const cmd of commands) {
       const [command, ...rest] = words(cmd);
@@ -134,7 +151,7 @@ describe('docs/teaching.md', () => {
         bad.push(`${cmd}: no command ${command}`);
         continue;
       }
-      const opts = optionsOf(command!);
+      const opts = await optionsOf(command!);
       for (const w of rest) {
         if (w.startsWith('--') && !opts.has(w)) bad.push(`${cmd}: rowsim ${command} --help lists no ${w}`);
         if (w.endsWith('.yaml') && !existsSync(join(ROOT, w))) bad.push(`${cmd}: no file ${w}`);
@@ -143,11 +160,11 @@ describe('docs/teaching.md', () => {
     expect(bad, bad.join('\n')).toEqual([]);
   });
 
-  it('runs every full command line as written', { timeout: 300_000 }, () => {
+  it('runs every full command line as written', { timeout: 300_000 }, async () => {
     const full = commands.filter((c) => /\.yaml(\s|$)/.test(c) && !c.includes('…'));
     expect(full.length).toBeGreaterThan(20);
     const failed: string[] = [];
-    for (const cmd of new Set(full)) {
+    const runOne = async (cmd: string) => {
       const args = words(cmd);
       const command = args[0]!;
       // Into a temporary folder, quietly: the options the lesson gives are kept.
@@ -159,9 +176,10 @@ describe('docs/teaching.md', () => {
             : command === 'page'
               ? ['--out', join(tmp(), 'o')]
               : [];
-      const r = rowsim([...args, ...extra]);
+      const r = await inProcess([...args, ...extra]);
       if (r.code !== 0) failed.push(`${cmd}: exit ${r.code}: ${r.stderr.trim()}`);
-    }
+    };
+    await Promise.all([...new Set(full)].map(runOne));
     expect(failed, failed.join('\n')).toEqual([]);
   });
 
@@ -257,32 +275,36 @@ describe('the 45-minute lesson in docs/teaching.md', () => {
     expect(minutes(lesson, '| part | minutes |').reduce((a, b) => a + b, 0)).toBe(60);
   });
 
-  it('writes, with the commands it lists, exactly the decks it names, and each holds the steps it opens', { timeout: 300_000 }, () => {
-    const commands = quotedCommands(section);
-    expect(commands.length).toBeGreaterThanOrEqual(5);
-    // As written, in a fresh folder that holds the configs: the decks land in its out/.
-    const cwd = tmp();
-    symlinkSync(join(ROOT, 'sim-configs'), join(cwd, 'sim-configs'));
-    for (const cmd of commands) {
-      const r = rowsim(words(cmd), cwd);
-      expect(r.stderr, cmd).toBe('');
-      expect(r.code, cmd).toBe(0);
-    }
-    const written = filesUnder(join(cwd, 'out'))
-      .filter((f) => f.endsWith('.html'))
-      .sort();
-    // One deck a command: none overwrote another.
-    expect(written.length).toBe(commands.filter((c) => c.startsWith('npx rowsim trace ')).length);
-    const steps = new Map<string, number[]>();
-    let deck = '';
-    for (const m of section.matchAll(/`((teach-[^`#\s]+\.html))?#(\d+)`/g)) {
-      if (m[1]) deck = m[1];
-      steps.set(deck, [...(steps.get(deck) ?? []), Number(m[3])]);
-    }
-    expect([...steps.keys()].sort()).toEqual(written);
-    for (const [name, want] of steps) {
-      const html = readFileSync(join(cwd, 'out', name), 'utf8');
-      for (const n of want) expect(html, `${name}#${n}`).toContain(`data-step="${n}"`);
-    }
-  });
+  it(
+    'writes, with the commands it lists, exactly the decks it names, and each holds the steps it opens',
+    { timeout: 300_000 },
+    async () => {
+      const commands = quotedCommands(section);
+      expect(commands.length).toBeGreaterThanOrEqual(5);
+      // As written, in a fresh folder that holds the configs: the decks land in its out/.
+      const cwd = tmp();
+      symlinkSync(join(ROOT, 'sim-configs'), join(cwd, 'sim-configs'));
+      for (const cmd of commands) {
+        const r = await inProcess(words(cmd), cwd);
+        expect(r.stderr, cmd).toBe('');
+        expect(r.code, cmd).toBe(0);
+      }
+      const written = filesUnder(join(cwd, 'out'))
+        .filter((f) => f.endsWith('.html'))
+        .sort();
+      // One deck a command: none overwrote another.
+      expect(written.length).toBe(commands.filter((c) => c.startsWith('npx rowsim trace ')).length);
+      const steps = new Map<string, number[]>();
+      let deck = '';
+      for (const m of section.matchAll(/`((teach-[^`#\s]+\.html))?#(\d+)`/g)) {
+        if (m[1]) deck = m[1];
+        steps.set(deck, [...(steps.get(deck) ?? []), Number(m[3])]);
+      }
+      expect([...steps.keys()].sort()).toEqual(written);
+      for (const [name, want] of steps) {
+        const html = readFileSync(join(cwd, 'out', name), 'utf8');
+        for (const n of want) expect(html, `${name}#${n}`).toContain(`data-step="${n}"`);
+      }
+    },
+  );
 });

@@ -437,8 +437,8 @@ export class ColumnValues {
           len,
           (rng) => stringBytes(code, shape, len, rng),
           Prng.derive(this.seed, 'value', row, this.ci, draw),
-        );
-        return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
+        ) as Buffer;
+        return bytes.toString('utf8');
       }
     }
   }
@@ -536,13 +536,22 @@ function randomCodePoint(width: number, rng: Prng): number {
 /** Code points of the string being made, and the places of its rest (scratch, grown as needed). */
 let codePoints = new Int32Array(256);
 let places = new Int32Array(256);
+/**
+ * The bytes of the value being made (scratch, grown as needed): a value is decoded or copied out of it
+ * once it is whole, so that its tries allocate nothing (a new array a try kept the collector busy).
+ */
+let valueScratch = Buffer.alloc(8192);
+function scratchBytes(len: number): Buffer {
+  if (valueScratch.length < len) valueScratch = Buffer.alloc(Math.max(len, 2 * valueScratch.length));
+  return valueScratch.subarray(0, len);
+}
 
 /**
  * A string of `s.chars` characters, as its UTF-8 bytes (`len` of them): the key first (the code in ASCII
  * digits, and in wide digits at its end where the rest cannot hold every wide character), then the rest's
  * wide characters at random places, random ASCII letters and digits elsewhere.
  */
-function stringBytes(code: number, s: StringShape, len: number, rng: Prng): Uint8Array {
+function stringBytes(code: number, s: StringShape, len: number, rng: Prng): Buffer {
   if (codePoints.length < s.chars) {
     codePoints = new Int32Array(s.chars);
     places = new Int32Array(s.chars);
@@ -571,7 +580,7 @@ function stringBytes(code: number, s: StringShape, len: number, rng: Prng): Uint
     }
     for (let i = wide; i < rest; i++) cps[pos[i]!] = ASCII_DIGITS.charCodeAt(rng.int(62));
   }
-  const out = new Uint8Array(len);
+  const out = scratchBytes(len);
   let at = 0;
   for (let i = 0; i < s.chars; i++) at = putUtf8(cps[i]!, out, at);
   if (at !== len) throw new Error(`pg-check made ${at} bytes of a ${len}-byte string`);
@@ -660,7 +669,7 @@ function compressibleValue(col: ColumnSql, code: number, len: number, m: number,
       }
     }
     if (!matchesModel(bytes, m)) continue;
-    return bytea ? Buffer.from(bytes) : Buffer.from(bytes).toString('utf8');
+    return bytea ? Buffer.from(bytes) : bytes.toString('utf8');
   }
   throw new Error(
     `pg-check could not build a ${col.type.sql} value of ${len} bytes that ${col.compression} compresses as the model says (${unitOf(m) ? `a ${unitOf(m)}-byte unit repeated` : `${m} of every 64 bytes repeated`})`,
@@ -675,8 +684,9 @@ function buildBlocks(
   singles: readonly number[],
   widths: [number, number, number] | null,
   rng: Prng,
-): Uint8Array | null {
-  const buf = new Uint8Array(len);
+): Buffer | null {
+  // Every byte is written before it is read (the fresh bytes, then the repeat that copies them).
+  const buf = scratchBytes(len);
   const ch = new Uint8Array(4);
   const acc = [0, 0, 0, 0, 0];
   let k = 0;

@@ -2,7 +2,7 @@
  * postgres-heap's figures stay what they were while its structures change (issue: speed with
  * fidelity): every sim-config that uses the format, the bench's table at 1e5 rows in both orders, and
  * random workloads (a fixed fast-check seed) give the same SHA-256 of their results as recorded in
- * test/golden/postgres-digests.json. Record anew only for a change meant to move a figure:
+ * test/fixtures/postgres-digests.json. Record anew only for a change meant to move a figure:
  * ROWSIM_RECORD_DIGESTS=1 npx vitest run test/postgres-differential.test.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { storageBenchSpec } from '../bench/storage.js';
 import { postgresConfigs, resultDigest, sampledWorkloads } from './helpers/pg-differential.js';
 import { ROOT } from './helpers/cli.js';
 
-const FILE = join(ROOT, 'test/golden/postgres-digests.json');
+const FILE = join(ROOT, 'test/fixtures/postgres-digests.json');
 const RANDOM_WORKLOADS = 40;
 
 function digests(): Record<string, string> {

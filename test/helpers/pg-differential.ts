@@ -3,7 +3,7 @@
  * dead, free: the whole storage result but the engine's count of its own memory, which a change of
  * structure is meant to move) reduced to one SHA-256, for the sim-configs that use the format and for
  * random workloads. test/postgres-differential.test.ts compares them with the digests recorded before a
- * change to the heap or B-tree structures (test/golden/postgres-digests.json); a change of structure
+ * change to the heap or B-tree structures (test/fixtures/postgres-digests.json); a change of structure
  * must leave every one as it was.
  */
 import { createHash } from 'node:crypto';

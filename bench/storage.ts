@@ -32,6 +32,7 @@ import { runChild } from './run-child.js';
 import type { BenchOrder } from './child-report.js';
 import type { SuiteContext } from './suite.js';
 import { groupedNumber } from '../src/util/numbers.js';
+import { latencyLine, limitNote } from './latency.js';
 
 export type { BenchLine } from './harness.js';
 
@@ -317,6 +318,9 @@ export async function* benchStorage(ctx: SuiteContext): AsyncGenerator<BenchLine
     all.push(f);
   }
   if (all.length === 0) return;
+  // The machine's memory latency, measured after the children (nothing else of this process runs beside it).
+  const probe = latencyLine(ctx);
+  yield probe.line;
   for (const [kind, what, unit] of KINDS) {
     const rate = (f: FormatFigures) => ROWS / f[kind].cpu!.median;
     const fastest = all.reduce((a, b) => (rate(b) > rate(a) ? b : a));
@@ -331,6 +335,7 @@ export async function* benchStorage(ctx: SuiteContext): AsyncGenerator<BenchLine
           ? 'the fastest format'
           : `the fastest (${fastest.format}) ÷ this: ${behind.toFixed(2)}× (target ≤ ${STORAGE_TARGETS.ratioToFastest}×${behind <= STORAGE_TARGETS.ratioToFastest ? ', met' : ', not met'})`,
         ...(kind === 'insert' ? [] : [f.outcome[kind]]),
+        limitNote(r, probe.ns),
         `the first run in its fresh process ${groupedNumber(sig3(ROWS / firstCpu))} (CPU ${seconds(firstCpu)})`,
       ].join('; ');
       const line = rateLine(`storage: ${f.format} ${what}, one core`, ROWS, unit, f[kind], note);
@@ -342,6 +347,8 @@ export async function* benchStorage(ctx: SuiteContext): AsyncGenerator<BenchLine
         ratio_fastest_to_this: Number(behind.toFixed(3)),
         fastest: fastest.format,
         first_run: f.first[kind],
+        probe_ns_per_load: probe.ns,
+        ops_per_probe_load: Number(sig3((r * probe.ns) / 1e9)),
       };
       yield line;
     }

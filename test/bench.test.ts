@@ -30,6 +30,7 @@ import { topSelfTime, type CpuProfile } from '../bench/cpuprofile.js';
 import { findSimpy, noSimpyNote, probePython, pythonCandidates } from '../bench/simpy.js';
 import { measureFormat, STORAGE_NODE_ARGS, STORAGE_WARMUP, storageBenchSpec } from '../bench/storage.js';
 import { runChild } from '../bench/run-child.js';
+import { chase, limitNote, pointerCycle, probeLatency } from '../bench/latency.js';
 import { speedupCeiling, timingPhases } from '../bench/sweep.js';
 import { RunTimings } from '../src/cli/timings.js';
 import { benchPageMap, FIRST_MAPS, PAGEMAP_MARK, type PageMapChildReport } from '../bench/pagemap-child.js';
@@ -400,6 +401,33 @@ describe('the memory and scale suites read their child processes', () => {
   it('growth per row: the difference of the two runs over the difference of their rows', () => {
     expect(growthPerRow({ rows: 1e6, bytes: 100e6 }, { rows: 1e7, bytes: 244e6 })).toBe(16);
     expect(() => growthPerRow({ rows: 1e7, bytes: 1 }, { rows: 1e6, bytes: 2 })).toThrow();
+  });
+});
+
+describe("the storage suite's memory-latency probe", () => {
+  it('walks one cycle through every cache line of its array, each step a line of its own', () => {
+    const n = 16 * 1000;
+    const a = pointerCycle(n);
+    const seen = new Set<number>();
+    let p = 0;
+    for (let i = 0; i < n / 16; i++) {
+      expect(p % 16).toBe(0);
+      seen.add(p);
+      p = a[p]!;
+    }
+    // Back at the start after every line, having seen each once: one cycle, not several.
+    expect(p).toBe(0);
+    expect(seen.size).toBe(n / 16);
+    expect(chase(a, 0, n / 16)).toBe(0);
+    expect(pointerCycle(n)).toEqual(a);
+  });
+
+  it('times dependent loads and sets a rate against them', () => {
+    const r = probeLatency(1 << 20, 2, 10_000);
+    expect(r.ns).toHaveLength(2);
+    expect(r.median).toBeGreaterThan(0);
+    // 1M ops a second against 100 ns a miss (10M misses a second): a tenth; an op takes ten misses' time.
+    expect(limitNote(1e6, 100)).toBe("0.1× the probe's 10M dependent misses a second (an op ≈ 10 misses' time)");
   });
 });
 

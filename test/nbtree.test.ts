@@ -22,6 +22,7 @@ import { getFormat, indexGeometries } from '../src/formats/registry.js';
 import { runStorage } from '../src/workload/runner.js';
 import { loadConfig } from '../src/loader/config.js';
 import { IndexEntryRefusal } from '../src/workload/index-refusal.js';
+import { byDelta, mergeFromLeast } from '../src/btree/nbtsplitloc.js';
 import { col, engine, table } from './helpers/spec.js';
 
 const pgE = engine({ format: 'postgres-heap', page_size: 8192 });
@@ -637,5 +638,46 @@ describe("nbtree: a unique index's check before an insert (_bt_check_unique)", (
     // One TID of the list still live: not marked; every one dead: marked.
     expect(run(true, (i) => (i < 59 ? 0 : 1000 + n - 2), 60)[0]).toEqual([n, false]);
     expect(run(true, (i) => (i < 59 ? 0 : 1000 + n), 60)[0]).toEqual([n, true]);
+  });
+});
+
+describe('split points in order of distance (nbtsplitloc.ts sortByDelta)', () => {
+  /** Points in item order with the given distances (lf, rf unused by the order). */
+  const points = (deltas: number[]) => deltas.map((delta, i) => ({ j: i + 1, lf: 0, rf: 0, delta }));
+
+  it('the merge outward from the least distance gives the comparator sort, or leaves the points to it (property)', () => {
+    // Distances falling to a least one and rising after it (most pages), with a few disordered (posting lists of other sizes), or any.
+    const vShaped = fc
+      .tuple(fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 300 }), fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 300 }))
+      .map(([down, up]) => {
+        let d = down.reduce((a, b) => a + b, 0);
+        const out = down.map((x) => (d -= x) + x);
+        let e = 0;
+        for (const x of up) out.push((e += x));
+        return out;
+      });
+    const bumped = fc.tuple(vShaped, fc.array(fc.nat(), { maxLength: 4 })).map(([d, at]) => {
+      for (const a of at) if (d.length > 0) d[a % d.length] = d[a % d.length]! + 7;
+      return d;
+    });
+    fc.assert(
+      fc.property(fc.oneof(vShaped, bumped, fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 200 })), (deltas) => {
+        const sorted = points(deltas).sort(byDelta);
+        const cand = points(deltas);
+        const before = cand.map((c) => c.j);
+        if (mergeFromLeast(cand)) expect(cand).toEqual(sorted);
+        else expect(cand.map((c) => c.j)).toEqual(before);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('takes the merge for a page whose distances fall and rise, and refuses one that does not', () => {
+    const v = points([9, 5, 2, 0, 2, 4, 8]);
+    expect(mergeFromLeast(v)).toBe(true);
+    expect(v.map((c) => c.j)).toEqual([4, 3, 5, 6, 2, 7, 1]);
+    const w = points([0, 9, 1, 8]);
+    expect(mergeFromLeast(w)).toBe(false);
+    expect(w.map((c) => c.j)).toEqual([1, 2, 3, 4]);
   });
 });

@@ -132,8 +132,41 @@ export class SplitPage {
   /** Sort the split points by their distance from the aim: a share `fm` of the free space left (um), or equal halves. */
   sortByDelta(fm: number, um: boolean): void {
     for (const c of this.cand) c.delta = Math.abs(um ? Math.trunc(fm * c.lf - (1 - fm) * c.rf) : c.lf - c.rf);
-    this.cand.sort((a, b) => a.delta - b.delta || a.j - b.j);
+    if (!mergeFromLeast(this.cand)) this.cand.sort(byDelta);
   }
+}
+
+/** The order of split points: by distance from the aim, then by item. */
+export function byDelta(a: SplitPoint, b: SplitPoint): number {
+  return a.delta - b.delta || a.j - b.j;
+}
+
+/** mergeFromLeast's scratch, kept from split to split. */
+let merged: SplitPoint[] = [];
+
+/**
+ * Sort split points held in item order by byDelta where their distances fall to a least one and rise
+ * after it (the free space on the left falls as the split point moves right and the right's rises, so
+ * the distance from the aim nearly always does): the two sides merged outward from the least, in one
+ * pass. The result is kept only when it is in byDelta order throughout (then it is the sorted order,
+ * the keys being distinct); else the points are left as they were and false returned (the caller sorts).
+ */
+export function mergeFromLeast(cand: SplitPoint[]): boolean {
+  const n = cand.length;
+  if (n < 3) return false;
+  let least = 0;
+  for (let i = 1; i < n; i++) if (byDelta(cand[i]!, cand[least]!) < 0) least = i;
+  if (merged.length < n) merged = new Array<SplitPoint>(Math.max(n, merged.length * 2)).fill(cand[0]!);
+  let left = least - 1;
+  let right = least + 1;
+  merged[0] = cand[least]!;
+  for (let k = 1; k < n; k++) {
+    const c = right >= n || (left >= 0 && byDelta(cand[left]!, cand[right]!) < 0) ? cand[left--]! : cand[right++]!;
+    if (byDelta(merged[k - 1]!, c) > 0) return false;
+    merged[k] = c;
+  }
+  for (let k = 0; k < n; k++) cand[k] = merged[k]!;
+  return true;
 }
 
 /** The split point of the page for its new item at TID block `blk`: the item that goes first on the right. */

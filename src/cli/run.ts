@@ -128,14 +128,24 @@ async function withHugePages(tableBytes: number, runner: StartingRunner, start: 
   return undefined;
 }
 
+/**
+ * Page maps' base64 a single run keeps for report.html: a sweep of thousands of points reads the rest
+ * back from the files as report.html is written, rather than holding them all.
+ */
+export const KEEP_BASE64_CHARS = 64 * 1024 * 1024;
+
 /** The output folder's staging, and the single run's page maps in base64 for report.html as each is written. */
 function stagedWriter(staged: InstanceType<typeof import('../report/output.js').StagedOutput>, keepBase64: boolean) {
   // Encoded as each comes (this thread waits on the workers then) rather than read back at the end.
   const base64 = new Map<string, string>();
+  let kept = 0;
   return {
     write: (rel: string, data: Uint8Array) => {
       staged.write(rel, data);
-      if (keepBase64) base64.set(rel, base64Of(data));
+      if (!keepBase64 || kept > KEEP_BASE64_CHARS) return;
+      const text = base64Of(data);
+      kept += text.length;
+      base64.set(rel, text);
     },
     chartBase64: (rel: string) => base64.get(rel),
     readChart: (rel: string) => readFileSync(join(staged.dir, ...rel.split('/'))),

@@ -577,7 +577,7 @@ export type ReportLayout = Omit<ReportInput, 'readChart' | 'chartBase64'>;
 
 /** The whole report.html. */
 export function renderReportHtml(input: ReportInput): string {
-  return reportHtmlTemplate(input)((rel) => input.chartBase64?.(rel) ?? base64Of(input.readChart(rel))).join('');
+  return [...reportHtmlTemplate(input)((rel) => input.chartBase64?.(rel) ?? base64Of(input.readChart(rel)))].join('');
 }
 
 /** Where a chart's base64 goes in a template: a character the page's own text does not hold (when it does, see reportHtmlTemplate). */
@@ -586,11 +586,12 @@ const HOLE = '\u0000';
 /**
  * report.html laid out before its charts are drawn: a run renders the page while the worker threads still
  * draw, and only the charts' bytes go in at the end. Filled, it is the page in pieces (the text between
- * the charts and each chart's base64, several megabytes together: written one after the other rather than
- * joined), the page renderReportHtml writes byte for byte. Should the run's own text hold the hole's
+ * the charts and each chart's base64, several megabytes together, hundreds for a sweep of thousands of
+ * points: each chart's base64 is made as its piece is written, and none is kept), the page
+ * renderReportHtml writes byte for byte. Should the run's own text hold the hole's
  * character (a config name with a NUL), the page is rendered again with the bytes instead.
  */
-export function reportHtmlTemplate(input: ReportLayout): (base64: (rel: string) => string) => string[] {
+export function reportHtmlTemplate(input: ReportLayout): (base64: (rel: string) => string) => Iterable<string> {
   const holes: string[] = [];
   const page = renderPage(input, (rel) => {
     holes.push(rel);
@@ -598,17 +599,19 @@ export function reportHtmlTemplate(input: ReportLayout): (base64: (rel: string) 
   });
   const pieces = page.split(HOLE);
   const whole = pieces.length === 2 * holes.length + 1 && pieces.every((p, i) => i % 2 === 0 || p === String((i - 1) / 2));
-  return (base64) => {
-    if (!whole) return [renderPage(input, base64)];
-    const page = pieces.slice();
-    for (let i = 1; i < page.length; i += 2) page[i] = base64(holes[(i - 1) / 2]!);
-    return page;
+  return function* (base64) {
+    if (!whole) {
+      yield renderPage(input, base64);
+      return;
+    }
+    for (let i = 0; i < pieces.length; i++) yield i % 2 === 0 ? pieces[i]! : base64(holes[(i - 1) / 2]!);
   };
 }
 
 function renderPage(input: ReportLayout, base64: (rel: string) => string): string {
   const byChart = new Map(input.pageMaps.map((pm) => [pm.chart, pm]));
   const shown = new Set<string>();
+  const listed = new Set(input.charts);
   const dataUri = (rel: string) => `data:${mimeOf(rel)};base64,${base64(rel)}`;
   const ctx: RenderContext = {
     pageMaps: byChart,
@@ -618,7 +621,7 @@ function renderPage(input: ReportLayout, base64: (rel: string) => string): strin
     mapCount: 0,
     columnPriority: input.columnPriority ?? {},
     chart(rel) {
-      if (!input.charts.includes(rel) || shown.has(rel)) return '';
+      if (!listed.has(rel) || shown.has(rel)) return '';
       shown.add(rel);
       const pm = byChart.get(rel);
       return pm ? pageMapHtml(pm, ctx.mapCount++, dataUri(rel)) : figure(rel, dataUri(rel));

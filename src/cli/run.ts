@@ -132,7 +132,7 @@ async function withHugePages(tableBytes: number, runner: StartingRunner, start: 
  * Page maps' base64 a single run keeps for report.html: a sweep of thousands of points reads the rest
  * back from the files as report.html is written, rather than holding them all.
  */
-export const KEEP_BASE64_CHARS = 64 * 1024 * 1024;
+export const KEEP_BASE64_CHARS = 8 * 1024 * 1024;
 
 /** The output folder's staging, and the single run's page maps in base64 for report.html as each is written. */
 function stagedWriter(staged: InstanceType<typeof import('../report/output.js').StagedOutput>, keepBase64: boolean) {

@@ -35,15 +35,6 @@ export function render(task: RenderTask): Uint8Array | Uint8Array[] {
   }
 }
 
-/**
- * The drawing, then one turn of the thread's event loop before the task ends. The canvas hands pixels
- * read back (getImageData) to JavaScript as buffers whose memory is given back by a finalizer that runs
- * on the event loop, after the garbage collector; a pool thread waits for its next task without turning
- * its loop (piscina's Atomics wait), so without this turn a sweep's page maps kept every strip they read:
- * about 1 MB a map, 1.4 GB resident at 1,000 points.
- */
-export async function runTask(payload: unknown): Promise<Uint8Array | Uint8Array[]> {
-  const png = render(payload as RenderTask);
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  return png;
+export function runTask(payload: unknown): Uint8Array | Uint8Array[] {
+  return render(payload as RenderTask);
 }

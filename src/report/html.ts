@@ -586,17 +586,15 @@ const HOLE = '\u0000';
 /**
  * report.html laid out before its charts are drawn: a run renders the page while the worker threads still
  * draw, and only the charts' bytes go in at the end. Filled, it is the page in pieces (the text between
- * the charts and each chart's base64, several megabytes together, hundreds for a sweep of thousands of
- * points: each chart's base64 is made as its piece is written, and none is kept), the page
+ * the charts and each chart's base64 or page map section, several megabytes together, hundreds for a
+ * sweep of thousands of points: each is made as its piece is written, and none is kept), the page
  * renderReportHtml writes byte for byte. Should the run's own text hold the hole's
  * character (a config name with a NUL), the page is rendered again with the bytes instead.
  */
 export function reportHtmlTemplate(input: ReportLayout): (base64: (rel: string) => string) => Iterable<string> {
-  const holes: string[] = [];
-  const page = renderPage(input, (rel) => {
-    holes.push(rel);
-    return `${HOLE}${holes.length - 1}${HOLE}`;
-  });
+  const holes: (string | { pm: ReportPageMap; index: number })[] = [];
+  const hole = (what: (typeof holes)[number]) => `${HOLE}${holes.push(what) - 1}${HOLE}`;
+  const page = renderPage(input, hole, (pm, index) => hole({ pm, index }));
   const pieces = page.split(HOLE);
   const whole = pieces.length === 2 * holes.length + 1 && pieces.every((p, i) => i % 2 === 0 || p === String((i - 1) / 2));
   return function* (base64) {
@@ -604,11 +602,20 @@ export function reportHtmlTemplate(input: ReportLayout): (base64: (rel: string) 
       yield renderPage(input, base64);
       return;
     }
-    for (let i = 0; i < pieces.length; i++) yield i % 2 === 0 ? pieces[i]! : base64(holes[(i - 1) / 2]!);
+    for (let i = 0; i < pieces.length; i++) {
+      const h = i % 2 === 0 ? undefined : holes[(i - 1) / 2]!;
+      if (h === undefined) yield pieces[i]!;
+      else yield typeof h === 'string' ? base64(h) : pageMapHtml(h.pm, h.index, `data:${mimeOf(h.pm.chart)};base64,${base64(h.pm.chart)}`);
+    }
   };
 }
 
-function renderPage(input: ReportLayout, base64: (rel: string) => string): string {
+/** The page; `mapSection`, when given, stands in for each page map's section (reportHtmlTemplate's holes). */
+function renderPage(
+  input: ReportLayout,
+  base64: (rel: string) => string,
+  mapSection?: (pm: ReportPageMap, index: number) => string,
+): string {
   const byChart = new Map(input.pageMaps.map((pm) => [pm.chart, pm]));
   const shown = new Set<string>();
   const listed = new Set(input.charts);
@@ -624,7 +631,8 @@ function renderPage(input: ReportLayout, base64: (rel: string) => string): strin
       if (!listed.has(rel) || shown.has(rel)) return '';
       shown.add(rel);
       const pm = byChart.get(rel);
-      return pm ? pageMapHtml(pm, ctx.mapCount++, dataUri(rel)) : figure(rel, dataUri(rel));
+      if (!pm) return figure(rel, dataUri(rel));
+      return mapSection ? mapSection(pm, ctx.mapCount++) : pageMapHtml(pm, ctx.mapCount++, dataUri(rel));
     },
   };
   let main = markdownHtml(input.markdown, ctx);

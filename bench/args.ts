@@ -36,6 +36,11 @@ export const SUITES: readonly SuiteInfo[] = [
     byDefault: true,
     what: 'rowsim run whole processes: a 7-point sweep on 1 and 2 workers in turn, the quickstart, one point without a pool',
   },
+  {
+    name: 'sweep-scale',
+    byDefault: false,
+    what: "a 10,000-point sweep's peak memory and CPU; 1,000 points in 8 shards merged against the single run (minutes)",
+  },
 ];
 
 export const DEFAULT_RUNS = 3;

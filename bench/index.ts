@@ -19,6 +19,7 @@ import { benchPg, checkPgReachable, PgBenchError } from './pg.js';
 import { benchReport } from './report.js';
 import { benchStorage } from './storage.js';
 import { benchSweep } from './sweep.js';
+import { benchSweepScale } from './sweep-scale.js';
 import type { Suite, SuiteContext } from './suite.js';
 import { ROOT } from './paths.js';
 
@@ -34,6 +35,7 @@ const RUN: Record<string, Suite> = {
   mechanism: benchMechanism,
   report: benchReport,
   sweep: benchSweep,
+  'sweep-scale': benchSweepScale,
 };
 for (const s of SUITES) if (!RUN[s.name]) throw new Error(`bench suite ${s.name} has no runner`);
 

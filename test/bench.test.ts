@@ -28,6 +28,8 @@ import {
 } from '../bench/harness.js';
 import { topSelfTime, type CpuProfile } from '../bench/cpuprofile.js';
 import { findSimpy, noSimpyNote, probePython, pythonCandidates } from '../bench/simpy.js';
+import { differingFiles, scaleSweepConfig } from '../bench/sweep-scale.js';
+import { loadConfig } from '../src/loader/config.js';
 import { measureFormat, STORAGE_NODE_ARGS, STORAGE_WARMUP, storageBenchSpec } from '../bench/storage.js';
 import { runChild } from '../bench/run-child.js';
 import { chase, limitNote, pointerCycle, probeLatency } from '../bench/latency.js';
@@ -202,6 +204,7 @@ describe('the arguments', () => {
     expect(a.suites).toEqual(SUITES.filter((s) => s.byDefault).map((s) => s.name));
     expect(a.suites).not.toContain('scale');
     expect(a.suites).not.toContain('contention-runs');
+    expect(a.suites).not.toContain('sweep-scale');
     expect(a.suites).not.toContain('pg');
     expect(a).toMatchObject({ json: false, runs: 3, runsGiven: false, timeoutS: 600, help: false });
     expect(a.pg).toBeUndefined();
@@ -242,7 +245,7 @@ describe('the arguments', () => {
 
   it('other bad arguments: what was expected, what was found', () => {
     expect(usage(['storag'])).toBe(
-      'expected a suite (cli, storage, memory, scale, pg, contention, contention-runs, estimate, mechanism, report, sweep), found "storag"',
+      'expected a suite (cli, storage, memory, scale, pg, contention, contention-runs, estimate, mechanism, report, sweep, sweep-scale), found "storag"',
     );
     expect(usage(['--fast'])).toMatch(/^expected a suite or an option .*found "--fast"$/);
     expect(usage(['pg'])).toBe('pg: expected --pg URL (the PostgreSQL to compare with), found none');
@@ -583,5 +586,28 @@ describe("the sweep suite's ceiling on the speed-up", () => {
     expect(speedupCeiling([], 1.8)).toBeUndefined();
     expect(speedupCeiling([{ cpu: 1, wall: 1 }], Number.NaN)).toBeUndefined();
     expect(speedupCeiling([{ cpu: 1, wall: 0 }], 1.8)).toBeUndefined();
+  });
+});
+
+describe('the sweep-scale suite', () => {
+  it('sweeps 10 points a seed, a config rowsim loads', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rowsim-bench-scale-'));
+    writeFileSync(join(dir, 's.yaml'), scaleSweepConfig('s', 3));
+    const cfg = loadConfig(join(dir, 's.yaml'));
+    expect(cfg.storage).toHaveLength(30);
+    expect(cfg.storage[29]!.label).toBe('exp_row_size=max, seed=3');
+  });
+
+  it('names the files of two folders that differ, are missing or are extra', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rowsim-bench-scale-'));
+    for (const [folder, texts] of [
+      ['a', { 'x.json': '1', 'charts/p.png': 'P', 'gone.md': 'g' }],
+      ['b', { 'x.json': '1', 'charts/p.png': 'Q', 'new.md': 'n' }],
+    ] as const) {
+      mkdirSync(join(dir, folder, 'charts'), { recursive: true });
+      for (const [f, t] of Object.entries(texts)) writeFileSync(join(dir, folder, f), t);
+    }
+    expect(differingFiles(join(dir, 'a'), join(dir, 'a'))).toEqual([]);
+    expect(differingFiles(join(dir, 'a'), join(dir, 'b')).sort()).toEqual(['charts/p.png', 'gone.md', 'new.md']);
   });
 });

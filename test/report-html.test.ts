@@ -221,12 +221,19 @@ describe('report.html', () => {
   it("lays the page out before its charts: filled, the same bytes; a text holding the hole's character is rendered whole instead", () => {
     const input = { name: 't<script>', markdown: MARKDOWN, charts: CHARTS, pageMaps: [pageMap()] };
     const b64 = (rel: string) => Buffer.from(PNG(CHARTS.indexOf(rel))).toString('base64');
-    const pieces = reportHtmlTemplate(input)(b64);
+    const pieces = [...reportHtmlTemplate(input)(b64)];
     expect(pieces.length).toBe(2 * CHARTS.length + 1);
     expect(pieces.join('')).toBe(report());
+    // Each chart's base64 is made as its piece is taken, none before (a sweep of thousands of maps holds one at a time).
+    const asked: string[] = [];
+    const lazy = reportHtmlTemplate(input)((rel) => (asked.push(rel), b64(rel)))[Symbol.iterator]();
+    lazy.next();
+    expect(asked).toEqual([]);
+    lazy.next();
+    expect(asked).toEqual([CHARTS[0]]);
     // A fake hole in the run's own text (a NUL in a name): kept as text, and each chart still goes in once.
     const fake = 'x\u00000\u0000y';
-    const page = reportHtmlTemplate({ ...input, name: fake, markdown: `${MARKDOWN}\n${fake}\n` })(b64).join('');
+    const page = [...reportHtmlTemplate({ ...input, name: fake, markdown: `${MARKDOWN}\n${fake}\n` })(b64)].join('');
     expect(page.split(fake).length).toBe(4); // the title, the header and the text
     for (const rel of CHARTS) expect(page.split(`base64,${b64(rel)}"`).length).toBe(2);
     expect(page).toBe(

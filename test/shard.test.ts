@@ -103,6 +103,20 @@ describe('rowsim run --shard and rowsim merge', () => {
     for (const c of part(3).storage[0]!.charts) expect(existsSync(join(parts[2]!, c))).toBe(true);
   });
 
+  it('a 16-point sweep in 8 parts, merged, is byte for byte a single run (npm run bench -- sweep-scale: 1,000 points)', () => {
+    const dir = tmp();
+    const config = growingBodyConfig({
+      name: 'eight',
+      seed: 2,
+      rows: 200,
+      sweep: { 'engine.exp_row_size': '[1, 0, 120, max]', seed: '[1, 2, 3, 4]' },
+    });
+    writeFileSync(join(dir, 'sweep.yaml'), config);
+    const { single, merged } = shardAndMerge(dir, join(dir, 'sweep.yaml'), 8, () => '1');
+    expectSameFolders(single, merged);
+    expect(files(merged).filter((f) => f.startsWith('charts/pagemap-'))).toHaveLength(32);
+  });
+
   it('merge writes to out/<name>/ by default, beside the part folders it reads', () => {
     const dir = tmp();
     writeFileSync(join(dir, 'sweep.yaml'), SWEEP.replace('[1, 0, 120, 200, max]', '[1, max]'));

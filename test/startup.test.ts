@@ -10,7 +10,7 @@
  * takes is a figure of `npm run bench` (suite cli), not a test.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -144,6 +144,15 @@ describe('start-up', () => {
       expect(r.packages.filter((p) => HEAVY.includes(p))).toEqual([]);
       // zod and yaml are inside the bundle.
       expect(r.packages).not.toContain('zod');
+    });
+
+    it('carries the parts of zod the config uses, not its every locale (the zod namespace is never a value)', () => {
+      const dir = join(ROOT, 'dist', 'bundle');
+      const zodFiles = readdirSync(dir)
+        .filter((f) => f.endsWith('.js'))
+        .flatMap((f) => [...readFileSync(join(dir, f), 'utf8').matchAll(/^\/\/ node_modules\/zod\/(\S+)$/gm)].map((m) => m[1]!));
+      expect(zodFiles).toContain('v4/core/schemas.js');
+      expect(zodFiles.filter((f) => f.startsWith('v4/locales/'))).toEqual(['v4/locales/en.js']);
     });
 
     it("a run on the pool loads the bundle's worker in the threads, not dist/run/task-worker.js", () => {

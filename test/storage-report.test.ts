@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/loader/config.js';
 import { runStorage } from '../src/workload/runner.js';
-import { storageEntry, storageMarkdown, storageTerminal, type StorageEntry } from '../src/report/storage.js';
+import { storageEntry, storageMarkdown, storageTerminal, TERMINAL_MAX_POINTS, type StorageEntry } from '../src/report/storage.js';
 import { writePageMapCharts, writeStorageCharts } from '../src/report/storage-charts.js';
 import { ROOT } from './helpers/cli.js';
 
@@ -107,5 +107,22 @@ describe('page maps of large tables', () => {
     // Stubs are counted, not lost, when pages share a cell.
     expect(before.stubs.reduce((a, b) => a + b, 0)).toBe(r.phases[1]!.metrics.forwarded_rows);
     expect(before.stubPages).toBeGreaterThan(0);
+  });
+});
+
+describe("the terminal's table of a large sweep", () => {
+  const { entries } = run('postgres-hot-fillfactor.yaml', 300);
+  const many = Array.from({ length: TERMINAL_MAX_POINTS + 23 }, (_, i) => ({ ...entries[i % entries.length]!, label: `point ${i + 1}` }));
+
+  it('shows its first points and says where every one is; a smaller sweep shows them all', () => {
+    const text = storageTerminal(many);
+    expect(text).toMatch(new RegExp(`point ${TERMINAL_MAX_POINTS}\\b`));
+    expect(text).not.toMatch(new RegExp(`point ${TERMINAL_MAX_POINTS + 1}\\b`));
+    expect(text).toContain(
+      `(the first ${TERMINAL_MAX_POINTS} of ${TERMINAL_MAX_POINTS + 23} points; summary.md and results.json have every one)`,
+    );
+    const all = storageTerminal(many.slice(0, TERMINAL_MAX_POINTS));
+    expect(all).toMatch(new RegExp(`point ${TERMINAL_MAX_POINTS}\\b`));
+    expect(all).not.toContain('the first');
   });
 });

@@ -128,14 +128,31 @@ async function withHugePages(tableBytes: number, runner: StartingRunner, start: 
   return undefined;
 }
 
+/**
+ * Page maps' base64 a single run keeps for report.html: a sweep of thousands of points reads the rest
+ * back from the files as report.html is written, rather than holding them all.
+ */
+export const KEEP_BASE64_CHARS = 8 * 1024 * 1024;
+
+/**
+ * Sweep points up to which a single run makes its text while the threads draw; a larger sweep makes it
+ * once they have stopped, so that its text (tens of megabytes, and the garbage of making it) and the
+ * threads' memory are not resident at once.
+ */
+export const PREPARE_BESIDE_DRAWING_MAX_POINTS = 100;
+
 /** The output folder's staging, and the single run's page maps in base64 for report.html as each is written. */
 function stagedWriter(staged: InstanceType<typeof import('../report/output.js').StagedOutput>, keepBase64: boolean) {
   // Encoded as each comes (this thread waits on the workers then) rather than read back at the end.
   const base64 = new Map<string, string>();
+  let kept = 0;
   return {
     write: (rel: string, data: Uint8Array) => {
       staged.write(rel, data);
-      if (keepBase64) base64.set(rel, base64Of(data));
+      if (!keepBase64 || kept > KEEP_BASE64_CHARS) return;
+      const text = base64Of(data);
+      kept += text.length;
+      base64.set(rel, text);
     },
     chartBase64: (rel: string) => base64.get(rel),
     readChart: (rel: string) => readFileSync(join(staged.dir, ...rel.split('/'))),
@@ -325,7 +342,7 @@ async function runWhole(ctx: RunContext): Promise<string[]> {
     const entries = records.map((r) => r.entry);
     charts = merging.then((m) => m.storageChartPngs(entries, cfg.name, scale, runner));
     charts.catch(() => {}); // awaited by writeRun; a failure elsewhere first is the one reported
-    if (cfg.sections.contention) return;
+    if (cfg.sections.contention || records.length > PREPARE_BESIDE_DRAWING_MAX_POINTS) return;
     const header = ctx.execute.partHeaderOf(cfg, shard, units, scale);
     const merged = (m: typeof import('../run/merge.js')) =>
       m.mergeParts([{ header, storage: records, contention: [], source: file, staged: true, readChart: io.readChart }]);
@@ -343,6 +360,7 @@ async function runWhole(ctx: RunContext): Promise<string[]> {
     () => runner.close(),
     () => {},
   );
+  if (!prepared && !cfg.sections.contention) await closing; // a large sweep: its text once the threads have stopped
   const written = prepared
     ? await drawnThenFinished(prepared, charts!, timings)
     : await writeRun(mergeParts([{ ...part, source: file, staged: true, readChart: io.readChart }]), staged, runner, {

@@ -19,8 +19,12 @@ export interface DbmsIds {}
 /** A DBMS a format models: the DDL dialect and the tool outputs of that DBMS belong to it. */
 export type DbmsId = keyof DbmsIds & string;
 
-/** The zod namespace, handed to a format's settings fragment (format modules do not load zod themselves: the page engines run in worker threads). */
-export type Zod = typeof z;
+/**
+ * The zod builders a format's settings fragment may use (format modules do not load zod themselves: the
+ * page engines run in worker threads). Named one by one, not the namespace: a bundle then carries only
+ * the parts of zod rowsim uses (the namespace as a value holds every locale and the JSON Schema code).
+ */
+export type Zod = Pick<typeof z, 'enum' | 'literal' | 'number' | 'union' | 'string' | 'boolean'>;
 
 /** A format's engine settings as a zod fragment of `engine:` (each optional), built when the config loader asks. */
 export type SettingsFragment = (zod: Zod) => Record<string, z.ZodOptional<z.ZodType>>;

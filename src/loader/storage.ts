@@ -20,7 +20,7 @@ import type { StorageFormat } from '../formats/format.js';
 import { EngineSettingError, NULL_LEN, type TableLayout } from '../layout/table-layout.js';
 import { nearest } from '../config/errors.js';
 import { readInputText } from '../config/read.js';
-import type { FormatSettings } from '../config/format-ids.js';
+import type { FormatSettings, Zod } from '../config/format-ids.js';
 import {
   INDEX_SETTING_KEYS,
   type IndexInput,
@@ -58,7 +58,10 @@ export function engineSchema() {
 let engineSchemaKept: { version: number; schema: ReturnType<typeof buildEngineSchema> } | undefined;
 
 function buildEngineSchema() {
-  const formats = formatSettingsShape(z) as unknown as { [K in keyof FormatSettings]-?: z.ZodOptional<z.ZodType<FormatSettings[K]>> };
+  const builders: Zod = { enum: z.enum, literal: z.literal, number: z.number, union: z.union, string: z.string, boolean: z.boolean };
+  const formats = formatSettingsShape(builders) as unknown as {
+    [K in keyof FormatSettings]-?: z.ZodOptional<z.ZodType<FormatSettings[K]>>;
+  };
   return z.strictObject({ format: z.enum(FORMAT_IDS), ...commonEngineSettingsShape, ...formats });
 }
 

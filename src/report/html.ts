@@ -577,7 +577,7 @@ export type ReportLayout = Omit<ReportInput, 'readChart' | 'chartBase64'>;
 
 /** The whole report.html. */
 export function renderReportHtml(input: ReportInput): string {
-  return reportHtmlTemplate(input)((rel) => input.chartBase64?.(rel) ?? base64Of(input.readChart(rel))).join('');
+  return [...reportHtmlTemplate(input)((rel) => input.chartBase64?.(rel) ?? base64Of(input.readChart(rel)))].join('');
 }
 
 /** Where a chart's base64 goes in a template: a character the page's own text does not hold (when it does, see reportHtmlTemplate). */
@@ -586,29 +586,39 @@ const HOLE = '\u0000';
 /**
  * report.html laid out before its charts are drawn: a run renders the page while the worker threads still
  * draw, and only the charts' bytes go in at the end. Filled, it is the page in pieces (the text between
- * the charts and each chart's base64, several megabytes together: written one after the other rather than
- * joined), the page renderReportHtml writes byte for byte. Should the run's own text hold the hole's
+ * the charts and each chart's base64 or page map section, several megabytes together, hundreds for a
+ * sweep of thousands of points: each is made as its piece is written, and none is kept), the page
+ * renderReportHtml writes byte for byte. Should the run's own text hold the hole's
  * character (a config name with a NUL), the page is rendered again with the bytes instead.
  */
-export function reportHtmlTemplate(input: ReportLayout): (base64: (rel: string) => string) => string[] {
-  const holes: string[] = [];
-  const page = renderPage(input, (rel) => {
-    holes.push(rel);
-    return `${HOLE}${holes.length - 1}${HOLE}`;
-  });
+export function reportHtmlTemplate(input: ReportLayout): (base64: (rel: string) => string) => Iterable<string> {
+  const holes: (string | { pm: ReportPageMap; index: number })[] = [];
+  const hole = (what: (typeof holes)[number]) => `${HOLE}${holes.push(what) - 1}${HOLE}`;
+  const page = renderPage(input, hole, (pm, index) => hole({ pm, index }));
   const pieces = page.split(HOLE);
   const whole = pieces.length === 2 * holes.length + 1 && pieces.every((p, i) => i % 2 === 0 || p === String((i - 1) / 2));
-  return (base64) => {
-    if (!whole) return [renderPage(input, base64)];
-    const page = pieces.slice();
-    for (let i = 1; i < page.length; i += 2) page[i] = base64(holes[(i - 1) / 2]!);
-    return page;
+  return function* (base64) {
+    if (!whole) {
+      yield renderPage(input, base64);
+      return;
+    }
+    for (let i = 0; i < pieces.length; i++) {
+      const h = i % 2 === 0 ? undefined : holes[(i - 1) / 2]!;
+      if (h === undefined) yield pieces[i]!;
+      else yield typeof h === 'string' ? base64(h) : pageMapHtml(h.pm, h.index, `data:${mimeOf(h.pm.chart)};base64,${base64(h.pm.chart)}`);
+    }
   };
 }
 
-function renderPage(input: ReportLayout, base64: (rel: string) => string): string {
+/** The page; `mapSection`, when given, stands in for each page map's section (reportHtmlTemplate's holes). */
+function renderPage(
+  input: ReportLayout,
+  base64: (rel: string) => string,
+  mapSection?: (pm: ReportPageMap, index: number) => string,
+): string {
   const byChart = new Map(input.pageMaps.map((pm) => [pm.chart, pm]));
   const shown = new Set<string>();
+  const listed = new Set(input.charts);
   const dataUri = (rel: string) => `data:${mimeOf(rel)};base64,${base64(rel)}`;
   const ctx: RenderContext = {
     pageMaps: byChart,
@@ -618,10 +628,11 @@ function renderPage(input: ReportLayout, base64: (rel: string) => string): strin
     mapCount: 0,
     columnPriority: input.columnPriority ?? {},
     chart(rel) {
-      if (!input.charts.includes(rel) || shown.has(rel)) return '';
+      if (!listed.has(rel) || shown.has(rel)) return '';
       shown.add(rel);
       const pm = byChart.get(rel);
-      return pm ? pageMapHtml(pm, ctx.mapCount++, dataUri(rel)) : figure(rel, dataUri(rel));
+      if (!pm) return figure(rel, dataUri(rel));
+      return mapSection ? mapSection(pm, ctx.mapCount++) : pageMapHtml(pm, ctx.mapCount++, dataUri(rel));
     },
   };
   let main = markdownHtml(input.markdown, ctx);

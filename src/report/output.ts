@@ -357,7 +357,7 @@ function readLock(path: string): LockInfo | null {
 // ---- staging and publishing ------------------------------------------------------------------------
 
 /** A text file of `pieces`, one after the other. */
-function writePieces(path: string, pieces: readonly string[]): void {
+function writePieces(path: string, pieces: Iterable<string>): void {
   const fd = openSync(path, 'w');
   try {
     for (const piece of pieces) {
@@ -403,10 +403,10 @@ export class StagedOutput {
 
   /**
    * Write one file (path relative to the output folder, `/`-separated): its bytes, or its text as one
-   * string or as pieces written one after the other (report.html with its charts: several megabytes a
-   * join would copy again).
+   * string or as pieces written one after the other, each made as it is written (report.html with its
+   * charts: megabytes a join would copy again).
    */
-  write(rel: string, data: string | Uint8Array | readonly string[]): void {
+  write(rel: string, data: string | Uint8Array | Iterable<string>): void {
     if (!isSafeRelative(rel)) throw new Error(`output path ${rel} leaves the output folder`);
     const path = join(this.dir, ...rel.split('/'));
     makeFolders(dirname(path));

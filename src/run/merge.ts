@@ -173,7 +173,7 @@ interface Output {
   /** The folder the files are published into (where rowsim trace and rowsim page put theirs beside them). */
   readonly folder?: { readonly dir: string };
   /** A file's bytes, or its text (as one string or in pieces). */
-  write(rel: string, data: string | Uint8Array | readonly string[]): void;
+  write(rel: string, data: string | Uint8Array | Iterable<string>): void;
 }
 
 /** summary.md: the run's header line, the storage section with the links beside it, the contention section. */

@@ -130,7 +130,7 @@ class Simulator extends LineModels {
     }
   }
 
-  private tooManyEvents(): never {
+  protected override tooManyEvents(): never {
     const m = this.model;
     throw new Error(
       `${WORKER_USER_ERROR_PREFIX}a contention point (${m.buffer_manager}, ${m.engines} engines, ${m.users} users) needed more than max_events (${m.max_events}) events: shorten contention.duration or raise contention.max_events`,

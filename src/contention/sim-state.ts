@@ -36,6 +36,21 @@ export const OPT = 8;
 export const WHOLD = 9;
 export const SLEEP = 10;
 
+/** The Zipf tables built last in this thread, by (pages, skew): a worker's replications share them (read-only). */
+const tables = new Map<string, AliasTable>();
+const TABLES_KEPT = 4;
+
+function zipfTable(pages: number, skew: number): AliasTable {
+  const key = `${pages}:${skew}`;
+  let table = tables.get(key);
+  if (!table) {
+    if (tables.size >= TABLES_KEPT) tables.delete(tables.keys().next().value!);
+    table = new AliasTable(zipfWeights(pages, skew));
+    tables.set(key, table);
+  }
+  return table;
+}
+
 export abstract class SimState {
   protected readonly model: PointModel;
   protected readonly events: EventQueue;
@@ -140,7 +155,7 @@ export abstract class SimState {
     this.rngPage = Prng.derive(seed, 'page');
     this.rngWork = Prng.derive(seed, 'work');
     this.rngLock = Prng.derive(seed, 'lock');
-    this.table = m.data_reads > 0 ? new AliasTable(zipfWeights(m.data_pages, m.skew)) : null;
+    this.table = m.data_reads > 0 ? zipfTable(m.data_pages, m.skew) : null;
     this.levelOfStep = new Int32Array(m.lookups);
     for (let s = 0; s < m.lookups; s++) this.levelOfStep[s] = s < m.index_reads ? s % m.index_levels : -1;
     this.state = new Uint8Array(u);

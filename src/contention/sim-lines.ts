@@ -4,13 +4,11 @@
  * that needs neither. README.md, "Lockless buffer manager".
  */
 import { LockModels } from './sim-locks.js';
-import { CAS, OPT, SEG, WHOLD } from './sim-state.js';
+import { CAS, OPT, WHOLD } from './sim-state.js';
 
 export abstract class LineModels extends LockModels {
   /** The buffer part of a look-up is done (sim.ts). */
   protected abstract afterAccess(t: number): void;
-  /** More than max_events (sim.ts). */
-  protected abstract tooManyEvents(): never;
 
   /** A page of the engine-local cache (lockless: no pin, no validation). */
   protected cached(page: number): boolean {
@@ -57,7 +55,7 @@ export abstract class LineModels extends LockModels {
     // engine time: the wait for the line and the failed attempt are lost to the conflict, the rest is work
     this.casRetryNs += this.clip(now, this.casWasteEnd[t]!);
     this.workNs += this.clip(this.casWasteEnd[t]!, end);
-    if (this.mergeCasEnd(t, line)) this.casEndThenSegment(t, end, free > now && !m.faa);
+    if (!m.optimistic && this.isWrite[t] === 0 && this.segmentNext(t)) this.casEndThenSegment(t, end, free > now && !m.faa);
     else this.schedule(t, end, CAS);
   }
 
@@ -67,23 +65,12 @@ export abstract class LineModels extends LockModels {
    * the next segment are one event in the queue (the segment's end). The CAS's end is still counted as
    * an event; its counts use its own time.
    */
-  private mergeCasEnd(t: number, page: number): boolean {
-    const m = this.model;
-    if (m.optimistic || this.isWrite[t] === 1 || this.onEngine[t] !== 1) return false;
-    return !(this.part[t] === 0 && m.index_latches && page >= m.data_pages);
-  }
-
   private casEndThenSegment(t: number, end: number, failed: boolean): void {
-    if (++this.nEvents > this.model.max_events) this.tooManyEvents();
     if (end >= this.windowStartNs && end <= this.windowEndNs) {
       this.casAttempts += failed ? 2 : 1;
       if (failed) this.casRetries++;
     }
-    this.part[t] = 0;
-    this.step[t]!++;
-    const len = this.segNs[t]!;
-    this.workNs += this.clip(end, end + len);
-    this.schedule(t, end + len, SEG);
+    this.accessEndThenSegment(t, end);
   }
 
   protected onCasEnd(t: number): void {

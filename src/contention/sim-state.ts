@@ -23,6 +23,7 @@ import { AliasTable } from './alias-table.js';
 import { zipfWeights, type PointModel } from './model.js';
 import { Prng } from '../util/prng.js';
 import { BATCHES, TRACE_BUCKETS } from './sim-window.js';
+import { WORKER_USER_ERROR_PREFIX } from '../config/errors.js';
 
 export const THINK = 0;
 export const SEG = 1;
@@ -90,6 +91,12 @@ export abstract class SimState {
   protected readonly count: Int32Array;
   protected readonly lockSince: Float64Array;
   protected readonly lockBusy: Float64Array;
+  /**
+   * The end of the holder's hold when no event stands for it (a hold merged with the segment after it,
+   * sim-locks.ts `take`): the lock is free from then on; −1 otherwise. A waiter that comes before it
+   * gives the release an event of its own (id users + lock).
+   */
+  protected readonly lockRelease: Float64Array;
 
   // page lines (lockless)
   protected readonly version: Int32Array;
@@ -148,7 +155,8 @@ export abstract class SimState {
   constructor(m: PointModel, seed: number) {
     this.model = m;
     const u = m.users;
-    this.events = new EventQueue(u);
+    this.nLocks = m.spinlocks + (m.index_latches ? m.index_pages : 0);
+    this.events = new EventQueue(u + this.nLocks);
     this.thinkers = new Int32Array(u);
     this.thinkIdx = new Int32Array(u);
     this.rngThink = Prng.derive(seed, 'think');
@@ -176,13 +184,13 @@ export abstract class SimState {
     this.opBegin = new Float64Array(u);
     this.casWasteEnd = new Float64Array(u);
     this.backoff = new Float64Array(u);
-    this.nLocks = m.spinlocks + (m.index_latches ? m.index_pages : 0);
     this.holder = new Int32Array(this.nLocks).fill(-1);
     this.head = new Int32Array(this.nLocks).fill(-1);
     this.tail = new Int32Array(this.nLocks).fill(-1);
     this.count = new Int32Array(this.nLocks);
     this.lockSince = new Float64Array(this.nLocks);
     this.lockBusy = new Float64Array(this.nLocks);
+    this.lockRelease = new Float64Array(this.nLocks).fill(-1);
     const lines = m.buffer_manager === 'lockless' ? m.data_pages + m.index_pages : 0;
     this.version = new Int32Array(lines);
     this.lineFree = new Float64Array(lines);
@@ -211,6 +219,13 @@ export abstract class SimState {
       this.trace = grown;
     }
     this.trace[b]!++;
+  }
+
+  protected tooManyEvents(): never {
+    const m = this.model;
+    throw new Error(
+      `${WORKER_USER_ERROR_PREFIX}a contention point (${m.buffer_manager}, ${m.engines} engines, ${m.users} users) needed more than max_events (${m.max_events}) events: shorten contention.duration or raise contention.max_events`,
+    );
   }
 
   /** Length of [a, b] inside the measurement window. */

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { rowsim } from './helpers/cli.js';
 import { parseContention } from '../src/contention/schema.js';
 import { runContentionInProcess } from '../src/contention/run.js';
-import { metastabilityHeadlines } from '../src/contention/report.js';
+import { contentionMarkdown, contentionTerminal, metastabilityHeadlines } from '../src/contention/report.js';
 import { PROBE_DURATION_FACTOR } from '../src/contention/metastability.js';
 
 const workload = (users: number, handoff: string) => ({
@@ -86,5 +86,21 @@ describe('the start-state probes on the worker threads', () => {
     const merge = rowsim(['merge', ...parts, '--out', join(dir, 'merged'), '--quiet']);
     expect(merge.stderr).toBe('');
     expect(contention(join(dir, 'merged'))).toEqual(expected);
+  });
+});
+
+describe('a sweep names its probed cells', () => {
+  it('one line per bimodal cell in summary.md and on the terminal: the cell, metastable, its modes', () => {
+    const results = runContentionInProcess(
+      parseContention({ ...workload(3350, '67ns'), sweep: { 'latched.handoff_per_waiter': ['20ns', '67ns'] } }),
+      1,
+    );
+    const lines = (text: string) =>
+      text.split('\n').filter((l) => /latched\.handoff_per_waiter 67ns \(latched, 80 engines, 3,350 users\): (\*\*)?metastable/.test(l));
+    const md = lines(contentionMarkdown(results));
+    expect(md).toHaveLength(1);
+    expect(md[0]).toMatch(/^- .*modes [\d,]+ and [\d,]+ tps; from the idle start 1 of 4 collapses .* from a backlog start 4 of 4\.$/);
+    expect(lines(contentionTerminal(results))).toHaveLength(1);
+    expect(contentionMarkdown(results)).not.toMatch(/handoff_per_waiter 20ns \(latched/);
   });
 });

@@ -198,7 +198,7 @@ export async function* benchContentionRuns(ctx: SuiteContext): AsyncGenerator<Be
       name: `contention: ${name.replace('.yaml', '')} run, CPU of all threads`,
       value: sig3(m.cpu!.median),
       unit: 's CPU',
-      note: `aim ≤ ${cpuAim} s; median of ${m.runs} runs`,
+      note: `aim ≤ ${cpuAim} s; median of ${m.runs} run${m.runs > 1 ? 's' : ''}`,
     };
     yield {
       name: `contention: ${name.replace('.yaml', '')} run, DES events per CPU-second (all threads)`,

@@ -104,4 +104,53 @@ describe('event heap', () => {
       { numRuns: 50, seed: 42 },
     );
   });
+
+  it('takes events by (time, insertion sequence) through pushes, pops, replaceTop and update, like a sorted list', () => {
+    // times from a few values, so that ties are frequent; ops: push an idle task, pop, replace the top, move a pending event
+    const op = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 7 }), fc.integer({ min: 0, max: 11 }));
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 400 }), (ops) => {
+        const tasks = 8;
+        const q = new EventQueue(tasks);
+        let list: { time: number; seq: number; id: number }[] = [];
+        let seq = 0;
+        let now = 0;
+        const sorted = () => list.sort((a, b) => a.time - b.time || a.seq - b.seq);
+        for (const [kind, task, delay] of ops) {
+          const time = now + (delay % 4) * 10;
+          if (kind === 0 && !q.has(task)) {
+            q.push(time, task);
+            list.push({ time, seq: seq++, id: task });
+          } else if (kind === 1 && q.size > 0) {
+            now = sorted()[0]!.time;
+            q.pop();
+            list.shift();
+          } else if (kind === 2 && q.size > 0) {
+            const top = sorted()[0]!;
+            now = top.time;
+            q.replaceTop(time);
+            list = list.filter((e) => e !== top);
+            list.push({ time, seq: seq++, id: top.id });
+          } else if (kind === 3 && q.has(task)) {
+            q.update(task, time);
+            list = list.filter((e) => e.id !== task);
+            list.push({ time, seq: seq++, id: task });
+          }
+          expect(q.size).toBe(list.length);
+          if (list.length > 0) expect([q.topTime(), q.topId()]).toEqual([sorted()[0]!.time, sorted()[0]!.id]);
+        }
+      }),
+      { numRuns: 200, seed: 7 },
+    );
+    // moved events leave tombstones in the ring: 8 tasks, 100 moves to ever later times grow it
+    const q = new EventQueue(8);
+    for (let t = 0; t < 8; t++) q.push(t, t);
+    q.pop(); // the ring's head moves off its first slot
+    q.push(7.5, 0);
+    const moved = [2, 3, 4, 5, 6, 7, 0];
+    for (let k = 0; k < 100; k++) q.update(moved[k % 7]!, 10 + k);
+    const order: number[] = [];
+    for (; q.size > 0; q.pop()) order.push(q.topId());
+    expect(order).toEqual([1, 4, 5, 6, 7, 0, 2, 3]);
+  });
 });

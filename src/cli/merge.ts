@@ -5,10 +5,11 @@
  */
 import { resolve, join, relative } from 'node:path';
 import { UserError } from '../config/errors.js';
-import { inProcessRunner } from '../pool/scheduler.js';
+import { inProcessRunner, poolRunner } from '../pool/scheduler.js';
+import { defaultWorkers } from '../pool/pool.js';
 import { TASKS } from '../run/tasks.js';
 import { checkOutputFolder, StagedOutput } from '../report/output.js';
-import { mergeParts, writeRun } from '../run/merge.js';
+import { mergeParts, pendingProbes, probeMetastability, writeRun, type MergedRun } from '../run/merge.js';
 import { readPart } from '../run/part.js';
 
 export interface MergeOptions {
@@ -32,6 +33,7 @@ export async function mergeCommand(dirs: string[], opts: MergeOptions): Promise<
   const runner = inProcessRunner(TASKS);
   let lines: string[];
   try {
+    await probesOnThreads(run);
     const written = await writeRun(run, out, runner, { wide: opts.wide });
     await out.publish();
     if (opts.json) process.stdout.write(written.json);
@@ -46,4 +48,16 @@ export async function mergeCommand(dirs: string[], opts: MergeOptions): Promise<
   }
   if (!quiet) for (const line of lines) process.stdout.write(`${line}\n`);
   return 0;
+}
+
+/** The start-state probes of the merged run's bimodal points, on worker threads (one per probe at most). */
+async function probesOnThreads(run: MergedRun): Promise<void> {
+  const pending = pendingProbes(run);
+  if (pending.probes.length === 0) return;
+  const pool = await poolRunner(TASKS, Math.min(defaultWorkers(), pending.probes.length), ['contention']);
+  try {
+    await probeMetastability(run, pool, pending);
+  } finally {
+    await pool.close();
+  }
 }

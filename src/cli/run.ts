@@ -353,7 +353,10 @@ async function runWhole(ctx: RunContext): Promise<string[]> {
   };
   const part = await ctx.execute.runShard(cfg, shard, units, shardOptions(ctx, onSimulated));
   if (cfg.sections.contention) timings.end('simulate');
-  const { mergeParts, writeRun } = await merging;
+  const { mergeParts, probeMetastability, writeRun } = await merging;
+  const whole = prepared ? undefined : mergeParts([{ ...part, source: file, staged: true, readChart: io.readChart }]);
+  // the start-state probes of the bimodal contention points: on the threads, once every replication is in
+  if (whole) await probeMetastability(whole, runner);
   // The charts over the sweep points are the last tasks: once they are drawn, the threads stop while
   // this thread writes the report.
   const closing = (charts ?? Promise.resolve()).then(
@@ -363,7 +366,7 @@ async function runWhole(ctx: RunContext): Promise<string[]> {
   if (!prepared && !cfg.sections.contention) await closing; // a large sweep: its text once the threads have stopped
   const written = prepared
     ? await drawnThenFinished(prepared, charts!, timings)
-    : await writeRun(mergeParts([{ ...part, source: file, staged: true, readChart: io.readChart }]), staged, runner, {
+    : await writeRun(whole!, staged, runner, {
         wide: opts.wide,
         storageCharts: charts,
         chartBase64: io.chartBase64,

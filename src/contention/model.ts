@@ -81,7 +81,8 @@ export function spinlockOfPage(page: number, spinlocks: number): number {
   h ^= h >>> 15;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
-  return (h >>> 0) % spinlocks;
+  // a power of two: the low bits, the same number as the modulo without a division
+  return (spinlocks & (spinlocks - 1)) === 0 ? h & (spinlocks - 1) : (h >>> 0) % spinlocks;
 }
 
 /** Zipf popularity of data pages: p_i ∝ 1/(i+1)^skew, i = 0 the hottest. */

@@ -81,6 +81,27 @@ export function metastabilityHeadlines(entries: readonly ContentionEntry[]): str
   );
 }
 
+/** A sweep's probed (bimodal) points, one tight line each: the cell, the verdict, the modes, each start's collapses. */
+export function sweepMetastabilityLines(sweep: NonNullable<ContentionResults['sweep']>): string[] {
+  return sweep.cells.flatMap((c) =>
+    c.entries.flatMap((r) =>
+      r.points
+        .filter((p) => p.metastability)
+        .map((p) => {
+          const m = p.metastability!;
+          const cell = sweep.axes.map((a) => `${a.key} ${String(c.params[a.key])}`).join(', ');
+          const verdict = m.metastable
+            ? 'metastable'
+            : m.depends_on_start
+              ? 'depends on the start, the states do not hold'
+              : 'not metastable';
+          const t = m.idle.time_to_collapse_ms;
+          return `${cell} (${r.buffer_manager}, ${r.engines} engines, ${fmt(p.users)} users): **${verdict}**, modes ${n0(m.modes_tps.collapsed)} and ${n0(m.modes_tps.running)} tps; from the idle start ${m.idle.collapsed} of ${m.idle.replications} collapse${m.idle.collapsed === 1 ? 's' : ''}${t ? ` ${collapseTimes(t)} after the start` : ''}, from a backlog start ${m.backlog.collapsed} of ${m.backlog.replications}.`;
+        }),
+    ),
+  );
+}
+
 type WriteChart = (name: string, png: Buffer) => void;
 
 export function writeContentionCharts(results: ContentionResults, writeFile: (rel: string, data: Uint8Array) => void): string[] {
@@ -572,6 +593,8 @@ export function contentionMarkdown(results: ContentionResults): string {
   if (results.sweep) {
     const s = results.sweep;
     out.push('### Phase diagram', '', `**${s.headline.text}**`, '', boundaryText(s.boundary), '');
+    for (const line of sweepMetastabilityLines(s)) out.push(`- ${line}`);
+    if (sweepMetastabilityLines(s).length) out.push('');
     const header = [
       ...s.axes.map((a) => a.key),
       'lockless ÷ latched',
@@ -638,6 +661,7 @@ export function contentionTerminal(results: ContentionResults): string {
       c.gap ? `${Math.round(c.gap.latched_collapsed_share * 100)}%` : '',
     ]);
     lines.push(textTable(header, rows), s.headline.text, boundaryText(s.boundary));
+    for (const line of sweepMetastabilityLines(s)) lines.push(line.replace(/\*\*/g, ''));
     if (s.factors)
       lines.push(
         `features one at a time from latched (${n0(s.factors.baseline_tps)} tps): ${s.factors.features.map((f) => `${f.feature} ${f.gain.toFixed(2)}× (${f.share_pct.toFixed(0)}%)`).join('; ')}; all together ${s.factors.all.gain.toFixed(2)}×; interaction ${s.factors.interaction_pct.toFixed(0)}%`,

@@ -92,13 +92,34 @@ export abstract class EngineCycle extends SimState {
   }
 
   protected startSegment(t: number): void {
+    this.segmentAt(t, this.now);
+  }
+
+  private segmentAt(t: number, start: number): void {
     const m = this.model;
-    const now = this.now;
     let len: number;
     if (m.block && m.exponential && m.buffer_manager === 'latched') len = this.rngWork.exp32(m.work_ns / (m.lookups + 1));
     else len = this.segNs[t]!;
-    this.workNs += this.clip(now, now + len);
-    this.schedule(t, now + len, SEG);
+    this.workNs += this.clip(start, start + len);
+    this.schedule(t, start + len, SEG);
+  }
+
+  /**
+   * Does a CPU segment follow the current access of t at once (t on its engine, and no index latch to
+   * take after a page's spinlock)? Then the access's end and the segment can be one event (sim.ts
+   * afterAccess does the same at the access's end).
+   */
+  protected segmentNext(t: number): boolean {
+    const m = this.model;
+    return this.onEngine[t] === 1 && !(this.part[t] === 0 && m.index_latches && this.page[t]! >= m.data_pages);
+  }
+
+  /** The access of t ends at `end` and its next segment starts then: one event in the queue (the segment's end), two counted. */
+  protected accessEndThenSegment(t: number, end: number): void {
+    if (++this.nEvents > this.model.max_events) this.tooManyEvents();
+    this.part[t] = 0;
+    this.step[t]!++;
+    this.segmentAt(t, end);
   }
 
   protected commit(t: number): void {

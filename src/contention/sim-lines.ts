@@ -55,7 +55,22 @@ export abstract class LineModels extends LockModels {
     // engine time: the wait for the line and the failed attempt are lost to the conflict, the rest is work
     this.casRetryNs += this.clip(now, this.casWasteEnd[t]!);
     this.workNs += this.clip(this.casWasteEnd[t]!, end);
-    this.schedule(t, end, CAS);
+    if (!m.optimistic && this.isWrite[t] === 0 && this.segmentNext(t)) this.casEndThenSegment(t, end, free > now && !m.faa);
+    else this.schedule(t, end, CAS);
+  }
+
+  /**
+   * A pin that only reads (not optimistic, not a write) followed by a CPU segment on its engine: nothing
+   * at its end touches shared state (the version word is only read by optimistic reads), so its end and
+   * the next segment are one event in the queue (the segment's end). The CAS's end is still counted as
+   * an event; its counts use its own time.
+   */
+  private casEndThenSegment(t: number, end: number, failed: boolean): void {
+    if (end >= this.windowStartNs && end <= this.windowEndNs) {
+      this.casAttempts += failed ? 2 : 1;
+      if (failed) this.casRetries++;
+    }
+    this.accessEndThenSegment(t, end);
   }
 
   protected onCasEnd(t: number): void {

@@ -29,7 +29,12 @@ export abstract class LockModels extends EngineCycle {
     return occ;
   }
 
-  /** Take a free lock now: the first hand-off and the hold are work on the engine. */
+  /**
+   * Take a free lock now: the first hand-off and the hold are work on the engine. When a segment follows
+   * on the engine (spinning waits), the hold's end and the segment are one event: the release is left
+   * pending in lockRelease (nobody waits yet) and made by `settle` when the next task comes to the lock,
+   * or by an event of the lock's own when that task must wait.
+   */
   protected take(t: number, lock: number): void {
     const now = this.now;
     this.holder[lock] = t;
@@ -37,7 +42,28 @@ export abstract class LockModels extends EngineCycle {
     this.backoff[t] = 0;
     const occ = this.occupancy(lock, 1);
     if (this.onEngine[t] === 1) this.workNs += this.clip(now, now + occ);
-    this.schedule(t, now + occ, HOLD);
+    if (!this.model.block && this.segmentNext(t)) {
+      this.lockRelease[lock] = now + occ;
+      this.accessEndThenSegment(t, now + occ);
+    } else this.schedule(t, now + occ, HOLD);
+  }
+
+  /** A pending release (take) whose time has come: the lock is free (a hold's end comes before others at its instant). */
+  protected settle(lock: number): void {
+    const at = this.lockRelease[lock]!;
+    if (at >= 0 && at <= this.now) {
+      this.lockRelease[lock] = -1;
+      this.lockBusy[lock]! += this.clip(this.lockSince[lock]!, at);
+      this.holder[lock] = -1;
+    }
+  }
+
+  /** The lock's first waiter: a pending release becomes an event (id users + lock; sim.ts calls release). */
+  private releaseEvent(lock: number): void {
+    const at = this.lockRelease[lock]!;
+    if (at < 0) return;
+    this.lockRelease[lock] = -1;
+    this.events.push(at, this.model.users + lock);
   }
 
   protected override acquire(t: number, lock: number): void {
@@ -45,6 +71,7 @@ export abstract class LockModels extends EngineCycle {
     const now = this.now;
     if (m.block && this.onEngine[t] === 1) this.releaseEngine(t);
     this.lockOf[t] = lock;
+    this.settle(lock);
     if (this.holder[lock]! < 0) {
       this.take(t, lock);
       return;
@@ -56,6 +83,7 @@ export abstract class LockModels extends EngineCycle {
       return;
     }
     this.nextWaiter[t] = -1;
+    this.releaseEvent(lock);
     if (this.count[lock] === 0) this.head[lock] = t;
     else this.nextWaiter[this.tail[lock]!] = t;
     this.tail[lock] = t;
@@ -76,6 +104,7 @@ export abstract class LockModels extends EngineCycle {
   protected onBackoffEnd(t: number): void {
     const lock = this.lockOf[t]!;
     const now = this.now;
+    this.settle(lock);
     if (this.holder[lock]! >= 0) {
       this.schedule(t, now + this.backoffDelay(t), BACKOFF);
       return;

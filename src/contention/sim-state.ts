@@ -23,6 +23,7 @@ import { AliasTable } from './alias-table.js';
 import { zipfWeights, type PointModel } from './model.js';
 import { Prng } from '../util/prng.js';
 import { BATCHES, TRACE_BUCKETS } from './sim-window.js';
+import { WORKER_USER_ERROR_PREFIX } from '../config/errors.js';
 
 export const THINK = 0;
 export const SEG = 1;
@@ -35,6 +36,21 @@ export const SPIN = 7;
 export const OPT = 8;
 export const WHOLD = 9;
 export const SLEEP = 10;
+
+/** The Zipf tables built last in this thread, by (pages, skew): a worker's replications share them (read-only). */
+const tables = new Map<string, AliasTable>();
+const TABLES_KEPT = 4;
+
+function zipfTable(pages: number, skew: number): AliasTable {
+  const key = `${pages}:${skew}`;
+  let table = tables.get(key);
+  if (!table) {
+    if (tables.size >= TABLES_KEPT) tables.delete(tables.keys().next().value!);
+    table = new AliasTable(zipfWeights(pages, skew));
+    tables.set(key, table);
+  }
+  return table;
+}
 
 export abstract class SimState {
   protected readonly model: PointModel;
@@ -75,6 +91,12 @@ export abstract class SimState {
   protected readonly count: Int32Array;
   protected readonly lockSince: Float64Array;
   protected readonly lockBusy: Float64Array;
+  /**
+   * The end of the holder's hold when no event stands for it (a hold merged with the segment after it,
+   * sim-locks.ts `take`): the lock is free from then on; −1 otherwise. A waiter that comes before it
+   * gives the release an event of its own (id users + lock).
+   */
+  protected readonly lockRelease: Float64Array;
 
   // page lines (lockless)
   protected readonly version: Int32Array;
@@ -133,14 +155,15 @@ export abstract class SimState {
   constructor(m: PointModel, seed: number) {
     this.model = m;
     const u = m.users;
-    this.events = new EventQueue(u);
+    this.nLocks = m.spinlocks + (m.index_latches ? m.index_pages : 0);
+    this.events = new EventQueue(u + this.nLocks);
     this.thinkers = new Int32Array(u);
     this.thinkIdx = new Int32Array(u);
     this.rngThink = Prng.derive(seed, 'think');
     this.rngPage = Prng.derive(seed, 'page');
     this.rngWork = Prng.derive(seed, 'work');
     this.rngLock = Prng.derive(seed, 'lock');
-    this.table = m.data_reads > 0 ? new AliasTable(zipfWeights(m.data_pages, m.skew)) : null;
+    this.table = m.data_reads > 0 ? zipfTable(m.data_pages, m.skew) : null;
     this.levelOfStep = new Int32Array(m.lookups);
     for (let s = 0; s < m.lookups; s++) this.levelOfStep[s] = s < m.index_reads ? s % m.index_levels : -1;
     this.state = new Uint8Array(u);
@@ -161,13 +184,13 @@ export abstract class SimState {
     this.opBegin = new Float64Array(u);
     this.casWasteEnd = new Float64Array(u);
     this.backoff = new Float64Array(u);
-    this.nLocks = m.spinlocks + (m.index_latches ? m.index_pages : 0);
     this.holder = new Int32Array(this.nLocks).fill(-1);
     this.head = new Int32Array(this.nLocks).fill(-1);
     this.tail = new Int32Array(this.nLocks).fill(-1);
     this.count = new Int32Array(this.nLocks);
     this.lockSince = new Float64Array(this.nLocks);
     this.lockBusy = new Float64Array(this.nLocks);
+    this.lockRelease = new Float64Array(this.nLocks).fill(-1);
     const lines = m.buffer_manager === 'lockless' ? m.data_pages + m.index_pages : 0;
     this.version = new Int32Array(lines);
     this.lineFree = new Float64Array(lines);
@@ -196,6 +219,13 @@ export abstract class SimState {
       this.trace = grown;
     }
     this.trace[b]!++;
+  }
+
+  protected tooManyEvents(): never {
+    const m = this.model;
+    throw new Error(
+      `${WORKER_USER_ERROR_PREFIX}a contention point (${m.buffer_manager}, ${m.engines} engines, ${m.users} users) needed more than max_events (${m.max_events}) events: shorten contention.duration or raise contention.max_events`,
+    );
   }
 
   /** Length of [a, b] inside the measurement window. */

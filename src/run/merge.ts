@@ -12,9 +12,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../config/errors.js';
 import { assembleResults, contentionJobs, type ContentionResults } from '../contention/run.js';
-import { withMetastability } from '../contention/metastability.js';
-import { runReplication } from '../contention/task.js';
-import type { Replication } from '../contention/task.js';
+import { attachMetastability, metastabilityProbes, type Probe } from '../contention/metastability.js';
+import type { ContentionTaskPayload, Replication } from '../contention/task.js';
 import type { TaskRunner } from '../pool/scheduler.js';
 import { reportHtmlTemplate, type ReportPageMap } from '../report/html.js';
 import { storageCharts, storageColumnPriority, storageMarkdown, storageTerminal, type StorageEntry } from '../report/storage.js';
@@ -71,8 +70,8 @@ function folders(parts: readonly LoadedPart[]): string {
 }
 
 /**
- * The contention results of a merged run from every part's replications, with the start-state probes of
- * its bimodal points (metastability.ts), which need every replication: they run here, on this thread.
+ * The contention results of a merged run from every part's replications. The start-state probes of its
+ * bimodal points (metastability.ts) need every replication: `probeMetastability` runs them next.
  */
 function mergedContention(
   ref: LoadedPart,
@@ -86,7 +85,27 @@ function mergedContention(
     throw new UserError(
       `${ref.source}: part.json is damaged (expected ${units} contention tasks from its contention section, found ${payloads.length})`,
     );
-  return withMetastability(spec, assembleResults(spec, jobs, reps), (probes) => probes.map(runReplication));
+  return assembleResults(spec, jobs, reps);
+}
+
+/** The start-state probes a merged run still needs (none without bimodal contention points). */
+export function pendingProbes(run: MergedRun): { probes: Probe[]; payloads: ContentionTaskPayload[] } {
+  const spec = run.parts[0]?.contention_spec;
+  if (!run.contention || !spec) return { probes: [], payloads: [] };
+  return metastabilityProbes(spec, run.contention);
+}
+
+/**
+ * Run the start-state probes of the merged run's bimodal points as contention tasks on `runner` (the
+ * worker pool, like the replications) and put their outcome on run.contention: the same figures as on
+ * one thread, each probe being one replication.
+ */
+export async function probeMetastability(run: MergedRun, runner: TaskRunner, pending = pendingProbes(run)): Promise<void> {
+  if (!run.contention || pending.probes.length === 0) return;
+  const reps = await Promise.all(
+    pending.payloads.map((payload) => runner.run<Replication>({ kind: 'contention', payload }, PRIORITY.unit)),
+  );
+  attachMetastability(run.contention, pending.probes, reps);
 }
 
 /** Check that `parts` are one run's parts 1 … N, each once, and put the run together. */

@@ -77,6 +77,10 @@ describe.runIf(MYSQL_URL)('mysql-check safety on a live MariaDB', () => {
     expect(await user.drop(conn)).toBe('not-ours');
     expect(await schemas(conn, user.name)).toEqual([user.name]);
     await conn.query(user.dropSql);
+    // Created by this process, but its marker now holds another run's token: left alone.
+    await conn.query(`UPDATE ${own.ident}.${MARKER_TABLE} SET token = 'another run'`);
+    expect(await own.drop(conn)).toBe('not-ours');
+    await conn.query(`UPDATE ${own.ident}.${MARKER_TABLE} SET token = ?`, [own.token]);
     expect(await own.drop(conn)).toBe('dropped');
     expect(await own.drop(conn)).toBe('absent');
   });
@@ -103,9 +107,9 @@ describe.runIf(MYSQL_URL)('mysql-check safety on a live MariaDB', () => {
     await closeConnection(victim);
   });
 
-  it('SIGINT mid-replay: the database is dropped from a second connection and the process ends by the signal', async () => {
-    const prefix = `rowsim_sig_${process.pid}`;
-    const script = join(dir, 'child.mjs');
+  /** A child replaying BIG under the CLI's signal handling; `setup` is code run before the replay. */
+  function spawnReplay(prefix: string, setup = '') {
+    const script = join(dir, `${prefix}.mjs`);
     const dist = (p: string) => pathToFileURL(join(ROOT, 'dist', p)).href;
     writeFileSync(join(dir, 'big.yaml'), BIG);
     writeFileSync(
@@ -113,7 +117,9 @@ describe.runIf(MYSQL_URL)('mysql-check safety on a live MariaDB', () => {
       `import { loadConfig } from '${dist('loader/config.js')}';
 import { mysqlReplay } from '${dist('mysqlcheck/replay.js')}';
 import { connect, mysqlTarget } from '${dist('mysqlcheck/connection.js')}';
+import { scratchHooks } from '${dist('mysqlcheck/scratch.js')}';
 import { awaitStop, dropOnInterrupt } from '${dist('cli/mysql-check.js')}';
+${setup}
 const target = mysqlTarget(process.env.ROWSIM_MYSQL_URL);
 const conn = await connect(target);
 const state = {};
@@ -129,22 +135,47 @@ await mysqlReplay(conn, spec, { connectionId: id, databasePrefix: '${prefix}', o
 `,
     );
     const child = spawn(process.execPath, [script], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
+    const out = { stdout: '', stderr: '', exited: false };
+    child.stdout.on('data', (d) => (out.stdout += d));
+    child.stderr.on('data', (d) => (out.stderr += d));
     const ended = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
       child.on('exit', (code, signal) => resolve({ code, signal })),
     );
-    let exited = false;
-    void ended.then(() => (exited = true));
-    await until(async () => {
-      if (exited) throw new Error(`the child ended before its database appeared: ${stderr}`);
-      return (await schemas(conn, prefix)).length > 0 ? true : undefined;
-    });
-    child.kill('SIGINT');
-    const end = await ended;
+    void ended.then(() => (out.exited = true));
+    return { child, out, ended };
+  }
+
+  async function expectDroppedBySignal(prefix: string, run: ReturnType<typeof spawnReplay>) {
+    run.child.kill('SIGINT');
+    const end = await run.ended;
+    const { stderr } = run.out;
     expect(end.signal === 'SIGINT' || end.code === 130, stderr).toBe(true);
-    expect(stderr).toMatch(/rowsim mysql-check: stopped; scratch database `rowsim_sig_\d+_[0-9a-f]{12}` dropped/);
+    expect(stderr).toMatch(/rowsim mysql-check: stopped; scratch database `rowsim_sig\w*_\d+_[0-9a-f]{12}` dropped/);
     expect(stderr).not.toContain(mysqlTarget(MYSQL_URL!).password);
     expect(await schemas(conn, prefix)).toEqual([]);
+  }
+
+  it('SIGINT mid-replay: the database is dropped from a second connection and the process ends by the signal', async () => {
+    const prefix = `rowsim_sig_${process.pid}`;
+    const run = spawnReplay(prefix);
+    await until(async () => {
+      if (run.out.exited) throw new Error(`the child ended before its database appeared: ${run.out.stderr}`);
+      return (await schemas(conn, prefix)).length > 0 ? true : undefined;
+    });
+    await expectDroppedBySignal(prefix, run);
+  });
+
+  it('SIGINT between CREATE DATABASE and its marker: the database, created by this process, is still dropped', async () => {
+    const prefix = `rowsim_sigmark_${process.pid}`;
+    const hold = `scratchHooks.afterCreateDatabase = (s) => { process.stdout.write('created ' + s.name + '\\n'); return new Promise(() => {}); };`;
+    const run = spawnReplay(prefix, hold);
+    const name = await until(async () => {
+      if (run.out.exited) throw new Error(`the child ended before its database was created: ${run.out.stderr}`);
+      return /created (\w+)/.exec(run.out.stdout)?.[1];
+    });
+    expect(await schemas(conn, prefix)).toEqual([name]);
+    const [tables] = await conn.query('SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?', [name]);
+    expect(tables).toEqual([]);
+    await expectDroppedBySignal(prefix, run);
   });
 });

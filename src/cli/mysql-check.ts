@@ -97,6 +97,8 @@ export function dropOnInterrupt(target: MysqlTarget, state: StopState): () => vo
     state.stopping = true;
     const db = state.db;
     if (!db) return;
+    // A CREATE DATABASE on the wire is let finish: killed, its outcome (whose database it is) would be lost.
+    await db.settled(5000);
     const second = await connect(target, { timeoutMs: 5000 });
     try {
       if (state.connectionId !== undefined) await second.query(`KILL ${Number(state.connectionId)}`).catch(() => undefined);

@@ -5,8 +5,11 @@
  *     another one is drawn);
  *   - its first table, `rowsim_marker`, holds a random token only this run knows, the connection id,
  *     the process and the host: a database with that token was made by this run;
- *   - drop() drops it only while its marker holds that token (MySQL's DDL is not transactional: the
- *     check and the DROP are two statements, a window no other tool is expected to use).
+ *   - MySQL's DDL commits by itself, so the database exists, unmarked, until the marker's INSERT commits:
+ *     a database whose CREATE DATABASE this process saw succeed is its own, marker or not (unless the
+ *     marker holds another token); a signal waits for a CREATE DATABASE still on the wire (settled());
+ *   - drop() drops only a database that is this run's by those rules, never another (the check and the
+ *     DROP are two statements, a window no other tool is expected to use).
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -22,11 +25,19 @@ const MAX_PREFIX_CHARS = 64 - 13;
 const ER_DB_CREATE_EXISTS = 1007;
 const ER_NO_SUCH_TABLE = 1146;
 
+/** A seam for the tests: awaited between CREATE DATABASE and the marker (a signal's window). */
+export const scratchHooks: { afterCreateDatabase?: (s: ScratchDatabase) => Promise<void> } = {};
+
 export function quoteName(name: string): string {
   return `\`${name.replace(/`/g, '``')}\``;
 }
 
 export class ScratchDatabase {
+  /** This session's CREATE DATABASE of the name succeeded: the database is this run's, marked or not yet. */
+  private createdHere = false;
+  /** The CREATE DATABASE on the wire, settled either way. */
+  private creating: Promise<void> = Promise.resolve();
+
   private constructor(
     readonly name: string,
     readonly token: string,
@@ -65,13 +76,20 @@ export class ScratchDatabase {
     for (let attempt = 1; ; attempt++) {
       const s = ScratchDatabase.plan(prefix, connectionId);
       announce(s);
+      const sent = conn.query(`CREATE DATABASE ${s.ident} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+      s.creating = sent.then(
+        () => void (s.createdHere = true),
+        () => undefined,
+      );
       try {
-        await conn.query(`CREATE DATABASE ${s.ident} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+        await sent;
+        await s.creating;
       } catch (err) {
         if ((err as { errno?: number }).errno !== ER_DB_CREATE_EXISTS || attempt >= NAME_ATTEMPTS) throw err;
         continue;
       }
       try {
+        await scratchHooks.afterCreateDatabase?.(s);
         await conn.query(`CREATE TABLE ${s.ident}.${MARKER_TABLE} (token CHAR(24) NOT NULL, note VARCHAR(400) NOT NULL) ENGINE=InnoDB`);
         await conn.query(`INSERT INTO ${s.ident}.${MARKER_TABLE} VALUES (?, ?)`, [s.token, s.note]);
       } catch (err) {
@@ -84,21 +102,34 @@ export class ScratchDatabase {
   }
 
   /**
-   * Drop the database if it exists and its marker still holds this run's token: 'dropped', 'absent'
-   * (never created, or already dropped), or 'not-ours' (someone else's database by that name: left alone).
+   * Wait (at most `ms`) for a CREATE DATABASE still on the wire: a signal's clean-up calls this before it
+   * kills the connection, whose answer would otherwise be lost and the database's owner unknown.
+   */
+  async settled(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.creating, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
+  }
+
+  /**
+   * Drop the database if it exists and is this run's: created by this session with no other run's token in
+   * its marker, or marked with this run's token. 'dropped', 'absent' (never created, or already dropped),
+   * or 'not-ours' (someone else's database by that name: left alone).
    */
   async drop(conn: MysqlConnection): Promise<'dropped' | 'absent' | 'not-ours'> {
     const [found] = await conn.query('SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [this.name]);
     if ((found as unknown[]).length === 0) return 'absent';
-    let rows: { token: string }[];
+    let tokens: string[] = [];
     try {
       const [r] = await conn.query(`SELECT token FROM ${this.ident}.${MARKER_TABLE}`);
-      rows = r as { token: string }[];
+      tokens = (r as { token: string }[]).map((x) => x.token);
     } catch (err) {
-      if ((err as { errno?: number }).errno === ER_NO_SUCH_TABLE) return 'not-ours';
-      throw err;
+      if ((err as { errno?: number }).errno !== ER_NO_SUCH_TABLE) throw err;
     }
-    if (rows.length !== 1 || rows[0]!.token !== this.token) return 'not-ours';
+    const marked = tokens.length === 1 && tokens[0] === this.token;
+    // Created here, its marker may not be written or committed yet: ours unless another run's token is there.
+    const unmarked = this.createdHere && tokens.every((t) => t === this.token);
+    if (!marked && !unmarked) return 'not-ours';
     await conn.query(this.dropSql);
     return 'dropped';
   }

@@ -145,7 +145,7 @@ export function markdownTable(rows: ScenarioRow[], server: string, date: string)
   );
   const lines = mergeConfigs(grouped).map((r) => `| ${r.config} | ${r.point} | ${r.cells.join(' | ')} |`);
   return [
-    `Measured on ${server}, ${date}, by \`npm run pg-scenarios\`: the largest error of each kind over a scenario's phases (prediction against observation, relative to the observation); **bold** misses the target; a config's points with the same figures share a row, and so do whole configs with the same figures.`,
+    `Measured on ${server}, ${date}, by \`npm run pg-scenarios\`: the largest error of each kind over a scenario's phases, relative to the observation; **bold** misses the target; points and configs with the same figures share a row.`,
     '',
     head,
     sep,

@@ -2,12 +2,12 @@
 /**
  * The two images of the documentation, made from a run of the quickstart:
  *
- *   npm run doc-images      (npm run build first; writes docs/quickstart-*.png)
+ *   npm run doc-images      (npm run build first; writes docs/img/*.png)
  *
- * docs/quickstart-forwarding.png is the run's charts/forwarding.png drawn 800 pixels wide, as a
+ * docs/img/quickstart-forwarding.png is the run's charts/forwarding.png drawn 800 pixels wide, as a
  * palette PNG of 16 colours (white, the text, grid and series colours it draws, then the most frequent
  * far apart; every other pixel takes the nearest).
- * docs/quickstart-pagemap.png is its page map of exp_row_size 0 before the reorg: title, legend, the
+ * docs/img/quickstart-pagemap.png is its page map of exp_row_size 0 before the reorg: title, legend, the
  * first rows and the rows where stubs give way to forwarded rows (PAGEMAP_BANDS), at full size, in a
  * palette of the page map's own colours: its fill scale at every whole percent (so a cell keeps its shade
  * to within 1% of fill and matches the legend), its solid colours (src/report/page-map-png.ts) and 16
@@ -248,8 +248,8 @@ try {
     ],
   ];
   for (const [name, png] of images) {
-    writeFileSync(join(ROOT, 'docs', name), png);
-    console.log(`docs/${name}: ${png.length} bytes`);
+    writeFileSync(join(ROOT, 'docs', 'img', name), png);
+    console.log(`docs/img/${name}: ${png.length} bytes`);
   }
 } finally {
   rmSync(out, { recursive: true, force: true });

@@ -10,16 +10,10 @@
  */
 import type { IndexDef, TableDef } from '../config/spec.js';
 import { NULL_LEN, type TableLayout } from '../layout/table-layout.js';
-import type { NbtreeRules } from './nbtree.js';
+import type { IndexPages } from '../heap/engine.js';
 
-export interface IndexPages {
-  total: number;
-  by_index: Record<string, number>;
-  /** Levels of index pages per index: the leaf level and the levels above it; for a clustered index whose leaf level is the table's data pages (ASE allpages-locked, SQL Server), the levels above the data. */
-  levels: Record<string, number>;
-  /** The pages above the leaf level per index (included in by_index). */
-  nonleaf_by_index: Record<string, number>;
-}
+export type { IndexPages };
+import type { NbtreeRules } from './nbtree.js';
 
 /** How entries of one index are sized and paged by a format. */
 export interface IndexGeometry {

@@ -11,45 +11,25 @@
  * The probes run after every replication (bimodality needs them all): `metastabilityProbes` lists them,
  * `attachMetastability` puts their outcome on the points and gaps. Pure.
  */
-import type { ContentionResults, ContentionEntry } from './run.js';
+import type { ContentionResults, ContentionEntry } from './results.js';
 import type { BufferManagerKind, ContentionBase, ContentionSpec } from './spec.js';
 import type { StartState } from './sim.js';
 import { median } from './stats.js';
-import { round, type ContentionPoint, type ContentionTaskPayload, type Replication } from './task.js';
+import {
+  round,
+  type ContentionPoint,
+  type ContentionTaskPayload,
+  type Metastability,
+  type Replication,
+  type StartOutcome,
+} from './task.js';
+
+export type { Metastability, StartOutcome };
 
 /** The probes' window, in multiples of `duration` (after the same warm-up). */
 export const PROBE_DURATION_FACTOR = 4;
 
 const STARTS: readonly StartState[] = ['idle', 'backlog'];
-
-/** What one start state did over the probes' longer window. */
-export interface StartOutcome {
-  start: StartState;
-  /** Simulated time of each probe (warm-up + the longer window), ms. */
-  run_ms: number;
-  replications: number;
-  /** Replications that collapsed (a collapse that held, history.ts). */
-  collapsed: number;
-  /** Collapsed replications that changed state again (recovered, or flickered). */
-  switched: number;
-  /** From the start to the first collapse, over the collapsed replications, ms; null when none collapsed. */
-  time_to_collapse_ms: { median: number; min: number; max: number } | null;
-  /** The shortest a collapsed replication stayed collapsed to the end, and a running one ran, ms; null when there is none. */
-  collapsed_held_ms: number | null;
-  running_held_ms: number | null;
-}
-
-/** A bimodal point's start-state test. */
-export interface Metastability {
-  /** From the idle start, every replication kept the state it reached early, over the longer window. */
-  metastable: boolean;
-  /** The backlog start collapses a different number of replications than the idle start. */
-  depends_on_start: boolean;
-  /** The point's modes (its own replications' means), tps. */
-  modes_tps: { collapsed: number; running: number };
-  idle: StartOutcome;
-  backlog: StartOutcome;
-}
 
 /** One probe: a replication of a bimodal point, from one start. */
 export interface Probe {

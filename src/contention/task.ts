@@ -12,7 +12,6 @@ import { batchMeansInterval, meanInterval, type Interval, type IntervalMethod } 
 import { historyOf, type History } from './history.js';
 import { operationalBounds as boundsOf } from './mva.js';
 import { drainCriterion, type DrainCriterion } from './drain.js';
-import type { Metastability } from './metastability.js';
 
 export interface ContentionTaskPayload {
   spec: ContentionBase;
@@ -89,6 +88,35 @@ interface PointBounds {
   lock_tps: number | null;
   users_tps: number;
   binding: Bounds['binding'];
+}
+
+/** What one start state did over the probes' longer window. */
+export interface StartOutcome {
+  start: StartState;
+  /** Simulated time of each probe (warm-up + the longer window), ms. */
+  run_ms: number;
+  replications: number;
+  /** Replications that collapsed (a collapse that held, history.ts). */
+  collapsed: number;
+  /** Collapsed replications that changed state again (recovered, or flickered). */
+  switched: number;
+  /** From the start to the first collapse, over the collapsed replications, ms; null when none collapsed. */
+  time_to_collapse_ms: { median: number; min: number; max: number } | null;
+  /** The shortest a collapsed replication stayed collapsed to the end, and a running one ran, ms; null when there is none. */
+  collapsed_held_ms: number | null;
+  running_held_ms: number | null;
+}
+
+/** A bimodal point's start-state test. */
+export interface Metastability {
+  /** From the idle start, every replication kept the state it reached early, over the longer window. */
+  metastable: boolean;
+  /** The backlog start collapses a different number of replications than the idle start. */
+  depends_on_start: boolean;
+  /** The point's modes (its own replications' means), tps. */
+  modes_tps: { collapsed: number; running: number };
+  idle: StartOutcome;
+  backlog: StartOutcome;
 }
 
 /** A point: its replications merged. Scalar figures are means over the replications. */

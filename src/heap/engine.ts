@@ -6,7 +6,6 @@ import type { EngineMetrics } from './metrics.js';
 import type { HeapEventSink } from './events.js';
 import type { PageInspector } from './inspect.js';
 import type { PageReads } from './page-reads.js';
-import type { IndexPages } from '../btree/geometry.js';
 
 export type { EngineMetrics };
 
@@ -65,6 +64,16 @@ export interface RowSource {
   /** The row store's stored lengths now (the array is replaced as it grows): row r's at r × width. */
   lens(): Uint16Array;
   readonly width: number;
+}
+
+/** Index pages a format reports (btree/geometry.ts works them out; an engine that keeps its own indexes reports them). */
+export interface IndexPages {
+  total: number;
+  by_index: Record<string, number>;
+  /** Levels of index pages per index: the leaf level and the levels above it; for a clustered index whose leaf level is the table's data pages (ASE allpages-locked, SQL Server), the levels above the data. */
+  levels: Record<string, number>;
+  /** The pages above the leaf level per index (included in by_index). */
+  nonleaf_by_index: Record<string, number>;
 }
 
 export interface StorageEngine {

@@ -25,6 +25,7 @@ import { verdictOf } from './verdict.js';
 import { whatIf, type MaintenanceWhatIf } from './whatif.js';
 import { estimateAdvice, type Advice } from './advice.js';
 import { checkAcrossSpreads, type SpreadCheck } from './robust.js';
+import { rebuildFillStudy, type RebuildFillStudy } from './rebuild-fill.js';
 
 export { candidateTask, currentCand, fmtPct, plannedLive, samplePlan, scaleWorkload, type Plan } from './plan.js';
 
@@ -83,6 +84,8 @@ export interface EstimateOutcome {
   maintenance?: MaintenanceWhatIf;
   /** The rebuild's free space and the DBMS's other space settings, for a recommendation. */
   advice?: Advice;
+  /** A format without a reserve knob whose rebuild fills pages to a setting (StorageFormat.knob.rebuildFill). */
+  rebuild_fill?: RebuildFillStudy;
   /** The recommendation checked at the narrowest and widest spread of the row lengths the evidence allows. */
   spread_check?: SpreadCheck;
   notes: string[];
@@ -339,7 +342,9 @@ export async function runEstimate(cfg: EstimateConfig, runner: CandidateRunner =
       "each partition's model takes optdiag's column statistics, which are the table's, with every varying column scaled by the same factor to the partition's own Data row size",
     );
   const advice = verdict.status === 'recommended' ? estimateAdvice(cfg, primary.knob, formats[0]!) : undefined;
+  const rebuildFill = rebuildFillStudy(cfg, plan.source.kind === 'workload' ? plan.source.workload : undefined);
   return {
+    ...(rebuildFill ? { rebuild_fill: rebuildFill } : {}),
     ...(spreadCheck ? { spread_check: spreadCheck } : {}),
     ...(advice ? { advice } : {}),
     ...(parts ? { partitions: parts, partitions_sentence: partitionsSentence(primary.knob, parts, formats[0]!) } : {}),

@@ -269,7 +269,7 @@ export function estimateTerminal(cfg: EstimateConfig, out: EstimateOutcome, forc
     if (f.knob !== 'none' && f.min_scan_reads.value !== f.forwarding_target.value) lines.push(`fewest scan reads: ${f.min_scan_reads.why}`);
     lines.push(...applyLines(f, i === 0, out, force));
   });
-  lines.push(...adviceLines(out));
+  lines.push(...adviceLines(out), ...rebuildFillLines(out));
   lines.push(...partitionLines(cfg, out));
   if (out.maintenance) {
     const m = out.maintenance;
@@ -282,6 +282,24 @@ export function estimateTerminal(cfg: EstimateConfig, out: EstimateOutcome, forc
   for (const n of out.notes) lines.push(`note: ${n}`);
   // Input files named relative to the working folder where they lie under it (as the user typed them).
   return lines.join('\n').split(`${process.cwd()}${sep}`).join('');
+}
+
+/** The rebuild-fill study (rebuild-fill.ts) as lines: the sentence, each value tried, the key orders, the commands. */
+export function rebuildFillLines(out: EstimateOutcome): string[] {
+  const s = out.rebuild_fill;
+  if (!s) return [];
+  const lines = ['', `rebuild fill: ${s.sentence}; assumed: ${s.assumed.join('; ')}`];
+  for (const r of s.rows)
+    lines.push(
+      `  ${s.key} ${r.value}: ${groupedNumber(r.pages_after_rebuild)} pages after the rebuild, ${groupedNumber(r.splits)} split by the growth`,
+    );
+  if (s.key_order)
+    for (const k of s.key_order.rows)
+      lines.push(
+        `  ${s.key_order.column} inserted ${k.order}: ${groupedNumber(k.pages)} pages, ${groupedNumber(k.splits)} splits (the story as given)`,
+      );
+  if (s.commands.length) lines.push('apply (rebuild fill):', ...s.commands.map((c) => `  ${c}`), `  (${s.source})`);
+  return lines;
 }
 
 function adviceLines(out: EstimateOutcome): string[] {
@@ -360,6 +378,7 @@ export function estimateMarkdown(cfg: EstimateConfig, out: EstimateOutcome, char
     if (out.advice.rebuild) md.push(`**Rebuild:** ${out.advice.rebuild.sentence}`, '');
     md.push(...out.advice.alternatives.map((x) => `- ${x}`), '');
   }
+  if (out.rebuild_fill) md.push('## Rebuild fill', '', '```', ...rebuildFillLines(out).slice(1), '```', '');
   if (out.partitions) md.push('## Per partition', '', out.partitions_sentence!, '', partitionTable(out, out.formats[0]!.knob), '');
   if (out.maintenance) md.push(...maintenanceMarkdown(out, charts), '');
   if (out.notes.length) md.push('## Notes', '', ...out.notes.map((n) => `- ${n}`), '');

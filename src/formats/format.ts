@@ -350,6 +350,28 @@ export interface FormatKnob {
   rebuild?(table: string): { command: string; needs: string; indexesToo: boolean };
   /** The estimator's word on this DBMS's other space settings for a table (ASE reservepagegap, max_rows_per_page). */
   estimateAlternatives?(input: AlternativesInput): string[];
+  /**
+   * Where the format has no reserve knob but its sorted rebuild packs pages to a setting (InnoDB's
+   * innodb_fill_factor): the estimator finds the fullest value after which the story's growth causes no
+   * `overflowMetric` (page splits), and prints `apply`.
+   */
+  readonly rebuildFill?: RebuildFill;
+  /** The column whose insert order decides how full pages stay (the clustered key): the estimator compares ascending and random. */
+  keyOrderColumn?(table: TableDef): string | undefined;
+}
+
+/** StorageFormat.knob.rebuildFill: the setting a sorted rebuild fills pages to, its range and commands. */
+export interface RebuildFill {
+  readonly key: string;
+  readonly min: number;
+  readonly max: number;
+  readonly step: number;
+  readonly overflowMetric: string;
+  /** The engine settings for a rebuild at `value` (a setting it needs beside it: InnoDB's MERGE_THRESHOLD below it). */
+  engineWith(engine: EngineSpec, value: number): EngineSpec;
+  apply(table: string, value: number, engine: EngineSpec): string[];
+  /** The manual that says what the setting does. */
+  readonly source: string;
 }
 
 /** StorageFormat.words: what the reports call things, and the counters they show. */

@@ -95,6 +95,7 @@ describe('sim-configs/teaching', () => {
       'ase-exp-row-size.yaml',
       'ase-forwarding.yaml',
       'ase-reorg.yaml',
+      'innodb-split.yaml',
       'oracle-pctfree.yaml',
       'postgres-hot.yaml',
       'sqlserver-pfs.yaml',
@@ -193,6 +194,12 @@ describe('docs/teaching.md', () => {
       expect(p.final.table_scan_page_reads).toBe(5);
       expect(p.final.pages).toBe(2);
     }
+    // Part 1 on InnoDB: no forwarding; one split leaves three pages (two leaves and a root).
+    expect(lesson).toContain('3 pages, `peak fwd` 0, `scan reads` 2, `used %` 53.97, `page_splits` 1');
+    const split = point('innodb-split.yaml', 'base').final;
+    expect([split.pages, split.forwarded_rows, split.table_scan_page_reads, split.space_used_pct, split.page_splits]).toEqual([
+      3, 0, 2, 53.97, 1,
+    ]);
     // Part 2: 252 and 200 forward none, 180 forwards 2.
     expect(lesson).toContain('180 forwards 2');
     expect(
@@ -231,6 +238,15 @@ describe('docs/teaching.md', () => {
     expect(lesson).toContain(
       'page 0 has 0 bytes free, so the row is forwarded to page 1\n  slot 0, a new page, and a 10-byte stub stays at page 0 slot 0',
     );
+    const innodb = rowsim(['trace', join(DIR, 'innodb-split.yaml'), '--out', join(tmp(), 't')]).stdout;
+    expect(innodb).toMatch(/14\. .*update row 0: grows 283 → 383 B; page 0 has 278 B free,/);
+    expect(innodb).toMatch(
+      /16\. \[2 update\] page 0 is split: 6 rows \(7–12\) move to a new page 2 .*\n.*update row 4: .*page 0 has 78 B free → not enough/,
+    );
+    expect(lesson).toContain('"page 0 is split: 6 rows (7–12) move to a new\n  page 2"');
+    const leaf = rowsim(['page', join(DIR, 'innodb-split.yaml'), '--page', '2', '--format', 'text']).stdout;
+    expect(leaf).toContain('566 in PAGE_GARBAGE');
+    expect(lesson).toContain('"566 in\n  PAGE_GARBAGE"');
     const page = rowsim(['page', join(DIR, 'ase-exp-row-size.yaml'), '--after', '1', '--format', 'text']).stdout;
     expect(page).toContain('free 924 B: 924 contiguous (700 of it reserved), 0 in holes');
     expect(lesson).toContain('"free 924 B: 924 contiguous (700 of it reserved), 0 in holes"');

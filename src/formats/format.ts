@@ -166,6 +166,10 @@ export interface PageAnatomy {
     reservation?: string;
     /** What the trace says a row that no longer fits does: forwarded, migrated. */ move?: string;
     /** The stub, short: stub, head piece. */ stubShort?: string;
+    /** What the slot entries are, when not the slot array's ("records in key order"). */ entries?: string;
+    /** The free bytes between rows, when the DBMS names them (InnoDB PAGE_GARBAGE): in the legend, and short ("in PAGE_GARBAGE"). */
+    holes?: string;
+    holesShort?: string;
     /** A new version of a row takes a slot entry of its own (PostgreSQL's line pointer): the trace quotes a page's room after it. */
     versionTakesSlot?: boolean;
   };

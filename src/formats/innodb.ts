@@ -132,13 +132,21 @@ function innodbPageAnatomy(layout: TableLayout): PageAnatomy {
       { label: 'FIL header', bytes: FIL_HEADER_BYTES },
       { label: 'index page header', bytes: PAGE_HEADER_BYTES },
       { label: 'file segment headers', bytes: FSEG_HEADERS_BYTES },
-      { label: 'infimum and supremum', bytes: format === 'redundant' ? 31 : 26 },
+      // page0page.h PAGE_NEW_INFIMUM … PAGE_NEW_SUPREMUM_END (13 + 13), PAGE_OLD_* (15 + 16, with the end offsets).
+      { label: 'infimum', bytes: format === 'redundant' ? 15 : 13 },
+      { label: 'supremum', bytes: format === 'redundant' ? 16 : 13 },
       { label: 'their directory slots', bytes: EMPTY_DIRECTORY_BYTES },
     ],
-    // A 2-byte slot per 4–8 records: InnoDB reserves ⌈2n / 4⌉ bytes for n records, half a byte a record.
-    slotArray: { name: 'page directory (a 2-byte slot per 4–8 records)', entryBytes: 0.5, at: 'end', firstSlot: 0 },
+    // A 2-byte slot per 4–8 records: InnoDB reserves ⌈2n / 4⌉ bytes for n records (page_dir_calc_reserved_space).
+    slotArray: { name: 'page directory (a 2-byte slot per 4–8 records)', entryBytes: 2, at: 'end', firstSlot: 0 },
     trailer: { label: 'FIL trailer', bytes: FIL_TRAILER_BYTES },
-    words: { stub: 'none: InnoDB splits the page instead', forwarded: 'moved by a page split' },
+    words: {
+      stub: 'none: InnoDB splits the page instead',
+      forwarded: 'moved by a page split',
+      entries: 'records in key order',
+      holes: 'PAGE_GARBAGE (freed records, reused after a reorganisation)',
+      holesShort: 'in PAGE_GARBAGE',
+    },
     notes: ['Rows stay in key order: a row that no longer fits is rewritten after a reorganisation, or the page splits.'],
   };
 }

@@ -12,7 +12,7 @@ import type { PageMapData, ReorgKind, RowSource, StorageEngine, UpdateInfo } fro
 import type { HeapEventSink } from '../heap/events.js';
 import { frozenInspector, type PageInspector, type SlotDetail } from '../heap/inspect.js';
 import type { PageReads } from '../heap/page-reads.js';
-import { IndexTree } from './tree.js';
+import { dirReserved, IndexTree } from './tree.js';
 import { Space } from './space.js';
 import type { IndexPages } from '../btree/geometry.js';
 
@@ -205,6 +205,8 @@ export class InnodbEngine implements StorageEngine {
     const page = this.rowPage(row);
     const fromBytes = this.bytes[row]!;
     const splits = this.clustered.counters.page_splits;
+    const reorganizes = this.clustered.counters.page_reorganizes;
+    const room = this.sink !== null ? this.clustered.updateRoom(row) : { free: 0, contiguous: 0 };
     if (this.clustered.resize(row, phys)) this.counters.updates_in_place++;
     this.bytes[row] = phys;
     this.setOffPages(row);
@@ -217,6 +219,7 @@ export class InnodbEngine implements StorageEngine {
       }
     if (this.sink !== null) {
       const split = this.clustered.counters.page_splits > splits;
+      const reorganized = this.clustered.counters.page_reorganizes > reorganizes;
       this.sink({
         op: 'update',
         row,
@@ -224,9 +227,11 @@ export class InnodbEngine implements StorageEngine {
         home: -1,
         fromBytes,
         toBytes: phys,
-        totalFree: 0,
-        contiguousFree: 0,
-        outcome: split ? 'split' : phys < fromBytes ? 'shrank' : 'in-place',
+        // The page as the update found it: free after a reorganisation (PAGE_GARBAGE included), and above the record heap.
+        totalFree: room.free,
+        contiguousFree: room.contiguous,
+        // A longer record written above the heap leaves its old version in PAGE_GARBAGE: "rewritten".
+        outcome: split ? 'split' : phys < fromBytes ? 'shrank' : reorganized ? 'compacted' : phys > fromBytes ? 'rewritten' : 'in-place',
         toPage: this.rowPage(row),
         newPage: this.rowPage(row) !== page,
       });
@@ -435,12 +440,13 @@ export class InnodbEngine implements StorageEngine {
         const records = i === undefined ? [] : t.pageRecords(p);
         const slots: SlotDetail[] = records.map((row, slot) => ({ slot, kind: 'row', row, bytes: this.bytes[row]! }));
         const stored = i === undefined ? 0 : t.pageData(p);
-        // Half a byte a record: the directory's ⌈2n / 4⌉ bytes, spread evenly (the drawings give each record its share).
-        const dir = records.length / 2;
+        // page_dir_calc_reserved_space(): the directory bytes the page's records reserve, ⌈2n / 4⌉.
+        const dir = dirReserved(records.length);
         const garbage = i === undefined ? 0 : t.pageGarbage(p);
         return {
           page: p,
-          pages: leaves.length,
+          // The index's pages, its non-leaf ones included (page numbers count them).
+          pages: leaves.length + (t.levels > 1 ? t.pagesAbove() : 0),
           allocated: i !== undefined,
           slots,
           storedBytes: stored,

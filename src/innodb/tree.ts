@@ -674,6 +674,13 @@ export class IndexTree {
     return this.order[0]!.reduce((sum, p) => sum + this.ents[p]!.length, 0);
   }
 
+  /** A leaf record's page as an update finds it: free bytes after a reorganisation (its garbage included) and above the heap. */
+  updateRoom(id: number): { free: number; contiguous: number } {
+    const p = this.leaf.page[id]!;
+    const free = this.roomAfterReorganize(p, 0);
+    return { free, contiguous: free - this.garbage[p]! };
+  }
+
   pageRecords(p: number): readonly number[] {
     return this.ents[p]!;
   }

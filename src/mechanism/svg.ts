@@ -316,7 +316,7 @@ function svgKinds(d: PageDrawing, idPrefix: string): { colour: Record<string, st
     'dead-lp': 'LP_DEAD (no storage)',
     unused: 'LP_UNUSED',
     reserved: d.words.reservation ?? 'reserved',
-    holes: 'fragmented free space (holes)',
+    holes: d.words.holes ?? 'fragmented free space (holes)',
     free: 'contiguous free space',
   };
   return { colour, names };
@@ -556,9 +556,9 @@ export function svgSubtitle(d: PageDrawing): string[] {
   const det = d.detail;
   const fig = pageFigures(det);
   const entries = det.slots.reduce((n, s) => n + (s.count ?? 1), 0);
-  const free = `free ${fig.free} B: ${fig.contiguous} contiguous${fig.reserved ? ` (${Math.min(fig.reserved, fig.contiguous)} of it reserved)` : ''}, ${fig.holes} in holes`;
+  const free = `free ${fig.free} B: ${fig.contiguous} contiguous${fig.reserved ? ` (${Math.min(fig.reserved, fig.contiguous)} of it reserved)` : ''}, ${fig.holes} ${d.words.holesShort ?? 'in holes'}`;
   const more = [
-    `${entries} ${d.slotArray.name} entr${entries === 1 ? 'y' : 'ies'}`,
+    d.words.entries ? `${entries} ${d.words.entries}` : `${entries} ${d.slotArray.name} entr${entries === 1 ? 'y' : 'ies'}`,
     `table: ${det.pages} page${det.pages === 1 ? '' : 's'}${det.allocated ? '' : ', this one not allocated'}`,
     ...(d.band ? [d.band] : []),
     ...det.flags,
@@ -650,7 +650,7 @@ function svgHeading(d: PageDrawing, f: SvgFrame, o: SvgOptions, head: number, sc
       (t, i) =>
         `<text x="8" y="${Math.round(head + (46 + i * 18) * scale)}" font-size="${i === 0 ? f.fp : f.fsm}" fill="#222">${svgEsc(t)}</text>`,
     ),
-    `<text x="${f.panelX}" y="${f.gy - 6}" font-size="${f.fsm}" font-weight="bold">${svgEsc(d.slotArray.name)}</text>`,
+    `<text x="${f.panelX}" y="${f.gy - 6}" font-size="${f.fsm}" font-weight="bold">${svgEsc(d.words.entries ?? d.slotArray.name)}</text>`,
   ];
 }
 

@@ -38,7 +38,7 @@ export function pageText(d: PageDrawing): string {
     `header ${d.header.map((h) => `${h.label} ${h.bytes}`).join(' + ')} B; ${d.slotArray.name} ${det.slotArrayBytes} B (${d.slotArray.entryBytes} B an entry)`,
     d.detail.positioned
       ? `rows and stubs ${det.storedBytes} B; ${svgSubtitle(d)[0]}${det.reservedBytes ? ` (${d.words.reservation ?? 'reserved'})` : ''}`
-      : `rows and stubs ${det.storedBytes} B; free ${det.contiguousBytes + det.fragmentedBytes} B: ${L.freeBytes} contiguous, ${L.holeBytes} in holes${det.reservedBytes ? `, ${det.reservedBytes - L.overReservedBytes} reserved (${d.words.reservation ?? 'reserved'})` : ''}${L.overReservedBytes > 0 ? `; ${L.overReservedBytes} B more reserved than free: rows grew into their neighbours' reservations` : ''}`,
+      : `rows and stubs ${det.storedBytes} B; free ${det.contiguousBytes + det.fragmentedBytes} B: ${L.freeBytes} contiguous, ${L.holeBytes} ${d.words.holesShort ?? 'in holes'}${det.reservedBytes ? `, ${det.reservedBytes - L.overReservedBytes} reserved (${d.words.reservation ?? 'reserved'})` : ''}${L.overReservedBytes > 0 ? `; ${L.overReservedBytes} B more reserved than free: rows grew into their neighbours' reservations` : ''}`,
     ...(d.fillLine ? [d.fillLine.label] : []),
     ...(d.band ? [d.band] : []),
     ...(det.keyRange

@@ -6,7 +6,7 @@
  * PAGE_LAST_INSERT; what a record is made of is the format's business (src/formats/innodb.ts).
  */
 import { grown } from '../util/arrays.js';
-import { FRAGMENT, Segment } from './segment.js';
+import { FRAGMENT, Segment, type Direction } from './segment.js';
 import type { Space } from './space.js';
 
 export interface TreeOptions {
@@ -74,12 +74,10 @@ export class IndexTree {
   private freeHead = new Int32Array(16);
   private last = new Int32Array(16);
   private level = new Uint8Array(16);
-  /** Per page: its slot in its segment, FRAGMENT or the segment's extent that holds it (for its freeing). */
+  /** Per page: its place in its segment (FRAGMENT or a page of the segment's extents), for its freeing. */
   private slot = new Int32Array(16);
   private pageCount = 0;
   private freePages: number[] = [];
-  /** The page each segment (leaf, non-leaf) allocated last. */
-  private lastAllocated = [-1, -1];
   /** Per level, the pages in key order. */
   private order: number[][] = [];
   readonly counters: TreeCounters = { page_splits: 0, page_merges: 0, page_reorganizes: 0, inserts_to_right_sibling: 0 };
@@ -109,9 +107,10 @@ export class IndexTree {
     return level === 0 ? this.leafSegment : this.topSegment;
   }
 
-  /** Page p taken from the segment of `level` (1: the non-leaf segment), near page `near` (the page split); its slot is kept for its freeing. */
-  private allocFor(level: number, p: number, hinted = false, near = -1): void {
-    this.slot[p] = this.segment(level).alloc(hinted, near < 0 ? FRAGMENT : this.slot[near]!);
+  /** Page p taken from the segment of `level` (1: the non-leaf segment), beside page `near` (the page split) going `dir`; its place is kept for its freeing. */
+  private allocFor(level: number, p: number, near = -1, dir: Direction = 'none'): void {
+    const seg = this.segment(level);
+    this.slot[p] = seg.alloc(near < 0 ? FRAGMENT : seg.beside(this.slot[near]!, dir), dir);
   }
 
   // ---- pages -----------------------------------------------------------------------------------
@@ -382,9 +381,8 @@ export class IndexTree {
   private splitAt(level: number, p: number, from: number, down: boolean, firstId: number): { lower: number; upper: number } {
     if (this.order.length === level + 1) this.raiseRoot(level);
     const q = this.newPage(level);
-    // btr_page_split_and_insert hints the page after the one split (FSP_UP): free when that was the segment's last page.
-    this.allocFor(level, q, !down && p === this.lastAllocated[level === 0 ? 0 : 1], p);
-    this.lastAllocated[level === 0 ? 0 : 1] = q;
+    // btr_page_split_and_insert hints the page after the one split (FSP_UP), or before it (FSP_DOWN).
+    this.allocFor(level, q, p, down ? 'down' : 'up');
     const e = this.ents[p]!;
     const s = this.store(level);
     const lower = down ? q : p;
@@ -625,7 +623,8 @@ export class IndexTree {
       const need = s.bytes[id]! + dirReserved(n + 1) - dirReserved(n);
       if (p < 0 || free < need || (n >= 2 && free - need < this.options.buildReserveBytes)) {
         p = this.newPage(level);
-        this.allocFor(level, p);
+        // PageBulk::init: btr_page_alloc with no hint (page 0), FSP_UP.
+        this.allocFor(level, p, -1, 'up');
         pages.push(p);
         free = this.options.freeSpaceOfEmpty;
         if (level > 0 || pages.length > 1) this.setPointer(level, p, id);
@@ -638,7 +637,7 @@ export class IndexTree {
     }
     if (pages.length === 0) {
       pages.push(this.newPage(level));
-      this.allocFor(level, pages[0]!);
+      this.allocFor(level, pages[0]!, -1, 'up');
     }
     this.order[level] = pages;
     this.ptr.key[pages[0]!] = -Infinity;

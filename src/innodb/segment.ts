@@ -83,7 +83,7 @@ export class Segment {
     const usedBefore = this.used++;
     const e = this.extentPages;
     if (hint >= 0 && this.pageUsed[hint] === 0 && this.extentUsed[Math.floor(hint / e)]! >= 0) return this.mark(hint);
-    if (dir !== 'none' && usedBefore >= this.fragLimit && free < this.reserved / FSEG_FILLFACTOR) {
+    if (dir !== 'none' && usedBefore >= this.fragLimit && free < Math.floor(this.reserved / FSEG_FILLFACTOR)) {
       return this.mark(this.freeExtent() * e + (dir === 'down' ? e - 1 : 0));
     }
     const hx = hint >= 0 ? Math.floor(hint / e) : -1;

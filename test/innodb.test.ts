@@ -159,6 +159,22 @@ describe('the clustered B+tree [btr0cur.cc, btr0btr.cc]', () => {
     expect(del!.innodb.indexes['PRIMARY']!.leaves).toBeLessThan(0.6 * load!.innodb.indexes['PRIMARY']!.leaves);
   });
 
+  it('a freed page stays in its extent until the extent is empty, then the extent goes back to the file [fseg_free_page_low]', () => {
+    // The first half of the keys deleted: the leaves of the first extents all merge away and their extents return.
+    const wl = (order: string) => `  - insert: { rows: 50000 }\n  - delete: { rows: 50%, order: ${order} }`;
+    const [load, del] = run(config(wl('sequential'))).phases;
+    const before = load!.innodb.indexes['PRIMARY']!;
+    const after = del!.innodb.indexes['PRIMARY']!;
+    const freed = before.size_pages - after.size_pages;
+    // ~417 leaves: the 32 fragment pages and the two whole extents below the middle key go back.
+    expect(freed).toBe(32 + 2 * 64);
+    // The extents returned are free extents of the file: DATA_FREE grows by 2 MiB.
+    expect(del!.innodb.data_free - load!.innodb.data_free).toBe(2 * 1048576);
+    // Half deleted at random: every leaf keeps records, few extents empty; the pages stay reserved.
+    const [load2, del2] = run(config(wl('random'))).phases;
+    expect(del2!.innodb.indexes['PRIMARY']!.size_pages).toBeGreaterThan(0.9 * load2!.innodb.indexes['PRIMARY']!.size_pages);
+  });
+
   it('OPTIMIZE TABLE rebuilds sorted: innodb_fill_factor 100 leaves 1/16 free in the clustered index, 50 halves the pages filled', () => {
     const wl = `  - insert: { rows: 20000, values: { id: { order: random } } }\n  - reorg: rebuild`;
     const full = run(config(wl)).final.innodb.indexes['PRIMARY']!.leaves;
@@ -289,6 +305,36 @@ workload:
       [1695, 1955, 32_030_720, 6_291_456],
       [1389, 1635, 26_787_840, 0],
     ]);
+  });
+});
+
+describe('freed pages and extents as a live MariaDB 10.11 showed them (docs/engines/innodb.md, "Measured")', () => {
+  const measured = (load: string, grow: boolean) =>
+    run(`
+name: t
+seed: 42
+table:
+  name: t
+  columns:
+    - { name: id, type: bigint }
+    - { name: pad, type: varchar(200), null: true }
+  indexes:
+    - { name: PRIMARY, columns: [id], unique: true, clustered: true }
+engine: { format: innodb, encoding: utf8 }
+workload:
+  - insert: { rows: 100000, values: { ${load}pad: { length: 100 } } }
+${grow ? '  - update: { rows: all, order: random, set: { pad: { length: 180 } } }\n' : ''}  - delete: { rows: 50%, order: random }
+`).phases.map((m) => [m.innodb.indexes['PRIMARY']!.size_pages, m.innodb.data_free / 1048576]);
+
+  it('half the rows deleted at random: size falls by the freed fragment pages and the extents emptied', () => {
+    // Server: keys in order 865 → 853 pages (DATA_FREE 4 → 4 MiB); random keys grown in random order 2,144 → 2,129 (7 → 7 MiB).
+    expect(measured('', false)).toEqual([
+      [865, 4],
+      [853, 4],
+    ]);
+    const [, grown, deleted] = measured('id: { order: random }, ', true);
+    expect(grown![0]! - deleted![0]!).toBeLessThan(100);
+    expect(Math.abs(deleted![0]! - 2129) / 2129).toBeLessThan(0.03);
   });
 });
 

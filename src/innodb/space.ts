@@ -8,7 +8,8 @@
  * free than that and a reserve of 2 extents and 1 % of the file. DATA_FREE
  * (fsp_get_available_space_in_free_extents) is the free extents less that reserve.
  *
- * Simplified: an extent a segment has emptied stays with it; a sorted rebuild (OPTIMIZE TABLE) writes a
+ * An extent a segment empties comes back to the free list (fseg_free_page_low → fsp_free_extent).
+ * Simplified: a sorted rebuild (OPTIMIZE TABLE) writes a
  * new file that a live MariaDB 10.11 showed with no free extent: it reserves nothing ahead.
  */
 
@@ -71,6 +72,11 @@ export class Space {
 
   freeFragPage(): void {
     this.freeFragPages++;
+  }
+
+  /** fsp_free_extent: an extent a segment emptied joins the free list (FSP_FREE). */
+  freeExtent(): void {
+    this.freeExtents++;
   }
 
   /** Free extents above the free limit, counted as fsp0fsp.cc does (one less, less their descriptor extents). */

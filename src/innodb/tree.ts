@@ -6,7 +6,7 @@
  * PAGE_LAST_INSERT; what a record is made of is the format's business (src/formats/innodb.ts).
  */
 import { grown } from '../util/arrays.js';
-import { Segment } from './segment.js';
+import { FRAGMENT, Segment, type Direction } from './segment.js';
 import type { Space } from './space.js';
 
 export interface TreeOptions {
@@ -74,12 +74,10 @@ export class IndexTree {
   private freeHead = new Int32Array(16);
   private last = new Int32Array(16);
   private level = new Uint8Array(16);
-  /** Per page: a fragment page of its segment (given back to the file when freed). */
-  private fragment = new Uint8Array(16);
+  /** Per page: its place in its segment (FRAGMENT or a page of the segment's extents), for its freeing. */
+  private slot = new Int32Array(16);
   private pageCount = 0;
   private freePages: number[] = [];
-  /** The page each segment (leaf, non-leaf) allocated last. */
-  private lastAllocated = [-1, -1];
   /** Per level, the pages in key order. */
   private order: number[][] = [];
   readonly counters: TreeCounters = { page_splits: 0, page_merges: 0, page_reorganizes: 0, inserts_to_right_sibling: 0 };
@@ -109,9 +107,10 @@ export class IndexTree {
     return level === 0 ? this.leafSegment : this.topSegment;
   }
 
-  /** Page p taken from the segment of `level` (1: the non-leaf segment); whether it is a fragment page is kept for its freeing. */
-  private allocFor(level: number, p: number, hinted = false): void {
-    this.fragment[p] = this.segment(level).alloc(hinted) ? 1 : 0;
+  /** Page p taken from the segment of `level` (1: the non-leaf segment), beside page `near` (the page split) going `dir`; its place is kept for its freeing. */
+  private allocFor(level: number, p: number, near = -1, dir: Direction = 'none'): void {
+    const seg = this.segment(level);
+    this.slot[p] = seg.alloc(near < 0 ? FRAGMENT : seg.beside(this.slot[near]!, dir), dir);
   }
 
   // ---- pages -----------------------------------------------------------------------------------
@@ -124,7 +123,7 @@ export class IndexTree {
       this.freeHead = grown(this.freeHead, p + 1);
       this.last = grown(this.last, p + 1);
       this.level = grown(this.level, p + 1);
-      this.fragment = grown(this.fragment, p + 1);
+      this.slot = grown(this.slot, p + 1);
     }
     this.ents[p] = [];
     this.data[p] = this.garbage[p] = this.freeHead[p] = 0;
@@ -137,7 +136,7 @@ export class IndexTree {
   private dropPage(p: number): void {
     this.ents[p] = [];
     this.freePages.push(p);
-    this.segment(this.level[p]!).free(this.fragment[p] === 1);
+    this.segment(this.level[p]!).free(this.slot[p]!);
   }
 
   private store(level: number): Entries {
@@ -382,9 +381,8 @@ export class IndexTree {
   private splitAt(level: number, p: number, from: number, down: boolean, firstId: number): { lower: number; upper: number } {
     if (this.order.length === level + 1) this.raiseRoot(level);
     const q = this.newPage(level);
-    // btr_page_split_and_insert hints the page after the one split (FSP_UP): free when that was the segment's last page.
-    this.allocFor(level, q, !down && p === this.lastAllocated[level === 0 ? 0 : 1]);
-    this.lastAllocated[level === 0 ? 0 : 1] = q;
+    // btr_page_split_and_insert hints the page after the one split (FSP_UP), or before it (FSP_DOWN).
+    this.allocFor(level, q, p, down ? 'down' : 'up');
     const e = this.ents[p]!;
     const s = this.store(level);
     const lower = down ? q : p;
@@ -437,7 +435,7 @@ export class IndexTree {
     const only = this.order[level]![0]!;
     const root = this.newPage(level + 1);
     // The root keeps its page (and segment); `only` now stands for the page its records moved to.
-    this.fragment[root] = this.fragment[only]!;
+    this.slot[root] = this.slot[only]!;
     this.allocFor(level, only);
     // The records copied to the new page leave it without PAGE_LAST_INSERT: its first split is at the middle.
     this.last[only] = -1;
@@ -583,8 +581,8 @@ export class IndexTree {
     this.ents[root] = [];
     this.freePages.push(root);
     // The root page stays (in the non-leaf segment); the child's page, of the level below, is given back.
-    this.segment(level - 1).free(this.fragment[child] === 1);
-    this.fragment[child] = this.fragment[root]!;
+    this.segment(level - 1).free(this.slot[child]!);
+    this.slot[child] = this.slot[root]!;
   }
 
   // ---- sorted builds ---------------------------------------------------------------------------
@@ -598,8 +596,7 @@ export class IndexTree {
    */
   build(ids: Int32Array | number[]): void {
     this.reset();
-    const rootFragment = this.fragment[this.order[0]![0]!] === 1;
-    this.topSegment.free(rootFragment);
+    this.topSegment.free(this.slot[this.order[0]![0]!]!);
     let level = 0;
     let children = Array.from(ids);
     for (;;) {
@@ -611,9 +608,9 @@ export class IndexTree {
     // BtrBulk::finish: the top page's records are copied into the root (the index's first page, in the
     // non-leaf segment), and the top page is freed.
     const top = this.order[level]![0]!;
-    const topFragment = this.fragment[top] === 1;
+    const topSlot = this.slot[top]!;
     this.allocFor(1, top);
-    this.segment(level).free(topFragment);
+    this.segment(level).free(topSlot);
   }
 
   private bulkLevel(level: number, ids: number[]): number[] {
@@ -626,7 +623,8 @@ export class IndexTree {
       const need = s.bytes[id]! + dirReserved(n + 1) - dirReserved(n);
       if (p < 0 || free < need || (n >= 2 && free - need < this.options.buildReserveBytes)) {
         p = this.newPage(level);
-        this.allocFor(level, p);
+        // PageBulk::init: btr_page_alloc with no hint (page 0), FSP_UP.
+        this.allocFor(level, p, -1, 'up');
         pages.push(p);
         free = this.options.freeSpaceOfEmpty;
         if (level > 0 || pages.length > 1) this.setPointer(level, p, id);
@@ -639,7 +637,7 @@ export class IndexTree {
     }
     if (pages.length === 0) {
       pages.push(this.newPage(level));
-      this.allocFor(level, pages[0]!);
+      this.allocFor(level, pages[0]!, -1, 'up');
     }
     this.order[level] = pages;
     this.ptr.key[pages[0]!] = -Infinity;

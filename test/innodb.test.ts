@@ -394,3 +394,56 @@ describe('DDL as SHOW CREATE TABLE and mysqldump print it', () => {
     expect(() => parseDdl('CREATE TABLE t (id int) ENGINE=InnoDB ROW_FORMAT=COMPRESSED;')).toThrow(/ROW_FORMAT=COMPRESSED is not modelled/);
   });
 });
+
+describe('growth after OPTIMIZE at innodb_fill_factor 30, as a live MariaDB 10.11 showed it (docs/engines/innodb.md)', () => {
+  // 100,000 rows of (id BIGINT PRIMARY KEY, pad VARCHAR(400)) utf8mb4, pad 63 bytes, OPTIMIZE TABLE at fill 30,
+  // then every pad grown to 173 bytes. A page under MERGE_THRESHOLD stays under it after one record grows, so
+  // btr_cur_optimistic_update answers DB_UNDERFLOW and btr_cur_pessimistic_update ends in btr_cur_compress_if_useful.
+  const grown = (order: string, mt: number) => {
+    const { phases } = run(`
+name: t
+seed: 42
+table:
+  name: t
+  columns:
+    - { name: id, type: bigint }
+    - { name: pad, type: varchar(400), null: true }
+  indexes:
+    - { name: PRIMARY, columns: [id], unique: true, clustered: true }
+engine: { format: innodb, encoding: utf8, innodb_fill_factor: 30, merge_threshold: ${mt} }
+workload:
+  - insert: { rows: 100000, values: { pad: { length: 63 } } }
+  - reorg: rebuild
+  - update: { rows: all, order: ${order}, set: { pad: { length: 173 } } }
+`);
+    const [, rebuilt, end] = phases;
+    const i = end!.innodb.indexes['PRIMARY']!;
+    return {
+      rebuilt: rebuilt!.innodb.indexes['PRIMARY']!.leaf_pages,
+      leaf: i.leaf_pages,
+      size: i.size_pages,
+      splits: end!.page_splits - rebuilt!.page_splits,
+      merges: end!.page_merges - rebuilt!.page_merges,
+    };
+  };
+
+  it('MERGE_THRESHOLD 50: every page merges into its grown neighbour and splits again (server: 1,924 splits, 1,927 merges)', () => {
+    // Server, key order: n_leaf_pages 1,924 → 1,923, size 2,217 → 2,211; index_page_splits 1,924, merges 1,927.
+    const k = grown('sequential', 50);
+    expect([k.rebuilt, k.leaf, k.size]).toEqual([1924, 1923, 2211]);
+    expect(Math.abs(k.splits - 1924)).toBeLessThanOrEqual(3);
+    expect(Math.abs(k.merges - 1927)).toBeLessThanOrEqual(3);
+    // Server, random order: 1,924 → 1,520 leaves, size 1,999; 840 splits, 1,244 merges.
+    const r = grown('random', 50);
+    // Model: 1,617 leaves, size 2,063, 978 splits, 1,291 merges (the order of merges into either sibling is not the server's).
+    expect(Math.abs(r.leaf - 1520) / 1520).toBeLessThan(0.08);
+    expect(Math.abs(r.merges - 1244) / 1244).toBeLessThan(0.1);
+    expect(Math.abs(r.splits - 840) / 840).toBeLessThan(0.2);
+  });
+
+  it('MERGE_THRESHOLD 15: no split, the 2 merges of the last pages only, in either order (server: the same)', () => {
+    // Server, both orders: 1,924 → 1,923 leaves, size 2,216; 0 splits, 2 merges, 0 reorganisations.
+    for (const order of ['sequential', 'random'])
+      expect(grown(order, 15)).toEqual({ rebuilt: 1924, leaf: 1923, size: 2216, splits: 0, merges: 2 });
+  });
+});

@@ -533,7 +533,8 @@ export class IndexTree {
     if (e.length > 0 && !fitsIn(left) && !fitsIn(right)) return;
     const into = e.length === 0 ? undefined : fitsIn(left) ? left! : right!;
     if (into !== undefined) this.moveAll(level, p, into, into === left);
-    if (into !== undefined && into === right && at > 0) this.copyPointer(p, into);
+    // Into the right sibling: its node pointer takes the page's (btr_compress), the leftmost's infimum key included.
+    if (into !== undefined && into === right) this.copyPointer(p, into);
     pages.splice(at, 1);
     this.removeChild(level + 1, p);
     this.dropPage(p);
@@ -559,6 +560,9 @@ export class IndexTree {
   private copyPointer(from: number, to: number): void {
     this.ptr.key[to] = this.ptr.key[from]!;
     this.ptr.tie[to] = this.ptr.tie[from]!;
+    // The node pointer is rewritten on its page: the page's data follows its new size.
+    const parent = this.ptr.page[to]!;
+    if (parent >= 0) this.data[parent]! += this.ptr.bytes[from]! - this.ptr.bytes[to]!;
     this.ptr.bytes[to] = this.ptr.bytes[from]!;
   }
 

@@ -24,7 +24,12 @@ const LIVE_POSTGRES = [
 ];
 
 /** The files that work on a live MariaDB: each starts a throw-away server of its own (test/helpers/mariadb-cluster.ts). */
-const LIVE_MARIADB = ['test/mysqlcheck-replay.test.ts', 'test/mysqlcheck-safety.test.ts', 'test/mysqlcheck-engine.test.ts'];
+const LIVE_MARIADB = [
+  'test/mysqlcheck-replay.test.ts',
+  'test/mysqlcheck-safety.test.ts',
+  'test/mysqlcheck-engine.test.ts',
+  'test/mysqlcheck-offpage.test.ts',
+];
 
 /**
  * The order files start in: longest first, so that a long file does not start last and run alone while

@@ -2,7 +2,7 @@
  * rowsim mysql-check end to end: the innodb format's figures beside a live MariaDB's, for the scenarios of
  * the InnoDB issue (key-order and random keys, growth by update, random deletes with purge and merges,
  * OPTIMIZE TABLE, a secondary index). Its bounds are the issue's: leaf pages per index within 1%, pages
- * per index within 3%.
+ * per index within 3%; records per index exact after the load and after the rebuild.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,6 +68,11 @@ describe.runIf(MYSQL_URL)('rowsim mysql-check: the innodb format beside MariaDB'
           (c.metric.startsWith('size_pages.') && Math.abs(c.diff_pct) > 3),
       );
       expect(off.filter((c) => /^(leaf|size)_pages\./.test(c.metric))).toEqual([]);
+      // Records per index (INNODB_BUFFER_PAGE, node pointers too) exact where no merge ran: the load, the rebuild.
+      const last = Math.max(...result.comparisons.map((c) => c.phase));
+      const records = result.comparisons.filter((c) => c.metric.startsWith('records.') && (c.phase === 0 || c.phase === last));
+      expect(records.length).toBeGreaterThanOrEqual(2);
+      for (const c of records) expect(c.predicted, `${c.label}: ${c.metric}`).toBe(c.observed);
     });
   }
 });

@@ -67,6 +67,8 @@ export class InnodbEngine implements StorageEngine {
   private state: Uint8Array;
   private bytes: Uint16Array;
   private offPages: Int32Array;
+  /** Per row with off-page values: the places of their pages in the leaf segment. */
+  private offPlaces = new Map<number, number[]>();
   private rowHigh = 0;
   private liveCount = 0;
   private purgeRows: number[] = [];
@@ -181,8 +183,11 @@ export class InnodbEngine implements StorageEngine {
   private setOffPages(row: number): void {
     const now = this.withLens(row, this.options.offPagePages);
     const was = this.offPages[row]!;
-    if (now > was) this.clustered.leafSegment.allocMany(now - was);
-    else if (now < was) this.clustered.leafSegment.freeMany(was - now);
+    const places = this.offPlaces.get(row) ?? [];
+    if (now > was) places.push(...this.clustered.leafSegment.allocMany(now - was));
+    else if (now < was) this.clustered.leafSegment.freeMany(places.splice(now));
+    if (now > 0) this.offPlaces.set(row, places);
+    else this.offPlaces.delete(row);
     this.counters.offpage_pages += now - was;
     this.offPages[row] = now;
   }
@@ -253,7 +258,8 @@ export class InnodbEngine implements StorageEngine {
   commit(): void {
     for (const row of this.purgeRows) {
       this.clustered.purge(row);
-      this.clustered.leafSegment.freeMany(this.offPages[row]!);
+      this.clustered.leafSegment.freeMany(this.offPlaces.get(row) ?? []);
+      this.offPlaces.delete(row);
       this.counters.offpage_pages -= this.offPages[row]!;
       this.offPages[row] = 0;
       this.state[row] = 0;
@@ -312,8 +318,8 @@ export class InnodbEngine implements StorageEngine {
           outcome: 'rewritten',
         }),
       );
-    const offPages = this.counters.offpage_pages;
-    this.clustered.leafSegment.allocMany(offPages);
+    // The values' pages, written again after the leaves, row by row in key order.
+    for (const row of rows) if (this.offPages[row]! > 0) this.offPlaces.set(row, this.clustered.leafSegment.allocMany(this.offPages[row]!));
     for (const s of this.secondaries) s.tree.build(s.tree.leafEntries());
     this.counters.exclusive_table_locks++;
     if (this.sink !== null) this.sink({ op: 'rewrite', kind: 'rebuild', pages: this.clustered.leafPageList().length });

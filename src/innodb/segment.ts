@@ -18,7 +18,7 @@
  *
  * Simplified: the segment's extents are numbered in the order taken, not by their place in the file (a
  * hint past an extent's end is no hint; fseg_alloc_free_page_low's case of a hint in a free extent of the
- * file is its FSEG_FILLFACTOR case); off-page column pages are freed last-in first-out.
+ * file is its FSEG_FILLFACTOR case).
  */
 import type { Space } from './space.js';
 
@@ -48,8 +48,8 @@ export class Segment {
   private notFull: number[] = [];
   /** FSEG_FREE: extents of the segment with no page in use. */
   private spare: number[] = [];
-  /** The places of off-page column pages, most recent last. */
-  private offPage: number[] = [];
+  /** The place of the off-page column page taken last (the hint for the next). */
+  private lastOffPage = FRAGMENT;
 
   constructor(
     /** FSP_EXTENT_SIZE: pages an extent (64 at 16K and above, 1 MiB of pages below). */
@@ -143,12 +143,14 @@ export class Segment {
     }
   }
 
-  /** n pages at once (the off-page pages of one value: btr_store_big_rec_extern_fields hints the page after the last). */
-  allocMany(n: number): void {
+  /** n off-page column pages (btr_store_big_rec_extern_fields hints the page after the last): their places. */
+  allocMany(n: number): number[] {
+    const places: number[] = [];
     for (let i = 0; i < n; i++) {
-      const last = this.offPage[this.offPage.length - 1] ?? FRAGMENT;
-      this.offPage.push(this.alloc(this.beside(last, 'up')));
+      this.lastOffPage = this.alloc(this.beside(this.lastOffPage, 'up'));
+      places.push(this.lastOffPage);
     }
+    return places;
   }
 
   /**
@@ -176,9 +178,9 @@ export class Segment {
     this.space.freeExtent();
   }
 
-  /** n off-page column pages given back. */
-  freeMany(n: number): void {
-    for (let i = 0; i < n; i++) this.free(this.offPage.pop() ?? FRAGMENT);
+  /** Off-page column pages given back, by their places (a purged row's own: btr_free_externally_stored_field). */
+  freeMany(places: readonly number[]): void {
+    for (const place of places) this.free(place);
   }
 
   /** fseg_fill_free_list: a large segment takes spare extents with the one it needed. */
@@ -194,6 +196,6 @@ export class Segment {
     this.pageUsed = new Uint8Array(0);
     this.notFull = [];
     this.spare = [];
-    this.offPage = [];
+    this.lastOffPage = FRAGMENT;
   }
 }

@@ -154,7 +154,8 @@ export interface PageAnatomy {
   title: string;
   header: HeaderPart[];
   /** The slot array's name ("row offset table", "line pointers", "slot array", "row directory"), its entry size and where it is. */
-  slotArray: { name: string; entryBytes: number; at: 'end' | 'after-header'; firstSlot: number };
+  /** The slot array: `entryBytes` a slot, a slot per `recordsPerSlot` records (InnoDB's page directory: 2 bytes per 4–8 records, counted at 4); default 1. */
+  slotArray: { name: string; entryBytes: number; at: 'end' | 'after-header'; firstSlot: number; recordsPerSlot?: number };
   /** Bytes at the end of the page that are not rows (PostgreSQL special space, Oracle's tail). */
   trailer?: HeaderPart;
   /** The line inserts stop at (PostgreSQL fillfactor, Oracle PCTFREE): free bytes kept for updates. */

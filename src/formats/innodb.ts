@@ -138,7 +138,7 @@ function innodbPageAnatomy(layout: TableLayout): PageAnatomy {
       { label: 'their directory slots', bytes: EMPTY_DIRECTORY_BYTES },
     ],
     // A 2-byte slot per 4–8 records: InnoDB reserves ⌈2n / 4⌉ bytes for n records (page_dir_calc_reserved_space).
-    slotArray: { name: 'page directory (a 2-byte slot per 4–8 records)', entryBytes: 2, at: 'end', firstSlot: 0 },
+    slotArray: { name: 'page directory (a 2-byte slot per 4–8 records)', entryBytes: 2, at: 'end', firstSlot: 0, recordsPerSlot: 4 },
     trailer: { label: 'FIL trailer', bytes: FIL_TRAILER_BYTES },
     words: {
       stub: 'none: InnoDB splits the page instead',

@@ -6,6 +6,7 @@
  * Merge Threshold for Index Pages").
  */
 import { describe, expect, it } from 'vitest';
+import { runEstimate } from '../src/estimate/estimate.js';
 import { rebuildFillStudy, splitStory } from '../src/estimate/rebuild-fill.js';
 import { loadEstimateConfig } from '../src/loader/config.js';
 
@@ -66,6 +67,13 @@ describe('rebuild fill (innodb)', () => {
     expect(s.key_order!.column).toBe('id');
     expect(asc!.order).toBe('ascending');
     expect(rnd!.splits).toBeGreaterThan(0);
+  });
+
+  it('says in its headline that the rows never forward and the pages split instead', async () => {
+    const out = await runEstimate(cfg);
+    expect(out.verdict.status).toBe('nothing_to_change');
+    expect(out.verdict.headline).toContain('its pages split instead (the rebuild fill factor below)');
+    expect(out.verdict.headline).not.toContain('no setting to change');
   });
 
   it('needs a growth after the load', () => {

@@ -335,7 +335,7 @@ export async function runEstimate(cfg: EstimateConfig, runner: CandidateRunner =
   if (parts) await partitionsDecide(cfg, primary, parts, formats, simulate);
   const calibration = fitted ?? checkEvidence(cfg, formats[0]!);
   const rebuildFill = rebuildFillStudy(cfg, plan.source.kind === 'workload' ? plan.source.workload : undefined);
-  const verdict = splitsInstead(verdictOf(cfg, formats[0]!, primary.knob, calibration), rebuildFill);
+  const verdict = verdictOf(cfg, formats[0]!, primary.knob, calibration, rebuildFill !== undefined);
   const maintenance = whatIf(cfg, primary.knob, formats[0]!, plan, verdict);
   const notes = [...cfg.notes, ...(cfg.evidence?.notes ?? []), ...sourceNotes(cfg, works, calibration)];
   if (parts)
@@ -482,16 +482,4 @@ function partitionsSentence(knob: ReserveKnob, parts: PartitionEstimate[], table
       ? 'the recommendation above'
       : `the table's figures taken as one give ${table.forwarding_target.value}`;
   return `the partitions need from ${k} ${need[0]!.value} to ${most.value} on their own; ${k} is set for the whole table, so ${most.value} (partition ${most.p.name}) is the one that meets the target on every partition (${rel})`;
-}
-
-/** A format whose rows never move (its pages split instead) has nothing to change for forwarding; its headline says where to look. */
-function splitsInstead(verdict: Verdict, study: RebuildFillStudy | undefined): Verdict {
-  if (!study || verdict.status !== 'nothing_to_change') return verdict;
-  return {
-    ...verdict,
-    headline: verdict.headline.replace(
-      /; it has no setting to change$/,
-      '; its rows are never forwarded: its pages split instead (the rebuild fill factor below)',
-    ),
-  };
 }

@@ -14,7 +14,14 @@ import { fmtPct } from './plan.js';
 /** Exit status of an estimate that says not to apply anything (the CLI's EXIT_NOT_APPLICABLE, src/cli/exit-codes.ts). */
 export const EXIT_NO_RECOMMENDATION = 3;
 
-export function verdictOf(cfg: EstimateConfig, primary: FormatEstimate, knob: ReserveKnob, cal: Calibration | undefined): Verdict {
+/** `splitsInstead`: the format's rows never move, its pages split (a rebuild fill study follows the headline). */
+export function verdictOf(
+  cfg: EstimateConfig,
+  primary: FormatEstimate,
+  knob: ReserveKnob,
+  cal: Calibration | undefined,
+  splitsInstead = false,
+): Verdict {
   if (cal && !cal.reproduced)
     return { status: 'evidence_not_reproduced', headline: notReproduced(cfg, knob, cal), exit_status: EXIT_NO_RECOMMENDATION };
   const rec = primary.forwarding_target;
@@ -23,7 +30,7 @@ export function verdictOf(cfg: EstimateConfig, primary: FormatEstimate, knob: Re
     const c = primary.candidates[0]!;
     return {
       status: 'nothing_to_change',
-      headline: `${knob.format}: the table forwards ${fmtPct(c.forwarded_rows_pct)} of its rows (up to ${fmtPct(c.interval.forwarded_rows_pct[1])}), within the ${cfg.target_pct}% target; it has no setting to change`,
+      headline: `${knob.format}: the table forwards ${fmtPct(c.forwarded_rows_pct)} of its rows (up to ${fmtPct(c.interval.forwarded_rows_pct[1])}), within the ${cfg.target_pct}% target; ${splitsInstead ? 'its rows are never forwarded: its pages split instead (the rebuild fill factor below)' : 'it has no setting to change'}`,
       exit_status: 0,
     };
   }

@@ -4,8 +4,14 @@
  * thinking, the run's own start: the same trajectories, continued) and `backlog` (every user submitting
  * at time 0). From the histories (history.ts):
  *
- * - metastable: from the idle start no replication changed state again after it first collapsed, and
- *   the running ones still never collapsed in the longer window: the state reached early held;
+ * - metastable: the collapse sustains itself — from either start, no replication that collapsed ever
+ *   recovered over the longer window — while the running state lasted (the point is bimodal: some
+ *   replications ran through the run's window). A metastable failure in the sense of Bronson et al.
+ *   ([METASTABLE]): a bad state that persists once a trigger (a burst, a start state) has pushed the
+ *   system into it;
+ * - running_state: `holds` when the idle start tipped no more replications in the longer window than in
+ *   the run's (the split was decided early), `decays` when more tipped later: the collapsed share grows
+ *   with the window, a transient, not a steady-state probability;
  * - depends_on_start: the backlog start collapses a different number of replications than the idle one.
  *
  * The probes run after every replication (bimodality needs them all): `metastabilityProbes` lists them,
@@ -96,7 +102,8 @@ export function metastabilityOf(point: ContentionPoint, idle: readonly Replicati
   const i = outcomeOf('idle', idle);
   const b = outcomeOf('backlog', backlog);
   return {
-    metastable: i.switched === 0 && i.collapsed === point.collapsed,
+    metastable: i.switched === 0 && b.switched === 0,
+    running_state: i.collapsed > point.collapsed ? 'decays' : 'holds',
     depends_on_start: b.collapsed !== i.collapsed,
     modes_tps: { collapsed: point.modes!.collapsed.throughput_tps, running: point.modes!.running.throughput_tps },
     idle: i,

@@ -8,7 +8,7 @@ import { renderBarChart, renderHeatMap, renderLineChart, PALETTE, type Series } 
 import { fmt, mdTable, textTable } from '../report/tables.js';
 import { gapLatchedPoint, type ContentionEntry, type ContentionResults, type Gap, type SweepCellResult } from './run.js';
 import type { ContentionPoint } from './task.js';
-import { PROBE_DURATION_FACTOR, type StartOutcome } from './metastability.js';
+import { PROBE_DURATION_FACTOR, type Metastability, type StartOutcome } from './metastability.js';
 import { uslThroughput } from './usl.js';
 
 const BM_COLOR: Record<string, string> = { latched: PALETTE[1]!, lockless: PALETTE[0]! };
@@ -33,7 +33,7 @@ const ci = (iv: readonly [number, number], f: (x: number) => string): string => 
 function gapText(g: Gap): string {
   let s = `lockless ${ratioText(g.throughput_ratio)}× the latched throughput (95% CI ${ci(g.throughput_ratio_ci95, ratioText)}), ${g.response_ratio >= 10 ? g.response_ratio.toFixed(0) : g.response_ratio.toFixed(1)}× lower mean response time`;
   if (g.bimodal)
-    s += `; BIMODAL: ${Math.round(g.latched_collapsed_share * 100)}% of the latched replications collapsed, the mean describes neither outcome${g.metastable ? ' (METASTABLE: each kept the state it reached early; the answer depends on the start state)' : ''}`;
+    s += `; BIMODAL: ${Math.round(g.latched_collapsed_share * 100)}% of the latched replications collapsed, the mean describes neither outcome${g.metastable ? ' (METASTABLE: a collapse, once reached, holds; the share is not a steady-state probability)' : ''}`;
   else if (g.latched_collapsed_share === 1) s += '; the latched manager collapsed in every replication';
   return s;
 }
@@ -56,20 +56,30 @@ function startText(o: StartOutcome, what: string): string {
   return `from ${what} ${fell}${stayed}`;
 }
 
-/** A bimodal point's start-state test in words: whether the answer depends on the start. */
+/** The verdict of a start-state test, in words (bold where it matters). */
+function verdictText(m: Metastability): string {
+  const start = m.depends_on_start ? '; **the answer depends on the start**' : '';
+  if (!m.metastable)
+    return m.depends_on_start
+      ? '**The answer depends on the start, but a collapse does not hold: collapsed replications recover.**'
+      : '**Not metastable: collapsed replications recover.**';
+  const running = m.running_state === 'holds' ? 'each replication kept the state it reached early' : 'the running state tips given time';
+  return `**Metastable: a collapse, once reached, holds;** ${running}${start}.`;
+}
+
+/** A bimodal point's start-state test in words: whether a collapse holds, how long the running state lasts, whether the answer depends on the start. */
 export function metastableText(p: ContentionPoint): string {
   const m = p.metastability!;
   const i = m.idle;
-  const verdict = m.metastable
-    ? '**Metastable: the answer depends on the start.**'
-    : m.depends_on_start
-      ? '**The answer depends on the start, and the states do not hold.**'
-      : '**Not metastable: the states do not hold.**';
   const held = [
     i.collapsed_held_ms !== null ? `collapsed for ≥ ${n2(i.collapsed_held_ms)} ms` : '',
     i.running_held_ms !== null ? `running for ≥ ${n2(i.running_held_ms)} ms` : '',
   ].filter(Boolean);
-  return `${verdict} Modes ${n0(m.modes_tps.collapsed)} and ${n0(m.modes_tps.running)} tps. The same seeds over ${n2(i.run_ms)} ms (${PROBE_DURATION_FACTOR}× the window): ${startText(i, 'the idle start (every user thinking)')}; ${startText(m.backlog, 'a backlog start (every user submitting at once)')}.${held.length ? ` States held: ${held.join(', ')}.` : ''}${m.metastable ? ` "${p.collapsed} of ${p.replications}" is how often this start tipped, not a steady-state probability.` : ''}`;
+  const share =
+    m.running_state === 'holds'
+      ? 'how often this start tipped'
+      : `how many tipped within the run's window (${i.collapsed} of ${i.replications} within ${n2(i.run_ms)} ms)`;
+  return `${verdictText(m)} Modes ${n0(m.modes_tps.collapsed)} and ${n0(m.modes_tps.running)} tps. The same seeds over ${n2(i.run_ms)} ms (${PROBE_DURATION_FACTOR}× the window): ${startText(i, 'the idle start (every user thinking)')}; ${startText(m.backlog, 'a backlog start (every user submitting at once)')}.${held.length ? ` States held: ${held.join(', ')}.` : ''}${m.metastable ? ` "${p.collapsed} of ${p.replications}" is ${share}, not a steady-state probability.` : ''}`;
 }
 
 /** The bimodal points' start-state tests, one line each, for the summary's and the terminal's head. */
@@ -91,9 +101,9 @@ export function sweepMetastabilityLines(sweep: NonNullable<ContentionResults['sw
           const m = p.metastability!;
           const cell = sweep.axes.map((a) => `${a.key} ${String(c.params[a.key])}`).join(', ');
           const verdict = m.metastable
-            ? 'metastable'
+            ? `metastable, the running state ${m.running_state === 'holds' ? 'holds' : 'tips given time'}${m.depends_on_start ? ', depends on the start' : ''}`
             : m.depends_on_start
-              ? 'depends on the start, the states do not hold'
+              ? 'depends on the start, a collapse does not hold'
               : 'not metastable';
           const t = m.idle.time_to_collapse_ms;
           return `${cell} (${r.buffer_manager}, ${r.engines} engines, ${fmt(p.users)} users): **${verdict}**, modes ${n0(m.modes_tps.collapsed)} and ${n0(m.modes_tps.running)} tps; from the idle start ${m.idle.collapsed} of ${m.idle.replications} collapse${m.idle.collapsed === 1 ? 's' : ''}${t ? ` ${collapseTimes(t)} after the start` : ''}, from a backlog start ${m.backlog.collapsed} of ${m.backlog.replications}.`;

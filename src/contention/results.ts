@@ -54,7 +54,7 @@ export interface Gap {
   lockless_collapsed_share: number;
   /** Either manager's point is bimodal. */
   bimodal: boolean;
-  /** Either manager's point is metastable (its modes were decided early and held over a longer window; metastability.ts). */
+  /** Either manager's point is metastable (a collapse, once reached, held over a longer window from either start; metastability.ts). */
   metastable: boolean;
 }
 

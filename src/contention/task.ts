@@ -109,8 +109,10 @@ export interface StartOutcome {
 
 /** A bimodal point's start-state test. */
 export interface Metastability {
-  /** From the idle start, every replication kept the state it reached early, over the longer window. */
+  /** The collapse sustains itself: from either start no collapsed replication recovered over the longer window (metastability.ts). */
   metastable: boolean;
+  /** From the idle start over the longer window: `holds` when no more replications tipped than in the run's window, `decays` when more did. */
+  running_state: 'holds' | 'decays';
   /** The backlog start collapses a different number of replications than the idle start. */
   depends_on_start: boolean;
   /** The point's modes (its own replications' means), tps. */

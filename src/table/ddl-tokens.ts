@@ -5,6 +5,13 @@
  */
 import { DdlError, isStatementStart, type Token } from './ddl-script.js';
 import { MAX_IDENTIFIER_BYTES, shortText, utf8Bytes } from '../config/limits.js';
+import { MULTI_WORD_TYPES } from '../config/column-types.js';
+
+/** Does `words` (lower or upper case, one space apart) begin a type of several words? */
+export function beginsMultiWordType(words: string): boolean {
+  const w = words.toLowerCase();
+  return MULTI_WORD_TYPES.some((t) => t === w || t.startsWith(`${w} `));
+}
 
 export class DdlTokens {
   protected p = 0;
@@ -111,5 +118,17 @@ export class DdlTokens {
   protected skipBatch(): void {
     this.p++;
     while (this.p < this.toks.length && !(this.toks[this.p]!.upper === 'GO' && this.toks[this.p]!.lineStart)) this.p++;
+  }
+
+  /** PostgreSQL casts after a value, as pg_dump writes defaults: `'x'::character varying`, `'{}'::integer[]`. */
+  protected skipCasts(): void {
+    while (this.peek()?.text === ':' && this.peek(1)?.text === ':' && this.peek(2)?.kind === 'word') {
+      this.p += 2;
+      const words = [this.toks[this.p++]!.text];
+      while (this.peek()?.kind === 'word' && beginsMultiWordType([...words, this.peek()!.text].join(' ')))
+        words.push(this.toks[this.p++]!.text);
+      if (this.peek()?.text === '(') this.skipParens();
+      while (this.peek()?.kind === 'punct' && this.peek()!.text.startsWith('[')) this.p++;
+    }
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The innodb format's character sets and comparisons against figures no one here wrote: the plans a live
  * MariaDB 10.11 gave for `col = p` (p a stored procedure's parameter of each type; the same cases run live
- * in test/mysqlcheck-comparison.test.ts), and record sizes it reported (INNODB_BUFFER_PAGE DATA_SIZE /
+ * in test/mysqlcheck-charsets.test.ts), and record sizes it reported (INNODB_BUFFER_PAGE DATA_SIZE /
  * NUMBER_RECORDS of one-page tables, docs/engines/innodb.md) for DDL as mysqldump prints it.
  */
 import { describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
  * MySQL/MariaDB character sets as InnoDB stores them (the most bytes a character takes), and the
  * comparison of a column with a parameter of another type or character set (src/formats/innodb.ts uses
  * both). The rules are the manuals' [MY-TYPECONV][MY-COERCE], checked against a live MariaDB 10.11's
- * plans (test/mysqlcheck-comparison.test.ts).
+ * plans (test/mysqlcheck-charsets.test.ts).
  */
 import type { ColumnType } from '../config/column-types.js';
 import type { ColumnDef, EngineSpec } from '../config/spec.js';

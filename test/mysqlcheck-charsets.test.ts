@@ -1,18 +1,65 @@
 /**
- * The innodb format's rule for `col = p` with p of another type or character set, held against a live
- * MariaDB: for every pair of types, a stored procedure with a parameter of the type runs EXPLAIN SELECT …
+ * The innodb format's character sets and comparisons against a live MariaDB. Record sizes: rowsim
+ * mysql-check of one table in each row format, a column of the table's default set and one of its own
+ * (CHAR in a multi-byte set is variable-length but for REDUNDANT): pages and records per index exact.
+ * Comparisons, `col = p` with p of another type or character set: for every pair of types, a stored procedure with a parameter of the type runs EXPLAIN SELECT …
  * WHERE c = p on an indexed table of 20,000 rows; its access type (ref, eq_ref, const: a seek; range: a
  * range seek; ALL, index: a scan; error 1267: refused) must be what the rule says. Needs ROWSIM_MYSQL_URL
  * (npm test starts a throw-away server) unless ROWSIM_SKIP_MYSQL=1.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MysqlCheckResult } from '../src/mysqlcheck/check.js';
+import { rowsim } from './helpers/cli.js';
 import { parseType } from '../src/config/column-types.js';
 import { getFormat } from '../src/formats/registry.js';
 import type { MysqlConnection } from '../src/mysqlcheck/connection.js';
 import { col, engine } from './helpers/spec.js';
 import { MYSQL_URL, mysqlConnect, needsMysql } from './helpers/mysql-live.js';
 
-needsMysql('comparison rules against a live MariaDB');
+needsMysql('character sets and comparison rules against a live MariaDB');
+
+/** A table of a default set (`charset`) with CHAR(20) in it and in a set of its own, in a row format. */
+const sized = (engine: string, own: string) => `name: charsets
+seed: 11
+table:
+  name: t
+  columns:
+    - { name: id, type: bigint }
+    - { name: code, type: char(20) }
+    - { name: tag, type: char(20) character set ${own} }
+    - { name: note, type: varchar(100), null: true }
+  indexes:
+    - { name: t_pk, columns: [id], unique: true, clustered: true }
+engine: { format: innodb, ${engine} }
+workload:
+  - insert: { rows: 20000, values: { note: { length: { uniform: [20, 90] } } } }
+  - update: { rows: all, order: sequential, via: scan, set: { note: { length: 100 } } }
+`;
+
+describe.runIf(MYSQL_URL)('DEFAULT CHARSET and CHARACTER SET beside MariaDB', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rowsim-mysqlcharsets-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const cases: [string, string, string][] = [
+    ['utf8mb4, a latin1 column, DYNAMIC', 'charset: utf8mb4', 'latin1'],
+    ['latin1, a utf8mb4 column, COMPACT', 'charset: latin1, row_format: compact', 'utf8mb4'],
+    ['utf8mb3, a latin1 column, REDUNDANT', 'charset: utf8mb3, row_format: redundant', 'latin1'],
+  ];
+  for (const [name, engine, own] of cases) {
+    it(`${name}: pages and records per index exact after the load and the growth`, () => {
+      const file = join(dir, `${own}-${name.length}.yaml`);
+      writeFileSync(file, sized(engine, own));
+      const r = rowsim(['mysql-check', file, '--json', '--url', MYSQL_URL!]);
+      expect(r.code, r.stderr).toBe(0);
+      const result = (JSON.parse(r.stdout) as { results: MysqlCheckResult[] }).results[0]!;
+      const figures = result.comparisons.filter((c) => /^(leaf_pages|size_pages|records)\./.test(c.metric));
+      expect(figures.length).toBe(6);
+      for (const c of figures) expect(c.predicted, `${c.label}: ${c.metric}`).toBe(c.observed);
+    });
+  }
+});
 
 /** Column types (rowsim's spelling, MariaDB's), with the table's default utf8mb4. */
 const COLUMNS: { type: string; sql: string; value: string }[] = [

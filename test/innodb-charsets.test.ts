@@ -4,7 +4,11 @@
  * in test/mysqlcheck-charsets.test.ts), and record sizes it reported (INNODB_BUFFER_PAGE DATA_SIZE /
  * NUMBER_RECORDS of one-page tables, docs/engines/innodb.md) for DDL as mysqldump prints it.
  */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { rowsim } from './helpers/cli.js';
 import { parseType } from '../src/config/column-types.js';
 import { getFormat } from '../src/formats/registry.js';
 import { clusteredRecord, innodbLayout } from '../src/formats/innodb-records.js';
@@ -133,5 +137,23 @@ describe('DEFAULT CHARSET and CHARACTER SET as mysqldump prints them: record siz
     }
     const yaml = `name: s\nseed: 1\ntable:\n  name: s\n  columns:\n    - { name: c, type: varchar(9) character set koi8r }\nengine: { format: innodb }\nworkload:\n  - insert: { rows: 1 }\n`;
     expect(() => loadConfig('s.yaml', yaml)).toThrow(/s\.yaml:6.*expected a character set ascii, .* for column c, found koi8r/s);
+  });
+
+  it('the CLI: exit 2, the config file and the DDL line, nothing written', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rowsim-charsets-'));
+    try {
+      const ddl = DUMP('utf8mb4', '  `c` char(10) CHARACTER SET koi8r DEFAULT NULL,\n  `v` varchar(20) DEFAULT NULL');
+      const file = join(dir, 'bad.yaml');
+      writeFileSync(
+        file,
+        `name: s\nseed: 1\ntable:\n  ddl: |\n${ddl.replace(/^/gm, '    ')}\nengine: { format: innodb }\nworkload:\n  - insert: { rows: 1 }\n`,
+      );
+      const r = rowsim(['run', file, '--out', join(dir, 'out')]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/bad\.yaml.*DDL line 3, column \d+: column c: expected CHARACTER SET ascii, .*found "koi8r"/s);
+      expect(existsSync(join(dir, 'out'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -35,7 +35,7 @@ table:
     - { name: t_pk, columns: [id], unique: true, clustered: true }
 engine: { format: innodb, ${engine} }
 workload:
-  - insert: { rows: 20000, values: { note: { length: { uniform: [20, 90] } } } }
+  - insert: { rows: 10000, values: { note: { length: { uniform: [20, 90] } } } }
   - update: { rows: all, order: sequential, via: scan, set: { note: { length: 100 } } }
 `;
 

@@ -227,6 +227,7 @@ function createEngine(
       keyColumn: clusteredColumns[0] ?? -1,
       entryBytes: () => 0,
       pointerBytes: indexRecordBytes(i, clusteredColumns, true),
+      ...(clustered?.merge_threshold !== undefined ? { mergeThresholdPct: clustered.merge_threshold } : {}),
     },
     secondaries: table.indexes
       .filter((x) => x.name !== i.clusteredName)
@@ -235,6 +236,7 @@ function createEngine(
         keyColumn: keyColumns(table, x)[0] ?? -1,
         entryBytes: indexRecordBytes(i, secondaryColumns(table, layout, x), false),
         pointerBytes: indexRecordBytes(i, secondaryColumns(table, layout, x), true),
+        ...(x.merge_threshold !== undefined ? { mergeThresholdPct: x.merge_threshold } : {}),
       })),
     offPagePages: (lens, base) => offPagePages(i, lens, base),
     rowCapacity,
@@ -308,7 +310,7 @@ export const innodb: StorageFormat = {
     readRowBytes: 0,
   },
   indexes: {
-    indexSettings: [],
+    indexSettings: ['merge_threshold'],
     indexGeometry: innodbIndexGeometry,
     versionedIndexes: false,
     indexNotes: (table) =>

@@ -6,6 +6,7 @@
 import { DdlError, isStatementStart, type Token } from './ddl-script.js';
 import { MAX_IDENTIFIER_BYTES, shortText, utf8Bytes } from '../config/limits.js';
 import { MULTI_WORD_TYPES } from '../config/column-types.js';
+import type { OptionRule } from '../config/ddl-clauses.js';
 
 /** Does `words` (lower or upper case, one space apart) begin a type of several words? */
 export function beginsMultiWordType(words: string): boolean {
@@ -129,6 +130,23 @@ export class DdlTokens {
         words.push(this.toks[this.p++]!.text);
       if (this.peek()?.text === '(') this.skipParens();
       while (this.peek()?.kind === 'punct' && this.peek()!.text.startsWith('[')) this.p++;
+    }
+  }
+
+  /** The `NAME=N` parts of a quoted comment that are settings (the rest of the comment is prose). */
+  protected commentSettings(
+    options: Record<string, unknown>,
+    text: string,
+    settings: Readonly<Record<string, OptionRule>>,
+    v: Token,
+  ): void {
+    for (const m of text.matchAll(/([A-Za-z_]+)\s*=\s*(\S+)/g)) {
+      const rule = settings[m[1]!.toUpperCase()];
+      if (rule?.kind !== 'setting') continue;
+      const n = Number(m[2]);
+      if (!Number.isInteger(n) || n < rule.min || n > rule.max)
+        this.fail(`expected ${m[1]}=a whole number from ${rule.min} to ${rule.max} in the comment, found ${m[1]}=${m[2]}`, v);
+      options[rule.key] = { value: n, line: v.line, column: v.column };
     }
   }
 }

@@ -34,7 +34,7 @@ import type { ColumnDef, DdlDbms, DdlDialect, DdlSetting, DdlStorage, IndexDef, 
 
 export type { DdlDbms, DdlDialect, DdlSetting, DdlStorage, LockScheme };
 import { parseType, SchemaError } from '../config/column-types.js';
-import { INDEX_CLAUSES, INDEX_WITH_OPTIONS, type DdlGrammar, type OptionRule } from './ddl-options.js';
+import { INDEX_CLAUSES, INDEX_COMMENT_SETTINGS, INDEX_WITH_OPTIONS, type DdlGrammar, type OptionRule } from './ddl-options.js';
 import { ddlGrammar } from '../formats/registry.js';
 import { beginsMultiWordType, DdlTokens } from './ddl-tokens.js';
 import { MAX_COLUMNS } from '../config/limits.js';
@@ -476,6 +476,10 @@ class DdlReader extends DdlTokens {
         this.fail(`expected ${t.upper} ${word.value} on index ${idx.name} (${word.why}), found ${t.upper} ${v.value}`, t);
       return;
     }
+    if (t.upper === 'COMMENT') {
+      this.indexComment(idx, t);
+      return;
+    }
     const clause = INDEX_CLAUSES[t.upper];
     if (!clause) {
       const words = [...Object.keys(this.grammar.indexWords), ...Object.keys(INDEX_CLAUSES)];
@@ -490,6 +494,18 @@ class DdlReader extends DdlTokens {
     if (operand === 'assignment' && this.peek()?.text === '=') this.p++;
     if (operand === 'word' || operand === 'assignment' || (operand === 'optional-number' && this.peek()?.kind === 'number')) this.p++;
     else if (operand === 'parens' && this.peek()?.text === '(') this.skipParens();
+  }
+
+  /** MySQL's `COMMENT 'MERGE_THRESHOLD=N'` on an index: the index's settings in it (INDEX_COMMENT_SETTINGS), the rest read past. */
+  private indexComment(idx: IndexDef, t: Token): void {
+    this.p++;
+    if (this.peek()?.text === '=') this.p++;
+    const v = this.peek();
+    if (v?.kind !== 'string') this.fail(`expected a quoted comment after COMMENT on index ${idx.name}, found ${this.found(v)}`, v ?? t);
+    this.p++;
+    const found: Record<string, DdlSetting<number>> = {};
+    this.commentSettings(found, unquote(v!), INDEX_COMMENT_SETTINGS, v!);
+    for (const [key, setting] of Object.entries(found)) this.setIndex(idx, key, setting, v!);
   }
 
   /** `WITH (name = value, …)` or ASE's `with name = value, …` of an index; returns the PAD_INDEX = ON token, if any. */
@@ -637,18 +653,6 @@ class DdlReader extends DdlTokens {
     } else if (rule.kind === 'comment') {
       this.commentSettings(options, value, rule.settings, v!);
     } else this.checkOnly(rule, t, value);
-  }
-
-  /** The `NAME=N` parts of a quoted comment that are settings (the rest of the comment is prose). */
-  private commentSettings(options: Record<string, unknown>, text: string, settings: Readonly<Record<string, OptionRule>>, v: Token): void {
-    for (const m of text.matchAll(/([A-Za-z_]+)\s*=\s*(\S+)/g)) {
-      const rule = settings[m[1]!.toUpperCase()];
-      if (rule?.kind !== 'setting') continue;
-      const n = Number(m[2]);
-      if (!Number.isInteger(n) || n < rule.min || n > rule.max)
-        this.fail(`expected ${m[1]}=a whole number from ${rule.min} to ${rule.max} in the comment, found ${m[1]}=${m[2]}`, v);
-      options[rule.key] = { value: n, line: v.line, column: v.column };
-    }
   }
 
   /** A whole-number option value after the option word (and an optional `=`). */

@@ -179,7 +179,9 @@ export function tablePlan(table: TableDef, engine: EngineSpec): TablePlan {
   const keyed = new Set(table.indexes.flatMap((i) => i.columns.map(position)));
   const columns = table.columns.map((c, i) => {
     const plan = columnPlan(c, keyed.has(i));
-    return c.type.characterSet ? { ...plan, ddl: `${plan.ddl} CHARACTER SET ${c.type.characterSet}` } : plan;
+    // A column's own character set; NCHAR and NVARCHAR are MySQL's national set, utf8mb3.
+    const set = c.type.characterSet ?? (c.type.national ? 'utf8mb3' : undefined);
+    return set ? { ...plan, ddl: `${plan.ddl} CHARACTER SET ${set}` } : plan;
   });
   const { primary, promoted } = clusteredIndex(table);
   const ident = quoteName(table.name);

@@ -113,6 +113,18 @@ describe('DEFAULT CHARSET and CHARACTER SET as mysqldump prints them: record siz
     expect(recordOf(DUMP('utf8mb4', cv, 'REDUNDANT'), { c: 40, v: 20 })).toBe(88);
   });
 
+  it('DEFAULT CHARACTER SET = x is DEFAULT CHARSET=x', () => {
+    expect(parseDdl(DUMP('latin1', cv).replace('DEFAULT CHARSET=latin1', 'DEFAULT CHARACTER SET = utf8mb3')).storage.charset).toMatchObject(
+      {
+        value: 'utf8mb3',
+        line: 6,
+      },
+    );
+    expect(() => parseDdl(DUMP('latin1', cv).replace('DEFAULT CHARSET=latin1', 'CHARACTER SET koi8r'))).toThrow(
+      /expected CHARACTER SET=ascii, .*found CHARACTER SET=koi8r/,
+    );
+  });
+
   it("a column's own CHARACTER SET wins over the table's default", () => {
     const own = '  `c` char(10) CHARACTER SET latin1 COLLATE latin1_swedish_ci DEFAULT NULL,\n  `v` varchar(20) DEFAULT NULL';
     expect(recordOf(DUMP('utf8mb4', own), { c: 10, v: 20 })).toBe(54);

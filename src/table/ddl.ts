@@ -594,9 +594,12 @@ class DdlReader extends DdlTokens {
       const t = this.peek()!;
       if (t.text === ';' || t.upper === 'CREATE' || t.upper === 'GO' || (t.lineStart && isStatementStart(t))) break;
       const word = this.grammar.words[t.upper];
-      const assignment = this.grammar.assignments[t.upper];
+      // MySQL's [DEFAULT] CHARACTER SET [=] x is its CHARSET [=] x.
+      const charset = t.upper === 'CHARACTER' && this.isWord('SET', 1) ? this.grammar.assignments['CHARSET'] : undefined;
+      if (charset) this.p++;
+      const assignment = charset ?? this.grammar.assignments[t.upper];
       if (assignment) {
-        this.assignment(storage, t, assignment);
+        this.assignment(storage, charset ? { ...t, text: 'CHARACTER SET' } : t, assignment);
       } else if (t.upper === 'LOCK' && this.peek(1) && this.grammar.locks.has(this.peek(1)!.upper)) {
         const s = this.peek(1)!;
         storage.lock = { value: s.text.toLowerCase() as LockScheme, line: s.line, column: s.column };

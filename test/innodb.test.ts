@@ -388,6 +388,10 @@ describe('DDL as SHOW CREATE TABLE and mysqldump print it', () => {
     expect(t.storage.dialect).toMatchObject({ value: 'mysql', sign: 'ENGINE=InnoDB' });
     expect(t.storage.row_format).toMatchObject({ value: 'dynamic', line: 14 });
     expect(t.storage.merge_threshold).toMatchObject({ value: 45, line: 14 });
+    // The index's own MERGE_THRESHOLD, the table's default character set, a column's own.
+    expect(t.indexes.map((i) => i.merge_threshold)).toEqual([undefined, undefined, 40]);
+    expect(t.storage.charset).toMatchObject({ value: 'utf8mb4', line: 14 });
+    expect(t.columns.find((c) => c.name === 'note')?.type.characterSet).toBe('utf8mb4');
     expect(() => parseDdl('CREATE TABLE t (id int) ENGINE=MyISAM;')).toThrow(
       /expected ENGINE=innodb \(rowsim models InnoDB tables\), found ENGINE=MyISAM/,
     );

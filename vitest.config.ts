@@ -29,6 +29,7 @@ const LIVE_MARIADB = [
   'test/mysqlcheck-safety.test.ts',
   'test/mysqlcheck-engine.test.ts',
   'test/mysqlcheck-offpage.test.ts',
+  'test/mysqlcheck-charsets.test.ts',
 ];
 
 /**

@@ -388,6 +388,10 @@ describe('DDL as SHOW CREATE TABLE and mysqldump print it', () => {
     expect(t.storage.dialect).toMatchObject({ value: 'mysql', sign: 'ENGINE=InnoDB' });
     expect(t.storage.row_format).toMatchObject({ value: 'dynamic', line: 14 });
     expect(t.storage.merge_threshold).toMatchObject({ value: 45, line: 14 });
+    // The index's own MERGE_THRESHOLD, the table's default character set, a column's own.
+    expect(t.indexes.map((i) => i.merge_threshold)).toEqual([undefined, undefined, 40]);
+    expect(t.storage.charset).toMatchObject({ value: 'utf8mb4', line: 14 });
+    expect(t.columns.find((c) => c.name === 'note')?.type.characterSet).toBe('utf8mb4');
     expect(() => parseDdl('CREATE TABLE t (id int) ENGINE=MyISAM;')).toThrow(
       /expected ENGINE=innodb \(rowsim models InnoDB tables\), found ENGINE=MyISAM/,
     );
@@ -445,5 +449,37 @@ workload:
     // Server, both orders: 1,924 → 1,923 leaves, size 2,216; 0 splits, 2 merges, 0 reorganisations.
     for (const order of ['sequential', 'random'])
       expect(grown(order, 15)).toEqual({ rebuilt: 1924, leaf: 1923, size: 2216, splits: 0, merges: 2 });
+  });
+});
+
+describe("an index's own MERGE_THRESHOLD (COMMENT 'MERGE_THRESHOLD=N' on the index), as a live MariaDB 10.11 showed it", () => {
+  // 100,000 rows (id BIGINT PRIMARY KEY, k INT, pad VARCHAR(200) of 100 bytes), a secondary index on k, then 60%
+  // deleted at random (rowsim mysql-check): t_k keeps 108 leaves with MERGE_THRESHOLD=15 on it and falls to 60
+  // with the table's 50 (size 161 and 147 pages); PRIMARY falls from 878 to 498 leaves either way.
+  const ddl = (comment: string) => `
+CREATE TABLE \`t\` (
+  \`id\` bigint(20) NOT NULL,
+  \`k\` int(11) NOT NULL,
+  \`pad\` varchar(200) DEFAULT NULL,
+  PRIMARY KEY (\`id\`),
+  KEY \`t_k\` (\`k\`)${comment}
+) ENGINE=InnoDB DEFAULT CHARSET=latin1;`;
+  const yaml = (comment: string) =>
+    `name: t\nseed: 11\ntable:\n  ddl: |${ddl(comment).replace(/\n/g, '\n    ')}\n  indexes: []\nengine: { format: innodb }\nworkload:\n  - insert: { rows: 100000, values: { pad: { length: 100 } } }\n  - delete: { rows: 60%, order: random }\n`;
+
+  it('the DDL reader puts it on the index; the table keeps its own', () => {
+    const t = parseDdl(ddl(" COMMENT 'MERGE_THRESHOLD=15'"));
+    expect(t.indexes.find((i) => i.name === 't_k')?.merge_threshold).toBe(15);
+    expect(t.storage.merge_threshold).toBeUndefined();
+    expect(() => parseDdl(ddl(" COMMENT 'MERGE_THRESHOLD=60'"))).toThrow(/expected MERGE_THRESHOLD=a whole number from 1 to 50/);
+  });
+
+  it('it applies to that index only: t_k 108 leaves with 15, 60 with the table’s 50; PRIMARY 498 both', () => {
+    const own = run(yaml(" COMMENT 'MERGE_THRESHOLD=15'")).final.innodb.indexes;
+    const table = run(yaml('')).final.innodb.indexes;
+    expect([own['t_k']!.leaves, table['t_k']!.leaves]).toEqual([108, 60]);
+    expect([own['t_k']!.size_pages, table['t_k']!.size_pages]).toEqual([161, 147]);
+    // The DDL's PRIMARY KEY (the reader names it t_pk; the server, PRIMARY).
+    expect([own['t_pk']!.leaves, table['t_pk']!.leaves]).toEqual([498, 498]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * rowsim mysql-check end to end: the innodb format's figures beside a live MariaDB's, for the scenarios of
  * the InnoDB issue (key-order and random keys, growth by update, random deletes with purge and merges,
- * OPTIMIZE TABLE, a secondary index). Its bounds are the issue's: leaf pages per index within 1%, pages
+ * OPTIMIZE TABLE, a secondary index; a secondary index's own MERGE_THRESHOLD). Its bounds are the issue's: leaf pages per index within 1%, pages
  * per index within 3%; records per index exact after the load and after the rebuild.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -75,4 +75,26 @@ describe.runIf(MYSQL_URL)('rowsim mysql-check: the innodb format beside MariaDB'
       for (const c of records) expect(c.predicted, `${c.label}: ${c.metric}`).toBe(c.observed);
     });
   }
+
+  it("an index's own MERGE_THRESHOLD (COMMENT 'MERGE_THRESHOLD=15' on t_k): its pages after random deletes exact", () => {
+    const file = join(dir, 'merge-threshold.yaml');
+    writeFileSync(
+      file,
+      config(
+        'merge-threshold',
+        'bigint',
+        `  - insert: { rows: 100000, values: { pad: { length: 100 } } }
+  - delete: { rows: 60%, order: random }
+`,
+      ).replace('{ name: t_k, columns: [k] }', '{ name: t_k, columns: [k], merge_threshold: 15 }'),
+    );
+    const r = rowsim(['mysql-check', file, '--json', '--url', MYSQL_URL!]);
+    expect(r.code, r.stderr).toBe(0);
+    const result = (JSON.parse(r.stdout) as { results: MysqlCheckResult[] }).results[0]!;
+    const pages = result.comparisons.filter((c) => /^(leaf|size)_pages\./.test(c.metric));
+    expect(pages.length).toBe(8);
+    for (const c of pages) expect(c.predicted, `${c.label}: ${c.metric}`).toBe(c.observed);
+    // With the table's 50 the server merges t_k's leaves down to 60; with 15 on it, none merge.
+    expect(pages.find((c) => c.metric === 'leaf_pages.t_k' && c.phase === 1)?.observed).toBe(108);
+  });
 });

@@ -53,6 +53,16 @@ describe('the table as MySQL DDL', () => {
     expect(plan.primary).toEqual([0]);
   });
 
+  it("states the table's DEFAULT CHARSET (engine charset), a column's own CHARACTER SET, NVARCHAR's utf8mb3", () => {
+    const yaml = YAML.replace('format: sqlserver-heap', 'format: innodb')
+      .replace('type: varchar(40) }', 'type: varchar(40) character set latin1 }')
+      .replace('type: varchar(200)', 'type: nvarchar(200)');
+    const spec = specOf(yaml);
+    const plan = tablePlan(spec.table, { ...spec.engine, charset: 'utf8mb3' } as never);
+    expect(plan.createSql).toContain('`code` VARCHAR(40) CHARACTER SET latin1 NOT NULL, `pad` VARCHAR(200) CHARACTER SET utf8mb3,');
+    expect(plan.createSql).toMatch(/DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_bin$/);
+  });
+
   it('names GEN_CLUST_INDEX when InnoDB makes its own row id, and refuses a clustered index that is not unique', () => {
     const noKey = YAML.replace('unique: true, clustered: true', 'unique: false');
     expect(tablePlan(specOf(noKey).table, specOf(noKey).engine).indexes[0]).toEqual({ config: null, server: 'GEN_CLUST_INDEX' });

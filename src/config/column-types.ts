@@ -34,6 +34,8 @@ export interface ColumnType {
   sql: string;
   /** A large object: text, clob, blob, image, bytea, or a (max) type: its values may be read in chunks (read_lob). */
   lob: boolean;
+  /** A character type's own character set, where written (`varchar(36) character set latin1`, MySQL's spelling), in lower case. */
+  characterSet?: string;
 }
 
 /** How a type name is read: its family and its parameters. A format declares its own types so (StorageFormat.columnTypes). */
@@ -177,8 +179,21 @@ function splitSpelling(spelling: string): { name: string; p1?: string; p2?: stri
   return { name, ...(m[2] !== undefined ? { p1: m[2] } : {}), ...(m[3] !== undefined ? { p2: m[3] } : {}) };
 }
 
-/** Parse `varchar(200)`, `numeric(10,2)`, `int`, `char`, `double precision`, `timestamp with time zone` … */
+/**
+ * Parse `varchar(200)`, `numeric(10,2)`, `int`, `char`, `double precision`, `timestamp with time zone` …;
+ * a character type may name its character set after it (`varchar(36) character set latin1`, `… charset
+ * latin1`): the formats that know character sets read it (the innodb format), and refuse names they lack.
+ */
 export function parseType(spelling: string): ColumnType {
+  const m = /^(.*?)\s+(?:character\s+set|charset)\s+([a-z][a-z0-9_]*)\s*$/i.exec(spelling.trim());
+  if (!m) return parseBareType(spelling);
+  const t = parseBareType(m[1]!);
+  if (!isCharacterType(t)) throw new SchemaError(`a character set only after a character type (char, varchar, text), found "${spelling}"`);
+  t.characterSet = m[2]!.toLowerCase();
+  return t;
+}
+
+function parseBareType(spelling: string): ColumnType {
   const { name, p1: p1Text, p2: p2Text } = splitSpelling(spelling);
   const info = TYPES[name]!;
   const p1 = p1Text === 'max' ? UNBOUNDED_DEFAULT_MAX : p1Text !== undefined ? Number(p1Text) : undefined;

@@ -46,6 +46,8 @@ export interface DdlClauses {
   assignments?: Readonly<Record<string, OptionRule>>;
   /** In DDL that shows itself this format's DBMS's, a column declared neither NULL nor NOT NULL is nullable (else NOT NULL, ASE's default). */
   nullableByDefault?: true;
+  /** The character sets a column may name (MySQL's `CHARACTER SET latin1`), in lower case; others are refused. */
+  charsets?: readonly string[];
 }
 
 /** Every format's DDL clauses joined (src/formats/registry.ts ddlGrammar): what the reader reads. */
@@ -64,4 +66,6 @@ export interface DdlGrammar {
   engineKeys: readonly string[];
   /** The DBMSs whose DDL leaves an undeclared column nullable. */
   nullableByDefault: ReadonlySet<string>;
+  /** Every format's character sets (DdlClauses.charsets). */
+  charsets: readonly string[];
 }

@@ -3,7 +3,7 @@
  * A module of its own, without zod, so that the page engines and the workload runner (worker threads)
  * can name them without loading the config schema.
  */
-export const INDEX_SETTING_KEYS = ['fillfactor', 'pctfree', 'max_rows_per_page', 'reservepagegap'] as const;
+export const INDEX_SETTING_KEYS = ['fillfactor', 'pctfree', 'max_rows_per_page', 'reservepagegap', 'merge_threshold'] as const;
 export type IndexSettingKey = (typeof INDEX_SETTING_KEYS)[number];
 /** Every per-index option: the space settings and PostgreSQL's deduplicate_items (a boolean). */
 export const INDEX_OPTION_KEYS = [...INDEX_SETTING_KEYS, 'deduplicate_items'] as const;

@@ -46,6 +46,7 @@ export const indexSchema = z.strictObject({
   pctfree: z.number().int().min(0).max(99).optional(),
   max_rows_per_page: z.number().int().min(0).max(256).optional(),
   reservepagegap: z.number().int().min(0).max(255).optional(),
+  merge_threshold: z.number().int().min(1).max(50).optional(),
   deduplicate_items: z.boolean().optional(),
   when: z.enum(['before_load', 'after_load']).optional(),
 });

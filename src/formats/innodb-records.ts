@@ -15,6 +15,7 @@ import {
   type ColumnLayout,
   type TableLayout,
 } from '../layout/table-layout.js';
+import { columnCharset, INNODB_CHARSETS } from './innodb-comparison.js';
 
 export type RowFormat = 'dynamic' | 'compact' | 'redundant';
 
@@ -167,16 +168,28 @@ export function clusteredIndexOf(table: TableDef): IndexDef | undefined {
   return table.indexes.find((i) => i.clustered) ?? table.indexes.find((i) => i.unique && notNull(i));
 }
 
-/** A character type in a multi-byte character set, COMPACT or DYNAMIC: CHAR(n) is stored as variable-length, at least n bytes (manual, "COMPACT row format"). */
-function columnStorage(c: ColumnDef, engine: EngineSpec, format: RowFormat): { variable: boolean; maxBytes: number; character: boolean } {
+/**
+ * How a column is stored: its most bytes (a character type's characters times its character set's most
+ * bytes a character), whether its length is written, and the bytes a character of the data takes. A CHAR
+ * in a multi-byte character set is variable-length under COMPACT and DYNAMIC, at least n bytes (manual,
+ * "COMPACT row format"; row0mysql.cc); REDUNDANT keeps it fixed at its most bytes.
+ */
+function columnStorage(
+  c: ColumnDef,
+  engine: EngineSpec,
+  format: RowFormat,
+): { variable: boolean; maxBytes: number; character: boolean; bytesPerChar: number } {
   const t = c.type;
   const character = t.family === 'char' || t.family === 'varchar' || t.family === 'text';
-  const mbMax = engine.encoding === 'utf8' ? 4 : 1;
-  if (t.family === 'text' || t.family === 'blob') return { variable: true, maxBytes: lobMaxBytes(t), character };
-  if (t.family === 'varchar') return { variable: true, maxBytes: t.length * mbMax, character };
-  if (t.family === 'varbinary') return { variable: true, maxBytes: t.length, character };
-  if (t.family === 'char' && mbMax > 1) return { variable: format !== 'redundant', maxBytes: t.length * mbMax, character };
-  return { variable: false, maxBytes: innodbFixedBytes(t), character };
+  const charset = character ? (columnCharset(t, engine) ?? 'utf8mb4') : 'latin1';
+  const mbMax = INNODB_CHARSETS[charset].maxBytes;
+  const bytesPerChar = !character ? 1 : mbMax === 1 ? 1 : charsetBytesPerChar({ ...engine, encoding: 'utf8' });
+  const s = { character, bytesPerChar };
+  if (t.family === 'text' || t.family === 'blob') return { ...s, variable: true, maxBytes: lobMaxBytes(t) };
+  if (t.family === 'varchar') return { ...s, variable: true, maxBytes: t.length * mbMax };
+  if (t.family === 'varbinary') return { ...s, variable: true, maxBytes: t.length };
+  if (t.family === 'char' && mbMax > 1) return { ...s, variable: format !== 'redundant', maxBytes: t.length * mbMax };
+  return { ...s, variable: false, maxBytes: innodbFixedBytes(t) };
 }
 
 export function innodbLayout(table: TableDef, engine: EngineSpec): InnodbTableLayout {
@@ -186,8 +199,12 @@ export function innodbLayout(table: TableDef, engine: EngineSpec): InnodbTableLa
   const storage = table.columns.map((c) => columnStorage(c, engine, format));
   const columns: ColumnLayout[] = table.columns.map((c, i) => {
     const s = storage[i]!;
-    const bytesPerChar = s.character ? charsetBytesPerChar(engine) : 1;
-    return columnLayout(table, c, i, { variableType: s.variable, character: s.character, bytesPerChar, maxBytes: s.maxBytes });
+    return columnLayout(table, c, i, {
+      variableType: s.variable,
+      character: s.character,
+      bytesPerChar: s.bytesPerChar,
+      maxBytes: s.maxBytes,
+    });
   });
   const { varying, fixedNotNullBytes, logicalMaxBytes } = indexVaryingColumns(columns);
   const info: InnodbLayoutInfo = {

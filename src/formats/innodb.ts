@@ -10,7 +10,7 @@ import type { EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { keyColumns, type IndexGeometry } from '../btree/geometry.js';
 import { InnodbEngine } from '../innodb/engine.js';
 import { COMMON_DEFAULTS, withoutUtf16, type PageAnatomy, type StorageFormat } from './format.js';
-import { unconverted } from './comparison.js';
+import { INNODB_CHARSET_NAMES, innodbComparison } from './innodb-comparison.js';
 import { greedyIndexGeometry } from './forwarding.js';
 import { checkPageSize, logicalDataBytes, type ResolvedEngine, type TableLayout } from '../layout/table-layout.js';
 import {
@@ -31,8 +31,9 @@ import {
   type RowFormat,
 } from './innodb-records.js';
 
-/** The settings InnoDB declares: the row format, MERGE_THRESHOLD, innodb_fill_factor. */
+/** The settings InnoDB declares: the row format, MERGE_THRESHOLD, innodb_fill_factor, the table's default character set. */
 const innodbSettings = (z: Zod) => ({
+  charset: z.enum(INNODB_CHARSET_NAMES as [string, ...string[]]).optional(),
   row_format: z.enum(['dynamic', 'compact', 'redundant']).optional(),
   merge_threshold: z.number().int().min(1).max(50).optional(),
   innodb_fill_factor: z.number().int().min(10).max(100).optional(),
@@ -57,7 +58,14 @@ const innodbDdl: DdlClauses = {
     COMMENT: { kind: 'comment', settings: { MERGE_THRESHOLD: { kind: 'setting', key: 'merge_threshold', min: 1, max: 50, engine: true } } },
     KEY_BLOCK_SIZE: { kind: 'only', values: ['0'], why: 'KEY_BLOCK_SIZE makes pages compressed, which rowsim does not model' },
     AUTO_INCREMENT: HARMLESS,
-    CHARSET: HARMLESS,
+    // DEFAULT CHARSET=utf8mb4: the character set of the columns that do not name one (innodb-comparison.ts).
+    CHARSET: {
+      kind: 'word',
+      key: 'charset',
+      values: INNODB_CHARSET_NAMES,
+      why: 'the character sets rowsim models; others are not',
+      engine: true,
+    },
     COLLATE: HARMLESS,
     STATS_PERSISTENT: HARMLESS,
     STATS_AUTO_RECALC: HARMLESS,
@@ -66,6 +74,7 @@ const innodbDdl: DdlClauses = {
     TRANSACTIONAL: HARMLESS,
   },
   nullableByDefault: true,
+  charsets: INNODB_CHARSET_NAMES,
 };
 
 declare module '../config/format-ids.js' {
@@ -83,6 +92,8 @@ declare module '../config/format-ids.js' {
     row_format?: DdlSetting<string>;
     /** COMMENT='MERGE_THRESHOLD=N'. */
     merge_threshold?: DdlSetting<number>;
+    /** DEFAULT CHARSET=utf8mb4. */
+    charset?: DdlSetting<string>;
   }
 }
 
@@ -216,6 +227,7 @@ function createEngine(
       keyColumn: clusteredColumns[0] ?? -1,
       entryBytes: () => 0,
       pointerBytes: indexRecordBytes(i, clusteredColumns, true),
+      ...(clustered?.merge_threshold !== undefined ? { mergeThresholdPct: clustered.merge_threshold } : {}),
     },
     secondaries: table.indexes
       .filter((x) => x.name !== i.clusteredName)
@@ -224,6 +236,7 @@ function createEngine(
         keyColumn: keyColumns(table, x)[0] ?? -1,
         entryBytes: indexRecordBytes(i, secondaryColumns(table, layout, x), false),
         pointerBytes: indexRecordBytes(i, secondaryColumns(table, layout, x), true),
+        ...(x.merge_threshold !== undefined ? { mergeThresholdPct: x.merge_threshold } : {}),
       })),
     offPagePages: (lens, base) => offPagePages(i, lens, base),
     rowCapacity,
@@ -248,6 +261,7 @@ export const innodb: StorageFormat = {
   settings: [
     'page_size',
     'encoding',
+    'charset',
     'multibyte_share',
     'multibyte_widths',
     'row_format',
@@ -291,12 +305,12 @@ export const innodb: StorageFormat = {
     reorgNote: (kind) => (kind === 'vacuum' ? 'vacuum does nothing on innodb: purge removes delete-marked records by itself' : undefined),
   },
   reads: {
-    comparison: (column) => unconverted(column.name, '[MySQL]'),
+    comparison: innodbComparison,
     readCounters: () => ({}),
     readRowBytes: 0,
   },
   indexes: {
-    indexSettings: [],
+    indexSettings: ['merge_threshold'],
     indexGeometry: innodbIndexGeometry,
     versionedIndexes: false,
     indexNotes: (table) =>

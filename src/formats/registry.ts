@@ -172,8 +172,10 @@ export function ddlGrammar(): DdlGrammar {
   const signs: DdlGrammar['signs'][number][] = [];
   const engineKeys: string[] = [];
   const nullableByDefault = new Set<string>();
+  const charsets = new Set<string>();
   for (const format of Object.values(FORMATS)) {
     if (format.ddl?.nullableByDefault) nullableByDefault.add(format.dbms);
+    for (const c of format.ddl?.charsets ?? []) charsets.add(c);
     for (const lock of [...(format.ddlLocks ?? [])].sort()) locks.set(lock.toUpperCase(), format.dbms);
     if (format.ddl?.harmlessParameters) harmless.add(format.ddl.harmlessParameters);
     const comments = Object.values(format.ddl?.assignments ?? {}).flatMap((r) => (r.kind === 'comment' ? [r.settings] : []));
@@ -196,6 +198,7 @@ export function ddlGrammar(): DdlGrammar {
     signs,
     engineKeys,
     nullableByDefault,
+    charsets: [...charsets],
   };
   grammarKept = { version, grammar };
   return grammar;

@@ -25,6 +25,8 @@ export interface InnodbIndexSpec {
   entryBytes(lens: Uint16Array, base: number): number;
   /** Bytes of a node pointer whose key is this row's (the key fields, and a 4-byte child page number). */
   pointerBytes(lens: Uint16Array, base: number): number;
+  /** The index's own MERGE_THRESHOLD (`COMMENT 'MERGE_THRESHOLD=N'` on the index), else the table's. */
+  mergeThresholdPct?: number;
 }
 
 export interface InnodbEngineOptions {
@@ -94,7 +96,7 @@ export class InnodbEngine implements StorageEngine {
     this.state = new Uint8Array(n);
     this.bytes = new Uint16Array(n);
     this.offPages = new Int32Array(n);
-    this.clustered = this.tree(options.clustered.name, true);
+    this.clustered = this.tree(options.clustered, true);
     this.clustered.leafPointerBytes = (row) => this.withLens(row, options.clustered.pointerBytes);
     this.clustered.onSplit = (page, newPage, moved) => this.sink?.({ op: 'split', page, newPage, rows: moved });
     this.clustered.onMerge = (moved, from, to) => {
@@ -103,7 +105,7 @@ export class InnodbEngine implements StorageEngine {
     this.secondaries = options.secondaries.map((spec) => {
       const index: Secondary = {
         spec,
-        tree: this.tree(spec.name, false),
+        tree: this.tree(spec, false),
         entryOf: new Int32Array(n).fill(-1),
         keyOf: new Float64Array(n),
         rowOf: new Int32Array(n),
@@ -115,14 +117,14 @@ export class InnodbEngine implements StorageEngine {
     this.keyColumns = [options.clustered, ...options.secondaries].map((s) => s.keyColumn).filter((c) => c >= 0);
   }
 
-  private tree(name: string, clustered: boolean): IndexTree {
+  private tree(spec: InnodbIndexSpec, clustered: boolean): IndexTree {
     const o = this.options;
     return new IndexTree({
-      name,
+      name: spec.name,
       freeSpaceOfEmpty: o.freeSpaceOfEmpty,
       // dict_index_get_space_reserve(): page / 16, kept free on a clustered leaf that inserts converge on [btr0cur.cc].
       convergingReserve: clustered ? o.pageBytes / 16 : 0,
-      mergeLimitBytes: Math.floor((o.pageBytes * o.mergeThresholdPct) / 100),
+      mergeLimitBytes: Math.floor((o.pageBytes * (spec.mergeThresholdPct ?? o.mergeThresholdPct)) / 100),
       reorganizeLimitBytes: o.pageBytes / 32,
       // btr0bulk.cc PageBulk::init: fill factor 100 keeps page / 16 free in a clustered index, else (100 − ff) % of the page.
       buildReserveBytes:

@@ -15,12 +15,15 @@ export const NULL_LEN = 0xffff;
 export const MAX_STORED_LEN = 0xfffe;
 
 /**
- * Stored bytes of a value given no length: the type's size, a variable type's declared bound, capped at
- * the row store's limit (a longer value is out of row in every engine: a varchar(max) or text value given
- * no length is stored as one, not as a NULL).
+ * Stored bytes of a value given no length: the type's size, a variable type's declared bound (a character
+ * type's declared characters at the data's bytes a character, where its bound allows for wider characters:
+ * InnoDB's utf8mb4 VARCHAR(n) and CHAR(n) may take 4n), capped at the row store's limit (a longer value is
+ * out of row in every engine: a varchar(max) or text value given no length is stored as one, not as a NULL).
  */
 export function fullLengthBytes(col: ColumnLayout): number {
-  return Math.min(col.variableType ? col.maxBytes : col.fixedBytes, MAX_STORED_LEN);
+  if (!col.variableType) return Math.min(col.fixedBytes, MAX_STORED_LEN);
+  const bound = col.character && !col.bytesOfLength ? Math.round(col.declaredLength * col.bytesPerChar) : col.maxBytes;
+  return Math.min(bound, col.maxBytes, MAX_STORED_LEN);
 }
 
 /** How one column is stored by a format. */

@@ -181,9 +181,17 @@ function checkUniqueDistinct(table: TableDef, workload: PhaseSpec[], P: Problems
   });
 }
 
-/** A column's storage the format refuses (PostgreSQL: a fixed-length type can only be plain). */
+/** A column's storage or character set the format refuses (PostgreSQL: a fixed-length type can only be plain). */
 function checkColumnSettings(format: StorageFormat, table: TableDef, P: Problems): void {
   table.columns.forEach((col, i) => {
+    const charsets = format.ddl?.charsets ?? [];
+    if (col.type.characterSet !== undefined && !charsets.includes(col.type.characterSet))
+      P.add(
+        ['table', 'columns', i, 'type'],
+        charsets.length === 0
+          ? `expected a type without a character set (${format.dbmsName} columns take the engine's encoding), found ${col.type.characterSet}`
+          : `expected a character set ${charsets.join(', ')} for column ${col.name}, found ${col.type.characterSet}`,
+      );
     if (col.storage === undefined) return;
     try {
       format.rows.checkColumn?.(col);

@@ -169,14 +169,20 @@ export function tablePlan(table: TableDef, engine: EngineSpec): TablePlan {
   const rowFormat = (engineText(engine, 'row_format') ?? 'dynamic').toLowerCase();
   if (!ROW_FORMATS.includes(rowFormat))
     throw new MysqlCheckError(`engine.row_format: expected one of ${ROW_FORMATS.join(', ')}, found ${rowFormat}`);
-  const charset = CHARSETS[engine.encoding ?? 'utf8'] ?? 'utf8mb4';
+  // The table's default character set: DEFAULT CHARSET=… (the innodb format's charset), else the encoding's.
+  const charset = engineText(engine, 'charset') ?? CHARSETS[engine.encoding ?? 'utf8'] ?? 'utf8mb4';
   const position = (name: string) => {
     const i = table.columns.findIndex((c) => c.name.toLowerCase() === name.toLowerCase());
     if (i < 0) throw new MysqlCheckError(`index column ${name}: no such column in table ${table.name}`);
     return i;
   };
   const keyed = new Set(table.indexes.flatMap((i) => i.columns.map(position)));
-  const columns = table.columns.map((c, i) => columnPlan(c, keyed.has(i)));
+  const columns = table.columns.map((c, i) => {
+    const plan = columnPlan(c, keyed.has(i));
+    // A column's own character set; NCHAR and NVARCHAR are MySQL's national set, utf8mb3.
+    const set = c.type.characterSet ?? (c.type.national ? 'utf8mb3' : undefined);
+    return set ? { ...plan, ddl: `${plan.ddl} CHARACTER SET ${set}` } : plan;
+  });
   const { primary, promoted } = clusteredIndex(table);
   const ident = quoteName(table.name);
   const parts = columns.map((c) => `${quoteName(c.name)} ${c.ddl}${c.nullable ? '' : ' NOT NULL'}`);

@@ -49,6 +49,11 @@ export const INDEX_WITH_OPTIONS: Readonly<Record<string, OptionRule>> = {
   immediate_allocation: HARMLESS,
 };
 
+/** The settings of MySQL's `COMMENT 'MERGE_THRESHOLD=N'` on an index (the rest of the comment is prose). */
+export const INDEX_COMMENT_SETTINGS: Readonly<Record<string, OptionRule>> = {
+  MERGE_THRESHOLD: { kind: 'setting', key: 'merge_threshold' satisfies IndexSettingKey, min: 1, max: 50 },
+};
+
 /** One-word (or word-and-operand) clauses after an index's columns (Oracle, PostgreSQL, SQL Server, ASE). */
 export const INDEX_CLAUSES: Readonly<
   Record<string, { operand: 'none' | 'word' | 'parens' | 'optional-number' | 'assignment' } | { refuse: string }>
@@ -72,9 +77,8 @@ export const INDEX_CLAUSES: Readonly<
   NOT: { operand: 'word' },
   NULLS: { operand: 'word' },
   INITIALLY: { operand: 'word' },
-  // MySQL: KEY … (cols) USING BTREE | HASH, COMMENT '…' (an index's MERGE_THRESHOLD is not modelled), KEY_BLOCK_SIZE=N.
+  // MySQL: KEY … (cols) USING BTREE | HASH, KEY_BLOCK_SIZE=N (COMMENT '…': INDEX_COMMENT_SETTINGS).
   USING: { operand: 'word' },
-  COMMENT: { operand: 'assignment' },
   KEY_BLOCK_SIZE: { operand: 'assignment' },
   COMPUTE: { operand: 'word' },
   INCLUDE: {

@@ -5,6 +5,14 @@
  */
 import { DdlError, isStatementStart, type Token } from './ddl-script.js';
 import { MAX_IDENTIFIER_BYTES, shortText, utf8Bytes } from '../config/limits.js';
+import { MULTI_WORD_TYPES } from '../config/column-types.js';
+import type { OptionRule } from '../config/ddl-clauses.js';
+
+/** Does `words` (lower or upper case, one space apart) begin a type of several words? */
+export function beginsMultiWordType(words: string): boolean {
+  const w = words.toLowerCase();
+  return MULTI_WORD_TYPES.some((t) => t === w || t.startsWith(`${w} `));
+}
 
 export class DdlTokens {
   protected p = 0;
@@ -111,5 +119,34 @@ export class DdlTokens {
   protected skipBatch(): void {
     this.p++;
     while (this.p < this.toks.length && !(this.toks[this.p]!.upper === 'GO' && this.toks[this.p]!.lineStart)) this.p++;
+  }
+
+  /** PostgreSQL casts after a value, as pg_dump writes defaults: `'x'::character varying`, `'{}'::integer[]`. */
+  protected skipCasts(): void {
+    while (this.peek()?.text === ':' && this.peek(1)?.text === ':' && this.peek(2)?.kind === 'word') {
+      this.p += 2;
+      const words = [this.toks[this.p++]!.text];
+      while (this.peek()?.kind === 'word' && beginsMultiWordType([...words, this.peek()!.text].join(' ')))
+        words.push(this.toks[this.p++]!.text);
+      if (this.peek()?.text === '(') this.skipParens();
+      while (this.peek()?.kind === 'punct' && this.peek()!.text.startsWith('[')) this.p++;
+    }
+  }
+
+  /** The `NAME=N` parts of a quoted comment that are settings (the rest of the comment is prose). */
+  protected commentSettings(
+    options: Record<string, unknown>,
+    text: string,
+    settings: Readonly<Record<string, OptionRule>>,
+    v: Token,
+  ): void {
+    for (const m of text.matchAll(/([A-Za-z_]+)\s*=\s*(\S+)/g)) {
+      const rule = settings[m[1]!.toUpperCase()];
+      if (rule?.kind !== 'setting') continue;
+      const n = Number(m[2]);
+      if (!Number.isInteger(n) || n < rule.min || n > rule.max)
+        this.fail(`expected ${m[1]}=a whole number from ${rule.min} to ${rule.max} in the comment, found ${m[1]}=${m[2]}`, v);
+      options[rule.key] = { value: n, line: v.line, column: v.column };
+    }
   }
 }

@@ -33,10 +33,10 @@
 import type { ColumnDef, DdlDbms, DdlDialect, DdlSetting, DdlStorage, IndexDef, LockScheme } from '../config/spec.js';
 
 export type { DdlDbms, DdlDialect, DdlSetting, DdlStorage, LockScheme };
-import { MULTI_WORD_TYPES, parseType, SchemaError } from '../config/column-types.js';
-import { INDEX_CLAUSES, INDEX_WITH_OPTIONS, type DdlGrammar, type OptionRule } from './ddl-options.js';
+import { parseType, SchemaError } from '../config/column-types.js';
+import { INDEX_CLAUSES, INDEX_COMMENT_SETTINGS, INDEX_WITH_OPTIONS, type DdlGrammar, type OptionRule } from './ddl-options.js';
 import { ddlGrammar } from '../formats/registry.js';
-import { DdlTokens } from './ddl-tokens.js';
+import { beginsMultiWordType, DdlTokens } from './ddl-tokens.js';
 import { MAX_COLUMNS } from '../config/limits.js';
 import {
   ATTRIBUTES_WITH_OPERAND,
@@ -64,11 +64,6 @@ interface DdlTable {
   storage: DdlStorage;
 }
 
-/** Does `words` (lower or upper case, one space apart) begin a type of several words? */
-function beginsMultiWordType(words: string): boolean {
-  const w = words.toLowerCase();
-  return MULTI_WORD_TYPES.some((t) => t === w || t.startsWith(`${w} `));
-}
 export function parseDdl(sql: string): DdlTable {
   return new DdlReader(tokenize(sql), ddlGrammar()).read();
 }
@@ -87,6 +82,8 @@ class DdlReader extends DdlTokens {
   /** Columns declared neither NULL nor NOT NULL, and the columns of a PRIMARY KEY (never NULL). */
   private readonly undeclared = new Set<string>();
   private readonly keyColumns = new Set<string>();
+  /** The column's CHARACTER SET, while its attributes are read. */
+  private characterSet: string | undefined;
 
   constructor(
     toks: Token[],
@@ -323,13 +320,15 @@ class DdlReader extends DdlTokens {
     const type = this.columnType(cname);
     const udt = this.types.get(type.text.toLowerCase());
     let nullable: boolean | undefined;
+    this.characterSet = undefined;
     while (this.peek() && this.peek()!.text !== ',' && this.peek()!.text !== ')') {
       const declared = this.columnAttribute(tname, cname, indexes);
       if (declared !== undefined) nullable = declared;
     }
     if (nullable === undefined && udt === undefined) this.undeclared.add(cname.toLowerCase());
     try {
-      columns.push({ name: cname, type: parseType(udt ? udt.base : type.text), nullable: nullable ?? udt?.nullable ?? false });
+      const typed = parseType(`${udt ? udt.base : type.text}${this.characterSet ? ` character set ${this.characterSet}` : ''}`);
+      columns.push({ name: cname, type: typed, nullable: nullable ?? udt?.nullable ?? false });
     } catch (err) {
       if (err instanceof SchemaError) {
         const hint = udt
@@ -346,16 +345,17 @@ class DdlReader extends DdlTokens {
     }
   }
 
-  /** PostgreSQL casts after a value, as pg_dump writes defaults: `'x'::character varying`, `'{}'::integer[]`. */
-  private skipCasts(): void {
-    while (this.peek()?.text === ':' && this.peek(1)?.text === ':' && this.peek(2)?.kind === 'word') {
-      this.p += 2;
-      const words = [this.toks[this.p++]!.text];
-      while (this.peek()?.kind === 'word' && beginsMultiWordType([...words, this.peek()!.text].join(' ')))
-        words.push(this.toks[this.p++]!.text);
-      if (this.peek()?.text === '(') this.skipParens();
-      while (this.peek()?.kind === 'punct' && this.peek()!.text.startsWith('[')) this.p++;
-    }
+  /** A column's `CHARACTER SET name`: one a format models (DdlClauses.charsets). */
+  private columnCharset(cname: string): void {
+    const t = this.peek();
+    const name = t ? unquote(t).toLowerCase() : '';
+    if (!this.grammar.charsets.includes(name))
+      this.fail(
+        `column ${cname}: expected CHARACTER SET ${this.grammar.charsets.join(', ')}, found ${this.found(t)}`,
+        t ?? this.toks[this.p - 1],
+      );
+    this.characterSet = name;
+    this.p++;
   }
 
   /** One attribute after a column's type; returns the nullability it declares, if it declares one. */
@@ -393,10 +393,11 @@ class DdlReader extends DdlTokens {
       this.skipCasts();
     } else if (SINGLE_WORD_ATTRIBUTES.has(this.peek()!.upper)) {
       this.p++;
+    } else if (this.isWord('CHARSET') || (this.isWord('CHARACTER') && this.isWord('SET', 1))) {
+      this.p += this.isWord('CHARSET') ? 1 : 2;
+      this.columnCharset(cname);
     } else if (ATTRIBUTES_WITH_OPERAND.has(this.peek()!.upper)) {
       this.p += 2; // COLLATE x, CONSTRAINT n, COMMENT 'x' …
-    } else if (this.isWord('CHARACTER') && this.isWord('SET', 1)) {
-      this.p += 3;
     } else if (this.isWord('ON') && this.isWord('UPDATE', 1)) {
       this.p += 3;
       if (this.peek()?.text === '(') this.skipParens();
@@ -475,6 +476,10 @@ class DdlReader extends DdlTokens {
         this.fail(`expected ${t.upper} ${word.value} on index ${idx.name} (${word.why}), found ${t.upper} ${v.value}`, t);
       return;
     }
+    if (t.upper === 'COMMENT') {
+      this.indexComment(idx, t);
+      return;
+    }
     const clause = INDEX_CLAUSES[t.upper];
     if (!clause) {
       const words = [...Object.keys(this.grammar.indexWords), ...Object.keys(INDEX_CLAUSES)];
@@ -489,6 +494,18 @@ class DdlReader extends DdlTokens {
     if (operand === 'assignment' && this.peek()?.text === '=') this.p++;
     if (operand === 'word' || operand === 'assignment' || (operand === 'optional-number' && this.peek()?.kind === 'number')) this.p++;
     else if (operand === 'parens' && this.peek()?.text === '(') this.skipParens();
+  }
+
+  /** MySQL's `COMMENT 'MERGE_THRESHOLD=N'` on an index: the index's settings in it (INDEX_COMMENT_SETTINGS), the rest read past. */
+  private indexComment(idx: IndexDef, t: Token): void {
+    this.p++;
+    if (this.peek()?.text === '=') this.p++;
+    const v = this.peek();
+    if (v?.kind !== 'string') this.fail(`expected a quoted comment after COMMENT on index ${idx.name}, found ${this.found(v)}`, v ?? t);
+    this.p++;
+    const found: Record<string, DdlSetting<number>> = {};
+    this.commentSettings(found, unquote(v!), INDEX_COMMENT_SETTINGS, v!);
+    for (const [key, setting] of Object.entries(found)) this.setIndex(idx, key, setting, v!);
   }
 
   /** `WITH (name = value, …)` or ASE's `with name = value, …` of an index; returns the PAD_INDEX = ON token, if any. */
@@ -577,9 +594,12 @@ class DdlReader extends DdlTokens {
       const t = this.peek()!;
       if (t.text === ';' || t.upper === 'CREATE' || t.upper === 'GO' || (t.lineStart && isStatementStart(t))) break;
       const word = this.grammar.words[t.upper];
-      const assignment = this.grammar.assignments[t.upper];
+      // MySQL's [DEFAULT] CHARACTER SET [=] x is its CHARSET [=] x.
+      const charset = t.upper === 'CHARACTER' && this.isWord('SET', 1) ? this.grammar.assignments['CHARSET'] : undefined;
+      if (charset) this.p++;
+      const assignment = charset ?? this.grammar.assignments[t.upper];
       if (assignment) {
-        this.assignment(storage, t, assignment);
+        this.assignment(storage, charset ? { ...t, text: 'CHARACTER SET' } : t, assignment);
       } else if (t.upper === 'LOCK' && this.peek(1) && this.grammar.locks.has(this.peek(1)!.upper)) {
         const s = this.peek(1)!;
         storage.lock = { value: s.text.toLowerCase() as LockScheme, line: s.line, column: s.column };
@@ -636,18 +656,6 @@ class DdlReader extends DdlTokens {
     } else if (rule.kind === 'comment') {
       this.commentSettings(options, value, rule.settings, v!);
     } else this.checkOnly(rule, t, value);
-  }
-
-  /** The `NAME=N` parts of a quoted comment that are settings (the rest of the comment is prose). */
-  private commentSettings(options: Record<string, unknown>, text: string, settings: Readonly<Record<string, OptionRule>>, v: Token): void {
-    for (const m of text.matchAll(/([A-Za-z_]+)\s*=\s*(\S+)/g)) {
-      const rule = settings[m[1]!.toUpperCase()];
-      if (rule?.kind !== 'setting') continue;
-      const n = Number(m[2]);
-      if (!Number.isInteger(n) || n < rule.min || n > rule.max)
-        this.fail(`expected ${m[1]}=a whole number from ${rule.min} to ${rule.max} in the comment, found ${m[1]}=${m[2]}`, v);
-      options[rule.key] = { value: n, line: v.line, column: v.column };
-    }
   }
 
   /** A whole-number option value after the option word (and an optional `=`). */

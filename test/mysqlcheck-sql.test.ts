@@ -63,6 +63,14 @@ describe('the table as MySQL DDL', () => {
     expect(plan.createSql).toMatch(/DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_bin$/);
   });
 
+  it("finds rows by the UNIQUE NOT NULL index InnoDB clusters by when none is marked clustered (a DDL's PRIMARY KEY (id))", () => {
+    const ddl = specOf(YAML.replace('unique: true, clustered: true', 'unique: true'));
+    const plan = tablePlan(ddl.table, ddl.engine);
+    expect(plan.createSql).toContain('UNIQUE KEY `orders_pk` (`id`)');
+    expect(plan.indexes[0]).toEqual({ config: 'orders_pk', server: 'orders_pk' });
+    expect(plan.primary).toEqual([0]);
+  });
+
   it('names GEN_CLUST_INDEX when InnoDB makes its own row id, and refuses a clustered index that is not unique', () => {
     const noKey = YAML.replace('unique: true, clustered: true', 'unique: false');
     expect(tablePlan(specOf(noKey).table, specOf(noKey).engine).indexes[0]).toEqual({ config: null, server: 'GEN_CLUST_INDEX' });

@@ -46,7 +46,7 @@ export interface TablePlan {
   createSql: string;
   /** CREATE INDEX statements sent after the first phase that leaves rows. */
   laterIndexes: string[];
-  /** Positions of the primary key's columns (empty: InnoDB's own row id). */
+  /** Positions of the clustered key's columns: the PRIMARY KEY's, else the UNIQUE NOT NULL index InnoDB promotes (a DDL's PRIMARY KEY without CLUSTERED); empty: InnoDB's own row id. */
   primary: number[];
   /** The first index's leading column, which `via: range` runs over (−1: no index). */
   rangeColumn: number;
@@ -207,7 +207,7 @@ export function tablePlan(table: TableDef, engine: EngineSpec): TablePlan {
     columns,
     createSql,
     laterIndexes,
-    primary: primary ? primary.columns.map(position) : [],
+    primary: (primary ?? promoted)?.columns.map(position) ?? [],
     rangeColumn: first ? position(first.columns[0]!) : -1,
     indexes,
     rowFormat,

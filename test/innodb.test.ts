@@ -366,6 +366,32 @@ ${grow ? '  - update: { rows: all, order: random, set: { pad: { length: 180 } } 
   });
 });
 
+describe('random inserts of rows of varying length, as a live MariaDB 10.11 showed them', () => {
+  it('an insert reuses the head of the free list only when it is large enough (page_cur_insert_rec_low), else the heap, else a reorganisation', () => {
+    // Server, 15 orders of (id BIGINT PRIMARY KEY, pad VARCHAR(200)) latin1, pad NULL for 20 % of the rows, else
+    // 0-40 bytes: n_leaf_pages 406-435 (mean 418.5), index_page_reorg_attempts 384-418, no merge.
+    const m = run(`
+name: t
+seed: 42
+table:
+  name: t
+  columns:
+    - { name: id, type: bigint }
+    - { name: pad, type: varchar(200), null: true }
+  indexes:
+    - { name: PRIMARY, columns: [id], unique: true, clustered: true }
+engine: { format: innodb }
+workload:
+  - insert: { rows: 100000, values: { id: { order: random }, pad: { length: { uniform: [0, 40] }, null: 0.2 } } }
+`).final;
+    expect(m.innodb.indexes['PRIMARY']!.leaf_pages).toBeGreaterThanOrEqual(406);
+    expect(m.innodb.indexes['PRIMARY']!.leaf_pages).toBeLessThanOrEqual(435);
+    expect(m.page_reorganizes).toBeGreaterThanOrEqual(384);
+    expect(m.page_reorganizes).toBeLessThanOrEqual(418);
+    expect(m.page_merges).toBe(0);
+  });
+});
+
 describe('CREATE TABLE limits as a live MariaDB 10.11 enforced them (latin1, strict mode)', () => {
   const accepted = (rowFormat: string, types: string[]) => {
     const t = table(

@@ -72,10 +72,11 @@ export class IndexTree {
   private ents: number[][] = [];
   private data = new Int32Array(16);
   private garbage = new Int32Array(16);
-  /** Bytes of the record at the head of the page's free list (PAGE_FREE): an insert reuses it when it fits there. */
-  private freeHead = new Int32Array(16);
-  /** Deleted records on the page's free list: PAGE_N_HEAP counts them until a reorganisation (page_get_max_insert_size reserves their directory space). */
-  private freeRecs = new Int32Array(16);
+  /**
+   * Per page: the bytes of the deleted records on its free list (PAGE_FREE), the head last. An insert reuses
+   * the head when it is large enough; PAGE_N_HEAP counts them until a reorganisation.
+   */
+  private freeList: number[][] = [];
   private last = new Int32Array(16);
   private level = new Uint8Array(16);
   /** Per page: its place in its segment (FRAGMENT or a page of the segment's extents), for its freeing. */
@@ -124,14 +125,13 @@ export class IndexTree {
     if (p >= this.data.length) {
       this.data = grown(this.data, p + 1);
       this.garbage = grown(this.garbage, p + 1);
-      this.freeHead = grown(this.freeHead, p + 1);
-      this.freeRecs = grown(this.freeRecs, p + 1);
       this.last = grown(this.last, p + 1);
       this.level = grown(this.level, p + 1);
       this.slot = grown(this.slot, p + 1);
     }
     this.ents[p] = [];
-    this.data[p] = this.garbage[p] = this.freeHead[p] = this.freeRecs[p] = 0;
+    this.data[p] = this.garbage[p] = 0;
+    this.freeList[p] = [];
     this.last[p] = -1;
     this.level[p] = level;
     this.ptr.ensure(p + 1);
@@ -236,18 +236,19 @@ export class IndexTree {
    * reserved for every record of the heap (PAGE_N_HEAP), deleted ones on the free list included.
    */
   private heapFree(p: number, more = 1): number {
-    return this.roomAfterReorganize(p, more + this.freeRecs[p]!) - this.garbage[p]!;
+    return this.roomAfterReorganize(p, more + this.freeList[p]!.length) - this.garbage[p]!;
   }
 
   /** btr_page_reorganize: the records copied to a fresh page; the free list and its garbage are gone. */
   private reorganize(p: number): void {
-    this.garbage[p] = this.freeHead[p] = this.freeRecs[p] = 0;
+    this.garbage[p] = 0;
+    this.freeList[p] = [];
     this.counters.page_reorganizes++;
   }
 
   /** Can a record of `bytes` be written on p without a reorganisation: in the free list's head record, or above the heap? */
   private fitsWithoutReorganize(p: number, bytes: number): boolean {
-    return (this.garbage[p]! >= bytes && this.freeHead[p]! >= bytes) || this.heapFree(p) >= bytes;
+    return (this.freeList[p]!.at(-1) ?? 0) >= bytes || this.heapFree(p) >= bytes;
   }
 
   /**
@@ -255,11 +256,10 @@ export class IndexTree {
    * enough (PAGE_GARBAGE less the record), else above the heap, else after btr_page_reorganize.
    */
   private reorganizeFor(p: number, bytes: number): void {
-    if (this.garbage[p]! >= bytes && this.freeHead[p]! >= bytes) {
+    if ((this.freeList[p]!.at(-1) ?? 0) >= bytes) {
+      // PAGE_GARBAGE loses the new record's bytes; what the reused record had more stays garbage until a reorganisation.
+      this.freeList[p]!.pop();
       this.garbage[p]! -= bytes;
-      this.freeRecs[p] = Math.max(0, this.freeRecs[p]! - 1);
-      // The next record of the free list is taken to be no larger than the one used.
-      if (this.garbage[p]! < this.freeHead[p]!) this.freeHead[p] = this.garbage[p]!;
     } else if (this.heapFree(p) < bytes) this.reorganize(p);
   }
 
@@ -412,8 +412,10 @@ export class IndexTree {
     // page_delete_rec_list_end/_start: the moved records join the old page's free list (PAGE_GARBAGE) and
     // PAGE_LAST_INSERT is reset; the copy to the new page sets none (a live server's figures say so).
     this.garbage[p]! += bytes;
-    this.freeRecs[p]! += moved.length;
-    if (moved.length > 0) this.freeHead[p] = s.bytes[moved[0]!]!;
+    // page_delete_rec_list_end chains the moved records to the free list in key order (the first is the
+    // head); page_delete_rec_list_start deletes them one by one from the first (the last is the head).
+    const freed = moved.map((m) => s.bytes[m]!);
+    this.freeList[p]!.push(...(down ? freed : freed.reverse()));
     this.last[p] = -1;
     this.last[q] = -1;
     const pages = this.order[level]!;
@@ -486,8 +488,7 @@ export class IndexTree {
       if (bytes > this.heapFree(p)) this.reorganize(p);
       else {
         this.garbage[p]! += old;
-        this.freeHead[p] = old;
-        this.freeRecs[p]!++;
+        this.freeList[p]!.push(old);
       }
       this.data[p]! += bytes - old;
       this.leaf.bytes[id] = bytes;
@@ -510,8 +511,7 @@ export class IndexTree {
     this.ents[p]!.splice(pos, 1);
     this.data[p]! -= s.bytes[id]!;
     this.garbage[p]! += s.bytes[id]!;
-    this.freeHead[p] = s.bytes[id]!;
-    this.freeRecs[p]!++;
+    this.freeList[p]!.push(s.bytes[id]!);
     // page_cur_delete_rec resets PAGE_LAST_INSERT.
     this.last[p] = -1;
     s.page[id] = -1;

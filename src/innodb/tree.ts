@@ -691,7 +691,8 @@ export class IndexTree {
   /** A leaf record's page as an update finds it: free bytes after a reorganisation (its garbage included) and above the heap. */
   updateRoom(id: number): { free: number; contiguous: number } {
     const p = this.leaf.page[id]!;
-    return { free: this.roomAfterReorganize(p, 0), contiguous: this.heapFree(p, 0) };
+    const free = this.roomAfterReorganize(p, 0);
+    return { free, contiguous: free - this.garbage[p]! };
   }
 
   pageRecords(p: number): readonly number[] {

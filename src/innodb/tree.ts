@@ -57,6 +57,8 @@ export function dirReserved(n: number): number {
 export interface TreeCounters {
   page_splits: number;
   page_merges: number;
+  /** btr_compress calls (index_page_merge_attempts): a page under the merge limit looked for a sibling. */
+  merge_attempts: number;
   page_reorganizes: number;
   inserts_to_right_sibling: number;
 }
@@ -70,8 +72,11 @@ export class IndexTree {
   private ents: number[][] = [];
   private data = new Int32Array(16);
   private garbage = new Int32Array(16);
-  /** Bytes of the record at the head of the page's free list (PAGE_FREE): an insert reuses it when it fits there. */
-  private freeHead = new Int32Array(16);
+  /**
+   * Per page: the bytes of the deleted records on its free list (PAGE_FREE), the head last. An insert reuses
+   * the head when it is large enough; PAGE_N_HEAP counts them until a reorganisation.
+   */
+  private freeList: number[][] = [];
   private last = new Int32Array(16);
   private level = new Uint8Array(16);
   /** Per page: its place in its segment (FRAGMENT or a page of the segment's extents), for its freeing. */
@@ -80,7 +85,7 @@ export class IndexTree {
   private freePages: number[] = [];
   /** Per level, the pages in key order. */
   private order: number[][] = [];
-  readonly counters: TreeCounters = { page_splits: 0, page_merges: 0, page_reorganizes: 0, inserts_to_right_sibling: 0 };
+  readonly counters: TreeCounters = { page_splits: 0, page_merges: 0, merge_attempts: 0, page_reorganizes: 0, inserts_to_right_sibling: 0 };
   /** Told of each leaf split: the page split, the new page, the entries that moved to it. */
   onSplit: ((page: number, newPage: number, moved: number[]) => void) | null = null;
   /** Told of leaf entries a merge moved from one page to another. */
@@ -120,13 +125,13 @@ export class IndexTree {
     if (p >= this.data.length) {
       this.data = grown(this.data, p + 1);
       this.garbage = grown(this.garbage, p + 1);
-      this.freeHead = grown(this.freeHead, p + 1);
       this.last = grown(this.last, p + 1);
       this.level = grown(this.level, p + 1);
       this.slot = grown(this.slot, p + 1);
     }
     this.ents[p] = [];
-    this.data[p] = this.garbage[p] = this.freeHead[p] = 0;
+    this.data[p] = this.garbage[p] = 0;
+    this.freeList[p] = [];
     this.last[p] = -1;
     this.level[p] = level;
     this.ptr.ensure(p + 1);
@@ -218,7 +223,7 @@ export class IndexTree {
     const room = this.roomAfterReorganize(p);
     const n = this.ents[p]!.length;
     if (room < bytes) return false;
-    if (this.garbage[p]! > 0 && room < this.options.reorganizeLimitBytes && n > 1 && room - this.garbage[p]! < bytes) return false;
+    if (this.garbage[p]! > 0 && room < this.options.reorganizeLimitBytes && n > 1 && this.heapFree(p) < bytes) return false;
     const converging = this.splitToRight(p, pos) >= 0 || this.splitToLeft(p, pos) >= 0;
     if (level === 0 && n >= 2 && this.options.convergingReserve + bytes > room && converging) return false;
     this.reorganizeFor(p, bytes);
@@ -226,14 +231,24 @@ export class IndexTree {
     return true;
   }
 
-  /** page_get_max_insert_size(): the free bytes above the record heap, for one more record's directory slot. */
-  private heapFree(p: number): number {
-    return this.roomAfterReorganize(p) - this.garbage[p]!;
+  /**
+   * page_get_max_insert_size(): the free bytes above the record heap for `more` records, the directory
+   * reserved for every record of the heap (PAGE_N_HEAP), deleted ones on the free list included.
+   */
+  private heapFree(p: number, more = 1): number {
+    return this.roomAfterReorganize(p, more + this.freeList[p]!.length) - this.garbage[p]!;
+  }
+
+  /** btr_page_reorganize: the records copied to a fresh page; the free list and its garbage are gone. */
+  private reorganize(p: number): void {
+    this.garbage[p] = 0;
+    this.freeList[p] = [];
+    this.counters.page_reorganizes++;
   }
 
   /** Can a record of `bytes` be written on p without a reorganisation: in the free list's head record, or above the heap? */
   private fitsWithoutReorganize(p: number, bytes: number): boolean {
-    return (this.garbage[p]! >= bytes && this.freeHead[p]! >= bytes) || this.heapFree(p) >= bytes;
+    return (this.freeList[p]!.at(-1) ?? 0) >= bytes || this.heapFree(p) >= bytes;
   }
 
   /**
@@ -241,14 +256,11 @@ export class IndexTree {
    * enough (PAGE_GARBAGE less the record), else above the heap, else after btr_page_reorganize.
    */
   private reorganizeFor(p: number, bytes: number): void {
-    if (this.garbage[p]! >= bytes && this.freeHead[p]! >= bytes) {
+    if ((this.freeList[p]!.at(-1) ?? 0) >= bytes) {
+      // PAGE_GARBAGE loses the new record's bytes; what the reused record had more stays garbage until a reorganisation.
+      this.freeList[p]!.pop();
       this.garbage[p]! -= bytes;
-      // The next record of the free list is taken to be no larger than the one used.
-      if (this.garbage[p]! < this.freeHead[p]!) this.freeHead[p] = this.garbage[p]!;
-    } else if (this.heapFree(p) < bytes) {
-      this.garbage[p] = this.freeHead[p] = 0;
-      this.counters.page_reorganizes++;
-    }
+    } else if (this.heapFree(p) < bytes) this.reorganize(p);
   }
 
   /**
@@ -400,7 +412,10 @@ export class IndexTree {
     // page_delete_rec_list_end/_start: the moved records join the old page's free list (PAGE_GARBAGE) and
     // PAGE_LAST_INSERT is reset; the copy to the new page sets none (a live server's figures say so).
     this.garbage[p]! += bytes;
-    if (moved.length > 0) this.freeHead[p] = s.bytes[moved[0]!]!;
+    // page_delete_rec_list_end chains the moved records to the free list in key order (the first is the
+    // head); page_delete_rec_list_start deletes them one by one from the first (the last is the head).
+    const freed = moved.map((m) => s.bytes[m]!);
+    this.freeList[p]!.push(...(down ? freed : freed.reverse()));
     this.last[p] = -1;
     this.last[q] = -1;
     const pages = this.order[level]!;
@@ -465,18 +480,15 @@ export class IndexTree {
       if (this.data[p]! < this.options.mergeLimitBytes) this.compress(0, p);
       return true;
     }
-    const room = old + this.roomAfterReorganize(p);
-    const n = this.ents[p]!.length;
-    const contiguous = this.roomAfterReorganize(p) - this.garbage[p]!;
-    const blocked = room < this.options.reorganizeLimitBytes && n > 1 && contiguous + old < bytes;
-    if (bytes <= room && !blocked) {
-      // The old version goes to the free list; the new one is written in the contiguous space, after a reorganisation if it must.
-      if (bytes > contiguous) {
-        this.garbage[p] = this.freeHead[p] = 0;
-        this.counters.page_reorganizes++;
-      } else {
+    // btr_cur_optimistic_update gives up below BTR_CUR_PAGE_REORGANIZE_LIMIT ("did not pay to reorganize"), but
+    // btr_cur_pessimistic_update then deletes the record and tries btr_cur_insert_if_possible (insert, else
+    // btr_page_reorganize and insert) on the same page before any split: the record stays wherever it fits.
+    if (bytes <= old + this.roomAfterReorganize(p, 0)) {
+      // The old version joins the free list (too small to take the new one), which is written above the heap, after a reorganisation if it must.
+      if (bytes > this.heapFree(p)) this.reorganize(p);
+      else {
         this.garbage[p]! += old;
-        this.freeHead[p] = old;
+        this.freeList[p]!.push(old);
       }
       this.data[p]! += bytes - old;
       this.leaf.bytes[id] = bytes;
@@ -486,6 +498,8 @@ export class IndexTree {
     }
     const pos = this.ents[p]!.indexOf(id);
     this.removeAt(0, p, pos);
+    // btr_cur_insert_if_possible reorganises the page before it gives up on it: a reorganisation, then the split.
+    this.reorganize(p);
     this.leaf.bytes[id] = bytes;
     this.pessimisticInsert(0, p, this.findPos(0, p, this.leaf.key[id]!, this.leaf.tie[id]!, id), id);
     return false;
@@ -497,7 +511,7 @@ export class IndexTree {
     this.ents[p]!.splice(pos, 1);
     this.data[p]! -= s.bytes[id]!;
     this.garbage[p]! += s.bytes[id]!;
-    this.freeHead[p] = s.bytes[id]!;
+    this.freeList[p]!.push(s.bytes[id]!);
     // page_cur_delete_rec resets PAGE_LAST_INSERT.
     this.last[p] = -1;
     s.page[id] = -1;
@@ -524,6 +538,7 @@ export class IndexTree {
   private compress(level: number, p: number): void {
     const pages = this.order[level]!;
     if (pages.length <= 1) return;
+    this.counters.merge_attempts++;
     const at = pages.indexOf(p);
     const e = this.ents[p]!;
     const fitsIn = (q: number | undefined) =>
@@ -547,10 +562,7 @@ export class IndexTree {
     for (const id of e) s.page[id] = q;
     if (level === 0 && this.onMerge) this.onMerge(e, p, q);
     // btr_can_merge_with_page reorganises the sibling when the records do not fit above its heap.
-    if (this.heapFree(q) < this.data[p]!) {
-      this.garbage[q] = this.freeHead[q] = 0;
-      this.counters.page_reorganizes++;
-    }
+    if (this.heapFree(q, e.length) < this.data[p]!) this.reorganize(q);
     this.ents[q] = append ? [...this.ents[q]!, ...e] : [...e, ...this.ents[q]!];
     this.data[q]! += this.data[p]!;
     this.ents[p] = [];

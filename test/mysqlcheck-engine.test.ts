@@ -76,6 +76,28 @@ describe.runIf(MYSQL_URL)('rowsim mysql-check: the innodb format beside MariaDB'
     });
   }
 
+  it("varying lengths and NULLs, random keys: the replay sends the model's lengths, so the load's pages and records are exact", () => {
+    const file = join(dir, 'lengths.yaml');
+    writeFileSync(
+      file,
+      config(
+        'lengths',
+        'bigint',
+        `  - insert: { rows: 20000, values: { id: { order: random }, pad: { length: { uniform: [0, 160] }, null: 0.1 } } }
+  - update: { rows: all, order: random, via: scan, set: { pad: { grow: { uniform: [0, 60] } } } }
+`,
+      ),
+    );
+    const r = rowsim(['mysql-check', file, '--json', '--url', MYSQL_URL!]);
+    expect(r.code, r.stderr).toBe(0);
+    const result = (JSON.parse(r.stdout) as { results: MysqlCheckResult[] }).results[0]!;
+    const load = result.comparisons.filter((c) => c.phase === 0 && /^(leaf_pages|size_pages|records)\./.test(c.metric));
+    expect(load.length).toBe(6);
+    for (const c of load) expect(c.predicted, `${c.label}: ${c.metric}`).toBe(c.observed);
+    const grown = result.comparisons.filter((c) => c.phase === 1 && c.metric.startsWith('leaf_pages.'));
+    for (const c of grown) expect(Math.abs(c.diff_pct!), `${c.label}: ${c.metric}`).toBeLessThanOrEqual(1);
+  });
+
   it("an index's own MERGE_THRESHOLD (COMMENT 'MERGE_THRESHOLD=15' on t_k): its pages after random deletes exact", () => {
     const file = join(dir, 'merge-threshold.yaml');
     writeFileSync(

@@ -216,12 +216,12 @@ describe("the model's run replayed as it went (trace)", () => {
   it('ranks keys per column: equal keys equal codes, NULL −1, unkeyed left alone', () => {
     const phases = [
       [
-        { row: 0, codes: Float64Array.of(0.7, NaN) },
-        { row: 1, codes: Float64Array.of(0.2, NaN) },
+        { row: 0, codes: Float64Array.of(0.7, NaN), lens: null },
+        { row: 1, codes: Float64Array.of(0.2, NaN), lens: null },
       ],
       [
-        { row: 2, codes: Float64Array.of(Infinity, NaN) },
-        { row: 0, codes: Float64Array.of(0.7, NaN) },
+        { row: 2, codes: Float64Array.of(Infinity, NaN), lens: null },
+        { row: 0, codes: Float64Array.of(0.7, NaN), lens: null },
       ],
     ];
     rankKeys(phases, 2);

@@ -205,6 +205,7 @@ class Replay {
     });
     if (traced) {
       this.modelRows.set(traced.row, r);
+      applyLengths(this.state, r, traced.lens);
       applyCodes(this.state, r, traced.codes);
     }
     return r;
@@ -225,7 +226,7 @@ class Replay {
       );
     const traced = this.trace?.phases[index];
     const rows = traced ? traced.map((t) => this.rowOf(t)) : pickRows(this.state, phase, key, this.plan.rangeColumn, this.spec.seed, index);
-    if (traced && phase.op === 'update') this.tracedCodes = new Map(traced.map((t) => [this.rowOf(t), t.codes]));
+    if (traced && phase.op === 'update') this.tracedRows = new Map(traced.map((t) => [this.rowOf(t), t]));
     if ((phase.via ?? 'index') === 'index') await this.rowAtATime(phase, index, rows);
     else await this.setBased(phase, index, rows);
   }
@@ -233,7 +234,7 @@ class Replay {
   /** The update's SET, its keys changed as the trace says where there is one. */
   setOf(set: Record<string, SetSpec>, index: number): SetChanges {
     const changes = setChanges(this.spec, this.plan, set, index, this.trace !== undefined);
-    const traced = this.tracedCodes;
+    const traced = this.tracedRows;
     if (!traced) return changes;
     const apply = changes.apply;
     return {
@@ -241,7 +242,9 @@ class Replay {
       apply: (state, r) => {
         const saved = this.plan.columns.map((_, c) => [state.codes[c]![r]!, state.units[c]![r]!] as const);
         const undo = apply(state, r);
-        applyCodes(state, r, traced.get(r) ?? null, changes.columns);
+        const t = traced.get(r);
+        applyLengths(state, r, t?.lens ?? null, changes.columns);
+        applyCodes(state, r, t?.codes ?? null, changes.columns);
         return () => {
           undo();
           saved.forEach(([code, units], c) => {
@@ -260,8 +263,8 @@ class Replay {
     return r;
   }
 
-  /** An update's new codes from the trace, by the replay's row (applied after the SET's own changes). */
-  tracedCodes: Map<number, Float64Array | null> | undefined;
+  /** An update's traced rows (new codes and lengths), by the replay's row (applied after the SET's own changes). */
+  tracedRows: Map<number, TracedRow> | undefined;
 
   async rowAtATime(phase: Extract<PhaseSpec, { op: 'update' | 'delete' }>, index: number, rows: number[]): Promise<void> {
     const key = this.plan.primary;
@@ -382,6 +385,17 @@ class Replay {
   async close(): Promise<void> {
     if (this.snapshot) await closeConnection(this.snapshot);
     this.snapshot = undefined;
+  }
+}
+
+/** Set a row's value lengths from a trace (of `only` those columns when given): NULL (−1), or the model's bytes where the column's length varies. */
+function applyLengths(state: RowState, r: number, lens: Float64Array | null, only?: number[]): void {
+  if (!lens) return;
+  for (let c = 0; c < lens.length; c++) {
+    const len = lens[c]!;
+    if (Number.isNaN(len) || (only && !only.includes(c))) continue;
+    const col = state.columns[c]!;
+    state.units[c]![r] = len < 0 ? -1 : col.fixed ? col.defaultUnits : Math.min(len, col.maxUnits);
   }
 }
 

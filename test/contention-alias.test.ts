@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { AliasTable, HEAD_SLOTS } from '../src/contention/alias-table.js';
 import { zipfWeights } from '../src/contention/model.js';
+import { DRAW_BATCH, PageDraws } from '../src/contention/page-draws.js';
 import { Prng } from '../src/util/prng.js';
 
 describe('the alias tables draw pages by their Zipf weights', () => {
@@ -37,5 +38,34 @@ describe('the alias tables draw pages by their Zipf weights', () => {
     const within = (count: number, q: number) => Math.abs(count - n * q) <= 5 * Math.sqrt(n * q * (1 - q)) + 1;
     expect(within(head, headWeight)).toBe(true);
     watch.forEach((page, w) => expect(within(counts[w]!, weights[page]!), `page ${page}`).toBe(true));
+  });
+});
+
+describe('the page stream drawn a batch ahead (page-draws.ts) is the Prng taken draw by draw', () => {
+  it.each([
+    [100_000, 0.8, false],
+    [1000, 1.1, true],
+  ])('%i pages, skew %f (lines read ahead: %s): data and index draws, mixed, over several batches', (pages, skew, ahead) => {
+    const table = new AliasTable(zipfWeights(pages, skew));
+    const one = new Prng(7);
+    const draws = new PageDraws(new Prng(7), table, ahead ? new Float64Array(pages) : null);
+    const order = new Prng(3);
+    let differ = 0;
+    for (let k = 0; k < 5 * DRAW_BATCH + 17; k++) {
+      // a look-up takes a data page or an index page, in whatever order the events come
+      if (order.float32() < 0.3) {
+        if (draws.index(4096) !== one.index(4096)) differ++;
+      } else if (draws.dataPage() !== table.sample(one.float32())) differ++;
+    }
+    expect(differ).toBe(0);
+  });
+
+  it('a batch sampled at once is the draws sampled one by one', () => {
+    const table = new AliasTable(zipfWeights(100_000, 0.99));
+    const rng = new Prng(5);
+    const u = new Float64Array(1000).map(() => rng.float32());
+    const out = new Int32Array(1000);
+    table.sampleBatch(u, out, 1000);
+    expect(Array.from(out)).toEqual(Array.from(u, (x) => table.sample(x)));
   });
 });

@@ -80,6 +80,13 @@ class Walker {
     }
   }
 
+  /** The float32 probability of the slot a draw x reads (a read ahead of the draw). */
+  slotProbability(x: number): number {
+    let j = x | 0;
+    if (j >= this.size) j = this.size - 1;
+    return this.probs32[2 * j]!;
+  }
+
   /** A draw from x uniform in [0, size): slot ⌊x⌋, its fraction against the slot's probability. */
   pick(x: number, first: number): number {
     let j = x | 0;
@@ -132,4 +139,26 @@ export class AliasTable {
     if (u < this.headMass) return this.head.pick(u * this.headScale, 0);
     return this.tail!.pick((u - this.headMass) * this.tailScale, this.head.size);
   }
+
+  /**
+   * out[i] = sample(u[i]) for i < n. The tail's slots (the draws that miss the cache) are read first,
+   * in a loop of independent reads whose misses overlap; the draws then find them in cache.
+   */
+  sampleBatch(u: Float64Array, out: Int32Array, n: number): void {
+    const tail = this.tail;
+    if (tail) {
+      const head = this.headMass;
+      const scale = this.tailScale;
+      let sum = 0;
+      for (let i = 0; i < n; i++) {
+        const v = u[i]!;
+        if (v >= head) sum += tail.slotProbability((v - head) * scale);
+      }
+      this.touched = sum;
+    }
+    for (let i = 0; i < n; i++) out[i] = this.sample(u[i]!);
+  }
+
+  /** The sum of the slots sampleBatch read ahead (kept so that the reads are not optimised away). */
+  touched = 0;
 }

@@ -85,8 +85,26 @@ export function spinlockOfPage(page: number, spinlocks: number): number {
   return (spinlocks & (spinlocks - 1)) === 0 ? h & (spinlocks - 1) : (h >>> 0) % spinlocks;
 }
 
-/** Zipf popularity of data pages: p_i ∝ 1/(i+1)^skew, i = 0 the hottest. */
+/** The Zipf weights made last, by (count, skew): a pure function of them, read-only to every caller. */
+const zipfMade = new Map<string, Float64Array>();
+const ZIPF_KEPT = 8;
+
+/**
+ * Zipf popularity of data pages: p_i ∝ 1/(i+1)^skew, i = 0 the hottest. Shared: the caller must not
+ * change the array (a run's bounds, MVA and alias tables ask for the same few, 100,000 powers each).
+ */
 export function zipfWeights(count: number, skew: number): Float64Array {
+  const key = `${count}:${skew}`;
+  let w = zipfMade.get(key);
+  if (!w) {
+    if (zipfMade.size >= ZIPF_KEPT) zipfMade.delete(zipfMade.keys().next().value!);
+    w = zipfWeightsOf(count, skew);
+    zipfMade.set(key, w);
+  }
+  return w;
+}
+
+function zipfWeightsOf(count: number, skew: number): Float64Array {
   const w = new Float64Array(count);
   let sum = 0;
   for (let i = 0; i < count; i++) {

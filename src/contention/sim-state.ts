@@ -20,6 +20,7 @@
  */
 import { EventQueue } from './event-queue.js';
 import { AliasTable } from './alias-table.js';
+import { PageDraws } from './page-draws.js';
 import { zipfWeights, type PointModel } from './model.js';
 import { Prng } from '../util/prng.js';
 import { BATCHES, TRACE_BUCKETS } from './sim-window.js';
@@ -56,10 +57,10 @@ export abstract class SimState {
   protected readonly model: PointModel;
   protected readonly events: EventQueue;
   protected readonly rngThink: Prng;
-  protected readonly rngPage: Prng;
+  /** The page stream (page-draws.ts): one draw a look-up. */
+  protected readonly pageDraws: PageDraws;
   protected readonly rngWork: Prng;
   protected readonly rngLock: Prng;
-  protected readonly table: AliasTable | null;
   protected readonly levelOfStep: Int32Array;
 
   // task state (struct of arrays)
@@ -160,10 +161,9 @@ export abstract class SimState {
     this.thinkers = new Int32Array(u);
     this.thinkIdx = new Int32Array(u);
     this.rngThink = Prng.derive(seed, 'think');
-    this.rngPage = Prng.derive(seed, 'page');
     this.rngWork = Prng.derive(seed, 'work');
     this.rngLock = Prng.derive(seed, 'lock');
-    this.table = m.data_reads > 0 ? zipfTable(m.data_pages, m.skew) : null;
+    const table = m.data_reads > 0 ? zipfTable(m.data_pages, m.skew) : null;
     this.levelOfStep = new Int32Array(m.lookups);
     for (let s = 0; s < m.lookups; s++) this.levelOfStep[s] = s < m.index_reads ? s % m.index_levels : -1;
     this.state = new Uint8Array(u);
@@ -194,6 +194,7 @@ export abstract class SimState {
     const lines = m.buffer_manager === 'lockless' ? m.data_pages + m.index_pages : 0;
     this.version = new Int32Array(lines);
     this.lineFree = new Float64Array(lines);
+    this.pageDraws = new PageDraws(Prng.derive(seed, 'page'), table, lines > 0 ? this.lineFree : null);
     this.freeEngines = m.engines;
     this.runq = new Int32Array(u);
     this.windowStartNs = m.warmup_ns;

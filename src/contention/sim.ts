@@ -143,8 +143,8 @@ class Simulator extends LineModels {
     const s = this.step[t]!;
     const level = this.levelOfStep[s]!;
     let page: number;
-    if (level >= 0) page = m.data_pages + m.level_base[level]! + this.rngPage.index(m.level_pages[level]!);
-    else page = this.table!.sample(this.rngPage.float32());
+    if (level >= 0) page = m.data_pages + m.level_base[level]! + this.pageDraws.index(m.level_pages[level]!);
+    else page = this.pageDraws.dataPage();
     this.page[t] = page;
     if (this.inWindow()) this.lookups++;
     if (m.buffer_manager === 'latched') {

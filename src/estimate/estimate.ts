@@ -307,12 +307,24 @@ function formatEstimate(cfg: EstimateConfig, w: FormatWork): FormatEstimate {
   };
 }
 
-export async function runEstimate(cfg: EstimateConfig, runner: CandidateRunner = inProcessRunner): Promise<EstimateOutcome> {
-  const primaryLayout = getFormat(cfg.engine.format)!.rows.layout(cfg.table, cfg.engine);
-  const fixed = primaryLayout.fixedNotNullBytes;
+/**
+ * What an estimate starts with: each format's work, the first format's fixed NOT NULL bytes, and the evidence
+ * fitted on its current setting (undefined without evidence to fit). runEstimate goes on from here; the fit's
+ * tests stop here (nothing after it changes the calibration).
+ */
+export async function fitEvidence(
+  cfg: EstimateConfig,
+  runner: CandidateRunner = inProcessRunner,
+): Promise<{ works: FormatWork[]; fixed: number; fitted: Calibration | undefined }> {
+  const fixed = getFormat(cfg.engine.format)!.rows.layout(cfg.table, cfg.engine).fixedNotNullBytes;
   const works = formatWorks(cfg);
+  const knob = works[0]!.knob;
+  return { works, fixed, fitted: await calibrate(cfg, knob, currentCand(knob, cfg.engine), fixed, runner) };
+}
+
+export async function runEstimate(cfg: EstimateConfig, runner: CandidateRunner = inProcessRunner): Promise<EstimateOutcome> {
+  const { works, fixed, fitted } = await fitEvidence(cfg, runner);
   const primary = works[0]!;
-  const fitted = await calibrate(cfg, primary.knob, currentCand(primary.knob, cfg.engine), fixed, runner);
   const plan = samplePlan(cfg, fixed, fitted?.fit ? { insertShare: fitted.fit.insert_share, spread: fitted.fit.spread } : undefined);
   const simulate = simulator(cfg, plan, runner);
   const pagesPerSeed = await simulateCandidates(cfg, works, simulate);

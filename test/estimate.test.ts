@@ -7,6 +7,7 @@ import { InputError } from '../src/config/errors.js';
 import { loadConfig } from '../src/loader/config.js';
 import { loadEstimateConfig } from '../src/loader/config.js';
 import {
+  onceEach,
   pickForwardingTarget,
   recommend,
   refinementValues,
@@ -15,6 +16,7 @@ import {
   type EstimateOutcome,
 } from '../src/estimate/estimate.js';
 import { fillRowLengths, maxEntropyLengths } from '../src/estimate/rows.js';
+import type { CandidateTask, ReplicateFigures } from '../src/estimate/simulate.js';
 import { extrapolate } from '../src/estimate/stats.js';
 import { getFormat } from '../src/formats/registry.js';
 import { fillfactorKnob } from '../src/formats/postgres-settings.js';
@@ -37,6 +39,44 @@ function problems(fn: () => unknown): InputError['problems'] {
 }
 
 const cand = (o: EstimateOutcome, v: number): CandidateFigures => o.formats[0]!.candidates.find((c) => c.value === v)!;
+
+describe('the estimate runner', () => {
+  it('simulates each distinct task once, in a batch and across batches, and hands every task its own figures', async () => {
+    const seen: string[] = [];
+    const pairs = { insert: new Int32Array([10, 20]), now: new Int32Array([30, 40]) };
+    const task = (seed: number, value: number, p = pairs) =>
+      ({
+        name: 't',
+        seed,
+        engine: { exp_row_size: value },
+        replicates: 1,
+        source: { kind: 'rows', rows: 5, pairs: p },
+      }) as unknown as CandidateTask;
+    const runner = onceEach(async (tasks) =>
+      tasks.map((t) => {
+        seen.push(`${t.seed}/${(t.engine as { exp_row_size: number }).exp_row_size}`);
+        return [{ rows: t.seed, pages: (t.engine as { exp_row_size: number }).exp_row_size } as ReplicateFigures];
+      }),
+    );
+    const first = await runner([task(1, 100), task(2, 100), task(1, 100), task(1, 120)]);
+    expect(first.map((r) => [r[0]!.rows, r[0]!.pages])).toEqual([
+      [1, 100],
+      [2, 100],
+      [1, 100],
+      [1, 120],
+    ]);
+    const again = await runner([task(1, 120), task(3, 100), task(2, 100)]);
+    expect(again.map((r) => [r[0]!.rows, r[0]!.pages])).toEqual([
+      [1, 120],
+      [3, 100],
+      [2, 100],
+    ]);
+    expect(seen).toEqual(['1/100', '2/100', '1/120', '3/100']);
+    // Length pairs are told apart by the array, not its place in the task: other arrays are another task.
+    await runner([task(1, 100, { insert: new Int32Array([10, 20]), now: new Int32Array([30, 41]) })]);
+    expect(seen).toHaveLength(5);
+  });
+});
 
 describe('the titles table (pubs2)', () => {
   it('ASE accepts exp_row_size from 21 (fixed NOT NULL bytes) to 331 (maximum data row length)', () => {

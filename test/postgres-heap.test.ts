@@ -28,6 +28,16 @@ describe('postgres-heap MVCC engine', () => {
     expect(h.checkInvariants()).toEqual([]);
   });
 
+  it('the invariants catch two rows on one line pointer, and not rows at the same offset of different pages', () => {
+    const h = heap();
+    for (let r = 0; r < 600; r++) h.insert(r, 24, 0);
+    expect(h.checkInvariants()).toEqual([]);
+    // Row 1's line pointer made row 0's (its offset's 12 bits from bit 17 of the row's second field).
+    const rows = (h as unknown as { rows: Int32Array }).rows;
+    rows[3] = (rows[3]! & ~(0xfff << 17)) | (rows[1]! & (0xfff << 17));
+    expect(h.checkInvariants()).toEqual(["row 1: line pointer 1 on page 0 is another row's too"]);
+  });
+
   it('an update writes a new version: HOT on the same page when no indexed column changes, else new index entries', () => {
     const h = heap(90);
     for (let r = 0; r < 10; r++) h.insert(r, 120, 90);

@@ -653,15 +653,14 @@ function compressibleValue(col: ColumnSql, code: number, len: number, m: number,
   }
   // Single bytes fresh characters may take: not a key digit of this value's, not NUL for a string.
   const keyEnd = bytea ? radix * keyLen : 1 + radix * keyLen;
-  const singles: number[] = [];
-  for (let b = bytea ? 0 : 1; b < (bytea ? 256 : 128); b++) if (b >= keyEnd) singles.push(b);
+  const singles = singleBytes(bytea, keyEnd);
   let bias = 1;
   for (let attempt = 0; attempt < VALUE_ATTEMPTS * 2; attempt++) {
     const bytes = buildBlocks(len, m, key, singles, bytea ? null : (col.widths.map((w) => w * bias) as [number, number, number]), rng);
     if (bytes === null) continue;
     if (!bytea) {
       let chars = 0;
-      for (const b of bytes) if ((b & 0xc0) !== 0x80) chars++;
+      for (let i = 0; i < bytes.length; i++) if ((bytes[i]! & 0xc0) !== 0x80) chars++;
       if (col.declaredChars > 0 && chars > col.declaredChars) {
         // Too many characters for varchar(n): more of them wide next time.
         bias *= 1.25;
@@ -674,6 +673,19 @@ function compressibleValue(col: ColumnSql, code: number, len: number, m: number,
   throw new Error(
     `pg-check could not build a ${col.type.sql} value of ${len} bytes that ${col.compression} compresses as the model says (${unitOf(m) ? `a ${unitOf(m)}-byte unit repeated` : `${m} of every 64 bytes repeated`})`,
   );
+}
+
+/** Single bytes a compressible value's fresh characters may take, by (bytea, the end of the key's byte ranges): made once each. */
+const singlesMade = new Map<number, readonly number[]>();
+function singleBytes(bytea: boolean, keyEnd: number): readonly number[] {
+  const at = keyEnd * 2 + (bytea ? 1 : 0);
+  let singles = singlesMade.get(at);
+  if (!singles) {
+    const made: number[] = [];
+    for (let b = bytea ? 0 : 1; b < (bytea ? 256 : 128); b++) if (b >= keyEnd) made.push(b);
+    singlesMade.set(at, (singles = made));
+  }
+  return singles;
 }
 
 /** The bytes of a compressible value (null: no character fits somewhere; the caller draws again). */
@@ -723,9 +735,11 @@ function buildBlocks(
         return;
       }
     }
+    // Only the two sequences that reach back into the fresh bytes are new: from end + 2 on, each 3 bytes copy
+    // the 3 bytes `fresh` before them, a sequence already in the set.
     for (let q = end; q < end + repeat; q++) {
       buf[q] = buf[q - fresh]!;
-      if (q >= 2) remember(gram(buf, q));
+      if (q >= 2 && q < end + 2) remember(gram(buf, q));
     }
   });
   return failed ? null : buf;

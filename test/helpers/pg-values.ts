@@ -43,14 +43,27 @@ export function pgDataBytes(col: ColumnSql, value: Exclude<SqlValue, null>): num
     case 'varchar':
     case 'text': {
       if (typeof value !== 'string') return `${typeof value} is not a string`;
-      const chars = [...value].length;
+      const chars = codePoints(value);
       if (col.kind === 'bpchar' && chars !== col.declaredChars)
         return `char(${col.declaredChars}) given ${chars} characters (it would be blank-padded or refused)`;
       if (col.kind === 'varchar' && chars > col.declaredChars) return `varchar(${col.declaredChars}) given ${chars} characters`;
-      if (/ $/.test(value) && col.kind === 'bpchar') return 'a char(n) value ending in a blank';
+      if (value.endsWith(' ') && col.kind === 'bpchar') return 'a char(n) value ending in a blank';
       return Buffer.byteLength(value, 'utf8');
     }
   }
+}
+
+/** Characters (code points) of a string: a surrogate pair is one. Counted in place, not spread into an array per value. */
+function codePoints(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++, n++) {
+    const u = text.charCodeAt(i);
+    if (u >= 0xd800 && u <= 0xdbff && i + 1 < text.length) {
+      const low = text.charCodeAt(i + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) i++;
+    }
+  }
+  return n;
 }
 
 function validDate(text: string): boolean {

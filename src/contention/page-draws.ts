@@ -16,8 +16,6 @@ import type { Prng } from '../util/prng.js';
 
 /** Draws made at a time. */
 export const DRAW_BATCH = 256;
-/** 2^-32, as Prng.float32 and Prng.index use it. */
-const TWO_POW_M32 = 2.3283064365386963e-10;
 
 export class PageDraws {
   private readonly rng: Prng;
@@ -41,7 +39,7 @@ export class PageDraws {
     return this.pages[this.next++]!;
   }
 
-  /** The next draw as a whole number in [0, n): Prng.index's value. */
+  /** The next draw as a whole number in [0, n): Prng.index's value (its float32 times n, floored). */
   index(n: number): number {
     if (this.next === DRAW_BATCH) this.refill();
     return Math.floor(this.uniforms[this.next++]! * n);
@@ -49,7 +47,7 @@ export class PageDraws {
 
   private refill(): void {
     const u = this.uniforms;
-    for (let i = 0; i < DRAW_BATCH; i++) u[i] = this.rng.nextU32() * TWO_POW_M32;
+    for (let i = 0; i < DRAW_BATCH; i++) u[i] = this.rng.float32();
     const table = this.table;
     if (table) {
       const pages = this.pages;

@@ -57,8 +57,6 @@ export function dirReserved(n: number): number {
 export interface TreeCounters {
   page_splits: number;
   page_merges: number;
-  /** btr_compress calls (index_page_merge_attempts): a page under the merge limit looked for a sibling. */
-  merge_attempts: number;
   page_reorganizes: number;
   inserts_to_right_sibling: number;
 }
@@ -85,7 +83,7 @@ export class IndexTree {
   private freePages: number[] = [];
   /** Per level, the pages in key order. */
   private order: number[][] = [];
-  readonly counters: TreeCounters = { page_splits: 0, page_merges: 0, merge_attempts: 0, page_reorganizes: 0, inserts_to_right_sibling: 0 };
+  readonly counters: TreeCounters = { page_splits: 0, page_merges: 0, page_reorganizes: 0, inserts_to_right_sibling: 0 };
   /** Told of each leaf split: the page split, the new page, the entries that moved to it. */
   onSplit: ((page: number, newPage: number, moved: number[]) => void) | null = null;
   /** Told of leaf entries a merge moved from one page to another. */
@@ -538,7 +536,6 @@ export class IndexTree {
   private compress(level: number, p: number): void {
     const pages = this.order[level]!;
     if (pages.length <= 1) return;
-    this.counters.merge_attempts++;
     const at = pages.indexOf(p);
     const e = this.ents[p]!;
     const fitsIn = (q: number | undefined) =>

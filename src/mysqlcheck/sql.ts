@@ -13,6 +13,7 @@
  */
 import type { ColumnDef, EngineSpec, IndexDef, TableDef } from '../config/spec.js';
 import { quoteName } from './scratch.js';
+import { tableCharset } from '../formats/innodb-comparison.js';
 
 /** Input mysql-check cannot replay (the CLI prints it and exits 2). */
 export class MysqlCheckError extends Error {}
@@ -65,7 +66,6 @@ const INT_MAX: Record<string, number> = {
   bigint: Number.MAX_SAFE_INTEGER,
 };
 const ROW_FORMATS = ['dynamic', 'compact', 'redundant', 'compressed'];
-const CHARSETS: Record<string, string> = { latin1: 'latin1', utf8: 'utf8mb4', utf16: 'utf16' };
 /** A value's length when the config draws none and the type is unbounded (text, blob). */
 const UNBOUNDED_DEFAULT_UNITS = 0;
 /** Longest value sent (max_allowed_packet is 16 MB by default on MariaDB, 64 MB on MySQL 8). */
@@ -169,8 +169,8 @@ export function tablePlan(table: TableDef, engine: EngineSpec): TablePlan {
   const rowFormat = (engineText(engine, 'row_format') ?? 'dynamic').toLowerCase();
   if (!ROW_FORMATS.includes(rowFormat))
     throw new MysqlCheckError(`engine.row_format: expected one of ${ROW_FORMATS.join(', ')}, found ${rowFormat}`);
-  // The table's default character set: DEFAULT CHARSET=… (the innodb format's charset), else the encoding's.
-  const charset = engineText(engine, 'charset') ?? CHARSETS[engine.encoding ?? 'utf8'] ?? 'utf8mb4';
+  // The table's default character set, as the innodb format sizes its columns: DEFAULT CHARSET=…, else the encoding's.
+  const charset = tableCharset(engine);
   const position = (name: string) => {
     const i = table.columns.findIndex((c) => c.name.toLowerCase() === name.toLowerCase());
     if (i < 0) throw new MysqlCheckError(`index column ${name}: no such column in table ${table.name}`);

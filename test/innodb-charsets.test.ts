@@ -12,6 +12,7 @@ import { rowsim } from './helpers/cli.js';
 import { parseType } from '../src/config/column-types.js';
 import { getFormat } from '../src/formats/registry.js';
 import { clusteredRecord, innodbLayout } from '../src/formats/innodb-records.js';
+import { tableCharset } from '../src/formats/innodb-comparison.js';
 import { loadConfig } from '../src/loader/config.js';
 import { parseDdl } from '../src/table/ddl.js';
 import { col, engine } from './helpers/spec.js';
@@ -80,6 +81,12 @@ describe('innodb comparisons: col = p of another type or character set', () => {
     const latin1Table = engine({ format: 'innodb', charset: 'latin1' });
     expect(format.reads.comparison(col('c', 'varchar(10)'), parseType('varchar(10)'), latin1Table).access).toBe('seek');
     expect(format.reads.comparison(col('c', 'varchar(10)'), parseType('nvarchar(10)'), latin1Table).access).toBe('scan');
+    // encoding: utf16 is stored as utf8 (withoutUtf16), so the table's default is utf8mb4, not latin1.
+    const utf16Config = engine({ format: 'innodb', encoding: 'utf16' });
+    expect(tableCharset(utf16Config)).toBe('utf8mb4');
+    expect(format.reads.comparison(col('c', 'varchar(10)'), parseType('varchar(10) character set utf8mb4'), utf16Config).access).toBe(
+      'seek',
+    );
     const unknown = format.reads.comparison(col('c', 'varchar(10)'), parseType('varchar(10) character set koi8r'), utf8mb4());
     expect(unknown.access).toBe('error');
     expect(unknown.why).toMatch(/expected a character set rowsim knows .*, found koi8r/);

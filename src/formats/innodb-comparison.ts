@@ -7,6 +7,7 @@
 import type { ColumnType } from '../config/column-types.js';
 import type { ColumnDef, EngineSpec } from '../config/spec.js';
 import type { ComparisonRule } from './comparison.js';
+import { withoutUtf16 } from './format.js';
 
 /**
  * The character sets rowsim models: the most bytes a character takes, and the order in which one holds
@@ -28,11 +29,14 @@ function known(name: string): name is InnodbCharset {
   return Object.hasOwn(INNODB_CHARSETS, name);
 }
 
-/** The table's default character set: `charset` (DEFAULT CHARSET=…), else utf8mb4 under `encoding: utf8`, else latin1. */
+/**
+ * The table's default character set: `charset` (DEFAULT CHARSET=…), else the encoding's as the format
+ * stores it (withoutUtf16: utf16 as utf8): utf8mb4 under utf8, else latin1.
+ */
 export function tableCharset(engine: EngineSpec): InnodbCharset {
   const written = engine.charset;
   if (written !== undefined && known(written)) return written;
-  return engine.encoding === 'utf8' ? 'utf8mb4' : 'latin1';
+  return withoutUtf16(engine.encoding ?? 'latin1') === 'utf8' ? 'utf8mb4' : 'latin1';
 }
 
 /**

@@ -186,7 +186,7 @@ export class InnodbEngine implements StorageEngine {
     const now = this.withLens(row, this.options.offPagePages);
     const was = this.offPages[row]!;
     const places = this.offPlaces.get(row) ?? [];
-    if (now > was) places.push(...this.clustered.leafSegment.allocMany(now - was));
+    if (now > was) places.push(...this.clustered.leafSegment.allocMany(now - was, this.clustered.filePage(this.rowPage(row))));
     else if (now < was) this.clustered.leafSegment.freeMany(places.splice(now));
     if (now > 0) this.offPlaces.set(row, places);
     else this.offPlaces.delete(row);
@@ -307,7 +307,14 @@ export class InnodbEngine implements StorageEngine {
     this.space.reset(true);
     const rows = this.clustered.leafEntries();
     const from = this.sink === null ? [] : rows.map((row) => this.rowPage(row));
+    // BtrBulk::insert stores a record's off-page columns as it puts the record on its leaf: the pages
+    // follow the leaf's (btr_store_big_rec_extern_fields hints the page after it).
+    this.clustered.onBulkLeafRecord = (row, page) => {
+      if (this.offPages[row]! > 0)
+        this.offPlaces.set(row, this.clustered.leafSegment.allocMany(this.offPages[row]!, this.clustered.filePage(page)));
+    };
     this.clustered.build(rows);
+    this.clustered.onBulkLeafRecord = null;
     if (this.sink !== null)
       rows.forEach((row, i) =>
         this.sink!({
@@ -320,8 +327,6 @@ export class InnodbEngine implements StorageEngine {
           outcome: 'rewritten',
         }),
       );
-    // The values' pages, written again after the leaves, row by row in key order.
-    for (const row of rows) if (this.offPages[row]! > 0) this.offPlaces.set(row, this.clustered.leafSegment.allocMany(this.offPages[row]!));
     for (const s of this.secondaries) s.tree.build(s.tree.leafEntries());
     this.counters.exclusive_table_locks++;
     if (this.sink !== null) this.sink({ op: 'rewrite', kind: 'rebuild', pages: this.clustered.leafPageList().length });

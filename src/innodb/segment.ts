@@ -1,36 +1,33 @@
 /**
  * A file segment's pages as InnoDB reserves them (fsp0fsp.cc fseg_alloc_free_page_low, fseg_free_page_low,
- * fseg_fill_free_list; constants in fsp0fsp.h / fsp0types.h): each index has two segments, the leaf pages'
- * (with the off-page column pages) and the non-leaf pages' (with the root). `used` is what
+ * fseg_alloc_free_extent; constants in fsp0fsp.h / fsp0types.h): each index has two segments, the leaf
+ * pages' (with the off-page column pages) and the non-leaf pages' (with the root). `used` is what
  * mysql.innodb_index_stats calls n_leaf_pages for the leaf segment, `reserved` what `size` adds up.
+ * Pages are numbered by their place in the file (space.ts), so a hint is a page of the file.
  *
- * Every page has a place: a fragment page (the segment's first FSEG_FRAG_LIMIT pages, half an extent, taken
- * one at a time from the file's fragment extents) or a page of one of the segment's extents. A new page
- * is the hinted one (the page beside the page split) when it is free in the segment; else, when fewer
- * than 1/FSEG_FILLFACTOR of the reserved pages are free, the first or last page of a free extent (the
- * segment's FSEG_FREE list first, else the file's); else a free page of the hinted page's extent, of the
- * segment's FSEG_NOT_FULL extents, of its FSEG_FREE extents; else a fragment page; else a new extent. A
- * large segment (at least FSEG_FREE_LIST_LIMIT extents) keeps up to FSEG_FREE_LIST_MAX_LEN free extents.
+ * A new page (fseg_alloc_free_page_low as MariaDB 10.11 has it since MDEV-33542, its cases in order):
+ *   1. the hinted page, when its extent is the segment's and the page is free; else a free page of that
+ *      extent from the hint on;
+ *   2. when the segment uses at least FSEG_FRAG_LIMIT pages and fewer than 1/FSEG_FILLFACTOR of its
+ *      reserved pages (and fewer than four extents' worth) are free: the hinted extent itself when it is
+ *      free in the file, the hinted page in it; else, for a split (a direction), an extent of the
+ *      segment's FSEG_FREE list or of the file, its first page going up, its last going down;
+ *   3. a free page of the first FSEG_NOT_FULL extent, else of the first FSEG_FREE one;
+ *   4. under FSEG_FRAG_LIMIT pages, a fragment page (fsp_alloc_free_page, the hint's fragment extent first);
+ *   5. a new extent's first page.
+ * fseg_fill_free_list is called only after an extent has been put on FSEG_FREE, and returns when that list
+ * is not empty: it never adds an extent.
  *
  * Freeing (fseg_free_page_low): a fragment page goes back to the file at once; a page of an extent is
  * marked free there, and the extent goes back to the file's free list (fsp_free_extent) when its last
  * used page is freed: `reserved` (`size`) falls and DATA_FREE grows.
- *
- * Simplified: the segment's extents are numbered in the order taken, not by their place in the file (a
- * hint past an extent's end is no hint; fseg_alloc_free_page_low's case of a hint in a free extent of the
- * file is its FSEG_FILLFACTOR case).
  */
-import type { Space } from './space.js';
+import { XDES_FREE, type Space } from './space.js';
 
 /** FSEG_FILLFACTOR: a new extent is taken when free reserved pages fall below reserved / 8. */
 const FSEG_FILLFACTOR = 8;
-/** FSEG_FREE_LIST_LIMIT: a segment of at least this many extents keeps spare extents on its free list. */
-const FSEG_FREE_LIST_LIMIT_EXTENTS = 40;
-/** FSEG_FREE_LIST_MAX_LEN: spare extents added at once when the segment's free list is empty. */
-const FSEG_FREE_LIST_MAX_LEN = 4;
-
-/** The place of a fragment page; other places are extent × extentPages + the page's offset in it. */
-export const FRAGMENT = -1;
+/** MDEV-33542: …and below four extents' worth of pages. */
+const FSEG_MAX_SPARE_EXTENTS = 4;
 
 /** The way a split's records go (FSP_UP: the new page after the page split, FSP_DOWN: before), or none. */
 export type Direction = 'up' | 'down' | 'none';
@@ -38,164 +35,155 @@ export type Direction = 'up' | 'down' | 'none';
 export class Segment {
   used = 0;
   reserved = 0;
-  /** Pages of the segment's fragment array in use (at most fragLimit). */
-  private fragments = 0;
-  /** Per extent the segment has taken (in the order taken): its pages in use, -1 once given back. */
-  private extentUsed: number[] = [];
-  /** Per place in the segment's extents: 1 when the page is in use (XDES_FREE_BIT clear). */
-  private pageUsed = new Uint8Array(0);
-  /** FSEG_NOT_FULL: extents with some pages in use, in list order. */
+  /** FSEG_ID. */
+  private id: number;
+  /** The file generation the segment's pages belong to. */
+  private generation: number;
+  /** The fragment page array's pages in use (at most fragLimit). */
+  private frags: number[] = [];
+  /** FSEG_NOT_FULL and FSEG_FREE: the segment's extents with some pages in use, and with none, in list order. */
   private notFull: number[] = [];
-  /** FSEG_FREE: extents of the segment with no page in use. */
   private spare: number[] = [];
-  /** The place of the off-page column page taken last (the hint for the next). */
-  private lastOffPage = FRAGMENT;
+  /** The segment's extents (FSEG_FULL included), for giving them back. */
+  private extents = new Set<number>();
 
   constructor(
     /** FSP_EXTENT_SIZE: pages an extent (64 at 16K and above, 1 MiB of pages below). */
     readonly extentPages: number,
     /** The file the segment takes its extents and fragment pages from. */
     private readonly space: Space,
-  ) {}
+  ) {
+    this.id = space.newSegment();
+    this.generation = space.generation;
+  }
 
   /** FSEG_FRAG_LIMIT (FSEG_FRAG_ARR_N_SLOTS = FSP_EXTENT_SIZE / 2): pages taken one at a time. */
   get fragLimit(): number {
     return this.extentPages / 2;
   }
 
-  /**
-   * The hint for a page beside the page at `place` (btr_page_split_and_insert: the page after it going up,
-   * before it going down): FRAGMENT when that is not in the same extent of the segment.
-   */
+  /** The hint for a page beside page `place` (btr_page_split_and_insert: the page after it going up, before it going down). */
   beside(place: number, dir: Direction): number {
-    if (place < 0) return FRAGMENT;
-    const e = this.extentPages;
-    const to = dir === 'down' ? place - 1 : place + 1;
-    return Math.floor(to / e) === Math.floor(place / e) && to >= 0 ? to : FRAGMENT;
+    return dir === 'down' ? place - 1 : place + 1;
   }
 
   /**
-   * One page allocated to the segment (fseg_alloc_free_page_low, its cases in order): a split's new page
-   * (hint: the page beside the page split), a new root level, an off-page column page. Returns its place.
+   * One page allocated to the segment (fseg_alloc_free_page_low): a split's new page (hint: the page
+   * beside the page split), a new root level or a sorted build's page (hint 0), an off-page column page.
+   * Returns its page number in the file.
    */
-  alloc(hint = FRAGMENT, dir: Direction = 'none'): number {
-    const free = this.reserved - this.used;
-    const usedBefore = this.used++;
+  alloc(hint = 0, dir: Direction = 'none'): number {
+    const sp = this.space;
     const e = this.extentPages;
-    if (hint >= 0 && this.pageUsed[hint] === 0 && this.extentUsed[Math.floor(hint / e)]! >= 0) return this.mark(hint);
-    if (dir !== 'none' && usedBefore >= this.fragLimit && free < Math.floor(this.reserved / FSEG_FILLFACTOR)) {
-      return this.mark(this.freeExtent() * e + (dir === 'down' ? e - 1 : 0));
+    if (sp.described(hint) < 0) hint = 0;
+    const hx = Math.floor(hint / e);
+    if (sp.ownerOf(hx) === this.id) {
+      if (!sp.isUsed(hint)) return this.mark(hint);
+      if (sp.usedIn(hx) < e) return this.mark(sp.findFree(hx, hint % e));
     }
-    const hx = hint >= 0 ? Math.floor(hint / e) : -1;
-    if (hx >= 0 && this.extentUsed[hx]! >= 0 && this.extentUsed[hx]! < e) return this.mark(this.findFree(hx, hint % e));
-    if (free > 0) return this.mark(this.findFree(this.notFull[0] ?? this.spare[0]!, 0));
-    if (usedBefore < this.fragLimit) {
-      this.fragments++;
+    const free = this.reserved - this.used;
+    if (this.used >= this.fragLimit && free < Math.floor(this.reserved / FSEG_FILLFACTOR) && free < FSEG_MAX_SPARE_EXTENTS * e) {
+      if (sp.stateOf(hx) === XDES_FREE) {
+        this.own(sp.takeExtent(hint, this.id));
+        return this.mark(hint);
+      }
+      if (dir !== 'none') return this.mark(this.freeExtent() * e + (dir === 'down' ? e - 1 : 0));
+    }
+    if (free > 0) return this.mark(sp.findFree(this.notFull[0] ?? this.spare[0]!, 0));
+    if (this.used < this.fragLimit) {
+      const page = sp.takeFragPage(hint);
+      this.frags.push(page);
+      this.used++;
       this.reserved++;
-      this.space.takeFragPage();
-      return FRAGMENT;
+      return page;
     }
     return this.mark(this.freeExtent() * e);
   }
 
-  /** xdes_find_free: the first free page of extent x from offset `from` on, then from its start. */
-  private findFree(x: number, from: number): number {
-    const e = this.extentPages;
-    for (let i = 0; i < e; i++) {
-      const at = x * e + ((from + i) % e);
-      if (this.pageUsed[at] === 0) return at;
-    }
-    throw new Error(`innodb segment: extent ${x} has no free page`);
-  }
-
   /** fseg_mark_page_used: the extent moves from FSEG_FREE to FSEG_NOT_FULL, and off it once full. */
-  private mark(place: number): number {
-    const x = Math.floor(place / this.extentPages);
-    this.pageUsed[place] = 1;
-    if (this.extentUsed[x] === 0) {
+  private mark(page: number): number {
+    const x = Math.floor(page / this.extentPages);
+    if (this.space.usedIn(x) === 0) {
       this.spare.splice(this.spare.indexOf(x), 1);
       this.notFull.push(x);
     }
-    if (++this.extentUsed[x]! === this.extentPages) this.notFull.splice(this.notFull.indexOf(x), 1);
-    return place;
+    this.space.setUsed(page, true);
+    if (this.space.usedIn(x) === this.extentPages) this.notFull.splice(this.notFull.indexOf(x), 1);
+    this.used++;
+    return page;
   }
 
-  /** fseg_alloc_free_extent: the first extent of the segment's free list, else one of the file's. */
+  private own(x: number): void {
+    this.spare.push(x);
+    this.extents.add(x);
+    this.reserved += this.extentPages;
+  }
+
+  /** fseg_alloc_free_extent: the first extent of the segment's free list, else one of the file's (hint 0). */
   private freeExtent(): number {
-    if (this.spare.length === 0) {
-      this.takeExtents(1);
-      this.fillFreeList();
-    }
+    if (this.spare.length === 0) this.own(this.space.takeExtent(0, this.id));
     return this.spare[0]!;
   }
 
-  private takeExtents(n: number): void {
-    for (let i = 0; i < n; i++) {
-      this.space.takeExtent();
-      this.spare.push(this.extentUsed.length);
-      this.extentUsed.push(0);
-    }
-    this.reserved += n * this.extentPages;
-    if (this.pageUsed.length < this.extentUsed.length * this.extentPages) {
-      const grown = new Uint8Array(Math.max(this.extentUsed.length * this.extentPages, this.pageUsed.length * 2));
-      grown.set(this.pageUsed);
-      this.pageUsed = grown;
-    }
-  }
-
-  /** n off-page column pages (btr_store_big_rec_extern_fields hints the page after the last): their places. */
-  allocMany(n: number): number[] {
+  /** n off-page column pages (btr_store_big_rec_extern_fields: the first hints the page after the record's, each next the page after the last). */
+  allocMany(n: number, recordPage: number): number[] {
     const places: number[] = [];
+    let hint = recordPage + 1;
     for (let i = 0; i < n; i++) {
-      this.lastOffPage = this.alloc(this.beside(this.lastOffPage, 'up'));
-      places.push(this.lastOffPage);
+      const page = this.alloc(hint);
+      places.push(page);
+      hint = page + 1;
     }
     return places;
   }
 
   /**
-   * The page at `place` given back (fseg_free_page_low): a fragment page returns to the file's fragment
-   * extents; a page of an extent is marked free, and the extent returns to the file's free list once none
-   * of its pages is in use (fsp_free_extent).
+   * The page given back (fseg_free_page_low): a fragment page returns to the file's fragment extents; a
+   * page of an extent is marked free, and the extent returns to the file's free list once none of its
+   * pages is in use (fsp_free_extent).
    */
-  free(place: number): void {
-    if (this.used === 0) return;
-    this.used--;
-    if (place === FRAGMENT) {
-      if (this.fragments === 0) return;
-      this.fragments--;
+  free(page: number): void {
+    if (this.generation !== this.space.generation) return;
+    const slot = this.frags.indexOf(page);
+    if (slot >= 0) {
+      this.frags.splice(slot, 1);
+      this.used--;
       this.reserved--;
-      this.space.freeFragPage();
+      this.space.freeFragPage(page);
       return;
     }
-    const x = Math.floor(place / this.extentPages);
-    this.pageUsed[place] = 0;
-    if (this.extentUsed[x] === this.extentPages) this.notFull.push(x);
-    if (--this.extentUsed[x]! > 0) return;
+    const x = Math.floor(page / this.extentPages);
+    if (!this.extents.has(x) || !this.space.isUsed(page)) return;
+    this.used--;
+    if (this.space.usedIn(x) === this.extentPages) this.notFull.push(x);
+    this.space.setUsed(page, false);
+    if (this.space.usedIn(x) > 0) return;
     this.notFull.splice(this.notFull.indexOf(x), 1);
-    this.extentUsed[x] = -1;
+    this.extents.delete(x);
     this.reserved -= this.extentPages;
-    this.space.freeExtent();
+    this.space.freeExtent(x);
   }
 
-  /** Off-page column pages given back, by their places (a purged row's own: btr_free_externally_stored_field). */
+  /** Off-page column pages given back (a purged row's own: btr_free_externally_stored_field). */
   freeMany(places: readonly number[]): void {
     for (const place of places) this.free(place);
   }
 
-  /** fseg_fill_free_list: a large segment takes spare extents with the one it needed. */
-  private fillFreeList(): void {
-    if (this.reserved < FSEG_FREE_LIST_LIMIT_EXTENTS * this.extentPages) return;
-    this.takeExtents(FSEG_FREE_LIST_MAX_LEN);
-  }
-
-  /** Every page given back (a rebuild drops the old segments and their file). */
+  /** Every page given back (an index rebuilt in place), or forgotten when the file was replaced. */
   reset(): void {
-    this.used = this.reserved = this.fragments = 0;
-    this.extentUsed = [];
-    this.pageUsed = new Uint8Array(0);
+    if (this.generation === this.space.generation) {
+      for (const page of [...this.frags]) this.free(page);
+      for (const x of this.extents) {
+        for (let i = 0; i < this.extentPages; i++)
+          if (this.space.isUsed(x * this.extentPages + i)) this.space.setUsed(x * this.extentPages + i, false);
+        this.space.freeExtent(x);
+      }
+    }
+    this.generation = this.space.generation;
+    this.used = this.reserved = 0;
+    this.frags = [];
     this.notFull = [];
     this.spare = [];
-    this.lastOffPage = FRAGMENT;
+    this.extents = new Set();
   }
 }

@@ -1,16 +1,19 @@
 /**
- * The table's file (innodb_file_per_table) as fsp0fsp.cc grows it, for DATA_FREE. The segments take
- * whole extents from the file's free list (FSP_FREE) and single pages from fragment extents
- * (FSP_FREE_FRAG); fsp_fill_free_list initialises up to FSP_FREE_ADD (4) extents above the free limit,
- * extending the file first when fewer than four lie above it; fsp_try_extend_data_file extends it by an
- * extent, by four from 32 MiB on (fsp_get_pages_to_extend_ibd). Before a page split, btr_cur_pessimistic_insert
- * reserves ⌊height / 16⌋ + 3 extents (fsp_reserve_free_extents), extending the file until more extents are
- * free than that and a reserve of 2 extents and 1 % of the file. DATA_FREE
+ * The table's file (innodb_file_per_table) as fsp0fsp.cc keeps it: every extent has a descriptor (XDES)
+ * with its state and a bit per page, pages are numbered by their place in the file, and the segments
+ * (segment.ts) take whole extents from the file's free list (FSP_FREE) and single pages from fragment
+ * extents (FSP_FREE_FRAG). fsp_fill_free_list initialises up to FSP_FREE_ADD (4) extents above the free
+ * limit, extending the file first when fewer than four lie above it; fsp_try_extend_data_file extends it
+ * by an extent, by four from 32 MiB on (fsp_get_pages_to_extend_ibd). Before a page split,
+ * btr_cur_pessimistic_insert reserves ⌊height / 16⌋ + 3 extents (fsp_reserve_free_extents), extending the
+ * file until more extents are free than that and a reserve of 2 extents and 1 % of the file. DATA_FREE
  * (fsp_get_available_space_in_free_extents) is the free extents less that reserve.
  *
- * An extent a segment empties comes back to the free list (fseg_free_page_low → fsp_free_extent).
- * Simplified: a sorted rebuild (OPTIMIZE TABLE) writes a
- * new file that a live MariaDB 10.11 showed with no free extent: it reserves nothing ahead.
+ * fsp_alloc_free_extent takes the hinted extent when it is free, else the free list's first;
+ * fsp_alloc_free_page a page of the hinted fragment extent, else of the first on FSP_FREE_FRAG, else of a
+ * new one; fsp_free_extent and fsp_free_page put an emptied extent last on FSP_FREE.
+ * Simplified: a sorted rebuild (OPTIMIZE TABLE) writes a new file that a live MariaDB 10.11 showed with
+ * no free extent: it reserves nothing ahead.
  */
 
 /** FSP_FREE_ADD: extents fsp_fill_free_list initialises at a time. */
@@ -20,26 +23,85 @@ const HEADER_PAGES = 3;
 /** An extent descriptor page and an ibuf bitmap page begin every page-size pages: their extent is a fragment extent. */
 const DESCRIPTOR_PAGES = 2;
 
+/** XDES states (fsp0fsp.h): above the free limit an extent has none. */
+export const XDES_FREE = 1;
+export const XDES_FREE_FRAG = 2;
+export const XDES_FULL_FRAG = 3;
+export const XDES_FSEG = 4;
+
 export class Space {
   private size = 0;
   private limit = 0;
-  private freeExtents = 0;
-  private freeFragPages = 0;
   private tight = false;
+  /** Per extent: its XDES state (0 above the free limit), the segment owning it, its pages in use. */
+  private state = new Uint8Array(0);
+  private owner = new Int32Array(0);
+  private nUsed = new Uint8Array(0);
+  /** Per page: 1 while in use (XDES_FREE_BIT clear). */
+  private pageUsed = new Uint8Array(0);
+  /** FSP_FREE and FSP_FREE_FRAG, in list order. */
+  private freeList: number[] = [];
+  private fragList: number[] = [];
+  private segments = 0;
+  /** Bumped by reset(): a segment of an older file has nothing to give back. */
+  generation = 0;
 
   constructor(
-    private readonly extentPages: number,
+    readonly extentPages: number,
     private readonly pageBytes: number,
   ) {
     this.reset(false);
   }
 
-  /** A new file: its first extent initialised, the header pages taken. */
+  /** A new file: its first extent initialised (a fragment extent), the header pages taken. */
   reset(tight: boolean): void {
-    this.size = this.limit = this.extentPages;
-    this.freeExtents = 0;
-    this.freeFragPages = this.extentPages - HEADER_PAGES;
+    this.size = this.limit = 0;
+    this.state = new Uint8Array(16);
+    this.owner = new Int32Array(16);
+    this.nUsed = new Uint8Array(16);
+    this.pageUsed = new Uint8Array(16 * this.extentPages);
+    this.freeList = [];
+    this.fragList = [];
     this.tight = tight;
+    this.generation++;
+    this.size = this.extentPages;
+    this.initExtent(HEADER_PAGES);
+  }
+
+  /** A new segment's id (FSP_SEG_ID). */
+  newSegment(): number {
+    return ++this.segments;
+  }
+
+  private initExtent(headerPages: number): void {
+    const x = this.limit / this.extentPages;
+    if (x >= this.state.length) this.grow(x + 1);
+    if (headerPages > 0) {
+      this.state[x] = XDES_FREE_FRAG;
+      for (let i = 0; i < headerPages; i++) this.pageUsed[this.limit + i] = 1;
+      this.nUsed[x] = headerPages;
+      this.fragList.push(x);
+    } else {
+      this.state[x] = XDES_FREE;
+      this.freeList.push(x);
+    }
+    this.limit += this.extentPages;
+  }
+
+  private grow(extents: number): void {
+    const n = Math.max(extents, this.state.length * 2);
+    const state = new Uint8Array(n);
+    state.set(this.state);
+    const owner = new Int32Array(n);
+    owner.set(this.owner);
+    const used = new Uint8Array(n);
+    used.set(this.nUsed);
+    const pages = new Uint8Array(n * this.extentPages);
+    pages.set(this.pageUsed);
+    this.state = state;
+    this.owner = owner;
+    this.nUsed = used;
+    this.pageUsed = pages;
   }
 
   private extend(): void {
@@ -47,36 +109,105 @@ export class Space {
     this.size += this.size < threshold ? this.extentPages : FREE_ADD * this.extentPages;
   }
 
+  /** fsp_fill_free_list: up to four extents above the free limit initialised, the file extended first if short. */
   private fill(): void {
     const e = this.extentPages;
     if (this.size < this.limit + FREE_ADD * e) this.extend();
     for (let n = 0; n < FREE_ADD && this.limit + e <= this.size; n++) {
-      if (this.limit % this.pageBytes === 0) this.freeFragPages += e - DESCRIPTOR_PAGES;
-      else this.freeExtents++;
-      this.limit += e;
+      this.initExtent(this.limit % this.pageBytes === 0 ? DESCRIPTOR_PAGES : 0);
     }
   }
 
-  takeExtent(): void {
-    for (let i = 0; i < 4 && this.freeExtents === 0; i++) this.fill();
-    this.freeExtents = Math.max(0, this.freeExtents - 1);
+  /** The extent of page `page` when its descriptor is defined (below the free limit and the size), else -1. */
+  described(page: number): number {
+    return page >= 0 && page < this.limit && page < this.size ? Math.floor(page / this.extentPages) : -1;
   }
 
-  takeFragPage(): void {
-    if (this.freeFragPages === 0) {
-      this.takeExtent();
-      this.freeFragPages += this.extentPages;
+  stateOf(x: number): number {
+    return this.state[x]!;
+  }
+
+  ownerOf(x: number): number {
+    return this.state[x] === XDES_FSEG ? this.owner[x]! : 0;
+  }
+
+  usedIn(x: number): number {
+    return this.nUsed[x]!;
+  }
+
+  isUsed(page: number): boolean {
+    return this.pageUsed[page] === 1;
+  }
+
+  /** xdes_find_free: the first free page of extent x from offset `from` on, then from its start; -1 if none. */
+  findFree(x: number, from: number): number {
+    const e = this.extentPages;
+    for (let i = 0; i < e; i++) {
+      const at = x * e + ((from + i) % e);
+      if (this.pageUsed[at] === 0) return at;
     }
-    this.freeFragPages--;
+    return -1;
   }
 
-  freeFragPage(): void {
-    this.freeFragPages++;
+  setUsed(page: number, used: boolean): void {
+    const x = Math.floor(page / this.extentPages);
+    this.pageUsed[page] = used ? 1 : 0;
+    this.nUsed[x]! += used ? 1 : -1;
   }
 
-  /** fsp_free_extent: an extent a segment emptied joins the free list (FSP_FREE). */
-  freeExtent(): void {
-    this.freeExtents++;
+  /** fsp_alloc_free_extent: the hinted extent when free, else the first of FSP_FREE (filled when empty); given to `seg` (0: a fragment extent). */
+  takeExtent(hint: number, seg: number): number {
+    const hx = this.described(hint);
+    let x: number;
+    if (hx >= 0 && this.state[hx] === XDES_FREE) x = hx;
+    else {
+      while (this.freeList.length === 0) this.fill();
+      x = this.freeList[0]!;
+    }
+    this.freeList.splice(this.freeList.indexOf(x), 1);
+    this.state[x] = seg > 0 ? XDES_FSEG : XDES_FREE_FRAG;
+    this.owner[x] = seg;
+    if (seg === 0) this.fragList.push(x);
+    return x;
+  }
+
+  /** fsp_alloc_free_page: a page of the hinted fragment extent, else of the first on FSP_FREE_FRAG, else of a new one. */
+  takeFragPage(hint: number): number {
+    const hx = this.described(hint);
+    let x: number;
+    let from = 0;
+    if (hx >= 0 && this.state[hx] === XDES_FREE_FRAG) {
+      x = hx;
+      from = hint % this.extentPages;
+    } else x = this.fragList[0] ?? this.takeExtent(hint, 0);
+    const page = this.findFree(x, from);
+    this.setUsed(page, true);
+    if (this.nUsed[x] === this.extentPages) {
+      this.state[x] = XDES_FULL_FRAG;
+      this.fragList.splice(this.fragList.indexOf(x), 1);
+    }
+    return page;
+  }
+
+  /** fsp_free_page: a full fragment extent goes back on FSP_FREE_FRAG, an emptied one to FSP_FREE. */
+  freeFragPage(page: number): void {
+    const x = Math.floor(page / this.extentPages);
+    if (this.state[x] === XDES_FULL_FRAG) {
+      this.state[x] = XDES_FREE_FRAG;
+      this.fragList.push(x);
+    }
+    this.setUsed(page, false);
+    if (this.nUsed[x] === 0) {
+      this.fragList.splice(this.fragList.indexOf(x), 1);
+      this.freeExtent(x);
+    }
+  }
+
+  /** fsp_free_extent: an extent a segment emptied goes last on FSP_FREE. */
+  freeExtent(x: number): void {
+    this.state[x] = XDES_FREE;
+    this.owner[x] = 0;
+    this.freeList.push(x);
   }
 
   /** Free extents above the free limit, counted as fsp0fsp.cc does (one less, less their descriptor extents). */
@@ -96,12 +227,12 @@ export class Space {
   /** fsp_reserve_free_extents(FSP_NORMAL) before a split: extend until more than `extents` and the reserve are free. */
   reserve(extents: number): void {
     if (this.tight) return;
-    for (let i = 0; i < 64 && this.freeExtents + this.freeAbove() <= this.reserveExtents() + extents; i++) this.extend();
+    for (let i = 0; i < 64 && this.freeList.length + this.freeAbove() <= this.reserveExtents() + extents; i++) this.extend();
   }
 
   /** fsp_get_available_space_in_free_extents, in pages. */
   freePages(): number {
-    const free = this.freeExtents + this.freeAbove() - this.reserveExtents();
+    const free = this.freeList.length + this.freeAbove() - this.reserveExtents();
     return Math.max(0, free) * this.extentPages;
   }
 }

@@ -6,7 +6,7 @@
  * PAGE_LAST_INSERT; what a record is made of is the format's business (src/formats/innodb.ts).
  */
 import { grown } from '../util/arrays.js';
-import { FRAGMENT, Segment, type Direction } from './segment.js';
+import { Segment, type Direction } from './segment.js';
 import type { Space } from './space.js';
 
 export interface TreeOptions {
@@ -77,7 +77,7 @@ export class IndexTree {
   private freeList: number[][] = [];
   private last = new Int32Array(16);
   private level = new Uint8Array(16);
-  /** Per page: its place in its segment (FRAGMENT or a page of the segment's extents), for its freeing. */
+  /** Per page: its page number in the file (space.ts), the hint for pages beside it and for its freeing. */
   private slot = new Int32Array(16);
   private pageCount = 0;
   private freePages: number[] = [];
@@ -88,6 +88,8 @@ export class IndexTree {
   onSplit: ((page: number, newPage: number, moved: number[]) => void) | null = null;
   /** Told of leaf entries a merge moved from one page to another. */
   onMerge: ((moved: readonly number[], from: number, to: number) => void) | null = null;
+  /** Told of each record a sorted build puts on a leaf (BtrBulk::insert stores its off-page columns then). */
+  onBulkLeafRecord: ((id: number, page: number) => void) | null = null;
 
   constructor(readonly options: TreeOptions) {
     this.leafSegment = new Segment(options.extentPages, options.space);
@@ -113,7 +115,7 @@ export class IndexTree {
   /** Page p taken from the segment of `level` (1: the non-leaf segment), beside page `near` (the page split) going `dir`; its place is kept for its freeing. */
   private allocFor(level: number, p: number, near = -1, dir: Direction = 'none'): void {
     const seg = this.segment(level);
-    this.slot[p] = seg.alloc(near < 0 ? FRAGMENT : seg.beside(this.slot[near]!, dir), dir);
+    this.slot[p] = seg.alloc(near < 0 ? 0 : seg.beside(this.slot[near]!, dir), dir);
   }
 
   // ---- pages -----------------------------------------------------------------------------------
@@ -646,6 +648,7 @@ export class IndexTree {
       this.data[p]! += s.bytes[id]!;
       this.last[p] = id;
       s.page[id] = p;
+      if (level === 0 && this.onBulkLeafRecord) this.onBulkLeafRecord(id, p);
       free -= s.bytes[id]! + dirReserved(this.ents[p]!.length) - dirReserved(this.ents[p]!.length - 1);
     }
     if (pages.length === 0) {
@@ -655,6 +658,11 @@ export class IndexTree {
     this.order[level] = pages;
     this.ptr.key[pages[0]!] = -Infinity;
     return pages;
+  }
+
+  /** Page p's page number in the file. */
+  filePage(p: number): number {
+    return this.slot[p]!;
   }
 
   /** The entry ids of the leaf level in key order. */

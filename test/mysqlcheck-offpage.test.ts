@@ -36,12 +36,6 @@ const GROWN = `  - insert: { rows: 4000, values: { body: { length: 2000 } } }
   - update: { rows: all, order: sequential, via: scan, set: { body: { length: 9000 } } }`;
 const OFF_PAGE = `  - insert: { rows: 2000, values: { body: { length: 9000 } } }`;
 
-/**
- * Left out of the bound, with its cause in docs/engines/innodb.md (Measured): after OPTIMIZE TABLE under
- * COMPACT and REDUNDANT the server's PRIMARY owns 3-4 extents more than the model's sorted build gives.
- */
-const UNBOUNDED = new Set(['compact:size_pages.PRIMARY:reorg', 'redundant:size_pages.PRIMARY:reorg']);
-
 const dir = mkdtempSync(join(tmpdir(), 'rowsim-mysqloffpage-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -63,11 +57,9 @@ describe.runIf(MYSQL_URL)('rowsim mysql-check: off-page columns beside MariaDB',
         const file = `${rowFormat}-${first === GROWN ? 'grown' : 'offpage'}`;
         const result = check(file, config(file, rowFormat, first));
         const last = Math.max(...result.comparisons.map((c) => c.phase));
-        const phaseKey = (phase: number) => (phase === last ? 'reorg' : String(phase));
         const off = result.comparisons.filter(
           (c) =>
             /^(leaf|size)_pages\./.test(c.metric) &&
-            !UNBOUNDED.has(`${rowFormat}:${c.metric}:${phaseKey(c.phase)}`) &&
             (c.diff_pct === null ||
               (c.metric.startsWith('leaf_pages.') && Math.abs(c.diff_pct) > 1) ||
               (c.metric.startsWith('size_pages.') && Math.abs(c.diff_pct) > 3)),

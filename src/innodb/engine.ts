@@ -186,8 +186,12 @@ export class InnodbEngine implements StorageEngine {
     const now = this.withLens(row, this.options.offPagePages);
     const was = this.offPages[row]!;
     const places = this.offPlaces.get(row) ?? [];
-    if (now > was) places.push(...this.clustered.leafSegment.allocMany(now - was, this.clustered.filePage(this.rowPage(row))));
-    else if (now < was) this.clustered.leafSegment.freeMany(places.splice(now));
+    if (now > was) {
+      // A record with off-page columns goes the pessimistic way (btr_cur_pessimistic_insert / _update), which
+      // reserves ⌊height / 16⌋ + 3 extents (fsp_reserve_free_extents) first.
+      this.space.reserve(Math.floor(this.clustered.levels / 16) + 3);
+      places.push(...this.clustered.leafSegment.allocMany(now - was, this.clustered.filePage(this.rowPage(row))));
+    } else if (now < was) this.clustered.leafSegment.freeMany(places.splice(now));
     if (now > 0) this.offPlaces.set(row, places);
     else this.offPlaces.delete(row);
     this.counters.offpage_pages += now - was;

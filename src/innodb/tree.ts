@@ -239,10 +239,14 @@ export class IndexTree {
     return this.roomAfterReorganize(p, more + this.freeList[p]!.length) - this.garbage[p]!;
   }
 
-  /** btr_page_reorganize: the records copied to a fresh page; the free list and its garbage are gone. */
+  /**
+   * btr_page_reorganize: the records copied to a fresh page in order; the free list and its garbage are
+   * gone, and PAGE_LAST_INSERT is the last record copied.
+   */
   private reorganize(p: number): void {
     this.garbage[p] = 0;
     this.freeList[p] = [];
+    this.last[p] = this.ents[p]!.at(-1) ?? -1;
     this.counters.page_reorganizes++;
   }
 
@@ -492,6 +496,8 @@ export class IndexTree {
       }
       this.data[p]! += bytes - old;
       this.leaf.bytes[id] = bytes;
+      // Deleted and inserted again (btr_cur_insert_if_possible): the record is PAGE_LAST_INSERT.
+      this.last[p] = id;
       // DB_UNDERFLOW: a page left under MERGE_THRESHOLD takes the pessimistic path, which ends in btr_cur_compress_if_useful.
       if (this.data[p]! < this.options.mergeLimitBytes) this.compress(0, p);
       return true;

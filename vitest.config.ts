@@ -30,6 +30,7 @@ const LIVE_MARIADB = [
   'test/mysqlcheck-engine.test.ts',
   'test/mysqlcheck-offpage.test.ts',
   'test/mysqlcheck-charsets.test.ts',
+  'test/mysqlcheck-extents.test.ts',
 ];
 
 /**

@@ -470,8 +470,9 @@ export class IndexTree {
   /**
    * A record's new size (btr_cur_optimistic_update, btr_cur_pessimistic_update): a shrinking record
    * leaves garbage and may bring the page under MERGE_THRESHOLD; a growing one is rewritten on its page
-   * when it fits after a reorganisation, else deleted and inserted again, which splits the page (after
-   * the delete PAGE_LAST_INSERT is reset, so at the middle record). Returns true when it stayed in place.
+   * when it fits after a reorganisation, else deleted and inserted again, which splits the page (the
+   * delete resets PAGE_LAST_INSERT, the reorganisation sets it to the last record: a second-to-last record
+   * splits to the left, any other at the middle). Returns true when it stayed in place.
    */
   resize(id: number, bytes: number): boolean {
     const p = this.leaf.page[id]!;

@@ -364,6 +364,27 @@ ${grow ? '  - update: { rows: all, order: random, set: { pad: { length: 180 } } 
     expect(deleteMerges).toBeGreaterThanOrEqual(877);
     expect(deleteMerges).toBeLessThanOrEqual(950);
   });
+
+  it("off-page pages follow their record's leaf; a split under 1/8 free takes a new extent (fseg_alloc_free_page_low)", () => {
+    // Server, (id BIGINT PRIMARY KEY, body TEXT) DYNAMIC latin1, 2,000 rows of 9,000 bytes by INSERT … SELECT:
+    // n_leaf_pages 2,008, size 2,081 (its .ibd: 30 full extents, the 8th leaf alone at the start of a new one).
+    const m = run(`
+name: t
+seed: 42
+table:
+  name: t
+  columns:
+    - { name: id, type: bigint }
+    - { name: body, type: text, null: true }
+  indexes:
+    - { name: PRIMARY, columns: [id], unique: true, clustered: true }
+engine: { format: innodb, encoding: latin1 }
+workload:
+  - insert: { rows: 2000, values: { body: { length: 9000 } } }
+`).final;
+    const i = m.innodb.indexes['PRIMARY']!;
+    expect([i.leaf_pages, i.size_pages]).toEqual([2008, 2081]);
+  });
 });
 
 describe('random inserts of rows of varying length, as a live MariaDB 10.11 showed them', () => {

@@ -102,6 +102,7 @@ export class Segment {
 
   /** fseg_mark_page_used: the extent moves from FSEG_FREE to FSEG_NOT_FULL, and off it once full. */
   private mark(page: number): number {
+    if (!(page >= 0)) throw new Error('innodb segment: no free page where the segment counted one');
     const x = Math.floor(page / this.extentPages);
     if (this.space.usedIn(x) === 0) {
       this.spare.splice(this.spare.indexOf(x), 1);

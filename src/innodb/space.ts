@@ -36,7 +36,7 @@ export class Space {
   /** Per extent: its XDES state (0 above the free limit), the segment owning it, its pages in use. */
   private state = new Uint8Array(0);
   private owner = new Int32Array(0);
-  private nUsed = new Uint8Array(0);
+  private nUsed = new Uint16Array(0);
   /** Per page: 1 while in use (XDES_FREE_BIT clear). */
   private pageUsed = new Uint8Array(0);
   /** FSP_FREE and FSP_FREE_FRAG, in list order. */
@@ -58,7 +58,7 @@ export class Space {
     this.size = this.limit = 0;
     this.state = new Uint8Array(16);
     this.owner = new Int32Array(16);
-    this.nUsed = new Uint8Array(16);
+    this.nUsed = new Uint16Array(16);
     this.pageUsed = new Uint8Array(16 * this.extentPages);
     this.freeList = [];
     this.fragList = [];
@@ -94,7 +94,7 @@ export class Space {
     state.set(this.state);
     const owner = new Int32Array(n);
     owner.set(this.owner);
-    const used = new Uint8Array(n);
+    const used = new Uint16Array(n);
     used.set(this.nUsed);
     const pages = new Uint8Array(n * this.extentPages);
     pages.set(this.pageUsed);

@@ -76,7 +76,11 @@ function send(s: StorageSpec): Sent {
   return sendRecorded(record(s));
 }
 
-function sendRecorded({ cols, seed, ops }: Recorded): Sent {
+/**
+ * `keep` false: the values are checked on the way but not collected (firstLoad and all stay empty), so that a
+ * replay of hundreds of thousands of values does not hold them all (the collector then scans them again and again).
+ */
+function sendRecorded({ cols, seed, ops }: Recorded, keep = true): Sent {
   const totals = numberValues(ops, cols.length);
   const rows = 1 + ops.reduce((m, o) => (o.k === 'insert' && o.row > m ? o.row : m), -1);
   const minCaps = ValueStream.minCapacities(cols, seed, totals, ops);
@@ -112,7 +116,7 @@ function sendRecorded({ cols, seed, ops }: Recorded): Sent {
       if (len !== NULL_LEN) problems.push(`${what} ${cols[ci]!.name}: NULL where the simulation stores ${len} bytes`);
       return;
     }
-    all[ci]!.push(v);
+    if (keep) all[ci]!.push(v);
     const bytes = pgDataBytes(cols[ci]!, v);
     if (bytes !== len)
       problems.push(
@@ -131,7 +135,7 @@ function sendRecorded({ cols, seed, ops }: Recorded): Sent {
       const vals = stream.insert(op);
       vals.forEach((v, ci) => {
         check(ci, v, op.lens, `row ${op.row} insert`);
-        if (phase === firstInsertPhase) firstLoad[ci]!.push(v);
+        if (keep && phase === firstInsertPhase) firstLoad[ci]!.push(v);
       });
       current.set(op.row, vals);
     } else if (op.k === 'update') {
@@ -562,14 +566,16 @@ ${workload}`);
       const storage = (docs.length > 1 ? docs : [undefined]).flatMap((text) => loadConfig(file, text).storage);
       // Points a sweep gives the same replay (fillfactor, storage, toast_tuple_target change no value) are sent the
       // same values: each distinct replay is checked once, its findings held against every point of it.
-      const byDigest = new Map<string, Sent>();
+      const byDigest = new Map<string, Pick<Sent, 'cols' | 'problems' | 'unchangedSeen' | 'audit'>>();
       for (const point of storage) {
         points++;
         const recorded = record(point.spec);
         const digest = storage.length > 1 ? replayDigest(recorded) : '';
         let sent = byDigest.get(digest);
         if (!sent) {
-          sent = sendRecorded(recorded);
+          // Only the findings are kept: the values and operations of each replay are let go once it is checked.
+          const { cols, problems, unchangedSeen, audit } = sendRecorded(recorded, false);
+          sent = { cols, problems, unchangedSeen, audit };
           if (digest) byDigest.set(digest, sent);
           replayed++;
         }

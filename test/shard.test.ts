@@ -4,7 +4,7 @@
  * manifest), whatever the worker count of each part; so does a contention grid. A missing, duplicated
  * or foreign part is exit 2 naming the folder, with nothing written.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -165,17 +165,22 @@ describe('rowsim run --shard and rowsim merge', () => {
 });
 
 describe('rowsim merge refuses parts that are not one run whole (exit 2, nothing written)', () => {
-  /** Three parts of SWEEP in dir/parts, and a 2-part run of another config in dir/other. */
+  /** The config and its three parts, run once for the file: each test gets a copy of the parts. */
+  let made: { config: string; parts: string } | undefined;
+
+  /** Three parts of SWEEP in dir/parts (copies of one run of them, their config outside dir), and the config. */
   function setup(): { dir: string; parts: string[]; config: string } {
+    if (!made) {
+      const base = tmp();
+      const config = join(base, 'sweep.yaml');
+      writeFileSync(config, SWEEP.replace('[1, 0, 120, 200, max]', '[1, 0, max]'));
+      for (const k of [1, 2, 3])
+        expect(rowsim(['run', config, '--shard', `${k}/3`, '--out', join(base, 'parts', `part-${k}-of-3`), '--quiet']).code).toBe(0);
+      made = { config, parts: join(base, 'parts') };
+    }
     const dir = tmp();
-    const config = join(dir, 'sweep.yaml');
-    writeFileSync(config, SWEEP.replace('[1, 0, 120, 200, max]', '[1, 0, max]'));
-    const parts = [1, 2, 3].map((k) => {
-      const part = join(dir, 'parts', `part-${k}-of-3`);
-      expect(rowsim(['run', config, '--shard', `${k}/3`, '--out', part, '--quiet']).code).toBe(0);
-      return part;
-    });
-    return { dir, parts, config };
+    cpSync(made.parts, join(dir, 'parts'), { recursive: true });
+    return { dir, parts: [1, 2, 3].map((k) => join(dir, 'parts', `part-${k}-of-3`)), config: made.config };
   }
 
   function refused(dir: string, args: string[], ...messages: (string | RegExp)[]): void {

@@ -27,11 +27,32 @@ describe('lanes', () => {
     expect(name(q.take(1, 0))).toBe('m1');
     expect(name(q.take(0, 0))).toBe('p3');
     expect(name(q.take(0, 0))).toBeUndefined();
-    // No more points: the point thread helps while at least two drawings wait, not for the last one.
+    // No more points: the point thread helps while at least two drawings wait, with the second in line:
+    // the first, and the last, are left to the drawing thread.
     q.done('run-point');
-    expect(name(q.take(0, 0))).toBe('m2');
+    expect(name(q.take(0, 0))).toBe('m3');
     expect(name(q.take(0, 0))).toBeUndefined();
-    expect(name(q.take(1, 0))).toBe('m3');
+    expect(name(q.take(1, 0))).toBe('m2');
+  });
+
+  it("a helping lane leaves the first in line to the kind's own lane: the charts, ahead of the page maps, are drawn where chart.js is warm", () => {
+    const q = new LaneQueues(2, ['run-point', 'run-render']);
+    q.push(job('run-point', 'p1'), 0);
+    expect(name(q.take(0, 0))).toBe('p1');
+    q.push(job('run-render', 'm1'), 1);
+    expect(name(q.take(1, 0))).toBe('m1');
+    q.done('run-point');
+    q.finish(0, 40);
+    q.push(job('run-render', 'charts'), 2);
+    q.push(job('run-render', 'm2'), 1);
+    q.push(job('run-render', 'm3'), 1);
+    expect(name(q.take(0, 40))).toBe('m2');
+    q.finish(1, 50);
+    expect(name(q.take(1, 50))).toBe('charts');
+    q.finish(0, 60);
+    expect(name(q.take(0, 60))).toBeUndefined(); // one left: the drawing thread's
+    q.finish(1, 70);
+    expect(name(q.take(1, 70))).toBe('m3');
   });
 
   it('a lane is busy from the job it takes until that job finishes', () => {

@@ -10,10 +10,6 @@ import { loadConfig } from '../src/loader/config.js';
 import { storageChartPngs } from '../src/run/merge.js';
 import { runPoint } from '../src/run/point-task.js';
 import runInWorker from '../src/run/task-worker.js';
-import { render } from '../src/run/render-task.js';
-import { PRIORITY, runShard } from '../src/run/execute.js';
-import { runUnits } from '../src/run/plan.js';
-import { recordChartConfigs } from '../src/report/charts.js';
 import { TASKS } from '../src/run/tasks.js';
 import { inProcessRunner } from '../src/pool/scheduler.js';
 import type { Task } from '../src/pool/pool.js';
@@ -38,51 +34,6 @@ describe('the charts over the sweep points', () => {
     expect(tasks[0]!.kind).toBe('run-render');
     expect(drawn.map((d) => d.file)).toEqual(charts.map((c) => `charts/${c.file}`));
     drawn.forEach((d, i) => expect(Buffer.from(d.png).equals(renderStorageChart(entries, cfg.name, charts[i]!))).toBe(true));
-  });
-});
-
-describe("the charts' warm-up", () => {
-  it('draws the first chart over the first point and returns nothing; once the charts are queued (late), draws nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rowsim-render-'));
-    const file = join(dir, 'tiny.yaml');
-    writeFileSync(file, growingBodyConfig({ name: 'tiny', seed: 3, rows: 300, sweep: { 'engine.exp_row_size': '[1, 0]' } }));
-    const cfg = loadConfig(file);
-    const entry = runPoint({ point: cfg.storage[0]!, title: cfg.name, pageMapMaxCells: 2000, checkInvariants: false }).entry;
-    const late = new Int32Array(new SharedArrayBuffer(4));
-    const warmUp = () => recordChartConfigs(() => render({ what: 'warm-up', entry, title: cfg.name, scale: 1, late }));
-    const early = warmUp();
-    expect(early.result).toEqual([]);
-    expect(early.charts).toHaveLength(1);
-    Atomics.store(late, 0, 1);
-    expect(warmUp().charts).toHaveLength(0);
-  });
-
-  it('is queued once, after the first point and its page maps, when the charts will be drawn on two threads or more', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rowsim-render-'));
-    const file = join(dir, 'tiny.yaml');
-    writeFileSync(file, growingBodyConfig({ name: 'tiny', seed: 3, rows: 300, sweep: { 'engine.exp_row_size': '[1, 0, max]' } }));
-    const cfg = loadConfig(file);
-    const units = await runUnits(cfg);
-    const queued = async (threads: number, warmUpCharts: boolean) => {
-      const inner = inProcessRunner(TASKS);
-      const tasks: string[] = [];
-      const runner = {
-        ...inner,
-        threads,
-        run: <R>(task: Task, priority?: number) => {
-          tasks.push(`${(task.payload as { what?: string }).what ?? task.kind}@${priority}`);
-          return inner.run<R>(task, priority);
-        },
-      };
-      const shard = { index: 1, count: 1 };
-      await runShard(cfg, shard, units, { runner, write: () => {}, checkInvariants: false, scale: 1, quiet: true, warmUpCharts });
-      return tasks;
-    };
-    const two = await queued(2, true);
-    expect(two.filter((t) => t.startsWith('warm-up'))).toEqual([`warm-up@${PRIORITY.warmUp}`]);
-    expect(two.indexOf(`warm-up@${PRIORITY.warmUp}`)).toBe(two.indexOf(`page-map@${PRIORITY.pageMap}`) + 2); // the first point's two maps
-    expect((await queued(1, true)).some((t) => t.startsWith('warm-up'))).toBe(false);
-    expect((await queued(2, false)).some((t) => t.startsWith('warm-up'))).toBe(false);
   });
 });
 

@@ -279,7 +279,7 @@ function shardOptions(ctx: RunContext, onSimulated?: (records: PointRecord[]) =>
     checkInvariants: opts.check === true || process.env.ROWSIM_CHECK === '1',
     scale: opts.scale ?? RUN_DEFAULTS.chartScale,
     quiet: opts.quiet === true || opts.json === true,
-    ...(onSimulated ? { onSimulated, warmUpCharts: true } : {}),
+    ...(onSimulated ? { onSimulated } : {}),
   };
 }
 

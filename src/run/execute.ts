@@ -18,8 +18,8 @@ import { configDigest, shardSlice, type RunUnits, type Shard } from './plan.js';
 import type { PointResult, PointTask } from './point-task.js';
 import type { RenderTask } from './render-task.js';
 
-/** Task priorities: a PNG of a point already simulated goes before the next point; a warm-up after the PNGs. */
-export const PRIORITY = Object.freeze({ warmUp: 0, unit: 0, pageMap: 1, chart: 2 });
+/** Task priorities: a PNG of a point already simulated goes before the next point. */
+export const PRIORITY = Object.freeze({ unit: 0, pageMap: 1, chart: 2 });
 
 export interface ExecuteOptions {
   runner: TaskRunner;
@@ -36,11 +36,6 @@ export interface ExecuteOptions {
    * text made while the threads draw.
    */
   onSimulated?(records: PointRecord[]): void;
-  /**
-   * The charts over the sweep points will be drawn (a whole run): on a pool of two threads or more, the
-   * first point's entry goes to a drawing thread as a warm-up (render-task.ts) while the others run.
-   */
-  warmUpCharts?: boolean;
 }
 
 /** The header of part `shard` of `cfg`'s run. */
@@ -78,7 +73,6 @@ async function runPoints(cfg: RunConfig, indexes: number[], opts: ExecuteOptions
   bar?.update(0, indexes.length);
   let done = 0;
   let simulated = 0;
-  const late = new Int32Array(new SharedArrayBuffer(4)); // the warm-up's: set once the charts may be queued
   await Promise.all(
     indexes.map(async (index, k) => {
       const task: PointTask = {
@@ -91,12 +85,11 @@ async function runPoints(cfg: RunConfig, indexes: number[], opts: ExecuteOptions
       // The drawings gzipped here, while the thread that simulated runs the next point.
       records[k] = { index, entry: r.entry, charts: r.charts, report_maps: packReportMaps(r.reportMaps) };
       if (++simulated === indexes.length) {
-        Atomics.store(late, 0, 1);
         // The thread that simulated may now help draw (src/pool/scheduler.ts, lanes).
         opts.runner.done('run-point');
         opts.onSimulated?.(records);
       }
-      const drawn = Promise.all(
+      const pngs = await Promise.all(
         r.pageMaps.map((spec) =>
           opts.runner.run<Uint8Array>(
             { kind: 'run-render', payload: { what: 'page-map', spec, scale: opts.scale } satisfies RenderTask },
@@ -104,20 +97,12 @@ async function runPoints(cfg: RunConfig, indexes: number[], opts: ExecuteOptions
           ),
         ),
       );
-      if (simulated === 1 && opts.warmUpCharts && opts.runner.threads >= 2) warmUp(cfg, r, late, opts); // behind the first page maps
-      const pngs = await drawn;
       pngs.forEach((png, j) => opts.write(r.charts[j]!, png));
       bar?.update(++done, indexes.length);
     }),
   );
   bar?.finish();
   return records;
-}
-
-/** Queue the warm-up of the charts over the sweep points; its result (nothing) is not waited for. */
-function warmUp(cfg: RunConfig, first: PointResult, late: Int32Array, opts: ExecuteOptions): void {
-  const payload: RenderTask = { what: 'warm-up', entry: first.entry, title: cfg.name, scale: opts.scale, late };
-  opts.runner.run({ kind: 'run-render', payload }, PRIORITY.warmUp).catch(() => {});
 }
 
 async function runReplications(cfg: RunConfig, tasks: number[], opts: ExecuteOptions): Promise<ReplicationRecord[]> {

@@ -17,7 +17,7 @@ import {
   TermMarker,
   type ReportPageMap,
 } from '../src/report/html.js';
-import { drawingsJson, packDrawings, packReportMaps, pageMapCells } from '../src/report/report-maps.js';
+import { packDrawings, pageMapCells } from '../src/report/report-maps.js';
 import type { PageDrawing } from '../src/mechanism/drawing.js';
 import { REPORT_MAP_CELLS, reportCellPages } from '../src/mechanism/report-pages.js';
 import { ROOT } from './helpers/cli.js';
@@ -249,13 +249,6 @@ describe('report.html', () => {
     expect(Object.keys(packed.common).sort()).toEqual(['format', 'header', 'notes', 'pageBytes', 'slotArray', 'title', 'words']);
     expect(packed.pages[1]).toBeNull();
     expect({ ...packed.common, ...packed.pages[2] }).toEqual(drawing(2));
-  });
-
-  it("gzips a point's drawings where the points are gathered: the same maps, fields in the same order", () => {
-    const { drawings, ...bare } = pageMap();
-    const packed = packReportMaps([{ ...bare, drawingsJson: drawingsJson([drawing(0), drawing(1), drawing(2)]) }, bare]);
-    expect(packed).toEqual([{ ...bare, drawings }, bare]);
-    expect(Object.keys(packed[0]!)).toEqual(Object.keys(pageMap()));
   });
 
   it('puts several pages in a cell for a large table (at most REPORT_MAP_CELLS cells)', () => {

@@ -1,8 +1,6 @@
 /**
  * What report.html shows of a sweep point's page maps, made where the point runs (a worker thread of
- * rowsim run): the report's cells of each map and the drawings of their first pages as JSON. The thread
- * that gathers the points gzips the drawings as each point comes (packReportMaps): it waits while the
- * points run, and the simulating thread, the run's longest path, goes on to the next point. The page
+ * rowsim run): the report's cells of each map and the drawings of their first pages, gzipped. The page
  * itself is put together by html.ts.
  */
 import { gzipSync } from 'node:zlib';
@@ -45,9 +43,9 @@ export function pageMapCells(map: PageMapCells): Pick<ReportPageMap, 'pages' | '
 
 /**
  * The drawings of a map, small: what every drawing has alike (the format's title, header, slot array,
- * words, notes) once as `common`, each page's own fields in `pages`; JSON (gzipDrawings packs it).
+ * words, notes) once as `common`, each page's own fields in `pages`; JSON, gzipped, base64.
  */
-export function drawingsJson(drawings: readonly (PageDrawing | null | undefined)[]): string {
+export function packDrawings(drawings: readonly (PageDrawing | null | undefined)[]): string {
   const present = drawings.filter((d): d is PageDrawing => d != null) as unknown as Record<string, unknown>[];
   const common: Record<string, unknown> = {};
   const first = present[0];
@@ -63,32 +61,11 @@ export function drawingsJson(drawings: readonly (PageDrawing | null | undefined)
     for (const [k, v] of Object.entries(d)) if (!(k in common)) own[k] = v;
     return own;
   });
-  return JSON.stringify({ common, pages });
+  return gzipSync(JSON.stringify({ common, pages }), { level: 6 }).toString('base64');
 }
 
-/** drawingsJson's text as report.html carries it: gzipped, base64. */
-export function gzipDrawings(json: string): string {
-  return gzipSync(json, { level: 6 }).toString('base64');
-}
-
-/** The drawings of a map, small (drawingsJson), gzipped, base64. */
-export function packDrawings(drawings: readonly (PageDrawing | null | undefined)[]): string {
-  return gzipDrawings(drawingsJson(drawings));
-}
-
-/** A report page map as a sweep point's thread hands it over: its drawings as JSON, not yet gzipped. */
-export type UnpackedReportMap = Omit<ReportPageMap, 'drawings'> & { drawingsJson?: string };
-
-/** The report's page maps with their drawings gzipped (packDrawings' text), in the same fields and order. */
-export function packReportMaps(maps: readonly UnpackedReportMap[]): ReportPageMap[] {
-  return maps.map(({ drawingsJson: json, ...map }) => (json === undefined ? map : { ...map, drawings: gzipDrawings(json) }));
-}
-
-/**
- * One sweep point's page maps for the report, their drawings as JSON (packReportMaps gzips them); `charts`
- * are their PNGs, in the order of `result.pageMaps`.
- */
-export function reportPageMaps(entry: StorageEntry, result: DrawnStorageResult, charts: readonly string[]): UnpackedReportMap[] {
+/** One sweep point's page maps for the report; `charts` are their PNGs, in the order of `result.pageMaps`. */
+export function reportPageMaps(entry: StorageEntry, result: DrawnStorageResult, charts: readonly string[]): ReportPageMap[] {
   return result.pageMaps.map((pm, j) => {
     const phase = entry.phases[pm.after_phase];
     const cells = pageMapCells(pm.map);
@@ -99,7 +76,7 @@ export function reportPageMaps(entry: StorageEntry, result: DrawnStorageResult, 
       title: `${entry.label}: page map ${pm.label}`,
       subtitle: `after phase ${pm.after_phase + 1} (${phase?.label ?? ''}); ${groupedNumber(phase?.metrics.rows ?? result.final.rows)} rows`,
       ...cells,
-      ...(drawings ? { drawingsJson: drawingsJson(drawings) } : {}),
+      ...(drawings ? { drawings: packDrawings(drawings) } : {}),
     };
   });
 }

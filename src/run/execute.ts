@@ -11,7 +11,6 @@ import type { RunConfig } from '../loader/config.js';
 import type { Replication } from '../contention/task.js';
 import type { TaskRunner } from '../pool/scheduler.js';
 import { progressBar } from '../report/progress.js';
-import { packReportMaps } from '../report/report-maps.js';
 import { ROWSIM_VERSION } from '../version.js';
 import { PART_FORMAT, shardHeader, type PointRecord, type ReplicationRecord, type RunPart } from './part.js';
 import { configDigest, shardSlice, type RunUnits, type Shard } from './plan.js';
@@ -82,8 +81,7 @@ async function runPoints(cfg: RunConfig, indexes: number[], opts: ExecuteOptions
         checkInvariants: opts.checkInvariants,
       };
       const r = await opts.runner.run<PointResult>({ kind: 'run-point', payload: task }, PRIORITY.unit);
-      // The drawings gzipped here, while the thread that simulated runs the next point.
-      records[k] = { index, entry: r.entry, charts: r.charts, report_maps: packReportMaps(r.reportMaps) };
+      records[k] = { index, entry: r.entry, charts: r.charts, report_maps: r.reportMaps };
       if (++simulated === indexes.length) {
         // The thread that simulated may now help draw (src/pool/scheduler.ts, lanes).
         opts.runner.done('run-point');

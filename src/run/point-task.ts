@@ -7,7 +7,8 @@
 import type { SweepPoint } from '../config/spec.js';
 import { runDrawnStorage } from '../mechanism/task.js';
 import type { PageMapSpec } from '../report/page-map-png.js';
-import { reportPageMaps, type UnpackedReportMap } from '../report/report-maps.js';
+import type { ReportPageMap } from '../report/html.js';
+import { reportPageMaps } from '../report/report-maps.js';
 import { pageMapCharts, storageEntry, type StorageEntry } from '../report/storage.js';
 
 export interface PointTask {
@@ -24,8 +25,8 @@ export interface PointResult {
   entry: StorageEntry;
   /** The page maps' PNG paths in the results folder (charts/pagemap-….png), in the runner's order. */
   charts: string[];
-  /** What report.html shows of each page map, its drawings not yet gzipped (packReportMaps). */
-  reportMaps: UnpackedReportMap[];
+  /** What report.html shows of each page map. */
+  reportMaps: ReportPageMap[];
   /** The page maps to draw, in the order of `charts`. */
   pageMaps: PageMapSpec[];
 }

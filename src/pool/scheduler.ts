@@ -18,11 +18,14 @@
  * of its own to do takes a task of another kind when
  *
  *   (a) no lane has that kind at home (a contention replication in a storage run);
- *   (b) the caller has said no more tasks of the lane's home kinds will come (`done`) and at least two of
- *       the other kind are waiting (its home lane is busy with one, and more are queued behind it): it
- *       takes the second in line, and leaves the first to the home lane, warm for the kind (the charts
- *       over a sweep's points, queued ahead of its last page maps, are drawn where chart.js is loaded
- *       and its code compiled, not in a thread that would load it for them); or
+ *   (b) the caller has said no more tasks of the lane's home kinds will come (`done`), at least two of
+ *       the other kind are waiting (its home lane is busy with one, and more are queued behind it), and
+ *       they would keep the home lane at least WARM_UP_MS (their number times the shortest warm run of
+ *       the kind), so that the helper's cold start is worth it: a few page maps left at the end of a
+ *       small sweep are drawn by the thread that has drawn the others, the backlog of a large one shared.
+ *       The helper takes the second in line and leaves the first to the home lane, warm for the kind
+ *       (the charts over a sweep's points, queued ahead of its last page maps, are drawn where chart.js
+ *       is loaded and its code compiled, not in a thread that would load it for them); or
  *   (c) a task of that kind takes at least WARM_UP_MS once warm, so that a cold start is worth it: the
  *       shortest run of the kind that was not its thread's first, or, before there is one, the longest
  *       a first run has taken or been running so far less WARM_UP_MS (a sweep of large points shares them
@@ -203,10 +206,11 @@ export class LaneQueues {
   private may(lane: number, kind: TaskKind, waiting: number, now: number): 'first' | 'second' | false {
     const home = this.homes[lane]!;
     if (this.shared || home.has(kind) || !this.homed.has(kind)) return 'first';
-    if (this.warmMs(kind, now) >= WARM_UP_MS) return 'first';
+    const warm = this.warmMs(kind, now);
+    if (warm >= WARM_UP_MS) return 'first';
     let homeDone = true;
     for (const k of home) if (!this.finished.has(k)) homeDone = false;
-    return homeDone && waiting >= 2 ? 'second' : false;
+    return homeDone && waiting >= 2 && waiting * warm >= WARM_UP_MS ? 'second' : false;
   }
 
   /** The job `lane` runs next (its home kinds first, then what it may take of others), or undefined. */

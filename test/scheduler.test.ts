@@ -27,11 +27,54 @@ describe('lanes', () => {
     expect(name(q.take(1, 0))).toBe('m1');
     expect(name(q.take(0, 0))).toBe('p3');
     expect(name(q.take(0, 0))).toBeUndefined();
-    // No more points: the point thread helps while at least two drawings wait, not for the last one.
+    // No more points, but two drawings of unknown warm cost: not worth the point thread's cold start.
     q.done('run-point');
-    expect(name(q.take(0, 0))).toBe('m2');
     expect(name(q.take(0, 0))).toBeUndefined();
-    expect(name(q.take(1, 0))).toBe('m3');
+    expect(name(q.take(1, 0))).toBe('m2');
+  });
+
+  it('once its points are done, a lane helps with a backlog that would keep the drawing thread WARM_UP_MS, with the second in line', () => {
+    const q = new LaneQueues(2, ['run-point', 'run-render']);
+    q.push(job('run-point', 'p1'), 0);
+    expect(name(q.take(0, 0))).toBe('p1');
+    // The drawing thread: a first map of 300 ms, then 20 ms a map once warm.
+    q.push(job('run-render', 'm1'), 1);
+    q.push(job('run-render', 'm2'), 1);
+    expect(name(q.take(1, 0))).toBe('m1');
+    q.finish(1, 300);
+    expect(name(q.take(1, 300))).toBe('m2');
+    q.finish(1, 320);
+    q.done('run-point');
+    q.finish(0, 320);
+    const maps = Math.floor(WARM_UP_MS / 20) - 1;
+    for (let i = 0; i < maps; i++) q.push(job('run-render', `n${i}`), 1);
+    expect(name(q.take(0, 320))).toBeUndefined(); // 14 maps: 280 ms of the drawing thread's
+    q.push(job('run-render', 'last'), 1);
+    expect(name(q.take(0, 320))).toBe('n1'); // 15: 300 ms; the first in line is the drawing thread's
+    expect(name(q.take(1, 320))).toBe('n0');
+  });
+
+  it("a helping lane leaves the first in line to the kind's own lane: the charts, ahead of the page maps, are drawn where chart.js is warm", () => {
+    const q = new LaneQueues(2, ['run-point', 'run-render']);
+    q.push(job('run-point', 'p1'), 0);
+    expect(name(q.take(0, 0))).toBe('p1');
+    q.push(job('run-render', 'm1'), 1);
+    q.push(job('run-render', 'm2'), 1);
+    expect(name(q.take(1, 0))).toBe('m1');
+    q.finish(1, 300);
+    expect(name(q.take(1, 300))).toBe('m2');
+    q.finish(1, 400); // 100 ms a map once warm
+    q.done('run-point');
+    q.finish(0, 400);
+    q.push(job('run-render', 'charts'), 2);
+    q.push(job('run-render', 'm3'), 1);
+    q.push(job('run-render', 'm4'), 1);
+    expect(name(q.take(0, 400))).toBe('m3');
+    expect(name(q.take(1, 400))).toBe('charts');
+    q.finish(0, 500);
+    expect(name(q.take(0, 500))).toBeUndefined(); // one left: the drawing thread's
+    q.finish(1, 600);
+    expect(name(q.take(1, 600))).toBe('m4');
   });
 
   it('a lane is busy from the job it takes until that job finishes', () => {

@@ -18,8 +18,14 @@
  * of its own to do takes a task of another kind when
  *
  *   (a) no lane has that kind at home (a contention replication in a storage run);
- *   (b) the caller has said no more tasks of the lane's home kinds will come (`done`) and at least two of
- *       the other kind are waiting (its home lane is busy with one, and more are queued behind it); or
+ *   (b) the caller has said no more tasks of the lane's home kinds will come (`done`), at least two of
+ *       the other kind are waiting (its home lane is busy with one, and more are queued behind it), and
+ *       they would keep the home lane at least WARM_UP_MS (their number times the shortest warm run of
+ *       the kind), so that the helper's cold start is worth it: a few page maps left at the end of a
+ *       small sweep are drawn by the thread that has drawn the others, the backlog of a large one shared.
+ *       The helper takes the second in line and leaves the first to the home lane, warm for the kind
+ *       (the charts over a sweep's points, queued ahead of its last page maps, are drawn where chart.js
+ *       is loaded and its code compiled, not in a thread that would load it for them); or
  *   (c) a task of that kind takes at least WARM_UP_MS once warm, so that a cold start is worth it: the
  *       shortest run of the kind that was not its thread's first, or, before there is one, the longest
  *       a first run has taken or been running so far less WARM_UP_MS (a sweep of large points shares them
@@ -89,6 +95,20 @@ class JobQueue {
         this.size--;
         return job;
       }
+    }
+    return undefined;
+  }
+
+  /** The job shift() would return second, taken out of the queue (undefined with fewer than two). */
+  shiftSecond(): Job | undefined {
+    let skip = 1;
+    for (const p of this.priorities) {
+      const list = this.byPriority.get(p)!;
+      if (list.length > skip) {
+        this.size--;
+        return list.splice(skip, 1)[0];
+      }
+      skip -= list.length;
     }
     return undefined;
   }
@@ -182,14 +202,15 @@ export class LaneQueues {
     return longest - WARM_UP_MS;
   }
 
-  /** Whether `lane` may take a job of `kind` now, with `waiting` of them queued. */
-  private may(lane: number, kind: TaskKind, waiting: number, now: number): boolean {
+  /** Whether `lane` may take a job of `kind` now, with `waiting` of them queued: the first in line, the second (rule (b)) or none. */
+  private may(lane: number, kind: TaskKind, waiting: number, now: number): 'first' | 'second' | false {
     const home = this.homes[lane]!;
-    if (this.shared || home.has(kind) || !this.homed.has(kind)) return true;
+    if (this.shared || home.has(kind) || !this.homed.has(kind)) return 'first';
+    const warm = this.warmMs(kind, now);
+    if (warm >= WARM_UP_MS) return 'first';
     let homeDone = true;
     for (const k of home) if (!this.finished.has(k)) homeDone = false;
-    if (homeDone && waiting >= 2) return true;
-    return this.warmMs(kind, now) >= WARM_UP_MS;
+    return homeDone && waiting >= 2 && waiting * warm >= WARM_UP_MS ? 'second' : false;
   }
 
   /** The job `lane` runs next (its home kinds first, then what it may take of others), or undefined. */
@@ -200,8 +221,10 @@ export class LaneQueues {
     let bestRank = -1;
     let bestPriority = -Infinity;
     let bestSeq = Infinity;
+    let bestWhich: 'first' | 'second' = 'first';
     for (const [kind, q] of this.queues) {
-      if (q.size === 0 || !this.may(lane, kind, q.size, now)) continue;
+      const which = q.size === 0 ? false : this.may(lane, kind, q.size, now);
+      if (!which) continue;
       // Its own kinds before another's; then priority; then the order queued.
       const rank = this.shared || home.has(kind) ? 1 : 0;
       const p = q.top();
@@ -212,13 +235,14 @@ export class LaneQueues {
         bestRank = rank;
         bestPriority = p;
         bestSeq = seq;
+        bestWhich = which;
       }
     }
     if (!best || bestKind === undefined) return undefined;
     const first = !this.ran[lane]!.has(bestKind);
     this.ran[lane]!.add(bestKind);
     this.running[lane] = { kind: bestKind, start: now, first };
-    return best.shift();
+    return bestWhich === 'first' ? best.shift() : best.shiftSecond();
   }
 
   /** Whether `lane` is running a job (taken and not finished). */

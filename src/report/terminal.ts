@@ -2,13 +2,7 @@
  * Tables for the terminal: as wide as the terminal (COLUMNS, else the terminal's width, else 100
  * characters). Columns that do not fit are left out, the least important first (a column whose cells are
  * all zero or empty before any other), and the table says how many with `--wide` to show them all. A
- * cell too long for its share of the width wraps, word by word.
- *
- * A table of printable ASCII is laid out here (plainTableLines); any other text by cli-table3, which
- * measures each character's width on the terminal (wide and combining characters, escape codes). Both
- * lay out alike (test/terminal-table.test.ts draws random tables both ways): cli-table3 and the
- * width-measuring it loads cost about 20 ms of CPU on a command's first table, which `rowsim run`
- * prints while its threads draw.
+ * cell too long for its share of the width wraps (cli-table3).
  */
 import { createRequire } from 'node:module';
 
@@ -95,75 +89,6 @@ function chooseColumns(columns: TableColumn[], rows: string[][], width: number, 
   return chosen.sort((a, b) => a - b);
 }
 
-type Align = 'left' | 'right';
-
-/** Printable ASCII: a character a column, and the only space the space. */
-const PLAIN = /^[\x20-\x7e]*$/;
-
-/**
- * One line of a cell broken into lines of at most `width` characters at its spaces, as cli-table3 does:
- * a word goes on the line while the line's words, the spaces between them and it fit; a word wider than
- * the width is a line of its own (cut when drawn); spaces before a line's first word stay with it but do
- * not count. A cell of spaces only has no line.
- */
-function wrapWords(text: string, width: number): string[] {
-  const parts = text.split(/( +)/);
-  const lines: string[] = [];
-  let line = '';
-  let counted = 0;
-  for (let i = 0; i < parts.length; i += 2) {
-    const word = parts[i]!;
-    const gap = i > 0 ? parts[i - 1]! : '';
-    const need = counted + word.length + (counted > 0 ? gap.length : 0);
-    if (need <= width) {
-      line += gap + word;
-      counted = need;
-      continue;
-    }
-    if (counted > 0) lines.push(line);
-    line = word;
-    counted = word.length;
-  }
-  if (counted > 0) lines.push(line);
-  return lines;
-}
-
-/**
- * The lines of a borderless table of printable ASCII (`body`: rows of cells; widths of at least 1): each
- * cell wrapped to its column's width, a line too long cut with '…', aligned, the columns two spaces
- * apart; a row as tall as its tallest cell, the others blank below.
- */
-export function plainTableLines(body: readonly (readonly string[])[], widths: readonly number[], aligns: readonly Align[]): string[] {
-  const out: string[] = [];
-  for (const row of body) {
-    const cells = widths.map((w, x) => wrapWords(row[x] ?? '', w));
-    const height = Math.max(1, ...cells.map((c) => c.length));
-    for (let k = 0; k < height; k++) {
-      const parts = widths.map((w, x) => {
-        let text = cells[x]![k] ?? '';
-        if (text.length > w) text = `${text.slice(0, w - 1)}…`;
-        return aligns[x] === 'right' ? text.padStart(w) : text.padEnd(w);
-      });
-      out.push(parts.join(' '.repeat(GAP)));
-    }
-  }
-  return out;
-}
-
-/** The same table laid out by cli-table3 (any text). */
-export function cliTableLines(body: readonly (readonly string[])[], widths: readonly number[], aligns: readonly Align[]): string[] {
-  const Table = tableClass();
-  const table = new Table({
-    chars: BLANK,
-    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
-    colWidths: [...widths],
-    colAligns: [...aligns],
-    wordWrap: true,
-  });
-  for (const row of body) table.push([...row]);
-  return table.toString().split('\n');
-}
-
 /** A borderless table: header, a rule of dashes, rows; fitted to the width unless `wide`. */
 export function terminalTable(columns: TableColumn[], rows: string[][], options: TableOptions = {}): string {
   const width = options.width ?? terminalWidth();
@@ -184,10 +109,21 @@ export function terminalTable(columns: TableColumn[], rows: string[][], options:
       total -= cut;
     }
   }
-  const aligns = shown.map((i): Align => columns[i]!.align ?? (i === 0 ? 'left' : 'right'));
-  const body = [shown.map((i) => columns[i]!.title), colWidths.map((w) => '-'.repeat(w)), ...rows.map((r) => shown.map((i) => r[i] ?? ''))];
-  const plain = colWidths.every((w) => w >= 1) && body.every((r) => r.every((cell) => PLAIN.test(cell)));
-  const lines = (plain ? plainTableLines : cliTableLines)(body, colWidths, aligns).map((l) => l.replace(/\s+$/, ''));
+  const Table = tableClass();
+  const table = new Table({
+    chars: BLANK,
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
+    colWidths,
+    colAligns: shown.map((i) => columns[i]!.align ?? (i === 0 ? 'left' : 'right')),
+    wordWrap: true,
+  });
+  table.push(shown.map((i) => columns[i]!.title));
+  table.push(colWidths.map((w) => '-'.repeat(w)));
+  for (const r of rows) table.push(shown.map((i) => r[i] ?? ''));
+  const lines = table
+    .toString()
+    .split('\n')
+    .map((l) => l.replace(/\s+$/, ''));
   const hidden = columns.length - shown.length;
   if (hidden > 0)
     lines.push(

@@ -141,22 +141,32 @@ export class AliasTable {
   }
 
   /**
-   * out[i] = sample(u[i]) for i < n. The tail's slots (the draws that miss the cache) are read first,
-   * in a loop of independent reads whose misses overlap; the draws then find them in cache.
+   * out[i] = sample(u[i]) for i < n. A first pass draws the head's pages (its table is in cache) and
+   * reads the tail's slots, in independent reads whose cache misses overlap; a second pass draws the
+   * tail's pages, whose slots it then finds in cache.
    */
   sampleBatch(u: Float64Array, out: Int32Array, n: number): void {
+    const head = this.head;
     const tail = this.tail;
-    if (tail) {
-      const head = this.headMass;
-      const scale = this.tailScale;
-      let sum = 0;
-      for (let i = 0; i < n; i++) {
-        const v = u[i]!;
-        if (v >= head) sum += tail.slotProbability((v - head) * scale);
-      }
-      this.touched = sum;
+    if (!tail) {
+      for (let i = 0; i < n; i++) out[i] = head.pick(u[i]! * this.headScale, 0);
+      return;
     }
-    for (let i = 0; i < n; i++) out[i] = this.sample(u[i]!);
+    const headMass = this.headMass;
+    const headScale = this.headScale;
+    const tailScale = this.tailScale;
+    let sum = 0;
+    for (let i = 0; i < n; i++) {
+      const v = u[i]!;
+      if (v < headMass) out[i] = head.pick(v * headScale, 0);
+      else {
+        sum += tail.slotProbability((v - headMass) * tailScale);
+        out[i] = -1;
+      }
+    }
+    this.touched = sum;
+    const first = head.size;
+    for (let i = 0; i < n; i++) if (out[i]! < 0) out[i] = tail.pick((u[i]! - headMass) * tailScale, first);
   }
 
   /** The sum of the slots sampleBatch read ahead (kept so that the reads are not optimised away). */

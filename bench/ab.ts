@@ -12,30 +12,40 @@
  * faster), their median and range. On a shared machine two child processes' figures move by ±30%
  * against each other; rounds paired in one process see the same load, and an A/A run (one build against
  * a copy of itself) gives ratios whose median is within a few percent of 1.
+ *
+ * `contention` instead of a format: every CONTENTION_STRIDE-th replication of xoltp-phase-diagram (12 of
+ * its 120: both managers, running and collapsed cells) on each build in turn, each build's results
+ * compared with the other's (an optimisation must not change them: exit 1 when they differ), the
+ * round's CPU timed.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parse } from 'yaml';
 import type { StorageSpec } from '../src/config/spec.js';
 import type { FormatId } from '../src/config/format-ids.js';
 import { isFormatId } from '../src/formats/registry.js';
 import { runStorage } from '../src/workload/runner.js';
 import { PhaseClock, stat, type Stat } from './harness.js';
 import { storageBenchSpec, type BenchOrder } from './storage.js';
+import { ROOT, simConfig } from './paths.js';
 
 export interface AbArgs {
   other: string;
+  workload: 'storage' | 'contention';
   format: FormatId;
   order: BenchOrder;
   rounds: number;
   rows: number;
 }
 
-const USAGE = 'usage: node bench/dist/bench/ab.js OTHER [FORMAT] [random|sequential] [--rounds N] [--rows N]';
+const USAGE = 'usage: node bench/dist/bench/ab.js OTHER [FORMAT|contention] [random|sequential] [--rounds N] [--rows N]';
+/** The contention workload: every this-many-th replication of xoltp-phase-diagram. */
+export const CONTENTION_STRIDE = 10;
 
 /** The command line, or a message saying what is wrong with it. */
 export function parseAbArgs(argv: readonly string[]): AbArgs | string {
-  const out: Partial<AbArgs> = { format: 'postgres-heap', order: 'random', rounds: 6, rows: 1_000_000 };
+  const out: Partial<AbArgs> = { workload: 'storage', format: 'postgres-heap', order: 'random', rounds: 6, rows: 1_000_000 };
   const words: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -51,6 +61,7 @@ export function parseAbArgs(argv: readonly string[]): AbArgs | string {
   out.other = other;
   for (const w of rest) {
     if (w === 'random' || w === 'sequential') out.order = w;
+    else if (w === 'contention') out.workload = w;
     else if (isFormatId(w)) out.format = w;
     else return `expected a format or random|sequential, found ${JSON.stringify(w)}; ${USAGE}`;
   }
@@ -76,6 +87,47 @@ function updateCpu(run: RunFn, spec: StorageSpec): number {
   return clock.phase(1).cpu ?? clock.phase(1).wall;
 }
 
+interface ContentionBuild {
+  payloads: unknown[];
+  run: (payload: unknown) => unknown;
+}
+
+/** A build's contention modules (OTHER's from its bench/dist/src, this one's own) and its payloads of xoltp-phase-diagram. */
+async function contentionBuild(src: string): Promise<ContentionBuild> {
+  const load = async <T>(file: string): Promise<T> => (await import(pathToFileURL(join(src, 'contention', file)).href)) as T;
+  const { parseContention } = await load<{ parseContention: (raw: unknown) => unknown }>('schema.js');
+  const { contentionJobs } = await load<{ contentionJobs: (spec: unknown, seed: number) => { payloads: unknown[] } }>('run.js');
+  const { runReplication } = await load<{ runReplication: (payload: unknown) => unknown }>('task.js');
+  const doc = parse(readFileSync(simConfig('xoltp-phase-diagram.yaml'), 'utf8')) as { seed: number; contention: unknown };
+  const all = contentionJobs(parseContention(doc.contention), doc.seed).payloads;
+  return { payloads: all.filter((_, i) => i % CONTENTION_STRIDE === 0), run: runReplication };
+}
+
+/** One round of the contention workload on a build: CPU seconds, and the results (compared between the builds). */
+function contentionRound(b: ContentionBuild): { cpu: number; results: string } {
+  const start = process.cpuUsage();
+  const results = JSON.stringify(b.payloads.map((p) => b.run(p)));
+  const used = process.cpuUsage(start);
+  return { cpu: (used.user + used.system) / 1e6, results };
+}
+
+/** The contention rounds (OTHER and this build in turn, as the storage rounds); null when their results differ. */
+async function contentionTimes(args: AbArgs): Promise<number[][] | null> {
+  const here = join(ROOT, import.meta.url.endsWith('.ts') ? 'src' : join('bench', 'dist', 'src'));
+  const builds = [await contentionBuild(join(resolve(args.other), 'bench', 'dist', 'src')), await contentionBuild(here)];
+  const times: number[][] = [[], []];
+  for (let r = 0; r < args.rounds + 2; r++) {
+    const results: string[] = [];
+    for (const k of r % 2 === 0 ? [0, 1] : [1, 0]) {
+      const round = contentionRound(builds[k]!);
+      results[k] = round.results;
+      if (r >= 2) times[k]!.push(round.cpu);
+    }
+    if (results[0] !== results[1]) return null;
+  }
+  return times;
+}
+
 async function main(argv: string[]): Promise<void> {
   const args = parseAbArgs(argv);
   const built = typeof args === 'string' ? '' : join(resolve(args.other), 'bench', 'dist', 'src', 'workload', 'runner.js');
@@ -84,6 +136,10 @@ async function main(argv: string[]): Promise<void> {
       typeof args === 'string' ? `${args}\n` : `${args.other}: no built bench (${built}); run npm run build && npm run build:bench there\n`,
     );
     process.exitCode = 2;
+    return;
+  }
+  if (args.workload === 'contention') {
+    await mainContention(args);
     return;
   }
   const theirs = ((await import(pathToFileURL(built).href)) as { runStorage: RunFn }).runStorage;
@@ -108,6 +164,23 @@ async function main(argv: string[]): Promise<void> {
     `${args.format} ${args.order} updates, ${args.rows} rows, ${args.rounds} rounds\n` +
       `other (${args.other}): median ${s.other.median.toFixed(3)} s = ${rate(s.other.median)}  [${list(times[0]!)}]\n` +
       `this build: median ${s.mine.median.toFixed(3)} s = ${rate(s.mine.median)}  [${list(times[1]!)}]\n` +
+      `other ÷ this, per round: median ${s.ratio.median.toFixed(3)} (${s.ratio.min.toFixed(3)}–${s.ratio.max.toFixed(3)})\n`,
+  );
+}
+
+async function mainContention(args: AbArgs): Promise<void> {
+  const times = await contentionTimes(args);
+  if (times === null) {
+    process.stderr.write(`${args.other}: its contention results differ from this build's\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const s = pairedSummary(times[0]!, times[1]!);
+  const list = (a: number[]): string => a.map((x) => x.toFixed(3)).join(' ');
+  process.stdout.write(
+    `contention: every ${CONTENTION_STRIDE}th replication of xoltp-phase-diagram, ${args.rounds} rounds, results equal\n` +
+      `other (${args.other}): median ${s.other.median.toFixed(3)} s CPU  [${list(times[0]!)}]\n` +
+      `this build: median ${s.mine.median.toFixed(3)} s CPU  [${list(times[1]!)}]\n` +
       `other ÷ this, per round: median ${s.ratio.median.toFixed(3)} (${s.ratio.min.toFixed(3)}–${s.ratio.max.toFixed(3)})\n`,
   );
 }

@@ -10,9 +10,18 @@ import { BENCH_DIST, ROOT } from '../bench/paths.js';
 
 describe('bench ab: two builds side by side', () => {
   it('reads OTHER, a format, an order and the counts; says what is wrong otherwise', () => {
-    expect(parseAbArgs(['../main'])).toEqual({ other: '../main', format: 'postgres-heap', order: 'random', rounds: 6, rows: 1_000_000 });
+    expect(parseAbArgs(['../main'])).toEqual({
+      other: '../main',
+      workload: 'storage',
+      format: 'postgres-heap',
+      order: 'random',
+      rounds: 6,
+      rows: 1_000_000,
+    });
+    expect(parseAbArgs(['../main', 'contention', '--rounds', '2'])).toMatchObject({ workload: 'contention', rounds: 2 });
     expect(parseAbArgs(['../main', 'ase-dol', 'sequential', '--rounds', '3', '--rows', '5000'])).toEqual({
       other: '../main',
+      workload: 'storage',
       format: 'ase-dol',
       order: 'sequential',
       rounds: 3,

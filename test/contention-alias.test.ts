@@ -41,6 +41,29 @@ describe('the alias tables draw pages by their Zipf weights', () => {
   });
 });
 
+describe('a slot packed in one word (alias offset, floored probability) draws what the float64 table draws', () => {
+  it.each([
+    [100_000, 0.8],
+    [100_000, 1.1],
+    [5000, 0.99],
+  ])('%i pages, skew %f: random draws and a fine grid of uniforms', (pages, skew) => {
+    const table = new AliasTable(zipfWeights(pages, skew));
+    const rng = new Prng(13);
+    let differ = 0;
+    for (let k = 0; k < 1_000_000; k++) {
+      const u = rng.float32();
+      if (table.sample(u) !== table.sampleExact(u)) differ++;
+    }
+    // 2^22 evenly spaced uniforms: every slot's fraction swept finely, the floored-probability bins included
+    const grid = 1 << 22;
+    for (let k = 0; k < grid; k++) {
+      const u = k / grid;
+      if (table.sample(u) !== table.sampleExact(u)) differ++;
+    }
+    expect(differ).toBe(0);
+  });
+});
+
 describe('the page stream drawn a batch ahead (page-draws.ts) is the Prng taken draw by draw', () => {
   it.each([
     [100_000, 0.8, false],

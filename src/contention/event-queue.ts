@@ -24,6 +24,11 @@ export class EventQueue {
   private ringMask: number;
   private ringHead = 0;
   private ringCount = 0;
+  /**
+   * Which head is first, as ringFirst found it: 1 the ring's, 0 the heap's, −1 not known. Kept until a
+   * head changes (the event loop asks three times an event: its time, its id, its removal).
+   */
+  private first = -1;
   /** Where each task's event is: heap index ≥ 0, ring slot k as −2 − k, −1 when it has none. */
   private readonly pos: Int32Array;
   private seq = 0;
@@ -47,11 +52,17 @@ export class EventQueue {
 
   /** Is the ring's head the first event (else the heap's root)? */
   private ringFirst(): boolean {
-    if (this.ringCount === 0) return false;
-    if (this.heapSize === 0) return true;
-    const rt = this.ringTimes[this.ringHead]!;
-    const ht = this.times[0]!;
-    return rt < ht || (rt === ht && this.ringSeqs[this.ringHead]! < this.seqs[0]!);
+    if (this.first >= 0) return this.first === 1;
+    let ring: boolean;
+    if (this.ringCount === 0) ring = false;
+    else if (this.heapSize === 0) ring = true;
+    else {
+      const rt = this.ringTimes[this.ringHead]!;
+      const ht = this.times[0]!;
+      ring = rt < ht || (rt === ht && this.ringSeqs[this.ringHead]! < this.seqs[0]!);
+    }
+    this.first = ring ? 1 : 0;
+    return ring;
   }
 
   topTime(): number {
@@ -119,6 +130,7 @@ export class EventQueue {
 
   private ringAppend(time: number, seq: number, id: number): void {
     if (this.ringCount > this.ringMask) this.growRing();
+    if (this.ringCount === 0) this.first = -1;
     const k = (this.ringHead + this.ringCount) & this.ringMask;
     this.ringTimes[k] = time;
     this.ringSeqs[k] = seq;
@@ -138,6 +150,7 @@ export class EventQueue {
   }
 
   private ringSkipTombstones(): void {
+    this.first = -1;
     while (this.ringCount > 0 && this.ringIds[this.ringHead]! < 0) {
       this.ringHead = (this.ringHead + 1) & this.ringMask;
       this.ringCount--;
@@ -167,6 +180,7 @@ export class EventQueue {
 
   /** Remove the heap's element at index i. */
   private heapRemove(i: number): void {
+    if (i === 0) this.first = -1;
     this.pos[this.ids[i]!] = -1;
     const last = --this.heapSize;
     if (i === last) return;
@@ -195,6 +209,7 @@ export class EventQueue {
       pos[pid] = i;
       i = parent;
     }
+    if (i === 0) this.first = -1;
     times[i] = time;
     seqs[i] = seq;
     ids[i] = id;
@@ -206,6 +221,7 @@ export class EventQueue {
     const seqs = this.seqs;
     const ids = this.ids;
     const pos = this.pos;
+    if (start === 0) this.first = -1;
     let i = start;
     for (;;) {
       let child = 2 * i + 1;

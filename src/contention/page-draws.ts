@@ -47,7 +47,7 @@ export class PageDraws {
 
   private refill(): void {
     const u = this.uniforms;
-    for (let i = 0; i < DRAW_BATCH; i++) u[i] = this.rng.float32();
+    this.rng.fillFloat32(u, DRAW_BATCH);
     const table = this.table;
     if (table) {
       const pages = this.pages;

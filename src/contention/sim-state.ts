@@ -55,6 +55,8 @@ function zipfTable(pages: number, skew: number): AliasTable {
 
 export abstract class SimState {
   protected readonly model: PointModel;
+  /** model.buffer_manager === 'latched', asked once a look-up. */
+  protected readonly latched: boolean;
   protected readonly events: EventQueue;
   protected readonly rngThink: Prng;
   /** The page stream (page-draws.ts): one draw a look-up. */
@@ -155,6 +157,7 @@ export abstract class SimState {
 
   constructor(m: PointModel, seed: number) {
     this.model = m;
+    this.latched = m.buffer_manager === 'latched';
     const u = m.users;
     this.nLocks = m.spinlocks + (m.index_latches ? m.index_pages : 0);
     this.events = new EventQueue(u + this.nLocks);

@@ -147,7 +147,7 @@ class Simulator extends LineModels {
     else page = this.pageDraws.dataPage();
     this.page[t] = page;
     if (this.inWindow()) this.lookups++;
-    if (m.buffer_manager === 'latched') {
+    if (this.latched) {
       this.acquire(t, spinlockOfPage(page, m.spinlocks));
       return;
     }

@@ -80,6 +80,33 @@ export class Prng {
     this.s3 = s3;
   }
 
+  /**
+   * out[i] = float32() for i < count: the same numbers as count calls, the state kept in locals for the
+   * loop (the contention simulation's page stream takes its uniforms 256 at a time).
+   */
+  fillFloat32(out: Float64Array, count: number): void {
+    let s0 = this.s0;
+    let s1 = this.s1;
+    let s2 = this.s2;
+    let s3 = this.s3;
+    for (let i = 0; i < count; i++) {
+      const x = Math.imul(s1, 5);
+      const r = Math.imul((x << 7) | (x >>> 25), 9) >>> 0;
+      const t = s1 << 9;
+      s2 ^= s0;
+      s3 ^= s1;
+      s1 ^= s2;
+      s0 ^= s3;
+      s2 ^= t;
+      s3 = (s3 << 11) | (s3 >>> 21);
+      out[i] = r * 2.3283064365386963e-10;
+    }
+    this.s0 = s0;
+    this.s1 = s1;
+    this.s2 = s2;
+    this.s3 = s3;
+  }
+
   /** Uniform double in [0, 1) with 53 random bits. */
   float(): number {
     const hi = this.nextU32() >>> 5; // 27 bits

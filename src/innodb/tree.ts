@@ -6,6 +6,7 @@
  * PAGE_LAST_INSERT; what a record is made of is the format's business (src/formats/innodb.ts).
  */
 import { grown } from '../util/arrays.js';
+import { dirReserved, Entries } from './entries.js';
 import { Segment, type Direction } from './segment.js';
 import type { Space } from './space.js';
 
@@ -27,32 +28,7 @@ export interface TreeOptions {
   space: Space;
 }
 
-/** Entries of one level kind: leaf records by entry id, node pointers by child page. */
-class Entries {
-  key = new Float64Array(64);
-  tie = new Float64Array(64);
-  bytes = new Int32Array(64);
-  page = new Int32Array(64).fill(-1);
-
-  ensure(n: number): void {
-    if (n <= this.key.length) return;
-    const old = this.page.length;
-    this.key = grown(this.key, n);
-    this.tie = grown(this.tie, n);
-    this.bytes = grown(this.bytes, n);
-    this.page = grown(this.page, n);
-    this.page.fill(-1, old);
-  }
-}
-
-/** PAGE_DIR_SLOT_SIZE and PAGE_DIR_SLOT_MIN_N_OWNED (page0page.h). */
-const DIR_SLOT_BYTES = 2;
-const DIR_SLOT_MIN_OWNED = 4;
-
-/** page_dir_calc_reserved_space(): directory bytes reserved for n records, ⌈2n / 4⌉. */
-export function dirReserved(n: number): number {
-  return Math.floor((DIR_SLOT_BYTES * n + DIR_SLOT_MIN_OWNED - 1) / DIR_SLOT_MIN_OWNED);
-}
+export { dirReserved };
 
 export interface TreeCounters {
   page_splits: number;
@@ -153,19 +129,26 @@ export class IndexTree {
     return this.options.freeSpaceOfEmpty - this.data[p]! - dirReserved(this.ents[p]!.length + more);
   }
 
-  private compare(s: Entries, a: number, key: number, tie: number, id: number): number {
-    return s.key[a]! - key || s.tie[a]! - tie || a - id;
+  /** The leaf entry an entry's key is: itself on the leaves, the copied record's for a node pointer. */
+  private origin(s: Entries, a: number): number {
+    return s === this.leaf ? a : s.origin[a]!;
   }
 
-  /** Index in order[level] of the page whose key range holds (key, tie, id): the last whose node pointer is ≤ it. */
-  private findPage(level: number, key: number, tie: number, id: number): number {
+  /** Entry a of store sa against entry b of store sb: key, then tie, then the leaf entry each key was taken from. */
+  private compare(sa: Entries, a: number, sb: Entries, b: number): number {
+    return sa.key[a]! - sb.key[b]! || sa.tie[a]! - sb.tie[b]! || this.origin(sa, a) - this.origin(sb, b);
+  }
+
+  /** Index in order[level] of the page whose key range holds entry `id` of that level: the last whose node pointer is ≤ it. */
+  private findPage(level: number, id: number): number {
     const pages = this.order[level]!;
+    const s = this.store(level);
     let lo = 1;
     let hi = pages.length - 1;
     let at = 0;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (this.compare(this.ptr, pages[mid]!, key, tie, id) <= 0) {
+      if (this.compare(this.ptr, pages[mid]!, s, id) <= 0) {
         at = mid;
         lo = mid + 1;
       } else hi = mid - 1;
@@ -173,15 +156,15 @@ export class IndexTree {
     return at;
   }
 
-  /** Where (key, tie, id) goes among page p's records. */
-  private findPos(level: number, p: number, key: number, tie: number, id: number): number {
+  /** Where entry `id` of `level` goes among page p's records. */
+  private findPos(level: number, p: number, id: number): number {
     const e = this.ents[p]!;
     const s = this.store(level);
     let lo = 0;
     let hi = e.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.compare(s, e[mid]!, key, tie, id) < 0) lo = mid + 1;
+      if (this.compare(s, e[mid]!, s, id) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -207,9 +190,8 @@ export class IndexTree {
   }
 
   private insertAt(level: number, id: number): void {
-    const s = this.store(level);
-    const p = this.order[level]![this.findPage(level, s.key[id]!, s.tie[id]!, id)]!;
-    const pos = this.findPos(level, p, s.key[id]!, s.tie[id]!, id);
+    const p = this.order[level]![this.findPage(level, id)]!;
+    const pos = this.findPos(level, p, id);
     if (!this.optimisticInsert(level, p, pos, id)) this.pessimisticInsert(level, p, pos, id);
   }
 
@@ -302,11 +284,40 @@ export class IndexTree {
       this.fitsWithoutReorganize(next, bytes)
     ) {
       this.place(level, next, 0, id);
-      this.setPointer(level, next, id);
       this.counters.inserts_to_right_sibling++;
+      // "We have to change the parent node pointer": the sibling's first record is now the new one.
+      this.repoint(level, next, id);
       return;
     }
     this.split(level, p, pos, id);
+  }
+
+  /**
+   * Page p's node pointer rebuilt from its first record `first` (btr_insert_into_right_sibling, and
+   * btr_cur_pessimistic_delete of a page's first node pointer): the old one is deleted from the parent, the
+   * parent compressed if under MERGE_THRESHOLD (btr_cur_compress_if_useful), and the new one inserted on the
+   * level above where its key sorts (btr_insert_on_non_leaf_level): below the parent's first key, that is the
+   * parent's left sibling.
+   */
+  private repoint(level: number, p: number, first: number): void {
+    const parent = this.ptr.page[p]!;
+    this.removeAt(level + 1, parent, this.ents[parent]!.indexOf(p));
+    const parentIsRoot = this.order.length === level + 2;
+    if (!parentIsRoot && this.data[parent]! < this.options.mergeLimitBytes) this.compress(level + 1, parent);
+    this.setPointer(level, p, first);
+    this.insertAt(level + 1, p);
+  }
+
+  /**
+   * btr_cur_pessimistic_delete of page p's first node pointer: on the level's leftmost page the next one
+   * becomes the minimum record (btr_set_min_rec_mark); elsewhere p's own node pointer is rebuilt from it.
+   */
+  private firstPointerRemoved(level: number, p: number): void {
+    const first = this.ents[p]![0]!;
+    if (p !== this.order[level]![0]) return this.repoint(level, p, first);
+    this.ptr.key[first] = -Infinity;
+    this.ptr.tie[first] = -Infinity;
+    this.ptr.origin[first] = -1;
   }
 
   /** The node pointer of page p takes the key of entry `id` (its first record). */
@@ -314,6 +325,7 @@ export class IndexTree {
     const s = this.store(level);
     this.ptr.key[p] = s.key[id]!;
     this.ptr.tie[p] = s.tie[id]!;
+    this.ptr.origin[p] = this.origin(s, id);
     this.ptr.bytes[p] = this.pointerBytes(level, id);
   }
 
@@ -355,13 +367,13 @@ export class IndexTree {
   /** The record into the half it belongs to; while it does not fit, that half is split by bytes again. */
   private insertIntoHalf(level: number, target: number, id: number): void {
     const s = this.store(level);
-    let pos = this.findPos(level, target, s.key[id]!, s.tie[id]!, id);
+    let pos = this.findPos(level, target, id);
     for (let round = 0; this.roomAfterReorganize(target) < s.bytes[id]! && this.ents[target]!.length > 0 && round < 64; round++) {
       const k = this.byteSplitPoint(level, target, pos, id);
       const from = k > pos ? k - 1 : k;
       const halves = this.splitAt(level, target, from, false, pos >= k && from === this.ents[target]!.length ? id : -1);
       target = pos < k ? halves.lower : halves.upper;
-      pos = this.findPos(level, target, s.key[id]!, s.tie[id]!, id);
+      pos = this.findPos(level, target, id);
     }
     this.reorganizeFor(target, s.bytes[id]!);
     this.place(level, target, pos, id);
@@ -438,6 +450,7 @@ export class IndexTree {
   private replaceChild(level: number, p: number, q: number): void {
     this.ptr.key[q] = this.ptr.key[p]!;
     this.ptr.tie[q] = this.ptr.tie[p]!;
+    this.ptr.origin[q] = this.ptr.origin[p]!;
     this.ptr.bytes[q] = this.ptr.bytes[p]!;
     const parent = this.ptr.page[p]!;
     const e = this.ents[parent]!;
@@ -461,6 +474,7 @@ export class IndexTree {
     this.order.push([root]);
     this.ptr.key[only] = -Infinity;
     this.ptr.tie[only] = -Infinity;
+    this.ptr.origin[only] = -1;
     this.ptr.bytes[only] = this.ents[only]!.length > 0 ? this.pointerBytes(level, this.ents[only]![0]!) : 0;
     this.place(level + 1, root, 0, only);
   }
@@ -508,7 +522,7 @@ export class IndexTree {
     // btr_cur_insert_if_possible reorganises the page before it gives up on it: a reorganisation, then the split.
     this.reorganize(p);
     this.leaf.bytes[id] = bytes;
-    this.pessimisticInsert(0, p, this.findPos(0, p, this.leaf.key[id]!, this.leaf.tie[id]!, id), id);
+    this.pessimisticInsert(0, p, this.findPos(0, p, id), id);
     return false;
   }
 
@@ -522,6 +536,7 @@ export class IndexTree {
     // page_cur_delete_rec resets PAGE_LAST_INSERT.
     this.last[p] = -1;
     s.page[id] = -1;
+    if (level > 0 && pos === 0 && this.ents[p]!.length > 0) this.firstPointerRemoved(level, p);
   }
 
   /**
@@ -554,10 +569,9 @@ export class IndexTree {
     if (e.length > 0 && !fitsIn(left) && !fitsIn(right)) return;
     const into = e.length === 0 ? undefined : fitsIn(left) ? left! : right!;
     if (into !== undefined) this.moveAll(level, p, into, into === left);
-    // Into the right sibling: its node pointer takes the page's (btr_compress), the leftmost's infimum key included.
-    if (into !== undefined && into === right) this.copyPointer(p, into);
     pages.splice(at, 1);
-    this.removeChild(level + 1, p);
+    if (into !== undefined && into === right) this.pointerToRight(level + 1, p, into);
+    else this.removeChild(level + 1, p);
     this.dropPage(p);
     this.counters.page_merges++;
   }
@@ -575,13 +589,24 @@ export class IndexTree {
     this.data[p] = 0;
   }
 
-  private copyPointer(from: number, to: number): void {
-    this.ptr.key[to] = this.ptr.key[from]!;
-    this.ptr.tie[to] = this.ptr.tie[from]!;
-    // The node pointer is rewritten on its page: the page's data follows its new size.
-    const parent = this.ptr.page[to]!;
-    if (parent >= 0) this.data[parent]! += this.ptr.bytes[from]! - this.ptr.bytes[to]!;
-    this.ptr.bytes[to] = this.ptr.bytes[from]!;
+  /**
+   * btr_compress into the right sibling: the merged page's node pointer now points at the sibling
+   * (btr_node_ptr_set_child_page_no; its key, the leftmost's minimum record included) and the sibling's
+   * own node pointer is deleted (btr_cur_pessimistic_delete), which may rekey or compress its page.
+   */
+  private pointerToRight(level: number, p: number, right: number): void {
+    const parent = this.ptr.page[p]!;
+    const oldParent = this.ptr.page[right]!;
+    const e = this.ents[parent]!;
+    e[e.indexOf(p)] = right;
+    // The sibling's own pointer, after the merged page's in key order (the same page or the next).
+    this.removeAt(level, oldParent, this.ents[oldParent]!.lastIndexOf(right));
+    this.ptr.page[right] = parent;
+    this.ptr.key[right] = this.ptr.key[p]!;
+    this.ptr.tie[right] = this.ptr.tie[p]!;
+    this.ptr.origin[right] = this.ptr.origin[p]!;
+    this.ptr.bytes[right] = this.ptr.bytes[p]!;
+    this.afterPointerRemoved(level, oldParent);
   }
 
   /** The node pointer to `child` leaves its page on `level`. */
@@ -589,6 +614,11 @@ export class IndexTree {
     const parent = this.ptr.page[child]!;
     if (parent < 0 || level >= this.order.length) return;
     this.removeAt(level, parent, this.ents[parent]!.indexOf(child));
+    this.afterPointerRemoved(level, parent);
+  }
+
+  /** A page that lost a node pointer: a root left with one child lifts it, another page under MERGE_THRESHOLD is compressed. */
+  private afterPointerRemoved(level: number, parent: number): void {
     if (level === this.order.length - 1) {
       if (this.ents[parent]!.length === 1) this.liftUp(level);
     } else if (this.data[parent]! < this.options.mergeLimitBytes) this.compress(level, parent);
@@ -735,10 +765,13 @@ export class IndexTree {
         for (const id of this.ents[p]!) {
           bytes += s.bytes[id]!;
           if (s.page[id] !== p) bad.push(`${this.options.name}: entry ${id} of level ${level} says page ${s.page[id]}, is on ${p}`);
-          if (prev >= 0 && this.compare(s, prev, s.key[id]!, s.tie[id]!, id) >= 0)
+          if (prev >= 0 && this.compare(s, prev, s, id) >= 0)
             bad.push(`${this.options.name}: level ${level} out of key order at page ${p}`);
           prev = id;
         }
+        const first = this.ents[p]![0];
+        if (level > 0 && first !== undefined && p !== this.order[level]![0] && this.compare(this.ptr, p, this.ptr, first) > 0)
+          bad.push(`${this.options.name}: page ${p} of level ${level} keyed above its first node pointer`);
         if (bytes !== this.data[p]) bad.push(`${this.options.name}: page ${p} keeps ${this.data[p]} bytes, holds ${bytes}`);
         if (this.roomAfterReorganize(p, 0) < 0) bad.push(`${this.options.name}: page ${p} holds more than a page`);
       }

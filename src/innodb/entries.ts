@@ -1,5 +1,31 @@
-/** The records of an InnoDB tree's pages by kind (tree.ts): leaf records by entry id, node pointers by child page. */
+/** An InnoDB tree's settings, counters and records by kind (tree.ts): leaf records by entry id, node pointers by child page. */
 import { grown } from '../util/arrays.js';
+import type { Space } from './space.js';
+
+export interface TreeOptions {
+  name: string;
+  /** page_get_free_space_of_empty(): bytes an empty page offers records and their directory slots. */
+  freeSpaceOfEmpty: number;
+  /** dict_index_get_space_reserve() (page / 16) for a clustered index's leaves, 0 for a secondary index. */
+  convergingReserve: number;
+  /** BTR_CUR_PAGE_COMPRESS_LIMIT: page × MERGE_THRESHOLD / 100; a page below it is merged where it can be. */
+  mergeLimitBytes: number;
+  /** BTR_CUR_PAGE_REORGANIZE_LIMIT: page / 32. */
+  reorganizeLimitBytes: number;
+  /** btr0bulk m_reserved_space: bytes a sorted build leaves free on every page. */
+  buildReserveBytes: number;
+  /** FSP_EXTENT_SIZE in pages. */
+  extentPages: number;
+  /** The table's file, shared by its indexes' segments. */
+  space: Space;
+}
+
+export interface TreeCounters {
+  page_splits: number;
+  page_merges: number;
+  page_reorganizes: number;
+  inserts_to_right_sibling: number;
+}
 
 /** Entries of one level kind: leaf records by entry id, node pointers by child page. */
 export class Entries {

@@ -1,65 +1,14 @@
 /**
- * One InnoDB index as a B+tree of pages (README.md beside this file): records in key order on leaf pages,
- * node pointers on the levels above, the splits, reorganisations and merges of the MariaDB source
- * (storage/innobase/btr/btr0cur.cc, btr0btr.cc, btr0bulk.cc). A page is its records' bytes (`data`, as
- * PAGE_HEAP_TOP less the free list), its deleted records' bytes (PAGE_GARBAGE), its record count and
+ * One InnoDB index as a B+tree of pages (README.md beside this file): records in key order on leaf pages, node pointers on the levels
+ * above, the splits, reorganisations and merges of the MariaDB source (storage/innobase/btr/btr0cur.cc, btr0btr.cc, btr0bulk.cc). A page is
+ * its records' bytes (`data`, as PAGE_HEAP_TOP less the free list), its deleted records' bytes (PAGE_GARBAGE), its record count and
  * PAGE_LAST_INSERT; what a record is made of is the format's business (src/formats/innodb.ts).
  */
 import { grown } from '../util/arrays.js';
+import { dirReserved, Entries, type TreeCounters, type TreeOptions } from './entries.js';
 import { Segment, type Direction } from './segment.js';
-import type { Space } from './space.js';
 
-export interface TreeOptions {
-  name: string;
-  /** page_get_free_space_of_empty(): bytes an empty page offers records and their directory slots. */
-  freeSpaceOfEmpty: number;
-  /** dict_index_get_space_reserve() (page / 16) for a clustered index's leaves, 0 for a secondary index. */
-  convergingReserve: number;
-  /** BTR_CUR_PAGE_COMPRESS_LIMIT: page × MERGE_THRESHOLD / 100; a page below it is merged where it can be. */
-  mergeLimitBytes: number;
-  /** BTR_CUR_PAGE_REORGANIZE_LIMIT: page / 32. */
-  reorganizeLimitBytes: number;
-  /** btr0bulk m_reserved_space: bytes a sorted build leaves free on every page. */
-  buildReserveBytes: number;
-  /** FSP_EXTENT_SIZE in pages. */
-  extentPages: number;
-  /** The table's file, shared by its indexes' segments. */
-  space: Space;
-}
-
-/** Entries of one level kind: leaf records by entry id, node pointers by child page. */
-class Entries {
-  key = new Float64Array(64);
-  tie = new Float64Array(64);
-  bytes = new Int32Array(64);
-  page = new Int32Array(64).fill(-1);
-
-  ensure(n: number): void {
-    if (n <= this.key.length) return;
-    const old = this.page.length;
-    this.key = grown(this.key, n);
-    this.tie = grown(this.tie, n);
-    this.bytes = grown(this.bytes, n);
-    this.page = grown(this.page, n);
-    this.page.fill(-1, old);
-  }
-}
-
-/** PAGE_DIR_SLOT_SIZE and PAGE_DIR_SLOT_MIN_N_OWNED (page0page.h). */
-const DIR_SLOT_BYTES = 2;
-const DIR_SLOT_MIN_OWNED = 4;
-
-/** page_dir_calc_reserved_space(): directory bytes reserved for n records, ⌈2n / 4⌉. */
-export function dirReserved(n: number): number {
-  return Math.floor((DIR_SLOT_BYTES * n + DIR_SLOT_MIN_OWNED - 1) / DIR_SLOT_MIN_OWNED);
-}
-
-export interface TreeCounters {
-  page_splits: number;
-  page_merges: number;
-  page_reorganizes: number;
-  inserts_to_right_sibling: number;
-}
+export { dirReserved, type TreeCounters, type TreeOptions };
 
 export class IndexTree {
   readonly leaf = new Entries();
@@ -71,11 +20,18 @@ export class IndexTree {
   private data = new Int32Array(16);
   private garbage = new Int32Array(16);
   /**
-   * Per page: the bytes of the deleted records on its free list (PAGE_FREE), the head last. An insert reuses
-   * the head when it is large enough; PAGE_N_HEAP counts them until a reorganisation.
+   * Per page: the bytes of the deleted records on its free list (PAGE_FREE), the head last. An insert reuses the head when it is large
+   * enough; PAGE_N_HEAP counts them until a reorganisation.
    */
   private freeList: number[][] = [];
   private last = new Int32Array(16);
+  /**
+   * Per page: the live record with the highest heap number (the last written above the heap), or −1. Deleted, it goes back to the heap
+   * (PAGE_HEAP_TOP, PAGE_N_HEAP − 1), not to PAGE_FREE (page0cur.cc page_mem_free).
+   */
+  private top = new Int32Array(16);
+  /** Per page: where on its free list the heap's top slot is, or −1; a record that reuses it is the top (it takes its heap number). */
+  private topFree = new Int32Array(16);
   private level = new Uint8Array(16);
   /** Per page: its page number in the file (space.ts), the hint for pages beside it and for its freeing. */
   private slot = new Int32Array(16);
@@ -126,6 +82,8 @@ export class IndexTree {
       this.data = grown(this.data, p + 1);
       this.garbage = grown(this.garbage, p + 1);
       this.last = grown(this.last, p + 1);
+      this.top = grown(this.top, p + 1);
+      this.topFree = grown(this.topFree, p + 1);
       this.level = grown(this.level, p + 1);
       this.slot = grown(this.slot, p + 1);
     }
@@ -133,6 +91,7 @@ export class IndexTree {
     this.data[p] = this.garbage[p] = 0;
     this.freeList[p] = [];
     this.last[p] = -1;
+    this.top[p] = this.topFree[p] = -1;
     this.level[p] = level;
     this.ptr.ensure(p + 1);
     return p;
@@ -153,19 +112,26 @@ export class IndexTree {
     return this.options.freeSpaceOfEmpty - this.data[p]! - dirReserved(this.ents[p]!.length + more);
   }
 
-  private compare(s: Entries, a: number, key: number, tie: number, id: number): number {
-    return s.key[a]! - key || s.tie[a]! - tie || a - id;
+  /** The leaf entry an entry's key is: itself on the leaves, the copied record's for a node pointer. */
+  private origin(s: Entries, a: number): number {
+    return s === this.leaf ? a : s.origin[a]!;
   }
 
-  /** Index in order[level] of the page whose key range holds (key, tie, id): the last whose node pointer is ≤ it. */
-  private findPage(level: number, key: number, tie: number, id: number): number {
+  /** Entry a of store sa against entry b of store sb: key, then tie, then the leaf entry each key was taken from. */
+  private compare(sa: Entries, a: number, sb: Entries, b: number): number {
+    return sa.key[a]! - sb.key[b]! || sa.tie[a]! - sb.tie[b]! || this.origin(sa, a) - this.origin(sb, b);
+  }
+
+  /** Index in order[level] of the page whose key range holds entry `id` of that level: the last whose node pointer is ≤ it. */
+  private findPage(level: number, id: number): number {
     const pages = this.order[level]!;
+    const s = this.store(level);
     let lo = 1;
     let hi = pages.length - 1;
     let at = 0;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (this.compare(this.ptr, pages[mid]!, key, tie, id) <= 0) {
+      if (this.compare(this.ptr, pages[mid]!, s, id) <= 0) {
         at = mid;
         lo = mid + 1;
       } else hi = mid - 1;
@@ -173,15 +139,15 @@ export class IndexTree {
     return at;
   }
 
-  /** Where (key, tie, id) goes among page p's records. */
-  private findPos(level: number, p: number, key: number, tie: number, id: number): number {
+  /** Where entry `id` of `level` goes among page p's records. */
+  private findPos(level: number, p: number, id: number): number {
     const e = this.ents[p]!;
     const s = this.store(level);
     let lo = 0;
     let hi = e.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.compare(s, e[mid]!, key, tie, id) < 0) lo = mid + 1;
+      if (this.compare(s, e[mid]!, s, id) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -207,16 +173,15 @@ export class IndexTree {
   }
 
   private insertAt(level: number, id: number): void {
-    const s = this.store(level);
-    const p = this.order[level]![this.findPage(level, s.key[id]!, s.tie[id]!, id)]!;
-    const pos = this.findPos(level, p, s.key[id]!, s.tie[id]!, id);
+    const p = this.order[level]![this.findPage(level, id)]!;
+    const pos = this.findPos(level, p, id);
     if (!this.optimisticInsert(level, p, pos, id)) this.pessimisticInsert(level, p, pos, id);
   }
 
   /**
-   * btr_cur_optimistic_insert: the record fits after a reorganisation, and on a clustered index's leaf
-   * with inserts converging on this point (btr_page_get_split_rec_to_right/left) 1/16 of the page stays
-   * free: the page splits instead, which is why sequential inserts leave leaves 15/16 full.
+   * btr_cur_optimistic_insert: the record fits after a reorganisation, and on a clustered index's leaf with inserts converging on this
+   * point (btr_page_get_split_rec_to_right/left) 1/16 of the page stays free: the page splits instead, which is why sequential inserts
+   * leave leaves 15/16 full.
    */
   private optimisticInsert(level: number, p: number, pos: number, id: number): boolean {
     const bytes = this.store(level).bytes[id]!;
@@ -226,27 +191,27 @@ export class IndexTree {
     if (this.garbage[p]! > 0 && room < this.options.reorganizeLimitBytes && n > 1 && this.heapFree(p) < bytes) return false;
     const converging = this.splitToRight(p, pos) >= 0 || this.splitToLeft(p, pos) >= 0;
     if (level === 0 && n >= 2 && this.options.convergingReserve + bytes > room && converging) return false;
-    this.reorganizeFor(p, bytes);
-    this.place(level, p, pos, id);
+    this.placeAt(level, p, pos, id);
     return true;
   }
 
   /**
-   * page_get_max_insert_size(): the free bytes above the record heap for `more` records, the directory
-   * reserved for every record of the heap (PAGE_N_HEAP), deleted ones on the free list included.
+   * page_get_max_insert_size(): the free bytes above the record heap for `more` records, the directory reserved for every record of the
+   * heap (PAGE_N_HEAP), deleted ones on the free list included.
    */
   private heapFree(p: number, more = 1): number {
     return this.roomAfterReorganize(p, more + this.freeList[p]!.length) - this.garbage[p]!;
   }
 
   /**
-   * btr_page_reorganize: the records copied to a fresh page in order; the free list and its garbage are
-   * gone, and PAGE_LAST_INSERT is the last record copied.
+   * btr_page_reorganize: the records copied to a fresh page in order; the free list and its garbage are gone, and PAGE_LAST_INSERT is the
+   * last record copied.
    */
   private reorganize(p: number): void {
     this.garbage[p] = 0;
     this.freeList[p] = [];
-    this.last[p] = this.ents[p]!.at(-1) ?? -1;
+    this.last[p] = this.top[p] = this.ents[p]!.at(-1) ?? -1;
+    this.topFree[p] = -1;
     this.counters.page_reorganizes++;
   }
 
@@ -256,22 +221,38 @@ export class IndexTree {
   }
 
   /**
-   * Where page_cur_insert_rec_low writes a record of `bytes`: the head of the free list when it is large
-   * enough (PAGE_GARBAGE less the record), else above the heap, else after btr_page_reorganize.
+   * Where page_cur_insert_rec_low writes a record of `bytes`: the head of the free list when it is large enough (PAGE_GARBAGE less the
+   * record), else above the heap, else after btr_page_reorganize.
    */
-  private reorganizeFor(p: number, bytes: number): void {
-    if ((this.freeList[p]!.at(-1) ?? 0) >= bytes) {
+  private placeAt(level: number, p: number, pos: number, id: number): void {
+    const bytes = this.store(level).bytes[id]!;
+    const reuse = (this.freeList[p]!.at(-1) ?? 0) >= bytes;
+    if (reuse) {
       // PAGE_GARBAGE loses the new record's bytes; what the reused record had more stays garbage until a reorganisation.
       this.freeList[p]!.pop();
       this.garbage[p]! -= bytes;
     } else if (this.heapFree(p) < bytes) this.reorganize(p);
+    this.place(level, p, pos, id);
+    if (!reuse || this.topFree[p] === this.freeList[p]!.length) {
+      this.top[p] = id;
+      this.topFree[p] = -1;
+    }
+  }
+
+  /** A record leaves page p's heap: onto the free list (PAGE_GARBAGE), or, the heap's top, back to the heap (page_mem_free). */
+  private freeRecord(p: number, id: number, bytes: number): void {
+    if (this.top[p] === id) {
+      this.top[p] = -1;
+      return;
+    }
+    this.garbage[p]! += bytes;
+    this.freeList[p]!.push(bytes);
   }
 
   /**
-   * btr_page_get_split_rec_to_right: the previous insert on this page was the record just before the
-   * insert point (PAGE_LAST_INSERT): the split keeps one record after the insert point on this page and
-   * moves the rest; returns the first position that moves (n: the new record goes alone to the new
-   * page, with the record after it), or −1 when the inserts do not converge here.
+   * btr_page_get_split_rec_to_right: the previous insert on this page was the record just before the insert point (PAGE_LAST_INSERT): the
+   * split keeps one record after the insert point on this page and moves the rest; returns the first position that moves (n: the new record
+   * goes alone to the new page, with the record after it), or −1 when the inserts do not converge here.
    */
   private splitToRight(p: number, pos: number): number {
     const e = this.ents[p]!;
@@ -287,8 +268,8 @@ export class IndexTree {
   }
 
   /**
-   * btr_cur_pessimistic_insert → btr_page_split_and_insert: into the right sibling when the record goes
-   * last on its page and fits there (btr_insert_into_right_sibling), else a split.
+   * btr_cur_pessimistic_insert → btr_page_split_and_insert: into the right sibling when the record goes last on its page and fits there
+   * (btr_insert_into_right_sibling), else a split.
    */
   private pessimisticInsert(level: number, p: number, pos: number, id: number): void {
     const pages = this.order[level]!;
@@ -302,11 +283,39 @@ export class IndexTree {
       this.fitsWithoutReorganize(next, bytes)
     ) {
       this.place(level, next, 0, id);
-      this.setPointer(level, next, id);
       this.counters.inserts_to_right_sibling++;
+      // "We have to change the parent node pointer": the sibling's first record is now the new one.
+      this.repoint(level, next, id);
       return;
     }
     this.split(level, p, pos, id);
+  }
+
+  /**
+   * Page p's node pointer rebuilt from its first record `first` (btr_insert_into_right_sibling, and btr_cur_pessimistic_delete of a page's
+   * first node pointer): the old one is deleted from the parent, the parent compressed if under MERGE_THRESHOLD
+   * (btr_cur_compress_if_useful), and the new one inserted on the level above where its key sorts (btr_insert_on_non_leaf_level): below the
+   * parent's first key, that is the parent's left sibling.
+   */
+  private repoint(level: number, p: number, first: number): void {
+    const parent = this.ptr.page[p]!;
+    this.removeAt(level + 1, parent, this.ents[parent]!.indexOf(p));
+    const parentIsRoot = this.order.length === level + 2;
+    if (!parentIsRoot && this.data[parent]! < this.options.mergeLimitBytes) this.compress(level + 1, parent);
+    this.setPointer(level, p, first);
+    this.insertAt(level + 1, p);
+  }
+
+  /**
+   * btr_cur_pessimistic_delete of page p's first node pointer: on the level's leftmost page the next one becomes the minimum record
+   * (btr_set_min_rec_mark); elsewhere p's own node pointer is rebuilt from it.
+   */
+  private firstPointerRemoved(level: number, p: number): void {
+    const first = this.ents[p]![0]!;
+    if (p !== this.order[level]![0]) return this.repoint(level, p, first);
+    this.ptr.key[first] = -Infinity;
+    this.ptr.tie[first] = -Infinity;
+    this.ptr.origin[first] = -1;
   }
 
   /** The node pointer of page p takes the key of entry `id` (its first record). */
@@ -314,6 +323,7 @@ export class IndexTree {
     const s = this.store(level);
     this.ptr.key[p] = s.key[id]!;
     this.ptr.tie[p] = s.tie[id]!;
+    this.ptr.origin[p] = this.origin(s, id);
     this.ptr.bytes[p] = this.pointerBytes(level, id);
   }
 
@@ -326,9 +336,9 @@ export class IndexTree {
   }
 
   /**
-   * btr_page_split_and_insert: the split point by the insert heuristics, or the middle record
-   * (page_get_middle_rec); the upper half moves to a new page; the record goes to its half, and when it
-   * still does not fit the half is split again at the point that halves the bytes (btr_page_get_split_rec).
+   * btr_page_split_and_insert: the split point by the insert heuristics, or the middle record (page_get_middle_rec); the upper half moves
+   * to a new page; the record goes to its half, and when it still does not fit the half is split again at the point that halves the bytes
+   * (btr_page_get_split_rec).
    */
   private split(level: number, p: number, pos: number, id: number): void {
     // btr_cur_pessimistic_insert: fsp_reserve_free_extents(⌊height / 16⌋ + 3) before the split.
@@ -355,24 +365,22 @@ export class IndexTree {
   /** The record into the half it belongs to; while it does not fit, that half is split by bytes again. */
   private insertIntoHalf(level: number, target: number, id: number): void {
     const s = this.store(level);
-    let pos = this.findPos(level, target, s.key[id]!, s.tie[id]!, id);
+    let pos = this.findPos(level, target, id);
     for (let round = 0; this.roomAfterReorganize(target) < s.bytes[id]! && this.ents[target]!.length > 0 && round < 64; round++) {
       const k = this.byteSplitPoint(level, target, pos, id);
       const from = k > pos ? k - 1 : k;
       const halves = this.splitAt(level, target, from, false, pos >= k && from === this.ents[target]!.length ? id : -1);
       target = pos < k ? halves.lower : halves.upper;
-      pos = this.findPos(level, target, s.key[id]!, s.tie[id]!, id);
+      pos = this.findPos(level, target, id);
     }
-    this.reorganizeFor(target, s.bytes[id]!);
-    this.place(level, target, pos, id);
+    this.placeAt(level, target, pos, id);
     if (pos === 0 && target !== this.order[level]![0]) this.setPointer(level, target, id);
   }
 
   /**
-   * btr_page_get_split_rec: records from the left, the new one included at its place, until they and
-   * their directory slots reach half of the bytes; the next record starts the upper half when the
-   * included ones fit an empty page, else the last included does. Returns that record's place among
-   * the page's records with the new one at `pos` (1 … records).
+   * btr_page_get_split_rec: records from the left, the new one included at its place, until they and their directory slots reach half of
+   * the bytes; the next record starts the upper half when the included ones fit an empty page, else the last included does. Returns that
+   * record's place among the page's records with the new one at `pos` (1 … records).
    */
   private byteSplitPoint(level: number, p: number, pos: number, id: number): number {
     const s = this.store(level);
@@ -389,10 +397,9 @@ export class IndexTree {
   }
 
   /**
-   * Records from position `from` of page p on move to a new page after it (down: the records before
-   * `from` move to a new page before it); the node pointer of the upper half goes to the level above
-   * (btr_attach_half_pages), a new root level when p was the root. `firstId`: the record that will be
-   * the upper half's first when none moves. Returns the two halves' pages.
+   * Records from position `from` of page p on move to a new page after it (down: the records before `from` move to a new page before it);
+   * the node pointer of the upper half goes to the level above (btr_attach_half_pages), a new root level when p was the root. `firstId`:
+   * the record that will be the upper half's first when none moves. Returns the two halves' pages.
    */
   private splitAt(level: number, p: number, from: number, down: boolean, firstId: number): { lower: number; upper: number } {
     if (this.order.length === level + 1) this.raiseRoot(level);
@@ -413,15 +420,12 @@ export class IndexTree {
     }
     this.data[p]! -= bytes;
     this.data[q] = bytes;
-    // page_delete_rec_list_end/_start: the moved records join the old page's free list (PAGE_GARBAGE) and
-    // PAGE_LAST_INSERT is reset; the copy to the new page sets none (a live server's figures say so).
-    this.garbage[p]! += bytes;
-    // page_delete_rec_list_end chains the moved records to the free list in key order (the first is the
-    // head); page_delete_rec_list_start deletes them one by one from the first (the last is the head).
-    const freed = moved.map((m) => s.bytes[m]!);
-    this.freeList[p]!.push(...(down ? freed : freed.reverse()));
+    this.freeMoved(level, p, moved, down);
+    // The new page's records were copied in key order: its heap's top is the last.
+    this.top[q] = moved.at(-1) ?? -1;
     this.last[p] = -1;
-    this.last[q] = -1;
+    // page_copy_rec_list_end/_start insert the copies one by one (page_cur_insert_rec_low): the last copied is PAGE_LAST_INSERT.
+    this.last[q] = moved.at(-1) ?? -1;
     const pages = this.order[level]!;
     const at = pages.indexOf(p);
     pages.splice(down ? at : at + 1, 0, q);
@@ -434,10 +438,31 @@ export class IndexTree {
     return { lower, upper };
   }
 
+  /**
+   * page_delete_rec_list_end/_start: the records moved off page p join its free list (PAGE_GARBAGE). page_delete_rec_list_end chains them
+   * in key order (the first is the head); page_delete_rec_list_start deletes them one by one from the first (the last is the head) with
+   * page_cur_delete_rec, whose page_mem_free gives the heap's top back to the heap (a live server's page headers say both).
+   */
+  private freeMoved(level: number, p: number, moved: readonly number[], down: boolean): void {
+    const s = this.store(level);
+    if (down) {
+      for (const m of moved) this.freeRecord(p, m, s.bytes[m]!);
+      return;
+    }
+    const at = moved.indexOf(this.top[p]!);
+    if (at >= 0) {
+      this.topFree[p] = this.freeList[p]!.length + moved.length - 1 - at;
+      this.top[p] = -1;
+    }
+    for (const m of moved) this.garbage[p]! += s.bytes[m]!;
+    this.freeList[p]!.push(...moved.map((m) => s.bytes[m]!).reverse());
+  }
+
   /** FSP_DOWN: the parent's node pointer to p now points at its new lower half q, which takes p's key. */
   private replaceChild(level: number, p: number, q: number): void {
     this.ptr.key[q] = this.ptr.key[p]!;
     this.ptr.tie[q] = this.ptr.tie[p]!;
+    this.ptr.origin[q] = this.ptr.origin[p]!;
     this.ptr.bytes[q] = this.ptr.bytes[p]!;
     const parent = this.ptr.page[p]!;
     const e = this.ents[parent]!;
@@ -446,9 +471,8 @@ export class IndexTree {
   }
 
   /**
-   * btr_root_raise_and_insert: the root's records move to a new page of their level and the root, one
-   * level up, points at it. The root stays in the non-leaf segment; the new page is taken from the
-   * segment of its level.
+   * btr_root_raise_and_insert: the root's records move to a new page of their level and the root, one level up, points at it. The root
+   * stays in the non-leaf segment; the new page is taken from the segment of its level.
    */
   private raiseRoot(level: number): void {
     const only = this.order[level]![0]!;
@@ -461,6 +485,7 @@ export class IndexTree {
     this.order.push([root]);
     this.ptr.key[only] = -Infinity;
     this.ptr.tie[only] = -Infinity;
+    this.ptr.origin[only] = -1;
     this.ptr.bytes[only] = this.ents[only]!.length > 0 ? this.pointerBytes(level, this.ents[only]![0]!) : 0;
     this.place(level + 1, root, 0, only);
   }
@@ -468,10 +493,9 @@ export class IndexTree {
   // ---- updates, purge, merges --------------------------------------------------------------------
 
   /**
-   * A record's new size (btr_cur_optimistic_update, btr_cur_pessimistic_update): a shrinking record
-   * leaves garbage and may bring the page under MERGE_THRESHOLD; a growing one is rewritten on its page
-   * when it fits after a reorganisation, else deleted and inserted again, which splits the page (the
-   * delete resets PAGE_LAST_INSERT, the reorganisation sets it to the last record: a second-to-last record
+   * A record's new size (btr_cur_optimistic_update, btr_cur_pessimistic_update): a shrinking record leaves garbage and may bring the page
+   * under MERGE_THRESHOLD; a growing one is rewritten on its page when it fits after a reorganisation, else deleted and inserted again,
+   * which splits the page (the delete resets PAGE_LAST_INSERT, the reorganisation sets it to the last record: a second-to-last record
    * splits to the left, any other at the middle). Returns true when it stayed in place.
    */
   resize(id: number, bytes: number): boolean {
@@ -485,16 +509,17 @@ export class IndexTree {
       if (this.data[p]! < this.options.mergeLimitBytes) this.compress(0, p);
       return true;
     }
-    // btr_cur_optimistic_update gives up below BTR_CUR_PAGE_REORGANIZE_LIMIT ("did not pay to reorganize"), but
-    // btr_cur_pessimistic_update then deletes the record and tries btr_cur_insert_if_possible (insert, else
-    // btr_page_reorganize and insert) on the same page before any split: the record stays wherever it fits.
+    // btr_cur_optimistic_update gives up below BTR_CUR_PAGE_REORGANIZE_LIMIT ("did not pay to reorganize"), but btr_cur_pessimistic_update
+    // then deletes the record and tries btr_cur_insert_if_possible (insert, else btr_page_reorganize and insert) on the same page before
+    // any split: the record stays wherever it fits.
     if (bytes <= old + this.roomAfterReorganize(p, 0)) {
-      // The old version joins the free list (too small to take the new one), which is written above the heap, after a reorganisation if it must.
-      if (bytes > this.heapFree(p)) this.reorganize(p);
-      else {
-        this.garbage[p]! += old;
-        this.freeList[p]!.push(old);
-      }
+      // The old version joins the free list (too small to take the new one), or the heap when it was its top; the new one is written above
+      // the heap, after a reorganisation if it must.
+      const wasTop = this.top[p] === id;
+      if (bytes > this.heapFree(p) + (wasTop ? old : 0)) this.reorganize(p);
+      else this.freeRecord(p, id, old);
+      this.top[p] = id;
+      this.topFree[p] = -1;
       this.data[p]! += bytes - old;
       this.leaf.bytes[id] = bytes;
       // Deleted and inserted again (btr_cur_insert_if_possible): the record is PAGE_LAST_INSERT.
@@ -508,7 +533,7 @@ export class IndexTree {
     // btr_cur_insert_if_possible reorganises the page before it gives up on it: a reorganisation, then the split.
     this.reorganize(p);
     this.leaf.bytes[id] = bytes;
-    this.pessimisticInsert(0, p, this.findPos(0, p, this.leaf.key[id]!, this.leaf.tie[id]!, id), id);
+    this.pessimisticInsert(0, p, this.findPos(0, p, id), id);
     return false;
   }
 
@@ -517,17 +542,17 @@ export class IndexTree {
     const id = this.ents[p]![pos]!;
     this.ents[p]!.splice(pos, 1);
     this.data[p]! -= s.bytes[id]!;
-    this.garbage[p]! += s.bytes[id]!;
-    this.freeList[p]!.push(s.bytes[id]!);
+    this.freeRecord(p, id, s.bytes[id]!);
     // page_cur_delete_rec resets PAGE_LAST_INSERT.
     this.last[p] = -1;
     s.page[id] = -1;
+    if (level > 0 && pos === 0 && this.ents[p]!.length > 0) this.firstPointerRemoved(level, p);
   }
 
   /**
-   * Purge removes a delete-marked record (row_purge_remove_clust_if_poss, btr_cur_optimistic_delete,
-   * btr_cur_pessimistic_delete): its bytes become PAGE_GARBAGE; a page left empty is freed, one below
-   * MERGE_THRESHOLD is merged with a sibling where the records fit (btr_cur_compress_if_useful).
+   * Purge removes a delete-marked record (row_purge_remove_clust_if_poss, btr_cur_optimistic_delete, btr_cur_pessimistic_delete): its bytes
+   * become PAGE_GARBAGE; a page left empty is freed, one below MERGE_THRESHOLD is merged with a sibling where the records fit
+   * (btr_cur_compress_if_useful).
    */
   purge(id: number): void {
     const p = this.leaf.page[id]!;
@@ -537,10 +562,9 @@ export class IndexTree {
   }
 
   /**
-   * btr_compress: a page under the merge limit goes into its left sibling when its records fit there
-   * after a reorganisation (btr_can_merge_with_page), else into its right sibling; an empty page is
-   * discarded (btr_discard_page). The parent loses the page's node pointer and is compressed in turn;
-   * a root left with one child takes the child's place (btr_lift_page_up).
+   * btr_compress: a page under the merge limit goes into its left sibling when its records fit there after a reorganisation
+   * (btr_can_merge_with_page), else into its right sibling; an empty page is discarded (btr_discard_page). The parent loses the page's node
+   * pointer and is compressed in turn; a root left with one child takes the child's place (btr_lift_page_up).
    */
   private compress(level: number, p: number): void {
     const pages = this.order[level]!;
@@ -554,10 +578,9 @@ export class IndexTree {
     if (e.length > 0 && !fitsIn(left) && !fitsIn(right)) return;
     const into = e.length === 0 ? undefined : fitsIn(left) ? left! : right!;
     if (into !== undefined) this.moveAll(level, p, into, into === left);
-    // Into the right sibling: its node pointer takes the page's (btr_compress), the leftmost's infimum key included.
-    if (into !== undefined && into === right) this.copyPointer(p, into);
     pages.splice(at, 1);
-    this.removeChild(level + 1, p);
+    if (into !== undefined && into === right) this.pointerToRight(level + 1, p, into);
+    else this.removeChild(level + 1, p);
     this.dropPage(p);
     this.counters.page_merges++;
   }
@@ -571,17 +594,30 @@ export class IndexTree {
     if (this.heapFree(q, e.length) < this.data[p]!) this.reorganize(q);
     this.ents[q] = append ? [...this.ents[q]!, ...e] : [...e, ...this.ents[q]!];
     this.data[q]! += this.data[p]!;
+    // Copied above q's heap in key order: the last copied is its top.
+    if (e.length > 0) this.top[q] = e.at(-1)!;
     this.ents[p] = [];
     this.data[p] = 0;
   }
 
-  private copyPointer(from: number, to: number): void {
-    this.ptr.key[to] = this.ptr.key[from]!;
-    this.ptr.tie[to] = this.ptr.tie[from]!;
-    // The node pointer is rewritten on its page: the page's data follows its new size.
-    const parent = this.ptr.page[to]!;
-    if (parent >= 0) this.data[parent]! += this.ptr.bytes[from]! - this.ptr.bytes[to]!;
-    this.ptr.bytes[to] = this.ptr.bytes[from]!;
+  /**
+   * btr_compress into the right sibling: the merged page's node pointer now points at the sibling (btr_node_ptr_set_child_page_no; its key,
+   * the leftmost's minimum record included) and the sibling's own node pointer is deleted (btr_cur_pessimistic_delete), which may rekey or
+   * compress its page.
+   */
+  private pointerToRight(level: number, p: number, right: number): void {
+    const parent = this.ptr.page[p]!;
+    const oldParent = this.ptr.page[right]!;
+    const e = this.ents[parent]!;
+    e[e.indexOf(p)] = right;
+    // The sibling's own pointer, after the merged page's in key order (the same page or the next).
+    this.removeAt(level, oldParent, this.ents[oldParent]!.lastIndexOf(right));
+    this.ptr.page[right] = parent;
+    this.ptr.key[right] = this.ptr.key[p]!;
+    this.ptr.tie[right] = this.ptr.tie[p]!;
+    this.ptr.origin[right] = this.ptr.origin[p]!;
+    this.ptr.bytes[right] = this.ptr.bytes[p]!;
+    this.afterPointerRemoved(level, oldParent);
   }
 
   /** The node pointer to `child` leaves its page on `level`. */
@@ -589,6 +625,11 @@ export class IndexTree {
     const parent = this.ptr.page[child]!;
     if (parent < 0 || level >= this.order.length) return;
     this.removeAt(level, parent, this.ents[parent]!.indexOf(child));
+    this.afterPointerRemoved(level, parent);
+  }
+
+  /** A page that lost a node pointer: a root left with one child lifts it, another page under MERGE_THRESHOLD is compressed. */
+  private afterPointerRemoved(level: number, parent: number): void {
     if (level === this.order.length - 1) {
       if (this.ents[parent]!.length === 1) this.liftUp(level);
     } else if (this.data[parent]! < this.options.mergeLimitBytes) this.compress(level, parent);
@@ -610,11 +651,10 @@ export class IndexTree {
   // ---- sorted builds ---------------------------------------------------------------------------
 
   /**
-   * A sorted index build (btr0bulk.cc: CREATE INDEX, OPTIMIZE TABLE / ALTER TABLE … FORCE): the records
-   * in key order onto new pages, each level's page closed when the next record and its directory slot
-   * would leave less than the build reserve free (but never before two records: PageBulk::isSpaceAvailable),
-   * the node pointers of a level built the same way above it; the last level's one page is copied into
-   * the root (BtrBulk::finish).
+   * A sorted index build (btr0bulk.cc: CREATE INDEX, OPTIMIZE TABLE / ALTER TABLE … FORCE): the records in key order onto new pages, each
+   * level's page closed when the next record and its directory slot would leave less than the build reserve free (but never before two
+   * records: PageBulk::isSpaceAvailable), the node pointers of a level built the same way above it; the last level's one page is copied
+   * into the root (BtrBulk::finish).
    */
   build(ids: Int32Array | number[]): void {
     this.reset();
@@ -627,8 +667,8 @@ export class IndexTree {
       children = pages;
       level++;
     }
-    // BtrBulk::finish: the top page's records are copied into the root (the index's first page, in the
-    // non-leaf segment), and the top page is freed.
+    // BtrBulk::finish: the top page's records are copied into the root (the index's first page, in the non-leaf segment), and the top page
+    // is freed.
     const top = this.order[level]![0]!;
     const topSlot = this.slot[top]!;
     this.allocFor(1, top);
@@ -653,7 +693,7 @@ export class IndexTree {
       }
       this.ents[p]!.push(id);
       this.data[p]! += s.bytes[id]!;
-      this.last[p] = id;
+      this.last[p] = this.top[p] = id;
       s.page[id] = p;
       if (level === 0 && this.onBulkLeafRecord) this.onBulkLeafRecord(id, p);
       free -= s.bytes[id]! + dirReserved(this.ents[p]!.length) - dirReserved(this.ents[p]!.length - 1);
@@ -735,10 +775,13 @@ export class IndexTree {
         for (const id of this.ents[p]!) {
           bytes += s.bytes[id]!;
           if (s.page[id] !== p) bad.push(`${this.options.name}: entry ${id} of level ${level} says page ${s.page[id]}, is on ${p}`);
-          if (prev >= 0 && this.compare(s, prev, s.key[id]!, s.tie[id]!, id) >= 0)
+          if (prev >= 0 && this.compare(s, prev, s, id) >= 0)
             bad.push(`${this.options.name}: level ${level} out of key order at page ${p}`);
           prev = id;
         }
+        const first = this.ents[p]![0];
+        if (level > 0 && first !== undefined && p !== this.order[level]![0] && this.compare(this.ptr, p, this.ptr, first) > 0)
+          bad.push(`${this.options.name}: page ${p} of level ${level} keyed above its first node pointer`);
         if (bytes !== this.data[p]) bad.push(`${this.options.name}: page ${p} keeps ${this.data[p]} bytes, holds ${bytes}`);
         if (this.roomAfterReorganize(p, 0) < 0) bad.push(`${this.options.name}: page ${p} holds more than a page`);
       }

@@ -537,6 +537,7 @@ function stringBytes(code: number, s: StringShape, len: number, rng: Prng): Buff
   }
   const rest = s.chars - s.key;
   const wide = s.rest[2] + s.rest[3] + s.rest[4];
+  if (wide === 0) return asciiString(s.key, rest, len, rng);
   if (rest > 0) {
     // A partial Fisher–Yates shuffle of the rest's positions picks where its wide characters go.
     const pos = places;
@@ -554,6 +555,19 @@ function stringBytes(code: number, s: StringShape, len: number, rng: Prng): Buff
   const out = scratchBytes(len);
   let at = 0;
   for (let i = 0; i < s.chars; i++) at = putUtf8(cps[i]!, out, at);
+  if (at !== len) throw new Error(`pg-check made ${at} bytes of a ${len}-byte string`);
+  return out;
+}
+
+/** ASCII_DIGITS as bytes. */
+const ASCII_BYTES = Uint8Array.from(ASCII_DIGITS, (d) => d.charCodeAt(0));
+
+/** The bytes of a string whose rest is all ASCII (the rest's places in order, no shuffle): its key's code points, then the rest. */
+function asciiString(key: number, rest: number, len: number, rng: Prng): Buffer {
+  const out = scratchBytes(len);
+  let at = 0;
+  for (let i = 0; i < key; i++) at = putUtf8(codePoints[i]!, out, at);
+  for (let i = 0; i < rest; i++) out[at++] = ASCII_BYTES[rng.int(62)]!;
   if (at !== len) throw new Error(`pg-check made ${at} bytes of a ${len}-byte string`);
   return out;
 }

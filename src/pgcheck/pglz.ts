@@ -45,9 +45,38 @@ const pos = new Int32Array(PGLZ_HISTORY_SIZE + 1);
 /** The input as signed char (as pg_lzcompress.c hashes it), reused and grown as needed. */
 let signedInput = new Int8Array(8192);
 
-/** The list of position p: a hash of its next 4 bytes as signed char, of its one byte from `tail` on (fewer than 4 follow). */
-const hashAt = (s: Int8Array, p: number, tail: number, mask: number): number =>
-  (p < tail ? (s[p]! << 6) ^ (s[p + 1]! << 4) ^ (s[p + 2]! << 2) ^ s[p + 3]! : s[p]!) & mask;
+/** The next entry to take, and whether all 4,096 were taken (the oldest is then reused). */
+let entry = 1;
+let recycle = false;
+
+/** Position p enters the history, at the head of list h (the oldest entry unlinked first once all are taken). */
+function enter(h: number, p: number): void {
+  const e = entry;
+  if (recycle) {
+    const pe = prev[e]!;
+    const ne = next[e]!;
+    if (pe === 0) start[list[e]!] = ne;
+    else next[pe] = ne;
+    if (ne !== 0) prev[ne] = pe;
+  }
+  const head = start[h]!;
+  next[e] = head;
+  prev[e] = 0;
+  if (head !== 0) prev[head] = e;
+  list[e] = h;
+  pos[e] = p;
+  start[h] = e;
+  if (++entry > PGLZ_HISTORY_SIZE) {
+    entry = 1;
+    recycle = true;
+  }
+}
+
+/**
+ * The hash of the 4 bytes from p, as signed char, before the mask: rolled on a byte at a time,
+ * u(p + 1) = ((u(p) ^ (s[p] << 6)) << 2) ^ s[p + 4] (the same bits, in 32-bit integers).
+ */
+const hash4 = (s: Int8Array, p: number): number => (s[p]! << 6) ^ (s[p + 1]! << 4) ^ (s[p + 2]! << 2) ^ s[p + 3]!;
 
 /**
  * Bytes pglz_compress writes for `src` under PGLZ_strategy_default, or −1 when it gives up (the value is
@@ -63,17 +92,19 @@ export function pglzCompressedSize(src: Uint8Array): number {
   const s = signedInput;
   s.set(src);
   const tail = n - 3;
-  let entry = 1;
-  let recycle = false;
+  entry = 1;
+  recycle = false;
   let out = 0;
   let items = 0;
   let found = false;
   let p = 0;
+  // The list of position p: its 4-byte hash, its one byte from `tail` on (fewer than 4 follow).
+  let u = hash4(s, 0);
   while (p < n) {
     if (out >= resultMax) return -1;
     if (!found && out >= PGLZ_FIRST_SUCCESS_BY) return -1;
     // The longest match along the list of this position's hash.
-    let h = hashAt(s, p, tail, mask);
+    const h = (p < tail ? u : s[p]!) & mask;
     const most = Math.min(n - p, PGLZ_MAX_MATCH);
     let len = 0;
     let good = PGLZ_MATCH_SIZE_GOOD;
@@ -99,26 +130,8 @@ export function pglzCompressedSize(src: Uint8Array): number {
     } else out++;
     // Every position passed enters the history (the oldest entry reused once all 4,096 are taken).
     for (const stop = p + step; p < stop; p++) {
-      if (p !== stop - step) h = hashAt(s, p, tail, mask);
-      const e = entry;
-      if (recycle) {
-        const pe = prev[e]!;
-        const ne = next[e]!;
-        if (pe === 0) start[list[e]!] = ne;
-        else next[pe] = ne;
-        if (ne !== 0) prev[ne] = pe;
-      }
-      const head = start[h]!;
-      next[e] = head;
-      prev[e] = 0;
-      if (head !== 0) prev[head] = e;
-      list[e] = h;
-      pos[e] = p;
-      start[h] = e;
-      if (++entry > PGLZ_HISTORY_SIZE) {
-        entry = 1;
-        recycle = true;
-      }
+      enter((p < tail ? u : s[p]!) & mask, p);
+      if (p + 1 < tail) u = ((u ^ (s[p]! << 6)) << 2) ^ s[p + 4]!;
     }
   }
   return out >= resultMax ? -1 : out;

@@ -29,7 +29,11 @@ export const SUITES: readonly SuiteInfo[] = [
   { name: 'contention', byDefault: true, what: 'the repairman model beside SimPy, the simulation core on two xoltp points' },
   { name: 'contention-runs', byDefault: false, what: 'the shipped xoltp-80-engines and xoltp-phase-diagram runs on 2 workers (minutes)' },
   { name: 'estimate', byDefault: true, what: 'rowsim estimate on titles at 100,000 and 1e9 rows' },
-  { name: 'mechanism', byDefault: true, what: 'rowsim page and rowsim trace, whole processes and in process' },
+  {
+    name: 'mechanism',
+    byDefault: true,
+    what: "rowsim page and rowsim trace, whole processes and in process; pg-check's values a CPU-second",
+  },
   { name: 'report', byDefault: true, what: 'report.html size and open time in headless Chromium (skipped without /usr/bin/chromium)' },
   {
     name: 'sweep',

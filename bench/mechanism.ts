@@ -2,7 +2,7 @@
  * The teaching commands: `rowsim page` (one page drawn, SVG and PNG) and `rowsim trace` (50 steps and
  * the slide deck) on a config of sim-configs/teaching/, whole processes with their start-up, CPU and wall
  * time, the median and the fastest of several runs after a warm-up; and the same work alone, in this
- * process. The aim: ready in under a second.
+ * process. The aim: ready in under a second. Then pg-check's value generator in process (pg-values.ts).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ import { renderPageSvg } from '../src/mechanism/svg.js';
 import { pageText } from '../src/mechanism/text.js';
 import { traceRun } from '../src/mechanism/trace.js';
 import { simConfig } from './paths.js';
+import { benchPgValues } from './pg-values.js';
 
 const RUNS = 5;
 const TEACHING = simConfig('teaching');
@@ -71,4 +72,5 @@ export async function* benchMechanism(ctx: SuiteContext): AsyncGenerator<BenchLi
       measurement: m,
     };
   }
+  yield* benchPgValues(ctx);
 }

@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/loader/config.js';
@@ -22,6 +22,9 @@ import { columnsSql, storedLength, type ColumnSql, type SqlValue } from '../src/
 import { planCheck } from '../src/pgcheck/check.js';
 import { compareValues, pgDataBytes, sameValue } from './helpers/pg-values.js';
 import { ROOT } from './helpers/cli.js';
+
+/** Every value of every pg-check scenario's replay, as SHA-256 per storage point: a change of one byte shows. */
+const VALUE_DIGESTS = join(ROOT, 'test/fixtures/pgcheck-value-digests.json');
 
 function spec(yaml: string): StorageSpec {
   return loadConfig('inline.yaml', yaml).storage[0]!.spec;
@@ -39,6 +42,8 @@ interface Sent {
   unchangedSeen: number[];
   audit: ReturnType<typeof auditValues>;
   stream: ValueStream;
+  /** SHA-256 of every value made, in the order made (test/fixtures/pgcheck-value-digests.json). */
+  digest: string;
 }
 
 /** What the value replay of a spec reads: its columns as pg-check types them, its seed, and the simulated run's operations. */
@@ -91,6 +96,12 @@ function sendRecorded({ cols, seed, ops }: Recorded, keep = true): Sent {
   const firstLoad: SqlValue[][] = cols.map(() => []);
   const all: SqlValue[][] = cols.map(() => []);
   const unchangedSeen = cols.map(() => 0);
+  const hash = createHash('sha256');
+  const digestOf = (v: SqlValue) => {
+    if (v === null) hash.update('N|');
+    else if (Buffer.isBuffer(v)) hash.update('B').update(v).update('|');
+    else hash.update(`${typeof v}:${String(v)}|`);
+  };
   let phase = -1;
   let phaseSpec: PhaseSpec | null = null;
   let firstInsertPhase = -1;
@@ -133,6 +144,7 @@ function sendRecorded({ cols, seed, ops }: Recorded, keep = true): Sent {
       note(op.row);
       if (firstInsertPhase < 0) firstInsertPhase = phase;
       const vals = stream.insert(op);
+      vals.forEach(digestOf);
       vals.forEach((v, ci) => {
         check(ci, v, op.lens, `row ${op.row} insert`);
         if (keep && phase === firstInsertPhase) firstLoad[ci]!.push(v);
@@ -143,6 +155,7 @@ function sendRecorded({ cols, seed, ops }: Recorded, keep = true): Sent {
       const before = current.get(op.row)!;
       const lensBefore = stream.lensOf(op.row)!;
       const { values } = stream.update(op);
+      values.forEach(digestOf);
       op.cols.forEach((c, j) => {
         const v = values[j]!;
         check(c.index, v, op.lens, `row ${op.row} update`);
@@ -164,7 +177,7 @@ function sendRecorded({ cols, seed, ops }: Recorded, keep = true): Sent {
       current.delete(op.row);
     }
   }
-  return { cols, ops, problems, firstLoad, all, unchangedSeen, audit, stream };
+  return { cols, ops, problems, firstLoad, all, unchangedSeen, audit, stream, digest: hash.digest('hex') };
 }
 
 const TYPES = [
@@ -559,6 +572,7 @@ ${workload}`);
     expect(scenarios.length).toBeGreaterThanOrEqual(4);
     let replayed = 0;
     let points = 0;
+    const valueDigests: Record<string, string> = {};
     for (const f of scenarios) {
       // A file of several configs separated by --- (as pg-check reads them): every document's points.
       const file = join(ROOT, 'sim-configs', 'pg-check', f);
@@ -579,6 +593,7 @@ ${workload}`);
           if (digest) byDigest.set(digest, sent);
           replayed++;
         }
+        valueDigests[`${f} ${point.label}`] = sent.digest;
         expect({ f, point: point.label, problems: sent.problems.slice(0, 5) }).toEqual({ f, point: point.label, problems: [] });
         // Only NULL to NULL stays as it was (bio in utf8-varchar), counted by the audit; no indexed column keeps its
         // value, but where a scenario sets an indexed column NULL again on purpose (dedup-nulls: ref, 80% of its
@@ -601,5 +616,8 @@ ${workload}`);
     // Sweeps whose points change the values are replayed point by point (six-points' encodings, toast-lz4's compressors).
     expect(replayed).toBeGreaterThan(scenarios.length + 5);
     expect(replayed).toBeLessThan(points);
+    // Byte for byte the values recorded before the generator was last made faster (ROWSIM_RECORD_VALUE_DIGESTS=1 records anew).
+    if (process.env.ROWSIM_RECORD_VALUE_DIGESTS === '1') writeFileSync(VALUE_DIGESTS, `${JSON.stringify(valueDigests, null, 2)}\n`);
+    expect(valueDigests).toEqual(JSON.parse(readFileSync(VALUE_DIGESTS, 'utf8')));
   }, 600_000); // every scenario simulated and its values generated: minutes on a loaded 2-core machine
 });

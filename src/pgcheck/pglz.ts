@@ -35,8 +35,6 @@ function pglzHashSize(n: number): number {
   return 8192;
 }
 
-const signed = (b: number): number => (b << 24) >> 24;
-
 // The history, reused from call to call: list heads by hash, and entries 1 … 4096 (0: none) with their
 // next and previous entry, their list and their input position.
 const start = new Int16Array(8192);
@@ -44,6 +42,41 @@ const next = new Int16Array(PGLZ_HISTORY_SIZE + 1);
 const prev = new Int16Array(PGLZ_HISTORY_SIZE + 1);
 const list = new Int32Array(PGLZ_HISTORY_SIZE + 1);
 const pos = new Int32Array(PGLZ_HISTORY_SIZE + 1);
+/** The input as signed char (as pg_lzcompress.c hashes it), reused and grown as needed. */
+let signedInput = new Int8Array(8192);
+
+/** The next entry to take, and whether all 4,096 were taken (the oldest is then reused). */
+let entry = 1;
+let recycle = false;
+
+/** Position p enters the history, at the head of list h (the oldest entry unlinked first once all are taken). */
+function enter(h: number, p: number): void {
+  const e = entry;
+  if (recycle) {
+    const pe = prev[e]!;
+    const ne = next[e]!;
+    if (pe === 0) start[list[e]!] = ne;
+    else next[pe] = ne;
+    if (ne !== 0) prev[ne] = pe;
+  }
+  const head = start[h]!;
+  next[e] = head;
+  prev[e] = 0;
+  if (head !== 0) prev[head] = e;
+  list[e] = h;
+  pos[e] = p;
+  start[h] = e;
+  if (++entry > PGLZ_HISTORY_SIZE) {
+    entry = 1;
+    recycle = true;
+  }
+}
+
+/**
+ * The hash of the 4 bytes from p, as signed char, before the mask: rolled on a byte at a time,
+ * u(p + 1) = ((u(p) ^ (s[p] << 6)) << 2) ^ s[p + 4] (the same bits, in 32-bit integers).
+ */
+const hash4 = (s: Int8Array, p: number): number => (s[p]! << 6) ^ (s[p + 1]! << 4) ^ (s[p + 2]! << 2) ^ s[p + 3]!;
 
 /**
  * Bytes pglz_compress writes for `src` under PGLZ_strategy_default, or −1 when it gives up (the value is
@@ -55,46 +88,31 @@ export function pglzCompressedSize(src: Uint8Array): number {
   const resultMax = Math.floor((n * (100 - PGLZ_MIN_COMP_RATE)) / 100);
   const mask = pglzHashSize(n) - 1;
   start.fill(0, 0, mask + 1);
-  let entry = 1;
-  let recycle = false;
-  const hashAt = (p: number): number =>
-    (n - p < 4 ? signed(src[p]!) : (signed(src[p]!) << 6) ^ (signed(src[p + 1]!) << 4) ^ (signed(src[p + 2]!) << 2) ^ signed(src[p + 3]!)) &
-    mask;
-  const remember = (p: number): void => {
-    const h = hashAt(p);
-    const e = entry;
-    if (recycle) {
-      // The oldest entry is reused: unlink it from its list first.
-      if (prev[e] === 0) start[list[e]!] = next[e]!;
-      else next[prev[e]!] = next[e]!;
-      if (next[e] !== 0) prev[next[e]!] = prev[e]!;
-    }
-    next[e] = start[h]!;
-    prev[e] = 0;
-    if (start[h] !== 0) prev[start[h]!] = e;
-    list[e] = h;
-    pos[e] = p;
-    start[h] = e;
-    if (++entry > PGLZ_HISTORY_SIZE) {
-      entry = 1;
-      recycle = true;
-    }
-  };
+  if (signedInput.length < n) signedInput = new Int8Array(Math.max(n, 2 * signedInput.length));
+  const s = signedInput;
+  s.set(src);
+  const tail = n - 3;
+  entry = 1;
+  recycle = false;
   let out = 0;
   let items = 0;
   let found = false;
   let p = 0;
+  // The list of position p: its 4-byte hash, its one byte from `tail` on (fewer than 4 follow).
+  let u = hash4(s, 0);
   while (p < n) {
     if (out >= resultMax) return -1;
     if (!found && out >= PGLZ_FIRST_SUCCESS_BY) return -1;
     // The longest match along the list of this position's hash.
+    const h = (p < tail ? u : s[p]!) & mask;
+    const most = Math.min(n - p, PGLZ_MAX_MATCH);
     let len = 0;
     let good = PGLZ_MATCH_SIZE_GOOD;
-    for (let e = start[hashAt(p)]!; e !== 0;) {
+    for (let e = start[h]!; e !== 0;) {
       const from = pos[e]!;
       if (p - from >= PGLZ_MAX_OFFSET) break;
       let l = 0;
-      while (p + l < n && l < PGLZ_MAX_MATCH && src[p + l] === src[from + l]) l++;
+      while (l < most && src[p + l] === src[from + l]) l++;
       if (l > len) len = l;
       e = next[e]!;
       if (e !== 0) {
@@ -104,15 +122,16 @@ export function pglzCompressedSize(src: Uint8Array): number {
     }
     if ((items & 7) === 0) out++;
     items++;
+    let step = 1;
     if (len > 2) {
       out += len > 17 ? 3 : 2;
-      for (let k = 0; k < len; k++) remember(p + k);
-      p += len;
+      step = len;
       found = true;
-    } else {
-      out++;
-      remember(p);
-      p++;
+    } else out++;
+    // Every position passed enters the history (the oldest entry reused once all 4,096 are taken).
+    for (const stop = p + step; p < stop; p++) {
+      enter((p < tail ? u : s[p]!) & mask, p);
+      if (p + 1 < tail) u = ((u ^ (s[p]! << 6)) << 2) ^ s[p + 4]!;
     }
   }
   return out >= resultMax ? -1 : out;

@@ -40,24 +40,14 @@ import { NULL_LEN, utf8WidthShares } from '../layout/table-layout.js';
 import { Prng } from '../util/prng.js';
 import { lz4CompressedSize } from './lz4.js';
 import { pglzCompressedSize } from './pglz.js';
-import { forgetGrams, gram, putUtf8, remember, seen } from './value-bytes.js';
+import { buildBlocks } from './value-blocks.js';
+import { ASCII_DIGITS, putUtf8, randomCodePoint, scratchBytes } from './value-bytes.js';
 
-/** 62 ASCII key digits in byte order (so keys sort bytewise in code order under COLLATE "C"). */
-const ASCII_DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /**
  * The first of the key digits of 2, 3 and 4 bytes in UTF-8, 64 of each in byte order: U+00C0 … U+00FF (C3 80 … C3 BF),
  * U+4E00 … U+4E3F (E4 B8 80 … E4 B8 BF), U+1F600 … U+1F63F (F0 9F 98 80 … F0 9F 98 BF).
  */
 const WIDE_DIGIT_BASE: readonly number[] = [0, 0, 0xc0, 0x4e00, 0x1f600];
-/** The code points a random character of 2, 3 or 4 bytes is drawn from (3 bytes: not the surrogates, nor U+FFFE, U+FFFF). */
-const WIDTH_RANGES: readonly (readonly [number, number])[] = [
-  [0, 0],
-  [0x21, 0x7e],
-  [0x80, 0x7ff],
-  [0x800, 0xfffd],
-  [0x10000, 0x10ffff],
-];
-const SURROGATES = [0xd800, 0xdfff] as const;
 const HEX = '0123456789abcdef';
 /** The largest code a JavaScript number counts exactly. */
 const MAX_CODE = Number.MAX_SAFE_INTEGER;
@@ -524,28 +514,9 @@ function byteaValue(code: number, len: number, width: number, rng: Prng): Buffer
   return b;
 }
 
-/** A random code point of a character of `width` bytes in UTF-8 (1: an ASCII letter or digit). */
-function randomCodePoint(width: number, rng: Prng): number {
-  if (width === 1) return ASCII_DIGITS.charCodeAt(rng.int(62));
-  const [lo, hi] = WIDTH_RANGES[width]!;
-  if (width !== 3) return lo + rng.int(hi - lo + 1);
-  const cp = lo + rng.int(hi - lo + 1 - (SURROGATES[1] - SURROGATES[0] + 1));
-  return cp >= SURROGATES[0] ? cp + (SURROGATES[1] - SURROGATES[0] + 1) : cp;
-}
-
 /** Code points of the string being made, and the places of its rest (scratch, grown as needed). */
 let codePoints = new Int32Array(256);
 let places = new Int32Array(256);
-/**
- * The bytes of the value being made (scratch, grown as needed): a value is decoded or copied out of it
- * once it is whole, so that its tries allocate nothing (a new array a try kept the collector busy).
- */
-let valueScratch = Buffer.alloc(8192);
-function scratchBytes(len: number): Buffer {
-  if (valueScratch.length < len) valueScratch = Buffer.alloc(Math.max(len, 2 * valueScratch.length));
-  return valueScratch.subarray(0, len);
-}
-
 /**
  * A string of `s.chars` characters, as its UTF-8 bytes (`len` of them): the key first (the code in ASCII
  * digits, and in wide digits at its end where the rest cannot hold every wide character), then the rest's
@@ -566,6 +537,7 @@ function stringBytes(code: number, s: StringShape, len: number, rng: Prng): Buff
   }
   const rest = s.chars - s.key;
   const wide = s.rest[2] + s.rest[3] + s.rest[4];
+  if (wide === 0) return asciiString(s.key, rest, len, rng);
   if (rest > 0) {
     // A partial Fisher–Yates shuffle of the rest's positions picks where its wide characters go.
     const pos = places;
@@ -583,6 +555,19 @@ function stringBytes(code: number, s: StringShape, len: number, rng: Prng): Buff
   const out = scratchBytes(len);
   let at = 0;
   for (let i = 0; i < s.chars; i++) at = putUtf8(cps[i]!, out, at);
+  if (at !== len) throw new Error(`pg-check made ${at} bytes of a ${len}-byte string`);
+  return out;
+}
+
+/** ASCII_DIGITS as bytes. */
+const ASCII_BYTES = Uint8Array.from(ASCII_DIGITS, (d) => d.charCodeAt(0));
+
+/** The bytes of a string whose rest is all ASCII (the rest's places in order, no shuffle): its key's code points, then the rest. */
+function asciiString(key: number, rest: number, len: number, rng: Prng): Buffer {
+  const out = scratchBytes(len);
+  let at = 0;
+  for (let i = 0; i < key; i++) at = putUtf8(codePoints[i]!, out, at);
+  for (let i = 0; i < rest; i++) out[at++] = ASCII_BYTES[rng.int(62)]!;
   if (at !== len) throw new Error(`pg-check made ${at} bytes of a ${len}-byte string`);
   return out;
 }
@@ -658,10 +643,10 @@ function compressibleValue(col: ColumnSql, code: number, len: number, m: number,
   for (let attempt = 0; attempt < VALUE_ATTEMPTS * 2; attempt++) {
     const bytes = buildBlocks(len, m, key, singles, bytea ? null : (col.widths.map((w) => w * bias) as [number, number, number]), rng);
     if (bytes === null) continue;
-    if (!bytea) {
+    if (!bytea && col.declaredChars > 0) {
       let chars = 0;
       for (let i = 0; i < bytes.length; i++) if ((bytes[i]! & 0xc0) !== 0x80) chars++;
-      if (col.declaredChars > 0 && chars > col.declaredChars) {
+      if (chars > col.declaredChars) {
         // Too many characters for varchar(n): more of them wide next time.
         bias *= 1.25;
         continue;
@@ -686,106 +671,4 @@ function singleBytes(bytea: boolean, keyEnd: number): readonly number[] {
     singlesMade.set(at, (singles = made));
   }
   return singles;
-}
-
-/** The bytes of a compressible value (null: no character fits somewhere; the caller draws again). */
-function buildBlocks(
-  len: number,
-  m: number,
-  key: Uint8Array,
-  singles: readonly number[],
-  widths: [number, number, number] | null,
-  rng: Prng,
-): Buffer | null {
-  // Every byte is written before it is read (the fresh bytes, then the repeat that copies them).
-  const buf = scratchBytes(len);
-  const ch = new Uint8Array(4);
-  const acc = [0, 0, 0, 0, 0];
-  let k = 0;
-  let failed = false;
-  forgetGrams(len);
-  forEachBlock(len, m, (start, fresh, repeat) => {
-    if (failed) return;
-    const end = start + fresh;
-    // A repeat copies the fresh bytes from the block's start, periodically: it must end where a character does.
-    const cut = repeat > 0 && repeat % fresh !== 0 ? start + (repeat % fresh) : -1;
-    let p = start;
-    while (p < end) {
-      if (k < key.length) {
-        buf[p] = key[k++]!;
-        if (p >= 2) remember(gram(buf, p));
-        p++;
-        continue;
-      }
-      const most = Math.min(4, end - p, cut > p ? cut - p : 4);
-      let placed = false;
-      for (let tries = 0; tries < 64 && !placed; tries++) {
-        const w = pickWidth(widths, acc, most);
-        encodeChar(w, singles, rng, ch);
-        for (let i = 0; i < w; i++) buf[p + i] = ch[i]!;
-        if (fresh3Grams(buf, p, w, repeat > 0 && p + w === end ? start : -1)) {
-          if (widths) acc[w]! -= w > 1 ? 1 : 0;
-          for (let q = Math.max(2, p); q < p + w; q++) remember(gram(buf, q));
-          p += w;
-          placed = true;
-        }
-      }
-      if (!placed) {
-        failed = true;
-        return;
-      }
-    }
-    // Only the two sequences that reach back into the fresh bytes are new: from end + 2 on, each 3 bytes copy
-    // the 3 bytes `fresh` before them, a sequence already in the set.
-    for (let q = end; q < end + repeat; q++) {
-      buf[q] = buf[q - fresh]!;
-      if (q >= 2 && q < end + 2) remember(gram(buf, q));
-    }
-  });
-  return failed ? null : buf;
-}
-
-/** The width of the next fresh character: the widest whose share has built up a whole character, if it fits. */
-function pickWidth(widths: [number, number, number] | null, acc: number[], most: number): number {
-  if (widths === null) return 1;
-  acc[2]! += widths[0];
-  acc[3]! += widths[1];
-  acc[4]! += widths[2];
-  for (let w = Math.min(4, most); w >= 2; w--) if (acc[w]! >= 1) return w;
-  return 1;
-}
-
-/** A random character of `w` bytes into out (1 byte: one of `singles`). */
-function encodeChar(w: number, singles: readonly number[], rng: Prng, out: Uint8Array): void {
-  if (w === 1) {
-    out[0] = singles[rng.int(singles.length)]!;
-    return;
-  }
-  putUtf8(randomCodePoint(w, rng), out, 0);
-}
-
-/** The sequences a character would add (at most 4 of its own and 2 into the repeat). */
-const MINE = new Int32Array(6);
-
-/**
- * The 3-byte sequences that end in buf[p … p + w) are new (and differ from each other); when the
- * character ends a block's fresh bytes (`repeatFrom` ≥ 0), so are the two that reach into the repeat.
- */
-function fresh3Grams(buf: Uint8Array, p: number, w: number, repeatFrom: number): boolean {
-  const mine = MINE;
-  let n = 0;
-  for (let q = Math.max(2, p); q < p + w; q++) mine[n++] = gram(buf, q);
-  if (repeatFrom >= 0) {
-    const e = p + w;
-    const r0 = buf[repeatFrom]!;
-    // A unit of one byte repeats that byte.
-    const r1 = e - repeatFrom >= 2 ? buf[repeatFrom + 1]! : r0;
-    if (e >= 2) mine[n++] = (buf[e - 2]! << 16) | (buf[e - 1]! << 8) | r0;
-    if (e >= 1) mine[n++] = (buf[e - 1]! << 16) | (r0 << 8) | r1;
-  }
-  for (let i = 0; i < n; i++) {
-    if (seen(mine[i]!)) return false;
-    for (let j = 0; j < i; j++) if (mine[j] === mine[i]) return false;
-  }
-  return true;
 }

@@ -580,7 +580,7 @@ ${workload}`);
       const storage = (docs.length > 1 ? docs : [undefined]).flatMap((text) => loadConfig(file, text).storage);
       // Points a sweep gives the same replay (fillfactor, storage, toast_tuple_target change no value) are sent the
       // same values: each distinct replay is checked once, its findings held against every point of it.
-      const byDigest = new Map<string, Pick<Sent, 'cols' | 'problems' | 'unchangedSeen' | 'audit'>>();
+      const byDigest = new Map<string, Pick<Sent, 'cols' | 'problems' | 'unchangedSeen' | 'audit' | 'digest'>>();
       for (const point of storage) {
         points++;
         const recorded = record(point.spec);
@@ -588,8 +588,8 @@ ${workload}`);
         let sent = byDigest.get(digest);
         if (!sent) {
           // Only the findings are kept: the values and operations of each replay are let go once it is checked.
-          const { cols, problems, unchangedSeen, audit } = sendRecorded(recorded, false);
-          sent = { cols, problems, unchangedSeen, audit };
+          const { cols, problems, unchangedSeen, audit, digest: values } = sendRecorded(recorded, false);
+          sent = { cols, problems, unchangedSeen, audit, digest: values };
           if (digest) byDigest.set(digest, sent);
           replayed++;
         }

@@ -332,6 +332,7 @@ export class InnodbEngine implements StorageEngine {
         }),
       );
     for (const s of this.secondaries) s.tree.build(s.tree.leafEntries());
+    this.space.loosen();
     this.counters.exclusive_table_locks++;
     if (this.sink !== null) this.sink({ op: 'rewrite', kind: 'rebuild', pages: this.clustered.leafPageList().length });
   }

@@ -22,7 +22,7 @@
  * marked free there, and the extent goes back to the file's free list (fsp_free_extent) when its last
  * used page is freed: `reserved` (`size`) falls and DATA_FREE grows.
  */
-import { XDES_FREE, type Space } from './space.js';
+import { removeExtent, XDES_FREE, type Space } from './space.js';
 
 /** FSEG_FILLFACTOR: a new extent is taken when free reserved pages fall below reserved / 8. */
 const FSEG_FILLFACTOR = 8;
@@ -105,11 +105,11 @@ export class Segment {
     if (!(page >= 0)) throw new Error('innodb segment: no free page where the segment counted one');
     const x = Math.floor(page / this.extentPages);
     if (this.space.usedIn(x) === 0) {
-      this.spare.splice(this.spare.indexOf(x), 1);
+      removeExtent(this.spare, x);
       this.notFull.push(x);
     }
     this.space.setUsed(page, true);
-    if (this.space.usedIn(x) === this.extentPages) this.notFull.splice(this.notFull.indexOf(x), 1);
+    if (this.space.usedIn(x) === this.extentPages) removeExtent(this.notFull, x);
     this.used++;
     return page;
   }
@@ -159,7 +159,7 @@ export class Segment {
     if (this.space.usedIn(x) === this.extentPages) this.notFull.push(x);
     this.space.setUsed(page, false);
     if (this.space.usedIn(x) > 0) return;
-    this.notFull.splice(this.notFull.indexOf(x), 1);
+    removeExtent(this.notFull, x);
     this.extents.delete(x);
     this.reserved -= this.extentPages;
     this.space.freeExtent(x);

@@ -4,7 +4,8 @@
  * (segment.ts) take whole extents from the file's free list (FSP_FREE) and single pages from fragment
  * extents (FSP_FREE_FRAG). fsp_fill_free_list initialises up to FSP_FREE_ADD (4) extents above the free
  * limit, extending the file first when fewer than four lie above it; fsp_try_extend_data_file extends it
- * by an extent, by four from 32 MiB on (fsp_get_pages_to_extend_ibd). Before a page split,
+ * by an extent, by four from min(32 extents, page-size pages) on (32 MiB at 16K, 16 MiB at 4K;
+ * fsp_get_pages_to_extend_ibd). Before a page split,
  * btr_cur_pessimistic_insert reserves ⌊height / 16⌋ + 3 extents (fsp_reserve_free_extents), extending the
  * file until more extents are free than that and a reserve of 2 extents and 1 % of the file. DATA_FREE
  * (fsp_get_available_space_in_free_extents) is the free extents less that reserve.
@@ -104,17 +105,27 @@ export class Space {
     this.pageUsed = pages;
   }
 
+  /** The sorted builds are done: splits and off-page inserts reserve extents again (fsp_reserve_free_extents). */
+  loosen(): void {
+    this.tight = false;
+  }
+
   private extend(): void {
     const threshold = Math.min(32 * this.extentPages, this.pageBytes);
     this.size += this.size < threshold ? this.extentPages : FREE_ADD * this.extentPages;
   }
 
-  /** fsp_fill_free_list: up to four extents above the free limit initialised, the file extended first if short. */
+  /**
+   * fsp_fill_free_list: extents above the free limit initialised until four have gone on FSP_FREE (an extent that begins with a
+   * descriptor page goes on FSP_FREE_FRAG and is not counted), the file extended first if short.
+   */
   private fill(): void {
     const e = this.extentPages;
     if (this.size < this.limit + FREE_ADD * e) this.extend();
-    for (let n = 0; n < FREE_ADD && this.limit + e <= this.size; n++) {
-      this.initExtent(this.limit % this.pageBytes === 0 ? DESCRIPTOR_PAGES : 0);
+    for (let n = 0; n < FREE_ADD && this.limit + e <= this.size;) {
+      const descriptor = this.limit % this.pageBytes === 0;
+      this.initExtent(descriptor ? DESCRIPTOR_PAGES : 0);
+      if (!descriptor) n++;
     }
   }
 
@@ -151,6 +162,7 @@ export class Space {
 
   setUsed(page: number, used: boolean): void {
     const x = Math.floor(page / this.extentPages);
+    if (this.pageUsed[page] === (used ? 1 : 0)) throw new Error(`innodb space: page ${page} is already ${used ? 'in use' : 'free'}`);
     this.pageUsed[page] = used ? 1 : 0;
     this.nUsed[x]! += used ? 1 : -1;
   }
@@ -164,7 +176,7 @@ export class Space {
       while (this.freeList.length === 0) this.fill();
       x = this.freeList[0]!;
     }
-    this.freeList.splice(this.freeList.indexOf(x), 1);
+    removeExtent(this.freeList, x);
     this.state[x] = seg > 0 ? XDES_FSEG : XDES_FREE_FRAG;
     this.owner[x] = seg;
     if (seg === 0) this.fragList.push(x);
@@ -179,12 +191,17 @@ export class Space {
     if (hx >= 0 && this.state[hx] === XDES_FREE_FRAG) {
       x = hx;
       from = hint % this.extentPages;
-    } else x = this.fragList[0] ?? this.takeExtent(hint, 0);
+    } else if (this.fragList.length > 0) x = this.fragList[0]!;
+    else {
+      // A fresh extent keeps the hint's offset; only the first of FSP_FREE_FRAG resets it (fsp_alloc_free_page).
+      x = this.takeExtent(hint, 0);
+      from = hint % this.extentPages;
+    }
     const page = this.findFree(x, from);
     this.setUsed(page, true);
     if (this.nUsed[x] === this.extentPages) {
       this.state[x] = XDES_FULL_FRAG;
-      this.fragList.splice(this.fragList.indexOf(x), 1);
+      removeExtent(this.fragList, x);
     }
     return page;
   }
@@ -198,13 +215,14 @@ export class Space {
     }
     this.setUsed(page, false);
     if (this.nUsed[x] === 0) {
-      this.fragList.splice(this.fragList.indexOf(x), 1);
+      removeExtent(this.fragList, x);
       this.freeExtent(x);
     }
   }
 
   /** fsp_free_extent: an extent a segment emptied goes last on FSP_FREE. */
   freeExtent(x: number): void {
+    if (this.state[x] === XDES_FREE) throw new Error(`innodb space: extent ${x} is already free`);
     this.state[x] = XDES_FREE;
     this.owner[x] = 0;
     this.freeList.push(x);
@@ -227,7 +245,10 @@ export class Space {
   /** fsp_reserve_free_extents(FSP_NORMAL) before a split: extend until more than `extents` and the reserve are free. */
   reserve(extents: number): void {
     if (this.tight) return;
-    for (let i = 0; i < 64 && this.freeList.length + this.freeAbove() <= this.reserveExtents() + extents; i++) this.extend();
+    for (let i = 0; this.freeList.length + this.freeAbove() <= this.reserveExtents() + extents; i++) {
+      if (i === 64) throw new Error(`innodb space: ${extents} extents not free after 64 extensions`);
+      this.extend();
+    }
   }
 
   /** fsp_get_available_space_in_free_extents, in pages. */
@@ -235,4 +256,11 @@ export class Space {
     const free = this.freeList.length + this.freeAbove() - this.reserveExtents();
     return Math.max(0, free) * this.extentPages;
   }
+}
+
+/** An extent taken off one of the lists (FSP_FREE, FSP_FREE_FRAG, a segment's FSEG_FREE/FSEG_NOT_FULL); one not on it is a bookkeeping error. */
+export function removeExtent(list: number[], x: number): void {
+  const at = list.indexOf(x);
+  if (at < 0) throw new Error(`innodb space: extent ${x} is not on the list it leaves`);
+  list.splice(at, 1);
 }

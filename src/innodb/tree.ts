@@ -282,7 +282,7 @@ export class IndexTree {
       this.roomAfterReorganize(next) >= bytes &&
       this.fitsWithoutReorganize(next, bytes)
     ) {
-      this.place(level, next, 0, id);
+      this.placeAt(level, next, 0, id);
       this.counters.inserts_to_right_sibling++;
       // "We have to change the parent node pointer": the sibling's first record is now the new one.
       this.repoint(level, next, id);

@@ -65,13 +65,17 @@ start() {
     chown mysql:mysql "$dir"
     run_as=(--user=mysql)
   fi
+  # Temporary tables in a folder of the server's own: two servers starting at once (a test file per core) must not
+  # meet in /tmp (mariadb-install-db's bootstrap failed once on another's '#sql-temptable-…').
+  mkdir -p "$dir/tmp"
+  if [ "$(id -u)" = 0 ]; then chown mysql:mysql "$dir/tmp"; fi
   port=$(free_port)
   # Root logs in on the socket only (unix_socket as the OS user that runs this script).
   mariadb-install-db --no-defaults "${run_as[@]}" --datadir="$dir/data" --auth-root-authentication-method=socket \
-    --auth-root-socket-user="$(id -un)" --skip-test-db >"$dir/install.log" 2>&1 || { cat "$dir/install.log" >&2; exit 1; }
+    --auth-root-socket-user="$(id -un)" --skip-test-db --tmpdir="$dir/tmp" >"$dir/install.log" 2>&1 || { cat "$dir/install.log" >&2; exit 1; }
   # Durability off (throw-away data); persistent statistics on (mysql.innodb_index_stats after ANALYZE).
   "$bin" --no-defaults "${run_as[@]}" --datadir="$dir/data" --socket="$dir/mysqld.sock" --pid-file="$dir/mysqld.pid" \
-    --port="$port" --bind-address=127.0.0.1 --log-error="$dir/server.log" --skip-log-bin \
+    --tmpdir="$dir/tmp" --port="$port" --bind-address=127.0.0.1 --log-error="$dir/server.log" --skip-log-bin \
     --innodb-buffer-pool-size=256M --innodb-log-file-size=64M --innodb-stats-persistent=ON \
     --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 --sync-binlog=0 --character-set-server=utf8mb4 \
     --collation-server=utf8mb4_bin --performance-schema=OFF >/dev/null 2>&1 &

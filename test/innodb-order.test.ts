@@ -45,7 +45,9 @@ function exercise(pageBytes: number, order: Order, draws: number[]): string {
   let d = 0;
   const next = () => draws[d++ % draws.length]!;
   const bytes = () => 40 + Math.floor(next() * (pageBytes / 3 - 100));
-  const broken = (step: string) => (t.check()[0] ?? '') && `${step}: ${t.check()[0]}`;
+  // The tree's levels, then its segments' and the file's page bookkeeping (Segment.check, Space.check).
+  const invariants = () => [...t.check(), ...t.leafSegment.check('leaf'), ...t.topSegment.check('non-leaf'), ...t.options.space.check()];
+  const broken = (step: string) => (invariants()[0] ?? '') && `${step}: ${invariants()[0]}`;
   const rows = draws.length;
   for (let i = 0; i < rows; i++) {
     t.insert(i, order === 'ascending' ? i : order === 'descending' ? -i : next(), i, bytes());
@@ -76,6 +78,26 @@ describe('innodb: every level in key order [btr0btr.cc, btr0cur.cc]', () => {
       ),
       { seed: 40, numRuns: 12 },
     );
+  });
+
+  it('the segment and file checks see a page counted twice, an extent on the wrong list and a page freed behind their back', () => {
+    const t = tree(16384);
+    for (let i = 0; i < 3000; i++) t.insert(i, (i * 7919) % 3001, i, 300);
+    const space = t.options.space;
+    const clean = () => [...t.leafSegment.check('leaf'), ...t.topSegment.check('non-leaf'), ...space.check()];
+    expect(clean()).toEqual([]);
+    const seg = t.leafSegment as unknown as { used: number; spare: number[]; notFull: number[] };
+    seg.used++;
+    expect(clean()).toEqual([expect.stringMatching(/^leaf: \d+ pages counted in use, \d+ found$/)]);
+    seg.used--;
+    const x = seg.notFull[0]!;
+    seg.notFull.shift();
+    expect(clean().join('\n')).toMatch(new RegExp(`leaf: extent ${x} with \\d+ pages in use on the wrong list`));
+    seg.notFull.unshift(x);
+    const bits = space as unknown as { pageUsed: Uint8Array };
+    const page = x * 64 + bits.pageUsed.subarray(x * 64, x * 64 + 64).indexOf(1);
+    bits.pageUsed[page] = 0;
+    expect(clean().join('\n')).toMatch(new RegExp(`innodb space: extent ${x} counts \\d+ pages in use, its bits \\d+`));
   });
 
   const config = (pageBytes: number, order: string) => `

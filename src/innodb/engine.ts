@@ -487,7 +487,11 @@ export class InnodbEngine implements StorageEngine {
   }
 
   checkInvariants(): string[] {
-    const bad = [this.clustered, ...this.secondaries.map((s) => s.tree)].flatMap((t) => t.check());
+    const trees = [this.clustered, ...this.secondaries.map((s) => s.tree)];
+    const bad = trees.flatMap((t) => t.check());
+    bad.push(...this.space.check());
+    for (const t of trees)
+      bad.push(...t.leafSegment.check(`${t.options.name} leaf segment`), ...t.topSegment.check(`${t.options.name} non-leaf segment`));
     let live = 0;
     for (let r = 0; r < this.rowHigh; r++) if (this.state[r] === LIVE) live++;
     if (live !== this.liveCount) bad.push(`live rows ${this.liveCount} counted, ${live} found`);

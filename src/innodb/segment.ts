@@ -170,6 +170,29 @@ export class Segment {
     for (const place of places) this.free(place);
   }
 
+  /** The segment's counts against the file's extents (run --check): used and reserved pages, ownership, FSEG_FREE and FSEG_NOT_FULL. */
+  check(name: string): string[] {
+    const sp = this.space;
+    if (this.generation !== sp.generation) return [];
+    const bad: string[] = [];
+    const e = this.extentPages;
+    let used = this.frags.length;
+    for (const page of this.frags) if (!sp.isUsed(page)) bad.push(`${name}: fragment page ${page} is free in the file`);
+    for (const x of this.extents) {
+      const n = sp.usedIn(x);
+      used += n;
+      if (sp.ownerOf(x) !== this.id) bad.push(`${name}: extent ${x} is not owned by the segment`);
+      const where = n === 0 ? this.spare : n < e ? this.notFull : null;
+      const lists = Number(this.spare.includes(x)) + Number(this.notFull.includes(x));
+      if (where === null ? lists !== 0 : lists !== 1 || !where.includes(x))
+        bad.push(`${name}: extent ${x} with ${n} pages in use on the wrong list (FSEG_FREE / FSEG_NOT_FULL / FSEG_FULL)`);
+    }
+    if (used !== this.used) bad.push(`${name}: ${this.used} pages counted in use, ${used} found`);
+    const reserved = this.frags.length + this.extents.size * e;
+    if (reserved !== this.reserved) bad.push(`${name}: ${this.reserved} pages counted reserved, ${reserved} found`);
+    return bad;
+  }
+
   /** Every page given back (an index rebuilt in place), or forgotten when the file was replaced. */
   reset(): void {
     if (this.generation === this.space.generation) {

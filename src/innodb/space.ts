@@ -251,6 +251,27 @@ export class Space {
     }
   }
 
+  /** The file's bookkeeping against itself (run --check): each extent's used count, its state and the list it is on. */
+  check(): string[] {
+    const bad: string[] = [];
+    const e = this.extentPages;
+    const onFree = new Set(this.freeList);
+    const onFrag = new Set(this.fragList);
+    for (let x = 0; x * e < this.limit; x++) {
+      let used = 0;
+      for (let i = 0; i < e; i++) used += this.pageUsed[x * e + i]!;
+      const st = this.state[x]!;
+      if (used !== this.nUsed[x]) bad.push(`innodb space: extent ${x} counts ${this.nUsed[x]} pages in use, its bits ${used}`);
+      if ((st === XDES_FREE) !== onFree.has(x))
+        bad.push(`innodb space: extent ${x} in state ${st} and ${onFree.has(x) ? '' : 'not '}on FSP_FREE`);
+      if ((st === XDES_FREE_FRAG) !== onFrag.has(x))
+        bad.push(`innodb space: extent ${x} in state ${st} and ${onFrag.has(x) ? '' : 'not '}on FSP_FREE_FRAG`);
+      if (st === XDES_FREE && used > 0) bad.push(`innodb space: free extent ${x} has ${used} pages in use`);
+      if (st === XDES_FULL_FRAG && used !== e) bad.push(`innodb space: full fragment extent ${x} has ${used} of ${e} pages in use`);
+    }
+    return bad;
+  }
+
   /** fsp_get_available_space_in_free_extents, in pages. */
   freePages(): number {
     const free = this.freeList.length + this.freeAbove() - this.reserveExtents();

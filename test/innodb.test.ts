@@ -47,6 +47,25 @@ workload:
 ${workload}
 `;
 
+/**
+ * The table the live-MariaDB figures below were measured on: (id BIGINT PRIMARY KEY, pad VARCHAR(200) NULL) utf8mb4,
+ * seed 42 (the insert order mysql-check replayed), with the given workload lines.
+ */
+const padTable = (workload: string) => `
+name: t
+seed: 42
+table:
+  name: t
+  columns:
+    - { name: id, type: bigint }
+    - { name: pad, type: varchar(200), null: true }
+  indexes:
+    - { name: PRIMARY, columns: [id], unique: true, clustered: true }
+engine: { format: innodb, encoding: utf8 }
+workload:
+${workload}
+`;
+
 describe('innodb pages and records [page0page.h, rem0rec.cc]', () => {
   it('an empty page offers 16,252 bytes at 16K (COMPACT): 16384 − FIL 38 − page header 36 − FSEG 20 − infimum/supremum 26 − trailer 8 − 2 slots', () => {
     expect(freeSpaceOfEmpty(16384, 'dynamic')).toBe(16252);
@@ -279,22 +298,11 @@ workload:
 
 describe('against a live MariaDB 10.11 (docs/engines/innodb.md, "Measured")', () => {
   it('100,000 rows of (id BIGINT PRIMARY KEY, pad VARCHAR(200)) utf8mb4: load, growth in key order, OPTIMIZE', () => {
-    const { phases } = run(`
-name: t
-seed: 42
-table:
-  name: seq
-  columns:
-    - { name: id, type: bigint }
-    - { name: pad, type: varchar(200), null: true }
-  indexes:
-    - { name: PRIMARY, columns: [id], unique: true, clustered: true }
-engine: { format: innodb, encoding: utf8 }
-workload:
-  - insert: { rows: 100000, values: { pad: { length: 100 } } }
+    const { phases } = run(
+      padTable(`  - insert: { rows: 100000, values: { pad: { length: 100 } } }
   - update: { rows: all, order: sequential, set: { pad: { length: 180 } } }
-  - reorg: rebuild
-`);
+  - reorg: rebuild`),
+    );
     const figures = phases.map((m) => {
       const i = m.innodb.indexes['PRIMARY']!;
       return [i.leaf_pages, i.size_pages, m.innodb.data_length, m.innodb.data_free];
@@ -310,21 +318,10 @@ workload:
 
 describe('freed pages and extents as a live MariaDB 10.11 showed them (docs/engines/innodb.md, "Measured")', () => {
   const phases = (load: string, grow: boolean) =>
-    run(`
-name: t
-seed: 42
-table:
-  name: t
-  columns:
-    - { name: id, type: bigint }
-    - { name: pad, type: varchar(200), null: true }
-  indexes:
-    - { name: PRIMARY, columns: [id], unique: true, clustered: true }
-engine: { format: innodb, encoding: utf8 }
-workload:
-  - insert: { rows: 100000, values: { ${load}pad: { length: 100 } } }
-${grow ? '  - update: { rows: all, order: random, set: { pad: { length: 180 } } }\n' : ''}  - delete: { rows: 50%, order: random }
-`).phases;
+    run(
+      padTable(`  - insert: { rows: 100000, values: { ${load}pad: { length: 100 } } }
+${grow ? '  - update: { rows: all, order: random, set: { pad: { length: 180 } } }\n' : ''}  - delete: { rows: 50%, order: random }`),
+    ).phases;
   const measured = (load: string, grow: boolean) =>
     phases(load, grow).map((m) => [m.innodb.indexes['PRIMARY']!.size_pages, m.innodb.data_free / 1048576]);
 
@@ -358,20 +355,7 @@ ${grow ? '  - update: { rows: all, order: random, set: { pad: { length: 180 } } 
     // Its first 13,406 rows: 159 leaves on the server. At row 5,736 a split to the left deletes its moved records one by
     // one and the heap's top goes back to the heap (the server's page then keeps 76 deleted records, not 77); at row
     // 13,406 that page still has room above its heap for the record, where 77 would leave 60 bytes and split it.
-    const first = run(`
-name: t
-seed: 42
-table:
-  name: t
-  columns:
-    - { name: id, type: bigint }
-    - { name: pad, type: varchar(200), null: true }
-  indexes:
-    - { name: PRIMARY, columns: [id], unique: true, clustered: true }
-engine: { format: innodb, encoding: utf8 }
-workload:
-  - insert: { rows: 13406, values: { id: { order: random }, pad: { length: 100 } } }
-`);
+    const first = run(padTable('  - insert: { rows: 13406, values: { id: { order: random }, pad: { length: 100 } } }'));
     expect(first.final.innodb.indexes['PRIMARY']!.leaf_pages).toBe(159);
   });
 

@@ -12,6 +12,25 @@ import type { TaskKind } from '../src/run/tasks.js';
 const job = (kind: TaskKind, name: string) => ({ task: { kind, payload: name }, resolve() {}, reject() {} });
 const name = (j: ReturnType<LaneQueues['take']>): string | undefined => (j ? String(j.task.payload) : undefined);
 
+/**
+ * Two lanes after a run's points: lane 0 ran the only point, lane 1 drew two page maps (the first cold, 300 ms; the
+ * second `warmMs`), and the points are done; both lanes are idle at 300 + warmMs.
+ */
+function pointsDoneMapsDrawn(warmMs: number): LaneQueues {
+  const q = new LaneQueues(2, ['run-point', 'run-render']);
+  q.push(job('run-point', 'p1'), 0);
+  expect(name(q.take(0, 0))).toBe('p1');
+  q.push(job('run-render', 'm1'), 1);
+  q.push(job('run-render', 'm2'), 1);
+  expect(name(q.take(1, 0))).toBe('m1');
+  q.finish(1, 300);
+  expect(name(q.take(1, 300))).toBe('m2');
+  q.finish(1, 300 + warmMs);
+  q.done('run-point');
+  q.finish(0, 300 + warmMs);
+  return q;
+}
+
 describe('lanes', () => {
   it('two threads, points and drawings: one simulates, the other draws; neither takes the other kind while points may come', () => {
     const q = new LaneQueues(2, ['run-point', 'run-render']);
@@ -34,18 +53,8 @@ describe('lanes', () => {
   });
 
   it('once its points are done, a lane helps with a backlog that would keep the drawing thread WARM_UP_MS, with the second in line', () => {
-    const q = new LaneQueues(2, ['run-point', 'run-render']);
-    q.push(job('run-point', 'p1'), 0);
-    expect(name(q.take(0, 0))).toBe('p1');
     // The drawing thread: a first map of 300 ms, then 20 ms a map once warm.
-    q.push(job('run-render', 'm1'), 1);
-    q.push(job('run-render', 'm2'), 1);
-    expect(name(q.take(1, 0))).toBe('m1');
-    q.finish(1, 300);
-    expect(name(q.take(1, 300))).toBe('m2');
-    q.finish(1, 320);
-    q.done('run-point');
-    q.finish(0, 320);
+    const q = pointsDoneMapsDrawn(20);
     const maps = Math.floor(WARM_UP_MS / 20) - 1;
     for (let i = 0; i < maps; i++) q.push(job('run-render', `n${i}`), 1);
     expect(name(q.take(0, 320))).toBeUndefined(); // 14 maps: 280 ms of the drawing thread's
@@ -55,17 +64,7 @@ describe('lanes', () => {
   });
 
   it("a helping lane leaves the first in line to the kind's own lane: the charts, ahead of the page maps, are drawn where chart.js is warm", () => {
-    const q = new LaneQueues(2, ['run-point', 'run-render']);
-    q.push(job('run-point', 'p1'), 0);
-    expect(name(q.take(0, 0))).toBe('p1');
-    q.push(job('run-render', 'm1'), 1);
-    q.push(job('run-render', 'm2'), 1);
-    expect(name(q.take(1, 0))).toBe('m1');
-    q.finish(1, 300);
-    expect(name(q.take(1, 300))).toBe('m2');
-    q.finish(1, 400); // 100 ms a map once warm
-    q.done('run-point');
-    q.finish(0, 400);
+    const q = pointsDoneMapsDrawn(100); // 100 ms a map once warm
     q.push(job('run-render', 'charts'), 2);
     q.push(job('run-render', 'm3'), 1);
     q.push(job('run-render', 'm4'), 1);

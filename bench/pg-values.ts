@@ -2,26 +2,21 @@
  * pg-check's value generator in process (src/pgcheck/values.ts): every value of sim-configs/pg-check's
  * toast-pglz.yaml made as pg-check sends it, each compressible one built and run through the pglz and
  * LZ4 emulations, each long incompressible one through pglz. The simulated run the values are made for
- * is recorded once, not timed. Values a CPU-second; the test suite's heaviest work outside simulation.
+ * is recorded once (pg-check's planCheck), not timed. Values a CPU-second; the test suite's heaviest work outside simulation.
  */
 import { measure, timingNote, type BenchLine } from './harness.js';
 import type { SuiteContext } from './suite.js';
 import { simConfig } from './paths.js';
 import { loadConfig } from '../src/loader/config.js';
-import { pgLayout } from '../src/formats/postgres.js';
-import { numberValues, recordRun, ValueStream } from '../src/pgcheck/plan.js';
-import { columnsSql } from '../src/pgcheck/values.js';
+import { planCheck } from '../src/pgcheck/check.js';
+import { ValueStream } from '../src/pgcheck/plan.js';
 
 const CONFIG = 'toast-pglz.yaml';
 
 export async function* benchPgValues(ctx: SuiteContext): AsyncGenerator<BenchLine> {
   const spec = loadConfig(simConfig('pg-check', CONFIG)).storage[0]!.spec;
-  const layout = pgLayout(spec.table, spec.engine);
-  const cols = columnsSql(spec.table, layout, spec.engine);
-  const ops = recordRun(spec, layout.varying.length);
-  const totals = numberValues(ops, cols.length);
-  const rows = 1 + ops.reduce((m, o) => (o.k === 'insert' && o.row > m ? o.row : m), -1);
-  const minCaps = ValueStream.minCapacities(cols, spec.seed, totals, ops);
+  // pg-check's own plan (the run recorded, its values numbered and audited), made once and not timed.
+  const { cols, ops, totals, rows, minCaps } = planCheck(spec);
   let values = 0;
   let bytes = 0;
   const make = () => {

@@ -11,13 +11,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MysqlCheckResult } from '../src/mysqlcheck/check.js';
-import { rowsim } from './helpers/cli.js';
 import { parseType } from '../src/config/column-types.js';
 import { getFormat } from '../src/formats/registry.js';
 import type { MysqlConnection } from '../src/mysqlcheck/connection.js';
 import { col, engine } from './helpers/spec.js';
-import { MYSQL_URL, mysqlConnect, needsMysql } from './helpers/mysql-live.js';
+import { MYSQL_URL, mysqlCheckJson, mysqlConnect, needsMysql } from './helpers/mysql-live.js';
 
 needsMysql('character sets and comparison rules against a live MariaDB');
 
@@ -51,9 +49,7 @@ describe.runIf(MYSQL_URL)('DEFAULT CHARSET and CHARACTER SET beside MariaDB', ()
     it(`${name}: pages and records per index exact after the load and the growth`, () => {
       const file = join(dir, `${own}-${name.length}.yaml`);
       writeFileSync(file, sized(engine, own));
-      const r = rowsim(['mysql-check', file, '--json', '--url', MYSQL_URL!]);
-      expect(r.code, r.stderr).toBe(0);
-      const result = (JSON.parse(r.stdout) as { results: MysqlCheckResult[] }).results[0]!;
+      const result = mysqlCheckJson(file)[0]!;
       const figures = result.comparisons.filter((c) => /^(leaf_pages|size_pages|records)\./.test(c.metric));
       expect(figures.length).toBe(6);
       for (const c of figures) expect(c.predicted, `${c.label}: ${c.metric}`).toBe(c.observed);

@@ -8,9 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { MysqlCheckResult } from '../src/mysqlcheck/check.js';
-import { rowsim } from './helpers/cli.js';
-import { MYSQL_URL, needsMysql } from './helpers/mysql-live.js';
+import { MYSQL_URL, mysqlCheckJson, needsMysql } from './helpers/mysql-live.js';
 
 needsMysql('mysql-check end to end');
 
@@ -58,9 +56,7 @@ describe.runIf(MYSQL_URL)('rowsim mysql-check: the innodb format beside MariaDB'
     it(`${name} keys: leaf pages within 1%, pages within 3%, after every phase and for every index`, () => {
       const file = join(dir, `${name}.yaml`);
       writeFileSync(file, yaml);
-      const r = rowsim(['mysql-check', file, '--json', '--url', MYSQL_URL!]);
-      expect(r.code, r.stderr).toBe(0);
-      const result = (JSON.parse(r.stdout) as { results: MysqlCheckResult[] }).results[0]!;
+      const result = mysqlCheckJson(file)[0]!;
       const off = result.comparisons.filter(
         (c) =>
           c.diff_pct === null ||
@@ -88,9 +84,7 @@ describe.runIf(MYSQL_URL)('rowsim mysql-check: the innodb format beside MariaDB'
 `,
       ),
     );
-    const r = rowsim(['mysql-check', file, '--json', '--url', MYSQL_URL!]);
-    expect(r.code, r.stderr).toBe(0);
-    const result = (JSON.parse(r.stdout) as { results: MysqlCheckResult[] }).results[0]!;
+    const result = mysqlCheckJson(file)[0]!;
     const load = result.comparisons.filter((c) => c.phase === 0 && /^(leaf_pages|size_pages|records)\./.test(c.metric));
     expect(load.length).toBe(6);
     for (const c of load) expect(c.predicted, `${c.label}: ${c.metric}`).toBe(c.observed);
@@ -110,9 +104,7 @@ describe.runIf(MYSQL_URL)('rowsim mysql-check: the innodb format beside MariaDB'
 `,
       ).replace('{ name: t_k, columns: [k] }', '{ name: t_k, columns: [k], merge_threshold: 15 }'),
     );
-    const r = rowsim(['mysql-check', file, '--json', '--url', MYSQL_URL!]);
-    expect(r.code, r.stderr).toBe(0);
-    const result = (JSON.parse(r.stdout) as { results: MysqlCheckResult[] }).results[0]!;
+    const result = mysqlCheckJson(file)[0]!;
     const pages = result.comparisons.filter((c) => /^(leaf|size)_pages\./.test(c.metric));
     expect(pages.length).toBe(8);
     for (const c of pages) expect(c.predicted, `${c.label}: ${c.metric}`).toBe(c.observed);

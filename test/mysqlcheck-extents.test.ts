@@ -10,16 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MysqlCheckResult } from '../src/mysqlcheck/check.js';
-import { rowsim } from './helpers/cli.js';
-import { MYSQL_URL, needsMysql } from './helpers/mysql-live.js';
+import { MYSQL_URL, mysqlCheckJson, needsMysql } from './helpers/mysql-live.js';
 
 needsMysql('mysql-check: segment sizes of the shipped InnoDB config');
 
 describe.runIf(MYSQL_URL)('rowsim mysql-check: segment sizes of sim-configs/uuid-vs-sequential-innodb.yaml', () => {
   it('both key orders: size within 3% after every phase; after the growth, size, leaves and DATA_FREE exact', () => {
-    const r = rowsim(['mysql-check', 'sim-configs/uuid-vs-sequential-innodb.yaml', '--json', '--url', MYSQL_URL!]);
-    expect(r.code, r.stderr).toBe(0);
-    const results = (JSON.parse(r.stdout) as { results: MysqlCheckResult[] }).results;
+    const results = mysqlCheckJson('sim-configs/uuid-vs-sequential-innodb.yaml');
     expect(results).toHaveLength(2);
     for (const result of results) {
       const sizes = result.comparisons.filter((c) => c.metric.startsWith('size_pages.'));
@@ -54,10 +51,12 @@ workload:
   - update: { rows: all, order: random, set: { pad: { length: { uniform: [150, 190] } } } }
 `,
     );
-    const r = rowsim(['mysql-check', config, '--json', '--url', MYSQL_URL!]);
-    rmSync(dir, { recursive: true, force: true });
-    expect(r.code, r.stderr).toBe(0);
-    const [result] = (JSON.parse(r.stdout) as { results: MysqlCheckResult[] }).results;
+    let result: MysqlCheckResult | undefined;
+    try {
+      [result] = mysqlCheckJson(config);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     const grown = result!.comparisons.filter(
       (c) => c.phase === 2 && /^(size_pages\.PRIMARY|leaf_pages\.PRIMARY|data_free)$/.test(c.metric),
     );

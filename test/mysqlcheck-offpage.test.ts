@@ -11,8 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { MysqlCheckResult } from '../src/mysqlcheck/check.js';
-import { rowsim } from './helpers/cli.js';
-import { MYSQL_URL, needsMysql } from './helpers/mysql-live.js';
+import { MYSQL_URL, mysqlCheckJson, needsMysql } from './helpers/mysql-live.js';
 
 needsMysql('mysql-check with off-page columns');
 
@@ -42,9 +41,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function check(name: string, yaml: string): MysqlCheckResult {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, yaml);
-  const r = rowsim(['mysql-check', file, '--json', '--url', MYSQL_URL!]);
-  expect(r.code, r.stderr).toBe(0);
-  return (JSON.parse(r.stdout) as { results: MysqlCheckResult[] }).results[0]!;
+  return mysqlCheckJson(file)[0]!;
 }
 
 describe.runIf(MYSQL_URL)('rowsim mysql-check: off-page columns beside MariaDB', () => {

@@ -13,8 +13,9 @@
  * fsp_alloc_free_extent takes the hinted extent when it is free, else the free list's first;
  * fsp_alloc_free_page a page of the hinted fragment extent, else of the first on FSP_FREE_FRAG, else of a
  * new one; fsp_free_extent and fsp_free_page put an emptied extent last on FSP_FREE.
- * Simplified: a sorted rebuild (OPTIMIZE TABLE) writes a new file that a live MariaDB 10.11 showed with
- * no free extent: it reserves nothing ahead.
+ * A sorted rebuild (OPTIMIZE TABLE) writes a new file that a live MariaDB 10.11 showed with no free
+ * extent: it reserves nothing ahead (reset(true)) until its builds are done (loosen()); the splits after
+ * it reserve again.
  */
 
 /** FSP_FREE_ADD: extents fsp_fill_free_list initialises at a time. */

@@ -63,17 +63,17 @@ function record(s: StorageSpec): Recorded {
  * points of one digest are sent the same values, value for value.
  */
 function replayDigest(r: Recorded): string {
-  const parts: string[] = [JSON.stringify(r.cols), String(r.seed)];
+  const hash = createHash('sha256').update(`${JSON.stringify(r.cols)}\n${r.seed}`);
   const list = (a: ArrayLike<number> | null) => (a ? Array.prototype.join.call(a, ',') : '-');
   for (const o of r.ops) {
     if (o.k === 'insert' || o.k === 'update')
-      parts.push(
-        `${o.k} ${o.row} ${o.rank} ${o.k === 'update' ? o.cols.map((c) => c.index).join(',') : ''} ${list(o.lens)} ${list(o.levels)} ${list(o.bases)} ${list(o.keys)} ${list(o.codes)}`,
+      hash.update(
+        `\n${o.k} ${o.row} ${o.rank} ${o.k === 'update' ? o.cols.map((c) => c.index).join(',') : ''} ${list(o.lens)} ${list(o.levels)} ${list(o.bases)} ${list(o.keys)} ${list(o.codes)}`,
       );
-    else if (o.k === 'scan') parts.push(`scan ${list(o.rows)}`);
-    else if (o.k !== 'end') parts.push(JSON.stringify(o));
+    else if (o.k === 'scan') hash.update(`\nscan ${list(o.rows)}`);
+    else if (o.k !== 'end') hash.update(`\n${JSON.stringify(o)}`);
   }
-  return createHash('sha256').update(parts.join('\n')).digest('hex');
+  return hash.digest('hex');
 }
 
 /** Replay a spec's values as pg-check would send them, and check each one on the way. */
@@ -105,11 +105,13 @@ function sendRecorded({ cols, seed, ops }: Recorded, keep = true): Sent {
   let phase = -1;
   let phaseSpec: PhaseSpec | null = null;
   let firstInsertPhase = -1;
-  // A rolled-back transaction's rows are as they were before it (the stream restores its own state).
+  // A rolled-back transaction's rows are as they were before it (the stream restores its own state); rows are saved
+  // only when some transaction rolls back.
   let undo: (() => void)[] = [];
   const saved = new Set<number>();
+  const rollsBack = ops.some((o) => o.k === 'rollback');
   const note = (row: number) => {
-    if (saved.has(row)) return;
+    if (!rollsBack || saved.has(row)) return;
     saved.add(row);
     const was = current.get(row);
     const copy = was ? [...was] : undefined;

@@ -412,11 +412,12 @@ export function auditValues(stream: ValueStream, ops: readonly Op[]): ValueAudit
       }
     }
   };
-  // A rolled-back transaction's rows are as they were before it.
+  // A rolled-back transaction's rows are as they were before it (saved only when some transaction rolls back).
   let undo: (() => void)[] = [];
   const saved = new Set<number>();
+  const rollsBack = ops.some((o) => o.k === 'rollback');
   const note = (row: number) => {
-    if (!saved.has(row)) (saved.add(row), undo.push(stream.saveRow(row)));
+    if (rollsBack && !saved.has(row)) (saved.add(row), undo.push(stream.saveRow(row)));
   };
   for (const op of ops) {
     if (op.k === 'commit' || op.k === 'rollback') {

@@ -45,8 +45,12 @@ export interface CandidateTask {
   /** Engine settings with the knob at this candidate's value. */
   engine: EngineSpec;
   replicates: number;
-  /** Only this replicate (0 … replicates − 1): a pool runs each replicate as a task of its own. Default: all. */
+  /**
+   * Only replicates `replicate` … `replicateEnd` − 1 (default: this one alone): a pool splits a candidate
+   * into parts for its threads. Default: all.
+   */
   replicate?: number;
+  replicateEnd?: number;
   source: SimSource;
   reorg?: ReorgKind;
   /** The engine metric reported as forwarded_rows (the knob's movedMetric); default forwarded_rows. */
@@ -76,7 +80,7 @@ export function replicateSeed(seed: number, replicate: number): number {
 
 export function simulateCandidate(task: CandidateTask): ReplicateFigures[] {
   const out: ReplicateFigures[] = [];
-  const [from, to] = task.replicate === undefined ? [0, task.replicates] : [task.replicate, task.replicate + 1];
+  const [from, to] = task.replicate === undefined ? [0, task.replicates] : [task.replicate, task.replicateEnd ?? task.replicate + 1];
   for (let r = from; r < to; r++) {
     out.push(task.source.kind === 'workload' ? simulateWorkload(task, task.source.workload, r) : simulateRows(task, task.source, r));
   }
@@ -179,8 +183,9 @@ export class RowsTable {
   private readonly logicalBytesAt: Int32Array;
   private readonly nowLen: Int32Array;
   private readonly shift: number;
-  private readonly sampleIns: ((rng: Prng) => number) | null;
-  private readonly sampleNow: ((rng: Prng) => number) | null;
+  /** insertRow's samplers, made at its first row (loadAndGrow reads the replicate's draws instead). */
+  private sampleIns: ((rng: Prng) => number) | null = null;
+  private sampleNow: ((rng: Prng) => number) | null = null;
   /** Rows inserted so far (row ids 0 .. count − 1). */
   count = 0;
   private readonly info = { indexedChanged: false };
@@ -202,8 +207,6 @@ export class RowsTable {
     this.logicalBytesAt = new Int32Array(Math.max(0, lengths) + 1).fill(-1);
     this.nowLen = new Int32Array(capacity);
     this.shift = this.layout.fixedNotNullBytes - src.measuredFixedBytes;
-    this.sampleIns = src.dists ? lengthSampler(src.dists.insert) : null;
-    this.sampleNow = src.dists ? lengthSampler(src.dists.now) : src.grown ? lengthSampler(src.grown.now) : null;
   }
 
   /** Where a row of `len` measured data bytes stands in rowBytesAt and logicalBytesAt, worked out when new. */
@@ -224,6 +227,10 @@ export class RowsTable {
   /** Draw the next row (its length at insert and now) and insert it. */
   insertRow(pick: Prng): number {
     const src = this.src;
+    if (!src.pairs && !this.sampleNow) {
+      this.sampleIns = src.dists ? lengthSampler(src.dists.insert) : null;
+      this.sampleNow = lengthSampler(src.dists ? src.dists.now : src.grown!.now);
+    }
     if (src.pairs) {
       const k = pick.int(src.pairs.insert.length);
       return this.place(src.pairs.insert[k]!, src.pairs.now[k]!);

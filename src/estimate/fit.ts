@@ -48,13 +48,10 @@ type Runner = (tasks: CandidateTask[]) => Promise<ReplicateFigures[][]>;
 
 export type { FitResult };
 
-/** Grid shares simulated at once while the first at or under the measurement is not yet found (fitGrowth's `whole`). */
-const GRID_STEP = 3;
-
 /**
  * The insert share fitted at one spread. The moved share falls as the insert share rises, so the grid is
- * simulated from share 0 up to the first point at or under the measurement, which brackets it, and the
- * bisection runs in that bracket. With `whole` the rest of the grid is simulated too, for the curve and the
+ * simulated a share at a time from 0 up to the first point at or under the measurement, which brackets it
+ * (the spreads fitted side by side keep the threads busy), and the bisection runs in that bracket. With `whole` the rest of the grid is simulated too, for the curve and the
  * range of shares that hold the measurement; without it they cover the shares simulated so far only (the
  * other fields are the same either way). `points` keeps the shares simulated, for a later call at the same
  * spread.
@@ -75,7 +72,7 @@ export async function fitGrowth(
     todo.forEach((s, i) => points.set(s, point(s, aggregate(knob, current, results[i]!, scale.tableRows, scale.sampleRows))));
   };
   const m = 100 * target.share;
-  const step = opts.whole ? FIT_GRID.length : GRID_STEP;
+  const step = opts.whole ? FIT_GRID.length : 1;
   let k = -1;
   for (let i = 0; k < 0 && i < FIT_GRID.length; i += step) {
     await evaluate(FIT_GRID.slice(i, i + step));

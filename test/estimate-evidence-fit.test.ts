@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fitEvidence, runEstimate } from '../src/estimate/estimate.js';
+import { simulateCandidate } from '../src/estimate/simulate.js';
 import { columnModel, lengthMoments, lengthsNow, spreadLengths } from '../src/estimate/length-model.js';
 import { getFormat } from '../src/formats/registry.js';
 import { loadConfig, loadEstimateConfig } from '../src/loader/config.js';
@@ -60,6 +61,28 @@ describe('the length model', () => {
 });
 
 describe('fitting the evidence: the forwarded rows and the data pages', () => {
+  it("simulates each spread's grid only up to its bracket, and the chosen spread's whole grid for its curve", async () => {
+    const cfg = loadEstimateConfig(SC('estimate-claim-notes.yaml'), { sample_rows: 2000, seeds: 2 });
+    // The insert shares simulated, by the lengths now (one distribution a spread).
+    const shares = new Map<string, Set<number>>();
+    const { fitted } = await fitEvidence(cfg, async (tasks) => {
+      for (const t of tasks) {
+        const g = t.source.kind === 'rows' ? t.source.grown! : undefined;
+        const key = JSON.stringify(g!.now);
+        if (!shares.has(key)) shares.set(key, new Set());
+        shares.get(key)!.add(g!.insertShare);
+      }
+      return tasks.map(simulateCandidate);
+    });
+    const grid = [0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1];
+    const fit = fitted!.fit!;
+    expect(fit.spread_fitted).toBe(true);
+    expect(grid.every((s) => fit.curve.some((p) => p.insert_share === s))).toBe(true);
+    const partial = [...shares.values()].filter((set) => grid.some((s) => !set.has(s)));
+    expect(partial.length).toBeGreaterThan(0);
+    expect(shares.size).toBe(fit.spread_curve.length);
+  });
+
   it('without a data page count the spread is assumed, and the output says so', async () => {
     const dir = tmp();
     const text = readFileSync(SC('estimate/claim_notes.optdiag.txt'), 'utf8').replace(/^\s+Data page count:.*\n/gm, '');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadEstimateConfig } from '../src/loader/config.js';
 import { inProcessRunner, runEstimate } from '../src/estimate/estimate.js';
-import { poolRunner } from '../src/run/estimate-pool.js';
+import { candidateParts, poolRunner } from '../src/run/estimate-pool.js';
 import { TASKS } from '../src/run/tasks.js';
 import { openPool, type Task } from '../src/pool/pool.js';
 import { repairmanSpec } from '../bench/repairman.js';
@@ -48,5 +48,24 @@ describe('openPool', () => {
     }
     expect(rounds.length).toBeGreaterThanOrEqual(2);
     expect(JSON.stringify(pooled)).toBe(JSON.stringify(await runEstimate(cfg, inProcessRunner)));
+  });
+});
+
+describe("the estimate runner's parts", () => {
+  it('a round of many candidates goes whole; a few are split into runs of replicates, one per thread, covering each once in order', () => {
+    expect(candidateParts([5, 5, 5, 5, 5, 5, 5, 5], 2)).toEqual(Array.from({ length: 8 }, (_, i) => [i, 0, 5]));
+    expect(candidateParts([5], 2)).toEqual([
+      [0, 0, 2],
+      [0, 2, 5],
+    ]);
+    expect(candidateParts([2, 1], 4)).toEqual([
+      [0, 0, 1],
+      [0, 1, 2],
+      [1, 0, 1],
+    ]);
+    expect(candidateParts([5, 5], 1)).toEqual([
+      [0, 0, 5],
+      [1, 0, 5],
+    ]);
   });
 });

@@ -325,7 +325,7 @@ export async function fitEvidence(
 /**
  * The runner, simulating each distinct task once: a task's figures depend on nothing but the task, and the
  * fit, the partitions, the candidates and the spread check ask for some tasks more than once (claim_history:
- * 385 of its 4,430). Typed arrays (resampled length pairs) are keyed by identity, not by their contents.
+ * 38 of its 688). Typed arrays (resampled length pairs) are keyed by identity, not by their contents.
  */
 export function onceEach(runner: CandidateRunner): CandidateRunner {
   const done = new Map<string, Promise<ReplicateFigures[]>>();

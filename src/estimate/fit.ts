@@ -48,6 +48,14 @@ type Runner = (tasks: CandidateTask[]) => Promise<ReplicateFigures[][]>;
 
 export type { FitResult };
 
+/**
+ * The insert share fitted at one spread. The moved share falls as the insert share rises, so the grid is
+ * simulated a share at a time from 0 up to the first point at or under the measurement, which brackets it
+ * (the spreads fitted side by side keep the threads busy), and the bisection runs in that bracket. With `whole` the rest of the grid is simulated too, for the curve and the
+ * range of shares that hold the measurement; without it they cover the shares simulated so far only (the
+ * other fields are the same either way). `points` keeps the shares simulated, for a later call at the same
+ * spread.
+ */
 export async function fitGrowth(
   target: MovedTarget,
   knob: ReserveKnob,
@@ -55,21 +63,25 @@ export async function fitGrowth(
   taskFor: TaskForShare,
   runner: Runner,
   scale: { tableRows: number; sampleRows: number },
+  opts: { whole: boolean; points?: Map<number, FitPoint> } = { whole: true },
 ): Promise<FitResult> {
-  const points = new Map<number, FitPoint>();
+  const points = opts.points ?? new Map<number, FitPoint>();
   const evaluate = async (shares: number[]) => {
     const todo = shares.filter((s) => !points.has(s));
     const results = await runner(todo.map(taskFor));
     todo.forEach((s, i) => points.set(s, point(s, aggregate(knob, current, results[i]!, scale.tableRows, scale.sampleRows))));
   };
   const m = 100 * target.share;
-  await evaluate([...FIT_GRID]);
-  const grid = FIT_GRID.map((s) => points.get(s)!);
-  // The moved share falls as the insert share rises: find the first grid point at or under the measurement.
-  let k = grid.findIndex((p) => p.moved_pct <= m);
-  if (k < 0) k = grid.length - 1;
-  let lo = k > 0 ? grid[k - 1]!.insert_share : 0;
-  let hi = grid[k]!.insert_share;
+  const step = opts.whole ? FIT_GRID.length : 1;
+  let k = -1;
+  for (let i = 0; k < 0 && i < FIT_GRID.length; i += step) {
+    await evaluate(FIT_GRID.slice(i, i + step));
+    k = FIT_GRID.findIndex((s) => points.has(s) && points.get(s)!.moved_pct <= m);
+  }
+  if (k < 0) k = FIT_GRID.length - 1;
+  if (opts.whole) await evaluate([...FIT_GRID]);
+  let lo: number = k > 0 ? FIT_GRID[k - 1]! : 0;
+  let hi: number = FIT_GRID[k]!;
   if (k > 0) {
     for (let i = 0; i < FIT_BISECTIONS; i++) {
       const mid = Math.round(((lo + hi) / 2) * 1e6) / 1e6;
@@ -193,13 +205,19 @@ export async function fitGrowthAndSpread(
   scale: { tableRows: number; sampleRows: number },
 ): Promise<SpreadFit> {
   const fits = new Map<number, FitResult>();
+  const points = new Map<number, Map<number, FitPoint>>();
+  // Each spread's growth without the grid past its bracket (curveOf reads none of it); the chosen spread's whole.
+  const fitAt = (d: number, whole: boolean) => {
+    if (!points.has(d)) points.set(d, new Map());
+    return fitGrowth(target, knob, current, (share) => taskFor(share, d), runner, scale, { whole, points: points.get(d)! });
+  };
   const at = async (spreads: number[]) => {
     const todo = [...new Set(spreads)].filter((d) => !fits.has(d));
-    const done = await Promise.all(todo.map((d) => fitGrowth(target, knob, current, (share) => taskFor(share, d), runner, scale)));
+    const done = await Promise.all(todo.map((d) => fitAt(d, false)));
     todo.forEach((d, i) => fits.set(d, done[i]!));
   };
   if (pages === undefined) {
-    await at([assumed]);
+    fits.set(assumed, await fitAt(assumed, true));
     return { growth: fits.get(assumed)!, spread: assumed, fitted: false, curve: curveOf(fits) };
   }
   await at([...SPREAD_GRID]);
@@ -212,6 +230,7 @@ export async function fitGrowthAndSpread(
     await at(around);
   }
   const d = best();
+  fits.set(d, await fitAt(d, true));
   return { growth: fits.get(d)!, spread: d, fitted: true, curve: curveOf(fits) };
 }
 

@@ -104,8 +104,19 @@ function columnPmf(c: ColumnLengths, d: number): Pmf {
   return { offset: 0, p };
 }
 
-/** The row data lengths now at spread d, as a distribution the samplers take. */
+/** lengthsNow's distributions by model and spread: the fit asks for each spread again for every insert share it tries. */
+const nowBySpread = new WeakMap<LengthModel, Map<number, Dist>>();
+
+/** The row data lengths now at spread d, as a distribution the samplers take (the same object for the same model and d: read only). */
 export function lengthsNow(model: LengthModel, d: number): Dist {
+  let bySpread = nowBySpread.get(model);
+  if (!bySpread) nowBySpread.set(model, (bySpread = new Map()));
+  let dist = bySpread.get(d);
+  if (!dist) bySpread.set(d, (dist = convolvedLengths(model, d)));
+  return dist;
+}
+
+function convolvedLengths(model: LengthModel, d: number): Dist {
   if (!model.columns) return spreadLengths(model.min, model.max, model.mean, d);
   let sum: Pmf = { offset: model.fixedBytes, p: Float64Array.of(1) };
   for (const c of model.columns) sum = convolve(sum, columnPmf(c, d));

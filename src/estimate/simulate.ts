@@ -17,6 +17,7 @@ import { lengthSampler } from '../workload/dist.js';
 import { runStorage } from '../workload/runner.js';
 import { plannedInserts } from '../workload/planned-work.js';
 import { fillRowLengths, type LengthPairs } from './rows.js';
+import { growOrder, rowDraws, shuffled } from './draws.js';
 
 /** Where the rows come from. */
 export type SimSource =
@@ -44,8 +45,12 @@ export interface CandidateTask {
   /** Engine settings with the knob at this candidate's value. */
   engine: EngineSpec;
   replicates: number;
-  /** Only this replicate (0 … replicates − 1): a pool runs each replicate as a task of its own. Default: all. */
+  /**
+   * Only replicates `replicate` … `replicateEnd` − 1 (default: this one alone): a pool splits a candidate
+   * into parts for its threads. Default: all.
+   */
   replicate?: number;
+  replicateEnd?: number;
   source: SimSource;
   reorg?: ReorgKind;
   /** The engine metric reported as forwarded_rows (the knob's movedMetric); default forwarded_rows. */
@@ -75,7 +80,7 @@ export function replicateSeed(seed: number, replicate: number): number {
 
 export function simulateCandidate(task: CandidateTask): ReplicateFigures[] {
   const out: ReplicateFigures[] = [];
-  const [from, to] = task.replicate === undefined ? [0, task.replicates] : [task.replicate, task.replicate + 1];
+  const [from, to] = task.replicate === undefined ? [0, task.replicates] : [task.replicate, task.replicateEnd ?? task.replicate + 1];
   for (let r = from; r < to; r++) {
     out.push(task.source.kind === 'workload' ? simulateWorkload(task, task.source.workload, r) : simulateRows(task, task.source, r));
   }
@@ -178,8 +183,9 @@ export class RowsTable {
   private readonly logicalBytesAt: Int32Array;
   private readonly nowLen: Int32Array;
   private readonly shift: number;
-  private readonly sampleIns: ((rng: Prng) => number) | null;
-  private readonly sampleNow: ((rng: Prng) => number) | null;
+  /** insertRow's samplers, made at its first row (loadAndGrow reads the replicate's draws instead). */
+  private sampleIns: ((rng: Prng) => number) | null = null;
+  private sampleNow: ((rng: Prng) => number) | null = null;
   /** Rows inserted so far (row ids 0 .. count − 1). */
   count = 0;
   private readonly info = { indexedChanged: false };
@@ -201,8 +207,6 @@ export class RowsTable {
     this.logicalBytesAt = new Int32Array(Math.max(0, lengths) + 1).fill(-1);
     this.nowLen = new Int32Array(capacity);
     this.shift = this.layout.fixedNotNullBytes - src.measuredFixedBytes;
-    this.sampleIns = src.dists ? lengthSampler(src.dists.insert) : null;
-    this.sampleNow = src.dists ? lengthSampler(src.dists.now) : src.grown ? lengthSampler(src.grown.now) : null;
   }
 
   /** Where a row of `len` measured data bytes stands in rowBytesAt and logicalBytesAt, worked out when new. */
@@ -223,20 +227,32 @@ export class RowsTable {
   /** Draw the next row (its length at insert and now) and insert it. */
   insertRow(pick: Prng): number {
     const src = this.src;
-    const row = this.count++;
-    let ins: number;
+    if (!src.pairs && !this.sampleNow) {
+      this.sampleIns = src.dists ? lengthSampler(src.dists.insert) : null;
+      this.sampleNow = lengthSampler(src.dists ? src.dists.now : src.grown!.now);
+    }
     if (src.pairs) {
       const k = pick.int(src.pairs.insert.length);
-      ins = src.pairs.insert[k]!;
-      this.nowLen[row] = src.pairs.now[k]!;
-    } else if (src.grown) {
-      const now = this.sampleNow!(pick);
-      this.nowLen[row] = now;
-      ins = Math.min(now, src.grown.floor + Math.round(src.grown.insertShare * Math.max(0, now - src.grown.floor)));
-    } else {
-      ins = this.sampleIns!(pick);
-      this.nowLen[row] = this.sampleNow!(pick);
+      return this.place(src.pairs.insert[k]!, src.pairs.now[k]!);
     }
+    if (src.grown) {
+      const now = this.sampleNow!(pick);
+      return this.place(this.grownInsert(now), now);
+    }
+    const ins = this.sampleIns!(pick);
+    return this.place(ins, this.sampleNow!(pick));
+  }
+
+  /** A row of the fitted growth model: inserted insertShare of the way from the floor to its length now. */
+  private grownInsert(now: number): number {
+    const g = this.src.grown!;
+    return Math.min(now, g.floor + Math.round(g.insertShare * Math.max(0, now - g.floor)));
+  }
+
+  /** Insert the next row at data length `ins`; it grows to `now` later. */
+  private place(ins: number, now: number): number {
+    const row = this.count++;
+    this.nowLen[row] = now;
     const k = this.bytesFor(ins);
     this.engine.insert(row, this.rowBytesAt[k]!, this.logicalBytesAt[k]!);
     return row;
@@ -244,14 +260,10 @@ export class RowsTable {
 
   /** Grow rows first .. end − 1 to their length now, in random order, as one statement. */
   grow(first: number, end: number, shuffle: Prng): void {
-    const order = new Int32Array(end - first);
-    for (let i = 0; i < order.length; i++) order[i] = first + i;
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = shuffle.int(i + 1);
-      const t = order[i]!;
-      order[i] = order[j]!;
-      order[j] = t;
-    }
+    this.growInOrder(shuffled(first, end, shuffle));
+  }
+
+  private growInOrder(order: Int32Array): void {
     for (let i = 0; i < order.length; i++) {
       const row = order[i]!;
       if (!this.engine.isLive(row)) continue;
@@ -261,11 +273,24 @@ export class RowsTable {
     this.engine.commit();
   }
 
-  /** The table's history as the source describes it: every row inserted, then every row grown in random order. */
+  /**
+   * The table's history as the source describes it: every row inserted, then every row grown in random
+   * order. The draws are the replicate's (src/estimate/draws.ts): the same as insertRow and grow take them.
+   */
   loadAndGrow(): void {
-    const pick = Prng.derive(this.seed, 'rows');
-    for (let row = 0; row < this.src.rows; row++) this.insertRow(pick);
+    const src = this.src;
+    const n = src.rows;
+    if (src.pairs) {
+      const [k] = rowDraws(this.seed, n, { pairs: src.pairs.insert.length });
+      for (let row = 0; row < n; row++) this.place(src.pairs.insert[k![row]!]!, src.pairs.now[k![row]!]!);
+    } else if (src.grown) {
+      const [now] = rowDraws(this.seed, n, { now: src.dists?.now ?? src.grown.now });
+      for (let row = 0; row < n; row++) this.place(this.grownInsert(now![row]!), now![row]!);
+    } else {
+      const [ins, now] = rowDraws(this.seed, n, src.dists!);
+      for (let row = 0; row < n; row++) this.place(ins![row]!, now![row]!);
+    }
     this.engine.commit();
-    this.grow(0, this.src.rows, Prng.derive(this.seed, 'update-order'));
+    this.growInOrder(growOrder(this.seed, n));
   }
 }

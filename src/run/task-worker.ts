@@ -11,7 +11,7 @@ import { UserError, WORKER_USER_ERROR_PREFIX } from '../config/errors.js';
  * `storage`: one storage run (bench, tests); `run-point`: a storage sweep point of rowsim run, with its
  * results.json entry, the report's page maps and the page maps to draw; `run-render`: one PNG of a run (a
  * page map or a chart over the sweep points); `contention`: one replication of a contention point;
- * `estimate`: one replicate of an estimate's candidate.
+ * `estimate`: replicates of an estimate's candidate.
  */
 export type TaskKind = 'storage' | 'run-point' | 'run-render' | 'contention' | 'estimate';
 

@@ -1,7 +1,7 @@
 /**
- * The simulator's state in typed arrays (a record per task, an array per lock and page-line field), and what every
- * mechanism uses: the clock, the clip to the measuring window and the scheduling of a task's one
- * pending event. The mechanisms are layered on it as subclasses, one file each: sim-engines.ts (users
+ * The simulator's state in typed arrays (a record per task, an array per lock and page-line field),
+ * and what every mechanism uses: the clock, the clip to the measuring window and the scheduling of a
+ * task's one pending event. The mechanisms are layered on it as subclasses, one file each: sim-engines.ts (users
  * and engines), sim-locks.ts (spinlocks and latches), sim-lines.ts (lockless page lines), sim.ts (the
  * event loop). Only Simulator (sim.ts) is ever instantiated, so every call stays monomorphic.
  *

@@ -2,8 +2,8 @@
  * The discrete-event simulation of one point: U users, N engines, one buffer manager. Pure and
  * deterministic: same model and seed, same numbers. See README.md in this folder for what is modelled.
  *
- * Hot-path rules: typed-array state (a 64-byte record per task, sim-state.ts), an EventQueue on typed arrays, at most one
- * pending event per task, no allocation per event. Time is a double in nanoseconds.
+ * Hot-path rules: typed-array state (a 64-byte record per task, sim-state.ts), an EventQueue on typed
+ * arrays, at most one pending event per task, no allocation per event. Time is a double in nanoseconds.
  *
  * The measuring window is [warmup, warmup + duration]. When the point is not stationary at its end
  * (Little's law or the drift between the window's halves past the tolerance), the run goes on: the old

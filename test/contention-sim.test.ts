@@ -4,6 +4,7 @@ import { runReplication, summarisePoint, type ContentionPoint } from '../src/con
 import { buildPointModel, pointNetwork } from '../src/contention/model.js';
 import { exactMva, machineRepairman } from '../src/contention/mva.js';
 import type { BufferManagerKind } from '../src/contention/schema.js';
+import * as record from '../src/contention/sim-state.js';
 
 const spec = (raw: Record<string, unknown>): ContentionSpec => parseContention({ stationarity: { max_extensions: 0 }, ...raw });
 /** One replication of a point, summarised (bounds and, product-form, MVA). */
@@ -199,5 +200,34 @@ describe('observable behaviour of the simulation', () => {
     const onlyLockless = small({ xoltp: { index: idx, latch_free_btree: true, applies_to: ['lockless'] } });
     expect(buildPointModel(onlyLockless, 'latched', 32, 1).index_latches).toBe(true);
     expect(buildPointModel(onlyLockless, 'lockless', 32, 1).index_latches).toBe(false);
+  });
+});
+
+describe("a task's record (sim-state.ts)", () => {
+  it('has its float64, int32 and byte slots in disjoint bytes of one 64-byte line', () => {
+    const widths: [string, number][] = [
+      ['T_SEG_NS', 8],
+      ['T_OP_BEGIN', 8],
+      ['T_CAS_WASTE_END', 8],
+      ['T_SINCE', 8],
+      ['T_ENGINE_SINCE', 8],
+      ['T_BACKOFF_NS', 8],
+      ['T_STEP', 4],
+      ['T_PAGE', 4],
+      ['T_LOCK_OF', 4],
+      ['T_STATE', 1],
+      ['T_PART', 1],
+      ['T_ON_ENGINE', 1],
+      ['T_IS_WRITE', 1],
+    ];
+    const owner = new Array<string>(record.TASK_BYTES).fill('');
+    for (const [name, width] of widths) {
+      const slot = (record as unknown as Record<string, number>)[name]!;
+      for (let b = slot * width; b < (slot + 1) * width; b++) {
+        expect(b < record.TASK_BYTES && owner[b] === '', `${name}: byte ${b}`).toBe(true);
+        owner[b] = name;
+      }
+    }
+    expect(record.TASK_BYTES).toBe(64);
   });
 });

@@ -9,7 +9,21 @@
  * is what makes the event loop fast with thousands of users. With think_time 0 a committing task
  * starts its next transaction at once (an event at the same instant).
  */
-import { SimState, RUNQ, SEG, THINK } from './sim-state.js';
+import {
+  SimState,
+  RUNQ,
+  SEG,
+  THINK,
+  T_ENGINE_SINCE,
+  T_LOCK_OF,
+  T_ON_ENGINE,
+  T_PAGE,
+  T_PART,
+  T_SEG_NS,
+  T_SINCE,
+  T_STATE,
+  T_STEP,
+} from './sim-state.js';
 import { BATCHES } from './sim-window.js';
 
 export abstract class EngineCycle extends SimState {
@@ -41,22 +55,22 @@ export abstract class EngineCycle extends SimState {
       this.thinks++;
     }
     this.txStart[t] = now;
-    this.step[t] = 0;
-    this.part[t] = 0;
+    this.taskI32[16 * t + T_STEP] = 0;
+    this.taskU8[64 * t + T_PART] = 0;
     const segments = m.lookups + 1;
-    this.segNs[t] = (m.exponential ? this.rngWork.exp32(m.work_ns) : m.work_ns) / segments;
+    this.taskF64[8 * t + T_SEG_NS] = (m.exponential ? this.rngWork.exp32(m.work_ns) : m.work_ns) / segments;
     this.requestEngine(t);
   }
 
   protected requestEngine(t: number): void {
     if (this.freeEngines > 0) {
       this.freeEngines--;
-      this.onEngine[t] = 1;
-      this.engineSince[t] = this.now;
+      this.taskU8[64 * t + T_ON_ENGINE] = 1;
+      this.taskF64[8 * t + T_ENGINE_SINCE] = this.now;
       this.dispatch(t);
     } else {
-      this.state[t] = RUNQ;
-      this.since[t] = this.now;
+      this.taskU8[64 * t + T_STATE] = RUNQ;
+      this.taskF64[8 * t + T_SINCE] = this.now;
       const m = this.model;
       let tail = this.rqHead + this.rqCount;
       if (tail >= m.users) tail -= m.users;
@@ -69,22 +83,22 @@ export abstract class EngineCycle extends SimState {
   protected dispatch(t: number): void {
     if (this.retryLock[t] === 1) {
       this.retryLock[t] = 0;
-      this.acquire(t, this.lockOf[t]!);
+      this.acquire(t, this.taskI32[16 * t + T_LOCK_OF]!);
     } else this.startSegment(t);
   }
 
   protected releaseEngine(t: number): void {
     const now = this.now;
-    this.onEngine[t] = 0;
-    this.busyNs += this.clip(this.engineSince[t]!, now);
+    this.taskU8[64 * t + T_ON_ENGINE] = 0;
+    this.busyNs += this.clip(this.taskF64[8 * t + T_ENGINE_SINCE]!, now);
     if (this.rqCount > 0) {
       const u = this.runq[this.rqHead]!;
       this.rqHead++;
       if (this.rqHead === this.model.users) this.rqHead = 0;
       this.rqCount--;
-      this.runqNs += this.clip(this.since[u]!, now);
-      this.onEngine[u] = 1;
-      this.engineSince[u] = now;
+      this.runqNs += this.clip(this.taskF64[8 * u + T_SINCE]!, now);
+      this.taskU8[64 * u + T_ON_ENGINE] = 1;
+      this.taskF64[8 * u + T_ENGINE_SINCE] = now;
       this.dispatch(u);
     } else {
       this.freeEngines++;
@@ -99,7 +113,7 @@ export abstract class EngineCycle extends SimState {
     const m = this.model;
     let len: number;
     if (m.block && m.exponential && m.buffer_manager === 'latched') len = this.rngWork.exp32(m.work_ns / (m.lookups + 1));
-    else len = this.segNs[t]!;
+    else len = this.taskF64[8 * t + T_SEG_NS]!;
     this.workNs += this.clip(start, start + len);
     this.schedule(t, start + len, SEG);
   }
@@ -111,14 +125,17 @@ export abstract class EngineCycle extends SimState {
    */
   protected segmentNext(t: number): boolean {
     const m = this.model;
-    return this.onEngine[t] === 1 && !(this.part[t] === 0 && m.index_latches && this.page[t]! >= m.data_pages);
+    return (
+      this.taskU8[64 * t + T_ON_ENGINE] === 1 &&
+      !(this.taskU8[64 * t + T_PART] === 0 && m.index_latches && this.taskI32[16 * t + T_PAGE]! >= m.data_pages)
+    );
   }
 
   /** The access of t ends at `end` and its next segment starts then: one event in the queue (the segment's end), two counted. */
   protected accessEndThenSegment(t: number, end: number): void {
     if (++this.nEvents > this.model.max_events) this.tooManyEvents();
-    this.part[t] = 0;
-    this.step[t]!++;
+    this.taskU8[64 * t + T_PART] = 0;
+    this.taskI32[16 * t + T_STEP]!++;
     this.segmentAt(t, end);
   }
 
@@ -143,7 +160,7 @@ export abstract class EngineCycle extends SimState {
     this.thinkStart[t] = now;
     if (m.think_ns > 0) {
       // t joins the thinking users and has no event of its own; the aggregate event is redrawn
-      this.state[t] = THINK;
+      this.taskU8[64 * t + T_STATE] = THINK;
       this.addThinker(t);
       this.thinkNext = now + this.rngThink.exp32(m.think_ns / this.nThink);
     } else this.schedule(t, now, THINK);

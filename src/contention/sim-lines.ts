@@ -4,7 +4,7 @@
  * that needs neither. README.md, "Lockless buffer manager".
  */
 import { LockModels } from './sim-locks.js';
-import { CAS, OPT, WHOLD } from './sim-state.js';
+import { CAS, OPT, T_CAS_WASTE_END, T_IS_WRITE, T_OP_BEGIN, T_PAGE, WHOLD } from './sim-state.js';
 
 export abstract class LineModels extends LockModels {
   /** The buffer part of a look-up is done (sim.ts). */
@@ -44,18 +44,19 @@ export abstract class LineModels extends LockModels {
     let end: number;
     if (free > now) {
       const failedEnd = m.faa ? free : free + m.line_transfer_ns;
-      this.casWasteEnd[t] = failedEnd;
+      this.taskF64[8 * t + T_CAS_WASTE_END] = failedEnd;
       end = failedEnd + m.cas_ns;
     } else {
-      this.casWasteEnd[t] = now;
+      this.taskF64[8 * t + T_CAS_WASTE_END] = now;
       end = now + m.cas_ns;
     }
-    this.opBegin[t] = now;
-    this.lineFree[line] = m.optimistic && this.isWrite[t] === 1 ? end + m.write_hold_ns : end;
+    this.taskF64[8 * t + T_OP_BEGIN] = now;
+    this.lineFree[line] = m.optimistic && this.taskU8[64 * t + T_IS_WRITE] === 1 ? end + m.write_hold_ns : end;
     // engine time: the wait for the line and the failed attempt are lost to the conflict, the rest is work
-    this.casRetryNs += this.clip(now, this.casWasteEnd[t]!);
-    this.workNs += this.clip(this.casWasteEnd[t]!, end);
-    if (!m.optimistic && this.isWrite[t] === 0 && this.segmentNext(t)) this.casEndThenSegment(t, end, free > now && !m.faa);
+    this.casRetryNs += this.clip(now, this.taskF64[8 * t + T_CAS_WASTE_END]!);
+    this.workNs += this.clip(this.taskF64[8 * t + T_CAS_WASTE_END]!, end);
+    if (!m.optimistic && this.taskU8[64 * t + T_IS_WRITE] === 0 && this.segmentNext(t))
+      this.casEndThenSegment(t, end, free > now && !m.faa);
     else this.schedule(t, end, CAS);
   }
 
@@ -76,15 +77,15 @@ export abstract class LineModels extends LockModels {
   protected onCasEnd(t: number): void {
     const now = this.now;
     const m = this.model;
-    const line = this.page[t]!;
-    const waste = this.casWasteEnd[t]!;
-    const failed = waste > this.opBegin[t]! && !m.faa;
+    const line = this.taskI32[16 * t + T_PAGE]!;
+    const waste = this.taskF64[8 * t + T_CAS_WASTE_END]!;
+    const failed = waste > this.taskF64[8 * t + T_OP_BEGIN]! && !m.faa;
     if (this.inWindow()) {
       this.casAttempts += failed ? 2 : 1;
       if (failed) this.casRetries++;
     }
     this.version[line] = (this.version[line]! + 1) | 0; // optimistic write: odd = locked
-    if (this.isWrite[t] === 1) {
+    if (this.taskU8[64 * t + T_IS_WRITE] === 1) {
       this.workNs += this.clip(now, now + m.write_hold_ns);
       this.schedule(t, now + m.write_hold_ns, WHOLD);
     } else this.afterAccess(t);
@@ -92,7 +93,7 @@ export abstract class LineModels extends LockModels {
 
   protected onWriteHoldEnd(t: number): void {
     if (this.model.optimistic) {
-      const line = this.page[t]!;
+      const line = this.taskI32[16 * t + T_PAGE]!;
       this.version[line] = (this.version[line]! + 1) | 0; // unlocked
     }
     this.afterAccess(t);
@@ -100,25 +101,25 @@ export abstract class LineModels extends LockModels {
 
   /** An optimistic read ([LEANSTORE], [OLC]): note the page's version, read for `lookup`, then validate. */
   protected beginOptimistic(t: number): void {
-    this.snap[t] = this.version[this.page[t]!]!;
-    this.opBegin[t] = this.now;
+    this.snap[t] = this.version[this.taskI32[16 * t + T_PAGE]!]!;
+    this.taskF64[8 * t + T_OP_BEGIN] = this.now;
     this.schedule(t, this.now + this.model.lookup_ns, OPT);
   }
 
   protected onOptimisticEnd(t: number): void {
-    const page = this.page[t]!;
+    const page = this.taskI32[16 * t + T_PAGE]!;
     const now = this.now;
     const inWindow = this.inWindow();
     if (inWindow) this.optReads++;
     const s = this.snap[t]!;
     if (this.cached(page) || ((s & 1) === 0 && this.version[page] === s)) {
-      this.workNs += this.clip(this.opBegin[t]!, now);
+      this.workNs += this.clip(this.taskF64[8 * t + T_OP_BEGIN]!, now);
       this.afterAccess(t);
       return;
     }
     // locked when read, or written since: the read is wasted; read again
     if (inWindow) this.optRestarts++;
-    this.restartNs += this.clip(this.opBegin[t]!, now);
+    this.restartNs += this.clip(this.taskF64[8 * t + T_OP_BEGIN]!, now);
     this.beginOptimistic(t);
   }
 }

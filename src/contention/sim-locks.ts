@@ -4,7 +4,7 @@
  * the next owner (FIFO or a random spinner). README.md, "Latched buffer manager".
  */
 import { EngineCycle } from './sim-engines.js';
-import { BACKOFF, HOLD, RUNQ, SLEEP, SPIN, WAIT } from './sim-state.js';
+import { BACKOFF, HOLD, RUNQ, SLEEP, SPIN, T_BACKOFF_NS, T_LOCK_OF, T_ON_ENGINE, T_SINCE, T_STATE, WAIT } from './sim-state.js';
 
 /** PostgreSQL's s_lock (REL_15 src/backend/storage/lmgr/s_lock.c): the first sleep, and the largest before it wraps back to the first. */
 export const PG_MIN_DELAY_NS = 1e6;
@@ -39,9 +39,9 @@ export abstract class LockModels extends EngineCycle {
     const now = this.now;
     this.holder[lock] = t;
     this.lockSince[lock] = now;
-    this.backoff[t] = 0;
+    this.taskF64[8 * t + T_BACKOFF_NS] = 0;
     const occ = this.occupancy(lock, 1);
-    if (this.onEngine[t] === 1) this.workNs += this.clip(now, now + occ);
+    if (this.taskU8[64 * t + T_ON_ENGINE] === 1) this.workNs += this.clip(now, now + occ);
     if (!this.model.block && this.segmentNext(t)) {
       this.lockRelease[lock] = now + occ;
       this.accessEndThenSegment(t, now + occ);
@@ -69,16 +69,16 @@ export abstract class LockModels extends EngineCycle {
   protected override acquire(t: number, lock: number): void {
     const m = this.model;
     const now = this.now;
-    if (m.block && this.onEngine[t] === 1) this.releaseEngine(t);
-    this.lockOf[t] = lock;
+    if (m.block && this.taskU8[64 * t + T_ON_ENGINE] === 1) this.releaseEngine(t);
+    this.taskI32[16 * t + T_LOCK_OF] = lock;
     this.settle(lock);
     if (this.holder[lock]! < 0) {
       this.take(t, lock);
       return;
     }
-    this.since[t] = now;
+    this.taskF64[8 * t + T_SINCE] = now;
     if (m.lock === 'ttas_backoff' && !m.block) {
-      this.backoff[t] = m.backoff_min_ns;
+      this.taskF64[8 * t + T_BACKOFF_NS] = m.backoff_min_ns;
       this.schedule(t, now + this.backoffDelay(t), BACKOFF);
       return;
     }
@@ -89,20 +89,20 @@ export abstract class LockModels extends EngineCycle {
     this.tail[lock] = t;
     this.count[lock]!++;
     if (m.give_up !== 'none' && !m.block) this.schedule(t, now + m.spin_limit_ns, SPIN);
-    else this.state[t] = WAIT;
+    else this.taskU8[64 * t + T_STATE] = WAIT;
   }
 
   /** Exponential back-off [ANDERSON]: a delay between half and all of the current bound, which then doubles. */
   protected backoffDelay(t: number): number {
-    const cur = this.backoff[t]!;
+    const cur = this.taskF64[8 * t + T_BACKOFF_NS]!;
     const next = cur * 2;
-    this.backoff[t] = next < this.model.backoff_max_ns ? next : this.model.backoff_max_ns;
+    this.taskF64[8 * t + T_BACKOFF_NS] = next < this.model.backoff_max_ns ? next : this.model.backoff_max_ns;
     return cur * (0.5 + 0.5 * this.rngLock.float32());
   }
 
   /** ttas_backoff: the back-off is over: probe the lock (one line read), take it if free, else back off longer. */
   protected onBackoffEnd(t: number): void {
-    const lock = this.lockOf[t]!;
+    const lock = this.taskI32[16 * t + T_LOCK_OF]!;
     const now = this.now;
     this.settle(lock);
     if (this.holder[lock]! >= 0) {
@@ -113,7 +113,7 @@ export abstract class LockModels extends EngineCycle {
     this.lockSince[lock] = now;
     const occ = this.occupancy(lock, 1);
     const start = now + this.handoffPart;
-    const waited = this.clip(this.since[t]!, start);
+    const waited = this.clip(this.taskF64[8 * t + T_SINCE]!, start);
     this.lockWaitNs += waited;
     this.spinNs += waited;
     this.workNs += this.clip(start, now + occ);
@@ -128,7 +128,7 @@ export abstract class LockModels extends EngineCycle {
    * spin_limit is the time of one round of spins.)
    */
   protected onSpinLimit(t: number): void {
-    const lock = this.lockOf[t]!;
+    const lock = this.taskI32[16 * t + T_LOCK_OF]!;
     let prev = -1;
     let u = this.head[lock]!;
     while (u !== t) {
@@ -141,29 +141,29 @@ export abstract class LockModels extends EngineCycle {
     if (this.tail[lock] === t) this.tail[lock] = prev;
     this.nextWaiter[t] = -1;
     this.count[lock]!--;
-    const waited = this.clip(this.since[t]!, this.now);
+    const waited = this.clip(this.taskF64[8 * t + T_SINCE]!, this.now);
     this.lockWaitNs += waited;
     this.spinNs += waited;
     if (this.inWindow()) this.yields++;
     this.retryLock[t] = 1;
     if (this.model.give_up === 'sleep') {
-      const cur = this.backoff[t]! > 0 ? this.backoff[t]! : PG_MIN_DELAY_NS;
+      const cur = this.taskF64[8 * t + T_BACKOFF_NS]! > 0 ? this.taskF64[8 * t + T_BACKOFF_NS]! : PG_MIN_DELAY_NS;
       let next = cur + Math.round((cur * this.rngLock.float32()) / 1000) * 1000; // + a random fraction, in whole µs
       if (next > PG_MAX_DELAY_NS) next = PG_MIN_DELAY_NS;
-      this.backoff[t] = next;
-      this.since[t] = this.now;
+      this.taskF64[8 * t + T_BACKOFF_NS] = next;
+      this.taskF64[8 * t + T_SINCE] = this.now;
       this.releaseEngine(t);
       this.schedule(t, this.now + cur, SLEEP);
       return;
     }
-    this.state[t] = RUNQ;
+    this.taskU8[64 * t + T_STATE] = RUNQ;
     this.releaseEngine(t);
     this.requestEngine(t);
   }
 
   /** spin_sleep: the sleep is over (lock wait off the engine): queue for an engine, then try the lock again. */
   protected onSleepEnd(t: number): void {
-    this.lockWaitNs += this.clip(this.since[t]!, this.now);
+    this.lockWaitNs += this.clip(this.taskF64[8 * t + T_SINCE]!, this.now);
     this.requestEngine(t);
   }
 
@@ -197,20 +197,20 @@ export abstract class LockModels extends EngineCycle {
     }
     this.nextWaiter[u] = -1;
     this.count[lock] = waiters - 1;
-    this.backoff[u] = 0;
+    this.taskF64[8 * u + T_BACKOFF_NS] = 0;
     const occ = this.occupancy(lock, waiters);
     const start = now + this.handoffPart;
     this.holder[lock] = u;
     this.lockSince[lock] = now;
-    const waited = this.clip(this.since[u]!, start);
+    const waited = this.clip(this.taskF64[8 * u + T_SINCE]!, start);
     this.lockWaitNs += waited;
-    if (this.onEngine[u] === 1) {
+    if (this.taskU8[64 * u + T_ON_ENGINE] === 1) {
       this.spinNs += waited;
       this.workNs += this.clip(start, now + occ);
     }
-    if (this.state[u] === SPIN) {
+    if (this.taskU8[64 * u + T_STATE] === SPIN) {
       // its spin-limit event is pending: move it to the end of the hold
-      this.state[u] = HOLD;
+      this.taskU8[64 * u + T_STATE] = HOLD;
       this.events.update(u, now + occ);
     } else this.schedule(u, now + occ, HOLD);
   }

@@ -1,7 +1,7 @@
 /**
- * The simulator's state, struct-of-arrays (one slot per task, lock and page line), and what every
- * mechanism uses: the clock, the clip to the measuring window and the scheduling of a task's one
- * pending event. The mechanisms are layered on it as subclasses, one file each: sim-engines.ts (users
+ * The simulator's state in typed arrays (a record per task, an array per lock and page-line field),
+ * and what every mechanism uses: the clock, the clip to the measuring window and the scheduling of a
+ * task's one pending event. The mechanisms are layered on it as subclasses, one file each: sim-engines.ts (users
  * and engines), sim-locks.ts (spinlocks and latches), sim-lines.ts (lockless page lines), sim.ts (the
  * event loop). Only Simulator (sim.ts) is ever instantiated, so every call stays monomorphic.
  *
@@ -38,6 +38,30 @@ export const OPT = 8;
 export const WHOLD = 9;
 export const SLEEP = 10;
 
+/**
+ * A task's record: TASK_BYTES bytes at byte 64 × task, one cache line. Float64 slots (index 8 × task +
+ * slot): the length of its CPU segments; the start of its current CAS or optimistic read; the end of the
+ * wasted part of that CAS; the start of its current wait (run queue or lock); when it got its engine;
+ * ttas_backoff's current back-off bound or spin_sleep's current sleep (0 before the first). Int32 slots
+ * (16 × task + slot): its look-up (step), the page of it, the lock it takes or waits for. Byte slots
+ * (64 × task + slot): its state (above), the part of the look-up (0 the page, 1 its index latch), on an
+ * engine (1), the look-up is a write (1).
+ */
+export const TASK_BYTES = 64;
+export const T_SEG_NS = 0;
+export const T_OP_BEGIN = 1;
+export const T_CAS_WASTE_END = 2;
+export const T_SINCE = 3;
+export const T_ENGINE_SINCE = 4;
+export const T_BACKOFF_NS = 5;
+export const T_STEP = 12;
+export const T_PAGE = 13;
+export const T_LOCK_OF = 14;
+export const T_STATE = 60;
+export const T_PART = 61;
+export const T_ON_ENGINE = 62;
+export const T_IS_WRITE = 63;
+
 /** The Zipf tables built last in this thread, by (pages, skew): a worker's replications share them (read-only). */
 const tables = new Map<string, AliasTable>();
 const TABLES_KEPT = 4;
@@ -65,26 +89,16 @@ export abstract class SimState {
   protected readonly rngLock: Prng;
   protected readonly levelOfStep: Int32Array;
 
-  // task state (struct of arrays)
-  protected readonly state: Uint8Array;
-  protected readonly part: Uint8Array;
-  protected readonly onEngine: Uint8Array;
-  protected readonly isWrite: Uint8Array;
+  // task state: each task's hot fields in one 64-byte record (TASK_BYTES), read through three views of
+  // one buffer, so that an event touches one cache line of its task; the rest one array each
+  protected readonly taskF64: Float64Array;
+  protected readonly taskI32: Int32Array;
+  protected readonly taskU8: Uint8Array;
   protected readonly retryLock: Uint8Array;
-  protected readonly step: Int32Array;
-  protected readonly page: Int32Array;
-  protected readonly lockOf: Int32Array;
   protected readonly snap: Int32Array;
   protected readonly nextWaiter: Int32Array;
-  protected readonly segNs: Float64Array;
   protected readonly txStart: Float64Array;
   protected readonly thinkStart: Float64Array;
-  protected readonly since: Float64Array; // start of the current wait (run queue or lock)
-  protected readonly engineSince: Float64Array;
-  protected readonly opBegin: Float64Array; // start of the current CAS or optimistic read
-  protected readonly casWasteEnd: Float64Array; // end of the wasted part of the current CAS
-  /** ttas_backoff: the current back-off bound; spin_sleep: the current sleep (0 before the first). */
-  protected readonly backoff: Float64Array;
 
   // locks
   protected readonly nLocks: number;
@@ -169,24 +183,15 @@ export abstract class SimState {
     const table = m.data_reads > 0 ? zipfTable(m.data_pages, m.skew) : null;
     this.levelOfStep = new Int32Array(m.lookups);
     for (let s = 0; s < m.lookups; s++) this.levelOfStep[s] = s < m.index_reads ? s % m.index_levels : -1;
-    this.state = new Uint8Array(u);
-    this.part = new Uint8Array(u);
-    this.onEngine = new Uint8Array(u);
-    this.isWrite = new Uint8Array(u);
+    const tasks = new ArrayBuffer(u * TASK_BYTES);
+    this.taskF64 = new Float64Array(tasks);
+    this.taskI32 = new Int32Array(tasks);
+    this.taskU8 = new Uint8Array(tasks);
     this.retryLock = new Uint8Array(u);
-    this.step = new Int32Array(u);
-    this.page = new Int32Array(u);
-    this.lockOf = new Int32Array(u);
     this.snap = new Int32Array(u);
     this.nextWaiter = new Int32Array(u).fill(-1);
-    this.segNs = new Float64Array(u);
     this.txStart = new Float64Array(u);
     this.thinkStart = new Float64Array(u);
-    this.since = new Float64Array(u);
-    this.engineSince = new Float64Array(u);
-    this.opBegin = new Float64Array(u);
-    this.casWasteEnd = new Float64Array(u);
-    this.backoff = new Float64Array(u);
     this.holder = new Int32Array(this.nLocks).fill(-1);
     this.head = new Int32Array(this.nLocks).fill(-1);
     this.tail = new Int32Array(this.nLocks).fill(-1);
@@ -244,7 +249,7 @@ export abstract class SimState {
   }
 
   protected schedule(t: number, time: number, state: number): void {
-    this.state[t] = state;
+    this.taskU8[64 * t + T_STATE] = state;
     if (t === this.current) this.selfNext = time;
     else this.events.push(time, t);
   }

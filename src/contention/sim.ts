@@ -2,8 +2,8 @@
  * The discrete-event simulation of one point: U users, N engines, one buffer manager. Pure and
  * deterministic: same model and seed, same numbers. See README.md in this folder for what is modelled.
  *
- * Hot-path rules: struct-of-arrays state (one slot per task), an EventQueue on typed arrays, at most one
- * pending event per task, no allocation per event. Time is a double in nanoseconds.
+ * Hot-path rules: typed-array state (a 64-byte record per task, sim-state.ts), an EventQueue on typed
+ * arrays, at most one pending event per task, no allocation per event. Time is a double in nanoseconds.
  *
  * The measuring window is [warmup, warmup + duration]. When the point is not stationary at its end
  * (Little's law or the drift between the window's halves past the tolerance), the run goes on: the old
@@ -15,7 +15,29 @@
  * checks and percentiles).
  */
 import { spinlockOfPage, type PointModel } from './model.js';
-import { BACKOFF, CAS, HOLD, OPT, RUNQ, SEG, SLEEP, SPIN, THINK, WAIT, WHOLD } from './sim-state.js';
+import {
+  BACKOFF,
+  CAS,
+  HOLD,
+  OPT,
+  RUNQ,
+  SEG,
+  SLEEP,
+  SPIN,
+  THINK,
+  T_ENGINE_SINCE,
+  T_IS_WRITE,
+  T_LOCK_OF,
+  T_ON_ENGINE,
+  T_OP_BEGIN,
+  T_PAGE,
+  T_PART,
+  T_SINCE,
+  T_STATE,
+  T_STEP,
+  WAIT,
+  WHOLD,
+} from './sim-state.js';
 import { LineModels } from './sim-lines.js';
 import { halfDrift, isStationary, littleLawErrorPct, nearestRank, type SimStats, type WindowStats } from './sim-window.js';
 
@@ -37,7 +59,7 @@ class Simulator extends LineModels {
     const m = this.model;
     for (let t = 0; t < m.users; t++) {
       this.thinkStart[t] = -1; // the first think is a residual: not a think-time sample
-      this.state[t] = THINK;
+      this.taskU8[64 * t + T_STATE] = THINK;
       if (start === 'backlog')
         this.onThinkEnd(t); // current is −1: its schedules are pushes
       else if (m.think_ns > 0) this.addThinker(t);
@@ -99,16 +121,16 @@ class Simulator extends LineModels {
       if (++this.nEvents > maxEvents) this.tooManyEvents();
       this.current = t;
       this.selfNext = -1;
-      switch (this.state[t]) {
+      switch (this.taskU8[64 * t + T_STATE]) {
         case THINK:
           this.onThinkEnd(t);
           break;
         case SEG:
-          if (this.step[t] === m.lookups) this.commit(t);
+          if (this.taskI32[16 * t + T_STEP] === m.lookups) this.commit(t);
           else this.beginAccess(t);
           break;
         case HOLD:
-          this.release(this.lockOf[t]!);
+          this.release(this.taskI32[16 * t + T_LOCK_OF]!);
           this.afterAccess(t);
           break;
         case CAS:
@@ -130,7 +152,7 @@ class Simulator extends LineModels {
           this.onSleepEnd(t);
           break;
         default:
-          throw new Error(`task ${t} has an event in state ${this.state[t]}`);
+          throw new Error(`task ${t} has an event in state ${this.taskU8[64 * t + T_STATE]}`);
       }
       if (this.selfNext >= 0) queue.replaceTop(this.selfNext);
       else queue.pop();
@@ -140,19 +162,19 @@ class Simulator extends LineModels {
   /** The look-up of step[t] starts: pick its page, then the buffer manager's path. */
   private beginAccess(t: number): void {
     const m = this.model;
-    const s = this.step[t]!;
+    const s = this.taskI32[16 * t + T_STEP]!;
     const level = this.levelOfStep[s]!;
     let page: number;
     if (level >= 0) page = m.data_pages + m.level_base[level]! + this.pageDraws.index(m.level_pages[level]!);
     else page = this.pageDraws.dataPage();
-    this.page[t] = page;
+    this.taskI32[16 * t + T_PAGE] = page;
     if (this.inWindow()) this.lookups++;
     if (this.latched) {
       this.acquire(t, spinlockOfPage(page, m.spinlocks));
       return;
     }
     const write = m.write_share > 0 && (m.write_share >= 1 || this.rngLock.float32() < m.write_share);
-    this.isWrite[t] = write ? 1 : 0;
+    this.taskU8[64 * t + T_IS_WRITE] = write ? 1 : 0;
     if (write || (!m.optimistic && this.needsCas(page))) this.beginCas(t, page);
     else if (m.optimistic) this.beginOptimistic(t);
     else this.afterAccess(t);
@@ -161,14 +183,14 @@ class Simulator extends LineModels {
   /** The buffer part (or the latch part) of a look-up is done: latch next, or the next segment. */
   protected override afterAccess(t: number): void {
     const m = this.model;
-    if (this.part[t] === 0 && m.index_latches && this.page[t]! >= m.data_pages) {
-      this.part[t] = 1;
-      this.acquire(t, m.spinlocks + (this.page[t]! - m.data_pages));
+    if (this.taskU8[64 * t + T_PART] === 0 && m.index_latches && this.taskI32[16 * t + T_PAGE]! >= m.data_pages) {
+      this.taskU8[64 * t + T_PART] = 1;
+      this.acquire(t, m.spinlocks + (this.taskI32[16 * t + T_PAGE]! - m.data_pages));
       return;
     }
-    this.part[t] = 0;
-    this.step[t]!++;
-    if (this.onEngine[t] === 1) this.startSegment(t);
+    this.taskU8[64 * t + T_PART] = 0;
+    this.taskI32[16 * t + T_STEP]!++;
+    if (this.taskU8[64 * t + T_ON_ENGINE] === 1) this.startSegment(t);
     else this.requestEngine(t);
   }
 
@@ -183,16 +205,16 @@ class Simulator extends LineModels {
     let work = this.workNs;
     // close the intervals still open at the end of the window
     for (let t = 0; t < m.users; t++) {
-      const st = this.state[t]!;
-      if (this.onEngine[t] === 1) busy += this.clip(this.engineSince[t]!, end);
+      const st = this.taskU8[64 * t + T_STATE]!;
+      if (this.taskU8[64 * t + T_ON_ENGINE] === 1) busy += this.clip(this.taskF64[8 * t + T_ENGINE_SINCE]!, end);
       if (st !== THINK) inTx += this.clip(this.txStart[t]!, end);
-      if (st === RUNQ) runq += this.clip(this.since[t]!, end);
+      if (st === RUNQ) runq += this.clip(this.taskF64[8 * t + T_SINCE]!, end);
       // an optimistic read still running: work so far (whether it validates is not known yet)
-      if (st === OPT) work += this.clip(this.opBegin[t]!, end);
+      if (st === OPT) work += this.clip(this.taskF64[8 * t + T_OP_BEGIN]!, end);
       if (st === WAIT || st === BACKOFF || st === SPIN || st === SLEEP) {
-        const w = this.clip(this.since[t]!, end);
+        const w = this.clip(this.taskF64[8 * t + T_SINCE]!, end);
         lockWait += w;
-        if (this.onEngine[t] === 1) spin += w;
+        if (this.taskU8[64 * t + T_ON_ENGINE] === 1) spin += w;
       }
     }
     let hottest = 0;

@@ -11,7 +11,8 @@ import { checkFormat, compareFigures, innodbFigures, MysqlCheckError, type Innod
 import { mysqlTarget, MysqlConnectionError } from '../src/mysqlcheck/connection.js';
 import type { ReplayResult } from '../src/mysqlcheck/replay.js';
 import { pickRows, RowState } from '../src/mysqlcheck/rows.js';
-import { mysqlReplay } from '../src/mysqlcheck/replay.js';
+import { mysqlReplay, SEND_CHARS, SEND_STATEMENTS, StatementQueue } from '../src/mysqlcheck/replay.js';
+import mysql from 'mysql2/promise';
 import { scramble, tablePlan, valueOf } from '../src/mysqlcheck/sql.js';
 import { rankKeys, recordTrace } from '../src/mysqlcheck/trace.js';
 import { mysqlCheckText } from '../src/cli/mysql-check.js';
@@ -199,14 +200,25 @@ describe('model beside server', () => {
 function fakeConnection(sent: { sql: string; params: unknown[] }[]) {
   let token = '';
   let database = '';
+  const run = async (sql: string, params: unknown[] = []) => {
+    sent.push({ sql, params });
+    if (sql.startsWith('SELECT VERSION()')) return [[{ v: 'fake', page: 16_384 }]];
+    if (sql.startsWith('CREATE DATABASE')) database = /`([^`]+)`/.exec(sql)![1]!;
+    if (sql.includes('rowsim_marker VALUES')) token = String(params[0]);
+    if (sql.startsWith('SELECT SCHEMA_NAME')) return [[{ SCHEMA_NAME: database }]];
+    if (sql.startsWith('SELECT token')) return [[{ token }]];
+    return [[]];
+  };
+  // The replay formats each statement and sends several joined (StatementQueue): each is kept as given.
+  const formatted: { sql: string; params: unknown[] }[] = [];
   return {
+    format: (sql: string, params: unknown[]) => `\u0000${formatted.push({ sql, params }) - 1}`,
     query: async (sql: string, params: unknown[] = []) => {
-      sent.push({ sql, params });
-      if (sql.startsWith('SELECT VERSION()')) return [[{ v: 'fake', page: 16_384 }]];
-      if (sql.startsWith('CREATE DATABASE')) database = /`([^`]+)`/.exec(sql)![1]!;
-      if (sql.includes('rowsim_marker VALUES')) token = String(params[0]);
-      if (sql.startsWith('SELECT SCHEMA_NAME')) return [[{ SCHEMA_NAME: database }]];
-      if (sql.startsWith('SELECT token')) return [[{ token }]];
+      if (!sql.includes(';\n') && !sql.startsWith('\u0000')) return run(sql, params);
+      for (const part of sql.split(';\n')) {
+        const f = part.startsWith('\u0000') ? formatted[Number(part.slice(1))]! : { sql: part, params: [] };
+        await run(f.sql, f.params);
+      }
       return [[]];
     },
   };
@@ -301,5 +313,58 @@ describe('rowsim mysql-check: bad arguments exit 2', () => {
     expect(other.stderr).not.toContain('hunter2');
     const missing = rowsim(['mysql-check', join(dir, 'nope.yaml'), '--url', 'mysql://u@127.0.0.1:1/'], undefined, env);
     expect(missing.code).toBe(2);
+  });
+});
+
+describe('mysql-check: statements go several a round trip (StatementQueue)', () => {
+  /** A connection that formats as mysql2 does and keeps the queries it is sent. */
+  const recorder = () => {
+    const sent: string[] = [];
+    const conn = {
+      format: (sql: string, values?: unknown) => mysql.format(sql, values as unknown[]),
+      query: async (text: string) => {
+        sent.push(text);
+        return [[], []];
+      },
+    } as unknown as ConstructorParameters<typeof StatementQueue>[0];
+    return { sent, conn };
+  };
+
+  it('each statement formatted as alone, in order; a query at SEND_STATEMENTS statements, the rest at flush', async () => {
+    const { sent, conn } = recorder();
+    const q = new StatementQueue(conn);
+    const n = 2 * SEND_STATEMENTS + 7;
+    await q.send('START TRANSACTION');
+    for (let i = 1; i < n; i++) await q.send('DELETE FROM `t` WHERE `id` = ? AND `pad` = ?', [i, `a'; DROP TABLE t; -- ${i}`]);
+    expect(sent).toHaveLength(2);
+    await q.flush();
+    await q.flush();
+    expect(sent).toHaveLength(3);
+    const statements = sent.flatMap((t) => t.split(';\n'));
+    expect(sent.map((t) => t.split(';\n').length)).toEqual([SEND_STATEMENTS, SEND_STATEMENTS, 7]);
+    expect(statements[0]).toBe('START TRANSACTION');
+    for (let i = 1; i < n; i++)
+      expect(statements[i]).toBe(mysql.format('DELETE FROM `t` WHERE `id` = ? AND `pad` = ?', [i, `a'; DROP TABLE t; -- ${i}`]));
+    expect(statements[5]).toBe("DELETE FROM `t` WHERE `id` = 5 AND `pad` = 'a\\'; DROP TABLE t; -- 5'");
+  });
+
+  it('a query holds at most SEND_CHARS of text (a longer statement goes alone); a refused query fails the flush', async () => {
+    const { sent, conn } = recorder();
+    const q = new StatementQueue(conn);
+    const big = 'x'.repeat(SEND_CHARS / 2 - 100);
+    for (let i = 0; i < 3; i++) await q.send('INSERT INTO `t` VALUES (?)', [big]);
+    await q.send('INSERT INTO `t` VALUES (?)', ['y'.repeat(SEND_CHARS)]);
+    await q.send('COMMIT');
+    await q.flush();
+    expect(sent.map((t) => t.split(';\n').length)).toEqual([2, 1, 1, 1]);
+    expect(sent.every((t, i) => i === 2 || t.length <= SEND_CHARS)).toBe(true);
+    const failing = new StatementQueue({
+      format: (sql: string) => sql,
+      query: async () => {
+        throw new Error('refused');
+      },
+    } as unknown as ConstructorParameters<typeof StatementQueue>[0]);
+    await failing.send('SELECT 1');
+    await expect(failing.flush()).rejects.toThrow('refused');
   });
 });

@@ -119,6 +119,31 @@ workload:
     expect(heap!.predicted).toBe(heap!.observed);
   });
 
+  it("a row's INSERT, UPDATE and DELETE are prepared statements, each executed once a statement sent (pg_prepared_statements)", async () => {
+    const s = spec(`name: p
+table:
+  name: prep
+  columns: [{ name: id, type: int }, { name: body, type: varchar(100) }]
+  indexes: [{ name: prep_pk, columns: [id], unique: true }]
+engine: { format: postgres-heap }
+workload:
+  - insert: { rows: 2000, values: { body: { length: 40 } } }
+  - update: { rows: 30%, order: random, transaction: row, set: { body: { length: 60 } } }
+  - delete: { rows: 10%, order: random }
+`);
+    const r = await pgCheck(client, s, { schemaPrefix: 'rowsim_t_prep' });
+    expect(at(r.comparisons, 'heap_pages').length).toBeGreaterThan(0);
+    const prepared = await client.query(
+      `SELECT split_part(statement, ' ', 1) AS verb, name, generic_plans + custom_plans AS runs FROM pg_prepared_statements WHERE statement LIKE '% "rowsim_t_prep%'`,
+    );
+    const runs = (verb: string) => prepared.rows.filter((x) => x.verb === verb).reduce((n, x) => n + Number(x.runs), 0);
+    expect(prepared.rows.every((x) => /^rowsim_\d+$/.test(x.name as string))).toBe(true);
+    expect(prepared.rows.filter((x) => x.verb === 'UPDATE')).toHaveLength(1);
+    expect(runs('UPDATE')).toBe(600);
+    expect(runs('DELETE')).toBe(200);
+    expect(runs('INSERT')).toBeGreaterThan(0);
+  });
+
   it('fillfactor sweep with growing updates: heap pages and HOT counts match exactly, statement and per-row transactions', async () => {
     for (const ff of [100, 90, 80, 60]) {
       const s = spec(`name: ff

@@ -86,7 +86,9 @@ export async function connect(target: MysqlTarget, options: ConnectOptions = {})
       password: target.password,
       database: target.database || undefined,
       connectTimeout: timeoutMs,
-      multipleStatements: false,
+      // The replay sends a phase's statements several to a round trip (replay.ts: flush); values are
+      // escaped and names quoted in every statement, so no text of a config can end one and start another.
+      multipleStatements: true,
       supportBigNumbers: true,
       dateStrings: true,
     });

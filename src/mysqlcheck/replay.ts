@@ -28,6 +28,9 @@ import { MysqlCheckError, scramble, tablePlan, type SqlValue, type TablePlan } f
 /** Parameters per statement stay under this (MySQL's prepared-statement limit, kept for plain ones too). */
 const MAX_PARAMS = 60_000;
 const INSERT_BATCH_ROWS = 500;
+/** Statements sent in one round trip (a multi-statement query) at most, and their text (under any server's max_allowed_packet). */
+export const SEND_STATEMENTS = 500;
+export const SEND_CHARS = 256 * 1024;
 const STAGE = 'rowsim_stage';
 
 export interface ReplayOptions {
@@ -60,6 +63,37 @@ export interface ReplayResult {
   phases: PhaseObservation[];
 }
 
+/**
+ * Statements on their way to the server, several a round trip: each is formatted (values escaped) as a
+ * query of its own would be, and queued; a full queue (SEND_STATEMENTS, or SEND_CHARS of text) or flush()
+ * sends them as one multi-statement query. The server runs each as if it came alone (its own autocommit,
+ * or the transaction a START TRANSACTION before it opened), in order, and stops at the first that fails:
+ * only the round trips are fewer (a row-at-a-time phase of 100,000 statements took half its CPU, the
+ * client's and the server's, in them).
+ */
+export class StatementQueue {
+  private pending: string[] = [];
+  private chars = 0;
+
+  constructor(readonly conn: Pick<MysqlConnection, 'format' | 'query'>) {}
+
+  async send(sql: string, params: unknown[] = []): Promise<void> {
+    const text = params.length > 0 ? this.conn.format(sql, params) : sql;
+    if (this.pending.length > 0 && this.chars + text.length > SEND_CHARS) await this.flush();
+    this.pending.push(text);
+    this.chars += text.length;
+    if (this.pending.length >= SEND_STATEMENTS) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join(';\n');
+    this.pending = [];
+    this.chars = 0;
+    await this.conn.query(text);
+  }
+}
+
 /** The replay of one storage point: its plan, its rows, what a phase sent. */
 class Replay {
   readonly state: RowState;
@@ -79,14 +113,23 @@ class Replay {
     readonly trace: ModelTrace | undefined,
   ) {
     this.state = new RowState(plan.columns);
+    this.queue = new StatementQueue(conn);
   }
 
+  readonly queue: StatementQueue;
+
+  /** A statement of the phase, queued (StatementQueue): the phase's end sends what is left. */
   async send(sql: string, params: unknown[] = []): Promise<void> {
-    await this.conn.query(sql, params);
+    await this.queue.send(sql, params);
+  }
+
+  async flush(): Promise<void> {
+    await this.queue.flush();
   }
 
   async run(): Promise<PhaseObservation[]> {
     await this.send(this.plan.createSql);
+    await this.flush();
     const out: PhaseObservation[] = [];
     for (const [i, phase] of this.spec.workload.entries()) {
       this.sends = [];
@@ -97,6 +140,7 @@ class Replay {
         if (this.plan.laterIndexes.length > 0) this.sends.push(...this.plan.laterIndexes);
         this.indexesBuilt = true;
       }
+      await this.flush();
       if (changed && !this.snapshot) {
         const note = await waitForPurge(this.conn);
         if (note) this.notes.push(note);
@@ -140,6 +184,7 @@ class Replay {
       return true;
     }
     if (kind === 'compact') this.notes.push('reorg compact: replayed as OPTIMIZE TABLE (InnoDB rebuilds the table)');
+    await this.flush();
     const [r] = await this.conn.query(`OPTIMIZE TABLE ${this.plan.ident}`);
     const failed = (r as { Msg_type?: string; Msg_text?: string }[]).find((x) => x.Msg_type === 'error');
     if (failed) throw new Error(`OPTIMIZE TABLE: ${failed.Msg_text}`);
@@ -148,6 +193,7 @@ class Replay {
   }
 
   async snapshotPhase(action: 'open' | 'close'): Promise<void> {
+    await this.flush();
     if (action === 'open' && !this.snapshot) {
       if (!this.target) throw new MysqlCheckError('a snapshot phase needs a second connection: no server address given');
       this.snapshot = await connect(this.target);

@@ -67,17 +67,35 @@ export function recordTrace(spec: StorageSpec): { trace: ModelTrace; run: Storag
 /** Replace every finite key by its rank + 1 among its column's distinct keys; NULL keys (Infinity) by −1. */
 export function rankKeys(phases: TracedRow[][], ncols: number): void {
   for (let c = 0; c < ncols; c++) {
-    const keys: number[] = [];
-    for (const ops of phases) for (const op of ops) if (op.codes && Number.isFinite(op.codes[c]!)) keys.push(op.codes[c]!);
-    if (keys.length === 0) continue;
-    keys.sort((a, b) => a - b);
-    const rank = new Map<number, number>();
-    for (const k of keys) if (!rank.has(k)) rank.set(k, rank.size + 1);
+    let n = 0;
+    for (const ops of phases) for (const op of ops) if (op.codes && Number.isFinite(op.codes[c]!)) n++;
+    if (n === 0) continue;
+    // Sorted in a typed array (no comparator called per pair), ranked by binary search among the distinct
+    // keys (a Map of 200,000 float keys took half a second).
+    const keys = new Float64Array(n);
+    n = 0;
+    for (const ops of phases) for (const op of ops) if (op.codes && Number.isFinite(op.codes[c]!)) keys[n++] = op.codes[c]!;
+    keys.sort();
+    let d = 0;
+    for (let i = 0; i < n; i++) if (d === 0 || keys[i] !== keys[d - 1]) keys[d++] = keys[i]!;
+    const distinct = keys.subarray(0, d);
     for (const ops of phases)
       for (const op of ops) {
         const k = op.codes?.[c];
         if (k === undefined || Number.isNaN(k)) continue;
-        op.codes![c] = k === Infinity ? -1 : rank.get(k)!;
+        op.codes![c] = k === Infinity ? -1 : Number.isFinite(k) ? rankOf(distinct, k) : NaN;
       }
   }
+}
+
+/** 1 + the place of `k` among the sorted distinct keys (it is one of them). */
+function rankOf(distinct: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = distinct.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (distinct[mid]! < k) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo + 1;
 }

@@ -10,7 +10,7 @@
  *   - inserts as multi-row INSERTs in one transaction per phase; updates and deletes one statement per
  *     row through the first index (index scans forced, so pages are pruned on access as an application
  *     finding rows by key would), in one transaction per phase or per row as the phase says; every
- *     UPDATE and DELETE must find exactly its one row;
+ *     UPDATE and DELETE must find exactly its one row; INSERT, UPDATE, DELETE as prepared statements;
  *   - vacuum → VACUUM (INDEX_CLEANUP ON); rebuild → VACUUM FULL;
  *   - select → the same rows, in the same order, as many times, through the same access path
  *     (select.ts), the server's plan of its first statement explained; its reads are the difference of
@@ -43,7 +43,7 @@ import { ScratchSchema } from './scratch.js';
 import { diffs, type Comparison, type PgCheckResult, type PlanCheck } from './result.js';
 import { acceptedRefusal, compareRefusal, type RefusalCheck } from './refusal.js';
 import { checkForms, createIndexSql, isRowWrite, RowUndo, sameColumnsOf, SnapshotHolder } from './forms.js';
-import { createScratch, query, serverFacts } from './setup.js';
+import { createScratch, query, serverFacts, statementNamer } from './setup.js';
 import {
   keyColumnOf,
   plansAgree,
@@ -296,6 +296,12 @@ class Replay {
     return query(this.client, this.place(row), text, params);
   }
 
+  private readonly nameOf = statementNamer();
+  /** A row's INSERT, UPDATE or DELETE: a named prepared statement (setup.ts statementNamer). */
+  private prepared(text: string, params: unknown[], row?: string): Promise<pg.QueryResult> {
+    return query(this.client, this.place(row), text, params, this.nameOf(text));
+  }
+
   async run(): Promise<PgCheckResult> {
     const { spec, cols, notes, version, label } = this.plan;
     const colDdl = cols.map((c) => `${c.ident} ${columnDdlType(c)}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
@@ -438,7 +444,7 @@ class Replay {
         ? `row ${batch[0]!.row} (its INSERT)`
         : `rows ${batch[0]!.row}–${batch[batch.length - 1]!.row} (one INSERT of ${batch.length} rows)`;
     // RETURNING gives the rows in the order of the VALUES list: the executor inserts them in that order.
-    const r = await this.q(
+    const r = await this.prepared(
       `INSERT INTO ${this.table} VALUES ${tuples.join(', ')}${this.trackBlocks ? ' RETURNING ctid' : ''}`,
       params,
       rows,
@@ -503,7 +509,7 @@ class Replay {
       if (tracked) tracked[op.row] = values[j]!;
       return `${this.plan.cols[c.index]!.ident} = $${params.length}`;
     });
-    const r = await this.q(
+    const r = await this.prepared(
       `UPDATE ${this.table} SET ${[...sets, ...same].join(', ')} WHERE ${cond} RETURNING ctid`,
       params,
       `row ${op.row} (its UPDATE)`,
@@ -519,7 +525,7 @@ class Replay {
     await this.begin();
     this.undo.note(op.row);
     const params: SqlValue[] = [];
-    const r = await this.q(`DELETE FROM ${this.table} WHERE ${this.where(op.row, params)}`, params, `row ${op.row} (its DELETE)`);
+    const r = await this.prepared(`DELETE FROM ${this.table} WHERE ${this.where(op.row, params)}`, params, `row ${op.row} (its DELETE)`);
     this.expectOne(r, 'DELETE', op.row);
     this.keyOf.delete(op.row);
     this.liveRows--;

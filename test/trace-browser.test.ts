@@ -78,51 +78,63 @@ describe.skipIf(!browserPresent)(`the trace decks in a browser${browserPresent ?
     page.evaluate(() => Array.from(document.querySelectorAll('section.slide')).findIndex((s) => s.classList.contains('on')));
 
   /**
-   * What overflows the window on the slide shown: the document, or a drawing outside it; and each drawing:
-   * its box, the part the viewBox fills and its panel (the figure), the smallest row id in CSS pixels, the
-   * rows its stubs hold and the rows their ids name, and the highlighted rows it holds without an outline.
+   * Each of a deck's first `count` slides in turn, from the slide shown, moved to by the deck's own key handler
+   * (an ArrowRight keydown, as a presenter's key sends it; one round trip for the deck): what overflows the
+   * window, the document or a drawing outside it; and each drawing: its box, the part the viewBox fills and its
+   * panel (the figure), the smallest row id in CSS pixels, the rows its stubs hold and the rows their ids name,
+   * and the highlighted rows it holds without an outline.
    */
-  const fit = () =>
-    page.evaluate(() => {
-      const d = document.documentElement;
-      const on = document.querySelector('section.slide.on')!;
-      const lit = (on.getAttribute('data-rows') ?? '').split(',').filter((x) => x !== '');
-      const boxes = Array.from(on.querySelectorAll('figure svg')).map((s) => {
-        const r = s.getBoundingClientRect();
-        const panel = s.closest('figure')!.getBoundingClientRect();
-        // The drawing as drawn: the viewBox fitted into the element's box.
-        const vb = (s as SVGSVGElement).viewBox.baseVal;
-        const k = Math.min(r.width / vb.width, r.height / vb.height);
-        const ids = Array.from(s.querySelectorAll('text.rid')) as SVGTextElement[];
-        const px = ids.map((t) => Number(t.getAttribute('font-size')) * t.getScreenCTM()!.a);
-        const titles = Array.from(s.querySelectorAll('rect > title')).map((t) => t.textContent ?? '');
-        const rowsHeld = new Set(titles.flatMap((t) => /^(?:stub of )?row (\d+):/.exec(t)?.[1] ?? []));
-        const stubs = [...new Set(titles.flatMap((t) => /^stub of row (\d+):/.exec(t)?.[1] ?? []))].sort();
-        const stubIds = [
-          ...new Set(ids.filter((t) => t.classList.contains('stub')).map((t) => (t.textContent ?? '').replace('→', ''))),
-        ].sort();
-        const outlined = s.querySelectorAll('rect[stroke="#ffd400"]').length;
-        return {
-          left: r.left,
-          top: r.top,
-          right: r.right,
-          bottom: r.bottom,
-          w: vb.width * k,
-          h: vb.height * k,
-          panelW: panel.width,
-          panelH: panel.height,
-          rects: s.querySelectorAll('rect').length,
-          idPx: px.length ? Math.min(...px) : Infinity,
-          stubs,
-          stubIds,
-          unlit: lit.some((row) => rowsHeld.has(row)) && outlined === 0,
-        };
-      });
-      return { sh: d.scrollHeight, sw: d.scrollWidth, ih: window.innerHeight, iw: window.innerWidth, sy: window.scrollY, boxes };
-    });
+  const fits = (count: number) =>
+    page.evaluate((n) => {
+      const measure = () => {
+        const d = document.documentElement;
+        const on = document.querySelector('section.slide.on')!;
+        const lit = (on.getAttribute('data-rows') ?? '').split(',').filter((x) => x !== '');
+        const boxes = Array.from(on.querySelectorAll('figure svg')).map((s) => {
+          const r = s.getBoundingClientRect();
+          const panel = s.closest('figure')!.getBoundingClientRect();
+          // The drawing as drawn: the viewBox fitted into the element's box.
+          const vb = (s as SVGSVGElement).viewBox.baseVal;
+          const k = Math.min(r.width / vb.width, r.height / vb.height);
+          const ids = Array.from(s.querySelectorAll('text.rid')) as SVGTextElement[];
+          const px = ids.map((t) => Number(t.getAttribute('font-size')) * t.getScreenCTM()!.a);
+          const titles = Array.from(s.querySelectorAll('rect > title')).map((t) => t.textContent ?? '');
+          const rowsHeld = new Set(titles.flatMap((t) => /^(?:stub of )?row (\d+):/.exec(t)?.[1] ?? []));
+          const stubs = [...new Set(titles.flatMap((t) => /^stub of row (\d+):/.exec(t)?.[1] ?? []))].sort();
+          const stubIds = [
+            ...new Set(ids.filter((t) => t.classList.contains('stub')).map((t) => (t.textContent ?? '').replace('→', ''))),
+          ].sort();
+          const outlined = s.querySelectorAll('rect[stroke="#ffd400"]').length;
+          return {
+            left: r.left,
+            top: r.top,
+            right: r.right,
+            bottom: r.bottom,
+            w: vb.width * k,
+            h: vb.height * k,
+            panelW: panel.width,
+            panelH: panel.height,
+            rects: s.querySelectorAll('rect').length,
+            idPx: px.length ? Math.min(...px) : Infinity,
+            stubs,
+            stubIds,
+            unlit: lit.some((row) => rowsHeld.has(row)) && outlined === 0,
+          };
+        });
+        const shown = Array.from(document.querySelectorAll('section.slide')).indexOf(on);
+        return { shown, sh: d.scrollHeight, sw: d.scrollWidth, ih: window.innerHeight, iw: window.innerWidth, sy: window.scrollY, boxes };
+      };
+      const out: ReturnType<typeof measure>[] = [];
+      for (let i = 0; i < n; i++) {
+        if (i > 0) document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight' }));
+        out.push(measure());
+      }
+      return out;
+    }, count);
+  type Fit = Awaited<ReturnType<typeof fits>>[number];
 
   /** The figures of one slide at one window size that break the rules: fit, size, row ids, outlines. */
-  function drawingProblems(where: string, f: Awaited<ReturnType<typeof fit>>, width: number, minPx = 16): string[] {
+  function drawingProblems(where: string, f: Fit, width: number, minPx = 16): string[] {
     const bad: string[] = [];
     for (const b of f.boxes) {
       if (b.bottom > f.ih + 0.5 || b.right > f.iw + 0.5) bad.push(`${where}: a drawing reaches ${b.right}×${b.bottom}`);
@@ -154,15 +166,17 @@ describe.skipIf(!browserPresent)(`the trace decks in a browser${browserPresent ?
     deck: { name: string; file: string },
     width: number,
     minPx: number,
-    visit: (i: number, f: Awaited<ReturnType<typeof fit>>, where: string) => Promise<string[]> | string[] = () => [],
+    visit: (i: number, f: Fit, where: string) => Promise<string[]> | string[] = () => [],
   ): Promise<string[]> {
     const bad: string[] = [];
     await page.goto(`file://${deck.file}#0`);
     const slides = await page.locator('section.slide').count();
+    const all = await fits(slides);
+    expect(all).toHaveLength(slides);
     for (let i = 0; i < slides; i++) {
-      if (i > 0) await page.keyboard.press('ArrowRight');
-      const f = await fit();
+      const f = all[i]!;
       const where = `${deck.name} slide ${i}`;
+      if (f.shown !== i) bad.push(`${where}: slide ${f.shown} is shown`);
       if (f.sh > f.ih || f.sw > f.iw) bad.push(`${where}: the document is ${f.sw}×${f.sh} in a ${f.iw}×${f.ih} window`);
       bad.push(...drawingProblems(where, f, width, minPx), ...(await visit(i, f, where)));
     }
@@ -179,8 +193,13 @@ describe.skipIf(!browserPresent)(`the trace decks in a browser${browserPresent ?
       for (const deck of decks) {
         const stem = deck.name.split('/')[1]!.replace('.html', '');
         const found = await slideProblems(deck, size.width, 16, async (i, f, where) => {
-          if (size.width === 1280 && (SHOT_STEPS[stem] ?? []).includes(i))
+          if (size.width === 1280 && (SHOT_STEPS[stem] ?? []).includes(i)) {
+            await page.evaluate((at) => {
+              location.hash = `#${at}`;
+            }, i);
+            await page.waitForFunction((at) => document.querySelector('section.slide.on')?.getAttribute('data-step') === String(at), i);
             await page.screenshot({ path: join(SHOTS, `${deck.name.split('/')[0]}-${stem}-step-${i}.png`) });
+          }
           // Before and after side by side: a slide's drawings share their top edge (one row of them).
           const tops = new Set(f.boxes.map((b) => Math.round(b.top)));
           return f.boxes.length > 0 && f.boxes.length <= 3 && tops.size !== 1 ? [`${where}: its drawings are not side by side`] : [];

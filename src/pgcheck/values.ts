@@ -308,6 +308,8 @@ function numericDigits(col: ColumnSql, bytes: number): number {
  */
 export class ColumnValues {
   private readonly digitsOf = new Map<number, number>();
+  /** String shapes by stored length, made once each (a shape a value was garbage the collector swept). */
+  private readonly shapeOf = new Map<number, StringShape>();
   constructor(
     readonly col: ColumnSql,
     readonly ci: number,
@@ -331,6 +333,12 @@ export class ColumnValues {
   private repeatAt(len: number, level: number): number {
     const m = this.repeat(level);
     return m > 0 && freshBytes(len, m) < len ? m : 0;
+  }
+
+  private shape(len: number): StringShape {
+    let s = this.shapeOf.get(len);
+    if (s === undefined) this.shapeOf.set(len, (s = stringShape(this.col, len, this.width)));
+    return s;
   }
 
   private numericDigits(len: number): number {
@@ -373,7 +381,7 @@ export class ColumnValues {
       case 'bpchar':
       case 'varchar':
       case 'text':
-        return stringCapacity(stringShape(col, len, this.width));
+        return stringCapacity(this.shape(len));
     }
   }
 
@@ -421,7 +429,7 @@ export class ColumnValues {
       case 'bpchar':
       case 'varchar':
       case 'text': {
-        const shape = stringShape(col, len, this.width);
+        const shape = this.shape(len);
         const bytes = incompressible(
           col,
           len,

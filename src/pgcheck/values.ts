@@ -567,6 +567,8 @@ function stringBytes(code: number, s: StringShape, len: number, rng: Prng): Buff
   return out;
 }
 
+/** The draws of a string's ASCII rest (scratch, grown as needed). */
+let asciiDraws = new Int32Array(256);
 /** ASCII_DIGITS as bytes. */
 const ASCII_BYTES = Uint8Array.from(ASCII_DIGITS, (d) => d.charCodeAt(0));
 
@@ -575,7 +577,10 @@ function asciiString(key: number, rest: number, len: number, rng: Prng): Buffer 
   const out = scratchBytes(len);
   let at = 0;
   for (let i = 0; i < key; i++) at = putUtf8(codePoints[i]!, out, at);
-  for (let i = 0; i < rest; i++) out[at++] = ASCII_BYTES[rng.int(62)]!;
+  if (asciiDraws.length < rest) asciiDraws = new Int32Array(Math.max(rest, 2 * asciiDraws.length));
+  const draws = asciiDraws;
+  rng.fillBelow(draws, rest, 62);
+  for (let i = 0; i < rest; i++) out[at++] = ASCII_BYTES[draws[i]!]!;
   if (at !== len) throw new Error(`pg-check made ${at} bytes of a ${len}-byte string`);
   return out;
 }

@@ -124,6 +124,38 @@ export class Prng {
     }
   }
 
+  /**
+   * out[i] = int(n) for i < count: the same numbers as count calls of int(n) (the same rejections), the
+   * state kept in locals for the loop (pg-check draws a string's ASCII characters so).
+   */
+  fillBelow(out: Int32Array, count: number, n: number): void {
+    if (n <= 1 || (n & (n - 1)) === 0) {
+      for (let i = 0; i < count; i++) out[i] = this.int(n);
+      return;
+    }
+    const limit = Math.floor(0x100000000 / n) * n;
+    let s0 = this.s0;
+    let s1 = this.s1;
+    let s2 = this.s2;
+    let s3 = this.s3;
+    for (let i = 0; i < count;) {
+      const x = Math.imul(s1, 5);
+      const r = Math.imul((x << 7) | (x >>> 25), 9) >>> 0;
+      const t = s1 << 9;
+      s2 ^= s0;
+      s3 ^= s1;
+      s1 ^= s2;
+      s0 ^= s3;
+      s2 ^= t;
+      s3 = (s3 << 11) | (s3 >>> 21);
+      if (r < limit) out[i++] = r % n;
+    }
+    this.s0 = s0;
+    this.s1 = s1;
+    this.s2 = s2;
+    this.s3 = s3;
+  }
+
   /** Uniform integer in [min, max], inclusive. */
   intBetween(min: number, max: number): number {
     return min + this.int(max - min + 1);

@@ -1,7 +1,7 @@
 /**
- * Prng.derive's stream seed (mixKeys) and the seeding of a Prng, held against their definitions written
+ * Prng's fast paths, each held to the plain way it stands for. Prng.derive's stream seed (mixKeys) and the seeding of a Prng, held against their definitions written
  * out the plain way: FNV-1a over each key's text (`#` and the number in decimal, or `$` and the string,
- * then a 0xff byte), and splitmix32's steps. mixKeys hashes whole numbers without making their text.
+ * then a 0xff byte), and splitmix32's steps. mixKeys hashes whole numbers without making their text. fillBelow: the numbers of as many calls of int(n).
  */
 import { describe, expect, it } from 'vitest';
 import { Prng, mixKeys } from '../src/util/prng.js';
@@ -79,6 +79,21 @@ describe('Prng.derive', () => {
       // xoshiro128**'s first output is a function of s1 alone: rotl(s1 × 5, 7) × 9.
       const x = Math.imul(want[1]!, 5);
       expect(new Prng(seed).nextU32()).toBe(Math.imul((x << 7) | (x >>> 25), 9) >>> 0);
+    }
+  });
+});
+
+describe('Prng.fillBelow', () => {
+  it('gives the numbers of as many int(n) calls, and leaves the stream where they leave it', () => {
+    for (const n of [0, 1, 2, 3, 62, 64, 97, 1000, 2 ** 31 + 1, 3 * 2 ** 30, 2 ** 32 - 1, 2 ** 32]) {
+      const a = new Prng(n + 11);
+      const b = new Prng(n + 11);
+      const out = new Int32Array(300);
+      a.fillBelow(out, 257, n);
+      const want = Array.from({ length: 257 }, () => b.int(n));
+      expect(Array.from(out.subarray(0, 257), (x) => x >>> 0)).toEqual(want);
+      // Every state word as int(n) leaves it (the first output reads s1 only).
+      for (let i = 0; i < 4; i++) expect(a.nextU32()).toBe(b.nextU32());
     }
   });
 });

@@ -97,10 +97,21 @@ function sendRecorded({ cols, seed, ops }: Recorded, keep = true): Sent {
   const all: SqlValue[][] = cols.map(() => []);
   const unchangedSeen = cols.map(() => 0);
   const hash = createHash('sha256');
+  // The digest's text gathered and hashed 64 KB at a time (a hash update a value cost as much as the rest of the
+  // digest); SHA-256 reads one stream of bytes, so the digest is that of an update a piece.
+  let pending = '';
+  const flush = () => {
+    hash.update(pending);
+    pending = '';
+  };
   const digestOf = (v: SqlValue) => {
-    if (v === null) hash.update('N|');
-    else if (Buffer.isBuffer(v)) hash.update('B').update(v).update('|');
-    else hash.update(`${typeof v}:${String(v)}|`);
+    if (v === null) pending += 'N|';
+    else if (Buffer.isBuffer(v)) {
+      flush();
+      hash.update('B').update(v);
+      pending = '|';
+    } else pending += `${typeof v}:${String(v)}|`;
+    if (pending.length >= 65_536) flush();
   };
   let phase = -1;
   let phaseSpec: PhaseSpec | null = null;
@@ -179,6 +190,7 @@ function sendRecorded({ cols, seed, ops }: Recorded, keep = true): Sent {
       current.delete(op.row);
     }
   }
+  flush();
   return { cols, ops, problems, firstLoad, all, unchangedSeen, audit, stream, digest: hash.digest('hex') };
 }
 

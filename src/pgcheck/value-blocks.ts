@@ -26,8 +26,10 @@ export function buildBlocks(
   const acc = [0, 0, 0, 0, 0];
   let k = 0;
   let failed = false;
-  const block: Block = { buf, start: 0, end: 0, repeat: 0, singles, widths, acc, rng };
+  const single = widths === null || (widths[0] === 0 && widths[1] === 0 && widths[2] === 0);
+  const block: Block = { buf, start: 0, end: 0, repeat: 0, singles, widths, acc, rng, single };
   forgetGrams(len);
+  drawAt = drawn = 0;
   forEachBlock(len, m, (start, fresh, repeat) => {
     if (failed) return;
     const end = start + fresh;
@@ -63,6 +65,26 @@ interface Block {
   widths: [number, number, number] | null;
   acc: number[];
   rng: Prng;
+  /** Every fresh character is a single byte (no shares of wide ones): its draws come in batches. */
+  single: boolean;
+}
+
+/**
+ * A batch of single-byte draws (int(singles.length)), taken in order. A batch at p, try t, holds at most
+ * min(CHAR_TRIES − t, end − p) draws: every place to the block's end takes one at least and a place given
+ * up takes CHAR_TRIES, so the batch is used up before the block ends and the stream is where single draws
+ * leave it.
+ */
+const DRAWS = new Int32Array(CHAR_TRIES);
+let drawAt = 0;
+let drawn = 0;
+function singleDraw(b: Block, p: number, tries: number): number {
+  if (drawAt === drawn) {
+    drawn = Math.min(CHAR_TRIES - tries, b.end - p);
+    b.rng.fillBelow(DRAWS, drawn, b.singles.length);
+    drawAt = 0;
+  }
+  return DRAWS[drawAt++]!;
 }
 
 /**
@@ -73,7 +95,7 @@ function placeChar(b: Block, p: number, most: number): number {
   const { buf, widths, acc, singles, rng } = b;
   for (let tries = 0; tries < CHAR_TRIES; tries++) {
     const w = pickWidth(widths, acc, most);
-    if (w === 1) buf[p] = singles[rng.int(singles.length)]!;
+    if (w === 1) buf[p] = singles[b.single ? singleDraw(b, p, tries) : rng.int(singles.length)]!;
     else putUtf8(randomCodePoint(w, rng), buf, p);
     if (b.repeat > 0 && p + w === b.end) {
       if (!fresh3Grams(buf, p, w, b.start)) continue;

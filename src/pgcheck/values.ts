@@ -308,6 +308,8 @@ function numericDigits(col: ColumnSql, bytes: number): number {
  */
 export class ColumnValues {
   private readonly digitsOf = new Map<number, number>();
+  /** String shapes by stored length, made once each (a shape a value was garbage the collector swept). */
+  private readonly shapeOf = new Map<number, StringShape>();
   constructor(
     readonly col: ColumnSql,
     readonly ci: number,
@@ -331,6 +333,12 @@ export class ColumnValues {
   private repeatAt(len: number, level: number): number {
     const m = this.repeat(level);
     return m > 0 && freshBytes(len, m) < len ? m : 0;
+  }
+
+  private shape(len: number): StringShape {
+    let s = this.shapeOf.get(len);
+    if (s === undefined) this.shapeOf.set(len, (s = stringShape(this.col, len, this.width)));
+    return s;
   }
 
   private numericDigits(len: number): number {
@@ -373,7 +381,7 @@ export class ColumnValues {
       case 'bpchar':
       case 'varchar':
       case 'text':
-        return stringCapacity(stringShape(col, len, this.width));
+        return stringCapacity(this.shape(len));
     }
   }
 
@@ -421,7 +429,7 @@ export class ColumnValues {
       case 'bpchar':
       case 'varchar':
       case 'text': {
-        const shape = stringShape(col, len, this.width);
+        const shape = this.shape(len);
         const bytes = incompressible(
           col,
           len,
@@ -559,6 +567,8 @@ function stringBytes(code: number, s: StringShape, len: number, rng: Prng): Buff
   return out;
 }
 
+/** The draws of a string's ASCII rest (scratch, grown as needed). */
+let asciiDraws = new Int32Array(256);
 /** ASCII_DIGITS as bytes. */
 const ASCII_BYTES = Uint8Array.from(ASCII_DIGITS, (d) => d.charCodeAt(0));
 
@@ -567,7 +577,10 @@ function asciiString(key: number, rest: number, len: number, rng: Prng): Buffer 
   const out = scratchBytes(len);
   let at = 0;
   for (let i = 0; i < key; i++) at = putUtf8(codePoints[i]!, out, at);
-  for (let i = 0; i < rest; i++) out[at++] = ASCII_BYTES[rng.int(62)]!;
+  if (asciiDraws.length < rest) asciiDraws = new Int32Array(Math.max(rest, 2 * asciiDraws.length));
+  const draws = asciiDraws;
+  rng.fillBelow(draws, rest, 62);
+  for (let i = 0; i < rest; i++) out[at++] = ASCII_BYTES[draws[i]!]!;
   if (at !== len) throw new Error(`pg-check made ${at} bytes of a ${len}-byte string`);
   return out;
 }

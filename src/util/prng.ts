@@ -16,18 +16,12 @@ export class Prng {
   private hasSpare = false;
 
   constructor(seed: number) {
-    let x = seed >>> 0;
-    const next = (): number => {
-      x = (x + 0x9e3779b9) | 0;
-      let z = x;
-      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-      return (z ^ (z >>> 16)) >>> 0;
-    };
-    this.s0 = next();
-    this.s1 = next();
-    this.s2 = next();
-    this.s3 = next();
+    // splitmix32: four steps of the golden-ratio increment, each mixed (no closure: one Prng a value is made).
+    const x = seed >>> 0;
+    this.s0 = splitmix32((x + 0x9e3779b9) | 0);
+    this.s1 = splitmix32((x + 2 * 0x9e3779b9) | 0);
+    this.s2 = splitmix32((x + 3 * 0x9e3779b9) | 0);
+    this.s3 = splitmix32((x + 4 * 0x9e3779b9) | 0);
     if ((this.s0 | this.s1 | this.s2 | this.s3) === 0) this.s0 = 1;
   }
 
@@ -130,6 +124,38 @@ export class Prng {
     }
   }
 
+  /**
+   * out[i] = int(n) for i < count: the same numbers as count calls of int(n) (the same rejections), the
+   * state kept in locals for the loop (pg-check draws a string's ASCII characters so).
+   */
+  fillBelow(out: Int32Array, count: number, n: number): void {
+    if (n <= 1 || (n & (n - 1)) === 0) {
+      for (let i = 0; i < count; i++) out[i] = this.int(n);
+      return;
+    }
+    const limit = Math.floor(0x100000000 / n) * n;
+    let s0 = this.s0;
+    let s1 = this.s1;
+    let s2 = this.s2;
+    let s3 = this.s3;
+    for (let i = 0; i < count;) {
+      const x = Math.imul(s1, 5);
+      const r = Math.imul((x << 7) | (x >>> 25), 9) >>> 0;
+      const t = s1 << 9;
+      s2 ^= s0;
+      s3 ^= s1;
+      s1 ^= s2;
+      s0 ^= s3;
+      s2 ^= t;
+      s3 = (s3 << 11) | (s3 >>> 21);
+      if (r < limit) out[i++] = r % n;
+    }
+    this.s0 = s0;
+    this.s1 = s1;
+    this.s2 = s2;
+    this.s3 = s3;
+  }
+
   /** Uniform integer in [min, max], inclusive. */
   intBetween(min: number, max: number): number {
     return min + this.int(max - min + 1);
@@ -185,20 +211,35 @@ function rotl(x: number, k: number): number {
   return (x << k) | (x >>> (32 - k));
 }
 
-/** FNV-1a over the seed and keys, then murmur finalisation: a 32-bit stream seed. */
+/** splitmix32's mix of one state step. */
+function splitmix32(x: number): number {
+  let z = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+  return (z ^ (z >>> 16)) >>> 0;
+}
+
+const FNV_PRIME = 0x01000193;
+/** Decimal digits of a whole number, least significant first (scratch for mixKeys). */
+const DIGITS = new Int32Array(16);
+
+/**
+ * FNV-1a over the seed and keys, then murmur finalisation: a 32-bit stream seed. Each key is hashed as
+ * its text, `#` and the number in decimal or `$` and the string, then a 0xff byte; a whole number's
+ * digits are hashed as they come, without making the text (one Prng a value is derived).
+ */
 export function mixKeys(seed: number, keys: readonly (string | number)[]): number {
   let h = 0x811c9dc5 ^ (seed >>> 0);
-  h = Math.imul(h, 0x01000193);
+  h = Math.imul(h, FNV_PRIME);
   const hi = Math.floor(seed / 0x100000000);
-  h = Math.imul(h ^ (hi >>> 0), 0x01000193);
+  h = Math.imul(h ^ (hi >>> 0), FNV_PRIME);
   for (const key of keys) {
-    const text = typeof key === 'number' ? `#${key}` : `$${key}`;
-    for (let i = 0; i < text.length; i++) {
-      h ^= text.charCodeAt(i);
-      h = Math.imul(h, 0x01000193);
+    if (typeof key === 'number' && Number.isSafeInteger(key)) h = hashWhole(h, key);
+    else {
+      const text = typeof key === 'number' ? `#${key}` : key;
+      if (typeof key !== 'number') h = Math.imul(h ^ 0x24, FNV_PRIME); // '$'
+      for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
     }
-    h ^= 0xff;
-    h = Math.imul(h, 0x01000193);
+    h = Math.imul(h ^ 0xff, FNV_PRIME);
   }
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
@@ -206,4 +247,19 @@ export function mixKeys(seed: number, keys: readonly (string | number)[]): numbe
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
   return h >>> 0;
+}
+
+/** FNV-1a of `#${n}` for a safe integer n (String(-0) is "0"). */
+function hashWhole(h: number, n: number): number {
+  h = Math.imul(h ^ 0x23, FNV_PRIME); // '#'
+  if (n < 0) h = Math.imul(h ^ 0x2d, FNV_PRIME); // '-'
+  let m = Math.abs(n);
+  let d = 0;
+  do {
+    const q = Math.floor(m / 10);
+    DIGITS[d++] = m - q * 10;
+    m = q;
+  } while (m > 0);
+  while (d > 0) h = Math.imul(h ^ (0x30 + DIGITS[--d]!), FNV_PRIME);
+  return h;
 }

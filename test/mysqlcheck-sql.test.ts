@@ -11,7 +11,7 @@ import { checkFormat, compareFigures, innodbFigures, MysqlCheckError, type Innod
 import { mysqlTarget, MysqlConnectionError } from '../src/mysqlcheck/connection.js';
 import type { ReplayResult } from '../src/mysqlcheck/replay.js';
 import { pickRows, RowState } from '../src/mysqlcheck/rows.js';
-import { mysqlReplay, SEND_CHARS, SEND_STATEMENTS, StatementQueue } from '../src/mysqlcheck/replay.js';
+import { mysqlReplay, SEND_CHARS, SEND_STATEMENTS, StatementQueue, batchWords } from '../src/mysqlcheck/replay.js';
 import mysql from 'mysql2/promise';
 import { scramble, tablePlan, valueOf } from '../src/mysqlcheck/sql.js';
 import { rankKeys, recordTrace } from '../src/mysqlcheck/trace.js';
@@ -365,6 +365,12 @@ describe('mysql-check: statements go several a round trip (StatementQueue)', () 
       },
     } as unknown as ConstructorParameters<typeof StatementQueue>[0]);
     await failing.send('SELECT 1');
-    await expect(failing.flush()).rejects.toThrow('refused');
+    await expect(failing.flush()).rejects.toThrow(/^refused$/);
+    // A batch's error names the statements sent together, the first and the last.
+    await failing.send('START TRANSACTION');
+    await failing.send(`UPDATE \`t\` SET \`pad\` = '${'z'.repeat(200)}'`);
+    await failing.send('COMMIT');
+    await expect(failing.flush()).rejects.toThrow(`refused (in one of 3 statements sent together, from START TRANSACTION to COMMIT)`);
+    expect(batchWords(['a', 'b'.repeat(150)])).toBe(`one of 2 statements sent together, from a to ${'b'.repeat(100)}…`);
   });
 });

@@ -28,7 +28,7 @@ import { MysqlCheckError, scramble, tablePlan, type SqlValue, type TablePlan } f
 /** Parameters per statement stay under this (MySQL's prepared-statement limit, kept for plain ones too). */
 const MAX_PARAMS = 60_000;
 const INSERT_BATCH_ROWS = 500;
-/** Statements sent in one round trip (a multi-statement query) at most, and their text (under any server's max_allowed_packet). */
+/** Statements sent in one round trip (a multi-statement query) at most, and their text (characters; under the default max_allowed_packet of 16 MB: a single statement longer goes alone). */
 export const SEND_STATEMENTS = 500;
 export const SEND_CHARS = 256 * 1024;
 const STAGE = 'rowsim_stage';
@@ -87,11 +87,24 @@ export class StatementQueue {
 
   async flush(): Promise<void> {
     if (this.pending.length === 0) return;
-    const text = this.pending.join(';\n');
+    const sent = this.pending;
+    const text = sent.join(';\n');
     this.pending = [];
     this.chars = 0;
-    await this.conn.query(text);
+    try {
+      await this.conn.query(text);
+    } catch (err) {
+      // The server's error names no statement of a batch: say which were sent together (the first and the last).
+      if (err instanceof Error && sent.length > 1) err.message += ` (in ${batchWords(sent)})`;
+      throw err;
+    }
   }
+}
+
+/** The statements of a batch as an error names them: how many, the first and the last, each cut at 100 characters. */
+export function batchWords(sent: readonly string[]): string {
+  const cut = (t: string) => (t.length > 100 ? `${t.slice(0, 100)}…` : t);
+  return `one of ${sent.length} statements sent together, from ${cut(sent[0]!)} to ${cut(sent[sent.length - 1]!)}`;
 }
 
 /** The replay of one storage point: its plan, its rows, what a phase sent. */

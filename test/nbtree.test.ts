@@ -594,6 +594,7 @@ describe('IndexSet.anyDeletable: false only while no version is deletable', () =
     for (let r = 0; r < 1000; r++) s.update(r);
     for (let r = 0; r < 1000; r += 3) s.update(r);
     expect(s.someDeletable()).toBe(false);
+    expect((s.set as unknown as { changedBits: Int32Array | null }).changedBits, 'the changed rows kept as a bitmap').not.toBeNull();
     s.set.commit();
     expect(exact()).toBe(true);
     // A snapshot held over a large transaction, then a transaction rolled back: its versions dead, the ones before it current again.

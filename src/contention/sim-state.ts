@@ -39,7 +39,7 @@ export const WHOLD = 9;
 export const SLEEP = 10;
 
 /**
- * A task's record: TASK_BYTES bytes at byte 64 × task, one cache line. Float64 slots (index 8 × task +
+ * A task's record: TASK_BYTES bytes at byte 64 × task, a 64-byte record (one cache line when the buffer is line-aligned). Float64 slots (index 8 × task +
  * slot): the length of its CPU segments; the start of its current CAS or optimistic read; the end of the
  * wasted part of that CAS; the start of its current wait (run queue or lock); when it got its engine;
  * ttas_backoff's current back-off bound or spin_sleep's current sleep (0 before the first). Int32 slots
@@ -90,7 +90,7 @@ export abstract class SimState {
   protected readonly levelOfStep: Int32Array;
 
   // task state: each task's hot fields in one 64-byte record (TASK_BYTES), read through three views of
-  // one buffer, so that an event touches one cache line of its task; the rest one array each
+  // one buffer, so that an event touches one 64-byte record of its task; the rest one array each
   protected readonly taskF64: Float64Array;
   protected readonly taskI32: Int32Array;
   protected readonly taskU8: Uint8Array;

@@ -125,8 +125,8 @@ export class Prng {
   }
 
   /**
-   * out[i] = int(n) for i < count: the same numbers as count calls of int(n) (the same rejections), the
-   * state kept in locals for the loop (pg-check draws a string's ASCII characters so).
+   * out[i] = int(n) for i < count and n ≤ 2^31 (out holds int32): the same numbers as count calls of int(n) (the
+   * same rejections), the state kept in locals for the loop (pg-check draws a string's ASCII characters so).
    */
   fillBelow(out: Int32Array, count: number, n: number): void {
     if (n <= 1 || (n & (n - 1)) === 0) {

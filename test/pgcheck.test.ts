@@ -119,7 +119,7 @@ workload:
     expect(heap!.predicted).toBe(heap!.observed);
   });
 
-  it("a row's INSERT, UPDATE and DELETE are prepared statements, each executed once a statement sent (pg_prepared_statements)", async () => {
+  it("a row's INSERT, UPDATE and DELETE are prepared statements, each executed once a statement sent (pg_prepared_statements), let go at the end", async () => {
     const s = spec(`name: p
 table:
   name: prep
@@ -131,14 +131,29 @@ workload:
   - update: { rows: 30%, order: random, transaction: row, set: { body: { length: 60 } } }
   - delete: { rows: 10%, order: random }
 `);
-    const r = await pgCheck(client, s, { schemaPrefix: 'rowsim_t_prep' });
+    // The server's prepared statements read just before the replay lets them go (its DEALLOCATEs), and after.
+    let prepared: pg.QueryResult | undefined;
+    const read = () =>
+      client.query(
+        `SELECT split_part(statement, ' ', 1) AS verb, name, generic_plans + custom_plans AS runs FROM pg_prepared_statements WHERE statement LIKE '% "rowsim_t_prep%'`,
+      );
+    const watched = new Proxy(client, {
+      get(target, key) {
+        if (key !== 'query') return Reflect.get(target, key) as unknown;
+        return async (...args: unknown[]) => {
+          if (prepared === undefined && typeof args[0] === 'string' && args[0].startsWith('DEALLOCATE')) prepared = await read();
+          return (target.query as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const r = await pgCheck(watched, s, { schemaPrefix: 'rowsim_t_prep' });
     expect(at(r.comparisons, 'heap_pages').length).toBeGreaterThan(0);
-    const prepared = await client.query(
-      `SELECT split_part(statement, ' ', 1) AS verb, name, generic_plans + custom_plans AS runs FROM pg_prepared_statements WHERE statement LIKE '% "rowsim_t_prep%'`,
-    );
-    const runs = (verb: string) => prepared.rows.filter((x) => x.verb === verb).reduce((n, x) => n + Number(x.runs), 0);
-    expect(prepared.rows.every((x) => /^rowsim_\d+$/.test(x.name as string))).toBe(true);
-    expect(prepared.rows.filter((x) => x.verb === 'UPDATE')).toHaveLength(1);
+    expect((await read()).rows).toEqual([]);
+    if (prepared === undefined) throw new Error('no DEALLOCATE was sent');
+    const before = prepared.rows;
+    const runs = (verb: string) => before.filter((x) => x.verb === verb).reduce((n, x) => n + Number(x.runs), 0);
+    expect(before.every((x) => /^rowsim_\d+$/.test(x.name as string))).toBe(true);
+    expect(before.filter((x) => x.verb === 'UPDATE')).toHaveLength(1);
     expect(runs('UPDATE')).toBe(600);
     expect(runs('DELETE')).toBe(200);
     expect(runs('INSERT')).toBeGreaterThan(0);

@@ -43,7 +43,7 @@ import { ScratchSchema } from './scratch.js';
 import { diffs, type Comparison, type PgCheckResult, type PlanCheck } from './result.js';
 import { acceptedRefusal, compareRefusal, type RefusalCheck } from './refusal.js';
 import { checkForms, createIndexSql, isRowWrite, RowUndo, sameColumnsOf, SnapshotHolder } from './forms.js';
-import { createScratch, query, serverFacts, statementNamer } from './setup.js';
+import { createScratch, deallocate, query, serverFacts, statementNamer } from './setup.js';
 import {
   keyColumnOf,
   plansAgree,
@@ -133,36 +133,25 @@ export async function pgCheck(client: pg.Client, spec: StorageSpec, options: PgC
   if (!stattuple.usable) notes.push(stattuple.why);
   const scratch = await createScratch(client, options);
   let failed = true;
+  let prepared: string[] = [];
   try {
     const stream = new ValueStream(cols, spec.seed, totals, rows, minCaps);
     const label = options.label ?? 'base';
-    const replay = {
-      spec,
-      schema: scratch.name,
-      ops,
-      cols,
-      locator,
-      stageKey,
-      stream,
-      rows,
-      version,
-      major,
-      notes,
-      stattuple,
-      emptyToast,
-      label,
-      replays,
-    };
-    const r = new Replay(client, replay);
+    const r = new Replay(client, {
+      ...{ spec, schema: scratch.name, ops, cols, locator, stageKey, stream, rows, version, major },
+      ...{ notes, stattuple, emptyToast, label, replays },
+    });
     try {
       const result = await r.run();
       failed = false;
       return result;
     } finally {
       await r.releaseSnapshot();
+      prepared = r.preparedNames();
     }
   } finally {
     await dropScratch(client, scratch, failed, options.onSchema);
+    await deallocate(client, prepared).catch(() => undefined);
   }
 }
 
@@ -296,10 +285,14 @@ class Replay {
     return query(this.client, this.place(row), text, params);
   }
 
-  private readonly nameOf = statementNamer();
+  private readonly namer = statementNamer();
+  /** The names of the prepared statements the replay made (deallocated when it ends). */
+  preparedNames(): string[] {
+    return this.namer.names();
+  }
   /** A row's INSERT, UPDATE or DELETE: a named prepared statement (setup.ts statementNamer). */
   private prepared(text: string, params: unknown[], row?: string): Promise<pg.QueryResult> {
-    return query(this.client, this.place(row), text, params, this.nameOf(text));
+    return query(this.client, this.place(row), text, params, this.namer.name(text));
   }
 
   async run(): Promise<PgCheckResult> {

@@ -29,13 +29,25 @@ let preparedStatements = 0;
  * values in the same transaction, as an application that prepares its statements sends it (four points
  * of 6,000 rows and 6,000 one-row UPDATEs: the server's CPU 3.1 -> 1.5 s, every figure the same).
  */
-export function statementNamer(): (text: string) => string {
+export function statementNamer(): { name(text: string): string; names(): string[] } {
   const names = new Map<string, string>();
-  return (text) => {
-    let name = names.get(text);
-    if (name === undefined) names.set(text, (name = `rowsim_${++preparedStatements}`));
-    return name;
+  return {
+    name(text) {
+      let name = names.get(text);
+      if (name === undefined) names.set(text, (name = `rowsim_${++preparedStatements}`));
+      return name;
+    },
+    names: () => [...names.values()],
   };
+}
+
+/**
+ * The replay's prepared statements let go once it ends (DEALLOCATE): a sweep's points on one connection
+ * would otherwise each leave theirs, plans of multi-row INSERTs among them, in the server's session. Best
+ * effort: what a failure leaves goes with the connection.
+ */
+export async function deallocate(client: pg.Client, names: readonly string[]): Promise<void> {
+  for (const name of names) await client.query(`DEALLOCATE ${name}`);
 }
 
 /** The server's answer to a statement sent at `place` (a named prepared statement given `name`), or a PgServerError naming that place. */

@@ -16,6 +16,7 @@ import { PgCheckError } from './errors.js';
 import { keyColumnOf } from './select.js';
 import { ColumnValues, columnKeyWidth, compressibleKeyWidth, storedLength, type ColumnSql, type SqlValue } from './values.js';
 import { groupedNumber } from '../util/numbers.js';
+import { sortedDistinct } from '../util/arrays.js';
 
 /**
  * A value's code is bases[column] + rank: the phase's first code for the column, and the op's rank in
@@ -186,11 +187,7 @@ function rankKeys(ops: Op[], ncols: number, totals: Float64Array): void {
       sorted.push(null);
       continue;
     }
-    // Sorted, then each key once (a Set of float keys took as long as the rest of the ranking).
-    keys.subarray(0, n).sort();
-    let d = 0;
-    for (let i = 0; i < n; i++) if (d === 0 || keys[i] !== keys[d - 1]) keys[d++] = keys[i]!;
-    const unique = keys.slice(0, d);
+    const unique = sortedDistinct(keys, n).slice();
     sorted.push(unique);
     totals[ci] = unique.length;
   }

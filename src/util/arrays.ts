@@ -16,6 +16,18 @@ export function grown<T extends NumArray>(arr: T, minLength: number): T {
   return next;
 }
 
+/**
+ * keys[0 … n − 1] sorted ascending in place (a typed array's sort: no comparator called per pair), then each
+ * value once: the distinct values, a view of keys' start. A Map or Set of float keys took as long as the
+ * rest of a checker's ranking.
+ */
+export function sortedDistinct(keys: Float64Array, n: number): Float64Array {
+  keys.subarray(0, n).sort();
+  let d = 0;
+  for (let i = 0; i < n; i++) if (d === 0 || keys[i] !== keys[d - 1]) keys[d++] = keys[i]!;
+  return keys.subarray(0, d);
+}
+
 /** Bytes in base64, read in place (no copy of the bytes first). */
 export function base64Of(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');

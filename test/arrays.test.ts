@@ -1,7 +1,7 @@
 /** The typed-array helpers of src/util/arrays.ts. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { grown, lastAtMost } from '../src/util/arrays.js';
+import { grown, lastAtMost, lowerBound, sortedDistinct } from '../src/util/arrays.js';
 
 /** The plain binary search lastAtMost stands for: the last index of a[0 … n − 1] with a value ≤ v, 0 when none. */
 function plain(a: Int32Array, n: number, v: number): number {
@@ -60,5 +60,22 @@ describe('grown', () => {
     expect(b.length).toBe(32);
     expect(grown(b, 10)).toBe(b);
     expect(grown(new Uint8Array(1 << 20), (1 << 20) + 1).length).toBe(1.5 * (1 << 20));
+  });
+});
+
+describe('sortedDistinct and lowerBound (the checkers rank their keys with them)', () => {
+  it('the first n keys sorted, each once; lowerBound is the first index at or above a value, as a scan finds it', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -50, max: 50 }), { maxLength: 60 }), fc.nat({ max: 10 }), (xs, tail) => {
+        const keys = Float64Array.from([...xs, ...Array.from({ length: tail }, () => 1e9)]);
+        const distinct = sortedDistinct(keys, xs.length);
+        expect([...distinct]).toEqual([...new Set(xs)].sort((a, b) => a - b));
+        for (let v = -52; v <= 52; v++) {
+          const first = [...distinct].findIndex((d) => d >= v);
+          expect(lowerBound(distinct, v)).toBe(first < 0 ? distinct.length : first);
+        }
+      }),
+      { numRuns: 200, seed: 7 },
+    );
   });
 });

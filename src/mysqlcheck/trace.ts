@@ -11,7 +11,7 @@ import type { StorageSpec } from '../config/spec.js';
 import { getFormat } from '../formats/registry.js';
 import { MAX_STORED_LEN, NULL_LEN } from '../layout/table-layout.js';
 import { runStorage, type StorageRunResult } from '../workload/runner.js';
-import { sortedDistinct } from '../util/arrays.js';
+import { lowerBound, sortedDistinct } from '../util/arrays.js';
 
 /**
  * One row operation: the model's row id, the codes of its keyed columns after it (NaN: not keyed or
@@ -80,19 +80,7 @@ export function rankKeys(phases: TracedRow[][], ncols: number): void {
       for (const op of ops) {
         const k = op.codes?.[c];
         if (k === undefined || Number.isNaN(k)) continue;
-        op.codes![c] = k === Infinity ? -1 : Number.isFinite(k) ? rankOf(distinct, k) : NaN;
+        op.codes![c] = k === Infinity ? -1 : Number.isFinite(k) ? lowerBound(distinct, k) + 1 : NaN;
       }
   }
-}
-
-/** 1 + the place of `k` among the sorted distinct keys (it is one of them). */
-function rankOf(distinct: Float64Array, k: number): number {
-  let lo = 0;
-  let hi = distinct.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (distinct[mid]! < k) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo + 1;
 }

@@ -16,7 +16,7 @@ import { PgCheckError } from './errors.js';
 import { keyColumnOf } from './select.js';
 import { ColumnValues, columnKeyWidth, compressibleKeyWidth, storedLength, type ColumnSql, type SqlValue } from './values.js';
 import { groupedNumber } from '../util/numbers.js';
-import { sortedDistinct } from '../util/arrays.js';
+import { lowerBound, sortedDistinct } from '../util/arrays.js';
 
 /**
  * A value's code is bases[column] + rank: the phase's first code for the column, and the op's rank in
@@ -202,17 +202,6 @@ function rankKeys(ops: Op[], ncols: number, totals: Float64Array): void {
     }
     o.codes = codes;
   }
-}
-
-function lowerBound(a: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**

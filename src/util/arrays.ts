@@ -28,6 +28,18 @@ export function sortedDistinct(keys: Float64Array, n: number): Float64Array {
   return keys.subarray(0, d);
 }
 
+/** In a sorted ascending: the first index whose value is ≥ x (a.length when there is none). */
+export function lowerBound(a: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Bytes in base64, read in place (no copy of the bytes first). */
 export function base64Of(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');

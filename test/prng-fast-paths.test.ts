@@ -1,7 +1,8 @@
 /**
- * Prng's fast paths, each held to the plain way it stands for. Prng.derive's stream seed (mixKeys) and the seeding of a Prng, held against their definitions written
- * out the plain way: FNV-1a over each key's text (`#` and the number in decimal, or `$` and the string,
- * then a 0xff byte), and splitmix32's steps. mixKeys hashes whole numbers without making their text. fillBelow: the numbers of as many calls of int(n).
+ * Prng's fast paths, each held to the plain way it stands for. Prng.derive's stream seed (mixKeys) and the
+ * seeding of a Prng, held against their definitions written out the plain way: FNV-1a over each key's text
+ * (`#` and the number in decimal, or `$` and the string, then a 0xff byte), and splitmix32's steps. mixKeys
+ * hashes whole numbers without making their text. fillBelow: the numbers of as many calls of int(n).
  */
 import { describe, expect, it } from 'vitest';
 import { Prng, mixKeys } from '../src/util/prng.js';

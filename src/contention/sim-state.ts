@@ -39,8 +39,8 @@ export const WHOLD = 9;
 export const SLEEP = 10;
 
 /**
- * A task's record: TASK_BYTES bytes at byte 64 × task, a 64-byte record (one cache line when the buffer is line-aligned). Float64 slots (index 8 × task +
- * slot): the length of its CPU segments; the start of its current CAS or optimistic read; the end of the
+ * A task's record: TASK_BYTES bytes at byte 64 × task (one cache line when the buffer is line-aligned).
+ * Float64 slots (index 8 × task + slot): the length of its CPU segments; the start of its current CAS or optimistic read; the end of the
  * wasted part of that CAS; the start of its current wait (run queue or lock); when it got its engine;
  * ttas_backoff's current back-off bound or spin_sleep's current sleep (0 before the first). Int32 slots
  * (16 × task + slot): its look-up (step), the page of it, the lock it takes or waits for. Byte slots

@@ -11,7 +11,10 @@ import type { Dist } from '../config/spec.js';
 import { Prng } from '../util/prng.js';
 import { lengthSampler } from '../workload/dist.js';
 
-/** Draws kept at most, in array elements over all entries (4 bytes each): 16 MB, some 70–100 replicates' tables of 20,000 rows (2–3 arrays each). */
+/**
+ * Draws kept at most, in array elements over all entries (4 bytes each): 16 MB, some 70–100 replicates'
+ * tables of 20,000 rows (2–3 arrays each).
+ */
 const BUDGET = 4 << 20;
 
 /** A cache of Int32Arrays by key, the oldest dropped first when the budget is spent. */

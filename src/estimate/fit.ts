@@ -51,10 +51,10 @@ export type { FitResult };
 /**
  * The insert share fitted at one spread. The moved share falls as the insert share rises, so the grid is
  * simulated a share at a time from 0 up to the first point at or under the measurement, which brackets it
- * (the spreads fitted side by side keep the threads busy), and the bisection runs in that bracket. With `whole` the rest of the grid is simulated too, for the curve and the
- * range of shares that hold the measurement; without it they cover the shares simulated so far only (the
- * other fields are the same either way). `points` keeps the shares simulated, for a later call at the same
- * spread.
+ * (the spreads fitted side by side keep the threads busy), and the bisection runs in that bracket. With
+ * `whole` the rest of the grid is simulated too, for the curve and the range of shares that hold the
+ * measurement; without it they cover the shares simulated so far only (the other fields are the same
+ * either way). `points` keeps the shares simulated, for a later call at the same spread.
  */
 export async function fitGrowth(
   target: MovedTarget,

@@ -28,7 +28,10 @@ import { MysqlCheckError, scramble, tablePlan, type SqlValue, type TablePlan } f
 /** Parameters per statement stay under this (MySQL's prepared-statement limit, kept for plain ones too). */
 const MAX_PARAMS = 60_000;
 const INSERT_BATCH_ROWS = 500;
-/** Statements sent in one round trip (a multi-statement query) at most, and their text (characters; under the default max_allowed_packet of 16 MB: a single statement longer goes alone). */
+/**
+ * Statements sent in one round trip (a multi-statement query) at most, and their text in characters (under
+ * the default max_allowed_packet of 16 MB; a single statement longer goes alone).
+ */
 export const SEND_STATEMENTS = 500;
 export const SEND_CHARS = 256 * 1024;
 const STAGE = 'rowsim_stage';
